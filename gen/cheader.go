@@ -1,0 +1,216 @@
+package gen
+
+import (
+	"fmt"
+
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// HeaderName is the generated C header every other C artefact includes.
+const HeaderName = "nrtabi.h"
+
+type cEnum struct {
+	Name, Tag string
+	Values    []cEnumValue
+	Comment   string
+}
+
+type cEnumValue struct {
+	Name  string
+	Value int64
+}
+
+type cMacro struct {
+	Name, Value, Comment string
+}
+
+type cStruct struct {
+	Name     string // the spec name
+	Tag      string
+	Typedefs []string
+	Attr     string // between "struct" and the tag
+	Members  []cMember
+	Asserts  []cAssert
+	Comment  []string
+}
+
+type cMember struct {
+	Decl, Comment string
+}
+
+type cAssert struct {
+	Expr, Msg string
+}
+
+type cFunc struct {
+	Name, Ret, Params, Comment string
+}
+
+type cVector struct {
+	Name, Elem string
+}
+
+type headerData struct {
+	Banner, Release, Guard string
+	Enums                  []cEnum
+	Opaques                []string
+	Constants              []cMacro
+	Messages               []cMacro
+	Typedefs               []cMacro // Name = typedef, Value = "struct tag"
+	Vectors                []cVector
+	Structs                []cStruct
+	Forward, Reverse       []cFunc
+	Asserts                int
+}
+
+func cHeader(s *spec.Spec) ([]File, error) {
+	d := headerData{
+		Banner:  cBanner(s),
+		Release: s.Release.Name,
+		Guard:   "NRTABI_" + releaseIdent(s.Release.Name) + "_H",
+	}
+	for _, e := range s.Enums {
+		ce := cEnum{Name: e.Name, Tag: e.Tag, Comment: fmt.Sprintf("%s, %s", e.Conf, e.Source)}
+		for _, v := range e.Values {
+			ce.Values = append(ce.Values, cEnumValue{v.Name, v.Value})
+		}
+		d.Enums = append(d.Enums, ce)
+	}
+	for _, o := range s.Opaques {
+		d.Opaques = append(d.Opaques, fmt.Sprintf("typedef struct %s %s;", o.Tag, o.Name))
+	}
+	for _, k := range s.Constants {
+		d.Constants = append(d.Constants, cMacro{Name: k.Name, Value: cConst(k), Comment: string(k.Conf)})
+	}
+	for _, m := range s.Messages {
+		d.Messages = append(d.Messages, cMacro{Name: "NRTABI_MSG_" + cIdent(m.ID), Value: cString(m.Text)})
+	}
+	for _, st := range s.Structs {
+		for _, td := range st.Typedefs() {
+			d.Typedefs = append(d.Typedefs, cMacro{Name: td, Value: "struct " + st.CTag()})
+		}
+	}
+	d.Vectors = vectors(s)
+	for _, st := range structsInOrder(s) {
+		cs := cStructOf(st)
+		d.Asserts += len(cs.Asserts)
+		d.Structs = append(d.Structs, cs)
+	}
+	for _, f := range s.Forward {
+		d.Forward = append(d.Forward, cFunc{Name: f.Name, Ret: cRet(f.Signature), Params: cParams(f.Params),
+			Comment: fmt.Sprintf("dlsym #%d, slot %#x, via %s", f.Index, f.Slot, f.Trampoline)})
+	}
+	for _, r := range s.Reverse {
+		d.Reverse = append(d.Reverse, cFunc{Name: r.Name, Ret: cRet(r.Signature), Params: cParams(r.Params),
+			Comment: fmt.Sprintf("@@%s, %s", r.Version, r.Shape)})
+	}
+	data, err := execTemplate("header.h.tmpl", d)
+	if err != nil {
+		return nil, err
+	}
+	return []File{{Path: "c/" + HeaderName, Data: data}}, nil
+}
+
+// CountAsserts reports how many size and offset assertions the generated C
+// header carries for s.
+func CountAsserts(s *spec.Spec) int {
+	n := 0
+	for _, st := range s.Structs {
+		n += len(cStructOf(st).Asserts)
+	}
+	return n
+}
+
+func cConst(k spec.Constant) string {
+	if v, ok := k.Str(); ok {
+		return cString(v)
+	}
+	v, _ := k.Int()
+	switch k.Type {
+	case "u64":
+		return fmt.Sprintf("UINT64_C(%d)", v)
+	case "u32":
+		return fmt.Sprintf("%dU", v)
+	case "size_t":
+		return fmt.Sprintf("((size_t)%d)", v)
+	}
+	return fmt.Sprint(v)
+}
+
+// vectors collects the distinct std::vector element types, innermost first.
+func vectors(s *spec.Spec) []cVector {
+	var out []cVector
+	seen := map[string]bool{}
+	var add func(t *spec.Type)
+	add = func(t *spec.Type) {
+		switch t.Kind {
+		case spec.KindPointer, spec.KindArray:
+			add(t.Elem)
+		case spec.KindVector:
+			add(t.Elem)
+			name := vectorName(t)
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, cVector{Name: name, Elem: CDecl(t.Elem, "*")})
+			}
+		}
+	}
+	for _, st := range s.Structs {
+		for _, f := range st.Fields {
+			add(f.T)
+		}
+	}
+	return out
+}
+
+func opaqueMember(o spec.Opaque) string {
+	return fmt.Sprintf("unsigned char nrtabi_opaque_%d[%d]", o.Offset, o.Size)
+}
+
+func cStructOf(st *spec.Struct) cStruct {
+	cs := cStruct{Name: st.Name, Tag: st.CTag(), Typedefs: st.Typedefs()}
+	if st.Packed {
+		cs.Attr = "__attribute__((packed)) "
+	}
+	cs.Comment = append(cs.Comment, fmt.Sprintf("%s: %d bytes, %s (%s).", st.Name, st.Size, st.Conf, st.Source))
+	if st.Prefix {
+		cs.Comment = append(cs.Comment, "Only a prefix of the real object is modelled.")
+	}
+	if st.Note != "" {
+		cs.Comment = append(cs.Comment, wrapComment(st.Note, 90)...)
+	}
+	natural := 1
+	for _, f := range st.Fields {
+		natural = max(natural, f.T.Align())
+	}
+	ref := "struct " + cs.Tag
+	for i, m := range st.Members() {
+		var mem cMember
+		if m.Field != nil {
+			f := m.Field
+			mem.Decl = CDecl(f.T, f.Name)
+			mem.Comment = fmt.Sprintf("+%d %s", f.Offset, f.Conf)
+			if c := f.ConfOf("type"); c != f.Conf {
+				mem.Comment += ", type " + string(c)
+			}
+		} else {
+			mem.Decl = opaqueMember(*m.Opaque)
+			mem.Comment = fmt.Sprintf("+%d..%d opaque", m.Opaque.Offset, m.Opaque.End())
+		}
+		if i == 0 && st.MinAlign > natural && !st.Packed {
+			mem.Decl = fmt.Sprintf("_Alignas(%d) %s", st.MinAlign, mem.Decl)
+		}
+		cs.Members = append(cs.Members, mem)
+	}
+	cs.Asserts = append(cs.Asserts, cAssert{
+		Expr: fmt.Sprintf("sizeof(%s) == %d", ref, st.Size),
+		Msg:  fmt.Sprintf("%s: spec size %d (%s)", st.Name, st.Size, lineOf(st.Fact)),
+	})
+	for _, f := range st.Fields {
+		cs.Asserts = append(cs.Asserts, cAssert{
+			Expr: fmt.Sprintf("offsetof(%s, %s) == %d", ref, f.Name, f.Offset),
+			Msg:  fmt.Sprintf("%s.%s: spec offset %d (%s)", st.Name, f.Name, f.Offset, lineOf(f.Fact)),
+		})
+	}
+	return cs
+}

@@ -1,0 +1,85 @@
+package gen
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+func goConsts(s *spec.Spec) ([]File, error) {
+	f := newGoFile(s)
+	f.PackageComment(fmt.Sprintf("Package abi holds the Go bindings generated from the nrtabi spec of release %s:\n"+
+		"constants, enums, exact messages, struct mirrors with compile-time layout\n"+
+		"assertions, encoders for the byte images, and the symbol tables.", s.Release.Name))
+	r := s.Release
+	f.Comment("Release identity.")
+	f.Const().Defs(
+		jen.Id("Release").Op("=").Lit(r.Name),
+		jen.Id("LibnrtSONAME").Op("=").Lit(r.LibNRT.SONAME),
+		jen.Id("LibnrtBuildID").Op("=").Lit(r.LibNRT.BuildID),
+		jen.Id("LibnrtGit").Op("=").Lit(r.LibNRT.Git),
+		jen.Id("LibnccomSONAME").Op("=").Lit(r.LibNCCOM.SONAME),
+		jen.Id("LibnccomBuildID").Op("=").Lit(r.LibNCCOM.BuildID),
+		jen.Id("LibnccomGit").Op("=").Lit(r.LibNCCOM.Git),
+	)
+	f.Line()
+
+	var defs []jen.Code
+	for _, k := range s.Constants {
+		c := jen.Id(GoName(k.Name))
+		if v, ok := k.Str(); ok {
+			c.Op("=").Lit(v)
+		} else {
+			v, _ := k.Int()
+			t := map[string]string{"u32": "uint32", "u64": "uint64", "int": "int", "size_t": "uint64"}[k.Type]
+			c.Id(t).Op("=").Lit(int(v))
+		}
+		defs = append(defs, c.Comment(fmt.Sprintf("%s %s", k.Name, k.Conf)))
+	}
+	f.Comment("Constants of the boundary.")
+	f.Const().Defs(defs...)
+	f.Line()
+
+	defs = nil
+	for _, m := range s.Messages {
+		defs = append(defs, jen.Id("Msg"+GoName(m.ID)).Op("=").Lit(m.Text).Comment(m.Where))
+	}
+	f.Comment("Exact messages of the shipped binaries, as printf formats.")
+	f.Const().Defs(defs...)
+	f.Line()
+
+	for _, e := range s.Enums {
+		goEnum(f, e)
+	}
+	out, err := goFile("zconsts.go", f)
+	return []File{out}, err
+}
+
+func goEnum(f *jen.File, e spec.Enum) {
+	name := GoName(e.Name)
+	f.Commentf("%s is %s (%d bytes, %s).", name, e.Name, e.Size, e.Conf)
+	f.Type().Id(name).Uint32()
+	if len(e.Values) == 0 {
+		f.Line()
+		return
+	}
+	var defs []jen.Code
+	var cases []jen.Code
+	seen := map[int64]bool{}
+	for _, v := range e.Values {
+		defs = append(defs, jen.Id(GoName(v.Name)).Id(name).Op("=").Lit(int(v.Value)))
+		if !seen[v.Value] {
+			seen[v.Value] = true
+			cases = append(cases, jen.Case(jen.Id(GoName(v.Name))).Block(jen.Return(jen.Lit(v.Name))))
+		}
+	}
+	f.Const().Defs(defs...)
+	f.Line()
+	f.Commentf("String returns the C enumerator name.")
+	f.Func().Params(jen.Id("v").Id(name)).Id("String").Params().String().Block(
+		jen.Switch(jen.Id("v")).Block(cases...),
+		jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit(e.Name+"(%d)"), jen.Uint32().Call(jen.Id("v")))),
+	)
+	f.Line()
+}

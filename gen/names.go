@@ -1,0 +1,197 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// initialisms are upper-cased whole when they form a word of a Go name.
+var initialisms = map[string]string{
+	"id": "ID", "ids": "IDs", "mla": "MLA", "rid": "RID", "pci": "PCI", "bdf": "BDF",
+	"rdh": "RDH", "vnc": "VNC", "ofi": "OFI", "cpu": "CPU", "uid": "UID", "nrt": "NRT",
+	"nec": "NEC", "nc": "NC", "mr": "MR",
+}
+
+// GoName turns a C identifier (snake_case or camelCase) into an exported Go name.
+func GoName(c string) string {
+	c = strings.TrimSuffix(c, "_t")
+	var words []string
+	for _, part := range strings.Split(c, "_") {
+		words = append(words, splitCamel(part)...)
+	}
+	var b strings.Builder
+	for _, w := range words {
+		if w == "" {
+			continue
+		}
+		if up, ok := initialisms[strings.ToLower(w)]; ok {
+			b.WriteString(up)
+			continue
+		}
+		r := []rune(strings.ToLower(w))
+		r[0] = unicode.ToUpper(r[0])
+		b.WriteString(string(r))
+	}
+	out := b.String()
+	if out == "" || !unicode.IsLetter([]rune(out)[0]) {
+		out = "X" + out
+	}
+	return out
+}
+
+// splitCamel splits "extRingRecvFd" into ext Ring Recv Fd and "nRanks" into n Ranks.
+func splitCamel(s string) []string {
+	var out []string
+	start := 0
+	rs := []rune(s)
+	for i := 1; i < len(rs); i++ {
+		if unicode.IsUpper(rs[i]) && !unicode.IsUpper(rs[i-1]) {
+			out = append(out, string(rs[start:i]))
+			start = i
+		}
+	}
+	return append(out, string(rs[start:]))
+}
+
+// cType is the C spelling of a named or builtin type, without declarator.
+func cType(t *spec.Type) string {
+	q := ""
+	if t.Volatile {
+		q += "volatile "
+	}
+	if t.Const {
+		q += "const "
+	}
+	switch t.Kind {
+	case spec.KindStruct:
+		if td := t.Struct.Typedefs(); len(td) > 0 {
+			return q + td[0]
+		}
+		return q + "struct " + t.Struct.CTag()
+	case spec.KindEnum:
+		return q + t.Enum.Name
+	case spec.KindOpaque:
+		return q + t.Name
+	case spec.KindVector:
+		return q + vectorName(t)
+	}
+	if c, _, ok := spec.Builtin(t.Name); ok {
+		return q + c
+	}
+	return q + t.Name
+}
+
+// vectorName is the C name of the three-pointer struct for std::vector<T>.
+func vectorName(t *spec.Type) string {
+	return "nrtabi_vector_" + vectorSuffix(t.Elem) + "_t"
+}
+
+func vectorSuffix(t *spec.Type) string {
+	switch t.Kind {
+	case spec.KindVector:
+		return "vector_" + vectorSuffix(t.Elem)
+	case spec.KindPointer:
+		return vectorSuffix(t.Elem) + "_ptr"
+	case spec.KindStruct:
+		return t.Struct.CTag()
+	}
+	return strings.ReplaceAll(t.Name, " ", "_")
+}
+
+// CDecl renders a C declaration of name with type t ("void *x[4]", "char id[128]").
+func CDecl(t *spec.Type, name string) string {
+	switch t.Kind {
+	case spec.KindPointer:
+		d := "*" + name
+		if t.Elem.Kind == spec.KindArray {
+			d = "(" + d + ")"
+		}
+		return CDecl(t.Elem, d)
+	case spec.KindArray:
+		if t.Len < 0 {
+			return CDecl(t.Elem, name+"[]")
+		}
+		return CDecl(t.Elem, fmt.Sprintf("%s[%d]", name, t.Len))
+	}
+	base := cType(t)
+	if name == "" {
+		return base
+	}
+	if strings.HasPrefix(name, "*") || strings.HasPrefix(name, "(") {
+		return base + " " + name
+	}
+	return base + " " + name
+}
+
+// cAbstract renders a type with no name, as in casts and function-pointer parameters.
+func cAbstract(t *spec.Type) string {
+	s := CDecl(t, "")
+	return strings.TrimSpace(s)
+}
+
+// cParams renders a parameter list.
+func cParams(ps []spec.Param) string {
+	if len(ps) == 0 {
+		return "void"
+	}
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = CDecl(p.T, p.Name)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cArgs renders the parameter names as an argument list.
+func cArgs(ps []spec.Param) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.Name
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cRet renders a return type ready to be followed by a name: "NRT_STATUS " or "void *".
+func cRet(sg spec.Signature) string {
+	r := cAbstract(sg.Ret)
+	if strings.HasSuffix(r, "*") {
+		return r
+	}
+	return r + " "
+}
+
+// cIdent turns a constant or message id into an upper-case C macro suffix.
+func cIdent(s string) string {
+	return strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(s))
+}
+
+// cString quotes s as a C string literal.
+func cString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\%03o`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// releaseIdent makes a release name usable inside identifiers: 2.31.24 -> 2_31_24.
+func releaseIdent(r string) string {
+	return strings.NewReplacer(".", "_", "-", "_").Replace(r)
+}

@@ -1,0 +1,16 @@
+module github.com/nrtabi/nrtabi
+
+go 1.26.8
+
+require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/dave/jennifer v1.7.1
+	honnef.co/go/tools v0.8.2
+)
+
+require (
+	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
+)

@@ -1,0 +1,72 @@
+package spec
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Error is one violation, located at file:line:col and named by its rule.
+type Error struct {
+	Pos  Pos
+	Rule string
+	Msg  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: [%s] %s", e.Pos, e.Rule, e.Msg) }
+
+// Errors is every violation found in one load, in file order.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	var b strings.Builder
+	for i, e := range es {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+func (es Errors) sort() {
+	slices.SortStableFunc(es, func(a, b *Error) int {
+		return cmp.Or(cmp.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
+	})
+}
+
+// Rules lists every rule the loader and validator enforce, for documentation
+// and for the test that holds a broken spec per rule.
+var Rules = map[string]string{
+	"syntax":          "the file is valid TOML",
+	"decode":          "every value has the type its key expects",
+	"unknown-key":     "every key is one the spec format defines (typos must not drop facts)",
+	"required":        "required keys are present",
+	"single-table":    "[release], [counts] and [slot_table] are defined exactly once",
+	"conf":            "every fact carries conf = HIGH|MED|INFERRED and a source note",
+	"count":           "declared counts hold (forward rows, nec_ and nrt_ reverse rows)",
+	"unique":          "names are unique",
+	"forward-name":    "forward names are neuron*, trampolines nccl*",
+	"reverse-name":    "reverse names are nec_* or nrt_*",
+	"slot-range":      "slots are contiguous with the declared stride and cover exactly base..top",
+	"dlsym-index":     "dlsym indices are a permutation, the probe at index 0 in the top slot, in the declared order",
+	"guard":           "exactly the two documented exemptions are unguarded: the probe (index 0) and the hot proxy tick",
+	"version-node":    "one BASE node; indices 1..n unique; parents declared and acyclic",
+	"reverse-version": "every reverse symbol is bound to a declared, non-base version node",
+	"adapter-mapping": "an adapter's target arguments name real parameters of the callback",
+	"reentrant":       "a re-entrant callback re-enters only runtime queries, never a neuron* symbol",
+	"type":            "type expressions parse and name declared types",
+	"struct-order":    "fields are sorted by offset",
+	"struct-overlap":  "fields do not overlap",
+	"struct-bounds":   "fields and opaque ranges lie inside the struct size",
+	"struct-align":    "fields are aligned for their type on x86-64 LP64",
+	"struct-size":     "a declared field size agrees with its type; the struct size is a multiple of its alignment",
+	"struct-cycle":    "structs do not embed themselves",
+	"opaque-overlap":  "opaque ranges are non-empty and overlap neither fields nor each other",
+	"enum":            "enums have size 4 (the only size gcc gives a plain enum on LP64) and unique enumerators",
+	"message-args":    "a message's printf verbs match its declared arguments",
+	"constant":        "a constant's value has its declared type",
+	"release-name":    "the release name matches its directory",
+	"version-need":    "libnccom's version needs name declared libnrt nodes",
+}

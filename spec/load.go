@@ -1,0 +1,326 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// fileDoc is what one spec file may hold; a release is the union of its files.
+type fileDoc struct {
+	Release   *Release        `toml:"release"`
+	Counts    *Counts         `toml:"counts"`
+	Table     *SlotTable      `toml:"slot_table"`
+	Nodes     []VersionNode   `toml:"version_node"`
+	Forward   []Forward       `toml:"forward"`
+	Reverse   []Reverse       `toml:"reverse"`
+	Constants []Constant      `toml:"constant"`
+	Enums     []Enum          `toml:"enum"`
+	Opaques   []OpaqueType    `toml:"opaque_type"`
+	Messages  []Message       `toml:"message"`
+	Structs   []*Struct       `toml:"struct"`
+	Notes     []Contradiction `toml:"contradiction"`
+	Links     []LinkBehaviour `toml:"link_behaviour"`
+}
+
+// LoadFS reads every *.toml file of dir in fsys (sorted by name), merges them
+// and validates the result. display prefixes positions in errors. On failure
+// the error is an Errors listing every violation.
+func LoadFS(fsys fs.FS, dir, display string) (*Spec, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("read spec directory %s: %w", display, err)
+	}
+	s := &Spec{Dir: display, index: map[string]*posIndex{}}
+	var errs Errors
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".toml") {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path.Join(display, e.Name()), err)
+		}
+		errs = append(errs, s.addFile(path.Join(display, e.Name()), string(data))...)
+	}
+	if len(s.Files) == 0 {
+		return nil, fmt.Errorf("%s holds no *.toml spec files", display)
+	}
+	// Unknown keys do not stop validation: the rest of the spec still gets checked.
+	if !fatal(errs) {
+		rerrs := s.resolve()
+		errs = append(errs, rerrs...)
+		if len(rerrs) == 0 {
+			errs = append(errs, s.validate(path.Base(dir))...)
+		}
+	}
+	if len(errs) > 0 {
+		errs.sort()
+		return nil, errs
+	}
+	return s, nil
+}
+
+func fatal(errs Errors) bool {
+	for _, e := range errs {
+		if e.Rule == "syntax" || e.Rule == "decode" {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadDir reads a spec from a directory on disk.
+func LoadDir(dir string) (*Spec, error) {
+	return LoadFS(os.DirFS(dir), ".", strings.TrimSuffix(dir, "/"))
+}
+
+func (s *Spec) addFile(name, src string) Errors {
+	s.Files = append(s.Files, name)
+	var doc fileDoc
+	md, err := toml.Decode(src, &doc)
+	if err != nil {
+		return Errors{decodeError(name, err)}
+	}
+	idx := newPosIndex()
+	indexPositions(idx, name, src)
+	s.index[name] = idx
+	errs := unknownKeys(name, idx, md.Undecoded())
+
+	at := func(f *Fact, p string) {
+		f.Path = p
+		f.Pos, _ = idx.lookup(p)
+		if f.Pos.File == "" {
+			f.Pos = Pos{File: name}
+		}
+	}
+	single := func(what string, have bool) {
+		if have {
+			p, _ := idx.lookup(what)
+			errs = append(errs, &Error{Pos: p, Rule: "single-table", Msg: fmt.Sprintf("[%s] is already defined in %s; define it in one file", what, s.Files[0])})
+		}
+	}
+	if doc.Release != nil {
+		single("release", s.Release.Name != "" || s.Release.Pos.File != "")
+		s.Release = *doc.Release
+		at(&s.Release.Fact, "release")
+		at(&s.Release.LibNRT.Fact, "release.libnrt")
+		at(&s.Release.LibNCCOM.Fact, "release.libnccom")
+		at(&s.Release.NetPlugin.Fact, "release.libnccom_net")
+	}
+	if doc.Counts != nil {
+		single("counts", s.Counts.Pos.File != "")
+		s.Counts = *doc.Counts
+		at(&s.Counts.Fact, "counts")
+	}
+	if doc.Table != nil {
+		single("slot_table", s.Table.Pos.File != "")
+		s.Table = *doc.Table
+		at(&s.Table.Fact, "slot_table")
+	}
+	for i := range doc.Nodes {
+		at(&doc.Nodes[i].Fact, fmt.Sprintf("version_node[%d]", i))
+	}
+	for i := range doc.Forward {
+		at(&doc.Forward[i].Fact, fmt.Sprintf("forward[%d]", i))
+	}
+	for i := range doc.Reverse {
+		at(&doc.Reverse[i].Fact, fmt.Sprintf("reverse[%d]", i))
+	}
+	for i := range doc.Constants {
+		at(&doc.Constants[i].Fact, fmt.Sprintf("constant[%d]", i))
+	}
+	for i := range doc.Enums {
+		at(&doc.Enums[i].Fact, fmt.Sprintf("enum[%d]", i))
+	}
+	for i := range doc.Opaques {
+		at(&doc.Opaques[i].Fact, fmt.Sprintf("opaque_type[%d]", i))
+	}
+	for i := range doc.Messages {
+		at(&doc.Messages[i].Fact, fmt.Sprintf("message[%d]", i))
+	}
+	for i := range doc.Notes {
+		at(&doc.Notes[i].Fact, fmt.Sprintf("contradiction[%d]", i))
+	}
+	for i := range doc.Links {
+		at(&doc.Links[i].Fact, fmt.Sprintf("link_behaviour[%d]", i))
+	}
+	for i, st := range doc.Structs {
+		at(&st.Fact, fmt.Sprintf("struct[%d]", i))
+		for j := range st.Fields {
+			at(&st.Fields[j].Fact, fmt.Sprintf("struct[%d].field[%d]", i, j))
+		}
+		for j := range st.Opaque {
+			at(&st.Opaque[j].Fact, fmt.Sprintf("struct[%d].opaque[%d]", i, j))
+		}
+	}
+	s.Nodes = append(s.Nodes, doc.Nodes...)
+	s.Forward = append(s.Forward, doc.Forward...)
+	s.Reverse = append(s.Reverse, doc.Reverse...)
+	s.Constants = append(s.Constants, doc.Constants...)
+	s.Enums = append(s.Enums, doc.Enums...)
+	s.Opaques = append(s.Opaques, doc.Opaques...)
+	s.Messages = append(s.Messages, doc.Messages...)
+	s.Structs = append(s.Structs, doc.Structs...)
+	s.Notes = append(s.Notes, doc.Notes...)
+	s.Links = append(s.Links, doc.Links...)
+	return errs
+}
+
+// PosOf locates a key of a row: the key's own line when it is written, else the row.
+func (s *Spec) PosOf(f *Fact, key string) Pos {
+	if idx := s.index[f.Pos.File]; idx != nil && key != "" {
+		if p, ok := idx.at[f.Path+"."+key]; ok {
+			return p
+		}
+	}
+	return f.Pos
+}
+
+func decodeError(file string, err error) *Error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		rule := "syntax"
+		if strings.Contains(pe.Message, "incompatible types") || strings.Contains(pe.Message, "cannot decode") || strings.Contains(pe.Message, "out of range") {
+			rule = "decode"
+		}
+		msg := pe.Message
+		if pe.Usage != "" {
+			msg += " (" + strings.TrimSpace(strings.SplitN(pe.Usage, "\n", 2)[0]) + ")"
+		}
+		return &Error{Pos: Pos{File: file, Line: pe.Position.Line, Col: pe.Position.Col}, Rule: rule, Msg: msg}
+	}
+	return &Error{Pos: Pos{File: file}, Rule: "decode", Msg: err.Error()}
+}
+
+// unknownKeys reports keys the decoder did not consume, once per occurrence,
+// naming the keys the table does accept.
+func unknownKeys(file string, idx *posIndex, undecoded []toml.Key) Errors {
+	bad := map[string]bool{}
+	for _, k := range undecoded {
+		bad[k.String()] = true
+	}
+	var errs Errors
+	for _, p := range idx.order {
+		plain := stripIndex(p)
+		if !bad[plain] {
+			continue
+		}
+		parent := plain[:max(strings.LastIndexByte(plain, '.'), 0)]
+		if bad[parent] {
+			continue // the enclosing table is already reported
+		}
+		name := plain[strings.LastIndexByte(plain, '.')+1:]
+		msg := fmt.Sprintf("unknown key %q", name)
+		if known := knownKeys(parent); len(known) > 0 {
+			where := "the top level"
+			if parent != "" {
+				where = "[" + parent + "]"
+			}
+			msg += fmt.Sprintf("; %s accepts: %s", where, strings.Join(known, ", "))
+			if guess := closest(name, known); guess != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", guess)
+			}
+		}
+		errs = append(errs, &Error{Pos: idx.at[p], Rule: "unknown-key", Msg: msg})
+	}
+	return errs
+}
+
+// knownKeys lists the toml keys accepted under a dotted path of fileDoc.
+func knownKeys(dotted string) []string {
+	t := reflect.TypeOf(fileDoc{})
+	if dotted != "" {
+		for _, seg := range strings.Split(dotted, ".") {
+			f, ok := fieldByTag(t, seg)
+			if !ok {
+				return nil
+			}
+			t = f.Type
+			for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+				t = t.Elem()
+			}
+			if t.Kind() != reflect.Struct {
+				return nil
+			}
+		}
+	}
+	var keys []string
+	collectTags(t, &keys)
+	sort.Strings(keys)
+	return keys
+}
+
+func collectTags(t reflect.Type, keys *[]string) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous {
+			collectTags(f.Type, keys)
+			continue
+		}
+		if tag := strings.Split(f.Tag.Get("toml"), ",")[0]; tag != "" && tag != "-" {
+			*keys = append(*keys, tag)
+		}
+	}
+}
+
+func fieldByTag(t reflect.Type, tag string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous {
+			if g, ok := fieldByTag(f.Type, tag); ok {
+				return g, true
+			}
+			continue
+		}
+		if strings.Split(f.Tag.Get("toml"), ",")[0] == tag {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// closest returns the known key within edit distance 2 of name, if any.
+func closest(name string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(name, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func sortBy[T any](xs []T, key func(T) uint64) {
+	sort.SliceStable(xs, func(i, j int) bool { return key(xs[i]) < key(xs[j]) })
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,506 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Conf is the confidence of a fact: HIGH is byte-anchored in the binary, MED
+// is named from debug info or partly traced, INFERRED is a consistent reading
+// of garbled or partial evidence.
+type Conf string
+
+// The three confidence levels.
+const (
+	High     Conf = "HIGH"
+	Med      Conf = "MED"
+	Inferred Conf = "INFERRED"
+)
+
+// Valid reports whether c is one of the three levels.
+func (c Conf) Valid() bool { return c == High || c == Med || c == Inferred }
+
+// Pos is a position in a spec file.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Fact carries the provenance every spec row has.
+type Fact struct {
+	Conf   Conf              `toml:"conf" json:"conf"`
+	Source string            `toml:"source" json:"source"`
+	Note   string            `toml:"note" json:"note,omitempty"`
+	Fields map[string]string `toml:"conf_fields" json:"conf_fields,omitempty"` // per-key confidence overrides
+	Pos    Pos               `toml:"-" json:"-"`
+	Path   string            `toml:"-" json:"-"` // key path in the file, e.g. forward[3]
+}
+
+// ConfOf is the confidence of one key of the row.
+func (f *Fact) ConfOf(key string) Conf {
+	if c, ok := f.Fields[key]; ok {
+		return Conf(c)
+	}
+	return f.Conf
+}
+
+// Spec is one release of the libnrt ↔ libnccom boundary.
+type Spec struct {
+	Release   Release
+	Counts    Counts
+	Table     SlotTable
+	Nodes     []VersionNode
+	Forward   []Forward
+	Reverse   []Reverse
+	Constants []Constant
+	Enums     []Enum
+	Opaques   []OpaqueType
+	Messages  []Message
+	Structs   []*Struct
+	Notes     []Contradiction
+	Links     []LinkBehaviour
+
+	Dir   string   // where it was read from ("embedded:2.31.24" or a path)
+	Files []string // the files, in load order
+
+	index map[string]*posIndex // per file
+}
+
+// Release identifies the shipped binaries the spec describes.
+type Release struct {
+	Name        string  `toml:"name"`
+	DerivedFrom string  `toml:"derived_from"`
+	LibNRT      Library `toml:"libnrt"`
+	LibNCCOM    Library `toml:"libnccom"`
+	NetPlugin   Library `toml:"libnccom_net"`
+	Fact
+}
+
+// Library is one shipped ELF file.
+type Library struct {
+	Package      string        `toml:"package" json:"package,omitempty"`
+	File         string        `toml:"file" json:"file,omitempty"`
+	SONAME       string        `toml:"soname" json:"soname,omitempty"`
+	BuildID      string        `toml:"build_id" json:"build_id,omitempty"`
+	Git          string        `toml:"git" json:"git,omitempty"`
+	DWARF        string        `toml:"dwarf" json:"dwarf,omitempty"`
+	Needed       []string      `toml:"needed" json:"needed,omitempty"`
+	VersionNeeds []VersionNeed `toml:"version_need" json:"version_needs,omitempty"`
+	Objects      []DataObject  `toml:"object" json:"objects,omitempty"`
+	Fact
+}
+
+// VersionNeed is one .gnu.version_r requirement.
+type VersionNeed struct {
+	File    string `toml:"file" json:"file"`
+	Version string `toml:"version" json:"version"`
+	Index   int    `toml:"index" json:"index"`
+}
+
+// DataObject is an exported data symbol (the net plugin tables).
+type DataObject struct {
+	Name  string `toml:"name" json:"name"`
+	Addr  uint64 `toml:"addr" json:"addr"`
+	Slots int    `toml:"slots" json:"slots"`
+	Bound bool   `toml:"bound" json:"bound,omitempty"`
+}
+
+// Counts are the declared sizes of the boundary; the validator holds the rows to them.
+type Counts struct {
+	Forward    int `toml:"forward"`
+	ReverseNEC int `toml:"reverse_nec"`
+	ReverseNRT int `toml:"reverse_nrt"`
+	Fact
+}
+
+// SlotTable is libnrt's .bss table of dlsym'd forward pointers.
+type SlotTable struct {
+	Base         uint64 `toml:"base"`
+	Top          uint64 `toml:"top"`
+	Stride       uint64 `toml:"stride"`
+	Order        string `toml:"order"` // "descending": dlsym index i lives at top - i*stride
+	Sentinel     string `toml:"sentinel"`
+	SentinelAddr uint64 `toml:"sentinel_addr"`
+	NetHandle    uint64 `toml:"net_handle_addr"`
+	Library      string `toml:"library"`     // dlopen name
+	NetLibrary   string `toml:"net_library"` // soft-loaded plugin
+	NetProbe     string `toml:"net_probe"`   // libfabric symbol probed when the plugin is absent
+	Fact
+}
+
+// VersionNode is one ELF version definition of libnrt.
+type VersionNode struct {
+	Name   string `toml:"name"`
+	Index  int    `toml:"index"`
+	Base   bool   `toml:"base"`
+	Parent string `toml:"parent"`
+	Binds  string `toml:"binds"` // what the node carries, in words
+	Fact
+}
+
+// Param is one parameter of a C signature.
+type Param struct {
+	Name string `toml:"name" json:"name"`
+	Type string `toml:"type" json:"type"`
+	Note string `toml:"note" json:"note,omitempty"`
+	T    *Type  `toml:"-" json:"-"`
+}
+
+// Signature is a structured C function signature.
+type Signature struct {
+	Returns string  `toml:"returns" json:"returns"`
+	Params  []Param `toml:"params" json:"params"`
+	Ret     *Type   `toml:"-" json:"-"`
+}
+
+// C renders the signature as a C prototype for name.
+func (s Signature) C(name string) string {
+	var b strings.Builder
+	b.WriteString(s.Returns)
+	if !strings.HasSuffix(s.Returns, "*") {
+		b.WriteByte(' ')
+	}
+	b.WriteString(name)
+	b.WriteByte('(')
+	for i, p := range s.Params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Type + " " + p.Name)
+	}
+	if len(s.Params) == 0 {
+		b.WriteString("void")
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// Guard kinds of a forward trampoline.
+const (
+	Guarded = "guarded" // reads the init-error sentinel first
+	Probe   = "probe"   // ncclGetVersionInfo: zero-fill, call if non-NULL, else NRT_FAILURE
+	Hot     = "hot"     // ncclNetworkProxyProgress: calls the slot with no guard
+)
+
+// Forward is one neuron* dlsym target and its nccl* trampoline.
+type Forward struct {
+	Index          int    `toml:"index"`
+	Name           string `toml:"name"`
+	NCCOMAddr      uint64 `toml:"nccom_addr"`
+	Slot           uint64 `toml:"slot"`
+	Trampoline     string `toml:"trampoline"`
+	TrampolineAddr uint64 `toml:"trampoline_addr"`
+	Group          string `toml:"group"`
+	Guard          string `toml:"guard"`
+	Signature
+	Fact
+}
+
+// Reverse shapes.
+const (
+	ShapeInline    = "inline"
+	ShapeThunk     = "thunk"
+	ShapeAdapter   = "adapter"
+	ShapeReentrant = "re-entrant"
+	ShapeQuery     = "query"
+)
+
+// Reverse is one callback libnccom imports from libnrt.
+type Reverse struct {
+	Name       string   `toml:"name"`
+	Version    string   `toml:"version"`
+	Addr       uint64   `toml:"addr"`
+	Group      string   `toml:"group"`
+	Shape      string   `toml:"shape"`
+	Target     string   `toml:"target"`      // internal libnrt callee, if any
+	TargetArgs []string `toml:"target_args"` // adapter: the callee's arguments, as callback parameter names
+	Reenters   []string `toml:"reenters"`    // re-entrant: runtime queries it calls
+	Signature
+	Fact
+}
+
+// Constant is a named value of the boundary.
+type Constant struct {
+	Name  string `toml:"name"`
+	Type  string `toml:"type"` // u32, u64, int, string
+	Value any    `toml:"value"`
+	Fact
+}
+
+// Int is the constant's integer value.
+func (c Constant) Int() (int64, bool) {
+	v, ok := c.Value.(int64)
+	return v, ok
+}
+
+// Str is the constant's string value.
+func (c Constant) Str() (string, bool) {
+	v, ok := c.Value.(string)
+	return v, ok
+}
+
+// Enum is a C enum with a fixed size.
+type Enum struct {
+	Name   string      `toml:"name"`
+	Tag    string      `toml:"tag"`
+	Size   int         `toml:"size"`
+	Values []EnumValue `toml:"values"`
+	Status bool        `toml:"status"` // the NRT_STATUS code set
+	Fact
+}
+
+// EnumValue is one enumerator.
+type EnumValue struct {
+	Name  string `toml:"name" json:"name"`
+	Value int64  `toml:"value" json:"value"`
+	Conf  Conf   `toml:"conf" json:"conf,omitempty"`
+	Note  string `toml:"note" json:"note,omitempty"`
+}
+
+// OpaqueType is a type known only by name, used behind pointers.
+type OpaqueType struct {
+	Name string `toml:"name"`
+	Tag  string `toml:"tag"`
+	Fact
+}
+
+// Message is an exact log or error string of the shipped binaries.
+type Message struct {
+	ID    string   `toml:"id"`
+	Where string   `toml:"where"`
+	Text  string   `toml:"text"`
+	Args  []string `toml:"args"`
+	Fact
+}
+
+// Struct is a C struct layout. Fields and opaque ranges are sorted by offset.
+type Struct struct {
+	Name     string   `toml:"name"`
+	Tag      string   `toml:"tag"`
+	Aliases  []string `toml:"aliases"`
+	Size     int      `toml:"size"`
+	MinAlign int      `toml:"align"`  // alignment when no member implies it (all-opaque structs)
+	Prefix   bool     `toml:"prefix"` // only a prefix of a larger object is modelled
+	Packed   bool     `toml:"packed"` // a byte image (wire or hash input), no padding, alignment 1
+	Side     string   `toml:"side"`   // libnrt, libnccom, both, wire
+	Fields   []Field  `toml:"field"`
+	Opaque   []Opaque `toml:"opaque"`
+	Fact
+}
+
+// Field is one known member of a struct.
+type Field struct {
+	Name   string `toml:"name"`
+	Offset int    `toml:"offset"`
+	Type   string `toml:"type"`
+	Size   int    `toml:"size"` // optional; must agree with the type
+	T      *Type  `toml:"-"`
+	Fact
+}
+
+// Opaque is a byte range whose contents are not described.
+type Opaque struct {
+	Offset int `toml:"offset"`
+	Size   int `toml:"size"`
+	Fact
+}
+
+// End is one past the last byte.
+func (o Opaque) End() int { return o.Offset + o.Size }
+
+// End is one past the last byte of the field.
+func (f Field) End() int { return f.Offset + f.T.Size() }
+
+// CTag is the C struct tag.
+func (s *Struct) CTag() string {
+	if s.Tag != "" {
+		return s.Tag
+	}
+	return strings.TrimSuffix(s.Name, "_t")
+}
+
+// Typedefs are the typedef names declared for the struct.
+func (s *Struct) Typedefs() []string {
+	var out []string
+	if strings.HasSuffix(s.Name, "_t") {
+		out = append(out, s.Name)
+	}
+	return append(out, s.Aliases...)
+}
+
+// Align is the struct's alignment: the largest member alignment, at least MinAlign.
+func (s *Struct) Align() int {
+	if s.Packed {
+		return 1
+	}
+	a := max(s.MinAlign, 1)
+	for _, f := range s.Fields {
+		if f.T != nil {
+			a = max(a, f.T.Align())
+		}
+	}
+	return a
+}
+
+// Member is a field or an opaque range, in offset order.
+type Member struct {
+	Field  *Field
+	Opaque *Opaque
+}
+
+// Offset of the member.
+func (m Member) Offset() int {
+	if m.Field != nil {
+		return m.Field.Offset
+	}
+	return m.Opaque.Offset
+}
+
+// Members interleaves fields and opaque ranges by offset.
+func (s *Struct) Members() []Member {
+	out := make([]Member, 0, len(s.Fields)+len(s.Opaque))
+	i, j := 0, 0
+	for i < len(s.Fields) || j < len(s.Opaque) {
+		if j >= len(s.Opaque) || i < len(s.Fields) && s.Fields[i].Offset <= s.Opaque[j].Offset {
+			out = append(out, Member{Field: &s.Fields[i]})
+			i++
+		} else {
+			out = append(out, Member{Opaque: &s.Opaque[j]})
+			j++
+		}
+	}
+	return out
+}
+
+// Contradiction records where the source documents disagree and what the spec chose.
+type Contradiction struct {
+	ID     string   `toml:"id"`
+	Topic  string   `toml:"topic"`
+	Claims []string `toml:"claims"`
+	Chosen string   `toml:"chosen"`
+	Fact
+}
+
+// LinkBehaviour is an observed dynamic-linker outcome for a libnrt variant.
+type LinkBehaviour struct {
+	Variant string `toml:"variant"`
+	Libnrt  string `toml:"libnrt"`
+	Outcome string `toml:"outcome"` // loads | error | abort
+	Message string `toml:"message"`
+	Glibc   string `toml:"glibc"`
+	Fact
+}
+
+// StructByName finds a struct by name, tag or alias.
+func (s *Spec) StructByName(name string) *Struct {
+	for _, st := range s.Structs {
+		if st.Name == name || st.CTag() == name {
+			return st
+		}
+		for _, a := range st.Typedefs() {
+			if a == name {
+				return st
+			}
+		}
+	}
+	return nil
+}
+
+// EnumByName finds an enum by name or tag.
+func (s *Spec) EnumByName(name string) *Enum {
+	for i := range s.Enums {
+		if s.Enums[i].Name == name || s.Enums[i].Tag == name {
+			return &s.Enums[i]
+		}
+	}
+	return nil
+}
+
+// OpaqueByName finds an opaque type by name or tag.
+func (s *Spec) OpaqueByName(name string) *OpaqueType {
+	for i := range s.Opaques {
+		if s.Opaques[i].Name == name || s.Opaques[i].Tag == name {
+			return &s.Opaques[i]
+		}
+	}
+	return nil
+}
+
+// ForwardByName finds a forward row by neuron* or nccl* name.
+func (s *Spec) ForwardByName(name string) *Forward {
+	for i := range s.Forward {
+		if s.Forward[i].Name == name || s.Forward[i].Trampoline == name {
+			return &s.Forward[i]
+		}
+	}
+	return nil
+}
+
+// ReverseByName finds a reverse row.
+func (s *Spec) ReverseByName(name string) *Reverse {
+	for i := range s.Reverse {
+		if s.Reverse[i].Name == name {
+			return &s.Reverse[i]
+		}
+	}
+	return nil
+}
+
+// Constant finds a constant by name.
+func (s *Spec) Constant(name string) *Constant {
+	for i := range s.Constants {
+		if s.Constants[i].Name == name {
+			return &s.Constants[i]
+		}
+	}
+	return nil
+}
+
+// Message finds a message by id.
+func (s *Spec) Message(id string) *Message {
+	for i := range s.Messages {
+		if s.Messages[i].ID == id {
+			return &s.Messages[i]
+		}
+	}
+	return nil
+}
+
+// Node finds a version node.
+func (s *Spec) Node(name string) *VersionNode {
+	for i := range s.Nodes {
+		if s.Nodes[i].Name == name {
+			return &s.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// ByIndex returns the forward rows in dlsym order.
+func (s *Spec) ByIndex() []*Forward {
+	out := make([]*Forward, len(s.Forward))
+	for i := range s.Forward {
+		f := &s.Forward[i]
+		if f.Index >= 0 && f.Index < len(out) && out[f.Index] == nil {
+			out[f.Index] = f
+		}
+	}
+	return out
+}
+
+// BySlot returns the forward rows in ascending slot address order (memory order).
+func (s *Spec) BySlot() []*Forward {
+	out := make([]*Forward, len(s.Forward))
+	for i := range s.Forward {
+		out[i] = &s.Forward[i]
+	}
+	sortBy(out, func(f *Forward) uint64 { return f.Slot })
+	return out
+}

@@ -1,0 +1,303 @@
+package spec
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// posIndex maps key paths such as "forward[3].params[1].type" to the position
+// of the key in its file. toml.MetaData keeps one position per key name, so
+// the 37 "forward.slot" keys would share one entry; this scanner keeps them
+// apart. It runs only on input that toml.Decode already accepted.
+type posIndex struct {
+	at    map[string]Pos
+	order []string // every recorded path, in file order
+}
+
+func newPosIndex() *posIndex { return &posIndex{at: map[string]Pos{}} }
+
+// lookup returns the position of path, or of its nearest recorded ancestor.
+func (x *posIndex) lookup(path string) (Pos, bool) {
+	for path != "" {
+		if p, ok := x.at[path]; ok {
+			return p, true
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return Pos{}, false
+}
+
+func (x *posIndex) put(path string, p Pos) {
+	if _, ok := x.at[path]; !ok {
+		x.order = append(x.order, path)
+	}
+	x.at[path] = p
+}
+
+// stripIndex turns "forward[3].params[1].type" into "forward.params.type".
+func stripIndex(path string) string {
+	var b strings.Builder
+	skip := false
+	for _, r := range path {
+		switch {
+		case r == '[':
+			skip = true
+		case r == ']':
+			skip = false
+		case !skip:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+type scanner struct {
+	file   string
+	src    string
+	i      int
+	line   int
+	lineAt int // byte offset where the current line starts
+	idx    *posIndex
+	arrays map[string]int // array-of-tables path -> element count
+}
+
+// indexPositions scans one TOML document.
+func indexPositions(idx *posIndex, file, src string) {
+	s := &scanner{file: file, src: src, line: 1, idx: idx, arrays: map[string]int{}}
+	table := ""
+	for {
+		s.skipSpace(true)
+		if s.i >= len(s.src) {
+			return
+		}
+		switch c := s.src[s.i]; {
+		case c == '[':
+			table = s.header()
+		default:
+			s.keyValue(table)
+		}
+	}
+}
+
+func (s *scanner) pos() Pos {
+	col := utf8.RuneCountInString(s.src[s.lineAt:s.i]) + 1
+	return Pos{File: s.file, Line: s.line, Col: col}
+}
+
+func (s *scanner) advance() {
+	if s.src[s.i] == '\n' {
+		s.line++
+		s.lineAt = s.i + 1
+	}
+	s.i++
+}
+
+// skipSpace skips blanks and comments; newlines too when nl is set.
+func (s *scanner) skipSpace(nl bool) {
+	for s.i < len(s.src) {
+		switch s.src[s.i] {
+		case ' ', '\t', '\r':
+			s.advance()
+		case '\n':
+			if !nl {
+				return
+			}
+			s.advance()
+		case '#':
+			for s.i < len(s.src) && s.src[s.i] != '\n' {
+				s.advance()
+			}
+		default:
+			return
+		}
+	}
+}
+
+// header reads [a.b] or [[a.b]] and returns the table path with indices.
+func (s *scanner) header() string {
+	p := s.pos()
+	s.advance()
+	array := s.i < len(s.src) && s.src[s.i] == '['
+	if array {
+		s.advance()
+	}
+	keys := s.dottedKey()
+	s.skipSpace(false)
+	for s.i < len(s.src) && s.src[s.i] == ']' {
+		s.advance()
+	}
+	path := ""
+	for n, k := range keys {
+		path = join(path, k)
+		last := n == len(keys)-1
+		if last && array {
+			s.arrays[path]++
+			path += "[" + strconv.Itoa(s.arrays[path]-1) + "]"
+		} else if c, ok := s.arrays[path]; ok {
+			path += "[" + strconv.Itoa(c-1) + "]"
+		}
+	}
+	s.idx.put(path, p)
+	return path
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+func (s *scanner) dottedKey() []string {
+	var keys []string
+	for {
+		s.skipSpace(false)
+		keys = append(keys, s.key())
+		s.skipSpace(false)
+		if s.i < len(s.src) && s.src[s.i] == '.' {
+			s.advance()
+			continue
+		}
+		return keys
+	}
+}
+
+func (s *scanner) key() string {
+	if s.i >= len(s.src) {
+		return ""
+	}
+	switch s.src[s.i] {
+	case '"', '\'':
+		start := s.i
+		s.str()
+		k := s.src[start:s.i]
+		if uq, err := strconv.Unquote(k); err == nil {
+			return uq
+		}
+		return strings.Trim(k, `'"`)
+	}
+	start := s.i
+	for s.i < len(s.src) {
+		c := s.src[s.i]
+		if c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			s.advance()
+			continue
+		}
+		break
+	}
+	if s.i == start && s.i < len(s.src) {
+		s.advance() // never loop on input the decoder would have refused
+	}
+	return s.src[start:s.i]
+}
+
+func (s *scanner) keyValue(table string) {
+	p := s.pos()
+	keys := s.dottedKey()
+	path := table
+	for _, k := range keys {
+		path = join(path, k)
+	}
+	s.idx.put(path, p)
+	s.skipSpace(false)
+	if s.i < len(s.src) && s.src[s.i] == '=' {
+		s.advance()
+	}
+	s.skipSpace(false)
+	s.value(path)
+}
+
+func (s *scanner) value(path string) {
+	if s.i >= len(s.src) {
+		return
+	}
+	switch s.src[s.i] {
+	case '"', '\'':
+		s.str()
+	case '[':
+		s.advance()
+		for n := 0; ; n++ {
+			s.skipSpace(true)
+			if s.i >= len(s.src) {
+				return
+			}
+			if s.src[s.i] == ']' {
+				s.advance()
+				return
+			}
+			el := path + "[" + strconv.Itoa(n) + "]"
+			s.idx.put(el, s.pos())
+			s.value(el)
+			s.skipSpace(true)
+			if s.i < len(s.src) && s.src[s.i] == ',' {
+				s.advance()
+			}
+		}
+	case '{':
+		s.advance()
+		for {
+			s.skipSpace(true)
+			if s.i >= len(s.src) {
+				return
+			}
+			if s.src[s.i] == '}' {
+				s.advance()
+				return
+			}
+			if s.src[s.i] == ',' {
+				s.advance()
+				continue
+			}
+			s.keyValue(path)
+		}
+	default:
+		for s.i < len(s.src) {
+			switch s.src[s.i] {
+			case ',', ']', '}', '\n', '#':
+				return
+			}
+			s.advance()
+		}
+	}
+}
+
+// str skips a basic, literal or multi-line string.
+func (s *scanner) str() {
+	q := s.src[s.i]
+	if strings.HasPrefix(s.src[s.i:], strings.Repeat(string(q), 3)) {
+		s.i += 3
+		end := strings.Index(s.src[s.i:], strings.Repeat(string(q), 3))
+		if end < 0 {
+			end = len(s.src) - s.i
+		}
+		stop := s.i + end + 3
+		for s.i < stop && s.i < len(s.src) {
+			s.advance()
+		}
+		// A closing run may hold up to two extra quotes that belong to the value.
+		for s.i < len(s.src) && s.src[s.i] == q {
+			s.advance()
+		}
+		return
+	}
+	s.advance()
+	for s.i < len(s.src) {
+		c := s.src[s.i]
+		if c == '\\' && q == '"' {
+			s.advance()
+			if s.i < len(s.src) {
+				s.advance()
+			}
+			continue
+		}
+		s.advance()
+		if c == q || c == '\n' {
+			return
+		}
+	}
+}

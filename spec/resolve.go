@@ -1,0 +1,92 @@
+package spec
+
+import "fmt"
+
+// resolve parses every type expression and binds named references to their
+// struct, enum or opaque declaration.
+func (s *Spec) resolve() Errors {
+	var errs Errors
+	typeOf := func(f *Fact, key, expr string, needComplete bool) *Type {
+		if expr == "" {
+			errs = append(errs, &Error{Pos: s.PosOf(f, key), Rule: "required", Msg: fmt.Sprintf("%s: %s is required", f.Path, key)})
+			return nil
+		}
+		t, err := ParseType(expr)
+		if err != nil {
+			errs = append(errs, &Error{Pos: s.PosOf(f, key), Rule: "type", Msg: err.Error()})
+			return nil
+		}
+		ok := true
+		var walk func(*Type, bool)
+		walk = func(t *Type, behindPtr bool) {
+			switch t.Kind {
+			case KindPointer:
+				walk(t.Elem, true)
+				return
+			case KindArray, KindVector:
+				walk(t.Elem, behindPtr || t.Kind == KindVector)
+				return
+			case KindVoid:
+				if !behindPtr && needComplete {
+					errs = append(errs, &Error{Pos: s.PosOf(f, key), Rule: "type", Msg: fmt.Sprintf("%q: void has no size here", expr)})
+					ok = false
+				}
+				return
+			case KindStruct:
+			default:
+				return
+			}
+			switch {
+			case s.StructByName(t.Name) != nil:
+				t.Struct = s.StructByName(t.Name)
+			case s.EnumByName(t.Name) != nil:
+				t.Kind, t.Enum = KindEnum, s.EnumByName(t.Name)
+			case s.OpaqueByName(t.Name) != nil:
+				t.Kind = KindOpaque
+				if !behindPtr {
+					errs = append(errs, &Error{Pos: s.PosOf(f, key), Rule: "type", Msg: fmt.Sprintf("%q: opaque type %s can only be used behind a pointer", expr, t.Name)})
+					ok = false
+				}
+			default:
+				errs = append(errs, &Error{Pos: s.PosOf(f, key), Rule: "type", Msg: fmt.Sprintf("%q names %s, which is no builtin, [[struct]], [[enum]] or [[opaque_type]]; declare it or fix the spelling", expr, t.Name)})
+				ok = false
+			}
+		}
+		walk(t, false)
+		if !ok {
+			return nil
+		}
+		return t
+	}
+	sig := func(f *Fact, sg *Signature, key string) {
+		if sg.Returns == "void" {
+			sg.Ret = &Type{Kind: KindVoid, Name: "void"}
+		} else {
+			sg.Ret = typeOf(f, "returns", sg.Returns, true)
+		}
+		for i := range sg.Params {
+			p := &sg.Params[i]
+			k := fmt.Sprintf("%s[%d].type", key, i)
+			p.T = typeOf(f, k, p.Type, true)
+			if p.Name == "" {
+				errs = append(errs, &Error{Pos: s.PosOf(f, fmt.Sprintf("%s[%d]", key, i)), Rule: "required", Msg: fmt.Sprintf("%s: parameter %d has no name", f.Path, i)})
+			}
+		}
+	}
+	for i := range s.Forward {
+		sig(&s.Forward[i].Fact, &s.Forward[i].Signature, "params")
+	}
+	for i := range s.Reverse {
+		sig(&s.Reverse[i].Fact, &s.Reverse[i].Signature, "params")
+	}
+	for _, st := range s.Structs {
+		for j := range st.Fields {
+			fd := &st.Fields[j]
+			fd.T = typeOf(&fd.Fact, "type", fd.Type, true)
+			if fd.T != nil && fd.T.Kind == KindArray && fd.T.Len < 0 && j != len(st.Fields)-1 {
+				errs = append(errs, &Error{Pos: s.PosOf(&fd.Fact, "type"), Rule: "type", Msg: fmt.Sprintf("%s.%s: a flexible array member must be the last field", st.Name, fd.Name)})
+			}
+		}
+	}
+	return errs
+}

@@ -1,0 +1,322 @@
+package spec
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Kind classifies a type expression of the spec's small C type grammar.
+type Kind int
+
+// The kinds a spec type can have.
+const (
+	KindVoid Kind = iota
+	KindInt
+	KindBool
+	KindChar
+	KindPointer
+	KindArray
+	KindStruct
+	KindEnum
+	KindOpaque // declared with [[opaque_type]]: usable only behind a pointer
+	KindMutex  // pthread_mutex_t
+	KindVector // std::vector<T>: three pointers
+	KindSystem // a system type with a known size (cpu_set_t)
+)
+
+// Type is a parsed type expression. Struct and enum references are resolved by
+// Resolve; until then Ref names the referenced declaration.
+type Type struct {
+	Kind     Kind
+	Name     string // builtin or referenced name as written
+	Signed   bool
+	Const    bool
+	Volatile bool
+	Elem     *Type // pointer target, array element, vector element
+	Len      int   // array length; -1 for a flexible array member
+	Struct   *Struct
+	Enum     *Enum
+	size     int
+	align    int
+}
+
+// builtin describes a scalar known to the grammar on x86-64 LP64.
+type builtin struct {
+	kind   Kind
+	size   int
+	signed bool
+	c      string // C spelling
+	goType string // Go spelling
+}
+
+var builtins = map[string]builtin{
+	"u8":              {KindInt, 1, false, "uint8_t", "uint8"},
+	"u16":             {KindInt, 2, false, "uint16_t", "uint16"},
+	"u32":             {KindInt, 4, false, "uint32_t", "uint32"},
+	"u64":             {KindInt, 8, false, "uint64_t", "uint64"},
+	"i8":              {KindInt, 1, true, "int8_t", "int8"},
+	"i16":             {KindInt, 2, true, "int16_t", "int16"},
+	"i32":             {KindInt, 4, true, "int32_t", "int32"},
+	"i64":             {KindInt, 8, true, "int64_t", "int64"},
+	"int":             {KindInt, 4, true, "int", "int32"},
+	"unsigned":        {KindInt, 4, false, "unsigned int", "uint32"},
+	"size_t":          {KindInt, 8, false, "size_t", "uint64"},
+	"ssize_t":         {KindInt, 8, true, "ssize_t", "int64"},
+	"time_t":          {KindInt, 8, true, "time_t", "int64"},
+	"uintptr_t":       {KindInt, 8, false, "uintptr_t", "uintptr"},
+	"bool":            {KindBool, 1, false, "bool", "bool"},
+	"char":            {KindChar, 1, true, "char", "byte"},
+	"void":            {KindVoid, 0, false, "void", ""},
+	"pthread_mutex_t": {KindMutex, 40, false, "pthread_mutex_t", "PthreadMutex"},
+	"cpu_set_t":       {KindSystem, 128, false, "cpu_set_t", "CPUSet"},
+}
+
+// Builtin reports the C and Go spelling of a builtin scalar name.
+func Builtin(name string) (c, goType string, ok bool) {
+	b, ok := builtins[name]
+	return b.c, b.goType, ok
+}
+
+// ParseType parses a type expression such as "u32", "const char*",
+// "void*[4]", "char[16]", "u64[]", "volatile u32*" or "std::vector<u32>".
+// Named references are left unresolved.
+func ParseType(s string) (*Type, error) {
+	p := &typeParser{src: s}
+	t, err := p.parse()
+	if err != nil {
+		return nil, fmt.Errorf("type %q: %v", s, err)
+	}
+	return t, nil
+}
+
+type typeParser struct {
+	src string
+	i   int
+}
+
+func (p *typeParser) skip() {
+	for p.i < len(p.src) && p.src[p.i] == ' ' {
+		p.i++
+	}
+}
+
+func (p *typeParser) ident() string {
+	p.skip()
+	start := p.i
+	for p.i < len(p.src) {
+		c := p.src[p.i]
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ':' {
+			p.i++
+			continue
+		}
+		break
+	}
+	return p.src[start:p.i]
+}
+
+func (p *typeParser) parse() (*Type, error) {
+	var cnst, vol bool
+	var name string
+	for {
+		name = p.ident()
+		switch name {
+		case "const":
+			cnst = true
+			continue
+		case "volatile":
+			vol = true
+			continue
+		}
+		break
+	}
+	if name == "" {
+		return nil, fmt.Errorf("expected a type name at column %d", p.i+1)
+	}
+	var t *Type
+	if name == "std::vector" {
+		p.skip()
+		if p.i >= len(p.src) || p.src[p.i] != '<' {
+			return nil, fmt.Errorf("std::vector needs an element type: std::vector<u32>")
+		}
+		p.i++
+		depth, start := 1, p.i
+		for p.i < len(p.src) && depth > 0 {
+			switch p.src[p.i] {
+			case '<':
+				depth++
+			case '>':
+				depth--
+			}
+			p.i++
+		}
+		if depth != 0 {
+			return nil, fmt.Errorf("unbalanced <> in std::vector")
+		}
+		elem, err := ParseType(p.src[start : p.i-1])
+		if err != nil {
+			return nil, err
+		}
+		t = &Type{Kind: KindVector, Name: "std::vector", Elem: elem, size: 24, align: 8}
+	} else if b, ok := builtins[name]; ok {
+		t = &Type{Kind: b.kind, Name: name, Signed: b.signed, size: b.size, align: b.size}
+		switch b.kind {
+		case KindMutex, KindSystem:
+			t.align = 8
+		case KindVoid:
+			t.align = 1
+		}
+	} else {
+		if strings.Contains(name, ":") {
+			return nil, fmt.Errorf("unknown scoped name %q (only std::vector<...> is understood)", name)
+		}
+		// A reference to a struct, enum or opaque type; kind fixed by Resolve.
+		t = &Type{Kind: KindStruct, Name: name}
+	}
+	t.Const, t.Volatile = cnst, vol
+	for {
+		p.skip()
+		if p.i >= len(p.src) {
+			return t, nil
+		}
+		switch p.src[p.i] {
+		case '*':
+			p.i++
+			t = &Type{Kind: KindPointer, Name: "*", Elem: t, size: 8, align: 8}
+		case '[':
+			end := strings.IndexByte(p.src[p.i:], ']')
+			if end < 0 {
+				return nil, fmt.Errorf("missing ]")
+			}
+			num := strings.TrimSpace(p.src[p.i+1 : p.i+end])
+			p.i += end + 1
+			n := -1
+			if num != "" {
+				v, err := strconv.ParseUint(num, 0, 31)
+				if err != nil || v == 0 {
+					return nil, fmt.Errorf("array length %q is not a positive integer", num)
+				}
+				n = int(v)
+			}
+			if t.Kind == KindArray && t.Len < 0 {
+				return nil, fmt.Errorf("a flexible array cannot have a further dimension")
+			}
+			t = wrapArray(t, n)
+		default:
+			return nil, fmt.Errorf("unexpected %q at column %d", p.src[p.i], p.i+1)
+		}
+	}
+}
+
+// wrapArray appends a dimension: "u8[2][3]" is two arrays of three u8, as in C.
+func wrapArray(t *Type, n int) *Type {
+	if t.Kind == KindArray {
+		inner := wrapArray(t.Elem, n)
+		return &Type{Kind: KindArray, Name: "[]", Elem: inner, Len: t.Len}
+	}
+	return &Type{Kind: KindArray, Name: "[]", Elem: t, Len: n}
+}
+
+// Size is the type's size in bytes (x86-64 LP64). Valid after Resolve.
+func (t *Type) Size() int {
+	switch t.Kind {
+	case KindArray:
+		if t.Len < 0 {
+			return 0
+		}
+		return t.Len * t.Elem.Size()
+	case KindStruct:
+		if t.Struct != nil {
+			return t.Struct.Size
+		}
+	case KindEnum:
+		if t.Enum != nil {
+			return t.Enum.Size
+		}
+	}
+	return t.size
+}
+
+// Align is the type's alignment in bytes (x86-64 LP64). Valid after Resolve.
+func (t *Type) Align() int {
+	switch t.Kind {
+	case KindArray:
+		return t.Elem.Align()
+	case KindStruct:
+		if t.Struct != nil {
+			return t.Struct.Align()
+		}
+	case KindEnum:
+		if t.Enum != nil {
+			return t.Enum.Size
+		}
+	}
+	if t.align == 0 {
+		return 1
+	}
+	return t.align
+}
+
+// Complete reports whether the type has a size, i.e. can be a struct member
+// or a by-value parameter.
+func (t *Type) Complete() bool {
+	switch t.Kind {
+	case KindVoid, KindOpaque:
+		return false
+	case KindArray:
+		return t.Elem.Complete()
+	}
+	return true
+}
+
+// String renders the type back in the spec grammar.
+func (t *Type) String() string {
+	switch t.Kind {
+	case KindPointer:
+		return t.Elem.String() + "*"
+	case KindArray:
+		dims := ""
+		e := t
+		for e.Kind == KindArray {
+			if e.Len < 0 {
+				dims += "[]"
+			} else {
+				dims += "[" + strconv.Itoa(e.Len) + "]"
+			}
+			e = e.Elem
+		}
+		return e.String() + dims
+	case KindVector:
+		return quals(t) + "std::vector<" + t.Elem.String() + ">"
+	}
+	return quals(t) + t.Name
+}
+
+func quals(t *Type) string {
+	q := ""
+	if t.Volatile {
+		q += "volatile "
+	}
+	if t.Const {
+		q += "const "
+	}
+	return q
+}
+
+// Base strips pointers and arrays.
+func (t *Type) Base() *Type {
+	for t.Kind == KindPointer || t.Kind == KindArray {
+		t = t.Elem
+	}
+	return t
+}
+
+// Refs calls fn for every named (non-builtin) type the expression mentions.
+func (t *Type) Refs(fn func(*Type)) {
+	switch t.Kind {
+	case KindPointer, KindArray, KindVector:
+		t.Elem.Refs(fn)
+	case KindStruct, KindEnum, KindOpaque:
+		fn(t)
+	}
+}

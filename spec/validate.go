@@ -1,0 +1,581 @@
+package spec
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+type checker struct {
+	s    *Spec
+	errs Errors
+}
+
+func (c *checker) at(f *Fact, key, rule, format string, args ...any) {
+	c.errs = append(c.errs, &Error{Pos: c.s.PosOf(f, key), Rule: rule, Msg: fmt.Sprintf(format, args...)})
+}
+
+// validate holds the merged, resolved spec to every rule in Rules.
+func (s *Spec) validate(dirName string) Errors {
+	c := &checker{s: s}
+	c.release(dirName)
+	c.facts()
+	c.counts()
+	c.nodes()
+	c.forward()
+	c.reverse()
+	c.enums()
+	c.constants()
+	c.messages()
+	c.structs()
+	return c.errs
+}
+
+func (c *checker) release(dirName string) {
+	r := &c.s.Release
+	if r.Pos.File == "" {
+		c.errs = append(c.errs, &Error{Pos: Pos{File: c.s.Dir}, Rule: "required", Msg: "no [release] table in any file; add one with name = \"" + dirName + "\""})
+		return
+	}
+	if r.Name == "" {
+		c.at(&r.Fact, "name", "required", "[release] needs name")
+	} else if dirName != "." && dirName != r.Name {
+		c.at(&r.Fact, "name", "release-name", "release name %q does not match its directory %q; rename one of them", r.Name, dirName)
+	}
+	if c.s.Counts.Pos.File == "" {
+		c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [counts] table in any file"})
+	}
+	if c.s.Table.Pos.File == "" {
+		c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [slot_table] table in any file"})
+	}
+	for _, need := range r.LibNCCOM.VersionNeeds {
+		if need.File == r.LibNRT.SONAME && c.s.Node(need.Version) == nil {
+			c.at(&r.LibNCCOM.Fact, "version_need", "version-need", "libnccom needs %s from %s, which declares no such [[version_node]]", need.Version, need.File)
+		}
+	}
+}
+
+// facts checks provenance on every row.
+func (c *checker) facts() {
+	check := func(f *Fact, what string) {
+		if f.Pos.File == "" {
+			return
+		}
+		if !f.Conf.Valid() {
+			c.at(f, "conf", "conf", "%s: conf = %q; use HIGH, MED or INFERRED", what, f.Conf)
+		}
+		if strings.TrimSpace(f.Source) == "" {
+			c.at(f, "source", "conf", "%s: source is empty; say where the fact comes from", what)
+		}
+		keys := make([]string, 0, len(f.Fields))
+		for k := range f.Fields {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if !Conf(f.Fields[k]).Valid() {
+				c.at(f, "conf_fields", "conf", "%s: conf_fields.%s = %q; use HIGH, MED or INFERRED", what, k, f.Fields[k])
+			}
+		}
+	}
+	s := c.s
+	check(&s.Release.Fact, "[release]")
+	for _, l := range []*Library{&s.Release.LibNRT, &s.Release.LibNCCOM, &s.Release.NetPlugin} {
+		check(&l.Fact, l.Path)
+	}
+	check(&s.Counts.Fact, "[counts]")
+	check(&s.Table.Fact, "[slot_table]")
+	for i := range s.Nodes {
+		check(&s.Nodes[i].Fact, "version node "+s.Nodes[i].Name)
+	}
+	for i := range s.Forward {
+		check(&s.Forward[i].Fact, s.Forward[i].Name)
+	}
+	for i := range s.Reverse {
+		check(&s.Reverse[i].Fact, s.Reverse[i].Name)
+	}
+	for i := range s.Constants {
+		check(&s.Constants[i].Fact, s.Constants[i].Name)
+	}
+	for i := range s.Enums {
+		check(&s.Enums[i].Fact, s.Enums[i].Name)
+	}
+	for i := range s.Opaques {
+		check(&s.Opaques[i].Fact, s.Opaques[i].Name)
+	}
+	for i := range s.Messages {
+		check(&s.Messages[i].Fact, s.Messages[i].ID)
+	}
+	for i := range s.Notes {
+		check(&s.Notes[i].Fact, s.Notes[i].ID)
+	}
+	for i := range s.Links {
+		check(&s.Links[i].Fact, s.Links[i].Variant)
+	}
+	for _, st := range s.Structs {
+		check(&st.Fact, st.Name)
+		for j := range st.Fields {
+			check(&st.Fields[j].Fact, st.Name+"."+st.Fields[j].Name)
+		}
+	}
+}
+
+func (c *checker) counts() {
+	s := c.s
+	if s.Counts.Pos.File == "" {
+		return
+	}
+	if len(s.Forward) != s.Counts.Forward {
+		c.at(&s.Counts.Fact, "forward", "count", "[counts] forward = %d but %d [[forward]] rows are written", s.Counts.Forward, len(s.Forward))
+	}
+	nec, nrt := 0, 0
+	for _, r := range s.Reverse {
+		switch {
+		case strings.HasPrefix(r.Name, "nec_"):
+			nec++
+		case strings.HasPrefix(r.Name, "nrt_"):
+			nrt++
+		}
+	}
+	if nec != s.Counts.ReverseNEC {
+		c.at(&s.Counts.Fact, "reverse_nec", "count", "[counts] reverse_nec = %d but %d nec_* [[reverse]] rows are written", s.Counts.ReverseNEC, nec)
+	}
+	if nrt != s.Counts.ReverseNRT {
+		c.at(&s.Counts.Fact, "reverse_nrt", "count", "[counts] reverse_nrt = %d but %d nrt_* [[reverse]] rows are written", s.Counts.ReverseNRT, nrt)
+	}
+}
+
+// uniq reports the second and later occurrence of each name.
+func (c *checker) uniq(what string, n int, name func(int) (string, *Fact, string)) {
+	seen := map[string]*Fact{}
+	for i := 0; i < n; i++ {
+		nm, f, key := name(i)
+		if nm == "" {
+			continue
+		}
+		if first, ok := seen[nm]; ok {
+			c.at(f, key, "unique", "%s %q is declared twice (first at %s)", what, nm, first.Pos)
+			continue
+		}
+		seen[nm] = f
+	}
+}
+
+func (c *checker) nodes() {
+	s := c.s
+	c.uniq("version node", len(s.Nodes), func(i int) (string, *Fact, string) { return s.Nodes[i].Name, &s.Nodes[i].Fact, "name" })
+	bases := 0
+	idx := map[int]bool{}
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		if n.Name == "" {
+			c.at(&n.Fact, "name", "required", "[[version_node]] needs a name")
+		}
+		if n.Base {
+			bases++
+			if n.Parent != "" {
+				c.at(&n.Fact, "parent", "version-node", "the BASE node %s cannot have a parent", n.Name)
+			}
+			if n.Name != s.Release.LibNRT.SONAME {
+				c.at(&n.Fact, "name", "version-node", "the BASE node is named after the SONAME %q, not %q", s.Release.LibNRT.SONAME, n.Name)
+			}
+		}
+		if n.Index < 1 || n.Index > len(s.Nodes) || idx[n.Index] {
+			c.at(&n.Fact, "index", "version-node", "version node %s has index %d; indices are 1..%d, each used once", n.Name, n.Index, len(s.Nodes))
+		}
+		idx[n.Index] = true
+		if n.Parent != "" && s.Node(n.Parent) == nil {
+			c.at(&n.Fact, "parent", "version-node", "version node %s names parent %q, which is not declared", n.Name, n.Parent)
+		}
+		// Follow parents; a cycle never reaches a node without one.
+		seen := map[string]bool{n.Name: true}
+		for p := s.Node(n.Parent); p != nil; p = s.Node(p.Parent) {
+			if seen[p.Name] {
+				c.at(&n.Fact, "parent", "version-node", "version node %s is its own ancestor", n.Name)
+				break
+			}
+			seen[p.Name] = true
+		}
+	}
+	if bases != 1 && len(s.Nodes) > 0 {
+		c.errs = append(c.errs, &Error{Pos: s.Nodes[0].Pos, Rule: "version-node", Msg: fmt.Sprintf("%d BASE version nodes; exactly one (the SONAME) is required", bases)})
+	}
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (c *checker) forward() {
+	s := c.s
+	t := &s.Table
+	c.uniq("forward symbol", len(s.Forward), func(i int) (string, *Fact, string) { return s.Forward[i].Name, &s.Forward[i].Fact, "name" })
+	c.uniq("trampoline", len(s.Forward), func(i int) (string, *Fact, string) {
+		return s.Forward[i].Trampoline, &s.Forward[i].Fact, "trampoline"
+	})
+	c.uniq("dlsym index", len(s.Forward), func(i int) (string, *Fact, string) {
+		return itoa(s.Forward[i].Index), &s.Forward[i].Fact, "index"
+	})
+	c.uniq("slot address", len(s.Forward), func(i int) (string, *Fact, string) {
+		return fmt.Sprintf("%#x", s.Forward[i].Slot), &s.Forward[i].Fact, "slot"
+	})
+	probes, hots := 0, 0
+	for i := range s.Forward {
+		f := &s.Forward[i]
+		if !strings.HasPrefix(f.Name, "neuron") || !identRE.MatchString(f.Name) {
+			c.at(&f.Fact, "name", "forward-name", "forward symbol %q must be a C identifier starting with neuron", f.Name)
+		}
+		if !strings.HasPrefix(f.Trampoline, "nccl") || !identRE.MatchString(f.Trampoline) {
+			c.at(&f.Fact, "trampoline", "forward-name", "trampoline %q of %s must be a C identifier starting with nccl", f.Trampoline, f.Name)
+		} else if strings.TrimPrefix(f.Trampoline, "nccl") != strings.TrimPrefix(f.Name, "neuron") {
+			c.at(&f.Fact, "trampoline", "forward-name", "trampoline %s does not front %s; the nccl* and neuron* suffixes must match", f.Trampoline, f.Name)
+		}
+		if f.Index < 0 || f.Index >= len(s.Forward) {
+			c.at(&f.Fact, "index", "dlsym-index", "%s: dlsym index %d is outside 0..%d", f.Name, f.Index, len(s.Forward)-1)
+		}
+		switch f.Guard {
+		case Guarded:
+		case Probe:
+			probes++
+			if f.Index != 0 {
+				c.at(&f.Fact, "guard", "guard", "%s is the version probe but has dlsym index %d; the probe is resolved first (index 0)", f.Name, f.Index)
+			}
+		case Hot:
+			hots++
+		default:
+			c.at(&f.Fact, "guard", "guard", "%s: guard = %q; use guarded, probe or hot", f.Name, f.Guard)
+		}
+		if f.Index == 0 && f.Guard != Probe {
+			c.at(&f.Fact, "guard", "guard", "%s has dlsym index 0 but is not the probe; index 0 is the unguarded version probe", f.Name)
+		}
+		if f.Group == "" {
+			c.at(&f.Fact, "group", "required", "%s needs a group", f.Name)
+		}
+		if f.Returns == "" {
+			c.at(&f.Fact, "returns", "required", "%s needs returns (the C return type)", f.Name)
+		}
+	}
+	if probes != 1 || hots != 1 {
+		p := t.Pos
+		if len(s.Forward) > 0 {
+			p = s.Forward[0].Pos
+		}
+		c.errs = append(c.errs, &Error{Pos: p, Rule: "guard", Msg: fmt.Sprintf("%d probe and %d hot trampolines; exactly one of each (ncclGetVersionInfo, ncclNetworkProxyProgress) is unguarded", probes, hots)})
+	}
+	if t.Pos.File == "" {
+		return
+	}
+	if t.Stride == 0 {
+		c.at(&t.Fact, "stride", "slot-range", "[slot_table] stride must be non-zero (8 on LP64)")
+		return
+	}
+	if t.Top < t.Base || (t.Top-t.Base)%t.Stride != 0 || (t.Top-t.Base)/t.Stride+1 != uint64(len(s.Forward)) {
+		c.at(&t.Fact, "top", "slot-range", "[slot_table] %#x..%#x with stride %d holds %d slots, but there are %d forward rows", t.Base, t.Top, t.Stride, (t.Top-t.Base)/t.Stride+1, len(s.Forward))
+	}
+	for _, f := range s.BySlot() {
+		if f.Slot < t.Base || f.Slot > t.Top || (f.Slot-t.Base)%t.Stride != 0 {
+			c.at(&f.Fact, "slot", "slot-range", "%s: slot %#x is not one of the %d-byte slots of %#x..%#x", f.Name, f.Slot, t.Stride, t.Base, t.Top)
+		}
+	}
+	// Contiguity: every slot of the range is taken (uniqueness is checked above).
+	have := map[uint64]bool{}
+	for _, f := range s.Forward {
+		have[f.Slot] = true
+	}
+	for a := t.Base; a <= t.Top && t.Top-t.Base < 1<<20; a += t.Stride {
+		if !have[a] {
+			c.at(&t.Fact, "base", "slot-range", "slot %#x of %#x..%#x is not used by any forward row; the table is contiguous", a, t.Base, t.Top)
+		}
+	}
+	for _, f := range s.Forward {
+		if f.Guard == Probe && f.Slot != t.Top {
+			c.at(&f.Fact, "slot", "dlsym-index", "the probe %s sits at %#x; it is the top slot %#x", f.Name, f.Slot, t.Top)
+		}
+		switch t.Order {
+		case "descending":
+			if want := t.Top - uint64(f.Index)*t.Stride; f.Slot != want && f.Index >= 0 {
+				c.at(&f.Fact, "index", "dlsym-index", "%s: dlsym index %d lives at %#x in a descending table, not %#x", f.Name, f.Index, want, f.Slot)
+			}
+		case "ascending":
+			if want := t.Base + uint64(f.Index)*t.Stride; f.Slot != want && f.Index >= 0 {
+				c.at(&f.Fact, "index", "dlsym-index", "%s: dlsym index %d lives at %#x in an ascending table, not %#x", f.Name, f.Index, want, f.Slot)
+			}
+		case "":
+		default:
+			c.at(&t.Fact, "order", "dlsym-index", "[slot_table] order = %q; use descending, ascending or leave it out", t.Order)
+		}
+	}
+}
+
+func (c *checker) reverse() {
+	s := c.s
+	c.uniq("reverse symbol", len(s.Reverse), func(i int) (string, *Fact, string) { return s.Reverse[i].Name, &s.Reverse[i].Fact, "name" })
+	for i := range s.Reverse {
+		r := &s.Reverse[i]
+		if !(strings.HasPrefix(r.Name, "nec_") || strings.HasPrefix(r.Name, "nrt_")) || !identRE.MatchString(r.Name) {
+			c.at(&r.Fact, "name", "reverse-name", "reverse symbol %q must be a C identifier starting with nec_ or nrt_", r.Name)
+		}
+		switch n := s.Node(r.Version); {
+		case r.Version == "":
+			c.at(&r.Fact, "version", "reverse-version", "%s has no version; reverse callbacks are bound to a version node such as NRT_2.0.0", r.Name)
+		case n == nil:
+			c.at(&r.Fact, "version", "reverse-version", "%s is bound to %q, which is not a declared [[version_node]]", r.Name, r.Version)
+		case n.Base:
+			c.at(&r.Fact, "version", "reverse-version", "%s is bound to the BASE node %s; an unversioned callback does not satisfy libnccom's versioned import", r.Name, r.Version)
+		}
+		params := map[string]bool{}
+		for _, p := range r.Params {
+			params[p.Name] = true
+		}
+		switch r.Shape {
+		case ShapeAdapter:
+			if len(r.TargetArgs) == 0 || r.Target == "" {
+				c.at(&r.Fact, "target_args", "adapter-mapping", "adapter %s needs target and target_args (the callee's arguments as callback parameter names)", r.Name)
+			}
+			for j, a := range r.TargetArgs {
+				if !params[a] {
+					c.at(&r.Fact, fmt.Sprintf("target_args[%d]", j), "adapter-mapping", "adapter %s passes %q to %s, but %s has no such parameter", r.Name, a, r.Target, r.Name)
+				}
+			}
+		case ShapeReentrant:
+			if len(r.Reenters) == 0 {
+				c.at(&r.Fact, "reenters", "reentrant", "re-entrant %s must name the runtime queries it calls in reenters", r.Name)
+			}
+			for j, q := range r.Reenters {
+				key := fmt.Sprintf("reenters[%d]", j)
+				if s.ForwardByName(q) != nil || strings.HasPrefix(q, "neuron") || strings.HasPrefix(q, "nccl") {
+					c.at(&r.Fact, key, "reentrant", "%s re-enters %s across the seam; a nec_* callback must never call into libnccom", r.Name, q)
+				} else if rq := s.ReverseByName(q); rq == nil || rq.Shape != ShapeQuery {
+					c.at(&r.Fact, key, "reentrant", "%s re-enters %q, which is not a reverse query row", r.Name, q)
+				}
+			}
+		case ShapeInline, ShapeThunk, ShapeQuery:
+		default:
+			c.at(&r.Fact, "shape", "required", "%s: shape = %q; use inline, thunk, adapter, re-entrant or query", r.Name, r.Shape)
+		}
+		if r.Shape != ShapeAdapter && len(r.TargetArgs) > 0 {
+			c.at(&r.Fact, "target_args", "adapter-mapping", "%s has target_args but is a %s, not an adapter", r.Name, r.Shape)
+		}
+		if r.Shape != ShapeReentrant && len(r.Reenters) > 0 {
+			c.at(&r.Fact, "reenters", "reentrant", "%s has reenters but is a %s, not re-entrant", r.Name, r.Shape)
+		}
+		if r.Returns == "" {
+			c.at(&r.Fact, "returns", "required", "%s needs returns (the C return type)", r.Name)
+		}
+	}
+}
+
+func (c *checker) enums() {
+	s := c.s
+	c.uniq("enum", len(s.Enums), func(i int) (string, *Fact, string) { return s.Enums[i].Name, &s.Enums[i].Fact, "name" })
+	seen := map[string]string{}
+	for i := range s.Enums {
+		e := &s.Enums[i]
+		if e.Size != 4 {
+			c.at(&e.Fact, "size", "enum", "enum %s has size %d; gcc gives a plain enum 4 bytes on LP64", e.Name, e.Size)
+		}
+		vals := map[int64]string{}
+		for j, v := range e.Values {
+			key := fmt.Sprintf("values[%d]", j)
+			if other, ok := seen[v.Name]; ok {
+				c.at(&e.Fact, key, "unique", "enumerator %s of %s is already declared in %s", v.Name, e.Name, other)
+			}
+			seen[v.Name] = e.Name
+			if other, ok := vals[v.Value]; ok && !e.Status {
+				c.at(&e.Fact, key, "enum", "%s and %s of %s share the value %d", other, v.Name, e.Name, v.Value)
+			}
+			vals[v.Value] = v.Name
+			if v.Value < -1<<31 || v.Value > 1<<32-1 {
+				c.at(&e.Fact, key, "enum", "%s = %d does not fit a 4-byte enum", v.Name, v.Value)
+			}
+			if v.Conf != "" && !v.Conf.Valid() {
+				c.at(&e.Fact, key, "conf", "%s: conf = %q; use HIGH, MED or INFERRED", v.Name, v.Conf)
+			}
+		}
+	}
+	c.uniq("opaque type", len(s.Opaques), func(i int) (string, *Fact, string) { return s.Opaques[i].Name, &s.Opaques[i].Fact, "name" })
+}
+
+func (c *checker) constants() {
+	s := c.s
+	c.uniq("constant", len(s.Constants), func(i int) (string, *Fact, string) {
+		return s.Constants[i].Name, &s.Constants[i].Fact, "name"
+	})
+	for i := range s.Constants {
+		k := &s.Constants[i]
+		if !identRE.MatchString(k.Name) {
+			c.at(&k.Fact, "name", "constant", "constant name %q is not a C identifier", k.Name)
+		}
+		switch k.Type {
+		case "string":
+			if _, ok := k.Str(); !ok {
+				c.at(&k.Fact, "value", "constant", "%s is declared string but its value is %T", k.Name, k.Value)
+			}
+		case "u32", "u64", "int", "size_t":
+			v, ok := k.Int()
+			if !ok {
+				c.at(&k.Fact, "value", "constant", "%s is declared %s but its value is %T", k.Name, k.Type, k.Value)
+			} else if v < 0 && k.Type != "int" || k.Type == "u32" && v > 1<<32-1 || k.Type == "int" && (v > 1<<31-1 || v < -1<<31) {
+				c.at(&k.Fact, "value", "constant", "%s = %d does not fit %s", k.Name, v, k.Type)
+			}
+		default:
+			c.at(&k.Fact, "type", "constant", "%s: type = %q; use u32, u64, int, size_t or string", k.Name, k.Type)
+		}
+	}
+}
+
+var verbRE = regexp.MustCompile(`%[-+ #0]*[0-9*]*(?:\.[0-9*]+)?(?:hh|h|ll|l|z|j|t)?[diouxXcspfeEgGa%]`)
+
+func (c *checker) messages() {
+	s := c.s
+	c.uniq("message", len(s.Messages), func(i int) (string, *Fact, string) { return s.Messages[i].ID, &s.Messages[i].Fact, "id" })
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		if !identRE.MatchString(m.ID) {
+			c.at(&m.Fact, "id", "required", "message id %q is not an identifier", m.ID)
+		}
+		n := 0
+		for _, v := range verbRE.FindAllString(m.Text, -1) {
+			if v != "%%" {
+				n++
+			}
+		}
+		if n != len(m.Args) {
+			c.at(&m.Fact, "args", "message-args", "message %s has %d printf verbs but %d args; list one arg per verb", m.ID, n, len(m.Args))
+		}
+	}
+}
+
+func (c *checker) structs() {
+	s := c.s
+	names := map[string]*Fact{}
+	for _, st := range s.Structs {
+		for _, n := range append([]string{st.Name, st.CTag()}, st.Aliases...) {
+			if first, ok := names[n]; ok && first != &st.Fact {
+				c.at(&st.Fact, "name", "unique", "struct name %q is already used (first at %s)", n, first.Pos)
+			}
+			names[n] = &st.Fact
+		}
+	}
+	cyclic := c.cycles()
+	for _, st := range s.Structs {
+		if cyclic[st] {
+			continue
+		}
+		c.structLayout(st)
+	}
+}
+
+// cycles reports structs that embed themselves by value, directly or not.
+func (c *checker) cycles() map[*Struct]bool {
+	bad := map[*Struct]bool{}
+	state := map[*Struct]int{} // 1 visiting, 2 done
+	var visit func(*Struct) bool
+	visit = func(st *Struct) bool {
+		switch state[st] {
+		case 1:
+			return true
+		case 2:
+			return bad[st]
+		}
+		state[st] = 1
+		for _, f := range st.Fields {
+			if f.T == nil {
+				continue
+			}
+			if e := byValueStruct(f.T); e != nil && visit(e) {
+				bad[st] = true
+			}
+		}
+		state[st] = 2
+		return bad[st]
+	}
+	for _, st := range c.s.Structs {
+		if visit(st) {
+			c.at(&st.Fact, "name", "struct-cycle", "struct %s contains itself by value", st.Name)
+		}
+	}
+	return bad
+}
+
+func byValueStruct(t *Type) *Struct {
+	for t.Kind == KindArray {
+		t = t.Elem
+	}
+	if t.Kind == KindStruct {
+		return t.Struct
+	}
+	return nil
+}
+
+func (c *checker) structLayout(st *Struct) {
+	if st.Size <= 0 {
+		c.at(&st.Fact, "size", "required", "struct %s needs its total size (size = N); model unknown parts as opaque ranges", st.Name)
+		return
+	}
+	seen := map[string]bool{}
+	prevEnd, prevName := 0, ""
+	for j := range st.Fields {
+		f := &st.Fields[j]
+		if f.Name == "" || !identRE.MatchString(f.Name) {
+			c.at(&f.Fact, "name", "required", "%s: field name %q is not a C identifier", st.Name, f.Name)
+		}
+		if seen[f.Name] {
+			c.at(&f.Fact, "name", "unique", "%s.%s is declared twice", st.Name, f.Name)
+		}
+		seen[f.Name] = true
+		if f.T == nil {
+			continue
+		}
+		sz, al := f.T.Size(), f.T.Align()
+		if f.Size != 0 && f.Size != sz {
+			c.at(&f.Fact, "size", "struct-size", "%s.%s declares size %d but its type %s has size %d", st.Name, f.Name, f.Size, f.Type, sz)
+		}
+		if f.Offset < 0 || f.Offset+sz > st.Size {
+			c.at(&f.Fact, "offset", "struct-bounds", "%s.%s at %d..%d lies outside the struct's %d bytes", st.Name, f.Name, f.Offset, f.Offset+sz, st.Size)
+		}
+		if al > 0 && f.Offset%al != 0 && !st.Packed {
+			c.at(&f.Fact, "offset", "struct-align", "%s.%s at offset %d is not aligned for %s (alignment %d on x86-64)", st.Name, f.Name, f.Offset, f.Type, al)
+		}
+		if j > 0 {
+			switch {
+			case f.Offset < st.Fields[j-1].Offset:
+				c.at(&f.Fact, "offset", "struct-order", "%s.%s at %d comes after %s at %d; keep fields sorted by offset", st.Name, f.Name, f.Offset, prevName, st.Fields[j-1].Offset)
+			case f.Offset < prevEnd:
+				c.at(&f.Fact, "offset", "struct-overlap", "%s.%s at %d overlaps %s, which ends at %d", st.Name, f.Name, f.Offset, prevName, prevEnd)
+			}
+		}
+		if f.T.Kind == KindArray && f.T.Len < 0 && f.Offset != st.Size {
+			c.at(&f.Fact, "offset", "struct-bounds", "%s.%s is a flexible array member and sits at the end (%d), not %d", st.Name, f.Name, st.Size, f.Offset)
+		}
+		prevEnd, prevName = max(prevEnd, f.Offset+sz), f.Name
+	}
+	if al := st.Align(); st.Size%al != 0 && !st.Prefix {
+		c.at(&st.Fact, "size", "struct-size", "struct %s has size %d, not a multiple of its alignment %d; no C compiler lays it out that way", st.Name, st.Size, al)
+	}
+	for j := range st.Opaque {
+		o := &st.Opaque[j]
+		if o.Size <= 0 {
+			c.at(&o.Fact, "size", "opaque-overlap", "%s: opaque range at %d has size %d; it must be non-empty", st.Name, o.Offset, o.Size)
+			continue
+		}
+		if o.Offset < 0 || o.End() > st.Size {
+			c.at(&o.Fact, "offset", "struct-bounds", "%s: opaque range %d..%d lies outside the struct's %d bytes", st.Name, o.Offset, o.End(), st.Size)
+		}
+		if j > 0 {
+			p := st.Opaque[j-1]
+			if o.Offset < p.Offset {
+				c.at(&o.Fact, "offset", "struct-order", "%s: opaque range at %d comes after the one at %d; keep them sorted", st.Name, o.Offset, p.Offset)
+			} else if o.Offset < p.End() {
+				c.at(&o.Fact, "offset", "opaque-overlap", "%s: opaque ranges %d..%d and %d..%d overlap", st.Name, p.Offset, p.End(), o.Offset, o.End())
+			}
+		}
+		for _, f := range st.Fields {
+			if f.T != nil && o.Offset < f.Offset+f.T.Size() && f.Offset < o.End() {
+				c.at(&o.Fact, "offset", "opaque-overlap", "%s: opaque range %d..%d overlaps field %s at %d..%d", st.Name, o.Offset, o.End(), f.Name, f.Offset, f.Offset+f.T.Size())
+			}
+		}
+	}
+	if len(st.Fields) == 0 && len(st.Opaque) == 0 {
+		c.at(&st.Fact, "name", "required", "struct %s has neither fields nor opaque ranges; declare at least an opaque range covering its size", st.Name)
+	}
+}

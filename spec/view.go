@@ -1,0 +1,174 @@
+package spec
+
+import "fmt"
+
+// View is the stable JSON form of a spec (nrtabi spec show --format json).
+// Addresses are hexadecimal strings.
+type View struct {
+	Release      ReleaseView     `json:"release"`
+	VersionNodes []NodeView      `json:"version_nodes"`
+	SlotTable    TableView       `json:"slot_table"`
+	Forward      []ForwardView   `json:"forward"`
+	Reverse      []ReverseView   `json:"reverse"`
+	Constants    []ConstantView  `json:"constants"`
+	Enums        []EnumView      `json:"enums"`
+	Messages     []MessageView   `json:"messages"`
+	Structs      []StructView    `json:"structs"`
+	Notes        []Contradiction `json:"contradictions"`
+}
+
+// ReleaseView identifies the release.
+type ReleaseView struct {
+	Name        string  `json:"name"`
+	DerivedFrom string  `json:"derived_from,omitempty"`
+	Libnrt      Library `json:"libnrt"`
+	Libnccom    Library `json:"libnccom"`
+}
+
+// NodeView is a version node.
+type NodeView struct {
+	Name   string `json:"name"`
+	Index  int    `json:"index"`
+	Base   bool   `json:"base"`
+	Parent string `json:"parent,omitempty"`
+}
+
+// TableView is the forward slot table.
+type TableView struct {
+	Base   string `json:"base"`
+	Top    string `json:"top"`
+	Stride uint64 `json:"stride"`
+	Order  string `json:"order"`
+}
+
+// ForwardView is one forward row.
+type ForwardView struct {
+	Name           string    `json:"name"`
+	Index          int       `json:"index"`
+	Slot           string    `json:"slot"`
+	Trampoline     string    `json:"trampoline"`
+	Guarded        bool      `json:"guarded"`
+	Guard          string    `json:"guard"`
+	Group          string    `json:"group"`
+	NCCOMAddr      string    `json:"nccom_addr"`
+	TrampolineAddr string    `json:"trampoline_addr"`
+	Signature      Signature `json:"signature"`
+	C              string    `json:"c"`
+	Conf           Conf      `json:"conf"`
+}
+
+// ReverseView is one reverse row.
+type ReverseView struct {
+	Name       string    `json:"name"`
+	Version    string    `json:"version"`
+	Shape      string    `json:"shape"`
+	Group      string    `json:"group"`
+	Addr       string    `json:"addr"`
+	Target     string    `json:"target,omitempty"`
+	TargetArgs []string  `json:"target_args,omitempty"`
+	Signature  Signature `json:"signature"`
+	C          string    `json:"c"`
+	Conf       Conf      `json:"conf"`
+}
+
+// ConstantView is one constant.
+type ConstantView struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Value any    `json:"value"`
+	Conf  Conf   `json:"conf"`
+}
+
+// EnumView is one enum.
+type EnumView struct {
+	Name   string      `json:"name"`
+	Size   int         `json:"size"`
+	Values []EnumValue `json:"values"`
+	Conf   Conf        `json:"conf"`
+}
+
+// MessageView is one exact string.
+type MessageView struct {
+	ID    string `json:"id"`
+	Where string `json:"where"`
+	Text  string `json:"text"`
+	Conf  Conf   `json:"conf"`
+}
+
+// StructView is one struct layout.
+type StructView struct {
+	Name    string       `json:"name"`
+	Size    int          `json:"size"`
+	Align   int          `json:"align"`
+	Side    string       `json:"side,omitempty"`
+	Packed  bool         `json:"packed,omitempty"`
+	Prefix  bool         `json:"prefix,omitempty"`
+	Fields  []FieldView  `json:"fields"`
+	Opaque  []OpaqueView `json:"opaque"`
+	Conf    Conf         `json:"conf"`
+	Aliases []string     `json:"aliases,omitempty"`
+}
+
+// FieldView is one known field.
+type FieldView struct {
+	Name   string `json:"name"`
+	Offset int    `json:"offset"`
+	Size   int    `json:"size"`
+	Type   string `json:"type"`
+	Conf   Conf   `json:"conf"`
+}
+
+// OpaqueView is an undescribed byte range.
+type OpaqueView struct {
+	Offset int `json:"offset"`
+	Size   int `json:"size"`
+}
+
+func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }
+
+// View builds the JSON form.
+func (s *Spec) View() View {
+	v := View{
+		Release:   ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom, Libnrt: s.Release.LibNRT, Libnccom: s.Release.LibNCCOM},
+		SlotTable: TableView{Base: hexAddr(s.Table.Base), Top: hexAddr(s.Table.Top), Stride: s.Table.Stride, Order: s.Table.Order},
+		Notes:     s.Notes,
+	}
+	for _, n := range s.Nodes {
+		v.VersionNodes = append(v.VersionNodes, NodeView{n.Name, n.Index, n.Base, n.Parent})
+	}
+	for _, f := range s.ByIndex() {
+		v.Forward = append(v.Forward, ForwardView{
+			Name: f.Name, Index: f.Index, Slot: hexAddr(f.Slot), Trampoline: f.Trampoline,
+			Guarded: f.Guard == Guarded, Guard: f.Guard, Group: f.Group,
+			NCCOMAddr: hexAddr(f.NCCOMAddr), TrampolineAddr: hexAddr(f.TrampolineAddr),
+			Signature: f.Signature, C: f.Signature.C(f.Name), Conf: f.Conf,
+		})
+	}
+	for _, r := range s.Reverse {
+		v.Reverse = append(v.Reverse, ReverseView{
+			Name: r.Name, Version: r.Version, Shape: r.Shape, Group: r.Group, Addr: hexAddr(r.Addr),
+			Target: r.Target, TargetArgs: r.TargetArgs, Signature: r.Signature, C: r.Signature.C(r.Name), Conf: r.Conf,
+		})
+	}
+	for _, k := range s.Constants {
+		v.Constants = append(v.Constants, ConstantView{k.Name, k.Type, k.Value, k.Conf})
+	}
+	for _, e := range s.Enums {
+		v.Enums = append(v.Enums, EnumView{e.Name, e.Size, e.Values, e.Conf})
+	}
+	for _, m := range s.Messages {
+		v.Messages = append(v.Messages, MessageView{m.ID, m.Where, m.Text, m.Conf})
+	}
+	for _, st := range s.Structs {
+		sv := StructView{Name: st.Name, Size: st.Size, Align: st.Align(), Side: st.Side, Packed: st.Packed,
+			Prefix: st.Prefix, Conf: st.Conf, Aliases: st.Aliases, Fields: []FieldView{}, Opaque: []OpaqueView{}}
+		for _, f := range st.Fields {
+			sv.Fields = append(sv.Fields, FieldView{f.Name, f.Offset, f.T.Size(), f.T.String(), f.Conf})
+		}
+		for _, o := range st.Opaque {
+			sv.Opaque = append(sv.Opaque, OpaqueView{o.Offset, o.Size})
+		}
+		v.Structs = append(v.Structs, sv)
+	}
+	return v
+}

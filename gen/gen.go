@@ -37,6 +37,9 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 
 // Generate renders every artefact for one release. Nothing is written.
 func Generate(s *spec.Spec) ([]File, error) {
+	if err := requirements(s); err != nil {
+		return nil, fmt.Errorf("generate %s: %w", s.Release.Name, err)
+	}
 	var files []File
 	for _, g := range []func(*spec.Spec) ([]File, error){
 		cHeader, cSlots, versionScripts, cStub,

@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/spec"
@@ -54,9 +53,6 @@ func cSlots(s *spec.Spec) ([]File, error) {
 		d.BySlot = append(d.BySlot, view(f))
 	}
 	failed := s.Message("nccl_request_failed")
-	if failed == nil {
-		return nil, fmt.Errorf("the spec has no message nccl_request_failed (the per-wrapper failure literal)")
-	}
 	for _, f := range s.ByIndex() {
 		d.ByIndex = append(d.ByIndex, view(f))
 		tv := trampView{
@@ -66,9 +62,6 @@ func cSlots(s *spec.Spec) ([]File, error) {
 			Index:  f.Index, Slot: f.Slot,
 		}
 		if f.Guard == spec.Probe {
-			if len(f.Params) != 2 || f.Params[0].T.Kind != spec.KindPointer {
-				return nil, fmt.Errorf("the probe %s must take (struct *out, size n); it has %s", f.Name, cParams(f.Params))
-			}
 			tv.ProbeOut, tv.ProbeN = f.Params[0].Name, f.Params[1].Name
 		}
 		d.Trampolines = append(d.Trampolines, tv)

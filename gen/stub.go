@@ -56,9 +56,6 @@ func cStub(s *spec.Spec) ([]File, error) {
 	ver := s.Constant("NCCOM_VERSION_STRING")
 	compat := s.Constant("NCCOM_COMPAT_ID")
 	gitAfter, compatAfter := s.Constant("VERSION_INFO_GIT_HASH_AFTER"), s.Constant("VERSION_INFO_COMPAT_AFTER")
-	if ver == nil || compat == nil || gitAfter == nil || compatAfter == nil {
-		return nil, fmt.Errorf("the stub needs constants NCCOM_VERSION_STRING, NCCOM_COMPAT_ID, VERSION_INFO_GIT_HASH_AFTER and VERSION_INFO_COMPAT_AFTER")
-	}
 	d := stubData{Banner: cBanner(s), Release: s.Release.Name, Header: HeaderName,
 		SONAME: s.Release.LibNCCOM.SONAME, Git: s.Release.LibNCCOM.Git}
 	d.Compat, _ = compat.Int()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,7 +60,11 @@ func LoadFS(fsys fs.FS, dir, display string) (*Spec, error) {
 		rerrs := s.resolve()
 		errs = append(errs, rerrs...)
 		if len(rerrs) == 0 {
-			errs = append(errs, s.validate(path.Base(dir))...)
+			name := path.Base(dir)
+			if name == "." {
+				name = path.Base(display)
+			}
+			errs = append(errs, s.validate(name)...)
 		}
 	}
 	if len(errs) > 0 {
@@ -88,7 +93,7 @@ func (s *Spec) addFile(name, src string) Errors {
 	var doc fileDoc
 	md, err := toml.Decode(src, &doc)
 	if err != nil {
-		return Errors{decodeError(name, err)}
+		return Errors{decodeError(name, src, err)}
 	}
 	idx := newPosIndex()
 	indexPositions(idx, name, src)
@@ -102,27 +107,32 @@ func (s *Spec) addFile(name, src string) Errors {
 			f.Pos = Pos{File: name}
 		}
 	}
-	single := func(what string, have bool) {
-		if have {
+	single := func(what string, first Pos) {
+		if first.File != "" {
 			p, _ := idx.lookup(what)
-			errs = append(errs, &Error{Pos: p, Rule: "single-table", Msg: fmt.Sprintf("[%s] is already defined in %s; define it in one file", what, s.Files[0])})
+			errs = append(errs, &Error{Pos: p, Rule: "single-table", Msg: fmt.Sprintf("[%s] is already defined at %s; define it in one file", what, first)})
 		}
 	}
 	if doc.Release != nil {
-		single("release", s.Release.Name != "" || s.Release.Pos.File != "")
+		single("release", s.Release.Pos)
 		s.Release = *doc.Release
 		at(&s.Release.Fact, "release")
-		at(&s.Release.LibNRT.Fact, "release.libnrt")
-		at(&s.Release.LibNCCOM.Fact, "release.libnccom")
-		at(&s.Release.NetPlugin.Fact, "release.libnccom_net")
+		// Library tables are optional: an absent one keeps no position and
+		// is not held to the provenance rules.
+		for path, f := range map[string]*Fact{"release.libnrt": &s.Release.LibNRT.Fact,
+			"release.libnccom": &s.Release.LibNCCOM.Fact, "release.libnccom_net": &s.Release.NetPlugin.Fact} {
+			if _, ok := idx.at[path]; ok {
+				at(f, path)
+			}
+		}
 	}
 	if doc.Counts != nil {
-		single("counts", s.Counts.Pos.File != "")
+		single("counts", s.Counts.Pos)
 		s.Counts = *doc.Counts
 		at(&s.Counts.Fact, "counts")
 	}
 	if doc.Table != nil {
-		single("slot_table", s.Table.Pos.File != "")
+		single("slot_table", s.Table.Pos)
 		s.Table = *doc.Table
 		at(&s.Table.Fact, "slot_table")
 	}
@@ -185,12 +195,15 @@ func (s *Spec) PosOf(f *Fact, key string) Pos {
 	return f.Pos
 }
 
-func decodeError(file string, err error) *Error {
+func decodeError(file, src string, err error) *Error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		rule := "syntax"
 		if strings.Contains(pe.Message, "incompatible types") || strings.Contains(pe.Message, "cannot decode") || strings.Contains(pe.Message, "out of range") {
 			rule = "decode"
+			if e := locateMismatch(file, src, pe.LastKey); e != nil {
+				return e
+			}
 		}
 		msg := pe.Message
 		if pe.Usage != "" {
@@ -198,8 +211,16 @@ func decodeError(file string, err error) *Error {
 		}
 		return &Error{Pos: Pos{File: file, Line: pe.Position.Line, Col: pe.Position.Col}, Rule: rule, Msg: msg}
 	}
+	// Type mismatches come back as plain errors naming the last key.
+	if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
+		if e := locateMismatch(file, src, m[1]); e != nil {
+			return e
+		}
+	}
 	return &Error{Pos: Pos{File: file}, Rule: "decode", Msg: err.Error()}
 }
+
+var lastKeyRE = regexp.MustCompile(`\(last key "([^"]+)"\)`)
 
 // unknownKeys reports keys the decoder did not consume, once per occurrence,
 // naming the keys the table does accept.
@@ -324,3 +345,129 @@ func sortBy[T any](xs []T, key func(T) uint64) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// locateMismatch finds which occurrence of key has a value of the wrong type.
+// The decoder names the key but, for arrays of tables, points at its last
+// occurrence; this re-reads the file untyped and checks each occurrence.
+func locateMismatch(file, src, key string) *Error {
+	var generic map[string]any
+	if _, err := toml.Decode(src, &generic); err != nil || key == "" {
+		return nil
+	}
+	want := typeOfKey(key)
+	if want == nil {
+		return nil
+	}
+	idx := newPosIndex()
+	indexPositions(idx, file, src)
+	for _, p := range idx.order {
+		if stripIndex(p) != key {
+			continue
+		}
+		v, ok := valueAt(generic, p)
+		if !ok || fits(v, want) {
+			continue
+		}
+		return &Error{Pos: idx.at[p], Rule: "decode", Msg: fmt.Sprintf("%s = %#v: expected %s", p, v, kindWord(want))}
+	}
+	return nil
+}
+
+// typeOfKey is the Go type fileDoc decodes a dotted key into.
+func typeOfKey(dotted string) reflect.Type {
+	t := reflect.TypeOf(fileDoc{})
+	for _, seg := range strings.Split(dotted, ".") {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		f, ok := fieldByTag(t, seg)
+		if !ok {
+			return nil
+		}
+		t = f.Type
+	}
+	return t
+}
+
+func valueAt(m map[string]any, path string) (any, bool) {
+	var cur any = m
+	for _, seg := range strings.Split(path, ".") {
+		name, rest, _ := strings.Cut(seg, "[")
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = mm[name]; !ok {
+			return nil, false
+		}
+		for rest != "" {
+			num, tail, _ := strings.Cut(rest, "]")
+			i, err := strconv.Atoi(num)
+			if err != nil {
+				return nil, false
+			}
+			switch a := cur.(type) {
+			case []map[string]any:
+				if i >= len(a) {
+					return nil, false
+				}
+				cur = a[i]
+			case []any:
+				if i >= len(a) {
+					return nil, false
+				}
+				cur = a[i]
+			default:
+				return nil, false
+			}
+			rest = strings.TrimPrefix(tail, "[")
+		}
+	}
+	return cur, true
+}
+
+func fits(v any, t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		_, ok := v.(int64)
+		return ok
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := v.(int64)
+		return ok && n >= 0
+	case reflect.String:
+		_, ok := v.(string)
+		return ok
+	case reflect.Bool:
+		_, ok := v.(bool)
+		return ok
+	case reflect.Slice:
+		switch v.(type) {
+		case []any, []map[string]any:
+			return true
+		}
+		return false
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		_, ok := v.(map[string]any)
+		return ok
+	}
+	return true
+}
+
+func kindWord(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "an array"
+	}
+	return "a table"
+}

@@ -49,9 +49,9 @@ func (c *checker) release(dirName string) {
 	if c.s.Table.Pos.File == "" {
 		c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [slot_table] table in any file"})
 	}
-	for _, need := range r.LibNCCOM.VersionNeeds {
+	for i, need := range r.LibNCCOM.VersionNeeds {
 		if need.File == r.LibNRT.SONAME && c.s.Node(need.Version) == nil {
-			c.at(&r.LibNCCOM.Fact, "version_need", "version-need", "libnccom needs %s from %s, which declares no such [[version_node]]", need.Version, need.File)
+			c.at(&r.LibNCCOM.Fact, fmt.Sprintf("version_need[%d].version", i), "version-need", "libnccom needs %s from %s, which declares no such [[version_node]]", need.Version, need.File)
 		}
 	}
 }

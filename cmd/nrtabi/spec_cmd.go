@@ -72,8 +72,8 @@ func summary(s *spec.Spec) string {
 		nodes = append(nodes, n.Name)
 	}
 	fmt.Fprintf(&b, "release %s (libnrt %s, libnccom %s)\n", s.Release.Name, s.Release.LibNRT.SONAME, s.Release.LibNCCOM.SONAME)
-	fmt.Fprintf(&b, "  forward:   %d forward (dlsym 0..%d, slots %#x..%#x, %d guarded + 2 exempt)\n",
-		len(s.Forward), len(s.Forward)-1, s.Table.Base, s.Table.Top, guarded)
+	fmt.Fprintf(&b, "  forward:   %d forward (dlsym 0..%d, slots %#x..%#x, %d guarded + %d exempt)\n",
+		len(s.Forward), len(s.Forward)-1, s.Table.Base, s.Table.Top, guarded, len(s.Forward)-guarded)
 	fmt.Fprintf(&b, "  reverse:   %d+%d reverse (%d nec_ + %d nrt_), %d total\n", nec, nrt, nec, nrt, len(s.Reverse))
 	fmt.Fprintf(&b, "  versions:  %s\n", strings.Join(nodes, ", "))
 	fmt.Fprintf(&b, "  structs:   %d (%d known fields, %d opaque ranges, %d asserted sizes and offsets)\n",

@@ -54,7 +54,7 @@ __attribute__((used)) static void (*const nccom_stub_imports[])(void) = {
 	(void (*)(void))nrt_get_libnccl_net,
 };
 
-static int nccom_stub_comm;
+__attribute__((unused)) static int nccom_stub_comm;
 
 #ifndef NCCOM_STUB_OMIT_neuronGetVersionInfo
 void neuronGetVersionInfo(nec_version_info_t *out, uint32_t n)

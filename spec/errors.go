@@ -69,4 +69,5 @@ var Rules = map[string]string{
 	"constant":        "a constant's value has its declared type",
 	"release-name":    "the release name matches its directory",
 	"version-need":    "libnccom's version needs name declared libnrt nodes",
+	"derive":          "derived_from names an existing release, the chain does not loop, [remove] names parent rows",
 }

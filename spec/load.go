@@ -30,39 +30,70 @@ type fileDoc struct {
 	Structs   []*Struct       `toml:"struct"`
 	Notes     []Contradiction `toml:"contradiction"`
 	Links     []LinkBehaviour `toml:"link_behaviour"`
+	Remove    *Removal        `toml:"remove"`
+}
+
+// source is one release directory.
+type source struct {
+	fsys         fs.FS
+	dir, display string
 }
 
 // LoadFS reads every *.toml file of dir in fsys (sorted by name), merges them
-// and validates the result. display prefixes positions in errors. On failure
-// the error is an Errors listing every violation.
+// — onto the release it derives from, if any — and validates the result.
+// display prefixes positions in errors. On failure the error is an Errors
+// listing every violation.
 func LoadFS(fsys fs.FS, dir, display string) (*Spec, error) {
-	entries, err := fs.ReadDir(fsys, dir)
+	return load(source{fsys, dir, display}, func(name string) (source, error) {
+		return embeddedSource(name)
+	})
+}
+
+// LoadDir reads a spec from a directory on disk. A parent release named by
+// derived_from is looked up next to it first, then among the embedded ones.
+func LoadDir(dir string) (*Spec, error) {
+	dir = strings.TrimSuffix(dir, "/")
+	return load(source{os.DirFS(dir), ".", dir}, func(name string) (source, error) {
+		sib := path.Join(path.Dir(dir), name)
+		if st, err := os.Stat(sib); err == nil && st.IsDir() {
+			return source{os.DirFS(sib), ".", sib}, nil
+		}
+		return embeddedSource(name)
+	})
+}
+
+func embeddedSource(name string) (source, error) {
+	if _, err := fs.Stat(Embedded, name); err != nil {
+		return source{}, fmt.Errorf("no release %q, embedded or next to the spec", name)
+	}
+	return source{Embedded, name, "spec/" + name}, nil
+}
+
+func load(src source, locate func(string) (source, error)) (*Spec, error) {
+	s, errs, err := readLayer(src)
 	if err != nil {
-		return nil, fmt.Errorf("read spec directory %s: %w", display, err)
+		return nil, err
 	}
-	s := &Spec{Dir: display, index: map[string]*posIndex{}}
-	var errs Errors
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".toml") {
-			continue
-		}
-		data, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+	if !fatal(errs) {
+		var derr Errors
+		s, derr, err = derive(s, locate, []string{s.Release.Name})
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path.Join(display, e.Name()), err)
+			return nil, err
 		}
-		errs = append(errs, s.addFile(path.Join(display, e.Name()), string(data))...)
-	}
-	if len(s.Files) == 0 {
-		return nil, fmt.Errorf("%s holds no *.toml spec files", display)
+		errs = append(errs, derr...)
+		if s == nil {
+			errs.sort()
+			return nil, errs
+		}
 	}
 	// Unknown keys do not stop validation: the rest of the spec still gets checked.
 	if !fatal(errs) {
 		rerrs := s.resolve()
 		errs = append(errs, rerrs...)
 		if len(rerrs) == 0 {
-			name := path.Base(dir)
+			name := path.Base(src.dir)
 			if name == "." {
-				name = path.Base(display)
+				name = path.Base(src.display)
 			}
 			errs = append(errs, s.validate(name)...)
 		}
@@ -74,6 +105,30 @@ func LoadFS(fsys fs.FS, dir, display string) (*Spec, error) {
 	return s, nil
 }
 
+// readLayer reads the files of one directory, without resolving or validating.
+func readLayer(src source) (*Spec, Errors, error) {
+	entries, err := fs.ReadDir(src.fsys, src.dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read spec directory %s: %w", src.display, err)
+	}
+	s := &Spec{Dir: src.display, index: map[string]*posIndex{}}
+	var errs Errors
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".toml") {
+			continue
+		}
+		data, err := fs.ReadFile(src.fsys, path.Join(src.dir, e.Name()))
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", path.Join(src.display, e.Name()), err)
+		}
+		errs = append(errs, s.addFile(path.Join(src.display, e.Name()), string(data))...)
+	}
+	if len(s.Files) == 0 {
+		return nil, nil, fmt.Errorf("%s holds no *.toml spec files", src.display)
+	}
+	return s, errs, nil
+}
+
 func fatal(errs Errors) bool {
 	for _, e := range errs {
 		if e.Rule == "syntax" || e.Rule == "decode" {
@@ -81,11 +136,6 @@ func fatal(errs Errors) bool {
 		}
 	}
 	return false
-}
-
-// LoadDir reads a spec from a directory on disk.
-func LoadDir(dir string) (*Spec, error) {
-	return LoadFS(os.DirFS(dir), ".", strings.TrimSuffix(dir, "/"))
 }
 
 func (s *Spec) addFile(name, src string) Errors {
@@ -182,6 +232,11 @@ func (s *Spec) addFile(name, src string) Errors {
 	s.Structs = append(s.Structs, doc.Structs...)
 	s.Notes = append(s.Notes, doc.Notes...)
 	s.Links = append(s.Links, doc.Links...)
+	if doc.Remove != nil {
+		doc.Remove.Pos, _ = idx.lookup("remove")
+		doc.Remove.Path = "remove"
+		s.removals = append(s.removals, *doc.Remove)
+	}
 	return errs
 }
 

@@ -70,7 +70,8 @@ type Spec struct {
 	Dir   string   // where it was read from ("embedded:2.31.24" or a path)
 	Files []string // the files, in load order
 
-	index map[string]*posIndex // per file
+	index    map[string]*posIndex // per file
+	removals []Removal            // [remove] tables of a derived release, applied by derive
 }
 
 // Release identifies the shipped binaries the spec describes.

@@ -122,6 +122,7 @@ func TestRules(t *testing.T) {
 		{rule: "message-args", changes: []change{{"messages.toml", `id = "nccl_dlopen_failed"`, `args = ["dlerror()"]`, `args = []`}}, msg: "message nccl_dlopen_failed has 1 printf verbs but 0 args"},
 		{rule: "constant", changes: []change{{"constants.toml", `name = "NCCOM_COMPAT_ID"`, "value = 89", `value = "89"`}}, msg: "NCCOM_COMPAT_ID is declared u64 but its value is string"},
 		{rule: "release-name", changes: []change{{"release.toml", "[release]", `name = "2.31.24"`, `name = "2.31.25"`}}, msg: `release name "2.31.25" does not match its directory "2.31.24"`},
+		{rule: "derive", changes: []change{{"release.toml", "[release]", `name = "2.31.24"`, "name = \"2.31.24\"\nderived_from = \"9.9.9\""}}, msg: `derived_from = "9.9.9": no release "9.9.9"`, atFile: "release.toml", atAnchor: "derived_from"},
 		{rule: "version-need", changes: []change{{"release.toml", "[release.libnccom]", `version = "NRT_2.0.0"`, `version = "NRT_4.0.0"`}}, msg: "libnccom needs NRT_4.0.0 from libnrt.so.1, which declares no such [[version_node]]"},
 	}
 	covered := map[string]bool{}

@@ -1,0 +1,260 @@
+// Package releasediff compares two specs of the boundary — two releases, a
+// release and a directory, or a release and what its binaries show — and
+// classifies every change by how it affects a pairing of libnrt and libnccom.
+package releasediff
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// Severity of a change for the boundary.
+type Severity string
+
+// The three severities. Incompatible: a libnrt and a libnccom built for the
+// two sides no longer load or agree. Compatible: the boundary still holds
+// (a rename, a field found inside an opaque range, a new version node).
+// Informational: nothing a binary observes (addresses, log text, identity).
+const (
+	Incompatible  Severity = "incompatible"
+	Compatible    Severity = "compatible"
+	Informational Severity = "informational"
+)
+
+// Exit bits, in the style of abidiff (shared with nrtabi check).
+const (
+	ExitCompatible   = 4
+	ExitIncompatible = 8
+)
+
+// Change kinds.
+const (
+	ForwardAdded       = "forward-added"
+	ForwardRemoved     = "forward-removed"
+	ForwardRenamed     = "forward-renamed"
+	ForwardMoved       = "forward-moved"
+	ForwardSignature   = "forward-signature"
+	ForwardGuard       = "forward-guard"
+	ForwardAddress     = "forward-address"
+	ReverseAdded       = "reverse-added"
+	ReverseRemoved     = "reverse-removed"
+	ReverseReversioned = "reverse-reversioned"
+	ReverseSignature   = "reverse-signature"
+	ReverseShape       = "reverse-shape"
+	ReverseAddress     = "reverse-address"
+	NodeAdded          = "version-node-added"
+	NodeRemoved        = "version-node-removed"
+	NodeChanged        = "version-node-changed"
+	CompatID           = "compat-id"
+	StructAdded        = "struct-added"
+	StructRemoved      = "struct-removed"
+	StructSize         = "struct-size"
+	FieldMoved         = "field-moved"
+	FieldResized       = "field-resized"
+	FieldRetyped       = "field-retyped"
+	FieldRenamed       = "field-renamed"
+	FieldAdded         = "field-added"
+	FieldAddedOpaque   = "field-added-in-opaque"
+	FieldRemoved       = "field-removed"
+	FieldUndescribed   = "field-undescribed"
+	ConstantChanged    = "constant-changed"
+	ConstantAdded      = "constant-added"
+	ConstantRemoved    = "constant-removed"
+	EnumChanged        = "enum-changed"
+	MessageChanged     = "message-changed"
+	MessageAdded       = "message-added"
+	MessageRemoved     = "message-removed"
+	TableChanged       = "slot-table-changed"
+)
+
+// Change is one classified difference.
+type Change struct {
+	Kind     string   `json:"kind"`
+	Severity Severity `json:"severity"`
+	Group    string   `json:"group"`   // forward, reverse, versions, compatibility, structs, constants, messages
+	Subject  string   `json:"subject"` // symbol, struct or struct.field, constant
+	Old      string   `json:"old,omitempty"`
+	New      string   `json:"new,omitempty"`
+	Detail   string   `json:"detail,omitempty"`
+}
+
+// Side names one side of a diff.
+type Side struct {
+	Name     string `json:"name"`
+	Source   string `json:"source"` // release, directory or binaries
+	Libnrt   string `json:"libnrt_build_id,omitempty"`
+	Libnccom string `json:"libnccom_build_id,omitempty"`
+}
+
+// Report is the result of a diff.
+type Report struct {
+	Old     Side     `json:"old"`
+	New     Side     `json:"new"`
+	Changes []Change `json:"changes"`
+	Summary Summary  `json:"summary"`
+}
+
+// Summary counts changes by severity.
+type Summary struct {
+	Incompatible  int `json:"incompatible"`
+	Compatible    int `json:"compatible"`
+	Informational int `json:"informational"`
+	Exit          int `json:"exit"`
+}
+
+// Diff compares two specs.
+func Diff(old, new *spec.Spec) Report {
+	d := &differ{old: old, new: new}
+	d.compat()
+	d.forward()
+	d.reverse()
+	d.nodes()
+	d.structs()
+	d.enums()
+	d.constants()
+	d.messages()
+	r := Report{Old: side(old), New: side(new), Changes: d.changes}
+	if r.Changes == nil {
+		r.Changes = []Change{}
+	}
+	for _, c := range r.Changes {
+		switch c.Severity {
+		case Incompatible:
+			r.Summary.Incompatible++
+			r.Summary.Exit |= ExitIncompatible
+		case Compatible:
+			r.Summary.Compatible++
+			r.Summary.Exit |= ExitCompatible
+		default:
+			r.Summary.Informational++
+		}
+	}
+	return r
+}
+
+func side(s *spec.Spec) Side {
+	return Side{Name: s.Release.Name, Source: s.Dir, Libnrt: s.Release.LibNRT.BuildID, Libnccom: s.Release.LibNCCOM.BuildID}
+}
+
+type differ struct {
+	old, new *spec.Spec
+	changes  []Change
+}
+
+func (d *differ) add(group, kind string, sev Severity, subject, old, new, detail string) {
+	d.changes = append(d.changes, Change{Kind: kind, Severity: sev, Group: group, Subject: subject, Old: old, New: new, Detail: detail})
+}
+
+func (d *differ) compat() {
+	o, n := d.old.Constant("NCCOM_COMPAT_ID"), d.new.Constant("NCCOM_COMPAT_ID")
+	if o == nil || n == nil {
+		return
+	}
+	if ov, nv := fmt.Sprint(o.Value), fmt.Sprint(n.Value); ov != nv {
+		d.add("compatibility", CompatID, Incompatible, "NCCOM_COMPAT_ID", ov, nv,
+			"libnrt's ncclInit rejects a libnccom that reports another id")
+	}
+}
+
+// identity constants describe a build, not the boundary.
+var identity = map[string]bool{
+	"NCCOM_VERSION_STRING": true, "NCCOM_VERSION_BANNER": true, "NCCOM_NCCL_VERSION": true,
+	"NCCOM_COMPAT_ID": true, // reported as compat-id
+}
+
+func (d *differ) constants() {
+	for _, o := range d.old.Constants {
+		n := d.new.Constant(o.Name)
+		switch {
+		case n == nil:
+			d.add("constants", ConstantRemoved, Informational, o.Name, fmt.Sprint(o.Value), "", "no longer in the spec")
+		case fmt.Sprint(o.Value) != fmt.Sprint(n.Value) && o.Name != "NCCOM_COMPAT_ID":
+			sev := Incompatible
+			if identity[o.Name] {
+				sev = Informational
+			}
+			d.add("constants", ConstantChanged, sev, o.Name, fmt.Sprint(o.Value), fmt.Sprint(n.Value), "")
+		}
+	}
+	for _, n := range d.new.Constants {
+		if d.old.Constant(n.Name) == nil {
+			d.add("constants", ConstantAdded, Informational, n.Name, "", fmt.Sprint(n.Value), "")
+		}
+	}
+}
+
+func (d *differ) messages() {
+	for _, o := range d.old.Messages {
+		n := d.new.Message(o.ID)
+		switch {
+		case n == nil:
+			d.add("messages", MessageRemoved, Informational, o.ID, o.Text, "", "")
+		case n.Text != o.Text:
+			d.add("messages", MessageChanged, Informational, o.ID, o.Text, n.Text, "log text only")
+		}
+	}
+	for _, n := range d.new.Messages {
+		if d.old.Message(n.ID) == nil {
+			d.add("messages", MessageAdded, Informational, n.ID, "", n.Text, "")
+		}
+	}
+}
+
+func (d *differ) enums() {
+	for _, o := range d.old.Enums {
+		n := d.new.EnumByName(o.Name)
+		if n == nil {
+			continue
+		}
+		nv := map[string]int64{}
+		for _, v := range n.Values {
+			nv[v.Name] = v.Value
+		}
+		for _, v := range o.Values {
+			if x, ok := nv[v.Name]; !ok {
+				d.add("constants", EnumChanged, Incompatible, o.Name+"."+v.Name, fmt.Sprint(v.Value), "", "enumerator removed")
+			} else if x != v.Value {
+				d.add("constants", EnumChanged, Incompatible, o.Name+"."+v.Name, fmt.Sprint(v.Value), fmt.Sprint(x), "enumerator value changed")
+			}
+			delete(nv, v.Name)
+		}
+		names := make([]string, 0, len(nv))
+		for k := range nv {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			d.add("constants", EnumChanged, Compatible, o.Name+"."+k, "", fmt.Sprint(nv[k]), "enumerator added")
+		}
+	}
+}
+
+func (d *differ) nodes() {
+	for _, o := range d.old.Nodes {
+		n := d.new.Node(o.Name)
+		switch {
+		case n == nil:
+			d.add("versions", NodeRemoved, Incompatible, o.Name, describeNode(o), "", "libnccom's versioned imports bound to it no longer resolve")
+		case n.Index != o.Index || n.Parent != o.Parent || n.Base != o.Base:
+			d.add("versions", NodeChanged, Incompatible, o.Name, describeNode(o), describeNode(*n), "")
+		}
+	}
+	for _, n := range d.new.Nodes {
+		if d.old.Node(n.Name) == nil {
+			d.add("versions", NodeAdded, Compatible, n.Name, "", describeNode(n), "a new node keeps the old ones")
+		}
+	}
+}
+
+func describeNode(n spec.VersionNode) string {
+	s := fmt.Sprintf("index %d", n.Index)
+	if n.Base {
+		s += ", BASE"
+	}
+	if n.Parent != "" {
+		s += ", parent " + n.Parent
+	}
+	return s
+}

@@ -1,0 +1,169 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Removal lists parent rows a derived release drops, by key.
+type Removal struct {
+	Forward   []string `toml:"forward"`
+	Reverse   []string `toml:"reverse"`
+	Constants []string `toml:"constant"`
+	Enums     []string `toml:"enum"`
+	Opaques   []string `toml:"opaque_type"`
+	Messages  []string `toml:"message"`
+	Structs   []string `toml:"struct"`
+	Nodes     []string `toml:"version_node"`
+	Links     []string `toml:"link_behaviour"`
+	Notes     []string `toml:"contradiction"`
+	Pos       Pos      `toml:"-"`
+	Path      string   `toml:"-"`
+}
+
+// derive resolves a derived_from chain: each release starts from its
+// parent's rows, replaces the rows it restates (same key), appends new ones
+// and drops the ones it lists under [remove]. Inherited rows keep their
+// parent's file positions, so an error in them points where the fact is written.
+func derive(child *Spec, locate func(string) (source, error), chain []string) (*Spec, Errors, error) {
+	parentName := child.Release.DerivedFrom
+	if parentName == "" {
+		if len(child.removals) > 0 {
+			r := child.removals[0]
+			return child, Errors{{Pos: r.Pos, Rule: "derive", Msg: "[remove] only makes sense in a release with derived_from"}}, nil
+		}
+		return child, nil, nil
+	}
+	for _, c := range chain {
+		if c == parentName {
+			return nil, Errors{{Pos: child.PosOf(&child.Release.Fact, "derived_from"), Rule: "derive",
+				Msg: fmt.Sprintf("derivation loops: %s -> %s", strings.Join(chain, " -> "), parentName)}}, nil
+		}
+	}
+	src, err := locate(parentName)
+	if err != nil {
+		return nil, Errors{{Pos: child.PosOf(&child.Release.Fact, "derived_from"), Rule: "derive",
+			Msg: fmt.Sprintf("derived_from = %q: %v", parentName, err)}}, nil
+	}
+	parent, errs, err := readLayer(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fatal(errs) {
+		return nil, errs, nil
+	}
+	parent, perrs, err := derive(parent, locate, append(chain, parentName))
+	if err != nil || parent == nil {
+		return nil, append(errs, perrs...), err
+	}
+	errs = append(errs, perrs...)
+	m, merrs := merge(parent, child)
+	return m, append(errs, merrs...), nil
+}
+
+// merge lays child over parent.
+func merge(parent, child *Spec) (*Spec, Errors) {
+	out := &Spec{Dir: child.Dir, index: map[string]*posIndex{}}
+	out.Files = append(append(out.Files, parent.Files...), child.Files...)
+	for k, v := range parent.index {
+		out.index[k] = v
+	}
+	for k, v := range child.index {
+		out.index[k] = v
+	}
+	out.Release = child.Release
+	for _, pair := range []struct{ c, p *Library }{
+		{&out.Release.LibNRT, &parent.Release.LibNRT},
+		{&out.Release.LibNCCOM, &parent.Release.LibNCCOM},
+		{&out.Release.NetPlugin, &parent.Release.NetPlugin},
+	} {
+		if pair.c.Pos.File == "" {
+			*pair.c = *pair.p
+		}
+	}
+	out.Counts, out.Table = parent.Counts, parent.Table
+	if child.Counts.Pos.File != "" {
+		out.Counts = child.Counts
+	}
+	if child.Table.Pos.File != "" {
+		out.Table = child.Table
+	}
+
+	var errs Errors
+	drop := map[string]map[string]bool{}
+	for _, r := range child.removals {
+		for kind, names := range map[string][]string{
+			"forward": r.Forward, "reverse": r.Reverse, "constant": r.Constants, "enum": r.Enums,
+			"opaque_type": r.Opaques, "message": r.Messages, "struct": r.Structs, "version_node": r.Nodes,
+			"link_behaviour": r.Links, "contradiction": r.Notes,
+		} {
+			for _, n := range names {
+				if drop[kind] == nil {
+					drop[kind] = map[string]bool{}
+				}
+				drop[kind][n] = true
+			}
+		}
+	}
+	// used records which removals matched a parent row.
+	used := map[string]bool{}
+	keep := func(kind, key string) bool {
+		if drop[kind][key] {
+			used[kind+"/"+key] = true
+			return false
+		}
+		return true
+	}
+	out.Forward = overlay(parent.Forward, child.Forward, func(f Forward) string { return f.Name }, func(k string) bool { return keep("forward", k) })
+	out.Reverse = overlay(parent.Reverse, child.Reverse, func(r Reverse) string { return r.Name }, func(k string) bool { return keep("reverse", k) })
+	out.Constants = overlay(parent.Constants, child.Constants, func(c Constant) string { return c.Name }, func(k string) bool { return keep("constant", k) })
+	out.Enums = overlay(parent.Enums, child.Enums, func(e Enum) string { return e.Name }, func(k string) bool { return keep("enum", k) })
+	out.Opaques = overlay(parent.Opaques, child.Opaques, func(o OpaqueType) string { return o.Name }, func(k string) bool { return keep("opaque_type", k) })
+	out.Messages = overlay(parent.Messages, child.Messages, func(m Message) string { return m.ID }, func(k string) bool { return keep("message", k) })
+	out.Structs = overlay(parent.Structs, child.Structs, func(s *Struct) string { return s.Name }, func(k string) bool { return keep("struct", k) })
+	out.Nodes = overlay(parent.Nodes, child.Nodes, func(n VersionNode) string { return n.Name }, func(k string) bool { return keep("version_node", k) })
+	out.Links = overlay(parent.Links, child.Links, func(l LinkBehaviour) string { return l.Variant }, func(k string) bool { return keep("link_behaviour", k) })
+	out.Notes = overlay(parent.Notes, child.Notes, func(c Contradiction) string { return c.ID }, func(k string) bool { return keep("contradiction", k) })
+	for _, r := range child.removals {
+		for kind, names := range map[string][]string{
+			"forward": r.Forward, "reverse": r.Reverse, "constant": r.Constants, "enum": r.Enums,
+			"opaque_type": r.Opaques, "message": r.Messages, "struct": r.Structs, "version_node": r.Nodes,
+			"link_behaviour": r.Links, "contradiction": r.Notes,
+		} {
+			for _, n := range names {
+				if !used[kind+"/"+n] {
+					errs = append(errs, &Error{Pos: r.Pos, Rule: "derive", Msg: fmt.Sprintf("[remove] %s = %q: release %s has no such row", kind, n, parent.Release.Name)})
+				}
+			}
+		}
+	}
+	return out, errs
+}
+
+// overlay replaces parent rows by child rows of the same key, in place, and
+// appends the child's new rows.
+func overlay[T any](parent, child []T, key func(T) string, keep func(string) bool) []T {
+	byKey := map[string]int{}
+	for i, c := range child {
+		byKey[key(c)] = i
+	}
+	var out []T
+	taken := map[string]bool{}
+	for _, p := range parent {
+		k := key(p)
+		if i, ok := byKey[k]; ok {
+			out = append(out, child[i])
+			taken[k] = true
+			continue
+		}
+		if keep(k) {
+			out = append(out, p)
+		}
+	}
+	for _, c := range child {
+		if !taken[key(c)] {
+			out = append(out, c)
+		}
+	}
+	return out
+}

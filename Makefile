@@ -44,3 +44,12 @@ test: lint check-generated
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# ---- collectives bootstrap scaling (runtime/collectives) --------------------
+# Rounds and time per bootstrap against N on the in-process transport, and the
+# ratio time(256)/time(16) (goal <= 2.5 with a modelled link latency).
+.PHONY: bench-collectives
+bench-collectives:
+	bench/bootstrap_scaling.sh
+
+bench: bench-collectives

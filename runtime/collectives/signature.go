@@ -1,0 +1,156 @@
+package collectives
+
+import (
+	"crypto/md5"
+	"hash"
+
+	"github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+)
+
+// Op is one posted collective op of a function's op queue, as far as the
+// op-signature reads it.
+type Op struct {
+	Kind    abi.EncOp
+	SizeN   uint64
+	Peer    int    // a send's (or a pair-view collective's) peer: an index into the viewing group's participants
+	AlgWord uint64 // the dtype/algorithm word after peer (collectives, replica-group view)
+	GroupID int    // the replica group the op is posted to
+}
+
+// ReplicaGroup is enc_replica_group_info as the bootstrap and the signature use it.
+type ReplicaGroup struct {
+	Rank                  int // abi.EncRgSendrecvRank (-1) for send/recv groups
+	RankN                 int
+	GroupID               int // < ENC_MAX_COMM_N
+	SrcTargetPairsID      int // index of the group's source-target-pair set, -1 for none
+	Participants          []uint32
+	BootstrapParticipants []uint32 // the comm-pool key
+	BootstrapRank         int      // this rank's index in BootstrapParticipants
+	Signature             [16]byte // written by Sign for send/recv groups
+}
+
+// SrcTargetPairs is enc_src_target_pairs_info.
+type SrcTargetPairs struct {
+	Pairs        [][]uint32 // each pair vector: global device ids
+	Participants []uint32
+	Signature    [16]byte
+}
+
+// Context is the part of enc_context the op-signature reads and writes.
+type Context struct {
+	State          abi.EncModelState
+	ReplicaGroups  []ReplicaGroup
+	SrcTargetPairs []SrcTargetPairs
+	Ops            []Op     // the op queue, in posting order
+	Signature      [16]byte // enc_context+992
+}
+
+// CalculateSignature is enc_calculate_signature for the device's global comm:
+// it signs c with the comm's g_device_id.
+func (r *Runtime) CalculateSignature(dev, ctx int, c *Context) error {
+	if err := checkDevCtx(dev, ctx); err != nil {
+		return err
+	}
+	g := r.slots[dev][ctx].Load()
+	if g == nil {
+		return invalid("nec_dev %d ctx %d has no global comm: call InitGlobalComm first", dev, ctx)
+	}
+	if err := Sign(c, g.m.GDeviceID); err != nil {
+		if e, ok := err.(*Error); ok {
+			return r.logged(e)
+		}
+		return err
+	}
+	return nil
+}
+
+// Sign computes the two-level op-signature of c as rank gDeviceID: an inner
+// MD5 per send/recv replica group (its participants, then its ops through the
+// replica-group view) and per source-target-pair set (its pair vectors, then
+// its ops through the pair view), each written to the group's Signature; then
+// an outer MD5 over the inner digests in that order, written to c.Signature.
+// It runs only in the parse state.
+func Sign(c *Context, gDeviceID uint32) error {
+	return sign(c, gDeviceID, pairView)
+}
+
+// view is an op collector: the op args of one group kind, projected.
+type view func(c *Context, owner int) ([]opArgs, error)
+
+func sign(c *Context, gid uint32, pairs view) error {
+	if c.State != abi.EncModelParse {
+		return fail(abi.NRTInvalid, nil, abi.MsgSigNotParseState, int32(c.State))
+	}
+	scratch := make([]byte, 0, 16*(len(c.ReplicaGroups)+len(c.SrcTargetPairs)))
+	for i := range c.ReplicaGroups {
+		rg := &c.ReplicaGroups[i]
+		if rg.Rank != abi.EncRgSendrecvRank {
+			continue
+		}
+		ops, err := groupView(c, i)
+		if err != nil {
+			return err
+		}
+		h := md5.New()
+		h.Write(u32Image(rg.Participants))
+		for _, a := range ops {
+			md5OpArgs(h, a, gid)
+		}
+		h.Sum(rg.Signature[:0])
+		scratch = append(scratch, rg.Signature[:]...)
+	}
+	for i := range c.SrcTargetPairs {
+		stp := &c.SrcTargetPairs[i]
+		ops, err := pairs(c, i)
+		if err != nil {
+			return err
+		}
+		h := md5.New()
+		for _, vec := range stp.Pairs {
+			h.Write(u32Image(vec))
+		}
+		for _, a := range ops {
+			md5OpArgs(h, a, gid)
+		}
+		h.Sum(stp.Signature[:0])
+		scratch = append(scratch, stp.Signature[:]...)
+	}
+	if len(scratch) == 0 {
+		return invalid("op-signature: no send/recv replica group (rank %d) and no source-target-pair set to sign (enc.cc:0x39FD asserts offset > 0)", abi.EncRgSendrecvRank)
+	}
+	c.Signature = md5.Sum(scratch)
+	return nil
+}
+
+// opArgs is what md5_enc_op_args reads of one op, after a view projected it.
+type opArgs struct {
+	op       abi.EncOp
+	sizeN    uint64
+	chID     uint32 // permute_ring_ch_id (sends)
+	peerWord uint64 // the word after peer (collectives)
+}
+
+// md5OpArgs is md5_enc_op_args: a send hashes {ENC_SEND, size_n, channel},
+// a receive is canonicalised to {ENC_SEND, size_n, g_device_id} so the two
+// ends of a point-to-point edge hash alike, and a collective hashes
+// {enc_op, size_n, word after peer} (20 bytes). The images are the spec's
+// packed structs.
+func md5OpArgs(h hash.Hash, a opArgs, gid uint32) {
+	switch a.op {
+	case abi.EncSend:
+		var b [16]byte
+		img := abi.EncSigSendImage{Op: uint32(abi.EncSend), SizeN: a.sizeN, PermuteRingChID: a.chID}
+		img.MarshalTo(b[:])
+		h.Write(b[:])
+	case abi.EncRecv:
+		var b [16]byte
+		img := abi.EncSigRecvImage{Op: uint32(abi.EncSend), SizeN: a.sizeN, GDeviceID: gid}
+		img.MarshalTo(b[:])
+		h.Write(b[:])
+	default:
+		var b [20]byte
+		img := abi.EncSigCollImage{Op: uint32(a.op), SizeN: a.sizeN, PeerAlg: a.peerWord}
+		img.MarshalTo(b[:])
+		h.Write(b[:])
+	}
+}

@@ -22,6 +22,9 @@ const (
 
 // Constants of the boundary.
 const (
+	EncRgSendrecvRank       int    = -1                            // ENC_RG_SENDRECV_RANK HIGH
+	EncUIDHint                     = "nccl init comm"              // ENC_UID_HINT HIGH
+	SwitchPodMaxNodes       uint32 = 4                             // SWITCH_POD_MAX_NODES HIGH
 	NccomCompatID           uint64 = 90                            // NCCOM_COMPAT_ID INFERRED
 	NccomLibrary                   = "libnccom.so"                 // NCCOM_LIBRARY HIGH
 	NccomNetLibrary                = "libnccom-net.so"             // NCCOM_NET_LIBRARY HIGH

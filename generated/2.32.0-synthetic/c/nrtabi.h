@@ -119,6 +119,9 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 
 /* ---- constants ------------------------------------------------------------- */
 
+#define ENC_RG_SENDRECV_RANK -1 /* HIGH */
+#define ENC_UID_HINT "nccl init comm" /* HIGH */
+#define SWITCH_POD_MAX_NODES 4U /* HIGH */
 #define NCCOM_COMPAT_ID UINT64_C(90) /* INFERRED */
 #define NCCOM_LIBRARY "libnccom.so" /* HIGH */
 #define NCCOM_NET_LIBRARY "libnccom-net.so" /* HIGH */

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/collectives"
 	"github.com/nrtabi/nrtabi/runtime/device"
 	"github.com/nrtabi/nrtabi/runtime/transport/inproc"

@@ -3,7 +3,7 @@ package cfmt
 import (
 	"testing"
 
-	"github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
 func TestSprintf(t *testing.T) {

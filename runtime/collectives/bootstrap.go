@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime/cgo"
 
-	"github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/transport"
 )
 

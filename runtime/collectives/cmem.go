@@ -1,7 +1,6 @@
 package collectives
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../generated/2.31.24/c
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +11,7 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
 // The objects an external reader inspects live in C memory with the spec

@@ -1,6 +1,6 @@
 package collectives
 
-import "github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+import "github.com/nrtabi/nrtabi/generated/abi"
 
 // UniqueID is libnccom's ncclUniqueId: 128 bytes naming the root listener.
 type UniqueID = [abi.NcclUniqueIDBytes]byte

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/runtime/device"
 	"github.com/nrtabi/nrtabi/runtime/transport/inproc"

@@ -5,7 +5,7 @@ import (
 	"runtime/cgo"
 	"unsafe"
 
-	"github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
 // CommNode is one enc_nccl_comm_node: the libnccom comm shared by every

@@ -1,6 +1,6 @@
 package collectives
 
-import "github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+import "github.com/nrtabi/nrtabi/generated/abi"
 
 // The two op collectors of the op-signature (contradiction op-projections,
 // INFERRED). Hashing a pair set through the replica-group view, or the other

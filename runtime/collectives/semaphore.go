@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"syscall"
 
-	"github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
 func mmapAnon(n int) ([]byte, error) {

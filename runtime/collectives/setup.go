@@ -2,7 +2,7 @@ package collectives
 
 import (
 	"fmt"
-	"github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/transport"
 )
 

@@ -4,7 +4,7 @@ import (
 	"crypto/md5"
 	"hash"
 
-	"github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
 // Op is one posted collective op of a function's op queue, as far as the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/transport/inproc"
 )
 

@@ -1,6 +1,6 @@
 package collectives
 
-import "github.com/nrtabi/nrtabi/generated/2.31.24/abi"
+import "github.com/nrtabi/nrtabi/generated/abi"
 
 // ValidateGlobalComm is enc_validate_global_comm, the load-time guard: with no
 // comm yet it builds one (InitGlobalComm); a NEFF world bigger than the comm's

@@ -97,13 +97,20 @@ func Check(files []string, opt Options) (*Report, error) {
 	return r, nil
 }
 
-func checkFile(path string, opt Options, seen map[string]bool) (*FileReport, error) {
+func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, err error) {
+	defer func() {
+		// The readers below recover their own panics; this is the last net
+		// for a corrupted file that trips a library in a way not foreseen.
+		if r := recover(); r != nil {
+			fr, err = nil, inputErr(path, "corrupted input (%v)", r)
+		}
+	}()
 	obj, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer obj.Close()
-	fr := &FileReport{Path: path, ELFKind: obj.Kind(), BuildID: obj.BuildID, SONAME: obj.SONAME, Structs: []*StructResult{}, Contract: []ContractCheck{}}
+	fr = &FileReport{Path: path, ELFKind: obj.Kind(), BuildID: obj.BuildID, SONAME: obj.SONAME, Structs: []*StructResult{}, Contract: []ContractCheck{}}
 	fr.Role, fr.RoleFrom = DetectRole(obj, opt.Spec)
 	if opt.Role != "" && opt.Role != "auto" {
 		fr.Role, fr.RoleFrom = opt.Role, "--role"

@@ -49,13 +49,26 @@ func readDynTable(o *Object) (*dynTable, error) {
 	for i := range syms {
 		t.byName[syms[i].Name] = append(t.byName[syms[i].Name], &syms[i])
 	}
-	if t.defs, err = o.File.DynamicVersions(); err != nil {
-		return nil, inputErr(o.Path, "corrupted .gnu.version_d: %v", err)
+	if sectionOfType(o, elf.SHT_GNU_VERDEF) {
+		if t.defs, err = o.File.DynamicVersions(); err != nil {
+			return nil, inputErr(o.Path, "corrupted .gnu.version_d: %v", err)
+		}
 	}
-	if t.needs, err = o.File.DynamicVersionNeeds(); err != nil {
-		return nil, inputErr(o.Path, "corrupted .gnu.version_r: %v", err)
+	if sectionOfType(o, elf.SHT_GNU_VERNEED) {
+		if t.needs, err = o.File.DynamicVersionNeeds(); err != nil {
+			return nil, inputErr(o.Path, "corrupted .gnu.version_r: %v", err)
+		}
 	}
 	return t, nil
+}
+
+func sectionOfType(o *Object, typ elf.SectionType) bool {
+	for _, s := range o.File.Sections {
+		if s.Type == typ {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *dynTable) defined(name string) *elf.Symbol {

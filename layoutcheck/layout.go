@@ -20,14 +20,14 @@ type Layout struct {
 
 // Member is one data member or base class of a Layout.
 type Member struct {
-	Name      string
-	Offset    int64 // byte offset of the member (of its storage unit for a bitfield)
-	Size      int64 // byte size of the member's type
-	BitOffset int64 // bit offset from the start of the struct; bitfields only
-	BitSize   int64 // 0 unless a bitfield
-	Type      godwarf.Type
-	Base      bool // a base class (DW_TAG_inheritance)
-	Virtual   bool // a virtual base: no fixed offset
+	Name       string
+	Offset     int64 // byte offset of the member (of its storage unit for a bitfield)
+	Size       int64 // byte size of the member's type
+	BitOffset  int64 // bit offset from the start of the struct; bitfields only
+	BitSize    int64 // 0 unless a bitfield
+	Type       godwarf.Type
+	Base       bool // a base class (DW_TAG_inheritance)
+	Virtual    bool // a virtual base: no fixed offset
 	Artificial bool
 }
 

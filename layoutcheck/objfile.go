@@ -69,8 +69,8 @@ func Open(path string) (obj *Object, err error) {
 	}
 	obj.File = ef
 	for _, s := range ef.Sections {
-		if s.Type != elf.SHT_NOBITS && s.Size > 0 && s.Offset+s.Size > uint64(size) {
-			return obj, inputErr(path, "truncated: section %s ends at byte %d but the file has %d", s.Name, s.Offset+s.Size, size)
+		if s.Type != elf.SHT_NOBITS && s.FileSize > 0 && s.Offset+s.FileSize > uint64(size) {
+			return obj, inputErr(path, "truncated: section %s ends at byte %d but the file has %d", s.Name, s.Offset+s.FileSize, size)
 		}
 	}
 	if err := obj.readIdentity(); err != nil {
@@ -116,10 +116,10 @@ func (o *Object) Close() {
 // sectionBytes returns the raw (possibly compressed) bytes of a section,
 // without copying.
 func (o *Object) sectionBytes(s *elf.Section) []byte {
-	if s.Type == elf.SHT_NOBITS || s.Size == 0 {
+	if s.Type == elf.SHT_NOBITS || s.FileSize == 0 {
 		return nil
 	}
-	return o.data[s.Offset : s.Offset+s.Size]
+	return o.data[s.Offset : s.Offset+s.FileSize]
 }
 
 func (o *Object) readIdentity() error {

@@ -173,17 +173,18 @@ func (c *structCheck) field(st *spec.Struct, f *spec.Field, m *Member, fp, root 
 		c.add(Incompatible, KindOffset, root, fieldPath(fp), fmt.Sprint(f.Offset), fmt.Sprint(m.Offset),
 			"%s: offset %d, spec %d (field moved)", fp, m.Offset, f.Offset)
 	}
-	if m.Size != int64(f.T.Size()) {
+	resized := m.Size != int64(f.T.Size())
+	if resized {
 		c.add(Incompatible, KindFieldSize, root, fieldPath(fp), fmt.Sprint(f.T.Size()), fmt.Sprint(m.Size),
 			"%s: size %d B, spec %d B (field resized: %s, spec %s)", fp, m.Size, f.T.Size(), TypeName(m.Type), f.T)
-		return
 	}
-	if why := matchType(f.T, m.Type, 0); why != "" {
+	why := matchType(f.T, m.Type, 0)
+	if why != "" && !resized {
 		c.add(Incompatible, KindType, root, fieldPath(fp), f.T.String(), TypeName(m.Type), "%s: %s (field retyped)", fp, why)
-		return
 	}
-	// Embedded structs are compared member by member, recursively.
-	if f.T.Kind == spec.KindStruct && f.T.Struct != nil && depth < 8 {
+	// Embedded structs are compared member by member, recursively, also when
+	// resized: the inner findings say what changed.
+	if why == "" && f.T.Kind == spec.KindStruct && f.T.Struct != nil && depth < 8 {
 		if sd, ok := Strip(m.Type).(*godwarf.StructType); ok {
 			inner, err := c.r.Layout(sd.Offset)
 			if err != nil {

@@ -129,3 +129,15 @@ func TestRequireMissingStruct(t *testing.T) {
 		t.Fatalf("want *UsageError, got %T %v", err, err)
 	}
 }
+
+// BenchmarkCheckAllStructs times a full struct check of the object holding
+// every spec struct (scan, layouts, comparison); bench/layoutcheck compares
+// the command with pahole on large inputs.
+func BenchmarkCheckAllStructs(b *testing.B) {
+	f := loadFixtures(b)
+	for b.Loop() {
+		if _, err := Check([]string{f.typesObj}, Options{Spec: f.sp, StructsSrc: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -188,18 +188,27 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 	if !packed {
 		s.align = l.Align
 	}
+	// Each member becomes a field or an opaque piece; pieces that overlap
+	// (bitfields sharing a unit, empty bases, unions) merge into one opaque
+	// range that covers them all.
+	type item struct {
+		start, end int64
+		field      *xField
+		cover      string
+	}
+	var items []item
 	for _, m := range l.Members {
-		if m.Virtual || m.Size == 0 && m.BitSize == 0 {
+		if m.Virtual || m.Size == 0 && m.BitSize == 0 || m.Base && emptyClass(m.Type) {
 			continue
 		}
 		if strings.HasPrefix(m.Name, gen.OpaqueMemberPrefix) {
-			s.addOpaque(m.Offset, m.End(), "")
+			items = append(items, item{start: m.Offset, end: m.End()})
 			continue
 		}
 		if m.BitSize == 0 && !m.Base && !m.Artificial && identOK.MatchString(m.Name) {
 			last := m.Offset == l.Size
 			if t, note, ok := x.specType(m.Type, last); ok {
-				s.fields = append(s.fields, xField{name: m.Name, typ: t, note: note, offset: m.Offset})
+				items = append(items, item{start: m.Offset, end: m.End(), field: &xField{name: m.Name, typ: t, note: note, offset: m.Offset}})
 				continue
 			}
 		}
@@ -207,25 +216,40 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		if m.BitSize > 0 {
 			start = m.BitOffset / 8
 		}
-		s.addOpaque(start, m.End(), memberLabel(m))
+		items = append(items, item{start: start, end: m.End(), cover: memberLabel(m)})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].start < items[j].start })
+	for i := 0; i < len(items); {
+		g := items[i]
+		j := i + 1
+		for j < len(items) && items[j].start < g.end {
+			j++
+			g.end = max(g.end, items[j-1].end)
+		}
+		if j == i+1 && g.field != nil {
+			s.fields = append(s.fields, *g.field)
+		} else {
+			o := &xOpaque{offset: g.start, end: g.end}
+			for _, it := range items[i:j] {
+				switch {
+				case it.field != nil:
+					o.covers = append(o.covers, it.field.name)
+				case it.cover != "":
+					o.covers = append(o.covers, it.cover)
+				}
+			}
+			s.opaque = append(s.opaque, o)
+		}
+		i = j
 	}
 	return s, nil
 }
 
-func (s *xStruct) addOpaque(start, end int64, cover string) {
-	if n := len(s.opaque); n > 0 && start < s.opaque[n-1].end {
-		o := s.opaque[n-1]
-		o.end = max(o.end, end)
-		if cover != "" {
-			o.covers = append(o.covers, cover)
-		}
-		return
-	}
-	o := &xOpaque{offset: start, end: end}
-	if cover != "" {
-		o.covers = []string{cover}
-	}
-	s.opaque = append(s.opaque, o)
+// emptyClass reports a class with no data (size 1, no members): an empty
+// base takes no storage.
+func emptyClass(t godwarf.Type) bool {
+	st, ok := Strip(t).(*godwarf.StructType)
+	return ok && st.Size() <= 1 && len(st.Field) == 0
 }
 
 var intNames = map[string]string{
@@ -325,7 +349,7 @@ func (x *extractor) specType(t godwarf.Type, last bool) (string, string, bool) {
 		if !identOK.MatchString(name) {
 			return "", "", false
 		}
-		s, err := x.structAt(d.Offset, name)
+		s, err := x.structAt(x.rd.GlobalOffset(d), name)
 		if err != nil {
 			return "", "", false
 		}

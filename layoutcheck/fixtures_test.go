@@ -34,11 +34,10 @@ type fixtures struct {
 	libnccom   string // clean libnccom.so.2: the generated stub linked against libnrt
 	libnrtDir  string
 	nccomDir   string
-	stubFlags  []string
 	headerText string
 }
 
-func loadFixtures(t *testing.T) *fixtures {
+func loadFixtures(t testing.TB) *fixtures {
 	t.Helper()
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)

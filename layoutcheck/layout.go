@@ -39,15 +39,68 @@ func (m *Member) End() int64 {
 	return m.Offset + m.Size
 }
 
-// Reader decodes struct layouts from one Debug, sharing a type cache.
+// Reader decodes struct layouts from one Debug. Offsets in its API are
+// .debug_info section offsets.
 type Reader struct {
 	d     *Debug
+	views map[int]*view
+}
+
+// view is a debug/dwarf view of one unit (or of the whole section when a unit
+// refers across units), with godwarf's type cache. Offsets inside a view are
+// relative to base.
+type view struct {
+	base  dwarf.Offset
+	data  *dwarf.Data
 	cache map[dwarf.Offset]godwarf.Type
 }
 
-// NewReader returns a layout reader.
+// NewReader returns a layout reader; views are built on the first read.
 func (d *Debug) NewReader() *Reader {
-	return &Reader{d: d, cache: map[dwarf.Offset]godwarf.Type{}}
+	return &Reader{d: d, views: map[int]*view{}}
+}
+
+// viewFor returns the view holding off. A unit without cross-unit references
+// gets a view of its own bytes, so debug/dwarf parses one unit's
+// abbreviations instead of every unit's.
+func (r *Reader) viewFor(off dwarf.Offset) (*view, error) {
+	u, err := r.d.unitContaining(int(off))
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := r.views[u.off]; ok {
+		return v, nil
+	}
+	if v, ok := r.views[-1]; ok {
+		return v, nil
+	}
+	if r.d.crossUnitRefs(u) {
+		data, err := r.d.dwarfData()
+		if err != nil {
+			return nil, err
+		}
+		v := &view{data: data, cache: map[dwarf.Offset]godwarf.Type{}}
+		r.views[-1] = v
+		return v, nil
+	}
+	data, err := r.d.unitData(u)
+	if err != nil {
+		return nil, err
+	}
+	v := &view{base: dwarf.Offset(u.off), data: data, cache: map[dwarf.Offset]godwarf.Type{}}
+	r.views[u.off] = v
+	return v, nil
+}
+
+// GlobalOffset is the section offset of a type read by this reader.
+func (r *Reader) GlobalOffset(t godwarf.Type) dwarf.Offset {
+	c := t.Common()
+	for _, v := range r.views {
+		if v.cache[c.Offset] == t {
+			return v.base + c.Offset
+		}
+	}
+	return c.Offset
 }
 
 // Type reads the type at off through godwarf.
@@ -57,7 +110,11 @@ func (r *Reader) Type(off dwarf.Offset) (t godwarf.Type, err error) {
 			t, err = nil, fmt.Errorf("corrupted type DIE at %#x (%v)", off, rec)
 		}
 	}()
-	return godwarf.ReadType(r.d.Data, 0, off, r.cache)
+	v, err := r.viewFor(off)
+	if err != nil {
+		return nil, err
+	}
+	return godwarf.ReadType(v.data, 0, off-v.base, v.cache)
 }
 
 // Layout reads the struct at off: godwarf gives the member types; the member
@@ -69,13 +126,17 @@ func (r *Reader) Layout(off dwarf.Offset) (l *Layout, err error) {
 			l, err = nil, fmt.Errorf("corrupted struct DIE at %#x (%v)", off, rec)
 		}
 	}()
-	rd := r.d.Data.Reader()
-	rd.Seek(off)
+	v, err := r.viewFor(off)
+	if err != nil {
+		return nil, err
+	}
+	rd := v.data.Reader()
+	rd.Seek(off - v.base)
 	e, err := rd.Next()
 	if err != nil {
 		return nil, err
 	}
-	if e == nil || e.Offset != off {
+	if e == nil || e.Offset != off-v.base {
 		return nil, fmt.Errorf("no DIE at %#x", off)
 	}
 	l = &Layout{Offset: off}
@@ -130,7 +191,7 @@ func (r *Reader) Layout(off dwarf.Offset) (l *Layout, err error) {
 		if _, ext := kid.Val(dwarf.AttrExternal).(bool); ext && kid.Tag == dwarf.TagMember {
 			continue
 		}
-		m, err := r.member(kid)
+		m, err := r.member(kid, v)
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +206,7 @@ func (r *Reader) Layout(off dwarf.Offset) (l *Layout, err error) {
 	return l, nil
 }
 
-func (r *Reader) member(kid *dwarf.Entry) (*Member, error) {
+func (r *Reader) member(kid *dwarf.Entry, v *view) (*Member, error) {
 	m := &Member{Base: kid.Tag == dwarf.TagInheritance}
 	m.Name, _ = kid.Val(dwarf.AttrName).(string)
 	m.Artificial, _ = kid.Val(dwarf.AttrArtificial).(bool)
@@ -153,7 +214,7 @@ func (r *Reader) member(kid *dwarf.Entry) (*Member, error) {
 	if !ok {
 		return nil, fmt.Errorf("member %q at %#x has no type", m.Name, kid.Offset)
 	}
-	t, err := r.Type(toff)
+	t, err := r.Type(v.base + toff)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ type unit struct {
 
 type attrSpec struct {
 	attr, form uint32
-	fixed      int // encoded size when fixed, else -1
+	fixed      int32 // encoded size when fixed, else -1
 }
 
 type abbrev struct {
@@ -31,6 +31,13 @@ type abbrev struct {
 	sibling  bool
 }
 
+type abbrevSlot struct {
+	key   abbrevKey
+	valid bool
+	tab   []abbrev
+	attrs []attrSpec
+}
+
 type abbrevKey struct {
 	off                        uint64
 	version, addrSize, offSize int
@@ -39,79 +46,130 @@ type abbrevKey struct {
 // scanner finds the DIEs of wanted types by name without decoding anything
 // else.
 type scanner struct {
-	d       *Debug
-	units   []unit
-	abbrevs map[abbrevKey][]*abbrev
+	d *Debug
+	// Two reusable abbreviation tables: the unit being scanned, and the unit
+	// a typedef's target is peeked in. gcc writes one table per unit, so
+	// caching them all would only grow the heap.
+	slots [2]abbrevSlot
 
 	// per unit
 	u          *unit
-	tab        []*abbrev
+	tab        []abbrev
 	strOffBase uint64
 }
 
-func (sc *scanner) parseUnits() error {
-	b := sc.d.info
-	bo := sc.d.order
-	for off := 0; off < len(b); {
-		if off+4 > len(b) {
-			return fmt.Errorf("unit header at %#x is cut off", off)
+// parseUnit reads the unit header at off.
+func (d *Debug) parseUnit(off int) (unit, error) {
+	b := d.info
+	bo := d.order
+	if off+4 > len(b) {
+		return unit{}, fmt.Errorf("unit header at %#x is cut off", off)
+	}
+	u := unit{off: off, offSize: 4}
+	length := uint64(bo.Uint32(b[off:]))
+	p := off + 4
+	if length == 0xffffffff {
+		if p+8 > len(b) {
+			return unit{}, fmt.Errorf("unit header at %#x is cut off", off)
 		}
-		u := unit{off: off, offSize: 4}
-		length := uint64(bo.Uint32(b[off:]))
-		p := off + 4
-		if length == 0xffffffff {
-			if p+8 > len(b) {
-				return fmt.Errorf("unit header at %#x is cut off", off)
-			}
-			length = bo.Uint64(b[p:])
+		length = bo.Uint64(b[p:])
+		p += 8
+		u.offSize = 8
+	}
+	if length > uint64(len(b)-p) || length < 7 {
+		return unit{}, fmt.Errorf("unit at %#x claims %d bytes; the section has %d left", off, length, len(b)-p)
+	}
+	u.end = p + int(length)
+	u.version = int(bo.Uint16(b[p:]))
+	p += 2
+	readOff := func() uint64 {
+		if u.offSize == 8 {
+			v := bo.Uint64(b[p:])
 			p += 8
-			u.offSize = 8
-		}
-		if length > uint64(len(b)-p) || length < 7 {
-			return fmt.Errorf("unit at %#x claims %d bytes; the section has %d left", off, length, len(b)-p)
-		}
-		u.end = p + int(length)
-		u.version = int(bo.Uint16(b[p:]))
-		p += 2
-		readOff := func() uint64 {
-			if u.offSize == 8 {
-				v := bo.Uint64(b[p:])
-				p += 8
-				return v
-			}
-			v := uint64(bo.Uint32(b[p:]))
-			p += 4
 			return v
 		}
-		switch {
-		case u.version >= 2 && u.version <= 4:
-			u.abbrevOff = readOff()
-			u.addrSize = int(b[p])
-			p++
-		case u.version == 5:
-			ut := b[p]
-			u.addrSize = int(b[p+1])
-			p += 2
-			u.abbrevOff = readOff()
-			switch ut {
-			case unitTypeSkeleton, unitTypeSplitCompile:
-				p += 8
-			case unitTypeType, unitTypeSplitType:
-				p += 8
-				readOff()
-				u.typeUnit = true
-			}
-		default:
-			return fmt.Errorf("unit at %#x has DWARF version %d; versions 2 to 5 are understood", off, u.version)
-		}
-		if p > u.end {
-			return fmt.Errorf("unit header at %#x is cut off", off)
-		}
-		u.dieStart = p
-		sc.units = append(sc.units, u)
-		off = u.end
+		v := uint64(bo.Uint32(b[p:]))
+		p += 4
+		return v
 	}
-	return nil
+	switch {
+	case u.version >= 2 && u.version <= 4:
+		u.abbrevOff = readOff()
+		u.addrSize = int(b[p])
+		p++
+	case u.version == 5:
+		ut := b[p]
+		u.addrSize = int(b[p+1])
+		p += 2
+		u.abbrevOff = readOff()
+		switch ut {
+		case unitTypeSkeleton, unitTypeSplitCompile:
+			p += 8
+		case unitTypeType, unitTypeSplitType:
+			p += 8
+			readOff()
+			u.typeUnit = true
+		}
+	default:
+		return unit{}, fmt.Errorf("unit at %#x has DWARF version %d; versions 2 to 5 are understood", off, u.version)
+	}
+	if p > u.end {
+		return unit{}, fmt.Errorf("unit header at %#x is cut off", off)
+	}
+	u.dieStart = p
+	return u, nil
+}
+
+// unit returns the i-th unit, reading headers only as far as needed: a scan
+// that stops early never touches the rest of .debug_info. ok is false past
+// the last unit.
+func (d *Debug) unit(i int) (u *unit, ok bool, err error) {
+	for len(d.units) <= i {
+		next := 0
+		if n := len(d.units); n > 0 {
+			next = d.units[n-1].end
+		}
+		if next >= len(d.info) {
+			return nil, false, nil
+		}
+		nu, err := d.parseUnit(next)
+		if err != nil {
+			return nil, false, inputErr(d.File.Path, "corrupted DWARF: %v", err)
+		}
+		d.units = append(d.units, nu)
+	}
+	return &d.units[i], true, nil
+}
+
+// unitContaining returns the unit whose DIEs include off.
+func (d *Debug) unitContaining(off int) (*unit, error) {
+	start := 0
+	if n := len(d.units); n > 0 && off < d.units[n-1].end {
+		start = sort.Search(n, func(i int) bool { return d.units[i].end > off })
+	}
+	for i := start; ; i++ {
+		u, ok, err := d.unit(i)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("offset %#x is in no unit", off)
+		}
+		if off < u.end {
+			if off < u.dieStart {
+				return nil, fmt.Errorf("offset %#x is inside a unit header", off)
+			}
+			return u, nil
+		}
+	}
+}
+
+// abbrevAt is the abbreviation of a DIE code; an unknown code is corruption.
+func (sc *scanner) abbrevAt(code uint64) *abbrev {
+	if code >= uint64(len(sc.tab)) || sc.tab[code].fixed == -2 {
+		panic(fmt.Sprintf("DIE uses abbreviation code %d, which the unit's table does not define", code))
+	}
+	return &sc.tab[code]
 }
 
 func uleb(b []byte, p int) (uint64, int) {
@@ -135,14 +193,21 @@ func skipLeb(b []byte, p int) int {
 	return p + 1
 }
 
-func (sc *scanner) abbrevTable(u *unit) []*abbrev {
+// abbrevTable parses (once per offset and unit shape) an abbreviation table
+// into a dense slice indexed by code, all attributes in one backing array.
+func (sc *scanner) abbrevTable(u *unit, slot int) []abbrev {
 	key := abbrevKey{u.abbrevOff, u.version, u.addrSize, u.offSize}
-	if t, ok := sc.abbrevs[key]; ok {
-		return t
+	sl := &sc.slots[slot]
+	if sl.valid && sl.key == key {
+		return sl.tab
 	}
+	sl.valid = false
 	b := sc.d.abbrev
 	p := int(u.abbrevOff)
-	var tab []*abbrev
+	tab := sl.tab[:0]
+	all := sl.attrs[:0]
+	type span struct{ code, from, to int }
+	var spans []span
 	for {
 		code, np := uleb(b, p)
 		p = np
@@ -154,12 +219,13 @@ func (sc *scanner) abbrevTable(u *unit) []*abbrev {
 		}
 		tag, np := uleb(b, p)
 		p = np
-		a := &abbrev{tag: uint32(tag), children: b[p] != 0, fixed: 0}
+		a := abbrev{tag: uint32(tag), children: b[p] != 0}
 		p++
 		switch a.tag {
 		case tagStructType, tagClassType, tagUnionType, tagTypedef, tagNamespace:
 			a.named = true
 		}
+		from := len(all)
 		for {
 			at, np := uleb(b, p)
 			fm, np2 := uleb(b, np)
@@ -171,7 +237,7 @@ func (sc *scanner) abbrevTable(u *unit) []*abbrev {
 				p = skipLeb(b, p)
 			}
 			fs := fixedFormSize(uint32(fm), u.version, u.addrSize, u.offSize)
-			a.attrs = append(a.attrs, attrSpec{attr: uint32(at), form: uint32(fm), fixed: fs})
+			all = append(all, attrSpec{attr: uint32(at), form: uint32(fm), fixed: int32(fs)})
 			if at == attrSibling {
 				a.sibling = true
 			}
@@ -182,11 +248,15 @@ func (sc *scanner) abbrevTable(u *unit) []*abbrev {
 			}
 		}
 		for int(code) >= len(tab) {
-			tab = append(tab, nil)
+			tab = append(tab, abbrev{fixed: -2})
 		}
 		tab[code] = a
+		spans = append(spans, span{int(code), from, len(all)})
 	}
-	sc.abbrevs[key] = tab
+	for _, sp := range spans {
+		tab[sp.code].attrs = all[sp.from:sp.to:sp.to]
+	}
+	sl.key, sl.valid, sl.tab, sl.attrs = key, true, tab, all
 	return tab
 }
 
@@ -226,7 +296,7 @@ func (sc *scanner) skipAttrs(a *abbrev, b []byte, p int) int {
 	}
 	for i := range a.attrs {
 		if f := a.attrs[i].fixed; f >= 0 {
-			p += f
+			p += int(f)
 		} else {
 			p = sc.skipForm(a.attrs[i].form, b, p)
 		}
@@ -344,7 +414,7 @@ func (sc *scanner) decode(a *abbrev, b []byte, p int) (dieInfo, int) {
 			di.export = form == formFlagPresent || sc.readUint(form, b, p) != 0
 		}
 		if as.fixed >= 0 && form == as.form {
-			p += as.fixed
+			p += int(as.fixed)
 		} else {
 			p = sc.skipForm(form, b, p)
 		}
@@ -405,7 +475,7 @@ func baseName(s string) string {
 // FindStructs locates each wanted struct, trying its names in order; the
 // result has one entry per want (nil when absent).
 func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
-	f := &Finder{sc: &scanner{d: d, abbrevs: map[abbrevKey][]*abbrev{}}, byBase: map[string][]wantName{}}
+	f := &Finder{sc: &scanner{d: d}, byBase: map[string][]wantName{}}
 	f.found = make([]*Found, len(wants))
 	f.missing = len(wants)
 	for i, names := range wants {
@@ -419,14 +489,15 @@ func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
 			found, err = nil, inputErr(d.Path(), "corrupted DWARF in .debug_info (%v)", r)
 		}
 	}()
-	if err := f.sc.parseUnits(); err != nil {
-		return nil, inputErr(d.Path(), "corrupted DWARF: %v", err)
-	}
-	for i := range f.sc.units {
-		if f.missing == 0 {
+	for i := 0; f.missing > 0; i++ {
+		u, ok, err := d.unit(i)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			break
 		}
-		f.scanUnit(&f.sc.units[i])
+		f.scanUnit(u)
 	}
 	return f.found, nil
 }
@@ -442,7 +513,7 @@ func (f *Finder) scanUnit(u *unit) {
 		return
 	}
 	sc.u = u
-	sc.tab = sc.abbrevTable(u)
+	sc.tab = sc.abbrevTable(u, 0)
 	sc.strOffBase = 8
 	if u.offSize == 8 {
 		sc.strOffBase = 16
@@ -454,7 +525,7 @@ func (f *Finder) scanUnit(u *unit) {
 	if code == 0 {
 		return
 	}
-	cu := sc.tab[code]
+	cu := sc.abbrevAt(code)
 	for i := range cu.attrs {
 		as := &cu.attrs[i]
 		if as.attr == attrStrOffsetsBase {
@@ -475,7 +546,7 @@ func (f *Finder) scanUnit(u *unit) {
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		a := sc.tab[code]
+		a := sc.abbrevAt(code)
 		top := &stack[len(stack)-1]
 		if !top.scan || !a.named {
 			if !a.children {
@@ -632,19 +703,23 @@ func (f *Finder) resolveTypedef(off int) (int, bool) {
 		if off <= 0 || off >= len(sc.d.info) {
 			return 0, false
 		}
-		u := sc.unitAt(off)
-		if u == nil {
+		u, err := sc.d.unitContaining(off)
+		if err != nil {
 			return 0, false
 		}
 		saved, savedTab, savedBase := sc.u, sc.tab, sc.strOffBase
-		sc.u, sc.tab = u, sc.abbrevTable(u)
+		slot := 1
+		if u == saved {
+			slot = 0
+		}
+		sc.u, sc.tab = u, sc.abbrevTable(u, slot)
 		b := sc.d.info[:u.end]
 		code, p := uleb(b, off)
-		if code == 0 || int(code) >= len(sc.tab) || sc.tab[code] == nil {
+		if code == 0 || int(code) >= len(sc.tab) || sc.tab[code].fixed == -2 {
 			sc.u, sc.tab, sc.strOffBase = saved, savedTab, savedBase
 			return 0, false
 		}
-		a := sc.tab[code]
+		a := &sc.tab[code]
 		di, _ := sc.decode(a, b, p)
 		sc.u, sc.tab, sc.strOffBase = saved, savedTab, savedBase
 		switch a.tag {
@@ -660,12 +735,4 @@ func (f *Finder) resolveTypedef(off int) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-func (sc *scanner) unitAt(off int) *unit {
-	i := sort.Search(len(sc.units), func(i int) bool { return sc.units[i].end > off })
-	if i < len(sc.units) && sc.units[i].dieStart <= off {
-		return &sc.units[i]
-	}
-	return nil
 }

@@ -12,12 +12,13 @@ import (
 // Debug is the DWARF of one input, read from the input itself or from a
 // separate debug file.
 type Debug struct {
-	Input *Object // the file being checked
-	File  *Object // where the DWARF lives
-	Via   string  // ViaEmbedded, ViaBuildID or ViaDebugLink
-	Data  *dwarf.Data
+	Input *Object     // the file being checked
+	File  *Object     // where the DWARF lives
+	Via   string      // ViaEmbedded, ViaBuildID or ViaDebugLink
+	Data  *dwarf.Data // made on first use by dwarfData
 
 	info, abbrev, str, strOffsets, lineStr, addr []byte
+	units                                        []unit
 	order                                        binary.ByteOrder
 	owned                                        *Object
 }
@@ -63,19 +64,75 @@ func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
 	if len(d.abbrev) == 0 {
 		return nil, inputErr(file.Path, "corrupted DWARF: .debug_info without .debug_abbrev")
 	}
-	data, err := dwarf.New(d.abbrev, nil, nil, d.info, nil, nil, nil, d.str)
+	return d, nil
+}
+
+// crossUnitRefs reports whether a unit's abbreviations use a form that can
+// point outside the unit (LTO and dwz output do).
+func (d *Debug) crossUnitRefs(u *unit) (cross bool) {
+	defer func() {
+		if recover() != nil {
+			cross = true
+		}
+	}()
+	sc := &scanner{d: d, u: u}
+	for _, a := range sc.abbrevTable(u, 0) {
+		for _, as := range a.attrs {
+			switch as.form {
+			case formRefAddr, formRefSig8, formGNURefAlt, formRefSup4, formRefSup8, formIndirect:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unitData is a debug/dwarf view of one unit's bytes.
+func (d *Debug) unitData(u *unit) (data *dwarf.Data, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			data, err = nil, inputErr(d.File.Path, "corrupted DWARF (%v)", r)
+		}
+	}()
+	data, err = dwarf.New(d.abbrev, nil, nil, d.info[u.off:u.end], nil, nil, nil, d.str)
 	if err != nil {
-		return nil, inputErr(file.Path, "corrupted DWARF: %v", err)
+		return nil, inputErr(d.File.Path, "corrupted DWARF: %v", err)
 	}
 	for name, b := range map[string][]byte{".debug_str_offsets": d.strOffsets, ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
 		if len(b) > 0 {
 			if err := data.AddSection(name, b); err != nil {
-				return nil, inputErr(file.Path, "corrupted DWARF section %s: %v", name, err)
+				return nil, inputErr(d.File.Path, "corrupted DWARF section %s: %v", name, err)
+			}
+		}
+	}
+	return data, nil
+}
+
+// dwarfData builds the debug/dwarf view godwarf reads types from. It is made
+// only after the scan, and only when a struct was found: dwarf.New parses
+// every unit's abbreviations up front.
+func (d *Debug) dwarfData() (data *dwarf.Data, err error) {
+	if d.Data != nil {
+		return d.Data, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			data, err = nil, inputErr(d.File.Path, "corrupted DWARF (%v)", r)
+		}
+	}()
+	data, err = dwarf.New(d.abbrev, nil, nil, d.info, nil, nil, nil, d.str)
+	if err != nil {
+		return nil, inputErr(d.File.Path, "corrupted DWARF: %v", err)
+	}
+	for name, b := range map[string][]byte{".debug_str_offsets": d.strOffsets, ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
+		if len(b) > 0 {
+			if err := data.AddSection(name, b); err != nil {
+				return nil, inputErr(d.File.Path, "corrupted DWARF section %s: %v", name, err)
 			}
 		}
 	}
 	d.Data = data
-	return d, nil
+	return data, nil
 }
 
 // debugSection returns .debug_<name> (or .zdebug_<name>), decompressed and

@@ -82,7 +82,7 @@ func (c *structCheck) check(st *spec.Struct, l *Layout, path string, depth int) 
 		c.field(st, f, m, fp, root, depth)
 	}
 	for _, m := range l.Members {
-		if used[m] || isFiller(st, m) || m.Virtual || m.Size == 0 && m.BitSize == 0 {
+		if used[m] || isFiller(st, m) || m.Virtual || m.Size == 0 && m.BitSize == 0 || m.Base && emptyClass(m.Type) {
 			continue // virtual bases have no fixed offset; zero-length members take no bytes
 		}
 		if st.Prefix && m.Offset >= int64(st.Size) {
@@ -186,7 +186,7 @@ func (c *structCheck) field(st *spec.Struct, f *spec.Field, m *Member, fp, root 
 	// resized: the inner findings say what changed.
 	if why == "" && f.T.Kind == spec.KindStruct && f.T.Struct != nil && depth < 8 {
 		if sd, ok := Strip(m.Type).(*godwarf.StructType); ok {
-			inner, err := c.r.Layout(sd.Offset)
+			inner, err := c.r.Layout(c.r.GlobalOffset(sd))
 			if err != nil {
 				c.add(Incompatible, KindType, root, fieldPath(fp), f.T.String(), "", "%s: cannot read the embedded struct: %v", fp, err)
 				return

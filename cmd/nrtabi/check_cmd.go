@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/spec"
@@ -65,6 +66,9 @@ func checkCmd(args []string, out, errw io.Writer) int {
 	if err != nil {
 		return reportSpecError(errw, where, err)
 	}
+	// Hand the spec parser's garbage back before the DWARF is mapped, so the
+	// peak RSS is the binary's DWARF and not both.
+	debug.FreeOSMemory()
 	rep, err := layoutcheck.Check(files, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
 		Require: require, DebugDirs: debugDirs(dirs),

@@ -50,7 +50,7 @@ func checkCmd(args []string, out, errw io.Writer) int {
 	var require, dirs listFlag
 	fs.Var(&require, "require", "struct that must be found in some input (repeatable, or a comma list)")
 	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
-	files, rc := parseInterleaved(fs, args)
+	files, rc := parseFlagsAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
 	}

@@ -26,7 +26,7 @@ func extractCmd(args []string, out, errw io.Writer) int {
 	var names, dirs listFlag
 	fs.Var(&names, "struct", "struct to extract (repeatable, or a comma list); default: every spec struct the file has")
 	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
-	pos, rc := parseInterleaved(fs, args)
+	pos, rc := parseFlagsAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
 	}

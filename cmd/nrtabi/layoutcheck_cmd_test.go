@@ -47,7 +47,7 @@ func typesObject(t *testing.T, old, repl string) string {
 	return filepath.Join(dir, "libtypes.so")
 }
 
-func runCLI(args ...string) (int, string, string) {
+func runLayoutCLI(args ...string) (int, string, string) {
 	var out, errw bytes.Buffer
 	rc := run(args, &out, &errw)
 	return rc, out.String(), errw.String()
@@ -55,7 +55,7 @@ func runCLI(args ...string) (int, string, string) {
 
 func TestShowVersionInfo(t *testing.T) {
 	obj := typesObject(t, "", "")
-	rc, out, errs := runCLI("show", "nec_version_info_t", obj)
+	rc, out, errs := runLayoutCLI("show", "nec_version_info_t", obj)
 	if rc != 0 {
 		t.Fatalf("exit %d: %s", rc, errs)
 	}
@@ -71,7 +71,7 @@ func TestShowVersionInfo(t *testing.T) {
 	}
 	// A moved field is marked beside the member and sets exit bit 8.
 	moved := typesObject(t, "\tuint64_t compatibility_version; /* +48 HIGH */\n", "\tuint64_t pad;\n\tuint64_t compatibility_version;\n")
-	rc, out, _ = runCLI("show", "nec_version_info_t", moved, "--release", spec.Default)
+	rc, out, _ = runLayoutCLI("show", "nec_version_info_t", moved, "--release", spec.Default)
 	if rc&8 == 0 || !strings.Contains(out, "compatibility_version;              /*    56     8 */  spec: u64 @48  <-- MISMATCH: offset") {
 		t.Fatalf("exit %d:\n%s", rc, out)
 	}
@@ -79,12 +79,12 @@ func TestShowVersionInfo(t *testing.T) {
 
 func TestCheckCLIExitBitsAndJSON(t *testing.T) {
 	clean := typesObject(t, "", "")
-	rc, out, errs := runCLI("check", clean)
+	rc, out, errs := runLayoutCLI("check", clean)
 	if rc != 0 || !strings.Contains(out, "verdict: CLEAN") {
 		t.Fatalf("clean: exit %d\n%s%s", rc, out, errs)
 	}
 	renamed := typesObject(t, "\tint refcnt; /* +28 HIGH */\n", "\tint refs;\n")
-	rc, out, _ = runCLI("check", "--format", "json", renamed)
+	rc, out, _ = runLayoutCLI("check", "--format", "json", renamed)
 	if rc != 4 {
 		t.Fatalf("a rename exits 4, got %d", rc)
 	}
@@ -112,7 +112,7 @@ func TestCheckCLIExitBitsAndJSON(t *testing.T) {
 		t.Fatalf("finding %+v", f)
 	}
 	shrunk := typesObject(t, "\tchar device_revision[8]; /* +24 HIGH */\n", "\tchar device_revision[4];\n")
-	rc, out, _ = runCLI("check", shrunk, "--require", "nrt_instance_info_t")
+	rc, out, _ = runLayoutCLI("check", shrunk, "--require", "nrt_instance_info_t")
 	if rc != 8 || !strings.Contains(out, "nrt_instance_info_t: size 28 B, spec 32 B (struct shrunk)") || !strings.Contains(out, "verdict: INCOMPATIBLE") {
 		t.Fatalf("shrunk: exit %d\n%s", rc, out)
 	}
@@ -138,7 +138,7 @@ func TestLayoutCLIErrors(t *testing.T) {
 		{[]string{"extract"}, 2, "exactly one FILE"},
 	}
 	for _, c := range cases {
-		rc, _, errs := runCLI(c.args...)
+		rc, _, errs := runLayoutCLI(c.args...)
 		if rc != c.rc || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d (want %d), stderr %q (want %q)", c.args, rc, c.rc, errs, c.want)
 		}
@@ -147,10 +147,10 @@ func TestLayoutCLIErrors(t *testing.T) {
 		}
 	}
 	obj := typesObject(t, "", "")
-	if rc, _, errs := runCLI("check", "--require", "no_such_struct", obj); rc != 2 || !strings.Contains(errs, "no such struct") {
+	if rc, _, errs := runLayoutCLI("check", "--require", "no_such_struct", obj); rc != 2 || !strings.Contains(errs, "no such struct") {
 		t.Errorf("--require of an unknown struct: exit %d %q", rc, errs)
 	}
-	if rc, _, errs := runCLI("check", "--role", "libfoo", obj); rc != 2 || !strings.Contains(errs, "--role") {
+	if rc, _, errs := runLayoutCLI("check", "--role", "libfoo", obj); rc != 2 || !strings.Contains(errs, "--role") {
 		t.Errorf("bad --role: exit %d %q", rc, errs)
 	}
 }
@@ -159,16 +159,16 @@ func TestExtractCLIRoundTrip(t *testing.T) {
 	obj := typesObject(t, "", "")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "frag.toml")
-	if rc, _, errs := runCLI("extract", "-o", out, obj); rc != 0 {
+	if rc, _, errs := runLayoutCLI("extract", "-o", out, obj); rc != 0 {
 		t.Fatalf("extract: exit %d %s", rc, errs)
 	}
-	rc, text, errs := runCLI("check", "--spec", dir, obj)
+	rc, text, errs := runLayoutCLI("check", "--spec", dir, obj)
 	if rc != 0 || !strings.Contains(text, "(fragment; link contract from spec/"+spec.Default+")") {
 		t.Fatalf("round trip: exit %d\n%s%s", rc, text, errs)
 	}
 	// A failed extract leaves an existing file alone.
 	before, _ := os.ReadFile(out)
-	if rc, _, _ := runCLI("extract", "-o", out, "--struct", "no_such_struct", obj); rc != 1 {
+	if rc, _, _ := runLayoutCLI("extract", "-o", out, "--struct", "no_such_struct", obj); rc != 1 {
 		t.Fatalf("extract of an absent struct: exit %d", rc)
 	}
 	after, _ := os.ReadFile(out)

@@ -21,10 +21,10 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
-// parseInterleaved parses flags that may follow positional arguments
+// parseFlagsAnywhere parses flags that may follow positional arguments
 // ("nrtabi show NAME FILE --release R"). It returns the positional arguments
 // and the exit status to stop with (-1 to go on).
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, int) {
+func parseFlagsAnywhere(fs *flag.FlagSet, args []string) ([]string, int) {
 	var pos []string
 	for {
 		if rc := parse(fs, args); rc >= 0 {

@@ -22,7 +22,7 @@ func showCmd(args []string, out, errw io.Writer) int {
 	dir := fs.String("spec", "", "read the spec from this directory (a full release or a struct fragment)")
 	var dirs listFlag
 	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
-	pos, rc := parseInterleaved(fs, args)
+	pos, rc := parseFlagsAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
 	}

@@ -222,6 +222,9 @@ func (r *Reader) member(kid *dwarf.Entry, v *view) (*Member, error) {
 	m.Size = TypeSize(t)
 	if m.Base {
 		m.Name = TypeName(t)
+		if st, ok := Strip(t).(*godwarf.StructType); ok && st.StructName != "" {
+			m.Name = st.StructName
+		}
 		if v, _ := kid.Val(dwarf.AttrVirtuality).(int64); v != 0 {
 			m.Virtual = true
 		}

@@ -59,3 +59,12 @@ bench-collectives:
 	bench/bootstrap_scaling.sh
 
 bench: bench-collectives
+
+# ---- layoutcheck vs pahole (bench/layoutcheck) ------------------------------
+# Wall time and peak RSS of nrtabi check against pahole -C on the same structs
+# (needs dwarves and libstdc++6-12-dbg; builds a 100 MB synthetic object once).
+.PHONY: bench-layoutcheck
+bench-layoutcheck:
+	$(GO) run ./bench/layoutcheck
+
+bench: bench-layoutcheck

@@ -9,6 +9,8 @@ require (
 )
 
 require (
+	github.com/go-delve/delve v1.27.2 // indirect
+	golang.org/x/arch v0.33.0 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect

@@ -308,8 +308,9 @@ type Field struct {
 
 // Opaque is a byte range whose contents are not described.
 type Opaque struct {
-	Offset int `toml:"offset"`
-	Size   int `toml:"size"`
+	Offset int      `toml:"offset"`
+	Size   int      `toml:"size"`
+	Covers []string `toml:"covers"` // members of the real object the range stands for (written by nrtabi extract)
 	Fact
 }
 

@@ -19,6 +19,12 @@ func (c *checker) at(f *Fact, key, rule, format string, args ...any) {
 // validate holds the merged, resolved spec to every rule in Rules.
 func (s *Spec) validate(dirName string) Errors {
 	c := &checker{s: s}
+	if s.IsFragment() {
+		c.facts()
+		c.enums()
+		c.structs()
+		return c.errs
+	}
 	c.release(dirName)
 	c.facts()
 	c.counts()

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/nrtabi/nrtabi/layoutcheck"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+func init() {
+	register(&command{name: "check", summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)", run: checkCmd})
+}
+
+// layoutSpecs loads the release facts and the struct facts: --spec DIR may
+// be a full release or a struct fragment (nrtabi extract); a fragment's
+// structs are checked and the link contract comes from --release.
+func layoutSpecs(release, dir string) (full, structs *spec.Spec, where string, err error) {
+	full, err = spec.Load(release)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if dir == "" {
+		return full, full, fmt.Sprintf("spec/%s (embedded)", release), nil
+	}
+	s, err := spec.LoadDir(dir)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if s.IsFragment() {
+		return full, s, fmt.Sprintf("%s (fragment; link contract from spec/%s)", dir, release), nil
+	}
+	return s, s, dir, nil
+}
+
+func checkCmd(args []string, out, errw io.Writer) int {
+	fs := newFlags("check", errw)
+	fs.Usage = func() {
+		fmt.Fprintln(errw, "usage: nrtabi check [--release R | --spec DIR] [--role libnrt|libnccom|none|auto] [--format text|json] [--addresses] [--require STRUCT]... [--debug-dir DIR]... FILE...")
+		fs.PrintDefaults()
+	}
+	release := fs.String("release", spec.Default, "embedded release whose facts to check against")
+	dir := fs.String("spec", "", "read the spec from this directory (a full release or a struct fragment)")
+	role := fs.String("role", "auto", "link contract to check: libnrt, libnccom, none, or auto (from the SONAME)")
+	format := fs.String("format", "text", "output format: text or json")
+	addresses := fs.Bool("addresses", false, "also compare definer, trampoline and slot addresses with the release binaries")
+	var require, dirs listFlag
+	fs.Var(&require, "require", "struct that must be found in some input (repeatable, or a comma list)")
+	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
+	files, rc := parseFlagsAnywhere(fs, args)
+	if rc >= 0 {
+		return rc
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(errw, "nrtabi check: name at least one FILE (a shared object, executable, .o or debug file)")
+		return exitUsage
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(errw, "nrtabi check: --format %q: use text or json\n", *format)
+		return exitUsage
+	}
+	full, structs, where, err := layoutSpecs(*release, *dir)
+	if err != nil {
+		return reportSpecError(errw, where, err)
+	}
+	// Hand the spec parser's garbage back before the DWARF is mapped, so the
+	// peak RSS is the binary's DWARF and not both.
+	debug.FreeOSMemory()
+	rep, err := layoutcheck.Check(files, layoutcheck.Options{
+		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
+		Require: require, DebugDirs: debugDirs(dirs),
+	})
+	if code := layoutError(errw, "check", err); code >= 0 {
+		return code
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(errw, "nrtabi check: %v\n", err)
+			return exitError
+		}
+	} else {
+		rep.WriteText(out)
+	}
+	return rep.Exit
+}
+
+// layoutError prints a layoutcheck error as one line and returns its exit
+// status, or -1 when there is none.
+func layoutError(errw io.Writer, cmd string, err error) int {
+	if err == nil {
+		return -1
+	}
+	var ue *layoutcheck.UsageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(errw, "nrtabi %s: %v\n", cmd, err)
+		return exitUsage
+	}
+	fmt.Fprintf(errw, "nrtabi %s: %v\n", cmd, err)
+	return exitError
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/nrtabi/nrtabi/layoutcheck"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+func init() {
+	register(&command{name: "extract", summary: "write spec TOML (a struct fragment) for structs read from a binary's DWARF", run: extractCmd})
+}
+
+func extractCmd(args []string, out, errw io.Writer) int {
+	fs := newFlags("extract", errw)
+	fs.Usage = func() {
+		fmt.Fprintln(errw, "usage: nrtabi extract [--struct NAME]... [--release R] [-o FILE.toml] FILE")
+		fs.PrintDefaults()
+	}
+	release := fs.String("release", spec.Default, "embedded release whose struct names to use (and whose structs are extracted by default)")
+	outPath := fs.String("o", "", "write the fragment to this file (atomically) instead of stdout")
+	var names, dirs listFlag
+	fs.Var(&names, "struct", "struct to extract (repeatable, or a comma list); default: every spec struct the file has")
+	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
+	pos, rc := parseFlagsAnywhere(fs, args)
+	if rc >= 0 {
+		return rc
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(errw, "nrtabi extract: name exactly one FILE")
+		return exitUsage
+	}
+	sp, err := spec.Load(*release)
+	if err != nil {
+		return reportSpecError(errw, "spec/"+*release, err)
+	}
+	all := len(names) == 0
+	if all {
+		for _, st := range sp.Structs {
+			names = append(names, st.Name)
+		}
+	}
+	var buf bytes.Buffer
+	if err := layoutcheck.Extract(pos[0], names, all, sp, debugDirs(dirs), &buf); err != nil {
+		return layoutError(errw, "extract", err)
+	}
+	if *outPath == "" {
+		if _, err := out.Write(buf.Bytes()); err != nil {
+			fmt.Fprintf(errw, "nrtabi extract: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	}
+	if err := writeAtomic(*outPath, buf.Bytes()); err != nil {
+		fmt.Fprintf(errw, "nrtabi extract: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// writeAtomic replaces path only once the whole content is on disk.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,182 @@
+package layoutcheck
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// Options control a check run.
+type Options struct {
+	Spec       *spec.Spec // release-level facts: the link contract, addresses
+	Structs    *spec.Spec // struct facts: Spec itself or a struct fragment
+	StructsSrc string     // where the struct facts came from, for the report
+	Role       string     // "auto", RoleLibnrt, RoleLibnccom or RoleNone
+	Addresses  bool
+	Require    []string // struct names that must be found in some input
+	DebugDirs  []string
+}
+
+// UsageError is a command-line mistake (exit 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// StructNames are the names a spec struct may carry in DWARF, most specific
+// first: its spec name, its tag, its typedefs, and TAG_t.
+func StructNames(st *spec.Struct) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range append(append([]string{st.Name, st.CTag()}, st.Typedefs()...), st.CTag()+"_t") {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Check runs every struct and link-contract check on the files. The error is
+// an *InputError or *UsageError; findings are in the report.
+func Check(files []string, opt Options) (*Report, error) {
+	if opt.Structs == nil {
+		opt.Structs = opt.Spec
+	}
+	r := &Report{Schema: Schema, Release: opt.Spec.Release.Name, StructSpec: opt.StructsSrc, Files: []*FileReport{}, Absent: []string{}, Required: []string{}, Findings: []Finding{}}
+	for _, n := range opt.Require {
+		if opt.Structs.StructByName(n) == nil {
+			return nil, &UsageError{Msg: fmt.Sprintf("--require %s: no such struct in %s", n, opt.StructsSrc)}
+		}
+		r.Required = append(r.Required, opt.Structs.StructByName(n).Name)
+	}
+	switch opt.Role {
+	case "", "auto", RoleLibnrt, RoleLibnccom, RoleNone:
+	default:
+		return nil, &UsageError{Msg: fmt.Sprintf("--role %q: use libnrt, libnccom, none or auto", opt.Role)}
+	}
+	seen := map[string]bool{}
+	for _, path := range files {
+		fr, err := checkFile(path, opt, seen)
+		if err != nil {
+			return nil, err
+		}
+		r.Files = append(r.Files, fr)
+		for _, s := range fr.Structs {
+			for _, f := range s.Findings {
+				r.add(f)
+			}
+		}
+		for _, c := range fr.Contract {
+			for _, f := range c.Findings {
+				r.add(f)
+			}
+		}
+	}
+	for _, st := range opt.Structs.Structs {
+		if !seen[st.Name] {
+			r.Absent = append(r.Absent, st.Name)
+		}
+		r.StructsSeen++
+	}
+	for _, n := range r.Required {
+		if !seen[n] {
+			r.add(Finding{Severity: Incompatible, Kind: KindMissingStruct, Struct: n, Expected: n,
+				Message: fmt.Sprintf("%s: required struct not found in any input (looked for %s)", n, strings.Join(StructNames(opt.Structs.StructByName(n)), ", "))})
+		}
+	}
+	switch {
+	case r.Exit&int(Incompatible) != 0:
+		r.Verdict = fmt.Sprintf("INCOMPATIBLE: %d incompatible and %d compatible change(s)", r.Incompat, r.Compatible)
+	case r.Exit&int(Compatible) != 0:
+		r.Verdict = fmt.Sprintf("COMPATIBLE CHANGES: %d compatible change(s), nothing incompatible", r.Compatible)
+	default:
+		r.Verdict = "CLEAN: every struct found and every contract rule holds"
+	}
+	return r, nil
+}
+
+func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, err error) {
+	defer func() {
+		// The readers below recover their own panics; this is the last net
+		// for a corrupted file that trips a library in a way not foreseen.
+		if r := recover(); r != nil {
+			fr, err = nil, inputErr(path, "corrupted input (%v)", r)
+		}
+	}()
+	obj, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Close()
+	fr = &FileReport{Path: path, ELFKind: obj.Kind(), BuildID: obj.BuildID, SONAME: obj.SONAME, Structs: []*StructResult{}, Contract: []ContractCheck{}}
+	fr.Role, fr.RoleFrom = DetectRole(obj, opt.Spec)
+	if opt.Role != "" && opt.Role != "auto" {
+		fr.Role, fr.RoleFrom = opt.Role, "--role"
+	}
+	var checks []ContractCheck
+	switch fr.Role {
+	case RoleLibnrt:
+		checks, err = CheckLibnrt(obj, opt.Spec)
+	case RoleLibnccom:
+		checks, err = CheckLibnccom(obj, opt.Spec)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fr.Contract = append(fr.Contract, checks...)
+	if opt.Addresses && fr.Role != RoleNone {
+		checks, err := CheckAddresses(obj, fr.Role, opt.Spec)
+		if err != nil {
+			return nil, err
+		}
+		fr.Contract = append(fr.Contract, checks...)
+	}
+
+	dbg, err := FindDebug(obj, opt.DebugDirs)
+	if err != nil {
+		return nil, err
+	}
+	defer dbg.Close()
+	fr.DWARFFile, fr.DWARFVia = dbg.Path(), dbg.Via
+	structs := opt.Structs.Structs
+	wants := make([][]string, len(structs))
+	for i, st := range structs {
+		wants[i] = StructNames(st)
+	}
+	found, err := dbg.FindStructs(wants)
+	if err != nil {
+		return nil, err
+	}
+	rd := dbg.NewReader()
+	for i, st := range structs {
+		if found[i] == nil {
+			continue
+		}
+		l, err := rd.Layout(found[i].Offset)
+		if err != nil {
+			return nil, inputErr(dbg.Path(), "%s: %v", st.Name, err)
+		}
+		seen[st.Name] = true
+		sr := &StructResult{Name: st.Name, DWARFName: found[i].Name, Via: found[i].Via, DIE: fmt.Sprintf("%#x", found[i].Offset), Size: l.Size, SpecSize: st.Size}
+		sr.Findings = rd.CheckStruct(st, l)
+		if sr.Findings == nil {
+			sr.Findings = []Finding{}
+		}
+		sr.Status = statusOf(sr.Findings)
+		fr.Structs = append(fr.Structs, sr)
+	}
+	sort.SliceStable(fr.Structs, func(a, b int) bool { return fr.Structs[a].Name < fr.Structs[b].Name })
+	return fr, nil
+}
+
+func statusOf(fs []Finding) string {
+	switch worst(fs) {
+	case Incompatible:
+		return "incompatible"
+	case Compatible:
+		return "compatible"
+	}
+	return "ok"
+}

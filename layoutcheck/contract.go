@@ -1,0 +1,330 @@
+package layoutcheck
+
+import (
+	"debug/elf"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// Roles an input can play.
+const (
+	RoleLibnrt   = "libnrt"
+	RoleLibnccom = "libnccom"
+	RoleNone     = "none" // structs only
+)
+
+// DetectRole derives the role from the SONAME.
+func DetectRole(o *Object, sp *spec.Spec) (role, from string) {
+	switch {
+	case o.SONAME == "":
+		return RoleNone, "no SONAME"
+	case o.SONAME == sp.Release.LibNRT.SONAME:
+		return RoleLibnrt, "SONAME " + o.SONAME
+	case o.SONAME == sp.Release.LibNCCOM.SONAME || strings.HasPrefix(o.SONAME, "libnccom.so"):
+		return RoleLibnccom, "SONAME " + o.SONAME
+	}
+	return RoleNone, "SONAME " + o.SONAME + " is neither libnrt's nor libnccom's"
+}
+
+// dynTable is the dynamic symbol table with its version information.
+type dynTable struct {
+	syms   []elf.Symbol
+	byName map[string][]*elf.Symbol
+	defs   []elf.DynamicVersion
+	needs  []elf.DynamicVersionNeed
+}
+
+func readDynTable(o *Object) (*dynTable, error) {
+	if o.File.Section(".dynsym") == nil {
+		return nil, inputErr(o.Path, "is a %s without a dynamic symbol table; the link contract needs the linked shared object (or pass --role none)", o.Kind())
+	}
+	syms, err := o.File.DynamicSymbols()
+	if err != nil {
+		return nil, inputErr(o.Path, "corrupted dynamic symbol table: %v", err)
+	}
+	t := &dynTable{syms: syms, byName: map[string][]*elf.Symbol{}}
+	for i := range syms {
+		t.byName[syms[i].Name] = append(t.byName[syms[i].Name], &syms[i])
+	}
+	if sectionOfType(o, elf.SHT_GNU_VERDEF) {
+		if t.defs, err = o.File.DynamicVersions(); err != nil {
+			return nil, inputErr(o.Path, "corrupted .gnu.version_d: %v", err)
+		}
+	}
+	if sectionOfType(o, elf.SHT_GNU_VERNEED) {
+		if t.needs, err = o.File.DynamicVersionNeeds(); err != nil {
+			return nil, inputErr(o.Path, "corrupted .gnu.version_r: %v", err)
+		}
+	}
+	return t, nil
+}
+
+func sectionOfType(o *Object, typ elf.SectionType) bool {
+	for _, s := range o.File.Sections {
+		if s.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *dynTable) defined(name string) *elf.Symbol {
+	for _, s := range t.byName[name] {
+		if s.Section != elf.SHN_UNDEF {
+			return s
+		}
+	}
+	return nil
+}
+
+func (t *dynTable) undefined(name string) *elf.Symbol {
+	for _, s := range t.byName[name] {
+		if s.Section == elf.SHN_UNDEF {
+			return s
+		}
+	}
+	return nil
+}
+
+// versionName is the version node a defined symbol is bound to ("" for the
+// base or global index).
+func (t *dynTable) versionName(s *elf.Symbol) string {
+	if !s.HasVersion || s.VersionIndex.Index() <= 1 {
+		return ""
+	}
+	for _, d := range t.defs {
+		if d.Index == s.VersionIndex.Index() {
+			if d.Flags&elf.VER_FLG_BASE != 0 {
+				return ""
+			}
+			return d.Name
+		}
+	}
+	return s.Version
+}
+
+type contract struct {
+	checks []ContractCheck
+}
+
+func (c *contract) rule(name string, fs []Finding) {
+	if fs == nil {
+		fs = []Finding{}
+	}
+	c.checks = append(c.checks, ContractCheck{Name: name, OK: worst(fs) < Incompatible, Findings: fs})
+}
+
+func finding(sev Severity, kind, sym, exp, act, format string, args ...any) Finding {
+	return Finding{Severity: sev, Kind: kind, Symbol: sym, Expected: exp, Actual: act, Message: fmt.Sprintf(format, args...)}
+}
+
+// CheckLibnrt checks libnrt's side of the link contract.
+func CheckLibnrt(o *Object, sp *spec.Spec) ([]ContractCheck, error) {
+	t, err := readDynTable(o)
+	if err != nil {
+		return nil, err
+	}
+	c := &contract{}
+	soname := sp.Release.LibNRT.SONAME
+	var fs []Finding
+	if o.SONAME != soname {
+		fs = append(fs, finding(Incompatible, KindSONAME, "", soname, o.SONAME, "SONAME is %q; libnccom's DT_NEEDED names %q", o.SONAME, soname))
+	}
+	c.rule("SONAME "+soname, fs)
+	c.rule("version definitions equal the spec's", verdefFindings(t, sp))
+
+	fs = nil
+	for _, r := range sp.Reverse {
+		s := t.defined(r.Name)
+		want := r.Name + "@@" + r.Version
+		switch {
+		case s == nil:
+			fs = append(fs, finding(Incompatible, KindExport, r.Name, want, "", "%s is not exported; libnccom imports it %s and fails to load", r.Name, "@"+r.Version))
+			continue
+		case elf.ST_TYPE(s.Info) != elf.STT_FUNC:
+			fs = append(fs, finding(Incompatible, KindExport, r.Name, "FUNC", elf.ST_TYPE(s.Info).String(), "%s is exported as %v, not as a function", r.Name, elf.ST_TYPE(s.Info)))
+		case elf.ST_BIND(s.Info) != elf.STB_GLOBAL:
+			fs = append(fs, finding(Incompatible, KindExport, r.Name, "GLOBAL", elf.ST_BIND(s.Info).String(), "%s is exported %v, not GLOBAL", r.Name, elf.ST_BIND(s.Info)))
+		}
+		v := t.versionName(s)
+		switch {
+		case v == "":
+			fs = append(fs, finding(Incompatible, KindUnversioned, r.Name, want, r.Name, "%s is exported unversioned (base version); libnccom's import is %s@%s", r.Name, r.Name, r.Version))
+		case v != r.Version:
+			fs = append(fs, finding(Incompatible, KindVersion, r.Name, want, r.Name+"@@"+v, "%s is bound to %s, spec %s", r.Name, v, r.Version))
+		case s.VersionIndex.IsHidden():
+			fs = append(fs, finding(Incompatible, KindVersion, r.Name, want, r.Name+"@"+v, "%s@%s is hidden (not the default @@ definition)", r.Name, v))
+		}
+	}
+	c.rule(fmt.Sprintf("all %d reverse symbols defined @@ their node as functions", len(sp.Reverse)), fs)
+
+	fs = nil
+	for _, s := range t.syms {
+		if strings.HasPrefix(s.Name, "neuron") {
+			how := "defines"
+			if s.Section == elf.SHN_UNDEF {
+				how = "imports"
+			}
+			fs = append(fs, finding(Incompatible, KindForbidden, s.Name, "", s.Name, "libnrt's dynamic table %s %s; the forward leg is dlsym only", how, s.Name))
+		}
+	}
+	c.rule("no neuron* symbol in the dynamic table", fs)
+
+	fs = nil
+	for _, n := range o.Needed {
+		if strings.HasPrefix(n, "libnccom") {
+			fs = append(fs, finding(Incompatible, KindNeeded, n, "", n, "DT_NEEDED %s: libnrt must not link libnccom (it dlopens %q at run time)", n, sp.Table.Library))
+		}
+	}
+	c.rule("no DT_NEEDED on any libnccom", fs)
+	return c.checks, nil
+}
+
+func verdefFindings(t *dynTable, sp *spec.Spec) []Finding {
+	var fs []Finding
+	have := map[string]elf.DynamicVersion{}
+	for _, d := range t.defs {
+		have[d.Name] = d
+	}
+	if len(t.defs) == 0 {
+		return []Finding{finding(Incompatible, KindVerdef, "", nodeList(sp), "", "no version definitions (.gnu.version_d); libnccom's need of %s cannot be met", firstNonBase(sp))}
+	}
+	for _, n := range sp.Nodes {
+		d, ok := have[n.Name]
+		if !ok {
+			fs = append(fs, finding(Incompatible, KindVerdef, n.Name, n.Name, "", "version node %s is not defined", n.Name))
+			continue
+		}
+		if base := d.Flags&elf.VER_FLG_BASE != 0; base != n.Base {
+			fs = append(fs, finding(Incompatible, KindVerdef, n.Name, fmt.Sprintf("base=%v", n.Base), fmt.Sprintf("base=%v", base), "version node %s: BASE flag %v, spec %v", n.Name, base, n.Base))
+		}
+		parent := ""
+		if len(d.Deps) > 0 {
+			parent = d.Deps[0]
+		}
+		if parent != n.Parent {
+			fs = append(fs, finding(Incompatible, KindVerdef, n.Name, n.Parent, parent, "version node %s has parent %q, spec %q", n.Name, parent, n.Parent))
+		}
+		if int(d.Index) != n.Index {
+			// Consumers bind by name; the index is local to the file.
+			fs = append(fs, finding(Compatible, KindVerdef, n.Name, fmt.Sprint(n.Index), fmt.Sprint(d.Index), "version node %s has index %d, spec %d", n.Name, d.Index, n.Index))
+		}
+	}
+	for _, d := range t.defs {
+		if sp.Node(d.Name) == nil {
+			fs = append(fs, finding(Compatible, KindVerdef, d.Name, "", d.Name, "version node %s is not in the spec (an addition)", d.Name))
+		}
+	}
+	return fs
+}
+
+func nodeList(sp *spec.Spec) string {
+	var out []string
+	for _, n := range sp.Nodes {
+		out = append(out, n.Name)
+	}
+	return strings.Join(out, ", ")
+}
+
+func firstNonBase(sp *spec.Spec) string {
+	for _, n := range sp.Nodes {
+		if !n.Base {
+			return n.Name
+		}
+	}
+	return "a version"
+}
+
+// CheckLibnccom checks libnccom's side of the link contract.
+func CheckLibnccom(o *Object, sp *spec.Spec) ([]ContractCheck, error) {
+	t, err := readDynTable(o)
+	if err != nil {
+		return nil, err
+	}
+	c := &contract{}
+	var fs []Finding
+	for _, f := range sp.ByIndex() {
+		s := t.defined(f.Name)
+		switch {
+		case s == nil:
+			fs = append(fs, finding(Incompatible, KindExport, f.Name, f.Name, "", "%s is not exported; libnrt's dlsym #%d fails and collectives are disabled", f.Name, f.Index))
+			continue
+		case elf.ST_TYPE(s.Info) != elf.STT_FUNC:
+			fs = append(fs, finding(Incompatible, KindExport, f.Name, "FUNC", elf.ST_TYPE(s.Info).String(), "%s is exported as %v, not as a function", f.Name, elf.ST_TYPE(s.Info)))
+		case elf.ST_BIND(s.Info) != elf.STB_GLOBAL:
+			fs = append(fs, finding(Incompatible, KindExport, f.Name, "GLOBAL", elf.ST_BIND(s.Info).String(), "%s is exported %v, not GLOBAL", f.Name, elf.ST_BIND(s.Info)))
+		}
+		if v := t.versionName(s); v != "" {
+			fs = append(fs, finding(Incompatible, KindVersion, f.Name, f.Name, f.Name+"@@"+v, "%s carries version %s; the forward entry points are unversioned", f.Name, v))
+		}
+	}
+	c.rule(fmt.Sprintf("all %d neuron* defined, unversioned, global functions", len(sp.Forward)), fs)
+
+	nrt := sp.Release.LibNRT.SONAME
+	fs = nil
+	found := false
+	for _, n := range o.Needed {
+		found = found || n == nrt
+	}
+	if !found {
+		fs = append(fs, finding(Incompatible, KindNeeded, nrt, nrt, strings.Join(o.Needed, ", "), "no DT_NEEDED %s; the %d reverse imports cannot bind", nrt, len(sp.Reverse)))
+	}
+	c.rule("DT_NEEDED "+nrt, fs)
+
+	var want []string
+	for _, vn := range sp.Release.LibNCCOM.VersionNeeds {
+		if vn.File == nrt {
+			want = append(want, vn.Version)
+		}
+	}
+	sort.Strings(want)
+	var got []string
+	for _, n := range t.needs {
+		if n.Name != nrt {
+			continue
+		}
+		for _, d := range n.Needs {
+			got = append(got, d.Dep)
+		}
+	}
+	sort.Strings(got)
+	fs = nil
+	for _, g := range got {
+		if !contains(want, g) {
+			fs = append(fs, finding(Incompatible, KindVersionNeed, g, strings.Join(want, ", "), strings.Join(got, ", "), "needs %s from %s; the spec allows only %s", g, nrt, strings.Join(want, ", ")))
+		}
+	}
+	for _, w := range want {
+		if !contains(got, w) {
+			fs = append(fs, finding(Incompatible, KindVersionNeed, w, strings.Join(want, ", "), strings.Join(got, ", "), "no version need (%s, %s) in .gnu.version_r", nrt, w))
+		}
+	}
+	c.rule(fmt.Sprintf("exactly the version needs %s from %s", strings.Join(want, ", "), nrt), fs)
+
+	fs = nil
+	for _, r := range sp.Reverse {
+		s := t.undefined(r.Name)
+		switch {
+		case s == nil:
+			fs = append(fs, finding(Incompatible, KindImport, r.Name, r.Name+"@"+r.Version, "", "%s is not imported", r.Name))
+		case s.Version == "":
+			fs = append(fs, finding(Incompatible, KindUnversioned, r.Name, r.Name+"@"+r.Version, r.Name, "%s is imported unversioned; it must bind %s@%s", r.Name, r.Name, r.Version))
+		case s.Version != r.Version || s.Library != nrt:
+			fs = append(fs, finding(Incompatible, KindVersion, r.Name, r.Name+"@"+r.Version, fmt.Sprintf("%s@%s (%s)", r.Name, s.Version, s.Library), "%s is imported @%s from %q, spec @%s from %s", r.Name, s.Version, s.Library, r.Version, nrt))
+		}
+	}
+	c.rule(fmt.Sprintf("the %d imports bound @%s", len(sp.Reverse), firstNonBase(sp)), fs)
+	return c.checks, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

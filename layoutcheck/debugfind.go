@@ -1,0 +1,105 @@
+package layoutcheck
+
+import (
+	"debug/elf"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultDebugDirs is where distributions install separate debug files.
+var DefaultDebugDirs = []string{"/usr/lib/debug"}
+
+// How the DWARF of an input was found.
+const (
+	ViaEmbedded  = "embedded"
+	ViaBuildID   = "build-id"
+	ViaDebugLink = "gnu_debuglink"
+)
+
+func hasDWARF(o *Object) bool {
+	for _, name := range []string{".debug_info", ".zdebug_info"} {
+		if s := o.File.Section(name); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// FindDebug locates the DWARF of obj: in the file itself, else through the
+// build-id tree of each debug directory (DIR/.build-id/xx/rest.debug), else
+// through .gnu_debuglink (next to the file, in its .debug/ subdirectory, and
+// under each debug directory), checking the link's CRC. The debug file found
+// is opened and owned by the returned Debug.
+func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
+	if hasDWARF(obj) {
+		return loadDebug(obj, obj, ViaEmbedded)
+	}
+	var tried []string
+	if len(obj.BuildID) > 2 {
+		for _, d := range debugDirs {
+			p := filepath.Join(d, ".build-id", obj.BuildID[:2], obj.BuildID[2:]+".debug")
+			tried = append(tried, p)
+			dbg, ok := tryDebugFile(obj, p, func(c *Object) bool { return c.BuildID == "" || c.BuildID == obj.BuildID }, ViaBuildID)
+			if ok {
+				return dbg, nil
+			}
+		}
+	}
+	if obj.DebugLink != "" {
+		dir := filepath.Dir(obj.Path)
+		abs, _ := filepath.Abs(dir)
+		cands := []string{filepath.Join(dir, obj.DebugLink), filepath.Join(dir, ".debug", obj.DebugLink)}
+		for _, d := range debugDirs {
+			cands = append(cands, filepath.Join(d, abs, obj.DebugLink))
+		}
+		for _, p := range cands {
+			if p == obj.Path || sameFile(p, obj.Path) {
+				continue
+			}
+			tried = append(tried, p)
+			dbg, ok := tryDebugFile(obj, p, func(c *Object) bool { return crc32.ChecksumIEEE(c.data) == obj.DebugLinkCRC }, ViaDebugLink)
+			if ok {
+				return dbg, nil
+			}
+		}
+	}
+	why := "the file has no .debug_info"
+	switch {
+	case obj.BuildID == "" && obj.DebugLink == "":
+		why += ", no build-id and no .gnu_debuglink"
+	case len(tried) > 0:
+		why += "; no matching separate debug file at " + strings.Join(tried, ", ")
+	}
+	return nil, inputErr(obj.Path, "no DWARF anywhere (%s); rebuild with -g, install the debug package, or pass --debug-dir", why)
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// tryDebugFile opens a candidate debug file; it is used when it has DWARF and
+// passes match.
+func tryDebugFile(obj *Object, path string, match func(*Object) bool, via string) (*Debug, bool) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, false
+	}
+	c, err := Open(path)
+	if err != nil {
+		return nil, false
+	}
+	if !hasDWARF(c) || !match(c) {
+		c.Close()
+		return nil, false
+	}
+	dbg, err := loadDebug(obj, c, via)
+	if err != nil {
+		c.Close()
+		return nil, false
+	}
+	dbg.owned = c
+	return dbg, true
+}

@@ -1,0 +1,492 @@
+package layoutcheck
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// Extract reads the named structs (spec names, tags, typedefs or C++
+// qualified names) from the DWARF of path and writes them as a spec fragment:
+// [[struct]] rows (plus the [[enum]] and [[opaque_type]] rows they use) that
+// spec.LoadDir accepts. Members the spec grammar cannot spell (bitfields,
+// unions, base classes, floats, function pointers, C++ templates) become
+// opaque ranges whose covers list names them, so checking the same file
+// against the fragment is clean.
+// With skipAbsent, names not found are dropped (the default "every spec
+// struct" request); otherwise each must be found.
+func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugDirs []string, w io.Writer) error {
+	obj, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer obj.Close()
+	dbg, err := FindDebug(obj, debugDirs)
+	if err != nil {
+		return err
+	}
+	defer dbg.Close()
+	wants := make([][]string, len(names))
+	outNames := make([]string, len(names))
+	for i, n := range names {
+		wants[i], outNames[i] = []string{n}, n
+		if sp != nil {
+			if st := sp.StructByName(n); st != nil {
+				wants[i], outNames[i] = StructNames(st), st.Name
+			}
+		}
+	}
+	found, err := dbg.FindStructs(wants)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	keep := found[:0:0]
+	var keepNames, keepAsked []string
+	for i, f := range found {
+		if f == nil {
+			missing = append(missing, names[i])
+			continue
+		}
+		keep, keepNames, keepAsked = append(keep, f), append(keepNames, outNames[i]), append(keepAsked, names[i])
+	}
+	if len(missing) > 0 && !skipAbsent || len(keep) == 0 {
+		return inputErr(path, "no struct %s in the DWARF of %s", strings.Join(missing, ", "), dbg.Path())
+	}
+	found, outNames, names = keep, keepNames, keepAsked
+	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
+		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp}
+	x.source = fmt.Sprintf("nrtabi extract from %s", path)
+	if obj.BuildID != "" {
+		x.source += " (build-id " + obj.BuildID + ")"
+	}
+	if dbg.Via != ViaEmbedded {
+		x.source += fmt.Sprintf(", DWARF from %s via %s", dbg.Path(), dbg.Via)
+	}
+	for i, f := range found {
+		x.reserve(f.Offset, outNames[i])
+	}
+	for i, f := range found {
+		if _, err := x.structAt(f.Offset, outNames[i]); err != nil {
+			return inputErr(dbg.Path(), "%s: %v", names[i], err)
+		}
+	}
+	x.write(w, path, obj.BuildID, dbg)
+	return nil
+}
+
+type xField struct {
+	name, typ, note string
+	offset          int64
+}
+
+type xOpaque struct {
+	offset, end int64
+	covers      []string
+}
+
+type xStruct struct {
+	name, tag, note string
+	die             dwarf.Offset
+	size, align     int64
+	packed, done    bool
+	fields          []xField
+	opaque          []*xOpaque
+}
+
+type xEnum struct {
+	name, tag string
+	values    []*godwarf.EnumValue
+}
+
+type extractor struct {
+	rd          *Reader
+	sp          *spec.Spec
+	source      string
+	order       []*xStruct
+	byOff       map[dwarf.Offset]*xStruct
+	byName      map[string]*xStruct
+	enums       map[string]*xEnum
+	enumOrder   []string
+	enumerators map[string]bool
+	opaques     map[string]bool
+}
+
+var identOK = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (x *extractor) reserve(off dwarf.Offset, name string) *xStruct {
+	if s, ok := x.byOff[off]; ok {
+		return s
+	}
+	if s, ok := x.byName[name]; ok {
+		x.byOff[off] = s
+		return s
+	}
+	s := &xStruct{name: name, die: off}
+	x.byOff[off], x.byName[name] = s, s
+	x.order = append(x.order, s)
+	return s
+}
+
+// specName prefers the spec's name for a DWARF struct, so a fragment and the
+// release spec speak of the same struct.
+func (x *extractor) specName(d *godwarf.StructType, tds []string) string {
+	if x.sp != nil {
+		for _, st := range x.sp.Structs {
+			if structNamesMatch(st, d, tds) {
+				return st.Name
+			}
+		}
+	}
+	if len(tds) > 0 {
+		return tds[0]
+	}
+	return d.StructName
+}
+
+func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
+	s := x.reserve(off, name)
+	if s.done {
+		return s, nil
+	}
+	s.done = true
+	l, err := x.rd.Layout(off)
+	if err != nil {
+		return nil, err
+	}
+	s.size = l.Size
+	if l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name {
+		s.tag = l.Name
+	}
+	if l.Kind == "union" {
+		var covers []string
+		for _, m := range l.Members {
+			covers = append(covers, memberLabel(m))
+		}
+		s.opaque = append(s.opaque, &xOpaque{offset: 0, end: l.Size, covers: covers})
+		s.note = "a union in the binary; the spec grammar has no unions"
+		s.align = l.Align
+		return s, nil
+	}
+	packed := false
+	for _, m := range l.Members {
+		if !m.Virtual && m.BitSize == 0 && m.Size > 0 && m.Offset%TypeAlign(m.Type) != 0 {
+			packed = true
+		}
+	}
+	if l.Align > 1 && l.Size%l.Align != 0 {
+		packed = true
+	}
+	s.packed = packed
+	if !packed {
+		s.align = l.Align
+	}
+	// Each member becomes a field or an opaque piece; pieces that overlap
+	// (bitfields sharing a unit, empty bases, unions) merge into one opaque
+	// range that covers them all.
+	type item struct {
+		start, end int64
+		field      *xField
+		cover      string
+	}
+	var items []item
+	for _, m := range l.Members {
+		if m.Virtual || m.Size == 0 && m.BitSize == 0 || m.Base && emptyClass(m.Type) {
+			continue
+		}
+		if strings.HasPrefix(m.Name, gen.OpaqueMemberPrefix) {
+			items = append(items, item{start: m.Offset, end: m.End()})
+			continue
+		}
+		if m.BitSize == 0 && !m.Base && !m.Artificial && identOK.MatchString(m.Name) {
+			last := m.Offset == l.Size
+			if t, note, ok := x.specType(m.Type, last); ok {
+				items = append(items, item{start: m.Offset, end: m.End(), field: &xField{name: m.Name, typ: t, note: note, offset: m.Offset}})
+				continue
+			}
+		}
+		start := m.Offset
+		if m.BitSize > 0 {
+			start = m.BitOffset / 8
+		}
+		items = append(items, item{start: start, end: m.End(), cover: memberLabel(m)})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].start < items[j].start })
+	for i := 0; i < len(items); {
+		g := items[i]
+		j := i + 1
+		for j < len(items) && items[j].start < g.end {
+			j++
+			g.end = max(g.end, items[j-1].end)
+		}
+		if j == i+1 && g.field != nil {
+			s.fields = append(s.fields, *g.field)
+		} else {
+			o := &xOpaque{offset: g.start, end: g.end}
+			for _, it := range items[i:j] {
+				switch {
+				case it.field != nil:
+					o.covers = append(o.covers, it.field.name)
+				case it.cover != "":
+					o.covers = append(o.covers, it.cover)
+				}
+			}
+			s.opaque = append(s.opaque, o)
+		}
+		i = j
+	}
+	return s, nil
+}
+
+// emptyClass reports a class with no data (size 1, no members): an empty
+// base takes no storage.
+func emptyClass(t godwarf.Type) bool {
+	st, ok := Strip(t).(*godwarf.StructType)
+	return ok && st.Size() <= 1 && len(st.Field) == 0
+}
+
+var intNames = map[string]string{
+	"uint8_t": "u8", "uint16_t": "u16", "uint32_t": "u32", "uint64_t": "u64",
+	"int8_t": "i8", "int16_t": "i16", "int32_t": "i32", "int64_t": "i64",
+	"size_t": "size_t", "ssize_t": "ssize_t", "time_t": "time_t", "uintptr_t": "uintptr_t",
+	"pthread_mutex_t": "pthread_mutex_t", "cpu_set_t": "cpu_set_t",
+}
+
+// specType spells a DWARF type in the spec grammar, or reports that it cannot.
+func (x *extractor) specType(t godwarf.Type, last bool) (string, string, bool) {
+	tds := typedefNames(t)
+	sd := Strip(t)
+	for _, n := range tds {
+		if b, ok := intNames[n]; ok {
+			if _, _, known := spec.Builtin(b); known && sizeOfBuiltin(b) == TypeSize(sd) {
+				return b, "", true
+			}
+		}
+	}
+	switch d := sd.(type) {
+	case *godwarf.BoolType:
+		if d.Size() == 1 {
+			return "bool", "", true
+		}
+	case *godwarf.CharType, *godwarf.UcharType, *godwarf.IntType, *godwarf.UintType:
+		size, signed, _ := intShape(d)
+		switch {
+		case d.Common().Name == "char":
+			return "char", "", true
+		case d.Common().Name == "int":
+			return "int", "", true
+		case d.Common().Name == "unsigned int":
+			return "unsigned", "", true
+		case size == 1 || size == 2 || size == 4 || size == 8:
+			p := "u"
+			if signed {
+				p = "i"
+			}
+			return fmt.Sprintf("%s%d", p, size*8), "", true
+		}
+	case *godwarf.EnumType:
+		return x.enumType(d, tds)
+	case *godwarf.PtrType:
+		pt := Strip(d.Type)
+		if _, ok := pt.(*godwarf.VoidType); ok || pt == nil {
+			return "void*", "", true
+		}
+		if inner, _, ok := x.specType(d.Type, false); ok {
+			if _, isStruct := pt.(*godwarf.StructType); !isStruct {
+				return inner + "*", "", true
+			}
+		}
+		if st, ok := pt.(*godwarf.StructType); ok {
+			ptds := typedefNames(d.Type)
+			name := x.specName(st, ptds)
+			if s, ok := x.byName[name]; ok {
+				return s.name + "*", "", true
+			}
+			if identOK.MatchString(name) && !x.enumerators[name] && x.enums[name] == nil {
+				x.opaques[name] = true
+				return name + "*", "", true
+			}
+		}
+		return "void*", "points to " + TypeName(d.Type), true
+	case *godwarf.ArrayType:
+		if d.Count <= 0 && !last {
+			return "", "", false
+		}
+		inner, _, ok := x.specType(d.Type, false)
+		if !ok {
+			return "", "", false
+		}
+		if strings.Contains(inner, "[]") || strings.HasPrefix(inner, "std::") {
+			return "", "", false
+		}
+		if d.Count <= 0 {
+			return inner + "[]", "", true
+		}
+		// "u8[2][3]": the outer dimension comes first, as in C.
+		if i := strings.IndexByte(inner, '['); i >= 0 {
+			return fmt.Sprintf("%s[%d]%s", inner[:i], d.Count, inner[i:]), "", true
+		}
+		return fmt.Sprintf("%s[%d]", inner, d.Count), "", true
+	case *godwarf.StructType:
+		if strings.HasPrefix(d.StructName, "vector<") && d.Size() == 24 {
+			args := templateArgs(d.StructName[len("vector"):])
+			if b, ok := cppScalar[args[0]]; ok {
+				return "std::vector<" + b + ">", "", true
+			}
+			return "", "", false
+		}
+		if d.Kind == "union" || d.Incomplete {
+			return "", "", false
+		}
+		name := x.specName(d, tds)
+		if !identOK.MatchString(name) {
+			return "", "", false
+		}
+		s, err := x.structAt(x.rd.GlobalOffset(d), name)
+		if err != nil {
+			return "", "", false
+		}
+		return s.name, "", true
+	}
+	return "", "", false
+}
+
+var cppScalar = map[string]string{"unsignedint": "u32", "int": "int", "char": "char", "unsignedchar": "u8", "long": "i64", "unsignedlong": "u64", "bool": "bool"}
+
+func sizeOfBuiltin(name string) int64 {
+	t, err := spec.ParseType(name)
+	if err != nil {
+		return -1
+	}
+	return int64(t.Size())
+}
+
+// enumType declares a DWARF enum as a spec enum when the spec's rules allow
+// (4 bytes, unique values and enumerator names), else spells it by size.
+func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string, bool) {
+	name := d.EnumName
+	if len(tds) > 0 {
+		name = tds[0]
+	}
+	bySize := func(why string) (string, string, bool) {
+		switch d.Size() {
+		case 1, 2, 4, 8:
+			return fmt.Sprintf("u%d", d.Size()*8), "enum " + d.EnumName + " in the binary (" + why + ")", true
+		}
+		return "", "", false
+	}
+	if e, ok := x.enums[name]; ok {
+		return e.name, "", true
+	}
+	if !identOK.MatchString(name) || d.Size() != 4 || len(d.Val) == 0 || x.byName[name] != nil || x.opaques[name] {
+		return bySize("spelled by size")
+	}
+	vals, names := map[int64]bool{}, map[string]bool{}
+	for _, v := range d.Val {
+		if vals[v.Val] || names[v.Name] || x.enumerators[v.Name] || !identOK.MatchString(v.Name) || v.Val < -1<<31 || v.Val > 1<<32-1 {
+			return bySize("its enumerators do not make a spec enum")
+		}
+		vals[v.Val], names[v.Name] = true, true
+	}
+	for n := range names {
+		x.enumerators[n] = true
+	}
+	tag := ""
+	if d.EnumName != "" && d.EnumName != name {
+		tag = d.EnumName
+	}
+	x.enums[name] = &xEnum{name: name, tag: tag, values: d.Val}
+	x.enumOrder = append(x.enumOrder, name)
+	return name, "", true
+}
+
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func (x *extractor) write(w io.Writer, path, buildID string, dbg *Debug) {
+	fmt.Fprintf(w, "# Struct fragment written by nrtabi extract.\n# file: %s\n", path)
+	if buildID != "" {
+		fmt.Fprintf(w, "# build-id: %s\n", buildID)
+	}
+	fmt.Fprintf(w, "# DWARF: %s (%s)\n#\n", dbg.Path(), dbg.Via)
+	fmt.Fprintf(w, "# A fragment holds structs only: check it with\n#   nrtabi check --spec DIR FILE\n# (the link-contract facts come from the embedded release).\n")
+	src := tomlString(x.source)
+	names := make([]string, 0, len(x.opaques))
+	for n := range x.opaques {
+		if x.byName[n] == nil {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "\n[[opaque_type]]\nname = %s\nconf = \"HIGH\"\nsource = %s\n", tomlString(n), src)
+	}
+	for _, n := range x.enumOrder {
+		e := x.enums[n]
+		fmt.Fprintf(w, "\n[[enum]]\nname = %s\n", tomlString(e.name))
+		if e.tag != "" {
+			fmt.Fprintf(w, "tag = %s\n", tomlString(e.tag))
+		}
+		fmt.Fprintf(w, "size = 4\nconf = \"HIGH\"\nsource = %s\nvalues = [\n", src)
+		for _, v := range e.values {
+			fmt.Fprintf(w, "  { name = %s, value = %d },\n", tomlString(v.Name), v.Val)
+		}
+		fmt.Fprintf(w, "]\n")
+	}
+	for _, s := range x.order {
+		fmt.Fprintf(w, "\n[[struct]]\nname = %s\n", tomlString(s.name))
+		if s.tag != "" {
+			fmt.Fprintf(w, "tag = %s\n", tomlString(s.tag))
+		}
+		fmt.Fprintf(w, "size = %d\n", s.size)
+		if s.packed {
+			fmt.Fprintf(w, "packed = true\n")
+		} else if s.align > 1 {
+			fmt.Fprintf(w, "align = %d\n", s.align)
+		}
+		fmt.Fprintf(w, "conf = \"HIGH\"\nsource = %s\n", tomlString(fmt.Sprintf("%s, DIE %#x", x.source, s.die)))
+		if s.note != "" {
+			fmt.Fprintf(w, "note = %s\n", tomlString(s.note))
+		}
+		for _, f := range s.fields {
+			fmt.Fprintf(w, "\n  [[struct.field]]\n  name = %s\n  offset = %d\n  type = %s\n  conf = \"HIGH\"\n  source = \"DWARF\"\n", tomlString(f.name), f.offset, tomlString(f.typ))
+			if f.note != "" {
+				fmt.Fprintf(w, "  note = %s\n", tomlString(f.note))
+			}
+		}
+		for _, o := range s.opaque {
+			fmt.Fprintf(w, "\n  [[struct.opaque]]\n  offset = %d\n  size = %d\n", o.offset, o.end-o.offset)
+			if len(o.covers) > 0 {
+				q := make([]string, len(o.covers))
+				for i, c := range o.covers {
+					q[i] = tomlString(c)
+				}
+				fmt.Fprintf(w, "  covers = [%s]\n", strings.Join(q, ", "))
+			}
+			fmt.Fprintf(w, "  conf = \"HIGH\"\n  source = \"DWARF\"\n")
+		}
+	}
+}

@@ -1,0 +1,408 @@
+package layoutcheck
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"strings"
+
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+)
+
+// Layout is a struct, class or union as the DWARF lays it out.
+type Layout struct {
+	Name    string // qualified DWARF name ("" for an anonymous struct)
+	Kind    string // struct, class or union
+	Size    int64
+	Align   int64
+	Offset  dwarf.Offset
+	Members []*Member
+}
+
+// Member is one data member or base class of a Layout.
+type Member struct {
+	Name       string
+	Offset     int64 // byte offset of the member (of its storage unit for a bitfield)
+	Size       int64 // byte size of the member's type
+	BitOffset  int64 // bit offset from the start of the struct; bitfields only
+	BitSize    int64 // 0 unless a bitfield
+	Type       godwarf.Type
+	Base       bool // a base class (DW_TAG_inheritance)
+	Virtual    bool // a virtual base: no fixed offset
+	Artificial bool
+}
+
+// End is one past the member's last byte.
+func (m *Member) End() int64 {
+	if m.BitSize > 0 {
+		return (m.BitOffset + m.BitSize + 7) / 8
+	}
+	return m.Offset + m.Size
+}
+
+// Reader decodes struct layouts from one Debug. Offsets in its API are
+// .debug_info section offsets.
+type Reader struct {
+	d     *Debug
+	views map[int]*view
+}
+
+// view is a debug/dwarf view of one unit (or of the whole section when a unit
+// refers across units), with godwarf's type cache. Offsets inside a view are
+// relative to base.
+type view struct {
+	base  dwarf.Offset
+	data  *dwarf.Data
+	cache map[dwarf.Offset]godwarf.Type
+}
+
+// NewReader returns a layout reader; views are built on the first read.
+func (d *Debug) NewReader() *Reader {
+	return &Reader{d: d, views: map[int]*view{}}
+}
+
+// viewFor returns the view holding off. A unit without cross-unit references
+// gets a view of its own bytes, so debug/dwarf parses one unit's
+// abbreviations instead of every unit's.
+func (r *Reader) viewFor(off dwarf.Offset) (*view, error) {
+	u, err := r.d.unitContaining(int(off))
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := r.views[u.off]; ok {
+		return v, nil
+	}
+	if v, ok := r.views[-1]; ok {
+		return v, nil
+	}
+	if r.d.crossUnitRefs(u) {
+		data, err := r.d.dwarfData()
+		if err != nil {
+			return nil, err
+		}
+		v := &view{data: data, cache: map[dwarf.Offset]godwarf.Type{}}
+		r.views[-1] = v
+		return v, nil
+	}
+	data, err := r.d.unitData(u)
+	if err != nil {
+		return nil, err
+	}
+	v := &view{base: dwarf.Offset(u.off), data: data, cache: map[dwarf.Offset]godwarf.Type{}}
+	r.views[u.off] = v
+	return v, nil
+}
+
+// GlobalOffset is the section offset of a type read by this reader.
+func (r *Reader) GlobalOffset(t godwarf.Type) dwarf.Offset {
+	c := t.Common()
+	for _, v := range r.views {
+		if v.cache[c.Offset] == t {
+			return v.base + c.Offset
+		}
+	}
+	return c.Offset
+}
+
+// Type reads the type at off through godwarf.
+func (r *Reader) Type(off dwarf.Offset) (t godwarf.Type, err error) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			t, err = nil, fmt.Errorf("corrupted type DIE at %#x (%v)", off, rec)
+		}
+	}()
+	v, err := r.viewFor(off)
+	if err != nil {
+		return nil, err
+	}
+	return godwarf.ReadType(v.data, 0, off-v.base, v.cache)
+}
+
+// Layout reads the struct at off: godwarf gives the member types; the member
+// positions are read here because godwarf skips base classes and DWARF 4/5
+// DW_AT_data_bit_offset bitfields.
+func (r *Reader) Layout(off dwarf.Offset) (l *Layout, err error) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			l, err = nil, fmt.Errorf("corrupted struct DIE at %#x (%v)", off, rec)
+		}
+	}()
+	v, err := r.viewFor(off)
+	if err != nil {
+		return nil, err
+	}
+	rd := v.data.Reader()
+	rd.Seek(off - v.base)
+	e, err := rd.Next()
+	if err != nil {
+		return nil, err
+	}
+	if e == nil || e.Offset != off-v.base {
+		return nil, fmt.Errorf("no DIE at %#x", off)
+	}
+	l = &Layout{Offset: off}
+	switch e.Tag {
+	case dwarf.TagStructType:
+		l.Kind = "struct"
+	case dwarf.TagClassType:
+		l.Kind = "class"
+	case dwarf.TagUnionType:
+		l.Kind = "union"
+	default:
+		return nil, fmt.Errorf("DIE at %#x is a %v, not a struct", off, e.Tag)
+	}
+	l.Name, _ = e.Val(dwarf.AttrName).(string)
+	l.Size, _ = e.Val(dwarf.AttrByteSize).(int64)
+	explicitAlign, _ := e.Val(dwarf.AttrAlignment).(int64)
+	if !e.Children {
+		l.Align = max(explicitAlign, 1)
+		return l, nil
+	}
+	depth := 0
+	for {
+		kid, err := rd.Next()
+		if err != nil {
+			return nil, err
+		}
+		if kid == nil {
+			break
+		}
+		if kid.Tag == 0 {
+			if depth == 0 {
+				break
+			}
+			depth--
+			continue
+		}
+		if depth > 0 {
+			if kid.Children {
+				depth++
+			}
+			continue
+		}
+		if kid.Children {
+			depth++
+		}
+		if kid.Tag != dwarf.TagMember && kid.Tag != dwarf.TagInheritance {
+			continue
+		}
+		if d, _ := kid.Val(dwarf.AttrDeclaration).(bool); d {
+			continue // a C++ static data member (DWARF 4)
+		}
+		if _, ext := kid.Val(dwarf.AttrExternal).(bool); ext && kid.Tag == dwarf.TagMember {
+			continue
+		}
+		m, err := r.member(kid, v)
+		if err != nil {
+			return nil, err
+		}
+		l.Members = append(l.Members, m)
+	}
+	l.Align = max(explicitAlign, 1)
+	for _, m := range l.Members {
+		if !m.Virtual {
+			l.Align = max(l.Align, TypeAlign(m.Type))
+		}
+	}
+	return l, nil
+}
+
+func (r *Reader) member(kid *dwarf.Entry, v *view) (*Member, error) {
+	m := &Member{Base: kid.Tag == dwarf.TagInheritance}
+	m.Name, _ = kid.Val(dwarf.AttrName).(string)
+	m.Artificial, _ = kid.Val(dwarf.AttrArtificial).(bool)
+	toff, ok := kid.Val(dwarf.AttrType).(dwarf.Offset)
+	if !ok {
+		return nil, fmt.Errorf("member %q at %#x has no type", m.Name, kid.Offset)
+	}
+	t, err := r.Type(v.base + toff)
+	if err != nil {
+		return nil, err
+	}
+	m.Type = t
+	m.Size = TypeSize(t)
+	if m.Base {
+		m.Name = TypeName(t)
+		if st, ok := Strip(t).(*godwarf.StructType); ok && st.StructName != "" {
+			m.Name = st.StructName
+		}
+		if v, _ := kid.Val(dwarf.AttrVirtuality).(int64); v != 0 {
+			m.Virtual = true
+		}
+	}
+	switch loc := kid.Val(dwarf.AttrDataMemberLoc).(type) {
+	case int64:
+		m.Offset = loc
+	case []byte:
+		if len(loc) > 0 && loc[0] == 0x23 { // DW_OP_plus_uconst
+			v, _ := ulebSafe(loc[1:])
+			m.Offset = int64(v)
+		} else if len(loc) > 0 {
+			m.Virtual = true // a location computed at run time (virtual base)
+		}
+	}
+	bitSize, _ := kid.Val(dwarf.AttrBitSize).(int64)
+	if bitSize > 0 {
+		m.BitSize = bitSize
+		if dbo, ok := kid.Val(dwarf.AttrDataBitOffset).(int64); ok {
+			m.BitOffset = dbo
+		} else {
+			// DWARF 2/3 style: the offset of the high bit within a storage
+			// unit of DW_AT_byte_size bytes at DW_AT_data_member_location
+			// (little-endian: count from the top).
+			unit, _ := kid.Val(dwarf.AttrByteSize).(int64)
+			if unit == 0 {
+				unit = m.Size
+			}
+			bo, _ := kid.Val(dwarf.AttrBitOffset).(int64)
+			m.BitOffset = m.Offset*8 + unit*8 - bo - bitSize
+		}
+		if m.Size > 0 {
+			m.Offset = m.BitOffset / (m.Size * 8) * m.Size
+		} else {
+			m.Offset = m.BitOffset / 8
+		}
+	}
+	return m, nil
+}
+
+func ulebSafe(b []byte) (uint64, bool) {
+	var v uint64
+	var shift uint
+	for _, c := range b {
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v, true
+		}
+		shift += 7
+	}
+	return v, false
+}
+
+// Strip removes typedefs and cv-qualifiers.
+func Strip(t godwarf.Type) godwarf.Type {
+	for range 64 {
+		switch x := t.(type) {
+		case *godwarf.TypedefType:
+			t = x.Type
+		case *godwarf.QualType:
+			t = x.Type
+		default:
+			return t
+		}
+	}
+	return t
+}
+
+// TypeSize is the byte size of a DWARF type. godwarf leaves arrays (and
+// typedefs of arrays) without DW_AT_byte_size at -1; their size is computed
+// from the element here. A flexible array has size 0.
+func TypeSize(t godwarf.Type) int64 {
+	switch x := Strip(t).(type) {
+	case nil:
+		return 0
+	case *godwarf.ArrayType:
+		if x.Count <= 0 {
+			return 0
+		}
+		return x.Count * TypeSize(x.Type)
+	case *godwarf.VoidType:
+		return 0
+	default:
+		return max(x.Size(), 0)
+	}
+}
+
+// TypeAlign is the x86-64 alignment of a DWARF type.
+func TypeAlign(t godwarf.Type) int64 {
+	switch x := Strip(t).(type) {
+	case *godwarf.ArrayType:
+		return TypeAlign(x.Type)
+	case *godwarf.StructType:
+		a := int64(1)
+		for _, f := range x.Field {
+			a = max(a, TypeAlign(f.Type))
+		}
+		return a
+	case *godwarf.PtrType, *godwarf.FuncType:
+		return 8
+	case nil:
+		return 1
+	default:
+		s := x.Size()
+		switch {
+		case s <= 0:
+			return 1
+		case s >= 16:
+			return 16
+		case s&(s-1) != 0:
+			return 8
+		}
+		return s
+	}
+}
+
+// TypeName spells a DWARF type the way C does (without recursing into
+// struct bodies).
+func TypeName(t godwarf.Type) string {
+	return typeName(t, 0)
+}
+
+func typeName(t godwarf.Type, depth int) string {
+	if depth > 16 {
+		return "..."
+	}
+	switch x := t.(type) {
+	case nil:
+		return "void"
+	case *godwarf.VoidType:
+		return "void"
+	case *godwarf.TypedefType:
+		return x.Name
+	case *godwarf.QualType:
+		inner := typeName(x.Type, depth+1)
+		if _, ok := x.Type.(*godwarf.PtrType); ok {
+			return inner + " " + x.Qual
+		}
+		return x.Qual + " " + inner
+	case *godwarf.PtrType:
+		inner := typeName(x.Type, depth+1)
+		if strings.HasSuffix(inner, "*") {
+			return inner + "*"
+		}
+		return inner + " *"
+	case *godwarf.ArrayType:
+		elem, dims := x.Type, fmt.Sprintf("[%s]", countStr(x.Count))
+		for {
+			a, ok := elem.(*godwarf.ArrayType)
+			if !ok {
+				break
+			}
+			dims += fmt.Sprintf("[%s]", countStr(a.Count))
+			elem = a.Type
+		}
+		return typeName(elem, depth+1) + dims
+	case *godwarf.StructType:
+		if x.StructName == "" {
+			return x.Kind + " {...}"
+		}
+		return x.Kind + " " + x.StructName
+	case *godwarf.EnumType:
+		if x.EnumName == "" {
+			return "enum {...}"
+		}
+		return "enum " + x.EnumName
+	case *godwarf.FuncType:
+		return "fn(...)"
+	}
+	if n := t.Common().Name; n != "" {
+		return n
+	}
+	return t.String()
+}
+
+func countStr(n int64) string {
+	if n < 0 {
+		return ""
+	}
+	return fmt.Sprint(n)
+}

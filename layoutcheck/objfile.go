@@ -1,0 +1,201 @@
+package layoutcheck
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// Object is one input ELF file, mapped read-only.
+type Object struct {
+	Path string
+	File *elf.File
+	data []byte // the whole file (mmap)
+
+	BuildID      string // hex, "" when the file has none
+	DebugLink    string // .gnu_debuglink file name
+	DebugLinkCRC uint32
+	SONAME       string
+	Needed       []string
+}
+
+// Open maps an ELF file and reads its identity. Errors are *InputError.
+func Open(path string) (obj *Object, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, inputErr(path, "cannot open: %v", errors.Unwrap(err))
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, inputErr(path, "cannot stat: %v", err)
+	}
+	if st.IsDir() {
+		return nil, inputErr(path, "is a directory, not an ELF file")
+	}
+	size := st.Size()
+	if size < 16 {
+		return nil, inputErr(path, "not an ELF file (%d bytes, too short for an ELF header)", size)
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, inputErr(path, "cannot map: %v", err)
+	}
+	obj = &Object{Path: path, data: data}
+	defer func() {
+		// debug/elf is hardened but a corrupted file must never crash the tool.
+		if r := recover(); r != nil {
+			obj.Close()
+			obj, err = nil, inputErr(path, "corrupted ELF file (%v)", r)
+		}
+		if err != nil && obj != nil {
+			obj.Close()
+			obj = nil
+		}
+	}()
+	if !bytes.HasPrefix(data, []byte(elf.ELFMAG)) {
+		return obj, inputErr(path, "not an ELF file (starts with %q)", printable(data[:4]))
+	}
+	ef, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return obj, inputErr(path, "%s", describeELFError(err, size))
+	}
+	obj.File = ef
+	for _, s := range ef.Sections {
+		if s.Type != elf.SHT_NOBITS && s.FileSize > 0 && s.Offset+s.FileSize > uint64(size) {
+			return obj, inputErr(path, "truncated: section %s ends at byte %d but the file has %d", s.Name, s.Offset+s.FileSize, size)
+		}
+	}
+	if err := obj.readIdentity(); err != nil {
+		return obj, err
+	}
+	return obj, nil
+}
+
+func describeELFError(err error, size int64) string {
+	var fe *elf.FormatError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return fmt.Sprintf("truncated ELF file (%d bytes; its headers point past the end)", size)
+	case errors.As(err, &fe):
+		msg := err.Error()
+		if strings.Contains(msg, "invalid") && strings.Contains(msg, "offset") || strings.Contains(msg, "out of range") {
+			return fmt.Sprintf("truncated or corrupted ELF file (%s)", msg)
+		}
+		return "corrupted ELF file (" + msg + ")"
+	}
+	return "cannot read ELF file: " + err.Error()
+}
+
+func printable(b []byte) string {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if c < 32 || c > 126 {
+			c = '.'
+		}
+		out[i] = c
+	}
+	return string(out)
+}
+
+// Close unmaps the file.
+func (o *Object) Close() {
+	if o != nil && o.data != nil {
+		_ = syscall.Munmap(o.data)
+		o.data = nil
+	}
+}
+
+// sectionBytes returns the raw (possibly compressed) bytes of a section,
+// without copying.
+func (o *Object) sectionBytes(s *elf.Section) []byte {
+	if s.Type == elf.SHT_NOBITS || s.FileSize == 0 {
+		return nil
+	}
+	return o.data[s.Offset : s.Offset+s.FileSize]
+}
+
+func (o *Object) readIdentity() error {
+	ef := o.File
+	for _, s := range ef.Sections {
+		switch {
+		case s.Type == elf.SHT_NOTE && s.Name == ".note.gnu.build-id":
+			o.BuildID = buildIDFromNote(o.sectionBytes(s), ef.ByteOrder)
+		case s.Name == ".gnu_debuglink":
+			b := o.sectionBytes(s)
+			if i := bytes.IndexByte(b, 0); i > 0 {
+				o.DebugLink = string(b[:i])
+				crcAt := (i + 4) &^ 3
+				if crcAt+4 <= len(b) {
+					o.DebugLinkCRC = ef.ByteOrder.Uint32(b[crcAt:])
+				}
+			}
+		}
+	}
+	if o.BuildID == "" {
+		for _, p := range ef.Progs {
+			if p.Type == elf.PT_NOTE && p.Off+p.Filesz <= uint64(len(o.data)) {
+				if id := buildIDFromNote(o.data[p.Off:p.Off+p.Filesz], ef.ByteOrder); id != "" {
+					o.BuildID = id
+					break
+				}
+			}
+		}
+	}
+	if ef.Section(".dynamic") == nil {
+		return nil
+	}
+	if v, err := ef.DynString(elf.DT_SONAME); err == nil && len(v) > 0 {
+		o.SONAME = v[0]
+	} else if err != nil {
+		return inputErr(o.Path, "corrupted dynamic section: %v", err)
+	}
+	needed, err := ef.DynString(elf.DT_NEEDED)
+	if err != nil {
+		return inputErr(o.Path, "corrupted dynamic section: %v", err)
+	}
+	o.Needed = needed
+	return nil
+}
+
+// buildIDFromNote finds the NT_GNU_BUILD_ID descriptor in a note area.
+func buildIDFromNote(b []byte, bo binary.ByteOrder) string {
+	for len(b) >= 12 {
+		namesz, descsz, typ := bo.Uint32(b), bo.Uint32(b[4:]), bo.Uint32(b[8:])
+		nameEnd := 12 + int(align4(namesz))
+		descEnd := nameEnd + int(align4(descsz))
+		if namesz > 1<<20 || descsz > 1<<20 || descEnd > len(b) {
+			return ""
+		}
+		if typ == 3 && namesz == 4 && string(b[12:15]) == "GNU" {
+			return hex.EncodeToString(b[nameEnd : nameEnd+int(descsz)])
+		}
+		b = b[descEnd:]
+	}
+	return ""
+}
+
+func align4(n uint32) uint32 { return (n + 3) &^ 3 }
+
+// Kind names the ELF file type for messages.
+func (o *Object) Kind() string {
+	switch o.File.Type {
+	case elf.ET_REL:
+		return "relocatable object"
+	case elf.ET_EXEC:
+		return "executable"
+	case elf.ET_DYN:
+		if o.File.Section(".dynamic") == nil {
+			return "position-independent file without a dynamic section"
+		}
+		return "shared object"
+	}
+	return o.File.Type.String()
+}

@@ -1,0 +1,245 @@
+package layoutcheck
+
+import (
+	"bytes"
+	"compress/zlib"
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"io"
+)
+
+// Debug is the DWARF of one input, read from the input itself or from a
+// separate debug file.
+type Debug struct {
+	Input *Object     // the file being checked
+	File  *Object     // where the DWARF lives
+	Via   string      // ViaEmbedded, ViaBuildID or ViaDebugLink
+	Data  *dwarf.Data // made on first use by dwarfData
+
+	info, abbrev, str, strOffsets, lineStr, addr []byte
+	units                                        []unit
+	order                                        binary.ByteOrder
+	owned                                        *Object
+}
+
+// Close releases a separate debug file.
+func (d *Debug) Close() {
+	if d != nil && d.owned != nil {
+		d.owned.Close()
+		d.owned = nil
+	}
+}
+
+// Path is the file the DWARF was read from.
+func (d *Debug) Path() string { return d.File.Path }
+
+// loadDebug reads only the sections a type lookup needs: info, abbrev and the
+// string tables. Uncompressed sections of linked files are used in place (no
+// copy); compressed ones are inflated; a relocatable object's are relocated.
+func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			dbg, err = nil, inputErr(file.Path, "corrupted DWARF (%v)", r)
+		}
+	}()
+	d := &Debug{Input: input, File: file, Via: via, order: file.File.ByteOrder}
+	get := func(name string) ([]byte, error) { return file.debugSection(name) }
+	for _, s := range []struct {
+		name string
+		dst  *[]byte
+	}{
+		{"info", &d.info}, {"abbrev", &d.abbrev}, {"str", &d.str},
+		{"str_offsets", &d.strOffsets}, {"line_str", &d.lineStr}, {"addr", &d.addr},
+	} {
+		b, err := get(s.name)
+		if err != nil {
+			return nil, err
+		}
+		*s.dst = b
+	}
+	if len(d.info) == 0 {
+		return nil, inputErr(file.Path, "no DWARF: .debug_info is empty")
+	}
+	if len(d.abbrev) == 0 {
+		return nil, inputErr(file.Path, "corrupted DWARF: .debug_info without .debug_abbrev")
+	}
+	return d, nil
+}
+
+// crossUnitRefs reports whether a unit's abbreviations use a form that can
+// point outside the unit (LTO and dwz output do).
+func (d *Debug) crossUnitRefs(u *unit) (cross bool) {
+	defer func() {
+		if recover() != nil {
+			cross = true
+		}
+	}()
+	sc := &scanner{d: d, u: u}
+	for _, a := range sc.abbrevTable(u, 0) {
+		for _, as := range a.attrs {
+			switch as.form {
+			case formRefAddr, formRefSig8, formGNURefAlt, formRefSup4, formRefSup8, formIndirect:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unitData is a debug/dwarf view of one unit's bytes.
+func (d *Debug) unitData(u *unit) (data *dwarf.Data, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			data, err = nil, inputErr(d.File.Path, "corrupted DWARF (%v)", r)
+		}
+	}()
+	data, err = dwarf.New(d.abbrev, nil, nil, d.info[u.off:u.end], nil, nil, nil, d.str)
+	if err != nil {
+		return nil, inputErr(d.File.Path, "corrupted DWARF: %v", err)
+	}
+	for name, b := range map[string][]byte{".debug_str_offsets": d.strOffsets, ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
+		if len(b) > 0 {
+			if err := data.AddSection(name, b); err != nil {
+				return nil, inputErr(d.File.Path, "corrupted DWARF section %s: %v", name, err)
+			}
+		}
+	}
+	return data, nil
+}
+
+// dwarfData builds the debug/dwarf view godwarf reads types from. It is made
+// only after the scan, and only when a struct was found: dwarf.New parses
+// every unit's abbreviations up front.
+func (d *Debug) dwarfData() (data *dwarf.Data, err error) {
+	if d.Data != nil {
+		return d.Data, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			data, err = nil, inputErr(d.File.Path, "corrupted DWARF (%v)", r)
+		}
+	}()
+	data, err = dwarf.New(d.abbrev, nil, nil, d.info, nil, nil, nil, d.str)
+	if err != nil {
+		return nil, inputErr(d.File.Path, "corrupted DWARF: %v", err)
+	}
+	for name, b := range map[string][]byte{".debug_str_offsets": d.strOffsets, ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
+		if len(b) > 0 {
+			if err := data.AddSection(name, b); err != nil {
+				return nil, inputErr(d.File.Path, "corrupted DWARF section %s: %v", name, err)
+			}
+		}
+	}
+	d.Data = data
+	return data, nil
+}
+
+// debugSection returns .debug_<name> (or .zdebug_<name>), decompressed and
+// relocated as needed; nil when absent.
+func (o *Object) debugSection(name string) ([]byte, error) {
+	s := o.File.Section(".debug_" + name)
+	z := false
+	if s == nil {
+		if s = o.File.Section(".zdebug_" + name); s == nil {
+			return nil, nil
+		}
+		z = true
+	}
+	if s.Type == elf.SHT_NOBITS {
+		return nil, nil
+	}
+	var b []byte
+	switch {
+	case s.Flags&elf.SHF_COMPRESSED != 0:
+		r := s.Open() // debug/elf inflates SHF_COMPRESSED (zlib and zstd)
+		out, err := io.ReadAll(r)
+		if err != nil {
+			return nil, inputErr(o.Path, "cannot decompress %s: %v", s.Name, err)
+		}
+		b = out
+	case z:
+		raw := o.sectionBytes(s)
+		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
+			return nil, inputErr(o.Path, "corrupted compressed section %s (no ZLIB header)", s.Name)
+		}
+		n := binary.BigEndian.Uint64(raw[4:12])
+		zr, err := zlib.NewReader(bytes.NewReader(raw[12:]))
+		if err != nil {
+			return nil, inputErr(o.Path, "cannot decompress %s: %v", s.Name, err)
+		}
+		out := make([]byte, 0, min(n, 1<<32))
+		buf := bytes.NewBuffer(out)
+		if _, err := io.Copy(buf, zr); err != nil {
+			return nil, inputErr(o.Path, "cannot decompress %s: %v", s.Name, err)
+		}
+		b = buf.Bytes()
+	default:
+		b = o.sectionBytes(s)
+	}
+	if o.File.Type == elf.ET_REL {
+		return o.relocate(s, b)
+	}
+	return b, nil
+}
+
+// relocate applies the RELA relocations that target a debug section of a
+// relocatable object (string and section offsets are relocations there).
+func (o *Object) relocate(target *elf.Section, b []byte) ([]byte, error) {
+	var rels []*elf.Section
+	for _, s := range o.File.Sections {
+		if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Info) < len(o.File.Sections) && o.File.Sections[s.Info] == target {
+			rels = append(rels, s)
+		}
+	}
+	if len(rels) == 0 {
+		return b, nil
+	}
+	if o.File.Machine != elf.EM_X86_64 || o.File.Class != elf.ELFCLASS64 {
+		return nil, inputErr(o.Path, "relocatable %s objects are not supported (x86-64 only); check the linked file instead", o.File.Machine)
+	}
+	syms, err := o.File.Symbols()
+	if err != nil {
+		return nil, inputErr(o.Path, "corrupted symbol table: %v", err)
+	}
+	out := make([]byte, len(b))
+	copy(out, b)
+	bo := o.File.ByteOrder
+	for _, rs := range rels {
+		if rs.Type != elf.SHT_RELA {
+			return nil, inputErr(o.Path, "%s: REL relocations on x86-64 are not supported", rs.Name)
+		}
+		rb := o.sectionBytes(rs)
+		for i := 0; i+24 <= len(rb); i += 24 {
+			off := bo.Uint64(rb[i:])
+			info := bo.Uint64(rb[i+8:])
+			add := int64(bo.Uint64(rb[i+16:]))
+			symIdx, typ := info>>32, elf.R_X86_64(info&0xffffffff)
+			var sv uint64
+			if symIdx > 0 {
+				if int(symIdx-1) >= len(syms) {
+					return nil, inputErr(o.Path, "%s: relocation names symbol %d of %d", rs.Name, symIdx, len(syms))
+				}
+				sv = syms[symIdx-1].Value
+			}
+			v := uint64(int64(sv) + add)
+			switch typ {
+			case elf.R_X86_64_NONE:
+			case elf.R_X86_64_64:
+				if off+8 > uint64(len(out)) {
+					return nil, inputErr(o.Path, "%s: relocation at %#x is outside %s", rs.Name, off, target.Name)
+				}
+				bo.PutUint64(out[off:], v)
+			case elf.R_X86_64_32, elf.R_X86_64_32S:
+				if off+4 > uint64(len(out)) {
+					return nil, inputErr(o.Path, "%s: relocation at %#x is outside %s", rs.Name, off, target.Name)
+				}
+				bo.PutUint32(out[off:], uint32(v))
+			default:
+				// Other types (TLS offsets in location expressions) only touch
+				// attributes a layout lookup never reads.
+			}
+		}
+	}
+	return out, nil
+}

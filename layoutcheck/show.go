@@ -1,0 +1,227 @@
+package layoutcheck
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+const cacheline = 64
+
+// ShowResult is a struct found for `nrtabi show`.
+type ShowResult struct {
+	Layout   *Layout
+	Found    *Found
+	Spec     *spec.Struct // nil when the spec has no such struct
+	Findings []Finding
+	Debug    *Debug
+	reader   *Reader
+}
+
+// Show finds a struct by name (a spec name, tag, typedef or C++ qualified
+// name) and compares it with the spec struct of that name, if any.
+func Show(path, name string, sp *spec.Spec, debugDirs []string, w io.Writer) (*ShowResult, error) {
+	obj, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Close()
+	dbg, err := FindDebug(obj, debugDirs)
+	if err != nil {
+		return nil, err
+	}
+	defer dbg.Close()
+	var st *spec.Struct
+	names := []string{name}
+	if sp != nil {
+		if st = sp.StructByName(name); st != nil {
+			names = StructNames(st)
+		}
+	}
+	found, err := dbg.FindStructs([][]string{names})
+	if err != nil {
+		return nil, err
+	}
+	if found[0] == nil {
+		return nil, inputErr(path, "no struct %s in the DWARF of %s (looked for %s)", name, dbg.Path(), strings.Join(names, ", "))
+	}
+	rd := dbg.NewReader()
+	l, err := rd.Layout(found[0].Offset)
+	if err != nil {
+		return nil, inputErr(dbg.Path(), "%s: %v", name, err)
+	}
+	res := &ShowResult{Layout: l, Found: found[0], Spec: st, Debug: dbg, reader: rd}
+	if st != nil {
+		res.Findings = rd.CheckStruct(st, l)
+	}
+	res.write(w, name, sp)
+	return res, nil
+}
+
+func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
+	l, st := res.Layout, res.Spec
+	title := l.Kind + " " + l.Name
+	if l.Name == "" {
+		title = l.Kind
+	}
+	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x) */\n", asked, res.Found.Via, res.Debug.Path(), res.Debug.Via, l.Offset)
+	if st == nil {
+		fmt.Fprintf(w, "/* the spec has no struct %s: layout only */\n", asked)
+	}
+	fmt.Fprintf(w, "%s {\n", title)
+	byField := map[string][]Finding{}
+	for _, f := range res.Findings {
+		top := strings.SplitN(f.Field, ".", 2)[0]
+		byField[top] = append(byField[top], f)
+	}
+	specByName := map[string]*spec.Field{}
+	if st != nil {
+		for i := range st.Fields {
+			specByName[st.Fields[i].Name] = &st.Fields[i]
+		}
+	}
+	renamedFrom := map[string]string{}
+	for _, f := range res.Findings {
+		if f.Kind == KindRenamed {
+			renamedFrom[f.Actual] = f.Expected
+		}
+	}
+	var end, holes, sumHoles, sumMembers int64
+	nextLine := int64(cacheline)
+	for i, m := range l.Members {
+		start := m.Offset
+		if m.BitSize > 0 {
+			start = m.BitOffset / 8
+		}
+		if i > 0 && start > end && l.Kind != "union" && !m.Virtual {
+			fmt.Fprintf(w, "\n\t/* XXX %d bytes hole, try to pack */\n\n", start-end)
+			holes++
+			sumHoles += start - end
+		}
+		for !m.Virtual && start >= nextLine {
+			if start == nextLine {
+				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) --- */\n", nextLine/cacheline, nextLine)
+			} else {
+				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) was %d bytes ago --- */\n", nextLine/cacheline, nextLine, start-nextLine)
+			}
+			nextLine += cacheline
+		}
+		decl := memberDecl(m)
+		pos := fmt.Sprintf("/* %5d %5d */", m.Offset, m.Size)
+		if m.BitSize > 0 {
+			pos = fmt.Sprintf("/* %5d:%2d %4d */", m.Offset, m.BitOffset-m.Offset*8, m.Size)
+		}
+		if m.Virtual {
+			pos = "/* virtual base */"
+		}
+		fmt.Fprintf(w, "\t%-44s %s%s\n", decl, pos, res.specNote(m, specByName, renamedFrom, byField))
+		if !m.Virtual {
+			if m.End() > end {
+				end = m.End()
+			}
+			if m.BitSize > 0 {
+				sumMembers += 0
+			} else {
+				sumMembers += m.Size
+			}
+		}
+	}
+	if st != nil {
+		for _, f := range res.Findings {
+			if f.Kind == KindMissingField && !strings.Contains(f.Field, ".") {
+				fmt.Fprintf(w, "\t/* !! spec field missing: %s */\n", f.Message)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.Size, (l.Size+cacheline-1)/cacheline, len(l.Members))
+	if holes > 0 {
+		fmt.Fprintf(w, "\t/* sum members: %d, holes: %d, sum holes: %d */\n", sumMembers, holes, sumHoles)
+	}
+	if pad := l.Size - end; pad > 0 && l.Kind != "union" {
+		fmt.Fprintf(w, "\t/* padding: %d */\n", pad)
+	}
+	if last := l.Size % cacheline; last != 0 {
+		fmt.Fprintf(w, "\t/* last cacheline: %d bytes */\n", last)
+	}
+	if st != nil {
+		verdict := "matches the spec"
+		switch worst(res.Findings) {
+		case Incompatible:
+			verdict = "INCOMPATIBLE with the spec"
+		case Compatible:
+			verdict = "compatible changes from the spec"
+		}
+		fmt.Fprintf(w, "\t/* spec %s %s: size %d; %s */\n", sp.Release.Name, st.Name, st.Size, verdict)
+		for _, f := range res.Findings {
+			if f.Kind == KindSize {
+				fmt.Fprintf(w, "\t/* !! %s */\n", f.Message)
+			}
+		}
+	}
+	fmt.Fprintln(w, "};")
+}
+
+func memberDecl(m *Member) string {
+	if m.Base {
+		return fmt.Sprintf("%s;", TypeName(m.Type)) + " /* base */"
+	}
+	tn := TypeName(m.Type)
+	name := m.Name
+	if i := strings.IndexByte(tn, '['); i > 0 {
+		name += tn[i:]
+		tn = tn[:i]
+	}
+	sep := " "
+	if strings.HasSuffix(tn, "*") {
+		sep = ""
+	}
+	if m.BitSize > 0 {
+		return fmt.Sprintf("%s%s%s:%d;", tn, sep, name, m.BitSize)
+	}
+	return fmt.Sprintf("%s%s%s;", tn, sep, name)
+}
+
+func (res *ShowResult) specNote(m *Member, byName map[string]*spec.Field, renamed map[string]string, findings map[string][]Finding) string {
+	st := res.Spec
+	if st == nil {
+		return ""
+	}
+	name := m.Name
+	if from, ok := renamed[m.Name]; ok {
+		name = from
+	}
+	if f, ok := byName[name]; ok {
+		note := fmt.Sprintf("  spec: %s @%d", f.T, f.Offset)
+		if name != m.Name {
+			note += " as " + name
+		}
+		var bad []string
+		for _, fd := range findings[name] {
+			if fd.Severity == Incompatible {
+				bad = append(bad, fd.Kind)
+			} else if fd.Kind == KindRenamed {
+				bad = append(bad, "renamed")
+			}
+		}
+		if len(bad) > 0 {
+			return note + "  <-- MISMATCH: " + strings.Join(bad, ", ")
+		}
+		return note
+	}
+	if isFiller(st, m) {
+		o := opaqueHolding(st, m)
+		return fmt.Sprintf("  spec: opaque %d..%d", o.Offset, o.End())
+	}
+	if o := opaqueHolding(st, m); o != nil {
+		if covered(o, m) {
+			return fmt.Sprintf("  spec: inside opaque %d..%d", o.Offset, o.End())
+		}
+		return fmt.Sprintf("  spec: inside opaque %d..%d  <-- new member", o.Offset, o.End())
+	}
+	if st.Prefix && m.Offset >= int64(st.Size) {
+		return "  spec: beyond the modelled prefix"
+	}
+	return "  spec: -  <-- not in the spec"
+}

@@ -1,0 +1,197 @@
+package layoutcheck
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// CheckStruct compares one DWARF layout with its spec struct.
+func (r *Reader) CheckStruct(st *spec.Struct, l *Layout) []Finding {
+	c := &structCheck{r: r}
+	c.check(st, l, st.Name, 0)
+	return c.out
+}
+
+type structCheck struct {
+	r   *Reader
+	out []Finding
+}
+
+func (c *structCheck) add(sev Severity, kind, strct, field, exp, act, format string, args ...any) {
+	c.out = append(c.out, Finding{Severity: sev, Kind: kind, Struct: strct, Field: field, Expected: exp, Actual: act, Message: fmt.Sprintf(format, args...)})
+}
+
+// isFiller reports whether m is the header generator's stand-in for an
+// opaque range of st.
+func isFiller(st *spec.Struct, m *Member) bool {
+	if !strings.HasPrefix(m.Name, gen.OpaqueMemberPrefix) {
+		return false
+	}
+	for _, o := range st.Opaque {
+		if m.Offset >= int64(o.Offset) && m.End() <= int64(o.End()) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *structCheck) check(st *spec.Struct, l *Layout, path string, depth int) {
+	root := strings.SplitN(path, ".", 2)[0]
+	switch {
+	case st.Prefix && l.Size < int64(st.Size):
+		c.add(Incompatible, KindSize, root, fieldPath(path), fmt.Sprintf(">= %d", st.Size), fmt.Sprint(l.Size),
+			"%s: size %d B, but the spec models the first %d B (struct shrunk)", path, l.Size, st.Size)
+	case !st.Prefix && l.Size != int64(st.Size):
+		verb := "grew"
+		if l.Size < int64(st.Size) {
+			verb = "shrunk"
+		}
+		c.add(Incompatible, KindSize, root, fieldPath(path), fmt.Sprint(st.Size), fmt.Sprint(l.Size),
+			"%s: size %d B, spec %d B (struct %s)", path, l.Size, st.Size, verb)
+	}
+	byName := map[string]*Member{}
+	for _, m := range l.Members {
+		if !m.Base && m.Name != "" {
+			byName[m.Name] = m
+		}
+	}
+	specNames := map[string]bool{}
+	for _, f := range st.Fields {
+		specNames[f.Name] = true
+	}
+	used := map[*Member]bool{}
+	for i := range st.Fields {
+		f := &st.Fields[i]
+		fp := path + "." + f.Name
+		m := byName[f.Name]
+		if m == nil {
+			m = c.renameOf(st, l, f, specNames, used)
+			if m == nil {
+				c.add(Incompatible, KindMissingField, root, fieldPath(fp), fmt.Sprintf("%s @%d", f.T, f.Offset), "",
+					"%s: missing (spec %s at offset %d, %d B); no member of that name, and none of the same offset, size and type", fp, f.T, f.Offset, f.T.Size())
+				continue
+			}
+			c.add(Compatible, KindRenamed, root, fieldPath(fp), f.Name, m.Name,
+				"%s: renamed to %s (same offset %d, size %d, type %s)", fp, m.Name, m.Offset, m.Size, TypeName(m.Type))
+		}
+		used[m] = true
+		c.field(st, f, m, fp, root, depth)
+	}
+	for _, m := range l.Members {
+		if used[m] || isFiller(st, m) || m.Virtual || m.Size == 0 && m.BitSize == 0 || m.Base && emptyClass(m.Type) {
+			continue // virtual bases have no fixed offset; zero-length members take no bytes
+		}
+		if st.Prefix && m.Offset >= int64(st.Size) {
+			continue // beyond the modelled prefix
+		}
+		name := memberLabel(m)
+		if o := opaqueHolding(st, m); o != nil {
+			if covered(o, m) {
+				continue
+			}
+			c.add(Compatible, KindAddedOpaque, root, fieldPath(path+"."+name), fmt.Sprintf("opaque %d..%d", o.Offset, o.End()), fmt.Sprintf("%s @%d", TypeName(m.Type), m.Offset),
+				"%s.%s: new member inside the opaque range %d..%d (%s at %d, %d B)", path, name, o.Offset, o.End(), TypeName(m.Type), m.Offset, m.Size)
+			continue
+		}
+		c.add(Compatible, KindAdded, root, fieldPath(path+"."+name), "", fmt.Sprintf("%s @%d", TypeName(m.Type), m.Offset),
+			"%s.%s: member the spec does not know (%s at %d, %d B), outside every known field and opaque range", path, name, TypeName(m.Type), m.Offset, m.Size)
+	}
+	for _, o := range st.Opaque {
+		if int64(o.End()) > l.Size && !(st.Prefix) {
+			c.add(Incompatible, KindOpaqueBounds, root, fieldPath(path), fmt.Sprintf("%d..%d", o.Offset, o.End()), fmt.Sprint(l.Size),
+				"%s: opaque range %d..%d runs past the struct's %d B", path, o.Offset, o.End(), l.Size)
+		}
+	}
+}
+
+// fieldPath drops the struct name from a dotted path.
+func fieldPath(p string) string {
+	if i := strings.IndexByte(p, '.'); i >= 0 {
+		return p[i+1:]
+	}
+	return ""
+}
+
+func memberLabel(m *Member) string {
+	switch {
+	case m.Base:
+		return "<base " + m.Name + ">"
+	case m.Name == "":
+		return fmt.Sprintf("<anonymous@%d>", m.Offset)
+	}
+	return m.Name
+}
+
+func opaqueHolding(st *spec.Struct, m *Member) *spec.Opaque {
+	for i := range st.Opaque {
+		o := &st.Opaque[i]
+		start := m.Offset
+		if m.BitSize > 0 {
+			start = m.BitOffset / 8
+		}
+		if start >= int64(o.Offset) && m.End() <= int64(o.End()) {
+			return o
+		}
+	}
+	return nil
+}
+
+func covered(o *spec.Opaque, m *Member) bool {
+	for _, n := range o.Covers {
+		if n == m.Name || n == memberLabel(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// renameOf finds a member that holds the field's bytes under another name:
+// same offset, size and type, and not a name the spec gives another field.
+func (c *structCheck) renameOf(st *spec.Struct, l *Layout, f *spec.Field, specNames map[string]bool, used map[*Member]bool) *Member {
+	for _, m := range l.Members {
+		if used[m] || m.Base || m.BitSize > 0 || specNames[m.Name] || isFiller(st, m) {
+			continue
+		}
+		if m.Offset == int64(f.Offset) && m.Size == int64(f.T.Size()) && matchType(f.T, m.Type, 0) == "" {
+			return m
+		}
+	}
+	return nil
+}
+
+func (c *structCheck) field(st *spec.Struct, f *spec.Field, m *Member, fp, root string, depth int) {
+	if m.BitSize > 0 {
+		c.add(Incompatible, KindBitfield, root, fieldPath(fp), fmt.Sprintf("%s @%d", f.T, f.Offset), fmt.Sprintf("%d-bit field at bit %d", m.BitSize, m.BitOffset),
+			"%s: now a %d-bit bitfield at bit %d, spec %s at offset %d", fp, m.BitSize, m.BitOffset, f.T, f.Offset)
+		return
+	}
+	if m.Offset != int64(f.Offset) {
+		c.add(Incompatible, KindOffset, root, fieldPath(fp), fmt.Sprint(f.Offset), fmt.Sprint(m.Offset),
+			"%s: offset %d, spec %d (field moved)", fp, m.Offset, f.Offset)
+	}
+	resized := m.Size != int64(f.T.Size())
+	if resized {
+		c.add(Incompatible, KindFieldSize, root, fieldPath(fp), fmt.Sprint(f.T.Size()), fmt.Sprint(m.Size),
+			"%s: size %d B, spec %d B (field resized: %s, spec %s)", fp, m.Size, f.T.Size(), TypeName(m.Type), f.T)
+	}
+	why := matchType(f.T, m.Type, 0)
+	if why != "" && !resized {
+		c.add(Incompatible, KindType, root, fieldPath(fp), f.T.String(), TypeName(m.Type), "%s: %s (field retyped)", fp, why)
+	}
+	// Embedded structs are compared member by member, recursively, also when
+	// resized: the inner findings say what changed.
+	if why == "" && f.T.Kind == spec.KindStruct && f.T.Struct != nil && depth < 8 {
+		if sd, ok := Strip(m.Type).(*godwarf.StructType); ok {
+			inner, err := c.r.Layout(c.r.GlobalOffset(sd))
+			if err != nil {
+				c.add(Incompatible, KindType, root, fieldPath(fp), f.T.String(), "", "%s: cannot read the embedded struct: %v", fp, err)
+				return
+			}
+			c.check(f.T.Struct, inner, fp, depth+1)
+		}
+	}
+}

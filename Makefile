@@ -48,6 +48,13 @@ lint:
 test: lint check-generated
 	$(GO) test -race -count=1 ./...
 
+# Stand-in binaries of a release (default: the synthetic one), for trying
+# `nrtabi release new` without shipped binaries.
+FIXTURE_RELEASE ?= 2.32.0-synthetic
+.PHONY: fixture-binaries
+fixture-binaries:
+	$(GO) run ./internal/fixture/cmd/nrtabi-fixture --release $(FIXTURE_RELEASE) --out build/fixtures
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 

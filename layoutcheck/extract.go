@@ -78,8 +78,7 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 			return inputErr(dbg.Path(), "%s: %v", names[i], err)
 		}
 	}
-	x.write(w, path, obj.BuildID, dbg)
-	return nil
+	return x.write(w, path, obj.BuildID, dbg)
 }
 
 type xField struct {
@@ -198,7 +197,9 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 	}
 	var items []item
 	for _, m := range l.Members {
-		if m.Virtual || m.Size == 0 && m.BitSize == 0 || m.Base && emptyClass(m.Type) {
+		// A zero-size member is skipped, except a flexible array member at
+		// the end, which is part of the declared layout.
+		if m.Virtual || m.Size == 0 && m.BitSize == 0 && m.Offset != l.Size || m.Base && emptyClass(m.Type) {
 			continue
 		}
 		if strings.HasPrefix(m.Name, gen.OpaqueMemberPrefix) {
@@ -335,6 +336,9 @@ func (x *extractor) specType(t godwarf.Type, last bool) (string, string, bool) {
 		}
 		return fmt.Sprintf("%s[%d]", inner, d.Count), "", true
 	case *godwarf.StructType:
+		if elem, ok := x.generatedVector(d); ok {
+			return "std::vector<" + elem + ">", "", true
+		}
 		if strings.HasPrefix(d.StructName, "vector<") && d.Size() == 24 {
 			args := templateArgs(d.StructName[len("vector"):])
 			if b, ok := cppScalar[args[0]]; ok {
@@ -356,6 +360,21 @@ func (x *extractor) specType(t godwarf.Type, last bool) (string, string, bool) {
 		return s.name, "", true
 	}
 	return "", "", false
+}
+
+// generatedVector recognises the C spelling of std::vector<T> that the
+// generated header uses (struct nrtabi_vector_*_t of three T pointers), so a
+// binary built from the header extracts back to the spec's type.
+func (x *extractor) generatedVector(d *godwarf.StructType) (string, bool) {
+	if !strings.HasPrefix(d.StructName, gen.VectorPrefix) || d.Size() != 24 || len(d.Field) != 3 {
+		return "", false
+	}
+	p, ok := Strip(d.Field[0].Type).(*godwarf.PtrType)
+	if !ok {
+		return "", false
+	}
+	elem, _, ok := x.specType(p.Type, false)
+	return elem, ok
 }
 
 var cppScalar = map[string]string{"unsignedint": "u32", "int": "int", "char": "char", "unsignedchar": "u8", "long": "i64", "unsignedlong": "u64", "bool": "bool"}
@@ -407,33 +426,15 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	return name, "", true
 }
 
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func (x *extractor) write(w io.Writer, path, buildID string, dbg *Debug) {
+func (x *extractor) write(w io.Writer, path, buildID string, dbg *Debug) error {
 	fmt.Fprintf(w, "# Struct fragment written by nrtabi extract.\n# file: %s\n", path)
 	if buildID != "" {
 		fmt.Fprintf(w, "# build-id: %s\n", buildID)
 	}
 	fmt.Fprintf(w, "# DWARF: %s (%s)\n#\n", dbg.Path(), dbg.Via)
 	fmt.Fprintf(w, "# A fragment holds structs only: check it with\n#   nrtabi check --spec DIR FILE\n# (the link-contract facts come from the embedded release).\n")
-	src := tomlString(x.source)
+	sw := &spec.Writer{W: w}
+	fact := func(source string) spec.Fact { return spec.Fact{Conf: spec.High, Source: source} }
 	names := make([]string, 0, len(x.opaques))
 	for n := range x.opaques {
 		if x.byName[n] == nil {
@@ -442,51 +443,29 @@ func (x *extractor) write(w io.Writer, path, buildID string, dbg *Debug) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "\n[[opaque_type]]\nname = %s\nconf = \"HIGH\"\nsource = %s\n", tomlString(n), src)
+		sw.OpaqueType(spec.OpaqueType{Name: n, Fact: fact(x.source)})
 	}
 	for _, n := range x.enumOrder {
 		e := x.enums[n]
-		fmt.Fprintf(w, "\n[[enum]]\nname = %s\n", tomlString(e.name))
-		if e.tag != "" {
-			fmt.Fprintf(w, "tag = %s\n", tomlString(e.tag))
-		}
-		fmt.Fprintf(w, "size = 4\nconf = \"HIGH\"\nsource = %s\nvalues = [\n", src)
+		se := spec.Enum{Name: e.name, Tag: e.tag, Size: 4, Fact: fact(x.source)}
 		for _, v := range e.values {
-			fmt.Fprintf(w, "  { name = %s, value = %d },\n", tomlString(v.Name), v.Val)
+			se.Values = append(se.Values, spec.EnumValue{Name: v.Name, Value: v.Val})
 		}
-		fmt.Fprintf(w, "]\n")
+		sw.Enum(se)
 	}
 	for _, s := range x.order {
-		fmt.Fprintf(w, "\n[[struct]]\nname = %s\n", tomlString(s.name))
-		if s.tag != "" {
-			fmt.Fprintf(w, "tag = %s\n", tomlString(s.tag))
-		}
-		fmt.Fprintf(w, "size = %d\n", s.size)
-		if s.packed {
-			fmt.Fprintf(w, "packed = true\n")
-		} else if s.align > 1 {
-			fmt.Fprintf(w, "align = %d\n", s.align)
-		}
-		fmt.Fprintf(w, "conf = \"HIGH\"\nsource = %s\n", tomlString(fmt.Sprintf("%s, DIE %#x", x.source, s.die)))
-		if s.note != "" {
-			fmt.Fprintf(w, "note = %s\n", tomlString(s.note))
+		st := &spec.Struct{Name: s.name, Tag: s.tag, Size: int(s.size), Packed: s.packed,
+			Fact: spec.Fact{Conf: spec.High, Source: fmt.Sprintf("%s, DIE %#x", x.source, s.die), Note: s.note}}
+		if !s.packed && s.align > 1 {
+			st.MinAlign = int(s.align)
 		}
 		for _, f := range s.fields {
-			fmt.Fprintf(w, "\n  [[struct.field]]\n  name = %s\n  offset = %d\n  type = %s\n  conf = \"HIGH\"\n  source = \"DWARF\"\n", tomlString(f.name), f.offset, tomlString(f.typ))
-			if f.note != "" {
-				fmt.Fprintf(w, "  note = %s\n", tomlString(f.note))
-			}
+			st.Fields = append(st.Fields, spec.Field{Name: f.name, Offset: int(f.offset), Type: f.typ, Fact: spec.Fact{Conf: spec.High, Source: "DWARF", Note: f.note}})
 		}
 		for _, o := range s.opaque {
-			fmt.Fprintf(w, "\n  [[struct.opaque]]\n  offset = %d\n  size = %d\n", o.offset, o.end-o.offset)
-			if len(o.covers) > 0 {
-				q := make([]string, len(o.covers))
-				for i, c := range o.covers {
-					q[i] = tomlString(c)
-				}
-				fmt.Fprintf(w, "  covers = [%s]\n", strings.Join(q, ", "))
-			}
-			fmt.Fprintf(w, "  conf = \"HIGH\"\n  source = \"DWARF\"\n")
+			st.Opaque = append(st.Opaque, spec.Opaque{Offset: int(o.offset), Size: int(o.end - o.offset), Covers: o.covers, Fact: fact("DWARF")})
 		}
+		sw.Struct(st)
 	}
+	return sw.Err()
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/fixture"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -175,5 +176,9 @@ func TestMain(m *testing.M) {
 	if fix != nil {
 		os.RemoveAll(fix.dir)
 	}
+	relBins.Range(func(_, v any) bool {
+		os.RemoveAll(v.(*fixture.Binaries).Dir)
+		return true
+	})
 	os.Exit(code)
 }

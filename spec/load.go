@@ -53,8 +53,15 @@ func LoadFS(fsys fs.FS, dir, display string) (*Spec, error) {
 // derived_from is looked up next to it first, then among the embedded ones.
 func LoadDir(dir string) (*Spec, error) {
 	dir = strings.TrimSuffix(dir, "/")
+	return LoadDirWithParents(dir, path.Dir(dir))
+}
+
+// LoadDirWithParents reads a spec from dir and looks up the releases it
+// derives from in root first, then among the embedded ones.
+func LoadDirWithParents(dir, root string) (*Spec, error) {
+	dir = strings.TrimSuffix(dir, "/")
 	return load(source{os.DirFS(dir), ".", dir}, func(name string) (source, error) {
-		sib := path.Join(path.Dir(dir), name)
+		sib := path.Join(root, name)
 		if st, err := os.Stat(sib); err == nil && st.IsDir() {
 			return source{os.DirFS(sib), ".", sib}, nil
 		}

@@ -39,8 +39,11 @@ type Fact struct {
 	Source string            `toml:"source" json:"source"`
 	Note   string            `toml:"note" json:"note,omitempty"`
 	Fields map[string]string `toml:"conf_fields" json:"conf_fields,omitempty"` // per-key confidence overrides
-	Pos    Pos               `toml:"-" json:"-"`
-	Path   string            `toml:"-" json:"-"` // key path in the file, e.g. forward[3]
+	// Carried lists the keys of a row that `release new` restated from the
+	// parent release because the binaries could not confirm them.
+	Carried []string `toml:"carried" json:"carried,omitempty"`
+	Pos     Pos      `toml:"-" json:"-"`
+	Path    string   `toml:"-" json:"-"` // key path in the file, e.g. forward[3]
 }
 
 // ConfOf is the confidence of one key of the row.
@@ -76,11 +79,14 @@ type Spec struct {
 
 // Release identifies the shipped binaries the spec describes.
 type Release struct {
-	Name        string  `toml:"name"`
-	DerivedFrom string  `toml:"derived_from"`
-	LibNRT      Library `toml:"libnrt"`
-	LibNCCOM    Library `toml:"libnccom"`
-	NetPlugin   Library `toml:"libnccom_net"`
+	Name        string `toml:"name"`
+	DerivedFrom string `toml:"derived_from"`
+	// CarriedOver names the parent rows ("struct enc_context", "constant X")
+	// that a release made from binaries inherits unconfirmed.
+	CarriedOver []string `toml:"carried_over"`
+	LibNRT      Library  `toml:"libnrt"`
+	LibNCCOM    Library  `toml:"libnccom"`
+	NetPlugin   Library  `toml:"libnccom_net"`
 	Fact
 }
 

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
 	"github.com/nrtabi/nrtabi/spec"
@@ -19,11 +20,15 @@ func diffCmd(args []string, out, errw io.Writer) int {
 	format := fs.String("format", "text", "output format: text or json")
 	fs.Usage = func() {
 		fmt.Fprintln(errw, "usage: nrtabi diff [--format text|json] OLD NEW")
-		fmt.Fprintln(errw, "OLD and NEW are each an embedded release name or a spec directory.")
+		fmt.Fprintln(errw, "OLD and NEW are each an embedded release name, a spec directory, or binaries")
+		fmt.Fprintln(errw, "(a comma list of files, e.g. libnrt.so.1,libnccom.so: read like `release new`")
+		fmt.Fprintln(errw, "on top of the other side, or of the default release).")
 		fmt.Fprintln(errw, "Exit status: 0 no change, 4 compatible changes only, 8 incompatible changes, 1 error, 2 usage.")
 		fs.PrintDefaults()
 	}
-	pos, rc := parseInterleaved(fs, args)
+	var dbg listFlag
+	fs.Var(&dbg, "debug-dir", "where to look for separate debug files of binary sides")
+	pos, rc := parseFlagsAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
 	}
@@ -31,12 +36,43 @@ func diffCmd(args []string, out, errw io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	// Spec sides first: a binary side is read on top of the other side's spec.
 	var sides [2]*spec.Spec
+	var bins [2][]string
 	for i, arg := range pos {
+		if files := binaryFiles(arg); files != nil {
+			bins[i] = files
+			continue
+		}
 		s, err := loadSide(arg)
 		if err != nil {
 			return reportSpecError(errw, arg, err)
 		}
+		sides[i] = s
+	}
+	for i := range pos {
+		if bins[i] == nil {
+			continue
+		}
+		base := sides[1-i]
+		if base == nil {
+			var err error
+			if base, err = spec.Load(spec.Default); err != nil {
+				return reportSpecError(errw, spec.Default, err)
+			}
+		}
+		tmp, err := os.MkdirTemp("", "nrtabi-diff-")
+		if err != nil {
+			fmt.Fprintf(errw, "nrtabi diff: %v\n", err)
+			return exitError
+		}
+		defer os.RemoveAll(tmp)
+		name := "binaries-" + fmt.Sprint(i)
+		s, _, err := newReleaseFrom(base, name, bins[i], debugDirs(dbg), filepath.Join(tmp, name), false)
+		if err != nil {
+			return reportSpecError(errw, pos[i], err)
+		}
+		s.Dir = pos[i]
 		sides[i] = s
 	}
 	r := releasediff.Diff(sides[0], sides[1])
@@ -66,18 +102,18 @@ func loadSide(arg string) (*spec.Spec, error) {
 	return nil, fmt.Errorf("%q is neither an embedded release (%v) nor a spec directory", arg, spec.Releases())
 }
 
-// parseInterleaved parses flags that may follow positional arguments.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, int) {
-	var pos []string
-	for {
-		if rc := parse(fs, args); rc >= 0 {
-			return nil, rc
+// binaryFiles reports the files a binary side names: a comma list, or one
+// existing regular file. Anything else is a release or a spec directory.
+func binaryFiles(arg string) []string {
+	parts := strings.Split(arg, ",")
+	for _, p := range parts {
+		st, err := os.Stat(p)
+		if err != nil || st.IsDir() {
+			if len(parts) > 1 {
+				return parts // let the reader name the missing file
+			}
+			return nil
 		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, -1
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
 	}
+	return parts
 }

@@ -74,7 +74,7 @@ func (d *differ) structPair(o, n *spec.Struct) {
 		switch {
 		case of.T.Size() != nf.T.Size():
 			d.add("structs", FieldResized, Incompatible, subj, fmt.Sprintf("%s (%d B)", of.Type, of.T.Size()), fmt.Sprintf("%s (%d B)", nf.Type, nf.T.Size()), "")
-		case of.Type != nf.Type:
+		case canon(of.T) != canon(nf.T):
 			d.add("structs", FieldRetyped, Incompatible, subj, of.Type, nf.Type, "")
 		}
 	}
@@ -86,7 +86,7 @@ func (d *differ) structPair(o, n *spec.Struct) {
 	for _, of := range gone {
 		renamed := false
 		for j, nf := range fresh {
-			if nf != nil && nf.Offset == of.Offset && nf.Type == of.Type {
+			if nf != nil && nf.Offset == of.Offset && canon(nf.T) == canon(of.T) {
 				d.add("structs", FieldRenamed, Compatible, o.Name+"."+of.Name, of.Name, nf.Name, fmt.Sprintf("same %s at %d", nf.Type, nf.Offset))
 				fresh[j], renamed = nil, true
 				break
@@ -137,4 +137,36 @@ func fieldOrder(n, o *spec.Struct, c Change) int {
 		return f.Offset
 	}
 	return 1 << 30
+}
+
+// canon spells a type for comparison: structs and enums by their spec name
+// (not the alias a side happened to use), int as i32 and unsigned as u32,
+// and without const/volatile, which do not change a layout.
+func canon(t *spec.Type) string {
+	switch t.Kind {
+	case spec.KindPointer:
+		return canon(t.Elem) + "*"
+	case spec.KindArray:
+		if t.Len < 0 {
+			return canon(t.Elem) + "[]"
+		}
+		return fmt.Sprintf("%s[%d]", canon(t.Elem), t.Len)
+	case spec.KindVector:
+		return "std::vector<" + canon(t.Elem) + ">"
+	case spec.KindStruct:
+		if t.Struct != nil {
+			return t.Struct.Name
+		}
+	case spec.KindEnum:
+		if t.Enum != nil {
+			return t.Enum.Name
+		}
+	}
+	switch t.Name {
+	case "int":
+		return "i32"
+	case "unsigned":
+		return "u32"
+	}
+	return t.Name
 }

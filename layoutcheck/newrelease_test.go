@@ -1,0 +1,179 @@
+package layoutcheck
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/fixture"
+	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// Fixture pairs, built once per release and stub flags, removed by TestMain.
+var (
+	relBins  sync.Map // release + defines -> *fixture.Binaries
+	relBinMu sync.Mutex
+)
+
+func buildReleaseBinaries(t *testing.T, release string, stubDefines ...string) *fixture.Binaries {
+	t.Helper()
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	key := release + " " + strings.Join(stubDefines, " ")
+	relBinMu.Lock()
+	defer relBinMu.Unlock()
+	if b, ok := relBins.Load(key); ok {
+		return b.(*fixture.Binaries)
+	}
+	b, err := fixture.Build(filepath.Join("..", "generated"), release, stubDefines...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relBins.Store(key, b)
+	return b
+}
+
+func newReleaseFrom(t *testing.T, base *spec.Spec, name string, files ...string) (*spec.Spec, *Observed) {
+	t.Helper()
+	obs, err := Observe(files, base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := NewRelease(base, name, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := WriteRelease(filepath.Join(t.TempDir(), name), out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, obs
+}
+
+// TestNewReleaseReproducesPlanted: binaries built from the synthetic
+// release's generated C, read on top of 2.31.24, give back the synthetic
+// spec: the only differences are the addresses of the fixture build.
+func TestNewReleaseReproducesPlanted(t *testing.T) {
+	bins := buildReleaseBinaries(t, "2.32.0-synthetic")
+	base, planted := mustSpec(t, spec.Default), mustSpec(t, "2.32.0-synthetic")
+	got, obs := newReleaseFrom(t, base, "reproduced", bins.Libnrt, bins.Libnccom)
+
+	if !obs.HaveCompat || obs.CompatID != 90 {
+		t.Errorf("compat id read from the probe: %d (found %v), want 90", obs.CompatID, obs.HaveCompat)
+	}
+	r := releasediff.Diff(planted, got)
+	for _, c := range r.Changes {
+		if c.Severity != releasediff.Informational {
+			t.Errorf("not reproduced: %s %s %s: %s -> %s", c.Severity, c.Kind, c.Subject, c.Old, c.New)
+		}
+		switch c.Kind {
+		case releasediff.ForwardAddress, releasediff.ReverseAddress, releasediff.ForwardMoved:
+		default:
+			t.Errorf("unexpected informational change: %s %s %s -> %s", c.Kind, c.Subject, c.Old, c.New)
+		}
+	}
+	// Provenance: confirmed rows name the binaries and their build-ids;
+	// what the binaries cannot show is carried over and says so.
+	f := got.ForwardByName("neuronNetGetProperties")
+	if f == nil || !strings.Contains(f.Source, "libnccom.so.2 (build-id ") || f.Signature.C(f.Name) != "NRT_STATUS neuronNetGetProperties(int dev, void* props)" {
+		t.Errorf("new forward row: %+v", f)
+	}
+	if got.Release.LibNCCOM.BuildID == "" || got.Release.LibNCCOM.BuildID == base.Release.LibNCCOM.BuildID {
+		t.Errorf("libnccom build-id %q not taken from the binary", got.Release.LibNCCOM.BuildID)
+	}
+	carried := strings.Join(got.Release.CarriedOver, "\n")
+	for _, want := range []string{"constant ENC_SIG_MSG_SIZE", "message uid_failed"} {
+		if !strings.Contains(carried, want) {
+			t.Errorf("carried_over lacks %q", want)
+		}
+	}
+	if strings.Contains(carried, "struct enc_glb_comm") || strings.Contains(carried, "constant NCCOM_COMPAT_ID") {
+		t.Errorf("carried_over lists facts the binaries confirmed:\n%s", carried)
+	}
+	// And the new release's diff against the old one is the planted one.
+	want, have := kindSet(releasediff.Diff(base, planted)), kindSet(releasediff.Diff(base, got))
+	if want != have {
+		t.Errorf("diff 2.31.24 -> reproduced:\n%s\nwant (2.31.24 -> planted):\n%s", have, want)
+	}
+}
+
+// kindSet lists the boundary changes of a report, one per line.
+func kindSet(r releasediff.Report) string {
+	var out []string
+	for _, c := range r.Changes {
+		if c.Severity != releasediff.Informational || c.Kind == releasediff.MessageChanged {
+			out = append(out, string(c.Severity)+" "+c.Kind+" "+c.Subject)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func mustObserve(t *testing.T, base *spec.Spec, files ...string) *Observed {
+	t.Helper()
+	obs, err := Observe(files, base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obs
+}
+
+func mustSpec(t *testing.T, r string) *spec.Spec {
+	t.Helper()
+	s, err := spec.Load(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestNewReleaseFaults: the observation reports what it cannot accept.
+func TestNewReleaseFaults(t *testing.T) {
+	bins := buildReleaseBinaries(t, spec.Default)
+	base := mustSpec(t, spec.Default)
+
+	// The same release again: nothing but the binaries' own addresses moves.
+	same, _ := newReleaseFrom(t, base, "same", bins.Libnrt, bins.Libnccom)
+	for _, c := range releasediff.Diff(base, same).Changes {
+		if c.Severity != releasediff.Informational {
+			t.Errorf("same release: %s %s %s", c.Severity, c.Kind, c.Subject)
+		}
+	}
+	// A libnccom missing a symbol: alone, the row is removed and the table
+	// closes up; next to a libnrt that still has the slot, the pair is refused.
+	omit := buildReleaseBinaries(t, spec.Default, "-DNCCOM_STUB_OMIT_neuronNetTest")
+	got, _ := newReleaseFrom(t, base, "omit", omit.Libnccom)
+	r := releasediff.Diff(base, got)
+	if ks := kindSet(r); !strings.Contains(ks, "incompatible forward-removed neuronNetTest") {
+		t.Errorf("omitted symbol not reported:\n%s", ks)
+	}
+	if len(got.Forward) != 36 {
+		t.Errorf("%d forward rows after the removal", len(got.Forward))
+	}
+	if _, err := NewRelease(base, "pair", mustObserve(t, base, bins.Libnrt, omit.Libnccom)); err == nil || !strings.Contains(err.Error(), "not a release pair") {
+		t.Errorf("mismatched pair: %v", err)
+	}
+	// Two libnccoms, a file that is no ELF, a target that exists.
+	if _, err := Observe([]string{bins.Libnccom, omit.Libnccom}, base, nil); err == nil || !strings.Contains(err.Error(), "a second libnccom") {
+		t.Errorf("two libnccoms: %v", err)
+	}
+	junk := filepath.Join(t.TempDir(), "junk.so")
+	os.WriteFile(junk, []byte("not an ELF"), 0o644)
+	if _, err := Observe([]string{junk}, base, nil); err == nil || !strings.Contains(err.Error(), "junk.so") {
+		t.Errorf("junk input: %v", err)
+	}
+	obs, _ := Observe([]string{bins.Libnrt}, base, nil)
+	files, _ := NewRelease(base, "x", obs)
+	dir := filepath.Join(t.TempDir(), "x")
+	os.MkdirAll(dir, 0o755)
+	if _, err := WriteRelease(dir, files, false); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("existing target: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the existing directory was written to: %v", entries)
+	}
+}

@@ -1,0 +1,465 @@
+package layoutcheck
+
+import (
+	"bytes"
+	"debug/dwarf"
+	"debug/elf"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/spec"
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// Observed is what a set of binaries shows about the boundary: the facts
+// `nrtabi release new` confirms, and nothing it would have to guess.
+type Observed struct {
+	Inputs   []ObservedInput
+	Libnrt   *ObservedInput // the input playing libnrt, if any
+	Libnccom *ObservedInput // the input playing libnccom, if any
+
+	// From libnccom.
+	Exports    map[string]uint64         // neuron* definers -> address
+	Signatures map[string]spec.Signature // neuron* prototypes from libnccom's DWARF
+	CompatID   uint64                    // what neuronGetVersionInfo stores at compatibility_version
+	HaveCompat bool
+	Imports    map[string]string // reverse callbacks libnccom imports -> version
+
+	// From libnrt.
+	Callbacks   map[string]ObservedSymbol // nec_*/nrt_* definers: version, address
+	Nodes       []spec.VersionNode        // .gnu.version_d
+	Trampolines map[string]uint64         // nccl* -> address (.symtab)
+	Slots       map[string]uint64         // neuron* -> slot address (.symtab + DWARF of the slot table)
+	Sentinel    uint64
+
+	// From the DWARF of every input.
+	Structs     []byte   // a spec fragment of the structs found (nrtabi extract)
+	StructNames []string // spec names of the structs found
+}
+
+// ObservedInput is one file and its identity.
+type ObservedInput struct {
+	Path, Role, SONAME, BuildID string
+	Needed                      []string
+	VersionNeeds                []spec.VersionNeed
+}
+
+// ObservedSymbol is a versioned definer.
+type ObservedSymbol struct {
+	Version string
+	Addr    uint64
+}
+
+// Source names the input for provenance notes.
+func (in *ObservedInput) Source() string {
+	s := filepath.Base(in.Path)
+	if in.BuildID != "" {
+		s += " (build-id " + in.BuildID + ")"
+	}
+	return s
+}
+
+// Observe reads the files against base: roles from their SONAMEs, symbols
+// and versions from their dynamic tables, trampolines and slots from their
+// symbol tables, the compatibility id from the probe's code, and every base
+// struct present in their DWARF.
+func Observe(files []string, base *spec.Spec, debugDirs []string) (*Observed, error) {
+	obs := &Observed{Exports: map[string]uint64{}, Signatures: map[string]spec.Signature{}, Imports: map[string]string{},
+		Callbacks: map[string]ObservedSymbol{}, Trampolines: map[string]uint64{}, Slots: map[string]uint64{}}
+	var fragments [][]byte
+	var fragPaths []string
+	seen := map[string]bool{}
+	for _, path := range files {
+		o, err := Open(path)
+		if err != nil {
+			return nil, err
+		}
+		role, _ := DetectRole(o, base)
+		in := &ObservedInput{Path: path, Role: role, SONAME: o.SONAME, BuildID: o.BuildID, Needed: o.Needed}
+		var ferr error
+		switch role {
+		case RoleLibnccom:
+			if obs.Libnccom != nil {
+				ferr = inputErr(path, "a second libnccom (the first is %s); give one of each library", obs.Libnccom.Path)
+			} else {
+				obs.Libnccom, ferr = in, obs.libnccom(o, in, base)
+			}
+		case RoleLibnrt:
+			if obs.Libnrt != nil {
+				ferr = inputErr(path, "a second libnrt (the first is %s); give one of each library", obs.Libnrt.Path)
+			} else {
+				obs.Libnrt, ferr = in, obs.libnrt(o, base)
+			}
+		}
+		if ferr == nil {
+			var frag []byte
+			var names []string
+			frag, names, ferr = structsOf(o, base, debugDirs)
+			for _, n := range names {
+				if !seen[n] {
+					seen[n] = true
+					obs.StructNames = append(obs.StructNames, n)
+				}
+			}
+			if len(frag) > 0 {
+				fragments, fragPaths = append(fragments, frag), append(fragPaths, path)
+			}
+		}
+		o.Close()
+		if ferr != nil {
+			return nil, ferr
+		}
+		obs.Inputs = append(obs.Inputs, *in)
+	}
+	if len(fragments) > 0 {
+		merged, err := mergeFragments(fragments, fragPaths)
+		if err != nil {
+			return nil, err
+		}
+		obs.Structs = merged
+	}
+	sort.Strings(obs.StructNames)
+	return obs, nil
+}
+
+// structsOf extracts every base struct the file's DWARF holds. A file
+// without DWARF contributes none.
+func structsOf(o *Object, base *spec.Spec, debugDirs []string) ([]byte, []string, error) {
+	dbg, err := FindDebug(o, debugDirs)
+	if err != nil {
+		return nil, nil, nil // no DWARF anywhere: symbols only
+	}
+	defer dbg.Close()
+	wants := make([][]string, len(base.Structs))
+	for i, st := range base.Structs {
+		wants[i] = StructNames(st)
+	}
+	found, err := dbg.FindStructs(wants)
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	for i, f := range found {
+		if f != nil {
+			names = append(names, base.Structs[i].Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil, nil
+	}
+	var b bytes.Buffer
+	if err := Extract(o.Path, names, true, base, debugDirs, &b); err != nil {
+		return nil, nil, err
+	}
+	return b.Bytes(), names, nil
+}
+
+func (obs *Observed) libnccom(o *Object, in *ObservedInput, base *spec.Spec) error {
+	t, err := readDynTable(o)
+	if err != nil {
+		return err
+	}
+	for _, s := range t.syms {
+		switch {
+		case s.Section != elf.SHN_UNDEF && strings.HasPrefix(s.Name, "neuron") && elf.ST_TYPE(s.Info) == elf.STT_FUNC:
+			obs.Exports[s.Name] = s.Value
+		case s.Section == elf.SHN_UNDEF && s.Version != "" && (strings.HasPrefix(s.Name, "nec_") || strings.HasPrefix(s.Name, "nrt_")):
+			obs.Imports[s.Name] = s.Version
+		}
+	}
+	for _, n := range t.needs {
+		for _, d := range n.Needs {
+			in.VersionNeeds = append(in.VersionNeeds, spec.VersionNeed{File: n.Name, Version: d.Dep, Index: int(d.Index)})
+		}
+	}
+	if probe := probeOf(base); probe != nil {
+		if s := t.defined(probe.Name); s != nil {
+			obs.CompatID, obs.HaveCompat = compatStore(o, s, compatOffset(base))
+		}
+	}
+	obs.signatures(o, base)
+	return nil
+}
+
+func probeOf(s *spec.Spec) *spec.Forward {
+	for i := range s.Forward {
+		if s.Forward[i].Guard == spec.Probe {
+			return &s.Forward[i]
+		}
+	}
+	return nil
+}
+
+// compatOffset is where the probe writes the compatibility id (48 in 2.31.24).
+func compatOffset(s *spec.Spec) int64 {
+	if st := s.StructByName("nec_version_info_t"); st != nil {
+		for _, f := range st.Fields {
+			if f.Name == "compatibility_version" {
+				return int64(f.Offset)
+			}
+		}
+	}
+	return 48
+}
+
+// compatStore finds the immediate the probe stores at the compatibility
+// field: the shipped libnccom's `movq $0x59,0x30(%rax)`, or any register base.
+func compatStore(o *Object, sym *elf.Symbol, off int64) (uint64, bool) {
+	code := functionBytes(o, sym.Value, sym.Size)
+	for pc := 0; pc < len(code); {
+		inst, err := x86asm.Decode(code[pc:], 64)
+		if err != nil {
+			pc++
+			continue
+		}
+		pc += inst.Len
+		if inst.Op != x86asm.MOV || inst.MemBytes != 8 {
+			continue
+		}
+		m, ok := inst.Args[0].(x86asm.Mem)
+		imm, isImm := inst.Args[1].(x86asm.Imm)
+		if ok && isImm && m.Disp == off && m.Base != x86asm.RIP && m.Base != x86asm.RSP && m.Base != x86asm.RBP {
+			return uint64(imm), true
+		}
+	}
+	return 0, false
+}
+
+// functionBytes returns the code of a function, or nil.
+func functionBytes(o *Object, addr, size uint64) []byte {
+	if size == 0 || size > 1<<20 {
+		return nil
+	}
+	for _, s := range o.File.Sections {
+		if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 && addr >= s.Addr && addr+size <= s.Addr+s.Size {
+			b := o.sectionBytes(s)
+			return b[addr-s.Addr : addr-s.Addr+size]
+		}
+	}
+	return nil
+}
+
+// signatures reads the prototypes of libnccom's neuron* definers from its
+// DWARF, so a new forward symbol arrives with its C signature.
+func (obs *Observed) signatures(o *Object, base *spec.Spec) {
+	dbg, err := FindDebug(o, nil)
+	if err != nil {
+		return
+	}
+	defer dbg.Close()
+	data, err := dbg.dwarfData()
+	if err != nil {
+		return
+	}
+	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
+		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: base}
+	// Spec structs are named by their spec names, never extracted again here.
+	for _, st := range base.Structs {
+		x.byName[st.Name] = &xStruct{name: st.Name, done: true}
+	}
+	cache := map[dwarf.Offset]godwarf.Type{}
+	spell := func(off dwarf.Offset) (string, bool) {
+		t, err := godwarf.ReadType(data, 0, off, cache)
+		if err != nil {
+			return "", false
+		}
+		s, _, ok := x.specType(t, false)
+		return s, ok
+	}
+	r := data.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			return
+		}
+		if e.Tag != dwarf.TagSubprogram {
+			continue
+		}
+		name, _ := e.Val(dwarf.AttrName).(string)
+		if _, ok := obs.Exports[name]; !ok || !e.Children {
+			if e.Children {
+				r.SkipChildren()
+			}
+			continue
+		}
+		sg := spec.Signature{Returns: "void"}
+		if off, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
+			ret, ok := spell(off)
+			if !ok {
+				r.SkipChildren()
+				continue
+			}
+			sg.Returns = ret
+		}
+		good := true
+		for {
+			c, err := r.Next()
+			if err != nil || c == nil || c.Tag == 0 {
+				break
+			}
+			if c.Tag == dwarf.TagFormalParameter {
+				pn, _ := c.Val(dwarf.AttrName).(string)
+				off, _ := c.Val(dwarf.AttrType).(dwarf.Offset)
+				pt, ok := spell(off)
+				good = good && ok && pn != ""
+				sg.Params = append(sg.Params, spec.Param{Name: pn, Type: pt})
+			}
+			if c.Children {
+				r.SkipChildren()
+			}
+		}
+		if good {
+			obs.Signatures[name] = sg
+		}
+	}
+}
+
+func (obs *Observed) libnrt(o *Object, base *spec.Spec) error {
+	t, err := readDynTable(o)
+	if err != nil {
+		return err
+	}
+	for _, s := range t.syms {
+		if s.Section != elf.SHN_UNDEF && (strings.HasPrefix(s.Name, "nec_") || strings.HasPrefix(s.Name, "nrt_")) && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			obs.Callbacks[s.Name] = ObservedSymbol{Version: s.Version, Addr: s.Value}
+		}
+	}
+	for _, d := range t.defs {
+		n := spec.VersionNode{Name: d.Name, Index: int(d.Index), Base: d.Flags&elf.VER_FLG_BASE != 0}
+		if len(d.Deps) > 0 {
+			n.Parent = d.Deps[0]
+		}
+		obs.Nodes = append(obs.Nodes, n)
+	}
+	syms, err := o.File.Symbols()
+	if err != nil || len(syms) == 0 {
+		return nil // stripped: trampolines and slots stay carried over
+	}
+	byName := map[string]elf.Symbol{}
+	for _, s := range syms {
+		if s.Section != elf.SHN_UNDEF {
+			if _, ok := byName[baseIdent(s.Name)]; !ok {
+				byName[baseIdent(s.Name)] = s
+			}
+		}
+	}
+	if s, ok := byName[base.Table.Sentinel]; ok {
+		obs.Sentinel = s.Value
+	}
+	for _, s := range syms {
+		if n := baseIdent(s.Name); strings.HasPrefix(n, "nccl") && elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Section != elf.SHN_UNDEF {
+			obs.Trampolines[n] = s.Value
+		}
+	}
+	obs.slots(o, byName)
+	return nil
+}
+
+// slots reads the slot addresses from the slot-table object: its symbol
+// gives the address, its DWARF type the offset of each named slot. A libnrt
+// built from the generated nrt_slots.c has both; others keep their slots.
+func (obs *Observed) slots(o *Object, byName map[string]elf.Symbol) {
+	const table = "nrt_nccl_slots"
+	sym, ok := byName[table]
+	if !ok {
+		return
+	}
+	dbg, err := FindDebug(o, nil)
+	if err != nil {
+		return
+	}
+	defer dbg.Close()
+	found, err := dbg.FindStructs([][]string{{table}})
+	if err != nil || len(found) != 1 || found[0] == nil {
+		return
+	}
+	l, err := dbg.NewReader().Layout(found[0].Offset)
+	if err != nil {
+		return
+	}
+	for _, m := range l.Members {
+		if strings.HasPrefix(m.Name, "neuron") {
+			obs.Slots[m.Name] = sym.Value + uint64(m.Offset)
+		}
+	}
+}
+
+// mergeFragments joins the struct fragments of several inputs into one. A
+// struct (or enum) both libraries describe must have the same layout in
+// both: the two sides of the boundary disagreeing is an error, not a choice.
+func mergeFragments(frags [][]byte, paths []string) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "nrtabi-fragments-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	var structs []*spec.Struct
+	var enums []spec.Enum
+	var opaques []spec.OpaqueType
+	from := map[string]string{}
+	for i, frag := range frags {
+		sub := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(sub, "structs.toml"), frag, 0o644); err != nil {
+			return nil, err
+		}
+		s, err := spec.LoadDir(sub)
+		if err != nil {
+			return nil, fmt.Errorf("the structs extracted from %s do not load: %w", paths[i], err)
+		}
+		for _, st := range s.Structs {
+			prev, ok := from["struct "+st.Name]
+			if !ok {
+				from["struct "+st.Name] = paths[i]
+				structs = append(structs, st)
+				continue
+			}
+			for _, o := range structs {
+				if o.Name == st.Name && layoutKey(o) != layoutKey(st) {
+					return nil, fmt.Errorf("%s and %s disagree on the layout of %s: %s vs %s", prev, paths[i], st.Name, layoutKey(o), layoutKey(st))
+				}
+			}
+		}
+		for _, e := range s.Enums {
+			if _, ok := from["enum "+e.Name]; !ok {
+				from["enum "+e.Name] = paths[i]
+				enums = append(enums, e)
+			}
+		}
+		for _, o := range s.Opaques {
+			if _, ok := from["opaque "+o.Name]; !ok {
+				from["opaque "+o.Name] = paths[i]
+				opaques = append(opaques, o)
+			}
+		}
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Structs read from the DWARF of %s.\n", strings.Join(paths, ", "))
+	w := &spec.Writer{W: &b}
+	for _, o := range opaques {
+		w.OpaqueType(o)
+	}
+	for _, e := range enums {
+		w.Enum(e)
+	}
+	for _, st := range structs {
+		w.Struct(st)
+	}
+	return b.Bytes(), w.Err()
+}
+
+// layoutKey summarises a struct's layout for comparison.
+func layoutKey(st *spec.Struct) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d B", st.Size)
+	for _, f := range st.Fields {
+		fmt.Fprintf(&b, ", %s %s@%d", f.Type, f.Name, f.Offset)
+	}
+	return b.String()
+}

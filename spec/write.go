@@ -1,0 +1,333 @@
+package spec
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Quote renders s as a TOML basic string.
+func Quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Writer renders spec rows as TOML in the style of the hand-written files,
+// for tools that produce specs (nrtabi release new).
+type Writer struct {
+	W   io.Writer
+	err error
+}
+
+func (w *Writer) printf(format string, args ...any) {
+	if w.err == nil {
+		_, w.err = fmt.Fprintf(w.W, format, args...)
+	}
+}
+
+// Err is the first write error.
+func (w *Writer) Err() error { return w.err }
+
+// Comment writes comment lines.
+func (w *Writer) Comment(text string) {
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		w.printf("# %s\n", l)
+	}
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = Quote(x)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func hexU(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }
+
+func (w *Writer) fact(f Fact) {
+	w.printf("conf = %s\nsource = %s\n", Quote(string(f.Conf)), Quote(f.Source))
+	if f.Note != "" {
+		w.printf("note = %s\n", Quote(f.Note))
+	}
+	if len(f.Fields) > 0 {
+		keys := make([]string, 0, len(f.Fields))
+		for k := range f.Fields {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + " = " + Quote(f.Fields[k])
+		}
+		w.printf("conf_fields = { %s }\n", strings.Join(parts, ", "))
+	}
+	if len(f.Carried) > 0 {
+		w.printf("carried = %s\n", quoteList(f.Carried))
+	}
+}
+
+func (w *Writer) params(ps []Param) {
+	if len(ps) == 0 {
+		w.printf("params = []\n")
+		return
+	}
+	w.printf("params = [\n")
+	for _, p := range ps {
+		note := ""
+		if p.Note != "" {
+			note = ", note = " + Quote(p.Note)
+		}
+		w.printf("  { name = %s, type = %s%s },\n", Quote(p.Name), Quote(p.Type), note)
+	}
+	w.printf("]\n")
+}
+
+// Release writes [release] and its library tables (those with a position or a SONAME).
+func (w *Writer) Release(r Release) {
+	w.printf("[release]\nname = %s\n", Quote(r.Name))
+	if r.DerivedFrom != "" {
+		w.printf("derived_from = %s\n", Quote(r.DerivedFrom))
+	}
+	if len(r.CarriedOver) > 0 {
+		w.printf("carried_over = [\n")
+		for _, c := range r.CarriedOver {
+			w.printf("  %s,\n", Quote(c))
+		}
+		w.printf("]\n")
+	}
+	w.fact(r.Fact)
+	for _, lib := range []struct {
+		key string
+		l   Library
+	}{{"libnrt", r.LibNRT}, {"libnccom", r.LibNCCOM}} {
+		if lib.l.SONAME == "" && lib.l.File == "" {
+			continue
+		}
+		w.printf("\n[release.%s]\n", lib.key)
+		for _, kv := range [][2]string{{"package", lib.l.Package}, {"file", lib.l.File}, {"soname", lib.l.SONAME}, {"build_id", lib.l.BuildID}, {"git", lib.l.Git}, {"dwarf", lib.l.DWARF}} {
+			if kv[1] != "" {
+				w.printf("%s = %s\n", kv[0], Quote(kv[1]))
+			}
+		}
+		if len(lib.l.Needed) > 0 {
+			w.printf("needed = %s\n", quoteList(lib.l.Needed))
+		}
+		if len(lib.l.VersionNeeds) > 0 {
+			var parts []string
+			for _, n := range lib.l.VersionNeeds {
+				parts = append(parts, fmt.Sprintf("{ file = %s, version = %s, index = %d }", Quote(n.File), Quote(n.Version), n.Index))
+			}
+			w.printf("version_need = [%s]\n", strings.Join(parts, ", "))
+		}
+		w.fact(lib.l.Fact)
+	}
+}
+
+// Counts writes [counts].
+func (w *Writer) Counts(c Counts) {
+	w.printf("\n[counts]\nforward = %d\nreverse_nec = %d\nreverse_nrt = %d\n", c.Forward, c.ReverseNEC, c.ReverseNRT)
+	w.fact(c.Fact)
+}
+
+// SlotTable writes [slot_table].
+func (w *Writer) SlotTable(t SlotTable) {
+	w.printf("\n[slot_table]\nbase = %s\ntop = %s\nstride = %d\n", hexU(t.Base), hexU(t.Top), t.Stride)
+	for _, kv := range [][2]string{{"order", t.Order}, {"sentinel", t.Sentinel}} {
+		if kv[1] != "" {
+			w.printf("%s = %s\n", kv[0], Quote(kv[1]))
+		}
+	}
+	if t.SentinelAddr != 0 {
+		w.printf("sentinel_addr = %s\n", hexU(t.SentinelAddr))
+	}
+	if t.NetHandle != 0 {
+		w.printf("net_handle_addr = %s\n", hexU(t.NetHandle))
+	}
+	for _, kv := range [][2]string{{"library", t.Library}, {"net_library", t.NetLibrary}, {"net_probe", t.NetProbe}} {
+		if kv[1] != "" {
+			w.printf("%s = %s\n", kv[0], Quote(kv[1]))
+		}
+	}
+	w.fact(t.Fact)
+}
+
+// Node writes one [[version_node]].
+func (w *Writer) Node(n VersionNode) {
+	w.printf("\n[[version_node]]\nname = %s\nindex = %d\n", Quote(n.Name), n.Index)
+	if n.Base {
+		w.printf("base = true\n")
+	}
+	if n.Parent != "" {
+		w.printf("parent = %s\n", Quote(n.Parent))
+	}
+	if n.Binds != "" {
+		w.printf("binds = %s\n", Quote(n.Binds))
+	}
+	w.fact(n.Fact)
+}
+
+// Forward writes one [[forward]].
+func (w *Writer) Forward(f Forward) {
+	w.printf("\n[[forward]]\nindex = %d\nname = %s\n", f.Index, Quote(f.Name))
+	if f.NCCOMAddr != 0 {
+		w.printf("nccom_addr = %s\n", hexU(f.NCCOMAddr))
+	}
+	w.printf("slot = %s\ntrampoline = %s\n", hexU(f.Slot), Quote(f.Trampoline))
+	if f.TrampolineAddr != 0 {
+		w.printf("trampoline_addr = %s\n", hexU(f.TrampolineAddr))
+	}
+	w.printf("group = %s\nguard = %s\nreturns = %s\n", Quote(f.Group), Quote(f.Guard), Quote(f.Returns))
+	w.params(f.Params)
+	w.fact(f.Fact)
+}
+
+// Reverse writes one [[reverse]].
+func (w *Writer) Reverse(r Reverse) {
+	w.printf("\n[[reverse]]\nname = %s\nversion = %s\n", Quote(r.Name), Quote(r.Version))
+	if r.Addr != 0 {
+		w.printf("addr = %s\n", hexU(r.Addr))
+	}
+	w.printf("group = %s\nshape = %s\n", Quote(r.Group), Quote(r.Shape))
+	if r.Target != "" {
+		w.printf("target = %s\n", Quote(r.Target))
+	}
+	if len(r.TargetArgs) > 0 {
+		w.printf("target_args = %s\n", quoteList(r.TargetArgs))
+	}
+	if len(r.Reenters) > 0 {
+		w.printf("reenters = %s\n", quoteList(r.Reenters))
+	}
+	w.printf("returns = %s\n", Quote(r.Returns))
+	w.params(r.Params)
+	w.fact(r.Fact)
+}
+
+// Constant writes one [[constant]].
+func (w *Writer) Constant(c Constant) {
+	w.printf("\n[[constant]]\nname = %s\ntype = %s\n", Quote(c.Name), Quote(c.Type))
+	if s, ok := c.Str(); ok {
+		w.printf("value = %s\n", Quote(s))
+	} else {
+		v, _ := c.Int()
+		w.printf("value = %d\n", v)
+	}
+	w.fact(c.Fact)
+}
+
+// Message writes one [[message]].
+func (w *Writer) Message(m Message) {
+	w.printf("\n[[message]]\nid = %s\nwhere = %s\ntext = %s\nargs = %s\n", Quote(m.ID), Quote(m.Where), Quote(m.Text), quoteList(m.Args))
+	w.fact(m.Fact)
+}
+
+// Remove writes a [remove] table.
+func (w *Writer) Remove(kinds map[string][]string) {
+	if len(kinds) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(kinds))
+	for k := range kinds {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	w.printf("\n[remove]\n")
+	for _, k := range keys {
+		w.printf("%s = %s\n", k, quoteList(kinds[k]))
+	}
+}
+
+// OpaqueType writes one [[opaque_type]].
+func (w *Writer) OpaqueType(o OpaqueType) {
+	w.printf("\n[[opaque_type]]\nname = %s\n", Quote(o.Name))
+	if o.Tag != "" {
+		w.printf("tag = %s\n", Quote(o.Tag))
+	}
+	w.fact(o.Fact)
+}
+
+// Enum writes one [[enum]].
+func (w *Writer) Enum(e Enum) {
+	w.printf("\n[[enum]]\nname = %s\n", Quote(e.Name))
+	if e.Tag != "" {
+		w.printf("tag = %s\n", Quote(e.Tag))
+	}
+	w.printf("size = %d\n", e.Size)
+	if e.Status {
+		w.printf("status = true\n")
+	}
+	w.fact(e.Fact)
+	w.printf("values = [\n")
+	for _, v := range e.Values {
+		extra := ""
+		if v.Conf != "" {
+			extra += ", conf = " + Quote(string(v.Conf))
+		}
+		if v.Note != "" {
+			extra += ", note = " + Quote(v.Note)
+		}
+		w.printf("  { name = %s, value = %d%s },\n", Quote(v.Name), v.Value, extra)
+	}
+	w.printf("]\n")
+}
+
+// Struct writes one [[struct]] with its fields and opaque ranges, indented
+// as in the hand-written files.
+func (w *Writer) Struct(s *Struct) {
+	w.printf("\n[[struct]]\nname = %s\n", Quote(s.Name))
+	if s.Tag != "" {
+		w.printf("tag = %s\n", Quote(s.Tag))
+	}
+	if len(s.Aliases) > 0 {
+		w.printf("aliases = %s\n", quoteList(s.Aliases))
+	}
+	w.printf("size = %d\n", s.Size)
+	if s.Packed {
+		w.printf("packed = true\n")
+	} else if s.MinAlign > 1 {
+		w.printf("align = %d\n", s.MinAlign)
+	}
+	if s.Prefix {
+		w.printf("prefix = true\n")
+	}
+	if s.Side != "" {
+		w.printf("side = %s\n", Quote(s.Side))
+	}
+	w.fact(s.Fact)
+	indent := func(f Fact) {
+		// Row facts of fields are written indented under their struct.
+		w.printf("  conf = %s\n  source = %s\n", Quote(string(f.Conf)), Quote(f.Source))
+		if f.Note != "" {
+			w.printf("  note = %s\n", Quote(f.Note))
+		}
+	}
+	for _, m := range s.Members() {
+		if f := m.Field; f != nil {
+			w.printf("\n  [[struct.field]]\n  name = %s\n  offset = %d\n  type = %s\n", Quote(f.Name), f.Offset, Quote(f.Type))
+			indent(f.Fact)
+			continue
+		}
+		o := m.Opaque
+		w.printf("\n  [[struct.opaque]]\n  offset = %d\n  size = %d\n", o.Offset, o.Size)
+		if len(o.Covers) > 0 {
+			w.printf("  covers = %s\n", quoteList(o.Covers))
+		}
+		indent(o.Fact)
+	}
+}

@@ -77,7 +77,7 @@ func cHeader(s *spec.Spec) ([]File, error) {
 		d.Enums = append(d.Enums, ce)
 	}
 	for _, o := range s.Opaques {
-		d.Opaques = append(d.Opaques, fmt.Sprintf("typedef struct %s %s;", o.Tag, o.Name))
+		d.Opaques = append(d.Opaques, fmt.Sprintf("typedef struct %s %s;", o.CTag(), o.Name))
 	}
 	for _, k := range s.Constants {
 		d.Constants = append(d.Constants, cMacro{Name: k.Name, Value: cConst(k), Comment: string(k.Conf)})

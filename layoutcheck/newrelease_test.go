@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/fixture"
 	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
@@ -94,6 +95,22 @@ func TestNewReleaseReproducesPlanted(t *testing.T) {
 	}
 	if strings.Contains(carried, "struct enc_glb_comm") || strings.Contains(carried, "constant NCCOM_COMPAT_ID") {
 		t.Errorf("carried_over lists facts the binaries confirmed:\n%s", carried)
+	}
+	// Its bindings generate, and the C compiles.
+	files, err := gen.Generate(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := gen.Write(out, files); err != nil {
+		t.Fatal(err)
+	}
+	c := filepath.Join(out, "c")
+	os.WriteFile(filepath.Join(c, "check.c"), []byte("#define _GNU_SOURCE\n#include \""+gen.HeaderName+"\"\n#include \""+gen.SlotsHeader+"\"\n"), 0o644)
+	for _, src := range []string{"check.c", gen.SlotsSource, gen.StubSource} {
+		if err := cc.Object(c, src, src+".o", cc.Strict...); err != nil {
+			t.Errorf("generated C of the new release: %v", err)
+		}
 	}
 	// And the new release's diff against the old one is the planted one.
 	want, have := kindSet(releasediff.Diff(base, planted)), kindSet(releasediff.Diff(base, got))

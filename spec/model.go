@@ -278,6 +278,14 @@ type OpaqueType struct {
 	Fact
 }
 
+// CTag is the C struct tag of the opaque type.
+func (o OpaqueType) CTag() string {
+	if o.Tag != "" {
+		return o.Tag
+	}
+	return strings.TrimSuffix(o.Name, "_t")
+}
+
 // Message is an exact log or error string of the shipped binaries.
 type Message struct {
 	ID    string   `toml:"id"`

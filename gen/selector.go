@@ -162,3 +162,43 @@ func CgoRelease(releases []*spec.Spec, def, pkgDir, pkgName string) []File {
 	}
 	return out
 }
+
+// ExportedNames lists what the Go package of a release exports — types,
+// constants, variables and methods as Type.Method — so two releases can be
+// compared for the API the runtime builds against.
+func ExportedNames(files []File) ([]string, error) {
+	types, consts, vars, err := exported(files)
+	if err != nil {
+		return nil, err
+	}
+	out := append(append(append([]string(nil), types...), consts...), vars...)
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if !strings.HasPrefix(f.Path, GoPackage+"/") || !strings.HasSuffix(f.Path, ".go") || strings.HasSuffix(f.Path, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, filepath.Base(f.Path), f.Data, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range af.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || !fd.Name.IsExported() {
+				continue
+			}
+			name := fd.Name.Name
+			if fd.Recv != nil && len(fd.Recv.List) == 1 {
+				t := fd.Recv.List[0].Type
+				if st, ok := t.(*ast.StarExpr); ok {
+					t = st.X
+				}
+				if id, ok := t.(*ast.Ident); ok {
+					name = id.Name + "." + name
+				}
+			}
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -91,10 +91,45 @@ func NewRelease(base *spec.Spec, name string, obs *Observed) (map[string][]byte,
 			w.Message(m)
 		}
 	})
-	if len(obs.Structs) > 0 {
-		files["structs.toml"] = obs.Structs
+	if obs.Structs != nil {
+		var b bytes.Buffer
+		w := &spec.Writer{W: &b}
+		w.Comment(fmt.Sprintf("Structs read from the DWARF of %s.\nside, aliases and prefix are the spec's own and kept from %s.", strings.Join(obs.Structs.From, ", "), base.Release.Name))
+		for _, o := range obs.Structs.Opaques {
+			w.OpaqueType(o)
+		}
+		for _, e := range obs.Structs.Enums {
+			w.Enum(e)
+		}
+		for _, st := range obs.Structs.Structs {
+			w.Struct(withSpecMetadata(st, base))
+		}
+		if err := w.Err(); err != nil {
+			return nil, err
+		}
+		files["structs.toml"] = b.Bytes()
 	}
 	return files, nil
+}
+
+// withSpecMetadata gives a struct read from DWARF what only the spec knows:
+// which side it belongs to (a wire image gets encoders), its aliases, and
+// whether only a prefix is modelled (then the DWARF shows the whole object,
+// which is kept as the new, complete description).
+func withSpecMetadata(st *spec.Struct, base *spec.Spec) *spec.Struct {
+	old := base.StructByName(st.Name)
+	if old == nil {
+		return st
+	}
+	out := *st
+	out.Side = old.Side
+	for _, a := range old.Aliases {
+		if !slices.Contains(out.Aliases, a) && a != out.Name {
+			out.Aliases = append(out.Aliases, a)
+		}
+	}
+	out.Prefix = old.Prefix && st.Size <= old.Size
+	return &out
 }
 
 type newRelease struct {

@@ -112,6 +112,17 @@ func TestNewReleaseReproducesPlanted(t *testing.T) {
 			t.Errorf("generated C of the new release: %v", err)
 		}
 	}
+	// Its Go bindings offer what the planted release's do (the runtime builds
+	// against either through the release selector).
+	plantedFiles, err := gen.Generate(planted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := gen.ExportedNames(plantedFiles)
+	b, _ := gen.ExportedNames(files)
+	if strings.Join(a, " ") != strings.Join(b, " ") {
+		t.Errorf("the new release's Go API differs from the planted one's:\nplanted: %v\nnew:     %v", a, b)
+	}
 	// And the new release's diff against the old one is the planted one.
 	want, have := kindSet(releasediff.Diff(base, planted)), kindSet(releasediff.Diff(base, got))
 	if want != have {

@@ -37,8 +37,8 @@ type Observed struct {
 	Sentinel    uint64
 
 	// From the DWARF of every input.
-	Structs     []byte   // a spec fragment of the structs found (nrtabi extract)
-	StructNames []string // spec names of the structs found
+	Structs     *StructSet // the structs found (nrtabi extract), with the enums and opaque types they use
+	StructNames []string   // spec names of the structs found
 }
 
 // ObservedInput is one file and its identity.
@@ -388,10 +388,18 @@ func (obs *Observed) slots(o *Object, byName map[string]elf.Symbol) {
 	}
 }
 
+// StructSet is what the DWARF of the inputs describes.
+type StructSet struct {
+	Structs []*spec.Struct
+	Enums   []spec.Enum
+	Opaques []spec.OpaqueType
+	From    []string // the inputs it was read from
+}
+
 // mergeFragments joins the struct fragments of several inputs into one. A
 // struct (or enum) both libraries describe must have the same layout in
 // both: the two sides of the boundary disagreeing is an error, not a choice.
-func mergeFragments(frags [][]byte, paths []string) ([]byte, error) {
+func mergeFragments(frags [][]byte, paths []string) (*StructSet, error) {
 	dir, err := os.MkdirTemp("", "nrtabi-fragments-")
 	if err != nil {
 		return nil, err
@@ -439,19 +447,7 @@ func mergeFragments(frags [][]byte, paths []string) ([]byte, error) {
 			}
 		}
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Structs read from the DWARF of %s.\n", strings.Join(paths, ", "))
-	w := &spec.Writer{W: &b}
-	for _, o := range opaques {
-		w.OpaqueType(o)
-	}
-	for _, e := range enums {
-		w.Enum(e)
-	}
-	for _, st := range structs {
-		w.Struct(st)
-	}
-	return b.Bytes(), w.Err()
+	return &StructSet{Structs: structs, Enums: enums, Opaques: opaques, From: paths}, nil
 }
 
 // layoutKey summarises a struct's layout for comparison.

@@ -4,6 +4,7 @@
 #   make test       every quality gate and every test
 #   make generate   regenerate generated/ from spec/ (RELEASE=X for one release)
 #   make bench      the benchmarks (not part of make test)
+#   make libnrt     the runtime's libnrt.so.1; make nccom-stubs: the libnccom doubles
 
 GO       ?= go
 RELEASE  ?=
@@ -44,3 +45,14 @@ test: lint check-generated
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	sh bench/boundary.sh
+
+# ---- runtime boundary: libnrt.so.1 and the libnccom test doubles -----------
+#   make libnrt        build/libnrt.so.1 (go build -buildmode=c-shared, versioned exports)
+#   make nccom-stubs   build/nccom-stubs/<variant>/libnccom.so, linked against it
+.PHONY: libnrt nccom-stubs
+libnrt:
+	$(GO) run ./cmd/nrtabi build libnrt --out build
+
+nccom-stubs: libnrt
+	$(GO) run ./cmd/nrtabi build nccom-stubs --libnrt build --out build/nccom-stubs

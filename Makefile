@@ -4,6 +4,7 @@
 #   make test       every quality gate and every test
 #   make generate   regenerate generated/ from spec/ (RELEASE=X for one release)
 #   make bench      the benchmarks (not part of make test)
+#   make libnrt     the runtime's libnrt.so.1; make nccom-stubs: the libnccom doubles
 
 GO       ?= go
 RELEASE  ?=
@@ -20,7 +21,7 @@ demo:
 
 # Packages that compile a release's generated C: each gets one
 # zrelease_<release>.go per release pointing its include path there.
-CGO_RELEASE_PKGS := runtime/collectives
+CGO_RELEASE_PKGS := runtime/collectives runtime/nrt
 GEN := $(GO) run ./gen/cmd/nrtabi-gen --all --out generated $(addprefix --cgo ,$(CGO_RELEASE_PKGS))
 
 # Every release is regenerated (the release selector generated/abi spans them
@@ -75,3 +76,20 @@ bench-layoutcheck:
 	$(GO) run ./bench/layoutcheck
 
 bench: bench-layoutcheck
+
+# ---- forward-call cost: raw slot vs guarded trampoline vs hot path vs cgo ---
+.PHONY: bench-boundary
+bench-boundary:
+	sh bench/boundary.sh
+
+bench: bench-boundary
+
+# ---- runtime boundary: libnrt.so.1 and the libnccom test doubles -----------
+#   make libnrt        build/libnrt.so.1 (go build -buildmode=c-shared, versioned exports)
+#   make nccom-stubs   build/nccom-stubs/<variant>/libnccom.so, linked against it
+.PHONY: libnrt nccom-stubs
+libnrt:
+	$(GO) run ./cmd/nrtabi build libnrt --out build
+
+nccom-stubs: libnrt
+	$(GO) run ./cmd/nrtabi build nccom-stubs --libnrt build --out build/nccom-stubs

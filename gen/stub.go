@@ -33,18 +33,18 @@ var stubBodies = map[string]string{
 	return NCCOM_STUB_RC;`,
 	"neuronInitGlobalComm": `	uint32_t vnc = 0;
 	(void)g_dev_id; (void)g_dev_count; (void)dev; (void)root_id; (void)hint;
-	if (nrt_get_total_vnc_count(&vnc) != NRT_SUCCESS) /* reverse leg */
+	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
 	*comm = &nccom_stub_comm;
 	return NCCOM_STUB_RC;`,
 	"neuronInitComm": `	uint32_t vnc = 0;
 	(void)rank_n; (void)id; (void)rank; (void)dev; (void)bypass_graph;
-	if (nrt_get_total_vnc_count(&vnc) != NRT_SUCCESS) /* reverse leg */
+	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
 	*comm = &nccom_stub_comm;
 	return NCCOM_STUB_RC;`,
 	"neuronGetPeerDeviceId": `	(void)comm;
-	*out = nec_get_peer_mla_idx(0, peer, 0); /* forward -> reverse (re-entrant) round trip */
+	*out = NCCOM_STUB_REVERSE(nec_get_peer_mla_idx(0, peer, 0), peer); /* forward -> reverse (re-entrant) round trip */
 	return NCCOM_STUB_RC;`,
 	"neuronNetworkProxyProgress": `	(void)comm; (void)stream_id; (void)proxy_id;
 	*progressed = true;

@@ -13,8 +13,13 @@
  *   NCCOM_STUB_GIT_HASH="..."  git hash it reports ("1a31ba186")
  *   NCCOM_STUB_RC=<status>     status every entry point returns (NRT_SUCCESS)
  *   NCCOM_STUB_OMIT_<symbol>   leave <symbol> out, e.g. -DNCCOM_STUB_OMIT_neuronGetUniqueId
+ *   NCCOM_STUB_NO_REVERSE      a forward-only double: no reverse imports, so it
+ *                              links without libnrt and loads into any process
+ *                              (the bodies that call back answer locally instead)
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +34,11 @@
 #ifndef NCCOM_STUB_RC
 #define NCCOM_STUB_RC NRT_SUCCESS
 #endif
+
+#ifdef NCCOM_STUB_NO_REVERSE
+#define NCCOM_STUB_REVERSE(call, local) ((void)sizeof(call), (local)) /* type-checked, not called */
+#else
+#define NCCOM_STUB_REVERSE(call, local) (call)
 
 /* Referenced, so the static linker binds each callback to its version. */
 __attribute__((used)) static void (*const nccom_stub_imports[])(void) = {
@@ -53,6 +63,7 @@ __attribute__((used)) static void (*const nccom_stub_imports[])(void) = {
 	(void (*)(void))nrt_get_version,
 	(void (*)(void))nrt_get_libnccl_net,
 };
+#endif
 
 __attribute__((unused)) static int nccom_stub_comm;
 
@@ -86,7 +97,7 @@ NRT_STATUS neuronInitGlobalComm(int g_dev_id, int g_dev_count, const enc_neuron_
 {
 	uint32_t vnc = 0;
 	(void)g_dev_id; (void)g_dev_count; (void)dev; (void)root_id; (void)hint;
-	if (nrt_get_total_vnc_count(&vnc) != NRT_SUCCESS) /* reverse leg */
+	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
 	*comm = &nccom_stub_comm;
 	return NCCOM_STUB_RC;
@@ -98,7 +109,7 @@ NRT_STATUS neuronInitComm(void **comm, int rank_n, char *id, int rank, const enc
 {
 	uint32_t vnc = 0;
 	(void)rank_n; (void)id; (void)rank; (void)dev; (void)bypass_graph;
-	if (nrt_get_total_vnc_count(&vnc) != NRT_SUCCESS) /* reverse leg */
+	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
 	*comm = &nccom_stub_comm;
 	return NCCOM_STUB_RC;
@@ -263,7 +274,7 @@ NRT_STATUS neuronNetDeregMr(void *comm, enc_pattern_t pattern, int peer, bool is
 NRT_STATUS neuronGetPeerDeviceId(void *comm, int peer, int *out)
 {
 	(void)comm;
-	*out = nec_get_peer_mla_idx(0, peer, 0); /* forward -> reverse (re-entrant) round trip */
+	*out = NCCOM_STUB_REVERSE(nec_get_peer_mla_idx(0, peer, 0), peer); /* forward -> reverse (re-entrant) round trip */
 	return NCCOM_STUB_RC;
 }
 #endif

@@ -15,6 +15,8 @@
 #ifndef NRTABI_2_31_24_SLOTS_H
 #define NRTABI_2_31_24_SLOTS_H
 
+#include <string.h>
+
 #include "nrtabi.h"
 
 #ifdef __cplusplus
@@ -128,44 +130,495 @@ extern struct nrt_nccl_init_error nrt_nccl_init_error;
 enum { NRT_NCCL_LOG_ERROR = 1, NRT_NCCL_LOG_INFO = 3 };
 void nrt_nccl_log(int level, const char *fn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* The trampolines, in dlsym order. */
-NRT_STATUS ncclGetVersionInfo(nec_version_info_t *out, uint32_t n); /* -> neuronGetVersionInfo, probe */
-NRT_STATUS ncclGetUniqueId(char id[128], int rank_n, const char *hint); /* -> neuronGetUniqueId, guarded */
-NRT_STATUS ncclInitGlobalComm(int g_dev_id, int g_dev_count, const enc_neuron_device_info_t *dev, const char *root_id, void **comm, const char *hint); /* -> neuronInitGlobalComm, guarded */
-NRT_STATUS ncclInitComm(void **comm, int rank_n, char *id, int rank, const enc_neuron_device_info_t *dev, bool bypass_graph); /* -> neuronInitComm, guarded */
-NRT_STATUS ncclBuildGraphComm(void *comm); /* -> neuronBuildGraphComm, guarded */
-NRT_STATUS ncclGetCommInfo(void *comm, nccl_comm_info_t *out); /* -> neuronGetCommInfo, guarded */
-NRT_STATUS ncclFreeComm(void *comm); /* -> neuronFreeComm, guarded */
-NRT_STATUS ncclExpandConnectivity(void *comm, enc_net_connectivity_t connectivity); /* -> neuronExpandConnectivity, guarded */
-NRT_STATUS ncclStartNetworkProxy(void *comm, uint32_t stream_id, uint32_t proxy_id, net_ops_info_t *ops, int n_ops, net_src_addr_t *src, int n_src, net_dest_addr_t *dst, int n_dst); /* -> neuronStartNetworkProxy, guarded */
-NRT_STATUS ncclStopNetworkProxy(void *comm, uint32_t stream_id); /* -> neuronStopNetworkProxy, guarded */
-NRT_STATUS ncclNetworkProxyProgress(void *comm, uint32_t stream_id, uint32_t proxy_id, bool *progressed, bool *failed); /* -> neuronNetworkProxyProgress, hot */
-NRT_STATUS ncclBootstrapSend(void *state, int peer, void *data, size_t size, const char *hint); /* -> neuronBootstrapSend, guarded */
-NRT_STATUS ncclBootstrapRecv(void *state, int peer, void *data, size_t size, const char *hint); /* -> neuronBootstrapRecv, guarded */
-NRT_STATUS ncclBootstrapAllGather(void *state, void *all_data, size_t size, const char *hint); /* -> neuronBootstrapAllGather, guarded */
-NRT_STATUS ncclPreferredNcRidNic(uint32_t nc, uint32_t rid, int *out); /* -> neuronPreferredNcRidNic, guarded */
-NRT_STATUS ncclPreferredNcRidNicBdf(uint32_t nc, uint32_t rid, char *bdf, size_t bdf_len); /* -> neuronPreferredNcRidNicBdf, guarded */
-NRT_STATUS ncclNetRegMr(void *comm, enc_pattern_t pattern, int peer, bool is_send, ofi_comm_type_t comm_type, void *data, size_t size, int ptr_type, void **mhandle); /* -> neuronNetRegMr, guarded */
-NRT_STATUS ncclNetDeregMr(void *comm, enc_pattern_t pattern, int peer, bool is_send, ofi_comm_type_t comm_type, void *mhandle); /* -> neuronNetDeregMr, guarded */
-NRT_STATUS ncclGetPeerDeviceId(void *comm, int peer, int *out); /* -> neuronGetPeerDeviceId, guarded */
-NRT_STATUS ncclSetAffinity(void *comm, cpu_set_t *override, cpu_set_t *save, int core); /* -> neuronSetAffinity, guarded */
-NRT_STATUS ncclGetNetConnector(void *comm, enc_pattern_t pattern, int peer, bool is_send, void **connector); /* -> neuronGetNetConnector, guarded */
-NRT_STATUS ncclInitNet(char *root_comm_id); /* -> neuronInitNet, guarded */
-NRT_STATUS ncclFiniPlugin(void); /* -> neuronFiniPlugin, guarded */
-NRT_STATUS ncclGetOFIHandle(void **out); /* -> neuronGetOFIHandle, guarded */
-NRT_STATUS ncclNetListen(int dev, void *handle, void **listen_comm); /* -> neuronNetListen, guarded */
-NRT_STATUS ncclNetConnect(int dev, void *handle, void **send_comm); /* -> neuronNetConnect, guarded */
-NRT_STATUS ncclNetAccept(void *listen_comm, void **recv_comm); /* -> neuronNetAccept, guarded */
-NRT_STATUS ncclNetRegMrOG(void *comm, void *data, size_t size, int type, void **mhandle); /* -> neuronNetRegMrOG, guarded */
-NRT_STATUS ncclNetDeregMrOG(void *comm, void *mhandle); /* -> neuronNetDeregMrOG, guarded */
-NRT_STATUS ncclNetGetMrKey(void *mhandle, uint64_t *key); /* -> neuronNetGetMrKey, guarded */
-NRT_STATUS ncclNetIsend(void *send_comm, void *data, int size, void *mhandle, void **request); /* -> neuronNetIsend, guarded */
-NRT_STATUS ncclNetIrecv(void *recv_comm, void *data, int size, void *mhandle, void **request); /* -> neuronNetIrecv, guarded */
-NRT_STATUS ncclNetIflush(void *recv_comm, void *data, int size, void *mhandle, void **request); /* -> neuronNetIflush, guarded */
-NRT_STATUS ncclNetTest(void *request, int *done, int *size); /* -> neuronNetTest, guarded */
-NRT_STATUS ncclNetCloseSend(void *send_comm); /* -> neuronNetCloseSend, guarded */
-NRT_STATUS ncclNetCloseRecv(void *recv_comm); /* -> neuronNetCloseRecv, guarded */
-NRT_STATUS ncclNetCloseListen(void *listen_comm); /* -> neuronNetCloseListen, guarded */
+/* The cold paths every guarded trampoline shares, defined once in
+ * nrt_slots.c and kept out of line so the inlined fast path stays a load, a
+ * branch and an indirect call. */
+void nrt_nccl_report_init_error(const char *fn) __attribute__((cold, noinline));
+void nrt_nccl_report_failure(const char *fn, const char *msg) __attribute__((cold, noinline));
+
+/*
+ * The trampolines, in dlsym order. They are C99 inline definitions: a caller
+ * that includes this header gets the guard inlined at its call site instead
+ * of paying a second call frame, and nrt_slots.c emits the one out-of-line
+ * definition of each. Every trampoline but two reads the init-error sentinel
+ * first and never touches a NULL slot; ncclGetVersionInfo (the pre-init probe)
+ * and ncclNetworkProxyProgress (the hot proxy tick) are the documented exemptions.
+ */
+#if defined(__GNUC_GNU_INLINE__) && !defined(__cplusplus)
+#error "nrt_slots.h needs C99 inline semantics: do not build it with -std=gnu89 or -fgnu89-inline"
+#endif
+
+/* -> neuronGetVersionInfo, probe: zero the caller's struct, forward if the slot is set. */
+inline NRT_STATUS ncclGetVersionInfo(nec_version_info_t *out, uint32_t n)
+{
+	memset(out, 0, n);
+	if (nrt_nccl_slots.neuronGetVersionInfo == NULL)
+		return NRT_FAILURE;
+	nrt_nccl_slots.neuronGetVersionInfo(out, n);
+	return NRT_SUCCESS;
+}
+
+/* -> neuronGetUniqueId, guarded */
+inline NRT_STATUS ncclGetUniqueId(char id[128], int rank_n, const char *hint)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclGetUniqueId");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronGetUniqueId(id, rank_n, hint);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclGetUniqueId", "failed neuronGetUniqueId request to NCCL");
+	return rc;
+}
+
+/* -> neuronInitGlobalComm, guarded */
+inline NRT_STATUS ncclInitGlobalComm(int g_dev_id, int g_dev_count, const enc_neuron_device_info_t *dev, const char *root_id, void **comm, const char *hint)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclInitGlobalComm");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronInitGlobalComm(g_dev_id, g_dev_count, dev, root_id, comm, hint);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclInitGlobalComm", "failed neuronInitGlobalComm request to NCCL");
+	return rc;
+}
+
+/* -> neuronInitComm, guarded */
+inline NRT_STATUS ncclInitComm(void **comm, int rank_n, char *id, int rank, const enc_neuron_device_info_t *dev, bool bypass_graph)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclInitComm");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronInitComm(comm, rank_n, id, rank, dev, bypass_graph);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclInitComm", "failed neuronInitComm request to NCCL");
+	return rc;
+}
+
+/* -> neuronBuildGraphComm, guarded */
+inline NRT_STATUS ncclBuildGraphComm(void *comm)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclBuildGraphComm");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronBuildGraphComm(comm);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclBuildGraphComm", "failed neuronBuildGraphComm request to NCCL");
+	return rc;
+}
+
+/* -> neuronGetCommInfo, guarded */
+inline NRT_STATUS ncclGetCommInfo(void *comm, nccl_comm_info_t *out)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclGetCommInfo");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronGetCommInfo(comm, out);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclGetCommInfo", "failed neuronGetCommInfo request to NCCL");
+	return rc;
+}
+
+/* -> neuronFreeComm, guarded */
+inline NRT_STATUS ncclFreeComm(void *comm)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclFreeComm");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronFreeComm(comm);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclFreeComm", "failed neuronFreeComm request to NCCL");
+	return rc;
+}
+
+/* -> neuronExpandConnectivity, guarded */
+inline NRT_STATUS ncclExpandConnectivity(void *comm, enc_net_connectivity_t connectivity)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclExpandConnectivity");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronExpandConnectivity(comm, connectivity);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclExpandConnectivity", "failed neuronExpandConnectivity request to NCCL");
+	return rc;
+}
+
+/* -> neuronStartNetworkProxy, guarded */
+inline NRT_STATUS ncclStartNetworkProxy(void *comm, uint32_t stream_id, uint32_t proxy_id, net_ops_info_t *ops, int n_ops, net_src_addr_t *src, int n_src, net_dest_addr_t *dst, int n_dst)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclStartNetworkProxy");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronStartNetworkProxy(comm, stream_id, proxy_id, ops, n_ops, src, n_src, dst, n_dst);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclStartNetworkProxy", "failed neuronStartNetworkProxy request to NCCL");
+	return rc;
+}
+
+/* -> neuronStopNetworkProxy, guarded */
+inline NRT_STATUS ncclStopNetworkProxy(void *comm, uint32_t stream_id)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclStopNetworkProxy");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronStopNetworkProxy(comm, stream_id);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclStopNetworkProxy", "failed neuronStopNetworkProxy request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetworkProxyProgress, hot: no guard. If ncclInit failed no proxy task
+ * exists, so this is never reached with a NULL slot. */
+inline NRT_STATUS ncclNetworkProxyProgress(void *comm, uint32_t stream_id, uint32_t proxy_id, bool *progressed, bool *failed)
+{
+	return nrt_nccl_slots.neuronNetworkProxyProgress(comm, stream_id, proxy_id, progressed, failed);
+}
+
+/* -> neuronBootstrapSend, guarded */
+inline NRT_STATUS ncclBootstrapSend(void *state, int peer, void *data, size_t size, const char *hint)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclBootstrapSend");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronBootstrapSend(state, peer, data, size, hint);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclBootstrapSend", "failed neuronBootstrapSend request to NCCL");
+	return rc;
+}
+
+/* -> neuronBootstrapRecv, guarded */
+inline NRT_STATUS ncclBootstrapRecv(void *state, int peer, void *data, size_t size, const char *hint)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclBootstrapRecv");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronBootstrapRecv(state, peer, data, size, hint);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclBootstrapRecv", "failed neuronBootstrapRecv request to NCCL");
+	return rc;
+}
+
+/* -> neuronBootstrapAllGather, guarded */
+inline NRT_STATUS ncclBootstrapAllGather(void *state, void *all_data, size_t size, const char *hint)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclBootstrapAllGather");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronBootstrapAllGather(state, all_data, size, hint);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclBootstrapAllGather", "failed neuronBootstrapAllGather request to NCCL");
+	return rc;
+}
+
+/* -> neuronPreferredNcRidNic, guarded */
+inline NRT_STATUS ncclPreferredNcRidNic(uint32_t nc, uint32_t rid, int *out)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclPreferredNcRidNic");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronPreferredNcRidNic(nc, rid, out);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclPreferredNcRidNic", "failed neuronPreferredNcRidNic request to NCCL");
+	return rc;
+}
+
+/* -> neuronPreferredNcRidNicBdf, guarded */
+inline NRT_STATUS ncclPreferredNcRidNicBdf(uint32_t nc, uint32_t rid, char *bdf, size_t bdf_len)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclPreferredNcRidNicBdf");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronPreferredNcRidNicBdf(nc, rid, bdf, bdf_len);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclPreferredNcRidNicBdf", "failed neuronPreferredNcRidNicBdf request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetRegMr, guarded */
+inline NRT_STATUS ncclNetRegMr(void *comm, enc_pattern_t pattern, int peer, bool is_send, ofi_comm_type_t comm_type, void *data, size_t size, int ptr_type, void **mhandle)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetRegMr");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetRegMr(comm, pattern, peer, is_send, comm_type, data, size, ptr_type, mhandle);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetRegMr", "failed neuronNetRegMr request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetDeregMr, guarded */
+inline NRT_STATUS ncclNetDeregMr(void *comm, enc_pattern_t pattern, int peer, bool is_send, ofi_comm_type_t comm_type, void *mhandle)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetDeregMr");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetDeregMr(comm, pattern, peer, is_send, comm_type, mhandle);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetDeregMr", "failed neuronNetDeregMr request to NCCL");
+	return rc;
+}
+
+/* -> neuronGetPeerDeviceId, guarded */
+inline NRT_STATUS ncclGetPeerDeviceId(void *comm, int peer, int *out)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclGetPeerDeviceId");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronGetPeerDeviceId(comm, peer, out);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclGetPeerDeviceId", "failed neuronGetPeerDeviceId request to NCCL");
+	return rc;
+}
+
+/* -> neuronSetAffinity, guarded */
+inline NRT_STATUS ncclSetAffinity(void *comm, cpu_set_t *override, cpu_set_t *save, int core)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclSetAffinity");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronSetAffinity(comm, override, save, core);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclSetAffinity", "failed neuronSetAffinity request to NCCL");
+	return rc;
+}
+
+/* -> neuronGetNetConnector, guarded */
+inline NRT_STATUS ncclGetNetConnector(void *comm, enc_pattern_t pattern, int peer, bool is_send, void **connector)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclGetNetConnector");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronGetNetConnector(comm, pattern, peer, is_send, connector);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclGetNetConnector", "failed neuronGetNetConnector request to NCCL");
+	return rc;
+}
+
+/* -> neuronInitNet, guarded */
+inline NRT_STATUS ncclInitNet(char *root_comm_id)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclInitNet");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronInitNet(root_comm_id);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclInitNet", "failed neuronInitNet request to NCCL");
+	return rc;
+}
+
+/* -> neuronFiniPlugin, guarded */
+inline NRT_STATUS ncclFiniPlugin(void)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclFiniPlugin");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronFiniPlugin();
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclFiniPlugin", "failed neuronFiniPlugin request to NCCL");
+	return rc;
+}
+
+/* -> neuronGetOFIHandle, guarded */
+inline NRT_STATUS ncclGetOFIHandle(void **out)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclGetOFIHandle");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronGetOFIHandle(out);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclGetOFIHandle", "failed neuronGetOFIHandle request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetListen, guarded */
+inline NRT_STATUS ncclNetListen(int dev, void *handle, void **listen_comm)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetListen");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetListen(dev, handle, listen_comm);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetListen", "failed neuronNetListen request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetConnect, guarded */
+inline NRT_STATUS ncclNetConnect(int dev, void *handle, void **send_comm)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetConnect");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetConnect(dev, handle, send_comm);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetConnect", "failed neuronNetConnect request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetAccept, guarded */
+inline NRT_STATUS ncclNetAccept(void *listen_comm, void **recv_comm)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetAccept");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetAccept(listen_comm, recv_comm);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetAccept", "failed neuronNetAccept request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetRegMrOG, guarded */
+inline NRT_STATUS ncclNetRegMrOG(void *comm, void *data, size_t size, int type, void **mhandle)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetRegMrOG");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetRegMrOG(comm, data, size, type, mhandle);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetRegMrOG", "failed neuronNetRegMrOG request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetDeregMrOG, guarded */
+inline NRT_STATUS ncclNetDeregMrOG(void *comm, void *mhandle)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetDeregMrOG");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetDeregMrOG(comm, mhandle);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetDeregMrOG", "failed neuronNetDeregMrOG request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetGetMrKey, guarded */
+inline NRT_STATUS ncclNetGetMrKey(void *mhandle, uint64_t *key)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetGetMrKey");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetGetMrKey(mhandle, key);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetGetMrKey", "failed neuronNetGetMrKey request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetIsend, guarded */
+inline NRT_STATUS ncclNetIsend(void *send_comm, void *data, int size, void *mhandle, void **request)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetIsend");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetIsend(send_comm, data, size, mhandle, request);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetIsend", "failed neuronNetIsend request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetIrecv, guarded */
+inline NRT_STATUS ncclNetIrecv(void *recv_comm, void *data, int size, void *mhandle, void **request)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetIrecv");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetIrecv(recv_comm, data, size, mhandle, request);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetIrecv", "failed neuronNetIrecv request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetIflush, guarded */
+inline NRT_STATUS ncclNetIflush(void *recv_comm, void *data, int size, void *mhandle, void **request)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetIflush");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetIflush(recv_comm, data, size, mhandle, request);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetIflush", "failed neuronNetIflush request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetTest, guarded */
+inline NRT_STATUS ncclNetTest(void *request, int *done, int *size)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetTest");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetTest(request, done, size);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetTest", "failed neuronNetTest request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetCloseSend, guarded */
+inline NRT_STATUS ncclNetCloseSend(void *send_comm)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetCloseSend");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetCloseSend(send_comm);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetCloseSend", "failed neuronNetCloseSend request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetCloseRecv, guarded */
+inline NRT_STATUS ncclNetCloseRecv(void *recv_comm)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetCloseRecv");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetCloseRecv(recv_comm);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetCloseRecv", "failed neuronNetCloseRecv request to NCCL");
+	return rc;
+}
+
+/* -> neuronNetCloseListen, guarded */
+inline NRT_STATUS ncclNetCloseListen(void *listen_comm)
+{
+	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
+		nrt_nccl_report_init_error("ncclNetCloseListen");
+		return NRT_FAILURE;
+	}
+	NRT_STATUS rc = nrt_nccl_slots.neuronNetCloseListen(listen_comm);
+	if (__builtin_expect(rc != NRT_SUCCESS, 0))
+		nrt_nccl_report_failure("ncclNetCloseListen", "failed neuronNetCloseListen request to NCCL");
+	return rc;
+}
 
 #ifdef __cplusplus
 }

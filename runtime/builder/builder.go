@@ -1,0 +1,119 @@
+// Package builder builds the runtime boundary's real artefacts with the real
+// toolchain: nrtabi's libnrt.so.1 (go build -buildmode=c-shared, linked with
+// the spec's version script), the libnccom test doubles (gcc over the
+// generated stub source), a net-plugin double, and the small C programs the
+// end-to-end tests and the benchmark run. `make libnrt`, `make nccom-stubs`,
+// the demo, the tests and the benchmark all build through here.
+package builder
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// Module is the module path the tree's go.mod declares.
+const Module = "github.com/nrtabi/nrtabi"
+
+// Tree is a checkout of the module and one release of its spec.
+type Tree struct {
+	Root string
+	Spec *spec.Spec
+}
+
+// Open finds the module root above the working directory and loads the
+// embedded spec of release ("" for the default release).
+func Open(release string) (*Tree, error) {
+	if release == "" {
+		release = spec.Default
+	}
+	s, err := spec.Load(release)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	root, err := FindRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Tree{Root: root, Spec: s}, nil
+}
+
+// FindRoot walks up from dir to the directory whose go.mod declares Module.
+func FindRoot(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte("module "+Module+"\n")) {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod of module %s above %s: run from inside the nrtabi tree", Module, dir)
+		}
+	}
+}
+
+// CDir holds the release's generated C: nrtabi.h, nrt_slots.{h,c},
+// nccom_stub.c and the version scripts.
+func (t *Tree) CDir() string {
+	return filepath.Join(t.Root, "generated", t.Spec.Release.Name, "c")
+}
+
+// LibnrtDir is the runtime's c-shared main package.
+func (t *Tree) LibnrtDir() string { return filepath.Join(t.Root, "runtime", "libnrt") }
+
+// Error is a failed tool run with everything it printed.
+type Error struct {
+	Cmd    string
+	Output string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %v\n%s", e.Cmd, e.Err, strings.TrimRight(e.Output, "\n"))
+}
+
+func run(dir string, env []string, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return &Error{Cmd: name + " " + strings.Join(args, " "), Output: out.String(), Err: err}
+	}
+	return nil
+}
+
+// writeFile writes through a temporary file so a failure never leaves a
+// half-written file in place of a good one.
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".nrtabi-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
+}
+
+// reverseNode is the version node the reverse callbacks live under.
+func (t *Tree) reverseNode() string { return t.Spec.Reverse[0].Version }

@@ -1,0 +1,138 @@
+package builder
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// LibnrtFile is the file name (and SONAME) of the runtime library.
+const LibnrtFile = "libnrt.so.1"
+
+// LibnrtExports are the runtime's own entry points (runtime/libnrt's
+// //export functions, declared in nrtabi_runtime.h). They are versioned under
+// the reverse callbacks' node, never left unversioned.
+var LibnrtExports = []string{"nrtabi_init", "nrtabi_ccom_state", "nrtabi_ccom_call"}
+
+// LinkVariant is how a libnrt.so.1 is versioned. Only Versioned is the
+// runtime; the others exist to measure how the dynamic linker treats a
+// libnccom's versioned imports against them (spec [[link_behaviour]]).
+type LinkVariant string
+
+// The variants, named after their spec rows.
+const (
+	Versioned    LinkVariant = "versioned"     // callbacks @@NRT_2.0.0: the runtime
+	BaseFallback LinkVariant = "base-fallback" // the node exists, callbacks at the base version
+	NoNode       LinkVariant = "no-node"       // callbacks under another node, none named NRT_2.0.0
+	NotExported  LinkVariant = "not-exported"  // one callback left local
+	Unversioned  LinkVariant = "unversioned"   // no version script at all
+)
+
+// LinkVariants lists them in that order.
+var LinkVariants = []LinkVariant{Versioned, BaseFallback, NoNode, NotExported, Unversioned}
+
+// OtherNode is the node NoNode puts the callbacks under.
+const OtherNode = "NRTABI_OTHER_1.0"
+
+// HiddenCallback is the callback NotExported leaves local: the first nec_*
+// row of the spec.
+func (t *Tree) HiddenCallback() string {
+	for _, r := range t.Spec.Reverse {
+		if strings.HasPrefix(r.Name, "nec_") {
+			return r.Name
+		}
+	}
+	return t.Spec.Reverse[0].Name
+}
+
+// LibnrtScript renders the version script of a variant; nil for Unversioned.
+func (t *Tree) LibnrtScript(v LinkVariant) ([]byte, error) {
+	node := t.reverseNode()
+	var names []string
+	for _, r := range t.Spec.Reverse {
+		names = append(names, r.Name)
+	}
+	block := func(name string, syms []string, local bool) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s {\n", name)
+		if len(syms) > 0 {
+			b.WriteString("  global:\n")
+			for _, s := range syms {
+				fmt.Fprintf(&b, "    %s;\n", s)
+			}
+		}
+		if local {
+			b.WriteString("  local:\n    *;\n")
+		}
+		b.WriteString("};\n")
+		return b.String()
+	}
+	head := fmt.Sprintf("/* libnrt.so.1 link variant %q, for the dynamic-linker matrix; not the runtime. */\n", v)
+	switch v {
+	case Versioned:
+		return gen.LibnrtVersionScript(t.Spec, map[string][]string{node: LibnrtExports})
+	case BaseFallback:
+		return []byte(head + block(node, LibnrtExports, false)), nil
+	case NoNode:
+		return []byte(head + block(OtherNode, append(names, LibnrtExports...), true)), nil
+	case NotExported:
+		hidden := t.HiddenCallback()
+		var keep []string
+		for _, n := range names {
+			if n != hidden {
+				keep = append(keep, n)
+			}
+		}
+		return []byte(head + block(node, append(keep, LibnrtExports...), true)), nil
+	case Unversioned:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unknown link variant %q (one of %v)", v, LinkVariants)
+}
+
+// BuildLibnrt builds runtime/libnrt into dir/libnrt.so.1 with go build
+// -buildmode=c-shared, the variant's version script (kept next to it as
+// libnrt.map) and SONAME libnrt.so.1.
+func (t *Tree) BuildLibnrt(dir string, v LinkVariant) (string, error) {
+	script, err := t.LibnrtScript(v)
+	if err != nil {
+		return "", err
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	soname := t.Spec.Release.LibNRT.SONAME
+	ext := "-Wl,-soname," + soname
+	if script != nil {
+		mp := filepath.Join(dir, "libnrt.map")
+		if err := writeFile(mp, script); err != nil {
+			return "", err
+		}
+		ext += " -Wl,--version-script=" + mp
+	}
+	out := filepath.Join(dir, LibnrtFile)
+	tmp := filepath.Join(dir, ".build-"+LibnrtFile)
+	args := []string{"build", "-buildmode=c-shared", "-trimpath"}
+	if t.Spec.Release.Name != spec.Default {
+		args = append(args, "-tags", gen.ReleaseTag(t.Spec.Release.Name))
+	}
+	args = append(args, "-ldflags=-extldflags '"+ext+"'", "-o", tmp, "./runtime/libnrt")
+	if err := run(t.Root, []string{"CGO_ENABLED=1"}, "go", args...); err != nil {
+		return "", err
+	}
+	// go build also writes a header named after the output; the runtime's
+	// header is nrtabi_runtime.h.
+	os.Remove(strings.TrimSuffix(tmp, filepath.Ext(tmp)) + ".h")
+	if err := os.Rename(tmp, out); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// RuntimeHeaderDir holds nrtabi_runtime.h, the header of LibnrtExports.
+func (t *Tree) RuntimeHeaderDir() string { return t.LibnrtDir() }

@@ -1,0 +1,4 @@
+#!/bin/sh
+# A double without the entry point of dlsym index 1: the slots already filled are discarded too.
+LD_LIBRARY_PATH="$BUILD" "$HOST" run - "$STUBS/missing-1/libnccom.so"
+echo "exit=$?"

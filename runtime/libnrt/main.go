@@ -1,0 +1,123 @@
+// Command libnrt is nrtabi's libnrt.so.1, built with
+// go build -buildmode=c-shared and linked with the spec's version script
+// (see runtime/builder and `make libnrt`). It exports the 20 reverse
+// callbacks @@NRT_2.0.0 (runtime/nrt's reverse.c) and the entry points in
+// nrtabi_runtime.h; a libnccom it dlopens binds back into it at load time.
+//
+// Logging goes to stderr through log/slog; NRTABI_LOG_LEVEL (debug, info,
+// warn, error) sets the level, info by default.
+package main
+
+/*
+#include <stddef.h>
+#include <stdint.h>
+typedef const char nrtabi_cchar;
+*/
+import "C"
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/nrtabi/nrtabi/runtime/nrt"
+)
+
+func main() {}
+
+func init() {
+	level := slog.LevelInfo
+	switch strings.ToLower(os.Getenv("NRTABI_LOG_LEVEL")) {
+	case "debug":
+		level = slog.LevelDebug
+	case "warn":
+		level = slog.LevelWarn
+	case "error":
+		level = slog.LevelError
+	}
+	l := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(l)
+	nrt.SetLogger(l)
+}
+
+var (
+	initOnce   sync.Once
+	initStatus nrt.Status
+)
+
+func goString(s *C.nrtabi_cchar) string {
+	if s == nil {
+		return ""
+	}
+	return C.GoString((*C.char)(unsafe.Pointer(s)))
+}
+
+// putString copies s into the C buffer out of n bytes, NUL-terminated.
+func putString(out *C.char, n C.size_t, s string) {
+	if out == nil || n == 0 {
+		return
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(out)), int(n))
+	k := copy(b[:len(b)-1], s)
+	b[k] = 0
+}
+
+//export nrtabi_init
+func nrtabi_init(topology, libnccom *C.nrtabi_cchar) C.uint32_t {
+	topo, lib := goString(topology), goString(libnccom)
+	initOnce.Do(func() { initStatus = initRuntime(topo, lib) })
+	return C.uint32_t(initStatus)
+}
+
+func initRuntime(topology, library string) nrt.Status {
+	if topology != "" {
+		t, err := nrt.LoadTopology(topology)
+		if err != nil {
+			slog.Error("nrtabi_init: the topology does not load", "err", err)
+			return nrt.ErrInvalid
+		}
+		nrt.SetDevice(t)
+	}
+	_, err := nrt.Init(nrt.Options{Library: library})
+	return nrt.StatusOf(err)
+}
+
+//export nrtabi_ccom_state
+func nrtabi_ccom_state(slots, armed *C.int, msg *C.char, n C.size_t) C.int {
+	s := nrt.CurrentState()
+	if slots != nil {
+		*slots = nrt.NumSlots
+	}
+	if armed != nil {
+		*armed = 0
+		if s.Armed {
+			*armed = 1
+		}
+	}
+	putString(msg, n, s.Message)
+	return C.int(s.ValidSlots)
+}
+
+//export nrtabi_ccom_call
+func nrtabi_ccom_call(index C.int, out *C.char, n C.size_t) C.uint32_t {
+	i := int(index)
+	if i < 0 || i >= len(nrt.Forward) {
+		putString(out, n, fmt.Sprintf("no forward entry point %d (0..%d)", i, len(nrt.Forward)-1))
+		return C.uint32_t(nrt.ErrInvalid)
+	}
+	desc, err := nrt.Exercise(i)
+	line := nrt.Forward[i].Name + ": "
+	switch {
+	case err != nil:
+		line += nrt.StatusOf(err).String()
+	case desc != "":
+		line += "ok " + desc
+	default:
+		line += "ok"
+	}
+	putString(out, n, line)
+	return C.uint32_t(nrt.StatusOf(err))
+}

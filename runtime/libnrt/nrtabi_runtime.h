@@ -1,0 +1,38 @@
+/*
+ * nrtabi's own entry points in its libnrt.so.1, exported @@NRT_2.0.0 next to
+ * the 20 reverse callbacks (whose prototypes are in the generated nrtabi.h).
+ * They are what a host program needs to drive the runtime boundary; the
+ * shipped libnrt has no such functions. Statuses are NRT_STATUS values.
+ */
+#ifndef NRTABI_RUNTIME_H
+#define NRTABI_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Once per process: load the simulated topology (NULL or "": the embedded
+ * default) and run the forward handoff with libnccom (NULL or "": the spec's
+ * "libnccom.so" through the normal search path). Every caller, concurrent or
+ * later, gets the first call's status. */
+uint32_t nrtabi_init(const char *topology, const char *libnccom);
+
+/* The forward table now: returns the number of valid slots, sets *slots to
+ * the table's size, *armed to whether the init-error sentinel is armed, and
+ * copies its message to msg. Any pointer may be NULL. */
+int nrtabi_ccom_state(int *slots, int *armed, char *msg, size_t n);
+
+/* Call forward entry point index (dlsym order) through the runtime's typed
+ * Go API with fixed arguments (nil handles: test doubles only), describing
+ * the answer in out as "<neuron* name>: ok <details>" or
+ * "<neuron* name>: <status name>". Returns the call's status. */
+uint32_t nrtabi_ccom_call(int index, char *out, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

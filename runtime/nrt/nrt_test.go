@@ -1,0 +1,396 @@
+package nrt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/nrtabi/nrtabi/internal/cfmt"
+	"github.com/nrtabi/nrtabi/runtime/builder"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// These tests load the forward-only libnccom doubles into the test process
+// itself (the other doubles need a libnrt.so.1, and a second Go runtime in
+// one process does not work: runtime/e2e covers them through a C host). The
+// handoff runs once per process, so each failure mode runs in a child
+// process of this test binary, selected by childEnv.
+
+const childEnv = "NRTABI_NRT_TEST_CHILD"
+
+var (
+	stubs string // directory of the built doubles
+	tree  *builder.Tree
+	logs  = &logBuffer{}
+)
+
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestMain(m *testing.M) {
+	SetLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	})))
+	if name := os.Getenv(childEnv); name != "" {
+		os.Exit(runChild(name))
+	}
+	var err error
+	if tree, err = builder.Open(""); err == nil {
+		stubs, err = os.MkdirTemp("", "nrtabi-nrt-")
+	}
+	if err == nil {
+		for _, st := range tree.Stubs() {
+			if st.ForwardOnly {
+				if _, err = tree.BuildStub("", stubs, st); err != nil {
+					break
+				}
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "building the forward-only doubles:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(stubs)
+	os.Exit(code)
+}
+
+func stubPath(name string) string { return filepath.Join(stubs, name, builder.StubFile) }
+
+func initGood(t testing.TB) *Outcome {
+	t.Helper()
+	o, err := Init(Options{Library: stubPath(builder.StubForwardOnly)})
+	if err != nil {
+		t.Fatalf("Init: %v", err)
+	}
+	return o
+}
+
+func TestStatus(t *testing.T) {
+	s, err := spec.Load(Release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := s.EnumByName("NRT_STATUS")
+	if e == nil || len(e.Values) == 0 {
+		t.Fatal("the spec has no NRT_STATUS enum")
+	}
+	for _, v := range e.Values {
+		st := Status(v.Value)
+		if st.String() != v.Name || st.Error() != v.Name {
+			t.Errorf("Status(%d) = %q / %q, want %s", v.Value, st.String(), st.Error(), v.Name)
+		}
+		err := callErr("neuronX", uint32(v.Value))
+		if v.Value == 0 {
+			if err != nil {
+				t.Errorf("NRT_SUCCESS gave error %v", err)
+			}
+			continue
+		}
+		var ce *CallError
+		if !errors.As(err, &ce) || !errors.Is(err, st) || StatusOf(err) != st || err.Error() != "neuronX: "+v.Name {
+			t.Errorf("callErr(%s) = %v", v.Name, err)
+		}
+	}
+	if got := Status(12345).String(); !strings.Contains(got, "12345") {
+		t.Errorf("an unknown status prints as %q", got)
+	}
+	if StatusOf(nil) != Status(statusSuccess) || StatusOf(errors.New("x")) != ErrFailure {
+		t.Error("StatusOf")
+	}
+}
+
+// Every caller of Init, concurrent or later, gets the one outcome.
+func TestInitConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	outs := make([]*Outcome, 16)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], _ = Init(Options{Library: stubPath(builder.StubForwardOnly)})
+		}()
+	}
+	wg.Wait()
+	for i, o := range outs {
+		if o != outs[0] {
+			t.Fatalf("caller %d got a different outcome", i)
+		}
+	}
+	o := outs[0]
+	if o.Stage != StageOK || o.Status != Status(statusSuccess) || o.Message != "" || !o.Probed || o.Version.CompatibilityVersion != CompatID {
+		t.Errorf("outcome %+v", o)
+	}
+	if later, _ := Init(Options{Library: "elsewhere.so"}); later != o {
+		t.Error("a later Init with other options ran the handoff again")
+	}
+	st := CurrentState()
+	if !st.Initialised || st.ValidSlots != NumSlots || st.Armed {
+		t.Errorf("state %+v", st)
+	}
+	using, _, _ := strings.Cut(tree.Spec.Message("nccl_using_ccom").Text, "%")
+	if n := strings.Count(logs.String(), "msg=\""+using); n != 1 {
+		t.Errorf("%d Using CCOM lines, want 1:\n%s", n, logs.String())
+	}
+}
+
+// Every forward entry point through its typed function, against the double.
+func TestTypedAPI(t *testing.T) {
+	initGood(t)
+	for i := range Forward {
+		if _, err := Exercise(i); err != nil {
+			t.Errorf("#%d %s: %v", i, Forward[i].Name, err)
+		}
+	}
+	id, err := GetUniqueID(4, "typed")
+	if err != nil || !strings.HasPrefix(string(id[:]), "nccom-stub uid rank_n=4 hint=typed\x00") {
+		t.Errorf("GetUniqueID = %q, %v", id[:40], err)
+	}
+	var dev DeviceInfo
+	c, err := InitComm(4, &id, 1, &dev, false)
+	if err != nil || c == nil {
+		t.Errorf("InitComm = %v, %v", c, err)
+	}
+	if peer, err := GetPeerDeviceID(c, 3); err != nil || peer != 3 {
+		t.Errorf("GetPeerDeviceID = %d, %v (the forward-only double answers the peer)", peer, err)
+	}
+	if p, f, err := NetworkProxyProgress(c, 0, 0); !p || f || err != nil {
+		t.Errorf("NetworkProxyProgress = %v %v %v", p, f, err)
+	}
+	v, err := GetVersionInfo()
+	if err != nil || v.CompatibilityVersion != CompatID || v.Major != 2 {
+		t.Errorf("GetVersionInfo = %+v, %v", v, err)
+	}
+	if err := BootstrapAllGather(nil, make([]byte, 10), 4, ""); !errors.Is(err, ErrInvalid) {
+		t.Errorf("BootstrapAllGather with a ragged buffer: %v", err)
+	}
+	if _, err := Exercise(len(Forward)); err == nil {
+		t.Error("Exercise past the table: no error")
+	}
+}
+
+// The hot path allocates nothing per call.
+func TestProxyProgressAllocs(t *testing.T) {
+	initGood(t)
+	var sink bool
+	allocs := testing.AllocsPerRun(1000, func() {
+		p, _, err := NetworkProxyProgress(nil, 1, 2)
+		sink = sink != p || err != nil
+	})
+	if allocs != 0 {
+		t.Errorf("NetworkProxyProgress allocates %.1f times per call", allocs)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	v := Version()
+	got := fmt.Sprintf("%d.%d.%d", v.RtMajor, v.RtMinor, v.RtPatch)
+	if got != Release || cut(v.GitHash[:]) != libnrtGit || !strings.Contains(cut(v.RtDetail[:]), Release) {
+		t.Errorf("Version() = %s %q %q", got, cut(v.RtDetail[:]), cut(v.GitHash[:]))
+	}
+}
+
+func TestDeviceABI(t *testing.T) {
+	a := DeviceABI()
+	for name, v := range map[string]rawPodType{"none": podTypes[0], "p2p": podTypes[1], "switch": podTypes[2]} {
+		if a.PodTypes[name] != uint32(v) {
+			t.Errorf("pod type %s = %d, want %d", name, a.PodTypes[name], v)
+		}
+	}
+	if len(a.PodTypes) != 3 || a.MaxArchName != 16 || a.MaxDeviceRevision != 8 || a.MaxDevices != maxDevices {
+		t.Errorf("DeviceABI() = %+v", a)
+	}
+	if Device() == nil || Device().TotalVNCCount() == 0 {
+		t.Error("no default device layer")
+	}
+	if _, err := LoadTopology(filepath.Join(t.TempDir(), "none.toml")); err == nil {
+		t.Error("LoadTopology of a missing file: no error")
+	}
+}
+
+// child runs a named scenario in a fresh process and reports problems.
+func child(t *testing.T, name string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+name, "NRTABI_STUBS="+stubs)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Errorf("child %s: %v\n%s", name, err, out)
+	}
+}
+
+func TestChildBeforeInit(t *testing.T)   { child(t, "before-init") }
+func TestChildIncompatible(t *testing.T) { child(t, "incompatible") }
+func TestChildFailRC(t *testing.T)       { child(t, "fail-rc") }
+func TestChildMissingLib(t *testing.T)   { child(t, "missing-library") }
+
+func runChild(name string) int {
+	stubs = os.Getenv("NRTABI_STUBS")
+	var err error
+	if tree, err = builder.Open(""); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	switch name {
+	case "before-init":
+		childBeforeInit(bad)
+	case "incompatible":
+		childFault(bad, stubPath(builder.StubForwardOnly+"-"+tree.StubIncompatible()), StageIncompatible,
+			cfmt.Sprintf(tree.Spec.Message("nccl_incompatible").Text, tree.WrongCompat()))
+	case "missing-library":
+		lib := filepath.Join(stubs, "nowhere", builder.StubFile)
+		childFault(bad, lib, StageDlopen,
+			cfmt.Sprintf(tree.Spec.Message("nccl_dlopen_failed").Text, lib+": cannot open shared object file: No such file or directory"))
+	case "fail-rc":
+		childFailRC(bad)
+	default:
+		bad("no child scenario %q", name)
+	}
+	for _, p := range problems {
+		fmt.Println(p)
+	}
+	if len(problems) > 0 {
+		fmt.Println("--- log\n" + logs.String())
+		return 1
+	}
+	return 0
+}
+
+// Before the handoff the slots are NULL and the sentinel is clear: the Go
+// layer refuses instead of entering a trampoline, and the probe reports
+// NRT_FAILURE without touching a slot.
+func childBeforeInit(bad func(string, ...any)) {
+	if _, err := GetUniqueID(1, ""); !errors.Is(err, ErrUninitialized) {
+		bad("GetUniqueID before Init: %v", err)
+	}
+	if _, _, err := NetworkProxyProgress(nil, 0, 0); !errors.Is(err, ErrUninitialized) {
+		bad("NetworkProxyProgress before Init: %v", err)
+	}
+	if _, err := GetVersionInfo(); !errors.Is(err, ErrFailure) {
+		bad("GetVersionInfo before Init: %v", err)
+	}
+	if st := CurrentState(); st.Initialised || st.ValidSlots != 0 || st.Armed {
+		bad("state before Init: %+v", st)
+	}
+}
+
+func childFault(bad func(string, ...any), lib string, stage Stage, message string) {
+	o, err := Init(Options{Library: lib})
+	var ie *InitError
+	if !errors.As(err, &ie) || !errors.Is(err, ErrFailure) || o.Stage != stage || o.Message != message || ie.Message != message {
+		bad("Init = %+v, %v; want stage %v, message %q", o, err, stage, message)
+	}
+	if st := CurrentState(); st.ValidSlots != 0 || !st.Armed || st.Message != message {
+		bad("state after a failed handoff: %+v", st)
+	}
+	for round := 0; round < 2; round++ {
+		for i, f := range Forward {
+			_, err := Exercise(i)
+			want := ErrFailure
+			if f.Guard == guardHot {
+				want = ErrUninitialized
+			}
+			if !errors.Is(err, want) {
+				bad("round %d #%d %s: %v, want %v", round, i, f.Name, err, want)
+			}
+			var ce *CallError
+			if f.Guard != guardHot && (!errors.As(err, &ce) || ce.Symbol != f.Name) {
+				bad("#%d: the error %v does not name %s", i, err, f.Name)
+			}
+		}
+	}
+	initErr := cfmt.Sprintf(msgInitError, message)
+	for _, f := range Forward {
+		want := 0
+		if f.Guard != guardHot && f.Guard != guardProbe {
+			want = 2
+		}
+		line := fmt.Sprintf("level=ERROR msg=%q subsys=ENC fn=%s\n", initErr, f.Trampoline)
+		if n := strings.Count(logs.String(), line); n != want {
+			bad("%s logged %q %d times, want %d", f.Trampoline, initErr, n, want)
+		}
+	}
+}
+
+// A double that fails every call: each guarded trampoline logs its own
+// literal and the status comes back typed, naming the entry point.
+func childFailRC(bad func(string, ...any)) {
+	if _, err := Init(Options{Library: stubPath(builder.StubForwardOnly + "-" + builder.StubFailRC)}); err != nil {
+		bad("Init: %v", err)
+		return
+	}
+	for i, f := range Forward {
+		_, err := Exercise(i)
+		if f.Guard == guardProbe {
+			if err != nil {
+				bad("the probe failed: %v", err)
+			}
+			continue
+		}
+		if !errors.Is(err, Status(statusInvalid)) {
+			bad("#%d %s: %v, want NRT_INVALID", i, f.Name, err)
+		}
+		var ce *CallError
+		if f.Guard != guardHot && (!errors.As(err, &ce) || ce.Symbol != f.Name) {
+			bad("#%d: the error %v does not name %s", i, err, f.Name)
+		}
+		lit := fmt.Sprintf("msg=%q subsys=ENC fn=%s\n", cfmt.Sprintf(msgRequestFailed, f.Name), f.Trampoline)
+		want := 1
+		if f.Guard == guardHot {
+			want = 0
+		}
+		if n := strings.Count(logs.String(), lit); n != want {
+			bad("%s: %d log lines %q, want %d", f.Trampoline, n, lit, want)
+		}
+	}
+}
+
+// The adapter has the method set of runtime/transport/nccl's Bootstrap and
+// reaches the double.
+func TestBootstrapAdapter(t *testing.T) {
+	initGood(t)
+	var b interface {
+		BootstrapSend(state unsafe.Pointer, peer int, data []byte, hint string) error
+		BootstrapRecv(state unsafe.Pointer, peer int, data []byte, hint string) error
+		BootstrapAllGather(state unsafe.Pointer, allData []byte, size int, hint string) error
+	} = Bootstrap{}
+	if err := b.BootstrapSend(nil, 1, []byte("x"), "t"); err != nil {
+		t.Error(err)
+	}
+	if err := b.BootstrapRecv(nil, 1, make([]byte, 1), "t"); err != nil {
+		t.Error(err)
+	}
+	if err := b.BootstrapAllGather(nil, make([]byte, 4), 2, "t"); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,78 @@
+package nrt
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// forwardCall matches a call into the forward leg: a trampoline, a neuron*
+// entry point, or a read of the slot table.
+var forwardCall = regexp.MustCompile(`\b(nccl[A-Z]\w*\s*\(|neuron[A-Z]\w*\s*\(|nrt_nccl_slots\b|C\.nccl[A-Z])`)
+
+// forwardCalls lists the code lines (comments dropped) of src that reach the
+// forward leg.
+func forwardCalls(src string) []string {
+	var hits []string
+	inBlock := false
+	for _, line := range strings.Split(src, "\n") {
+		code := line
+		if inBlock {
+			end := strings.Index(code, "*/")
+			if end < 0 {
+				continue
+			}
+			code, inBlock = code[end+2:], false
+		}
+		for {
+			start := strings.Index(code, "/*")
+			if start < 0 {
+				break
+			}
+			end := strings.Index(code[start:], "*/")
+			if end < 0 {
+				code, inBlock = code[:start], true
+				break
+			}
+			code = code[:start] + code[start+end+2:]
+		}
+		if i := strings.Index(code, "//"); i >= 0 {
+			code = code[:i]
+		}
+		if forwardCall.MatchString(code) {
+			hits = append(hits, strings.TrimSpace(line))
+		}
+	}
+	return hits
+}
+
+// No reverse callback reaches a forward entry point, so the two binaries
+// cannot recurse across the seam (seed 000 §4). The Go device layer cannot
+// either: runtime/device does not import this package.
+func TestReverseCallbacksStayOnTheirSide(t *testing.T) {
+	for _, f := range []string{"reverse.c", "reverse.go", "device.go"} {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hits := forwardCalls(string(src)); len(hits) > 0 {
+			t.Errorf("%s reaches the forward leg: %q", f, hits)
+		}
+	}
+}
+
+func TestForwardCallsCatches(t *testing.T) {
+	planted := "int nec_x(void)\n{\n\t/* ncclGetUniqueId( in a comment is fine */\n\treturn ncclGetUniqueId(id, 1, \"\");\n}\n"
+	if hits := forwardCalls(planted); len(hits) != 1 || !strings.Contains(hits[0], "return ncclGetUniqueId") {
+		t.Errorf("planted call: %q", hits)
+	}
+	for _, s := range []string{"x = nrt_nccl_slots.neuronFoo;", "rc := C.ncclBuildGraphComm(c)", "neuronGetPeerDeviceId (c, 1, &o);"} {
+		if len(forwardCalls(s)) != 1 {
+			t.Errorf("not caught: %s", s)
+		}
+	}
+	if hits := forwardCalls("// ncclX(\nint y; /* neuronZ( */\n"); len(hits) != 0 {
+		t.Errorf("comments caught: %q", hits)
+	}
+}

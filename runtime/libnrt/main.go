@@ -16,6 +16,7 @@ typedef const char nrtabi_cchar;
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -113,6 +114,10 @@ func nrtabi_ccom_call(index C.int, out *C.char, n C.size_t) C.uint32_t {
 	switch {
 	case err != nil:
 		line += nrt.StatusOf(err).String()
+		var st nrt.Status
+		if !errors.As(err, &st) {
+			line += " (" + err.Error() + ")" // not a status from libnccom: say why
+		}
 	case desc != "":
 		line += "ok " + desc
 	default:

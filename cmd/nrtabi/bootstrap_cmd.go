@@ -57,8 +57,9 @@ type bootstrapOpts struct {
 	hold         bool
 	verbose      bool
 
-	local                           int
-	reorderRank, skewRank, faultRan int
+	local                            int
+	reorderRank, skewRank, faultRank int
+	childEnv                         []string // with --local: added to every rank's environment
 }
 
 func bootstrapCmd(args []string, out, errw io.Writer) int {
@@ -77,7 +78,7 @@ func bootstrapCmd(args []string, out, errw io.Writer) int {
 	fs.IntVar(&o.local, "local", 0, "spawn N processes of this binary on loopback and check that they agree")
 	fs.IntVar(&o.reorderRank, "reorder-rank", -1, "with --local: the rank whose program is reordered")
 	fs.IntVar(&o.skewRank, "skew-rank", -1, "with --local: the rank that reports a different libnrt git hash")
-	fs.IntVar(&o.faultRan, "fault-rank", -1, "with --local: the rank that gets "+envFault+" (a test hook)")
+	fs.IntVar(&o.faultRank, "fault-rank", -1, "with --local: the rank that gets "+envFault+" (a test hook)")
 	if rc := parse(fs, args); rc >= 0 {
 		return rc
 	}

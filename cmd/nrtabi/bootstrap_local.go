@@ -81,14 +81,13 @@ func spawnLocal(o bootstrapOpts, errw io.Writer) ([]*localRank, localSummary, er
 		return nil, localSummary{}, err
 	}
 	rootID := fmt.Sprintf("127.0.0.1:%d", port)
+	base := append(localEnv(os.Environ()), o.childEnv...)
 	timeout := tcp.DefaultTimeout
-	if cfg, err := tcp.ConfigFromEnv(os.Getenv); err != nil {
+	if cfg, err := tcp.ConfigFromEnv(envLookup(base)); err != nil {
 		return nil, localSummary{}, err
 	} else if cfg.Timeout > 0 {
 		timeout = cfg.Timeout
 	}
-
-	base := localEnv(os.Environ())
 	ranks := make([]*localRank, n)
 	for r := 0; r < n; r++ {
 		args := []string{"bootstrap", "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(n), "--root", rootID}
@@ -108,7 +107,7 @@ func spawnLocal(o bootstrapOpts, errw io.Writer) ([]*localRank, localSummary, er
 		if r == o.skewRank {
 			env = append(env, envNRTGit+"=0000skew")
 		}
-		if r == o.faultRan && o.fault != "" {
+		if r == o.faultRank && o.fault != "" {
 			env = append(env, envFault+"="+o.fault)
 		}
 		lr := &localRank{rank: r, cmd: exec.Command(exe, args...)}
@@ -310,6 +309,19 @@ func localEnv(env []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// envLookup reads a KEY=value list as getenv would (the last one wins).
+func envLookup(env []string) func(string) string {
+	return func(key string) string {
+		v := ""
+		for _, kv := range env {
+			if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+				v = val
+			}
+		}
+		return v
+	}
 }
 
 // freePort asks the kernel for a loopback port nobody listens on.

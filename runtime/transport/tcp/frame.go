@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +58,14 @@ type link struct {
 	timeout time.Duration
 	st      *abortState // interrupts blocked operations; may be nil
 	hdr     [abi.BootstrapMsgHeaderSize]byte
+	r       *bufio.Reader // header and payload usually arrive in one read
+}
+
+func (l *link) in() *bufio.Reader {
+	if l.r == nil {
+		l.r = bufio.NewReaderSize(l.c, 4096)
+	}
+	return l.r
 }
 
 func (l *link) cause() error {
@@ -100,7 +109,7 @@ func (l *link) recvHeader(waiting string, idle bool) (abi.BootstrapMsgHeader, er
 	if err := l.cause(); err != nil {
 		return h, err
 	}
-	if n, err := io.ReadFull(l.c, l.hdr[:]); err != nil {
+	if n, err := io.ReadFull(l.in(), l.hdr[:]); err != nil {
 		return h, l.readErr(waiting, err, n, len(l.hdr), "a frame header")
 	}
 	h.UnmarshalFrom(l.hdr[:])
@@ -115,7 +124,7 @@ func (l *link) readAbort(h abi.BootstrapMsgHeader) error {
 		return fmt.Errorf("%s sent an ABORT of %d bytes (at most %d): not a bootstrap peer of this release", l.peer, h.Length, abi.BootstrapAbortTextMax)
 	}
 	text := make([]byte, h.Length)
-	if n, err := io.ReadFull(l.c, text); err != nil {
+	if n, err := io.ReadFull(l.in(), text); err != nil {
 		return l.readErr("reading an ABORT", err, n, len(text), "ABORT")
 	}
 	return &AbortError{From: l.peer, Reason: string(text)}
@@ -134,7 +143,7 @@ func (l *link) recv(want uint32, into []byte) error {
 	if int(h.Length) != len(into) {
 		return fmt.Errorf("%s sent a %d-byte %s where %d bytes were due: the peers disagree on the message size", l.peer, h.Length, name, len(into))
 	}
-	if n, err := io.ReadFull(l.c, into); err != nil {
+	if n, err := io.ReadFull(l.in(), into); err != nil {
 		return l.readErr("reading "+name, err, n, len(into), name)
 	}
 	return nil
@@ -151,7 +160,7 @@ func (l *link) recvAny(waiting string, max int, idle bool) (uint32, []byte, erro
 		return h.Type, nil, fmt.Errorf("%s sent a %d-byte %s, more than the %d bytes it may carry", l.peer, h.Length, msgName(h.Type), max)
 	}
 	p := make([]byte, h.Length)
-	if n, err := io.ReadFull(l.c, p); err != nil {
+	if n, err := io.ReadFull(l.in(), p); err != nil {
 		return h.Type, p[:n], l.readErr("reading "+msgName(h.Type), err, n, len(p), msgName(h.Type))
 	}
 	return h.Type, p, nil

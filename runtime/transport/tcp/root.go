@@ -111,7 +111,6 @@ type rankConn struct {
 	remote string
 	rank   int // the claimed rank, -1 before the record
 	rec    abi.ExtInfoGlobal
-	listen netip.AddrPort
 }
 
 func (rc *rankConn) who() string {
@@ -321,7 +320,7 @@ func (r *Root) readRank(rc *rankConn, s *session) {
 	failed := func(err error) {
 		s.emit(rootEvent{kind: evFailed, rc: rc, err: err})
 		_ = rc.l.c.SetReadDeadline(time.Time{})
-		_, _ = io.Copy(io.Discard, rc.l.c)
+		_, _ = io.Copy(io.Discard, rc.l.in())
 	}
 	size, what := abi.SizeofExtInfo, "extInfo 40 B"
 	if r.global {
@@ -341,7 +340,7 @@ func (r *Root) readRank(rc *rankConn, s *session) {
 		return
 	}
 	buf := make([]byte, size)
-	if n, err := io.ReadFull(rc.l.c, buf); err != nil {
+	if n, err := io.ReadFull(rc.l.in(), buf); err != nil {
 		if n >= 8 {
 			rc.rank = int(int32(binary.LittleEndian.Uint32(buf[4:8])))
 			rc.l.peer = rc.who()
@@ -355,6 +354,7 @@ func (r *Root) readRank(rc *rankConn, s *session) {
 		rc.rec.Info.UnmarshalFrom(buf)
 	}
 	rc.rank = int(rc.rec.Info.Rank)
+	rc.l.peer = fmt.Sprintf("rank %d (peer %s)", rc.rank, rc.remote)
 	if !s.emit(rootEvent{kind: evRecord, rc: rc}) {
 		return
 	}
@@ -395,12 +395,9 @@ func (r *Root) admit(rc *rankConn, byRank []*rankConn) error {
 	if prev := byRank[info.Rank]; prev != nil {
 		return r.errf("%s: rank %d is already taken by peer %s: give every process its own rank", rc.who(), info.Rank, prev.remote)
 	}
-	listen, err := DecodeAddr(info.ExtAddressListen)
-	if err != nil {
+	if _, err := DecodeAddr(info.ExtAddressListen); err != nil {
 		return r.errf("%s: its listen address: %v", rc.who(), err)
 	}
-	rc.listen = listen
-	rc.l.peer = fmt.Sprintf("rank %d (peer %s)", info.Rank, rc.remote)
 	byRank[info.Rank] = rc
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -134,5 +135,40 @@ func TestWorldSendRecvAllGather(t *testing.T) {
 			}
 			wg.Wait()
 		})
+	}
+}
+
+// Blocks larger than a socket buffer take the overlapped path of a ring step.
+func TestAllGatherLargeBlocks(t *testing.T) {
+	const n, blk = 3, 1 << 20
+	eps, errs, _ := world(t, n, false, 5*time.Second, nil)
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for r := range eps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, n*blk)
+			for i := r * blk; i < (r+1)*blk; i++ {
+				buf[i] = byte(r + 1)
+			}
+			if err := eps[r].AllGather(buf); err != nil {
+				t.Error(err)
+				return
+			}
+			for p := 0; p < n; p++ {
+				if buf[p*blk] != byte(p+1) || buf[(p+1)*blk-1] != byte(p+1) {
+					t.Errorf("rank %d: block %d not gathered", r, p)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := eps[0].AllGather(make([]byte, 7)); err == nil || !strings.Contains(err.Error(), "does not split into 3 blocks") {
+		t.Errorf("uneven all-gather: %v", err)
 	}
 }

@@ -93,3 +93,13 @@ libnrt:
 
 nccom-stubs: libnrt
 	$(GO) run ./cmd/nrtabi build nccom-stubs --libnrt build --out build/nccom-stubs
+
+# ---- TCP bootstrap across processes (runtime/transport/tcp) -----------------
+# Wall time for N = 2..64 processes on loopback to agree on a world (flat
+# bootstrap + signature validation + unique-id broadcast) against a naive
+# everyone-to-root gather in the same run, and the ratio.
+.PHONY: bench-bootstrap-tcp
+bench-bootstrap-tcp:
+	bench/bootstrap_tcp.sh
+
+bench: bench-bootstrap-tcp

@@ -5,6 +5,7 @@
 //	nrtabi spec validate [--release R | --dir D]
 //	nrtabi spec show [--release R | --dir D] [--format text|json]
 //	nrtabi gen (--release R | --all) [--dir D] --out DIR
+//	nrtabi bootstrap [--rank R --nranks N] | --local N
 //	nrtabi demo
 //
 // Run "nrtabi help COMMAND" for a command's flags.

@@ -12,6 +12,38 @@ negative, a larger one once negated. Build with -tags nrtabi_noassert and run th
 package's tests to see the expected/actual table instead.
 */
 const (
+	_ = -(unsafe.Sizeof(BootstrapMsgHeader{}) - 8)                           // bootstrap_msg_header size 8
+	_ = -(unsafe.Offsetof(BootstrapMsgHeader{}.Type) - 0)                    // bootstrap_msg_header.type offset 0
+	_ = -(unsafe.Offsetof(BootstrapMsgHeader{}.Length) - 4)                  // bootstrap_msg_header.length offset 4
+	_ = -(unsafe.Sizeof(NcclSocketAddress{}) - 28)                           // nccl_socket_address_t size 28
+	_ = -(unsafe.Offsetof(NcclSocketAddress{}.Family) - 0)                   // nccl_socket_address_t.family offset 0
+	_ = -(unsafe.Offsetof(NcclSocketAddress{}.Port) - 2)                     // nccl_socket_address_t.port offset 2
+	_ = -(unsafe.Offsetof(NcclSocketAddress{}.Flowinfo) - 4)                 // nccl_socket_address_t.flowinfo offset 4
+	_ = -(unsafe.Offsetof(NcclSocketAddress{}.Addr) - 8)                     // nccl_socket_address_t.addr offset 8
+	_ = -(unsafe.Offsetof(NcclSocketAddress{}.ScopeID) - 24)                 // nccl_socket_address_t.scope_id offset 24
+	_ = -(unsafe.Sizeof(ExtInfo{}) - 40)                                     // extInfo size 40
+	_ = -(unsafe.Offsetof(ExtInfo{}.Sanity) - 0)                             // extInfo.sanity offset 0
+	_ = -(unsafe.Offsetof(ExtInfo{}.Rank) - 4)                               // extInfo.rank offset 4
+	_ = -(unsafe.Offsetof(ExtInfo{}.Nranks) - 8)                             // extInfo.nranks offset 8
+	_ = -(unsafe.Offsetof(ExtInfo{}.ExtAddressListen) - 12)                  // extInfo.extAddressListen offset 12
+	_ = -(unsafe.Sizeof(NcclNRTGitHash{}) - 16)                              // nccl_nrt_git_hash_t size 16
+	_ = -(unsafe.Offsetof(NcclNRTGitHash{}.Nccom) - 0)                       // nccl_nrt_git_hash_t.nccom offset 0
+	_ = -(unsafe.Offsetof(NcclNRTGitHash{}.NRT) - 8)                         // nccl_nrt_git_hash_t.nrt offset 8
+	_ = -(unsafe.Sizeof(ExtInfoGlobal{}) - 56)                               // extInfoGlobal size 56
+	_ = -(unsafe.Offsetof(ExtInfoGlobal{}.Info) - 0)                         // extInfoGlobal.info offset 0
+	_ = -(unsafe.Offsetof(ExtInfoGlobal{}.NcclNRTGitHash) - 40)              // extInfoGlobal.nccl_nrt_git_hash offset 40
+	_ = -(unsafe.Sizeof(BootstrapRootReply{}) - 48)                          // bootstrap_root_reply size 48
+	_ = -(unsafe.Offsetof(BootstrapRootReply{}.ClusterID) - 0)               // bootstrap_root_reply.cluster_id offset 0
+	_ = -(unsafe.Offsetof(BootstrapRootReply{}.Epoch) - 8)                   // bootstrap_root_reply.epoch offset 8
+	_ = -(unsafe.Offsetof(BootstrapRootReply{}.Neighbour) - 16)              // bootstrap_root_reply.neighbour offset 16
+	_ = -(unsafe.Sizeof(BootstrapRootWait{}) - 8)                            // bootstrap_root_wait size 8
+	_ = -(unsafe.Offsetof(BootstrapRootWait{}.Have) - 0)                     // bootstrap_root_wait.have offset 0
+	_ = -(unsafe.Offsetof(BootstrapRootWait{}.Nranks) - 4)                   // bootstrap_root_wait.nranks offset 4
+	_ = -(unsafe.Sizeof(BootstrapPeerHello{}) - 16)                          // bootstrap_peer_hello size 16
+	_ = -(unsafe.Offsetof(BootstrapPeerHello{}.Sanity) - 0)                  // bootstrap_peer_hello.sanity offset 0
+	_ = -(unsafe.Offsetof(BootstrapPeerHello{}.Rank) - 4)                    // bootstrap_peer_hello.rank offset 4
+	_ = -(unsafe.Offsetof(BootstrapPeerHello{}.Nranks) - 8)                  // bootstrap_peer_hello.nranks offset 8
+	_ = -(unsafe.Offsetof(BootstrapPeerHello{}.Channel) - 12)                // bootstrap_peer_hello.channel offset 12
 	_ = -(unsafe.Sizeof(NcclProxyState{}) - 192)                             // ncclProxyState size 192
 	_ = -(unsafe.Sizeof(NcclInfo{}) - 72)                                    // ncclInfo size 72
 	_ = -(unsafe.Sizeof(NcclComm{}) - 19240)                                 // ncclComm size 19240
@@ -33,12 +65,6 @@ const (
 	_ = -(unsafe.Offsetof(NcclComm{}.P2pSends) - 19184)                      // ncclComm.p2pSends offset 19184
 	_ = -(unsafe.Offsetof(NcclComm{}.P2pRecvs) - 19192)                      // ncclComm.p2pRecvs offset 19192
 	_ = -(unsafe.Offsetof(NcclComm{}.SendHistograms) - 19232)                // ncclComm.send_histograms offset 19232
-	_ = -(unsafe.Sizeof(NcclSocketAddress{}) - 28)                           // nccl_socket_address_t size 28
-	_ = -(unsafe.Offsetof(NcclSocketAddress{}.Family) - 0)                   // nccl_socket_address_t.family offset 0
-	_ = -(unsafe.Offsetof(NcclSocketAddress{}.Port) - 2)                     // nccl_socket_address_t.port offset 2
-	_ = -(unsafe.Offsetof(NcclSocketAddress{}.Flowinfo) - 4)                 // nccl_socket_address_t.flowinfo offset 4
-	_ = -(unsafe.Offsetof(NcclSocketAddress{}.Addr) - 8)                     // nccl_socket_address_t.addr offset 8
-	_ = -(unsafe.Offsetof(NcclSocketAddress{}.ScopeID) - 24)                 // nccl_socket_address_t.scope_id offset 24
 	_ = -(unsafe.Sizeof(NcclUniqueID{}) - 128)                               // ncclUniqueId size 128
 	_ = -(unsafe.Offsetof(NcclUniqueID{}.Internal) - 0)                      // ncclUniqueId.internal offset 0
 	_ = -(unsafe.Sizeof(ExtState{}) - 64)                                    // extState size 64
@@ -50,14 +76,6 @@ const (
 	_ = -(unsafe.Offsetof(ExtState{}.PeerCommRecvFd) - 32)                   // extState.peerCommRecvFd offset 32
 	_ = -(unsafe.Offsetof(ExtState{}.Rank) - 40)                             // extState.rank offset 40
 	_ = -(unsafe.Offsetof(ExtState{}.Nranks) - 44)                           // extState.nranks offset 44
-	_ = -(unsafe.Sizeof(ExtInfo{}) - 40)                                     // extInfo size 40
-	_ = -(unsafe.Offsetof(ExtInfo{}.Sanity) - 0)                             // extInfo.sanity offset 0
-	_ = -(unsafe.Offsetof(ExtInfo{}.Rank) - 4)                               // extInfo.rank offset 4
-	_ = -(unsafe.Offsetof(ExtInfo{}.Nranks) - 8)                             // extInfo.nranks offset 8
-	_ = -(unsafe.Offsetof(ExtInfo{}.ExtAddressListen) - 12)                  // extInfo.extAddressListen offset 12
-	_ = -(unsafe.Sizeof(NcclNRTGitHash{}) - 16)                              // nccl_nrt_git_hash_t size 16
-	_ = -(unsafe.Offsetof(NcclNRTGitHash{}.Nccom) - 0)                       // nccl_nrt_git_hash_t.nccom offset 0
-	_ = -(unsafe.Offsetof(NcclNRTGitHash{}.NRT) - 8)                         // nccl_nrt_git_hash_t.nrt offset 8
 	_ = -(unsafe.Sizeof(NcclPeerInfo{}) - 112)                               // ncclPeerInfo size 112
 	_ = -(unsafe.Offsetof(NcclPeerInfo{}.Rank) - 0)                          // ncclPeerInfo.rank offset 0
 	_ = -(unsafe.Offsetof(NcclPeerInfo{}.CudaDev) - 4)                       // ncclPeerInfo.cudaDev offset 4

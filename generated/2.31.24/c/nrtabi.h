@@ -5,7 +5,7 @@
  * Every struct is declared with its natural member types in spec order; the
  * only filler is where the spec declares an opaque range. The compiler lays
  * the structs out and the _Static_asserts below compare its layout with the
- * spec (181 assertions): a spec that disagrees with C does not compile.
+ * spec (199 assertions): a spec that disagrees with C does not compile.
  *
  * cpu_set_t needs _GNU_SOURCE before the first system header.
  */
@@ -119,6 +119,23 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 
 /* ---- constants ------------------------------------------------------------- */
 
+#define BOOTSTRAP_MSG_HEADER_SIZE 8U /* INFERRED */
+#define BOOTSTRAP_MSG_INFO_TO_ROOT 1U /* INFERRED */
+#define BOOTSTRAP_MSG_INFO_FROM_ROOT 2U /* INFERRED */
+#define BOOTSTRAP_MSG_ROOT_WAIT 3U /* INFERRED */
+#define BOOTSTRAP_MSG_RING_DONE 4U /* INFERRED */
+#define BOOTSTRAP_MSG_COMPLETE 5U /* INFERRED */
+#define BOOTSTRAP_MSG_ABORT 6U /* INFERRED */
+#define BOOTSTRAP_MSG_HELLO 7U /* INFERRED */
+#define BOOTSTRAP_MSG_RING_DATA 8U /* INFERRED */
+#define BOOTSTRAP_MSG_PEER_DATA 9U /* INFERRED */
+#define BOOTSTRAP_ABORT_TEXT_MAX 1024U /* INFERRED */
+#define BOOTSTRAP_CHANNEL_RING 1U /* INFERRED */
+#define BOOTSTRAP_CHANNEL_PEER 2U /* INFERRED */
+#define BOOTSTRAP_CHANNEL_ABORT 3U /* INFERRED */
+#define SOCKADDR_FAMILY_INET 2U /* HIGH */
+#define SOCKADDR_FAMILY_INET6 10U /* HIGH */
+#define BOOTSTRAP_SOCK_TIMEOUT_DEFAULT 30 /* INFERRED */
 #define ENC_RG_SENDRECV_RANK -1 /* HIGH */
 #define ENC_UID_HINT "nccl init comm" /* HIGH */
 #define SWITCH_POD_MAX_NODES 4U /* HIGH */
@@ -247,6 +264,119 @@ _Static_assert(sizeof(nrtabi_vector_enc_replica_group_info_t) == 24, "std::vecto
 /* ---- structs ---------------------------------------------------------------- */
 
 /*
+ * bootstrap_msg_header: 8 bytes, INFERRED (seed 001 §3 (bootstrapNetSend / bootstrapNetRecv take a header naming the message; its layout is not documented)).
+ * every bootstrap frame is this header followed by exactly length payload bytes;
+ * little-endian, the host order of the x86-64 build the documents describe
+ */
+struct bootstrap_msg_header {
+	uint32_t type; /* +0 INFERRED */
+	uint32_t length; /* +4 INFERRED */
+};
+_Static_assert(sizeof(struct bootstrap_msg_header) == 8, "bootstrap_msg_header: spec size 8 (bootstrap_wire.toml:15)");
+_Static_assert(offsetof(struct bootstrap_msg_header, type) == 0, "bootstrap_msg_header.type: spec offset 0 (bootstrap_wire.toml:23)");
+_Static_assert(offsetof(struct bootstrap_msg_header, length) == 4, "bootstrap_msg_header.length: spec offset 4 (bootstrap_wire.toml:30)");
+
+/*
+ * nccl_socket_address_t: 28 bytes, HIGH (facts Constants (socket address union, 28 bytes: sockaddr / sockaddr_in / sockaddr_in6)).
+ * the union is modelled through its sockaddr_in6 view; for AF_INET, sin_addr occupies
+ * flowinfo's four bytes and addr is zero. family is host order, port network order (the
+ * Linux ABI)
+ */
+struct nccl_socket_address {
+	uint16_t family; /* +0 HIGH */
+	uint16_t port; /* +2 HIGH */
+	uint32_t flowinfo; /* +4 HIGH */
+	uint8_t addr[16]; /* +8 HIGH */
+	uint32_t scope_id; /* +24 HIGH */
+};
+_Static_assert(sizeof(struct nccl_socket_address) == 28, "nccl_socket_address_t: spec size 28 (structs_nccom.toml:217)");
+_Static_assert(offsetof(struct nccl_socket_address, family) == 0, "nccl_socket_address_t.family: spec offset 0 (structs_nccom.toml:225)");
+_Static_assert(offsetof(struct nccl_socket_address, port) == 2, "nccl_socket_address_t.port: spec offset 2 (structs_nccom.toml:232)");
+_Static_assert(offsetof(struct nccl_socket_address, flowinfo) == 4, "nccl_socket_address_t.flowinfo: spec offset 4 (structs_nccom.toml:239)");
+_Static_assert(offsetof(struct nccl_socket_address, addr) == 8, "nccl_socket_address_t.addr: spec offset 8 (structs_nccom.toml:246)");
+_Static_assert(offsetof(struct nccl_socket_address, scope_id) == 24, "nccl_socket_address_t.scope_id: spec offset 24 (structs_nccom.toml:253)");
+
+/*
+ * extInfo: 40 bytes, HIGH (facts Bootstrap records; seed 001 §3 (INFO_TO_ROOT payload)).
+ */
+struct extInfo {
+	uint32_t sanity; /* +0 HIGH */
+	int rank; /* +4 HIGH */
+	int nranks; /* +8 HIGH */
+	nccl_socket_address_t extAddressListen; /* +12 HIGH */
+};
+_Static_assert(sizeof(struct extInfo) == 40, "extInfo: spec size 40 (structs_nccom.toml:343)");
+_Static_assert(offsetof(struct extInfo, sanity) == 0, "extInfo.sanity: spec offset 0 (structs_nccom.toml:350)");
+_Static_assert(offsetof(struct extInfo, rank) == 4, "extInfo.rank: spec offset 4 (structs_nccom.toml:357)");
+_Static_assert(offsetof(struct extInfo, nranks) == 8, "extInfo.nranks: spec offset 8 (structs_nccom.toml:364)");
+_Static_assert(offsetof(struct extInfo, extAddressListen) == 12, "extInfo.extAddressListen: spec offset 12 (structs_nccom.toml:371)");
+
+/*
+ * nccl_nrt_git_hash_t: 16 bytes, HIGH (facts; seed 001 §4 (getNcclNrtGitHash: memcpy 8 + memcpy 8)).
+ */
+struct nccl_nrt_git_hash {
+	char nccom[8]; /* +0 HIGH */
+	char nrt[8]; /* +8 HIGH */
+};
+_Static_assert(sizeof(struct nccl_nrt_git_hash) == 16, "nccl_nrt_git_hash_t: spec size 16 (structs_nccom.toml:378)");
+_Static_assert(offsetof(struct nccl_nrt_git_hash, nccom) == 0, "nccl_nrt_git_hash_t.nccom: spec offset 0 (structs_nccom.toml:385)");
+_Static_assert(offsetof(struct nccl_nrt_git_hash, nrt) == 8, "nccl_nrt_git_hash_t.nrt: spec offset 8 (structs_nccom.toml:392)");
+
+/*
+ * extInfoGlobal: 56 bytes, HIGH (facts Bootstrap records (extInfo 40 B; 'when the init is global the 16-byte nccl_nrt_git_hash follows'); seed 001 §3 (if (wantExt) getNcclNrtGitHash(&info.nccl_nrt_git_hash, 16))).
+ * the INFO_TO_ROOT payload of a global init
+ */
+struct extInfoGlobal {
+	struct extInfo info; /* +0 HIGH */
+	nccl_nrt_git_hash_t nccl_nrt_git_hash; /* +40 HIGH */
+};
+_Static_assert(sizeof(struct extInfoGlobal) == 56, "extInfoGlobal: spec size 56 (bootstrap_wire.toml:152)");
+_Static_assert(offsetof(struct extInfoGlobal, info) == 0, "extInfoGlobal.info: spec offset 0 (bootstrap_wire.toml:160)");
+_Static_assert(offsetof(struct extInfoGlobal, nccl_nrt_git_hash) == 40, "extInfoGlobal.nccl_nrt_git_hash: spec offset 40 (bootstrap_wire.toml:167)");
+
+/*
+ * bootstrap_root_reply: 48 bytes, HIGH (facts Bootstrap records ('Root reply: cluster_id u64 then epoch u64, then the ring neighbour's address'); seed 001 §3 (reply[0..7], reply[8..15], reply.neighborAddr)).
+ * the INFO_FROM_ROOT payload; a C struct of these members is 48 bytes (8-byte alignment),
+ * the last 4 are padding
+ */
+struct bootstrap_root_reply {
+	uint64_t cluster_id; /* +0 HIGH */
+	time_t epoch; /* +8 HIGH */
+	nccl_socket_address_t neighbour; /* +16 HIGH */
+	unsigned char nrtabi_opaque_44[4]; /* +44..48 opaque */
+};
+_Static_assert(sizeof(struct bootstrap_root_reply) == 48, "bootstrap_root_reply: spec size 48 (bootstrap_wire.toml:174)");
+_Static_assert(offsetof(struct bootstrap_root_reply, cluster_id) == 0, "bootstrap_root_reply.cluster_id: spec offset 0 (bootstrap_wire.toml:182)");
+_Static_assert(offsetof(struct bootstrap_root_reply, epoch) == 8, "bootstrap_root_reply.epoch: spec offset 8 (bootstrap_wire.toml:189)");
+_Static_assert(offsetof(struct bootstrap_root_reply, neighbour) == 16, "bootstrap_root_reply.neighbour: spec offset 16 (bootstrap_wire.toml:196)");
+
+/*
+ * bootstrap_root_wait: 8 bytes, INFERRED (nrtabi extension (BOOTSTRAP_MSG_ROOT_WAIT)).
+ */
+struct bootstrap_root_wait {
+	uint32_t have; /* +0 INFERRED */
+	uint32_t nranks; /* +4 INFERRED */
+};
+_Static_assert(sizeof(struct bootstrap_root_wait) == 8, "bootstrap_root_wait: spec size 8 (bootstrap_wire.toml:209)");
+_Static_assert(offsetof(struct bootstrap_root_wait, have) == 0, "bootstrap_root_wait.have: spec offset 0 (bootstrap_wire.toml:216)");
+_Static_assert(offsetof(struct bootstrap_root_wait, nranks) == 4, "bootstrap_root_wait.nranks: spec offset 4 (bootstrap_wire.toml:223)");
+
+/*
+ * bootstrap_peer_hello: 16 bytes, INFERRED (stock NCCL bootstrap connections open with the sender's rank; the sanity word is the extInfo magic).
+ */
+struct bootstrap_peer_hello {
+	uint32_t sanity; /* +0 INFERRED */
+	int rank; /* +4 INFERRED */
+	int nranks; /* +8 INFERRED */
+	uint32_t channel; /* +12 INFERRED */
+};
+_Static_assert(sizeof(struct bootstrap_peer_hello) == 16, "bootstrap_peer_hello: spec size 16 (bootstrap_wire.toml:230)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, sanity) == 0, "bootstrap_peer_hello.sanity: spec offset 0 (bootstrap_wire.toml:237)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, rank) == 4, "bootstrap_peer_hello.rank: spec offset 4 (bootstrap_wire.toml:244)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, nranks) == 8, "bootstrap_peer_hello.nranks: spec offset 8 (bootstrap_wire.toml:251)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, channel) == 12, "bootstrap_peer_hello.channel: spec offset 12 (bootstrap_wire.toml:258)");
+
+/*
  * ncclProxyState: 192 bytes, HIGH (facts ncclComm (proxyStateStream[3] @18384, stride 192); seed 001 §2).
  * contents not described; alignment 8 assumed (it holds pointers in upstream NCCL)
  */
@@ -317,26 +447,6 @@ _Static_assert(offsetof(struct ncclComm, p2pRecvs) == 19192, "ncclComm.p2pRecvs:
 _Static_assert(offsetof(struct ncclComm, send_histograms) == 19232, "ncclComm.send_histograms: spec offset 19232 (structs_nccom.toml:210)");
 
 /*
- * nccl_socket_address_t: 28 bytes, HIGH (facts Constants (socket address union, 28 bytes: sockaddr / sockaddr_in / sockaddr_in6)).
- * the union is modelled through its sockaddr_in6 view; for AF_INET, sin_addr occupies
- * flowinfo's four bytes and addr is zero. family is host order, port network order (the
- * Linux ABI)
- */
-struct nccl_socket_address {
-	uint16_t family; /* +0 HIGH */
-	uint16_t port; /* +2 HIGH */
-	uint32_t flowinfo; /* +4 HIGH */
-	uint8_t addr[16]; /* +8 HIGH */
-	uint32_t scope_id; /* +24 HIGH */
-};
-_Static_assert(sizeof(struct nccl_socket_address) == 28, "nccl_socket_address_t: spec size 28 (structs_nccom.toml:217)");
-_Static_assert(offsetof(struct nccl_socket_address, family) == 0, "nccl_socket_address_t.family: spec offset 0 (structs_nccom.toml:225)");
-_Static_assert(offsetof(struct nccl_socket_address, port) == 2, "nccl_socket_address_t.port: spec offset 2 (structs_nccom.toml:232)");
-_Static_assert(offsetof(struct nccl_socket_address, flowinfo) == 4, "nccl_socket_address_t.flowinfo: spec offset 4 (structs_nccom.toml:239)");
-_Static_assert(offsetof(struct nccl_socket_address, addr) == 8, "nccl_socket_address_t.addr: spec offset 8 (structs_nccom.toml:246)");
-_Static_assert(offsetof(struct nccl_socket_address, scope_id) == 24, "nccl_socket_address_t.scope_id: spec offset 24 (structs_nccom.toml:253)");
-
-/*
  * ncclUniqueId: 128 bytes, HIGH (facts Constants (128 bytes, the root listener's socket address); seed 001 §1 (passed by value in 8 XMM registers)).
  */
 struct ncclUniqueId {
@@ -368,32 +478,6 @@ _Static_assert(offsetof(struct extState, peerCommSendFd) == 24, "extState.peerCo
 _Static_assert(offsetof(struct extState, peerCommRecvFd) == 32, "extState.peerCommRecvFd: spec offset 32 (structs_nccom.toml:316)");
 _Static_assert(offsetof(struct extState, rank) == 40, "extState.rank: spec offset 40 (structs_nccom.toml:323)");
 _Static_assert(offsetof(struct extState, nranks) == 44, "extState.nranks: spec offset 44 (structs_nccom.toml:330)");
-
-/*
- * extInfo: 40 bytes, HIGH (facts Bootstrap records; seed 001 §3 (INFO_TO_ROOT payload)).
- */
-struct extInfo {
-	uint32_t sanity; /* +0 HIGH */
-	int rank; /* +4 HIGH */
-	int nranks; /* +8 HIGH */
-	nccl_socket_address_t extAddressListen; /* +12 HIGH */
-};
-_Static_assert(sizeof(struct extInfo) == 40, "extInfo: spec size 40 (structs_nccom.toml:343)");
-_Static_assert(offsetof(struct extInfo, sanity) == 0, "extInfo.sanity: spec offset 0 (structs_nccom.toml:350)");
-_Static_assert(offsetof(struct extInfo, rank) == 4, "extInfo.rank: spec offset 4 (structs_nccom.toml:357)");
-_Static_assert(offsetof(struct extInfo, nranks) == 8, "extInfo.nranks: spec offset 8 (structs_nccom.toml:364)");
-_Static_assert(offsetof(struct extInfo, extAddressListen) == 12, "extInfo.extAddressListen: spec offset 12 (structs_nccom.toml:371)");
-
-/*
- * nccl_nrt_git_hash_t: 16 bytes, HIGH (facts; seed 001 §4 (getNcclNrtGitHash: memcpy 8 + memcpy 8)).
- */
-struct nccl_nrt_git_hash {
-	char nccom[8]; /* +0 HIGH */
-	char nrt[8]; /* +8 HIGH */
-};
-_Static_assert(sizeof(struct nccl_nrt_git_hash) == 16, "nccl_nrt_git_hash_t: spec size 16 (structs_nccom.toml:378)");
-_Static_assert(offsetof(struct nccl_nrt_git_hash, nccom) == 0, "nccl_nrt_git_hash_t.nccom: spec offset 0 (structs_nccom.toml:385)");
-_Static_assert(offsetof(struct nccl_nrt_git_hash, nrt) == 8, "nccl_nrt_git_hash_t.nrt: spec offset 8 (structs_nccom.toml:392)");
 
 /*
  * ncclPeerInfo: 112 bytes, HIGH (facts Bootstrap records (peer-info record 112 B); seed 001 §3 (fillInfo, AllGather1)).

@@ -15,6 +15,63 @@ type StdVector struct {
 // CPUSet has the size and alignment of glibc's cpu_set_t.
 type CPUSet [16]uint64
 
+// BootstrapMsgHeader mirrors bootstrap_msg_header (8 bytes, INFERRED).
+type BootstrapMsgHeader struct {
+	Type   uint32 // +0 u32 INFERRED
+	Length uint32 // +4 u32 INFERRED
+}
+
+// NcclSocketAddress mirrors nccl_socket_address_t (28 bytes, HIGH).
+type NcclSocketAddress struct {
+	Family   uint16    // +0 u16 HIGH
+	Port     uint16    // +2 u16 HIGH
+	Flowinfo uint32    // +4 u32 HIGH
+	Addr     [16]uint8 // +8 u8[16] HIGH
+	ScopeID  uint32    // +24 u32 HIGH
+}
+
+// ExtInfo mirrors extInfo (40 bytes, HIGH).
+type ExtInfo struct {
+	Sanity           uint32            // +0 u32 HIGH
+	Rank             int32             // +4 int HIGH
+	Nranks           int32             // +8 int HIGH
+	ExtAddressListen NcclSocketAddress // +12 nccl_socket_address_t HIGH
+}
+
+// NcclNRTGitHash mirrors nccl_nrt_git_hash_t (16 bytes, HIGH).
+type NcclNRTGitHash struct {
+	Nccom [8]byte // +0 char[8] HIGH
+	NRT   [8]byte // +8 char[8] HIGH
+}
+
+// ExtInfoGlobal mirrors extInfoGlobal (56 bytes, HIGH).
+type ExtInfoGlobal struct {
+	Info           ExtInfo        // +0 extInfo HIGH
+	NcclNRTGitHash NcclNRTGitHash // +40 nccl_nrt_git_hash_t HIGH
+}
+
+// BootstrapRootReply mirrors bootstrap_root_reply (48 bytes, HIGH).
+type BootstrapRootReply struct {
+	ClusterID uint64            // +0 u64 HIGH
+	Epoch     int64             // +8 time_t HIGH
+	Neighbour NcclSocketAddress // +16 nccl_socket_address_t HIGH
+	_         [4]byte           // +44..48 opaque
+}
+
+// BootstrapRootWait mirrors bootstrap_root_wait (8 bytes, INFERRED).
+type BootstrapRootWait struct {
+	Have   uint32 // +0 u32 INFERRED
+	Nranks uint32 // +4 u32 INFERRED
+}
+
+// BootstrapPeerHello mirrors bootstrap_peer_hello (16 bytes, INFERRED).
+type BootstrapPeerHello struct {
+	Sanity  uint32 // +0 u32 INFERRED
+	Rank    int32  // +4 int INFERRED
+	Nranks  int32  // +8 int INFERRED
+	Channel uint32 // +12 u32 INFERRED
+}
+
 // NcclProxyState mirrors ncclProxyState (192 bytes, HIGH).
 type NcclProxyState struct {
 	_ [0]uint64 // aligns the struct to 8 bytes
@@ -57,15 +114,6 @@ type NcclComm struct {
 	SendHistograms   uintptr            // +19232 multi_timer_histograms* HIGH
 }
 
-// NcclSocketAddress mirrors nccl_socket_address_t (28 bytes, HIGH).
-type NcclSocketAddress struct {
-	Family   uint16    // +0 u16 HIGH
-	Port     uint16    // +2 u16 HIGH
-	Flowinfo uint32    // +4 u32 HIGH
-	Addr     [16]uint8 // +8 u8[16] HIGH
-	ScopeID  uint32    // +24 u32 HIGH
-}
-
 // NcclUniqueID mirrors ncclUniqueId (128 bytes, HIGH).
 type NcclUniqueID struct {
 	Internal [128]byte // +0 char[128] HIGH
@@ -82,20 +130,6 @@ type ExtState struct {
 	Rank              int32    // +40 int HIGH
 	Nranks            int32    // +44 int HIGH
 	_                 [16]byte // +48..64 opaque
-}
-
-// ExtInfo mirrors extInfo (40 bytes, HIGH).
-type ExtInfo struct {
-	Sanity           uint32            // +0 u32 HIGH
-	Rank             int32             // +4 int HIGH
-	Nranks           int32             // +8 int HIGH
-	ExtAddressListen NcclSocketAddress // +12 nccl_socket_address_t HIGH
-}
-
-// NcclNRTGitHash mirrors nccl_nrt_git_hash_t (16 bytes, HIGH).
-type NcclNRTGitHash struct {
-	Nccom [8]byte // +0 char[8] HIGH
-	NRT   [8]byte // +8 char[8] HIGH
 }
 
 // NcclPeerInfo mirrors ncclPeerInfo (112 bytes, HIGH).
@@ -333,14 +367,19 @@ type EncSemIncValues struct {
 
 // Sizes from the spec. For packed byte images these are the image sizes.
 const (
+	SizeofBootstrapMsgHeader    = 8
+	SizeofNcclSocketAddress     = 28
+	SizeofExtInfo               = 40
+	SizeofNcclNRTGitHash        = 16
+	SizeofExtInfoGlobal         = 56
+	SizeofBootstrapRootReply    = 48
+	SizeofBootstrapRootWait     = 8
+	SizeofBootstrapPeerHello    = 16
 	SizeofNcclProxyState        = 192
 	SizeofNcclInfo              = 72
 	SizeofNcclComm              = 19240
-	SizeofNcclSocketAddress     = 28
 	SizeofNcclUniqueID          = 128
 	SizeofExtState              = 64
-	SizeofExtInfo               = 40
-	SizeofNcclNRTGitHash        = 16
 	SizeofNcclPeerInfo          = 112
 	SizeofEncSigMsg             = 17
 	SizeofEncUIDMsg             = 129

@@ -4,6 +4,20 @@ package abi
 
 import "encoding/binary"
 
+// MarshalTo writes the 8-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapMsgHeader) MarshalTo(b []byte) {
+	_ = b[7] // one bounds check
+	binary.LittleEndian.PutUint32(b[0:], v.Type)
+	binary.LittleEndian.PutUint32(b[4:], v.Length)
+}
+
+// UnmarshalFrom reads v from the 8-byte image in b.
+func (v *BootstrapMsgHeader) UnmarshalFrom(b []byte) {
+	_ = b[7]
+	v.Type = binary.LittleEndian.Uint32(b[0:])
+	v.Length = binary.LittleEndian.Uint32(b[4:])
+}
+
 // MarshalTo writes the 28-byte image of v to b (little-endian, spec offsets).
 func (v *NcclSocketAddress) MarshalTo(b []byte) {
 	_ = b[27] // one bounds check
@@ -54,6 +68,68 @@ func (v *NcclNRTGitHash) UnmarshalFrom(b []byte) {
 	_ = b[15]
 	copy(v.Nccom[:], b[0:8])
 	copy(v.NRT[:], b[8:16])
+}
+
+// MarshalTo writes the 56-byte image of v to b (little-endian, spec offsets).
+func (v *ExtInfoGlobal) MarshalTo(b []byte) {
+	_ = b[55] // one bounds check
+	v.Info.MarshalTo(b[0:])
+	v.NcclNRTGitHash.MarshalTo(b[40:])
+}
+
+// UnmarshalFrom reads v from the 56-byte image in b.
+func (v *ExtInfoGlobal) UnmarshalFrom(b []byte) {
+	_ = b[55]
+	v.Info.UnmarshalFrom(b[0:])
+	v.NcclNRTGitHash.UnmarshalFrom(b[40:])
+}
+
+// MarshalTo writes the 48-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapRootReply) MarshalTo(b []byte) {
+	_ = b[47] // one bounds check
+	binary.LittleEndian.PutUint64(b[0:], v.ClusterID)
+	binary.LittleEndian.PutUint64(b[8:], uint64(v.Epoch))
+	v.Neighbour.MarshalTo(b[16:])
+}
+
+// UnmarshalFrom reads v from the 48-byte image in b.
+func (v *BootstrapRootReply) UnmarshalFrom(b []byte) {
+	_ = b[47]
+	v.ClusterID = binary.LittleEndian.Uint64(b[0:])
+	v.Epoch = int64(binary.LittleEndian.Uint64(b[8:]))
+	v.Neighbour.UnmarshalFrom(b[16:])
+}
+
+// MarshalTo writes the 8-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapRootWait) MarshalTo(b []byte) {
+	_ = b[7] // one bounds check
+	binary.LittleEndian.PutUint32(b[0:], v.Have)
+	binary.LittleEndian.PutUint32(b[4:], v.Nranks)
+}
+
+// UnmarshalFrom reads v from the 8-byte image in b.
+func (v *BootstrapRootWait) UnmarshalFrom(b []byte) {
+	_ = b[7]
+	v.Have = binary.LittleEndian.Uint32(b[0:])
+	v.Nranks = binary.LittleEndian.Uint32(b[4:])
+}
+
+// MarshalTo writes the 16-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapPeerHello) MarshalTo(b []byte) {
+	_ = b[15] // one bounds check
+	binary.LittleEndian.PutUint32(b[0:], v.Sanity)
+	binary.LittleEndian.PutUint32(b[4:], uint32(v.Rank))
+	binary.LittleEndian.PutUint32(b[8:], uint32(v.Nranks))
+	binary.LittleEndian.PutUint32(b[12:], v.Channel)
+}
+
+// UnmarshalFrom reads v from the 16-byte image in b.
+func (v *BootstrapPeerHello) UnmarshalFrom(b []byte) {
+	_ = b[15]
+	v.Sanity = binary.LittleEndian.Uint32(b[0:])
+	v.Rank = int32(binary.LittleEndian.Uint32(b[4:]))
+	v.Nranks = int32(binary.LittleEndian.Uint32(b[8:]))
+	v.Channel = binary.LittleEndian.Uint32(b[12:])
 }
 
 // MarshalTo writes the 17-byte image of v to b (little-endian, spec offsets).

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
+)
+
+// The bootstrap tests run real nrtabi processes talking TCP. The binary is
+// built once per test run, without the race detector, so that 32 of them
+// fit the machine.
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string
+)
+
+func TestMain(m *testing.M) {
+	rc := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(rc)
+}
+
+func nrtabiBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "nrtabi-bootstrap-test-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "nrtabi")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// testTimeout is NEURON_CCOM_SOCK_TIMEOUT in these tests, in seconds.
+const testTimeout = 2
+
+type procResult struct {
+	exit           int
+	stdout, stderr string
+	took           time.Duration
+}
+
+// nrtabi runs the binary with args and extra environment.
+func nrtabi(t *testing.T, env []string, args ...string) procResult {
+	t.Helper()
+	cmd := exec.Command(nrtabiBinary(t), args...)
+	cmd.Env = append(append(os.Environ(), abi.EnvSockTimeout+"="+strconv.Itoa(testTimeout)), env...)
+	var out, errw bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errw
+	start := time.Now()
+	err := cmd.Run()
+	res := procResult{stdout: out.String(), stderr: errw.String(), took: time.Since(start)}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		res.exit = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// rankLines are the per-rank lines of a --local run, by rank.
+func rankLines(t *testing.T, out string, n int) []map[string]string {
+	t.Helper()
+	lines := make([]map[string]string, n)
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "rank=") {
+			continue
+		}
+		f := parseRankLine(l)
+		r, err := strconv.Atoi(f["rank"])
+		if err != nil || r < 0 || r >= n || lines[r] != nil {
+			t.Fatalf("bad or repeated rank line %q", l)
+		}
+		lines[r] = f
+	}
+	for r, f := range lines {
+		if f == nil {
+			t.Fatalf("no line for rank %d in:\n%s", r, out)
+		}
+	}
+	return lines
+}
+
+func TestBootstrapLocalWorlds(t *testing.T) {
+	for _, n := range []int{2, 8, 32} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			res := nrtabi(t, nil, "bootstrap", "--local", strconv.Itoa(n))
+			if res.exit != 0 {
+				t.Fatalf("exit %d\n%s\n%s", res.exit, res.stdout, res.stderr)
+			}
+			lines := rankLines(t, res.stdout, n)
+			for r, f := range lines {
+				if f["verdict"] != "ok" || f["cluster_id"] != lines[0]["cluster_id"] || f["unique_id"] != lines[0]["unique_id"] ||
+					f["prev"] != strconv.Itoa((r+n-1)%n) || f["next"] != strconv.Itoa((r+1)%n) || f["nranks"] != strconv.Itoa(n) {
+					t.Errorf("rank %d: %s", r, f["line"])
+				}
+			}
+			if !strings.HasPrefix(lines[0]["unique_id"], "127.0.0.1:") || lines[0]["cluster_id"] == "-" {
+				t.Errorf("rank 0: %s", lines[0]["line"])
+			}
+			if want := fmt.Sprintf("all %d ranks agree", n); !strings.Contains(res.stdout, want) {
+				t.Errorf("no %q in:\n%s", want, res.stdout)
+			}
+		})
+	}
+}
+
+func TestBootstrapOneReorderedProgramFailsEveryRank(t *testing.T) {
+	const n = 8
+	res := nrtabi(t, nil, "bootstrap", "--local", strconv.Itoa(n), "--reorder-rank", "5")
+	if res.exit != exitError {
+		t.Fatalf("exit %d, want %d\n%s", res.exit, exitError, res.stdout)
+	}
+	for r, f := range rankLines(t, res.stdout, n) {
+		if want := cfmt.Sprintf(abi.MsgSigValidationFailed, uint32(r)); f["verdict"] != "failed" || f["error"] != want {
+			t.Errorf("rank %d: %s; want the error %q", r, f["line"], want)
+		}
+	}
+	if !strings.Contains(res.stdout, fmt.Sprintf("%d of %d ranks exited non-zero", n, n)) {
+		t.Errorf("summary:\n%s", res.stdout)
+	}
+}
+
+// TestBootstrapFaults plants one misbehaving rank (2 of 4) in a real world of
+// processes. Every other rank must exit non-zero, within the socket
+// timeout, with an error that names rank 2.
+func TestBootstrapFaults(t *testing.T) {
+	const n = 4
+	for _, c := range []struct {
+		fault string
+		flags []string
+		want  []string
+	}{
+		{"die-mid-record", nil, []string{"rank 2 closed the connection after 40 of 56 bytes of its INFO_TO_ROOT record"}},
+		{"die-after-record", nil, []string{"rank 2 closed its root connection before the world was complete"}},
+		{"die-after-reply", nil, []string{"rank 2"}},
+		{"bad-magic", nil, []string{"rank 2: bad sanity magic 0x9e869396 in INFO_TO_ROOT", "peer 127.0.0.1:"}},
+		{"truncated-record", nil, []string{"rank 2 closed the connection after 40 of 56 bytes of its INFO_TO_ROOT record", "peer 127.0.0.1:"}},
+		{"", []string{"--skew-rank", "2"}, []string{"rank 2 carries nccl_nrt_git_hash libnccom \"1a31ba18\" + libnrt \"0000skew\"", "the other 3 ranks"}},
+	} {
+		name := c.fault
+		if name == "" {
+			name = "mismatched-git-hash"
+		}
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"bootstrap", "--local", strconv.Itoa(n), "--fault-rank", "2"}, c.flags...)
+			res := nrtabi(t, []string{envFault + "=" + c.fault}, args...)
+			if res.exit != exitError {
+				t.Fatalf("exit %d\n%s", res.exit, res.stdout)
+			}
+			if res.took > 2*testTimeout*time.Second {
+				t.Errorf("took %s with a %ds socket timeout", res.took, testTimeout)
+			}
+			for r, f := range rankLines(t, res.stdout, n) {
+				if r == 2 && strings.HasPrefix(c.fault, "die-") {
+					continue // killed: it printed nothing
+				}
+				if f["verdict"] != "failed" {
+					t.Errorf("rank %d: %s", r, f["line"])
+				}
+				if r == 2 && c.fault == "truncated-record" {
+					continue // it knows what it did
+				}
+				for _, w := range c.want {
+					if !strings.Contains(f["error"], w) {
+						t.Errorf("rank %d: %q lacks %q", r, f["error"], w)
+					}
+				}
+			}
+			if strings.HasPrefix(c.fault, "die-") && !strings.Contains(res.stdout, "rank 2: ended by signal: killed") {
+				t.Errorf("the killed rank is not reported:\n%s", res.stdout)
+			}
+		})
+	}
+}
+
+// ranks starts one process per rank with its own extra environment and
+// waits for all.
+func ranks(t *testing.T, env [][]string, args ...[]string) []procResult {
+	t.Helper()
+	out := make([]procResult, len(env))
+	var wg sync.WaitGroup
+	for r := range env {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[r] = nrtabi(t, env[r], args[r]...)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func TestBootstrapRankFromLaunchers(t *testing.T) {
+	port := freeTestPort(t)
+	root := abi.EnvRootCommID + "=127.0.0.1:" + strconv.Itoa(port)
+	res := ranks(t, [][]string{
+		{root, "RANK=0", "WORLD_SIZE=3"},
+		{root, "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=3"},
+		{root, "SLURM_PROCID=2", "SLURM_NTASKS=3"},
+	}, []string{"bootstrap"}, []string{"bootstrap"}, []string{"bootstrap"})
+	for r, p := range res {
+		f := parseRankLine(p.stdout)
+		if p.exit != 0 || f["rank"] != strconv.Itoa(r) || f["nranks"] != "3" || f["verdict"] != "ok" {
+			t.Errorf("rank %d: exit %d %q\n%s", r, p.exit, p.stdout, p.stderr)
+		}
+	}
+}
+
+func TestBootstrapRootPortInUse(t *testing.T) {
+	// Something else holds the port and answers nothing.
+	hold, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close()
+	root := abi.EnvRootCommID + "=" + hold.Addr().String()
+	res := ranks(t, [][]string{{root}, {root}}, []string{"bootstrap", "--rank", "0", "--nranks", "2"}, []string{"bootstrap", "--rank", "1", "--nranks", "2"})
+	if f := parseRankLine(res[0].stdout); res[0].exit != exitError ||
+		!strings.Contains(f["error"], "bootstrap root cannot listen on "+hold.Addr().String()+": the port is in use by another process") {
+		t.Errorf("rank 0: exit %d %q", res[0].exit, res[0].stdout)
+	}
+	if f := parseRankLine(res[1].stdout); res[1].exit != exitError ||
+		!strings.Contains(f["error"], "nothing from the root "+hold.Addr().String()+" within 2s") {
+		t.Errorf("rank 1: exit %d %q", res[1].exit, res[1].stdout)
+	}
+}
+
+func TestBootstrapEnvironmentErrors(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		args []string
+		exit int
+		want string
+	}{
+		{[]string{abi.EnvRootCommID + "=10.0.0.1"}, nil, exitError, cfmt.Sprintf(abi.MsgNccomInvalidCommID, "10.0.0.1")},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", abi.EnvSocketIfname + "=nrtabi-none"}, nil, exitError, abi.MsgNccomNoInterface},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", abi.EnvSockTimeout + "=soon"}, nil, exitError, abi.EnvSockTimeout + `=\"soon\"`},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9"}, []string{"--rank", "3", "--nranks", "3"}, exitUsage, cfmt.Sprintf(abi.MsgNccomInvalidRank, 3, 3)},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=1"}, []string{}, exitUsage, "RANK=\"1\", WORLD_SIZE=\"\": both are needed"},
+		{[]string{abi.EnvRootCommID + "="}, []string{"--rank", "0", "--nranks", "1"}, exitUsage, "no root comm id"},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", envFault + "=explode"}, []string{"--rank", "0", "--nranks", "1"}, exitUsage, "use bad-magic"},
+	} {
+		args := c.args
+		if args == nil {
+			args = []string{"--rank", "0", "--nranks", "2"}
+		}
+		res := nrtabi(t, c.env, append([]string{"bootstrap"}, args...)...)
+		if res.exit != c.exit || !strings.Contains(res.stdout+res.stderr, c.want) {
+			t.Errorf("%v %v: exit %d, want %d with %q\n%s%s", c.env, args, res.exit, c.exit, c.want, res.stdout, res.stderr)
+		}
+	}
+}
+
+// With nrt_get_total_vnc_count() non-zero the bootstrap opens no socket:
+// the rank succeeds although no root exists.
+func TestBootstrapSingleVNCGate(t *testing.T) {
+	res := nrtabi(t, []string{abi.EnvRootCommID + "=127.0.0.1:9"}, "bootstrap", "--rank", "1", "--nranks", "2", "--vnc-count", "1")
+	if f := parseRankLine(res.stdout); res.exit != 0 || f["verdict"] != "ok" || f["unique_id"] != "none(single-vNC)" {
+		t.Errorf("exit %d %q %s", res.exit, res.stdout, res.stderr)
+	}
+}
+
+func TestResolveRank(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	for _, c := range []struct {
+		flags      map[string]bool
+		rank, size int
+		getenv     func(string) string
+		want       [2]int
+		err        string
+	}{
+		{nil, -1, 0, env("RANK", "2", "WORLD_SIZE", "4"), [2]int{2, 4}, ""},
+		{nil, -1, 0, env("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2"), [2]int{1, 2}, ""},
+		{nil, -1, 0, env("SLURM_PROCID", "0", "SLURM_NTASKS", "8"), [2]int{0, 8}, ""},
+		{nil, -1, 0, env("RANK", "1", "WORLD_SIZE", "2", "SLURM_PROCID", "5", "SLURM_NTASKS", "8"), [2]int{1, 2}, ""},
+		{map[string]bool{"rank": true}, 3, 0, env("RANK", "1", "WORLD_SIZE", "4"), [2]int{3, 4}, ""},
+		{map[string]bool{"rank": true, "nranks": true}, 0, 1, env("RANK", "x"), [2]int{0, 1}, ""},
+		{nil, -1, 0, env("RANK", "x", "WORLD_SIZE", "2"), [2]int{}, "are not numbers"},
+		{nil, -1, 0, env(), [2]int{}, "no rank and world size"},
+		{nil, -1, 0, env("SLURM_PROCID", "8", "SLURM_NTASKS", "8"), [2]int{}, "Invalid rank requested : 8/8"},
+	} {
+		o := bootstrapOpts{rank: c.rank, nranks: c.size}
+		err := o.resolveRank(c.flags, c.getenv)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%+v: %v, want %q", c, err, c.err)
+			}
+			continue
+		}
+		if err != nil || [2]int{o.rank, o.nranks} != c.want {
+			t.Errorf("%+v: %d/%d %v", c, o.rank, o.nranks, err)
+		}
+	}
+}
+
+func freeTestPort(t *testing.T) int {
+	t.Helper()
+	p, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

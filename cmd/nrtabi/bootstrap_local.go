@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
+)
+
+// localRank is one spawned rank process and what it reported.
+type localRank struct {
+	rank   int
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	stderr bytes.Buffer
+	exit   int    // -1: ended by a signal
+	signal string // the signal, when exit is -1
+	fields map[string]string
+}
+
+// runLocal spawns o.local processes of this very binary, each one rank of a
+// world rooted on a free loopback port, and exits 0 only when every one
+// exits 0 and all agree on the world.
+func runLocal(o bootstrapOpts, out, errw io.Writer) int {
+	ranks, summary, err := spawnLocal(o, errw)
+	if err != nil {
+		fmt.Fprintf(errw, "nrtabi bootstrap --local: %v\n", err)
+		return exitError
+	}
+	for _, r := range ranks {
+		if line := r.fields["line"]; line != "" {
+			fmt.Fprintln(out, line)
+		} else {
+			fmt.Fprintf(out, "rank=%d printed nothing (exit %d)\n", r.rank, r.exit)
+		}
+	}
+	fmt.Fprintln(out, summary.text)
+	if o.timing {
+		fmt.Fprintln(out, summary.timing)
+	}
+	if !summary.ok {
+		for _, r := range ranks {
+			if r.exit != 0 && o.verbose {
+				fmt.Fprintf(errw, "---- rank %d (exit %d) stderr:\n%s", r.rank, r.exit, r.stderr.String())
+			}
+		}
+		return exitError
+	}
+	return exitOK
+}
+
+// localSummary is the launcher's verdict over all ranks.
+type localSummary struct {
+	ok     bool
+	text   string
+	timing string
+}
+
+// spawnLocal runs the ranks and judges them.
+func spawnLocal(o bootstrapOpts, errw io.Writer) ([]*localRank, localSummary, error) {
+	n := o.local
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, localSummary{}, fmt.Errorf("cannot find this binary to run its ranks: %w", err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, localSummary{}, err
+	}
+	rootID := fmt.Sprintf("127.0.0.1:%d", port)
+	base := append(localEnv(os.Environ()), o.childEnv...)
+	timeout := tcp.DefaultTimeout
+	if cfg, err := tcp.ConfigFromEnv(envLookup(base)); err != nil {
+		return nil, localSummary{}, err
+	} else if cfg.Timeout > 0 {
+		timeout = cfg.Timeout
+	}
+	ranks := make([]*localRank, n)
+	for r := 0; r < n; r++ {
+		args := []string{"bootstrap", "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(n), "--root", rootID}
+		if o.timing {
+			args = append(args, "--timing", "--hold")
+		}
+		if o.naive {
+			args = append(args, "--naive")
+		}
+		if o.verbose {
+			args = append(args, "-v")
+		}
+		env := append([]string(nil), base...)
+		if r == o.reorderRank {
+			env = append(env, envProgram+"=reordered")
+		}
+		if r == o.skewRank {
+			env = append(env, envNRTGit+"=0000skew")
+		}
+		if r == o.faultRank && o.fault != "" {
+			env = append(env, envFault+"="+o.fault)
+		}
+		lr := &localRank{rank: r, cmd: exec.Command(exe, args...)}
+		lr.cmd.Env = env
+		lr.cmd.Stderr = &lr.stderr
+		ranks[r] = lr
+	}
+	// With --timing every rank holds after its start-up until all are up,
+	// so the measured phases do not include process creation.
+	ready := make(chan struct{}, n)
+	var holds []io.Closer
+	var copiers sync.WaitGroup
+	for _, lr := range ranks {
+		stdout, err := lr.cmd.StdoutPipe()
+		if err == nil && o.timing {
+			var hold io.WriteCloser
+			if hold, err = lr.cmd.StdinPipe(); err == nil {
+				holds = append(holds, hold)
+			}
+		}
+		if err == nil {
+			err = lr.cmd.Start()
+		}
+		if err != nil {
+			for _, started := range ranks {
+				if started.cmd.Process != nil {
+					_ = started.cmd.Process.Kill()
+					_ = started.cmd.Wait()
+				}
+			}
+			return nil, localSummary{}, fmt.Errorf("starting rank %d: %w", lr.rank, err)
+		}
+		copiers.Add(1)
+		go func() {
+			defer copiers.Done()
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				if sc.Text() == "ready" {
+					ready <- struct{}{}
+					continue
+				}
+				lr.stdout.WriteString(sc.Text() + "\n")
+			}
+			_, _ = io.Copy(&lr.stdout, stdout)
+		}()
+	}
+	// Every rank bounds its own waits; the watchdog only guards against a
+	// rank that does not.
+	watchdog := time.AfterFunc(6*timeout+time.Duration(n)*time.Second, func() {
+		for _, lr := range ranks {
+			_ = lr.cmd.Process.Kill()
+		}
+	})
+	if o.timing {
+		for range ranks {
+			<-ready // a rank that dies before it is ready is caught by the watchdog
+		}
+		for _, h := range holds {
+			h.Close()
+		}
+	}
+	copiers.Wait()
+	for _, lr := range ranks {
+		err := lr.cmd.Wait()
+		lr.exit = 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			lr.exit = ee.ExitCode()
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				lr.signal = ws.Signal().String()
+			}
+		} else if err != nil {
+			lr.exit = -1
+		}
+		lr.fields = parseRankLine(lr.stdout.String())
+	}
+	watchdog.Stop()
+	return ranks, judge(ranks, o), nil
+}
+
+// judge checks that every rank succeeded and that they agree.
+func judge(ranks []*localRank, o bootstrapOpts) localSummary {
+	n := len(ranks)
+	var failed []string
+	for _, lr := range ranks {
+		if lr.exit != 0 {
+			why := lr.fields["error"]
+			if why == "" {
+				why = lastLine(lr.stderr.String())
+			}
+			status := fmt.Sprintf("exit %d", lr.exit)
+			if lr.signal != "" {
+				status, why = "ended by signal", lr.signal
+			}
+			failed = append(failed, fmt.Sprintf("  rank %d: %s: %s", lr.rank, status, why))
+		}
+	}
+	if len(failed) > 0 {
+		return localSummary{text: fmt.Sprintf("bootstrap --local %d: %d of %d ranks exited non-zero:\n%s", n, len(failed), n, strings.Join(failed, "\n"))}
+	}
+	ref := ranks[0].fields
+	var disagree []string
+	for _, lr := range ranks {
+		f := lr.fields
+		for _, k := range []string{"cluster_id", "unique_id", "verdict", "nranks"} {
+			if f[k] != ref[k] {
+				disagree = append(disagree, fmt.Sprintf("  rank %d: %s=%s, rank 0 has %s", lr.rank, k, f[k], ref[k]))
+			}
+		}
+		if f["prev"] != strconv.Itoa((lr.rank-1+n)%n) || f["next"] != strconv.Itoa((lr.rank+1)%n) {
+			disagree = append(disagree, fmt.Sprintf("  rank %d: ring neighbours %s/%s", lr.rank, f["prev"], f["next"]))
+		}
+		if f["rank"] != strconv.Itoa(lr.rank) {
+			disagree = append(disagree, fmt.Sprintf("  process %d reported rank %s", lr.rank, f["rank"]))
+		}
+	}
+	if len(disagree) > 0 {
+		return localSummary{text: fmt.Sprintf("bootstrap --local %d: the ranks disagree:\n%s", n, strings.Join(disagree, "\n"))}
+	}
+	s := localSummary{ok: true, text: fmt.Sprintf("bootstrap --local %d: all %d ranks agree: cluster_id %s, unique id %s, signature verdict %s",
+		n, n, ref["cluster_id"], ref["unique_id"], ref["verdict"])}
+	if o.timing {
+		s.timing = timingLine(ranks)
+	}
+	return s
+}
+
+// timingLine is the wall time of each phase, from the moment the last rank
+// started to the moment the last rank reached the phase.
+func timingLine(ranks []*localRank) string {
+	last := func(k string) int64 {
+		var m int64
+		for _, lr := range ranks {
+			v, _ := strconv.ParseInt(lr.fields[k], 10, 64)
+			m = max(m, v)
+		}
+		return m
+	}
+	start := last("t_start")
+	ms := func(k string) float64 { return float64(last(k)-start) / 1e6 }
+	return fmt.Sprintf("timing: n=%d boot_ms=%.3f agree_ms=%.3f done_ms=%.3f", len(ranks), ms("t_boot"), ms("t_agree"), ms("t_done"))
+}
+
+// parseRankLine reads the key=value line a rank prints; "line" holds it whole.
+func parseRankLine(out string) map[string]string {
+	f := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "rank=") {
+			continue
+		}
+		f["line"] = line
+		for rest := line; rest != ""; {
+			rest = strings.TrimLeft(rest, " ")
+			eq := strings.IndexByte(rest, '=')
+			if eq < 0 {
+				break
+			}
+			k, v := rest[:eq], rest[eq+1:]
+			if strings.HasPrefix(v, `"`) {
+				q, err := strconv.QuotedPrefix(v)
+				if err != nil {
+					break
+				}
+				f[k], _ = strconv.Unquote(q)
+				rest = v[len(q):]
+				continue
+			}
+			end := strings.IndexByte(v, ' ')
+			if end < 0 {
+				end = len(v)
+			}
+			f[k], rest = v[:end], v[end:]
+		}
+	}
+	return f
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// localEnv is the environment the ranks inherit: without another
+// launcher's rank variables and without the per-rank knobs, which the
+// launcher hands out itself.
+func localEnv(env []string) []string {
+	drop := map[string]bool{envProgram: true, envNRTGit: true, envFault: true, abi.EnvRootCommID: true}
+	for _, l := range launchers {
+		drop[l.rank], drop[l.size] = true, true
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// envLookup reads a KEY=value list as getenv would (the last one wins).
+func envLookup(env []string) func(string) string {
+	return func(key string) string {
+		v := ""
+		for _, kv := range env {
+			if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+				v = val
+			}
+		}
+		return v
+	}
+}
+
+// freePort asks the kernel for a loopback port nobody listens on.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

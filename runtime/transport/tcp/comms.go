@@ -1,0 +1,137 @@
+package tcp
+
+import (
+	"fmt"
+	"net/netip"
+	"sync"
+)
+
+// Comms is the slice of libnccom the per-NC bootstrap calls besides the
+// bootstrap socket (collectives.Comms), over TCP: a unique id is the address
+// of a fresh root listening on this process's interface (ncclGetUniqueId
+// without a root comm id), and a comm is a flat-bootstrapped world joined
+// through it (ncclCommInitRank). A comm handle is a small integer.
+type Comms struct {
+	n *Net
+
+	mu    sync.Mutex
+	next  uintptr
+	comms map[uintptr]*Comm
+	roots []*Root
+}
+
+// Comm is one initialised comm: its world (nil when the single-vNC gate
+// made the bootstrap a no-op), its rank and size, and the id it was joined by.
+type Comm struct {
+	Endpoint    *Endpoint
+	Rank, RankN int
+	ID          UniqueID
+	graphBuilt  bool
+}
+
+// NewComms serves comms over n.
+func NewComms(n *Net) *Comms { return &Comms{n: n, comms: map[uintptr]*Comm{}} }
+
+// GetUniqueID starts a root for a comm of rankN ranks on this process's
+// bootstrap interface and writes its address into id.
+func (c *Comms) GetUniqueID(id *UniqueID, rankN int, hint string) error {
+	iface, err := c.n.Init(netip.Addr{})
+	if err != nil {
+		return err
+	}
+	r, err := c.n.CreateRoot(netip.AddrPortFrom(iface.Addr, 0), rankN, false)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.roots = append(c.roots, r)
+	c.mu.Unlock()
+	*id = NewUniqueID(r.Addr())
+	c.n.log.Debug("unique id", "root", r.Addr().String(), "rank_n", rankN, "hint", hint)
+	return nil
+}
+
+// InitComm joins rank to the comm whose root id names.
+func (c *Comms) InitComm(rankN int, id *UniqueID, rank int, bypassGraph bool) (uintptr, error) {
+	root, err := RootAddr(id)
+	if err != nil {
+		return 0, err
+	}
+	e, err := c.n.InitFlat(root, rank, rankN, false)
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.next++
+	c.comms[c.next] = &Comm{Endpoint: e, Rank: rank, RankN: rankN, ID: *id, graphBuilt: !bypassGraph}
+	return c.next, nil
+}
+
+func (c *Comms) lookup(h uintptr) (*Comm, error) {
+	cm := c.comms[h]
+	if cm == nil {
+		return nil, fmt.Errorf("tcp comms: comm handle %#x is not live", h)
+	}
+	return cm, nil
+}
+
+// Comm is the comm behind a handle, or nil.
+func (c *Comms) Comm(h uintptr) *Comm {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.comms[h]
+}
+
+// BuildGraphComm records that the comm's graph exists (the topology stage
+// is not this package's).
+func (c *Comms) BuildGraphComm(h uintptr) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cm, err := c.lookup(h)
+	if err != nil {
+		return err
+	}
+	cm.graphBuilt = true
+	return nil
+}
+
+// CommInfo is the comm's rank and size.
+func (c *Comms) CommInfo(h uintptr) (rank, rankN int, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cm, err := c.lookup(h)
+	if err != nil {
+		return 0, 0, err
+	}
+	return cm.Rank, cm.RankN, nil
+}
+
+// FreeComm closes the comm's world.
+func (c *Comms) FreeComm(h uintptr) error {
+	c.mu.Lock()
+	cm, err := c.lookup(h)
+	if err == nil {
+		delete(c.comms, h)
+	}
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return cm.Endpoint.Close()
+}
+
+// Close stops the roots this process started that are still waiting and
+// closes every comm still live.
+func (c *Comms) Close() {
+	c.mu.Lock()
+	roots, comms := c.roots, c.comms
+	c.roots, c.comms = nil, map[uintptr]*Comm{}
+	c.mu.Unlock()
+	for _, r := range roots {
+		r.Close()
+	}
+	for _, cm := range comms {
+		cm.Endpoint.Close()
+	}
+}

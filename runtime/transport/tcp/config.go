@@ -1,0 +1,85 @@
+package tcp
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+)
+
+// DefaultTimeout bounds a socket operation when NEURON_CCOM_SOCK_TIMEOUT is unset.
+const DefaultTimeout = time.Duration(abi.BootstrapSockTimeoutDefault) * time.Second
+
+// Config is what the bootstrap network reads from its environment.
+type Config struct {
+	// Timeout bounds every connect, accept, read and write
+	// (NEURON_CCOM_SOCK_TIMEOUT). 0 means DefaultTimeout.
+	Timeout time.Duration
+	// IfName and Family choose the listening interface (CCOM_SOCKET_IFNAME,
+	// CCOM_SOCKET_FAMILY).
+	IfName, Family string
+	// Versions feeds the git-hash weld of a global init; nil is the spec's
+	// release (SpecVersions{}).
+	Versions Versions
+	// VNC is nrt_get_total_vnc_count(); nil reports 0, the distributed regime.
+	VNC VNCCounter
+	// Logger receives progress and failures; nil is slog.Default().
+	Logger *slog.Logger
+	// Hooks plant faults (tests); nil in normal use.
+	Hooks *Hooks
+
+	interfaces func() ([]hostInterface, error) // nil: the system's
+}
+
+// Hooks let a test make one rank misbehave at a precise point of the
+// handshake, in a real process.
+type Hooks struct {
+	// WriteRecord replaces the write of the INFO_TO_ROOT frame (header and
+	// payload, as the rank would send it).
+	WriteRecord func(c net.Conn, frame []byte) error
+	// AfterReply runs when the root's INFO_FROM_ROOT has arrived.
+	AfterReply func()
+}
+
+// ConfigFromEnv reads NEURON_CCOM_SOCK_TIMEOUT (whole seconds),
+// CCOM_SOCKET_IFNAME and CCOM_SOCKET_FAMILY through getenv.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	var c Config
+	if s := getenv(abi.EnvSockTimeout); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return c, fmt.Errorf("%s=%q: give the socket timeout as a whole number of seconds > 0", abi.EnvSockTimeout, s)
+		}
+		c.Timeout = time.Duration(n) * time.Second
+	}
+	c.IfName = getenv(abi.EnvSocketIfname)
+	c.Family = getenv(abi.EnvSocketFamily)
+	if _, err := parseFamily(c.Family); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func (c *Config) fill() {
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Versions == nil {
+		c.Versions = SpecVersions{}
+	}
+	if c.VNC == nil {
+		c.VNC = FixedVNC(0)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Hooks == nil {
+		c.Hooks = &Hooks{}
+	}
+	if c.interfaces == nil {
+		c.interfaces = systemInterfaces
+	}
+}

@@ -1,0 +1,398 @@
+package tcp
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/runtime/transport"
+)
+
+// Endpoint is one rank of a bootstrapped world (libnccom's extState): its
+// listener, its two ring sockets, every rank's listen address and the
+// point-to-point sockets opened on first use. It is a transport.Transport.
+//
+// Every operation is bounded by the socket timeout. When one fails because a
+// peer did, the endpoint tells every other rank (an ABORT naming the peer),
+// so they fail with the same cause instead of timing out one by one.
+type Endpoint struct {
+	n          *Net
+	rank, size int
+	root       netip.AddrPort
+	me         netip.AddrPort
+	peers      []netip.AddrPort // peerCommAddresses
+	cluster    uint64
+	epoch      int64
+
+	ln                 *net.TCPListener // extListenFd
+	ringSend, ringRecv *link            // extRingSendFd, extRingRecvFd
+	st                 *abortState
+
+	ringMu    sync.Mutex
+	sendMu    []sync.Mutex
+	sendc     []*link // peerCommSendFd
+	recvMu    []sync.Mutex
+	recvc     []*link // peerCommRecvFd
+	inbox     []chan *link
+	wg        sync.WaitGroup
+	failOnce  sync.Once
+	closeOnce sync.Once
+}
+
+var _ transport.Transport = (*Endpoint)(nil)
+
+// hangUpGrace is how long a rank whose peer hung up waits for the ABORT
+// that may explain it before it reports the hang-up as the cause.
+const hangUpGrace = 250 * time.Millisecond
+
+// smallBlock is the all-gather block size up to which a ring step sends and
+// then receives: far below any socket buffer.
+const smallBlock = 4096
+
+func newEndpoint(n *Net, ln *net.TCPListener, root netip.AddrPort, rank, size int) *Endpoint {
+	ta := ln.Addr().(*net.TCPAddr).AddrPort()
+	e := &Endpoint{
+		n: n, rank: rank, size: size, root: root, ln: ln,
+		me:     netip.AddrPortFrom(ta.Addr().Unmap(), ta.Port()),
+		peers:  make([]netip.AddrPort, size),
+		st:     newAbortState(),
+		sendMu: make([]sync.Mutex, size), sendc: make([]*link, size),
+		recvMu: make([]sync.Mutex, size), recvc: make([]*link, size),
+		inbox: make([]chan *link, size),
+	}
+	for i := range e.inbox {
+		e.inbox[i] = make(chan *link, 1)
+	}
+	e.st.add(ln)
+	return e
+}
+
+// Rank and Size describe this endpoint's place in the world.
+func (e *Endpoint) Rank() int { return e.rank }
+func (e *Endpoint) Size() int { return e.size }
+
+// Prev and Next are the ring neighbours.
+func (e *Endpoint) Prev() int { return (e.rank - 1 + e.size) % e.size }
+func (e *Endpoint) Next() int { return (e.rank + 1) % e.size }
+
+// ClusterID and Epoch are the root's reply, the same on every rank.
+func (e *Endpoint) ClusterID() uint64 { return e.cluster }
+func (e *Endpoint) Epoch() int64      { return e.epoch }
+
+// Root is the root the world was bootstrapped through; Addr this rank's
+// listen address; Peers every rank's (peerCommAddresses).
+func (e *Endpoint) Root() netip.AddrPort    { return e.root }
+func (e *Endpoint) Addr() netip.AddrPort    { return e.me }
+func (e *Endpoint) Peers() []netip.AddrPort { return append([]netip.AddrPort(nil), e.peers...) }
+
+func (e *Endpoint) errf(format string, args ...any) error {
+	return fmt.Errorf("rank %d: "+format, append([]any{e.rank}, args...)...)
+}
+
+func (e *Endpoint) peerName(r int) string {
+	if e.peers[r].IsValid() {
+		return fmt.Sprintf("rank %d (%s)", r, e.peers[r])
+	}
+	return fmt.Sprintf("rank %d", r)
+}
+
+func (e *Endpoint) check(peer int) error {
+	if peer < 0 || peer >= e.size || peer == e.rank {
+		return e.errf("peer %d is not another rank of this world of %d", peer, e.size)
+	}
+	if c := e.st.cause(); c != nil {
+		return e.fail(c)
+	}
+	return nil
+}
+
+// Send delivers data to peer over the connection opened on the first send.
+func (e *Endpoint) Send(peer int, data []byte) error {
+	if err := e.check(peer); err != nil {
+		return err
+	}
+	e.sendMu[peer].Lock()
+	defer e.sendMu[peer].Unlock()
+	l := e.sendc[peer]
+	if l == nil {
+		var err error
+		if l, err = dial(e.peers[peer].String(), e.peerName(peer), e.n.cfg.Timeout, e.st); err != nil {
+			return e.fail(err)
+		}
+		e.st.add(l.c)
+		e.sendc[peer] = l
+		if err := e.sendHello(l, abi.BootstrapChannelPeer); err != nil {
+			return e.fail(err)
+		}
+	}
+	if err := l.send(abi.BootstrapMsgPeerData, data); err != nil {
+		return e.fail(err)
+	}
+	return nil
+}
+
+// Recv reads peer's next message, which must be exactly len(data) bytes.
+func (e *Endpoint) Recv(peer int, data []byte) error {
+	if err := e.check(peer); err != nil {
+		return err
+	}
+	e.recvMu[peer].Lock()
+	defer e.recvMu[peer].Unlock()
+	l := e.recvc[peer]
+	if l == nil {
+		t := e.n.cfg.Timeout
+		timer := time.NewTimer(t)
+		defer timer.Stop()
+		select {
+		case l = <-e.inbox[peer]:
+			e.recvc[peer] = l
+		case <-e.st.done:
+			return e.fail(e.st.cause())
+		case <-timer.C:
+			return e.fail(fmt.Errorf("waiting for %s: it did not connect within %s (%s)", e.peerName(peer), t, abi.EnvSockTimeout))
+		}
+	}
+	if err := l.recv(abi.BootstrapMsgPeerData, data); err != nil {
+		return e.fail(err)
+	}
+	return nil
+}
+
+// AllGather is bootstrapRingAllGather: size-1 steps round the ring, each
+// passing on the block received in the step before.
+func (e *Endpoint) AllGather(data []byte) error {
+	if c := e.st.cause(); c != nil {
+		return e.fail(c)
+	}
+	if len(data)%e.size != 0 {
+		return e.errf("all-gather of %d bytes does not split into %d blocks", len(data), e.size)
+	}
+	if e.size == 1 {
+		return nil
+	}
+	e.ringMu.Lock()
+	defer e.ringMu.Unlock()
+	if err := e.ringAllGather(data); err != nil {
+		return e.fail(err)
+	}
+	return nil
+}
+
+func (e *Endpoint) ringAllGather(data []byte) error {
+	n := e.size
+	blk := len(data) / n
+	for step := 0; step < n-1; step++ {
+		s := (e.rank - step + n) % n
+		r := (e.rank - step - 1 + n) % n
+		out, in := data[s*blk:(s+1)*blk], data[r*blk:(r+1)*blk]
+		if blk <= smallBlock {
+			// A small frame fits the socket buffer: sending cannot wait on
+			// the successor's read, so the two halves need not overlap.
+			if err := e.ringSend.send(abi.BootstrapMsgRingData, out); err != nil {
+				return err
+			}
+			if err := e.ringRecv.recv(abi.BootstrapMsgRingData, in); err != nil {
+				return err
+			}
+			continue
+		}
+		sent, got := make(chan error, 1), make(chan error, 1)
+		go func() { sent <- e.ringSend.send(abi.BootstrapMsgRingData, out) }()
+		go func() { got <- e.ringRecv.recv(abi.BootstrapMsgRingData, in) }()
+		// The first failure cuts the other half short.
+		var first error
+		for pending := 2; pending > 0; pending-- {
+			select {
+			case err := <-sent:
+				if err != nil && first == nil {
+					first = err
+					_ = e.ringRecv.c.SetReadDeadline(time.Unix(1, 0))
+				}
+			case err := <-got:
+				if err != nil && first == nil {
+					first = err
+					_ = e.ringSend.c.SetWriteDeadline(time.Unix(1, 0))
+				}
+			}
+		}
+		if first != nil {
+			return first
+		}
+	}
+	return nil
+}
+
+func (e *Endpoint) sendHello(l *link, channel uint32) error {
+	var b [abi.SizeofBootstrapPeerHello]byte
+	h := abi.BootstrapPeerHello{Sanity: abi.BootstrapSanity, Rank: int32(e.rank), Nranks: int32(e.size), Channel: channel}
+	h.MarshalTo(b[:])
+	return l.send(abi.BootstrapMsgHello, b[:])
+}
+
+func (e *Endpoint) readHello(l *link) (abi.BootstrapPeerHello, error) {
+	var h abi.BootstrapPeerHello
+	var b [abi.SizeofBootstrapPeerHello]byte
+	if err := l.recv(abi.BootstrapMsgHello, b[:]); err != nil {
+		return h, err
+	}
+	h.UnmarshalFrom(b[:])
+	switch {
+	case h.Sanity != abi.BootstrapSanity:
+		return h, fmt.Errorf("%s sent a HELLO with sanity magic %#08x, expected %#08x: not a bootstrap peer of this release", l.peer, h.Sanity, abi.BootstrapSanity)
+	case int(h.Nranks) != e.size:
+		return h, fmt.Errorf("%s is a rank of a world of %d, this world has %d", l.peer, h.Nranks, e.size)
+	case h.Rank < 0 || int(h.Rank) >= e.size || int(h.Rank) == e.rank:
+		return h, fmt.Errorf("%s claims rank %d, not another rank of this world of %d", l.peer, h.Rank, e.size)
+	}
+	return h, nil
+}
+
+// startAcceptor takes the point-to-point connections peers open and the
+// ABORTs failing peers send, for as long as the endpoint lives.
+func (e *Endpoint) startAcceptor() {
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		for {
+			c, err := e.ln.Accept()
+			if err != nil {
+				if e.st.cause() == nil && !errors.Is(err, net.ErrClosed) {
+					e.n.log.Warn("bootstrap listener failed", "rank", e.rank, "err", err)
+				}
+				return
+			}
+			e.st.add(c)
+			e.wg.Add(1)
+			go func() {
+				defer e.wg.Done()
+				e.greet(c)
+			}()
+		}
+	}()
+}
+
+func (e *Endpoint) greet(c net.Conn) {
+	l := &link{c: c, peer: "peer " + c.RemoteAddr().String(), timeout: e.n.cfg.Timeout, st: e.st}
+	h, err := e.readHello(l)
+	if err != nil {
+		if e.st.cause() == nil {
+			e.n.log.Warn("bootstrap: refused a connection", "rank", e.rank, "err", err)
+		}
+		l.close()
+		return
+	}
+	l.peer = e.peerName(int(h.Rank))
+	switch h.Channel {
+	case abi.BootstrapChannelPeer:
+		select {
+		case e.inbox[h.Rank] <- l:
+		default:
+			e.n.log.Warn("bootstrap: a second connection from one peer", "rank", e.rank, "peer", l.peer)
+			l.close()
+		}
+	case abi.BootstrapChannelAbort:
+		_, _, err := l.recvAny("reading its ABORT", int(abi.BootstrapAbortTextMax), false)
+		var ab *AbortError
+		if errors.As(err, &ab) {
+			e.st.abort(ab)
+		}
+		l.close()
+	default:
+		e.n.log.Warn("bootstrap: unexpected channel", "rank", e.rank, "peer", l.peer, "channel", h.Channel)
+		l.close()
+	}
+}
+
+// fail turns an operation's error into the endpoint's: the first failure
+// that is not an ABORT from elsewhere is told to every other rank, and every
+// blocked operation is cut short with it.
+func (e *Endpoint) fail(err error) error {
+	if c := e.st.cause(); c != nil {
+		if errors.Is(c, errClosed) {
+			return e.errf("the endpoint is closed")
+		}
+		return e.errf("%w", c)
+	}
+	var hu *hangUp
+	if errors.As(err, &hu) {
+		// Give the ABORT that made the peer hang up a moment to arrive.
+		t := time.NewTimer(min(e.n.cfg.Timeout, hangUpGrace))
+		select {
+		case <-e.st.done:
+			t.Stop()
+			return e.fail(err)
+		case <-t.C:
+		}
+	}
+	var ab *AbortError
+	if !errors.As(err, &ab) {
+		e.failOnce.Do(func() { e.broadcastAbort(e.errf("%w", err).Error()) })
+	}
+	e.st.abort(err)
+	return e.errf("%w", e.st.cause())
+}
+
+// broadcastAbort opens an ABORT connection to every other rank (one try
+// each, bounded by the timeout) and sends the reason.
+func (e *Endpoint) broadcastAbort(reason string) {
+	if len(reason) > int(abi.BootstrapAbortTextMax) {
+		reason = reason[:abi.BootstrapAbortTextMax]
+	}
+	t := min(e.n.cfg.Timeout, 2*time.Second)
+	var wg sync.WaitGroup
+	for r, ap := range e.peers {
+		if r == e.rank || !ap.IsValid() {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.DialTimeout("tcp", ap.String(), t)
+			if err != nil {
+				return
+			}
+			l := &link{c: c, peer: e.peerName(r), timeout: t}
+			defer l.close()
+			if e.sendHello(l, abi.BootstrapChannelAbort) == nil {
+				_ = l.send(abi.BootstrapMsgAbort, []byte(reason))
+			}
+		}()
+	}
+	wg.Wait()
+	e.n.log.Error(reason)
+}
+
+// Close releases the endpoint: its listener and every socket. Operations
+// still blocked return an error.
+func (e *Endpoint) Close() error {
+	if e == nil {
+		return nil
+	}
+	e.closeOnce.Do(func() {
+		e.st.abort(errClosed)
+		e.ln.Close()
+		e.wg.Wait()
+		e.ringMu.Lock()
+		e.ringSend.close()
+		e.ringRecv.close()
+		e.ringMu.Unlock()
+		for r := range e.peers {
+			e.sendMu[r].Lock()
+			e.sendc[r].close()
+			e.sendMu[r].Unlock()
+			e.recvMu[r].Lock()
+			e.recvc[r].close()
+			select {
+			case l := <-e.inbox[r]:
+				l.close()
+			default:
+			}
+			e.recvMu[r].Unlock()
+		}
+	})
+	return nil
+}

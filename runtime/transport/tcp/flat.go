@@ -1,0 +1,287 @@
+package tcp
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"syscall"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
+)
+
+// InitFlat is bootstrapInit + bootstrapInitFlat for one rank: when
+// nrt_get_total_vnc_count() reports non-zero it does nothing and returns a
+// nil Endpoint (the single-vNC gate: comm->bootstrap stays NULL). Otherwise
+// it listens on the chosen interface, sends the root its INFO_TO_ROOT record
+// (with the git-hash tag on a global init), takes the reply, connects to its
+// ring successor, accepts its predecessor and ring-all-gathers every rank's
+// listen address; it returns once the root reports the whole world wired.
+func (n *Net) InitFlat(root netip.AddrPort, rank, nranks int, global bool) (*Endpoint, error) {
+	c, err := n.vncGate()
+	if err != nil {
+		return nil, err
+	}
+	if c != 0 {
+		n.log.Info("bootstrap is a no-op: nrt_get_total_vnc_count() reports a single-vNC process", "count", c, "rank", rank)
+		return nil, nil
+	}
+	if nranks < 1 || rank < 0 || rank >= nranks {
+		return nil, errors.New(cfmt.Sprintf(abi.MsgNccomInvalidRank, rank, nranks))
+	}
+	if global {
+		if err := setFilesLimit(); err != nil {
+			n.log.Error(err.Error())
+			return nil, err
+		}
+	}
+	iface, err := n.Init(root.Addr())
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.ListenTCP("tcp", net.TCPAddrFromAddrPort(netip.AddrPortFrom(iface.Addr, 0)))
+	if err != nil {
+		return nil, fmt.Errorf("rank %d: cannot listen on %s: %w", rank, iface, err)
+	}
+	e := newEndpoint(n, ln, root, rank, nranks)
+	if err := e.handshake(global); err != nil {
+		e.Close()
+		n.log.Error(err.Error())
+		return nil, err
+	}
+	e.startAcceptor()
+	n.log.Info("bootstrap: world wired", "rank", rank, "nranks", nranks, "listen", e.me.String(),
+		"cluster_id", fmt.Sprintf("%#016x", e.cluster), "prev", e.Prev(), "next", e.Next())
+	return e, nil
+}
+
+// handshake is the flat exchange with the root and the ring wiring.
+func (e *Endpoint) handshake(global bool) error {
+	t := e.n.cfg.Timeout
+	rl, err := dial(e.root.String(), "the root "+e.root.String(), t, e.st)
+	if err != nil {
+		return e.errf("%w", err)
+	}
+	defer rl.close()
+	e.st.add(rl.c)
+
+	rec, err := e.record(global)
+	if err != nil {
+		return e.errf("%w", err)
+	}
+	if w := e.n.cfg.Hooks.WriteRecord; w != nil {
+		frame := make([]byte, int(abi.BootstrapMsgHeaderSize)+len(rec))
+		h := abi.BootstrapMsgHeader{Type: abi.BootstrapMsgInfoToRoot, Length: uint32(len(rec))}
+		h.MarshalTo(frame)
+		copy(frame[abi.BootstrapMsgHeaderSize:], rec)
+		err = w(rl.c, frame)
+	} else {
+		err = rl.send(abi.BootstrapMsgInfoToRoot, rec)
+	}
+	if err != nil {
+		return e.errf("%w", err)
+	}
+	reply, err := awaitReply(rl)
+	if err != nil {
+		return e.errf("%w", err)
+	}
+	if h := e.n.cfg.Hooks.AfterReply; h != nil {
+		h()
+	}
+	e.cluster, e.epoch = reply.ClusterID, reply.Epoch
+	next, err := DecodeAddr(reply.Neighbour)
+	if err != nil {
+		return e.report(rl, fmt.Errorf("the root's INFO_FROM_ROOT names no usable successor: %v", err))
+	}
+
+	// From here the root connection is watched: an ABORT or a lost root
+	// interrupts whatever the ring wiring is blocked on.
+	complete := make(chan struct{})
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		e.superviseRoot(rl, complete)
+	}()
+
+	if e.size > 1 {
+		if err := e.wireRing(next); err != nil {
+			return e.report(rl, err)
+		}
+	}
+	e.peers[e.rank] = e.me
+	if e.size > 1 {
+		buf := make([]byte, int(abi.NcclSocketAddressSize)*e.size)
+		sa := EncodeAddr(e.me)
+		sa.MarshalTo(buf[e.rank*int(abi.NcclSocketAddressSize):])
+		if err := e.ringAllGather(buf); err != nil {
+			return e.report(rl, err)
+		}
+		for r := range e.peers {
+			sa.UnmarshalFrom(buf[r*int(abi.NcclSocketAddressSize):])
+			ap, err := DecodeAddr(sa)
+			if err != nil {
+				return e.report(rl, fmt.Errorf("rank %d's listen address from the ring all-gather: %v", r, err))
+			}
+			e.peers[r] = ap
+		}
+		e.ringRecv.peer = e.peerName(e.Prev())
+	}
+	if err := rl.send(abi.BootstrapMsgRingDone, nil); err != nil {
+		return e.report(rl, err)
+	}
+	select {
+	case <-complete:
+		return nil
+	case <-e.st.done:
+		return e.errf("%w", e.st.cause())
+	}
+}
+
+// record is the INFO_TO_ROOT payload: extInfo, and on a global init the
+// 16-byte git-hash tag after it.
+func (e *Endpoint) record(global bool) ([]byte, error) {
+	info := abi.ExtInfo{Sanity: abi.BootstrapSanity, Rank: int32(e.rank), Nranks: int32(e.size), ExtAddressListen: EncodeAddr(e.me)}
+	if !global {
+		b := make([]byte, abi.SizeofExtInfo)
+		info.MarshalTo(b)
+		return b, nil
+	}
+	h, err := GitHash(e.n.cfg.Versions)
+	if err != nil {
+		return nil, err
+	}
+	g := abi.ExtInfoGlobal{Info: info, NcclNRTGitHash: h}
+	b := make([]byte, abi.SizeofExtInfoGlobal)
+	g.MarshalTo(b)
+	return b, nil
+}
+
+// awaitReply reads INFO_FROM_ROOT, passing over the root's heartbeats.
+func awaitReply(rl *link) (abi.BootstrapRootReply, error) {
+	var reply abi.BootstrapRootReply
+	for {
+		typ, p, err := rl.recvAny("waiting for INFO_FROM_ROOT", abi.SizeofBootstrapRootReply, false)
+		if err != nil {
+			return reply, err
+		}
+		switch {
+		case typ == abi.BootstrapMsgRootWait:
+			continue
+		case typ == abi.BootstrapMsgInfoFromRoot && len(p) == abi.SizeofBootstrapRootReply:
+			reply.UnmarshalFrom(p)
+			return reply, nil
+		}
+		return reply, fmt.Errorf("%s sent a %d-byte %s where INFO_FROM_ROOT (%d bytes) was due", rl.peer, len(p), msgName(typ), abi.SizeofBootstrapRootReply)
+	}
+}
+
+// superviseRoot reads the root connection until COMPLETE; anything else
+// aborts the handshake.
+func (e *Endpoint) superviseRoot(rl *link, complete chan<- struct{}) {
+	for {
+		typ, _, err := rl.recvAny("waiting for COMPLETE", abi.SizeofBootstrapRootWait, false)
+		switch {
+		case err != nil:
+			var ab *AbortError
+			if !errors.As(err, &ab) {
+				err = fmt.Errorf("lost the root while wiring the ring: %v", err)
+			}
+			e.st.abort(err)
+			return
+		case typ == abi.BootstrapMsgRootWait:
+			continue
+		case typ == abi.BootstrapMsgComplete:
+			close(complete)
+			return
+		}
+		e.st.abort(fmt.Errorf("%s sent an unexpected %s while the ring was being wired", rl.peer, msgName(typ)))
+		return
+	}
+}
+
+// wireRing connects to the successor and accepts the predecessor.
+func (e *Endpoint) wireRing(next netip.AddrPort) error {
+	t := e.n.cfg.Timeout
+	succ, pred := e.Next(), e.Prev()
+	l, err := dial(next.String(), fmt.Sprintf("ring successor rank %d (%s)", succ, next), t, e.st)
+	if err != nil {
+		return err
+	}
+	e.ringSend = l
+	e.st.add(l.c)
+	if err := e.sendHello(l, abi.BootstrapChannelRing); err != nil {
+		return err
+	}
+	_ = e.ln.SetDeadline(time.Now().Add(t))
+	if err := e.st.cause(); err != nil {
+		return err
+	}
+	c, err := e.ln.Accept()
+	if err != nil {
+		if cause := e.st.cause(); cause != nil {
+			return cause
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return fmt.Errorf("ring predecessor rank %d did not connect within %s (%s)", pred, t, abi.EnvSockTimeout)
+		}
+		return fmt.Errorf("accepting ring predecessor rank %d: %w", pred, err)
+	}
+	_ = e.ln.SetDeadline(time.Time{})
+	e.st.add(c)
+	e.ringRecv = &link{c: c, peer: fmt.Sprintf("ring predecessor rank %d (%s)", pred, c.RemoteAddr()), timeout: t, st: e.st}
+	h, err := e.readHello(e.ringRecv)
+	if err != nil {
+		return err
+	}
+	if h.Channel != abi.BootstrapChannelRing || int(h.Rank) != pred {
+		return fmt.Errorf("a connection from %s (rank %d, channel %d) arrived where ring predecessor rank %d was due", c.RemoteAddr(), h.Rank, h.Channel, pred)
+	}
+	return nil
+}
+
+// report sends a local failure of the handshake to the root and returns the
+// root's verdict: the root aborts every rank with the first failure it sees,
+// which is the cause when this one is only its echo (a neighbour that hung
+// up because the root had already told it to). A failure that came from
+// elsewhere is returned as it is.
+func (e *Endpoint) report(rl *link, err error) error {
+	if cause := e.st.cause(); cause != nil {
+		return e.errf("%w", cause)
+	}
+	full := e.errf("%w", err)
+	text := full.Error()
+	if len(text) > int(abi.BootstrapAbortTextMax) {
+		text = text[:abi.BootstrapAbortTextMax]
+	}
+	if rl.send(abi.BootstrapMsgAbort, []byte(text)) != nil {
+		return full
+	}
+	t := time.NewTimer(e.n.cfg.Timeout)
+	defer t.Stop()
+	select {
+	case <-e.st.done:
+		return e.errf("%w", e.st.cause())
+	case <-t.C:
+		return full
+	}
+}
+
+// setFilesLimit raises RLIMIT_NOFILE to its hard limit: a global world opens
+// a socket per peer.
+func setFilesLimit() error {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		return errors.New(cfmt.Sprintf(abi.MsgNccomRlimitFailed, err.Error()))
+	}
+	if rl.Cur == rl.Max {
+		return nil
+	}
+	rl.Cur = rl.Max
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		return errors.New(cfmt.Sprintf(abi.MsgNccomSetrlimitFailed, err.Error()))
+	}
+	return nil
+}

@@ -1,0 +1,287 @@
+package tcp
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+)
+
+// msgNames are the spec names of the frame types, for messages.
+var msgNames = map[uint32]string{
+	abi.BootstrapMsgInfoToRoot:   "INFO_TO_ROOT",
+	abi.BootstrapMsgInfoFromRoot: "INFO_FROM_ROOT",
+	abi.BootstrapMsgRootWait:     "ROOT_WAIT",
+	abi.BootstrapMsgRingDone:     "RING_DONE",
+	abi.BootstrapMsgComplete:     "COMPLETE",
+	abi.BootstrapMsgAbort:        "ABORT",
+	abi.BootstrapMsgHello:        "HELLO",
+	abi.BootstrapMsgRingData:     "RING_DATA",
+	abi.BootstrapMsgPeerData:     "PEER_DATA",
+}
+
+func msgName(t uint32) string {
+	if n, ok := msgNames[t]; ok {
+		return n
+	}
+	return fmt.Sprintf("unknown message type %d", t)
+}
+
+// AbortError is a failure another party of the bootstrap reported: the
+// reason names the peer that failed first.
+type AbortError struct {
+	From   string // who sent the ABORT
+	Reason string
+}
+
+func (e *AbortError) Error() string { return "bootstrap aborted by " + e.From + ": " + e.Reason }
+
+// hangUp is a peer that closed its connection: often not the first failure
+// but the echo of one (the peer gave up because of an ABORT of its own).
+type hangUp struct{ msg string }
+
+func (e *hangUp) Error() string { return e.msg }
+
+// errClosed is what an operation interrupted by Close returns.
+var errClosed = errors.New("bootstrap endpoint closed")
+
+// link is one bootstrap socket and the party at its other end.
+type link struct {
+	c       net.Conn
+	peer    string // "rank 3 (127.0.0.1:40001)", "the root 127.0.0.1:5000"
+	timeout time.Duration
+	st      *abortState // interrupts blocked operations; may be nil
+	hdr     [abi.BootstrapMsgHeaderSize]byte
+	r       *bufio.Reader // header and payload usually arrive in one read
+}
+
+func (l *link) in() *bufio.Reader {
+	if l.r == nil {
+		l.r = bufio.NewReaderSize(l.c, 4096)
+	}
+	return l.r
+}
+
+func (l *link) cause() error {
+	if l.st == nil {
+		return nil
+	}
+	return l.st.cause()
+}
+
+// send writes one frame within the timeout: header and payload in one
+// gathered write, without copying the payload.
+func (l *link) send(typ uint32, payload []byte) error {
+	var hdr [abi.BootstrapMsgHeaderSize]byte
+	h := abi.BootstrapMsgHeader{Type: typ, Length: uint32(len(payload))}
+	h.MarshalTo(hdr[:])
+	what := "sending " + msgName(typ) + " to"
+	if err := l.c.SetWriteDeadline(time.Now().Add(l.timeout)); err != nil {
+		return l.ioErr(what, err)
+	}
+	if err := l.cause(); err != nil {
+		return err
+	}
+	bufs := net.Buffers{hdr[:], payload}
+	if _, err := bufs.WriteTo(l.c); err != nil {
+		return l.ioErr(what, err)
+	}
+	return nil
+}
+
+// recvHeader reads the next header within the timeout (none when idle is
+// set: the caller watches the link for as long as it lives).
+func (l *link) recvHeader(waiting string, idle bool) (abi.BootstrapMsgHeader, error) {
+	var h abi.BootstrapMsgHeader
+	d := time.Time{}
+	if !idle {
+		d = time.Now().Add(l.timeout)
+	}
+	if err := l.c.SetReadDeadline(d); err != nil {
+		return h, l.ioErr(waiting+" from", err)
+	}
+	if err := l.cause(); err != nil {
+		return h, err
+	}
+	if n, err := io.ReadFull(l.in(), l.hdr[:]); err != nil {
+		return h, l.readErr(waiting, err, n, len(l.hdr), "a frame header")
+	}
+	h.UnmarshalFrom(l.hdr[:])
+	if h.Type == abi.BootstrapMsgAbort {
+		return h, l.readAbort(h)
+	}
+	return h, nil
+}
+
+func (l *link) readAbort(h abi.BootstrapMsgHeader) error {
+	if h.Length > abi.BootstrapAbortTextMax {
+		return fmt.Errorf("%s sent an ABORT of %d bytes (at most %d): not a bootstrap peer of this release", l.peer, h.Length, abi.BootstrapAbortTextMax)
+	}
+	text := make([]byte, h.Length)
+	if n, err := io.ReadFull(l.in(), text); err != nil {
+		return l.readErr("reading an ABORT", err, n, len(text), "ABORT")
+	}
+	return &AbortError{From: l.peer, Reason: string(text)}
+}
+
+// recv reads one frame of type want whose payload is exactly len(into).
+func (l *link) recv(want uint32, into []byte) error {
+	name := msgName(want)
+	h, err := l.recvHeader("waiting for "+name, false)
+	if err != nil {
+		return err
+	}
+	if h.Type != want {
+		return fmt.Errorf("%s sent %s where %s was due: the peers disagree on the protocol", l.peer, msgName(h.Type), name)
+	}
+	if int(h.Length) != len(into) {
+		return fmt.Errorf("%s sent a %d-byte %s where %d bytes were due: the peers disagree on the message size", l.peer, h.Length, name, len(into))
+	}
+	if n, err := io.ReadFull(l.in(), into); err != nil {
+		return l.readErr("reading "+name, err, n, len(into), name)
+	}
+	return nil
+}
+
+// recvAny reads one frame of any type with a payload of at most max bytes.
+// An ABORT comes back as an *AbortError.
+func (l *link) recvAny(waiting string, max int, idle bool) (uint32, []byte, error) {
+	h, err := l.recvHeader(waiting, idle)
+	if err != nil {
+		return 0, nil, err
+	}
+	if int(h.Length) > max {
+		return h.Type, nil, fmt.Errorf("%s sent a %d-byte %s, more than the %d bytes it may carry", l.peer, h.Length, msgName(h.Type), max)
+	}
+	p := make([]byte, h.Length)
+	if n, err := io.ReadFull(l.in(), p); err != nil {
+		return h.Type, p[:n], l.readErr("reading "+msgName(h.Type), err, n, len(p), msgName(h.Type))
+	}
+	return h.Type, p, nil
+}
+
+// readErr explains a failed read: an abort, a timeout, a hang-up, or a
+// hang-up part-way through a message.
+func (l *link) readErr(waiting string, err error, got, want int, what string) error {
+	if c := l.cause(); c != nil {
+		return c
+	}
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return fmt.Errorf("%s: nothing from %s within %s (%s)", waiting, l.peer, l.timeout, abi.EnvSockTimeout)
+	case got > 0 && got < want:
+		return &hangUp{fmt.Sprintf("%s closed the connection after %d of %d bytes of %s", l.peer, got, want, what)}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
+		return &hangUp{fmt.Sprintf("%s: %s closed the connection (did its process die?)", waiting, l.peer)}
+	}
+	return fmt.Errorf("%s: %s: %w", waiting, l.peer, err)
+}
+
+func (l *link) ioErr(what string, err error) error {
+	if c := l.cause(); c != nil {
+		return c
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("%s %s: not done within %s (%s)", what, l.peer, l.timeout, abi.EnvSockTimeout)
+	}
+	if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		return &hangUp{fmt.Sprintf("%s %s: the connection is gone (did its process die?)", what, l.peer)}
+	}
+	return fmt.Errorf("%s %s: %w", what, l.peer, err)
+}
+
+func (l *link) close() {
+	if l != nil && l.c != nil {
+		l.c.Close()
+	}
+}
+
+// dial connects to addr within the timeout, retrying while nobody listens
+// yet (a rank may start before the root or its ring successor).
+func dial(addr string, peer string, timeout time.Duration, st *abortState) (*link, error) {
+	deadline := time.Now().Add(timeout)
+	wait := 5 * time.Millisecond
+	for {
+		if st != nil {
+			if err := st.cause(); err != nil {
+				return nil, err
+			}
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, fmt.Errorf("cannot connect to %s within %s (%s)", peer, timeout, abi.EnvSockTimeout)
+		}
+		c, err := net.DialTimeout("tcp", addr, left)
+		if err == nil {
+			return &link{c: c, peer: peer, timeout: timeout, st: st}, nil
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return nil, fmt.Errorf("cannot connect to %s within %s (%s)", peer, timeout, abi.EnvSockTimeout)
+			}
+			return nil, fmt.Errorf("cannot connect to %s: %w", peer, err)
+		}
+		if time.Until(deadline) < wait {
+			return nil, fmt.Errorf("cannot connect to %s within %s (%s): connection refused, nobody listens there", peer, timeout, abi.EnvSockTimeout)
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// abortState turns the first failure anywhere into the failure of every
+// operation blocked on the registered sockets: they get a deadline in the
+// past and report the cause instead of their own error.
+type abortState struct {
+	mu      sync.Mutex
+	err     error
+	done    chan struct{}
+	targets []deadliner
+}
+
+type deadliner interface{ SetDeadline(time.Time) error }
+
+func newAbortState() *abortState {
+	return &abortState{done: make(chan struct{})}
+}
+
+func (s *abortState) cause() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// add registers d; if the state already failed, d is interrupted at once.
+func (s *abortState) add(d deadliner) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.targets = append(s.targets, d)
+	if s.err != nil {
+		_ = d.SetDeadline(time.Unix(1, 0))
+	}
+}
+
+// abort records err (the first one wins) and interrupts every target. It
+// reports whether err was the first.
+func (s *abortState) abort(err error) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return false
+	}
+	s.err = err
+	close(s.done)
+	for _, d := range s.targets {
+		_ = d.SetDeadline(time.Unix(1, 0))
+	}
+	return true
+}

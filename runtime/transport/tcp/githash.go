@@ -1,0 +1,66 @@
+package tcp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+)
+
+// Versions is where getNcclNrtGitHash reads the two build identities:
+// libnccom's own version info (neuronGetVersionInfo) and libnrt's
+// (nrt_get_version). The real libnrt answers NRTVersion once it is wired.
+type Versions interface {
+	NccomVersion() (abi.NECVersionInfo, error)
+	NRTVersion() (abi.NRTVersion, error)
+}
+
+// SpecVersions answers with the release's git hashes from the spec
+// (abi.LibnccomGit, abi.LibnrtGit); a non-empty field replaces one.
+type SpecVersions struct {
+	NccomGit, NRTGit string
+}
+
+// NccomVersion is libnccom's version info with its git hash.
+func (v SpecVersions) NccomVersion() (abi.NECVersionInfo, error) {
+	var vi abi.NECVersionInfo
+	copy(vi.GitHash[:], pick(v.NccomGit, abi.LibnccomGit))
+	vi.CompatibilityVersion = abi.NccomCompatID
+	return vi, nil
+}
+
+// NRTVersion is libnrt's nrt_version_t with its git hash.
+func (v SpecVersions) NRTVersion() (abi.NRTVersion, error) {
+	var vi abi.NRTVersion
+	copy(vi.GitHash[:], pick(v.NRTGit, abi.LibnrtGit))
+	return vi, nil
+}
+
+func pick(s, def string) string {
+	if s != "" {
+		return s
+	}
+	return def
+}
+
+// GitHash is getNcclNrtGitHash: the first 8 bytes of libnccom's version-info
+// git hash, then the first 8 bytes of libnrt's nrt_version_t.git_hash.
+func GitHash(v Versions) (abi.NcclNRTGitHash, error) {
+	var h abi.NcclNRTGitHash
+	nccom, err := v.NccomVersion()
+	if err != nil {
+		return h, fmt.Errorf("getNcclNrtGitHash: libnccom version info: %w", err)
+	}
+	nrt, err := v.NRTVersion()
+	if err != nil {
+		return h, fmt.Errorf("getNcclNrtGitHash: nrt_get_version: %w", err)
+	}
+	copy(h.Nccom[:], nccom.GitHash[:len(h.Nccom)])
+	copy(h.NRT[:], nrt.GitHash[:len(h.NRT)])
+	return h, nil
+}
+
+// formatGitHash shows a tag as its two halves.
+func formatGitHash(h abi.NcclNRTGitHash) string {
+	return fmt.Sprintf("libnccom %q + libnrt %q", strings.TrimRight(string(h.Nccom[:]), "\x00"), strings.TrimRight(string(h.NRT[:]), "\x00"))
+}

@@ -1,0 +1,527 @@
+package tcp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+)
+
+// Root is the bootstrap root (bootstrapCreateRoot + bootstrapRootFlat): a
+// listener that takes one INFO_TO_ROOT record from each of nranks ranks,
+// refuses a world with a bad magic, a duplicate or out-of-range rank, a wrong
+// nranks or (global init) differing git-hash tags, replies INFO_FROM_ROOT
+// (cluster_id, epoch, the ring successor's listen address) and stays with
+// the ranks until every one has wired its ring. Any failure is sent to every
+// rank as an ABORT naming the peer at fault.
+type Root struct {
+	n       *Net
+	ln      *net.TCPListener
+	addr    netip.AddrPort
+	nranks  int
+	global  bool
+	cluster uint64
+	epoch   int64
+
+	st         *abortState // Close
+	mu         sync.Mutex
+	completing bool // every ring is wired; COMPLETE is on its way
+	done       chan struct{}
+	err        error
+}
+
+// CreateRoot starts a root listening at addr (port 0: any free port) for a
+// world of nranks; global worlds carry and compare the git-hash tag.
+func (n *Net) CreateRoot(addr netip.AddrPort, nranks int, global bool) (*Root, error) {
+	c, err := n.vncGate()
+	if err != nil {
+		return nil, err
+	}
+	if c != 0 {
+		return nil, fmt.Errorf("bootstrapCreateRoot: nrt_get_total_vnc_count() reports %d: a single-vNC process has no world to serve", c)
+	}
+	if nranks < 1 {
+		return nil, fmt.Errorf("bootstrap root: a world of %d ranks; give at least 1", nranks)
+	}
+	ln, err := net.ListenTCP("tcp", net.TCPAddrFromAddrPort(addr))
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("bootstrap root cannot listen on %s: the port is in use by another process; give %s a free port", addr, abi.EnvRootCommID)
+		}
+		return nil, fmt.Errorf("bootstrap root cannot listen on %s: %w", addr, err)
+	}
+	ta := ln.Addr().(*net.TCPAddr).AddrPort()
+	r := &Root{
+		n: n, ln: ln, nranks: nranks, global: global,
+		addr:    netip.AddrPortFrom(ta.Addr().Unmap(), ta.Port()),
+		cluster: rand.Uint64(), epoch: time.Now().Unix(),
+		st: newAbortState(), done: make(chan struct{}),
+	}
+	r.st.add(ln)
+	n.log.Info("bootstrap root listening", "addr", r.addr.String(), "nranks", nranks, "global", global, "cluster_id", fmt.Sprintf("%#016x", r.cluster))
+	go func() {
+		defer close(r.done)
+		r.err = r.serve()
+	}()
+	return r, nil
+}
+
+// Addr is where the root listens.
+func (r *Root) Addr() netip.AddrPort { return r.addr }
+
+// ClusterID and Epoch are what the root hands every rank.
+func (r *Root) ClusterID() uint64 { return r.cluster }
+func (r *Root) Epoch() int64      { return r.epoch }
+
+// Wait blocks until the root is done: nil once every rank has its world,
+// otherwise the failure it sent the ranks.
+func (r *Root) Wait() error {
+	<-r.done
+	return r.err
+}
+
+// Close stops a root still waiting for ranks, telling those connected; a
+// root already sending COMPLETE finishes first.
+func (r *Root) Close() error {
+	r.mu.Lock()
+	if !r.completing {
+		r.st.abort(errClosed)
+	}
+	r.mu.Unlock()
+	<-r.done
+	return nil
+}
+
+func (r *Root) errf(format string, args ...any) error {
+	return fmt.Errorf("bootstrap root %s: "+format, append([]any{r.addr}, args...)...)
+}
+
+// rankConn is one accepted connection and what it said.
+type rankConn struct {
+	l      *link
+	remote string
+	rank   int // the claimed rank, -1 before the record
+	rec    abi.ExtInfoGlobal
+}
+
+func (rc *rankConn) who() string {
+	if rc.rank < 0 {
+		return "peer " + rc.remote
+	}
+	return fmt.Sprintf("peer %s rank %d", rc.remote, rc.rank)
+}
+
+type evKind int
+
+const (
+	evConn         evKind = iota // accepted a connection
+	evRecord                     // its INFO_TO_ROOT record arrived
+	evDone                       // its RING_DONE arrived
+	evFailed                     // it broke the protocol, hung up or sent an ABORT
+	evGone                       // its reader is finished: the peer hung up
+	evAcceptFailed               // the listener timed out or was closed
+)
+
+type rootEvent struct {
+	kind evKind
+	rc   *rankConn
+	err  error
+}
+
+// session is one run of the root: the connections and their events.
+type session struct {
+	events     chan rootEvent
+	quit       chan struct{}
+	wg         sync.WaitGroup
+	conns      []*rankConn
+	gone       int
+	acceptDone bool
+}
+
+func (s *session) emit(ev rootEvent) bool {
+	select {
+	case s.events <- ev:
+		return true
+	case <-s.quit:
+		return false
+	}
+}
+
+// note books the events every phase treats alike.
+func (s *session) note(ev rootEvent) {
+	switch ev.kind {
+	case evConn:
+		s.conns = append(s.conns, ev.rc)
+	case evGone:
+		s.gone++
+	case evAcceptFailed:
+		s.acceptDone = true
+	}
+}
+
+func (r *Root) serve() error {
+	s := &session{events: make(chan rootEvent, 64), quit: make(chan struct{})}
+	defer func() {
+		close(s.quit)
+		r.ln.Close()
+		for _, rc := range s.conns {
+			rc.l.close()
+		}
+		s.wg.Wait()
+	}()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		r.acceptLoop(s)
+	}()
+	if err := r.run(s); err != nil {
+		return r.abort(s, err)
+	}
+	return nil
+}
+
+// run is the three phases; an error aborts the world.
+func (r *Root) run(s *session) error {
+	timeout := r.n.cfg.Timeout
+	hb := time.NewTicker(max(timeout/3, 10*time.Millisecond))
+	defer hb.Stop()
+
+	// Phase 1: one record per rank.
+	byRank := make([]*rankConn, r.nranks)
+	have := 0
+	for have < r.nranks {
+		select {
+		case ev := <-s.events:
+			s.note(ev)
+			switch ev.kind {
+			case evRecord:
+				if err := r.admit(ev.rc, byRank); err != nil {
+					return err
+				}
+				have++
+				r.n.log.Debug("bootstrap root: record", "rank", ev.rc.rank, "peer", ev.rc.remote, "have", have, "nranks", r.nranks)
+			case evAcceptFailed:
+				if c := r.st.cause(); c != nil {
+					return c
+				}
+				return r.errf("no INFO_TO_ROOT from %s within %s (%s): %d of %d ranks arrived",
+					rankList(missing(byRank, nil)), timeout, abi.EnvSockTimeout, have, r.nranks)
+			case evFailed:
+				return ev.err
+			case evDone:
+				return r.errf("%s sent RING_DONE before it had its INFO_FROM_ROOT", ev.rc.who())
+			}
+		case <-hb.C:
+			r.heartbeat(byRank, have)
+		case <-r.st.done:
+			return r.st.cause()
+		}
+	}
+	r.ln.Close()
+	if r.global {
+		if err := r.checkGitHashes(byRank); err != nil {
+			return err
+		}
+	}
+
+	// Phase 2: every rank learns its ring successor.
+	var buf [abi.SizeofBootstrapRootReply]byte
+	for rank, rc := range byRank {
+		reply := abi.BootstrapRootReply{ClusterID: r.cluster, Epoch: r.epoch, Neighbour: byRank[(rank+1)%r.nranks].rec.Info.ExtAddressListen}
+		reply.MarshalTo(buf[:])
+		if err := rc.l.send(abi.BootstrapMsgInfoFromRoot, buf[:]); err != nil {
+			return r.errf("%v", err)
+		}
+	}
+
+	// Phase 3: stay until every ring is wired.
+	wired := make([]bool, r.nranks)
+	done := 0
+	last := time.Now()
+	for done < r.nranks {
+		select {
+		case ev := <-s.events:
+			s.note(ev)
+			switch ev.kind {
+			case evDone:
+				if !wired[ev.rc.rank] {
+					wired[ev.rc.rank] = true
+					done++
+				}
+				last = time.Now()
+			case evFailed:
+				return ev.err
+			case evConn:
+				return r.errf("%s connected after the world was gathered", ev.rc.who())
+			}
+		case <-hb.C:
+			if time.Since(last) > 2*timeout {
+				return r.errf("%s did not report a wired ring within %s", rankList(missing(byRank, wired)), 2*timeout)
+			}
+			r.heartbeat(byRank, done)
+		case <-r.st.done:
+			return r.st.cause()
+		}
+	}
+	r.mu.Lock()
+	if c := r.st.cause(); c != nil {
+		r.mu.Unlock()
+		return c
+	}
+	r.completing = true
+	r.mu.Unlock()
+	for _, rc := range byRank {
+		if err := rc.l.send(abi.BootstrapMsgComplete, nil); err != nil {
+			r.n.log.Warn("bootstrap root: COMPLETE not delivered", "rank", rc.rank, "err", err)
+		}
+	}
+	r.n.log.Info("bootstrap root: world complete", "addr", r.addr.String(), "nranks", r.nranks)
+	return nil
+}
+
+func (r *Root) acceptLoop(s *session) {
+	for {
+		_ = r.ln.SetDeadline(time.Now().Add(r.n.cfg.Timeout))
+		c, err := r.ln.Accept()
+		if err != nil {
+			s.emit(rootEvent{kind: evAcceptFailed, err: err})
+			return
+		}
+		remote := c.RemoteAddr().String()
+		rc := &rankConn{l: &link{c: c, peer: "peer " + remote, timeout: r.n.cfg.Timeout, st: r.st}, remote: remote, rank: -1}
+		r.st.add(c)
+		if !s.emit(rootEvent{kind: evConn, rc: rc}) {
+			c.Close()
+			return
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			r.readRank(rc, s)
+		}()
+	}
+}
+
+// readRank reads a rank's record, then watches its connection for RING_DONE,
+// an ABORT or a hang-up; whatever goes wrong, it reads on until the peer
+// hangs up, so the root never closes a socket with data unread (which would
+// reset it and could destroy the ABORT on its way to the peer).
+func (r *Root) readRank(rc *rankConn, s *session) {
+	defer s.emit(rootEvent{kind: evGone, rc: rc})
+	failed := func(err error) {
+		s.emit(rootEvent{kind: evFailed, rc: rc, err: err})
+		_ = rc.l.c.SetReadDeadline(time.Time{})
+		_, _ = io.Copy(io.Discard, rc.l.in())
+	}
+	size, what := abi.SizeofExtInfo, "extInfo 40 B"
+	if r.global {
+		size, what = abi.SizeofExtInfoGlobal, "extInfo 40 B + nccl_nrt_git_hash 16 B, a global init"
+	}
+	h, err := rc.l.recvHeader("waiting for its INFO_TO_ROOT record", false)
+	if err != nil {
+		failed(r.errf("%v", err))
+		return
+	}
+	if h.Type != abi.BootstrapMsgInfoToRoot {
+		failed(r.errf("%s sent %s where its INFO_TO_ROOT record was due: not a bootstrap peer of this release", rc.who(), msgName(h.Type)))
+		return
+	}
+	if int(h.Length) != size {
+		failed(r.errf("%s sent a %d-byte INFO_TO_ROOT record, expected %d (%s)", rc.who(), h.Length, size, what))
+		return
+	}
+	buf := make([]byte, size)
+	if n, err := io.ReadFull(rc.l.in(), buf); err != nil {
+		if n >= 8 {
+			rc.rank = int(int32(binary.LittleEndian.Uint32(buf[4:8])))
+			rc.l.peer = rc.who()
+		}
+		failed(r.errf("%v", rc.l.readErr("reading its INFO_TO_ROOT record", err, n, size, "its INFO_TO_ROOT record")))
+		return
+	}
+	if r.global {
+		rc.rec.UnmarshalFrom(buf)
+	} else {
+		rc.rec.Info.UnmarshalFrom(buf)
+	}
+	rc.rank = int(rc.rec.Info.Rank)
+	rc.l.peer = fmt.Sprintf("rank %d (peer %s)", rc.rank, rc.remote)
+	if !s.emit(rootEvent{kind: evRecord, rc: rc}) {
+		return
+	}
+	for {
+		typ, _, err := rc.l.recvAny("", 0, true)
+		var ab *AbortError
+		switch {
+		case errors.As(err, &ab):
+			failed(errors.New(ab.Reason))
+			return
+		case err != nil:
+			s.emit(rootEvent{kind: evFailed, rc: rc, err: r.errf("%s closed its root connection before the world was complete (did its process die?)", rc.who())})
+			return
+		case typ == abi.BootstrapMsgRingDone:
+			if !s.emit(rootEvent{kind: evDone, rc: rc}) {
+				return
+			}
+		default:
+			failed(r.errf("%s sent an unexpected %s", rc.who(), msgName(typ)))
+			return
+		}
+	}
+}
+
+// admit validates one record against the world.
+func (r *Root) admit(rc *rankConn, byRank []*rankConn) error {
+	info := rc.rec.Info
+	if info.Sanity != abi.BootstrapSanity {
+		return r.errf("%s: bad sanity magic %#08x in INFO_TO_ROOT, expected %#08x (%q): not a bootstrap peer of this release",
+			rc.who(), info.Sanity, abi.BootstrapSanity, sanityText())
+	}
+	if int(info.Nranks) != r.nranks {
+		return r.errf("%s says nranks %d, this root serves a world of %d: start every rank with the same world size", rc.who(), info.Nranks, r.nranks)
+	}
+	if info.Rank < 0 || int(info.Rank) >= r.nranks {
+		return r.errf("%s: rank %d is outside 0..%d", rc.who(), info.Rank, r.nranks-1)
+	}
+	if prev := byRank[info.Rank]; prev != nil {
+		return r.errf("%s: rank %d is already taken by peer %s: give every process its own rank", rc.who(), info.Rank, prev.remote)
+	}
+	if _, err := DecodeAddr(info.ExtAddressListen); err != nil {
+		return r.errf("%s: its listen address: %v", rc.who(), err)
+	}
+	byRank[info.Rank] = rc
+	return nil
+}
+
+// checkGitHashes refuses a global world whose ranks carry different
+// nccl_nrt_git_hash tags, naming the ranks that differ from the majority.
+func (r *Root) checkGitHashes(byRank []*rankConn) error {
+	count := map[abi.NcclNRTGitHash]int{}
+	for _, rc := range byRank {
+		count[rc.rec.NcclNRTGitHash]++
+	}
+	if len(count) == 1 {
+		return nil
+	}
+	ref := byRank[0].rec.NcclNRTGitHash
+	for _, rc := range byRank { // the most common tag; ties go to the lowest rank's
+		if h := rc.rec.NcclNRTGitHash; count[h] > count[ref] {
+			ref = h
+		}
+	}
+	var odd []string
+	for _, rc := range byRank {
+		if h := rc.rec.NcclNRTGitHash; h != ref {
+			odd = append(odd, fmt.Sprintf("%s carries nccl_nrt_git_hash %s", rc.who(), formatGitHash(h)))
+		}
+	}
+	return r.errf("%s, the other %d ranks %s: the hosts run different libnccom or libnrt builds", strings.Join(odd, "; "), count[ref], formatGitHash(ref))
+}
+
+// heartbeat tells every rank heard from that the root is alive and waiting.
+func (r *Root) heartbeat(byRank []*rankConn, have int) {
+	var buf [abi.SizeofBootstrapRootWait]byte
+	w := abi.BootstrapRootWait{Have: uint32(have), Nranks: uint32(r.nranks)}
+	w.MarshalTo(buf[:])
+	for _, rc := range byRank {
+		if rc != nil {
+			// A rank that cannot take it is gone; its reader reports that.
+			_ = rc.l.send(abi.BootstrapMsgRootWait, buf[:])
+		}
+	}
+}
+
+// abort sends the failure to every connection, then lingers (at most the
+// timeout) so that ranks still on their way hear it too, and returns it.
+func (r *Root) abort(s *session, err error) error {
+	closed := errors.Is(err, errClosed)
+	if closed {
+		err = r.errf("closed before the world was complete")
+	}
+	// The ranks learn the reason; who sent it is on their side of the link.
+	text := strings.TrimPrefix(err.Error(), fmt.Sprintf("bootstrap root %s: ", r.addr))
+	if len(text) > int(abi.BootstrapAbortTextMax) {
+		text = text[:abi.BootstrapAbortTextMax]
+	}
+	for _, rc := range s.conns {
+		tell(rc, text)
+	}
+	if closed {
+		r.n.log.Info(err.Error())
+		return err
+	}
+	r.n.log.Error(err.Error())
+	r.linger(s, text)
+	return err
+}
+
+// tell sends the ABORT and half-closes: the peer reads it, then EOF.
+func tell(rc *rankConn, text string) {
+	_ = rc.l.send(abi.BootstrapMsgAbort, []byte(text))
+	if tc, ok := rc.l.c.(*net.TCPConn); ok {
+		_ = tc.CloseWrite()
+	}
+}
+
+// linger keeps the failed root up until every connection has hung up and
+// every rank has connected (or nobody more can), telling newcomers why.
+func (r *Root) linger(s *session, text string) {
+	limit := time.NewTimer(r.n.cfg.Timeout)
+	defer limit.Stop()
+	for s.gone < len(s.conns) || len(s.conns) < r.nranks && !s.acceptDone {
+		select {
+		case ev := <-s.events:
+			s.note(ev)
+			if ev.kind == evConn {
+				tell(ev.rc, text)
+			}
+		case <-limit.C:
+			return
+		case <-r.st.done:
+			return
+		}
+	}
+}
+
+// missing lists the ranks without a record, or (when flags is given) those
+// whose flag is unset.
+func missing(byRank []*rankConn, flags []bool) []int {
+	var out []int
+	for i, rc := range byRank {
+		if flags == nil && rc == nil || flags != nil && !flags[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func rankList(ranks []int) string {
+	const show = 8
+	parts := make([]string, 0, show+1)
+	for i, r := range ranks {
+		if i == show {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ranks)-show))
+			break
+		}
+		parts = append(parts, fmt.Sprint(r))
+	}
+	if len(ranks) == 1 {
+		return "rank " + parts[0]
+	}
+	return "ranks " + strings.Join(parts, ", ")
+}
+
+func sanityText() string {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], abi.BootstrapSanity)
+	return string(b[:])
+}

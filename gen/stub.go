@@ -29,19 +29,20 @@ type stubData struct {
 // Every other entry point returns NCCOM_STUB_RC.
 var stubBodies = map[string]string{
 	"neuronGetUniqueId": `	memset(id, 0, 128);
-	snprintf(id, 128, "nccom-stub uid rank_n=%d hint=%s", rank_n, hint ? hint : "");
+	snprintf(id, 128, "nccom-stub uid rank_n=%d hint=%s #%u", rank_n, hint ? hint : "",
+	         __atomic_add_fetch(&nccom_stub_uids, 1, __ATOMIC_RELAXED)); /* distinct per call, like a real id */
 	return NCCOM_STUB_RC;`,
 	"neuronInitGlobalComm": `	uint32_t vnc = 0;
 	(void)g_dev_id; (void)g_dev_count; (void)dev; (void)root_id; (void)hint;
 	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
-	*comm = &nccom_stub_comm;
+	*comm = nccom_stub_new_comm();
 	return NCCOM_STUB_RC;`,
 	"neuronInitComm": `	uint32_t vnc = 0;
 	(void)rank_n; (void)id; (void)rank; (void)dev; (void)bypass_graph;
 	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
-	*comm = &nccom_stub_comm;
+	*comm = nccom_stub_new_comm();
 	return NCCOM_STUB_RC;`,
 	"neuronGetPeerDeviceId": `	(void)comm;
 	*out = NCCOM_STUB_REVERSE(nec_get_peer_mla_idx(0, peer, 0), peer); /* forward -> reverse (re-entrant) round trip */

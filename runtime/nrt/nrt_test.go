@@ -171,7 +171,7 @@ func TestTypedAPI(t *testing.T) {
 		}
 	}
 	id, err := GetUniqueID(4, "typed")
-	if err != nil || !strings.HasPrefix(string(id[:]), "nccom-stub uid rank_n=4 hint=typed\x00") {
+	if err != nil || !strings.HasPrefix(string(id[:]), "nccom-stub uid rank_n=4 hint=typed #") {
 		t.Errorf("GetUniqueID = %q, %v", id[:40], err)
 	}
 	var dev DeviceInfo

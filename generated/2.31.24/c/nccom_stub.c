@@ -65,7 +65,15 @@ __attribute__((used)) static void (*const nccom_stub_imports[])(void) = {
 };
 #endif
 
-__attribute__((unused)) static int nccom_stub_comm;
+/* Each comm and unique id is distinct, as a real libnccom's are. */
+__attribute__((unused)) static unsigned nccom_stub_uids;
+__attribute__((unused)) static int nccom_stub_comms[64];
+__attribute__((unused)) static unsigned nccom_stub_next_comm;
+
+__attribute__((unused)) static void *nccom_stub_new_comm(void)
+{
+	return &nccom_stub_comms[__atomic_fetch_add(&nccom_stub_next_comm, 1, __ATOMIC_RELAXED) % 64];
+}
 
 #ifndef NCCOM_STUB_OMIT_neuronGetVersionInfo
 void neuronGetVersionInfo(nec_version_info_t *out, uint32_t n)
@@ -87,7 +95,8 @@ void neuronGetVersionInfo(nec_version_info_t *out, uint32_t n)
 NRT_STATUS neuronGetUniqueId(char id[128], int rank_n, const char *hint)
 {
 	memset(id, 0, 128);
-	snprintf(id, 128, "nccom-stub uid rank_n=%d hint=%s", rank_n, hint ? hint : "");
+	snprintf(id, 128, "nccom-stub uid rank_n=%d hint=%s #%u", rank_n, hint ? hint : "",
+	         __atomic_add_fetch(&nccom_stub_uids, 1, __ATOMIC_RELAXED)); /* distinct per call, like a real id */
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -99,7 +108,7 @@ NRT_STATUS neuronInitGlobalComm(int g_dev_id, int g_dev_count, const enc_neuron_
 	(void)g_dev_id; (void)g_dev_count; (void)dev; (void)root_id; (void)hint;
 	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
-	*comm = &nccom_stub_comm;
+	*comm = nccom_stub_new_comm();
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -111,7 +120,7 @@ NRT_STATUS neuronInitComm(void **comm, int rank_n, char *id, int rank, const enc
 	(void)rank_n; (void)id; (void)rank; (void)dev; (void)bypass_graph;
 	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
-	*comm = &nccom_stub_comm;
+	*comm = nccom_stub_new_comm();
 	return NCCOM_STUB_RC;
 }
 #endif

@@ -6,34 +6,45 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// referenceBuild is where the runtime boundary issue builds the reference
-// libnrt.so.1 and its stub libnccom (make build); checked when present.
-var referenceBuild = []struct{ file, role string }{
-	{"../build/libnrt.so.1", RoleLibnrt},
-	{"../build/libnccom.so.2", RoleLibnccom},
-	{"../build/libnccom.so", RoleLibnccom},
-}
-
-// TestReferenceBuild checks the project's own runtime build, file by file:
-// each must honour its side of the link contract and every spec struct it
-// carries must match.
+// TestReferenceBuild builds the project's own runtime the way `make libnrt`
+// and `make nccom-stubs` do — the Go libnrt.so.1 and the good libnccom double
+// linked against it — and checks each file: its side of the link contract,
+// and every spec struct its DWARF carries.
 func TestReferenceBuild(t *testing.T) {
-	sp, err := spec.Load(spec.Default)
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("skipping: builds libnrt.so.1 with go build -buildmode=c-shared (-short)")
+	}
+	tree, err := builder.Open(spec.Default)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked := 0
-	for _, rb := range referenceBuild {
-		if _, err := os.Stat(rb.file); err != nil {
-			t.Logf("%s absent (built by the runtime boundary issue); not checked", rb.file)
-			continue
-		}
-		checked++
-		t.Run(filepath.Base(rb.file), func(t *testing.T) {
-			r, err := Check([]string{rb.file}, Options{Spec: sp, Role: rb.role, StructsSrc: "spec/" + spec.Default, DebugDirs: DefaultDebugDirs})
+	dir := t.TempDir()
+	lib, err := tree.BuildLibnrt(filepath.Join(dir, "lib"), builder.Versioned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := tree.StubByName(builder.StubGood)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stub, err := tree.BuildStub(filepath.Join(dir, "lib"), filepath.Join(dir, "stubs"), good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rb := range []struct{ file, role string }{{lib, RoleLibnrt}, {stub, RoleLibnccom}} {
+		t.Run(rb.role, func(t *testing.T) {
+			if _, err := os.Stat(rb.file); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Check([]string{rb.file}, Options{Spec: tree.Spec, Role: rb.role, StructsSrc: "spec/" + spec.Default, DebugDirs: DefaultDebugDirs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,9 +53,9 @@ func TestReferenceBuild(t *testing.T) {
 				r.WriteText(&b)
 				t.Fatalf("%s is not clean:\n%s", rb.file, b.String())
 			}
+			if r.StructsSeen == 0 && rb.role == RoleLibnrt {
+				t.Errorf("no spec struct found in the DWARF of %s", rb.file)
+			}
 		})
-	}
-	if checked == 0 {
-		t.Skip("skipping: build/libnrt.so.1 is absent; the reference runtime build has not landed or was not built")
 	}
 }

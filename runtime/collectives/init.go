@@ -17,14 +17,8 @@ const deviceBarrierTableSize = 0x18
 // without the device lock (the fast path) and again under it, so racing
 // callers on one device allocate exactly one comm.
 func (r *Runtime) InitGlobalComm(vnc, gDeviceID, gDeviceCount uint32, ctx int, rootCommID string, checkSigs bool) error {
-	if err := r.checkOpen(); err != nil {
-		return err
-	}
-	id, err := r.coreIdentity(vnc)
+	id, err := r.openCore(vnc, ctx)
 	if err != nil {
-		return err
-	}
-	if err := checkDevCtx(id.NecDev, ctx); err != nil {
 		return err
 	}
 	if gDeviceCount == 0 || gDeviceID >= gDeviceCount {
@@ -108,6 +102,22 @@ func (r *Runtime) InitGlobalComm(vnc, gDeviceID, gDeviceCount uint32, ctx int, r
 	r.locals.set(ctx, gDeviceID, true)
 	r.log.Debug("global comm registered", "nec_dev", dev, "ctx", ctx, "g_device_id", gDeviceID, "g_device_cnt", gDeviceCount)
 	return nil
+}
+
+// openCore is the common entry of the global-comm calls: the runtime is
+// open, vnc names a core, and its device and ctx are in range.
+func (r *Runtime) openCore(vnc uint32, ctx int) (device.Identity, error) {
+	if err := r.checkOpen(); err != nil {
+		return device.Identity{}, err
+	}
+	id, ierr := r.coreIdentity(vnc)
+	if ierr != nil {
+		return id, ierr
+	}
+	if err := checkDevCtx(id.NecDev, ctx); err != nil {
+		return id, err
+	}
+	return id, nil
 }
 
 func (r *Runtime) coreIdentity(vnc uint32) (device.Identity, *Error) {

@@ -8,14 +8,8 @@ import "github.com/nrtabi/nrtabi/generated/abi"
 // passes; a smaller world before the bootstrap is refused with the hint to
 // build the global comm first.
 func (r *Runtime) ValidateGlobalComm(vnc, gDeviceID, gDeviceCount uint32, ctx int, rootCommID string, checkSigs bool) error {
-	if err := r.checkOpen(); err != nil {
-		return err
-	}
-	id, err := r.coreIdentity(vnc)
+	id, err := r.openCore(vnc, ctx)
 	if err != nil {
-		return err
-	}
-	if err := checkDevCtx(id.NecDev, ctx); err != nil {
 		return err
 	}
 	g := r.slots[id.NecDev][ctx].Load()

@@ -89,10 +89,10 @@ bench: bench-boundary
 #   make nccom-stubs   build/nccom-stubs/<variant>/libnccom.so, linked against it
 .PHONY: libnrt nccom-stubs
 libnrt:
-	$(GO) run ./cmd/nrtabi build libnrt --out build
+	$(GO) run ./cmd/nrtabi build libnrt --out build $(if $(RELEASE),--release $(RELEASE))
 
 nccom-stubs: libnrt
-	$(GO) run ./cmd/nrtabi build nccom-stubs --libnrt build --out build/nccom-stubs
+	$(GO) run ./cmd/nrtabi build nccom-stubs --libnrt build --out build/nccom-stubs $(if $(RELEASE),--release $(RELEASE))
 
 # ---- TCP bootstrap across processes (runtime/transport/tcp) -----------------
 # Wall time for N = 2..64 processes on loopback to agree on a world (flat

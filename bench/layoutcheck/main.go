@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"debug/elf"
 	"flag"
 	"fmt"
@@ -232,7 +233,17 @@ func mb(b int64) float64 { return float64(b) / (1 << 20) }
 // synthetic builds (once, cached) a shared object from synUnits generated C
 // units plus one unit holding every struct of the generated header.
 func synthetic(cache string) (string, error) {
-	dir := filepath.Join(cache, fmt.Sprintf("synthetic-%dx%dx%d", synUnits, synStructs, synMembers))
+	header, err := filepath.Abs(filepath.Join("generated", spec.Default, "c", gen.HeaderName))
+	if err != nil {
+		return "", err
+	}
+	// The cached object is only as current as the header it holds.
+	text, err := os.ReadFile(header)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(text)
+	dir := filepath.Join(cache, fmt.Sprintf("synthetic-%dx%dx%d-%x", synUnits, synStructs, synMembers, sum[:6]))
 	out := filepath.Join(dir, "libsynthetic.so")
 	if _, err := os.Stat(out); err == nil {
 		return out, nil
@@ -240,11 +251,7 @@ func synthetic(cache string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	slog.Info("generating the synthetic object (once)", "units", synUnits, "structs", synUnits*synStructs, "dir", dir)
-	header, err := filepath.Abs(filepath.Join("generated", spec.Default, "c", gen.HeaderName))
-	if err != nil {
-		return "", err
-	}
+	slog.Info("generating the synthetic object (once per header)", "units", synUnits, "structs", synUnits*synStructs, "dir", dir)
 	types := []string{"int", "long", "char", "short", "unsigned int", "void *", "double", "unsigned char"}
 	var srcs []string
 	for u := range synUnits {

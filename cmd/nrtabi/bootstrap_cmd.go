@@ -43,6 +43,10 @@ const (
 	envProgram = "NRTABI_BOOTSTRAP_PROGRAM" // "reordered": this rank posts the reordered program
 	envNRTGit  = "NRTABI_NRT_GIT_HASH"      // replaces libnrt's git hash in this rank's tag
 	envFault   = "NRTABI_BOOTSTRAP_FAULT"   // test hook: bad-magic, truncated-record, die-mid-record, die-after-record, die-after-reply
+	// envRootFD names an inherited file descriptor holding the root's
+	// listening socket, bound by the --local launcher before any rank
+	// started, so no rank's ephemeral port can take the root's port first.
+	envRootFD = "NRTABI_ROOT_LISTEN_FD"
 )
 
 type bootstrapOpts struct {
@@ -244,7 +248,14 @@ func runRank(o bootstrapOpts, out, errw io.Writer) int {
 	var root *tcp.Root
 	if o.rank == 0 {
 		log.Info(cfmt.Sprintf(abi.MsgNccomRootFromEnv, o.rootID))
-		if root, err = n.CreateRoot(rootAddr, o.nranks, true); err != nil {
+		if ln, lerr := inheritedRootListener(); lerr != nil {
+			return finish(lerr)
+		} else if ln != nil {
+			root, err = n.CreateRootOn(ln, o.nranks, true)
+		} else {
+			root, err = n.CreateRoot(rootAddr, o.nranks, true)
+		}
+		if err != nil {
 			return finish(err)
 		}
 		// The root outlives this rank's failure until the others have heard of it.
@@ -333,8 +344,13 @@ func (t *timedComms) InitComm(rankN int, id *collectives.UniqueID, rank int, byp
 func runNaive(n *tcp.Net, o bootstrapOpts, rootAddr netip.AddrPort, res *rankResult) error {
 	var root *tcp.Root
 	if o.rank == 0 {
-		var err error
-		if root, err = n.NaiveRoot(rootAddr, o.nranks); err != nil {
+		ln, err := inheritedRootListener()
+		if err != nil {
+			return err
+		}
+		if ln != nil {
+			root = n.NaiveRootOn(ln, o.nranks)
+		} else if root, err = n.NaiveRoot(rootAddr, o.nranks); err != nil {
 			return err
 		}
 	}
@@ -402,4 +418,29 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 		return &tcp.Hooks{AfterReply: die}, nil
 	}
 	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record or die-after-reply", envFault, kind)
+}
+
+// inheritedRootListener returns the root socket the --local launcher passed
+// down (envRootFD), or nil when this process binds its own.
+func inheritedRootListener() (*net.TCPListener, error) {
+	v := os.Getenv(envRootFD)
+	if v == "" {
+		return nil, nil
+	}
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return nil, fmt.Errorf("%s=%q: not an inherited file descriptor", envRootFD, v)
+	}
+	f := os.NewFile(uintptr(fd), "bootstrap root socket")
+	defer f.Close()
+	ln, err := net.FileListener(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s=%d: %w", envRootFD, fd, err)
+	}
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		ln.Close()
+		return nil, fmt.Errorf("%s=%d is not a TCP listener", envRootFD, fd)
+	}
+	return tl, nil
 }

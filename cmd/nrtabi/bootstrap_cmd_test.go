@@ -332,3 +332,13 @@ func freeTestPort(t *testing.T) int {
 	}
 	return p
 }
+
+// freePort asks the kernel for a loopback port nobody listens on now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -76,11 +76,20 @@ func spawnLocal(o bootstrapOpts, errw io.Writer) ([]*localRank, localSummary, er
 	if err != nil {
 		return nil, localSummary{}, fmt.Errorf("cannot find this binary to run its ranks: %w", err)
 	}
-	port, err := freePort()
+	// Bind the root's socket here, before any rank exists, and hand it to
+	// rank 0: a port only probed for would be free to be taken by a rank's
+	// own listener before rank 0 binds it.
+	rootLn, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
-		return nil, localSummary{}, err
+		return nil, localSummary{}, fmt.Errorf("binding the root's loopback socket: %w", err)
 	}
-	rootID := fmt.Sprintf("127.0.0.1:%d", port)
+	rootFile, err := rootLn.File()
+	rootLn.Close() // the duplicate in rootFile keeps the socket listening
+	if err != nil {
+		return nil, localSummary{}, fmt.Errorf("passing the root's socket to rank 0: %w", err)
+	}
+	defer rootFile.Close()
+	rootID := rootLn.Addr().String()
 	base := append(localEnv(os.Environ()), o.childEnv...)
 	timeout := tcp.DefaultTimeout
 	if cfg, err := tcp.ConfigFromEnv(envLookup(base)); err != nil {
@@ -111,6 +120,10 @@ func spawnLocal(o bootstrapOpts, errw io.Writer) ([]*localRank, localSummary, er
 			env = append(env, envFault+"="+o.fault)
 		}
 		lr := &localRank{rank: r, cmd: exec.Command(exe, args...)}
+		if r == 0 {
+			lr.cmd.ExtraFiles = []*os.File{rootFile} // fd 3
+			env = append(env, envRootFD+"=3")
+		}
 		lr.cmd.Env = env
 		lr.cmd.Stderr = &lr.stderr
 		ranks[r] = lr
@@ -322,14 +335,4 @@ func envLookup(env []string) func(string) string {
 		}
 		return v
 	}
-}
-
-// freePort asks the kernel for a loopback port nobody listens on.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free loopback port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

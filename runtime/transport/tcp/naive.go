@@ -30,6 +30,11 @@ func (n *Net) NaiveRoot(addr netip.AddrPort, nranks int) (*Root, error) {
 	if err != nil {
 		return nil, fmt.Errorf("naive root cannot listen on %s: %w", addr, err)
 	}
+	return n.NaiveRootOn(ln, nranks), nil
+}
+
+// NaiveRootOn serves the naive gather on a listener the caller holds.
+func (n *Net) NaiveRootOn(ln *net.TCPListener, nranks int) *Root {
 	ta := ln.Addr().(*net.TCPAddr).AddrPort()
 	r := &Root{n: n, ln: ln, nranks: nranks, addr: netip.AddrPortFrom(ta.Addr().Unmap(), ta.Port()), st: newAbortState(), done: make(chan struct{})}
 	r.st.add(ln)
@@ -37,7 +42,7 @@ func (n *Net) NaiveRoot(addr netip.AddrPort, nranks int) (*Root, error) {
 		defer close(r.done)
 		r.err = r.serveNaive()
 	}()
-	return r, nil
+	return r
 }
 
 const naiveRecordSize = abi.SizeofExtInfo + abi.SizeofEncSigMsg

@@ -42,15 +42,8 @@ type Root struct {
 // CreateRoot starts a root listening at addr (port 0: any free port) for a
 // world of nranks; global worlds carry and compare the git-hash tag.
 func (n *Net) CreateRoot(addr netip.AddrPort, nranks int, global bool) (*Root, error) {
-	c, err := n.vncGate()
-	if err != nil {
+	if err := n.rootGate(nranks); err != nil {
 		return nil, err
-	}
-	if c != 0 {
-		return nil, fmt.Errorf("bootstrapCreateRoot: nrt_get_total_vnc_count() reports %d: a single-vNC process has no world to serve", c)
-	}
-	if nranks < 1 {
-		return nil, fmt.Errorf("bootstrap root: a world of %d ranks; give at least 1", nranks)
 	}
 	ln, err := net.ListenTCP("tcp", net.TCPAddrFromAddrPort(addr))
 	if err != nil {
@@ -59,6 +52,36 @@ func (n *Net) CreateRoot(addr netip.AddrPort, nranks int, global bool) (*Root, e
 		}
 		return nil, fmt.Errorf("bootstrap root cannot listen on %s: %w", addr, err)
 	}
+	return n.serveRoot(ln, nranks, global), nil
+}
+
+// CreateRootOn starts a root on a listener the caller already holds — e.g.
+// one a launcher bound before starting the ranks, so that no rank's own
+// ephemeral port can take the root's port first.
+func (n *Net) CreateRootOn(ln *net.TCPListener, nranks int, global bool) (*Root, error) {
+	if err := n.rootGate(nranks); err != nil {
+		return nil, err
+	}
+	return n.serveRoot(ln, nranks, global), nil
+}
+
+// rootGate refuses a root a world cannot have: in a single-vNC process, or
+// for no ranks.
+func (n *Net) rootGate(nranks int) error {
+	c, err := n.vncGate()
+	if err != nil {
+		return err
+	}
+	if c != 0 {
+		return fmt.Errorf("bootstrapCreateRoot: nrt_get_total_vnc_count() reports %d: a single-vNC process has no world to serve", c)
+	}
+	if nranks < 1 {
+		return fmt.Errorf("bootstrap root: a world of %d ranks; give at least 1", nranks)
+	}
+	return nil
+}
+
+func (n *Net) serveRoot(ln *net.TCPListener, nranks int, global bool) *Root {
 	ta := ln.Addr().(*net.TCPAddr).AddrPort()
 	r := &Root{
 		n: n, ln: ln, nranks: nranks, global: global,
@@ -72,7 +95,7 @@ func (n *Net) CreateRoot(addr netip.AddrPort, nranks int, global bool) (*Root, e
 		defer close(r.done)
 		r.err = r.serve()
 	}()
-	return r, nil
+	return r
 }
 
 // Addr is where the root listens.

@@ -35,8 +35,8 @@ printf "%5s %14s %16s %14s %14s %12s\n" N "flat boot ms" "flat agree ms" "flat d
 for n in $sizes; do
 	: >"$dir/flat" && : >"$dir/naive"
 	for ((i = 0; i < reps; i++)); do # interleaved, so both see the same machine
-		timing "$n" >>"$dir/flat"
-		timing "$n" --naive >>"$dir/naive"
+		timing "$n" >>"$dir/flat" || { echo "bench: a flat run of $n processes failed" >&2; exit 1; }
+		timing "$n" --naive >>"$dir/naive" || { echo "bench: a naive run of $n processes failed" >&2; exit 1; }
 	done
 	boot=$(awk '{ print $1 }' "$dir/flat" | median)
 	agree=$(awk '{ print $2 }' "$dir/flat" | median)

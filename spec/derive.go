@@ -21,6 +21,21 @@ type Removal struct {
 	Path      string   `toml:"-"`
 }
 
+type removalKind struct {
+	kind  string // the [remove] key, as the errors name it
+	names []string
+}
+
+// kinds lists the removals by row kind, in a fixed order so that errors
+// come out in the same order on every load.
+func (r Removal) kinds() []removalKind {
+	return []removalKind{
+		{"forward", r.Forward}, {"reverse", r.Reverse}, {"constant", r.Constants}, {"enum", r.Enums},
+		{"opaque_type", r.Opaques}, {"message", r.Messages}, {"struct", r.Structs}, {"version_node", r.Nodes},
+		{"link_behaviour", r.Links}, {"contradiction", r.Notes},
+	}
+}
+
 // derive resolves a derived_from chain: each release starts from its
 // parent's rows, replaces the rows it restates (same key), appends new ones
 // and drops the ones it lists under [remove]. Inherited rows keep their
@@ -92,16 +107,12 @@ func merge(parent, child *Spec) (*Spec, Errors) {
 	var errs Errors
 	drop := map[string]map[string]bool{}
 	for _, r := range child.removals {
-		for kind, names := range map[string][]string{
-			"forward": r.Forward, "reverse": r.Reverse, "constant": r.Constants, "enum": r.Enums,
-			"opaque_type": r.Opaques, "message": r.Messages, "struct": r.Structs, "version_node": r.Nodes,
-			"link_behaviour": r.Links, "contradiction": r.Notes,
-		} {
-			for _, n := range names {
-				if drop[kind] == nil {
-					drop[kind] = map[string]bool{}
+		for _, k := range r.kinds() {
+			for _, n := range k.names {
+				if drop[k.kind] == nil {
+					drop[k.kind] = map[string]bool{}
 				}
-				drop[kind][n] = true
+				drop[k.kind][n] = true
 			}
 		}
 	}
@@ -125,14 +136,10 @@ func merge(parent, child *Spec) (*Spec, Errors) {
 	out.Links = overlay(parent.Links, child.Links, func(l LinkBehaviour) string { return l.Variant }, func(k string) bool { return keep("link_behaviour", k) })
 	out.Notes = overlay(parent.Notes, child.Notes, func(c Contradiction) string { return c.ID }, func(k string) bool { return keep("contradiction", k) })
 	for _, r := range child.removals {
-		for kind, names := range map[string][]string{
-			"forward": r.Forward, "reverse": r.Reverse, "constant": r.Constants, "enum": r.Enums,
-			"opaque_type": r.Opaques, "message": r.Messages, "struct": r.Structs, "version_node": r.Nodes,
-			"link_behaviour": r.Links, "contradiction": r.Notes,
-		} {
-			for _, n := range names {
-				if !used[kind+"/"+n] {
-					errs = append(errs, &Error{Pos: r.Pos, Rule: "derive", Msg: fmt.Sprintf("[remove] %s = %q: release %s has no such row", kind, n, parent.Release.Name)})
+		for _, k := range r.kinds() {
+			for _, n := range k.names {
+				if !used[k.kind+"/"+n] {
+					errs = append(errs, &Error{Pos: r.Pos, Rule: "derive", Msg: fmt.Sprintf("[remove] %s = %q: release %s has no such row", k.kind, n, parent.Release.Name)})
 				}
 			}
 		}

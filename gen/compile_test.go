@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/spectest"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -142,16 +143,5 @@ func TestGoMirrorsBuild(t *testing.T) {
 }
 
 func copySpec(t *testing.T, release string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), release)
-	os.MkdirAll(dir, 0o755)
-	entries, err := spec.Embedded.ReadDir(release)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, _ := spec.Embedded.ReadFile(release + "/" + e.Name())
-		os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644)
-	}
-	return dir
+	return spectest.CopyRelease(t, spec.Embedded, release)
 }

@@ -2,35 +2,18 @@ package spec
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/spectest"
 )
 
 // copyRelease writes the embedded release into a temporary directory named
 // after it, so each test can break one fact.
 func copyRelease(t *testing.T, release string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), release)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	err := fs.WalkDir(Embedded, release, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(Embedded, p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, filepath.Base(p)), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return spectest.CopyRelease(t, Embedded, release)
 }
 
 // edit replaces the first occurrence of old after the first occurrence of

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/internal/spectest"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -31,20 +32,8 @@ func TestSpecValidate(t *testing.T) {
 
 // brokenSpec copies the embedded release to disk with one line changed.
 func brokenSpec(t *testing.T, file, old, repl string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), spec.Default)
-	os.MkdirAll(dir, 0o755)
-	entries, _ := spec.Embedded.ReadDir(spec.Default)
-	for _, e := range entries {
-		data, _ := spec.Embedded.ReadFile(spec.Default + "/" + e.Name())
-		if e.Name() == file {
-			if !bytes.Contains(data, []byte(old)) {
-				t.Fatalf("%s lacks %q", file, old)
-			}
-			data = bytes.Replace(data, []byte(old), []byte(repl), 1)
-		}
-		os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644)
-	}
+	dir := spectest.CopyRelease(t, spec.Embedded, spec.Default)
+	spectest.Replace(t, dir, file, old, repl)
 	return dir
 }
 

@@ -140,6 +140,9 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 	}
 	defer dbg.Close()
 	fr.DWARFFile, fr.DWARFVia = dbg.Path(), dbg.Via
+	if label, ok := labelOf(path); ok {
+		fr.Path, fr.ELFKind, fr.DWARFFile, fr.DWARFVia = label, "C headers", "gcc -g of the headers", "compiled"
+	}
 	structs := opt.Structs.Structs
 	wants := make([][]string, len(structs))
 	for i, st := range structs {

@@ -111,6 +111,7 @@ type Report struct {
 	Exit        int           `json:"exit"`
 	Verdict     string        `json:"verdict"`
 	StructsSeen int           `json:"structs_checked"`
+	Notes       []string      `json:"notes,omitempty"` // what the inputs needed worked around (headers that conflict)
 }
 
 // Schema is the JSON schema id.

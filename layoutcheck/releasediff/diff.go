@@ -55,6 +55,8 @@ const (
 	FieldResized       = "field-resized"
 	FieldRetyped       = "field-retyped"
 	FieldRenamed       = "field-renamed"
+	FieldTypeRenamed   = "field-type-renamed" // its type has a new name and an identical layout
+	FieldFlexElem      = "field-flexible-array-element"
 	FieldAdded         = "field-added"
 	FieldAddedOpaque   = "field-added-in-opaque"
 	FieldRemoved       = "field-removed"

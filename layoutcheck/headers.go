@@ -242,6 +242,9 @@ func (h *Headers) compile(abs string) error {
 		return os.Rename(filepath.Join(h.tmp, obj), h.Object)
 	}
 	combined := firstError(err)
+	if prev := previousDecl(err); prev != "" {
+		combined += "; previously declared at " + prev
+	}
 	if len(h.Roots) == 1 {
 		return h.compileError(h.Roots[0], err)
 	}
@@ -277,6 +280,25 @@ func conflictNote(first, abs, dir string) string {
 		return fmt.Sprintf("duplicate declaration of %s: the headers declare it differently (%s); each header was compiled in its own unit, and a struct found in several is read from the first", m[2], first)
 	}
 	return fmt.Sprintf("the headers do not compile together (%s); each header was compiled in its own unit", first)
+}
+
+// previousDecl is where gcc says the rejected declaration was first made
+// (file:line), or "".
+func previousDecl(err error) string {
+	var ce *cc.Error
+	if !errors.As(err, &ce) {
+		return ""
+	}
+	for _, line := range strings.Split(ce.Output, "\n") {
+		if i := strings.Index(line, ": note: previous"); i > 0 {
+			loc := line[:i]
+			if j := strings.LastIndexByte(loc, ':'); j > 0 && strings.Count(loc, ":") >= 2 {
+				loc = loc[:j] // drop the column
+			}
+			return loc
+		}
+	}
+	return ""
 }
 
 // firstError is the compiler's first error line, or its whole message.

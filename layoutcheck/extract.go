@@ -58,6 +58,9 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 		keep, keepNames, keepAsked = append(keep, f), append(keepNames, outNames[i]), append(keepAsked, names[i])
 	}
 	if len(missing) > 0 && !skipAbsent || len(keep) == 0 {
+		if label, ok := labelOf(path); ok {
+			return inputErr(label, "declares no struct %s", strings.Join(missing, ", "))
+		}
 		return inputErr(path, "no struct %s in the DWARF of %s", strings.Join(missing, ", "), dbg.Path())
 	}
 	found, outNames, names = keep, keepNames, keepAsked

@@ -92,6 +92,10 @@ func checkCmd(args []string, out, errw io.Writer) int {
 		return code
 	}
 	rep.Notes = append(rep.Notes, notes...)
+	if hf := rep.Files[len(rep.Files)-1]; *headers != "" && len(hf.Structs) == 0 {
+		fmt.Fprintf(errw, "nrtabi check: %s: declares none of the %d structs of %s; name the directory holding the vendor's headers (the one with nrt/nec.h)\n", hf.Path, len(structs.Structs), where)
+		return exitError
+	}
 	if *format == "junit" {
 		if err := rep.WriteJUnit(out); err != nil {
 			fmt.Fprintf(errw, "nrtabi check: %v\n", err)

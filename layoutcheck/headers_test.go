@@ -252,3 +252,24 @@ func TestHeadersHash(t *testing.T) {
 		t.Errorf("after Close the label remains: %s", l)
 	}
 }
+
+// FuzzCompilerMessages: what is read from the compiler's output (the first
+// error, the previous declaration, the conflict note) never panics and is
+// one line.
+func FuzzCompilerMessages(f *testing.F) {
+	f.Add("In file included from all.c:3:\n/h/b.h:2:18: error: conflicting types for ‘handle_t’; have ‘uint64_t’\n/h/a.h:2:18: note: previous declaration of ‘handle_t’ with type ‘uint32_t’\n")
+	f.Add("x.h:1:12: error: unknown type name 'undeclared_t'\n")
+	f.Add("cc1: fatal error: all.c: No such file or directory\ncompilation terminated.\n")
+	f.Add(": note: previous\n:::: note: previous declaration\nerror:")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, out string) {
+		err := &cc.Error{Args: []string{"-c"}, Output: out, Err: errors.New("exit status 1")}
+		first, prev := firstError(err), previousDecl(err)
+		note := conflictNote(first, "/h", "h")
+		for _, s := range []string{first, prev, note} {
+			if strings.Contains(s, "\n") {
+				t.Fatalf("not one line: %q (from %q)", s, out)
+			}
+		}
+	})
+}

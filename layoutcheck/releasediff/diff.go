@@ -119,7 +119,7 @@ func Diff(old, new *spec.Spec) Report {
 	d.enums()
 	d.constants()
 	d.messages()
-	r := Report{Old: side(old), New: side(new), Changes: d.changes, Moves: groupMoves(d.changes, old, new)}
+	r := Report{Old: side(old), New: side(new), Changes: d.changes, Moves: groupMoves(d.changes, new)}
 	if r.Changes == nil {
 		r.Changes = []Change{}
 	}

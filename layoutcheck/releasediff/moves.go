@@ -34,7 +34,7 @@ const minGroup = 2
 // groupMoves finds the runs of field-moved changes with one delta. The
 // struct changes are in new-offset order (structPair sorts them), so a
 // run is consecutive in changes.
-func groupMoves(changes []Change, old, new *spec.Spec) []MoveGroup {
+func groupMoves(changes []Change, new *spec.Spec) []MoveGroup {
 	var out []MoveGroup
 	for i := 0; i < len(changes); {
 		st, delta, ok := moved(changes[i])

@@ -579,7 +579,7 @@ struct nec_version_info {
 	uint64_t maintenance; /* +24 HIGH */
 	char git_hash[16]; /* +32 HIGH */
 	uint64_t compatibility_version; /* +48 HIGH */
-	uint64_t future_fields[]; /* +56 INFERRED */
+	uint8_t future_fields[]; /* +56 MED */
 };
 _Static_assert(sizeof(struct nec_version_info) == 56, "nec_version_info_t: spec size 56 (structs_nrt.toml:11)");
 _Static_assert(offsetof(struct nec_version_info, major) == 0, "nec_version_info_t.major: spec offset 0 (structs_nrt.toml:18)");

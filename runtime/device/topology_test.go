@@ -205,3 +205,47 @@ func TestLoadTopologyFile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// A pod of more than 2^31 nodes: the ring arithmetic is 64-bit, so access is
+// symmetric and the ring neighbours P2PPodPeerNode names are the ones
+// PodNodeCanAccess lets through, right up to the last node.
+func TestHugePodIsSymmetric(t *testing.T) {
+	for _, size := range []uint32{1<<31 + 1, 3_000_000_000, 1<<32 - 1} {
+		top := mustDefault(t)
+		top.podSize = size
+		last := size - 1
+		var nodes []uint32
+		for _, n := range []uint32{0, 1, 2, 1 << 30, 1<<31 - 1, 1 << 31, 1<<31 + 1, last - 1, last} {
+			if n < size {
+				nodes = append(nodes, n)
+			}
+		}
+		for _, a := range nodes {
+			for _, b := range nodes {
+				ab, err1 := top.PodNodeCanAccess(11, 0, a, 0, b)
+				ba, err2 := top.PodNodeCanAccess(11, 0, b, 0, a)
+				if err1 != nil || err2 != nil || ab != ba {
+					t.Fatalf("pod of %d: %d->%d = %v, %d->%d = %v (%v, %v)", size, a, b, ab, b, a, ba, err1, err2)
+				}
+				d := (uint64(b) + uint64(size) - uint64(a)) % uint64(size)
+				if want := d == 0 || d == 1 || d == uint64(size)-1; ab != want {
+					t.Fatalf("pod of %d: %d->%d = %v, want %v", size, a, b, ab, want)
+				}
+			}
+		}
+		for _, a := range []uint32{0, 1<<31 - 1, last} {
+			for _, dist := range []uint32{1, size - 1} {
+				p, err := top.P2PPodPeerNode(0, int(a), dist)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok, _ := top.PodNodeCanAccess(11, 0, a, 0, uint32(p)); !ok {
+					t.Fatalf("pod of %d: the peer %d of node %d at distance %d is not accessible", size, p, a, dist)
+				}
+			}
+		}
+		if ok, _ := top.PodNodeCanAccess(11, 0, 0, 0, last); !ok {
+			t.Fatalf("pod of %d: node 0 and the last node %d are ring neighbours", size, last)
+		}
+	}
+}

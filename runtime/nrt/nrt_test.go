@@ -384,14 +384,21 @@ func TestBootstrapAdapter(t *testing.T) {
 		BootstrapRecv(state unsafe.Pointer, peer int, data []byte, hint string) error
 		BootstrapAllGather(state unsafe.Pointer, allData []byte, size int, hint string) error
 	} = Bootstrap{}
-	if err := b.BootstrapSend(nil, 1, []byte("x"), "t"); err != nil {
+	// The NULL state is the double's one-rank loopback: what is sent to
+	// rank 0 comes back, a peer outside the world is refused.
+	if err := b.BootstrapSend(nil, 0, []byte("x"), "t"); err != nil {
 		t.Error(err)
 	}
-	if err := b.BootstrapRecv(nil, 1, make([]byte, 1), "t"); err != nil {
-		t.Error(err)
+	got := make([]byte, 1)
+	if err := b.BootstrapRecv(nil, 0, got, "t"); err != nil || string(got) != "x" {
+		t.Errorf("BootstrapRecv = %q, %v; want the %q sent", got, err, "x")
 	}
-	if err := b.BootstrapAllGather(nil, make([]byte, 4), 2, "t"); err != nil {
-		t.Error(err)
+	if err := b.BootstrapSend(nil, 1, []byte("x"), "t"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("BootstrapSend to peer 1 of a one-rank world: %v, want NRT_INVALID", err)
+	}
+	all := []byte{7, 7}
+	if err := b.BootstrapAllGather(nil, all, 2, "t"); err != nil || all[0] != 7 {
+		t.Errorf("BootstrapAllGather of one rank = %v, %v", all, err)
 	}
 }
 

@@ -94,6 +94,9 @@ var stubBodies = map[string]string{
 	"neuronGetPeerDeviceId": `	(void)comm;
 	*out = NCCOM_STUB_REVERSE(nec_get_peer_mla_idx(0, peer, 0), peer); /* forward -> reverse (re-entrant) round trip */
 	return NCCOM_STUB_RC;`,
+	"neuronPreferredNcRidNicBdf": `	if (bdf_len > 0)
+		snprintf(bdf, bdf_len, "nccom-stub:%02x:%02x.0", nc & 0xff, rid & 0xff);
+	return NCCOM_STUB_RC;`,
 	"neuronNetworkProxyProgress": `	(void)comm; (void)stream_id; (void)proxy_id;
 	*progressed = true;
 	*failed = false;
@@ -103,6 +106,25 @@ var stubBodies = map[string]string{
 // outParam is a pointer the callee writes through: the spec notes it "out"
 // (or calls it out). The trampolines and the double refuse it NULL.
 func outParam(p spec.Param) bool { return strings.HasPrefix(p.Note, "out") || p.Name == "out" }
+
+// outMark is what a default body writes through out-pointer p (parameter k
+// of dlsym #index): a value no other entry point or parameter writes,
+// NCCOM_STUB_OUT_BASE + 10 × index + k, so a test sees the typed API hand
+// back what libnccom answered and not a zero of its own. Pointers to
+// structs are left alone.
+func outMark(p spec.Param, index, k int) string {
+	if !outParam(p) {
+		return ""
+	}
+	v := fmt.Sprintf("NCCOM_STUB_OUT_BASE + %d", 10*index+k)
+	switch p.Type {
+	case "int*", "u64*", "u32*":
+		return fmt.Sprintf("\t*%s = %s;\n", p.Name, v)
+	case "void**":
+		return fmt.Sprintf("\t*%s = (void *)(uintptr_t)(%s);\n", p.Name, v)
+	}
+	return ""
+}
 
 // outChecks is the NULL test of f's out-pointers, "" when it has none.
 func outChecks(ps []spec.Param) string {
@@ -147,8 +169,11 @@ func cStub(s *spec.Spec) ([]File, error) {
 		} else if f.Guard != spec.Probe {
 			var b strings.Builder
 			b.WriteString(guard)
-			for _, p := range f.Params {
+			for k, p := range f.Params {
 				fmt.Fprintf(&b, "\t(void)%s;\n", p.Name)
+				if mark := outMark(p, f.Index, k); mark != "" {
+					b.WriteString(mark)
+				}
 			}
 			b.WriteString("\treturn NCCOM_STUB_RC;")
 			sf.Body = b.String()

@@ -14,6 +14,9 @@
  *   NCCOM_STUB_RC=<status>     status every entry point returns (NRT_SUCCESS);
  *                              another status is returned before any work
  *   NCCOM_STUB_TIMEOUT_MS=<ms> how long a bootstrap receive waits (30000)
+ *   NCCOM_STUB_OUT_BASE=<n>    the entry points without a behaviour of their own
+ *                              write n + 10 x (dlsym index) + (parameter index)
+ *                              through each int, u64 and handle out-pointer (1000)
  *   NCCOM_STUB_OMIT_<symbol>   leave <symbol> out, e.g. -DNCCOM_STUB_OMIT_neuronGetUniqueId
  *   NCCOM_STUB_NO_REVERSE      a forward-only double: no reverse imports, so it
  *                              links without libnrt and loads into any process
@@ -85,6 +88,9 @@ __attribute__((used)) static void (*const nccom_stub_imports[])(void) = {
  * Exercise calls use); a receive from it with nothing sent fails at once.
  * A world ends when its last comm is freed.
  */
+#ifndef NCCOM_STUB_OUT_BASE
+#define NCCOM_STUB_OUT_BASE 1000
+#endif
 #ifndef NCCOM_STUB_TIMEOUT_MS
 #define NCCOM_STUB_TIMEOUT_MS 30000
 #endif
@@ -482,6 +488,7 @@ NRT_STATUS neuronPreferredNcRidNic(uint32_t nc, uint32_t rid, int *out)
 	(void)nc;
 	(void)rid;
 	(void)out;
+	*out = NCCOM_STUB_OUT_BASE + 142;
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -491,10 +498,8 @@ NRT_STATUS neuronPreferredNcRidNicBdf(uint32_t nc, uint32_t rid, char *bdf, size
 {
 	if (bdf == NULL)
 		return NRT_INVALID; /* an out-pointer is NULL */
-	(void)nc;
-	(void)rid;
-	(void)bdf;
-	(void)bdf_len;
+	if (bdf_len > 0)
+		snprintf(bdf, bdf_len, "nccom-stub:%02x:%02x.0", nc & 0xff, rid & 0xff);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -513,6 +518,7 @@ NRT_STATUS neuronNetRegMr(void *comm, enc_pattern_t pattern, int peer, bool is_s
 	(void)size;
 	(void)ptr_type;
 	(void)mhandle;
+	*mhandle = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 168);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -564,6 +570,7 @@ NRT_STATUS neuronGetNetConnector(void *comm, enc_pattern_t pattern, int peer, bo
 	(void)peer;
 	(void)is_send;
 	(void)connector;
+	*connector = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 204);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -589,6 +596,7 @@ NRT_STATUS neuronGetOFIHandle(void **out)
 	if (out == NULL)
 		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)out;
+	*out = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 230);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -601,6 +609,7 @@ NRT_STATUS neuronNetListen(int dev, void *handle, void **listen_comm)
 	(void)dev;
 	(void)handle;
 	(void)listen_comm;
+	*listen_comm = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 242);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -613,6 +622,7 @@ NRT_STATUS neuronNetConnect(int dev, void *handle, void **send_comm)
 	(void)dev;
 	(void)handle;
 	(void)send_comm;
+	*send_comm = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 252);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -624,6 +634,7 @@ NRT_STATUS neuronNetAccept(void *listen_comm, void **recv_comm)
 		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)listen_comm;
 	(void)recv_comm;
+	*recv_comm = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 261);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -638,6 +649,7 @@ NRT_STATUS neuronNetRegMrOG(void *comm, void *data, size_t size, int type, void 
 	(void)size;
 	(void)type;
 	(void)mhandle;
+	*mhandle = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 274);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -658,6 +670,7 @@ NRT_STATUS neuronNetGetMrKey(void *mhandle, uint64_t *key)
 		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)mhandle;
 	(void)key;
+	*key = NCCOM_STUB_OUT_BASE + 291;
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -672,6 +685,7 @@ NRT_STATUS neuronNetIsend(void *send_comm, void *data, int size, void *mhandle, 
 	(void)size;
 	(void)mhandle;
 	(void)request;
+	*request = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 304);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -686,6 +700,7 @@ NRT_STATUS neuronNetIrecv(void *recv_comm, void *data, int size, void *mhandle, 
 	(void)size;
 	(void)mhandle;
 	(void)request;
+	*request = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 314);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -700,6 +715,7 @@ NRT_STATUS neuronNetIflush(void *recv_comm, void *data, int size, void *mhandle,
 	(void)size;
 	(void)mhandle;
 	(void)request;
+	*request = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 324);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -711,7 +727,9 @@ NRT_STATUS neuronNetTest(void *request, int *done, int *size)
 		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)request;
 	(void)done;
+	*done = NCCOM_STUB_OUT_BASE + 331;
 	(void)size;
+	*size = NCCOM_STUB_OUT_BASE + 332;
 	return NCCOM_STUB_RC;
 }
 #endif

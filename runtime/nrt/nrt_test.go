@@ -509,3 +509,37 @@ func TestEveryForwardHasAnExercise(t *testing.T) {
 		}
 	}
 }
+
+// Every trampoline with an out-pointer refuses a NULL one with NRT_INVALID,
+// and the guarded ones say so in one log line, before libnccom is reached:
+// the double behind them answers a NULL out with a status of its own and no
+// log line, and neuronGetVersionInfo would write through it.
+func TestTrampolinesRefuseNullOuts(t *testing.T) {
+	initGood(t)
+	before := logs.String()
+	probed := 0
+	for i, f := range Forward {
+		st, ok := NullOutProbe(i)
+		if !ok {
+			continue
+		}
+		probed++
+		if st != ErrInvalid {
+			t.Errorf("%s with NULL out-pointers: %v, want NRT_INVALID", f.Trampoline, st)
+		}
+		line := f.Trampoline + ": an out-pointer is NULL"
+		want := 1
+		if i == 0 || f.Name == "neuronNetworkProxyProgress" { // the probe and the hot path do not log
+			want = 0
+		}
+		if n := strings.Count(logs.String(), line) - strings.Count(before, line); n != want {
+			t.Errorf("%s: %d log lines %q, want %d", f.Trampoline, n, line, want)
+		}
+	}
+	if probed < 20 {
+		t.Errorf("only %d trampolines have out-pointers; the spec notes more", probed)
+	}
+	if _, ok := NullOutProbe(len(Forward)); ok {
+		t.Error("a probe past the table")
+	}
+}

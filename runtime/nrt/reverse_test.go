@@ -1,10 +1,13 @@
 package nrt
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // forwardCall matches a call into the forward leg: a trampoline, a neuron*
@@ -74,5 +77,29 @@ func TestForwardCallsCatches(t *testing.T) {
 	}
 	if hits := forwardCalls("// ncclX(\nint y; /* neuronZ( */\n"); len(hits) != 0 {
 		t.Errorf("comments caught: %q", hits)
+	}
+}
+
+// nec_ndl_printk reads up to the NUL, never past the size the caller gives
+// nor PrintkMax, whatever size it claims.
+func TestPrintkTextIsBounded(t *testing.T) {
+	short := []byte("abc\x00def")
+	long := bytes.Repeat([]byte("x"), 2*PrintkMax) // no NUL at all
+	for _, c := range []struct {
+		buf  []byte
+		size uint32
+		want string
+	}{
+		{short, 0x7fffffff, "abc"},
+		{short, 0x80000000, "abc"},
+		{short, 0xffffffff, "abc"},
+		{short, 2, "ab"},
+		{short, 0, ""},
+		{long, PrintkMax, strings.Repeat("x", PrintkMax)},
+		{long, 2 * PrintkMax, strings.Repeat("x", PrintkMax) + fmt.Sprintf(" [cut at %d bytes; the caller claimed %d]", PrintkMax, 2*PrintkMax)},
+	} {
+		if got := printkText(unsafe.Pointer(&c.buf[0]), c.size); got != c.want {
+			t.Errorf("size %#x: %.40q..., want %.40q...", c.size, got, c.want)
+		}
 	}
 }

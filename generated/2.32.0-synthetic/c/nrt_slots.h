@@ -138,6 +138,10 @@ void nrt_nccl_log(int level, const char *fn, const char *fmt, ...) __attribute__
 void nrt_nccl_report_init_error(const char *fn) __attribute__((cold, noinline));
 void nrt_nccl_report_failure(const char *fn, const char *msg) __attribute__((cold, noinline));
 
+/* Trampoline #index with every argument 0 (its out-pointers NULL); -1 when it
+ * has no out-pointer. For tests: the answer must be NRT_INVALID. */
+int nrt_nccl_null_out_probe(int index);
+
 /*
  * The trampolines, in dlsym order. They are C99 inline definitions: a caller
  * that includes this header gets the guard inlined at its call site instead

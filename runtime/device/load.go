@@ -73,6 +73,12 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	// One line whatever the TOML library quotes from the input.
+	oneLine := strings.NewReplacer("\n", `\n`, "\r", `\r`)
+	return oneLine.Replace(e.text())
+}
+
+func (e *Error) text() string {
 	at := e.File
 	if e.Line > 0 {
 		at = fmt.Sprintf("%s:%d", e.File, e.Line)

@@ -83,10 +83,18 @@ func nrtVirtualCoreSize(out *C.uint32_t) C.uint32_t {
 	return status(err, "nec_get_virtual_core_size")
 }
 
+// MaxPortMap bounds the count of nec_build_port_and_rid_map: every entry up
+// to count is written (-1 past the MLA's last port), so a count no port map
+// has would write far past any caller's arrays.
+const MaxPortMap = 1 << 16
+
 //export nrtBuildPortAndRIDMap
 func nrtBuildPortAndRIDMap(dev C.int, mla, host *C.int, count C.int) C.uint32_t {
 	const cb = "nec_build_port_and_rid_map"
-	if count < 0 || count > 0 && (mla == nil || host == nil) {
+	if count < 0 || count > MaxPortMap {
+		return status(fmt.Errorf("count %d is outside 0..%d", int(count), MaxPortMap), cb)
+	}
+	if count > 0 && (mla == nil || host == nil) {
 		return status(errNilOut, cb)
 	}
 	ports, err := Device().PortMap(int(dev))

@@ -240,6 +240,9 @@ static int hostile(const char *topo, const char *lib)
 	uint32_t rc = nrtabi_ccom_call(0, msg, sizeof msg);
 	printf("nrtabi_ccom_call(0, out, 8): %u \"%s\"\n", rc, msg);
 	printf("nec_get_device_count(NULL, 0xffffffff): %d\n", nec_get_device_count(NULL, 0xffffffffu));
+	int ports[4], hosts[4];
+	printf("nec_build_port_and_rid_map(0, count INT_MAX): %d\n", nec_build_port_and_rid_map(0, ports, hosts, 0x7fffffff));
+	printf("nec_build_port_and_rid_map(0, count -1): %d\n", nec_build_port_and_rid_map(0, ports, hosts, -1));
 
 	/* The libnccom double itself, as any caller could reach it. */
 	void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);

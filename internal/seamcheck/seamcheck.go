@@ -2,8 +2,10 @@
 // their side of the seam (seed 000 §4): no function libnccom can call back
 // into — every //export function of runtime/nrt — can reach a forward entry
 // point, that is a cgo call of a trampoline (C.nccl*), of the slot table
-// machinery (C.nrt_nccl_*) or of a neuron* symbol, or a read of the slot
-// table. Such a path would let the two binaries recurse across the seam.
+// machinery (C.nrt_nccl_*), of a neuron* symbol or of the handoff that loads
+// libnccom, or a read of the slot table. Such a path would let the two
+// binaries recurse across the seam. CheckShims does the same for the C shims
+// in front of the Go callbacks, on their compiled object.
 //
 // The check builds the SSA form of runtime/nrt and of the module's packages
 // it imports (golang.org/x/tools/go/packages, go/ssa), computes a call graph
@@ -154,7 +156,7 @@ func callbacks(p *ssa.Package) []*ssa.Function {
 }
 
 // forward tells whether fn is a forward entry point: the cgo stub of a
-// trampoline, of the slot machinery or of a neuron* symbol.
+// C function forwardSymbol names.
 func forward(fn *ssa.Function) bool {
 	if fn.Pkg == nil || fn.Pkg.Pkg.Path() != Package {
 		return false
@@ -163,7 +165,7 @@ func forward(fn *ssa.Function) bool {
 	if !ok {
 		return false
 	}
-	return strings.HasPrefix(name, "nccl") || strings.HasPrefix(name, "neuron") || strings.HasPrefix(name, "nrt_nccl_")
+	return forwardSymbol(name)
 }
 
 // readsSlots tells whether fn reads the slot table or the init-error

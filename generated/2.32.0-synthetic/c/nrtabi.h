@@ -154,6 +154,7 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define NEC_MAX_DEVICES 256 /* HIGH */
 #define ENC_MAX_STREAM_N 4 /* HIGH */
 #define ENC_MAX_COMM_N 12 /* HIGH */
+#define ENC_STREAM_ID_UNINITIALIZED 4294967295U /* INFERRED */
 #define ENC_SIG_MSG_SIZE 17U /* HIGH */
 #define ENC_UID_MSG_SIZE 129U /* HIGH */
 #define NCCL_UNIQUE_ID_BYTES 128U /* HIGH */

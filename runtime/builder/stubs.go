@@ -242,3 +242,19 @@ func (t *Tree) BuildHost(out, libnrtDir string) error {
 func (t *Tree) BuildLinkHost(out string) error {
 	return t.BuildProgram(out, []string{t.LinkHostSource()}, "-ldl")
 }
+
+// WorldHostSource is the world host: one rank of a TCP world through libnrt
+// and the reference libnccom (nrtabi_bootstrap_world).
+func (t *Tree) WorldHostSource() string {
+	return filepath.Join(t.Root, "runtime", "e2e", "testdata", "common", "worldhost.c")
+}
+
+// BuildWorldHost builds the world host at out, linked against
+// libnrtDir/libnrt.so.1.
+func (t *Tree) BuildWorldHost(out, libnrtDir string) error {
+	abs, err := filepath.Abs(libnrtDir)
+	if err != nil {
+		return err
+	}
+	return t.BuildProgram(out, []string{t.WorldHostSource()}, "-L"+abs, "-l:"+LibnrtFile)
+}

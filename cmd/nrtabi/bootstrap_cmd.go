@@ -18,6 +18,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/runtime/collectives"
 	"github.com/nrtabi/nrtabi/runtime/device"
+	"github.com/nrtabi/nrtabi/runtime/nrt"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
@@ -187,8 +188,13 @@ func runRank(o bootstrapOpts, out, errw io.Writer) int {
 		return finish(err)
 	}
 	cfg.Logger = log
-	cfg.VNC = tcp.FixedVNC(o.vnc)
-	cfg.Versions = tcp.SpecVersions{NRTGit: o.nrtGit}
+	// libnrt's answers come from the runtime (its device layer and version);
+	// --vnc-count overrides the regime for this process.
+	cfg.VNC = nrt.BootstrapIdentity{}
+	if o.vnc != 0 {
+		cfg.VNC = tcp.FixedVNC(o.vnc)
+	}
+	cfg.Versions = nrt.BootstrapIdentity{NRTGit: o.nrtGit}
 	if cfg.Hooks, err = faultHooks(o.fault); err != nil {
 		fmt.Fprintf(errw, "nrtabi bootstrap: %v\n", err)
 		return exitUsage
@@ -225,6 +231,13 @@ func runRank(o bootstrapOpts, out, errw io.Writer) int {
 	}
 	world, err := n.InitFlat(rootAddr, o.rank, o.nranks, true)
 	if err != nil {
+		if root != nil {
+			// In the default framing the root's verdict reaches the ranks
+			// only as a closed connection; the rank serving it says why.
+			if rerr := root.Wait(); rerr != nil {
+				err = fmt.Errorf("%w; the root this rank serves: %v", err, rerr)
+			}
+		}
 		return finish(err)
 	}
 	if world == nil {
@@ -344,25 +357,25 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 	case "":
 		return nil, nil
 	case "bad-magic":
-		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte) error {
-			binary.LittleEndian.PutUint32(frame[abi.BootstrapMsgHeaderSize:], ^abi.BootstrapSanity)
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, payload int) error {
+			binary.LittleEndian.PutUint32(frame[payload:], ^abi.BootstrapSanity)
 			_, err := c.Write(frame)
 			return err
 		}}, nil
 	case "truncated-record":
-		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte) error {
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, _ int) error {
 			_, _ = c.Write(short(frame))
 			c.Close()
 			return fmt.Errorf("fault injected (%s=%s): sent %d of the %d bytes of the INFO_TO_ROOT frame", envFault, kind, len(short(frame)), len(frame))
 		}}, nil
 	case "die-mid-record":
-		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte) error {
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, _ int) error {
 			_, _ = c.Write(short(frame))
 			die()
 			return nil
 		}}, nil
 	case "die-after-record":
-		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte) error {
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, _ int) error {
 			_, _ = c.Write(frame)
 			die()
 			return nil

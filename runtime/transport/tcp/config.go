@@ -10,6 +10,9 @@ import (
 	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
+// EnvFraming selects the bootstrap framing: upstream (default) or extended.
+const EnvFraming = "NRTABI_BOOTSTRAP_FRAMING"
+
 // DefaultTimeout bounds a socket operation when NEURON_CCOM_SOCK_TIMEOUT is unset.
 const DefaultTimeout = time.Duration(abi.BootstrapSockTimeoutDefault) * time.Second
 
@@ -28,6 +31,11 @@ type Config struct {
 	VNC VNCCounter
 	// Logger receives progress and failures; nil is slog.Default().
 	Logger *slog.Logger
+	// Extended selects nrtabi's extended framing ({u32 type, u32 length}
+	// frames, a root link kept open, ABORTs naming the failed peer to every
+	// rank; NRTABI_BOOTSTRAP_FRAMING=extended). The default is upstream NCCL
+	// 2.9's framing, which the reference libnccom speaks.
+	Extended bool
 	// Hooks plant faults (tests); nil in normal use.
 	Hooks *Hooks
 
@@ -38,8 +46,9 @@ type Config struct {
 // handshake, in a real process.
 type Hooks struct {
 	// WriteRecord replaces the write of the INFO_TO_ROOT frame (header and
-	// payload, as the rank would send it).
-	WriteRecord func(c net.Conn, frame []byte) error
+	// payload, as the rank would send it; the payload starts at offset
+	// payload).
+	WriteRecord func(c net.Conn, frame []byte, payload int) error
 	// AfterReply runs when the root's INFO_FROM_ROOT has arrived.
 	AfterReply func()
 }
@@ -54,6 +63,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("%s=%q: give the socket timeout as a whole number of seconds > 0", abi.EnvSockTimeout, s)
 		}
 		c.Timeout = time.Duration(n) * time.Second
+	}
+	switch f := getenv(EnvFraming); f {
+	case "", "upstream":
+	case "extended":
+		c.Extended = true
+	default:
+		return c, fmt.Errorf("%s=%q: use upstream (the default, upstream NCCL 2.9's framing) or extended (nrtabi's, which names a failed peer to every rank)", EnvFraming, f)
 	}
 	c.IfName = getenv(abi.EnvSocketIfname)
 	c.Family = getenv(abi.EnvSocketFamily)

@@ -46,7 +46,11 @@ func (n *Net) InitFlat(root netip.AddrPort, rank, nranks int, global bool) (*End
 		return nil, fmt.Errorf("rank %d: cannot listen on %s: %w", rank, iface, err)
 	}
 	e := newEndpoint(n, ln, root, rank, nranks)
-	if err := e.handshake(global); err != nil {
+	handshake := e.handshakeDefault
+	if n.cfg.Extended {
+		handshake = e.handshake
+	}
+	if err := handshake(global); err != nil {
 		e.Close()
 		n.log.Error(err.Error())
 		return nil, err
@@ -76,7 +80,7 @@ func (e *Endpoint) handshake(global bool) error {
 		h := abi.BootstrapMsgHeader{Type: abi.BootstrapMsgInfoToRoot, Length: uint32(len(rec))}
 		h.MarshalTo(frame)
 		copy(frame[abi.BootstrapMsgHeaderSize:], rec)
-		err = w(rl.c, frame)
+		err = w(rl.c, frame, int(abi.BootstrapMsgHeaderSize))
 	} else {
 		err = rl.send(abi.BootstrapMsgInfoToRoot, rec)
 	}

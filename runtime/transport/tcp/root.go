@@ -93,7 +93,11 @@ func (n *Net) serveRoot(ln *net.TCPListener, nranks int, global bool) *Root {
 	n.log.Info("bootstrap root listening", "addr", r.addr.String(), "nranks", nranks, "global", global, "cluster_id", fmt.Sprintf("%#016x", r.cluster))
 	go func() {
 		defer close(r.done)
-		r.err = r.serve()
+		if n.cfg.Extended {
+			r.err = r.serve()
+		} else {
+			r.err = r.serveDefault()
+		}
 	}()
 	return r
 }

@@ -229,7 +229,7 @@ func runRank(o bootstrapOpts, out, errw io.Writer) int {
 		// The root outlives this rank's failure until the others have heard of it.
 		defer root.Wait()
 	}
-	world, err := n.InitFlat(rootAddr, o.rank, o.nranks, true)
+	world, err := n.InitComm(rootAddr, o.rank, o.nranks, true)
 	if err != nil {
 		if root != nil {
 			// In the default framing the root's verdict reaches the ranks

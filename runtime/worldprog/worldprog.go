@@ -7,8 +7,10 @@
 package worldprog
 
 import (
+	"bufio"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
@@ -86,4 +88,41 @@ func (r *Report) Line(timing bool) string {
 		s += fmt.Sprintf(" t_start=%d t_boot=%d t_agree=%d t_done=%d", ns(r.TStart), ns(r.TBoot), ns(r.TAgree), ns(r.TDone))
 	}
 	return s
+}
+
+// ParseLine reads the key=value line a rank prints (Report.Line) out of
+// its output; "line" holds the line whole.
+func ParseLine(out string) map[string]string {
+	f := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "rank=") {
+			continue
+		}
+		f["line"] = line
+		for rest := line; rest != ""; {
+			rest = strings.TrimLeft(rest, " ")
+			eq := strings.IndexByte(rest, '=')
+			if eq < 0 {
+				break
+			}
+			k, v := rest[:eq], rest[eq+1:]
+			if strings.HasPrefix(v, `"`) {
+				q, err := strconv.QuotedPrefix(v)
+				if err != nil {
+					break
+				}
+				f[k], _ = strconv.Unquote(q)
+				rest = v[len(q):]
+				continue
+			}
+			end := strings.IndexByte(v, ' ')
+			if end < 0 {
+				end = len(v)
+			}
+			f[k], rest = v[:end], v[end:]
+		}
+	}
+	return f
 }

@@ -1,0 +1,235 @@
+package e2e
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
+	"github.com/nrtabi/nrtabi/runtime/builder"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
+)
+
+// The boundary worlds: every rank a real process, C hosts linked against the
+// Go libnrt.so.1, which dlopens the reference libnccom through ld.so and
+// runs global comm init over TCP and the per-NC bootstrap over the
+// ncclBootstrapSend/Recv trampolines; in a mixed world some ranks are the
+// Go `nrtabi bootstrap` instead. Built once, on first use.
+var (
+	worldOnce sync.Once
+	worldErr  error
+)
+
+func refLibDir(v string) string { return filepath.Join(buildRoot, "libnccom", v) }
+func worldHostPath() string     { return filepath.Join(buildRoot, "bin", "worldhost") }
+func nrtabiPath() string        { return filepath.Join(buildRoot, "bin", "nrtabi") }
+
+// skewHash is the git hash of the skewed libnccom build.
+const skewHash = "0000skew"
+
+func requireWorld(t *testing.T) {
+	t.Helper()
+	requireBuild(t)
+	worldOnce.Do(func() {
+		for v, o := range map[string]builder.Libnccom{"ref": {}, "skew": {GitHash: skewHash}, "asan": {Sanitize: true}} {
+			if _, err := tree.BuildLibnccom(libnrtDir(), refLibDir(v), o); err != nil {
+				worldErr = fmt.Errorf("libnccom %s: %w", v, err)
+				return
+			}
+		}
+		if worldErr = tree.BuildWorldHost(worldHostPath(), libnrtDir()); worldErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", nrtabiPath(), builder.Module+"/cmd/nrtabi").CombinedOutput()
+		if err != nil {
+			worldErr = fmt.Errorf("go build nrtabi: %v\n%s", err, out)
+		}
+	})
+	if worldErr != nil {
+		t.Fatal(worldErr)
+	}
+}
+
+// worldTimeout is NEURON_CCOM_SOCK_TIMEOUT in these worlds, in seconds.
+const worldTimeout = 3
+
+// member is one rank: a C host (lib: which libnccom build) or, with goRank,
+// the Go `nrtabi bootstrap`.
+type member struct {
+	goRank    bool
+	lib       string // "ref" by default
+	reordered bool
+	nranks    int // 0: the world's
+	env       []string
+}
+
+type rankRun struct {
+	exit   int
+	fields map[string]string
+	stderr string
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// runWorld starts every member at once against a root on a free loopback
+// port (rank 0 serves it) and waits for all.
+func runWorld(t *testing.T, ms []member, extraEnv ...string) ([]rankRun, time.Duration) {
+	t.Helper()
+	root := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	n := len(ms)
+	runs := make([]rankRun, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for r, m := range ms {
+		size := n
+		if m.nranks != 0 {
+			size = m.nranks
+		}
+		var cmd *exec.Cmd
+		if m.goRank {
+			cmd = exec.Command(nrtabiPath(), "bootstrap", "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(size), "--root", root)
+			if m.reordered {
+				cmd.Args = append(cmd.Args, "--program", "reordered")
+			}
+		} else {
+			cmd = exec.Command(worldHostPath(), strconv.Itoa(r), strconv.Itoa(size), root)
+			if m.reordered {
+				cmd.Args = append(cmd.Args, "reordered")
+			}
+		}
+		lib := m.lib
+		if lib == "" {
+			lib = "ref"
+		}
+		cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+libnrtDir()+":"+refLibDir(lib),
+			abi.EnvSockTimeout+"="+strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=warn")
+		cmd.Env = append(append(cmd.Env, extraEnv...), m.env...)
+		var out, errw bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errw
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			switch {
+			case errors.As(err, &ee):
+				runs[r].exit = ee.ExitCode()
+			case err != nil:
+				runs[r].exit = -1
+			}
+			runs[r].fields = worldprog.ParseLine(out.String())
+			runs[r].stderr = errw.String()
+		}()
+	}
+	wg.Wait()
+	return runs, time.Since(start)
+}
+
+// agree checks that every rank of a world succeeded and agrees with rank 0.
+func agree(t *testing.T, runs []rankRun) {
+	t.Helper()
+	n := len(runs)
+	for r, run := range runs {
+		f := run.fields
+		if run.exit != 0 || f["verdict"] != "ok" || f["cluster_id"] != runs[0].fields["cluster_id"] || f["unique_id"] != runs[0].fields["unique_id"] ||
+			f["prev"] != strconv.Itoa((r+n-1)%n) || f["next"] != strconv.Itoa((r+1)%n) || f["nranks"] != strconv.Itoa(n) {
+			t.Errorf("rank %d: exit %d: %s\n%s", r, run.exit, f["line"], run.stderr)
+		}
+	}
+	if id := runs[0].fields["unique_id"]; !strings.HasPrefix(id, "127.0.0.1:") {
+		t.Errorf("rank 0's unique id %q is not a loopback root address", id)
+	}
+}
+
+func cHosts(n int) []member { return make([]member, n) }
+
+// TestBoundaryWorlds: N C hosts, each libnrt -> the reference libnccom,
+// form one world over TCP and agree on the per-NC bootstrap's unique id,
+// which crossed the ncclBootstrapSend/Recv trampolines (17-byte AND tree,
+// 129-byte hypercube) between processes.
+func TestBoundaryWorlds(t *testing.T) {
+	requireWorld(t)
+	for _, n := range []int{2, 8, 32} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			runs, took := runWorld(t, cHosts(n))
+			agree(t, runs)
+			t.Logf("%d C hosts agreed in %s", n, took)
+		})
+	}
+}
+
+// TestBoundaryReorderedProgram: one rank posts a reordered program; every
+// rank fails with the exact signature message.
+func TestBoundaryReorderedProgram(t *testing.T) {
+	requireWorld(t)
+	const n = 8
+	ms := cHosts(n)
+	ms[5].reordered = true
+	runs, _ := runWorld(t, ms)
+	for r, run := range runs {
+		want := cfmt.Sprintf(abi.MsgSigValidationFailed, uint32(r))
+		if run.exit == 0 || run.fields["error"] != want {
+			t.Errorf("rank %d: exit %d %q; want a failure with %q", r, run.exit, run.fields["error"], want)
+		}
+	}
+}
+
+// TestMixedWorld: Go `nrtabi bootstrap` ranks and C hosts with the
+// reference libnccom agree on one world, with the root on either side: the
+// spec's default wire rows drive both implementations.
+func TestMixedWorld(t *testing.T) {
+	requireWorld(t)
+	for _, goFirst := range []bool{true, false} {
+		t.Run(fmt.Sprintf("go-root=%v", goFirst), func(t *testing.T) {
+			ms := make([]member, 6)
+			for r := range ms {
+				ms[r].goRank = (r%2 == 0) == goFirst
+			}
+			runs, _ := runWorld(t, ms)
+			agree(t, runs)
+		})
+	}
+}
+
+// TestBoundaryUnderSanitizers runs one world with the reference libnccom
+// built with AddressSanitizer and UBSan (libasan preloaded): any memory
+// error or undefined behaviour aborts its process.
+func TestBoundaryUnderSanitizers(t *testing.T) {
+	requireWorld(t)
+	pre, err := builder.SanitizerRuntime()
+	if err != nil {
+		t.Skipf("no sanitizer runtime to preload: %v", err)
+	}
+	ms := cHosts(4)
+	for r := range ms {
+		ms[r].lib = "asan"
+	}
+	runs, _ := runWorld(t, ms, "LD_PRELOAD="+pre, "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
+	agree(t, runs)
+	for r, run := range runs {
+		if strings.Contains(run.stderr, "Sanitizer") || strings.Contains(run.stderr, "runtime error") {
+			t.Errorf("rank %d: a sanitizer spoke:\n%s", r, run.stderr)
+		}
+	}
+}

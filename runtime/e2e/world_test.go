@@ -233,3 +233,44 @@ func TestBoundaryUnderSanitizers(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundaryFaults plants one bad peer (rank 2 of 4) in a world whose
+// root is a C host's reference libnccom, in the default framing: every rank
+// exits non-zero within the socket timeout, and the root (rank 0) logs the
+// upstream or seed-derived message that names the fault.
+func TestBoundaryFaults(t *testing.T) {
+	requireWorld(t)
+	const n = 4
+	tag := func(nccom string) string {
+		return fmt.Sprintf("libnccom %q + libnrt %q", nccom[:8], abi.LibnrtGit[:8])
+	}
+	for _, c := range []struct {
+		name string
+		bad  member
+		want string
+	}{
+		{"foreign magic", member{goRank: true, env: []string{"NRTABI_BOOTSTRAP_FAULT=bad-magic"}},
+			cfmt.Sprintf("Bootstrap Root : sanity %#x from ", ^abi.BootstrapSanity)},
+		{"skewed git hash", member{lib: "skew"},
+			cfmt.Sprintf(abi.MsgNccomRootGitHashMismatch, 2, tag(skewHash), 0, tag(abi.LibnccomGit+"\x00"))},
+		{"wrong nranks", member{nranks: n + 1}, cfmt.Sprintf(abi.MsgNccomRootNranksMismatch, n, n+1)},
+		{"dies mid-handshake", member{goRank: true, env: []string{"NRTABI_BOOTSTRAP_FAULT=die-mid-record"}}, abi.MsgNccomConnectionClosed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ms := cHosts(n)
+			ms[2] = c.bad
+			runs, took := runWorld(t, ms)
+			if limit := time.Duration(2*worldTimeout)*time.Second + time.Second; took > limit {
+				t.Errorf("the world took %s to fail, more than %s with %s=%d", took, limit, abi.EnvSockTimeout, worldTimeout)
+			}
+			for r, run := range runs {
+				if run.exit == 0 {
+					t.Errorf("rank %d exited 0: %s", r, run.fields["line"])
+				}
+			}
+			if !strings.Contains(runs[0].stderr, c.want) {
+				t.Errorf("the root (rank 0) did not log %q:\n%s", c.want, runs[0].stderr)
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/cfmt"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 )
 
 // The bootstrap tests run real nrtabi processes talking TCP. The binary is
@@ -146,8 +147,9 @@ func TestBootstrapOneReorderedProgramFailsEveryRank(t *testing.T) {
 }
 
 // TestBootstrapFaults plants one misbehaving rank (2 of 4) in a real world of
-// processes. Every other rank must exit non-zero, within the socket
-// timeout, with an error that names rank 2.
+// processes, in the extended framing. Every other rank must exit non-zero,
+// within the socket timeout, with an error that names rank 2. (The default
+// framing's faults: runtime/e2e TestBoundaryFaults.)
 func TestBootstrapFaults(t *testing.T) {
 	const n = 4
 	for _, c := range []struct {
@@ -168,7 +170,7 @@ func TestBootstrapFaults(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{"bootstrap", "--local", strconv.Itoa(n), "--fault-rank", "2"}, c.flags...)
-			res := nrtabi(t, []string{envFault + "=" + c.fault}, args...)
+			res := nrtabi(t, []string{envFault + "=" + c.fault, tcp.EnvFraming + "=extended"}, args...)
 			if res.exit != exitError {
 				t.Fatalf("exit %d\n%s", res.exit, res.stdout)
 			}

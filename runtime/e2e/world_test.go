@@ -1,11 +1,7 @@
 package e2e
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -73,91 +69,43 @@ type member struct {
 	env       []string
 }
 
-type rankRun struct {
-	exit   int
-	fields map[string]string
-	stderr string
-}
-
-func freePort(t *testing.T) int {
+// runWorld starts every member at once against a root on a free loopback
+// port (rank 0 serves it) and waits for all.
+func runWorld(t *testing.T, ms []member, extraEnv ...string) ([]worldprog.Run, time.Duration) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	root, err := worldprog.FreeLoopbackRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// runWorld starts every member at once against a root on a free loopback
-// port (rank 0 serves it) and waits for all.
-func runWorld(t *testing.T, ms []member, extraEnv ...string) ([]rankRun, time.Duration) {
-	t.Helper()
-	root := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	n := len(ms)
-	runs := make([]rankRun, n)
-	var wg sync.WaitGroup
-	start := time.Now()
+	wms := make([]worldprog.Member, len(ms))
 	for r, m := range ms {
-		size := n
-		if m.nranks != 0 {
-			size = m.nranks
-		}
-		var cmd *exec.Cmd
-		if m.goRank {
-			cmd = exec.Command(nrtabiPath(), "bootstrap", "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(size), "--root", root)
-			if m.reordered {
-				cmd.Args = append(cmd.Args, "--program", "reordered")
-			}
-		} else {
-			cmd = exec.Command(worldHostPath(), strconv.Itoa(r), strconv.Itoa(size), root)
-			if m.reordered {
-				cmd.Args = append(cmd.Args, "reordered")
-			}
-		}
 		lib := m.lib
 		if lib == "" {
 			lib = "ref"
 		}
-		cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+libnrtDir()+":"+refLibDir(lib),
-			abi.EnvSockTimeout+"="+strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=warn")
-		cmd.Env = append(append(cmd.Env, extraEnv...), m.env...)
-		var out, errw bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errw
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+		env := append([]string{"LD_LIBRARY_PATH=" + libnrtDir() + ":" + refLibDir(lib)}, m.env...)
+		if m.goRank {
+			wms[r] = worldprog.GoRank(nrtabiPath(), m.reordered, env...)
+		} else {
+			wms[r] = worldprog.WorldHost(worldHostPath(), m.reordered, env...)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := cmd.Wait()
-			var ee *exec.ExitError
-			switch {
-			case errors.As(err, &ee):
-				runs[r].exit = ee.ExitCode()
-			case err != nil:
-				runs[r].exit = -1
-			}
-			runs[r].fields = worldprog.ParseLine(out.String())
-			runs[r].stderr = errw.String()
-		}()
+		wms[r].NRanks = m.nranks
 	}
-	wg.Wait()
-	return runs, time.Since(start)
+	base := append([]string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=warn"}, extraEnv...)
+	runs, took, err := worldprog.Launch(wms, root, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs, took
 }
 
 // agree checks that every rank of a world succeeded and agrees with rank 0.
-func agree(t *testing.T, runs []rankRun) {
+func agree(t *testing.T, runs []worldprog.Run) {
 	t.Helper()
-	n := len(runs)
-	for r, run := range runs {
-		f := run.fields
-		if run.exit != 0 || f["verdict"] != "ok" || f["cluster_id"] != runs[0].fields["cluster_id"] || f["unique_id"] != runs[0].fields["unique_id"] ||
-			f["prev"] != strconv.Itoa((r+n-1)%n) || f["next"] != strconv.Itoa((r+1)%n) || f["nranks"] != strconv.Itoa(n) {
-			t.Errorf("rank %d: exit %d: %s\n%s", r, run.exit, f["line"], run.stderr)
-		}
+	if ok, r := worldprog.Agreed(runs); !ok {
+		t.Errorf("rank %d disagrees: exit %d: %s\n%s", r, runs[r].Exit, runs[r].Fields["line"], runs[r].Stderr)
 	}
-	if id := runs[0].fields["unique_id"]; !strings.HasPrefix(id, "127.0.0.1:") {
+	if id := runs[0].Fields["unique_id"]; !strings.HasPrefix(id, "127.0.0.1:") {
 		t.Errorf("rank 0's unique id %q is not a loopback root address", id)
 	}
 }
@@ -189,8 +137,8 @@ func TestBoundaryReorderedProgram(t *testing.T) {
 	runs, _ := runWorld(t, ms)
 	for r, run := range runs {
 		want := cfmt.Sprintf(abi.MsgSigValidationFailed, uint32(r))
-		if run.exit == 0 || run.fields["error"] != want {
-			t.Errorf("rank %d: exit %d %q; want a failure with %q", r, run.exit, run.fields["error"], want)
+		if run.Exit == 0 || run.Fields["error"] != want {
+			t.Errorf("rank %d: exit %d %q; want a failure with %q", r, run.Exit, run.Fields["error"], want)
 		}
 	}
 }
@@ -228,8 +176,8 @@ func TestBoundaryUnderSanitizers(t *testing.T) {
 	runs, _ := runWorld(t, ms, "LD_PRELOAD="+pre, "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1")
 	agree(t, runs)
 	for r, run := range runs {
-		if strings.Contains(run.stderr, "Sanitizer") || strings.Contains(run.stderr, "runtime error") {
-			t.Errorf("rank %d: a sanitizer spoke:\n%s", r, run.stderr)
+		if strings.Contains(run.Stderr, "Sanitizer") || strings.Contains(run.Stderr, "runtime error") {
+			t.Errorf("rank %d: a sanitizer spoke:\n%s", r, run.Stderr)
 		}
 	}
 }
@@ -264,12 +212,12 @@ func TestBoundaryFaults(t *testing.T) {
 				t.Errorf("the world took %s to fail, more than %s with %s=%d", took, limit, abi.EnvSockTimeout, worldTimeout)
 			}
 			for r, run := range runs {
-				if run.exit == 0 {
-					t.Errorf("rank %d exited 0: %s", r, run.fields["line"])
+				if run.Exit == 0 {
+					t.Errorf("rank %d exited 0: %s", r, run.Fields["line"])
 				}
 			}
-			if !strings.Contains(runs[0].stderr, c.want) {
-				t.Errorf("the root (rank 0) did not log %q:\n%s", c.want, runs[0].stderr)
+			if !strings.Contains(runs[0].Stderr, c.want) {
+				t.Errorf("the root (rank 0) did not log %q:\n%s", c.want, runs[0].Stderr)
 			}
 		})
 	}

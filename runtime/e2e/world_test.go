@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
+	"io"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -220,5 +224,163 @@ func TestBoundaryFaults(t *testing.T) {
 				t.Errorf("the root (rank 0) did not log %q:\n%s", c.want, runs[0].Stderr)
 			}
 		})
+	}
+}
+
+// wireTap forwards connections from its own loopback port to target and
+// keeps both directions of each, byte for byte.
+type wireTap struct {
+	ln     net.Listener
+	mu     sync.Mutex
+	up     [][]byte // rank -> root, one per connection
+	down   [][]byte // root -> rank
+	wg     sync.WaitGroup
+	target string
+}
+
+func newWireTap(t *testing.T, target string) *wireTap {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &wireTap{ln: ln, target: target}
+	go w.serve()
+	return w
+}
+
+func (w *wireTap) serve() {
+	for {
+		c, err := w.ln.Accept()
+		if err != nil {
+			return
+		}
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			defer c.Close()
+			var s net.Conn
+			for i := 0; i < 500; i++ { // the root may not listen yet
+				if s, err = net.Dial("tcp", w.target); err == nil {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if s == nil {
+				return
+			}
+			defer s.Close()
+			var up, down bytes.Buffer
+			done := make(chan struct{})
+			go func() {
+				_, _ = io.Copy(io.MultiWriter(s, &up), c)
+				_ = s.(*net.TCPConn).CloseWrite()
+				close(done)
+			}()
+			_, _ = io.Copy(io.MultiWriter(c, &down), s)
+			_ = c.(*net.TCPConn).CloseWrite()
+			<-done
+			w.mu.Lock()
+			w.up = append(w.up, up.Bytes())
+			w.down = append(w.down, down.Bytes())
+			w.mu.Unlock()
+		}()
+	}
+}
+
+func (w *wireTap) close() {
+	w.ln.Close()
+	w.wg.Wait()
+}
+
+// TestDefaultWireBytes records the root connections of a default-mode world
+// (ranks 1..3 reach rank 0's root through a tap; ranks 1 and 3 are C hosts
+// with the reference libnccom, rank 2 the Go `nrtabi bootstrap`) and checks
+// every byte against the spec's rows: one bootstrap_frame_size then an
+// extInfoGlobal up (magic, rank, nranks, listen address, the git-hash weld),
+// one bootstrap_frame_size then a bootstrap_root_reply down, then the root
+// closes (seed 001 §3: close(fd)).
+func TestDefaultWireBytes(t *testing.T) {
+	requireWorld(t)
+	s := tree.Spec
+	root, err := worldprog.FreeLoopbackRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap := newWireTap(t, root)
+	const n = 4
+	env := []string{"LD_LIBRARY_PATH=" + libnrtDir() + ":" + refLibDir("ref")}
+	rootOf := func(m worldprog.Member, id string) worldprog.Member {
+		args := m.Args
+		m.Args = func(rank, nranks int, _ string) []string { return args(rank, nranks, id) }
+		return m
+	}
+	tapAddr := tap.ln.Addr().String()
+	ms := []worldprog.Member{
+		worldprog.WorldHost(worldHostPath(), false, env...),
+		rootOf(worldprog.WorldHost(worldHostPath(), false, env...), tapAddr),
+		rootOf(worldprog.GoRank(nrtabiPath(), false, env...), tapAddr),
+		rootOf(worldprog.WorldHost(worldHostPath(), false, env...), tapAddr),
+	}
+	runs, _, err := worldprog.Launch(ms, root, []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=warn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap.close()
+	agree(t, runs)
+
+	field := func(st, f string) int {
+		for _, x := range s.StructByName(st).Fields {
+			if x.Name == f {
+				return x.Offset
+			}
+		}
+		t.Fatalf("spec struct %s has no field %s", st, f)
+		return 0
+	}
+	frame := s.StructByName("bootstrap_frame_size").Size
+	up, down := s.StructByName("extInfoGlobal").Size, s.StructByName("bootstrap_root_reply").Size
+	sanity, _ := s.Constant("BOOTSTRAP_SANITY").Int()
+	info := field("extInfoGlobal", "info")
+	le32 := func(b []byte, off int) int { return int(int32(binary.LittleEndian.Uint32(b[off:]))) }
+	wantTag := abi.LibnccomGit[:8] + abi.LibnrtGit[:8]
+	seen := map[int]bool{}
+	if len(tap.up) != n-1 {
+		t.Fatalf("%d connections through the tap, want %d (ranks 1..%d)", len(tap.up), n-1, n-1)
+	}
+	for i := range tap.up {
+		u, d := tap.up[i], tap.down[i]
+		if len(u) != frame+up || le32(u, 0) != up {
+			t.Errorf("connection %d up: %d bytes, size prefix %d; want one frame of %d (bootstrap_frame_size + extInfoGlobal)", i, len(u), le32(u, 0), up)
+			continue
+		}
+		rec := u[frame:]
+		rank := le32(rec, info+field("extInfo", "rank"))
+		if got := uint32(le32(rec, info+field("extInfo", "sanity"))); int64(got) != sanity {
+			t.Errorf("rank %d: sanity %#x, want %#x", rank, got, sanity)
+		}
+		if nr := le32(rec, info+field("extInfo", "nranks")); nr != n || rank < 1 || rank >= n || seen[rank] {
+			t.Errorf("record rank %d nranks %d", rank, nr)
+		}
+		seen[rank] = true
+		fam := binary.LittleEndian.Uint16(rec[info+field("extInfo", "extAddressListen"):])
+		if fam != uint16(2) {
+			t.Errorf("rank %d: listen address family %d, want AF_INET", rank, fam)
+		}
+		if tag := string(rec[field("extInfoGlobal", "nccl_nrt_git_hash"):up]); tag != wantTag {
+			t.Errorf("rank %d: nccl_nrt_git_hash %q, want %q", rank, tag, wantTag)
+		}
+		if len(d) != frame+down || le32(d, 0) != down {
+			t.Errorf("rank %d down: %d bytes, size prefix %d; want one frame of %d (bootstrap_root_reply), then close", rank, len(d), le32(d, 0), down)
+			continue
+		}
+		reply := d[frame:]
+		cluster := binary.LittleEndian.Uint64(reply[field("bootstrap_root_reply", "cluster_id"):])
+		if got := fmt.Sprintf("%#016x", cluster); got != runs[rank].Fields["cluster_id"] {
+			t.Errorf("rank %d: the reply's cluster_id %s, the rank reports %s", rank, got, runs[rank].Fields["cluster_id"])
+		}
+		if fam := binary.LittleEndian.Uint16(reply[field("bootstrap_root_reply", "neighbour"):]); fam != uint16(2) {
+			t.Errorf("rank %d: the neighbour's family %d", rank, fam)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -31,6 +32,7 @@ var (
 )
 
 func refLibDir(v string) string { return filepath.Join(buildRoot, "libnccom", v) }
+func edgesPath() string         { return filepath.Join(buildRoot, "bin", "nccomedges") }
 func worldHostPath() string     { return filepath.Join(buildRoot, "bin", "worldhost") }
 func nrtabiPath() string        { return filepath.Join(buildRoot, "bin", "nrtabi") }
 
@@ -48,6 +50,9 @@ func requireWorld(t *testing.T) {
 			}
 		}
 		if worldErr = tree.BuildWorldHost(worldHostPath(), libnrtDir()); worldErr != nil {
+			return
+		}
+		if worldErr = tree.BuildEdges(edgesPath(), libnrtDir(), refLibDir("ref")); worldErr != nil {
 			return
 		}
 		out, err := exec.Command("go", "build", "-o", nrtabiPath(), builder.Module+"/cmd/nrtabi").CombinedOutput()
@@ -382,5 +387,50 @@ func TestDefaultWireBytes(t *testing.T) {
 		if fam := binary.LittleEndian.Uint16(reply[field("bootstrap_root_reply", "neighbour"):]); fam != uint16(2) {
 			t.Errorf("rank %d: the neighbour's family %d", rank, fam)
 		}
+	}
+}
+
+// TestReferenceLibnccomBadArguments calls every neuron* export of the
+// reference libnccom with NULL out-pointers, out-of-range sizes and ranks
+// and comms it never made (nccomedges.c), normally and under ASan/UBSan:
+// each answers NRT_INVALID and none crashes; the entry points it does not
+// provide refuse with a non-success status and one line naming themselves.
+func TestReferenceLibnccomBadArguments(t *testing.T) {
+	requireWorld(t)
+	pre, preErr := builder.SanitizerRuntime()
+	for _, v := range []string{"ref", "asan"} {
+		t.Run(v, func(t *testing.T) {
+			cmd := exec.Command(edgesPath())
+			cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+refLibDir(v)+":"+libnrtDir(), "NRTABI_LOG_LEVEL=warn")
+			if v == "asan" {
+				if preErr != nil {
+					t.Skipf("no sanitizer runtime to preload: %v", preErr)
+				}
+				cmd.Env = append(cmd.Env, "LD_PRELOAD="+pre, "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS=halt_on_error=1")
+			}
+			var out, errw bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errw
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("nccomedges: %v\n%s\n%s", err, out.String(), errw.String())
+			}
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			if len(lines) < 40 || lines[0] != "neuronGetVersionInfo(n=8) wrote nothing" {
+				t.Fatalf("nccomedges printed:\n%s", out.String())
+			}
+			invalid := strconv.Itoa(int(abi.NRTInvalid))
+			for _, l := range lines[1:] {
+				i := strings.LastIndexByte(l, ' ')
+				name, rc := l[:i], l[i+1:]
+				if fn, ok := strings.CutPrefix(name, "unprovided "); ok {
+					if rc == "0" || !strings.Contains(errw.String(), fn+": not provided by the reference libnccom") {
+						t.Errorf("%s: status %s; want a refusal and a line naming it", fn, rc)
+					}
+					continue
+				}
+				if rc != invalid {
+					t.Errorf("%s: status %s, want NRT_INVALID (%s)", name, rc, invalid)
+				}
+			}
+		})
 	}
 }

@@ -93,7 +93,11 @@ func bootstrapCmd(args []string, out, errw io.Writer) int {
 		return exitUsage
 	}
 	o.fault = os.Getenv(envFault)
-	if o.local > 0 {
+	if o.local != 0 {
+		if err := tcp.CheckWorldSize("--local", o.local); err != nil {
+			fmt.Fprintf(errw, "nrtabi bootstrap: %v\n", err)
+			return exitUsage
+		}
 		return runLocal(o, out, errw)
 	}
 	set := map[string]bool{}
@@ -140,6 +144,9 @@ func (o *bootstrapOpts) resolveRank(set map[string]bool, getenv func(string) str
 	}
 	if o.rank < 0 || o.nranks < 1 {
 		return fmt.Errorf("no rank and world size: give --rank and --nranks, or run under torchrun (RANK/WORLD_SIZE), Open MPI (OMPI_COMM_WORLD_RANK/_SIZE) or Slurm (SLURM_PROCID/SLURM_NTASKS)")
+	}
+	if err := tcp.CheckWorldSize("world size", o.nranks); err != nil {
+		return err
 	}
 	if o.rank >= o.nranks {
 		return errors.New(cfmt.Sprintf(abi.MsgNccomInvalidRank, o.rank, o.nranks))

@@ -311,6 +311,9 @@ func TestResolveRank(t *testing.T) {
 		{nil, -1, 0, env("RANK", "x", "WORLD_SIZE", "2"), [2]int{}, "are not numbers"},
 		{nil, -1, 0, env(), [2]int{}, "no rank and world size"},
 		{nil, -1, 0, env("SLURM_PROCID", "8", "SLURM_NTASKS", "8"), [2]int{}, "Invalid rank requested : 8/8"},
+		// Bounded before anything is allocated per rank (1e8 ran out of memory).
+		{nil, -1, 0, env("RANK", "0", "WORLD_SIZE", "100000000"), [2]int{}, "world size = 100000000: a bootstrap world has 1..65536 ranks"},
+		{map[string]bool{"rank": true, "nranks": true}, 0, 65537, env(), [2]int{}, "1..65536 ranks"},
 	} {
 		o := bootstrapOpts{rank: c.rank, nranks: c.size}
 		err := o.resolveRank(c.flags, c.getenv)

@@ -53,14 +53,17 @@ type Hooks struct {
 	AfterReply func()
 }
 
-// ConfigFromEnv reads NEURON_CCOM_SOCK_TIMEOUT (whole seconds),
+// ConfigFromEnv reads NEURON_CCOM_SOCK_TIMEOUT (whole seconds, at most
+// BOOTSTRAP_SOCK_TIMEOUT_MAX: one day),
 // CCOM_SOCKET_IFNAME and CCOM_SOCKET_FAMILY through getenv.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	var c Config
 	if s := getenv(abi.EnvSockTimeout); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			return c, fmt.Errorf("%s=%q: give the socket timeout as a whole number of seconds > 0", abi.EnvSockTimeout, s)
+		if err != nil || n <= 0 || n > int(abi.BootstrapSockTimeoutMax) {
+			// Checked before any conversion: 18446744074 s in nanoseconds
+			// would wrap to 290 ms, 9223372037 s to a negative duration.
+			return c, fmt.Errorf("%s=%q: give the socket timeout as whole seconds in 1..%d", abi.EnvSockTimeout, s, abi.BootstrapSockTimeoutMax)
 		}
 		c.Timeout = time.Duration(n) * time.Second
 	}
@@ -77,6 +80,20 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// MaxRanks is the largest world the bootstrap serves (BOOTSTRAP_MAX_RANKS):
+// every rank allocates tables per rank, so a typo such as WORLD_SIZE=1e8 is
+// refused up front instead of running out of memory.
+const MaxRanks = int(abi.BootstrapMaxRanks)
+
+// CheckWorldSize refuses a world size outside 1..MaxRanks, naming where it
+// came from.
+func CheckWorldSize(what string, n int) error {
+	if n < 1 || n > MaxRanks {
+		return fmt.Errorf("%s = %d: a bootstrap world has 1..%d ranks", what, n, MaxRanks)
+	}
+	return nil
 }
 
 func (c *Config) fill() {

@@ -31,6 +31,9 @@ func (n *Net) InitFlat(root netip.AddrPort, rank, nranks int, global bool) (*End
 	if nranks < 1 || rank < 0 || rank >= nranks {
 		return nil, errors.New(cfmt.Sprintf(abi.MsgNccomInvalidRank, rank, nranks))
 	}
+	if err := CheckWorldSize("bootstrap: nranks", nranks); err != nil {
+		return nil, err
+	}
 	if global {
 		if err := setFilesLimit(); err != nil {
 			n.log.Error(err.Error())

@@ -266,6 +266,12 @@ func TestBootstrapEnvironmentErrors(t *testing.T) {
 		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=1"}, []string{}, exitUsage, "RANK=\"1\", WORLD_SIZE=\"\": both are needed"},
 		{[]string{abi.EnvRootCommID + "="}, []string{"--rank", "0", "--nranks", "1"}, exitUsage, "no root comm id"},
 		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", envFault + "=explode"}, []string{"--rank", "0", "--nranks", "1"}, exitUsage, "use bad-magic"},
+		// Timeouts that overflow a duration: once 290 ms and a silent 30 s.
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", abi.EnvSockTimeout + "=18446744074"}, nil, exitError, "whole seconds in 1..86400"},
+		{[]string{abi.EnvSockTimeout + "=9223372037"}, []string{"--local", "2"}, exitError, "whole seconds in 1..86400"},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=0", "WORLD_SIZE=100000000"}, []string{}, exitUsage, "1..65536 ranks"},
+		{nil, []string{"--local", "100000000"}, exitUsage, "1..65536 ranks"},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", tcp.EnvFraming + "=fancy"}, nil, exitError, "use upstream"},
 	} {
 		args := c.args
 		if args == nil {

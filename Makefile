@@ -109,3 +109,13 @@ bench-bootstrap-tcp:
 	bench/bootstrap_tcp.sh
 
 bench: bench-bootstrap-tcp
+
+# ---- global comm init through the boundary (bench/bootcomm) ----------------
+# Wall time for N = 2..32 C hosts (libnrt + the reference libnccom) to finish
+# global comm init and the per-NC bootstrap, against the Go-only
+# `nrtabi bootstrap --local N` in the same run, and the ratio.
+.PHONY: bench-boundary-bootstrap
+bench-boundary-bootstrap:
+	bench/boundary_bootstrap.sh
+
+bench: bench-boundary-bootstrap

@@ -36,6 +36,13 @@ func edgesPath() string         { return filepath.Join(buildRoot, "bin", "nccome
 func worldHostPath() string     { return filepath.Join(buildRoot, "bin", "worldhost") }
 func nrtabiPath() string        { return filepath.Join(buildRoot, "bin", "nrtabi") }
 
+// first8 is the part of a git hash nccl_nrt_git_hash keeps, NUL-padded.
+func first8(s string) string {
+	b := make([]byte, 8)
+	copy(b, s)
+	return string(b)
+}
+
 // skewHash is the git hash of the skewed libnccom build.
 const skewHash = "0000skew"
 
@@ -199,7 +206,8 @@ func TestBoundaryFaults(t *testing.T) {
 	requireWorld(t)
 	const n = 4
 	tag := func(nccom string) string {
-		return fmt.Sprintf("libnccom %q + libnrt %q", nccom[:8], abi.LibnrtGit[:8])
+		trim := func(s string) string { return strings.TrimRight(first8(s), "\x00") }
+		return fmt.Sprintf("libnccom %q + libnrt %q", trim(nccom), trim(abi.LibnrtGit))
 	}
 	for _, c := range []struct {
 		name string
@@ -209,7 +217,7 @@ func TestBoundaryFaults(t *testing.T) {
 		{"foreign magic", member{goRank: true, env: []string{"NRTABI_BOOTSTRAP_FAULT=bad-magic"}},
 			cfmt.Sprintf("Bootstrap Root : sanity %#x from ", ^abi.BootstrapSanity)},
 		{"skewed git hash", member{lib: "skew"},
-			cfmt.Sprintf(abi.MsgNccomRootGitHashMismatch, 2, tag(skewHash), 0, tag(abi.LibnccomGit+"\x00"))},
+			cfmt.Sprintf(abi.MsgNccomRootGitHashMismatch, 2, tag(skewHash), 0, tag(abi.LibnccomGit))},
 		{"wrong nranks", member{nranks: n + 1}, cfmt.Sprintf(abi.MsgNccomRootNranksMismatch, n, n+1)},
 		{"dies mid-handshake", member{goRank: true, env: []string{"NRTABI_BOOTSTRAP_FAULT=die-mid-record"}}, abi.MsgNccomConnectionClosed},
 	} {
@@ -348,7 +356,7 @@ func TestDefaultWireBytes(t *testing.T) {
 	sanity, _ := s.Constant("BOOTSTRAP_SANITY").Int()
 	info := field("extInfoGlobal", "info")
 	le32 := func(b []byte, off int) int { return int(int32(binary.LittleEndian.Uint32(b[off:]))) }
-	wantTag := abi.LibnccomGit[:8] + abi.LibnrtGit[:8]
+	wantTag := first8(abi.LibnccomGit) + first8(abi.LibnrtGit)
 	seen := map[int]bool{}
 	if len(tap.up) != n-1 {
 		t.Fatalf("%d connections through the tap, want %d (ranks 1..%d)", len(tap.up), n-1, n-1)

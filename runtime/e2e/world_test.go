@@ -17,6 +17,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/cfmt"
+	"github.com/nrtabi/nrtabi/internal/netns"
 	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
@@ -440,5 +441,56 @@ func TestReferenceLibnccomBadArguments(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBoundaryAcrossThreeHosts: one rank per network namespace (as root):
+// hosts 0 and 2 C hosts with the reference libnccom, host 1 the Go
+// `nrtabi bootstrap`; each picks its interface on the root's subnet, and the
+// three agree.
+func TestBoundaryAcrossThreeHosts(t *testing.T) {
+	hosts, addrs := netns.Hosts(t, 3)
+	requireWorld(t)
+	env := []string{"LD_LIBRARY_PATH=" + libnrtDir() + ":" + refLibDir("ref")}
+	ms := []worldprog.Member{
+		worldprog.WorldHost(worldHostPath(), false, env...),
+		worldprog.GoRank(nrtabiPath(), false, env...),
+		worldprog.WorldHost(worldHostPath(), false, env...),
+	}
+	for i := range ms {
+		ms[i].Cmd = append([]string{"ip", "netns", "exec", hosts[i]}, ms[i].Cmd...)
+	}
+	runs, _, err := worldprog.Launch(ms, addrs[0]+":29556", []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=info"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, bad := worldprog.Agreed(runs); !ok {
+		t.Fatalf("host %s rank %d: exit %d %s\n%s", hosts[bad], bad, runs[bad].Exit, runs[bad].Fields["line"], runs[bad].Stderr)
+	}
+	for r, run := range runs {
+		if want := fmt.Sprintf("Bootstrap : Using eth0:%s<0>", addrs[r]); !strings.Contains(run.Stderr, want) {
+			t.Errorf("rank %d did not log %q:\n%s", r, want, run.Stderr)
+		}
+	}
+	if id := runs[0].Fields["unique_id"]; !strings.HasPrefix(id, addrs[0]+":") {
+		t.Errorf("the agreed unique id %s is not on host 0 (%s)", id, addrs[0])
+	}
+}
+
+// TestReferenceLibnccomIsClean: `nrtabi check` holds the reference libnccom
+// to the spec (layouts from its DWARF and the libnccom link contract: 37
+// unversioned neuron* exports, DT_NEEDED libnrt.so.1, the 20 callbacks bound
+// @NRT_2.0.0) and finds it CLEAN.
+func TestReferenceLibnccomIsClean(t *testing.T) {
+	requireWorld(t)
+	out, err := exec.Command(nrtabiPath(), "check", filepath.Join(refLibDir("ref"), builder.LibnccomFile)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("nrtabi check: %v\n%s", err, out)
+	}
+	for _, want := range []string{"link contract (libnccom)", "ok   all 37 neuron* defined, unversioned, global functions",
+		"ok   DT_NEEDED libnrt.so.1", "ok   the 20 imports bound @NRT_2.0.0", "verdict: CLEAN"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("nrtabi check lacks %q:\n%s", want, out)
+		}
 	}
 }

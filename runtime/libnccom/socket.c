@@ -276,8 +276,10 @@ NRT_STATUS nccom_net_init(const nccom_addr *root)
 	memcpy(&if_addr, hit->ifa_addr, hit->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
 	if_addr.sin.sin_port = 0;
 	snprintf(if_name, sizeof if_name, "%s", hit->ifa_name);
-	char text[80], using[120];
-	nccom_format_addr(&if_addr, text, sizeof text);
+	char text[INET6_ADDRSTRLEN] = "?", using[120];
+	const void *host = if_addr.sa.sa_family == AF_INET6 ? (const void *)&if_addr.sin6.sin6_addr : (const void *)&if_addr.sin.sin_addr;
+	if (inet_ntop(if_addr.sa.sa_family, host, text, sizeof text) == NULL)
+		strcpy(text, "?");
 	snprintf(using, sizeof using, " %s:%s<0>", if_name, text);
 	nccom_info(NRTABI_MSG_NCCOM_BOOTSTRAP_USING, using);
 	net_ready = true;

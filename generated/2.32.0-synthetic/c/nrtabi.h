@@ -290,8 +290,9 @@ _Static_assert(offsetof(struct bootstrap_frame_size, size) == 0, "bootstrap_fram
 
 /*
  * bootstrap_msg_header: 8 bytes, INFERRED (seed 001 §3 (bootstrapNetSend / bootstrapNetRecv take a header naming the message; its layout is not documented)).
- * every bootstrap frame is this header followed by exactly length payload bytes;
- * little-endian, the host order of the x86-64 build the documents describe
+ * EXTENDED framing only (nrtabi extension, NRTABI_BOOTSTRAP_FRAMING=extended): every frame
+ * is this header followed by exactly length payload bytes; little-endian, the host order of
+ * the x86-64 build the documents describe. The default framing is bootstrap_frame_size
  */
 struct bootstrap_msg_header {
 	uint32_t type; /* +0 INFERRED */

@@ -48,14 +48,10 @@ static NRT_STATUS ring_allgather(struct nccom_bootstrap *b, char *all, int size)
 	snprintf(left, sizeof left, "ring predecessor rank %d", (me - 1 + n) % n);
 	snprintf(right, sizeof right, "ring successor rank %d", (me + 1) % n);
 	for (int i = 0; i < n - 1; i++) {
-		int s = (me - i + n) % n, r = (me - i - 1 + n) % n, got = 0;
-		NRT_STATUS rc = nccom_send_frame(b->st.extRingSendFd, all + (size_t)s * (size_t)size, size, right);
+		int s = (me - i + n) % n, r = (me - i - 1 + n) % n;
+		NRT_STATUS rc = nccom_send_data(b->st.extRingSendFd, BOOTSTRAP_MSG_RING_DATA, all + (size_t)s * (size_t)size, size, right);
 		if (rc == NRT_SUCCESS)
-			rc = nccom_recv_frame(b->st.extRingRecvFd, all + (size_t)r * (size_t)size, size, &got, left);
-		if (rc == NRT_SUCCESS && got != size) {
-			nccom_warn("bootstrap all-gather: %s sent %d bytes where %d were due", left, got, size);
-			rc = NRT_FAILURE;
-		}
+			rc = nccom_recv_data(b->st.extRingRecvFd, BOOTSTRAP_MSG_RING_DATA, all + (size_t)r * (size_t)size, size, left);
 		if (rc != NRT_SUCCESS)
 			return rc;
 	}
@@ -81,7 +77,7 @@ static struct nccom_bootstrap *alloc_bootstrap(int rank, int nranks)
 		return NULL;
 	b->st.rank = rank;
 	b->st.nranks = nranks;
-	b->st.extListenFd = b->st.extRingRecvFd = b->st.extRingSendFd = -1;
+	b->st.extListenFd = b->st.extRingRecvFd = b->st.extRingSendFd = b->root_fd = -1;
 	b->st.peerCommAddresses = calloc((size_t)nranks, sizeof(nccl_socket_address_t));
 	b->st.peerCommSendFd = malloc((size_t)nranks * sizeof(int));
 	b->st.peerCommRecvFd = malloc((size_t)nranks * sizeof(int));
@@ -115,6 +111,7 @@ void nccom_bootstrap_close(struct nccom_bootstrap *b)
 		nccom_close(&b->st.peerCommSendFd[i]);
 		nccom_close(&b->st.peerCommRecvFd[i]);
 	}
+	nccom_close(&b->root_fd);
 	nccom_close(&b->st.extListenFd);
 	nccom_close(&b->st.extRingSendFd);
 	nccom_close(&b->st.extRingRecvFd);
@@ -148,17 +145,16 @@ static NRT_STATUS exchange_with_root(struct nccom_bootstrap *b, const nccom_addr
 	char where[96], text[80];
 	nccom_format_addr(root, text, sizeof text);
 	snprintf(where, sizeof where, "the root %s", text);
-	int fd = -1, got = 0;
+	int fd = -1;
 	if ((rc = nccom_connect(root, &fd)) != NRT_SUCCESS)
 		return rc;
-	rc = nccom_send_frame(fd, &info, global ? (int)sizeof info : (int)sizeof info.info, where);
+	rc = nccom_send_data(fd, BOOTSTRAP_MSG_INFO_TO_ROOT, &info, global ? (int)sizeof info : (int)sizeof info.info, where);
 	if (rc == NRT_SUCCESS)
-		rc = nccom_recv_frame(fd, reply, (int)sizeof *reply, &got, where);
-	if (rc == NRT_SUCCESS && got != (int)sizeof *reply) {
-		nccom_warn("bootstrap: %s sent a %d-byte INFO_FROM_ROOT, expected %d", where, got, (int)sizeof *reply);
-		rc = NRT_FAILURE;
-	}
-	nccom_close(&fd);
+		rc = nccom_recv_data(fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, reply, (int)sizeof *reply, where);
+	if (rc == NRT_SUCCESS && nccom_extended())
+		b->root_fd = fd; /* kept until COMPLETE */
+	else
+		nccom_close(&fd);
 	return rc;
 }
 
@@ -197,15 +193,37 @@ NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nra
 		goto fail;
 	nccom_addr next;
 	memcpy(&next, &reply.neighbour, sizeof next);
+	char pred[48], succ[48];
+	snprintf(pred, sizeof pred, "ring predecessor rank %d", (rank - 1 + nranks) % nranks);
+	snprintf(succ, sizeof succ, "ring successor rank %d", (rank + 1) % nranks);
 	if ((rc = nccom_connect(&next, &b->st.extRingSendFd)) != NRT_SUCCESS)
 		goto fail;
-	char pred[48];
-	snprintf(pred, sizeof pred, "ring predecessor rank %d", (rank - 1 + nranks) % nranks);
+	if (nccom_extended() && (rc = nccom_send_hello(b->st.extRingSendFd, rank, nranks, BOOTSTRAP_CHANNEL_RING, succ)) != NRT_SUCCESS)
+		goto fail;
 	if ((rc = nccom_accept(b->st.extListenFd, &b->st.extRingRecvFd, pred)) != NRT_SUCCESS)
 		goto fail;
+	if (nccom_extended()) {
+		struct bootstrap_peer_hello h;
+		if ((rc = nccom_recv_hello(b->st.extRingRecvFd, &h, pred)) != NRT_SUCCESS)
+			goto fail;
+		if (h.channel != BOOTSTRAP_CHANNEL_RING || h.rank != (rank - 1 + nranks) % nranks || h.nranks != nranks) {
+			nccom_warn("a connection claiming rank %d of %d (channel %u) arrived where %s was due", h.rank, h.nranks, h.channel, pred);
+			rc = NRT_FAILURE;
+			goto fail;
+		}
+	}
 	memcpy(&b->st.peerCommAddresses[rank], &me, sizeof me);
 	if ((rc = nccom_bootstrap_allgather(b, b->st.peerCommAddresses, (int)sizeof(nccl_socket_address_t))) != NRT_SUCCESS)
 		goto fail;
+	if (nccom_extended()) {
+		char where[96], text[80];
+		nccom_format_addr(&root, text, sizeof text);
+		snprintf(where, sizeof where, "the root %s", text);
+		if ((rc = nccom_send_msg(b->root_fd, BOOTSTRAP_MSG_RING_DONE, NULL, 0, where)) != NRT_SUCCESS ||
+		    (rc = nccom_recv_want(b->root_fd, BOOTSTRAP_MSG_COMPLETE, NULL, 0, where)) != NRT_SUCCESS)
+			goto fail;
+		nccom_close(&b->root_fd);
+	}
 	*cluster_id = reply.cluster_id;
 	*epoch = reply.epoch;
 	*out = b;
@@ -228,15 +246,18 @@ NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void 
 		nccom_addr a = peer_addr(b, peer);
 		int me = b->st.rank, tag = BOOTSTRAP_P2P_TAG;
 		rc = nccom_connect(&a, fd);
-		if (rc == NRT_SUCCESS)
+		if (rc == NRT_SUCCESS && nccom_extended())
+			rc = nccom_send_hello(*fd, me, b->st.nranks, BOOTSTRAP_CHANNEL_PEER, who);
+		else if (rc == NRT_SUCCESS) {
 			rc = nccom_send_frame(*fd, &me, (int)sizeof me, who);
-		if (rc == NRT_SUCCESS)
-			rc = nccom_send_frame(*fd, &tag, (int)sizeof tag, who);
+			if (rc == NRT_SUCCESS)
+				rc = nccom_send_frame(*fd, &tag, (int)sizeof tag, who);
+		}
 		if (rc != NRT_SUCCESS)
 			nccom_close(fd);
 	}
 	if (rc == NRT_SUCCESS)
-		rc = nccom_send_frame(*fd, data, size, who);
+		rc = nccom_send_data(*fd, BOOTSTRAP_MSG_PEER_DATA, data, size, who);
 	unlock(&b->send_mu);
 	return rc;
 }
@@ -261,9 +282,29 @@ static NRT_STATUS find_conn(struct nccom_bootstrap *b, int peer, int *out)
 		NRT_STATUS rc = nccom_accept(b->st.extListenFd, &fd, who);
 		if (rc != NRT_SUCCESS)
 			return rc;
-		rc = nccom_recv_frame(fd, &r, (int)sizeof r, &got, "a connecting peer");
-		if (rc == NRT_SUCCESS && got == (int)sizeof r)
-			rc = nccom_recv_frame(fd, &tag, (int)sizeof tag, &got, "a connecting peer");
+		if (nccom_extended()) {
+			struct bootstrap_peer_hello h;
+			rc = nccom_recv_hello(fd, &h, "a connecting peer");
+			r = h.rank;
+			tag = BOOTSTRAP_P2P_TAG;
+			got = (int)sizeof tag;
+			if (rc == NRT_SUCCESS && h.channel == BOOTSTRAP_CHANNEL_ABORT) {
+				char from[48];
+				snprintf(from, sizeof from, "rank %d", h.rank);
+				uint32_t type = 0;
+				char text[8];
+				/* The ABORT is logged, naming its sender, and fails this call. */
+				(void)nccom_recv_msg(fd, &type, text, sizeof text, NULL, from);
+				nccom_close(&fd);
+				return NRT_FAILURE;
+			}
+			if (rc == NRT_SUCCESS && (h.channel != BOOTSTRAP_CHANNEL_PEER || h.nranks != b->st.nranks))
+				r = -1;
+		} else {
+			rc = nccom_recv_frame(fd, &r, (int)sizeof r, &got, "a connecting peer");
+			if (rc == NRT_SUCCESS && got == (int)sizeof r)
+				rc = nccom_recv_frame(fd, &tag, (int)sizeof tag, &got, "a connecting peer");
+		}
 		if (rc != NRT_SUCCESS || got != (int)sizeof tag || r < 0 || r >= b->st.nranks || r == b->st.rank) {
 			nccom_warn("bootstrap rank %d: refused a connection that named rank %d tag %d: not a peer of this world of %d",
 				   b->st.rank, r, tag, b->st.nranks);
@@ -294,13 +335,8 @@ NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data,
 	int *fd = &b->st.peerCommRecvFd[peer];
 	if (*fd < 0)
 		rc = find_conn(b, peer, fd);
-	int got = 0;
 	if (rc == NRT_SUCCESS)
-		rc = nccom_recv_frame(*fd, data, size, &got, who);
-	if (rc == NRT_SUCCESS && got != size) {
-		nccom_warn("bootstrap rank %d: %s sent %d bytes where %d were due", b->st.rank, who, got, size);
-		rc = NRT_FAILURE;
-	}
+		rc = nccom_recv_data(*fd, BOOTSTRAP_MSG_PEER_DATA, data, size, who);
 	unlock(&b->recv_mu);
 	return rc;
 }

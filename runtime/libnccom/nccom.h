@@ -64,6 +64,23 @@ NRT_STATUS nccom_accept(int listen_fd, int *fd, const char *what);
 NRT_STATUS nccom_send_frame(int fd, const void *data, int size, const char *peer);
 NRT_STATUS nccom_recv_frame(int fd, void *data, int size, int *got, const char *peer);
 void nccom_close(int *fd);
+/* Exactly n bytes each way, within the timeout per step of progress. */
+NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *peer);
+/* Whether the extended framing (NRTABI_BOOTSTRAP_FRAMING=extended) is on. */
+bool nccom_extended(void);
+
+/* ---- extended.c: nrtabi's extended framing ({u32 type, u32 length}) -------- */
+NRT_STATUS nccom_send_msg(int fd, uint32_t type, const void *data, uint32_t len, const char *peer);
+/* One message of at most max bytes; an ABORT is logged with its sender and
+ * returned as NRT_FAILURE. */
+NRT_STATUS nccom_recv_msg(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer);
+/* A message of type want and exactly size bytes, passing over ROOT_WAIT. */
+NRT_STATUS nccom_recv_want(int fd, uint32_t want, void *buf, uint32_t size, const char *peer);
+NRT_STATUS nccom_send_hello(int fd, int rank, int nranks, uint32_t channel, const char *peer);
+NRT_STATUS nccom_recv_hello(int fd, struct bootstrap_peer_hello *h, const char *peer);
+/* send / receive one bootstrap message in the process's framing. */
+NRT_STATUS nccom_send_data(int fd, uint32_t type, const void *data, int size, const char *peer);
+NRT_STATUS nccom_recv_data(int fd, uint32_t type, void *data, int size, const char *peer);
 
 /* ---- version.c ------------------------------------------------------------ */
 /* getNcclNrtGitHash: libnccom's 8 bytes, then libnrt's (nrt_get_version). */
@@ -89,6 +106,7 @@ struct nccom_bootstrap {
 	struct extState st;
 	pthread_mutex_t send_mu, recv_mu, ring_mu;
 	struct nccom_unexpected *queue;
+	int root_fd; /* extended framing: the root link, open until COMPLETE */
 };
 
 NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nranks, bool global,

@@ -7,11 +7,13 @@
  * each waiting rank fails at once instead of at its timeout.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "nccom.h"
@@ -155,10 +157,288 @@ done:
 	nccom_close(&a->listen_fd);
 }
 
+
+/* ---- the extended framing's root (nrtabi extension) ------------------------ */
+
+struct xconn {
+	int fd, rank;
+	char addr[80];
+	bool done, gone;
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void who(const struct xconn *c, char *out, size_t n)
+{
+	if (c->rank < 0)
+		snprintf(out, n, "peer %s", c->addr);
+	else
+		snprintf(out, n, "peer %s rank %d", c->addr, c->rank);
+}
+
+/* "ranks 2, 3" of those without a record (or not done). */
+static void missing_list(struct xconn **by_rank, int n, bool want_done, char *out, size_t len)
+{
+	int k = 0, count = 0;
+	out[0] = 0;
+	for (int r = 0; r < n; r++)
+		count += by_rank[r] == NULL || (want_done && !by_rank[r]->done);
+	k = snprintf(out, len, count == 1 ? "rank" : "ranks");
+	int shown = 0;
+	for (int r = 0; r < n && k > 0 && (size_t)k < len; r++) {
+		if (!(by_rank[r] == NULL || (want_done && !by_rank[r]->done)))
+			continue;
+		if (shown == 8) {
+			k += snprintf(out + k, len - (size_t)k, " and %d more", count - shown);
+			break;
+		}
+		k += snprintf(out + k, len - (size_t)k, "%s %d", shown ? "," : "", r);
+		shown++;
+	}
+}
+
+static void heartbeat(struct xconn *conns, int nconns, int have, int n)
+{
+	struct bootstrap_root_wait w = {.have = (uint32_t)have, .nranks = (uint32_t)n};
+	for (int i = 0; i < nconns; i++)
+		if (conns[i].rank >= 0 && !conns[i].gone && nccom_send_msg(conns[i].fd, BOOTSTRAP_MSG_ROOT_WAIT, &w, sizeof w, conns[i].addr) != NRT_SUCCESS)
+			conns[i].gone = true;
+}
+
+/* Validate one record; a non-empty reason refuses the world. */
+static void admit(struct xconn *c, const struct extInfoGlobal *r, struct xconn **by_rank, int n, char *reason, size_t len)
+{
+	char w[128];
+	c->rank = r->info.rank;
+	who(c, w, sizeof w);
+	if (r->info.sanity != BOOTSTRAP_SANITY)
+		snprintf(reason, len, "%s: bad sanity magic %#08x in INFO_TO_ROOT, expected %#08x (\"ilya\"): not a bootstrap peer of this release", w, r->info.sanity, BOOTSTRAP_SANITY);
+	else if (r->info.nranks != n)
+		snprintf(reason, len, "%s says nranks %d, this root serves a world of %d: start every rank with the same world size", w, r->info.nranks, n);
+	else if (r->info.rank < 0 || r->info.rank >= n)
+		snprintf(reason, len, "%s: rank %d is outside 0..%d", w, r->info.rank, n - 1);
+	else if (by_rank[r->info.rank] != NULL)
+		snprintf(reason, len, "%s: rank %d is already taken by peer %s: give every process its own rank", w, r->info.rank, by_rank[r->info.rank]->addr);
+	else
+		by_rank[r->info.rank] = c;
+}
+
+static void git_hash_reason(const struct extInfoGlobal *rec, struct xconn **by_rank, int n, char *reason, size_t len)
+{
+	int ref = 0, odd = odd_tag(rec, n, &ref);
+	if (!odd)
+		return;
+	int agree = 0, k = 0;
+	for (int i = 0; i < n; i++)
+		agree += memcmp(&rec[i].nccl_nrt_git_hash, &rec[ref].nccl_nrt_git_hash, sizeof(nccl_nrt_git_hash_t)) == 0;
+	for (int i = 0; i < n && k >= 0 && (size_t)k < len; i++) {
+		if (memcmp(&rec[i].nccl_nrt_git_hash, &rec[ref].nccl_nrt_git_hash, sizeof(nccl_nrt_git_hash_t)) == 0)
+			continue;
+		char w[128], t[64];
+		who(by_rank[i], w, sizeof w);
+		tag_text(&rec[i].nccl_nrt_git_hash, t, sizeof t);
+		k += snprintf(reason + k, len - (size_t)k, "%s%s carries nccl_nrt_git_hash %s", k ? "; " : "", w, t);
+	}
+	char t[64];
+	tag_text(&rec[ref].nccl_nrt_git_hash, t, sizeof t);
+	if (k >= 0 && (size_t)k < len)
+		snprintf(reason + k, len - (size_t)k, ", the other %d ranks %s: the hosts run different libnccom or libnrt builds", agree, t);
+}
+
+/* Tell everyone connected, then linger (at most the timeout) so ranks still
+ * on their way hear it too, reading until each hangs up. */
+static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, int cap, const char *reason)
+{
+	nccom_warn("bootstrap root %s: %s", a->where, reason);
+	uint32_t len = (uint32_t)strnlen(reason, BOOTSTRAP_ABORT_TEXT_MAX);
+	for (int i = 0; i < *nconns; i++) {
+		if (nccom_send_msg(conns[i].fd, BOOTSTRAP_MSG_ABORT, reason, len, conns[i].addr) == NRT_SUCCESS)
+			(void)shutdown(conns[i].fd, SHUT_WR);
+	}
+	int64_t deadline = mono_ms() + (int64_t)nccom_timeout() * 1000;
+	while (mono_ms() < deadline && *nconns < cap && *nconns < a->nranks) {
+		struct pollfd p = {.fd = a->listen_fd, .events = POLLIN};
+		int w = poll(&p, 1, (int)(deadline - mono_ms()));
+		if (w <= 0)
+			break;
+		int fd = accept4(a->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			break;
+		struct xconn *c = &conns[(*nconns)++];
+		*c = (struct xconn){.fd = fd, .rank = -1};
+		snprintf(c->addr, sizeof c->addr, "a late peer");
+		if (nccom_send_msg(fd, BOOTSTRAP_MSG_ABORT, reason, len, c->addr) == NRT_SUCCESS)
+			(void)shutdown(fd, SHUT_WR);
+	}
+	for (int i = 0; i < *nconns; i++) {
+		char sink[256];
+		while (mono_ms() < deadline) {
+			struct pollfd p = {.fd = conns[i].fd, .events = POLLIN};
+			if (poll(&p, 1, (int)(deadline - mono_ms())) <= 0)
+				break;
+			ssize_t k = recv(conns[i].fd, sink, sizeof sink, MSG_DONTWAIT);
+			if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
+				break;
+		}
+	}
+}
+
+static void serve_extended(struct root_args *a)
+{
+	int n = a->nranks, cap = 2 * n + 16, nconns = 0;
+	uint32_t size = a->global ? sizeof(struct extInfoGlobal) : sizeof(struct extInfo);
+	int64_t tmo = (int64_t)nccom_timeout() * 1000, hb = tmo / 3 > 10 ? tmo / 3 : 10;
+	struct xconn *conns = calloc((size_t)cap, sizeof *conns);
+	struct xconn **by_rank = calloc((size_t)n, sizeof *by_rank);
+	struct extInfoGlobal *rec = calloc((size_t)n, sizeof *rec);
+	struct pollfd *pfd = calloc((size_t)n, sizeof *pfd);
+	char reason[BOOTSTRAP_ABORT_TEXT_MAX + 1] = "";
+	if (conns == NULL || by_rank == NULL || rec == NULL || pfd == NULL) {
+		nccom_warn("bootstrap root %s: cannot allocate the tables of %d ranks", a->where, n);
+		goto done;
+	}
+	if (a->global)
+		nccom_set_files_limit();
+	/* Phase 1: one record per rank, heartbeats while waiting. */
+	int64_t last = mono_ms();
+	for (int have = 0; have < n && !reason[0];) {
+		struct pollfd p = {.fd = a->listen_fd, .events = POLLIN};
+		int w = poll(&p, 1, (int)hb);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w == 0) {
+			if (mono_ms() - last > tmo) {
+				char miss[256];
+				missing_list(by_rank, n, false, miss, sizeof miss);
+				snprintf(reason, sizeof reason, "no INFO_TO_ROOT from %s within %ds (%s): %d of %d ranks arrived", miss, nccom_timeout(), ENV_SOCK_TIMEOUT, have, n);
+				break;
+			}
+			heartbeat(conns, nconns, have, n);
+			continue;
+		}
+		int fd = accept4(a->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0 || nconns == cap) {
+			if (fd >= 0)
+				nccom_close(&fd);
+			continue;
+		}
+		struct xconn *c = &conns[nconns++];
+		*c = (struct xconn){.fd = fd, .rank = -1};
+		nccom_addr peer;
+		socklen_t len = sizeof peer;
+		if (getpeername(fd, &peer.sa, &len) == 0)
+			nccom_format_addr(&peer, c->addr, sizeof c->addr);
+		struct extInfoGlobal r;
+		memset(&r, 0, sizeof r);
+		uint32_t type = 0, got = 0;
+		char w2[128];
+		who(c, w2, sizeof w2);
+		if (nccom_recv_msg(fd, &type, &r, size, &got, w2) != NRT_SUCCESS) {
+			snprintf(reason, sizeof reason, "%s: its INFO_TO_ROOT record did not arrive whole (see the root's log)", w2);
+			break;
+		}
+		if (type != BOOTSTRAP_MSG_INFO_TO_ROOT || got != size) {
+			snprintf(reason, sizeof reason, "%s sent a %u-byte message of type %u, expected a %u-byte INFO_TO_ROOT record", w2, got, type, size);
+			break;
+		}
+		admit(c, &r, by_rank, n, reason, sizeof reason);
+		if (!reason[0]) {
+			rec[r.info.rank] = r;
+			have++;
+			last = mono_ms();
+		}
+	}
+	if (!reason[0] && a->global)
+		git_hash_reason(rec, by_rank, n, reason, sizeof reason);
+	if (reason[0]) {
+		abort_world(a, conns, &nconns, cap, reason);
+		goto done;
+	}
+	/* Phase 2: every rank learns its successor. */
+	uint64_t cluster = 0;
+	if (getrandom(&cluster, sizeof cluster, 0) != (ssize_t)sizeof cluster)
+		cluster = (uint64_t)time(NULL) * 2654435761u;
+	time_t epoch = time(NULL);
+	for (int r = 0; r < n; r++) {
+		struct bootstrap_root_reply reply;
+		memset(&reply, 0, sizeof reply);
+		reply.cluster_id = cluster;
+		reply.epoch = epoch;
+		reply.neighbour = rec[(r + 1) % n].info.extAddressListen;
+		if (nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &reply, sizeof reply, by_rank[r]->addr) != NRT_SUCCESS) {
+			snprintf(reason, sizeof reason, "peer %s rank %d: INFO_FROM_ROOT not delivered (did its process die?)", by_rank[r]->addr, r);
+			abort_world(a, conns, &nconns, cap, reason);
+			goto done;
+		}
+	}
+	/* Phase 3: stay until every ring is wired. */
+	last = mono_ms();
+	for (int wired = 0; wired < n;) {
+		for (int r = 0; r < n; r++)
+			pfd[r] = (struct pollfd){.fd = by_rank[r]->fd, .events = POLLIN};
+		int w = poll(pfd, (nfds_t)n, (int)hb);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w == 0) {
+			if (mono_ms() - last > 2 * tmo) {
+				char miss[256];
+				missing_list(by_rank, n, true, miss, sizeof miss);
+				snprintf(reason, sizeof reason, "%s did not report a wired ring within %ds", miss, 2 * nccom_timeout());
+				break;
+			}
+			heartbeat(conns, nconns, wired, n);
+			continue;
+		}
+		for (int r = 0; r < n && !reason[0]; r++) {
+			if (!(pfd[r].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			struct xconn *c = by_rank[r];
+			char w2[128];
+			who(c, w2, sizeof w2);
+			uint32_t type = 0;
+			char sink[8];
+			if (nccom_recv_msg(c->fd, &type, sink, 0, NULL, w2) != NRT_SUCCESS || type != BOOTSTRAP_MSG_RING_DONE || c->done) {
+				snprintf(reason, sizeof reason, "%s closed its root connection before the world was complete (did its process die?)", w2);
+				break;
+			}
+			c->done = true;
+			wired++;
+			last = mono_ms();
+		}
+		if (reason[0])
+			break;
+	}
+	if (reason[0]) {
+		abort_world(a, conns, &nconns, cap, reason);
+		goto done;
+	}
+	for (int r = 0; r < n; r++)
+		(void)nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_COMPLETE, NULL, 0, by_rank[r]->addr);
+	nccom_info("bootstrap root %s: world complete (%d ranks)", a->where, n);
+done:
+	if (conns != NULL)
+		for (int i = 0; i < nconns; i++)
+			nccom_close(&conns[i].fd);
+	free(conns);
+	free(by_rank);
+	free(rec);
+	free(pfd);
+	nccom_close(&a->listen_fd);
+}
+
 static void *root_thread(void *p)
 {
 	struct root_args *a = p;
-	serve(a);
+	if (nccom_extended())
+		serve_extended(a);
+	else
+		serve(a);
 	free(a);
 	return NULL;
 }

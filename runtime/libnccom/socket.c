@@ -25,8 +25,24 @@ static bool net_ready;
 static nccom_addr if_addr;
 static char if_name[IF_NAMESIZE + 1];
 static int sock_timeout = BOOTSTRAP_SOCK_TIMEOUT_DEFAULT;
+static bool extended_mode;
 
 int nccom_timeout(void) { return sock_timeout; }
+bool nccom_extended(void) { return extended_mode; }
+
+/* NRTABI_BOOTSTRAP_FRAMING: upstream (default) or extended (nrtabi's). */
+static NRT_STATUS read_framing(void)
+{
+	const char *s = getenv("NRTABI_BOOTSTRAP_FRAMING");
+	if (s == NULL || *s == 0 || strcmp(s, "upstream") == 0)
+		return NRT_SUCCESS;
+	if (strcmp(s, "extended") == 0) {
+		extended_mode = true;
+		return NRT_SUCCESS;
+	}
+	nccom_warn("NRTABI_BOOTSTRAP_FRAMING=\"%s\": use upstream (the default) or extended", s);
+	return NRT_INVALID;
+}
 
 nccom_addr nccom_if_addr(void)
 {
@@ -230,7 +246,7 @@ NRT_STATUS nccom_net_init(const nccom_addr *root)
 	struct ifaddrs *all = NULL;
 	if (net_ready)
 		goto out;
-	if ((rc = read_timeout()) != NRT_SUCCESS)
+	if ((rc = read_timeout()) != NRT_SUCCESS || (rc = read_framing()) != NRT_SUCCESS)
 		goto out;
 	const char *ifname = getenv(ENV_SOCKET_IFNAME), *fam = getenv(ENV_SOCKET_FAMILY);
 	int family = AF_UNSPEC;
@@ -414,7 +430,7 @@ NRT_STATUS nccom_accept(int listen_fd, int *fd, const char *what)
 }
 
 /* Move exactly n bytes within the timeout per step of progress. */
-static NRT_STATUS xfer(int fd, void *buf, size_t n, bool send_dir, const char *peer)
+NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *peer)
 {
 	char *p = buf;
 	while (n > 0) {
@@ -450,16 +466,16 @@ static NRT_STATUS xfer(int fd, void *buf, size_t n, bool send_dir, const char *p
 NRT_STATUS nccom_send_frame(int fd, const void *data, int size, const char *peer)
 {
 	struct bootstrap_frame_size h = {.size = size};
-	NRT_STATUS rc = xfer(fd, &h, sizeof h, true, peer);
+	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, true, peer);
 	if (rc == NRT_SUCCESS && size > 0)
-		rc = xfer(fd, (void *)(uintptr_t)data, (size_t)size, true, peer);
+		rc = nccom_xfer(fd, (void *)(uintptr_t)data, (size_t)size, true, peer);
 	return rc;
 }
 
 NRT_STATUS nccom_recv_frame(int fd, void *data, int size, int *got, const char *peer)
 {
 	struct bootstrap_frame_size h;
-	NRT_STATUS rc = xfer(fd, &h, sizeof h, false, peer);
+	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, false, peer);
 	if (rc != NRT_SUCCESS)
 		return rc;
 	if (h.size < 0 || h.size > size) {
@@ -468,5 +484,5 @@ NRT_STATUS nccom_recv_frame(int fd, void *data, int size, int *got, const char *
 	}
 	if (got != NULL)
 		*got = h.size;
-	return h.size > 0 ? xfer(fd, data, (size_t)h.size, false, peer) : NRT_SUCCESS;
+	return h.size > 0 ? nccom_xfer(fd, data, (size_t)h.size, false, peer) : NRT_SUCCESS;
 }

@@ -494,3 +494,53 @@ func TestReferenceLibnccomIsClean(t *testing.T) {
 		}
 	}
 }
+
+// TestExtendedFraming: both implementations speak nrtabi's extended framing
+// too. A mixed world agrees in it, and a bad peer under a C root is named,
+// with the same reason, on every rank: in a Go rank's error, in a C rank's
+// log ("bootstrap aborted by the root ...: <reason>").
+func TestExtendedFraming(t *testing.T) {
+	requireWorld(t)
+	ext := "NRTABI_BOOTSTRAP_FRAMING=extended"
+	t.Run("mixed world", func(t *testing.T) {
+		ms := make([]member, 5)
+		for r := range ms {
+			ms[r].goRank = r%2 == 1
+		}
+		runs, _ := runWorld(t, ms, ext)
+		agree(t, runs)
+	})
+	const n = 4
+	for _, c := range []struct {
+		name string
+		bad  member
+		want string
+	}{
+		{"foreign magic", member{goRank: true, env: []string{"NRTABI_BOOTSTRAP_FAULT=bad-magic"}}, " rank 2: bad sanity magic 0x9e869396 in INFO_TO_ROOT"},
+		{"skewed git hash", member{lib: "skew"}, ` rank 2 carries nccl_nrt_git_hash libnccom "0000skew"`},
+		{"wrong nranks", member{nranks: n + 1}, " rank 2 says nranks 5, this root serves a world of 4"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ms := cHosts(n)
+			ms[1].goRank = true
+			ms[2] = c.bad
+			runs, took := runWorld(t, ms, ext)
+			if limit := time.Duration(2*worldTimeout)*time.Second + time.Second; took > limit {
+				t.Errorf("the world took %s to fail, more than %s", took, limit)
+			}
+			for r, run := range runs {
+				if run.Exit == 0 {
+					t.Errorf("rank %d exited 0: %s", r, run.Fields["line"])
+					continue
+				}
+				where := run.Stderr
+				if ms[r].goRank {
+					where = run.Fields["error"]
+				}
+				if !strings.Contains(where, c.want) {
+					t.Errorf("rank %d does not name the fault %q:\n%s\n%s", r, c.want, run.Fields["line"], run.Stderr)
+				}
+			}
+		})
+	}
+}

@@ -152,23 +152,42 @@ static NRT_STATUS unique_id(const char *root_id, int nranks, bool global, struct
 		if (rc != NRT_SUCCESS)
 			return rc;
 		a = nccom_if_addr();
-		if ((rc = nccom_create_root(&a, nranks, global, false)) != NRT_SUCCESS)
+		if ((rc = nccom_create_root(&a, nranks, global, false, NULL)) != NRT_SUCCESS)
 			return rc;
 	}
 	memcpy(id->internal, &a, sizeof a);
 	return NRT_SUCCESS;
 }
 
+static NRT_STATUS comm_init_rank_sync(void **newcomm, int nranks, int rank, const enc_neuron_device_info_t *dev, bool global,
+				      const struct ncclUniqueId *idp);
+
 static NRT_STATUS comm_init_rank(const char *root_id, void **newcomm, int nranks, int rank, const enc_neuron_device_info_t *dev,
 				 bool global, struct ncclUniqueId id)
 {
 	NRT_STATUS rc;
-	if (root_id != NULL && root_id[0] != 0 && rank == 0) {
+	pthread_t root;
+	bool serving = root_id != NULL && root_id[0] != 0 && rank == 0;
+	if (serving) {
 		nccom_addr a;
 		memcpy(&a, id.internal, sizeof a);
-		if ((rc = nccom_create_root(&a, nranks, global, true)) != NRT_SUCCESS)
+		if ((rc = nccom_create_root(&a, nranks, global, true, &root)) != NRT_SUCCESS)
 			return rc;
 	}
+	rc = comm_init_rank_sync(newcomm, nranks, rank, dev, global, &id);
+	/* The root outlives this rank's own failure until the others have heard
+	 * of it (its linger is bounded by the socket timeout). */
+	if (serving && pthread_join(root, NULL) != 0)
+		nccom_warn("bootstrap root: pthread_join failed");
+	return rc;
+}
+
+/* ncclCommInitRank after the root: banner, checks, commAlloc, transports. */
+static NRT_STATUS comm_init_rank_sync(void **newcomm, int nranks, int rank, const enc_neuron_device_info_t *dev, bool global,
+				      const struct ncclUniqueId *idp)
+{
+	NRT_STATUS rc;
+	struct ncclUniqueId id = *idp;
 	nccom_info(NCCOM_VERSION_BANNER);
 	if (newcomm == NULL || dev == NULL)
 		return NRT_INVALID;

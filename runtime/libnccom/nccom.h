@@ -88,8 +88,8 @@ NRT_STATUS nccom_git_hash(nccl_nrt_git_hash_t *out);
 
 /* ---- root.c --------------------------------------------------------------- */
 /* bootstrapCreateRoot: listens at *addr (port 0: any; filled in) and serves
- * one world of nranks in a detached thread. */
-NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool from_env);
+ * one world of nranks in a thread: detached, or joinable through *join. */
+NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool from_env, pthread_t *join);
 /* setFilesLimit: RLIMIT_NOFILE to its hard limit (a global world). */
 void nccom_set_files_limit(void);
 

@@ -443,7 +443,7 @@ static void *root_thread(void *p)
 	return NULL;
 }
 
-NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool from_env)
+NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool from_env, pthread_t *join)
 {
 	uint32_t vnc = 0;
 	NRT_STATUS rc = nrt_get_total_vnc_count(&vnc); /* reverse leg: the regime */
@@ -473,9 +473,11 @@ NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool fro
 	pthread_t th;
 	int e = pthread_attr_init(&attr);
 	if (e == 0)
-		e = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		e = pthread_attr_setdetachstate(&attr, join != NULL ? PTHREAD_CREATE_JOINABLE : PTHREAD_CREATE_DETACHED);
 	if (e == 0)
 		e = pthread_create(&th, &attr, root_thread, a);
+	if (e == 0 && join != NULL)
+		*join = th;
 	if (pthread_attr_destroy(&attr) != 0)
 		nccom_warn("pthread_attr_destroy failed");
 	if (e != 0) {

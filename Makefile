@@ -5,6 +5,7 @@
 #   make generate   regenerate generated/ from spec/ (RELEASE=X for one release)
 #   make bench      the benchmarks (not part of make test)
 #   make libnrt     the runtime's libnrt.so.1; make nccom-stubs: the libnccom doubles
+#   make libnccom   the reference libnccom.so.2 (hand-written C, seed 001's comm init and bootstrap)
 
 GO       ?= go
 RELEASE  ?=
@@ -87,12 +88,17 @@ bench: bench-boundary
 # ---- runtime boundary: libnrt.so.1 and the libnccom test doubles -----------
 #   make libnrt        build/libnrt.so.1 (go build -buildmode=c-shared, versioned exports)
 #   make nccom-stubs   build/nccom-stubs/<variant>/libnccom.so, linked against it
-.PHONY: libnrt nccom-stubs
+.PHONY: libnrt nccom-stubs libnccom
 libnrt:
 	$(GO) run ./cmd/nrtabi build libnrt --out build $(if $(RELEASE),--release $(RELEASE))
 
 nccom-stubs: libnrt
 	$(GO) run ./cmd/nrtabi build nccom-stubs --libnrt build --out build/nccom-stubs $(if $(RELEASE),--release $(RELEASE))
+
+# The reference libnccom (runtime/libnccom): build/libnccom.so.2 and the
+# build/libnccom.so link libnrt dlopens; `nrtabi check build/libnccom.so.2`.
+libnccom: libnrt
+	$(GO) run ./cmd/nrtabi build libnccom --libnrt build --out build $(if $(RELEASE),--release $(RELEASE))
 
 # ---- TCP bootstrap across processes (runtime/transport/tcp) -----------------
 # Wall time for N = 2..64 processes on loopback to agree on a world (flat
@@ -103,3 +109,13 @@ bench-bootstrap-tcp:
 	bench/bootstrap_tcp.sh
 
 bench: bench-bootstrap-tcp
+
+# ---- global comm init through the boundary (bench/bootcomm) ----------------
+# Wall time for N = 2..32 C hosts (libnrt + the reference libnccom) to finish
+# global comm init and the per-NC bootstrap, against the Go-only
+# `nrtabi bootstrap --local N` in the same run, and the ratio.
+.PHONY: bench-boundary-bootstrap
+bench-boundary-bootstrap:
+	bench/boundary_bootstrap.sh
+
+bench: bench-boundary-bootstrap

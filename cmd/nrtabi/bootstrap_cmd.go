@@ -18,7 +18,9 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/runtime/collectives"
 	"github.com/nrtabi/nrtabi/runtime/device"
+	"github.com/nrtabi/nrtabi/runtime/nrt"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
 // `nrtabi bootstrap` runs one rank of a world over TCP: the flat bootstrap
@@ -91,7 +93,11 @@ func bootstrapCmd(args []string, out, errw io.Writer) int {
 		return exitUsage
 	}
 	o.fault = os.Getenv(envFault)
-	if o.local > 0 {
+	if o.local != 0 {
+		if err := tcp.CheckWorldSize("--local", o.local); err != nil {
+			fmt.Fprintf(errw, "nrtabi bootstrap: %v\n", err)
+			return exitUsage
+		}
 		return runLocal(o, out, errw)
 	}
 	set := map[string]bool{}
@@ -139,6 +145,9 @@ func (o *bootstrapOpts) resolveRank(set map[string]bool, getenv func(string) str
 	if o.rank < 0 || o.nranks < 1 {
 		return fmt.Errorf("no rank and world size: give --rank and --nranks, or run under torchrun (RANK/WORLD_SIZE), Open MPI (OMPI_COMM_WORLD_RANK/_SIZE) or Slurm (SLURM_PROCID/SLURM_NTASKS)")
 	}
+	if err := tcp.CheckWorldSize("world size", o.nranks); err != nil {
+		return err
+	}
 	if o.rank >= o.nranks {
 		return errors.New(cfmt.Sprintf(abi.MsgNccomInvalidRank, o.rank, o.nranks))
 	}
@@ -157,45 +166,6 @@ func (bootstrapCore) CoreIdentity(vnc uint32) (device.Identity, error) {
 
 func (bootstrapCore) VirtualServerSize() uint32 { return 0 }
 
-// rankResult is what one rank prints: one line of key=value pairs.
-type rankResult struct {
-	rank, nranks, prev, next int
-	cluster                  uint64
-	uid                      string
-	err                      error
-	tStart, tBoot, tAgree    time.Time
-	tDone                    time.Time
-}
-
-func (res *rankResult) line(timing bool) string {
-	s := fmt.Sprintf("rank=%d nranks=%d", res.rank, res.nranks)
-	if res.prev >= 0 {
-		s += fmt.Sprintf(" prev=%d next=%d cluster_id=%#016x", res.prev, res.next, res.cluster)
-	} else {
-		s += " prev=- next=- cluster_id=-"
-	}
-	uid := res.uid
-	if uid == "" {
-		uid = "-"
-	}
-	s += " unique_id=" + uid
-	if res.err == nil {
-		s += " verdict=ok"
-	} else {
-		s += " verdict=failed error=" + strconv.Quote(res.err.Error())
-	}
-	if timing {
-		ns := func(t time.Time) int64 {
-			if t.IsZero() {
-				return 0
-			}
-			return t.UnixNano()
-		}
-		s += fmt.Sprintf(" t_start=%d t_boot=%d t_agree=%d t_done=%d", ns(res.tStart), ns(res.tBoot), ns(res.tAgree), ns(res.tDone))
-	}
-	return s
-}
-
 // runRank is one rank: the world over TCP, then the replica group.
 func runRank(o bootstrapOpts, out, errw io.Writer) int {
 	level := slog.LevelInfo
@@ -203,11 +173,11 @@ func runRank(o bootstrapOpts, out, errw io.Writer) int {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})).With("rank", o.rank)
-	res := &rankResult{rank: o.rank, nranks: o.nranks, prev: -1, next: -1}
+	res := worldprog.NewReport(o.rank, o.nranks)
 	finish := func(err error) int {
-		res.err = err
-		res.tDone = time.Now()
-		fmt.Fprintln(out, res.line(o.timing))
+		res.Err = err
+		res.TDone = time.Now()
+		fmt.Fprintln(out, res.Line(o.timing))
 		if err != nil {
 			var ce *tcp.CommIDError
 			if errors.As(err, &ce) {
@@ -225,8 +195,13 @@ func runRank(o bootstrapOpts, out, errw io.Writer) int {
 		return finish(err)
 	}
 	cfg.Logger = log
-	cfg.VNC = tcp.FixedVNC(o.vnc)
-	cfg.Versions = tcp.SpecVersions{NRTGit: o.nrtGit}
+	// libnrt's answers come from the runtime (its device layer and version);
+	// --vnc-count overrides the regime for this process.
+	cfg.VNC = nrt.BootstrapIdentity{}
+	if o.vnc != 0 {
+		cfg.VNC = tcp.FixedVNC(o.vnc)
+	}
+	cfg.Versions = nrt.BootstrapIdentity{NRTGit: o.nrtGit}
 	if cfg.Hooks, err = faultHooks(o.fault); err != nil {
 		fmt.Fprintf(errw, "nrtabi bootstrap: %v\n", err)
 		return exitUsage
@@ -240,7 +215,7 @@ func runRank(o bootstrapOpts, out, errw io.Writer) int {
 		fmt.Fprintln(out, "ready")
 		_, _ = io.Copy(io.Discard, os.Stdin)
 	}
-	res.tStart = time.Now()
+	res.TStart = time.Now()
 	if o.naive {
 		return finish(runNaive(n, o, rootAddr, res))
 	}
@@ -261,18 +236,25 @@ func runRank(o bootstrapOpts, out, errw io.Writer) int {
 		// The root outlives this rank's failure until the others have heard of it.
 		defer root.Wait()
 	}
-	world, err := n.InitFlat(rootAddr, o.rank, o.nranks, true)
+	world, err := n.InitComm(rootAddr, o.rank, o.nranks, true)
 	if err != nil {
+		if root != nil {
+			// In the default framing the root's verdict reaches the ranks
+			// only as a closed connection; the rank serving it says why.
+			if rerr := root.Wait(); rerr != nil {
+				err = fmt.Errorf("%w; the root this rank serves: %v", err, rerr)
+			}
+		}
 		return finish(err)
 	}
 	if world == nil {
-		res.uid = "none(single-vNC)"
+		res.UID = "none(single-vNC)"
 		log.Info("nothing to bootstrap", "nrt_get_total_vnc_count", o.vnc)
 		return finish(nil)
 	}
 	defer world.Close()
-	res.tBoot = time.Now()
-	res.prev, res.next, res.cluster = world.Prev(), world.Next(), world.ClusterID()
+	res.TBoot = time.Now()
+	res.Prev, res.Next, res.Cluster = world.Prev(), world.Next(), world.ClusterID()
 
 	comms := &timedComms{Comms: tcp.NewComms(n)}
 	defer comms.Close()
@@ -292,7 +274,7 @@ func runRank(o bootstrapOpts, out, errw io.Writer) int {
 		return finish(err)
 	}
 	node, err := rt.GetNcclComm(&c.ReplicaGroups[0], 0, 0, 1, false)
-	res.tAgree = comms.lastInit
+	res.TAgree = comms.lastInit
 	if err != nil {
 		return finish(err)
 	}
@@ -304,7 +286,7 @@ func runRank(o bootstrapOpts, out, errw io.Writer) int {
 	if err != nil {
 		return finish(err)
 	}
-	res.uid = ap.String()
+	res.UID = ap.String()
 	if root != nil {
 		if err := root.Wait(); err != nil {
 			return finish(err)
@@ -313,18 +295,9 @@ func runRank(o bootstrapOpts, out, errw io.Writer) int {
 	return finish(nil)
 }
 
-// worldGroup is the context of this rank's program: one send/recv replica
-// group spanning the world, posting the demo's program (or its reordering).
+// worldGroup is the context of this rank's program (worldprog.Context).
 func worldGroup(o bootstrapOpts) *collectives.Context {
-	parts := make([]uint32, o.nranks)
-	for i := range parts {
-		parts[i] = uint32(i)
-	}
-	return &collectives.Context{
-		ReplicaGroups: []collectives.ReplicaGroup{{Rank: abi.EncRgSendrecvRank, RankN: o.nranks, GroupID: 1, SrcTargetPairsID: -1,
-			Participants: parts, BootstrapParticipants: parts, BootstrapRank: o.rank}},
-		Ops: demoProgram(o.program == "reordered"),
-	}
+	return worldprog.Context(o.rank, o.nranks, o.program == "reordered")
 }
 
 // timedComms notes when the last comm init began: for the replica group
@@ -341,7 +314,7 @@ func (t *timedComms) InitComm(rankN int, id *collectives.UniqueID, rank int, byp
 
 // runNaive is the benchmark's peer: one everyone-to-root gather that
 // reaches the same agreement (addresses, verdict, unique id).
-func runNaive(n *tcp.Net, o bootstrapOpts, rootAddr netip.AddrPort, res *rankResult) error {
+func runNaive(n *tcp.Net, o bootstrapOpts, rootAddr netip.AddrPort, res *worldprog.Report) error {
 	var root *tcp.Root
 	if o.rank == 0 {
 		ln, err := inheritedRootListener()
@@ -362,13 +335,13 @@ func runNaive(n *tcp.Net, o bootstrapOpts, rootAddr netip.AddrPort, res *rankRes
 	if err != nil {
 		return err
 	}
-	res.tBoot, res.tAgree = time.Now(), time.Now()
-	res.prev, res.next = (o.rank-1+o.nranks)%o.nranks, (o.rank+1)%o.nranks
+	res.TBoot, res.TAgree = time.Now(), time.Now()
+	res.Prev, res.Next = (o.rank-1+o.nranks)%o.nranks, (o.rank+1)%o.nranks
 	ap, err := tcp.RootAddr(&got.ID)
 	if err != nil {
 		return err
 	}
-	res.uid = ap.String()
+	res.UID = ap.String()
 	if root != nil {
 		if err := root.Wait(); err != nil {
 			return err
@@ -391,25 +364,25 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 	case "":
 		return nil, nil
 	case "bad-magic":
-		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte) error {
-			binary.LittleEndian.PutUint32(frame[abi.BootstrapMsgHeaderSize:], ^abi.BootstrapSanity)
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, payload int) error {
+			binary.LittleEndian.PutUint32(frame[payload:], ^abi.BootstrapSanity)
 			_, err := c.Write(frame)
 			return err
 		}}, nil
 	case "truncated-record":
-		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte) error {
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, _ int) error {
 			_, _ = c.Write(short(frame))
 			c.Close()
 			return fmt.Errorf("fault injected (%s=%s): sent %d of the %d bytes of the INFO_TO_ROOT frame", envFault, kind, len(short(frame)), len(frame))
 		}}, nil
 	case "die-mid-record":
-		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte) error {
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, _ int) error {
 			_, _ = c.Write(short(frame))
 			die()
 			return nil
 		}}, nil
 	case "die-after-record":
-		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte) error {
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, _ int) error {
 			_, _ = c.Write(frame)
 			die()
 			return nil

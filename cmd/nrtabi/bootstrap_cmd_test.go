@@ -16,6 +16,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/cfmt"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 )
 
 // The bootstrap tests run real nrtabi processes talking TCP. The binary is
@@ -146,8 +147,9 @@ func TestBootstrapOneReorderedProgramFailsEveryRank(t *testing.T) {
 }
 
 // TestBootstrapFaults plants one misbehaving rank (2 of 4) in a real world of
-// processes. Every other rank must exit non-zero, within the socket
-// timeout, with an error that names rank 2.
+// processes, in the extended framing. Every other rank must exit non-zero,
+// within the socket timeout, with an error that names rank 2. (The default
+// framing's faults: runtime/e2e TestBoundaryFaults.)
 func TestBootstrapFaults(t *testing.T) {
 	const n = 4
 	for _, c := range []struct {
@@ -168,7 +170,7 @@ func TestBootstrapFaults(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{"bootstrap", "--local", strconv.Itoa(n), "--fault-rank", "2"}, c.flags...)
-			res := nrtabi(t, []string{envFault + "=" + c.fault}, args...)
+			res := nrtabi(t, []string{envFault + "=" + c.fault, tcp.EnvFraming + "=extended"}, args...)
 			if res.exit != exitError {
 				t.Fatalf("exit %d\n%s", res.exit, res.stdout)
 			}
@@ -264,6 +266,12 @@ func TestBootstrapEnvironmentErrors(t *testing.T) {
 		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=1"}, []string{}, exitUsage, "RANK=\"1\", WORLD_SIZE=\"\": both are needed"},
 		{[]string{abi.EnvRootCommID + "="}, []string{"--rank", "0", "--nranks", "1"}, exitUsage, "no root comm id"},
 		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", envFault + "=explode"}, []string{"--rank", "0", "--nranks", "1"}, exitUsage, "use bad-magic"},
+		// Timeouts that overflow a duration: once 290 ms and a silent 30 s.
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", abi.EnvSockTimeout + "=18446744074"}, nil, exitError, "whole seconds in 1..86400"},
+		{[]string{abi.EnvSockTimeout + "=9223372037"}, []string{"--local", "2"}, exitError, "whole seconds in 1..86400"},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=0", "WORLD_SIZE=100000000"}, []string{}, exitUsage, "1..65536 ranks"},
+		{nil, []string{"--local", "100000000"}, exitUsage, "1..65536 ranks"},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", tcp.EnvFraming + "=fancy"}, nil, exitError, "use upstream"},
 	} {
 		args := c.args
 		if args == nil {
@@ -309,6 +317,9 @@ func TestResolveRank(t *testing.T) {
 		{nil, -1, 0, env("RANK", "x", "WORLD_SIZE", "2"), [2]int{}, "are not numbers"},
 		{nil, -1, 0, env(), [2]int{}, "no rank and world size"},
 		{nil, -1, 0, env("SLURM_PROCID", "8", "SLURM_NTASKS", "8"), [2]int{}, "Invalid rank requested : 8/8"},
+		// Bounded before anything is allocated per rank (1e8 ran out of memory).
+		{nil, -1, 0, env("RANK", "0", "WORLD_SIZE", "100000000"), [2]int{}, "world size = 100000000: a bootstrap world has 1..65536 ranks"},
+		{map[string]bool{"rank": true, "nranks": true}, 0, 65537, env(), [2]int{}, "1..65536 ranks"},
 	} {
 		o := bootstrapOpts{rank: c.rank, nranks: c.size}
 		err := o.resolveRank(c.flags, c.getenv)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
 // localRank is one spawned rank process and what it reported.
@@ -264,41 +265,8 @@ func timingLine(ranks []*localRank) string {
 	return fmt.Sprintf("timing: n=%d boot_ms=%.3f agree_ms=%.3f done_ms=%.3f", len(ranks), ms("t_boot"), ms("t_agree"), ms("t_done"))
 }
 
-// parseRankLine reads the key=value line a rank prints; "line" holds it whole.
-func parseRankLine(out string) map[string]string {
-	f := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "rank=") {
-			continue
-		}
-		f["line"] = line
-		for rest := line; rest != ""; {
-			rest = strings.TrimLeft(rest, " ")
-			eq := strings.IndexByte(rest, '=')
-			if eq < 0 {
-				break
-			}
-			k, v := rest[:eq], rest[eq+1:]
-			if strings.HasPrefix(v, `"`) {
-				q, err := strconv.QuotedPrefix(v)
-				if err != nil {
-					break
-				}
-				f[k], _ = strconv.Unquote(q)
-				rest = v[len(q):]
-				continue
-			}
-			end := strings.IndexByte(v, ' ')
-			if end < 0 {
-				end = len(v)
-			}
-			f[k], rest = v[:end], v[end:]
-		}
-	}
-	return f
-}
+// parseRankLine reads the key=value line a rank prints (worldprog.ParseLine).
+func parseRankLine(out string) map[string]string { return worldprog.ParseLine(out) }
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")

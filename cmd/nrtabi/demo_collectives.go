@@ -11,6 +11,7 @@ import (
 	"github.com/nrtabi/nrtabi/runtime/collectives"
 	"github.com/nrtabi/nrtabi/runtime/device"
 	"github.com/nrtabi/nrtabi/runtime/transport/inproc"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
 // The collectives step: eight NeuronCores of one process form a world, sign
@@ -35,17 +36,7 @@ func (demoCores) CoreIdentity(vnc uint32) (device.Identity, error) {
 func (demoCores) VirtualServerSize() uint32 { return 0 }
 
 // demoProgram is one rank's op queue for replica group 1.
-func demoProgram(reordered bool) []collectives.Op {
-	ops := []collectives.Op{
-		{Kind: abi.EncAllReduce, SizeN: 4 << 20, AlgWord: 1, GroupID: 1},
-		{Kind: abi.EncReduceScatter, SizeN: 2 << 20, AlgWord: 1, GroupID: 1},
-		{Kind: abi.EncAllGather, SizeN: 1 << 20, AlgWord: 2, GroupID: 1},
-	}
-	if reordered {
-		ops[1], ops[2] = ops[2], ops[1]
-	}
-	return ops
-}
+func demoProgram(reordered bool) []collectives.Op { return worldprog.Ops(reordered) }
 
 func opList(ops []collectives.Op) string {
 	var s []string

@@ -64,3 +64,12 @@ func Available() error {
 	}
 	return nil
 }
+
+// Output runs the compiler driver and returns what it printed, trimmed.
+func Output(args ...string) (string, error) {
+	out, err := exec.Command(CC, args...).Output()
+	if err != nil {
+		return "", &Error{Args: args, Output: string(out), Err: err}
+	}
+	return strings.TrimSpace(string(out)), nil
+}

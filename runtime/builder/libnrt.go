@@ -16,7 +16,7 @@ const LibnrtFile = "libnrt.so.1"
 // LibnrtExports are the runtime's own entry points (runtime/libnrt's
 // //export functions, declared in nrtabi_runtime.h). They are versioned under
 // the reverse callbacks' node, never left unversioned.
-var LibnrtExports = []string{"nrtabi_init", "nrtabi_ccom_state", "nrtabi_ccom_call"}
+var LibnrtExports = []string{"nrtabi_init", "nrtabi_ccom_state", "nrtabi_ccom_call", "nrtabi_bootstrap_world"}
 
 // LinkVariant is how a libnrt.so.1 is versioned. Only Versioned is the
 // runtime; the others exist to measure how the dynamic linker treats a

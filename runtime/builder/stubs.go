@@ -242,3 +242,38 @@ func (t *Tree) BuildHost(out, libnrtDir string) error {
 func (t *Tree) BuildLinkHost(out string) error {
 	return t.BuildProgram(out, []string{t.LinkHostSource()}, "-ldl")
 }
+
+// WorldHostSource is the world host: one rank of a TCP world through libnrt
+// and the reference libnccom (nrtabi_bootstrap_world).
+func (t *Tree) WorldHostSource() string {
+	return filepath.Join(t.Root, "runtime", "e2e", "testdata", "common", "worldhost.c")
+}
+
+// BuildWorldHost builds the world host at out, linked against
+// libnrtDir/libnrt.so.1.
+func (t *Tree) BuildWorldHost(out, libnrtDir string) error {
+	abs, err := filepath.Abs(libnrtDir)
+	if err != nil {
+		return err
+	}
+	return t.BuildProgram(out, []string{t.WorldHostSource()}, "-L"+abs, "-l:"+LibnrtFile)
+}
+
+// EdgesSource calls every neuron* export of a libnccom with bad arguments.
+func (t *Tree) EdgesSource() string {
+	return filepath.Join(t.Root, "runtime", "e2e", "testdata", "common", "nccomedges.c")
+}
+
+// BuildEdges builds it at out, linked against libnccomDir/libnccom.so.2 and
+// libnrtDir/libnrt.so.1.
+func (t *Tree) BuildEdges(out, libnrtDir, libnccomDir string) error {
+	nrt, err := filepath.Abs(libnrtDir)
+	if err != nil {
+		return err
+	}
+	nc, err := filepath.Abs(libnccomDir)
+	if err != nil {
+		return err
+	}
+	return t.BuildProgram(out, []string{t.EdgesSource()}, "-L"+nc, "-l:"+LibnccomFile, "-L"+nrt, "-l:"+LibnrtFile)
+}

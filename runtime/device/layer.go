@@ -47,8 +47,11 @@ type Layer interface {
 	Printk(msg string, action uint32)
 	// Instance describes the instance (nrt_get_instance_info).
 	Instance() Instance
-	// TotalVNCCount is the number of virtual cores (nrt_get_total_vnc_count).
+	// TotalVNCCount is the number of virtual cores.
 	TotalVNCCount() uint32
+	// ReportedVNCCount is what nrt_get_total_vnc_count answers: 0 in the
+	// distributed regime, where libnccom bootstraps.
+	ReportedVNCCount() uint32
 }
 
 // BDF is a PCI address: domain:bus:slot.function.

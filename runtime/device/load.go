@@ -34,6 +34,7 @@ type fileInstance struct {
 	VcoreSize         *uint32 `toml:"vcore_size"`
 	VirtualServerSize uint32  `toml:"virtual_server_size"`
 	PortRemap         []int   `toml:"port_remap"`
+	VNCRegime         string  `toml:"vnc_regime"`
 }
 
 type filePod struct {
@@ -262,6 +263,14 @@ func build(name string, doc *fileDoc, abi ABI, fail func(field, format string, a
 	}
 	t.inst = Instance{Family: in.Family, FamilyID: *in.FamilyID, Size: in.Size, ArchName: in.ArchName, DeviceRevision: in.DeviceRevision}
 	t.vcoreSize, t.vss, t.remap = *in.VcoreSize, in.VirtualServerSize, in.PortRemap
+	switch in.VNCRegime {
+	case "", RegimeDistributed:
+		t.regime = RegimeDistributed
+	case RegimeSingleVNC:
+		t.regime = RegimeSingleVNC
+	default:
+		return nil, fail("instance.vnc_regime", "%q is not a regime; use %q (nrt_get_total_vnc_count reports 0 and libnccom bootstraps) or %q (it reports the core count and libnccom skips the bootstrap)", in.VNCRegime, RegimeDistributed, RegimeSingleVNC)
+	}
 
 	pod := doc.Pod
 	if pod == nil {

@@ -22,6 +22,7 @@ type Topology struct {
 	vcoreSize uint32
 	vss       uint32
 	remap     []int
+	regime    string
 
 	podType   string
 	podSize   uint32
@@ -261,3 +262,23 @@ func (t *Topology) Instance() Instance { return t.inst }
 
 // TotalVNCCount is the number of [[core]] rows.
 func (t *Topology) TotalVNCCount() uint32 { return uint32(len(t.cores)) }
+
+// The two regimes of [instance] vnc_regime. libnccom reads
+// nrt_get_total_vnc_count() != 0 as "single vNC: nothing to bootstrap"
+// (seed 001 §3 GOTCHA), so the topology, not the core count, decides.
+const (
+	RegimeDistributed = "distributed"
+	RegimeSingleVNC   = "single-vnc"
+)
+
+// Regime is the topology's vNC regime.
+func (t *Topology) Regime() string { return t.regime }
+
+// ReportedVNCCount is what nrt_get_total_vnc_count answers: 0 in the
+// distributed regime (the default), the number of cores in the single-vNC one.
+func (t *Topology) ReportedVNCCount() uint32 {
+	if t.regime == RegimeSingleVNC {
+		return t.TotalVNCCount()
+	}
+	return 0
+}

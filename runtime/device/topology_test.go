@@ -41,6 +41,9 @@ func TestDefaultTopology(t *testing.T) {
 	if n := top.TotalVNCCount(); n != 4 {
 		t.Errorf("TotalVNCCount = %d", n)
 	}
+	if n := top.ReportedVNCCount(); n != 0 || top.Regime() != RegimeDistributed {
+		t.Errorf("ReportedVNCCount = %d in regime %q, want 0 (distributed: libnccom must bootstrap)", n, top.Regime())
+	}
 	inst := top.Instance()
 	if inst.Family != "trn2" || inst.FamilyID != 5 || inst.Size != 48 {
 		t.Errorf("Instance = %+v", inst)
@@ -268,6 +271,44 @@ func TestHugePodIsSymmetric(t *testing.T) {
 		}
 		if ok, _ := top.PodNodeCanAccess(11, 0, 0, 0, last); !ok {
 			t.Fatalf("pod of %d: node 0 and the last node %d are ring neighbours", size, last)
+		}
+	}
+}
+
+// TestVNCRegime: the topology, not the core count, decides what
+// nrt_get_total_vnc_count answers; an unknown regime is refused by name.
+func TestVNCRegime(t *testing.T) {
+	dir := t.TempDir()
+	def, err := os.ReadFile(filepath.Join("default.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		regime string
+		want   uint32
+		err    string
+	}{
+		{"single-vnc", 4, ""},
+		{"distributed", 0, ""},
+		{"hierarchical", 0, "instance.vnc_regime"},
+	} {
+		src := strings.Replace(string(def), "port_remap = [1, 0, 3, 2]\n", "port_remap = [1, 0, 3, 2]\nvnc_regime = \""+tc.regime+"\"\n", 1)
+		p := filepath.Join(dir, tc.regime+".toml")
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		top, err := LoadTopology(p, testABI)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("regime %q: error %v, want one naming %s", tc.regime, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := top.ReportedVNCCount(); got != tc.want {
+			t.Errorf("regime %q: ReportedVNCCount = %d, want %d", tc.regime, got, tc.want)
 		}
 	}
 }

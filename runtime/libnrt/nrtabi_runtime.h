@@ -33,6 +33,15 @@ int nrtabi_ccom_state(int *slots, int *armed, char *msg, size_t n);
  * call's status; NRT_INVALID, nothing called, for n above 2^30. */
 uint32_t nrtabi_ccom_call(int index, char *out, size_t n);
 
+/* One rank of a world through the boundary (after nrtabi_init): the loaded
+ * libnccom's neuronInitGlobalComm over TCP through root_id (rank 0 serves
+ * the root there), then the per-NC bootstrap of one replica group spanning
+ * the world over the ncclBootstrapSend/Recv trampolines; reordered != 0
+ * posts the reordered program. Writes the rank's report line
+ * ("rank=.. nranks=.. prev=.. next=.. cluster_id=.. unique_id=.. verdict=..")
+ * to line and returns the status. */
+uint32_t nrtabi_bootstrap_world(int rank, int nranks, const char *root_id, int reordered, char *line, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

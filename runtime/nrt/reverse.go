@@ -305,7 +305,7 @@ func nrtTotalVNCCount(out *C.uint32_t) C.uint32_t {
 	if out == nil {
 		return status(errNilOut, "nrt_get_total_vnc_count")
 	}
-	*out = C.uint32_t(Device().TotalVNCCount())
+	*out = C.uint32_t(Device().ReportedVNCCount())
 	traceReverse("nrt_get_total_vnc_count", "count", uint32(*out))
 	return C.uint32_t(statusSuccess)
 }

@@ -12,6 +12,8 @@ negative, a larger one once negated. Build with -tags nrtabi_noassert and run th
 package's tests to see the expected/actual table instead.
 */
 const (
+	_ = -(unsafe.Sizeof(BootstrapFrameSize{}) - 4)                           // bootstrap_frame_size size 4
+	_ = -(unsafe.Offsetof(BootstrapFrameSize{}.Size) - 0)                    // bootstrap_frame_size.size offset 0
 	_ = -(unsafe.Sizeof(BootstrapMsgHeader{}) - 8)                           // bootstrap_msg_header size 8
 	_ = -(unsafe.Offsetof(BootstrapMsgHeader{}.Type) - 0)                    // bootstrap_msg_header.type offset 0
 	_ = -(unsafe.Offsetof(BootstrapMsgHeader{}.Length) - 4)                  // bootstrap_msg_header.length offset 4

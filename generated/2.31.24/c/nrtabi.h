@@ -5,7 +5,7 @@
  * Every struct is declared with its natural member types in spec order; the
  * only filler is where the spec declares an opaque range. The compiler lays
  * the structs out and the _Static_asserts below compare its layout with the
- * spec (199 assertions): a spec that disagrees with C does not compile.
+ * spec (201 assertions): a spec that disagrees with C does not compile.
  *
  * cpu_set_t needs _GNU_SOURCE before the first system header.
  */
@@ -119,6 +119,11 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 
 /* ---- constants ------------------------------------------------------------- */
 
+#define BOOTSTRAP_P2P_TAG 0 /* INFERRED */
+#define BOOTSTRAP_DELAY_CONNECT_RANKS 128 /* INFERRED */
+#define BOOTSTRAP_LISTEN_BACKLOG 16384 /* INFERRED */
+#define BOOTSTRAP_SOCK_TIMEOUT_MAX 86400 /* INFERRED */
+#define BOOTSTRAP_MAX_RANKS 65536 /* INFERRED */
 #define BOOTSTRAP_MSG_HEADER_SIZE 8U /* INFERRED */
 #define BOOTSTRAP_MSG_INFO_TO_ROOT 1U /* INFERRED */
 #define BOOTSTRAP_MSG_INFO_FROM_ROOT 2U /* INFERRED */
@@ -219,6 +224,15 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define NRTABI_MSG_NCCOM_FAMILY_FROM_ENV "NCCL_SOCKET_FAMILY set by environment to %s"
 #define NRTABI_MSG_NCCOM_RLIMIT_FAILED "Call to getrlimit failed : %s"
 #define NRTABI_MSG_NCCOM_SETRLIMIT_FAILED "Call to setrlimit failed : %s"
+#define NRTABI_MSG_NCCOM_MSG_TRUNCATED "Message truncated : received %d bytes instead of %d"
+#define NRTABI_MSG_NCCOM_ROOT_NRANKS_MISMATCH "Bootstrap Root : mismatch in rank count from procs %d : %d"
+#define NRTABI_MSG_NCCOM_ROOT_ALREADY_CHECKED_IN "Bootstrap Root : rank %d of %d ranks has already checked in"
+#define NRTABI_MSG_NCCOM_CONNECTION_CLOSED "Net : Connection closed by remote peer"
+#define NRTABI_MSG_NCCOM_CONNECT_FAILED "Connect to %s failed : %s"
+#define NRTABI_MSG_NCCOM_UNEXPECTED_CONNECTIONS "Unexpected connections are not empty"
+#define NRTABI_MSG_NCCOM_ROOT_BAD_SANITY "Bootstrap Root : sanity %#x from %s instead of %#x: not a bootstrap peer of this release"
+#define NRTABI_MSG_NCCOM_ROOT_GIT_HASH_MISMATCH "Bootstrap Root : rank %d nccl_nrt_git_hash %s differs from rank %d's %s: the hosts run different libnccom or libnrt builds"
+#define NRTABI_MSG_NCCOM_SOCKET_TIMEOUT "Bootstrap : %s %s: no progress within %d s (NEURON_CCOM_SOCK_TIMEOUT)"
 
 /* ---- struct typedefs -------------------------------------------------------- */
 
@@ -265,17 +279,29 @@ _Static_assert(sizeof(nrtabi_vector_enc_replica_group_info_t) == 24, "std::vecto
 /* ---- structs ---------------------------------------------------------------- */
 
 /*
+ * bootstrap_frame_size: 4 bytes, HIGH (upstream NCCL v2.9.9-1 src/bootstrap.cc bootstrapNetSend: socketSend(fd, &size, sizeof(int)) then the data).
+ * the size in host order (little-endian on the x86-64 build the documents describe), then
+ * exactly size bytes
+ */
+struct bootstrap_frame_size {
+	int size; /* +0 HIGH */
+};
+_Static_assert(sizeof(struct bootstrap_frame_size) == 4, "bootstrap_frame_size: spec size 4 (bootstrap_wire.toml:30)");
+_Static_assert(offsetof(struct bootstrap_frame_size, size) == 0, "bootstrap_frame_size.size: spec offset 0 (bootstrap_wire.toml:38)");
+
+/*
  * bootstrap_msg_header: 8 bytes, INFERRED (seed 001 §3 (bootstrapNetSend / bootstrapNetRecv take a header naming the message; its layout is not documented)).
- * every bootstrap frame is this header followed by exactly length payload bytes;
- * little-endian, the host order of the x86-64 build the documents describe
+ * EXTENDED framing only (nrtabi extension, NRTABI_BOOTSTRAP_FRAMING=extended): every frame
+ * is this header followed by exactly length payload bytes; little-endian, the host order of
+ * the x86-64 build the documents describe. The default framing is bootstrap_frame_size
  */
 struct bootstrap_msg_header {
 	uint32_t type; /* +0 INFERRED */
 	uint32_t length; /* +4 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_msg_header) == 8, "bootstrap_msg_header: spec size 8 (bootstrap_wire.toml:15)");
-_Static_assert(offsetof(struct bootstrap_msg_header, type) == 0, "bootstrap_msg_header.type: spec offset 0 (bootstrap_wire.toml:23)");
-_Static_assert(offsetof(struct bootstrap_msg_header, length) == 4, "bootstrap_msg_header.length: spec offset 4 (bootstrap_wire.toml:30)");
+_Static_assert(sizeof(struct bootstrap_msg_header) == 8, "bootstrap_msg_header: spec size 8 (bootstrap_wire.toml:82)");
+_Static_assert(offsetof(struct bootstrap_msg_header, type) == 0, "bootstrap_msg_header.type: spec offset 0 (bootstrap_wire.toml:90)");
+_Static_assert(offsetof(struct bootstrap_msg_header, length) == 4, "bootstrap_msg_header.length: spec offset 4 (bootstrap_wire.toml:97)");
 
 /*
  * nccl_socket_address_t: 28 bytes, HIGH (facts Constants (socket address union, 28 bytes: sockaddr / sockaddr_in / sockaddr_in6)).
@@ -331,9 +357,9 @@ struct extInfoGlobal {
 	struct extInfo info; /* +0 HIGH */
 	nccl_nrt_git_hash_t nccl_nrt_git_hash; /* +40 HIGH */
 };
-_Static_assert(sizeof(struct extInfoGlobal) == 56, "extInfoGlobal: spec size 56 (bootstrap_wire.toml:152)");
-_Static_assert(offsetof(struct extInfoGlobal, info) == 0, "extInfoGlobal.info: spec offset 0 (bootstrap_wire.toml:160)");
-_Static_assert(offsetof(struct extInfoGlobal, nccl_nrt_git_hash) == 40, "extInfoGlobal.nccl_nrt_git_hash: spec offset 40 (bootstrap_wire.toml:167)");
+_Static_assert(sizeof(struct extInfoGlobal) == 56, "extInfoGlobal: spec size 56 (bootstrap_wire.toml:219)");
+_Static_assert(offsetof(struct extInfoGlobal, info) == 0, "extInfoGlobal.info: spec offset 0 (bootstrap_wire.toml:227)");
+_Static_assert(offsetof(struct extInfoGlobal, nccl_nrt_git_hash) == 40, "extInfoGlobal.nccl_nrt_git_hash: spec offset 40 (bootstrap_wire.toml:234)");
 
 /*
  * bootstrap_root_reply: 48 bytes, HIGH (facts Bootstrap records ('Root reply: cluster_id u64 then epoch u64, then the ring neighbour's address'); seed 001 §3 (reply[0..7], reply[8..15], reply.neighborAddr)).
@@ -346,10 +372,10 @@ struct bootstrap_root_reply {
 	nccl_socket_address_t neighbour; /* +16 HIGH */
 	unsigned char nrtabi_opaque_44[4]; /* +44..48 opaque */
 };
-_Static_assert(sizeof(struct bootstrap_root_reply) == 48, "bootstrap_root_reply: spec size 48 (bootstrap_wire.toml:174)");
-_Static_assert(offsetof(struct bootstrap_root_reply, cluster_id) == 0, "bootstrap_root_reply.cluster_id: spec offset 0 (bootstrap_wire.toml:182)");
-_Static_assert(offsetof(struct bootstrap_root_reply, epoch) == 8, "bootstrap_root_reply.epoch: spec offset 8 (bootstrap_wire.toml:189)");
-_Static_assert(offsetof(struct bootstrap_root_reply, neighbour) == 16, "bootstrap_root_reply.neighbour: spec offset 16 (bootstrap_wire.toml:196)");
+_Static_assert(sizeof(struct bootstrap_root_reply) == 48, "bootstrap_root_reply: spec size 48 (bootstrap_wire.toml:241)");
+_Static_assert(offsetof(struct bootstrap_root_reply, cluster_id) == 0, "bootstrap_root_reply.cluster_id: spec offset 0 (bootstrap_wire.toml:249)");
+_Static_assert(offsetof(struct bootstrap_root_reply, epoch) == 8, "bootstrap_root_reply.epoch: spec offset 8 (bootstrap_wire.toml:256)");
+_Static_assert(offsetof(struct bootstrap_root_reply, neighbour) == 16, "bootstrap_root_reply.neighbour: spec offset 16 (bootstrap_wire.toml:263)");
 
 /*
  * bootstrap_root_wait: 8 bytes, INFERRED (nrtabi extension (BOOTSTRAP_MSG_ROOT_WAIT)).
@@ -358,9 +384,9 @@ struct bootstrap_root_wait {
 	uint32_t have; /* +0 INFERRED */
 	uint32_t nranks; /* +4 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_root_wait) == 8, "bootstrap_root_wait: spec size 8 (bootstrap_wire.toml:209)");
-_Static_assert(offsetof(struct bootstrap_root_wait, have) == 0, "bootstrap_root_wait.have: spec offset 0 (bootstrap_wire.toml:216)");
-_Static_assert(offsetof(struct bootstrap_root_wait, nranks) == 4, "bootstrap_root_wait.nranks: spec offset 4 (bootstrap_wire.toml:223)");
+_Static_assert(sizeof(struct bootstrap_root_wait) == 8, "bootstrap_root_wait: spec size 8 (bootstrap_wire.toml:276)");
+_Static_assert(offsetof(struct bootstrap_root_wait, have) == 0, "bootstrap_root_wait.have: spec offset 0 (bootstrap_wire.toml:283)");
+_Static_assert(offsetof(struct bootstrap_root_wait, nranks) == 4, "bootstrap_root_wait.nranks: spec offset 4 (bootstrap_wire.toml:290)");
 
 /*
  * bootstrap_peer_hello: 16 bytes, INFERRED (stock NCCL bootstrap connections open with the sender's rank; the sanity word is the extInfo magic).
@@ -371,11 +397,11 @@ struct bootstrap_peer_hello {
 	int nranks; /* +8 INFERRED */
 	uint32_t channel; /* +12 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_peer_hello) == 16, "bootstrap_peer_hello: spec size 16 (bootstrap_wire.toml:230)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, sanity) == 0, "bootstrap_peer_hello.sanity: spec offset 0 (bootstrap_wire.toml:237)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, rank) == 4, "bootstrap_peer_hello.rank: spec offset 4 (bootstrap_wire.toml:244)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, nranks) == 8, "bootstrap_peer_hello.nranks: spec offset 8 (bootstrap_wire.toml:251)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, channel) == 12, "bootstrap_peer_hello.channel: spec offset 12 (bootstrap_wire.toml:258)");
+_Static_assert(sizeof(struct bootstrap_peer_hello) == 16, "bootstrap_peer_hello: spec size 16 (bootstrap_wire.toml:297)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, sanity) == 0, "bootstrap_peer_hello.sanity: spec offset 0 (bootstrap_wire.toml:304)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, rank) == 4, "bootstrap_peer_hello.rank: spec offset 4 (bootstrap_wire.toml:311)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, nranks) == 8, "bootstrap_peer_hello.nranks: spec offset 8 (bootstrap_wire.toml:318)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, channel) == 12, "bootstrap_peer_hello.channel: spec offset 12 (bootstrap_wire.toml:325)");
 
 /*
  * ncclProxyState: 192 bytes, HIGH (facts ncclComm (proxyStateStream[3] @18384, stride 192); seed 001 §2).

@@ -15,6 +15,11 @@ type StdVector struct {
 // CPUSet has the size and alignment of glibc's cpu_set_t.
 type CPUSet [16]uint64
 
+// BootstrapFrameSize mirrors bootstrap_frame_size (4 bytes, HIGH).
+type BootstrapFrameSize struct {
+	Size int32 // +0 int HIGH
+}
+
 // BootstrapMsgHeader mirrors bootstrap_msg_header (8 bytes, INFERRED).
 type BootstrapMsgHeader struct {
 	Type   uint32 // +0 u32 INFERRED
@@ -367,6 +372,7 @@ type EncSemIncValues struct {
 
 // Sizes from the spec. For packed byte images these are the image sizes.
 const (
+	SizeofBootstrapFrameSize    = 4
 	SizeofBootstrapMsgHeader    = 8
 	SizeofNcclSocketAddress     = 28
 	SizeofExtInfo               = 40

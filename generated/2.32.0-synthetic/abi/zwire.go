@@ -4,6 +4,18 @@ package abi
 
 import "encoding/binary"
 
+// MarshalTo writes the 4-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapFrameSize) MarshalTo(b []byte) {
+	_ = b[3] // one bounds check
+	binary.LittleEndian.PutUint32(b[0:], uint32(v.Size))
+}
+
+// UnmarshalFrom reads v from the 4-byte image in b.
+func (v *BootstrapFrameSize) UnmarshalFrom(b []byte) {
+	_ = b[3]
+	v.Size = int32(binary.LittleEndian.Uint32(b[0:]))
+}
+
 // MarshalTo writes the 8-byte image of v to b (little-endian, spec offsets).
 func (v *BootstrapMsgHeader) MarshalTo(b []byte) {
 	_ = b[7] // one bounds check

@@ -57,7 +57,7 @@ func (c *Comms) InitComm(rankN int, id *UniqueID, rank int, bypassGraph bool) (u
 	if err != nil {
 		return 0, err
 	}
-	e, err := c.n.InitFlat(root, rank, rankN, false)
+	e, err := c.n.InitComm(root, rank, rankN, false)
 	if err != nil {
 		return 0, err
 	}

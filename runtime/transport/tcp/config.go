@@ -10,6 +10,9 @@ import (
 	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
+// EnvFraming selects the bootstrap framing: upstream (default) or extended.
+const EnvFraming = "NRTABI_BOOTSTRAP_FRAMING"
+
 // DefaultTimeout bounds a socket operation when NEURON_CCOM_SOCK_TIMEOUT is unset.
 const DefaultTimeout = time.Duration(abi.BootstrapSockTimeoutDefault) * time.Second
 
@@ -28,6 +31,11 @@ type Config struct {
 	VNC VNCCounter
 	// Logger receives progress and failures; nil is slog.Default().
 	Logger *slog.Logger
+	// Extended selects nrtabi's extended framing ({u32 type, u32 length}
+	// frames, a root link kept open, ABORTs naming the failed peer to every
+	// rank; NRTABI_BOOTSTRAP_FRAMING=extended). The default is upstream NCCL
+	// 2.9's framing, which the reference libnccom speaks.
+	Extended bool
 	// Hooks plant faults (tests); nil in normal use.
 	Hooks *Hooks
 
@@ -38,22 +46,33 @@ type Config struct {
 // handshake, in a real process.
 type Hooks struct {
 	// WriteRecord replaces the write of the INFO_TO_ROOT frame (header and
-	// payload, as the rank would send it).
-	WriteRecord func(c net.Conn, frame []byte) error
+	// payload, as the rank would send it; the payload starts at offset
+	// payload).
+	WriteRecord func(c net.Conn, frame []byte, payload int) error
 	// AfterReply runs when the root's INFO_FROM_ROOT has arrived.
 	AfterReply func()
 }
 
-// ConfigFromEnv reads NEURON_CCOM_SOCK_TIMEOUT (whole seconds),
+// ConfigFromEnv reads NEURON_CCOM_SOCK_TIMEOUT (whole seconds, at most
+// BOOTSTRAP_SOCK_TIMEOUT_MAX: one day),
 // CCOM_SOCKET_IFNAME and CCOM_SOCKET_FAMILY through getenv.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	var c Config
 	if s := getenv(abi.EnvSockTimeout); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			return c, fmt.Errorf("%s=%q: give the socket timeout as a whole number of seconds > 0", abi.EnvSockTimeout, s)
+		if err != nil || n <= 0 || n > int(abi.BootstrapSockTimeoutMax) {
+			// Checked before any conversion: 18446744074 s in nanoseconds
+			// would wrap to 290 ms, 9223372037 s to a negative duration.
+			return c, fmt.Errorf("%s=%q: give the socket timeout as whole seconds in 1..%d", abi.EnvSockTimeout, s, abi.BootstrapSockTimeoutMax)
 		}
 		c.Timeout = time.Duration(n) * time.Second
+	}
+	switch f := getenv(EnvFraming); f {
+	case "", "upstream":
+	case "extended":
+		c.Extended = true
+	default:
+		return c, fmt.Errorf("%s=%q: use upstream (the default, upstream NCCL 2.9's framing) or extended (nrtabi's, which names a failed peer to every rank)", EnvFraming, f)
 	}
 	c.IfName = getenv(abi.EnvSocketIfname)
 	c.Family = getenv(abi.EnvSocketFamily)
@@ -61,6 +80,20 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// MaxRanks is the largest world the bootstrap serves (BOOTSTRAP_MAX_RANKS):
+// every rank allocates tables per rank, so a typo such as WORLD_SIZE=1e8 is
+// refused up front instead of running out of memory.
+const MaxRanks = int(abi.BootstrapMaxRanks)
+
+// CheckWorldSize refuses a world size outside 1..MaxRanks, naming where it
+// came from.
+func CheckWorldSize(what string, n int) error {
+	if n < 1 || n > MaxRanks {
+		return fmt.Errorf("%s = %d: a bootstrap world has 1..%d ranks", what, n, MaxRanks)
+	}
+	return nil
 }
 
 func (c *Config) fill() {

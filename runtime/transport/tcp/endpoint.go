@@ -125,11 +125,11 @@ func (e *Endpoint) Send(peer int, data []byte) error {
 		}
 		e.st.add(l.c)
 		e.sendc[peer] = l
-		if err := e.sendHello(l, abi.BootstrapChannelPeer); err != nil {
+		if err := e.openPeer(l); err != nil {
 			return e.fail(err)
 		}
 	}
-	if err := l.send(abi.BootstrapMsgPeerData, data); err != nil {
+	if err := e.sendOn(l, abi.BootstrapMsgPeerData, data); err != nil {
 		return e.fail(err)
 	}
 	return nil
@@ -156,10 +156,38 @@ func (e *Endpoint) Recv(peer int, data []byte) error {
 			return e.fail(fmt.Errorf("waiting for %s: it did not connect within %s (%s)", e.peerName(peer), t, abi.EnvSockTimeout))
 		}
 	}
-	if err := l.recv(abi.BootstrapMsgPeerData, data); err != nil {
+	if err := e.recvOn(l, abi.BootstrapMsgPeerData, data); err != nil {
 		return e.fail(err)
 	}
 	return nil
+}
+
+// openPeer is what a new point-to-point connection opens with: the
+// extended HELLO, or upstream's framed {rank}{tag}.
+func (e *Endpoint) openPeer(l *link) error {
+	if e.n.cfg.Extended {
+		return e.sendHello(l, abi.BootstrapChannelPeer)
+	}
+	if err := l.sendFrame(putInt(e.rank), "its rank"); err != nil {
+		return err
+	}
+	return l.sendFrame(putInt(int(abi.BootstrapP2PTag)), "its tag")
+}
+
+// sendOn and recvOn move one message in the endpoint's framing (typ only
+// matters to the extended one).
+func (e *Endpoint) sendOn(l *link, typ uint32, data []byte) error {
+	if e.n.cfg.Extended {
+		return l.send(typ, data)
+	}
+	return l.sendFrame(data, msgName(typ))
+}
+
+func (e *Endpoint) recvOn(l *link, typ uint32, data []byte) error {
+	if e.n.cfg.Extended {
+		return l.recv(typ, data)
+	}
+	return l.recvExact(data, msgName(typ))
 }
 
 // AllGather is bootstrapRingAllGather: size-1 steps round the ring, each
@@ -192,17 +220,17 @@ func (e *Endpoint) ringAllGather(data []byte) error {
 		if blk <= smallBlock {
 			// A small frame fits the socket buffer: sending cannot wait on
 			// the successor's read, so the two halves need not overlap.
-			if err := e.ringSend.send(abi.BootstrapMsgRingData, out); err != nil {
+			if err := e.sendOn(e.ringSend, abi.BootstrapMsgRingData, out); err != nil {
 				return err
 			}
-			if err := e.ringRecv.recv(abi.BootstrapMsgRingData, in); err != nil {
+			if err := e.recvOn(e.ringRecv, abi.BootstrapMsgRingData, in); err != nil {
 				return err
 			}
 			continue
 		}
 		sent, got := make(chan error, 1), make(chan error, 1)
-		go func() { sent <- e.ringSend.send(abi.BootstrapMsgRingData, out) }()
-		go func() { got <- e.ringRecv.recv(abi.BootstrapMsgRingData, in) }()
+		go func() { sent <- e.sendOn(e.ringSend, abi.BootstrapMsgRingData, out) }()
+		go func() { got <- e.recvOn(e.ringRecv, abi.BootstrapMsgRingData, in) }()
 		// The first failure cuts the other half short.
 		var first error
 		for pending := 2; pending > 0; pending-- {
@@ -269,7 +297,11 @@ func (e *Endpoint) startAcceptor() {
 			e.wg.Add(1)
 			go func() {
 				defer e.wg.Done()
-				e.greet(c)
+				if e.n.cfg.Extended {
+					e.greet(c)
+				} else {
+					e.greetDefault(c)
+				}
 			}()
 		}
 	}()
@@ -318,7 +350,7 @@ func (e *Endpoint) fail(err error) error {
 		return e.errf("%w", c)
 	}
 	var hu *hangUp
-	if errors.As(err, &hu) {
+	if errors.As(err, &hu) && e.n.cfg.Extended {
 		// Give the ABORT that made the peer hang up a moment to arrive.
 		t := time.NewTimer(min(e.n.cfg.Timeout, hangUpGrace))
 		select {
@@ -329,7 +361,7 @@ func (e *Endpoint) fail(err error) error {
 		}
 	}
 	var ab *AbortError
-	if !errors.As(err, &ab) {
+	if !errors.As(err, &ab) && e.n.cfg.Extended {
 		e.failOnce.Do(func() { e.broadcastAbort(e.errf("%w", err).Error()) })
 	}
 	e.st.abort(err)

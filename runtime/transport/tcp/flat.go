@@ -31,6 +31,9 @@ func (n *Net) InitFlat(root netip.AddrPort, rank, nranks int, global bool) (*End
 	if nranks < 1 || rank < 0 || rank >= nranks {
 		return nil, errors.New(cfmt.Sprintf(abi.MsgNccomInvalidRank, rank, nranks))
 	}
+	if err := CheckWorldSize("bootstrap: nranks", nranks); err != nil {
+		return nil, err
+	}
 	if global {
 		if err := setFilesLimit(); err != nil {
 			n.log.Error(err.Error())
@@ -46,7 +49,11 @@ func (n *Net) InitFlat(root netip.AddrPort, rank, nranks int, global bool) (*End
 		return nil, fmt.Errorf("rank %d: cannot listen on %s: %w", rank, iface, err)
 	}
 	e := newEndpoint(n, ln, root, rank, nranks)
-	if err := e.handshake(global); err != nil {
+	handshake := e.handshakeDefault
+	if n.cfg.Extended {
+		handshake = e.handshake
+	}
+	if err := handshake(global); err != nil {
 		e.Close()
 		n.log.Error(err.Error())
 		return nil, err
@@ -76,7 +83,7 @@ func (e *Endpoint) handshake(global bool) error {
 		h := abi.BootstrapMsgHeader{Type: abi.BootstrapMsgInfoToRoot, Length: uint32(len(rec))}
 		h.MarshalTo(frame)
 		copy(frame[abi.BootstrapMsgHeaderSize:], rec)
-		err = w(rl.c, frame)
+		err = w(rl.c, frame, int(abi.BootstrapMsgHeaderSize))
 	} else {
 		err = rl.send(abi.BootstrapMsgInfoToRoot, rec)
 	}

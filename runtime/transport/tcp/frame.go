@@ -174,6 +174,10 @@ func (l *link) readErr(waiting string, err error, got, want int, what string) er
 	}
 	var ne net.Error
 	switch {
+	case errors.As(err, &ne) && ne.Timeout() && got > 0:
+		// A peer that stalls part-way is named with how far it got, not
+		// confused with one that never spoke.
+		return fmt.Errorf("%s: %s stalled after %d of %d bytes of %s for %s (%s)", waiting, l.peer, got, want, what, l.timeout, abi.EnvSockTimeout)
 	case errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("%s: nothing from %s within %s (%s)", waiting, l.peer, l.timeout, abi.EnvSockTimeout)
 	case got > 0 && got < want:

@@ -75,8 +75,8 @@ func (n *Net) rootGate(nranks int) error {
 	if c != 0 {
 		return fmt.Errorf("bootstrapCreateRoot: nrt_get_total_vnc_count() reports %d: a single-vNC process has no world to serve", c)
 	}
-	if nranks < 1 {
-		return fmt.Errorf("bootstrap root: a world of %d ranks; give at least 1", nranks)
+	if err := CheckWorldSize("bootstrap root: nranks", nranks); err != nil {
+		return err
 	}
 	return nil
 }
@@ -93,7 +93,11 @@ func (n *Net) serveRoot(ln *net.TCPListener, nranks int, global bool) *Root {
 	n.log.Info("bootstrap root listening", "addr", r.addr.String(), "nranks", nranks, "global", global, "cluster_id", fmt.Sprintf("%#016x", r.cluster))
 	go func() {
 		defer close(r.done)
-		r.err = r.serve()
+		if n.cfg.Extended {
+			r.err = r.serve()
+		} else {
+			r.err = r.serveDefault()
+		}
 	}()
 	return r
 }

@@ -135,7 +135,7 @@ func TestRootRefusesABadWorld(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			n := testNet(t, 3*time.Second)
+			n := testNetExt(t, 3*time.Second)
 			root := loopRoot(t, n, c.nranks, c.global)
 			// A real rank 0 waits for the world and must hear why it failed.
 			var rank0 error
@@ -143,7 +143,7 @@ func TestRootRefusesABadWorld(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, rank0 = testNet(t, 3*time.Second).InitFlat(root.Addr(), 0, c.nranks, c.global)
+				_, rank0 = testNetExt(t, 3*time.Second).InitFlat(root.Addr(), 0, c.nranks, c.global)
 			}()
 			time.Sleep(50 * time.Millisecond)
 			rogues := c.send(t, root.Addr())
@@ -193,14 +193,14 @@ func TestTimeoutBoundsEverySocketOperation(t *testing.T) {
 	}
 	t.Run("connect", func(t *testing.T) {
 		start := time.Now()
-		_, err := testNet(t, timeout).InitFlat(netip.MustParseAddrPort("127.0.0.1:1"), 0, 2, false)
+		_, err := testNetExt(t, timeout).InitFlat(netip.MustParseAddrPort("127.0.0.1:1"), 0, 2, false)
 		bounded(t, start, err, "rank 0: cannot connect to the root 127.0.0.1:1 within 300ms (NEURON_CCOM_SOCK_TIMEOUT)")
 	})
 	t.Run("accept", func(t *testing.T) {
 		// rank 2 of 3 never comes: the root gives up on it, and the ranks
 		// that came (kept alive by the root's heartbeats) hear who is missing.
 		start := time.Now()
-		_, errs, root := world(t, 3, false, timeout, nil, 0, 1)
+		_, errs, root := worldExt(t, 3, false, timeout, nil, 0, 1)
 		bounded(t, start, root.Wait(), "no INFO_TO_ROOT from rank 2 within 300ms")
 		for r := 0; r < 2; r++ {
 			bounded(t, start, errs[r], fmt.Sprintf("rank %d: bootstrap aborted by the root", r), "no INFO_TO_ROOT from rank 2")
@@ -221,11 +221,11 @@ func TestTimeoutBoundsEverySocketOperation(t *testing.T) {
 			}
 		}()
 		start := time.Now()
-		_, err = testNet(t, timeout).InitFlat(netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
+		_, err = testNetExt(t, timeout).InitFlat(netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
 		bounded(t, start, err, "waiting for INFO_FROM_ROOT: nothing from the root "+ln.Addr().String()+" within 300ms")
 	})
 	t.Run("write", func(t *testing.T) {
-		eps, errs, _ := world(t, 2, false, timeout, nil)
+		eps, errs, _ := worldExt(t, 2, false, timeout, nil)
 		for _, err := range errs {
 			if err != nil {
 				t.Fatal(err)
@@ -237,7 +237,7 @@ func TestTimeoutBoundsEverySocketOperation(t *testing.T) {
 		bounded(t, start, err, "sending PEER_DATA to rank 1 (", "not done within 300ms")
 	})
 	t.Run("recv from a rank that never sends", func(t *testing.T) {
-		eps, _, _ := world(t, 2, false, timeout, nil)
+		eps, _, _ := worldExt(t, 2, false, timeout, nil)
 		start := time.Now()
 		err := eps[1].Recv(0, make([]byte, 8))
 		bounded(t, start, err, "rank 1: waiting for rank 0 (", "it did not connect within 300ms")
@@ -248,7 +248,7 @@ func TestTimeoutBoundsEverySocketOperation(t *testing.T) {
 // a peer went away, every other rank blocked on the world fails with the
 // same cause, naming the peer.
 func TestAPeerFailureReachesEveryRank(t *testing.T) {
-	eps, errs, _ := world(t, 4, false, 3*time.Second, nil)
+	eps, errs, _ := worldExt(t, 4, false, 3*time.Second, nil)
 	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)

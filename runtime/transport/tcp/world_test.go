@@ -14,10 +14,16 @@ import (
 // quietLog keeps test output to failures.
 var quietLog = slog.New(slog.DiscardHandler)
 
-// testNet is a bootstrap network on loopback with a short timeout.
+// testNet is a bootstrap network on loopback with a short timeout, in the
+// default framing; testNetExt in the extended one.
 func testNet(t testing.TB, timeout time.Duration) *Net {
 	t.Helper()
 	return NewNet(Config{Timeout: timeout, IfName: "lo", Logger: quietLog})
+}
+
+func testNetExt(t testing.TB, timeout time.Duration) *Net {
+	t.Helper()
+	return NewNet(Config{Timeout: timeout, IfName: "lo", Logger: quietLog, Extended: true})
 }
 
 // loopRoot starts a root on 127.0.0.1 at a free port.
@@ -39,7 +45,22 @@ func loopRoot(t testing.TB, n *Net, nranks int, global bool) *Root {
 // ranks listed in only start, when given.
 func world(t testing.TB, nranks int, global bool, timeout time.Duration, cfg func(rank int, c *Config), only ...int) ([]*Endpoint, []error, *Root) {
 	t.Helper()
-	root := loopRoot(t, testNet(t, timeout), nranks, global)
+	return worldIn(t, false, nranks, global, timeout, cfg, only...)
+}
+
+// worldExt is world in the extended framing.
+func worldExt(t testing.TB, nranks int, global bool, timeout time.Duration, cfg func(rank int, c *Config), only ...int) ([]*Endpoint, []error, *Root) {
+	t.Helper()
+	return worldIn(t, true, nranks, global, timeout, cfg, only...)
+}
+
+func worldIn(t testing.TB, extended bool, nranks int, global bool, timeout time.Duration, cfg func(rank int, c *Config), only ...int) ([]*Endpoint, []error, *Root) {
+	t.Helper()
+	n := testNet(t, timeout)
+	if extended {
+		n = testNetExt(t, timeout)
+	}
+	root := loopRoot(t, n, nranks, global)
 	eps := make([]*Endpoint, nranks)
 	errs := make([]error, nranks)
 	var wg sync.WaitGroup
@@ -52,7 +73,7 @@ func world(t testing.TB, nranks int, global bool, timeout time.Duration, cfg fun
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := Config{Timeout: timeout, IfName: "lo", Logger: quietLog}
+			c := Config{Timeout: timeout, IfName: "lo", Logger: quietLog, Extended: extended}
 			if cfg != nil {
 				cfg(r, &c)
 			}
@@ -69,9 +90,11 @@ func world(t testing.TB, nranks int, global bool, timeout time.Duration, cfg fun
 }
 
 func TestWorldSendRecvAllGather(t *testing.T) {
-	for _, n := range []int{1, 2, 5} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			eps, errs, root := world(t, n, true, 5*time.Second, nil)
+	for _, n := range []int{1, 2, 5, -2, -5} {
+		extended := n < 0
+		n = max(n, -n)
+		t.Run(fmt.Sprintf("%d extended=%v", n, extended), func(t *testing.T) {
+			eps, errs, root := worldIn(t, extended, n, true, 5*time.Second, nil)
 			for r, err := range errs {
 				if err != nil {
 					t.Fatalf("rank %d: %v", r, err)

@@ -1,0 +1,153 @@
+// Command bootcomm measures global comm init through the boundary against
+// the Go-only bootstrap, in the same run: for each N, the wall time for N C
+// host processes (each libnrt.so.1 -> dlopen of the reference libnccom,
+// neuronInitGlobalComm over TCP, then the per-NC bootstrap over the
+// ncclBootstrap trampolines) to all finish, against `nrtabi bootstrap
+// --local N` (N Go processes doing the same work over runtime/transport/tcp),
+// and the time to the last rank's global comm (boot). Medians over -reps
+// interleaved runs; the ratio is boundary / Go-only.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nrtabi/nrtabi/runtime/builder"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
+)
+
+func main() {
+	reps := flag.Int("reps", 5, "runs per size")
+	sizes := flag.String("sizes", "2 4 8 16 32", "world sizes")
+	flag.Parse()
+	if err := run(*reps, strings.Fields(*sizes)); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/bootcomm:", err)
+		os.Exit(1)
+	}
+}
+
+func run(reps int, sizes []string) error {
+	t, err := builder.Open("")
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "nrtabi-bootcomm-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	lib, ref := filepath.Join(dir, "lib"), filepath.Join(dir, "ref")
+	if _, err := t.BuildLibnrt(lib, builder.Versioned); err != nil {
+		return err
+	}
+	if _, err := t.BuildLibnccom(lib, ref, builder.Libnccom{}); err != nil {
+		return err
+	}
+	host, nrtabi := filepath.Join(dir, "worldhost"), filepath.Join(dir, "nrtabi")
+	if err := t.BuildWorldHost(host, lib); err != nil {
+		return err
+	}
+	if out, err := exec.Command("go", "build", "-o", nrtabi, builder.Module+"/cmd/nrtabi").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	timeout := "NEURON_CCOM_SOCK_TIMEOUT=30"
+	env := []string{"LD_LIBRARY_PATH=" + lib + ":" + ref, timeout, "NRTABI_LOG_LEVEL=error"}
+	fmt.Printf("nproc %s, %d runs per size (medians), %s\n", nproc(), reps, timeout)
+	fmt.Printf("%5s %16s %16s %14s %14s %12s\n", "N", "boundary wall ms", "go-only wall ms", "boundary boot", "go-only boot", "wall ratio")
+	for _, s := range sizes {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return fmt.Errorf("size %q", s)
+		}
+		var bw, gw, bb, gb []float64
+		for i := 0; i < reps; i++ { // interleaved: both see the same machine
+			ms := make([]worldprog.Member, n)
+			for r := range ms {
+				ms[r] = worldprog.WorldHost(host, false)
+			}
+			root, err := worldprog.FreeLoopbackRoot()
+			if err != nil {
+				return err
+			}
+			runs, took, err := worldprog.Launch(ms, root, env)
+			if err != nil {
+				return err
+			}
+			if ok, bad := worldprog.Agreed(runs); !ok {
+				return fmt.Errorf("boundary world of %d: rank %d: %s\n%s", n, bad, runs[bad].Fields["line"], runs[bad].Stderr)
+			}
+			bw = append(bw, ms64(took))
+			bb = append(bb, bootMs(runs))
+
+			cmd := exec.Command(nrtabi, "bootstrap", "--local", strconv.Itoa(n), "--timing")
+			cmd.Env = append(os.Environ(), timeout)
+			start := time.Now()
+			out, err := cmd.Output()
+			if err != nil {
+				return fmt.Errorf("nrtabi bootstrap --local %d: %v\n%s", n, err, out)
+			}
+			gw = append(gw, ms64(time.Since(start)))
+			gb = append(gb, field(string(out), "boot_ms"))
+		}
+		fmt.Printf("%5d %16.1f %16.1f %14.1f %14.1f %12.2f\n", n, median(bw), median(gw), median(bb), median(gb), median(bw)/median(gw))
+	}
+	return nil
+}
+
+func ms64(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// bootMs is (last rank with its global comm) - (first rank starting), ms.
+func bootMs(runs []worldprog.Run) float64 {
+	var first, last int64
+	for _, r := range runs {
+		s, _ := strconv.ParseInt(r.Fields["t_start"], 10, 64)
+		b, _ := strconv.ParseInt(r.Fields["t_boot"], 10, 64)
+		if first == 0 || s < first {
+			first = s
+		}
+		if b > last {
+			last = b
+		}
+	}
+	return float64(last-first) / 1e6
+}
+
+// field reads key=value from the launcher's "timing:" line.
+func field(out, key string) float64 {
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "timing:") {
+			continue
+		}
+		for _, kv := range strings.Fields(l) {
+			if v, ok := strings.CutPrefix(kv, key+"="); ok {
+				f, _ := strconv.ParseFloat(v, 64)
+				return f
+			}
+		}
+	}
+	return 0
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func nproc() string {
+	out, err := exec.Command("nproc").Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(out))
+}

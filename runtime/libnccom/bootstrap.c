@@ -1,0 +1,342 @@
+/*
+ * The rank side of the flat bootstrap (bootstrapInit / bootstrapInitFlat,
+ * seed 001 §3) in the default framing: INFO_TO_ROOT / INFO_FROM_ROOT on one
+ * connection to the root, then the ring (connect to the successor, accept the
+ * predecessor), the ring all-gather of every listen address, and the
+ * point-to-point messages of upstream NCCL 2.9 over per-peer cached fds.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nccom.h"
+
+static NRT_STATUS lock(pthread_mutex_t *m)
+{
+	return pthread_mutex_lock(m) == 0 ? NRT_SUCCESS : NRT_FAILURE;
+}
+
+static void unlock(pthread_mutex_t *m)
+{
+	if (pthread_mutex_unlock(m) != 0)
+		nccom_warn("bootstrap: mutex unlock failed");
+}
+
+static nccom_addr peer_addr(const struct nccom_bootstrap *b, int r)
+{
+	nccom_addr a;
+	memcpy(&a, &b->st.peerCommAddresses[r], sizeof a);
+	return a;
+}
+
+static void peer_name(const struct nccom_bootstrap *b, int r, char *out, size_t n)
+{
+	char text[80] = "?";
+	if (b->st.peerCommAddresses != NULL) {
+		nccom_addr a = peer_addr(b, r);
+		nccom_format_addr(&a, text, sizeof text);
+	}
+	snprintf(out, n, "rank %d (%s)", r, text);
+}
+
+static NRT_STATUS ring_allgather(struct nccom_bootstrap *b, char *all, int size)
+{
+	int n = b->st.nranks, me = b->st.rank;
+	char left[48], right[48];
+	snprintf(left, sizeof left, "ring predecessor rank %d", (me - 1 + n) % n);
+	snprintf(right, sizeof right, "ring successor rank %d", (me + 1) % n);
+	for (int i = 0; i < n - 1; i++) {
+		int s = (me - i + n) % n, r = (me - i - 1 + n) % n;
+		NRT_STATUS rc = nccom_send_data(b->st.extRingSendFd, BOOTSTRAP_MSG_RING_DATA, all + (size_t)s * (size_t)size, size, right);
+		if (rc == NRT_SUCCESS)
+			rc = nccom_recv_data(b->st.extRingRecvFd, BOOTSTRAP_MSG_RING_DATA, all + (size_t)r * (size_t)size, size, left);
+		if (rc != NRT_SUCCESS)
+			return rc;
+	}
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size)
+{
+	if (b->st.nranks == 1)
+		return NRT_SUCCESS;
+	NRT_STATUS rc = lock(&b->ring_mu);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	rc = ring_allgather(b, all, size);
+	unlock(&b->ring_mu);
+	return rc;
+}
+
+static struct nccom_bootstrap *alloc_bootstrap(int rank, int nranks)
+{
+	struct nccom_bootstrap *b = calloc(1, sizeof *b);
+	if (b == NULL)
+		return NULL;
+	b->st.rank = rank;
+	b->st.nranks = nranks;
+	b->st.extListenFd = b->st.extRingRecvFd = b->st.extRingSendFd = b->root_fd = -1;
+	b->st.peerCommAddresses = calloc((size_t)nranks, sizeof(nccl_socket_address_t));
+	b->st.peerCommSendFd = malloc((size_t)nranks * sizeof(int));
+	b->st.peerCommRecvFd = malloc((size_t)nranks * sizeof(int));
+	if (b->st.peerCommAddresses == NULL || b->st.peerCommSendFd == NULL || b->st.peerCommRecvFd == NULL ||
+	    pthread_mutex_init(&b->send_mu, NULL) != 0 || pthread_mutex_init(&b->recv_mu, NULL) != 0 ||
+	    pthread_mutex_init(&b->ring_mu, NULL) != 0) {
+		free(b->st.peerCommAddresses);
+		free(b->st.peerCommSendFd);
+		free(b->st.peerCommRecvFd);
+		free(b);
+		return NULL;
+	}
+	for (int i = 0; i < nranks; i++)
+		b->st.peerCommSendFd[i] = b->st.peerCommRecvFd[i] = -1;
+	return b;
+}
+
+void nccom_bootstrap_close(struct nccom_bootstrap *b)
+{
+	if (b == NULL)
+		return;
+	if (b->queue != NULL)
+		nccom_warn(NRTABI_MSG_NCCOM_UNEXPECTED_CONNECTIONS);
+	while (b->queue != NULL) {
+		struct nccom_unexpected *u = b->queue;
+		b->queue = u->next;
+		nccom_close(&u->fd);
+		free(u);
+	}
+	for (int i = 0; i < b->st.nranks; i++) {
+		nccom_close(&b->st.peerCommSendFd[i]);
+		nccom_close(&b->st.peerCommRecvFd[i]);
+	}
+	nccom_close(&b->root_fd);
+	nccom_close(&b->st.extListenFd);
+	nccom_close(&b->st.extRingSendFd);
+	nccom_close(&b->st.extRingRecvFd);
+	free(b->st.peerCommAddresses);
+	free(b->st.peerCommSendFd);
+	free(b->st.peerCommRecvFd);
+	if (pthread_mutex_destroy(&b->send_mu) != 0 || pthread_mutex_destroy(&b->recv_mu) != 0 ||
+	    pthread_mutex_destroy(&b->ring_mu) != 0)
+		nccom_warn("bootstrap close: a mutex was still held");
+	free(b);
+}
+
+/* INFO_TO_ROOT, then INFO_FROM_ROOT on the same fd, then close (seed 001 §3). */
+static NRT_STATUS exchange_with_root(struct nccom_bootstrap *b, const nccom_addr *root, const nccom_addr *me, bool global,
+				     struct bootstrap_root_reply *reply)
+{
+	struct extInfoGlobal info;
+	memset(&info, 0, sizeof info);
+	info.info.sanity = BOOTSTRAP_SANITY;
+	info.info.rank = b->st.rank;
+	info.info.nranks = b->st.nranks;
+	memcpy(&info.info.extAddressListen, me, sizeof info.info.extAddressListen);
+	NRT_STATUS rc;
+	if (global && (rc = nccom_git_hash(&info.nccl_nrt_git_hash)) != NRT_SUCCESS)
+		return rc;
+	if (b->st.nranks > BOOTSTRAP_DELAY_CONNECT_RANKS) {
+		/* Upstream: spread the ranks' connects so the root is not flooded. */
+		struct timespec d = {b->st.rank / 1000, (long)(b->st.rank % 1000) * 1000000L};
+		nanosleep(&d, NULL);
+	}
+	char where[96], text[80];
+	nccom_format_addr(root, text, sizeof text);
+	snprintf(where, sizeof where, "the root %s", text);
+	int fd = -1;
+	if ((rc = nccom_connect(root, &fd)) != NRT_SUCCESS)
+		return rc;
+	rc = nccom_send_data(fd, BOOTSTRAP_MSG_INFO_TO_ROOT, &info, global ? (int)sizeof info : (int)sizeof info.info, where);
+	if (rc == NRT_SUCCESS)
+		rc = nccom_recv_data(fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, reply, (int)sizeof *reply, where);
+	if (rc == NRT_SUCCESS && nccom_extended())
+		b->root_fd = fd; /* kept until COMPLETE */
+	else
+		nccom_close(&fd);
+	return rc;
+}
+
+NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nranks, bool global,
+				struct nccom_bootstrap **out, uint64_t *cluster_id, time_t *epoch)
+{
+	*out = NULL;
+	uint32_t vnc = 0;
+	NRT_STATUS rc = nrt_get_total_vnc_count(&vnc); /* reverse leg: the seed's gate */
+	if (rc != NRT_SUCCESS) {
+		nccom_warn("bootstrapInit: nrt_get_total_vnc_count returned %d", rc);
+		return rc;
+	}
+	if (vnc != 0) {
+		nccom_info("bootstrapInit: nrt_get_total_vnc_count() = %u: single vNC, no bootstrap", vnc);
+		return NRT_SUCCESS; /* comm->bootstrap stays NULL (seed 001 §3 GOTCHA) */
+	}
+	if (nranks < 1 || nranks > BOOTSTRAP_MAX_RANKS || rank < 0 || rank >= nranks) {
+		nccom_warn(NRTABI_MSG_NCCOM_INVALID_RANK, rank, nranks);
+		return NRT_INVALID;
+	}
+	if (global)
+		nccom_set_files_limit();
+	nccom_addr root;
+	memcpy(&root, id->internal, sizeof root);
+	if ((rc = nccom_net_init(&root)) != NRT_SUCCESS)
+		return rc;
+	struct nccom_bootstrap *b = alloc_bootstrap(rank, nranks);
+	if (b == NULL)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	nccom_addr me = nccom_if_addr();
+	struct bootstrap_root_reply reply;
+	memset(&reply, 0, sizeof reply);
+	if ((rc = nccom_listen(&me, &b->st.extListenFd)) != NRT_SUCCESS ||
+	    (rc = exchange_with_root(b, &root, &me, global, &reply)) != NRT_SUCCESS)
+		goto fail;
+	nccom_addr next;
+	memcpy(&next, &reply.neighbour, sizeof next);
+	char pred[48], succ[48];
+	snprintf(pred, sizeof pred, "ring predecessor rank %d", (rank - 1 + nranks) % nranks);
+	snprintf(succ, sizeof succ, "ring successor rank %d", (rank + 1) % nranks);
+	if ((rc = nccom_connect(&next, &b->st.extRingSendFd)) != NRT_SUCCESS)
+		goto fail;
+	if (nccom_extended() && (rc = nccom_send_hello(b->st.extRingSendFd, rank, nranks, BOOTSTRAP_CHANNEL_RING, succ)) != NRT_SUCCESS)
+		goto fail;
+	if ((rc = nccom_accept(b->st.extListenFd, &b->st.extRingRecvFd, pred)) != NRT_SUCCESS)
+		goto fail;
+	if (nccom_extended()) {
+		struct bootstrap_peer_hello h;
+		if ((rc = nccom_recv_hello(b->st.extRingRecvFd, &h, pred)) != NRT_SUCCESS)
+			goto fail;
+		if (h.channel != BOOTSTRAP_CHANNEL_RING || h.rank != (rank - 1 + nranks) % nranks || h.nranks != nranks) {
+			nccom_warn("a connection claiming rank %d of %d (channel %u) arrived where %s was due", h.rank, h.nranks, h.channel, pred);
+			rc = NRT_FAILURE;
+			goto fail;
+		}
+	}
+	memcpy(&b->st.peerCommAddresses[rank], &me, sizeof me);
+	if ((rc = nccom_bootstrap_allgather(b, b->st.peerCommAddresses, (int)sizeof(nccl_socket_address_t))) != NRT_SUCCESS)
+		goto fail;
+	if (nccom_extended()) {
+		char where[96], text[80];
+		nccom_format_addr(&root, text, sizeof text);
+		snprintf(where, sizeof where, "the root %s", text);
+		if ((rc = nccom_send_msg(b->root_fd, BOOTSTRAP_MSG_RING_DONE, NULL, 0, where)) != NRT_SUCCESS ||
+		    (rc = nccom_recv_want(b->root_fd, BOOTSTRAP_MSG_COMPLETE, NULL, 0, where)) != NRT_SUCCESS)
+			goto fail;
+		nccom_close(&b->root_fd);
+	}
+	*cluster_id = reply.cluster_id;
+	*epoch = reply.epoch;
+	*out = b;
+	return NRT_SUCCESS;
+fail:
+	nccom_warn("bootstrap: rank %d of %d failed to join the world", rank, nranks);
+	nccom_bootstrap_close(b);
+	return rc;
+}
+
+NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size)
+{
+	char who[128];
+	peer_name(b, peer, who, sizeof who);
+	NRT_STATUS rc = lock(&b->send_mu);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	int *fd = &b->st.peerCommSendFd[peer];
+	if (*fd < 0) {
+		nccom_addr a = peer_addr(b, peer);
+		int me = b->st.rank, tag = BOOTSTRAP_P2P_TAG;
+		rc = nccom_connect(&a, fd);
+		if (rc == NRT_SUCCESS && nccom_extended())
+			rc = nccom_send_hello(*fd, me, b->st.nranks, BOOTSTRAP_CHANNEL_PEER, who);
+		else if (rc == NRT_SUCCESS) {
+			rc = nccom_send_frame(*fd, &me, (int)sizeof me, who);
+			if (rc == NRT_SUCCESS)
+				rc = nccom_send_frame(*fd, &tag, (int)sizeof tag, who);
+		}
+		if (rc != NRT_SUCCESS)
+			nccom_close(fd);
+	}
+	if (rc == NRT_SUCCESS)
+		rc = nccom_send_data(*fd, BOOTSTRAP_MSG_PEER_DATA, data, size, who);
+	unlock(&b->send_mu);
+	return rc;
+}
+
+/* The connection of (peer, tag): from the queue of unexpected ones, else the
+ * next accepted one that names it; the others are queued (upstream). */
+static NRT_STATUS find_conn(struct nccom_bootstrap *b, int peer, int *out)
+{
+	for (struct nccom_unexpected **p = &b->queue; *p; p = &(*p)->next) {
+		if ((*p)->peer == peer && (*p)->tag == BOOTSTRAP_P2P_TAG) {
+			struct nccom_unexpected *u = *p;
+			*p = u->next;
+			*out = u->fd;
+			free(u);
+			return NRT_SUCCESS;
+		}
+	}
+	char who[128];
+	peer_name(b, peer, who, sizeof who);
+	for (;;) {
+		int fd = -1, r = -1, tag = -1, got = 0;
+		NRT_STATUS rc = nccom_accept(b->st.extListenFd, &fd, who);
+		if (rc != NRT_SUCCESS)
+			return rc;
+		if (nccom_extended()) {
+			struct bootstrap_peer_hello h;
+			rc = nccom_recv_hello(fd, &h, "a connecting peer");
+			r = h.rank;
+			tag = BOOTSTRAP_P2P_TAG;
+			got = (int)sizeof tag;
+			if (rc == NRT_SUCCESS && h.channel == BOOTSTRAP_CHANNEL_ABORT) {
+				char from[48];
+				snprintf(from, sizeof from, "rank %d", h.rank);
+				uint32_t type = 0;
+				char text[8];
+				/* The ABORT is logged, naming its sender, and fails this call. */
+				(void)nccom_recv_msg(fd, &type, text, sizeof text, NULL, from);
+				nccom_close(&fd);
+				return NRT_FAILURE;
+			}
+			if (rc == NRT_SUCCESS && (h.channel != BOOTSTRAP_CHANNEL_PEER || h.nranks != b->st.nranks))
+				r = -1;
+		} else {
+			rc = nccom_recv_frame(fd, &r, (int)sizeof r, &got, "a connecting peer");
+			if (rc == NRT_SUCCESS && got == (int)sizeof r)
+				rc = nccom_recv_frame(fd, &tag, (int)sizeof tag, &got, "a connecting peer");
+		}
+		if (rc != NRT_SUCCESS || got != (int)sizeof tag || r < 0 || r >= b->st.nranks || r == b->st.rank) {
+			nccom_warn("bootstrap rank %d: refused a connection that named rank %d tag %d: not a peer of this world of %d",
+				   b->st.rank, r, tag, b->st.nranks);
+			nccom_close(&fd);
+			continue;
+		}
+		if (r == peer && tag == BOOTSTRAP_P2P_TAG) {
+			*out = fd;
+			return NRT_SUCCESS;
+		}
+		struct nccom_unexpected *u = malloc(sizeof *u);
+		if (u == NULL) {
+			nccom_close(&fd);
+			return NRT_FAIL_HOST_MEM_ALLOC;
+		}
+		*u = (struct nccom_unexpected){.peer = r, .tag = tag, .fd = fd, .next = b->queue};
+		b->queue = u;
+	}
+}
+
+NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data, int size)
+{
+	char who[128];
+	peer_name(b, peer, who, sizeof who);
+	NRT_STATUS rc = lock(&b->recv_mu);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	int *fd = &b->st.peerCommRecvFd[peer];
+	if (*fd < 0)
+		rc = find_conn(b, peer, fd);
+	if (rc == NRT_SUCCESS)
+		rc = nccom_recv_data(*fd, BOOTSTRAP_MSG_PEER_DATA, data, size, who);
+	unlock(&b->recv_mu);
+	return rc;
+}

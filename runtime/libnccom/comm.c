@@ -1,0 +1,368 @@
+/*
+ * ncclCommInitRank and what hangs off a comm (seed 001 §1-§3): the unique
+ * id, the 19240-byte ncclComm with its satellites at the spec's offsets,
+ * initTransportsRank (bootstrap + the 112-byte peer-info all-gather),
+ * neuronGetCommInfo, neuronFreeComm and the bootstrap and peer exports.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nccom.h"
+
+_Static_assert(sizeof(struct ncclComm) == 0x4B28, "commAlloc callocs 19240 bytes (seed 001 §2)");
+_Static_assert(sizeof(struct ncclPeerInfo) == 112, "the peer-info record is 112 bytes (seed 001 §3)");
+
+/* The live comms and, beside each, what the seed keeps in places whose
+ * offsets are not documented: the all-gathered peer records. */
+struct live {
+	struct ncclComm *comm;
+	struct ncclPeerInfo *peers;
+	struct live *next;
+};
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct live *live_list;
+
+static struct live *find_live(const void *comm)
+{
+	for (struct live *l = live_list; l; l = l->next)
+		if (l->comm == comm)
+			return l;
+	return NULL;
+}
+
+bool nccom_comm_live(const void *comm)
+{
+	if (comm == NULL || pthread_mutex_lock(&live_mu) != 0)
+		return false;
+	bool ok = find_live(comm) != NULL;
+	if (pthread_mutex_unlock(&live_mu) != 0)
+		return false;
+	return ok;
+}
+
+/* getHash: upstream's djb2-style mix of the id bytes. */
+static uint64_t get_hash(const char *s, size_t n)
+{
+	uint64_t h = 5381;
+	for (size_t i = 0; i < n; i++)
+		h = ((h << 5) + h) ^ (unsigned char)s[i];
+	return h;
+}
+
+static uint64_t host_hash(void)
+{
+	char host[256] = {0};
+	if (gethostname(host, sizeof host - 1) != 0)
+		strcpy(host, "?");
+	return get_hash(host, strlen(host));
+}
+
+static void comm_free(struct ncclComm *c)
+{
+	if (c == NULL)
+		return;
+	nccom_bootstrap_close(c->bootstrap);
+	free((void *)c->abortFlag);
+	free(c->asyncOps);
+	free(c->connectSend);
+	free(c->connectRecv);
+	free(c->p2pSends);
+	free(c->p2pRecvs);
+	free(c);
+}
+
+/* commAlloc (ncclCommInitRankSync): the comm and its satellites. */
+static NRT_STATUS comm_alloc(struct ncclComm **out, int nranks, int rank, const enc_neuron_device_info_t *dev)
+{
+	struct ncclComm *c = calloc(1, sizeof *c);
+	if (c == NULL)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	c->rank = rank;
+	c->nRanks = nranks;
+	c->cudaDev = dev->nec_dev_id;
+	c->net_conn = ENC_CONNECTIVITY_DEFAULT;
+	c->busId = 0; /* getBusId has no Neuron counterpart among the callbacks */
+	c->abortFlag = calloc(1, sizeof *c->abortFlag);
+	c->asyncOps = calloc(NCCL_ASYNC_OPS_COUNT, sizeof(struct ncclInfo));
+	c->connectSend = calloc((size_t)nranks, 4);
+	c->connectRecv = calloc((size_t)nranks, 4);
+	c->p2pSends = calloc((size_t)nranks, 16);
+	c->p2pRecvs = calloc((size_t)nranks, 16);
+	if (c->abortFlag == NULL || c->asyncOps == NULL || c->connectSend == NULL || c->connectRecv == NULL ||
+	    c->p2pSends == NULL || c->p2pRecvs == NULL) {
+		comm_free(c);
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	if (dev->histogram_config.enable)
+		nccom_info("comm rank %d: histogram telemetry is not provided by the reference libnccom (send_histograms stays NULL)", rank);
+	*out = c;
+	return NRT_SUCCESS;
+}
+
+/* initTransportsRank up to the topology stage, which this library leaves out. */
+static NRT_STATUS init_transports(struct ncclComm *c, const struct ncclUniqueId *id, const enc_neuron_device_info_t *dev,
+				  bool global, struct ncclPeerInfo **peers_out)
+{
+	c->isGlobalComm = global;
+	uint64_t h = get_hash(id->internal, sizeof id->internal);
+	struct nccom_bootstrap *b = NULL;
+	NRT_STATUS rc = nccom_bootstrap_init(id, c->rank, c->nRanks, global, &b, &c->cluster_id, &c->epoch);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	c->bootstrap = b;
+	struct ncclPeerInfo *all = calloc((size_t)c->nRanks, sizeof *all);
+	if (all == NULL)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	struct ncclPeerInfo *me = &all[c->rank];
+	me->rank = c->rank;
+	me->cudaDev = c->cudaDev;
+	me->hostHash = host_hash() + h + dev->virtual_server_id;
+	me->pidHash = (uint64_t)getpid() + h;
+	me->comm = c;
+	me->compCap = dev->host_device_id;
+	me->mla_idx = dev->mla_idx;
+	if (b != NULL && (rc = nccom_bootstrap_allgather(b, all, (int)sizeof *all)) != NRT_SUCCESS) {
+		nccom_warn("initTransportRank AllGather1 failed (rank %d of %d)", c->rank, c->nRanks);
+		free(all);
+		return rc;
+	}
+	*peers_out = all;
+	return NRT_SUCCESS;
+}
+
+/* ncclGetUniqueId's id for a root comm id or, without one, a fresh root here. */
+static NRT_STATUS unique_id(const char *root_id, int nranks, bool global, struct ncclUniqueId *id, bool *from_env)
+{
+	memset(id, 0, sizeof *id);
+	nccom_addr a;
+	*from_env = root_id != NULL && root_id[0] != 0;
+	if (*from_env) {
+		if (!nccom_parse_addr(root_id, &a)) {
+			nccom_warn(NRTABI_MSG_NCCOM_INVALID_COMM_ID, root_id);
+			return NRT_INVALID;
+		}
+		nccom_info(NRTABI_MSG_NCCOM_ROOT_ID_FROM_ENV, root_id);
+		NRT_STATUS rc = nccom_net_init(&a);
+		if (rc != NRT_SUCCESS)
+			return rc;
+	} else {
+		NRT_STATUS rc = nccom_net_init(NULL);
+		if (rc != NRT_SUCCESS)
+			return rc;
+		a = nccom_if_addr();
+		if ((rc = nccom_create_root(&a, nranks, global, false, NULL)) != NRT_SUCCESS)
+			return rc;
+	}
+	memcpy(id->internal, &a, sizeof a);
+	return NRT_SUCCESS;
+}
+
+static NRT_STATUS comm_init_rank_sync(void **newcomm, int nranks, int rank, const enc_neuron_device_info_t *dev, bool global,
+				      const struct ncclUniqueId *idp);
+
+static NRT_STATUS comm_init_rank(const char *root_id, void **newcomm, int nranks, int rank, const enc_neuron_device_info_t *dev,
+				 bool global, struct ncclUniqueId id)
+{
+	NRT_STATUS rc;
+	pthread_t root;
+	bool serving = root_id != NULL && root_id[0] != 0 && rank == 0;
+	if (serving) {
+		nccom_addr a;
+		memcpy(&a, id.internal, sizeof a);
+		if ((rc = nccom_create_root(&a, nranks, global, true, &root)) != NRT_SUCCESS)
+			return rc;
+	}
+	rc = comm_init_rank_sync(newcomm, nranks, rank, dev, global, &id);
+	/* The root outlives this rank's own failure until the others have heard
+	 * of it (its linger is bounded by the socket timeout). */
+	if (serving && pthread_join(root, NULL) != 0)
+		nccom_warn("bootstrap root: pthread_join failed");
+	return rc;
+}
+
+/* ncclCommInitRank after the root: banner, checks, commAlloc, transports. */
+static NRT_STATUS comm_init_rank_sync(void **newcomm, int nranks, int rank, const enc_neuron_device_info_t *dev, bool global,
+				      const struct ncclUniqueId *idp)
+{
+	NRT_STATUS rc;
+	struct ncclUniqueId id = *idp;
+	nccom_info(NCCOM_VERSION_BANNER);
+	if (newcomm == NULL || dev == NULL)
+		return NRT_INVALID;
+	if (rank < 0 || rank >= nranks || nranks > BOOTSTRAP_MAX_RANKS) {
+		nccom_warn(NRTABI_MSG_NCCOM_INVALID_RANK, rank, nranks);
+		return NRT_INVALID;
+	}
+	struct ncclComm *c = NULL;
+	if ((rc = comm_alloc(&c, nranks, rank, dev)) != NRT_SUCCESS)
+		return rc;
+	*newcomm = c;
+	struct ncclPeerInfo *peers = NULL;
+	struct live *l = malloc(sizeof *l);
+	if (l == NULL)
+		rc = NRT_FAIL_HOST_MEM_ALLOC;
+	else
+		rc = init_transports(c, &id, dev, global, &peers);
+	if (rc == NRT_SUCCESS && pthread_mutex_lock(&live_mu) != 0)
+		rc = NRT_FAILURE;
+	if (rc != NRT_SUCCESS) {
+		free(l);
+		free(peers);
+		comm_free(c); /* bootstrapAbort: closes the sockets, NULL-safe */
+		*newcomm = NULL;
+		return rc;
+	}
+	*l = (struct live){.comm = c, .peers = peers, .next = live_list};
+	live_list = l;
+	if (pthread_mutex_unlock(&live_mu) != 0)
+		nccom_warn("comm registry: unlock failed");
+	nccom_info(NRTABI_MSG_NCCOM_INIT_COMPLETE, (void *)c, rank, nranks, c->cudaDev, (long)c->busId);
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS neuronGetUniqueId(char id[128], int rank_n, const char *hint)
+{
+	(void)hint;
+	if (id == NULL || rank_n < 1 || rank_n > BOOTSTRAP_MAX_RANKS)
+		return NRT_INVALID;
+	struct ncclUniqueId u;
+	bool env = false;
+	NRT_STATUS rc = unique_id(NULL, rank_n, false, &u, &env);
+	if (rc == NRT_SUCCESS)
+		memcpy(id, u.internal, sizeof u.internal);
+	return rc;
+}
+
+NRT_STATUS neuronInitGlobalComm(int g_dev_id, int g_dev_count, const enc_neuron_device_info_t *dev, const char *root_id,
+				void **comm, const char *hint)
+{
+	(void)hint;
+	if (dev == NULL || comm == NULL)
+		return NRT_INVALID;
+	if (g_dev_count < 1 || g_dev_count > BOOTSTRAP_MAX_RANKS || g_dev_id < 0 || g_dev_id >= g_dev_count) {
+		nccom_warn(NRTABI_MSG_NCCOM_INVALID_RANK, g_dev_id, g_dev_count);
+		return NRT_INVALID;
+	}
+	struct ncclUniqueId u;
+	bool env = false;
+	/* With a root comm id, rank 0 creates the root in comm_init_rank. */
+	NRT_STATUS rc = root_id != NULL && root_id[0] ? unique_id(root_id, g_dev_count, true, &u, &env)
+						       : unique_id(NULL, g_dev_count, true, &u, &env);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	return comm_init_rank(root_id, comm, g_dev_count, g_dev_id, dev, true, u);
+}
+
+NRT_STATUS neuronInitComm(void **comm, int rank_n, char *id, int rank, const enc_neuron_device_info_t *dev, bool bypass_graph)
+{
+	(void)bypass_graph; /* carried to the graph build, which is a separate call (seed 001 NOTE) */
+	if (comm == NULL || id == NULL || dev == NULL)
+		return NRT_INVALID;
+	struct ncclUniqueId u;
+	memcpy(u.internal, id, sizeof u.internal);
+	return comm_init_rank(NULL, comm, rank_n, rank, dev, false, u);
+}
+
+NRT_STATUS neuronGetCommInfo(void *comm, nccl_comm_info_t *out)
+{
+	if (out == NULL || !nccom_comm_live(comm))
+		return NRT_INVALID;
+	const struct ncclComm *c = comm;
+	memset(out, 0, sizeof *out);
+	out->cluster_id = c->cluster_id;
+	out->epoch = c->epoch;
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS neuronFreeComm(void *comm)
+{
+	if (comm == NULL || pthread_mutex_lock(&live_mu) != 0)
+		return NRT_INVALID;
+	struct live **p = &live_list;
+	while (*p && (*p)->comm != comm)
+		p = &(*p)->next;
+	struct live *l = *p;
+	if (l != NULL)
+		*p = l->next;
+	if (pthread_mutex_unlock(&live_mu) != 0)
+		nccom_warn("comm registry: unlock failed");
+	if (l == NULL)
+		return NRT_INVALID;
+	comm_free(l->comm);
+	free(l->peers);
+	free(l);
+	return NRT_SUCCESS;
+}
+
+/* The bootstrap state libnrt passes is the comm (seed 004 §5: bcomm =
+ * ...->nccl_comm); a comm without a bootstrap (single vNC) has no peer. */
+static struct nccom_bootstrap *bootstrap_of(void *state, int peer, size_t size, bool p2p)
+{
+	if (!nccom_comm_live(state))
+		return NULL;
+	struct ncclComm *c = state;
+	struct nccom_bootstrap *b = c->bootstrap;
+	if (b == NULL || size > (size_t)INT32_MAX)
+		return NULL;
+	if (p2p && (peer < 0 || peer >= b->st.nranks || peer == b->st.rank))
+		return NULL;
+	return b;
+}
+
+NRT_STATUS neuronBootstrapSend(void *state, int peer, void *data, size_t size, const char *hint)
+{
+	(void)hint;
+	struct nccom_bootstrap *b = bootstrap_of(state, peer, size, true);
+	if (b == NULL || (data == NULL && size > 0))
+		return NRT_INVALID;
+	return nccom_bootstrap_send(b, peer, data, (int)size);
+}
+
+NRT_STATUS neuronBootstrapRecv(void *state, int peer, void *data, size_t size, const char *hint)
+{
+	(void)hint;
+	struct nccom_bootstrap *b = bootstrap_of(state, peer, size, true);
+	if (b == NULL || (data == NULL && size > 0))
+		return NRT_INVALID;
+	return nccom_bootstrap_recv(b, peer, data, (int)size);
+}
+
+NRT_STATUS neuronBootstrapAllGather(void *state, void *all_data, size_t size, const char *hint)
+{
+	(void)hint;
+	struct nccom_bootstrap *b = bootstrap_of(state, 0, size, false);
+	if (b == NULL || all_data == NULL || size == 0 || size > (size_t)INT32_MAX / (size_t)b->st.nranks)
+		return NRT_INVALID;
+	return nccom_bootstrap_allgather(b, all_data, (int)size);
+}
+
+NRT_STATUS neuronBuildGraphComm(void *comm)
+{
+	if (!nccom_comm_live(comm))
+		return NRT_INVALID;
+	nccom_warn("neuronBuildGraphComm: the topology and graph build are not provided by the reference libnccom");
+	return NRT_FAILURE;
+}
+
+/* The routing id of the peer's MLA, from its all-gathered peer record,
+ * asked of libnrt (nec_mla_idx_to_rid, reverse leg). */
+NRT_STATUS neuronGetPeerDeviceId(void *comm, int peer, int *out)
+{
+	if (out == NULL || comm == NULL || pthread_mutex_lock(&live_mu) != 0)
+		return NRT_INVALID;
+	struct live *l = find_live(comm);
+	int mla = -1, dev = 0;
+	if (l != NULL && peer >= 0 && peer < l->comm->nRanks) {
+		mla = l->peers[peer].mla_idx;
+		dev = l->comm->cudaDev;
+	}
+	if (pthread_mutex_unlock(&live_mu) != 0 || mla < 0)
+		return NRT_INVALID;
+	int rid = nec_mla_idx_to_rid(dev, mla);
+	if (rid < 0)
+		return NRT_INVALID;
+	*out = rid;
+	return NRT_SUCCESS;
+}

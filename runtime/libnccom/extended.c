@@ -1,0 +1,112 @@
+/*
+ * nrtabi's extended framing (spec bootstrap_wire.toml, an nrtabi extension,
+ * NRTABI_BOOTSTRAP_FRAMING=extended): {u32 type, u32 length} frames, a HELLO
+ * opening every rank-to-rank connection, ROOT_WAIT heartbeats, RING_DONE /
+ * COMPLETE on a root link kept open, and ABORT carrying the reason a world
+ * failed, naming the peer at fault, to every rank. runtime/transport/tcp
+ * speaks the same.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "nccom.h"
+
+static const char *msg_name(uint32_t t)
+{
+	static const char *names[] = {"?", "INFO_TO_ROOT", "INFO_FROM_ROOT", "ROOT_WAIT", "RING_DONE", "COMPLETE", "ABORT", "HELLO", "RING_DATA", "PEER_DATA"};
+	return t < sizeof names / sizeof names[0] ? names[t] : "an unknown message";
+}
+
+NRT_STATUS nccom_send_msg(int fd, uint32_t type, const void *data, uint32_t len, const char *peer)
+{
+	struct bootstrap_msg_header h = {.type = type, .length = len};
+	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, true, peer);
+	if (rc == NRT_SUCCESS && len > 0)
+		rc = nccom_xfer(fd, (void *)(uintptr_t)data, len, true, peer);
+	return rc;
+}
+
+NRT_STATUS nccom_recv_msg(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer)
+{
+	struct bootstrap_msg_header h;
+	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, false, peer);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	*type = h.type;
+	if (h.type == BOOTSTRAP_MSG_ABORT) {
+		char text[BOOTSTRAP_ABORT_TEXT_MAX + 1];
+		if (h.length > BOOTSTRAP_ABORT_TEXT_MAX) {
+			nccom_warn("%s sent an ABORT of %u bytes (at most %u): not a bootstrap peer of this release", peer, h.length, BOOTSTRAP_ABORT_TEXT_MAX);
+			return NRT_FAILURE;
+		}
+		if ((rc = nccom_xfer(fd, text, h.length, false, peer)) != NRT_SUCCESS)
+			return rc;
+		text[h.length] = 0;
+		nccom_warn("bootstrap aborted by %s: %s", peer, text);
+		return NRT_FAILURE;
+	}
+	if (h.length > max) {
+		nccom_warn("%s sent a %u-byte %s, more than the %u bytes it may carry", peer, h.length, msg_name(h.type), max);
+		return NRT_FAILURE;
+	}
+	if (got != NULL)
+		*got = h.length;
+	return h.length > 0 ? nccom_xfer(fd, buf, h.length, false, peer) : NRT_SUCCESS;
+}
+
+NRT_STATUS nccom_recv_want(int fd, uint32_t want, void *buf, uint32_t size, const char *peer)
+{
+	for (;;) {
+		uint32_t type = 0, got = 0;
+		char wait[sizeof(struct bootstrap_root_wait)];
+		void *into = size >= sizeof wait ? buf : wait;
+		NRT_STATUS rc = nccom_recv_msg(fd, &type, into, size >= sizeof wait ? size : sizeof wait, &got, peer);
+		if (rc != NRT_SUCCESS)
+			return rc;
+		if (type == BOOTSTRAP_MSG_ROOT_WAIT && want != BOOTSTRAP_MSG_ROOT_WAIT)
+			continue;
+		if (type != want || got != size) {
+			nccom_warn("%s sent a %u-byte %s where %s (%u bytes) was due: the peers disagree on the protocol", peer, got, msg_name(type), msg_name(want), size);
+			return NRT_FAILURE;
+		}
+		if (into != buf && size > 0)
+			memcpy(buf, into, size);
+		return NRT_SUCCESS;
+	}
+}
+
+NRT_STATUS nccom_send_hello(int fd, int rank, int nranks, uint32_t channel, const char *peer)
+{
+	struct bootstrap_peer_hello h = {.sanity = BOOTSTRAP_SANITY, .rank = rank, .nranks = nranks, .channel = channel};
+	return nccom_send_msg(fd, BOOTSTRAP_MSG_HELLO, &h, sizeof h, peer);
+}
+
+NRT_STATUS nccom_recv_hello(int fd, struct bootstrap_peer_hello *h, const char *peer)
+{
+	NRT_STATUS rc = nccom_recv_want(fd, BOOTSTRAP_MSG_HELLO, h, sizeof *h, peer);
+	if (rc == NRT_SUCCESS && h->sanity != BOOTSTRAP_SANITY) {
+		nccom_warn("%s sent a HELLO with sanity magic %#08x, expected %#08x: not a bootstrap peer of this release", peer, h->sanity, BOOTSTRAP_SANITY);
+		return NRT_FAILURE;
+	}
+	return rc;
+}
+
+NRT_STATUS nccom_send_data(int fd, uint32_t type, const void *data, int size, const char *peer)
+{
+	if (nccom_extended())
+		return nccom_send_msg(fd, type, data, (uint32_t)size, peer);
+	return nccom_send_frame(fd, data, size, peer);
+}
+
+NRT_STATUS nccom_recv_data(int fd, uint32_t type, void *data, int size, const char *peer)
+{
+	if (nccom_extended())
+		return nccom_recv_want(fd, type, data, (uint32_t)size, peer);
+	int got = 0;
+	NRT_STATUS rc = nccom_recv_frame(fd, data, size, &got, peer);
+	if (rc == NRT_SUCCESS && got != size) {
+		nccom_warn("%s sent a %d-byte %s where %d bytes were due: the peers disagree on the message size", peer, got, msg_name(type), size);
+		return NRT_FAILURE;
+	}
+	return rc;
+}

@@ -1,0 +1,123 @@
+/*
+ * The reference libnccom's internal interface: the pieces of seed 001's
+ * ncclCommInitRank path (version, unique id, root, flat bootstrap, comm) that
+ * the neuron* exports are built from. Layouts and constants come from the
+ * generated nrtabi.h; nothing here restates a size or an offset.
+ */
+#ifndef NCCOM_REF_H
+#define NCCOM_REF_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "nrtabi.h"
+
+/* The git hash this build reports in neuronGetVersionInfo and welds into
+ * nccl_nrt_git_hash; a test builds a skewed variant by overriding it. */
+#ifndef NCCOM_REF_GIT_HASH
+#define NCCOM_REF_GIT_HASH "1a31ba186"
+#endif
+
+/* ---- log.c ---------------------------------------------------------------- */
+void nccom_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void nccom_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- socket.c: addresses, the bootstrap network, framed I/O ---------------- */
+/* A bootstrap address: the 28-byte socketAddress union (seed 001 §5). */
+typedef union nccom_addr {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+} nccom_addr;
+_Static_assert(sizeof(nccom_addr) == NCCL_SOCKET_ADDRESS_SIZE, "socketAddress is the 28-byte sockaddr_in6");
+
+/* bootstrapNetInit: picks the interface once per process (CCOM_SOCKET_IFNAME,
+ * CCOM_SOCKET_FAMILY; the root's subnet when root is given) and reads
+ * NEURON_CCOM_SOCK_TIMEOUT. 0 or a status. */
+NRT_STATUS nccom_net_init(const nccom_addr *root);
+/* The chosen interface address (port 0). */
+nccom_addr nccom_if_addr(void);
+/* The socket timeout in seconds. */
+int nccom_timeout(void);
+/* GetSocketAddrFromString: <ipv4>:<port> | [<ipv6>]:<port> | <hostname>:<port>. */
+bool nccom_parse_addr(const char *s, nccom_addr *out);
+/* "a.b.c.d:port" / "[v6]:port". */
+void nccom_format_addr(const nccom_addr *a, char *out, size_t n);
+socklen_t nccom_addr_len(const nccom_addr *a);
+
+/* createListenSocket: listen on *addr (port 0: any), fill in the port. */
+NRT_STATUS nccom_listen(nccom_addr *addr, int *fd);
+/* connectAddress within the timeout, retrying while refused. */
+NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd);
+/* accept within the timeout (-1 seconds: wait forever). */
+NRT_STATUS nccom_accept(int listen_fd, int *fd, const char *what);
+/* bootstrapNetSend / bootstrapNetRecv: an int size, then exactly size bytes.
+ * A frame larger than size is "Message truncated"; *got (may be NULL) is the
+ * number of bytes the frame carried. */
+NRT_STATUS nccom_send_frame(int fd, const void *data, int size, const char *peer);
+NRT_STATUS nccom_recv_frame(int fd, void *data, int size, int *got, const char *peer);
+void nccom_close(int *fd);
+/* Exactly n bytes each way, within the timeout per step of progress. */
+NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *peer);
+/* Whether the extended framing (NRTABI_BOOTSTRAP_FRAMING=extended) is on. */
+bool nccom_extended(void);
+
+/* ---- extended.c: nrtabi's extended framing ({u32 type, u32 length}) -------- */
+NRT_STATUS nccom_send_msg(int fd, uint32_t type, const void *data, uint32_t len, const char *peer);
+/* One message of at most max bytes; an ABORT is logged with its sender and
+ * returned as NRT_FAILURE. */
+NRT_STATUS nccom_recv_msg(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer);
+/* A message of type want and exactly size bytes, passing over ROOT_WAIT. */
+NRT_STATUS nccom_recv_want(int fd, uint32_t want, void *buf, uint32_t size, const char *peer);
+NRT_STATUS nccom_send_hello(int fd, int rank, int nranks, uint32_t channel, const char *peer);
+NRT_STATUS nccom_recv_hello(int fd, struct bootstrap_peer_hello *h, const char *peer);
+/* send / receive one bootstrap message in the process's framing. */
+NRT_STATUS nccom_send_data(int fd, uint32_t type, const void *data, int size, const char *peer);
+NRT_STATUS nccom_recv_data(int fd, uint32_t type, void *data, int size, const char *peer);
+
+/* ---- version.c ------------------------------------------------------------ */
+/* getNcclNrtGitHash: libnccom's 8 bytes, then libnrt's (nrt_get_version). */
+NRT_STATUS nccom_git_hash(nccl_nrt_git_hash_t *out);
+
+/* ---- root.c --------------------------------------------------------------- */
+/* bootstrapCreateRoot: listens at *addr (port 0: any; filled in) and serves
+ * one world of nranks in a thread: detached, or joinable through *join. */
+NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool from_env, pthread_t *join);
+/* setFilesLimit: RLIMIT_NOFILE to its hard limit (a global world). */
+void nccom_set_files_limit(void);
+
+/* ---- bootstrap.c: the flat bootstrap and its extState ----------------------- */
+/* The unexpected-connection queue of upstream bootstrapRecv. */
+struct nccom_unexpected {
+	int peer, tag, fd;
+	struct nccom_unexpected *next;
+};
+
+/* Everything a bootstrap needs besides the seed's 64-byte extState: the
+ * extState is the first member, so comm->bootstrap points at its layout. */
+struct nccom_bootstrap {
+	struct extState st;
+	pthread_mutex_t send_mu, recv_mu, ring_mu;
+	struct nccom_unexpected *queue;
+	int root_fd; /* extended framing: the root link, open until COMPLETE */
+};
+
+NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nranks, bool global,
+				struct nccom_bootstrap **out, uint64_t *cluster_id, time_t *epoch);
+NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size);
+NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size);
+NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data, int size);
+void nccom_bootstrap_close(struct nccom_bootstrap *b);
+
+/* ---- comm.c --------------------------------------------------------------- */
+/* The live comms this library allocated; a pointer not in it is refused. */
+bool nccom_comm_live(const void *comm);
+
+#endif

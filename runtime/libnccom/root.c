@@ -1,0 +1,490 @@
+/*
+ * The bootstrap root (bootstrapCreateRoot + bootstrapRootFlat, seed 001 §3
+ * and §5): a detached thread that takes one INFO_TO_ROOT record per rank,
+ * validates the world (magic, rank count, duplicates, and on a global init
+ * the git-hash tags), then answers every rank INFO_FROM_ROOT on the fd it
+ * came in on and closes it. On a bad world it closes every connection, so
+ * each waiting rank fails at once instead of at its timeout.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "nccom.h"
+
+/* The seed's 140-byte root-args block holds the listen fd, the world size and
+ * flags; ours says what the thread needs. */
+struct root_args {
+	int listen_fd, nranks;
+	bool global;
+	char where[80];
+};
+
+void nccom_set_files_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		nccom_warn(NRTABI_MSG_NCCOM_RLIMIT_FAILED, strerror(errno));
+		return;
+	}
+	if (rl.rlim_cur == rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		nccom_warn(NRTABI_MSG_NCCOM_SETRLIMIT_FAILED, strerror(errno));
+}
+
+static void tag_text(const nccl_nrt_git_hash_t *h, char *out, size_t n)
+{
+	snprintf(out, n, "libnccom \"%.*s\" + libnrt \"%.*s\"", (int)strnlen(h->nccom, sizeof h->nccom), h->nccom,
+		 (int)strnlen(h->nrt, sizeof h->nrt), h->nrt);
+}
+
+/* The most common tag wins; ties go to the lowest rank. 0 or the odd rank + 1. */
+static int odd_tag(const struct extInfoGlobal *rec, int n, int *ref)
+{
+	int best = 0, best_count = 0;
+	for (int i = 0; i < n; i++) {
+		int c = 0;
+		for (int j = 0; j < n; j++)
+			c += memcmp(&rec[i].nccl_nrt_git_hash, &rec[j].nccl_nrt_git_hash, sizeof(nccl_nrt_git_hash_t)) == 0;
+		if (c > best_count) {
+			best = i;
+			best_count = c;
+		}
+	}
+	*ref = best;
+	for (int i = 0; i < n; i++)
+		if (memcmp(&rec[i].nccl_nrt_git_hash, &rec[best].nccl_nrt_git_hash, sizeof(nccl_nrt_git_hash_t)) != 0)
+			return i + 1;
+	return 0;
+}
+
+static void serve(struct root_args *a)
+{
+	int n = a->nranks;
+	int size = a->global ? (int)sizeof(struct extInfoGlobal) : (int)sizeof(struct extInfo);
+	struct extInfoGlobal *rec = calloc((size_t)n, sizeof *rec);
+	int *fds = malloc((size_t)n * sizeof *fds);
+	if (rec == NULL || fds == NULL) {
+		nccom_warn("bootstrap root %s: cannot allocate the tables of %d ranks", a->where, n);
+		goto done;
+	}
+	for (int i = 0; i < n; i++)
+		fds[i] = -1;
+	if (a->global)
+		nccom_set_files_limit();
+	for (int have = 0; have < n;) {
+		int fd = -1;
+		char what[128];
+		snprintf(what, sizeof what, "rank %d of %d at the root %s", have, n, a->where);
+		if (nccom_accept(a->listen_fd, &fd, "the next rank's INFO_TO_ROOT") != NRT_SUCCESS)
+			goto done;
+		nccom_addr peer;
+		socklen_t len = sizeof peer;
+		char ptext[80] = "?";
+		if (getpeername(fd, &peer.sa, &len) == 0)
+			nccom_format_addr(&peer, ptext, sizeof ptext);
+		struct extInfoGlobal r;
+		memset(&r, 0, sizeof r);
+		int got = 0;
+		if (nccom_recv_frame(fd, &r, size, &got, ptext) != NRT_SUCCESS) {
+			nccom_close(&fd);
+			goto done;
+		}
+		if (got != size) {
+			nccom_warn("Bootstrap Root : peer %s sent a %d-byte extInfo, expected %d (%s)", ptext, got, size,
+				   a->global ? "extInfo + nccl_nrt_git_hash, a global init" : "extInfo");
+			nccom_close(&fd);
+			goto done;
+		}
+		if (r.info.sanity != BOOTSTRAP_SANITY) {
+			nccom_warn(NRTABI_MSG_NCCOM_ROOT_BAD_SANITY, r.info.sanity, ptext, BOOTSTRAP_SANITY);
+			nccom_close(&fd);
+			goto done;
+		}
+		if (r.info.nranks != n) {
+			nccom_warn(NRTABI_MSG_NCCOM_ROOT_NRANKS_MISMATCH, n, r.info.nranks);
+			nccom_close(&fd);
+			goto done;
+		}
+		if (r.info.rank < 0 || r.info.rank >= n || fds[r.info.rank] >= 0) {
+			nccom_warn(NRTABI_MSG_NCCOM_ROOT_ALREADY_CHECKED_IN, r.info.rank, n);
+			nccom_close(&fd);
+			goto done;
+		}
+		rec[r.info.rank] = r;
+		fds[r.info.rank] = fd;
+		have++;
+	}
+	int ref = 0, odd = a->global ? odd_tag(rec, n, &ref) : 0;
+	if (odd) {
+		char t1[64], t2[64];
+		tag_text(&rec[odd - 1].nccl_nrt_git_hash, t1, sizeof t1);
+		tag_text(&rec[ref].nccl_nrt_git_hash, t2, sizeof t2);
+		nccom_warn(NRTABI_MSG_NCCOM_ROOT_GIT_HASH_MISMATCH, odd - 1, t1, ref, t2);
+		goto done;
+	}
+	uint64_t cluster = 0;
+	if (getrandom(&cluster, sizeof cluster, 0) != (ssize_t)sizeof cluster)
+		cluster = (uint64_t)time(NULL) * 2654435761u;
+	time_t epoch = time(NULL);
+	for (int r = 0; r < n; r++) {
+		struct bootstrap_root_reply reply;
+		memset(&reply, 0, sizeof reply);
+		reply.cluster_id = cluster;
+		reply.epoch = epoch;
+		reply.neighbour = rec[(r + 1) % n].info.extAddressListen;
+		char who[32];
+		snprintf(who, sizeof who, "rank %d", r);
+		if (nccom_send_frame(fds[r], &reply, (int)sizeof reply, who) != NRT_SUCCESS)
+			goto done; /* that rank is gone; the rest fail on the broken ring */
+		nccom_close(&fds[r]);
+	}
+	nccom_info("bootstrap root %s: %d ranks answered", a->where, n);
+done:
+	if (fds != NULL)
+		for (int i = 0; i < n; i++)
+			nccom_close(&fds[i]);
+	free(fds);
+	free(rec);
+	nccom_close(&a->listen_fd);
+}
+
+
+/* ---- the extended framing's root (nrtabi extension) ------------------------ */
+
+struct xconn {
+	int fd, rank;
+	char addr[80];
+	bool done, gone;
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void who(const struct xconn *c, char *out, size_t n)
+{
+	if (c->rank < 0)
+		snprintf(out, n, "peer %s", c->addr);
+	else
+		snprintf(out, n, "peer %s rank %d", c->addr, c->rank);
+}
+
+/* "ranks 2, 3" of those without a record (or not done). */
+static void missing_list(struct xconn **by_rank, int n, bool want_done, char *out, size_t len)
+{
+	int k = 0, count = 0;
+	out[0] = 0;
+	for (int r = 0; r < n; r++)
+		count += by_rank[r] == NULL || (want_done && !by_rank[r]->done);
+	k = snprintf(out, len, count == 1 ? "rank" : "ranks");
+	int shown = 0;
+	for (int r = 0; r < n && k > 0 && (size_t)k < len; r++) {
+		if (!(by_rank[r] == NULL || (want_done && !by_rank[r]->done)))
+			continue;
+		if (shown == 8) {
+			k += snprintf(out + k, len - (size_t)k, " and %d more", count - shown);
+			break;
+		}
+		k += snprintf(out + k, len - (size_t)k, "%s %d", shown ? "," : "", r);
+		shown++;
+	}
+}
+
+static void heartbeat(struct xconn *conns, int nconns, int have, int n)
+{
+	struct bootstrap_root_wait w = {.have = (uint32_t)have, .nranks = (uint32_t)n};
+	for (int i = 0; i < nconns; i++)
+		if (conns[i].rank >= 0 && !conns[i].gone && nccom_send_msg(conns[i].fd, BOOTSTRAP_MSG_ROOT_WAIT, &w, sizeof w, conns[i].addr) != NRT_SUCCESS)
+			conns[i].gone = true;
+}
+
+/* Validate one record; a non-empty reason refuses the world. */
+static void admit(struct xconn *c, const struct extInfoGlobal *r, struct xconn **by_rank, int n, char *reason, size_t len)
+{
+	char w[128];
+	c->rank = r->info.rank;
+	who(c, w, sizeof w);
+	if (r->info.sanity != BOOTSTRAP_SANITY)
+		snprintf(reason, len, "%s: bad sanity magic %#08x in INFO_TO_ROOT, expected %#08x (\"ilya\"): not a bootstrap peer of this release", w, r->info.sanity, BOOTSTRAP_SANITY);
+	else if (r->info.nranks != n)
+		snprintf(reason, len, "%s says nranks %d, this root serves a world of %d: start every rank with the same world size", w, r->info.nranks, n);
+	else if (r->info.rank < 0 || r->info.rank >= n)
+		snprintf(reason, len, "%s: rank %d is outside 0..%d", w, r->info.rank, n - 1);
+	else if (by_rank[r->info.rank] != NULL)
+		snprintf(reason, len, "%s: rank %d is already taken by peer %s: give every process its own rank", w, r->info.rank, by_rank[r->info.rank]->addr);
+	else
+		by_rank[r->info.rank] = c;
+}
+
+static void git_hash_reason(const struct extInfoGlobal *rec, struct xconn **by_rank, int n, char *reason, size_t len)
+{
+	int ref = 0, odd = odd_tag(rec, n, &ref);
+	if (!odd)
+		return;
+	int agree = 0, k = 0;
+	for (int i = 0; i < n; i++)
+		agree += memcmp(&rec[i].nccl_nrt_git_hash, &rec[ref].nccl_nrt_git_hash, sizeof(nccl_nrt_git_hash_t)) == 0;
+	for (int i = 0; i < n && k >= 0 && (size_t)k < len; i++) {
+		if (memcmp(&rec[i].nccl_nrt_git_hash, &rec[ref].nccl_nrt_git_hash, sizeof(nccl_nrt_git_hash_t)) == 0)
+			continue;
+		char w[128], t[64];
+		who(by_rank[i], w, sizeof w);
+		tag_text(&rec[i].nccl_nrt_git_hash, t, sizeof t);
+		k += snprintf(reason + k, len - (size_t)k, "%s%s carries nccl_nrt_git_hash %s", k ? "; " : "", w, t);
+	}
+	char t[64];
+	tag_text(&rec[ref].nccl_nrt_git_hash, t, sizeof t);
+	if (k >= 0 && (size_t)k < len)
+		snprintf(reason + k, len - (size_t)k, ", the other %d ranks %s: the hosts run different libnccom or libnrt builds", agree, t);
+}
+
+/* Tell everyone connected, then linger (at most the timeout) so ranks still
+ * on their way hear it too, reading until each hangs up. */
+static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, int cap, const char *reason)
+{
+	nccom_warn("bootstrap root %s: %s", a->where, reason);
+	uint32_t len = (uint32_t)strnlen(reason, BOOTSTRAP_ABORT_TEXT_MAX);
+	for (int i = 0; i < *nconns; i++) {
+		if (nccom_send_msg(conns[i].fd, BOOTSTRAP_MSG_ABORT, reason, len, conns[i].addr) == NRT_SUCCESS)
+			(void)shutdown(conns[i].fd, SHUT_WR);
+	}
+	int64_t deadline = mono_ms() + (int64_t)nccom_timeout() * 1000;
+	while (mono_ms() < deadline && *nconns < cap && *nconns < a->nranks) {
+		struct pollfd p = {.fd = a->listen_fd, .events = POLLIN};
+		int w = poll(&p, 1, (int)(deadline - mono_ms()));
+		if (w <= 0)
+			break;
+		int fd = accept4(a->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			break;
+		struct xconn *c = &conns[(*nconns)++];
+		*c = (struct xconn){.fd = fd, .rank = -1};
+		snprintf(c->addr, sizeof c->addr, "a late peer");
+		if (nccom_send_msg(fd, BOOTSTRAP_MSG_ABORT, reason, len, c->addr) == NRT_SUCCESS)
+			(void)shutdown(fd, SHUT_WR);
+	}
+	for (int i = 0; i < *nconns; i++) {
+		char sink[256];
+		while (mono_ms() < deadline) {
+			struct pollfd p = {.fd = conns[i].fd, .events = POLLIN};
+			if (poll(&p, 1, (int)(deadline - mono_ms())) <= 0)
+				break;
+			ssize_t k = recv(conns[i].fd, sink, sizeof sink, MSG_DONTWAIT);
+			if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
+				break;
+		}
+	}
+}
+
+static void serve_extended(struct root_args *a)
+{
+	int n = a->nranks, cap = 2 * n + 16, nconns = 0;
+	uint32_t size = a->global ? sizeof(struct extInfoGlobal) : sizeof(struct extInfo);
+	int64_t tmo = (int64_t)nccom_timeout() * 1000, hb = tmo / 3 > 10 ? tmo / 3 : 10;
+	struct xconn *conns = calloc((size_t)cap, sizeof *conns);
+	struct xconn **by_rank = calloc((size_t)n, sizeof *by_rank);
+	struct extInfoGlobal *rec = calloc((size_t)n, sizeof *rec);
+	struct pollfd *pfd = calloc((size_t)n, sizeof *pfd);
+	char reason[BOOTSTRAP_ABORT_TEXT_MAX + 1] = "";
+	if (conns == NULL || by_rank == NULL || rec == NULL || pfd == NULL) {
+		nccom_warn("bootstrap root %s: cannot allocate the tables of %d ranks", a->where, n);
+		goto done;
+	}
+	if (a->global)
+		nccom_set_files_limit();
+	/* Phase 1: one record per rank, heartbeats while waiting. */
+	int64_t last = mono_ms();
+	for (int have = 0; have < n && !reason[0];) {
+		struct pollfd p = {.fd = a->listen_fd, .events = POLLIN};
+		int w = poll(&p, 1, (int)hb);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w == 0) {
+			if (mono_ms() - last > tmo) {
+				char miss[256];
+				missing_list(by_rank, n, false, miss, sizeof miss);
+				snprintf(reason, sizeof reason, "no INFO_TO_ROOT from %s within %ds (%s): %d of %d ranks arrived", miss, nccom_timeout(), ENV_SOCK_TIMEOUT, have, n);
+				break;
+			}
+			heartbeat(conns, nconns, have, n);
+			continue;
+		}
+		int fd = accept4(a->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0 || nconns == cap) {
+			if (fd >= 0)
+				nccom_close(&fd);
+			continue;
+		}
+		struct xconn *c = &conns[nconns++];
+		*c = (struct xconn){.fd = fd, .rank = -1};
+		nccom_addr peer;
+		socklen_t len = sizeof peer;
+		if (getpeername(fd, &peer.sa, &len) == 0)
+			nccom_format_addr(&peer, c->addr, sizeof c->addr);
+		struct extInfoGlobal r;
+		memset(&r, 0, sizeof r);
+		uint32_t type = 0, got = 0;
+		char w2[128];
+		who(c, w2, sizeof w2);
+		if (nccom_recv_msg(fd, &type, &r, size, &got, w2) != NRT_SUCCESS) {
+			snprintf(reason, sizeof reason, "%s: its INFO_TO_ROOT record did not arrive whole (see the root's log)", w2);
+			break;
+		}
+		if (type != BOOTSTRAP_MSG_INFO_TO_ROOT || got != size) {
+			snprintf(reason, sizeof reason, "%s sent a %u-byte message of type %u, expected a %u-byte INFO_TO_ROOT record", w2, got, type, size);
+			break;
+		}
+		admit(c, &r, by_rank, n, reason, sizeof reason);
+		if (!reason[0]) {
+			rec[r.info.rank] = r;
+			have++;
+			last = mono_ms();
+		}
+	}
+	if (!reason[0] && a->global)
+		git_hash_reason(rec, by_rank, n, reason, sizeof reason);
+	if (reason[0]) {
+		abort_world(a, conns, &nconns, cap, reason);
+		goto done;
+	}
+	/* Phase 2: every rank learns its successor. */
+	uint64_t cluster = 0;
+	if (getrandom(&cluster, sizeof cluster, 0) != (ssize_t)sizeof cluster)
+		cluster = (uint64_t)time(NULL) * 2654435761u;
+	time_t epoch = time(NULL);
+	for (int r = 0; r < n; r++) {
+		struct bootstrap_root_reply reply;
+		memset(&reply, 0, sizeof reply);
+		reply.cluster_id = cluster;
+		reply.epoch = epoch;
+		reply.neighbour = rec[(r + 1) % n].info.extAddressListen;
+		if (nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &reply, sizeof reply, by_rank[r]->addr) != NRT_SUCCESS) {
+			snprintf(reason, sizeof reason, "peer %s rank %d: INFO_FROM_ROOT not delivered (did its process die?)", by_rank[r]->addr, r);
+			abort_world(a, conns, &nconns, cap, reason);
+			goto done;
+		}
+	}
+	/* Phase 3: stay until every ring is wired. */
+	last = mono_ms();
+	for (int wired = 0; wired < n;) {
+		for (int r = 0; r < n; r++)
+			pfd[r] = (struct pollfd){.fd = by_rank[r]->fd, .events = POLLIN};
+		int w = poll(pfd, (nfds_t)n, (int)hb);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w == 0) {
+			if (mono_ms() - last > 2 * tmo) {
+				char miss[256];
+				missing_list(by_rank, n, true, miss, sizeof miss);
+				snprintf(reason, sizeof reason, "%s did not report a wired ring within %ds", miss, 2 * nccom_timeout());
+				break;
+			}
+			heartbeat(conns, nconns, wired, n);
+			continue;
+		}
+		for (int r = 0; r < n && !reason[0]; r++) {
+			if (!(pfd[r].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			struct xconn *c = by_rank[r];
+			char w2[128];
+			who(c, w2, sizeof w2);
+			uint32_t type = 0;
+			char sink[8];
+			if (nccom_recv_msg(c->fd, &type, sink, 0, NULL, w2) != NRT_SUCCESS || type != BOOTSTRAP_MSG_RING_DONE || c->done) {
+				snprintf(reason, sizeof reason, "%s closed its root connection before the world was complete (did its process die?)", w2);
+				break;
+			}
+			c->done = true;
+			wired++;
+			last = mono_ms();
+		}
+		if (reason[0])
+			break;
+	}
+	if (reason[0]) {
+		abort_world(a, conns, &nconns, cap, reason);
+		goto done;
+	}
+	for (int r = 0; r < n; r++)
+		(void)nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_COMPLETE, NULL, 0, by_rank[r]->addr);
+	nccom_info("bootstrap root %s: world complete (%d ranks)", a->where, n);
+done:
+	if (conns != NULL)
+		for (int i = 0; i < nconns; i++)
+			nccom_close(&conns[i].fd);
+	free(conns);
+	free(by_rank);
+	free(rec);
+	free(pfd);
+	nccom_close(&a->listen_fd);
+}
+
+static void *root_thread(void *p)
+{
+	struct root_args *a = p;
+	if (nccom_extended())
+		serve_extended(a);
+	else
+		serve(a);
+	free(a);
+	return NULL;
+}
+
+NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool from_env, pthread_t *join)
+{
+	uint32_t vnc = 0;
+	NRT_STATUS rc = nrt_get_total_vnc_count(&vnc); /* reverse leg: the regime */
+	if (rc != NRT_SUCCESS)
+		return rc;
+	if (vnc != 0) {
+		nccom_warn("bootstrapCreateRoot: nrt_get_total_vnc_count() reports %u: a single-vNC process has no world to serve", vnc);
+		return NRT_INVALID;
+	}
+	if (nranks < 1 || nranks > BOOTSTRAP_MAX_RANKS) {
+		nccom_warn("bootstrap root: a world of %d ranks; give 1..%d", nranks, BOOTSTRAP_MAX_RANKS);
+		return NRT_INVALID;
+	}
+	struct root_args *a = calloc(1, sizeof *a);
+	if (a == NULL)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	a->nranks = nranks;
+	a->global = global;
+	if ((rc = nccom_listen(addr, &a->listen_fd)) != NRT_SUCCESS) {
+		free(a);
+		return rc;
+	}
+	nccom_format_addr(addr, a->where, sizeof a->where);
+	if (from_env)
+		nccom_info(NRTABI_MSG_NCCOM_ROOT_FROM_ENV, a->where);
+	pthread_attr_t attr;
+	pthread_t th;
+	int e = pthread_attr_init(&attr);
+	if (e == 0)
+		e = pthread_attr_setdetachstate(&attr, join != NULL ? PTHREAD_CREATE_JOINABLE : PTHREAD_CREATE_DETACHED);
+	if (e == 0)
+		e = pthread_create(&th, &attr, root_thread, a);
+	if (e == 0 && join != NULL)
+		*join = th;
+	if (pthread_attr_destroy(&attr) != 0)
+		nccom_warn("pthread_attr_destroy failed");
+	if (e != 0) {
+		nccom_warn("bootstrap root: pthread_create: %s", strerror(e));
+		nccom_close(&a->listen_fd);
+		free(a);
+		return NRT_FAILURE;
+	}
+	return NRT_SUCCESS;
+}

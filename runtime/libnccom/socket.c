@@ -1,0 +1,488 @@
+/*
+ * The bootstrap network (bootstrapNetInit) and its sockets: interface
+ * choice, the socket timeout, listen / connect / accept, and the default
+ * framing of upstream NCCL 2.9 (an int size, then exactly size bytes).
+ * Every operation is bounded by NEURON_CCOM_SOCK_TIMEOUT without progress.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nccom.h"
+
+static pthread_mutex_t net_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool net_ready;
+static nccom_addr if_addr;
+static char if_name[IF_NAMESIZE + 1];
+static int sock_timeout = BOOTSTRAP_SOCK_TIMEOUT_DEFAULT;
+static bool extended_mode;
+
+int nccom_timeout(void) { return sock_timeout; }
+bool nccom_extended(void) { return extended_mode; }
+
+/* NRTABI_BOOTSTRAP_FRAMING: upstream (default) or extended (nrtabi's). */
+static NRT_STATUS read_framing(void)
+{
+	const char *s = getenv("NRTABI_BOOTSTRAP_FRAMING");
+	if (s == NULL || *s == 0 || strcmp(s, "upstream") == 0)
+		return NRT_SUCCESS;
+	if (strcmp(s, "extended") == 0) {
+		extended_mode = true;
+		return NRT_SUCCESS;
+	}
+	nccom_warn("NRTABI_BOOTSTRAP_FRAMING=\"%s\": use upstream (the default) or extended", s);
+	return NRT_INVALID;
+}
+
+nccom_addr nccom_if_addr(void)
+{
+	nccom_addr a;
+	if (pthread_mutex_lock(&net_mu) != 0)
+		memset(&a, 0, sizeof a);
+	a = if_addr;
+	if (pthread_mutex_unlock(&net_mu) != 0)
+		nccom_warn("bootstrap network: unlock failed");
+	return a;
+}
+
+socklen_t nccom_addr_len(const nccom_addr *a)
+{
+	return a->sa.sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+}
+
+void nccom_format_addr(const nccom_addr *a, char *out, size_t n)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	if (a->sa.sa_family == AF_INET6) {
+		if (inet_ntop(AF_INET6, &a->sin6.sin6_addr, host, sizeof host) == NULL)
+			strcpy(host, "?");
+		snprintf(out, n, "[%s]:%u", host, ntohs(a->sin6.sin6_port));
+		return;
+	}
+	if (a->sa.sa_family == AF_INET) {
+		if (inet_ntop(AF_INET, &a->sin.sin_addr, host, sizeof host) == NULL)
+			strcpy(host, "?");
+		snprintf(out, n, "%s:%u", host, ntohs(a->sin.sin_port));
+		return;
+	}
+	snprintf(out, n, "<family %d>", a->sa.sa_family);
+}
+
+/* A port is 1..65535 in decimal, nothing else. */
+static bool parse_port(const char *s, uint16_t *out)
+{
+	if (*s == 0 || strlen(s) > 5)
+		return false;
+	unsigned long v = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (v == 0 || v > 65535)
+		return false;
+	*out = (uint16_t)v;
+	return true;
+}
+
+bool nccom_parse_addr(const char *s, nccom_addr *out)
+{
+	char host[256];
+	const char *port;
+	memset(out, 0, sizeof *out);
+	if (s == NULL || strlen(s) >= sizeof host)
+		return false;
+	if (s[0] == '[') {
+		const char *end = strstr(s, "]:");
+		if (end == NULL || (size_t)(end - s - 1) >= sizeof host)
+			return false;
+		memcpy(host, s + 1, (size_t)(end - s - 1));
+		host[end - s - 1] = 0;
+		port = end + 2;
+		uint16_t p;
+		if (!parse_port(port, &p) || inet_pton(AF_INET6, host, &out->sin6.sin6_addr) != 1)
+			return false;
+		out->sin6.sin6_family = AF_INET6;
+		out->sin6.sin6_port = htons(p);
+		return true;
+	}
+	const char *colon = strrchr(s, ':');
+	if (colon == NULL || colon == s)
+		return false;
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = 0;
+	if (strchr(host, ':') != NULL)
+		return false; /* an IPv6 address needs brackets */
+	uint16_t p;
+	if (!parse_port(colon + 1, &p))
+		return false;
+	if (inet_pton(AF_INET, host, &out->sin.sin_addr) == 1) {
+		out->sin.sin_family = AF_INET;
+		out->sin.sin_port = htons(p);
+		return true;
+	}
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0 || res == NULL)
+		return false;
+	bool ok = false;
+	if (res->ai_family == AF_INET && res->ai_addrlen <= sizeof *out) {
+		memcpy(&out->sin, res->ai_addr, sizeof out->sin);
+		out->sin.sin_port = htons(p);
+		ok = true;
+	} else if (res->ai_family == AF_INET6 && res->ai_addrlen <= sizeof *out) {
+		memcpy(&out->sin6, res->ai_addr, sizeof out->sin6);
+		out->sin6.sin6_port = htons(p);
+		ok = true;
+	}
+	freeaddrinfo(res);
+	return ok;
+}
+
+/* NEURON_CCOM_SOCK_TIMEOUT: whole seconds in 1..BOOTSTRAP_SOCK_TIMEOUT_MAX. */
+static NRT_STATUS read_timeout(void)
+{
+	const char *s = getenv(ENV_SOCK_TIMEOUT);
+	if (s == NULL || *s == 0)
+		return NRT_SUCCESS;
+	errno = 0;
+	char *end = NULL;
+	long v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != 0 || v < 1 || v > BOOTSTRAP_SOCK_TIMEOUT_MAX) {
+		nccom_warn("%s=\"%s\": give the socket timeout as whole seconds in 1..%d", ENV_SOCK_TIMEOUT, s, BOOTSTRAP_SOCK_TIMEOUT_MAX);
+		return NRT_INVALID;
+	}
+	sock_timeout = (int)v;
+	nccom_info(NRTABI_MSG_NCCOM_SOCK_TIMEOUT, sock_timeout);
+	return NRT_SUCCESS;
+}
+
+/* CCOM_SOCKET_IFNAME's list: comma-separated prefixes, '^' excludes, '=' exact. */
+static bool if_match(const char *list, const char *name)
+{
+	bool exclude = false, exact = false;
+	if (*list == '^') {
+		exclude = true;
+		list++;
+	}
+	if (*list == '=') {
+		exact = true;
+		list++;
+	}
+	bool hit = false;
+	const char *p = list;
+	while (*p && !hit) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n > 0)
+			hit = exact ? (strlen(name) == n && strncmp(name, p, n) == 0) : strncmp(name, p, n) == 0;
+		p = e ? e + 1 : p + n;
+	}
+	return hit != exclude;
+}
+
+static bool usable(const struct ifaddrs *ifa, int family)
+{
+	if (ifa->ifa_addr == NULL || !(ifa->ifa_flags & IFF_UP))
+		return false;
+	int f = ifa->ifa_addr->sa_family;
+	if (f != AF_INET && f != AF_INET6)
+		return false;
+	if (family != AF_UNSPEC && f != family)
+		return false;
+	if (f == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&((const struct sockaddr_in6 *)(const void *)ifa->ifa_addr)->sin6_addr))
+		return false; /* a link-local address needs a scope the peers cannot know */
+	return true;
+}
+
+static bool on_subnet(const struct ifaddrs *ifa, const nccom_addr *root)
+{
+	if (ifa->ifa_netmask == NULL || ifa->ifa_addr->sa_family != root->sa.sa_family)
+		return false;
+	const unsigned char *a, *m, *r;
+	size_t n;
+	if (root->sa.sa_family == AF_INET) {
+		a = (const unsigned char *)&((const struct sockaddr_in *)(const void *)ifa->ifa_addr)->sin_addr;
+		m = (const unsigned char *)&((const struct sockaddr_in *)(const void *)ifa->ifa_netmask)->sin_addr;
+		r = (const unsigned char *)&root->sin.sin_addr;
+		n = 4;
+	} else {
+		a = (const unsigned char *)&((const struct sockaddr_in6 *)(const void *)ifa->ifa_addr)->sin6_addr;
+		m = (const unsigned char *)&((const struct sockaddr_in6 *)(const void *)ifa->ifa_netmask)->sin6_addr;
+		r = (const unsigned char *)&root->sin6.sin6_addr;
+		n = 16;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((a[i] & m[i]) != (r[i] & m[i]))
+			return false;
+	return true;
+}
+
+/* The first usable address whose interface list matches, IPv4 before IPv6. */
+static const struct ifaddrs *pick(const struct ifaddrs *all, const char *list, int family)
+{
+	const int fams[2] = {AF_INET, AF_INET6};
+	for (int k = 0; k < 2; k++)
+		for (const struct ifaddrs *i = all; i; i = i->ifa_next)
+			if (usable(i, family) && i->ifa_addr->sa_family == fams[k] && if_match(list, i->ifa_name))
+				return i;
+	return NULL;
+}
+
+NRT_STATUS nccom_net_init(const nccom_addr *root)
+{
+	if (pthread_mutex_lock(&net_mu) != 0)
+		return NRT_FAILURE;
+	NRT_STATUS rc = NRT_SUCCESS;
+	struct ifaddrs *all = NULL;
+	if (net_ready)
+		goto out;
+	if ((rc = read_timeout()) != NRT_SUCCESS || (rc = read_framing()) != NRT_SUCCESS)
+		goto out;
+	const char *ifname = getenv(ENV_SOCKET_IFNAME), *fam = getenv(ENV_SOCKET_FAMILY);
+	int family = AF_UNSPEC;
+	if (fam != NULL && *fam) {
+		nccom_info(NRTABI_MSG_NCCOM_FAMILY_FROM_ENV, fam);
+		if (strcmp(fam, "AF_INET") == 0)
+			family = AF_INET;
+		else if (strcmp(fam, "AF_INET6") == 0)
+			family = AF_INET6;
+		else {
+			nccom_warn("%s=\"%s\": use AF_INET or AF_INET6", ENV_SOCKET_FAMILY, fam);
+			rc = NRT_INVALID;
+			goto out;
+		}
+	}
+	if (getifaddrs(&all) != 0) {
+		nccom_warn("getifaddrs: %s", strerror(errno));
+		rc = NRT_FAILURE;
+		goto out;
+	}
+	const struct ifaddrs *hit = NULL;
+	if (ifname != NULL && *ifname) {
+		nccom_info(NRTABI_MSG_NCCOM_IFNAME_FROM_ENV, ifname);
+		hit = pick(all, ifname, family);
+	} else {
+		if (root != NULL && (root->sa.sa_family == AF_INET || root->sa.sa_family == AF_INET6))
+			for (const struct ifaddrs *i = all; i && !hit; i = i->ifa_next)
+				if (usable(i, family) && on_subnet(i, root))
+					hit = i;
+		if (!hit)
+			hit = pick(all, "^docker,lo", family);
+		if (!hit)
+			hit = pick(all, "docker", family);
+		if (!hit)
+			hit = pick(all, "lo", family);
+	}
+	if (!hit) {
+		nccom_warn(NRTABI_MSG_NCCOM_NO_INTERFACE);
+		rc = NRT_FAILURE;
+		goto out;
+	}
+	memset(&if_addr, 0, sizeof if_addr);
+	memcpy(&if_addr, hit->ifa_addr, hit->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	if_addr.sin.sin_port = 0;
+	snprintf(if_name, sizeof if_name, "%s", hit->ifa_name);
+	char text[INET6_ADDRSTRLEN] = "?", using[120];
+	const void *host = if_addr.sa.sa_family == AF_INET6 ? (const void *)&if_addr.sin6.sin6_addr : (const void *)&if_addr.sin.sin_addr;
+	if (inet_ntop(if_addr.sa.sa_family, host, text, sizeof text) == NULL)
+		strcpy(text, "?");
+	snprintf(using, sizeof using, " %s:%s<0>", if_name, text);
+	nccom_info(NRTABI_MSG_NCCOM_BOOTSTRAP_USING, using);
+	net_ready = true;
+out:
+	if (all != NULL)
+		freeifaddrs(all);
+	if (pthread_mutex_unlock(&net_mu) != 0)
+		return NRT_FAILURE;
+	return rc;
+}
+
+void nccom_close(int *fd)
+{
+	if (*fd >= 0) {
+		if (close(*fd) != 0 && errno != EINTR)
+			nccom_warn("close(%d): %s", *fd, strerror(errno));
+		*fd = -1;
+	}
+}
+
+NRT_STATUS nccom_listen(nccom_addr *addr, int *fd)
+{
+	*fd = socket(addr->sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*fd < 0) {
+		nccom_warn("Net : Socket creation failed : %s", strerror(errno));
+		return NRT_FAILURE;
+	}
+	/* Reuse only for a port forced from the environment (upstream). */
+	if (addr->sin.sin_port != 0) {
+		int one = 1;
+		if (setsockopt(*fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0)
+			nccom_warn("setsockopt(SO_REUSEADDR): %s", strerror(errno));
+	}
+	char text[80];
+	nccom_format_addr(addr, text, sizeof text);
+	if (bind(*fd, &addr->sa, nccom_addr_len(addr)) != 0) {
+		nccom_warn("bootstrap cannot listen on %s: %s", text, strerror(errno));
+		nccom_close(fd);
+		return NRT_FAILURE;
+	}
+	socklen_t len = sizeof *addr;
+	if (getsockname(*fd, &addr->sa, &len) != 0 || listen(*fd, BOOTSTRAP_LISTEN_BACKLOG) != 0) {
+		nccom_warn("bootstrap listen on %s: %s", text, strerror(errno));
+		nccom_close(fd);
+		return NRT_FAILURE;
+	}
+	return NRT_SUCCESS;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait for events on fd for at most ms; 1 ready, 0 timed out, -1 error. */
+static int wait_fd(int fd, short events, int64_t ms)
+{
+	struct pollfd p = {.fd = fd, .events = events};
+	for (;;) {
+		int rc = poll(&p, 1, ms < 0 ? -1 : (int)ms);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		return rc;
+	}
+}
+
+NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd)
+{
+	char text[80];
+	nccom_format_addr(addr, text, sizeof text);
+	if (addr->sa.sa_family != AF_INET && addr->sa.sa_family != AF_INET6) {
+		nccom_warn("Error : connecting to address with family %d is neither AF_INET(%d) nor AF_INET6(%d)", addr->sa.sa_family, AF_INET, AF_INET6);
+		return NRT_INVALID;
+	}
+	int64_t deadline = now_ms() + (int64_t)sock_timeout * 1000;
+	for (int attempt = 1;; attempt++) {
+		*fd = socket(addr->sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (*fd < 0) {
+			nccom_warn("Net : Socket creation failed : %s", strerror(errno));
+			return NRT_FAILURE;
+		}
+		int one = 1;
+		if (setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0)
+			nccom_warn("setsockopt(TCP_NODELAY): %s", strerror(errno));
+		int err = 0;
+		if (connect(*fd, &addr->sa, nccom_addr_len(addr)) != 0) {
+			err = errno;
+			if (err == EINPROGRESS) {
+				int w = wait_fd(*fd, POLLOUT, deadline - now_ms());
+				socklen_t len = sizeof err;
+				if (w <= 0)
+					err = w == 0 ? ETIMEDOUT : errno;
+				else if (getsockopt(*fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+					err = errno;
+			}
+		}
+		if (err == 0)
+			return NRT_SUCCESS; /* non-blocking: every operation polls first */
+		nccom_close(fd);
+		if (err == ECONNREFUSED && now_ms() + 1 < deadline) {
+			if (attempt % 1000 == 0)
+				nccom_info("Call to connect returned %s, retrying", strerror(err));
+			struct timespec ms = {0, 1000000};
+			nanosleep(&ms, NULL);
+			continue;
+		}
+		nccom_warn(NRTABI_MSG_NCCOM_CONNECT_FAILED, text, err == ETIMEDOUT ? "Connection timed out (NEURON_CCOM_SOCK_TIMEOUT)" : strerror(err));
+		return NRT_TIMEOUT;
+	}
+}
+
+NRT_STATUS nccom_accept(int listen_fd, int *fd, const char *what)
+{
+	int w = wait_fd(listen_fd, POLLIN, sock_timeout < 0 ? -1 : (int64_t)sock_timeout * 1000);
+	if (w == 0) {
+		nccom_warn(NRTABI_MSG_NCCOM_SOCKET_TIMEOUT, "accepting", what, sock_timeout);
+		return NRT_TIMEOUT;
+	}
+	if (w < 0) {
+		nccom_warn("accepting %s: %s", what, strerror(errno));
+		return NRT_FAILURE;
+	}
+	*fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (*fd < 0) {
+		nccom_warn("accepting %s: %s", what, strerror(errno));
+		return NRT_FAILURE;
+	}
+	return NRT_SUCCESS;
+}
+
+/* Move exactly n bytes within the timeout per step of progress. */
+NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *peer)
+{
+	char *p = buf;
+	while (n > 0) {
+		int w = wait_fd(fd, send_dir ? POLLOUT : POLLIN, (int64_t)sock_timeout * 1000);
+		if (w == 0) {
+			nccom_warn(NRTABI_MSG_NCCOM_SOCKET_TIMEOUT, send_dir ? "sending to" : "receiving from", peer, sock_timeout);
+			return NRT_TIMEOUT;
+		}
+		if (w < 0) {
+			nccom_warn("poll on %s: %s", peer, strerror(errno));
+			return NRT_FAILURE;
+		}
+		ssize_t k = send_dir ? send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(fd, p, n, MSG_DONTWAIT);
+		if (k == 0 && !send_dir) {
+			nccom_warn("%s (%s)", NRTABI_MSG_NCCOM_CONNECTION_CLOSED, peer);
+			return NRT_FAILURE;
+		}
+		if (k < 0) {
+			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+				continue;
+			if (send_dir)
+				nccom_warn("Call to send to %s failed : %s", peer, strerror(errno));
+			else
+				nccom_warn("Call to recv from %s failed : %s", peer, strerror(errno));
+			return NRT_FAILURE;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS nccom_send_frame(int fd, const void *data, int size, const char *peer)
+{
+	struct bootstrap_frame_size h = {.size = size};
+	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, true, peer);
+	if (rc == NRT_SUCCESS && size > 0)
+		rc = nccom_xfer(fd, (void *)(uintptr_t)data, (size_t)size, true, peer);
+	return rc;
+}
+
+NRT_STATUS nccom_recv_frame(int fd, void *data, int size, int *got, const char *peer)
+{
+	struct bootstrap_frame_size h;
+	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, false, peer);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	if (h.size < 0 || h.size > size) {
+		nccom_warn(NRTABI_MSG_NCCOM_MSG_TRUNCATED " (from %s)", h.size, size, peer);
+		return NRT_FAILURE;
+	}
+	if (got != NULL)
+		*got = h.size;
+	return h.size > 0 ? nccom_xfer(fd, data, (size_t)h.size, false, peer) : NRT_SUCCESS;
+}

@@ -1,0 +1,121 @@
+package main
+
+/*
+#include <stddef.h>
+#include <stdint.h>
+typedef const char nrtabi_cchar;
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+	"unsafe"
+
+	"github.com/nrtabi/nrtabi/runtime/collectives"
+	"github.com/nrtabi/nrtabi/runtime/device"
+	"github.com/nrtabi/nrtabi/runtime/nrt"
+	"github.com/nrtabi/nrtabi/runtime/transport/nccl"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
+)
+
+// nrtabi_bootstrap_world runs one rank of a world through the boundary, as
+// libnrt drives libnccom: neuronInitGlobalComm over TCP (root_id names the
+// root; rank 0 serves it), then the per-NC bootstrap of one replica group
+// spanning the world (runtime/collectives: signature AND up a binary tree,
+// unique id down a hypercube) over the ncclBootstrapSend/Recv trampolines,
+// and neuronInitComm of the agreed id. reordered posts the reordered program.
+// The report line (worldprog.Report) goes to line; the status is the call's.
+//
+//export nrtabi_bootstrap_world
+func nrtabi_bootstrap_world(rank, nranks C.int, rootID *C.nrtabi_cchar, reordered C.int, line *C.char, n C.size_t) C.uint32_t {
+	res := worldprog.NewReport(int(rank), int(nranks))
+	res.TStart = time.Now()
+	err := bootstrapWorld(res, goString(rootID), reordered != 0)
+	res.Err = err
+	res.TDone = time.Now()
+	putString(line, n, res.Line(true))
+	if err != nil {
+		slog.Error("bootstrap world failed", "rank", int(rank), "err", err)
+	}
+	return C.uint32_t(nrt.StatusOf(err))
+}
+
+// recordingComms notes the unique id the replica group's comm was built
+// from, and when that began (the moment the group agreed).
+type recordingComms struct {
+	*nrt.Comms
+	id       collectives.UniqueID
+	lastInit time.Time
+}
+
+func (c *recordingComms) InitComm(rankN int, id *collectives.UniqueID, rank int, bypassGraph bool) (uintptr, error) {
+	c.lastInit = time.Now()
+	c.id = *id
+	return c.Comms.InitComm(rankN, id, rank, bypassGraph)
+}
+
+func bootstrapWorld(res *worldprog.Report, rootID string, reordered bool) error {
+	if !nrt.CurrentState().Initialised {
+		return errors.New("nrtabi_bootstrap_world: call nrtabi_init first")
+	}
+	if res.NRanks < 1 || res.Rank < 0 || res.Rank >= res.NRanks {
+		return fmt.Errorf("nrtabi_bootstrap_world: rank %d is not a rank of a world of %d", res.Rank, res.NRanks)
+	}
+	ids, ok := nrt.Device().(device.IdentitySource)
+	if !ok {
+		return errors.New("nrtabi_bootstrap_world: the device layer describes no cores")
+	}
+	core, err := ids.CoreIdentity(0)
+	if err != nil {
+		return err
+	}
+	dev := nrt.DeviceInfo{NECDevID: int32(core.NecDev), MLAIdx: int32(core.MLAIdx), HostDeviceID: int32(core.HostDeviceID)}
+	state, err := nrt.InitGlobalComm(res.Rank, res.NRanks, &dev, rootID, "nrtabi_bootstrap_world")
+	if err != nil {
+		return err
+	}
+	defer nrt.FreeComm(state)
+	info, err := nrt.GetCommInfo(state)
+	if err != nil {
+		return err
+	}
+	res.TBoot = time.Now()
+	res.Prev, res.Next = (res.Rank-1+res.NRanks)%res.NRanks, (res.Rank+1)%res.NRanks
+	res.Cluster = info.ClusterID
+
+	comms := &recordingComms{Comms: &nrt.Comms{Device: &dev}}
+	rt, err := collectives.New(ids, comms, collectives.Options{})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	if err := rt.InitGlobalComm(0, uint32(res.Rank), uint32(res.NRanks), 0, rootID, true); err != nil {
+		return err
+	}
+	tr, err := nccl.New(nrt.Bootstrap{}, unsafe.Pointer(state), res.Rank, res.NRanks, "get_nccl_comm")
+	if err != nil {
+		return err
+	}
+	if err := rt.SetupGlobalComm(core.NecDev, 0, tr); err != nil {
+		return err
+	}
+	c := worldprog.Context(res.Rank, res.NRanks, reordered)
+	if err := rt.CalculateSignature(core.NecDev, 0, c); err != nil {
+		return err
+	}
+	_, err = rt.GetNcclComm(&c.ReplicaGroups[0], core.NecDev, 0, 1, false)
+	res.TAgree = comms.lastInit
+	if err != nil {
+		return err
+	}
+	ap, err := tcp.RootAddr(&comms.id)
+	if err != nil {
+		return err
+	}
+	res.UID = ap.String()
+	return nil
+}

@@ -1,0 +1,51 @@
+package tcp
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"net/netip"
+	"os"
+	"unsafe"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+)
+
+// InitComm is the bootstrap part of ncclCommInitRank for one rank (seed 001
+// §3 initTransportsRank): InitFlat, then "initTransportRank AllGather1" of
+// every rank's 112-byte ncclPeerInfo record round the ring. A C libnccom
+// runs the same all-gather after its flat bootstrap, so a world mixing both
+// stays in step. A nil Endpoint is the single-vNC gate, as for InitFlat.
+func (n *Net) InitComm(root netip.AddrPort, rank, nranks int, global bool) (*Endpoint, error) {
+	e, err := n.InitFlat(root, rank, nranks, global)
+	if err != nil || e == nil {
+		return e, err
+	}
+	size := abi.SizeofNcclPeerInfo
+	all := make([]byte, size*nranks)
+	// The record's layout is the spec's ncclPeerInfo (not a wire struct of
+	// its own: libnccom all-gathers the C struct's bytes).
+	var p abi.NcclPeerInfo
+	mine := all[rank*size:]
+	binary.LittleEndian.PutUint32(mine[unsafe.Offsetof(p.Rank):], uint32(int32(rank)))
+	binary.LittleEndian.PutUint64(mine[unsafe.Offsetof(p.HostHash):], hostHash())
+	binary.LittleEndian.PutUint64(mine[unsafe.Offsetof(p.PidHash):], uint64(os.Getpid()))
+	if err := e.AllGather(all); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("initTransportRank AllGather1: %w", err)
+	}
+	for r := range nranks {
+		if got := int(int32(binary.LittleEndian.Uint32(all[r*size+int(unsafe.Offsetof(p.Rank)):]))); got != r {
+			e.Close()
+			return nil, fmt.Errorf("initTransportRank AllGather1: rank %d's peer record says rank %d", r, got)
+		}
+	}
+	return e, nil
+}
+
+func hostHash() uint64 {
+	h := fnv.New64a()
+	name, _ := os.Hostname()
+	h.Write([]byte(name))
+	return h.Sum64()
+}

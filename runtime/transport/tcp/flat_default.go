@@ -1,0 +1,140 @@
+package tcp
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+)
+
+// handshakeDefault is bootstrapInitFlat in the default framing (seed 001 §3,
+// upstream NCCL 2.9 where the seed is silent): INFO_TO_ROOT and
+// INFO_FROM_ROOT on one connection, closed at once; connect to the ring
+// successor and accept the predecessor with nothing said on either; then
+// the ring all-gather of the listen addresses.
+func (e *Endpoint) handshakeDefault(global bool) error {
+	t := e.n.cfg.Timeout
+	if e.size > int(abi.BootstrapDelayConnectRanks) {
+		// Upstream spreads the connects of a large world over rank ms.
+		time.Sleep(time.Duration(e.rank) * time.Millisecond)
+	}
+	rl, err := dial(e.root.String(), "the root "+e.root.String(), t, e.st)
+	if err != nil {
+		return e.errf("%w", err)
+	}
+	defer rl.close()
+	e.st.add(rl.c)
+	rec, err := e.record(global)
+	if err != nil {
+		return e.errf("%w", err)
+	}
+	if w := e.n.cfg.Hooks.WriteRecord; w != nil {
+		frame := append(putInt(len(rec)), rec...)
+		err = w(rl.c, frame, frameSizeBytes)
+	} else {
+		err = rl.sendFrame(rec, "INFO_TO_ROOT")
+	}
+	if err != nil {
+		return e.errf("%w", err)
+	}
+	var buf [abi.SizeofBootstrapRootReply]byte
+	if err := rl.recvExact(buf[:], "INFO_FROM_ROOT"); err != nil {
+		return e.errf("%w", err)
+	}
+	rl.close()
+	if h := e.n.cfg.Hooks.AfterReply; h != nil {
+		h()
+	}
+	var reply abi.BootstrapRootReply
+	reply.UnmarshalFrom(buf[:])
+	e.cluster, e.epoch = reply.ClusterID, reply.Epoch
+	next, err := DecodeAddr(reply.Neighbour)
+	if err != nil {
+		return e.errf("the root's INFO_FROM_ROOT names no usable successor: %v", err)
+	}
+	if err := e.wireRingDefault(next); err != nil {
+		return e.errf("%w", err)
+	}
+	e.peers[e.rank] = e.me
+	buf2 := make([]byte, int(abi.NcclSocketAddressSize)*e.size)
+	sa := EncodeAddr(e.me)
+	sa.MarshalTo(buf2[e.rank*int(abi.NcclSocketAddressSize):])
+	if err := e.ringAllGather(buf2); err != nil {
+		return e.errf("%w", err)
+	}
+	for r := range e.peers {
+		sa.UnmarshalFrom(buf2[r*int(abi.NcclSocketAddressSize):])
+		ap, err := DecodeAddr(sa)
+		if err != nil {
+			return e.errf("rank %d's listen address from the ring all-gather: %v", r, err)
+		}
+		e.peers[r] = ap
+	}
+	e.ringSend.peer = e.peerName(e.Next())
+	e.ringRecv.peer = e.peerName(e.Prev())
+	return nil
+}
+
+// wireRingDefault connects to the successor and accepts the predecessor:
+// a world of one connects to itself, as upstream does.
+func (e *Endpoint) wireRingDefault(next netip.AddrPort) error {
+	t := e.n.cfg.Timeout
+	succ, pred := e.Next(), e.Prev()
+	l, err := dial(next.String(), fmt.Sprintf("ring successor rank %d (%s)", succ, next), t, e.st)
+	if err != nil {
+		return err
+	}
+	e.ringSend = l
+	e.st.add(l.c)
+	_ = e.ln.SetDeadline(time.Now().Add(t))
+	c, err := e.ln.Accept()
+	if err != nil {
+		if cause := e.st.cause(); cause != nil {
+			return cause
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return fmt.Errorf("ring predecessor rank %d did not connect within %s (%s)", pred, t, abi.EnvSockTimeout)
+		}
+		return fmt.Errorf("accepting ring predecessor rank %d: %w", pred, err)
+	}
+	_ = e.ln.SetDeadline(time.Time{})
+	e.st.add(c)
+	e.ringRecv = &link{c: c, peer: fmt.Sprintf("ring predecessor rank %d (%s)", pred, c.RemoteAddr()), timeout: t, st: e.st}
+	return nil
+}
+
+// greetDefault reads the {rank}{tag} a point-to-point connection opens with
+// (upstream bootstrapSend) and files it under the rank: the queue of
+// connections upstream's bootstrapRecv keeps for (peer, tag)s it is not
+// waiting for yet.
+func (e *Endpoint) greetDefault(c net.Conn) {
+	l := &link{c: c, peer: "peer " + c.RemoteAddr().String(), timeout: e.n.cfg.Timeout, st: e.st}
+	var rb, tb [4]byte
+	err := l.recvExact(rb[:], "its rank")
+	if err == nil {
+		err = l.recvExact(tb[:], "its tag")
+	}
+	rank := int(int32(leUint32(rb[:])))
+	tag := int(int32(leUint32(tb[:])))
+	if err == nil && (rank < 0 || rank >= e.size || rank == e.rank || tag != int(abi.BootstrapP2PTag)) {
+		err = fmt.Errorf("%s names rank %d tag %d: not another rank of this world of %d", l.peer, rank, tag, e.size)
+	}
+	if err != nil {
+		if e.st.cause() == nil {
+			e.n.log.Warn("bootstrap: refused a connection", "rank", e.rank, "err", err)
+		}
+		l.close()
+		return
+	}
+	l.peer = e.peerName(rank)
+	select {
+	case e.inbox[rank] <- l:
+	default:
+		e.n.log.Warn("bootstrap: a second connection from one peer", "rank", e.rank, "peer", l.peer)
+		l.close()
+	}
+}

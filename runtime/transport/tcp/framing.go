@@ -1,0 +1,113 @@
+package tcp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
+)
+
+// The default framing is upstream NCCL 2.9's bootstrapNetSend /
+// bootstrapNetRecv (spec bootstrap_wire.toml, bootstrap_frame_size): a
+// 4-byte host-order int size, then exactly size bytes, nothing else. It is
+// what the reference libnccom speaks. The {u32 type, u32 length} frames with
+// HELLO / ROOT_WAIT / RING_DONE / COMPLETE / ABORT are nrtabi's EXTENDED
+// mode (Config.Extended), which names a failed peer to every rank.
+
+// frameSizeBytes is the size prefix of a default frame.
+const frameSizeBytes = abi.SizeofBootstrapFrameSize
+
+// sendFrame writes one default frame within the timeout, prefix and data
+// in one gathered write.
+func (l *link) sendFrame(data []byte, what string) error {
+	var hdr [frameSizeBytes]byte
+	fs := abi.BootstrapFrameSize{Size: int32(len(data))}
+	fs.MarshalTo(hdr[:])
+	if err := l.c.SetWriteDeadline(time.Now().Add(l.timeout)); err != nil {
+		return l.ioErr("sending "+what+" to", err)
+	}
+	if err := l.cause(); err != nil {
+		return err
+	}
+	bufs := net.Buffers{hdr[:], data}
+	if _, err := bufs.WriteTo(l.c); err != nil {
+		return l.ioErr("sending "+what+" to", err)
+	}
+	return nil
+}
+
+// DecodeFrameSize reads a default frame's size prefix and checks it against
+// the receiver's buffer of max bytes: a larger frame is upstream's "Message
+// truncated" (the receiver's error, which names nothing else).
+func DecodeFrameSize(b []byte, max int) (int, error) {
+	if len(b) < frameSizeBytes {
+		return 0, fmt.Errorf("a frame size needs %d bytes, got %d", frameSizeBytes, len(b))
+	}
+	var h abi.BootstrapFrameSize
+	h.UnmarshalFrom(b)
+	if h.Size < 0 || int(h.Size) > max {
+		return int(h.Size), fmt.Errorf("%s", cfmt.Sprintf(abi.MsgNccomMsgTruncated, h.Size, max))
+	}
+	return int(h.Size), nil
+}
+
+// recvFrame reads one default frame of at most len(into) bytes within the
+// timeout (restarted on progress, so a peer that stalls mid-frame is named
+// once the timeout passes) and returns how many it carried.
+func (l *link) recvFrame(into []byte, what string) (int, error) {
+	var hdr [frameSizeBytes]byte
+	if err := l.c.SetReadDeadline(time.Now().Add(l.timeout)); err != nil {
+		return 0, l.ioErr("waiting for "+what+" from", err)
+	}
+	if err := l.cause(); err != nil {
+		return 0, err
+	}
+	if n, err := io.ReadFull(l.in(), hdr[:]); err != nil {
+		return 0, upstreamText(l.readErr("waiting for "+what, err, n, len(hdr), what+"'s size"))
+	}
+	size, err := DecodeFrameSize(hdr[:], len(into))
+	if err != nil {
+		return 0, fmt.Errorf("%v (%s from %s)", err, what, l.peer)
+	}
+	if err := l.c.SetReadDeadline(time.Now().Add(l.timeout)); err != nil {
+		return 0, l.ioErr("reading "+what+" from", err)
+	}
+	if n, err := io.ReadFull(l.in(), into[:size]); err != nil {
+		return 0, upstreamText(l.readErr("reading "+what, err, n, size, what))
+	}
+	return size, nil
+}
+
+// recvExact is recvFrame of exactly len(into) bytes.
+func (l *link) recvExact(into []byte, what string) error {
+	n, err := l.recvFrame(into, what)
+	if err != nil {
+		return err
+	}
+	if n != len(into) {
+		return fmt.Errorf("%s sent a %d-byte %s where %d bytes were due: the peers disagree on the message size", l.peer, n, what, len(into))
+	}
+	return nil
+}
+
+func putInt(v int) []byte {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(int32(v)))
+	return b[:]
+}
+
+func leUint32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+
+// upstreamText leads a hang-up with upstream's words for it.
+func upstreamText(err error) error {
+	var hu *hangUp
+	if errors.As(err, &hu) {
+		return &hangUp{abi.MsgNccomConnectionClosed + ": " + hu.msg}
+	}
+	return err
+}

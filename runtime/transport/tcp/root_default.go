@@ -1,0 +1,129 @@
+package tcp
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
+)
+
+// serveDefault is the root in the default framing, as the reference
+// libnccom's root thread runs it (seed 001 §3 with upstream NCCL 2.9's
+// framing): one framed record per connection, every check upstream or the
+// seed names, then INFO_FROM_ROOT on each rank's own fd and close. A bad
+// world closes every connection, so the ranks waiting fail at once with the
+// upstream "Connection closed by remote peer"; the reason is the root's log.
+func (r *Root) serveDefault() error {
+	size := abi.SizeofExtInfo
+	if r.global {
+		size = abi.SizeofExtInfoGlobal
+	}
+	byRank := make([]*rankConn, r.nranks)
+	defer func() {
+		r.ln.Close()
+		for _, rc := range byRank {
+			if rc != nil {
+				rc.l.close()
+			}
+		}
+	}()
+	fail := func(err error) error {
+		r.n.log.Error(err.Error())
+		return err
+	}
+	for have := 0; have < r.nranks; {
+		_ = r.ln.SetDeadline(time.Now().Add(r.n.cfg.Timeout))
+		c, err := r.ln.Accept()
+		if err != nil {
+			if cause := r.st.cause(); cause != nil {
+				if errors.Is(cause, errClosed) {
+					return r.errf("closed before the world was complete")
+				}
+				return cause
+			}
+			return fail(r.errf("no INFO_TO_ROOT from %s within %s (%s): %d of %d ranks arrived",
+				rankList(missing(byRank, nil)), r.n.cfg.Timeout, abi.EnvSockTimeout, have, r.nranks))
+		}
+		r.st.add(c)
+		remote := c.RemoteAddr().String()
+		rc := &rankConn{l: &link{c: c, peer: "peer " + remote, timeout: r.n.cfg.Timeout, st: r.st}, remote: remote, rank: -1}
+		buf := make([]byte, size)
+		n, err := rc.l.recvFrame(buf, "its INFO_TO_ROOT record")
+		if err != nil {
+			rc.l.close()
+			return fail(r.errf("%v", err))
+		}
+		if n != size {
+			rc.l.close()
+			return fail(r.errf("Bootstrap Root : peer %s sent a %d-byte extInfo, expected %d", remote, n, size))
+		}
+		if r.global {
+			rc.rec.UnmarshalFrom(buf)
+		} else {
+			rc.rec.Info.UnmarshalFrom(buf)
+		}
+		info := rc.rec.Info
+		switch {
+		case info.Sanity != abi.BootstrapSanity:
+			rc.l.close()
+			return fail(r.errf("%s", cfmt.Sprintf(abi.MsgNccomRootBadSanity, info.Sanity, remote, abi.BootstrapSanity)))
+		case int(info.Nranks) != r.nranks:
+			rc.l.close()
+			return fail(r.errf("%s", cfmt.Sprintf(abi.MsgNccomRootNranksMismatch, r.nranks, info.Nranks)))
+		case info.Rank < 0 || int(info.Rank) >= r.nranks || byRank[info.Rank] != nil:
+			rc.l.close()
+			return fail(r.errf("%s", cfmt.Sprintf(abi.MsgNccomRootAlreadyCheckedIn, info.Rank, r.nranks)))
+		}
+		if _, err := DecodeAddr(info.ExtAddressListen); err != nil {
+			rc.l.close()
+			return fail(r.errf("peer %s rank %d: its listen address: %v", remote, info.Rank, err))
+		}
+		rc.rank = int(info.Rank)
+		rc.l.peer = fmt.Sprintf("rank %d (peer %s)", rc.rank, remote)
+		byRank[info.Rank] = rc
+		have++
+	}
+	r.ln.Close()
+	if r.global {
+		if odd, ref := oddTag(byRank); odd >= 0 {
+			return fail(r.errf("%s", cfmt.Sprintf(abi.MsgNccomRootGitHashMismatch, odd, formatGitHash(byRank[odd].rec.NcclNRTGitHash),
+				ref, formatGitHash(byRank[ref].rec.NcclNRTGitHash))))
+		}
+	}
+	r.mu.Lock()
+	r.completing = true
+	r.mu.Unlock()
+	var buf [abi.SizeofBootstrapRootReply]byte
+	for rank, rc := range byRank {
+		reply := abi.BootstrapRootReply{ClusterID: r.cluster, Epoch: r.epoch, Neighbour: byRank[(rank+1)%r.nranks].rec.Info.ExtAddressListen}
+		reply.MarshalTo(buf[:])
+		if err := rc.l.sendFrame(buf[:], "INFO_FROM_ROOT"); err != nil {
+			return fail(r.errf("%v", err))
+		}
+		rc.l.close()
+	}
+	r.n.log.Info("bootstrap root: every rank answered", "addr", r.addr.String(), "nranks", r.nranks)
+	return nil
+}
+
+// oddTag is the lowest rank whose git-hash tag differs from the most common
+// one (ties: the lowest rank's), and that reference rank; -1 when all agree.
+func oddTag(byRank []*rankConn) (odd, ref int) {
+	count := map[abi.NcclNRTGitHash]int{}
+	for _, rc := range byRank {
+		count[rc.rec.NcclNRTGitHash]++
+	}
+	for i, rc := range byRank {
+		if count[rc.rec.NcclNRTGitHash] > count[byRank[ref].rec.NcclNRTGitHash] {
+			ref = i
+		}
+	}
+	for i, rc := range byRank {
+		if rc.rec.NcclNRTGitHash != byRank[ref].rec.NcclNRTGitHash {
+			return i, ref
+		}
+	}
+	return -1, ref
+}

@@ -1,0 +1,118 @@
+package worldprog
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Member is one rank process of a world: Cmd is its program and arguments
+// before the rank's own ("worldhost" or "nrtabi bootstrap"); Args builds
+// the rest from rank, world size and root id.
+type Member struct {
+	Cmd  []string
+	Args func(rank, nranks int, root string) []string
+	// NRanks, when non-zero, is the world size this member claims (a fault).
+	NRanks int
+	Env    []string
+}
+
+// WorldHost is a member running the C world host (runtime/e2e's
+// worldhost.c: RANK NRANKS ROOT [reordered]).
+func WorldHost(path string, reordered bool, env ...string) Member {
+	return Member{Cmd: []string{path}, Env: env, Args: func(rank, nranks int, root string) []string {
+		a := []string{strconv.Itoa(rank), strconv.Itoa(nranks), root}
+		if reordered {
+			a = append(a, "reordered")
+		}
+		return a
+	}}
+}
+
+// GoRank is a member running `nrtabi bootstrap` of the nrtabi binary at path.
+func GoRank(path string, reordered bool, env ...string) Member {
+	return Member{Cmd: []string{path, "bootstrap"}, Env: env, Args: func(rank, nranks int, root string) []string {
+		a := []string{"--rank", strconv.Itoa(rank), "--nranks", strconv.Itoa(nranks), "--root", root}
+		if reordered {
+			a = append(a, "--program", "reordered")
+		}
+		return a
+	}}
+}
+
+// Run is what one member did.
+type Run struct {
+	Exit   int               // -1: it did not exit normally
+	Fields map[string]string // its report line (ParseLine)
+	Stderr string
+}
+
+// FreeLoopbackRoot is a root id on a loopback port free right now.
+func FreeLoopbackRoot() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// Launch starts every member at once as rank i of one world through root
+// (rank 0 serves it), each with env plus its own, and waits for all.
+func Launch(ms []Member, root string, env []string) ([]Run, time.Duration, error) {
+	n := len(ms)
+	runs := make([]Run, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for r, m := range ms {
+		size := n
+		if m.NRanks != 0 {
+			size = m.NRanks
+		}
+		args := append(append([]string(nil), m.Cmd[1:]...), m.Args(r, size, root)...)
+		cmd := exec.Command(m.Cmd[0], args...)
+		cmd.Env = append(append(os.Environ(), env...), m.Env...)
+		var out, errw bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errw
+		if err := cmd.Start(); err != nil {
+			wg.Wait()
+			return nil, 0, err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			switch {
+			case errors.As(err, &ee):
+				runs[r].Exit = ee.ExitCode()
+			case err != nil:
+				runs[r].Exit = -1
+			}
+			runs[r].Fields = ParseLine(out.String())
+			runs[r].Stderr = errw.String()
+		}()
+	}
+	wg.Wait()
+	return runs, time.Since(start), nil
+}
+
+// Agreed reports whether every run succeeded and agrees with rank 0 on the
+// world (cluster id, unique id, ring neighbours, size); the first rank
+// that does not is returned otherwise.
+func Agreed(runs []Run) (bool, int) {
+	n := len(runs)
+	for r, run := range runs {
+		f := run.Fields
+		if run.Exit != 0 || f["verdict"] != "ok" || f["cluster_id"] != runs[0].Fields["cluster_id"] || f["unique_id"] != runs[0].Fields["unique_id"] ||
+			f["prev"] != strconv.Itoa((r+n-1)%n) || f["next"] != strconv.Itoa((r+1)%n) || f["nranks"] != strconv.Itoa(n) {
+			return false, r
+		}
+	}
+	return true, -1
+}

@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"debug/elf"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -47,7 +48,9 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 			}
 		}
 	}
-	if obj.DebugLink != "" {
+	if obj.DebugLink != "" && !debugLinkName(obj.DebugLink) {
+		tried = append(tried, fmt.Sprintf(".gnu_debuglink %q is not a plain file name, so not followed", obj.DebugLink))
+	} else if obj.DebugLink != "" {
 		dir := filepath.Dir(obj.Path)
 		abs, _ := filepath.Abs(dir)
 		cands := []string{filepath.Join(dir, obj.DebugLink), filepath.Join(dir, ".debug", obj.DebugLink)}
@@ -73,6 +76,13 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 		why += "; no matching separate debug file at " + strings.Join(tried, ", ")
 	}
 	return nil, inputErr(obj.Path, "no DWARF anywhere (%s); rebuild with -g, install the debug package, or pass --debug-dir", why)
+}
+
+// debugLinkName reports whether a .gnu_debuglink value is a plain file
+// name: the link is resolved only inside the documented directories, so a
+// name with a separator (../../etc/x) is never followed.
+func debugLinkName(n string) bool {
+	return n != "." && n != ".." && !strings.ContainsAny(n, "/\\\x00")
 }
 
 func sameFile(a, b string) bool {

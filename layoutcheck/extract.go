@@ -116,7 +116,13 @@ type extractor struct {
 	enumOrder   []string
 	enumerators map[string]bool
 	opaques     map[string]bool
+	typeDepth   int // specType levels in progress
+	structDepth int // structAt levels in progress
 }
+
+// maxStructDepth bounds structs nested by value inside each other (real
+// ones nest a few levels).
+const maxStructDepth = 256
 
 var identOK = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -156,9 +162,26 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		return s, nil
 	}
 	s.done = true
+	if x.structDepth >= maxStructDepth {
+		return nil, fmt.Errorf("structs nest by value more than %d deep", maxStructDepth)
+	}
+	x.structDepth++
+	defer func() { x.structDepth-- }()
+	// A struct only enters the spec when the grammar can spell it.
+	saved := x.typeDepth
+	x.typeDepth = 0
+	defer func() { x.typeDepth = saved }()
 	l, err := x.rd.Layout(off)
 	if err != nil {
 		return nil, err
+	}
+	if l.Size > spec.MaxObjectSize || l.Size < 0 {
+		return nil, fmt.Errorf("%s %s is %d bytes; a spec struct has at most %d, so it cannot be extracted", l.Kind, l.Name, l.Size, spec.MaxObjectSize)
+	}
+	for _, m := range l.Members {
+		if !m.Virtual && (m.Offset < 0 || m.End() > spec.MaxObjectSize) {
+			return nil, fmt.Errorf("member %s at %d (%d bytes) lies beyond the %d bytes a spec struct can have, so it cannot be extracted", memberLabel(m), m.Offset, m.Size, spec.MaxObjectSize)
+		}
 	}
 	s.size = l.Size
 	if l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name {
@@ -262,6 +285,17 @@ var intNames = map[string]string{
 
 // specType spells a DWARF type in the spec grammar, or reports that it cannot.
 func (x *extractor) specType(t godwarf.Type, last bool) (string, string, bool) {
+	// Each pointer, array and vector level is one level of the spec's type
+	// grammar, which stops at spec.MaxTypeDepth; a chain of DWARF types
+	// that loops (a pointer to itself) ends there too.
+	if x.typeDepth >= spec.MaxTypeDepth {
+		return "", "", false
+	}
+	x.typeDepth++
+	defer func() { x.typeDepth-- }()
+	if TypeSize(t) > spec.MaxObjectSize {
+		return "", "", false // larger than the spec can spell: an opaque range
+	}
 	tds := typedefNames(t)
 	sd := Strip(t)
 	for _, n := range tds {

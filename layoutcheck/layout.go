@@ -31,12 +31,19 @@ type Member struct {
 	Artificial bool
 }
 
-// End is one past the member's last byte.
+// End is one past the member's last byte (saturating: offsets and sizes
+// come from the input).
 func (m *Member) End() int64 {
 	if m.BitSize > 0 {
-		return (m.BitOffset + m.BitSize + 7) / 8
+		return satAdd(m.BitOffset, m.BitSize+7) / 8
 	}
-	return m.Offset + m.Size
+	return satAdd(m.Offset, m.Size)
+}
+
+// satAdd adds two values read from DWARF, saturating at MaxTypeSize.
+func satAdd(a, b int64) int64 {
+	a, b = min(max(a, -MaxTypeSize), MaxTypeSize), min(max(b, -MaxTypeSize), MaxTypeSize)
+	return min(a+b, MaxTypeSize)
 }
 
 // Reader decodes struct layouts from one Debug. Offsets in its API are
@@ -105,11 +112,6 @@ func (r *Reader) GlobalOffset(t godwarf.Type) dwarf.Offset {
 
 // Type reads the type at off through godwarf.
 func (r *Reader) Type(off dwarf.Offset) (t godwarf.Type, err error) {
-	defer func() {
-		if rec := recover(); rec != nil {
-			t, err = nil, fmt.Errorf("corrupted type DIE at %#x (%v)", off, rec)
-		}
-	}()
 	v, err := r.viewFor(off)
 	if err != nil {
 		return nil, err
@@ -121,11 +123,6 @@ func (r *Reader) Type(off dwarf.Offset) (t godwarf.Type, err error) {
 // positions are read here because godwarf skips base classes and DWARF 4/5
 // DW_AT_data_bit_offset bitfields.
 func (r *Reader) Layout(off dwarf.Offset) (l *Layout, err error) {
-	defer func() {
-		if rec := recover(); rec != nil {
-			l, err = nil, fmt.Errorf("corrupted struct DIE at %#x (%v)", off, rec)
-		}
-	}()
 	v, err := r.viewFor(off)
 	if err != nil {
 		return nil, err
@@ -293,34 +290,71 @@ func Strip(t godwarf.Type) godwarf.Type {
 	return t
 }
 
+// maxTypeDepth bounds every walk down a chain of DWARF types (array of
+// array of ..., typedef of typedef of ...). Real chains are a few links;
+// corrupted DWARF can make a chain that loops (an array whose element is
+// itself), which the bound ends.
+const maxTypeDepth = 64
+
+// MaxTypeSize is where sizes computed from DWARF saturate, so that offset +
+// size sums never wrap (2^62 bytes; nothing real comes close).
+const MaxTypeSize = 1 << 62
+
 // TypeSize is the byte size of a DWARF type. godwarf leaves arrays (and
 // typedefs of arrays) without DW_AT_byte_size at -1; their size is computed
-// from the element here. A flexible array has size 0.
+// from the element here. A flexible array has size 0. Sizes saturate at
+// MaxTypeSize; a chain of types that loops has size 0.
 func TypeSize(t godwarf.Type) int64 {
-	switch x := Strip(t).(type) {
-	case nil:
-		return 0
-	case *godwarf.ArrayType:
-		if x.Count <= 0 {
+	mult := int64(1)
+	for range maxTypeDepth {
+		switch x := Strip(t).(type) {
+		case nil:
 			return 0
+		case *godwarf.ArrayType:
+			if x.Count <= 0 {
+				return 0
+			}
+			if x.Count > MaxTypeSize/mult {
+				return MaxTypeSize
+			}
+			mult *= x.Count
+			t = x.Type
+			continue
+		case *godwarf.VoidType:
+			return 0
+		default:
+			s := max(x.Size(), 0)
+			if s > 0 && mult > MaxTypeSize/s {
+				return MaxTypeSize
+			}
+			return s * mult
 		}
-		return x.Count * TypeSize(x.Type)
-	case *godwarf.VoidType:
-		return 0
-	default:
-		return max(x.Size(), 0)
 	}
+	return 0
 }
 
-// TypeAlign is the x86-64 alignment of a DWARF type.
+// TypeAlign is the x86-64 alignment of a DWARF type. Structs are walked
+// once each (a struct that contains itself, only possible in corrupted
+// DWARF, adds nothing the second time).
 func TypeAlign(t godwarf.Type) int64 {
+	return typeAlign(t, map[*godwarf.StructType]bool{}, 0)
+}
+
+func typeAlign(t godwarf.Type, seen map[*godwarf.StructType]bool, depth int) int64 {
+	if depth > maxTypeDepth {
+		return 1
+	}
 	switch x := Strip(t).(type) {
 	case *godwarf.ArrayType:
-		return TypeAlign(x.Type)
+		return typeAlign(x.Type, seen, depth+1)
 	case *godwarf.StructType:
+		if seen[x] {
+			return 1
+		}
+		seen[x] = true
 		a := int64(1)
 		for _, f := range x.Field {
-			a = max(a, TypeAlign(f.Type))
+			a = max(a, typeAlign(f.Type, seen, depth+1))
 		}
 		return a
 	case *godwarf.PtrType, *godwarf.FuncType:
@@ -372,7 +406,7 @@ func typeName(t godwarf.Type, depth int) string {
 		return inner + " *"
 	case *godwarf.ArrayType:
 		elem, dims := x.Type, fmt.Sprintf("[%s]", countStr(x.Count))
-		for {
+		for range maxTypeDepth {
 			a, ok := elem.(*godwarf.ArrayType)
 			if !ok {
 				break

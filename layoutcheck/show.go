@@ -10,6 +10,10 @@ import (
 
 const cacheline = 64
 
+// maxCachelineLines is how many cacheline boundaries show prints one by one
+// before a gap; a longer run (a member of gigabytes) gets one summary line.
+const maxCachelineLines = 8
+
 // ShowResult is a struct found for `nrtabi show`.
 type ShowResult struct {
 	Layout   *Layout
@@ -98,7 +102,14 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 		if i > 0 && start > end && l.Kind != "union" && !m.Virtual {
 			fmt.Fprintf(w, "\n\t/* XXX %d bytes hole, try to pack */\n\n", start-end)
 			holes++
-			sumHoles += start - end
+			sumHoles = satAdd(sumHoles, start-end)
+		}
+		// A gap of many cachelines (a huge array before this member) is
+		// summarised in one line instead of one line per boundary.
+		if !m.Virtual && start-nextLine >= maxCachelineLines*cacheline {
+			skip := (start - nextLine) / cacheline
+			fmt.Fprintf(w, "\t/* --- cachelines %d..%d: %d boundaries in the %d bytes before this member --- */\n", nextLine/cacheline, (nextLine/cacheline)+skip-1, skip, start-nextLine)
+			nextLine += skip * cacheline
 		}
 		for !m.Virtual && start >= nextLine {
 			if start == nextLine {
@@ -116,6 +127,9 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 		if m.Virtual {
 			pos = "/* virtual base */"
 		}
+		if m.Size > spec.MaxObjectSize {
+			pos += fmt.Sprintf(" /* larger than a spec struct can be (%d bytes) */", spec.MaxObjectSize)
+		}
 		fmt.Fprintf(w, "\t%-44s %s%s\n", decl, pos, res.specNote(m, specByName, renamedFrom, byField))
 		if !m.Virtual {
 			if m.End() > end {
@@ -124,7 +138,7 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 			if m.BitSize > 0 {
 				sumMembers += 0
 			} else {
-				sumMembers += m.Size
+				sumMembers = satAdd(sumMembers, m.Size)
 			}
 		}
 	}

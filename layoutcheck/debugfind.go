@@ -48,8 +48,9 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 			}
 		}
 	}
+	refused := ""
 	if obj.DebugLink != "" && !debugLinkName(obj.DebugLink) {
-		tried = append(tried, fmt.Sprintf(".gnu_debuglink %q is not a plain file name, so not followed", obj.DebugLink))
+		refused = fmt.Sprintf("; .gnu_debuglink %q is not a plain file name, so it is not followed", obj.DebugLink)
 	} else if obj.DebugLink != "" {
 		dir := filepath.Dir(obj.Path)
 		abs, _ := filepath.Abs(dir)
@@ -75,6 +76,7 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 	case len(tried) > 0:
 		why += "; no matching separate debug file at " + strings.Join(tried, ", ")
 	}
+	why += refused
 	return nil, inputErr(obj.Path, "no DWARF anywhere (%s); rebuild with -g, install the debug package, or pass --debug-dir", why)
 }
 

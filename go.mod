@@ -5,14 +5,14 @@ go 1.26.8
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/dave/jennifer v1.7.1
+	github.com/go-delve/delve v1.27.2
+	golang.org/x/arch v0.33.0
+	golang.org/x/tools v0.52.0
 	honnef.co/go/tools v0.8.2
 )
 
 require (
-	github.com/go-delve/delve v1.27.2 // indirect
-	golang.org/x/arch v0.33.0 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/tools v0.52.0 // indirect
 )

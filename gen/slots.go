@@ -15,6 +15,8 @@ type slotView struct {
 
 type trampView struct {
 	Name, Target, Ret, Params, Args, Guard, Failed string
+	Outs                                           string // the NULL test of the out-pointers, "" for none
+	Zeros                                          string // every argument 0 (NULL), for the out-pointer probe
 	ProbeOut, ProbeN                               string // the probe's struct pointer and size
 	Void                                           bool
 	Index                                          int
@@ -59,7 +61,8 @@ func cSlots(s *spec.Spec) ([]File, error) {
 			Name: f.Trampoline, Target: f.Name, Ret: cRet(f.Signature), Params: cParams(f.Params),
 			Args: cArgs(f.Params), Guard: f.Guard, Void: f.Ret.Kind == spec.KindVoid,
 			Failed: cString(strings.Replace(failed.Text, "%s", f.Name, 1)),
-			Index:  f.Index, Slot: f.Slot,
+			Index:  f.Index, Slot: f.Slot, Outs: outChecks(f.Params),
+			Zeros: strings.TrimSuffix(strings.Repeat("0, ", len(f.Params)), ", "),
 		}
 		if f.Guard == spec.Probe {
 			tv.ProbeOut, tv.ProbeN = f.Params[0].Name, f.Params[1].Name

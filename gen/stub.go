@@ -33,24 +33,108 @@ var stubBodies = map[string]string{
 	         __atomic_add_fetch(&nccom_stub_uids, 1, __ATOMIC_RELAXED)); /* distinct per call, like a real id */
 	return NCCOM_STUB_RC;`,
 	"neuronInitGlobalComm": `	uint32_t vnc = 0;
-	(void)g_dev_id; (void)g_dev_count; (void)dev; (void)root_id; (void)hint;
+	(void)dev; (void)hint;
 	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
-	*comm = nccom_stub_new_comm();
-	return NCCOM_STUB_RC;`,
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	return nccom_stub_join('g', root_id, root_id != NULL ? strlen(root_id) : 0, g_dev_count, g_dev_id, comm);`,
 	"neuronInitComm": `	uint32_t vnc = 0;
-	(void)rank_n; (void)id; (void)rank; (void)dev; (void)bypass_graph;
+	(void)dev; (void)bypass_graph;
+	if (id == NULL)
+		return NRT_INVALID;
 	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
-	*comm = nccom_stub_new_comm();
-	return NCCOM_STUB_RC;`,
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	return nccom_stub_join('u', id, 128, rank_n, rank, comm);`,
+	"neuronFreeComm": `	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	return nccom_stub_leave(comm);`,
+	"neuronGetCommInfo": `	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	struct nccom_stub_comm *c = nccom_stub_comm_of(comm);
+	if (c == NULL)
+		return NRT_INVALID;
+	memset(out, 0, sizeof *out);
+	out->cluster_id = c->world->id; /* the same on every rank of one comm, distinct between comms */
+	return NRT_SUCCESS;`,
+	"neuronBootstrapSend": `	(void)hint;
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	struct nccom_stub_comm *c = nccom_stub_checked(state, peer, data, size);
+	if (c == NULL)
+		return NRT_INVALID;
+	return nccom_stub_send(c, peer, 0, data, size);`,
+	"neuronBootstrapRecv": `	(void)hint;
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	struct nccom_stub_comm *c = nccom_stub_checked(state, peer, data, size);
+	if (c == NULL)
+		return NRT_INVALID;
+	return nccom_stub_recv(c, peer, 0, data, size);`,
+	"neuronBootstrapAllGather": `	(void)hint;
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	struct nccom_stub_comm *c = nccom_stub_checked(state, 0, all_data, size);
+	if (c == NULL || size > NCCOM_STUB_MAX_MSG / (size_t)c->world->nranks)
+		return NRT_INVALID;
+	unsigned char *all = all_data;
+	for (int p = 0; p < c->world->nranks; p++) {
+		NRT_STATUS st = p == c->rank ? NRT_SUCCESS : nccom_stub_send(c, p, 1, all + (size_t)c->rank * size, size);
+		if (st != NRT_SUCCESS)
+			return st;
+	}
+	for (int p = 0; p < c->world->nranks; p++) {
+		NRT_STATUS st = p == c->rank ? NRT_SUCCESS : nccom_stub_recv(c, p, 1, all + (size_t)p * size, size);
+		if (st != NRT_SUCCESS)
+			return st;
+	}
+	return NRT_SUCCESS;`,
 	"neuronGetPeerDeviceId": `	(void)comm;
 	*out = NCCOM_STUB_REVERSE(nec_get_peer_mla_idx(0, peer, 0), peer); /* forward -> reverse (re-entrant) round trip */
+	return NCCOM_STUB_RC;`,
+	"neuronPreferredNcRidNicBdf": `	if (bdf_len > 0)
+		snprintf(bdf, bdf_len, "nccom-stub:%02x:%02x.0", nc & 0xff, rid & 0xff);
 	return NCCOM_STUB_RC;`,
 	"neuronNetworkProxyProgress": `	(void)comm; (void)stream_id; (void)proxy_id;
 	*progressed = true;
 	*failed = false;
 	return NCCOM_STUB_RC;`,
+}
+
+// outParam is a pointer the callee writes through: the spec notes it "out"
+// (or calls it out). The trampolines and the double refuse it NULL.
+func outParam(p spec.Param) bool { return strings.HasPrefix(p.Note, "out") || p.Name == "out" }
+
+// outMark is what a default body writes through out-pointer p (parameter k
+// of dlsym #index): a value no other entry point or parameter writes,
+// NCCOM_STUB_OUT_BASE + 10 × index + k, so a test sees the typed API hand
+// back what libnccom answered and not a zero of its own. Pointers to
+// structs are left alone.
+func outMark(p spec.Param, index, k int) string {
+	if !outParam(p) {
+		return ""
+	}
+	v := fmt.Sprintf("NCCOM_STUB_OUT_BASE + %d", 10*index+k)
+	switch p.Type {
+	case "int*", "u64*", "u32*":
+		return fmt.Sprintf("\t*%s = %s;\n", p.Name, v)
+	case "void**":
+		return fmt.Sprintf("\t*%s = (void *)(uintptr_t)(%s);\n", p.Name, v)
+	}
+	return ""
+}
+
+// outChecks is the NULL test of f's out-pointers, "" when it has none.
+func outChecks(ps []spec.Param) string {
+	var names []string
+	for _, p := range ps {
+		if outParam(p) {
+			names = append(names, p.Name+" == NULL")
+		}
+	}
+	return strings.Join(names, " || ")
 }
 
 func cStub(s *spec.Spec) ([]File, error) {
@@ -76,12 +160,20 @@ func cStub(s *spec.Spec) ([]File, error) {
 	}
 	for _, f := range s.ByIndex() {
 		sf := stubFunc{Name: f.Name, Ret: cRet(f.Signature), Params: cParams(f.Params), Void: f.Ret.Kind == spec.KindVoid}
+		guard := ""
+		if c := outChecks(f.Params); c != "" && !sf.Void {
+			guard = "\tif (" + c + ")\n\t\treturn NRT_INVALID; /* an out-pointer is NULL */\n"
+		}
 		if body, ok := stubBodies[f.Name]; ok {
-			sf.Body = body
+			sf.Body = guard + body
 		} else if f.Guard != spec.Probe {
 			var b strings.Builder
-			for _, p := range f.Params {
+			b.WriteString(guard)
+			for k, p := range f.Params {
 				fmt.Fprintf(&b, "\t(void)%s;\n", p.Name)
+				if mark := outMark(p, f.Index, k); mark != "" {
+					b.WriteString(mark)
+				}
 			}
 			b.WriteString("\treturn NCCOM_STUB_RC;")
 			sf.Body = b.String()

@@ -105,8 +105,8 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 	defer obj.Close()
 	fr = &FileReport{Path: path, ELFKind: obj.Kind(), BuildID: obj.BuildID, SONAME: obj.SONAME, Structs: []*StructResult{}, Contract: []ContractCheck{}}
 	fr.Role, fr.RoleFrom = DetectRole(obj, opt.Spec)
-	if opt.Role != "" && opt.Role != "auto" {
-		fr.Role, fr.RoleFrom = opt.Role, "--role"
+	if _, headers := labelOf(path); opt.Role != "" && opt.Role != "auto" && !headers {
+		fr.Role, fr.RoleFrom = opt.Role, "--role" // headers declare types, not a library's symbols
 	}
 	var checks []ContractCheck
 	switch fr.Role {
@@ -133,6 +133,9 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 	}
 	defer dbg.Close()
 	fr.DWARFFile, fr.DWARFVia = dbg.Path(), dbg.Via
+	if label, ok := labelOf(path); ok {
+		fr.Path, fr.ELFKind, fr.DWARFFile, fr.DWARFVia = label, "C headers", "gcc -g of the headers", "compiled"
+	}
 	structs := opt.Structs.Structs
 	wants := make([][]string, len(structs))
 	for i, st := range structs {

@@ -58,17 +58,25 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 		keep, keepNames, keepAsked = append(keep, f), append(keepNames, outNames[i]), append(keepAsked, names[i])
 	}
 	if len(missing) > 0 && !skipAbsent || len(keep) == 0 {
+		if label, ok := labelOf(path); ok {
+			return inputErr(label, "declares no struct %s", strings.Join(missing, ", "))
+		}
 		return inputErr(path, "no struct %s in the DWARF of %s", strings.Join(missing, ", "), dbg.Path())
 	}
 	found, outNames, names = keep, keepNames, keepAsked
 	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
-		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp}
+		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High}
 	x.source = fmt.Sprintf("nrtabi extract from %s", path)
 	if obj.BuildID != "" {
 		x.source += " (build-id " + obj.BuildID + ")"
 	}
 	if dbg.Via != ViaEmbedded {
 		x.source += fmt.Sprintf(", DWARF from %s via %s", dbg.Path(), dbg.Via)
+	}
+	if label, ok := labelOf(path); ok {
+		// A compiled header set: the headers are the source, not the
+		// temporary object; a declaration is not a byte-anchored fact.
+		x.source, x.conf = "nrtabi extract from "+label, spec.Med
 	}
 	for i, f := range found {
 		x.reserve(f.Offset, outNames[i])
@@ -116,8 +124,9 @@ type extractor struct {
 	enumOrder   []string
 	enumerators map[string]bool
 	opaques     map[string]bool
-	typeDepth   int // specType levels in progress
-	structDepth int // structAt levels in progress
+	typeDepth   int       // specType levels in progress
+	structDepth int       // structAt levels in progress
+	conf        spec.Conf // of the facts written: HIGH from a binary's DWARF
 }
 
 // maxStructDepth bounds structs nested by value inside each other (real
@@ -461,14 +470,18 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 }
 
 func (x *extractor) write(w io.Writer, path, buildID string, dbg *Debug) error {
-	fmt.Fprintf(w, "# Struct fragment written by nrtabi extract.\n# file: %s\n", path)
-	if buildID != "" {
-		fmt.Fprintf(w, "# build-id: %s\n", buildID)
+	if label, ok := labelOf(path); ok {
+		fmt.Fprintf(w, "# Struct fragment written by nrtabi extract.\n# from: %s\n# DWARF: gcc -g of the headers\n#\n", label)
+	} else {
+		fmt.Fprintf(w, "# Struct fragment written by nrtabi extract.\n# file: %s\n", path)
+		if buildID != "" {
+			fmt.Fprintf(w, "# build-id: %s\n", buildID)
+		}
+		fmt.Fprintf(w, "# DWARF: %s (%s)\n#\n", dbg.Path(), dbg.Via)
 	}
-	fmt.Fprintf(w, "# DWARF: %s (%s)\n#\n", dbg.Path(), dbg.Via)
 	fmt.Fprintf(w, "# A fragment holds structs only: check it with\n#   nrtabi check --spec DIR FILE\n# (the link-contract facts come from the embedded release).\n")
 	sw := &spec.Writer{W: w}
-	fact := func(source string) spec.Fact { return spec.Fact{Conf: spec.High, Source: source} }
+	fact := func(source string) spec.Fact { return spec.Fact{Conf: x.conf, Source: source} }
 	names := make([]string, 0, len(x.opaques))
 	for n := range x.opaques {
 		if x.byName[n] == nil {
@@ -489,12 +502,12 @@ func (x *extractor) write(w io.Writer, path, buildID string, dbg *Debug) error {
 	}
 	for _, s := range x.order {
 		st := &spec.Struct{Name: s.name, Tag: s.tag, Size: int(s.size), Packed: s.packed,
-			Fact: spec.Fact{Conf: spec.High, Source: fmt.Sprintf("%s, DIE %#x", x.source, s.die), Note: s.note}}
+			Fact: spec.Fact{Conf: x.conf, Source: fmt.Sprintf("%s, DIE %#x", x.source, s.die), Note: s.note}}
 		if !s.packed && s.align > 1 {
 			st.MinAlign = int(s.align)
 		}
 		for _, f := range s.fields {
-			st.Fields = append(st.Fields, spec.Field{Name: f.name, Offset: int(f.offset), Type: f.typ, Fact: spec.Fact{Conf: spec.High, Source: "DWARF", Note: f.note}})
+			st.Fields = append(st.Fields, spec.Field{Name: f.name, Offset: int(f.offset), Type: f.typ, Fact: spec.Fact{Conf: x.conf, Source: "DWARF", Note: f.note}})
 		}
 		for _, o := range s.opaque {
 			st.Opaque = append(st.Opaque, spec.Opaque{Offset: int(o.offset), Size: int(o.end - o.offset), Covers: o.covers, Fact: fact("DWARF")})

@@ -94,7 +94,7 @@ func NewRelease(base *spec.Spec, name string, obs *Observed) (map[string][]byte,
 	if obs.Structs != nil {
 		var b bytes.Buffer
 		w := &spec.Writer{W: &b}
-		w.Comment(fmt.Sprintf("Structs read from the DWARF of %s.\nside, aliases and prefix are the spec's own and kept from %s.", strings.Join(obs.Structs.From, ", "), base.Release.Name))
+		w.Comment(fmt.Sprintf("Structs read from the DWARF of %s.\nside, aliases and prefix are the spec's own and kept from %s.", strings.Join(labelled(obs.Structs.From), ", "), base.Release.Name))
 		for _, o := range obs.Structs.Opaques {
 			w.OpaqueType(o)
 		}

@@ -56,6 +56,9 @@ type ObservedSymbol struct {
 
 // Source names the input for provenance notes.
 func (in *ObservedInput) Source() string {
+	if label, ok := labelOf(in.Path); ok {
+		return label
+	}
 	s := filepath.Base(in.Path)
 	if in.BuildID != "" {
 		s += " (build-id " + in.BuildID + ")"

@@ -6,7 +6,7 @@ type Severity int
 // Severities.
 const (
 	Info         Severity = 0
-	Compatible   Severity = 4 // a rename, a new field inside an opaque range, an address
+	Compatible   Severity = 4 // a rename (of a field or of a type with an identical layout), a new field inside an opaque range, a flexible array's element, an address
 	Incompatible Severity = 8 // size, offset, type, missing or unversioned symbol, wrong need
 )
 
@@ -25,17 +25,19 @@ func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil
 
 // Finding kinds (the JSON "kind" values).
 const (
-	KindSize          = "size"            // struct size differs
-	KindOffset        = "offset"          // a known field moved
-	KindFieldSize     = "field-size"      // a known field was resized
-	KindType          = "type"            // a known field was retyped
-	KindBitfield      = "bitfield"        // a known field became a bitfield
-	KindMissingField  = "missing-field"   // a known field is gone
-	KindRenamed       = "renamed"         // same offset, size and type under another name
-	KindAddedOpaque   = "added-in-opaque" // a member inside an opaque range
-	KindAdded         = "added"           // a member the spec does not know, outside opaque ranges
-	KindOpaqueBounds  = "opaque-bounds"   // an opaque range runs past the struct
-	KindMissingStruct = "missing-struct"  // a --require'd struct is in no input
+	KindSize          = "size"                   // struct size differs
+	KindOffset        = "offset"                 // a known field moved
+	KindFieldSize     = "field-size"             // a known field was resized
+	KindType          = "type"                   // a known field was retyped
+	KindBitfield      = "bitfield"               // a known field became a bitfield
+	KindMissingField  = "missing-field"          // a known field is gone
+	KindRenamed       = "renamed"                // same offset, size and type under another name
+	KindTypeRenamed   = "type-renamed"           // a member's type has a new name and an identical layout
+	KindFlexElem      = "flexible-array-element" // a flexible array's element type changed; size, offset, alignment did not
+	KindAddedOpaque   = "added-in-opaque"        // a member inside an opaque range
+	KindAdded         = "added"                  // a member the spec does not know, outside opaque ranges
+	KindOpaqueBounds  = "opaque-bounds"          // an opaque range runs past the struct
+	KindMissingStruct = "missing-struct"         // a --require'd struct is in no input
 	KindSONAME        = "soname"
 	KindVerdef        = "version-definition"
 	KindExport        = "export"       // a symbol that must be defined is not, or not as a function
@@ -109,6 +111,7 @@ type Report struct {
 	Exit        int           `json:"exit"`
 	Verdict     string        `json:"verdict"`
 	StructsSeen int           `json:"structs_checked"`
+	Notes       []string      `json:"notes,omitempty"` // what the inputs needed worked around (headers that conflict)
 }
 
 // Schema is the JSON schema id.

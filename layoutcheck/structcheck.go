@@ -19,6 +19,9 @@ func (r *Reader) CheckStruct(st *spec.Struct, l *Layout) []Finding {
 type structCheck struct {
 	r   *Reader
 	out []Finding
+	// assumed holds the (spec struct, DWARF struct) pairs whose layouts are
+	// being compared, so a self-referential renamed struct is compared once.
+	assumed map[layoutPair]bool
 }
 
 func (c *structCheck) add(sev Severity, kind, strct, field, exp, act, format string, args ...any) {
@@ -79,7 +82,7 @@ func (c *structCheck) check(st *spec.Struct, l *Layout, path string, depth int) 
 				"%s: renamed to %s (same offset %d, size %d, type %s)", fp, m.Name, m.Offset, m.Size, TypeName(m.Type))
 		}
 		used[m] = true
-		c.field(st, f, m, fp, root, depth)
+		c.field(l, f, m, fp, root, depth)
 	}
 	for _, m := range l.Members {
 		if used[m] || isFiller(st, m) || m.Virtual || m.Size == 0 && m.BitSize == 0 || m.Base && emptyClass(m.Type) {
@@ -163,7 +166,7 @@ func (c *structCheck) renameOf(st *spec.Struct, l *Layout, f *spec.Field, specNa
 	return nil
 }
 
-func (c *structCheck) field(st *spec.Struct, f *spec.Field, m *Member, fp, root string, depth int) {
+func (c *structCheck) field(l *Layout, f *spec.Field, m *Member, fp, root string, depth int) {
 	if m.BitSize > 0 {
 		c.add(Incompatible, KindBitfield, root, fieldPath(fp), fmt.Sprintf("%s @%d", f.T, f.Offset), fmt.Sprintf("%d-bit field at bit %d", m.BitSize, m.BitOffset),
 			"%s: now a %d-bit bitfield at bit %d, spec %s at offset %d", fp, m.BitSize, m.BitOffset, f.T, f.Offset)
@@ -180,7 +183,10 @@ func (c *structCheck) field(st *spec.Struct, f *spec.Field, m *Member, fp, root 
 	}
 	why := matchType(f.T, m.Type, 0)
 	if why != "" && !resized {
-		c.add(Incompatible, KindType, root, fieldPath(fp), f.T.String(), TypeName(m.Type), "%s: %s (field retyped)", fp, why)
+		if c.graded(l, f, m, fp, root, depth) {
+			return
+		}
+		c.add(Incompatible, KindType, root, fieldPath(fp), f.T.String(), TypeName(m.Type), "%s: %s (field retyped%s)", fp, why, c.flexAlignNote(l, f, m))
 	}
 	// Embedded structs are compared member by member, recursively, also when
 	// resized: the inner findings say what changed.

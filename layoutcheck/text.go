@@ -50,5 +50,8 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  %s %s [%s, %s]\n", marks[fd.Severity], fd.Message, fd.Kind, fd.Severity)
 		}
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	fmt.Fprintf(w, "\nverdict: %s (exit %d)\n", r.Verdict, r.Exit)
 }

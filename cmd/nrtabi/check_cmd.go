@@ -39,27 +39,33 @@ func layoutSpecs(release, dir string) (full, structs *spec.Spec, where string, e
 func checkCmd(args []string, out, errw io.Writer) int {
 	fs := newFlags("check", errw)
 	fs.Usage = func() {
-		fmt.Fprintln(errw, "usage: nrtabi check [--release R | --spec DIR] [--role libnrt|libnccom|none|auto] [--format text|json] [--addresses] [--require STRUCT]... [--debug-dir DIR]... FILE...")
+		fmt.Fprintln(errw, "usage: nrtabi check [--release R | --spec DIR] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--headers DIR [--include FILE]...] FILE...")
 		fs.PrintDefaults()
 	}
 	release := fs.String("release", spec.Default, "embedded release whose facts to check against")
 	dir := fs.String("spec", "", "read the spec from this directory (a full release or a struct fragment)")
 	role := fs.String("role", "auto", "link contract to check: libnrt, libnccom, none, or auto (from the SONAME)")
-	format := fs.String("format", "text", "output format: text or json")
+	format := fs.String("format", "text", "output format: text, json or junit (one test case per struct and per contract rule)")
+	headers := fs.String("headers", "", "also check the C headers under this directory (compiled with gcc -g in a temporary directory)")
 	addresses := fs.Bool("addresses", false, "also compare definer, trampoline and slot addresses with the release binaries")
-	var require, dirs listFlag
+	var require, dirs, include listFlag
+	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
 	fs.Var(&require, "require", "struct that must be found in some input (repeatable, or a comma list)")
 	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
 	files, rc := parseFlagsAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
 	}
-	if len(files) == 0 {
-		fmt.Fprintln(errw, "nrtabi check: name at least one FILE (a shared object, executable, .o or debug file)")
+	if len(files) == 0 && *headers == "" {
+		fmt.Fprintln(errw, "nrtabi check: name at least one FILE (a shared object, executable, .o or debug file) or --headers DIR")
 		return exitUsage
 	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(errw, "nrtabi check: --format %q: use text or json\n", *format)
+	if len(include) > 0 && *headers == "" {
+		fmt.Fprintln(errw, "nrtabi check: --include names a header under --headers DIR; give --headers too")
+		return exitUsage
+	}
+	if *format != "text" && *format != "json" && *format != "junit" {
+		fmt.Fprintf(errw, "nrtabi check: --format %q: use text, json or junit\n", *format)
 		return exitUsage
 	}
 	full, structs, where, err := layoutSpecs(*release, *dir)
@@ -69,12 +75,33 @@ func checkCmd(args []string, out, errw io.Writer) int {
 	// Hand the spec parser's garbage back before the DWARF is mapped, so the
 	// peak RSS is the binary's DWARF and not both.
 	debug.FreeOSMemory()
+	var notes []string
+	if *headers != "" {
+		h, err := layoutcheck.CompileHeaders(*headers, include)
+		if code := layoutError(errw, "check", err); code >= 0 {
+			return code
+		}
+		defer h.Close()
+		files, notes = append(files, h.Object), h.Notes
+	}
 	rep, err := layoutcheck.Check(files, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
 		Require: require, DebugDirs: debugDirs(dirs),
 	})
 	if code := layoutError(errw, "check", err); code >= 0 {
 		return code
+	}
+	rep.Notes = append(rep.Notes, notes...)
+	if hf := rep.Files[len(rep.Files)-1]; *headers != "" && len(hf.Structs) == 0 {
+		fmt.Fprintf(errw, "nrtabi check: %s: declares none of the %d structs of %s; name the directory holding the vendor's headers (the one with nrt/nec.h)\n", hf.Path, len(structs.Structs), where)
+		return exitError
+	}
+	if *format == "junit" {
+		if err := rep.WriteJUnit(out); err != nil {
+			fmt.Fprintf(errw, "nrtabi check: %v\n", err)
+			return exitError
+		}
+		return rep.Exit
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(out)

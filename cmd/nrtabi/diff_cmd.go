@@ -18,8 +18,9 @@ func init() {
 func diffCmd(args []string, out, errw io.Writer) int {
 	fs := newFlags("diff", errw)
 	format := fs.String("format", "text", "output format: text or json")
+	verbose := fs.Bool("verbose", false, "text: list every moved field, not one row per run of fields moved by the same delta")
 	fs.Usage = func() {
-		fmt.Fprintln(errw, "usage: nrtabi diff [--format text|json] OLD NEW")
+		fmt.Fprintln(errw, "usage: nrtabi diff [--format text|json] [--verbose] OLD NEW")
 		fmt.Fprintln(errw, "OLD and NEW are each an embedded release name, a spec directory, or binaries")
 		fmt.Fprintln(errw, "(a comma list of files, e.g. libnrt.so.1,libnccom.so: read like `release new`")
 		fmt.Fprintln(errw, "on top of the other side, or of the default release).")
@@ -72,10 +73,11 @@ func diffCmd(args []string, out, errw io.Writer) int {
 		if err != nil {
 			return reportSpecError(errw, pos[i], err)
 		}
-		s.Dir = pos[i]
+		s.Dir, s.Release.Name = pos[i], pos[i] // the side is the files named
 		sides[i] = s
 	}
 	r := releasediff.Diff(sides[0], sides[1])
+	r.Verbose = *verbose
 	var err error
 	if *format == "json" {
 		err = r.WriteJSON(out)

@@ -18,20 +18,26 @@ func init() {
 func extractCmd(args []string, out, errw io.Writer) int {
 	fs := newFlags("extract", errw)
 	fs.Usage = func() {
-		fmt.Fprintln(errw, "usage: nrtabi extract [--struct NAME]... [--release R] [-o FILE.toml] FILE")
+		fmt.Fprintln(errw, "usage: nrtabi extract [--struct NAME]... [--release R] [-o FILE.toml] FILE | --headers DIR [--include FILE]...")
 		fs.PrintDefaults()
 	}
 	release := fs.String("release", spec.Default, "embedded release whose struct names to use (and whose structs are extracted by default)")
 	outPath := fs.String("o", "", "write the fragment to this file (atomically) instead of stdout")
-	var names, dirs listFlag
+	headers := fs.String("headers", "", "read the structs from the C headers under this directory (compiled with gcc -g in a temporary directory) instead of a FILE")
+	var names, dirs, include listFlag
+	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
 	fs.Var(&names, "struct", "struct to extract (repeatable, or a comma list); default: every spec struct the file has")
 	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
 	pos, rc := parseFlagsAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(errw, "nrtabi extract: name exactly one FILE")
+	if len(pos) != 1 && *headers == "" || len(pos) != 0 && *headers != "" {
+		fmt.Fprintln(errw, "nrtabi extract: name exactly one FILE, or --headers DIR")
+		return exitUsage
+	}
+	if len(include) > 0 && *headers == "" {
+		fmt.Fprintln(errw, "nrtabi extract: --include names a header under --headers DIR; give --headers too")
 		return exitUsage
 	}
 	sp, err := spec.Load(*release)
@@ -43,6 +49,17 @@ func extractCmd(args []string, out, errw io.Writer) int {
 		for _, st := range sp.Structs {
 			names = append(names, st.Name)
 		}
+	}
+	if *headers != "" {
+		h, err := layoutcheck.CompileHeaders(*headers, include)
+		if err != nil {
+			return layoutError(errw, "extract", err)
+		}
+		defer h.Close()
+		for _, n := range h.Notes {
+			fmt.Fprintf(errw, "nrtabi extract: note: %s\n", n)
+		}
+		pos = []string{h.Object}
 	}
 	var buf bytes.Buffer
 	if err := layoutcheck.Extract(pos[0], names, all, sp, debugDirs(dirs), &buf); err != nil {

@@ -103,6 +103,7 @@ const (
 	NECMaxDevices               = r.NECMaxDevices
 	EncMaxStreamN               = r.EncMaxStreamN
 	EncMaxCommN                 = r.EncMaxCommN
+	EncStreamIDUninitialized    = r.EncStreamIDUninitialized
 	EncSigMsgSize               = r.EncSigMsgSize
 	EncUIDMsgSize               = r.EncUIDMsgSize
 	NcclUniqueIDBytes           = r.NcclUniqueIDBytes

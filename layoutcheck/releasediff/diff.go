@@ -55,6 +55,8 @@ const (
 	FieldResized       = "field-resized"
 	FieldRetyped       = "field-retyped"
 	FieldRenamed       = "field-renamed"
+	FieldTypeRenamed   = "field-type-renamed" // its type has a new name and an identical layout
+	FieldFlexElem      = "field-flexible-array-element"
 	FieldAdded         = "field-added"
 	FieldAddedOpaque   = "field-added-in-opaque"
 	FieldRemoved       = "field-removed"
@@ -90,10 +92,12 @@ type Side struct {
 
 // Report is the result of a diff.
 type Report struct {
-	Old     Side     `json:"old"`
-	New     Side     `json:"new"`
-	Changes []Change `json:"changes"`
-	Summary Summary  `json:"summary"`
+	Old     Side        `json:"old"`
+	New     Side        `json:"new"`
+	Changes []Change    `json:"changes"`
+	Moves   []MoveGroup `json:"moved_groups"` // runs of field-moved changes with one delta, each also in changes
+	Summary Summary     `json:"summary"`
+	Verbose bool        `json:"-"` // WriteText lists every change of a run
 }
 
 // Summary counts changes by severity.
@@ -115,9 +119,12 @@ func Diff(old, new *spec.Spec) Report {
 	d.enums()
 	d.constants()
 	d.messages()
-	r := Report{Old: side(old), New: side(new), Changes: d.changes}
+	r := Report{Old: side(old), New: side(new), Changes: d.changes, Moves: groupMoves(d.changes, new)}
 	if r.Changes == nil {
 		r.Changes = []Change{}
+	}
+	if r.Moves == nil {
+		r.Moves = []MoveGroup{}
 	}
 	for _, c := range r.Changes {
 		switch c.Severity {
@@ -134,8 +141,14 @@ func Diff(old, new *spec.Spec) Report {
 	return r
 }
 
+// side names a spec: its release name, else (a struct fragment) its
+// directory.
 func side(s *spec.Spec) Side {
-	return Side{Name: s.Release.Name, Source: s.Dir, Libnrt: s.Release.LibNRT.BuildID, Libnccom: s.Release.LibNCCOM.BuildID}
+	name := s.Release.Name
+	if name == "" {
+		name = s.Dir
+	}
+	return Side{Name: name, Source: s.Dir, Libnrt: s.Release.LibNRT.BuildID, Libnccom: s.Release.LibNCCOM.BuildID}
 }
 
 type differ struct {

@@ -14,15 +14,28 @@ func (r Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "diff %s -> %s\n", r.Old.Name, r.New.Name)
 	fmt.Fprintf(w, "  old: %s\n  new: %s\n", describeSide(r.Old), describeSide(r.New))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	runAt := map[int]MoveGroup{}
+	if !r.Verbose {
+		for _, m := range r.Moves {
+			runAt[m.First] = m
+		}
+	}
 	for _, g := range groupOrder {
 		first := true
-		for _, c := range r.Changes {
+		for i := 0; i < len(r.Changes); i++ {
+			c := r.Changes[i]
 			if c.Group != g {
 				continue
 			}
 			if first {
 				fmt.Fprintf(tw, "%s\n", g)
 				first = false
+			}
+			if m, ok := runAt[i]; ok {
+				fmt.Fprintf(tw, "  %s\t%s\t%s.%s .. %s\t%+d\t(%s; --verbose lists each)\n",
+					c.Severity, c.Kind, m.Struct, m.Fields[0], m.Fields[len(m.Fields)-1], m.Delta, m.Summary())
+				i += len(m.Fields) - 1
+				continue
 			}
 			change := c.Old + " -> " + c.New
 			switch {
@@ -45,6 +58,9 @@ func (r Report) WriteText(w io.Writer) error {
 
 func describeSide(s Side) string {
 	out := s.Name + " from " + s.Source
+	if s.Source == s.Name {
+		out = s.Source // a directory or files, named as given
+	}
 	if s.Libnrt != "" || s.Libnccom != "" {
 		out += fmt.Sprintf(" (libnrt build-id %s, libnccom build-id %s)", orDash(s.Libnrt), orDash(s.Libnccom))
 	}

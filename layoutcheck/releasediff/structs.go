@@ -75,6 +75,10 @@ func (d *differ) structPair(o, n *spec.Struct) {
 		case of.T.Size() != nf.T.Size():
 			d.add("structs", FieldResized, Incompatible, subj, fmt.Sprintf("%s (%d B)", of.Type, of.T.Size()), fmt.Sprintf("%s (%d B)", nf.Type, nf.T.Size()), "")
 		case canon(of.T) != canon(nf.T):
+			if kind, detail := gradedRetype(o, n, of, nf); kind != "" {
+				d.add("structs", kind, Compatible, subj, of.Type, nf.Type, detail)
+				break
+			}
 			d.add("structs", FieldRetyped, Incompatible, subj, of.Type, nf.Type, "")
 		}
 	}

@@ -60,6 +60,8 @@ type hooks struct {
 	mmap             func(int) ([]byte, error) // replaces the semaphore buffer's mmap
 	setFails         bool                      // encd_set_global_comm refuses
 	gateOnLocalMatch bool                      // trust the local compare (the bug the GOTCHA warns of)
+	bindWithoutOps   bool                      // bind comm->{id, stream_id} of a group with no ops
+	splitBinding     func()                    // write id and stream_id as two stores, calling this between them
 }
 
 // New is enc_init: the locks and tables of every device, ready for

@@ -26,6 +26,7 @@ type ReplicaGroup struct {
 	Participants          []uint32
 	BootstrapParticipants []uint32 // the comm-pool key
 	BootstrapRank         int      // this rank's index in BootstrapParticipants
+	NumOps                uint32   // ops posted to the group; 0: the comm is bootstrapped but not bound (nccl_init_comm)
 	Signature             [16]byte // written by Sign for send/recv groups
 }
 

@@ -1,13 +1,16 @@
 package device
 
 import (
+	"bytes"
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/BurntSushi/toml"
 )
@@ -70,6 +73,12 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	// One line whatever the TOML library quotes from the input.
+	oneLine := strings.NewReplacer("\n", `\n`, "\r", `\r`)
+	return oneLine.Replace(e.text())
+}
+
+func (e *Error) text() string {
 	at := e.File
 	if e.Line > 0 {
 		at = fmt.Sprintf("%s:%d", e.File, e.Line)
@@ -94,19 +103,48 @@ func Default(abi ABI) (*Topology, error) {
 
 // LoadTopology reads and checks a topology file.
 func LoadTopology(path string, abi ABI) (*Topology, error) {
-	src, err := os.ReadFile(path)
+	src, err := readRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("topology: %w", err)
 	}
 	return ParseTopology(path, src, abi)
 }
 
+// MaxTopologyBytes bounds a topology file: one instance is a few kilobytes.
+const MaxTopologyBytes = 1 << 20
+
+// readRegular reads a regular file of at most MaxTopologyBytes. A FIFO,
+// device or directory is refused before any read could block or run on.
+func readRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s); give the path of a topology .toml file", path, st.Mode().Type())
+	}
+	src, err := io.ReadAll(io.LimitReader(f, MaxTopologyBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > MaxTopologyBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes; a topology file describes one instance", path, MaxTopologyBytes)
+	}
+	return src, nil
+}
+
 // ParseTopology checks a topology file's contents; name is used in messages.
 // The first mistake is reported, with its line when it can be found.
 func ParseTopology(name string, src []byte, abi ABI) (*Topology, error) {
-	var doc fileDoc
-	md, err := toml.Decode(string(src), &doc)
-	if err != nil {
+	// Syntax first, into no particular shape, so a value of the wrong type
+	// or range is not blamed on the syntax.
+	var raw map[string]any
+	if _, err := toml.Decode(string(src), &raw); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return nil, &Error{File: name, Line: pe.Position.Line, Msg: pe.Message + " (fix the TOML syntax)"}
@@ -114,6 +152,11 @@ func ParseTopology(name string, src []byte, abi ABI) (*Topology, error) {
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
 	l := &locator{src: string(src)}
+	var doc fileDoc
+	md, err := toml.Decode(string(src), &doc)
+	if err != nil {
+		return nil, valueError(name, l, raw, err)
+	}
 	fail := func(field, format string, args ...any) error {
 		return &Error{File: name, Line: l.line(field), Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -122,6 +165,66 @@ func ParseTopology(name string, src []byte, abi ABI) (*Topology, error) {
 		return nil, fail(k, "unknown key; the keys are described in the README section \"Simulated topology file\"")
 	}
 	return build(name, &doc, abi, fail)
+}
+
+// The TOML library reports a value its field cannot hold either as a
+// ParseError (out of range) or as "toml: line N (last key "k"): ..." (wrong
+// type); both become file:line: field: message. Inside an array of tables
+// the library's line is that of the key's last row, so the row is found
+// again here (rowOf) and the line is that row's.
+var typeErr = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
+
+const valueFix = "; write a value of the type the README section \"Simulated topology file\" gives for it"
+
+func valueError(name string, l *locator, raw map[string]any, err error) error {
+	var line int
+	var key, msg string
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		line, key, msg = pe.Position.Line, pe.LastKey, pe.Message
+	} else if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		key, msg = m[2], m[3]
+	} else {
+		return &Error{File: name, Msg: strings.ReplaceAll(err.Error(), "\n", " ")}
+	}
+	if table, rest, ok := strings.Cut(key, "."); ok {
+		if i := rowOf(raw, table); i >= 0 {
+			key = fmt.Sprintf("%s[%d].%s", table, i, rest)
+			line = l.line(key)
+		}
+	}
+	if line == 0 {
+		line = l.line(key)
+	}
+	return &Error{File: name, Line: line, Field: key, Msg: msg + valueFix}
+}
+
+// rows are the arrays of tables of a topology file, by name.
+var rows = map[string]func() any{
+	"device": func() any { return new(fileDevice) },
+	"mla":    func() any { return new(fileMLA) },
+	"core":   func() any { return new(fileCore) },
+}
+
+// rowOf is the first row of array of tables `table` whose values do not
+// decode into its row type, or -1.
+func rowOf(raw map[string]any, table string) int {
+	mk, ok := rows[table]
+	if !ok {
+		return -1
+	}
+	list, _ := raw[table].([]map[string]any)
+	for i, row := range list {
+		var buf bytes.Buffer
+		if toml.NewEncoder(&buf).Encode(row) != nil {
+			continue
+		}
+		if _, err := toml.Decode(buf.String(), mk()); err != nil {
+			return i
+		}
+	}
+	return -1
 }
 
 var familyName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)

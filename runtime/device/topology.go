@@ -244,8 +244,11 @@ func (t *Topology) PodNodeCanAccess(podType, localRID, localNode, remoteRID, rem
 	if name == "switch" {
 		return true, nil
 	}
-	d := (remoteNode + t.podSize - localNode) % t.podSize
-	return d == 0 || d == 1 || d == t.podSize-1, nil
+	// In 64 bits: remote + size - local overflows u32 once the pod passes
+	// 2^31 nodes, and the wrapped distance would answer a->b and b->a apart.
+	size := uint64(t.podSize)
+	d := (uint64(remoteNode) + size - uint64(localNode)) % size
+	return d == 0 || d == 1 || d == size-1, nil
 }
 
 // Printk logs msg at INFO as the driver log would record it.

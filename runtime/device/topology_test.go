@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -170,7 +171,11 @@ func TestTopologyErrors(t *testing.T) {
 		{"dup rid", "rid = 3", "rid = 1", "bad.toml:55: mla[2].rid: routing id 1 is already used by mla[1]"},
 		{"peer", "peers = [3, 1, -1, -1]", "peers = [3, 9, -1, -1]", "bad.toml:57: mla[2].peers: port 1 names MLA 9"},
 		{"core device", "device = 3\nvtpb", "device = 4\nvtpb", "bad.toml:78: core[3].device: device 4 has no [[device]] row"},
-		{"negative", "size = 48", "size = -1", "bad.toml"},
+		{"negative", "size = 48", "size = -1", "bad.toml:8: instance.size: -1 is out of range for uint32; write a value of the type"},
+		{"type", "size = 2\nnode", "size = \"two\"\nnode", `bad.toml:17: pod.size: incompatible types: TOML value has type string`},
+		{"type in a table array", `bdf = "0000:20:1c.0"`, `bdf = 7`, "bad.toml:33: device[2].bdf: incompatible types"},
+		{"array for a number", "rid = 3", "rid = [3]", "bad.toml:55: mla[2].rid: incompatible types"},
+		{"range in a table array", "device = 1\nvtpb = 0", "device = 1\nvtpb = -1", "bad.toml:71: core[1].vtpb: -1 is out of range for uint32"},
 		{"arch name", `arch_name = "trn2"`, `arch_name = "0123456789abcdef"`, "bad.toml:9: instance.arch_name: \"0123456789abcdef\" is 16 bytes"},
 		{"revision", `device_revision = "1.0"`, `device_revision = "1.0.0.0.0"`, "bad.toml:10: instance.device_revision:"},
 		{"max devices", "id = 3\nbdf", "id = 4\nbdf", "bad.toml:37: device[3].id: 4 is not below NEC_MAX_DEVICES (4)"},
@@ -203,5 +208,66 @@ func TestLoadTopologyFile(t *testing.T) {
 	}
 	if _, err := LoadTopology(filepath.Join(dir, "missing.toml"), testABI); err == nil || !strings.Contains(err.Error(), "missing.toml") {
 		t.Errorf("missing file: %v", err)
+	}
+	if _, err := LoadTopology(dir, testABI); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a directory: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo.toml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadTopology(fifo, testABI); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a FIFO (a read would block forever): %v", err)
+	}
+	big := filepath.Join(dir, "big.toml")
+	if err := os.WriteFile(big, append(defaultTOML, bytes.Repeat([]byte("# pad\n"), MaxTopologyBytes/6)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadTopology(big, testABI); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("a file over the cap: %v", err)
+	}
+}
+
+// A pod of more than 2^31 nodes: the ring arithmetic is 64-bit, so access is
+// symmetric and the ring neighbours P2PPodPeerNode names are the ones
+// PodNodeCanAccess lets through, right up to the last node.
+func TestHugePodIsSymmetric(t *testing.T) {
+	for _, size := range []uint32{1<<31 + 1, 3_000_000_000, 1<<32 - 1} {
+		top := mustDefault(t)
+		top.podSize = size
+		last := size - 1
+		var nodes []uint32
+		for _, n := range []uint32{0, 1, 2, 1 << 30, 1<<31 - 1, 1 << 31, 1<<31 + 1, last - 1, last} {
+			if n < size {
+				nodes = append(nodes, n)
+			}
+		}
+		for _, a := range nodes {
+			for _, b := range nodes {
+				ab, err1 := top.PodNodeCanAccess(11, 0, a, 0, b)
+				ba, err2 := top.PodNodeCanAccess(11, 0, b, 0, a)
+				if err1 != nil || err2 != nil || ab != ba {
+					t.Fatalf("pod of %d: %d->%d = %v, %d->%d = %v (%v, %v)", size, a, b, ab, b, a, ba, err1, err2)
+				}
+				d := (uint64(b) + uint64(size) - uint64(a)) % uint64(size)
+				if want := d == 0 || d == 1 || d == uint64(size)-1; ab != want {
+					t.Fatalf("pod of %d: %d->%d = %v, want %v", size, a, b, ab, want)
+				}
+			}
+		}
+		for _, a := range []uint32{0, 1<<31 - 1, last} {
+			for _, dist := range []uint32{1, size - 1} {
+				p, err := top.P2PPodPeerNode(0, int(a), dist)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok, _ := top.PodNodeCanAccess(11, 0, a, 0, uint32(p)); !ok {
+					t.Fatalf("pod of %d: the peer %d of node %d at distance %d is not accessible", size, p, a, dist)
+				}
+			}
+		}
+		if ok, _ := top.PodNodeCanAccess(11, 0, 0, 0, last); !ok {
+			t.Fatalf("pod of %d: node 0 and the last node %d are ring neighbours", size, last)
+		}
 	}
 }

@@ -56,14 +56,24 @@ func goString(s *C.nrtabi_cchar) string {
 	return C.GoString((*C.char)(unsafe.Pointer(s)))
 }
 
-// putString copies s into the C buffer out of n bytes, NUL-terminated.
-func putString(out *C.char, n C.size_t, s string) {
-	if out == nil || n == 0 {
-		return
+// MaxOutBuffer is the largest buffer size an nrtabi_* export accepts: a
+// larger n is no buffer a caller has, it is a bug (SIZE_MAX, a negative
+// length cast), and the call is refused instead of trusted.
+const MaxOutBuffer = 1 << 30
+
+// putString copies s into the C buffer out of n bytes, NUL-terminated,
+// touching only the bytes it writes. It is false when n is absurd.
+func putString(out *C.char, n C.size_t, s string) bool {
+	if n > MaxOutBuffer {
+		return false
 	}
-	b := unsafe.Slice((*byte)(unsafe.Pointer(out)), int(n))
+	if out == nil || n == 0 {
+		return true
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(out)), min(int(n), len(s)+1))
 	k := copy(b[:len(b)-1], s)
 	b[k] = 0
+	return true
 }
 
 //export nrtabi_init
@@ -88,6 +98,10 @@ func initRuntime(topology, library string) nrt.Status {
 
 //export nrtabi_ccom_state
 func nrtabi_ccom_state(slots, armed *C.int, msg *C.char, n C.size_t) C.int {
+	if n > MaxOutBuffer {
+		slog.Error("nrtabi_ccom_state: refused", "n", uint64(n), "max", MaxOutBuffer)
+		return -1
+	}
 	s := nrt.CurrentState()
 	if slots != nil {
 		*slots = nrt.NumSlots
@@ -104,6 +118,10 @@ func nrtabi_ccom_state(slots, armed *C.int, msg *C.char, n C.size_t) C.int {
 
 //export nrtabi_ccom_call
 func nrtabi_ccom_call(index C.int, out *C.char, n C.size_t) C.uint32_t {
+	if n > MaxOutBuffer {
+		slog.Error("nrtabi_ccom_call: refused", "n", uint64(n), "max", MaxOutBuffer)
+		return C.uint32_t(nrt.ErrInvalid)
+	}
 	i := int(index)
 	if i < 0 || i >= len(nrt.Forward) {
 		putString(out, n, fmt.Sprintf("no forward entry point %d (0..%d)", i, len(nrt.Forward)-1))

@@ -22,13 +22,15 @@ uint32_t nrtabi_init(const char *topology, const char *libnccom);
 
 /* The forward table now: returns the number of valid slots, sets *slots to
  * the table's size, *armed to whether the init-error sentinel is armed, and
- * copies its message to msg. Any pointer may be NULL. */
+ * copies its message to msg (at most n bytes with the NUL). Any pointer may
+ * be NULL. n above 2^30 is refused: -1, nothing written. */
 int nrtabi_ccom_state(int *slots, int *armed, char *msg, size_t n);
 
 /* Call forward entry point index (dlsym order) through the runtime's typed
  * Go API with fixed arguments (nil handles: test doubles only), describing
  * the answer in out as "<neuron* name>: ok <details>" or
- * "<neuron* name>: <status name>". Returns the call's status. */
+ * "<neuron* name>: <status name>" (at most n bytes with the NUL). Returns the
+ * call's status; NRT_INVALID, nothing called, for n above 2^30. */
 uint32_t nrtabi_ccom_call(int index, char *out, size_t n);
 
 #ifdef __cplusplus

@@ -68,8 +68,8 @@ var exercises = map[string]func() (string, error){
 		p, f, err := NetworkProxyProgress(nil, 0, 0)
 		return fmt.Sprintf("progressed %v failed %v", p, f), err
 	},
-	"neuronBootstrapSend":      func() (string, error) { return done(BootstrapSend(nil, 1, []byte("ping"), "exercise")) },
-	"neuronBootstrapRecv":      func() (string, error) { return done(BootstrapRecv(nil, 1, make([]byte, 4), "exercise")) },
+	"neuronBootstrapSend":      func() (string, error) { return done(BootstrapSend(nil, 0, []byte("ping"), "exercise")) },
+	"neuronBootstrapRecv":      func() (string, error) { return done(BootstrapRecv(nil, 0, make([]byte, 4), "exercise")) },
 	"neuronBootstrapAllGather": func() (string, error) { return done(BootstrapAllGather(nil, make([]byte, 8), 4, "exercise")) },
 	"neuronPreferredNcRidNic": func() (string, error) {
 		nic, err := PreferredNcRidNic(0, 0)

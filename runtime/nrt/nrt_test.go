@@ -162,33 +162,116 @@ func TestInitConcurrent(t *testing.T) {
 	}
 }
 
-// Every forward entry point through its typed function, against the double.
+// Every forward entry point through its typed function, against the double:
+// what each one answers is what the double wrote. The double's entry points
+// without a behaviour of their own write NCCOM_STUB_OUT_BASE + 10 × dlsym
+// index + parameter index through each out-pointer (mark), so a typed
+// function that drops the answer, or reads the wrong parameter, shows.
 func TestTypedAPI(t *testing.T) {
 	initGood(t)
+	s, err := spec.Load(Release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := func(fn, param string) uintptr {
+		f := s.ForwardByName(fn)
+		if f == nil {
+			t.Fatalf("no forward entry point %s", fn)
+		}
+		for k, p := range f.Params {
+			if p.Name == param {
+				return uintptr(1000 + 10*f.Index + k)
+			}
+		}
+		t.Fatalf("%s has no parameter %s", fn, param)
+		return 0
+	}
 	for i := range Forward {
 		if _, err := Exercise(i); err != nil {
 			t.Errorf("#%d %s: %v", i, Forward[i].Name, err)
 		}
 	}
+	check := func(what string, got, want any, err error) {
+		t.Helper()
+		if err != nil || got != want {
+			t.Errorf("%s = %v, %v; want %v", what, got, err, want)
+		}
+	}
+
+	v, err := GetVersionInfo()
+	vs, _ := s.Constant("NCCOM_VERSION_STRING").Str()
+	check("GetVersionInfo", fmt.Sprintf("%d.%d.%d.%d-%s compat %d", v.Major, v.Minor, v.Patch, v.Maintenance, cut(v.GitHash[:]), v.CompatibilityVersion),
+		fmt.Sprintf("%s-%s compat %d", vs, s.Release.LibNCCOM.Git, CompatID), err)
+
 	id, err := GetUniqueID(4, "typed")
-	if err != nil || !strings.HasPrefix(string(id[:]), "nccom-stub uid rank_n=4 hint=typed #") {
-		t.Errorf("GetUniqueID = %q, %v", id[:40], err)
+	id2, err2 := GetUniqueID(4, "typed")
+	if err != nil || err2 != nil || !strings.HasPrefix(string(id[:]), "nccom-stub uid rank_n=4 hint=typed #") || id == id2 {
+		t.Errorf("GetUniqueID = %q, %q (%v, %v): want two distinct ids of the double", cut(id[:]), cut(id2[:]), err, err2)
 	}
+
+	// two ranks of one comm share its cluster id; another comm has its own
 	var dev DeviceInfo
-	c, err := InitComm(4, &id, 1, &dev, false)
-	if err != nil || c == nil {
-		t.Errorf("InitComm = %v, %v", c, err)
+	c0, err0 := InitComm(2, &id, 0, &dev, false)
+	c1, err1 := InitComm(2, &id, 1, &dev, false)
+	other, err2 := InitComm(1, &id2, 0, &dev, false)
+	if err0 != nil || err1 != nil || err2 != nil || c0 == nil || c0 == c1 {
+		t.Fatalf("InitComm = %v %v (%v, %v, %v): want two distinct comms", c0, c1, err0, err1, err2)
 	}
-	if peer, err := GetPeerDeviceID(c, 3); err != nil || peer != 3 {
+	i0, e0 := GetCommInfo(c0)
+	i1, e1 := GetCommInfo(c1)
+	io, eo := GetCommInfo(other)
+	if e0 != nil || e1 != nil || eo != nil || i0.ClusterID == 0 || i0.ClusterID != i1.ClusterID || io.ClusterID == i0.ClusterID {
+		t.Errorf("GetCommInfo cluster ids %d %d (one comm), %d (another): %v %v %v", i0.ClusterID, i1.ClusterID, io.ClusterID, e0, e1, eo)
+	}
+	g0, err0 := InitGlobalComm(0, 2, &dev, "typed-api", "typed")
+	g1, err1 := InitGlobalComm(1, 2, &dev, "typed-api", "typed")
+	gi0, _ := GetCommInfo(g0)
+	gi1, _ := GetCommInfo(g1)
+	if err0 != nil || err1 != nil || g0 == g1 || gi0.ClusterID != gi1.ClusterID || gi0.ClusterID == i0.ClusterID {
+		t.Errorf("InitGlobalComm: comms %v %v in clusters %d %d (%v, %v)", g0, g1, gi0.ClusterID, gi1.ClusterID, err0, err1)
+	}
+	for _, c := range []Comm{c0, c1, other, g0, g1} {
+		if err := FreeComm(c); err != nil {
+			t.Errorf("FreeComm: %v", err)
+		}
+	}
+	if _, err := InitGlobalComm(2, 2, &dev, "typed-api", "typed"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("InitGlobalComm of rank 2 of 2: %v, want NRT_INVALID", err)
+	}
+
+	if peer, err := GetPeerDeviceID(c0, 3); err != nil || peer != 3 {
 		t.Errorf("GetPeerDeviceID = %d, %v (the forward-only double answers the peer)", peer, err)
 	}
-	if p, f, err := NetworkProxyProgress(c, 0, 0); !p || f || err != nil {
-		t.Errorf("NetworkProxyProgress = %v %v %v", p, f, err)
+	p, f, err := NetworkProxyProgress(nil, 0, 0)
+	check("NetworkProxyProgress", [2]bool{p, f}, [2]bool{true, false}, err)
+	nic, err := PreferredNcRidNic(0, 0)
+	check("PreferredNcRidNic", uintptr(nic), mark("neuronPreferredNcRidNic", "out"), err)
+	bdf, err := PreferredNcRidNicBdf(3, 0x1c)
+	check("PreferredNcRidNicBdf", bdf, "nccom-stub:03:1c.0", err)
+	mh, err := NetRegMr(nil, 0, 1, true, 0, nil, 0, 0)
+	check("NetRegMr", uintptr(mh), mark("neuronNetRegMr", "mhandle"), err)
+	conn, err := GetNetConnector(nil, 0, 1, true)
+	check("GetNetConnector", uintptr(conn), mark("neuronGetNetConnector", "connector"), err)
+	ofi, err := GetOFIHandle()
+	check("GetOFIHandle", uintptr(ofi), mark("neuronGetOFIHandle", "out"), err)
+	l, err := NetListen(0, make([]byte, 128))
+	check("NetListen", uintptr(l), mark("neuronNetListen", "listen_comm"), err)
+	sc, err := NetConnect(0, make([]byte, 128))
+	check("NetConnect", uintptr(sc), mark("neuronNetConnect", "send_comm"), err)
+	rc, err := NetAccept(nil)
+	check("NetAccept", uintptr(rc), mark("neuronNetAccept", "recv_comm"), err)
+	mog, err := NetRegMrOG(nil, nil, 0, 0)
+	check("NetRegMrOG", uintptr(mog), mark("neuronNetRegMrOG", "mhandle"), err)
+	key, err := NetGetMrKey(nil)
+	check("NetGetMrKey", uintptr(key), mark("neuronNetGetMrKey", "key"), err)
+	for name, fn := range map[string]func(NetComm, unsafe.Pointer, int, MemHandle) (Request, error){
+		"neuronNetIsend": NetIsend, "neuronNetIrecv": NetIrecv, "neuronNetIflush": NetIflush} {
+		req, err := fn(nil, nil, 0, nil)
+		check(name, uintptr(req), mark(name, "request"), err)
 	}
-	v, err := GetVersionInfo()
-	if err != nil || v.CompatibilityVersion != CompatID || v.Major != 2 {
-		t.Errorf("GetVersionInfo = %+v, %v", v, err)
-	}
+	done, size, err := NetTest(nil)
+	check("NetTest", fmt.Sprint(done, uintptr(size)), fmt.Sprint(true, mark("neuronNetTest", "size")), err)
+
 	if err := BootstrapAllGather(nil, make([]byte, 10), 4, ""); !errors.Is(err, ErrInvalid) {
 		t.Errorf("BootstrapAllGather with a ragged buffer: %v", err)
 	}
@@ -384,14 +467,21 @@ func TestBootstrapAdapter(t *testing.T) {
 		BootstrapRecv(state unsafe.Pointer, peer int, data []byte, hint string) error
 		BootstrapAllGather(state unsafe.Pointer, allData []byte, size int, hint string) error
 	} = Bootstrap{}
-	if err := b.BootstrapSend(nil, 1, []byte("x"), "t"); err != nil {
+	// The NULL state is the double's one-rank loopback: what is sent to
+	// rank 0 comes back, a peer outside the world is refused.
+	if err := b.BootstrapSend(nil, 0, []byte("x"), "t"); err != nil {
 		t.Error(err)
 	}
-	if err := b.BootstrapRecv(nil, 1, make([]byte, 1), "t"); err != nil {
-		t.Error(err)
+	got := make([]byte, 1)
+	if err := b.BootstrapRecv(nil, 0, got, "t"); err != nil || string(got) != "x" {
+		t.Errorf("BootstrapRecv = %q, %v; want the %q sent", got, err, "x")
 	}
-	if err := b.BootstrapAllGather(nil, make([]byte, 4), 2, "t"); err != nil {
-		t.Error(err)
+	if err := b.BootstrapSend(nil, 1, []byte("x"), "t"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("BootstrapSend to peer 1 of a one-rank world: %v, want NRT_INVALID", err)
+	}
+	all := []byte{7, 7}
+	if err := b.BootstrapAllGather(nil, all, 2, "t"); err != nil || all[0] != 7 {
+		t.Errorf("BootstrapAllGather of one rank = %v, %v", all, err)
 	}
 }
 
@@ -417,5 +507,39 @@ func TestEveryForwardHasAnExercise(t *testing.T) {
 		if !found {
 			t.Errorf("exercises names %s, which release %s does not have", name, Release)
 		}
+	}
+}
+
+// Every trampoline with an out-pointer refuses a NULL one with NRT_INVALID,
+// and the guarded ones say so in one log line, before libnccom is reached:
+// the double behind them answers a NULL out with a status of its own and no
+// log line, and neuronGetVersionInfo would write through it.
+func TestTrampolinesRefuseNullOuts(t *testing.T) {
+	initGood(t)
+	before := logs.String()
+	probed := 0
+	for i, f := range Forward {
+		st, ok := NullOutProbe(i)
+		if !ok {
+			continue
+		}
+		probed++
+		if st != ErrInvalid {
+			t.Errorf("%s with NULL out-pointers: %v, want NRT_INVALID", f.Trampoline, st)
+		}
+		line := f.Trampoline + ": an out-pointer is NULL"
+		want := 1
+		if i == 0 || f.Name == "neuronNetworkProxyProgress" { // the probe and the hot path do not log
+			want = 0
+		}
+		if n := strings.Count(logs.String(), line) - strings.Count(before, line); n != want {
+			t.Errorf("%s: %d log lines %q, want %d", f.Trampoline, n, line, want)
+		}
+	}
+	if probed < 20 {
+		t.Errorf("only %d trampolines have out-pointers; the spec notes more", probed)
+	}
+	if _, ok := NullOutProbe(len(Forward)); ok {
+		t.Error("a probe past the table")
 	}
 }

@@ -11,6 +11,8 @@ package nrt
 import "C"
 
 import (
+	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/nrtabi/nrtabi/runtime/dyninput"
@@ -32,8 +34,8 @@ func status(err error, callback string) C.uint32_t {
 func nrtDeviceCount(out *C.int, n C.uint32_t) C.int {
 	devs := Device().Devices()
 	if out != nil {
-		dst := unsafe.Slice(out, int(n))
-		for i := 0; i < len(dst) && i < len(devs); i++ {
+		dst := unsafe.Slice(out, min(int(n), len(devs))) // never a view past what is written
+		for i := range dst {
 			dst[i] = C.int(devs[i])
 		}
 	}
@@ -81,10 +83,18 @@ func nrtVirtualCoreSize(out *C.uint32_t) C.uint32_t {
 	return status(err, "nec_get_virtual_core_size")
 }
 
+// MaxPortMap bounds the count of nec_build_port_and_rid_map: every entry up
+// to count is written (-1 past the MLA's last port), so a count no port map
+// has would write far past any caller's arrays.
+const MaxPortMap = 1 << 16
+
 //export nrtBuildPortAndRIDMap
 func nrtBuildPortAndRIDMap(dev C.int, mla, host *C.int, count C.int) C.uint32_t {
 	const cb = "nec_build_port_and_rid_map"
-	if count < 0 || count > 0 && (mla == nil || host == nil) {
+	if count < 0 || count > MaxPortMap {
+		return status(fmt.Errorf("count %d is outside 0..%d", int(count), MaxPortMap), cb)
+	}
+	if count > 0 && (mla == nil || host == nil) {
 		return status(errNilOut, cb)
 	}
 	ports, err := Device().PortMap(int(dev))
@@ -158,6 +168,9 @@ func nrtP2PPodPeerNode(dev C.uint32_t, node C.int, dist C.uint32_t, peer *C.int)
 		return -1
 	}
 	n, err := Device().P2PPodPeerNode(uint32(dev), int(node), uint32(dist))
+	if err == nil && n > math.MaxInt32 {
+		err = fmt.Errorf("peer node %d of a pod of more than 2^31 nodes does not fit the callback's int", n)
+	}
 	if err != nil {
 		reverseFailed(cb, err)
 		return -1
@@ -184,19 +197,32 @@ func nrtPodNodeCanAccess(podType, lrid, lnode, rrid, rnode C.uint32_t, can *C.in
 	return status(err, cb)
 }
 
+// PrintkMax is the most nec_ndl_printk reads of one line: the driver's
+// lines are short, so a longer one is cut there (and says so) whatever size
+// the caller claims.
+const PrintkMax = 4096
+
+// printkText is the line at str: up to its NUL, never past size bytes nor
+// PrintkMax. It reads byte by byte, so memory after the NUL is not touched.
+func printkText(p unsafe.Pointer, size uint32) string {
+	limit := min(int64(size), PrintkMax)
+	n := int64(0)
+	for n < limit && *(*byte)(unsafe.Add(p, n)) != 0 {
+		n++
+	}
+	text := string(unsafe.Slice((*byte)(p), n))
+	if n == PrintkMax && int64(size) > PrintkMax {
+		text += fmt.Sprintf(" [cut at %d bytes; the caller claimed %d]", PrintkMax, size)
+	}
+	return text
+}
+
 //export nrtPrintk
 func nrtPrintk(str *C.char, size, action C.uint32_t) {
 	if str == nil {
 		return
 	}
-	b := C.GoBytes(unsafe.Pointer(str), C.int(size))
-	for i, c := range b {
-		if c == 0 {
-			b = b[:i]
-			break
-		}
-	}
-	Device().Printk(string(b), uint32(action))
+	Device().Printk(printkText(unsafe.Pointer(str), uint32(size)), uint32(action))
 }
 
 // dynTable views the dynamic-input table at mem: the header first, then as

@@ -57,6 +57,7 @@ const (
 	NECMaxDevices               int    = 256                           // NEC_MAX_DEVICES HIGH
 	EncMaxStreamN               int    = 4                             // ENC_MAX_STREAM_N HIGH
 	EncMaxCommN                 int    = 12                            // ENC_MAX_COMM_N HIGH
+	EncStreamIDUninitialized    uint32 = 4294967295                    // ENC_STREAM_ID_UNINITIALIZED INFERRED
 	EncSigMsgSize               uint32 = 17                            // ENC_SIG_MSG_SIZE HIGH
 	EncUIDMsgSize               uint32 = 129                           // ENC_UID_MSG_SIZE HIGH
 	NcclUniqueIDBytes           uint32 = 128                           // NCCL_UNIQUE_ID_BYTES HIGH

@@ -190,7 +190,7 @@ type EncSigCollImage struct {
 
 /*
 NECVersionInfo mirrors nec_version_info_t (56 bytes, HIGH).
-The flexible array member future_fields (+56, u64[]) has no Go form and adds no size.
+The flexible array member future_fields (+56, u8[]) has no Go form and adds no size.
 */
 type NECVersionInfo struct {
 	Major                uint64   // +0 u64 HIGH

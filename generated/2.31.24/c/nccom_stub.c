@@ -11,7 +11,12 @@
  * Behaviour, selected by macros:
  *   NCCOM_STUB_COMPAT=<id>     compatibility id neuronGetVersionInfo reports (89)
  *   NCCOM_STUB_GIT_HASH="..."  git hash it reports ("1a31ba186")
- *   NCCOM_STUB_RC=<status>     status every entry point returns (NRT_SUCCESS)
+ *   NCCOM_STUB_RC=<status>     status every entry point returns (NRT_SUCCESS);
+ *                              another status is returned before any work
+ *   NCCOM_STUB_TIMEOUT_MS=<ms> how long a bootstrap receive waits (30000)
+ *   NCCOM_STUB_OUT_BASE=<n>    the entry points without a behaviour of their own
+ *                              write n + 10 x (dlsym index) + (parameter index)
+ *                              through each int, u64 and handle out-pointer (1000)
  *   NCCOM_STUB_OMIT_<symbol>   leave <symbol> out, e.g. -DNCCOM_STUB_OMIT_neuronGetUniqueId
  *   NCCOM_STUB_NO_REVERSE      a forward-only double: no reverse imports, so it
  *                              links without libnrt and loads into any process
@@ -20,8 +25,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nrtabi.h"
 
@@ -65,19 +74,226 @@ __attribute__((used)) static void (*const nccom_stub_imports[])(void) = {
 };
 #endif
 
-/* Each comm and unique id is distinct, as a real libnccom's are. */
-__attribute__((unused)) static unsigned nccom_stub_uids;
-__attribute__((unused)) static int nccom_stub_comms[64];
-__attribute__((unused)) static unsigned nccom_stub_next_comm;
+/*
+ * Comms and the bootstrap. Every rank of a world is a thread of this process
+ * with its own comm: neuronInitGlobalComm joins the world named by root_id,
+ * neuronInitComm the one named by the unique id (each neuronGetUniqueId is
+ * distinct), both of rank_n ranks. neuronBootstrapSend/Recv move framed
+ * messages between the ranks of one world through in-process queues, kept
+ * in order per (source, destination, channel); a receive waits (bounded by
+ * NCCOM_STUB_TIMEOUT_MS) for the next message from its peer, and one of
+ * another size fails as upstream's "Message truncated" does.
+ * neuronBootstrapAllGather exchanges one block per rank on its own channel.
+ * A NULL bootstrap state is a one-rank loopback world (what the runtime's
+ * Exercise calls use); a receive from it with nothing sent fails at once.
+ * A world ends when its last comm is freed.
+ */
+#ifndef NCCOM_STUB_OUT_BASE
+#define NCCOM_STUB_OUT_BASE 1000
+#endif
+#ifndef NCCOM_STUB_TIMEOUT_MS
+#define NCCOM_STUB_TIMEOUT_MS 30000
+#endif
+#define NCCOM_STUB_MAX_RANKS 65536      /* more ranks than any world of the spec */
+#define NCCOM_STUB_MAX_MSG (1ul << 30)  /* larger bootstrap messages are refused */
+#define NCCOM_STUB_KEY 129              /* kind byte + root id or unique id */
+#define NCCOM_STUB_MAGIC 0x6e63636fu
 
-__attribute__((unused)) static void *nccom_stub_new_comm(void)
+__attribute__((unused)) static unsigned nccom_stub_uids;
+
+struct nccom_stub_msg {
+	struct nccom_stub_msg *next;
+	int src, dst, chan;
+	size_t size;
+	unsigned char data[];
+};
+
+struct nccom_stub_world {
+	struct nccom_stub_world *next;
+	unsigned char key[NCCOM_STUB_KEY];
+	int nranks, refs;
+	uint64_t id;            /* what neuronGetCommInfo reports as cluster_id */
+	unsigned char *joined;  /* per rank */
+	struct nccom_stub_msg *head, **tail;
+};
+
+struct nccom_stub_comm {
+	unsigned magic;
+	int rank;
+	struct nccom_stub_world *world;
+};
+
+static pthread_mutex_t nccom_stub_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t nccom_stub_cv = PTHREAD_COND_INITIALIZER;
+static struct nccom_stub_world *nccom_stub_worlds;
+static uint64_t nccom_stub_world_ids;
+static struct nccom_stub_world nccom_stub_loopback = { .nranks = 1, .refs = 1, .head = NULL, .tail = &nccom_stub_loopback.head };
+static struct nccom_stub_comm nccom_stub_loopback_comm = { NCCOM_STUB_MAGIC, 0, &nccom_stub_loopback };
+
+__attribute__((unused)) static void nccom_stub_say(const char *fn, const char *what)
 {
-	return &nccom_stub_comms[__atomic_fetch_add(&nccom_stub_next_comm, 1, __ATOMIC_RELAXED) % 64];
+	fprintf(stderr, "nccom-stub %s: %s\n", fn, what);
+}
+
+/* Join rank of the world of nranks named key (the first one with that rank
+ * still free), making the world if there is none. */
+__attribute__((unused)) static NRT_STATUS nccom_stub_join(char kind, const void *name, size_t len, int nranks, int rank, void **comm)
+{
+	if (nranks <= 0 || nranks > NCCOM_STUB_MAX_RANKS || rank < 0 || rank >= nranks)
+		return NRT_INVALID;
+	unsigned char key[NCCOM_STUB_KEY] = { (unsigned char)kind };
+	if (name != NULL)
+		memcpy(key + 1, name, len < NCCOM_STUB_KEY - 1 ? len : NCCOM_STUB_KEY - 1);
+	struct nccom_stub_comm *c = calloc(1, sizeof *c);
+	if (c == NULL)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	if (pthread_mutex_lock(&nccom_stub_mu) != 0) {
+		free(c);
+		return NRT_FAILURE;
+	}
+	struct nccom_stub_world *w = nccom_stub_worlds;
+	while (w != NULL && (w->nranks != nranks || w->joined[rank] || memcmp(w->key, key, sizeof key) != 0))
+		w = w->next;
+	if (w == NULL) {
+		w = calloc(1, sizeof *w);
+		if (w != NULL && (w->joined = calloc((size_t)nranks, 1)) == NULL) {
+			free(w);
+			w = NULL;
+		}
+		if (w == NULL) {
+			pthread_mutex_unlock(&nccom_stub_mu);
+			free(c);
+			return NRT_FAIL_HOST_MEM_ALLOC;
+		}
+		memcpy(w->key, key, sizeof key);
+		w->nranks = nranks;
+		w->id = ++nccom_stub_world_ids;
+		w->tail = &w->head;
+		w->next = nccom_stub_worlds;
+		nccom_stub_worlds = w;
+	}
+	w->joined[rank] = 1;
+	w->refs++;
+	*c = (struct nccom_stub_comm){ NCCOM_STUB_MAGIC, rank, w };
+	pthread_mutex_unlock(&nccom_stub_mu);
+	*comm = c;
+	return NRT_SUCCESS;
+}
+
+/* The comm behind a bootstrap state, or NULL when it is not one of ours. */
+__attribute__((unused)) static struct nccom_stub_comm *nccom_stub_comm_of(void *state)
+{
+	struct nccom_stub_comm *c = state != NULL ? state : &nccom_stub_loopback_comm;
+	return c->magic == NCCOM_STUB_MAGIC ? c : NULL;
+}
+
+__attribute__((unused)) static NRT_STATUS nccom_stub_leave(void *comm)
+{
+	struct nccom_stub_comm *c = nccom_stub_comm_of(comm);
+	if (comm == NULL)
+		return NRT_SUCCESS;
+	if (c == NULL)
+		return NRT_INVALID;
+	if (pthread_mutex_lock(&nccom_stub_mu) != 0)
+		return NRT_FAILURE;
+	struct nccom_stub_world *w = c->world;
+	c->magic = 0;
+	if (--w->refs == 0) {
+		struct nccom_stub_world **p = &nccom_stub_worlds;
+		while (*p != w)
+			p = &(*p)->next;
+		*p = w->next;
+		for (struct nccom_stub_msg *m = w->head, *n; m != NULL; m = n) {
+			n = m->next;
+			free(m);
+		}
+		free(w->joined);
+		free(w);
+	}
+	pthread_mutex_unlock(&nccom_stub_mu);
+	free(c);
+	return NRT_SUCCESS;
+}
+
+__attribute__((unused)) static NRT_STATUS nccom_stub_send(struct nccom_stub_comm *c, int peer, int chan, const void *data, size_t size)
+{
+	struct nccom_stub_msg *m = malloc(sizeof *m + size);
+	if (m == NULL)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	*m = (struct nccom_stub_msg){ NULL, c->rank, peer, chan, size };
+	if (size > 0)
+		memcpy(m->data, data, size);
+	if (pthread_mutex_lock(&nccom_stub_mu) != 0) {
+		free(m);
+		return NRT_FAILURE;
+	}
+	*c->world->tail = m;
+	c->world->tail = &m->next;
+	pthread_cond_broadcast(&nccom_stub_cv);
+	pthread_mutex_unlock(&nccom_stub_mu);
+	return NRT_SUCCESS;
+}
+
+__attribute__((unused)) static NRT_STATUS nccom_stub_recv(struct nccom_stub_comm *c, int peer, int chan, void *data, size_t size)
+{
+	struct timespec until;
+	if (clock_gettime(CLOCK_REALTIME, &until) != 0)
+		return NRT_FAILURE;
+	until.tv_sec += NCCOM_STUB_TIMEOUT_MS / 1000;
+	until.tv_nsec += (NCCOM_STUB_TIMEOUT_MS % 1000) * 1000000l;
+	if (until.tv_nsec >= 1000000000l) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000l;
+	}
+	if (pthread_mutex_lock(&nccom_stub_mu) != 0)
+		return NRT_FAILURE;
+	struct nccom_stub_world *w = c->world;
+	struct nccom_stub_msg **p;
+	for (;;) {
+		for (p = &w->head; *p != NULL; p = &(*p)->next)
+			if ((*p)->src == peer && (*p)->dst == c->rank && (*p)->chan == chan)
+				break;
+		if (*p != NULL)
+			break;
+		int rc = w == &nccom_stub_loopback ? ETIMEDOUT : pthread_cond_timedwait(&nccom_stub_cv, &nccom_stub_mu, &until);
+		if (rc != 0) {
+			pthread_mutex_unlock(&nccom_stub_mu);
+			nccom_stub_say("neuronBootstrapRecv", "no message from the peer in time");
+			return NRT_TIMEOUT;
+		}
+	}
+	struct nccom_stub_msg *m = *p;
+	if ((*p = m->next) == NULL)
+		w->tail = p;
+	pthread_mutex_unlock(&nccom_stub_mu);
+	NRT_STATUS st = NRT_SUCCESS;
+	if (m->size != size) {
+		char why[96];
+		snprintf(why, sizeof why, "Message truncated : received %zu bytes instead of %zu", m->size, size);
+		nccom_stub_say("neuronBootstrapRecv", why);
+		st = NRT_FAILURE;
+	} else if (size > 0) {
+		memcpy(data, m->data, size);
+	}
+	free(m);
+	return st;
+}
+
+/* The checks every bootstrap call shares: a comm of ours, a peer of its
+ * world, a buffer for a bounded size. */
+__attribute__((unused)) static struct nccom_stub_comm *nccom_stub_checked(void *state, int peer, const void *data, size_t size)
+{
+	struct nccom_stub_comm *c = nccom_stub_comm_of(state);
+	if (c == NULL || peer < 0 || peer >= c->world->nranks || size > NCCOM_STUB_MAX_MSG || (data == NULL && size != 0))
+		return NULL;
+	return c;
 }
 
 #ifndef NCCOM_STUB_OMIT_neuronGetVersionInfo
 void neuronGetVersionInfo(nec_version_info_t *out, uint32_t n)
 {
+	if (out == NULL)
+		return; /* no struct to fill; the trampoline refuses a NULL out first */
 	out->major = 2;
 	out->minor = 31;
 	out->patch = 24;
@@ -94,6 +310,8 @@ void neuronGetVersionInfo(nec_version_info_t *out, uint32_t n)
 #ifndef NCCOM_STUB_OMIT_neuronGetUniqueId
 NRT_STATUS neuronGetUniqueId(char id[128], int rank_n, const char *hint)
 {
+	if (id == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	memset(id, 0, 128);
 	snprintf(id, 128, "nccom-stub uid rank_n=%d hint=%s #%u", rank_n, hint ? hint : "",
 	         __atomic_add_fetch(&nccom_stub_uids, 1, __ATOMIC_RELAXED)); /* distinct per call, like a real id */
@@ -104,24 +322,32 @@ NRT_STATUS neuronGetUniqueId(char id[128], int rank_n, const char *hint)
 #ifndef NCCOM_STUB_OMIT_neuronInitGlobalComm
 NRT_STATUS neuronInitGlobalComm(int g_dev_id, int g_dev_count, const enc_neuron_device_info_t *dev, const char *root_id, void **comm, const char *hint)
 {
+	if (comm == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	uint32_t vnc = 0;
-	(void)g_dev_id; (void)g_dev_count; (void)dev; (void)root_id; (void)hint;
+	(void)dev; (void)hint;
 	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
-	*comm = nccom_stub_new_comm();
-	return NCCOM_STUB_RC;
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	return nccom_stub_join('g', root_id, root_id != NULL ? strlen(root_id) : 0, g_dev_count, g_dev_id, comm);
 }
 #endif
 
 #ifndef NCCOM_STUB_OMIT_neuronInitComm
 NRT_STATUS neuronInitComm(void **comm, int rank_n, char *id, int rank, const enc_neuron_device_info_t *dev, bool bypass_graph)
 {
+	if (comm == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	uint32_t vnc = 0;
-	(void)rank_n; (void)id; (void)rank; (void)dev; (void)bypass_graph;
+	(void)dev; (void)bypass_graph;
+	if (id == NULL)
+		return NRT_INVALID;
 	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
-	*comm = nccom_stub_new_comm();
-	return NCCOM_STUB_RC;
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	return nccom_stub_join('u', id, 128, rank_n, rank, comm);
 }
 #endif
 
@@ -136,17 +362,25 @@ NRT_STATUS neuronBuildGraphComm(void *comm)
 #ifndef NCCOM_STUB_OMIT_neuronGetCommInfo
 NRT_STATUS neuronGetCommInfo(void *comm, nccl_comm_info_t *out)
 {
-	(void)comm;
-	(void)out;
-	return NCCOM_STUB_RC;
+	if (out == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	struct nccom_stub_comm *c = nccom_stub_comm_of(comm);
+	if (c == NULL)
+		return NRT_INVALID;
+	memset(out, 0, sizeof *out);
+	out->cluster_id = c->world->id; /* the same on every rank of one comm, distinct between comms */
+	return NRT_SUCCESS;
 }
 #endif
 
 #ifndef NCCOM_STUB_OMIT_neuronFreeComm
 NRT_STATUS neuronFreeComm(void *comm)
 {
-	(void)comm;
-	return NCCOM_STUB_RC;
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	return nccom_stub_leave(comm);
 }
 #endif
 
@@ -187,6 +421,8 @@ NRT_STATUS neuronStopNetworkProxy(void *comm, uint32_t stream_id)
 #ifndef NCCOM_STUB_OMIT_neuronNetworkProxyProgress
 NRT_STATUS neuronNetworkProxyProgress(void *comm, uint32_t stream_id, uint32_t proxy_id, bool *progressed, bool *failed)
 {
+	if (progressed == NULL || failed == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)comm; (void)stream_id; (void)proxy_id;
 	*progressed = true;
 	*failed = false;
@@ -197,44 +433,62 @@ NRT_STATUS neuronNetworkProxyProgress(void *comm, uint32_t stream_id, uint32_t p
 #ifndef NCCOM_STUB_OMIT_neuronBootstrapSend
 NRT_STATUS neuronBootstrapSend(void *state, int peer, void *data, size_t size, const char *hint)
 {
-	(void)state;
-	(void)peer;
-	(void)data;
-	(void)size;
 	(void)hint;
-	return NCCOM_STUB_RC;
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	struct nccom_stub_comm *c = nccom_stub_checked(state, peer, data, size);
+	if (c == NULL)
+		return NRT_INVALID;
+	return nccom_stub_send(c, peer, 0, data, size);
 }
 #endif
 
 #ifndef NCCOM_STUB_OMIT_neuronBootstrapRecv
 NRT_STATUS neuronBootstrapRecv(void *state, int peer, void *data, size_t size, const char *hint)
 {
-	(void)state;
-	(void)peer;
-	(void)data;
-	(void)size;
 	(void)hint;
-	return NCCOM_STUB_RC;
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	struct nccom_stub_comm *c = nccom_stub_checked(state, peer, data, size);
+	if (c == NULL)
+		return NRT_INVALID;
+	return nccom_stub_recv(c, peer, 0, data, size);
 }
 #endif
 
 #ifndef NCCOM_STUB_OMIT_neuronBootstrapAllGather
 NRT_STATUS neuronBootstrapAllGather(void *state, void *all_data, size_t size, const char *hint)
 {
-	(void)state;
-	(void)all_data;
-	(void)size;
 	(void)hint;
-	return NCCOM_STUB_RC;
+	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		return NCCOM_STUB_RC;
+	struct nccom_stub_comm *c = nccom_stub_checked(state, 0, all_data, size);
+	if (c == NULL || size > NCCOM_STUB_MAX_MSG / (size_t)c->world->nranks)
+		return NRT_INVALID;
+	unsigned char *all = all_data;
+	for (int p = 0; p < c->world->nranks; p++) {
+		NRT_STATUS st = p == c->rank ? NRT_SUCCESS : nccom_stub_send(c, p, 1, all + (size_t)c->rank * size, size);
+		if (st != NRT_SUCCESS)
+			return st;
+	}
+	for (int p = 0; p < c->world->nranks; p++) {
+		NRT_STATUS st = p == c->rank ? NRT_SUCCESS : nccom_stub_recv(c, p, 1, all + (size_t)p * size, size);
+		if (st != NRT_SUCCESS)
+			return st;
+	}
+	return NRT_SUCCESS;
 }
 #endif
 
 #ifndef NCCOM_STUB_OMIT_neuronPreferredNcRidNic
 NRT_STATUS neuronPreferredNcRidNic(uint32_t nc, uint32_t rid, int *out)
 {
+	if (out == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)nc;
 	(void)rid;
 	(void)out;
+	*out = NCCOM_STUB_OUT_BASE + 142;
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -242,10 +496,10 @@ NRT_STATUS neuronPreferredNcRidNic(uint32_t nc, uint32_t rid, int *out)
 #ifndef NCCOM_STUB_OMIT_neuronPreferredNcRidNicBdf
 NRT_STATUS neuronPreferredNcRidNicBdf(uint32_t nc, uint32_t rid, char *bdf, size_t bdf_len)
 {
-	(void)nc;
-	(void)rid;
-	(void)bdf;
-	(void)bdf_len;
+	if (bdf == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
+	if (bdf_len > 0)
+		snprintf(bdf, bdf_len, "nccom-stub:%02x:%02x.0", nc & 0xff, rid & 0xff);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -253,6 +507,8 @@ NRT_STATUS neuronPreferredNcRidNicBdf(uint32_t nc, uint32_t rid, char *bdf, size
 #ifndef NCCOM_STUB_OMIT_neuronNetRegMr
 NRT_STATUS neuronNetRegMr(void *comm, enc_pattern_t pattern, int peer, bool is_send, ofi_comm_type_t comm_type, void *data, size_t size, int ptr_type, void **mhandle)
 {
+	if (mhandle == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)comm;
 	(void)pattern;
 	(void)peer;
@@ -262,6 +518,7 @@ NRT_STATUS neuronNetRegMr(void *comm, enc_pattern_t pattern, int peer, bool is_s
 	(void)size;
 	(void)ptr_type;
 	(void)mhandle;
+	*mhandle = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 168);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -282,6 +539,8 @@ NRT_STATUS neuronNetDeregMr(void *comm, enc_pattern_t pattern, int peer, bool is
 #ifndef NCCOM_STUB_OMIT_neuronGetPeerDeviceId
 NRT_STATUS neuronGetPeerDeviceId(void *comm, int peer, int *out)
 {
+	if (out == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)comm;
 	*out = NCCOM_STUB_REVERSE(nec_get_peer_mla_idx(0, peer, 0), peer); /* forward -> reverse (re-entrant) round trip */
 	return NCCOM_STUB_RC;
@@ -291,6 +550,8 @@ NRT_STATUS neuronGetPeerDeviceId(void *comm, int peer, int *out)
 #ifndef NCCOM_STUB_OMIT_neuronSetAffinity
 NRT_STATUS neuronSetAffinity(void *comm, cpu_set_t *override, cpu_set_t *save, int core)
 {
+	if (save == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)comm;
 	(void)override;
 	(void)save;
@@ -302,11 +563,14 @@ NRT_STATUS neuronSetAffinity(void *comm, cpu_set_t *override, cpu_set_t *save, i
 #ifndef NCCOM_STUB_OMIT_neuronGetNetConnector
 NRT_STATUS neuronGetNetConnector(void *comm, enc_pattern_t pattern, int peer, bool is_send, void **connector)
 {
+	if (connector == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)comm;
 	(void)pattern;
 	(void)peer;
 	(void)is_send;
 	(void)connector;
+	*connector = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 204);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -329,7 +593,10 @@ NRT_STATUS neuronFiniPlugin(void)
 #ifndef NCCOM_STUB_OMIT_neuronGetOFIHandle
 NRT_STATUS neuronGetOFIHandle(void **out)
 {
+	if (out == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)out;
+	*out = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 230);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -337,9 +604,12 @@ NRT_STATUS neuronGetOFIHandle(void **out)
 #ifndef NCCOM_STUB_OMIT_neuronNetListen
 NRT_STATUS neuronNetListen(int dev, void *handle, void **listen_comm)
 {
+	if (listen_comm == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)dev;
 	(void)handle;
 	(void)listen_comm;
+	*listen_comm = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 242);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -347,9 +617,12 @@ NRT_STATUS neuronNetListen(int dev, void *handle, void **listen_comm)
 #ifndef NCCOM_STUB_OMIT_neuronNetConnect
 NRT_STATUS neuronNetConnect(int dev, void *handle, void **send_comm)
 {
+	if (send_comm == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)dev;
 	(void)handle;
 	(void)send_comm;
+	*send_comm = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 252);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -357,8 +630,11 @@ NRT_STATUS neuronNetConnect(int dev, void *handle, void **send_comm)
 #ifndef NCCOM_STUB_OMIT_neuronNetAccept
 NRT_STATUS neuronNetAccept(void *listen_comm, void **recv_comm)
 {
+	if (recv_comm == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)listen_comm;
 	(void)recv_comm;
+	*recv_comm = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 261);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -366,11 +642,14 @@ NRT_STATUS neuronNetAccept(void *listen_comm, void **recv_comm)
 #ifndef NCCOM_STUB_OMIT_neuronNetRegMrOG
 NRT_STATUS neuronNetRegMrOG(void *comm, void *data, size_t size, int type, void **mhandle)
 {
+	if (mhandle == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)comm;
 	(void)data;
 	(void)size;
 	(void)type;
 	(void)mhandle;
+	*mhandle = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 274);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -387,8 +666,11 @@ NRT_STATUS neuronNetDeregMrOG(void *comm, void *mhandle)
 #ifndef NCCOM_STUB_OMIT_neuronNetGetMrKey
 NRT_STATUS neuronNetGetMrKey(void *mhandle, uint64_t *key)
 {
+	if (key == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)mhandle;
 	(void)key;
+	*key = NCCOM_STUB_OUT_BASE + 291;
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -396,11 +678,14 @@ NRT_STATUS neuronNetGetMrKey(void *mhandle, uint64_t *key)
 #ifndef NCCOM_STUB_OMIT_neuronNetIsend
 NRT_STATUS neuronNetIsend(void *send_comm, void *data, int size, void *mhandle, void **request)
 {
+	if (request == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)send_comm;
 	(void)data;
 	(void)size;
 	(void)mhandle;
 	(void)request;
+	*request = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 304);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -408,11 +693,14 @@ NRT_STATUS neuronNetIsend(void *send_comm, void *data, int size, void *mhandle, 
 #ifndef NCCOM_STUB_OMIT_neuronNetIrecv
 NRT_STATUS neuronNetIrecv(void *recv_comm, void *data, int size, void *mhandle, void **request)
 {
+	if (request == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)recv_comm;
 	(void)data;
 	(void)size;
 	(void)mhandle;
 	(void)request;
+	*request = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 314);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -420,11 +708,14 @@ NRT_STATUS neuronNetIrecv(void *recv_comm, void *data, int size, void *mhandle, 
 #ifndef NCCOM_STUB_OMIT_neuronNetIflush
 NRT_STATUS neuronNetIflush(void *recv_comm, void *data, int size, void *mhandle, void **request)
 {
+	if (request == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)recv_comm;
 	(void)data;
 	(void)size;
 	(void)mhandle;
 	(void)request;
+	*request = (void *)(uintptr_t)(NCCOM_STUB_OUT_BASE + 324);
 	return NCCOM_STUB_RC;
 }
 #endif
@@ -432,9 +723,13 @@ NRT_STATUS neuronNetIflush(void *recv_comm, void *data, int size, void *mhandle,
 #ifndef NCCOM_STUB_OMIT_neuronNetTest
 NRT_STATUS neuronNetTest(void *request, int *done, int *size)
 {
+	if (done == NULL || size == NULL)
+		return NRT_INVALID; /* an out-pointer is NULL */
 	(void)request;
 	(void)done;
+	*done = NCCOM_STUB_OUT_BASE + 331;
 	(void)size;
+	*size = NCCOM_STUB_OUT_BASE + 332;
 	return NCCOM_STUB_RC;
 }
 #endif

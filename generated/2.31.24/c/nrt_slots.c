@@ -107,3 +107,59 @@ extern inline NRT_STATUS ncclNetTest(void *request, int *done, int *size);
 extern inline NRT_STATUS ncclNetCloseSend(void *send_comm);
 extern inline NRT_STATUS ncclNetCloseRecv(void *recv_comm);
 extern inline NRT_STATUS ncclNetCloseListen(void *listen_comm);
+
+/* Calls trampoline #index (dlsym order) with every argument 0, so every
+ * out-pointer NULL: a test's proof that the trampoline refuses it
+ * (NRT_INVALID) instead of handing libnccom a NULL to write through. -1 for
+ * an index without out-pointers. */
+int nrt_nccl_null_out_probe(int index)
+{
+	switch (index) {
+	case 0:
+		return (int)ncclGetVersionInfo(0, 0);
+	case 1:
+		return (int)ncclGetUniqueId(0, 0, 0);
+	case 2:
+		return (int)ncclInitGlobalComm(0, 0, 0, 0, 0, 0);
+	case 3:
+		return (int)ncclInitComm(0, 0, 0, 0, 0, 0);
+	case 5:
+		return (int)ncclGetCommInfo(0, 0);
+	case 10:
+		return (int)ncclNetworkProxyProgress(0, 0, 0, 0, 0);
+	case 14:
+		return (int)ncclPreferredNcRidNic(0, 0, 0);
+	case 15:
+		return (int)ncclPreferredNcRidNicBdf(0, 0, 0, 0);
+	case 16:
+		return (int)ncclNetRegMr(0, 0, 0, 0, 0, 0, 0, 0, 0);
+	case 18:
+		return (int)ncclGetPeerDeviceId(0, 0, 0);
+	case 19:
+		return (int)ncclSetAffinity(0, 0, 0, 0);
+	case 20:
+		return (int)ncclGetNetConnector(0, 0, 0, 0, 0);
+	case 23:
+		return (int)ncclGetOFIHandle(0);
+	case 24:
+		return (int)ncclNetListen(0, 0, 0);
+	case 25:
+		return (int)ncclNetConnect(0, 0, 0);
+	case 26:
+		return (int)ncclNetAccept(0, 0);
+	case 27:
+		return (int)ncclNetRegMrOG(0, 0, 0, 0, 0);
+	case 29:
+		return (int)ncclNetGetMrKey(0, 0);
+	case 30:
+		return (int)ncclNetIsend(0, 0, 0, 0, 0);
+	case 31:
+		return (int)ncclNetIrecv(0, 0, 0, 0, 0);
+	case 32:
+		return (int)ncclNetIflush(0, 0, 0, 0, 0);
+	case 33:
+		return (int)ncclNetTest(0, 0, 0);
+	default:
+		return -1;
+	}
+}

@@ -136,11 +136,16 @@ void nrt_nccl_log(int level, const char *fn, const char *fmt, ...) __attribute__
 void nrt_nccl_report_init_error(const char *fn) __attribute__((cold, noinline));
 void nrt_nccl_report_failure(const char *fn, const char *msg) __attribute__((cold, noinline));
 
+/* Trampoline #index with every argument 0 (its out-pointers NULL); -1 when it
+ * has no out-pointer. For tests: the answer must be NRT_INVALID. */
+int nrt_nccl_null_out_probe(int index);
+
 /*
  * The trampolines, in dlsym order. They are C99 inline definitions: a caller
  * that includes this header gets the guard inlined at its call site instead
  * of paying a second call frame, and nrt_slots.c emits the one out-of-line
- * definition of each. Every trampoline but two reads the init-error sentinel
+ * definition of each. A trampoline refuses a NULL out-pointer with NRT_INVALID
+ * before it reaches libnccom. Every trampoline but two reads the init-error sentinel
  * first and never touches a NULL slot; ncclGetVersionInfo (the pre-init probe)
  * and ncclNetworkProxyProgress (the hot proxy tick) are the documented exemptions.
  */
@@ -148,9 +153,11 @@ void nrt_nccl_report_failure(const char *fn, const char *msg) __attribute__((col
 #error "nrt_slots.h needs C99 inline semantics: do not build it with -std=gnu89 or -fgnu89-inline"
 #endif
 
-/* -> neuronGetVersionInfo, probe: zero the caller's struct, forward if the slot is set. */
+/* -> neuronGetVersionInfo, probe: refuse a NULL struct, zero the caller's, forward if the slot is set. */
 inline NRT_STATUS ncclGetVersionInfo(nec_version_info_t *out, uint32_t n)
 {
+	if (out == NULL)
+		return NRT_INVALID;
 	memset(out, 0, n);
 	if (nrt_nccl_slots.neuronGetVersionInfo == NULL)
 		return NRT_FAILURE;
@@ -165,6 +172,10 @@ inline NRT_STATUS ncclGetUniqueId(char id[128], int rank_n, const char *hint)
 		nrt_nccl_report_init_error("ncclGetUniqueId");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(id == NULL, 0)) {
+		nrt_nccl_report_failure("ncclGetUniqueId", "ncclGetUniqueId: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronGetUniqueId(id, rank_n, hint);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclGetUniqueId", "failed neuronGetUniqueId request to NCCL");
@@ -178,6 +189,10 @@ inline NRT_STATUS ncclInitGlobalComm(int g_dev_id, int g_dev_count, const enc_ne
 		nrt_nccl_report_init_error("ncclInitGlobalComm");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(comm == NULL, 0)) {
+		nrt_nccl_report_failure("ncclInitGlobalComm", "ncclInitGlobalComm: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronInitGlobalComm(g_dev_id, g_dev_count, dev, root_id, comm, hint);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclInitGlobalComm", "failed neuronInitGlobalComm request to NCCL");
@@ -190,6 +205,10 @@ inline NRT_STATUS ncclInitComm(void **comm, int rank_n, char *id, int rank, cons
 	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
 		nrt_nccl_report_init_error("ncclInitComm");
 		return NRT_FAILURE;
+	}
+	if (__builtin_expect(comm == NULL, 0)) {
+		nrt_nccl_report_failure("ncclInitComm", "ncclInitComm: an out-pointer is NULL");
+		return NRT_INVALID;
 	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronInitComm(comm, rank_n, id, rank, dev, bypass_graph);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
@@ -216,6 +235,10 @@ inline NRT_STATUS ncclGetCommInfo(void *comm, nccl_comm_info_t *out)
 	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
 		nrt_nccl_report_init_error("ncclGetCommInfo");
 		return NRT_FAILURE;
+	}
+	if (__builtin_expect(out == NULL, 0)) {
+		nrt_nccl_report_failure("ncclGetCommInfo", "ncclGetCommInfo: an out-pointer is NULL");
+		return NRT_INVALID;
 	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronGetCommInfo(comm, out);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
@@ -279,6 +302,8 @@ inline NRT_STATUS ncclStopNetworkProxy(void *comm, uint32_t stream_id)
  * exists, so this is never reached with a NULL slot. */
 inline NRT_STATUS ncclNetworkProxyProgress(void *comm, uint32_t stream_id, uint32_t proxy_id, bool *progressed, bool *failed)
 {
+	if (__builtin_expect(progressed == NULL || failed == NULL, 0))
+		return NRT_INVALID;
 	return nrt_nccl_slots.neuronNetworkProxyProgress(comm, stream_id, proxy_id, progressed, failed);
 }
 
@@ -328,6 +353,10 @@ inline NRT_STATUS ncclPreferredNcRidNic(uint32_t nc, uint32_t rid, int *out)
 		nrt_nccl_report_init_error("ncclPreferredNcRidNic");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(out == NULL, 0)) {
+		nrt_nccl_report_failure("ncclPreferredNcRidNic", "ncclPreferredNcRidNic: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronPreferredNcRidNic(nc, rid, out);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclPreferredNcRidNic", "failed neuronPreferredNcRidNic request to NCCL");
@@ -341,6 +370,10 @@ inline NRT_STATUS ncclPreferredNcRidNicBdf(uint32_t nc, uint32_t rid, char *bdf,
 		nrt_nccl_report_init_error("ncclPreferredNcRidNicBdf");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(bdf == NULL, 0)) {
+		nrt_nccl_report_failure("ncclPreferredNcRidNicBdf", "ncclPreferredNcRidNicBdf: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronPreferredNcRidNicBdf(nc, rid, bdf, bdf_len);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclPreferredNcRidNicBdf", "failed neuronPreferredNcRidNicBdf request to NCCL");
@@ -353,6 +386,10 @@ inline NRT_STATUS ncclNetRegMr(void *comm, enc_pattern_t pattern, int peer, bool
 	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
 		nrt_nccl_report_init_error("ncclNetRegMr");
 		return NRT_FAILURE;
+	}
+	if (__builtin_expect(mhandle == NULL, 0)) {
+		nrt_nccl_report_failure("ncclNetRegMr", "ncclNetRegMr: an out-pointer is NULL");
+		return NRT_INVALID;
 	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronNetRegMr(comm, pattern, peer, is_send, comm_type, data, size, ptr_type, mhandle);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
@@ -380,6 +417,10 @@ inline NRT_STATUS ncclGetPeerDeviceId(void *comm, int peer, int *out)
 		nrt_nccl_report_init_error("ncclGetPeerDeviceId");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(out == NULL, 0)) {
+		nrt_nccl_report_failure("ncclGetPeerDeviceId", "ncclGetPeerDeviceId: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronGetPeerDeviceId(comm, peer, out);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclGetPeerDeviceId", "failed neuronGetPeerDeviceId request to NCCL");
@@ -393,6 +434,10 @@ inline NRT_STATUS ncclSetAffinity(void *comm, cpu_set_t *override, cpu_set_t *sa
 		nrt_nccl_report_init_error("ncclSetAffinity");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(save == NULL, 0)) {
+		nrt_nccl_report_failure("ncclSetAffinity", "ncclSetAffinity: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronSetAffinity(comm, override, save, core);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclSetAffinity", "failed neuronSetAffinity request to NCCL");
@@ -405,6 +450,10 @@ inline NRT_STATUS ncclGetNetConnector(void *comm, enc_pattern_t pattern, int pee
 	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
 		nrt_nccl_report_init_error("ncclGetNetConnector");
 		return NRT_FAILURE;
+	}
+	if (__builtin_expect(connector == NULL, 0)) {
+		nrt_nccl_report_failure("ncclGetNetConnector", "ncclGetNetConnector: an out-pointer is NULL");
+		return NRT_INVALID;
 	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronGetNetConnector(comm, pattern, peer, is_send, connector);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
@@ -445,6 +494,10 @@ inline NRT_STATUS ncclGetOFIHandle(void **out)
 		nrt_nccl_report_init_error("ncclGetOFIHandle");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(out == NULL, 0)) {
+		nrt_nccl_report_failure("ncclGetOFIHandle", "ncclGetOFIHandle: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronGetOFIHandle(out);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclGetOFIHandle", "failed neuronGetOFIHandle request to NCCL");
@@ -457,6 +510,10 @@ inline NRT_STATUS ncclNetListen(int dev, void *handle, void **listen_comm)
 	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
 		nrt_nccl_report_init_error("ncclNetListen");
 		return NRT_FAILURE;
+	}
+	if (__builtin_expect(listen_comm == NULL, 0)) {
+		nrt_nccl_report_failure("ncclNetListen", "ncclNetListen: an out-pointer is NULL");
+		return NRT_INVALID;
 	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronNetListen(dev, handle, listen_comm);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
@@ -471,6 +528,10 @@ inline NRT_STATUS ncclNetConnect(int dev, void *handle, void **send_comm)
 		nrt_nccl_report_init_error("ncclNetConnect");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(send_comm == NULL, 0)) {
+		nrt_nccl_report_failure("ncclNetConnect", "ncclNetConnect: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronNetConnect(dev, handle, send_comm);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclNetConnect", "failed neuronNetConnect request to NCCL");
@@ -484,6 +545,10 @@ inline NRT_STATUS ncclNetAccept(void *listen_comm, void **recv_comm)
 		nrt_nccl_report_init_error("ncclNetAccept");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(recv_comm == NULL, 0)) {
+		nrt_nccl_report_failure("ncclNetAccept", "ncclNetAccept: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronNetAccept(listen_comm, recv_comm);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclNetAccept", "failed neuronNetAccept request to NCCL");
@@ -496,6 +561,10 @@ inline NRT_STATUS ncclNetRegMrOG(void *comm, void *data, size_t size, int type, 
 	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
 		nrt_nccl_report_init_error("ncclNetRegMrOG");
 		return NRT_FAILURE;
+	}
+	if (__builtin_expect(mhandle == NULL, 0)) {
+		nrt_nccl_report_failure("ncclNetRegMrOG", "ncclNetRegMrOG: an out-pointer is NULL");
+		return NRT_INVALID;
 	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronNetRegMrOG(comm, data, size, type, mhandle);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
@@ -523,6 +592,10 @@ inline NRT_STATUS ncclNetGetMrKey(void *mhandle, uint64_t *key)
 		nrt_nccl_report_init_error("ncclNetGetMrKey");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(key == NULL, 0)) {
+		nrt_nccl_report_failure("ncclNetGetMrKey", "ncclNetGetMrKey: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronNetGetMrKey(mhandle, key);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclNetGetMrKey", "failed neuronNetGetMrKey request to NCCL");
@@ -535,6 +608,10 @@ inline NRT_STATUS ncclNetIsend(void *send_comm, void *data, int size, void *mhan
 	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
 		nrt_nccl_report_init_error("ncclNetIsend");
 		return NRT_FAILURE;
+	}
+	if (__builtin_expect(request == NULL, 0)) {
+		nrt_nccl_report_failure("ncclNetIsend", "ncclNetIsend: an out-pointer is NULL");
+		return NRT_INVALID;
 	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronNetIsend(send_comm, data, size, mhandle, request);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
@@ -549,6 +626,10 @@ inline NRT_STATUS ncclNetIrecv(void *recv_comm, void *data, int size, void *mhan
 		nrt_nccl_report_init_error("ncclNetIrecv");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(request == NULL, 0)) {
+		nrt_nccl_report_failure("ncclNetIrecv", "ncclNetIrecv: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronNetIrecv(recv_comm, data, size, mhandle, request);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclNetIrecv", "failed neuronNetIrecv request to NCCL");
@@ -562,6 +643,10 @@ inline NRT_STATUS ncclNetIflush(void *recv_comm, void *data, int size, void *mha
 		nrt_nccl_report_init_error("ncclNetIflush");
 		return NRT_FAILURE;
 	}
+	if (__builtin_expect(request == NULL, 0)) {
+		nrt_nccl_report_failure("ncclNetIflush", "ncclNetIflush: an out-pointer is NULL");
+		return NRT_INVALID;
+	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronNetIflush(recv_comm, data, size, mhandle, request);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))
 		nrt_nccl_report_failure("ncclNetIflush", "failed neuronNetIflush request to NCCL");
@@ -574,6 +659,10 @@ inline NRT_STATUS ncclNetTest(void *request, int *done, int *size)
 	if (__builtin_expect(nrt_nccl_init_error.len != 0, 0)) {
 		nrt_nccl_report_init_error("ncclNetTest");
 		return NRT_FAILURE;
+	}
+	if (__builtin_expect(done == NULL || size == NULL, 0)) {
+		nrt_nccl_report_failure("ncclNetTest", "ncclNetTest: an out-pointer is NULL");
+		return NRT_INVALID;
 	}
 	NRT_STATUS rc = nrt_nccl_slots.neuronNetTest(request, done, size);
 	if (__builtin_expect(rc != NRT_SUCCESS, 0))

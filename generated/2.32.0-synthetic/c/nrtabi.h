@@ -154,6 +154,7 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define NEC_MAX_DEVICES 256 /* HIGH */
 #define ENC_MAX_STREAM_N 4 /* HIGH */
 #define ENC_MAX_COMM_N 12 /* HIGH */
+#define ENC_STREAM_ID_UNINITIALIZED 4294967295U /* INFERRED */
 #define ENC_SIG_MSG_SIZE 17U /* HIGH */
 #define ENC_UID_MSG_SIZE 129U /* HIGH */
 #define NCCL_UNIQUE_ID_BYTES 128U /* HIGH */
@@ -579,7 +580,7 @@ struct nec_version_info {
 	uint64_t maintenance; /* +24 HIGH */
 	char git_hash[16]; /* +32 HIGH */
 	uint64_t compatibility_version; /* +48 HIGH */
-	uint64_t future_fields[]; /* +56 INFERRED */
+	uint8_t future_fields[]; /* +56 MED */
 };
 _Static_assert(sizeof(struct nec_version_info) == 56, "nec_version_info_t: spec size 56 (structs_nrt.toml:11)");
 _Static_assert(offsetof(struct nec_version_info, major) == 0, "nec_version_info_t.major: spec offset 0 (structs_nrt.toml:18)");

@@ -6,6 +6,7 @@
  *   host run TOPOLOGY LIBNCCOM          init, the table, every forward entry point twice
  *   host concurrent N TOPOLOGY LIBNCCOM N threads call nrtabi_init at once
  *   host reverse TOPOLOGY LIBNCCOM      init, then call the 20 reverse callbacks directly
+ *   host hostile TOPOLOGY LIBNCCOM      absurd lengths and NULL out-pointers across the boundary
  *
  * "-" for TOPOLOGY or LIBNCCOM means the default (the embedded topology, the
  * spec's "libnccom.so" through the normal search path).
@@ -218,6 +219,67 @@ static int reverse(const char *topo, const char *lib)
 	return 0;
 }
 
+/* Lengths no buffer has and NULL out-pointers, on both sides of the
+ * boundary: each call answers (a status, or returns) and the process lives. */
+static int hostile(const char *topo, const char *lib)
+{
+	printf("nrtabi_init: status %u\n", nrtabi_init(arg(topo), arg(lib)));
+
+	char line[] = "nrtabi: a short line";
+	nec_ndl_printk(line, 0x80000000u, 1);
+	printf("nec_ndl_printk(size 0x80000000): returned\n");
+	nec_ndl_printk(line, 0x7fffffffu, 1);
+	printf("nec_ndl_printk(size 0x7fffffff): returned\n");
+	nec_ndl_printk(line, 0xffffffffu, 1);
+	printf("nec_ndl_printk(size 0xffffffff): returned\n");
+
+	char msg[8];
+	printf("nrtabi_ccom_state(msg, SIZE_MAX): %d\n", nrtabi_ccom_state(NULL, NULL, msg, SIZE_MAX));
+	printf("nrtabi_ccom_call(0, out, SIZE_MAX): %u\n", nrtabi_ccom_call(0, msg, SIZE_MAX));
+	printf("nrtabi_ccom_call(0, out, (size_t)-8): %u\n", nrtabi_ccom_call(0, msg, (size_t)-8));
+	uint32_t rc = nrtabi_ccom_call(0, msg, sizeof msg);
+	printf("nrtabi_ccom_call(0, out, 8): %u \"%s\"\n", rc, msg);
+	printf("nec_get_device_count(NULL, 0xffffffff): %d\n", nec_get_device_count(NULL, 0xffffffffu));
+	int ports[4], hosts[4];
+	printf("nec_build_port_and_rid_map(0, count INT_MAX): %d\n", nec_build_port_and_rid_map(0, ports, hosts, 0x7fffffff));
+	printf("nec_build_port_and_rid_map(0, count -1): %d\n", nec_build_port_and_rid_map(0, ports, hosts, -1));
+
+	/* The libnccom double itself, as any caller could reach it. */
+	void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+	if (h == NULL) {
+		printf("the double is not loaded: %s\n", dlerror());
+		return 1;
+	}
+	neuronGetVersionInfo_fn version = (neuronGetVersionInfo_fn)dlsym(h, "neuronGetVersionInfo");
+	neuronGetUniqueId_fn uid = (neuronGetUniqueId_fn)dlsym(h, "neuronGetUniqueId");
+	neuronInitComm_fn init = (neuronInitComm_fn)dlsym(h, "neuronInitComm");
+	neuronGetCommInfo_fn info = (neuronGetCommInfo_fn)dlsym(h, "neuronGetCommInfo");
+	neuronNetTest_fn test = (neuronNetTest_fn)dlsym(h, "neuronNetTest");
+	neuronBootstrapSend_fn send = (neuronBootstrapSend_fn)dlsym(h, "neuronBootstrapSend");
+	neuronBootstrapRecv_fn recv = (neuronBootstrapRecv_fn)dlsym(h, "neuronBootstrapRecv");
+	neuronBootstrapAllGather_fn gather = (neuronBootstrapAllGather_fn)dlsym(h, "neuronBootstrapAllGather");
+	if (!version || !uid || !init || !info || !test || !send || !recv || !gather) {
+		printf("a neuron* symbol is missing from the double\n");
+		return 1;
+	}
+	version(NULL, 56);
+	printf("neuronGetVersionInfo(NULL, 56): returned\n");
+	char id[128] = {0}, buf[4] = {0};
+	void *comm = NULL;
+	printf("neuronGetUniqueId(NULL): %d\n", uid(NULL, 2, "hostile"));
+	printf("neuronInitComm(comm NULL): %d\n", init(NULL, 1, id, 0, NULL, false));
+	printf("neuronInitComm(id NULL): %d\n", init(&comm, 1, NULL, 0, NULL, false));
+	printf("neuronInitComm(rank 5 of 2): %d\n", init(&comm, 2, id, 5, NULL, false));
+	printf("neuronGetCommInfo(out NULL): %d\n", info(NULL, NULL));
+	printf("neuronNetTest(NULL outs): %d\n", test(NULL, NULL, NULL));
+	printf("neuronBootstrapSend(peer 7 of 1): %d\n", send(NULL, 7, buf, sizeof buf, "hostile"));
+	printf("neuronBootstrapSend(data NULL, size 4): %d\n", send(NULL, 0, NULL, 4, "hostile"));
+	printf("neuronBootstrapRecv(size SIZE_MAX): %d\n", recv(NULL, 0, buf, SIZE_MAX, "hostile"));
+	printf("neuronBootstrapAllGather(size SIZE_MAX / 2): %d\n", gather(NULL, buf, SIZE_MAX / 2, "hostile"));
+	dlclose(h);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -227,6 +289,8 @@ int main(int argc, char **argv)
 		return concurrent(atoi(argv[2]), argv[3], argv[4]);
 	if (argc == 4 && strcmp(argv[1], "reverse") == 0)
 		return reverse(argv[2], argv[3]);
-	fprintf(stderr, "usage: host run|reverse TOPOLOGY LIBNCCOM | host concurrent N TOPOLOGY LIBNCCOM\n");
+	if (argc == 4 && strcmp(argv[1], "hostile") == 0)
+		return hostile(argv[2], argv[3]);
+	fprintf(stderr, "usage: host run|reverse|hostile TOPOLOGY LIBNCCOM | host concurrent N TOPOLOGY LIBNCCOM\n");
 	return 2;
 }

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/cc"
+)
+
+// The header tree layoutcheck's tests use: modelled on the public Neuron
+// include directory, with planted differences from the default release.
+const neuronInclude = "../../layoutcheck/testdata/neuron-include"
+
+func needCC(t *testing.T) {
+	t.Helper()
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+}
+
+// TestHeadersCommands: check --headers reports the planted differences
+// (exit 12), extract --headers then check --spec is clean, release new
+// --headers writes a release whose structs name the headers, and a header
+// set that does not compile exits 1 with the compiler's first error.
+func TestHeadersCommands(t *testing.T) {
+	needCC(t)
+	rc, out, errw := runLayoutCLI("check", "--headers", neuronInclude)
+	if rc != 12 {
+		t.Fatalf("check --headers: exit %d, want 12\n%s%s", rc, out, errw)
+	}
+	for _, want := range []string{
+		"== headers " + neuronInclude + " (sha256 ",
+		"! nrt_instance_info_t.family: type int32_t, spec u32 (field retyped) [type, incompatible]",
+		"~ enc_neuron_device_info_t.histogram_config: type renamed enc_histogram_config_t -> nec_histogram_cfg_t",
+		"OK           nec_version_info_t",
+		"verdict: INCOMPATIBLE: 1 incompatible and 9 compatible change(s) (exit 12)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check --headers output lacks %q:\n%s", want, out)
+		}
+	}
+	if rc, _, _ := runLayoutCLI("check", "--headers", neuronInclude, "--include", "nrt/nrt_version.h"); rc != 0 {
+		t.Errorf("check --headers --include nrt/nrt_version.h: exit %d, want 0", rc)
+	}
+
+	frag := filepath.Join(t.TempDir(), "frag")
+	if err := os.MkdirAll(frag, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if rc, _, errw := runLayoutCLI("extract", "--headers", neuronInclude, "-o", filepath.Join(frag, "structs.toml")); rc != 0 {
+		t.Fatalf("extract --headers: exit %d %s", rc, errw)
+	}
+	if rc, out, errw := runLayoutCLI("check", "--spec", frag, "--headers", neuronInclude); rc != 0 || !strings.Contains(out, "CLEAN") {
+		t.Errorf("check --spec (extracted) --headers: exit %d\n%s%s", rc, out, errw)
+	}
+
+	root := t.TempDir()
+	rc, out, errw = runLayoutCLI("release", "new", "--from", "2.31.24", "--name", "2.31.99-headers", "--spec-root", root, "--headers", neuronInclude)
+	if rc != 0 {
+		t.Fatalf("release new --headers: exit %d\n%s%s", rc, out, errw)
+	}
+	for _, want := range []string{
+		"read headers " + neuronInclude + " (sha256 ",
+		"new: 2.31.99-headers from " + filepath.Join(root, "2.31.99-headers"),
+		"compatible     field-type-renamed     enc_neuron_device_info_t.histogram_config",
+		"incompatible   field-retyped          nrt_instance_info_t.family",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("release new --headers output lacks %q:\n%s", want, out)
+		}
+	}
+	structs, err := os.ReadFile(filepath.Join(root, "2.31.99-headers", "structs.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(structs), `source = "nrtabi extract from headers `+neuronInclude+" (sha256 ") || strings.Contains(string(structs), "nrtabi-headers-") {
+		t.Errorf("the release's structs do not name the headers:\n%s", structs[:min(len(structs), 800)])
+	}
+
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "bad.h"), []byte("struct s { undeclared_t a; };\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"check"}, {"extract"}, {"release", "new", "--name", "x", "--spec-root", root}} {
+		rc, out, errw := runLayoutCLI(append(cmd, "--headers", bad)...)
+		if rc != 1 || out != "" || !strings.Contains(errw, "bad.h: does not compile: bad.h:1:") || !strings.Contains(errw, "fix: ") {
+			t.Errorf("%v --headers (broken): exit %d, stdout %q, stderr %q", cmd, rc, out, errw)
+		}
+	}
+	none := t.TempDir()
+	if err := os.WriteFile(filepath.Join(none, "other.h"), []byte("struct unrelated { int a; };\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rc, out, errw := runLayoutCLI("check", "--headers", none); rc != 1 || out != "" || !strings.Contains(errw, "declares none of the 33 structs") {
+		t.Errorf("headers without a spec struct: exit %d, stdout %q, stderr %q", rc, out, errw)
+	}
+	if rc, out, errw := runLayoutCLI("extract", "--headers", none); rc != 1 || out != "" || !strings.Contains(errw, "nrtabi extract: headers "+none+" (sha256 ") {
+		t.Errorf("extract from headers without a spec struct: exit %d, stdout %q, stderr %q", rc, out, errw)
+	}
+	if rc, _, _ := runLayoutCLI("check", "--include", "a.h", "x.so"); rc != 2 {
+		t.Errorf("--include without --headers: exit %d, want 2", rc)
+	}
+	if rc, _, _ := runLayoutCLI("extract", "--headers", neuronInclude, "x.so"); rc != 2 {
+		t.Errorf("extract with both --headers and a FILE: exit %d, want 2", rc)
+	}
+}
+
+// TestCheckJUnit: --format junit is XML a CI parses, one case per struct.
+func TestCheckJUnit(t *testing.T) {
+	needCC(t)
+	rc, out, errw := runLayoutCLI("check", "--format", "junit", "--headers", neuronInclude)
+	if rc != 12 {
+		t.Fatalf("exit %d: %s", rc, errw)
+	}
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(doc.Suites) != 2 || len(doc.Suites[0].Cases) != 4 || doc.Failures != 1 {
+		t.Fatalf("suites %d, failures %d:\n%s", len(doc.Suites), doc.Failures, out)
+	}
+	for _, c := range doc.Suites[0].Cases {
+		if (c.Failure != nil) != (c.Name == "nrt_instance_info_t") {
+			t.Errorf("case %s: failure %+v", c.Name, c.Failure)
+		}
+	}
+	if rc, _, _ := runLayoutCLI("check", "--format", "xml", "--headers", neuronInclude); rc != 2 {
+		t.Errorf("--format xml: exit %d, want 2", rc)
+	}
+}

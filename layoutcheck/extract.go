@@ -292,8 +292,64 @@ var intNames = map[string]string{
 	"pthread_mutex_t": "pthread_mutex_t", "cpu_set_t": "cpu_set_t",
 }
 
-// specType spells a DWARF type in the spec grammar, or reports that it cannot.
+// specType spells a DWARF type in the spec grammar, or reports that it
+// cannot. The spelling is canonical (spec.ParseType then String), so the
+// fragment holds the text the loader would print back.
 func (x *extractor) specType(t godwarf.Type, last bool) (string, string, bool) {
+	s, note, ok := x.spell(t, last, cvQuals{})
+	if !ok {
+		return "", "", false
+	}
+	if pt, err := spec.ParseType(s); err == nil {
+		s = pt.String()
+	}
+	return s, note, true
+}
+
+// cvQuals are the qualifiers met on the way down to a named type. Those of
+// an array qualify its elements (C's rule), so they are carried down.
+type cvQuals struct{ c, v bool }
+
+func (q cvQuals) prefix() string {
+	s := ""
+	if q.c {
+		s += "const "
+	}
+	if q.v {
+		s += "volatile "
+	}
+	return s
+}
+
+func (q cvQuals) suffix() string {
+	return strings.TrimSuffix(" "+q.prefix(), " ")
+}
+
+// qualsOf collects the qualifiers of t's typedef and qualifier chain.
+func qualsOf(t godwarf.Type, q cvQuals) cvQuals {
+	for range maxTypeDepth {
+		switch x := t.(type) {
+		case *godwarf.TypedefType:
+			t = x.Type
+		case *godwarf.QualType:
+			switch x.Qual {
+			case "const":
+				q.c = true
+			case "volatile":
+				q.v = true
+			}
+			t = x.Type
+		default:
+			return q
+		}
+	}
+	return q
+}
+
+// spell writes t in the spec grammar, its pending qualifiers q included.
+// The grammar is postfix: "int*[4]*[10]" is C's int *(*d[10])[4], an array
+// of ten pointers to arrays of four int pointers.
+func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string, bool) {
 	// Each pointer, array and vector level is one level of the spec's type
 	// grammar, which stops at spec.MaxTypeDepth; a chain of DWARF types
 	// that loops (a pointer to itself) ends there too.
@@ -305,87 +361,106 @@ func (x *extractor) specType(t godwarf.Type, last bool) (string, string, bool) {
 	if TypeSize(t) > spec.MaxObjectSize {
 		return "", "", false // larger than the spec can spell: an opaque range
 	}
+	q = qualsOf(t, q)
+	named := func(s, note string, ok bool) (string, string, bool) {
+		if !ok {
+			return "", "", false
+		}
+		return q.prefix() + s, note, true
+	}
 	tds := typedefNames(t)
 	sd := Strip(t)
 	for _, n := range tds {
 		if b, ok := intNames[n]; ok {
 			if _, _, known := spec.Builtin(b); known && sizeOfBuiltin(b) == TypeSize(sd) {
-				return b, "", true
+				return named(b, "", true)
 			}
 		}
 	}
 	switch d := sd.(type) {
 	case *godwarf.BoolType:
 		if d.Size() == 1 {
-			return "bool", "", true
+			return named("bool", "", true)
 		}
 	case *godwarf.CharType, *godwarf.UcharType, *godwarf.IntType, *godwarf.UintType:
 		size, signed, _ := intShape(d)
 		switch {
 		case d.Common().Name == "char":
-			return "char", "", true
+			return named("char", "", true)
 		case d.Common().Name == "int":
-			return "int", "", true
+			return named("int", "", true)
 		case d.Common().Name == "unsigned int":
-			return "unsigned", "", true
+			return named("unsigned", "", true)
 		case size == 1 || size == 2 || size == 4 || size == 8:
 			p := "u"
 			if signed {
 				p = "i"
 			}
-			return fmt.Sprintf("%s%d", p, size*8), "", true
+			return named(fmt.Sprintf("%s%d", p, size*8), "", true)
 		}
 	case *godwarf.EnumType:
-		return x.enumType(d, tds)
+		return named(x.enumType(d, tds))
 	case *godwarf.PtrType:
+		// The pointer's own qualifiers follow its '*'.
+		self := q.suffix()
 		pt := Strip(d.Type)
+		pq := qualsOf(d.Type, cvQuals{})
 		if _, ok := pt.(*godwarf.VoidType); ok || pt == nil {
-			return "void*", "", true
+			return pq.prefix() + "void*" + self, "", true
 		}
-		if inner, _, ok := x.specType(d.Type, false); ok {
+		if inner, _, ok := x.spell(d.Type, false, cvQuals{}); ok {
 			if _, isStruct := pt.(*godwarf.StructType); !isStruct {
-				return inner + "*", "", true
+				return inner + "*" + self, "", true
 			}
 		}
 		if st, ok := pt.(*godwarf.StructType); ok {
 			ptds := typedefNames(d.Type)
 			name := x.specName(st, ptds)
 			if s, ok := x.byName[name]; ok {
-				return s.name + "*", "", true
+				return pq.prefix() + s.name + "*" + self, "", true
 			}
 			if identOK.MatchString(name) && !x.enumerators[name] && x.enums[name] == nil {
 				x.opaques[name] = true
-				return name + "*", "", true
+				return pq.prefix() + name + "*" + self, "", true
 			}
 		}
-		return "void*", "points to " + TypeName(d.Type), true
+		return "void*" + self, "points to " + TypeName(d.Type), true
 	case *godwarf.ArrayType:
 		if d.Count <= 0 && !last {
 			return "", "", false
 		}
-		inner, _, ok := x.specType(d.Type, false)
+		inner, _, ok := x.spell(d.Type, false, q)
 		if !ok {
 			return "", "", false
 		}
 		if strings.Contains(inner, "[]") || strings.HasPrefix(inner, "std::") {
 			return "", "", false
 		}
-		if d.Count <= 0 {
-			return inner + "[]", "", true
+		dim := "[]"
+		if d.Count > 0 {
+			dim = fmt.Sprintf("[%d]", d.Count)
 		}
-		// "u8[2][3]": the outer dimension comes first, as in C.
-		if i := strings.IndexByte(inner, '['); i >= 0 {
-			return fmt.Sprintf("%s[%d]%s", inner[:i], d.Count, inner[i:]), "", true
+		// Dimensions written one after another read as in C ("u8[2][3]" is
+		// two arrays of three u8), so this outer dimension goes before the
+		// element's own trailing run of dimensions. An element that ends in
+		// a pointer ("int*[4]*") takes the dimension at the end.
+		run := len(inner)
+		for run > 0 && inner[run-1] == ']' {
+			open := strings.LastIndexByte(inner[:run], '[')
+			if open < 0 {
+				break
+			}
+			run = open
 		}
-		return fmt.Sprintf("%s[%d]", inner, d.Count), "", true
+		return inner[:run] + dim + inner[run:], "", true
 	case *godwarf.StructType:
 		if elem, ok := x.generatedVector(d); ok {
-			return "std::vector<" + elem + ">", "", true
+			return named("std::vector<"+elem+">", "", true)
 		}
 		if strings.HasPrefix(d.StructName, "vector<") && d.Size() == 24 {
 			args := templateArgs(d.StructName[len("vector"):])
 			if b, ok := cppScalar[args[0]]; ok {
-				return "std::vector<" + b + ">", "", true
+				return named("std::vector<"+b+">", "", true)
 			}
 			return "", "", false
 		}
@@ -400,7 +475,7 @@ func (x *extractor) specType(t godwarf.Type, last bool) (string, string, bool) {
 		if err != nil {
 			return "", "", false
 		}
-		return s.name, "", true
+		return named(s.name, "", true)
 	}
 	return "", "", false
 }

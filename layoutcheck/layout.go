@@ -3,7 +3,6 @@ package layoutcheck
 import (
 	"debug/dwarf"
 	"fmt"
-	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 )
@@ -375,63 +374,10 @@ func typeAlign(t godwarf.Type, seen map[*godwarf.StructType]bool, depth int) int
 	}
 }
 
-// TypeName spells a DWARF type the way C does (without recursing into
-// struct bodies).
+// TypeName spells a DWARF type as C's abstract declarator ("int (*)[7]",
+// "const char *"), by the one renderer CDecl.
 func TypeName(t godwarf.Type) string {
-	return typeName(t, 0)
-}
-
-func typeName(t godwarf.Type, depth int) string {
-	if depth > 16 {
-		return "..."
-	}
-	switch x := t.(type) {
-	case nil:
-		return "void"
-	case *godwarf.VoidType:
-		return "void"
-	case *godwarf.TypedefType:
-		return x.Name
-	case *godwarf.QualType:
-		inner := typeName(x.Type, depth+1)
-		if _, ok := x.Type.(*godwarf.PtrType); ok {
-			return inner + " " + x.Qual
-		}
-		return x.Qual + " " + inner
-	case *godwarf.PtrType:
-		inner := typeName(x.Type, depth+1)
-		if strings.HasSuffix(inner, "*") {
-			return inner + "*"
-		}
-		return inner + " *"
-	case *godwarf.ArrayType:
-		elem, dims := x.Type, fmt.Sprintf("[%s]", countStr(x.Count))
-		for range maxTypeDepth {
-			a, ok := elem.(*godwarf.ArrayType)
-			if !ok {
-				break
-			}
-			dims += fmt.Sprintf("[%s]", countStr(a.Count))
-			elem = a.Type
-		}
-		return typeName(elem, depth+1) + dims
-	case *godwarf.StructType:
-		if x.StructName == "" {
-			return x.Kind + " {...}"
-		}
-		return x.Kind + " " + x.StructName
-	case *godwarf.EnumType:
-		if x.EnumName == "" {
-			return "enum {...}"
-		}
-		return "enum " + x.EnumName
-	case *godwarf.FuncType:
-		return "fn(...)"
-	}
-	if n := t.Common().Name; n != "" {
-		return n
-	}
-	return t.String()
+	return CDecl(t, "")
 }
 
 func countStr(n int64) string {

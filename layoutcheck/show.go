@@ -10,10 +10,6 @@ import (
 
 const cacheline = 64
 
-// maxCachelineLines is how many cacheline boundaries show prints one by one
-// before a gap; a longer run (a member of gigabytes) gets one summary line.
-const maxCachelineLines = 8
-
 // ShowResult is a struct found for `nrtabi show`.
 type ShowResult struct {
 	Layout   *Layout
@@ -104,20 +100,16 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 			holes++
 			sumHoles = satAdd(sumHoles, start-end)
 		}
-		// A gap of many cachelines (a huge array before this member) is
-		// summarised in one line instead of one line per boundary.
-		if !m.Virtual && start-nextLine >= maxCachelineLines*cacheline {
-			skip := (start - nextLine) / cacheline
-			fmt.Fprintf(w, "\t/* --- cachelines %d..%d: %d boundaries in the %d bytes before this member --- */\n", nextLine/cacheline, (nextLine/cacheline)+skip-1, skip, start-nextLine)
-			nextLine += skip * cacheline
-		}
-		for !m.Virtual && start >= nextLine {
-			if start == nextLine {
-				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) --- */\n", nextLine/cacheline, nextLine)
+		// As pahole: one comment for the last boundary crossed before this
+		// member starts, however many a large member before it spanned.
+		if !m.Virtual && start >= nextLine {
+			line := start / cacheline
+			if at := line * cacheline; at == start {
+				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) --- */\n", line, at)
 			} else {
-				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) was %d bytes ago --- */\n", nextLine/cacheline, nextLine, start-nextLine)
+				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) was %d bytes ago --- */\n", line, at, start-at)
 			}
-			nextLine += cacheline
+			nextLine = (line + 1) * cacheline
 		}
 		decl := memberDecl(m)
 		pos := fmt.Sprintf("/* %5d %5d */", m.Offset, m.Size)
@@ -181,20 +173,10 @@ func memberDecl(m *Member) string {
 	if m.Base {
 		return fmt.Sprintf("%s;", TypeName(m.Type)) + " /* base */"
 	}
-	tn := TypeName(m.Type)
-	name := m.Name
-	if i := strings.IndexByte(tn, '['); i > 0 {
-		name += tn[i:]
-		tn = tn[:i]
-	}
-	sep := " "
-	if strings.HasSuffix(tn, "*") {
-		sep = ""
-	}
 	if m.BitSize > 0 {
-		return fmt.Sprintf("%s%s%s:%d;", tn, sep, name, m.BitSize)
+		return fmt.Sprintf("%s:%d;", CDecl(m.Type, m.Name), m.BitSize)
 	}
-	return fmt.Sprintf("%s%s%s;", tn, sep, name)
+	return CDecl(m.Type, m.Name) + ";"
 }
 
 func (res *ShowResult) specNote(m *Member, byName map[string]*spec.Field, renamed map[string]string, findings map[string][]Finding) string {

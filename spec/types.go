@@ -80,7 +80,12 @@ func Builtin(name string) (c, goType string, ok bool) {
 
 // ParseType parses a type expression such as "u32", "const char*",
 // "void*[4]", "char[16]", "u64[]", "volatile u32*" or "std::vector<u32>".
-// Named references are left unresolved.
+// The grammar is postfix, read from the named type outwards: each '*' makes
+// a pointer to what precedes it (a const or volatile after it qualifies that
+// pointer: "char* const"), and a run of dimensions is one array in C order
+// ("u8[2][3]": two arrays of three u8). So C's int *(*d[10])[4] is
+// "int*[4]*[10]" and int (*g)[7] is "int[7]*". Named references are left
+// unresolved.
 func ParseType(s string) (*Type, error) {
 	if len(s) > MaxTypeLen {
 		return nil, fmt.Errorf("type %q...: %d characters; a type expression has at most %d", s[:32], len(s), MaxTypeLen)
@@ -202,6 +207,9 @@ func (p *typeParser) parse(depth int, inVector bool) (*Type, error) {
 		case '*':
 			p.i++
 			t = &Type{Kind: KindPointer, Name: "*", Elem: t, size: 8, align: 8}
+			// Qualifiers after a '*' qualify that pointer: "char* const"
+			// is C's char *const.
+			p.pointerQuals(t)
 		case '[':
 			end := strings.IndexByte(p.src[p.i:], ']')
 			if end < 0 {
@@ -223,6 +231,22 @@ func (p *typeParser) parse(depth int, inVector bool) (*Type, error) {
 			t = wrapArray(t, n)
 		default:
 			return nil, fmt.Errorf("unexpected %q at column %d", p.src[p.i], p.i+1)
+		}
+	}
+}
+
+// pointerQuals reads the const and volatile written after a '*'.
+func (p *typeParser) pointerQuals(t *Type) {
+	for {
+		save := p.i
+		switch p.ident() {
+		case "const":
+			t.Const = true
+		case "volatile":
+			t.Volatile = true
+		default:
+			p.i = save
+			return
 		}
 	}
 }
@@ -298,7 +322,7 @@ func (t *Type) Complete() bool {
 func (t *Type) String() string {
 	switch t.Kind {
 	case KindPointer:
-		return t.Elem.String() + "*"
+		return t.Elem.String() + "*" + strings.TrimSuffix(" "+quals(t), " ")
 	case KindArray:
 		dims := ""
 		e := t

@@ -59,11 +59,11 @@ func splitCamel(s string) []string {
 // cType is the C spelling of a named or builtin type, without declarator.
 func cType(t *spec.Type) string {
 	q := ""
-	if t.Volatile {
-		q += "volatile "
-	}
 	if t.Const {
 		q += "const "
+	}
+	if t.Volatile {
+		q += "volatile "
 	}
 	switch t.Kind {
 	case spec.KindStruct:

@@ -228,10 +228,14 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		cover      string
 	}
 	var items []item
-	for _, m := range l.Members {
+	for i, m := range l.Members {
 		// A zero-size member is skipped, except a flexible array member at
-		// the end, which is part of the declared layout.
-		if m.Virtual || m.Size == 0 && m.BitSize == 0 && m.Offset != l.Size || m.Base && emptyClass(m.Type) {
+		// the end, which is part of the declared layout (it may start
+		// before the struct's tail padding: struct { int64_t a; char b;
+		// short t[]; } has t at 10 of 16).
+		_, isArray := Strip(m.Type).(*godwarf.ArrayType)
+		last := i == len(l.Members)-1 && isArray
+		if m.Virtual || m.Size == 0 && m.BitSize == 0 && !last || m.Base && emptyClass(m.Type) {
 			continue
 		}
 		if strings.HasPrefix(m.Name, gen.OpaqueMemberPrefix) {
@@ -239,7 +243,6 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 			continue
 		}
 		if m.BitSize == 0 && !m.Base && !m.Artificial && identOK.MatchString(m.Name) {
-			last := m.Offset == l.Size
 			if t, note, ok := x.specType(m.Type, last); ok {
 				items = append(items, item{start: m.Offset, end: m.End(), field: &xField{name: m.Name, typ: t, note: note, offset: m.Offset}})
 				continue
@@ -248,6 +251,12 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		start := m.Offset
 		if m.BitSize > 0 {
 			start = m.BitOffset / 8
+		}
+		if m.End() <= start {
+			// A zero-size member the grammar cannot spell (a flexible array
+			// of doubles, an empty struct) takes no bytes: no opaque range
+			// (the loader refuses empty ones), and check skips it too.
+			continue
 		}
 		items = append(items, item{start: start, end: m.End(), cover: memberLabel(m)})
 	}

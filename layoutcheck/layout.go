@@ -48,8 +48,9 @@ func satAdd(a, b int64) int64 {
 // Reader decodes struct layouts from one Debug. Offsets in its API are
 // .debug_info section offsets.
 type Reader struct {
-	d     *Debug
-	views map[int]*view
+	d         *Debug
+	views     map[int]*view
+	dimsFixed map[godwarf.Type]bool
 }
 
 // view is a debug/dwarf view of one unit (or of the whole section when a unit
@@ -115,7 +116,59 @@ func (r *Reader) Type(off dwarf.Offset) (t godwarf.Type, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return godwarf.ReadType(v.data, 0, off-v.base, v.cache)
+	t, err = godwarf.ReadType(v.data, 0, off-v.base, v.cache)
+	if err == nil {
+		r.fixDims(t, 0)
+	}
+	return t, err
+}
+
+// fixDims puts the dimensions of a multi-dimensional array in C order.
+// One DW_TAG_array_type with subranges [5][2][1] reaches us from godwarf
+// (as from debug/dwarf) as [5][1][2]: each further subrange is inserted
+// right under the first. The inserted arrays are the ones without a DIE
+// offset; their counts are reversed once per array (r.dimsFixed). Walks
+// pointers, qualifiers, typedefs and function types, not struct bodies
+// (their members are read through Type one by one).
+func (r *Reader) fixDims(t godwarf.Type, depth int) {
+	if t == nil || depth > maxTypeDepth {
+		return
+	}
+	if r.dimsFixed == nil {
+		r.dimsFixed = map[godwarf.Type]bool{}
+	}
+	if r.dimsFixed[t] {
+		return
+	}
+	r.dimsFixed[t] = true
+	switch x := t.(type) {
+	case *godwarf.ArrayType:
+		var run []*godwarf.ArrayType
+		e := x.Type
+		for len(run) < maxTypeDepth {
+			a, ok := e.(*godwarf.ArrayType)
+			if !ok || a.Offset != 0 {
+				break
+			}
+			run = append(run, a)
+			e = a.Type
+		}
+		for i, j := 0, len(run)-1; i < j; i, j = i+1, j-1 {
+			run[i].Count, run[j].Count = run[j].Count, run[i].Count
+		}
+		r.fixDims(e, depth+1)
+	case *godwarf.PtrType:
+		r.fixDims(x.Type, depth+1)
+	case *godwarf.QualType:
+		r.fixDims(x.Type, depth+1)
+	case *godwarf.TypedefType:
+		r.fixDims(x.Type, depth+1)
+	case *godwarf.FuncType:
+		r.fixDims(x.ReturnType, depth+1)
+		for _, p := range x.ParamType {
+			r.fixDims(p, depth+1)
+		}
+	}
 }
 
 // Layout reads the struct at off: godwarf gives the member types; the member

@@ -343,11 +343,11 @@ func (t *Type) String() string {
 
 func quals(t *Type) string {
 	q := ""
-	if t.Volatile {
-		q += "volatile "
-	}
 	if t.Const {
 		q += "const "
+	}
+	if t.Volatile {
+		q += "volatile "
 	}
 	return q
 }

@@ -567,8 +567,16 @@ func (c *checker) structLayout(st *Struct) {
 				c.at(&f.Fact, "offset", "struct-overlap", "%s.%s at %d overlaps %s, which ends at %d", st.Name, f.Name, f.Offset, prevName, prevEnd)
 			}
 		}
-		if f.T.Kind == KindArray && f.T.Len < 0 && f.Offset != st.Size {
-			c.at(&f.Fact, "offset", "struct-bounds", "%s.%s is a flexible array member and sits at the end (%d), not %d", st.Name, f.Name, st.Size, f.Offset)
+		// A flexible array member is the last field and starts at the end
+		// or inside the tail padding: struct { int64_t a; char b; short
+		// t[]; } has t at 10 of 16 bytes.
+		if f.T.Kind == KindArray && f.T.Len < 0 {
+			switch {
+			case j != len(st.Fields)-1:
+				c.at(&f.Fact, "offset", "struct-bounds", "%s.%s is a flexible array member and must be the last field (%s follows it)", st.Name, f.Name, st.Fields[j+1].Name)
+			case f.Offset != st.Size && (f.Offset > st.Size || st.Size-f.Offset >= st.Align()):
+				c.at(&f.Fact, "offset", "struct-bounds", "%s.%s is a flexible array member and sits at the end (%d) or in the tail padding before it, not at %d", st.Name, f.Name, st.Size, f.Offset)
+			}
 		}
 		prevEnd, prevName = max(prevEnd, f.Offset+sz), f.Name
 	}

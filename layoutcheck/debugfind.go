@@ -34,6 +34,9 @@ func hasDWARF(o *Object) bool {
 // under each debug directory), checking the link's CRC. The debug file found
 // is opened and owned by the returned Debug.
 func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
+	if err := obj.checkDataModel(); err != nil {
+		return nil, err
+	}
 	if hasDWARF(obj) {
 		return loadDebug(obj, obj, ViaEmbedded)
 	}

@@ -81,12 +81,39 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 	for i, f := range found {
 		x.reserve(f.Offset, outNames[i])
 	}
+	var refused []string
 	for i, f := range found {
-		if _, err := x.structAt(f.Offset, outNames[i]); err != nil {
+		s, err := x.structAt(f.Offset, outNames[i])
+		if err != nil {
 			return inputErr(dbg.Path(), "%s: %v", names[i], err)
 		}
+		if s.refused != "" {
+			refused = append(refused, names[i]+" ("+s.refused+")")
+		}
 	}
-	return x.write(w, path, obj.BuildID, dbg)
+	if len(refused) == len(found) {
+		return inputErr(dbg.Path(), "nothing to extract: %s", strings.Join(refused, "; "))
+	}
+	x.refusedNotes = refused
+	if err := x.write(w, path, obj.BuildID, dbg); err != nil {
+		return err
+	}
+	if len(refused) > 0 {
+		return &RefusedError{Path: dbg.Path(), Refused: refused}
+	}
+	return nil
+}
+
+// RefusedError: extract wrote a fragment of the other structs, but these
+// have no layout a spec struct can hold (a declaration without a size, a
+// GNU C empty struct of 0 bytes). The fragment written loads.
+type RefusedError struct {
+	Path    string
+	Refused []string // "NAME (why)"
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%s: not extracted (the fragment holds the other structs): %s", e.Path, strings.Join(e.Refused, "; "))
 }
 
 type xField struct {
@@ -104,6 +131,7 @@ type xStruct struct {
 	die             dwarf.Offset
 	size, align     int64
 	packed, done    bool
+	refused         string // why the struct has no spec layout ("" when it has one)
 	fields          []xField
 	opaque          []*xOpaque
 }
@@ -124,9 +152,11 @@ type extractor struct {
 	enumOrder   []string
 	enumerators map[string]bool
 	opaques     map[string]bool
-	typeDepth   int       // specType levels in progress
-	structDepth int       // structAt levels in progress
-	conf        spec.Conf // of the facts written: HIGH from a binary's DWARF
+	// refusedNotes name the asked-for structs left out, for the header.
+	refusedNotes []string
+	typeDepth    int       // specType levels in progress
+	structDepth  int       // structAt levels in progress
+	conf         spec.Conf // of the facts written: HIGH from a binary's DWARF
 }
 
 // maxStructDepth bounds structs nested by value inside each other (real
@@ -191,6 +221,14 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		if !m.Virtual && (m.Offset < 0 || m.End() > spec.MaxObjectSize) {
 			return nil, fmt.Errorf("member %s at %d (%d bytes) lies beyond the %d bytes a spec struct can have, so it cannot be extracted", memberLabel(m), m.Offset, m.Size, spec.MaxObjectSize)
 		}
+	}
+	switch {
+	case l.Declared:
+		s.refused = fmt.Sprintf("%s %s has no size in this DWARF (a declaration or an incomplete type); extract it from a file that defines it", l.Kind, l.Name)
+		return s, nil
+	case l.Size == 0:
+		s.refused = fmt.Sprintf("%s %s is empty (0 bytes, a GNU C empty struct); a spec struct has at least one byte", l.Kind, l.Name)
+		return s, nil
 	}
 	s.size = l.Size
 	if l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name {
@@ -283,6 +321,17 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 			s.opaque = append(s.opaque, o)
 		}
 		i = j
+	}
+	if len(s.fields) == 0 && len(s.opaque) == 0 {
+		// A C++ class without data members (or with static ones only) still
+		// takes a byte: one opaque range holds it, so the loader has a
+		// layout to check.
+		o := &xOpaque{offset: 0, end: l.Size}
+		for _, m := range l.Members {
+			o.covers = append(o.covers, memberLabel(m))
+		}
+		s.opaque = append(s.opaque, o)
+		s.note = fmt.Sprintf("no data members in the binary: %d byte(s) of storage only", l.Size)
 	}
 	return s, nil
 }
@@ -425,7 +474,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 		if st, ok := pt.(*godwarf.StructType); ok {
 			ptds := typedefNames(d.Type)
 			name := x.specName(st, ptds)
-			if s, ok := x.byName[name]; ok {
+			if s, ok := x.byName[name]; ok && s.refused == "" {
 				return pq.prefix() + s.name + "*" + self, "", true
 			}
 			if identOK.MatchString(name) && !x.enumerators[name] && x.enums[name] == nil {
@@ -481,7 +530,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			return "", "", false
 		}
 		s, err := x.structAt(x.rd.GlobalOffset(d), name)
-		if err != nil {
+		if err != nil || s.refused != "" {
 			return "", "", false
 		}
 		return named(s.name, "", true)
@@ -568,7 +617,7 @@ func (x *extractor) write(w io.Writer, path, buildID string, dbg *Debug) error {
 	fact := func(source string) spec.Fact { return spec.Fact{Conf: x.conf, Source: source} }
 	names := make([]string, 0, len(x.opaques))
 	for n := range x.opaques {
-		if x.byName[n] == nil {
+		if s := x.byName[n]; s == nil || s.refused != "" {
 			names = append(names, n)
 		}
 	}
@@ -584,7 +633,13 @@ func (x *extractor) write(w io.Writer, path, buildID string, dbg *Debug) error {
 		}
 		sw.Enum(se)
 	}
+	for _, n := range x.refusedNotes {
+		fmt.Fprintf(w, "# not extracted: %s\n", n)
+	}
 	for _, s := range x.order {
+		if s.refused != "" {
+			continue
+		}
 		st := &spec.Struct{Name: s.name, Tag: s.tag, Size: int(s.size), Packed: s.packed,
 			Fact: spec.Fact{Conf: x.conf, Source: fmt.Sprintf("%s, DIE %#x", x.source, s.die), Note: s.note}}
 		if !s.packed && s.align > 1 {

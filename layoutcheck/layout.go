@@ -15,6 +15,9 @@ type Layout struct {
 	Align   int64
 	Offset  dwarf.Offset
 	Members []*Member
+	// Declared: the DIE only declares the type (DW_AT_declaration, or no
+	// DW_AT_byte_size): an incomplete type whose layout is elsewhere.
+	Declared bool
 }
 
 // Member is one data member or base class of a Layout.
@@ -200,7 +203,10 @@ func (r *Reader) Layout(off dwarf.Offset) (l *Layout, err error) {
 		return nil, fmt.Errorf("DIE at %#x is a %v, not a struct", off, e.Tag)
 	}
 	l.Name, _ = e.Val(dwarf.AttrName).(string)
-	l.Size, _ = e.Val(dwarf.AttrByteSize).(int64)
+	var sized bool
+	l.Size, sized = e.Val(dwarf.AttrByteSize).(int64)
+	decl, _ := e.Val(dwarf.AttrDeclaration).(bool)
+	l.Declared = decl || !sized
 	explicitAlign, _ := e.Val(dwarf.AttrAlignment).(int64)
 	if !e.Children {
 		l.Align = max(explicitAlign, 1)

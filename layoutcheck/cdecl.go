@@ -25,6 +25,9 @@ func CDecl(t godwarf.Type, name string) string {
 // (show --c uses it to inline anonymous bodies and map C++ names to C).
 type declRenderer struct {
 	base func(godwarf.Type) string
+	// strictC: a parameter list of "..." alone (C++ vtable slots) is
+	// written "()", which C before C23 accepts.
+	strictC bool
 }
 
 func (r declRenderer) decl(t godwarf.Type, name string) string {
@@ -118,6 +121,9 @@ func qualPrefix(q map[string]bool) string {
 func (r declRenderer) params(f *godwarf.FuncType) string {
 	if len(f.ParamType) == 0 {
 		return "void"
+	}
+	if _, ok := f.ParamType[0].(*godwarf.DotDotDotType); ok && len(f.ParamType) == 1 && r.strictC {
+		return ""
 	}
 	parts := make([]string, 0, len(f.ParamType))
 	for _, p := range f.ParamType {

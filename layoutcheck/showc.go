@@ -99,10 +99,10 @@ func ShowC(path, name string, debugDirs []string, w io.Writer) error {
 // cEmitter collects the declarations a struct needs, definitions first.
 type cEmitter struct {
 	rd          *Reader
-	forward     []string               // "struct tag" declared ahead
-	defs        []string               // typedefs and definitions, in dependency order
-	state       map[godwarf.Type]int   // 1 while being defined, 2 once defined
-	tags        map[string]string      // DWARF name -> C tag
+	forward     []string             // "struct tag" declared ahead
+	defs        []string             // typedefs and definitions, in dependency order
+	state       map[godwarf.Type]int // 1 while being defined, 2 once defined
+	tags        map[string]string    // DWARF name -> C tag
 	tagOf       map[godwarf.Type]string
 	typedefs    map[string]bool
 	enumerators map[string]bool

@@ -45,6 +45,8 @@ var genBases = []genBase{
 	{"int", "int"}, {"char", "char"}, {"unsigned int", "unsigned int"}, {"short", "int16_t"},
 	{"long", "int64_t"}, {"signed char", "int8_t"}, {"unsigned char", "uint8_t"}, {"_Bool", "bool"},
 	{"long long", "int64_t"}, {"unsigned short", "uint16_t"}, {"double", ""},
+	// Typedefs of the grammar's integers resolve to them on both sides.
+	{"uint32_t", "uint32_t"}, {"int8_t", "int8_t"}, {"size_t", "size_t"}, {"uint64_t", "uint64_t"},
 }
 
 func qualText(c, v bool) string {
@@ -238,7 +240,7 @@ func envInt(t *testing.T, name string, def int) int {
 func propertyBatch(t *testing.T, seed int64, n int) (members, exact int) {
 	g := &propGen{r: rand.New(rand.NewSource(seed)), flex: map[int]bool{}}
 	var src strings.Builder
-	src.WriteString("#include <stddef.h>\n")
+	src.WriteString("#include <stddef.h>\n#include <stdint.h>\n")
 	all := make([][]genMember, n)
 	names := make([]string, n)
 	for i := range n {

@@ -3,7 +3,6 @@ package layoutcheck
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -44,7 +43,7 @@ func ShowC(path, name string, debugDirs []string, w io.Writer) error {
 		return inputErr(dbg.Path(), "%s: %s %s has no size in this DWARF (a declaration); show --c needs its definition", name, l.Kind, l.Name)
 	}
 	c := &cEmitter{rd: rd, state: map[godwarf.Type]int{}, tags: map[string]string{}, tagOf: map[godwarf.Type]string{},
-		typedefs: map[string]bool{}, enumerators: map[string]bool{}, layouts: map[godwarf.Type]*Layout{}}
+		typedefs: map[string]bool{}, declared: map[string]bool{}, enumerators: map[string]bool{}, layouts: map[godwarf.Type]*Layout{}}
 	var top string
 	var text string
 	if l.Name == "" {
@@ -100,6 +99,7 @@ func ShowC(path, name string, debugDirs []string, w io.Writer) error {
 type cEmitter struct {
 	rd          *Reader
 	forward     []string             // "struct tag" declared ahead
+	declared    map[string]bool      // the tags in forward
 	defs        []string             // typedefs and definitions, in dependency order
 	state       map[godwarf.Type]int // 1 while being defined, 2 once defined
 	tags        map[string]string    // DWARF name -> C tag
@@ -122,18 +122,6 @@ func cKind(k string) string {
 	return "struct"
 }
 
-var notIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
-
-// cIdent turns a DWARF name (C++ "ns::box<char>", Rust "{vtable}") into a C
-// identifier.
-func cIdent(n string) string {
-	s := strings.Trim(notIdent.ReplaceAllString(n, "_"), "_")
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		s = "n_" + s
-	}
-	return s
-}
-
 func (c *cEmitter) tagName(t godwarf.Type, name string) string {
 	if t != nil {
 		if s, ok := c.tagOf[t]; ok {
@@ -149,74 +137,6 @@ func (c *cEmitter) tagName(t godwarf.Type, name string) string {
 		c.tagOf[t] = s
 	}
 	return s
-}
-
-// cBaseNames are base type names C accepts as they are.
-var cBaseNames = map[string]bool{
-	"char": true, "signed char": true, "unsigned char": true, "short int": true, "short unsigned int": true,
-	"int": true, "unsigned int": true, "long int": true, "long unsigned int": true, "long long int": true,
-	"long long unsigned int": true, "_Bool": true, "float": true, "double": true, "long double": true,
-	"__int128": true, "__int128 unsigned": true, "_Float128": true, "_Float16": true,
-}
-
-// cBaseName spells a DWARF base type in C: its own name when C has it, else
-// the C type of the same kind and size (C++ bool, char16_t, Rust u64).
-func cBaseName(t godwarf.Type) string {
-	n := t.Common().Name
-	if cBaseNames[n] {
-		return n
-	}
-	size := t.Size()
-	switch t.(type) {
-	case *godwarf.BoolType:
-		return "_Bool"
-	case *godwarf.FloatType:
-		switch size {
-		case 4:
-			return "float"
-		case 8:
-			return "double"
-		}
-		return "long double"
-	case *godwarf.ComplexType:
-		switch size {
-		case 8:
-			return "_Complex float"
-		case 16:
-			return "_Complex double"
-		}
-		return "_Complex long double"
-	case *godwarf.IntType, *godwarf.CharType:
-		return intOfSize(size, true)
-	case *godwarf.UintType, *godwarf.UcharType, *godwarf.AddrType:
-		return intOfSize(size, false)
-	}
-	return ""
-}
-
-func intOfSize(size int64, signed bool) string {
-	var n string
-	switch size {
-	case 1:
-		n = "char"
-	case 2:
-		n = "short"
-	case 4:
-		n = "int"
-	case 8:
-		n = "long"
-	case 16:
-		n = "__int128"
-	default:
-		return ""
-	}
-	if signed {
-		if size == 1 {
-			return "signed char"
-		}
-		return n
-	}
-	return "unsigned " + n
 }
 
 // spell renders a declarator whose named parts are C: tags and typedefs
@@ -332,8 +252,8 @@ func (c *cEmitter) need(t godwarf.Type, complete bool) {
 		}
 		tag := cKind(x.Kind) + " " + c.tagName(x, x.StructName)
 		if !complete {
-			if c.state[x] == 0 && !c.typedefs["fwd "+tag] {
-				c.typedefs["fwd "+tag] = true
+			if c.state[x] == 0 && !c.declared[tag] {
+				c.declared[tag] = true
 				c.forward = append(c.forward, tag)
 			}
 			return

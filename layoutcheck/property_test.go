@@ -18,7 +18,7 @@ import (
 
 // The round-trip property: random C declarations (pointer, array,
 // function-pointer and qualifier nestings up to depth 4, in structs with
-// padding) compiled by gcc -g extract to a fragment that loads, checks clean
+// padding) compiled by gcc -g (DWARF 5 and 4) extract to a fragment that loads, checks clean
 // against the same object, and whose sizes and offsets gcc itself confirms
 // (a second compile of _Static_asserts). Where the grammar spells a member,
 // the generator's C spelling of the spec type is the declaration written.
@@ -215,13 +215,16 @@ func TestPropertyRoundTrip(t *testing.T) {
 	members, exact := 0, 0
 	for batch := 0; batch*40 < total; batch++ {
 		n := min(40, total-batch*40)
-		m, e := propertyBatch(t, seed+int64(batch), n)
+		// The same structs as DWARF 5 and DWARF 4 (other forms for the
+		// same facts: data_bit_offset, strx, implicit_const).
+		m, e := propertyBatch(t, seed+int64(batch), n, "-gdwarf-5")
+		propertyBatch(t, seed+int64(batch), n, "-gdwarf-4")
 		members, exact = members+m, exact+e
 		if t.Failed() {
 			return
 		}
 	}
-	t.Logf("property: %d structs, %d members (%d spelled exactly by the grammar), seeds %d.., %v",
+	t.Logf("property: %d structs, %d members (%d spelled exactly by the grammar), DWARF 5 and 4, seeds %d.., %v",
 		total, members, exact, seed, time.Since(start).Round(time.Millisecond))
 }
 
@@ -237,7 +240,9 @@ func envInt(t *testing.T, name string, def int) int {
 	return n
 }
 
-func propertyBatch(t *testing.T, seed int64, n int) (members, exact int) {
+// propertyBatch checks n structs generated from seed, compiled with the
+// DWARF version flag dwarf.
+func propertyBatch(t *testing.T, seed int64, n int, dwarf string) (members, exact int) {
 	g := &propGen{r: rand.New(rand.NewSource(seed)), flex: map[int]bool{}}
 	var src strings.Builder
 	src.WriteString("#include <stddef.h>\n#include <stdint.h>\n")
@@ -249,7 +254,14 @@ func propertyBatch(t *testing.T, seed int64, n int) (members, exact int) {
 		g.structs++
 		all[i], names[i] = ms, fmt.Sprintf("s%d", i)
 	}
-	obj := compileTypes(t, src.String())
+	dir0 := t.TempDir()
+	if err := writeFile(dir0, "types.c", src.String()); err != nil {
+		t.Fatal(err)
+	}
+	if err := cc.Object(dir0, "types.c", "types.o", "-fno-eliminate-unused-debug-types", dwarf); err != nil {
+		t.Fatal(err)
+	}
+	obj := filepath.Join(dir0, "types.o")
 	var b bytes.Buffer
 	if err := Extract(obj, names, false, nil, []string{t.TempDir()}, &b); err != nil {
 		t.Fatalf("seed %d: extract: %v\n%s", seed, err, src.String())

@@ -227,7 +227,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		s.refused = fmt.Sprintf("%s %s has no size in this DWARF (a declaration or an incomplete type); extract it from a file that defines it", l.Kind, l.Name)
 		return s, nil
 	case l.Size == 0:
-		s.refused = fmt.Sprintf("%s %s is empty (0 bytes, a GNU C empty struct); a spec struct has at least one byte", l.Kind, l.Name)
+		s.refused = fmt.Sprintf("%s %s is empty (0 bytes: a GNU C struct {}, a Rust zero-sized type); a spec struct has at least one byte", l.Kind, l.Name)
 		return s, nil
 	}
 	s.size = l.Size

@@ -10,15 +10,19 @@ import (
 
 // maxDeclDepth bounds the declarator walk (pointer to array of pointer
 // to ...); real declarators nest a few levels, a looping chain of corrupted
-// DWARF ends here as "...".
-const maxDeclDepth = 32
+// DWARF ends here as "...". maxDeclSteps bounds a whole rendering, parameter
+// lists included (a function taking a pointer to itself).
+const (
+	maxDeclDepth = 32
+	maxDeclSteps = 256
+)
 
 // CDecl spells a declaration of name with the DWARF type t by C's
 // inside-out declarator rule, as gdb's ptype does: "int *(*d[10])[4]",
 // "int (*F[7])(void)", "char *const q", "volatile int a[7]". An empty name
 // gives the abstract declarator ("int (*)[7]", "char [16]").
 func CDecl(t godwarf.Type, name string) string {
-	return declRenderer{}.decl(t, name)
+	return declRenderer{steps: new(int)}.decl(t, name, 0)
 }
 
 // declRenderer renders declarators; base, when set, spells the named part
@@ -28,13 +32,16 @@ type declRenderer struct {
 	// strictC: a parameter list of "..." alone (C++ vtable slots) is
 	// written "()", which C before C23 accepts.
 	strictC bool
+	steps   *int // shared by the whole rendering
 }
 
-func (r declRenderer) decl(t godwarf.Type, name string) string {
+// decl renders t; depth counts the levels already walked, parameter lists
+// included, so a function type that takes itself ends too.
+func (r declRenderer) decl(t godwarf.Type, name string, depth int) string {
 	d := name
 	var quals map[string]bool
-	for depth := 0; ; depth++ {
-		if depth > maxDeclDepth {
+	for ; ; depth++ {
+		if *r.steps++; depth > maxDeclDepth || *r.steps > maxDeclSteps {
 			return "... " + d
 		}
 		switch x := t.(type) {
@@ -66,7 +73,7 @@ func (r declRenderer) decl(t godwarf.Type, name string) string {
 			continue
 		case *godwarf.FuncType:
 			quals = nil
-			d += "(" + r.params(x) + ")"
+			d += "(" + r.params(x, depth) + ")"
 			t = x.ReturnType
 			continue
 		}
@@ -118,7 +125,7 @@ func qualPrefix(q map[string]bool) string {
 	return strings.Join(list, " ") + " "
 }
 
-func (r declRenderer) params(f *godwarf.FuncType) string {
+func (r declRenderer) params(f *godwarf.FuncType, depth int) string {
 	if len(f.ParamType) == 0 {
 		return "void"
 	}
@@ -131,7 +138,7 @@ func (r declRenderer) params(f *godwarf.FuncType) string {
 			parts = append(parts, "...")
 			continue
 		}
-		parts = append(parts, r.decl(p, ""))
+		parts = append(parts, r.decl(p, "", depth+1))
 	}
 	return strings.Join(parts, ", ")
 }

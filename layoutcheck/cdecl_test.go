@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/cc"
 )
 
@@ -141,4 +142,19 @@ func TestPlainCharEitherSign(t *testing.T) {
 	}
 	uc := compileTypes(t, strings.Replace(src, "char c;", "unsigned char c;", 1))
 	expect(t, gradingCheck(t, frag, uc), KindType, Incompatible, "cs.c: type unsigned char, spec char (field retyped)")
+}
+
+// TestCDeclCycles: type chains that loop (only corrupted DWARF makes them:
+// a pointer to itself, a function taking a pointer to itself) end.
+func TestCDeclCycles(t *testing.T) {
+	p := &godwarf.PtrType{}
+	p.Type = p
+	f := &godwarf.FuncType{}
+	fp := &godwarf.PtrType{Type: f}
+	f.ReturnType, f.ParamType = fp, []godwarf.Type{fp}
+	for _, ty := range []godwarf.Type{p, fp} {
+		if got := CDecl(ty, "x"); !strings.Contains(got, "...") || len(got) > 1<<16 {
+			t.Errorf("a looping type must end in ...: %.200q (%d bytes)", got, len(got))
+		}
+	}
 }

@@ -43,7 +43,7 @@ func ShowC(path, name string, debugDirs []string, w io.Writer) error {
 		return inputErr(dbg.Path(), "%s: %s %s has no size in this DWARF (a declaration); show --c needs its definition", name, l.Kind, l.Name)
 	}
 	c := &cEmitter{rd: rd, state: map[godwarf.Type]int{}, tags: map[string]string{}, tagOf: map[godwarf.Type]string{},
-		typedefs: map[string]bool{}, declared: map[string]bool{}, enumerators: map[string]bool{}, layouts: map[godwarf.Type]*Layout{}}
+		typedefs: map[string]bool{}, declared: map[string]bool{}, inlining: map[*godwarf.StructType]bool{}, enumerators: map[string]bool{}, layouts: map[godwarf.Type]*Layout{}}
 	var top string
 	var text string
 	if l.Name == "" {
@@ -98,8 +98,9 @@ func ShowC(path, name string, debugDirs []string, w io.Writer) error {
 // cEmitter collects the declarations a struct needs, definitions first.
 type cEmitter struct {
 	rd          *Reader
-	forward     []string             // "struct tag" declared ahead
-	declared    map[string]bool      // the tags in forward
+	forward     []string        // "struct tag" declared ahead
+	declared    map[string]bool // the tags in forward
+	inlining    map[*godwarf.StructType]bool
 	defs        []string             // typedefs and definitions, in dependency order
 	state       map[godwarf.Type]int // 1 while being defined, 2 once defined
 	tags        map[string]string    // DWARF name -> C tag
@@ -143,7 +144,7 @@ func (c *cEmitter) tagName(t godwarf.Type, name string) string {
 // made identifiers, anonymous bodies inline, enums of other sizes as the
 // integer of that size.
 func (c *cEmitter) spell(t godwarf.Type, name string) string {
-	return declRenderer{base: c.baseHook, strictC: true}.decl(t, name)
+	return declRenderer{base: c.baseHook, strictC: true, steps: new(int)}.decl(t, name, 0)
 }
 
 func (c *cEmitter) baseHook(t godwarf.Type) string {
@@ -189,6 +190,16 @@ func (c *cEmitter) layoutOf(st *godwarf.StructType) (*Layout, error) {
 }
 
 func (c *cEmitter) inlineBody(st *godwarf.StructType) string {
+	// An anonymous body is spelled where it is used; one that contains
+	// itself (only corrupted DWARF can say so) has no C spelling.
+	if c.inlining[st] || len(c.inlining) > maxCDepth {
+		if c.err == nil {
+			c.err = fmt.Errorf("an anonymous %s contains itself", st.Kind)
+		}
+		return cKind(st.Kind) + " {}"
+	}
+	c.inlining[st] = true
+	defer delete(c.inlining, st)
 	l, err := c.layoutOf(st)
 	if err != nil {
 		if c.err == nil {

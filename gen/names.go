@@ -59,11 +59,11 @@ func splitCamel(s string) []string {
 // cType is the C spelling of a named or builtin type, without declarator.
 func cType(t *spec.Type) string {
 	q := ""
-	if t.Volatile {
-		q += "volatile "
-	}
 	if t.Const {
 		q += "const "
+	}
+	if t.Volatile {
+		q += "volatile "
 	}
 	switch t.Kind {
 	case spec.KindStruct:
@@ -105,11 +105,30 @@ func vectorSuffix(t *spec.Type) string {
 	return strings.ReplaceAll(t.Name, " ", "_")
 }
 
+// pointerQuals spells the qualifiers of a pointer itself (char *const p).
+func pointerQuals(t *spec.Type) string {
+	switch {
+	case t.Const && t.Volatile:
+		return "const volatile"
+	case t.Const:
+		return "const"
+	case t.Volatile:
+		return "volatile"
+	}
+	return ""
+}
+
 // CDecl renders a C declaration of name with type t ("void *x[4]", "char id[128]").
 func CDecl(t *spec.Type, name string) string {
 	switch t.Kind {
 	case spec.KindPointer:
 		d := "*" + name
+		if q := pointerQuals(t); q != "" {
+			d = "*" + q
+			if name != "" {
+				d += " " + name
+			}
+		}
 		if t.Elem.Kind == spec.KindArray {
 			d = "(" + d + ")"
 		}

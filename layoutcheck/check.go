@@ -98,13 +98,6 @@ func Check(files []string, opt Options) (*Report, error) {
 }
 
 func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, err error) {
-	defer func() {
-		// The readers below recover their own panics; this is the last net
-		// for a corrupted file that trips a library in a way not foreseen.
-		if r := recover(); r != nil {
-			fr, err = nil, inputErr(path, "corrupted input (%v)", r)
-		}
-	}()
 	obj, err := Open(path)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"debug/elf"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -33,6 +34,9 @@ func hasDWARF(o *Object) bool {
 // under each debug directory), checking the link's CRC. The debug file found
 // is opened and owned by the returned Debug.
 func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
+	if err := obj.checkDataModel(); err != nil {
+		return nil, err
+	}
 	if hasDWARF(obj) {
 		return loadDebug(obj, obj, ViaEmbedded)
 	}
@@ -47,7 +51,10 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 			}
 		}
 	}
-	if obj.DebugLink != "" {
+	refused := ""
+	if obj.DebugLink != "" && !debugLinkName(obj.DebugLink) {
+		refused = fmt.Sprintf("; .gnu_debuglink %q is not a plain file name, so it is not followed", obj.DebugLink)
+	} else if obj.DebugLink != "" {
 		dir := filepath.Dir(obj.Path)
 		abs, _ := filepath.Abs(dir)
 		cands := []string{filepath.Join(dir, obj.DebugLink), filepath.Join(dir, ".debug", obj.DebugLink)}
@@ -72,7 +79,15 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 	case len(tried) > 0:
 		why += "; no matching separate debug file at " + strings.Join(tried, ", ")
 	}
+	why += refused
 	return nil, inputErr(obj.Path, "no DWARF anywhere (%s); rebuild with -g, install the debug package, or pass --debug-dir", why)
+}
+
+// debugLinkName reports whether a .gnu_debuglink value is a plain file
+// name: the link is resolved only inside the documented directories, so a
+// name with a separator (../../etc/x) is never followed.
+func debugLinkName(n string) bool {
+	return n != "." && n != ".." && !strings.ContainsAny(n, "/\\\x00")
 }
 
 func sameFile(a, b string) bool {

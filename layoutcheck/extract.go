@@ -81,12 +81,39 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 	for i, f := range found {
 		x.reserve(f.Offset, outNames[i])
 	}
+	var refused []string
 	for i, f := range found {
-		if _, err := x.structAt(f.Offset, outNames[i]); err != nil {
+		s, err := x.structAt(f.Offset, outNames[i])
+		if err != nil {
 			return inputErr(dbg.Path(), "%s: %v", names[i], err)
 		}
+		if s.refused != "" {
+			refused = append(refused, names[i]+" ("+s.refused+")")
+		}
 	}
-	return x.write(w, path, obj.BuildID, dbg)
+	if len(refused) == len(found) {
+		return inputErr(dbg.Path(), "nothing to extract: %s", strings.Join(refused, "; "))
+	}
+	x.refusedNotes = refused
+	if err := x.write(w, path, obj.BuildID, dbg); err != nil {
+		return err
+	}
+	if len(refused) > 0 {
+		return &RefusedError{Path: dbg.Path(), Refused: refused}
+	}
+	return nil
+}
+
+// RefusedError: extract wrote a fragment of the other structs, but these
+// have no layout a spec struct can hold (a declaration without a size, a
+// GNU C empty struct of 0 bytes). The fragment written loads.
+type RefusedError struct {
+	Path    string
+	Refused []string // "NAME (why)"
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%s: not extracted (the fragment holds the other structs): %s", e.Path, strings.Join(e.Refused, "; "))
 }
 
 type xField struct {
@@ -104,6 +131,7 @@ type xStruct struct {
 	die             dwarf.Offset
 	size, align     int64
 	packed, done    bool
+	refused         string // why the struct has no spec layout ("" when it has one)
 	fields          []xField
 	opaque          []*xOpaque
 }
@@ -124,8 +152,16 @@ type extractor struct {
 	enumOrder   []string
 	enumerators map[string]bool
 	opaques     map[string]bool
-	conf        spec.Conf // of the facts written: HIGH from a binary's DWARF
+	// refusedNotes name the asked-for structs left out, for the header.
+	refusedNotes []string
+	typeDepth    int       // specType levels in progress
+	structDepth  int       // structAt levels in progress
+	conf         spec.Conf // of the facts written: HIGH from a binary's DWARF
 }
+
+// maxStructDepth bounds structs nested by value inside each other (real
+// ones nest a few levels).
+const maxStructDepth = 256
 
 var identOK = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -165,9 +201,34 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		return s, nil
 	}
 	s.done = true
+	if x.structDepth >= maxStructDepth {
+		return nil, fmt.Errorf("structs nest by value more than %d deep", maxStructDepth)
+	}
+	x.structDepth++
+	defer func() { x.structDepth-- }()
+	// A struct only enters the spec when the grammar can spell it.
+	saved := x.typeDepth
+	x.typeDepth = 0
+	defer func() { x.typeDepth = saved }()
 	l, err := x.rd.Layout(off)
 	if err != nil {
 		return nil, err
+	}
+	if l.Size > spec.MaxObjectSize || l.Size < 0 {
+		return nil, fmt.Errorf("%s %s is %d bytes; a spec struct has at most %d, so it cannot be extracted", l.Kind, l.Name, l.Size, spec.MaxObjectSize)
+	}
+	for _, m := range l.Members {
+		if !m.Virtual && (m.Offset < 0 || m.End() > spec.MaxObjectSize) {
+			return nil, fmt.Errorf("member %s at %d (%d bytes) lies beyond the %d bytes a spec struct can have, so it cannot be extracted", memberLabel(m), m.Offset, m.Size, spec.MaxObjectSize)
+		}
+	}
+	switch {
+	case l.Declared:
+		s.refused = fmt.Sprintf("%s %s has no size in this DWARF (a declaration or an incomplete type); extract it from a file that defines it", l.Kind, l.Name)
+		return s, nil
+	case l.Size == 0:
+		s.refused = fmt.Sprintf("%s %s is empty (0 bytes: a GNU C struct {}, a Rust zero-sized type); a spec struct has at least one byte", l.Kind, l.Name)
+		return s, nil
 	}
 	s.size = l.Size
 	if l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name {
@@ -205,10 +266,14 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		cover      string
 	}
 	var items []item
-	for _, m := range l.Members {
+	for i, m := range l.Members {
 		// A zero-size member is skipped, except a flexible array member at
-		// the end, which is part of the declared layout.
-		if m.Virtual || m.Size == 0 && m.BitSize == 0 && m.Offset != l.Size || m.Base && emptyClass(m.Type) {
+		// the end, which is part of the declared layout (it may start
+		// before the struct's tail padding: struct { int64_t a; char b;
+		// short t[]; } has t at 10 of 16).
+		_, isArray := Strip(m.Type).(*godwarf.ArrayType)
+		last := i == len(l.Members)-1 && isArray
+		if m.Virtual || m.Size == 0 && m.BitSize == 0 && !last || m.Base && emptyClass(m.Type) {
 			continue
 		}
 		if strings.HasPrefix(m.Name, gen.OpaqueMemberPrefix) {
@@ -216,7 +281,6 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 			continue
 		}
 		if m.BitSize == 0 && !m.Base && !m.Artificial && identOK.MatchString(m.Name) {
-			last := m.Offset == l.Size
 			if t, note, ok := x.specType(m.Type, last); ok {
 				items = append(items, item{start: m.Offset, end: m.End(), field: &xField{name: m.Name, typ: t, note: note, offset: m.Offset}})
 				continue
@@ -225,6 +289,12 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		start := m.Offset
 		if m.BitSize > 0 {
 			start = m.BitOffset / 8
+		}
+		if m.End() <= start {
+			// A zero-size member the grammar cannot spell (a flexible array
+			// of doubles, an empty struct) takes no bytes: no opaque range
+			// (the loader refuses empty ones), and check skips it too.
+			continue
 		}
 		items = append(items, item{start: start, end: m.End(), cover: memberLabel(m)})
 	}
@@ -252,6 +322,17 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		}
 		i = j
 	}
+	if len(s.fields) == 0 && len(s.opaque) == 0 {
+		// A C++ class without data members (or with static ones only) still
+		// takes a byte: one opaque range holds it, so the loader has a
+		// layout to check.
+		o := &xOpaque{offset: 0, end: l.Size}
+		for _, m := range l.Members {
+			o.covers = append(o.covers, memberLabel(m))
+		}
+		s.opaque = append(s.opaque, o)
+		s.note = fmt.Sprintf("no data members in the binary: %d byte(s) of storage only", l.Size)
+	}
 	return s, nil
 }
 
@@ -269,89 +350,175 @@ var intNames = map[string]string{
 	"pthread_mutex_t": "pthread_mutex_t", "cpu_set_t": "cpu_set_t",
 }
 
-// specType spells a DWARF type in the spec grammar, or reports that it cannot.
+// specType spells a DWARF type in the spec grammar, or reports that it
+// cannot. The spelling is canonical (spec.ParseType then String), so the
+// fragment holds the text the loader would print back.
 func (x *extractor) specType(t godwarf.Type, last bool) (string, string, bool) {
+	s, note, ok := x.spell(t, last, cvQuals{})
+	if !ok {
+		return "", "", false
+	}
+	if pt, err := spec.ParseType(s); err == nil {
+		s = pt.String()
+	}
+	return s, note, true
+}
+
+// cvQuals are the qualifiers met on the way down to a named type. Those of
+// an array qualify its elements (C's rule), so they are carried down.
+type cvQuals struct{ c, v bool }
+
+func (q cvQuals) prefix() string {
+	s := ""
+	if q.c {
+		s += "const "
+	}
+	if q.v {
+		s += "volatile "
+	}
+	return s
+}
+
+func (q cvQuals) suffix() string {
+	return strings.TrimSuffix(" "+q.prefix(), " ")
+}
+
+// qualsOf collects the qualifiers of t's typedef and qualifier chain.
+func qualsOf(t godwarf.Type, q cvQuals) cvQuals {
+	for range maxTypeDepth {
+		switch x := t.(type) {
+		case *godwarf.TypedefType:
+			t = x.Type
+		case *godwarf.QualType:
+			switch x.Qual {
+			case "const":
+				q.c = true
+			case "volatile":
+				q.v = true
+			}
+			t = x.Type
+		default:
+			return q
+		}
+	}
+	return q
+}
+
+// spell writes t in the spec grammar, its pending qualifiers q included.
+// The grammar is postfix: "int*[4]*[10]" is C's int *(*d[10])[4], an array
+// of ten pointers to arrays of four int pointers.
+func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string, bool) {
+	// Each pointer, array and vector level is one level of the spec's type
+	// grammar, which stops at spec.MaxTypeDepth; a chain of DWARF types
+	// that loops (a pointer to itself) ends there too.
+	if x.typeDepth >= spec.MaxTypeDepth {
+		return "", "", false
+	}
+	x.typeDepth++
+	defer func() { x.typeDepth-- }()
+	if TypeSize(t) > spec.MaxObjectSize {
+		return "", "", false // larger than the spec can spell: an opaque range
+	}
+	q = qualsOf(t, q)
+	named := func(s, note string, ok bool) (string, string, bool) {
+		if !ok {
+			return "", "", false
+		}
+		return q.prefix() + s, note, true
+	}
 	tds := typedefNames(t)
 	sd := Strip(t)
 	for _, n := range tds {
 		if b, ok := intNames[n]; ok {
 			if _, _, known := spec.Builtin(b); known && sizeOfBuiltin(b) == TypeSize(sd) {
-				return b, "", true
+				return named(b, "", true)
 			}
 		}
 	}
 	switch d := sd.(type) {
 	case *godwarf.BoolType:
 		if d.Size() == 1 {
-			return "bool", "", true
+			return named("bool", "", true)
 		}
 	case *godwarf.CharType, *godwarf.UcharType, *godwarf.IntType, *godwarf.UintType:
 		size, signed, _ := intShape(d)
 		switch {
 		case d.Common().Name == "char":
-			return "char", "", true
+			return named("char", "", true)
 		case d.Common().Name == "int":
-			return "int", "", true
+			return named("int", "", true)
 		case d.Common().Name == "unsigned int":
-			return "unsigned", "", true
+			return named("unsigned", "", true)
 		case size == 1 || size == 2 || size == 4 || size == 8:
 			p := "u"
 			if signed {
 				p = "i"
 			}
-			return fmt.Sprintf("%s%d", p, size*8), "", true
+			return named(fmt.Sprintf("%s%d", p, size*8), "", true)
 		}
 	case *godwarf.EnumType:
-		return x.enumType(d, tds)
+		return named(x.enumType(d, tds))
 	case *godwarf.PtrType:
+		// The pointer's own qualifiers follow its '*'.
+		self := q.suffix()
 		pt := Strip(d.Type)
+		pq := qualsOf(d.Type, cvQuals{})
 		if _, ok := pt.(*godwarf.VoidType); ok || pt == nil {
-			return "void*", "", true
+			return pq.prefix() + "void*" + self, "", true
 		}
-		if inner, _, ok := x.specType(d.Type, false); ok {
+		if inner, _, ok := x.spell(d.Type, false, cvQuals{}); ok {
 			if _, isStruct := pt.(*godwarf.StructType); !isStruct {
-				return inner + "*", "", true
+				return inner + "*" + self, "", true
 			}
 		}
 		if st, ok := pt.(*godwarf.StructType); ok {
 			ptds := typedefNames(d.Type)
 			name := x.specName(st, ptds)
-			if s, ok := x.byName[name]; ok {
-				return s.name + "*", "", true
+			if s, ok := x.byName[name]; ok && s.refused == "" {
+				return pq.prefix() + s.name + "*" + self, "", true
 			}
 			if identOK.MatchString(name) && !x.enumerators[name] && x.enums[name] == nil {
 				x.opaques[name] = true
-				return name + "*", "", true
+				return pq.prefix() + name + "*" + self, "", true
 			}
 		}
-		return "void*", "points to " + TypeName(d.Type), true
+		return "void*" + self, "points to " + TypeName(d.Type), true
 	case *godwarf.ArrayType:
 		if d.Count <= 0 && !last {
 			return "", "", false
 		}
-		inner, _, ok := x.specType(d.Type, false)
+		inner, _, ok := x.spell(d.Type, false, q)
 		if !ok {
 			return "", "", false
 		}
 		if strings.Contains(inner, "[]") || strings.HasPrefix(inner, "std::") {
 			return "", "", false
 		}
-		if d.Count <= 0 {
-			return inner + "[]", "", true
+		dim := "[]"
+		if d.Count > 0 {
+			dim = fmt.Sprintf("[%d]", d.Count)
 		}
-		// "u8[2][3]": the outer dimension comes first, as in C.
-		if i := strings.IndexByte(inner, '['); i >= 0 {
-			return fmt.Sprintf("%s[%d]%s", inner[:i], d.Count, inner[i:]), "", true
+		// Dimensions written one after another read as in C ("u8[2][3]" is
+		// two arrays of three u8), so this outer dimension goes before the
+		// element's own trailing run of dimensions. An element that ends in
+		// a pointer ("int*[4]*") takes the dimension at the end.
+		run := len(inner)
+		for run > 0 && inner[run-1] == ']' {
+			open := strings.LastIndexByte(inner[:run], '[')
+			if open < 0 {
+				break
+			}
+			run = open
 		}
-		return fmt.Sprintf("%s[%d]", inner, d.Count), "", true
+		return inner[:run] + dim + inner[run:], "", true
 	case *godwarf.StructType:
 		if elem, ok := x.generatedVector(d); ok {
-			return "std::vector<" + elem + ">", "", true
+			return named("std::vector<"+elem+">", "", true)
 		}
 		if strings.HasPrefix(d.StructName, "vector<") && d.Size() == 24 {
 			args := templateArgs(d.StructName[len("vector"):])
 			if b, ok := cppScalar[args[0]]; ok {
-				return "std::vector<" + b + ">", "", true
+				return named("std::vector<"+b+">", "", true)
 			}
 			return "", "", false
 		}
@@ -363,10 +530,10 @@ func (x *extractor) specType(t godwarf.Type, last bool) (string, string, bool) {
 			return "", "", false
 		}
 		s, err := x.structAt(x.rd.GlobalOffset(d), name)
-		if err != nil {
+		if err != nil || s.refused != "" {
 			return "", "", false
 		}
-		return s.name, "", true
+		return named(s.name, "", true)
 	}
 	return "", "", false
 }
@@ -450,7 +617,7 @@ func (x *extractor) write(w io.Writer, path, buildID string, dbg *Debug) error {
 	fact := func(source string) spec.Fact { return spec.Fact{Conf: x.conf, Source: source} }
 	names := make([]string, 0, len(x.opaques))
 	for n := range x.opaques {
-		if x.byName[n] == nil {
+		if s := x.byName[n]; s == nil || s.refused != "" {
 			names = append(names, n)
 		}
 	}
@@ -466,7 +633,13 @@ func (x *extractor) write(w io.Writer, path, buildID string, dbg *Debug) error {
 		}
 		sw.Enum(se)
 	}
+	for _, n := range x.refusedNotes {
+		fmt.Fprintf(w, "# not extracted: %s\n", n)
+	}
 	for _, s := range x.order {
+		if s.refused != "" {
+			continue
+		}
 		st := &spec.Struct{Name: s.name, Tag: s.tag, Size: int(s.size), Packed: s.packed,
 			Fact: spec.Fact{Conf: x.conf, Source: fmt.Sprintf("%s, DIE %#x", x.source, s.die), Note: s.note}}
 		if !s.packed && s.align > 1 {

@@ -86,7 +86,7 @@ func TestGradedByLayout(t *testing.T) {
 	t.Run("rename with an identical layout is compatible", func(t *testing.T) {
 		r := gradingCheck(t, frag, compileTypes(t, renamed.Replace(gradingOld)))
 		expect(t, r, KindTypeRenamed, Compatible, "holder_t.cfg: type renamed hist_cfg_t -> histogram_config_t")
-		expect(t, r, KindTypeRenamed, Compatible, "holder_t.pair: type renamed hist_cfg_t[2] -> histogram_config_t[2]")
+		expect(t, r, KindTypeRenamed, Compatible, "holder_t.pair: type renamed hist_cfg_t[2] -> histogram_config_t [2]")
 		expect(t, r, KindTypeRenamed, Compatible, "holder_t.next_cfg: type renamed hist_cfg_t* -> histogram_config_t * (the pointee's layout is identical)")
 		only(t, r, KindTypeRenamed)
 		if r.Exit != int(Compatible) {
@@ -98,7 +98,7 @@ func TestGradedByLayout(t *testing.T) {
 		src := renamed.Replace(strings.Replace(gradingOld, "uint32_t flags;", "uint16_t flags; uint16_t spare;", 1))
 		r := gradingCheck(t, frag, compileTypes(t, src))
 		expect(t, r, KindType, Incompatible, "holder_t.cfg: type histogram_config_t, spec hist_cfg_t (field retyped)")
-		expect(t, r, KindType, Incompatible, "holder_t.pair: type histogram_config_t[2], spec hist_cfg_t[2] (field retyped)")
+		expect(t, r, KindType, Incompatible, "holder_t.pair: type histogram_config_t [2], spec hist_cfg_t[2] (field retyped)")
 		expect(t, r, KindType, Incompatible, "holder_t.next_cfg: type histogram_config_t *, spec hist_cfg_t* (field retyped)")
 		for _, f := range r.Findings {
 			if f.Kind == KindTypeRenamed {
@@ -121,14 +121,14 @@ func TestGradedByLayout(t *testing.T) {
 	t.Run("flexible array element that changes the alignment stays incompatible", func(t *testing.T) {
 		src := strings.Replace(gradingOld, "uint8_t tag[8]; uint8_t tail[];", "uint8_t tag[8]; uint64_t tail[];", 1)
 		r := gradingCheck(t, frag, compileTypes(t, src))
-		expect(t, r, KindType, Incompatible, "bytes_only_t.tail: type uint64_t[], spec u8[] (field retyped; the flexible array changes the struct's alignment from 1 to 8 bytes)")
+		expect(t, r, KindType, Incompatible, "bytes_only_t.tail: type uint64_t [], spec u8[] (field retyped; the flexible array changes the struct's alignment from 1 to 8 bytes)")
 		only(t, r, KindType)
 	})
 	t.Run("a fixed array is not a flexible one", func(t *testing.T) {
 		src := strings.Replace(gradingOld, "uint8_t tag[8]; uint8_t tail[];", "uint8_t tag[8]; uint8_t tail[0];", 1)
 		src = strings.Replace(src, "uint8_t tag[8]", "int8_t tag[8]", 1)
 		r := gradingCheck(t, frag, compileTypes(t, src))
-		expect(t, r, KindType, Incompatible, "bytes_only_t.tag: type int8_t[8], spec u8[8] (field retyped)")
+		expect(t, r, KindType, Incompatible, "bytes_only_t.tag: type int8_t [8], spec u8[8] (field retyped)")
 	})
 }
 

@@ -3,7 +3,6 @@ package layoutcheck
 import (
 	"debug/dwarf"
 	"fmt"
-	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 )
@@ -16,6 +15,9 @@ type Layout struct {
 	Align   int64
 	Offset  dwarf.Offset
 	Members []*Member
+	// Declared: the DIE only declares the type (DW_AT_declaration, or no
+	// DW_AT_byte_size): an incomplete type whose layout is elsewhere.
+	Declared bool
 }
 
 // Member is one data member or base class of a Layout.
@@ -31,19 +33,27 @@ type Member struct {
 	Artificial bool
 }
 
-// End is one past the member's last byte.
+// End is one past the member's last byte (saturating: offsets and sizes
+// come from the input).
 func (m *Member) End() int64 {
 	if m.BitSize > 0 {
-		return (m.BitOffset + m.BitSize + 7) / 8
+		return satAdd(m.BitOffset, m.BitSize+7) / 8
 	}
-	return m.Offset + m.Size
+	return satAdd(m.Offset, m.Size)
+}
+
+// satAdd adds two values read from DWARF, saturating at MaxTypeSize.
+func satAdd(a, b int64) int64 {
+	a, b = min(max(a, -MaxTypeSize), MaxTypeSize), min(max(b, -MaxTypeSize), MaxTypeSize)
+	return min(a+b, MaxTypeSize)
 }
 
 // Reader decodes struct layouts from one Debug. Offsets in its API are
 // .debug_info section offsets.
 type Reader struct {
-	d     *Debug
-	views map[int]*view
+	d         *Debug
+	views     map[int]*view
+	dimsFixed map[godwarf.Type]bool
 }
 
 // view is a debug/dwarf view of one unit (or of the whole section when a unit
@@ -105,27 +115,69 @@ func (r *Reader) GlobalOffset(t godwarf.Type) dwarf.Offset {
 
 // Type reads the type at off through godwarf.
 func (r *Reader) Type(off dwarf.Offset) (t godwarf.Type, err error) {
-	defer func() {
-		if rec := recover(); rec != nil {
-			t, err = nil, fmt.Errorf("corrupted type DIE at %#x (%v)", off, rec)
-		}
-	}()
 	v, err := r.viewFor(off)
 	if err != nil {
 		return nil, err
 	}
-	return godwarf.ReadType(v.data, 0, off-v.base, v.cache)
+	t, err = godwarf.ReadType(v.data, 0, off-v.base, v.cache)
+	if err == nil {
+		r.fixDims(t, 0)
+	}
+	return t, err
+}
+
+// fixDims puts the dimensions of a multi-dimensional array in C order.
+// One DW_TAG_array_type with subranges [5][2][1] reaches us from godwarf
+// (as from debug/dwarf) as [5][1][2]: each further subrange is inserted
+// right under the first. The inserted arrays are the ones without a DIE
+// offset; their counts are reversed once per array (r.dimsFixed). Walks
+// pointers, qualifiers, typedefs and function types, not struct bodies
+// (their members are read through Type one by one).
+func (r *Reader) fixDims(t godwarf.Type, depth int) {
+	if t == nil || depth > maxTypeDepth {
+		return
+	}
+	if r.dimsFixed == nil {
+		r.dimsFixed = map[godwarf.Type]bool{}
+	}
+	if r.dimsFixed[t] {
+		return
+	}
+	r.dimsFixed[t] = true
+	switch x := t.(type) {
+	case *godwarf.ArrayType:
+		var run []*godwarf.ArrayType
+		e := x.Type
+		for len(run) < maxTypeDepth {
+			a, ok := e.(*godwarf.ArrayType)
+			if !ok || a.Offset != 0 {
+				break
+			}
+			run = append(run, a)
+			e = a.Type
+		}
+		for i, j := 0, len(run)-1; i < j; i, j = i+1, j-1 {
+			run[i].Count, run[j].Count = run[j].Count, run[i].Count
+		}
+		r.fixDims(e, depth+1)
+	case *godwarf.PtrType:
+		r.fixDims(x.Type, depth+1)
+	case *godwarf.QualType:
+		r.fixDims(x.Type, depth+1)
+	case *godwarf.TypedefType:
+		r.fixDims(x.Type, depth+1)
+	case *godwarf.FuncType:
+		r.fixDims(x.ReturnType, depth+1)
+		for _, p := range x.ParamType {
+			r.fixDims(p, depth+1)
+		}
+	}
 }
 
 // Layout reads the struct at off: godwarf gives the member types; the member
 // positions are read here because godwarf skips base classes and DWARF 4/5
 // DW_AT_data_bit_offset bitfields.
 func (r *Reader) Layout(off dwarf.Offset) (l *Layout, err error) {
-	defer func() {
-		if rec := recover(); rec != nil {
-			l, err = nil, fmt.Errorf("corrupted struct DIE at %#x (%v)", off, rec)
-		}
-	}()
 	v, err := r.viewFor(off)
 	if err != nil {
 		return nil, err
@@ -151,7 +203,10 @@ func (r *Reader) Layout(off dwarf.Offset) (l *Layout, err error) {
 		return nil, fmt.Errorf("DIE at %#x is a %v, not a struct", off, e.Tag)
 	}
 	l.Name, _ = e.Val(dwarf.AttrName).(string)
-	l.Size, _ = e.Val(dwarf.AttrByteSize).(int64)
+	var sized bool
+	l.Size, sized = e.Val(dwarf.AttrByteSize).(int64)
+	decl, _ := e.Val(dwarf.AttrDeclaration).(bool)
+	l.Declared = decl || !sized
 	explicitAlign, _ := e.Val(dwarf.AttrAlignment).(int64)
 	if !e.Children {
 		l.Align = max(explicitAlign, 1)
@@ -293,34 +348,71 @@ func Strip(t godwarf.Type) godwarf.Type {
 	return t
 }
 
+// maxTypeDepth bounds every walk down a chain of DWARF types (array of
+// array of ..., typedef of typedef of ...). Real chains are a few links;
+// corrupted DWARF can make a chain that loops (an array whose element is
+// itself), which the bound ends.
+const maxTypeDepth = 64
+
+// MaxTypeSize is where sizes computed from DWARF saturate, so that offset +
+// size sums never wrap (2^62 bytes; nothing real comes close).
+const MaxTypeSize = 1 << 62
+
 // TypeSize is the byte size of a DWARF type. godwarf leaves arrays (and
 // typedefs of arrays) without DW_AT_byte_size at -1; their size is computed
-// from the element here. A flexible array has size 0.
+// from the element here. A flexible array has size 0. Sizes saturate at
+// MaxTypeSize; a chain of types that loops has size 0.
 func TypeSize(t godwarf.Type) int64 {
-	switch x := Strip(t).(type) {
-	case nil:
-		return 0
-	case *godwarf.ArrayType:
-		if x.Count <= 0 {
+	mult := int64(1)
+	for range maxTypeDepth {
+		switch x := Strip(t).(type) {
+		case nil:
 			return 0
+		case *godwarf.ArrayType:
+			if x.Count <= 0 {
+				return 0
+			}
+			if x.Count > MaxTypeSize/mult {
+				return MaxTypeSize
+			}
+			mult *= x.Count
+			t = x.Type
+			continue
+		case *godwarf.VoidType:
+			return 0
+		default:
+			s := max(x.Size(), 0)
+			if s > 0 && mult > MaxTypeSize/s {
+				return MaxTypeSize
+			}
+			return s * mult
 		}
-		return x.Count * TypeSize(x.Type)
-	case *godwarf.VoidType:
-		return 0
-	default:
-		return max(x.Size(), 0)
 	}
+	return 0
 }
 
-// TypeAlign is the x86-64 alignment of a DWARF type.
+// TypeAlign is the x86-64 alignment of a DWARF type. Structs are walked
+// once each (a struct that contains itself, only possible in corrupted
+// DWARF, adds nothing the second time).
 func TypeAlign(t godwarf.Type) int64 {
+	return typeAlign(t, map[*godwarf.StructType]bool{}, 0)
+}
+
+func typeAlign(t godwarf.Type, seen map[*godwarf.StructType]bool, depth int) int64 {
+	if depth > maxTypeDepth {
+		return 1
+	}
 	switch x := Strip(t).(type) {
 	case *godwarf.ArrayType:
-		return TypeAlign(x.Type)
+		return typeAlign(x.Type, seen, depth+1)
 	case *godwarf.StructType:
+		if seen[x] {
+			return 1
+		}
+		seen[x] = true
 		a := int64(1)
 		for _, f := range x.Field {
-			a = max(a, TypeAlign(f.Type))
+			a = max(a, typeAlign(f.Type, seen, depth+1))
 		}
 		return a
 	case *godwarf.PtrType, *godwarf.FuncType:
@@ -341,63 +433,10 @@ func TypeAlign(t godwarf.Type) int64 {
 	}
 }
 
-// TypeName spells a DWARF type the way C does (without recursing into
-// struct bodies).
+// TypeName spells a DWARF type as C's abstract declarator ("int (*)[7]",
+// "const char *"), by the one renderer CDecl.
 func TypeName(t godwarf.Type) string {
-	return typeName(t, 0)
-}
-
-func typeName(t godwarf.Type, depth int) string {
-	if depth > 16 {
-		return "..."
-	}
-	switch x := t.(type) {
-	case nil:
-		return "void"
-	case *godwarf.VoidType:
-		return "void"
-	case *godwarf.TypedefType:
-		return x.Name
-	case *godwarf.QualType:
-		inner := typeName(x.Type, depth+1)
-		if _, ok := x.Type.(*godwarf.PtrType); ok {
-			return inner + " " + x.Qual
-		}
-		return x.Qual + " " + inner
-	case *godwarf.PtrType:
-		inner := typeName(x.Type, depth+1)
-		if strings.HasSuffix(inner, "*") {
-			return inner + "*"
-		}
-		return inner + " *"
-	case *godwarf.ArrayType:
-		elem, dims := x.Type, fmt.Sprintf("[%s]", countStr(x.Count))
-		for {
-			a, ok := elem.(*godwarf.ArrayType)
-			if !ok {
-				break
-			}
-			dims += fmt.Sprintf("[%s]", countStr(a.Count))
-			elem = a.Type
-		}
-		return typeName(elem, depth+1) + dims
-	case *godwarf.StructType:
-		if x.StructName == "" {
-			return x.Kind + " {...}"
-		}
-		return x.Kind + " " + x.StructName
-	case *godwarf.EnumType:
-		if x.EnumName == "" {
-			return "enum {...}"
-		}
-		return "enum " + x.EnumName
-	case *godwarf.FuncType:
-		return "fn(...)"
-	}
-	if n := t.Common().Name; n != "" {
-		return n
-	}
-	return t.String()
+	return CDecl(t, "")
 }
 
 func countStr(n int64) string {

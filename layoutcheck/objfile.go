@@ -8,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"syscall"
+
+	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // Object is one input ELF file, mapped read-only.
@@ -28,18 +29,15 @@ type Object struct {
 
 // Open maps an ELF file and reads its identity. Errors are *InputError.
 func Open(path string) (obj *Object, err error) {
-	f, err := os.Open(path)
+	f, st, err := elfdwarf.OpenRegular(path)
 	if err != nil {
+		var nr *elfdwarf.NotRegularError
+		if errors.As(err, &nr) {
+			return nil, inputErr(path, "is %v; give an ELF file", err)
+		}
 		return nil, inputErr(path, "cannot open: %v", errors.Unwrap(err))
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, inputErr(path, "cannot stat: %v", err)
-	}
-	if st.IsDir() {
-		return nil, inputErr(path, "is a directory, not an ELF file")
-	}
 	size := st.Size()
 	if size < 16 {
 		return nil, inputErr(path, "not an ELF file (%d bytes, too short for an ELF header)", size)
@@ -50,11 +48,6 @@ func Open(path string) (obj *Object, err error) {
 	}
 	obj = &Object{Path: path, data: data}
 	defer func() {
-		// debug/elf is hardened but a corrupted file must never crash the tool.
-		if r := recover(); r != nil {
-			obj.Close()
-			obj, err = nil, inputErr(path, "corrupted ELF file (%v)", r)
-		}
 		if err != nil && obj != nil {
 			obj.Close()
 			obj = nil
@@ -69,8 +62,8 @@ func Open(path string) (obj *Object, err error) {
 	}
 	obj.File = ef
 	for _, s := range ef.Sections {
-		if s.Type != elf.SHT_NOBITS && s.FileSize > 0 && s.Offset+s.FileSize > uint64(size) {
-			return obj, inputErr(path, "truncated: section %s ends at byte %d but the file has %d", s.Name, s.Offset+s.FileSize, size)
+		if s.Type != elf.SHT_NOBITS && s.FileSize > 0 && (s.Offset > uint64(size) || s.FileSize > uint64(size)-s.Offset) {
+			return obj, inputErr(path, "truncated: section %s (%d bytes at %d) ends past the file's %d bytes", s.Name, s.FileSize, s.Offset, size)
 		}
 	}
 	if err := obj.readIdentity(); err != nil {
@@ -141,7 +134,7 @@ func (o *Object) readIdentity() error {
 	}
 	if o.BuildID == "" {
 		for _, p := range ef.Progs {
-			if p.Type == elf.PT_NOTE && p.Off+p.Filesz <= uint64(len(o.data)) {
+			if p.Type == elf.PT_NOTE && p.Off <= uint64(len(o.data)) && p.Filesz <= uint64(len(o.data))-p.Off {
 				if id := buildIDFromNote(o.data[p.Off:p.Off+p.Filesz], ef.ByteOrder); id != "" {
 					o.BuildID = id
 					break

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // unit is one unit header of .debug_info.
@@ -44,7 +46,8 @@ type abbrevKey struct {
 }
 
 // scanner finds the DIEs of wanted types by name without decoding anything
-// else.
+// else. It reads through a cursor whose first error sticks; every loop over
+// the input ends when the cursor fails, and the caller reports that error.
 type scanner struct {
 	d *Debug
 	// Two reusable abbreviation tables: the unit being scanned, and the unit
@@ -56,67 +59,72 @@ type scanner struct {
 	u          *unit
 	tab        []abbrev
 	strOffBase uint64
+	c          elfdwarf.Cursor // over the unit's bytes of .debug_info
+	err        error           // a failure outside the cursor (abbreviations, strings)
+}
+
+// fail records the scanner's first failure.
+func (sc *scanner) fail(err error) {
+	if sc.err == nil {
+		sc.err = err
+	}
+}
+
+// failed reports the first failure of the scanner or of its cursor.
+func (sc *scanner) failed() error {
+	if sc.err != nil {
+		return sc.err
+	}
+	return sc.c.Err()
 }
 
 // parseUnit reads the unit header at off.
 func (d *Debug) parseUnit(off int) (unit, error) {
-	b := d.info
-	bo := d.order
-	if off+4 > len(b) {
-		return unit{}, fmt.Errorf("unit header at %#x is cut off", off)
-	}
+	c := elfdwarf.NewCursor(".debug_info", d.info, off, d.order)
 	u := unit{off: off, offSize: 4}
-	length := uint64(bo.Uint32(b[off:]))
-	p := off + 4
+	length := c.Uint(4)
 	if length == 0xffffffff {
-		if p+8 > len(b) {
-			return unit{}, fmt.Errorf("unit header at %#x is cut off", off)
-		}
-		length = bo.Uint64(b[p:])
-		p += 8
+		length = c.Uint(8)
 		u.offSize = 8
 	}
-	if length > uint64(len(b)-p) || length < 7 {
-		return unit{}, fmt.Errorf("unit at %#x claims %d bytes; the section has %d left", off, length, len(b)-p)
+	if c.Err() != nil {
+		return unit{}, fmt.Errorf("unit header at %#x is cut off", off)
+	}
+	p := c.Off()
+	if length > uint64(len(d.info)-p) || length < 7 {
+		return unit{}, fmt.Errorf("unit at %#x claims %d bytes; the section has %d left", off, length, len(d.info)-p)
 	}
 	u.end = p + int(length)
-	u.version = int(bo.Uint16(b[p:]))
-	p += 2
-	readOff := func() uint64 {
-		if u.offSize == 8 {
-			v := bo.Uint64(b[p:])
-			p += 8
-			return v
-		}
-		v := uint64(bo.Uint32(b[p:]))
-		p += 4
-		return v
-	}
+	c.Limit(u.end)
+	u.version = int(c.Uint(2))
 	switch {
 	case u.version >= 2 && u.version <= 4:
-		u.abbrevOff = readOff()
-		u.addrSize = int(b[p])
-		p++
+		u.abbrevOff = c.Uint(u.offSize)
+		u.addrSize = int(c.U8())
 	case u.version == 5:
-		ut := b[p]
-		u.addrSize = int(b[p+1])
-		p += 2
-		u.abbrevOff = readOff()
+		ut := c.U8()
+		u.addrSize = int(c.U8())
+		u.abbrevOff = c.Uint(u.offSize)
 		switch ut {
 		case unitTypeSkeleton, unitTypeSplitCompile:
-			p += 8
+			c.Skip(8)
 		case unitTypeType, unitTypeSplitType:
-			p += 8
-			readOff()
+			c.Skip(8)
+			c.Skip(uint64(u.offSize))
 			u.typeUnit = true
 		}
 	default:
 		return unit{}, fmt.Errorf("unit at %#x has DWARF version %d; versions 2 to 5 are understood", off, u.version)
 	}
-	if p > u.end {
+	if c.Err() != nil {
 		return unit{}, fmt.Errorf("unit header at %#x is cut off", off)
 	}
-	u.dieStart = p
+	switch u.addrSize {
+	case 4, 8:
+	default:
+		return unit{}, fmt.Errorf("unit at %#x has %d-byte addresses; 4 or 8 are understood", off, u.addrSize)
+	}
+	u.dieStart = c.Off()
 	return u, nil
 }
 
@@ -164,77 +172,66 @@ func (d *Debug) unitContaining(off int) (*unit, error) {
 	}
 }
 
-// abbrevAt is the abbreviation of a DIE code; an unknown code is corruption.
+// abbrevAt is the abbreviation of a DIE code; an unknown code is corruption
+// (nil, and the cursor fails).
 func (sc *scanner) abbrevAt(code uint64) *abbrev {
 	if code >= uint64(len(sc.tab)) || sc.tab[code].fixed == -2 {
-		panic(fmt.Sprintf("DIE uses abbreviation code %d, which the unit's table does not define", code))
+		sc.c.Fail("DIE uses abbreviation code %d, which the unit's table does not define", code)
+		return nil
 	}
 	return &sc.tab[code]
 }
 
-func uleb(b []byte, p int) (uint64, int) {
-	var v uint64
-	var shift uint
-	for {
-		c := b[p]
-		p++
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v, p
-		}
-		shift += 7
-	}
-}
-
-func skipLeb(b []byte, p int) int {
-	for b[p] >= 0x80 {
-		p++
-	}
-	return p + 1
-}
+// maxAbbrevCode bounds the dense abbreviation table (gcc numbers codes from
+// 1 up; a unit with a million different DIE shapes does not exist).
+const maxAbbrevCode = 1 << 20
 
 // abbrevTable parses (once per offset and unit shape) an abbreviation table
 // into a dense slice indexed by code, all attributes in one backing array.
-func (sc *scanner) abbrevTable(u *unit, slot int) []abbrev {
+// A corrupted table gives nil and an error.
+func (sc *scanner) abbrevTable(u *unit, slot int) ([]abbrev, error) {
 	key := abbrevKey{u.abbrevOff, u.version, u.addrSize, u.offSize}
 	sl := &sc.slots[slot]
 	if sl.valid && sl.key == key {
-		return sl.tab
+		return sl.tab, nil
 	}
 	sl.valid = false
-	b := sc.d.abbrev
-	p := int(u.abbrevOff)
+	if u.abbrevOff >= uint64(len(sc.d.abbrev)) {
+		return nil, fmt.Errorf("unit at %#x names abbreviations at %#x, past the end of .debug_abbrev", u.off, u.abbrevOff)
+	}
+	c := elfdwarf.NewCursor(".debug_abbrev", sc.d.abbrev, int(u.abbrevOff), sc.d.order)
 	tab := sl.tab[:0]
 	all := sl.attrs[:0]
 	type span struct{ code, from, to int }
 	var spans []span
-	for {
-		code, np := uleb(b, p)
-		p = np
+	for c.Err() == nil {
+		code := c.Uleb()
 		if code == 0 {
 			break
 		}
-		if code > 1<<20 {
-			panic(fmt.Sprintf("abbrev code %d at .debug_abbrev+%#x", code, p))
+		if code > maxAbbrevCode {
+			c.Fail("abbreviation code %d (at most %d are understood)", code, maxAbbrevCode)
+			break
 		}
-		tag, np := uleb(b, p)
-		p = np
-		a := abbrev{tag: uint32(tag), children: b[p] != 0}
-		p++
+		tag := c.Uleb()
+		a := abbrev{tag: uint32(tag), children: c.U8() != 0}
 		switch a.tag {
 		case tagStructType, tagClassType, tagUnionType, tagTypedef, tagNamespace:
 			a.named = true
 		}
 		from := len(all)
-		for {
-			at, np := uleb(b, p)
-			fm, np2 := uleb(b, np)
-			p = np2
+		for c.Err() == nil {
+			at := c.Uleb()
+			fm := c.Uleb()
 			if at == 0 && fm == 0 {
 				break
 			}
 			if fm == formImplicitConst {
-				p = skipLeb(b, p)
+				c.SkipLeb()
+			}
+			if fm > 0xffff {
+				c.Fail("attribute form %#x", fm)
+				break
 			}
 			fs := fixedFormSize(uint32(fm), u.version, u.addrSize, u.offSize)
 			all = append(all, attrSpec{attr: uint32(at), form: uint32(fm), fixed: int32(fs)})
@@ -253,131 +250,145 @@ func (sc *scanner) abbrevTable(u *unit, slot int) []abbrev {
 		tab[code] = a
 		spans = append(spans, span{int(code), from, len(all)})
 	}
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
 	for _, sp := range spans {
 		tab[sp.code].attrs = all[sp.from:sp.to:sp.to]
 	}
 	sl.key, sl.valid, sl.tab, sl.attrs = key, true, tab, all
-	return tab
+	return tab, nil
 }
 
-// skipForm returns the position after a value of the form.
-func (sc *scanner) skipForm(form uint32, b []byte, p int) int {
+// skipForm steps the cursor over a value of the form. Block lengths are
+// checked against what is left, so no length moves the cursor backwards.
+func (sc *scanner) skipForm(form uint32) {
+	c := &sc.c
 	switch form {
 	case formString:
-		i := bytes.IndexByte(b[p:], 0)
-		if i < 0 {
-			panic("unterminated string")
-		}
-		return p + i + 1
+		c.CString()
+		return
 	case formSdata, formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
-		return skipLeb(b, p)
+		c.SkipLeb()
+		return
 	case formBlock1:
-		return p + 1 + int(b[p])
+		c.Skip(c.Uint(1))
+		return
 	case formBlock2:
-		return p + 2 + int(sc.d.order.Uint16(b[p:]))
+		c.Skip(c.Uint(2))
+		return
 	case formBlock4:
-		return p + 4 + int(sc.d.order.Uint32(b[p:]))
+		c.Skip(c.Uint(4))
+		return
 	case formBlock, formExprloc:
-		n, np := uleb(b, p)
-		return np + int(n)
+		c.Skip(c.Uleb())
+		return
 	case formIndirect:
-		f, np := uleb(b, p)
-		return sc.skipForm(uint32(f), b, np)
+		f := c.Uleb()
+		if f == formIndirect || f > 0xffff {
+			c.Fail("DW_FORM_indirect names form %#x", f)
+			return
+		}
+		sc.skipForm(uint32(f))
+		return
 	}
 	if n := fixedFormSize(form, sc.u.version, sc.u.addrSize, sc.u.offSize); n >= 0 {
-		return p + n
+		c.Skip(uint64(n))
+		return
 	}
-	panic(fmt.Sprintf("unknown attribute form %#x", form))
+	c.Fail("unknown attribute form %#x", form)
 }
 
-func (sc *scanner) skipAttrs(a *abbrev, b []byte, p int) int {
+func (sc *scanner) skipAttrs(a *abbrev) {
 	if a.fixed >= 0 {
-		return p + a.fixed
+		sc.c.Skip(uint64(a.fixed))
+		return
 	}
 	for i := range a.attrs {
 		if f := a.attrs[i].fixed; f >= 0 {
-			p += int(f)
+			sc.c.Skip(uint64(f))
 		} else {
-			p = sc.skipForm(a.attrs[i].form, b, p)
+			sc.skipForm(a.attrs[i].form)
 		}
 	}
-	return p
 }
 
-// readUint reads an unsigned value of a fixed-size or LEB form.
-func (sc *scanner) readUint(form uint32, b []byte, p int) uint64 {
-	bo := sc.d.order
+// readUint reads an unsigned value of a fixed-size or LEB form (0 for
+// other forms, which it still steps over).
+func (sc *scanner) readUint(form uint32) uint64 {
+	c := &sc.c
 	switch form {
 	case formData1, formRef1, formFlag, formStrx1, formAddrx1:
-		return uint64(b[p])
+		return c.Uint(1)
 	case formData2, formRef2, formStrx2, formAddrx2:
-		return uint64(bo.Uint16(b[p:]))
+		return c.Uint(2)
 	case formStrx3, formAddrx3:
-		return uint64(b[p]) | uint64(b[p+1])<<8 | uint64(b[p+2])<<16
+		return c.Uint(3)
 	case formData4, formRef4, formStrx4, formAddrx4, formRefSup4:
-		return uint64(bo.Uint32(b[p:]))
+		return c.Uint(4)
 	case formData8, formRef8, formRefSup8, formRefSig8:
-		return bo.Uint64(b[p:])
+		return c.Uint(8)
 	case formUdata, formRefUdata, formStrx, formAddrx, formGNUStrIndex:
-		v, _ := uleb(b, p)
-		return v
+		return c.Uleb()
 	case formStrp, formSecOffset, formLineStrp, formStrpSup, formRefAddr:
-		if sc.u.offSize == 8 {
-			return bo.Uint64(b[p:])
-		}
-		return uint64(bo.Uint32(b[p:]))
+		return c.Uint(sc.u.offSize)
 	case formFlagPresent:
 		return 1
 	}
+	sc.skipForm(form)
 	return 0
 }
 
-func cstr(b []byte, off uint64) []byte {
-	if off >= uint64(len(b)) {
-		panic(fmt.Sprintf("string offset %#x outside a %d-byte string table", off, len(b)))
-	}
-	s := b[off:]
-	if i := bytes.IndexByte(s, 0); i >= 0 {
-		return s[:i]
+// str looks a name up in a string table; an offset outside it is corruption.
+func (sc *scanner) str(section string, tab []byte, off uint64) []byte {
+	s, ok := elfdwarf.CStringAt(tab, off)
+	if !ok {
+		sc.fail(&elfdwarf.FormatError{Section: section, Offset: int(min(off, 1<<62)), Msg: fmt.Sprintf("string offset %#x outside a %d-byte string table", off, len(tab))})
 	}
 	return s
 }
 
 // nameOf decodes a name attribute value without copying.
-func (sc *scanner) nameOf(form uint32, b []byte, p int) []byte {
+func (sc *scanner) nameOf(form uint32) []byte {
 	switch form {
 	case formString:
-		return cstr(b, uint64(p))
+		return sc.c.CString()
 	case formStrp:
-		return cstr(sc.d.str, sc.readUint(form, b, p))
+		return sc.str(".debug_str", sc.d.str, sc.readUint(form))
 	case formLineStrp:
-		return cstr(sc.d.lineStr, sc.readUint(form, b, p))
+		return sc.str(".debug_line_str", sc.d.lineStr, sc.readUint(form))
 	case formStrx, formStrx1, formStrx2, formStrx3, formStrx4, formGNUStrIndex:
-		idx := sc.readUint(form, b, p)
-		at := sc.strOffBase + idx*uint64(sc.u.offSize)
+		idx := sc.readUint(form)
 		so := sc.d.strOffsets
-		if at+uint64(sc.u.offSize) > uint64(len(so)) {
-			panic("string index outside .debug_str_offsets")
+		w := uint64(sc.u.offSize)
+		if idx > uint64(len(so))/w || sc.strOffBase > uint64(len(so)) || idx*w > uint64(len(so))-sc.strOffBase || uint64(len(so))-sc.strOffBase-idx*w < w {
+			sc.fail(&elfdwarf.FormatError{Section: ".debug_str_offsets", Offset: int(min(sc.strOffBase, 1<<62)), Msg: fmt.Sprintf("string index %d outside the table", idx)})
+			return nil
 		}
-		var off uint64
-		if sc.u.offSize == 8 {
-			off = sc.d.order.Uint64(so[at:])
-		} else {
-			off = uint64(sc.d.order.Uint32(so[at:]))
-		}
-		return cstr(sc.d.str, off)
+		oc := elfdwarf.NewCursor(".debug_str_offsets", so, int(sc.strOffBase+idx*w), sc.d.order)
+		return sc.str(".debug_str", sc.d.str, oc.Uint(sc.u.offSize))
 	}
+	sc.skipForm(form)
 	return nil
 }
 
-// refOf turns a reference value into a section offset.
-func (sc *scanner) refOf(form uint32, b []byte, p int) (int, bool) {
+// refOf reads a reference value as a section offset.
+func (sc *scanner) refOf(form uint32) (int, bool) {
 	switch form {
 	case formRef1, formRef2, formRef4, formRef8, formRefUdata:
-		return sc.u.off + int(sc.readUint(form, b, p)), true
+		v := sc.readUint(form)
+		if v > uint64(len(sc.d.info)) {
+			return 0, false
+		}
+		return sc.u.off + int(v), true
 	case formRefAddr:
-		return int(sc.readUint(form, b, p)), true
+		v := sc.readUint(form)
+		if v > uint64(len(sc.d.info)) {
+			return 0, false
+		}
+		return int(v), true
 	}
+	sc.skipForm(form)
 	return 0, false
 }
 
@@ -392,34 +403,41 @@ type dieInfo struct {
 	tag      uint32
 }
 
-func (sc *scanner) decode(a *abbrev, b []byte, p int) (dieInfo, int) {
+// decode reads the attributes of a DIE the scanner cares about, leaving the
+// cursor after the DIE's attributes.
+func (sc *scanner) decode(a *abbrev) dieInfo {
 	di := dieInfo{children: a.children, tag: a.tag}
 	for i := range a.attrs {
 		as := &a.attrs[i]
 		form := as.form
 		if form == formIndirect {
-			f, np := uleb(b, p)
-			form, p = uint32(f), np
+			f := sc.c.Uleb()
+			if f == formIndirect || f > 0xffff {
+				sc.c.Fail("DW_FORM_indirect names form %#x", f)
+				return di
+			}
+			form = uint32(f)
 		}
 		switch as.attr {
 		case attrName:
-			di.name = sc.nameOf(form, b, p)
+			di.name = sc.nameOf(form)
 		case attrDeclaration:
-			di.decl = form == formFlagPresent || sc.readUint(form, b, p) != 0
+			di.decl = form == formFlagPresent || sc.readUint(form) != 0
 		case attrSibling:
-			di.sibling, _ = sc.refOf(form, b, p)
+			di.sibling, _ = sc.refOf(form)
 		case attrType:
-			di.typ, _ = sc.refOf(form, b, p)
+			di.typ, _ = sc.refOf(form)
 		case attrExportSymbols:
-			di.export = form == formFlagPresent || sc.readUint(form, b, p) != 0
-		}
-		if as.fixed >= 0 && form == as.form {
-			p += int(as.fixed)
-		} else {
-			p = sc.skipForm(form, b, p)
+			di.export = form == formFlagPresent || sc.readUint(form) != 0
+		default:
+			if as.fixed >= 0 && form == as.form {
+				sc.c.Skip(uint64(as.fixed))
+			} else {
+				sc.skipForm(form)
+			}
 		}
 	}
-	return di, p
+	return di
 }
 
 // Found is where a wanted struct was found in the DWARF.
@@ -484,11 +502,6 @@ func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
 			f.byBase[baseName(parts[len(parts)-1])] = append(f.byBase[baseName(parts[len(parts)-1])], wantName{parts: parts, target: i})
 		}
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			found, err = nil, inputErr(d.Path(), "corrupted DWARF in .debug_info (%v)", r)
-		}
-	}()
 	for i := 0; f.missing > 0; i++ {
 		u, ok, err := d.unit(i)
 		if err != nil {
@@ -497,7 +510,9 @@ func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
 		if !ok {
 			break
 		}
-		f.scanUnit(u)
+		if err := f.scanUnit(u); err != nil {
+			return nil, inputErr(d.Path(), "corrupted DWARF: %v", err)
+		}
 	}
 	return f.found, nil
 }
@@ -507,69 +522,90 @@ type scope struct {
 	names []string // enclosing namespaces (inline ones left out)
 }
 
-func (f *Finder) scanUnit(u *unit) {
+// maxScopeDepth bounds the DIE tree's nesting (gcc's deepest real trees
+// are a few dozen levels of namespaces, classes and lexical blocks).
+const maxScopeDepth = 4096
+
+func (f *Finder) scanUnit(u *unit) error {
 	sc := f.sc
 	if u.typeUnit {
-		return
+		return nil
 	}
-	sc.u = u
-	sc.tab = sc.abbrevTable(u, 0)
+	sc.u, sc.err = u, nil
+	tab, err := sc.abbrevTable(u, 0)
+	if err != nil {
+		return err
+	}
+	sc.tab = tab
 	sc.strOffBase = 8
 	if u.offSize == 8 {
 		sc.strOffBase = 16
 	}
-	b := sc.d.info[:u.end]
-	p := u.dieStart
+	sc.c = elfdwarf.NewCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
+	sc.c.Limit(u.end)
 	// The unit DIE: only DW_AT_str_offsets_base matters.
-	code, p := uleb(b, p)
+	code := sc.c.Uleb()
 	if code == 0 {
-		return
+		return sc.failed()
 	}
 	cu := sc.abbrevAt(code)
+	if cu == nil {
+		return sc.failed()
+	}
 	for i := range cu.attrs {
 		as := &cu.attrs[i]
 		if as.attr == attrStrOffsetsBase {
-			sc.strOffBase = sc.readUint(as.form, b, p)
+			sc.strOffBase = sc.readUint(as.form)
+		} else {
+			sc.skipForm(as.form)
 		}
-		p = sc.skipForm(as.form, b, p)
 	}
 	if !cu.children {
-		return
+		return sc.failed()
 	}
 	stack := []scope{{scan: true}}
-	for p < u.end && len(stack) > 0 {
-		dieOff := p
-		code, np := uleb(b, p)
-		p = np
+	for sc.c.Left() > 0 && len(stack) > 0 && sc.failed() == nil {
+		dieOff := sc.c.Off()
+		code := sc.c.Uleb()
 		f.DIEsVisited++
 		if code == 0 {
 			stack = stack[:len(stack)-1]
 			continue
 		}
 		a := sc.abbrevAt(code)
+		if a == nil {
+			break
+		}
+		if a.children && len(stack) >= maxScopeDepth {
+			sc.c.Fail("DIEs nest more than %d deep", maxScopeDepth)
+			break
+		}
 		top := &stack[len(stack)-1]
 		if !top.scan || !a.named {
 			if !a.children {
-				p = sc.skipAttrs(a, b, p)
+				sc.skipAttrs(a)
 				continue
 			}
 			// A subtree that cannot hold a wanted type: jump over it when the
 			// producer left a sibling pointer, else walk it without decoding.
 			if a.sibling {
-				di, np := sc.decode(a, b, p)
-				if di.sibling > p {
-					p = di.sibling
+				di := sc.decode(a)
+				// Forward only and inside the unit: a sibling pointer can never
+				// make the scan go round.
+				if di.sibling > sc.c.Off() && di.sibling <= u.end {
+					sc.c.Seek(di.sibling)
 					continue
 				}
-				p = np
 			} else {
-				p = sc.skipAttrs(a, b, p)
+				sc.skipAttrs(a)
 			}
 			stack = append(stack, scope{})
 			continue
 		}
-		di, np := sc.decode(a, b, p)
-		p = np
+		di := sc.decode(a)
+		if sc.failed() != nil {
+			break
+		}
 		if a.tag == tagNamespace {
 			names := top.names
 			if !di.export && string(di.name) != "__cxx11" {
@@ -584,16 +620,17 @@ func (f *Finder) scanUnit(u *unit) {
 			f.match(di, top.names, dieOff)
 		}
 		if f.missing == 0 {
-			return
+			return sc.failed()
 		}
 		if di.children {
-			if di.sibling > p {
-				p = di.sibling
+			if di.sibling > sc.c.Off() && di.sibling <= u.end {
+				sc.c.Seek(di.sibling)
 			} else {
 				stack = append(stack, scope{})
 			}
 		}
 	}
+	return sc.failed()
 }
 
 func (f *Finder) match(di dieInfo, scopeNames []string, dieOff int) {
@@ -707,21 +744,32 @@ func (f *Finder) resolveTypedef(off int) (int, bool) {
 		if err != nil {
 			return 0, false
 		}
-		saved, savedTab, savedBase := sc.u, sc.tab, sc.strOffBase
+		saved, savedTab, savedBase, savedC, savedErr := sc.u, sc.tab, sc.strOffBase, sc.c, sc.err
+		restore := func() { sc.u, sc.tab, sc.strOffBase, sc.c, sc.err = saved, savedTab, savedBase, savedC, savedErr }
 		slot := 1
 		if u == saved {
 			slot = 0
 		}
-		sc.u, sc.tab = u, sc.abbrevTable(u, slot)
-		b := sc.d.info[:u.end]
-		code, p := uleb(b, off)
-		if code == 0 || int(code) >= len(sc.tab) || sc.tab[code].fixed == -2 {
-			sc.u, sc.tab, sc.strOffBase = saved, savedTab, savedBase
+		tab, err := sc.abbrevTable(u, slot)
+		if err != nil {
+			restore()
+			return 0, false
+		}
+		sc.u, sc.tab, sc.err = u, tab, nil
+		sc.c = elfdwarf.NewCursor(".debug_info", sc.d.info, off, sc.d.order)
+		sc.c.Limit(u.end)
+		code := sc.c.Uleb()
+		if code == 0 || int(min(code, 1<<31)) >= len(sc.tab) || sc.tab[code].fixed == -2 {
+			restore()
 			return 0, false
 		}
 		a := &sc.tab[code]
-		di, _ := sc.decode(a, b, p)
-		sc.u, sc.tab, sc.strOffBase = saved, savedTab, savedBase
+		di := sc.decode(a)
+		bad := sc.failed() != nil
+		restore()
+		if bad {
+			return 0, false
+		}
 		switch a.tag {
 		case tagStructType, tagClassType, tagUnionType:
 			if di.decl {

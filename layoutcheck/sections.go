@@ -6,7 +6,8 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
-	"io"
+
+	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // Debug is the DWARF of one input, read from the input itself or from a
@@ -38,11 +39,6 @@ func (d *Debug) Path() string { return d.File.Path }
 // string tables. Uncompressed sections of linked files are used in place (no
 // copy); compressed ones are inflated; a relocatable object's are relocated.
 func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			dbg, err = nil, inputErr(file.Path, "corrupted DWARF (%v)", r)
-		}
-	}()
 	d := &Debug{Input: input, File: file, Via: via, order: file.File.ByteOrder}
 	get := func(name string) ([]byte, error) { return file.debugSection(name) }
 	for _, s := range []struct {
@@ -69,14 +65,15 @@ func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
 
 // crossUnitRefs reports whether a unit's abbreviations use a form that can
 // point outside the unit (LTO and dwz output do).
-func (d *Debug) crossUnitRefs(u *unit) (cross bool) {
-	defer func() {
-		if recover() != nil {
-			cross = true
-		}
-	}()
+// A table that cannot be read counts as crossing: debug/dwarf then reads
+// the whole section and reports the corruption itself.
+func (d *Debug) crossUnitRefs(u *unit) bool {
 	sc := &scanner{d: d, u: u}
-	for _, a := range sc.abbrevTable(u, 0) {
+	tab, err := sc.abbrevTable(u, 0)
+	if err != nil {
+		return true
+	}
+	for _, a := range tab {
 		for _, as := range a.attrs {
 			switch as.form {
 			case formRefAddr, formRefSig8, formGNURefAlt, formRefSup4, formRefSup8, formIndirect:
@@ -89,11 +86,6 @@ func (d *Debug) crossUnitRefs(u *unit) (cross bool) {
 
 // unitData is a debug/dwarf view of one unit's bytes.
 func (d *Debug) unitData(u *unit) (data *dwarf.Data, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			data, err = nil, inputErr(d.File.Path, "corrupted DWARF (%v)", r)
-		}
-	}()
 	data, err = dwarf.New(d.abbrev, nil, nil, d.info[u.off:u.end], nil, nil, nil, d.str)
 	if err != nil {
 		return nil, inputErr(d.File.Path, "corrupted DWARF: %v", err)
@@ -115,11 +107,6 @@ func (d *Debug) dwarfData() (data *dwarf.Data, err error) {
 	if d.Data != nil {
 		return d.Data, nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			data, err = nil, inputErr(d.File.Path, "corrupted DWARF (%v)", r)
-		}
-	}()
 	data, err = dwarf.New(d.abbrev, nil, nil, d.info, nil, nil, nil, d.str)
 	if err != nil {
 		return nil, inputErr(d.File.Path, "corrupted DWARF: %v", err)
@@ -149,13 +136,17 @@ func (o *Object) debugSection(name string) ([]byte, error) {
 	if s.Type == elf.SHT_NOBITS {
 		return nil, nil
 	}
+	// A compressed section is inflated to exactly its declared size, and
+	// only when that size is within a cap proportional to the file.
+	limit := elfdwarf.InflateCap(int64(len(o.data)))
 	var b []byte
 	switch {
 	case s.Flags&elf.SHF_COMPRESSED != 0:
-		r := s.Open() // debug/elf inflates SHF_COMPRESSED (zlib and zstd)
-		out, err := io.ReadAll(r)
+		// debug/elf inflates SHF_COMPRESSED (zlib and zstd); s.Size is the
+		// size its header declares.
+		out, err := elfdwarf.Inflate(s.Name, s.Open(), s.Size, limit)
 		if err != nil {
-			return nil, inputErr(o.Path, "cannot decompress %s: %v", s.Name, err)
+			return nil, inputErr(o.Path, "cannot decompress: %v", err)
 		}
 		b = out
 	case z:
@@ -168,12 +159,11 @@ func (o *Object) debugSection(name string) ([]byte, error) {
 		if err != nil {
 			return nil, inputErr(o.Path, "cannot decompress %s: %v", s.Name, err)
 		}
-		out := make([]byte, 0, min(n, 1<<32))
-		buf := bytes.NewBuffer(out)
-		if _, err := io.Copy(buf, zr); err != nil {
-			return nil, inputErr(o.Path, "cannot decompress %s: %v", s.Name, err)
+		out, err := elfdwarf.Inflate(s.Name, zr, n, limit)
+		if err != nil {
+			return nil, inputErr(o.Path, "cannot decompress: %v", err)
 		}
-		b = buf.Bytes()
+		b = out
 	default:
 		b = o.sectionBytes(s)
 	}
@@ -226,12 +216,12 @@ func (o *Object) relocate(target *elf.Section, b []byte) ([]byte, error) {
 			switch typ {
 			case elf.R_X86_64_NONE:
 			case elf.R_X86_64_64:
-				if off+8 > uint64(len(out)) {
+				if uint64(len(out)) < 8 || off > uint64(len(out))-8 {
 					return nil, inputErr(o.Path, "%s: relocation at %#x is outside %s", rs.Name, off, target.Name)
 				}
 				bo.PutUint64(out[off:], v)
 			case elf.R_X86_64_32, elf.R_X86_64_32S:
-				if off+4 > uint64(len(out)) {
+				if uint64(len(out)) < 4 || off > uint64(len(out))-4 {
 					return nil, inputErr(o.Path, "%s: relocation at %#x is outside %s", rs.Name, off, target.Name)
 				}
 				bo.PutUint32(out[off:], uint32(v))

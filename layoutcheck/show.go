@@ -98,15 +98,18 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 		if i > 0 && start > end && l.Kind != "union" && !m.Virtual {
 			fmt.Fprintf(w, "\n\t/* XXX %d bytes hole, try to pack */\n\n", start-end)
 			holes++
-			sumHoles += start - end
+			sumHoles = satAdd(sumHoles, start-end)
 		}
-		for !m.Virtual && start >= nextLine {
-			if start == nextLine {
-				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) --- */\n", nextLine/cacheline, nextLine)
+		// As pahole: one comment for the last boundary crossed before this
+		// member starts, however many a large member before it spanned.
+		if !m.Virtual && start >= nextLine {
+			line := start / cacheline
+			if at := line * cacheline; at == start {
+				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) --- */\n", line, at)
 			} else {
-				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) was %d bytes ago --- */\n", nextLine/cacheline, nextLine, start-nextLine)
+				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) was %d bytes ago --- */\n", line, at, start-at)
 			}
-			nextLine += cacheline
+			nextLine = (line + 1) * cacheline
 		}
 		decl := memberDecl(m)
 		pos := fmt.Sprintf("/* %5d %5d */", m.Offset, m.Size)
@@ -116,6 +119,9 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 		if m.Virtual {
 			pos = "/* virtual base */"
 		}
+		if m.Size > spec.MaxObjectSize {
+			pos += fmt.Sprintf(" /* larger than a spec struct can be (%d bytes) */", spec.MaxObjectSize)
+		}
 		fmt.Fprintf(w, "\t%-44s %s%s\n", decl, pos, res.specNote(m, specByName, renamedFrom, byField))
 		if !m.Virtual {
 			if m.End() > end {
@@ -124,7 +130,7 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 			if m.BitSize > 0 {
 				sumMembers += 0
 			} else {
-				sumMembers += m.Size
+				sumMembers = satAdd(sumMembers, m.Size)
 			}
 		}
 	}
@@ -167,20 +173,10 @@ func memberDecl(m *Member) string {
 	if m.Base {
 		return fmt.Sprintf("%s;", TypeName(m.Type)) + " /* base */"
 	}
-	tn := TypeName(m.Type)
-	name := m.Name
-	if i := strings.IndexByte(tn, '['); i > 0 {
-		name += tn[i:]
-		tn = tn[:i]
-	}
-	sep := " "
-	if strings.HasSuffix(tn, "*") {
-		sep = ""
-	}
 	if m.BitSize > 0 {
-		return fmt.Sprintf("%s%s%s:%d;", tn, sep, name, m.BitSize)
+		return fmt.Sprintf("%s:%d;", CDecl(m.Type, m.Name), m.BitSize)
 	}
-	return fmt.Sprintf("%s%s%s;", tn, sep, name)
+	return CDecl(m.Type, m.Name) + ";"
 }
 
 func (res *ShowResult) specNote(m *Member, byName map[string]*spec.Field, renamed map[string]string, findings map[string][]Finding) string {

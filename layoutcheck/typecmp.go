@@ -81,6 +81,11 @@ func matchType(t *spec.Type, d godwarf.Type, depth int) string {
 			return ""
 		}
 		size, signed, ok := intShape(sd)
+		if ok && t.Kind == spec.KindChar && size == 1 && sd.Common().Name == "char" {
+			// Plain char is signed on x86-64 and unsigned on aarch64: the
+			// spec's char is C's char, whichever its sign.
+			return ""
+		}
 		if !ok || size != int64(t.Size()) || signed != t.Signed {
 			return mismatch()
 		}

@@ -2,8 +2,12 @@ package spec
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
+
+// releaseNameRE is what a derived_from value may hold: no path separators.
+var releaseNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 // Removal lists parent rows a derived release drops, by key.
 type Removal struct {
@@ -48,6 +52,12 @@ func derive(child *Spec, locate func(string) (source, error), chain []string) (*
 			return child, Errors{{Pos: r.Pos, Rule: "derive", Msg: "[remove] only makes sense in a release with derived_from"}}, nil
 		}
 		return child, nil, nil
+	}
+	// A parent is a release directory next to the spec or an embedded
+	// release: a bare name, never a path out of the spec root.
+	if !releaseNameRE.MatchString(parentName) || parentName == "." || parentName == ".." {
+		return nil, Errors{{Pos: child.PosOf(&child.Release.Fact, "derived_from"), Rule: "derive",
+			Msg: fmt.Sprintf("derived_from = %q is not a release name; name a release directory next to this one or an embedded release (letters, digits, '.', '-', '_')", parentName)}}, nil
 	}
 	for _, c := range chain {
 		if c == parentName {

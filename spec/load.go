@@ -124,9 +124,9 @@ func readLayer(src source) (*Spec, Errors, error) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".toml") {
 			continue
 		}
-		data, err := fs.ReadFile(src.fsys, path.Join(src.dir, e.Name()))
+		data, err := readSpecFile(src.fsys, path.Join(src.dir, e.Name()), path.Join(src.display, e.Name()))
 		if err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", path.Join(src.display, e.Name()), err)
+			return nil, nil, err
 		}
 		errs = append(errs, s.addFile(path.Join(src.display, e.Name()), string(data))...)
 	}
@@ -147,6 +147,9 @@ func fatal(errs Errors) bool {
 
 func (s *Spec) addFile(name, src string) Errors {
 	s.Files = append(s.Files, name)
+	if e := checkNesting(name, src); e != nil {
+		return Errors{e}
+	}
 	var doc fileDoc
 	md, err := toml.Decode(src, &doc)
 	if err != nil {
@@ -293,6 +296,9 @@ func unknownKeys(file string, idx *posIndex, undecoded []toml.Key) Errors {
 	}
 	var errs Errors
 	for _, p := range idx.order {
+		if idx.elems[p] {
+			continue // an element of an unknown key's array: the key is reported
+		}
 		plain := stripIndex(p)
 		if !bad[plain] {
 			continue
@@ -427,10 +433,15 @@ func locateMismatch(file, src, key string) *Error {
 			continue
 		}
 		v, ok := valueAt(generic, p)
-		if !ok || fits(v, want) {
+		if !ok {
 			continue
 		}
-		return &Error{Pos: idx.at[p], Rule: "decode", Msg: fmt.Sprintf("%s = %#v: expected %s", p, v, kindWord(want))}
+		bad, bv, bt := misfit(v, want, p)
+		if bad == "" {
+			continue
+		}
+		at, _ := idx.lookup(bad)
+		return &Error{Pos: at, Rule: "decode", Msg: fmt.Sprintf("%s = %s: expected %s", bad, shortValue(bv), kindWord(bt))}
 	}
 	return nil
 }
@@ -489,6 +500,40 @@ func valueAt(m map[string]any, path string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// misfit returns the path of the first value under v (v itself, or an
+// element of a nested array) that does not fit t, with the value and the
+// type wanted there; "" when everything fits.
+func misfit(v any, t reflect.Type, path string) (string, any, reflect.Type) {
+	if !fits(v, t) {
+		return path, v, t
+	}
+	if t.Kind() != reflect.Slice {
+		return "", nil, nil
+	}
+	var elems []any
+	switch a := v.(type) {
+	case []any:
+		elems = a
+	case []map[string]any:
+		return "", nil, nil // tables: their keys are checked one by one
+	}
+	for i, e := range elems {
+		if p, bv, bt := misfit(e, t.Elem(), path+"["+strconv.Itoa(i)+"]"); p != "" {
+			return p, bv, bt
+		}
+	}
+	return "", nil, nil
+}
+
+// shortValue prints a value for an error message, cut to one short line.
+func shortValue(v any) string {
+	s := fmt.Sprintf("%#v", v)
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return strings.ReplaceAll(s, "\n", " ")
 }
 
 func fits(v any, t reflect.Type) bool {

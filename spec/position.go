@@ -3,7 +3,6 @@ package spec
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // posIndex maps key paths such as "forward[3].params[1].type" to the position
@@ -12,10 +11,11 @@ import (
 // apart. It runs only on input that toml.Decode already accepted.
 type posIndex struct {
 	at    map[string]Pos
-	order []string // every recorded path, in file order
+	order []string        // every recorded path, in file order
+	elems map[string]bool // paths of the elements of array values ("k[3]")
 }
 
-func newPosIndex() *posIndex { return &posIndex{at: map[string]Pos{}} }
+func newPosIndex() *posIndex { return &posIndex{at: map[string]Pos{}, elems: map[string]bool{}} }
 
 // lookup returns the position of path, or of its nearest recorded ancestor.
 func (x *posIndex) lookup(path string) (Pos, bool) {
@@ -61,7 +61,7 @@ type scanner struct {
 	src    string
 	i      int
 	line   int
-	lineAt int // byte offset where the current line starts
+	col    int // runes since the start of the line
 	idx    *posIndex
 	arrays map[string]int // array-of-tables path -> element count
 }
@@ -85,14 +85,18 @@ func indexPositions(idx *posIndex, file, src string) {
 }
 
 func (s *scanner) pos() Pos {
-	col := utf8.RuneCountInString(s.src[s.lineAt:s.i]) + 1
-	return Pos{File: s.file, Line: s.line, Col: col}
+	return Pos{File: s.file, Line: s.line, Col: s.col + 1}
 }
 
+// advance steps one byte, counting the column in runes as it goes (a
+// UTF-8 continuation byte starts no rune), so pos costs O(1).
 func (s *scanner) advance() {
-	if s.src[s.i] == '\n' {
+	switch c := s.src[s.i]; {
+	case c == '\n':
 		s.line++
-		s.lineAt = s.i + 1
+		s.col = 0
+	case c&0xc0 != 0x80:
+		s.col++
 	}
 	s.i++
 }
@@ -232,6 +236,7 @@ func (s *scanner) value(path string) {
 			}
 			el := path + "[" + strconv.Itoa(n) + "]"
 			s.idx.put(el, s.pos())
+			s.idx.elems[el] = true
 			s.value(el)
 			s.skipSpace(true)
 			if s.i < len(s.src) && s.src[s.i] == ',' {
@@ -270,7 +275,9 @@ func (s *scanner) value(path string) {
 func (s *scanner) str() {
 	q := s.src[s.i]
 	if strings.HasPrefix(s.src[s.i:], strings.Repeat(string(q), 3)) {
-		s.i += 3
+		s.advance()
+		s.advance()
+		s.advance()
 		end := strings.Index(s.src[s.i:], strings.Repeat(string(q), 3))
 		if end < 0 {
 			end = len(s.src) - s.i

@@ -80,15 +80,37 @@ func Builtin(name string) (c, goType string, ok bool) {
 
 // ParseType parses a type expression such as "u32", "const char*",
 // "void*[4]", "char[16]", "u64[]", "volatile u32*" or "std::vector<u32>".
-// Named references are left unresolved.
+// The grammar is postfix, read from the named type outwards: each '*' makes
+// a pointer to what precedes it (a const or volatile after it qualifies that
+// pointer: "char* const"), and a run of dimensions is one array in C order
+// ("u8[2][3]": two arrays of three u8). So C's int *(*d[10])[4] is
+// "int*[4]*[10]" and int (*g)[7] is "int[7]*". Named references are left
+// unresolved.
 func ParseType(s string) (*Type, error) {
+	if len(s) > MaxTypeLen {
+		return nil, fmt.Errorf("type %q...: %d characters; a type expression has at most %d", s[:32], len(s), MaxTypeLen)
+	}
 	p := &typeParser{src: s}
-	t, err := p.parse()
+	t, err := p.parse(0, false)
 	if err != nil {
 		return nil, fmt.Errorf("type %q: %v", s, err)
 	}
 	return t, nil
 }
+
+// Limits of the type grammar. Real boundary types nest two or three levels;
+// the caps keep a hostile spec from costing time or memory beyond its size.
+const (
+	// MaxTypeLen is the longest type expression accepted, in bytes.
+	MaxTypeLen = 512
+	// MaxTypeDepth is how many pointers, array dimensions and std::vector
+	// levels one type expression may stack.
+	MaxTypeDepth = 16
+	// MaxObjectSize is the largest size or offset, in bytes, a spec may give
+	// (2^31 - 1): sizes beyond it cannot be laid out in the boundary and would
+	// overflow the arithmetic of the generated code.
+	MaxObjectSize = 1<<31 - 1
+)
 
 type typeParser struct {
 	src string
@@ -115,7 +137,9 @@ func (p *typeParser) ident() string {
 	return p.src[start:p.i]
 }
 
-func (p *typeParser) parse() (*Type, error) {
+// parse reads a type; depth counts the levels already stacked around it,
+// and inside std::vector<...> it stops at the closing '>'.
+func (p *typeParser) parse(depth int, inVector bool) (*Type, error) {
 	var cnst, vol bool
 	var name string
 	for {
@@ -139,24 +163,21 @@ func (p *typeParser) parse() (*Type, error) {
 		if p.i >= len(p.src) || p.src[p.i] != '<' {
 			return nil, fmt.Errorf("std::vector needs an element type: std::vector<u32>")
 		}
+		if depth++; depth > MaxTypeDepth {
+			return nil, fmt.Errorf("more than %d levels of pointers, arrays and std::vector", MaxTypeDepth)
+		}
 		p.i++
-		depth, start := 1, p.i
-		for p.i < len(p.src) && depth > 0 {
-			switch p.src[p.i] {
-			case '<':
-				depth++
-			case '>':
-				depth--
-			}
-			p.i++
-		}
-		if depth != 0 {
-			return nil, fmt.Errorf("unbalanced <> in std::vector")
-		}
-		elem, err := ParseType(p.src[start : p.i-1])
+		// The element is parsed in place and must end at the matching '>':
+		// no rescan of the rest per level, so nesting costs linear time.
+		elem, err := p.parse(depth, true)
 		if err != nil {
 			return nil, err
 		}
+		p.skip()
+		if p.i >= len(p.src) || p.src[p.i] != '>' {
+			return nil, fmt.Errorf("unbalanced <> in std::vector")
+		}
+		p.i++
 		t = &Type{Kind: KindVector, Name: "std::vector", Elem: elem, size: 24, align: 8}
 	} else if b, ok := builtins[name]; ok {
 		t = &Type{Kind: b.kind, Name: name, Signed: b.signed, size: b.size, align: b.size}
@@ -176,13 +197,19 @@ func (p *typeParser) parse() (*Type, error) {
 	t.Const, t.Volatile = cnst, vol
 	for {
 		p.skip()
-		if p.i >= len(p.src) {
+		if p.i >= len(p.src) || p.src[p.i] == '>' && inVector {
 			return t, nil
+		}
+		if depth++; depth > MaxTypeDepth {
+			return nil, fmt.Errorf("more than %d levels of pointers, arrays and std::vector", MaxTypeDepth)
 		}
 		switch p.src[p.i] {
 		case '*':
 			p.i++
 			t = &Type{Kind: KindPointer, Name: "*", Elem: t, size: 8, align: 8}
+			// Qualifiers after a '*' qualify that pointer: "char* const"
+			// is C's char *const.
+			p.pointerQuals(t)
 		case '[':
 			end := strings.IndexByte(p.src[p.i:], ']')
 			if end < 0 {
@@ -208,6 +235,22 @@ func (p *typeParser) parse() (*Type, error) {
 	}
 }
 
+// pointerQuals reads the const and volatile written after a '*'.
+func (p *typeParser) pointerQuals(t *Type) {
+	for {
+		save := p.i
+		switch p.ident() {
+		case "const":
+			t.Const = true
+		case "volatile":
+			t.Volatile = true
+		default:
+			p.i = save
+			return
+		}
+	}
+}
+
 // wrapArray appends a dimension: "u8[2][3]" is two arrays of three u8, as in C.
 func wrapArray(t *Type, n int) *Type {
 	if t.Kind == KindArray {
@@ -224,7 +267,13 @@ func (t *Type) Size() int {
 		if t.Len < 0 {
 			return 0
 		}
-		return t.Len * t.Elem.Size()
+		// Saturates past MaxObjectSize (the validator reports that), so the
+		// product never wraps.
+		e := t.Elem.Size()
+		if e > 0 && t.Len > MaxObjectSize/e {
+			return MaxObjectSize + 1
+		}
+		return t.Len * e
 	case KindStruct:
 		if t.Struct != nil {
 			return t.Struct.Size
@@ -273,7 +322,7 @@ func (t *Type) Complete() bool {
 func (t *Type) String() string {
 	switch t.Kind {
 	case KindPointer:
-		return t.Elem.String() + "*"
+		return t.Elem.String() + "*" + strings.TrimSuffix(" "+quals(t), " ")
 	case KindArray:
 		dims := ""
 		e := t
@@ -294,11 +343,11 @@ func (t *Type) String() string {
 
 func quals(t *Type) string {
 	q := ""
-	if t.Volatile {
-		q += "volatile "
-	}
 	if t.Const {
 		q += "const "
+	}
+	if t.Volatile {
+		q += "volatile "
 	}
 	return q
 }

@@ -518,6 +518,15 @@ func (c *checker) structLayout(st *Struct) {
 		c.at(&st.Fact, "size", "required", "struct %s needs its total size (size = N); model unknown parts as opaque ranges", st.Name)
 		return
 	}
+	if st.Size > MaxObjectSize {
+		c.at(&st.Fact, "size", "struct-size", "struct %s has size %d; sizes above %d bytes cannot be laid out", st.Name, st.Size, MaxObjectSize)
+		return
+	}
+	// Every size and offset below is at most MaxObjectSize once these checks
+	// pass, so the sums cannot overflow.
+	outOfRange := func(f *Field) bool {
+		return f.T == nil || f.Offset < 0 || f.Offset > MaxObjectSize || f.T.Size() > MaxObjectSize
+	}
 	seen := map[string]bool{}
 	prevEnd, prevName := 0, ""
 	for j := range st.Fields {
@@ -530,6 +539,14 @@ func (c *checker) structLayout(st *Struct) {
 		}
 		seen[f.Name] = true
 		if f.T == nil {
+			continue
+		}
+		if f.T.Size() > MaxObjectSize {
+			c.at(&f.Fact, "type", "struct-size", "%s.%s has type %s, larger than %d bytes; no struct can hold it", st.Name, f.Name, f.Type, MaxObjectSize)
+			continue
+		}
+		if f.Offset < 0 || f.Offset > MaxObjectSize {
+			c.at(&f.Fact, "offset", "struct-bounds", "%s.%s at offset %d lies outside the struct's %d bytes", st.Name, f.Name, f.Offset, st.Size)
 			continue
 		}
 		sz, al := f.T.Size(), f.T.Align()
@@ -550,8 +567,16 @@ func (c *checker) structLayout(st *Struct) {
 				c.at(&f.Fact, "offset", "struct-overlap", "%s.%s at %d overlaps %s, which ends at %d", st.Name, f.Name, f.Offset, prevName, prevEnd)
 			}
 		}
-		if f.T.Kind == KindArray && f.T.Len < 0 && f.Offset != st.Size {
-			c.at(&f.Fact, "offset", "struct-bounds", "%s.%s is a flexible array member and sits at the end (%d), not %d", st.Name, f.Name, st.Size, f.Offset)
+		// A flexible array member is the last field and starts at the end
+		// or inside the tail padding: struct { int64_t a; char b; short
+		// t[]; } has t at 10 of 16 bytes.
+		if f.T.Kind == KindArray && f.T.Len < 0 {
+			switch {
+			case j != len(st.Fields)-1:
+				c.at(&f.Fact, "offset", "struct-bounds", "%s.%s is a flexible array member and must be the last field (%s follows it)", st.Name, f.Name, st.Fields[j+1].Name)
+			case f.Offset != st.Size && (f.Offset > st.Size || st.Size-f.Offset >= st.Align()):
+				c.at(&f.Fact, "offset", "struct-bounds", "%s.%s is a flexible array member and sits at the end (%d) or in the tail padding before it, not at %d", st.Name, f.Name, st.Size, f.Offset)
+			}
 		}
 		prevEnd, prevName = max(prevEnd, f.Offset+sz), f.Name
 	}
@@ -564,11 +589,18 @@ func (c *checker) structLayout(st *Struct) {
 			c.at(&o.Fact, "size", "opaque-overlap", "%s: opaque range at %d has size %d; it must be non-empty", st.Name, o.Offset, o.Size)
 			continue
 		}
+		if o.Size > MaxObjectSize || o.Offset < 0 || o.Offset > MaxObjectSize {
+			c.at(&o.Fact, "offset", "struct-bounds", "%s: opaque range of %d bytes at %d lies outside the struct's %d bytes", st.Name, o.Size, o.Offset, st.Size)
+			continue
+		}
 		if o.Offset < 0 || o.End() > st.Size {
 			c.at(&o.Fact, "offset", "struct-bounds", "%s: opaque range %d..%d lies outside the struct's %d bytes", st.Name, o.Offset, o.End(), st.Size)
 		}
 		if j > 0 {
 			p := st.Opaque[j-1]
+			if p.Size > MaxObjectSize || p.Offset < 0 || p.Offset > MaxObjectSize {
+				p.Size = 0 // reported above; compare nothing with it
+			}
 			if o.Offset < p.Offset {
 				c.at(&o.Fact, "offset", "struct-order", "%s: opaque range at %d comes after the one at %d; keep them sorted", st.Name, o.Offset, p.Offset)
 			} else if o.Offset < p.End() {
@@ -576,7 +608,7 @@ func (c *checker) structLayout(st *Struct) {
 			}
 		}
 		for _, f := range st.Fields {
-			if f.T != nil && o.Offset < f.Offset+f.T.Size() && f.Offset < o.End() {
+			if !outOfRange(&f) && o.Offset < f.Offset+f.T.Size() && f.Offset < o.End() {
 				c.at(&o.Fact, "offset", "opaque-overlap", "%s: opaque range %d..%d overlaps field %s at %d..%d", st.Name, o.Offset, o.End(), f.Name, f.Offset, f.Offset+f.T.Size())
 			}
 		}

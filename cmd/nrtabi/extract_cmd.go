@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -62,7 +63,15 @@ func extractCmd(args []string, out, errw io.Writer) int {
 		pos = []string{h.Object}
 	}
 	var buf bytes.Buffer
-	if err := layoutcheck.Extract(pos[0], names, all, sp, debugDirs(dirs), &buf); err != nil {
+	// Structs without a spec layout (declarations, empty GNU C structs) are
+	// refused one by one: the fragment of the others is still written, the
+	// refusal goes to stderr and the exit status says not everything was.
+	done := exitOK
+	var refused *layoutcheck.RefusedError
+	if err := layoutcheck.Extract(pos[0], names, all, sp, debugDirs(dirs), &buf); errors.As(err, &refused) {
+		fmt.Fprintf(errw, "nrtabi extract: %v\n", err)
+		done = exitError
+	} else if err != nil {
 		return layoutError(errw, "extract", err)
 	}
 	if *outPath == "" {
@@ -70,13 +79,13 @@ func extractCmd(args []string, out, errw io.Writer) int {
 			fmt.Fprintf(errw, "nrtabi extract: %v\n", err)
 			return exitError
 		}
-		return exitOK
+		return done
 	}
 	if err := writeAtomic(*outPath, buf.Bytes()); err != nil {
 		fmt.Fprintf(errw, "nrtabi extract: %v\n", err)
 		return exitError
 	}
-	return exitOK
+	return done
 }
 
 // writeAtomic replaces path only once the whole content is on disk.

@@ -176,3 +176,49 @@ func TestExtractCLIRoundTrip(t *testing.T) {
 		t.Fatal("a failed extract replaced the good file")
 	}
 }
+
+// TestShowC: nrtabi show --c prints C that gcc compiles with the
+// assertions of the layout; a struct the file lacks is one error line.
+func TestShowCCLI(t *testing.T) {
+	obj := typesObject(t, "", "")
+	rc, out, errs := runLayoutCLI("show", "--c", "nec_version_info_t", obj)
+	if rc != 0 || !strings.Contains(out, "_Static_assert(sizeof(struct nec_version_info) == 56") {
+		t.Fatalf("exit %d: %s\n%s", rc, errs, out)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "show.c"), []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cc.Object(dir, "show.c", "show.o", "-Wall", "-Wextra", "-Werror"); err != nil {
+		t.Fatalf("show --c output does not compile: %v\n%s", err, out)
+	}
+	rc, _, errs = runLayoutCLI("show", "--c", "no_such_struct", obj)
+	if rc == 0 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "no struct no_such_struct") {
+		t.Fatalf("exit %d: %q", rc, errs)
+	}
+}
+
+// TestExtractRefusedCLI: a struct without a spec layout (a GNU C empty
+// struct) is refused on stderr in one line and the exit status is 1, while
+// the file holds the other structs and loads.
+func TestExtractRefusedCLI(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "e.c"), []byte("struct e0 {};\nstruct ok { int a; struct e0 z; };\nstruct e0 ge; struct ok gok;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cc.Object(dir, "e.c", "e.o"); err != nil {
+		t.Fatal(err)
+	}
+	frag := filepath.Join(t.TempDir(), "s.toml")
+	rc, _, errs := runLayoutCLI("extract", "--struct", "ok,e0", "-o", frag, filepath.Join(dir, "e.o"))
+	if rc != exitError || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "not extracted") || !strings.Contains(errs, "e0 (struct e0 is empty") {
+		t.Fatalf("exit %d: %q", rc, errs)
+	}
+	s, err := spec.LoadDir(filepath.Dir(frag))
+	if err != nil || s.StructByName("ok") == nil || s.StructByName("e0") != nil {
+		t.Fatalf("the file must hold ok only and load: %v", err)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"testing"
 )
 
 // Exit statuses shared by every command.
@@ -55,12 +56,29 @@ func run(args []string, out, errw io.Writer) int {
 	// Longest registered prefix wins: "spec validate" before "spec".
 	for n := min(len(args), 2); n > 0; n-- {
 		if c, ok := commands[strings.Join(args[:n], " ")]; ok {
-			return c.run(args[n:], out, errw)
+			return runGuarded(c, args[n:], out, errw)
 		}
 	}
 	fmt.Fprintf(errw, "nrtabi: unknown command %q\n\n", strings.Join(args[:min(len(args), 2)], " "))
 	usage(errw)
 	return exitUsage
+}
+
+// runGuarded runs a command with the one last-resort recover of the tool: a
+// panic is a bug in nrtabi (the readers report bad input as errors, never
+// by panicking), so it is reported as such, in one line, with exit 1. Under
+// tests it panics on, so that no test can pass a bug off as bad input.
+func runGuarded(c *command, args []string, out, errw io.Writer) (rc int) {
+	defer func() {
+		if r := recover(); r != nil {
+			if testing.Testing() {
+				panic(r)
+			}
+			fmt.Fprintf(errw, "nrtabi %s: internal error (a bug in nrtabi, not in the input; please report it): %v\n", c.name, strings.ReplaceAll(fmt.Sprint(r), "\n", " "))
+			rc = exitError
+		}
+	}()
+	return c.run(args, out, errw)
 }
 
 func usage(w io.Writer) {

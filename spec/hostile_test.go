@@ -1,0 +1,105 @@
+package spec
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/hostile"
+)
+
+// TestHostileSpecs: each crafted spec file gives exactly one error, at a
+// file:line:col, naming what is wrong, in memory bounded by the input.
+func TestHostileSpecs(t *testing.T) {
+	for _, c := range hostile.SpecCases() {
+		t.Run(c.Name, func(t *testing.T) {
+			dir := copyRelease(t, Default)
+			if err := c.Apply(dir); err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := LoadDir(dir)
+			runtime.ReadMemStats(&after)
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("want spec errors, got %T %v", err, err)
+			}
+			if len(errs) != 1 || !strings.Contains(errs[0].Msg, c.Want) {
+				t.Fatalf("want one error saying %q, got %d: %.600v", c.Want, len(errs), err)
+			}
+			if errs[0].Pos.Line == 0 || errs[0].Pos.Col == 0 {
+				t.Fatalf("error without line:col: %v", errs[0])
+			}
+			// The loader may use a few hundred times the input (TOML
+			// decoding, the position index), never more.
+			size := int64(len(c.Text)) + 200<<10
+			if got := int64(after.TotalAlloc - before.TotalAlloc); got > 400*size {
+				t.Fatalf("loading allocated %d MB for %d KB of input", got>>20, size>>10)
+			}
+		})
+	}
+}
+
+// TestSpecFilesMustBeRegular: a FIFO or a link to a device among the
+// *.toml files is refused before it is opened (opening a FIFO blocks).
+func TestSpecFilesMustBeRegular(t *testing.T) {
+	dir := copyRelease(t, Default)
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.toml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadDir(dir)
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("a FIFO: %v", err)
+	}
+	dir = copyRelease(t, Default)
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.toml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadDir(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("a link to /dev/zero: %v", err)
+	}
+	dir = copyRelease(t, Default)
+	big := make([]byte, MaxSpecFileSize+1)
+	for i := range big {
+		big[i] = '\n'
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.toml"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadDir(dir); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Fatalf("an oversized file: %v", err)
+	}
+}
+
+// TestTypeLimits: the type parser refuses deep or long expressions with a
+// message naming the limit, and sizes saturate instead of wrapping.
+func TestTypeLimits(t *testing.T) {
+	for _, bad := range []string{
+		"u8" + strings.Repeat("[1]", MaxTypeDepth+1),
+		"u8" + strings.Repeat("*", MaxTypeDepth+1),
+		strings.Repeat("std::vector<", MaxTypeDepth+1) + "u8" + strings.Repeat(">", MaxTypeDepth+1),
+		"u8" + strings.Repeat("*", MaxTypeLen),
+		"std::vector<u8",
+		"std::vector<u8>>",
+		"u32>",
+	} {
+		if _, err := ParseType(bad); err == nil {
+			t.Errorf("ParseType(%.40q...) accepted it", bad)
+		}
+	}
+	ty, err := ParseType("u8[1073741824][1073741824][16]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ty.Size() <= MaxObjectSize {
+		t.Fatalf("size %d: a product past 2^31 must saturate above MaxObjectSize, not wrap", ty.Size())
+	}
+	if _, err := ParseType("std::vector<std::vector<u32*> >*[2]"); err != nil {
+		t.Fatalf("a legitimate nested type: %v", err)
+	}
+}

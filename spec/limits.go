@@ -1,0 +1,139 @@
+package spec
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+)
+
+// Limits on one spec file, checked before the TOML decoder sees it: the
+// decoder's cost grows with nesting faster than with size (10 000 nested
+// inline tables take gigabytes), and a spec never needs more than a few
+// levels or more than a few hundred kilobytes.
+const (
+	// MaxSpecFileSize is the largest *.toml file the loader reads.
+	MaxSpecFileSize = 4 << 20
+	// MaxNesting is how deeply arrays and inline tables may nest in a value.
+	MaxNesting = 32
+)
+
+// readSpecFile reads one spec file: a regular file (a FIFO, device or
+// directory is refused before it is opened, so it can never block) of at
+// most MaxSpecFileSize bytes.
+func readSpecFile(fsys fs.FS, name, display string) ([]byte, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", display, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file (%s); a spec file must be a plain *.toml file", display, st.Mode().Type())
+	}
+	if st.Size() > MaxSpecFileSize {
+		return nil, fmt.Errorf("read %s: %d bytes; a spec file holds at most %d (split the release into more files)", display, st.Size(), MaxSpecFileSize)
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", display, err)
+	}
+	defer f.Close()
+	// The size may change between the stat and the read: read one byte
+	// more than the cap to notice.
+	data, err := io.ReadAll(io.LimitReader(f, MaxSpecFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", display, err)
+	}
+	if len(data) > MaxSpecFileSize {
+		return nil, fmt.Errorf("read %s: more than %d bytes; a spec file holds at most %d (split the release into more files)", display, MaxSpecFileSize, MaxSpecFileSize)
+	}
+	return data, nil
+}
+
+// checkNesting finds the first place where arrays and inline tables nest
+// deeper than MaxNesting, skipping strings and comments, in one pass.
+func checkNesting(file, src string) *Error {
+	depth, line, col := 0, 1, 1
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '\n':
+			line, col = line+1, 1
+			continue
+		case '#':
+			for i+1 < len(src) && src[i+1] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			end, nl, lastCol := skipTOMLString(src, i)
+			if nl > 0 {
+				line += nl
+				col = lastCol
+			} else {
+				col += runeCount(src[i:end])
+			}
+			i = end - 1
+			continue
+		case '[', '{':
+			if depth++; depth > MaxNesting {
+				return &Error{Pos: Pos{File: file, Line: line, Col: col}, Rule: "syntax",
+					Msg: fmt.Sprintf("arrays and inline tables nest more than %d deep here; flatten the value", MaxNesting)}
+			}
+		case ']', '}':
+			depth = max(depth-1, 0)
+		}
+		if c&0xc0 != 0x80 {
+			col++
+		}
+	}
+	return nil
+}
+
+// skipTOMLString returns the end of the string starting at i, the newlines
+// it spans and the column after it when it spans any.
+func skipTOMLString(src string, i int) (end, newlines, col int) {
+	q := src[i]
+	j := i + 1
+	multi := len(src) >= i+3 && src[i+1] == q && src[i+2] == q
+	if multi {
+		j = i + 3
+	}
+	col = 1
+	for j < len(src) {
+		c := src[j]
+		switch {
+		case c == '\\' && q == '"':
+			j += 2
+			col += 2
+			continue
+		case c == '\n':
+			if !multi {
+				return j, newlines, col
+			}
+			newlines++
+			col = 1
+			j++
+			continue
+		case c == q:
+			if !multi {
+				return j + 1, newlines, col + 1
+			}
+			if len(src) >= j+3 && src[j+1] == q && src[j+2] == q {
+				return j + 3, newlines, col + 3
+			}
+		}
+		if c&0xc0 != 0x80 {
+			col++
+		}
+		j++
+	}
+	return len(src), newlines, col
+}
+
+func runeCount(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i]&0xc0 != 0x80 {
+			n++
+		}
+	}
+	return n
+}

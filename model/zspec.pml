@@ -16,3 +16,12 @@
 #define ring_prev(r, n) (((r) - 1 + (n)) % (n))
 #define ring_steps(n) ((n) - 1)
 #define SIG_DIGEST_END 16
+#define ring_send_slice(r, i, n) (((r) - (i) + (n)) % (n))
+#define ring_recv_slice(r, i, n) (((r) - (i) - 1 + (n)) % (n))
+#define BOOTSTRAP_MSG_INFO_TO_ROOT 1
+#define BOOTSTRAP_MSG_INFO_FROM_ROOT 2
+#define BOOTSTRAP_MSG_RING_DONE 4
+#define BOOTSTRAP_MSG_COMPLETE 5
+#define BOOTSTRAP_MSG_ABORT 6
+#define BOOTSTRAP_MSG_HELLO 7
+#define BOOTSTRAP_MSG_RING_DATA 8

@@ -194,10 +194,12 @@ proctype Early() {
 	fi
 }
 
-/* sentinel: never cleared once armed. */
+/* sentinel: never cleared once armed (a monitor: it sees armed go up, then
+ * fails if it ever comes down). */
+bool sentinel_cleared;
 active proctype SentinelWatch() {
 end_idle:	armed;
-end_armed:	atomic { !armed -> assert(false) }
+end_armed:	atomic { !armed -> sentinel_cleared = 1; assert(!sentinel_cleared) }
 }
 
 init {

@@ -145,6 +145,16 @@ func (r spinResult) String() string {
 	return fmt.Sprintf("%d states, depth %d, %.2f s, %d errors", r.states, r.depth, r.seconds, r.errors)
 }
 
+// parallel runs one spin check as a parallel subtest named after its
+// definitions (the two cores run two pans at once).
+func parallel(t *testing.T, defs []string, f func(t *testing.T)) {
+	t.Helper()
+	t.Run(strings.Join(defs, " "), func(t *testing.T) {
+		t.Parallel()
+		f(t)
+	})
+}
+
 // holds runs a model that must satisfy every property.
 func holds(t *testing.T, dir, model string, defs ...string) {
 	t.Helper()
@@ -211,7 +221,7 @@ func TestHandoff(t *testing.T) {
 	for release, h := range headers(t) {
 		t.Run(release, func(t *testing.T) {
 			dir := workDir(t, h)
-			holds(t, dir, "handoff.pml", callers)
+			parallel(t, []string{callers}, func(t *testing.T) { holds(t, dir, "handoff.pml", callers) })
 			for bug, want := range map[string]string{
 				"BUG_PUBLISH_BEFORE_COMPAT": "nvalid==0",
 				"BUG_KEEP_ON_MISSING":       "nvalid==0",
@@ -219,7 +229,8 @@ func TestHandoff(t *testing.T) {
 				"BUG_DONE_BEFORE_RUN":       "slot[k]",
 				"BUG_RACY_ONCE":             "runs==1",
 			} {
-				rejected(t, dir, "handoff.pml", want, "-DCALLERS=2", "-D"+bug)
+				defs := []string{"-DCALLERS=2", "-D" + bug}
+				parallel(t, defs, func(t *testing.T) { rejected(t, dir, "handoff.pml", want, defs...) })
 			}
 		})
 	}
@@ -235,7 +246,8 @@ func TestPerNCBootstrap(t *testing.T) {
 		t.Run(release, func(t *testing.T) {
 			dir := workDir(t, h)
 			for n := 1; n <= maxN; n++ {
-				holds(t, dir, "pernc.pml", fmt.Sprintf("-DNRANKS=%d", n))
+				defs := []string{fmt.Sprintf("-DNRANKS=%d", n)}
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, "pernc.pml", defs...) })
 			}
 			for bug, want := range map[string]string{
 				"BUG_SKIP_AND":       "(fault!=1)||(result[i]==2)",
@@ -246,7 +258,8 @@ func TestPerNCBootstrap(t *testing.T) {
 				// not a bug: the documented limit of a one-shot broadcast
 				"CHECK_SPLIT": "split||(result[i]==first)",
 			} {
-				rejected(t, dir, "pernc.pml", want, "-DNRANKS=4", "-D"+bug)
+				defs := []string{"-DNRANKS=4", "-D" + bug}
+				parallel(t, defs, func(t *testing.T) { rejected(t, dir, "pernc.pml", want, defs...) })
 			}
 		})
 	}
@@ -262,8 +275,10 @@ func TestFlatBootstrap(t *testing.T) {
 		t.Run(release, func(t *testing.T) {
 			dir := workDir(t, h)
 			for n := 2; n <= maxN; n++ {
-				holds(t, dir, "flat.pml", fmt.Sprintf("-DNRANKS=%d", n))
-				holds(t, dir, "flat.pml", fmt.Sprintf("-DNRANKS=%d", n), "-DEXTENDED")
+				for _, mode := range [][]string{nil, {"-DEXTENDED"}} {
+					defs := append([]string{fmt.Sprintf("-DNRANKS=%d", n)}, mode...)
+					parallel(t, defs, func(t *testing.T) { holds(t, dir, "flat.pml", defs...) })
+				}
 			}
 			for _, v := range []struct{ want, mode, bug string }{
 				{"have==", "", "BUG_SHORT_GATHER"},
@@ -278,7 +293,7 @@ func TestFlatBootstrap(t *testing.T) {
 				if v.mode != "" {
 					defs = append(defs, "-D"+v.mode)
 				}
-				rejected(t, dir, "flat.pml", v.want, defs...)
+				parallel(t, defs, func(t *testing.T) { rejected(t, dir, "flat.pml", v.want, defs...) })
 			}
 		})
 	}

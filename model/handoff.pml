@@ -6,7 +6,8 @@
  *
  * Properties (assertions and monitors, see the README's "Model checking"):
  *   once      exactly one handoff runs, and every caller gets its outcome
- *   table     a caller back from Init sees all SLOT_COUNT slots or none,
+ *   table     a caller back from Init sees all slots or none (MSLOTS
+ *             representative ones of the SLOT_COUNT),
  *             and all of them exactly when the outcome is success
  *   sentinel  once armed, the init-error sentinel is never cleared
  *   publish   no forward call ever goes through a NULL slot

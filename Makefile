@@ -6,6 +6,7 @@
 #   make bench      the benchmarks (not part of make test)
 #   make libnrt     the runtime's libnrt.so.1; make nccom-stubs: the libnccom doubles
 #   make libnccom   the reference libnccom.so.2 (hand-written C, seed 001's comm init and bootstrap)
+#   make model      spin on every Promela model and planted bug, full bounds, every release
 
 GO       ?= go
 RELEASE  ?=
@@ -13,7 +14,7 @@ export CGO_ENABLED := 1
 
 GOFILES := $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')
 
-.PHONY: all demo test lint generate check-generated bench
+.PHONY: all demo test lint generate check-generated bench model
 
 all: test
 
@@ -24,6 +25,8 @@ demo:
 # zrelease_<release>.go per release pointing its include path there.
 CGO_RELEASE_PKGS := runtime/collectives runtime/nrt
 GEN := $(GO) run ./gen/cmd/nrtabi-gen --all --out generated $(addprefix --cgo ,$(CGO_RELEASE_PKGS))
+# The models' spec headers, model/zspec_<release>.pml.
+MODELGEN := $(GO) run ./model/cmd/nrtabi-model-gen --out model
 
 # Every release is regenerated (the release selector generated/abi spans them
 # all); RELEASE=X is accepted for the README's workflow and checks that X exists.
@@ -32,10 +35,12 @@ ifneq ($(RELEASE),)
 	@test -d spec/$(RELEASE) || { echo "no spec/$(RELEASE)"; exit 2; }
 endif
 	$(GEN)
+	$(MODELGEN)
 
 # Fails when `make generate` would change the committed tree.
 check-generated:
 	$(GEN) --check
+	$(MODELGEN) --check
 
 # Build tags of the non-default releases (nrtabi_release_<name with . and - as _>).
 DEFAULT_RELEASE := 2.31.24
@@ -49,6 +54,11 @@ lint:
 
 test: lint check-generated
 	$(GO) test -race -count=1 ./...
+
+# The Promela models (model/) at full bounds for every release; `make test`
+# runs the same checks at smaller bounds through go test.
+model:
+	NRTABI_MODEL=full $(GO) test -count=1 -timeout 60m -v -run 'Handoff|PerNC|Flat|SpecChange|Formulas' ./model
 
 # Stand-in binaries of a release (default: the synthetic one), for trying
 # `nrtabi release new` without shipped binaries.

@@ -83,6 +83,11 @@ const (
 	BootstrapChannelRing          = r.BootstrapChannelRing
 	BootstrapChannelPeer          = r.BootstrapChannelPeer
 	BootstrapChannelAbort         = r.BootstrapChannelAbort
+	BootstrapRingNext             = r.BootstrapRingNext
+	BootstrapRingPrev             = r.BootstrapRingPrev
+	BootstrapRingSteps            = r.BootstrapRingSteps
+	BootstrapRingSendSlice        = r.BootstrapRingSendSlice
+	BootstrapRingRecvSlice        = r.BootstrapRingRecvSlice
 	SockaddrFamilyInet            = r.SockaddrFamilyInet
 	SockaddrFamilyInet6           = r.SockaddrFamilyInet6
 	BootstrapSockTimeoutDefault   = r.BootstrapSockTimeoutDefault
@@ -107,6 +112,11 @@ const (
 	EncStreamIDUninitialized      = r.EncStreamIDUninitialized
 	EncSigMsgSize                 = r.EncSigMsgSize
 	EncUIDMsgSize                 = r.EncUIDMsgSize
+	EncSigTreeChildren            = r.EncSigTreeChildren
+	EncSigTreeParent              = r.EncSigTreeParent
+	EncUIDCubeClimbStop           = r.EncUIDCubeClimbStop
+	EncUIDCubeParent              = r.EncUIDCubeParent
+	EncUIDCubeChild               = r.EncUIDCubeChild
 	NcclUniqueIDBytes             = r.NcclUniqueIDBytes
 	NcclSocketAddressSize         = r.NcclSocketAddressSize
 	BootstrapSanity               = r.BootstrapSanity

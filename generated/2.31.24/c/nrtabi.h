@@ -138,6 +138,11 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define BOOTSTRAP_CHANNEL_RING 1U /* INFERRED */
 #define BOOTSTRAP_CHANNEL_PEER 2U /* INFERRED */
 #define BOOTSTRAP_CHANNEL_ABORT 3U /* INFERRED */
+#define BOOTSTRAP_RING_NEXT "(r + 1) % n" /* HIGH */
+#define BOOTSTRAP_RING_PREV "(r - 1 + n) % n" /* HIGH */
+#define BOOTSTRAP_RING_STEPS "n - 1" /* HIGH */
+#define BOOTSTRAP_RING_SEND_SLICE "(r - i + n) % n" /* HIGH */
+#define BOOTSTRAP_RING_RECV_SLICE "(r - i - 1 + n) % n" /* HIGH */
 #define SOCKADDR_FAMILY_INET 2U /* HIGH */
 #define SOCKADDR_FAMILY_INET6 10U /* HIGH */
 #define BOOTSTRAP_SOCK_TIMEOUT_DEFAULT 30 /* INFERRED */
@@ -162,6 +167,11 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define ENC_STREAM_ID_UNINITIALIZED 4294967295U /* INFERRED */
 #define ENC_SIG_MSG_SIZE 17U /* HIGH */
 #define ENC_UID_MSG_SIZE 129U /* HIGH */
+#define ENC_SIG_TREE_CHILDREN "2*r + 1, 2*r + 2" /* HIGH */
+#define ENC_SIG_TREE_PARENT "(r - 1) >> 1" /* HIGH */
+#define ENC_UID_CUBE_CLIMB_STOP "n <= mask" /* HIGH */
+#define ENC_UID_CUBE_PARENT "r & ~mask" /* HIGH */
+#define ENC_UID_CUBE_CHILD "r + step" /* HIGH */
 #define NCCL_UNIQUE_ID_BYTES 128U /* HIGH */
 #define NCCL_SOCKET_ADDRESS_SIZE 28U /* HIGH */
 #define BOOTSTRAP_SANITY 1635347561U /* HIGH */

@@ -41,6 +41,11 @@ const (
 	BootstrapChannelRing        uint32 = 1                             // BOOTSTRAP_CHANNEL_RING INFERRED
 	BootstrapChannelPeer        uint32 = 2                             // BOOTSTRAP_CHANNEL_PEER INFERRED
 	BootstrapChannelAbort       uint32 = 3                             // BOOTSTRAP_CHANNEL_ABORT INFERRED
+	BootstrapRingNext                  = "(r + 1) % n"                 // BOOTSTRAP_RING_NEXT HIGH
+	BootstrapRingPrev                  = "(r - 1 + n) % n"             // BOOTSTRAP_RING_PREV HIGH
+	BootstrapRingSteps                 = "n - 1"                       // BOOTSTRAP_RING_STEPS HIGH
+	BootstrapRingSendSlice             = "(r - i + n) % n"             // BOOTSTRAP_RING_SEND_SLICE HIGH
+	BootstrapRingRecvSlice             = "(r - i - 1 + n) % n"         // BOOTSTRAP_RING_RECV_SLICE HIGH
 	SockaddrFamilyInet          uint32 = 2                             // SOCKADDR_FAMILY_INET HIGH
 	SockaddrFamilyInet6         uint32 = 10                            // SOCKADDR_FAMILY_INET6 HIGH
 	BootstrapSockTimeoutDefault int    = 30                            // BOOTSTRAP_SOCK_TIMEOUT_DEFAULT INFERRED
@@ -65,6 +70,11 @@ const (
 	EncStreamIDUninitialized    uint32 = 4294967295                    // ENC_STREAM_ID_UNINITIALIZED INFERRED
 	EncSigMsgSize               uint32 = 17                            // ENC_SIG_MSG_SIZE HIGH
 	EncUIDMsgSize               uint32 = 129                           // ENC_UID_MSG_SIZE HIGH
+	EncSigTreeChildren                 = "2*r + 1, 2*r + 2"            // ENC_SIG_TREE_CHILDREN HIGH
+	EncSigTreeParent                   = "(r - 1) >> 1"                // ENC_SIG_TREE_PARENT HIGH
+	EncUIDCubeClimbStop                = "n <= mask"                   // ENC_UID_CUBE_CLIMB_STOP HIGH
+	EncUIDCubeParent                   = "r & ~mask"                   // ENC_UID_CUBE_PARENT HIGH
+	EncUIDCubeChild                    = "r + step"                    // ENC_UID_CUBE_CHILD HIGH
 	NcclUniqueIDBytes           uint32 = 128                           // NCCL_UNIQUE_ID_BYTES HIGH
 	NcclSocketAddressSize       uint32 = 28                            // NCCL_SOCKET_ADDRESS_SIZE HIGH
 	BootstrapSanity             uint32 = 1635347561                    // BOOTSTRAP_SANITY HIGH

@@ -221,30 +221,18 @@ func (e *Endpoint) wireRing(next netip.AddrPort) error {
 	if err := e.sendHello(l, abi.BootstrapChannelRing); err != nil {
 		return err
 	}
-	_ = e.ln.SetDeadline(time.Now().Add(t))
 	if err := e.st.cause(); err != nil {
 		return err
 	}
-	c, err := e.ln.Accept()
-	if err != nil {
-		if cause := e.st.cause(); cause != nil {
-			return cause
-		}
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return fmt.Errorf("ring predecessor rank %d did not connect within %s (%s)", pred, t, abi.EnvSockTimeout)
-		}
-		return fmt.Errorf("accepting ring predecessor rank %d: %w", pred, err)
+	if e.ringRecv, err = e.acceptPredecessor(pred, t); err != nil {
+		return err
 	}
-	_ = e.ln.SetDeadline(time.Time{})
-	e.st.add(c)
-	e.ringRecv = &link{c: c, peer: fmt.Sprintf("ring predecessor rank %d (%s)", pred, c.RemoteAddr()), timeout: t, st: e.st}
 	h, err := e.readHello(e.ringRecv)
 	if err != nil {
 		return err
 	}
 	if h.Channel != abi.BootstrapChannelRing || int(h.Rank) != pred {
-		return fmt.Errorf("a connection from %s (rank %d, channel %d) arrived where ring predecessor rank %d was due", c.RemoteAddr(), h.Rank, h.Channel, pred)
+		return fmt.Errorf("a connection from %s (rank %d, channel %d) arrived where ring predecessor rank %d was due", e.ringRecv.c.RemoteAddr(), h.Rank, h.Channel, pred)
 	}
 	return nil
 }
@@ -291,4 +279,24 @@ func setFilesLimit() error {
 		return errors.New(cfmt.Sprintf(abi.MsgNccomSetrlimitFailed, err.Error()))
 	}
 	return nil
+}
+
+// acceptPredecessor accepts the ring predecessor's connection within t, in
+// either framing; an abort already recorded wins over the accept's own error.
+func (e *Endpoint) acceptPredecessor(pred int, t time.Duration) (*link, error) {
+	_ = e.ln.SetDeadline(time.Now().Add(t))
+	c, err := e.ln.Accept()
+	if err != nil {
+		if cause := e.st.cause(); cause != nil {
+			return nil, cause
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, fmt.Errorf("ring predecessor rank %d did not connect within %s (%s)", pred, t, abi.EnvSockTimeout)
+		}
+		return nil, fmt.Errorf("accepting ring predecessor rank %d: %w", pred, err)
+	}
+	_ = e.ln.SetDeadline(time.Time{})
+	e.st.add(c)
+	return &link{c: c, peer: fmt.Sprintf("ring predecessor rank %d (%s)", pred, c.RemoteAddr()), timeout: t, st: e.st}, nil
 }

@@ -1,7 +1,6 @@
 package tcp
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -89,22 +88,8 @@ func (e *Endpoint) wireRingDefault(next netip.AddrPort) error {
 	}
 	e.ringSend = l
 	e.st.add(l.c)
-	_ = e.ln.SetDeadline(time.Now().Add(t))
-	c, err := e.ln.Accept()
-	if err != nil {
-		if cause := e.st.cause(); cause != nil {
-			return cause
-		}
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return fmt.Errorf("ring predecessor rank %d did not connect within %s (%s)", pred, t, abi.EnvSockTimeout)
-		}
-		return fmt.Errorf("accepting ring predecessor rank %d: %w", pred, err)
-	}
-	_ = e.ln.SetDeadline(time.Time{})
-	e.st.add(c)
-	e.ringRecv = &link{c: c, peer: fmt.Sprintf("ring predecessor rank %d (%s)", pred, c.RemoteAddr()), timeout: t, st: e.st}
-	return nil
+	e.ringRecv, err = e.acceptPredecessor(pred, t)
+	return err
 }
 
 // greetDefault reads the {rank}{tag} a point-to-point connection opens with

@@ -22,7 +22,6 @@ type stubData struct {
 	Version                              [4]uint64
 	GitHashAfter, CompatAfter            int64
 	Funcs                                []stubFunc
-	Imports                              []string
 }
 
 // stubBodies are the behaviours that let a test see both legs in one call.
@@ -179,9 +178,6 @@ func cStub(s *spec.Spec) ([]File, error) {
 			sf.Body = b.String()
 		}
 		d.Funcs = append(d.Funcs, sf)
-	}
-	for _, r := range s.Reverse {
-		d.Imports = append(d.Imports, r.Name)
 	}
 	data, err := execTemplate("nccom_stub.c.tmpl", d)
 	if err != nil {

@@ -50,27 +50,9 @@
 #define NCCOM_STUB_REVERSE(call, local) (call)
 
 /* Referenced, so the static linker binds each callback to its version. */
+#define NCCOM_STUB_IMPORT(f) (void (*)(void))f,
 __attribute__((used)) static void (*const nccom_stub_imports[])(void) = {
-	(void (*)(void))nec_inc_semaphore,
-	(void (*)(void))nec_get_device_count,
-	(void (*)(void))nec_get_device_pci_bdf,
-	(void (*)(void))nec_get_virtual_core_size,
-	(void (*)(void))nec_build_port_and_rid_map,
-	(void (*)(void))nec_is_mla_available,
-	(void (*)(void))nec_mla_idx_to_rid,
-	(void (*)(void))nec_rid_to_mla_idx,
-	(void (*)(void))nec_get_peer_mla_idx,
-	(void (*)(void))nec_get_p2p_pod_peer_node,
-	(void (*)(void))nec_pod_node_can_access_peer_node,
-	(void (*)(void))nec_ndl_printk,
-	(void (*)(void))nec_get_dynamic_send_size_bytes,
-	(void (*)(void))nec_get_dynamic_send_offset_bytes,
-	(void (*)(void))nec_get_dynamic_recv_offset_bytes,
-	(void (*)(void))nec_set_recv_size_bytes,
-	(void (*)(void))nrt_get_total_vnc_count,
-	(void (*)(void))nrt_get_instance_info,
-	(void (*)(void))nrt_get_version,
-	(void (*)(void))nrt_get_libnccl_net,
+	NRTABI_REVERSE_CALLBACKS(NCCOM_STUB_IMPORT)
 };
 #endif
 

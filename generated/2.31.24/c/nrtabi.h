@@ -1019,6 +1019,32 @@ NRT_STATUS nrt_get_instance_info(nrt_instance_info_t *out, size_t n); /* @@NRT_2
 NRT_STATUS nrt_get_version(nrt_version_t *out, size_t n); /* @@NRT_2.0.0, query */
 void *nrt_get_libnccl_net(int *err, char *errmsg, size_t n); /* @@NRT_2.0.0, query */
 
+/* Every reverse callback, as an X-macro: a libnccom that references each one
+ * has the static linker bind the whole surface to its version, whether or not
+ * it calls them all. */
+#define NRTABI_REVERSE_CALLBACKS(X) \
+	X(nec_inc_semaphore) \
+	X(nec_get_device_count) \
+	X(nec_get_device_pci_bdf) \
+	X(nec_get_virtual_core_size) \
+	X(nec_build_port_and_rid_map) \
+	X(nec_is_mla_available) \
+	X(nec_mla_idx_to_rid) \
+	X(nec_rid_to_mla_idx) \
+	X(nec_get_peer_mla_idx) \
+	X(nec_get_p2p_pod_peer_node) \
+	X(nec_pod_node_can_access_peer_node) \
+	X(nec_ndl_printk) \
+	X(nec_get_dynamic_send_size_bytes) \
+	X(nec_get_dynamic_send_offset_bytes) \
+	X(nec_get_dynamic_recv_offset_bytes) \
+	X(nec_set_recv_size_bytes) \
+	X(nrt_get_total_vnc_count) \
+	X(nrt_get_instance_info) \
+	X(nrt_get_version) \
+	X(nrt_get_libnccl_net) \
+	/* end of NRTABI_REVERSE_CALLBACKS */
+
 #ifdef __cplusplus
 }
 #endif

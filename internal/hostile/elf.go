@@ -124,11 +124,13 @@ const bigArraySource = `struct ` + StructName + ` { char a; char pad[1L << 40]; 
 struct ` + StructName + ` *hostile_use;
 `
 
-// BombSize is what the decompression bombs inflate to.
+// BombSize is what the decompression bombs of the command-line test inflate
+// to: 1 GiB, past what a 2 GiB address space can hold twice.
 const BombSize = 1 << 30
 
-// Build writes every crafted object into dir and returns them. It needs gcc.
-func Build(dir string) ([]ELFCase, error) {
+// Build writes every crafted object into dir and returns them; the
+// decompression bombs inflate to bombSize bytes. It needs gcc and objcopy.
+func Build(dir string, bombSize int) ([]ELFCase, error) {
 	var out []ELFCase
 	for _, name := range []string{"cyclic-struct", "cyclic-array", "cyclic-pointer", "exprloc-2^63", "exprloc-loop"} {
 		p, err := assemble(dir, name, dwarfSources[name])
@@ -145,7 +147,7 @@ func Build(dir string) ([]ELFCase, error) {
 		return nil, err
 	}
 	out = append(out, ELFCase{"big-array", big})
-	bomb, err := zlibZeros(BombSize)
+	bomb, err := zlibZeros(bombSize)
 	if err != nil {
 		return nil, err
 	}

@@ -103,3 +103,17 @@ bench-bootstrap-tcp:
 	bench/bootstrap_tcp.sh
 
 bench: bench-bootstrap-tcp
+
+# ---- fuzzing (not part of make test; plain `go test` runs each seed corpus) --
+# Runs every Fuzz target of every package for FUZZTIME each, one at a time
+# (go test -fuzz takes one target per run); targets are discovered with
+# `go test -list`, so new ones join without editing this file.
+FUZZTIME ?= 5m
+.PHONY: fuzz
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$t ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done

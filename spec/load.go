@@ -281,8 +281,27 @@ func decodeError(file, src string, err error) *Error {
 		if e := locateMismatch(file, src, m[1]); e != nil {
 			return e
 		}
+		// The key's type is wrong as a whole (a table where an array of
+		// tables belongs): point at its first occurrence.
+		if p, ok := firstKeyPos(file, src, m[1]); ok {
+			return &Error{Pos: p, Rule: "decode", Msg: err.Error()}
+		}
 	}
-	return &Error{Pos: Pos{File: file}, Rule: "decode", Msg: err.Error()}
+	return &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Rule: "decode", Msg: err.Error()}
+}
+
+// firstKeyPos is where a dotted key (or a key under it) first appears;
+// the decoder matches keys case-insensitively, so the comparison does too.
+func firstKeyPos(file, src, key string) (Pos, bool) {
+	idx := newPosIndex()
+	indexPositions(idx, file, src)
+	for _, p := range idx.order {
+		plain := stripIndex(p)
+		if strings.EqualFold(plain, key) || len(plain) > len(key) && plain[len(key)] == '.' && strings.EqualFold(plain[:len(key)], key) {
+			return idx.at[p], true
+		}
+	}
+	return Pos{}, false
 }
 
 var lastKeyRE = regexp.MustCompile(`\(last key "([^"]+)"\)`)

@@ -274,7 +274,13 @@ func decodeError(file, src string, err error) *Error {
 		if pe.Usage != "" {
 			msg += " (" + strings.TrimSpace(strings.SplitN(pe.Usage, "\n", 2)[0]) + ")"
 		}
-		return &Error{Pos: Pos{File: file, Line: pe.Position.Line, Col: pe.Position.Col}, Rule: rule, Msg: msg}
+		at := Pos{File: file, Line: pe.Position.Line, Col: pe.Position.Col}
+		if at.Line == 0 {
+			// The decoder gives no line for some errors at the end of the
+			// input (an escape cut off by the end of the file): point there.
+			at = endPos(file, src)
+		}
+		return &Error{Pos: at, Rule: rule, Msg: msg}
 	}
 	// Type mismatches come back as plain errors naming the last key.
 	if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
@@ -288,6 +294,13 @@ func decodeError(file, src string, err error) *Error {
 		}
 	}
 	return &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Rule: "decode", Msg: err.Error()}
+}
+
+// endPos is the position just past the last byte of src.
+func endPos(file, src string) Pos {
+	line := strings.Count(src, "\n") + 1
+	last := src[strings.LastIndexByte(src, '\n')+1:]
+	return Pos{File: file, Line: line, Col: runeCount(last) + 1}
 }
 
 // firstKeyPos is where a dotted key (or a key under it) first appears;

@@ -38,7 +38,7 @@ check-generated:
 
 # Build tags of the non-default releases (nrtabi_release_<name with . and - as _>).
 DEFAULT_RELEASE := 2.31.24
-RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE),$(notdir $(patsubst %/,%,$(wildcard spec/*/)))),nrtabi_release_$(subst -,_,$(subst .,_,$(r))))
+RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE) testdata,$(notdir $(patsubst %/,%,$(wildcard spec/*/)))),nrtabi_release_$(subst -,_,$(subst .,_,$(r))))
 
 lint:
 	@bad=$$(gofmt -l $(GOFILES)); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi

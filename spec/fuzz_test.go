@@ -46,6 +46,9 @@ func FuzzLoadSpec(f *testing.F) {
 		// Errors about the file's text always point into it (release-wide
 		// rules, such as the guard count, may have no one place).
 		for _, e := range errs {
+			if strings.Contains(e.Error(), "\n") {
+				t.Fatalf("a multi-line error: %q", e.Error())
+			}
 			switch e.Rule {
 			case "syntax", "decode", "unknown-key", "derive", "single-table":
 				if e.Pos.File == "" || e.Pos.Line == 0 {

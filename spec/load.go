@@ -181,7 +181,7 @@ func (s *Spec) addFile(name, src string) Errors {
 		// is not held to the provenance rules.
 		for path, f := range map[string]*Fact{"release.libnrt": &s.Release.LibNRT.Fact,
 			"release.libnccom": &s.Release.LibNCCOM.Fact, "release.libnccom_net": &s.Release.NetPlugin.Fact} {
-			if _, ok := idx.at[path]; ok {
+			if _, ok := idx.find(path); ok {
 				at(f, path)
 			}
 		}
@@ -253,7 +253,7 @@ func (s *Spec) addFile(name, src string) Errors {
 // PosOf locates a key of a row: the key's own line when it is written, else the row.
 func (s *Spec) PosOf(f *Fact, key string) Pos {
 	if idx := s.index[f.Pos.File]; idx != nil && key != "" {
-		if p, ok := idx.at[f.Path+"."+key]; ok {
+		if p, ok := idx.find(f.Path + "." + key); ok {
 			return p
 		}
 	}

@@ -44,7 +44,7 @@ check-generated:
 
 # Build tags of the non-default releases (nrtabi_release_<name with . and - as _>).
 DEFAULT_RELEASE := 2.31.24
-RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE),$(notdir $(patsubst %/,%,$(wildcard spec/*/)))),nrtabi_release_$(subst -,_,$(subst .,_,$(r))))
+RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE) testdata,$(notdir $(patsubst %/,%,$(wildcard spec/*/)))),nrtabi_release_$(subst -,_,$(subst .,_,$(r))))
 
 lint:
 	@bad=$$(gofmt -l $(GOFILES)); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
@@ -129,3 +129,19 @@ bench-boundary-bootstrap:
 	bench/boundary_bootstrap.sh
 
 bench: bench-boundary-bootstrap
+# ---- fuzzing (not part of make test; plain `go test` runs each seed corpus) --
+# Runs every Fuzz target of every package for FUZZTIME each, one at a time
+# (go test -fuzz takes one target per run); targets are discovered with
+# `go test -list`, so new ones join without editing this file. Minimizing a
+# new input is capped (FUZZMINIMIZE): at the default 60 s a few finds on a
+# slow target leave almost no time for fuzzing itself.
+FUZZTIME ?= 5m
+FUZZMINIMIZE ?= 5s
+.PHONY: fuzz
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$t ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg; \
+	  done; \
+	done

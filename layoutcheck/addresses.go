@@ -22,7 +22,7 @@ func baseIdent(sym string) string {
 		i++
 	}
 	n, err := strconv.Atoi(s[:i])
-	if err != nil || i+n > len(s) {
+	if err != nil || n > len(s)-i {
 		return sym
 	}
 	return s[i : i+n]
@@ -109,14 +109,7 @@ func ripTargets(o *Object, addr, size uint64) (map[uint64]bool, error) {
 	if size == 0 || size > 1<<16 {
 		return nil, fmt.Errorf("function size %d", size)
 	}
-	var code []byte
-	for _, s := range o.File.Sections {
-		if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 && addr >= s.Addr && addr+size <= s.Addr+s.Size {
-			b := o.sectionBytes(s)
-			code = b[addr-s.Addr : addr-s.Addr+size]
-			break
-		}
-	}
+	code := functionBytes(o, addr, size)
 	if code == nil {
 		return nil, fmt.Errorf("%#x is in no executable section", addr)
 	}

@@ -132,6 +132,7 @@ type xStruct struct {
 	size, align     int64
 	packed, done    bool
 	refused         string // why the struct has no spec layout ("" when it has one)
+	building        bool   // structAt is inside it: a by-value reference now is a cycle
 	fields          []xField
 	opaque          []*xOpaque
 }
@@ -201,6 +202,8 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		return s, nil
 	}
 	s.done = true
+	s.building = true
+	defer func() { s.building = false }()
 	if x.structDepth >= maxStructDepth {
 		return nil, fmt.Errorf("structs nest by value more than %d deep", maxStructDepth)
 	}
@@ -529,7 +532,13 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 		if !identOK.MatchString(name) {
 			return "", "", false
 		}
-		s, err := x.structAt(x.rd.GlobalOffset(d), name)
+		off := x.rd.GlobalOffset(d)
+		if s, ok := x.byOff[off]; ok && s.building {
+			// A struct that holds itself by value (only corrupted DWARF says
+			// so): the spec would refuse it, so it stays an opaque range.
+			return "", "", false
+		}
+		s, err := x.structAt(off, name)
 		if err != nil || s.refused != "" {
 			return "", "", false
 		}

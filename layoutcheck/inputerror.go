@@ -1,6 +1,9 @@
 package layoutcheck
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // InputError is a problem with an input file itself (not an ELF, truncated,
 // no DWARF anywhere). Its message is one line naming the file and the fix.
@@ -11,6 +14,11 @@ type InputError struct {
 
 func (e *InputError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Msg) }
 
+// inputErr builds an InputError. Names taken from the input (section,
+// symbol and struct names) may hold any byte; line breaks are escaped so the
+// message stays one line whatever the file holds.
 func inputErr(path, format string, args ...any) error {
-	return &InputError{Path: path, Msg: fmt.Sprintf(format, args...)}
+	return &InputError{Path: path, Msg: oneLine.Replace(fmt.Sprintf(format, args...))}
 }
+
+var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`)

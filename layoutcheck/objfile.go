@@ -63,7 +63,7 @@ func Open(path string) (obj *Object, err error) {
 	obj.File = ef
 	for _, s := range ef.Sections {
 		if s.Type != elf.SHT_NOBITS && s.FileSize > 0 && (s.Offset > uint64(size) || s.FileSize > uint64(size)-s.Offset) {
-			return obj, inputErr(path, "truncated: section %s (%d bytes at %d) ends past the file's %d bytes", s.Name, s.FileSize, s.Offset, size)
+			return obj, inputErr(path, "truncated: section %q (%d bytes at %d) ends past the file's %d bytes", s.Name, s.FileSize, s.Offset, size)
 		}
 	}
 	if err := obj.readIdentity(); err != nil {

@@ -238,9 +238,13 @@ func functionBytes(o *Object, addr, size uint64) []byte {
 		return nil
 	}
 	for _, s := range o.File.Sections {
-		if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 && addr >= s.Addr && addr+size <= s.Addr+s.Size {
+		if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 && addr >= s.Addr {
+			// Checked against the bytes the file holds (FileSize, not the
+			// header's Size) and without the sum addr+size that can wrap.
 			b := o.sectionBytes(s)
-			return b[addr-s.Addr : addr-s.Addr+size]
+			if at := addr - s.Addr; at <= uint64(len(b)) && size <= uint64(len(b))-at {
+				return b[at : at+size]
+			}
 		}
 	}
 	return nil

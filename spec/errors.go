@@ -14,7 +14,13 @@ type Error struct {
 	Msg  string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s: [%s] %s", e.Pos, e.Rule, e.Msg) }
+// Error is one line: names quoted from the spec may hold line breaks, which
+// are escaped.
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: [%s] %s", e.Pos, e.Rule, oneLine.Replace(e.Msg))
+}
+
+var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`)
 
 // Errors is every violation found in one load, in file order.
 type Errors []*Error

@@ -181,7 +181,7 @@ func (s *Spec) addFile(name, src string) Errors {
 		// is not held to the provenance rules.
 		for path, f := range map[string]*Fact{"release.libnrt": &s.Release.LibNRT.Fact,
 			"release.libnccom": &s.Release.LibNCCOM.Fact, "release.libnccom_net": &s.Release.NetPlugin.Fact} {
-			if _, ok := idx.at[path]; ok {
+			if _, ok := idx.find(path); ok {
 				at(f, path)
 			}
 		}
@@ -253,7 +253,7 @@ func (s *Spec) addFile(name, src string) Errors {
 // PosOf locates a key of a row: the key's own line when it is written, else the row.
 func (s *Spec) PosOf(f *Fact, key string) Pos {
 	if idx := s.index[f.Pos.File]; idx != nil && key != "" {
-		if p, ok := idx.at[f.Path+"."+key]; ok {
+		if p, ok := idx.find(f.Path + "." + key); ok {
 			return p
 		}
 	}
@@ -274,15 +274,47 @@ func decodeError(file, src string, err error) *Error {
 		if pe.Usage != "" {
 			msg += " (" + strings.TrimSpace(strings.SplitN(pe.Usage, "\n", 2)[0]) + ")"
 		}
-		return &Error{Pos: Pos{File: file, Line: pe.Position.Line, Col: pe.Position.Col}, Rule: rule, Msg: msg}
+		at := Pos{File: file, Line: pe.Position.Line, Col: pe.Position.Col}
+		if at.Line == 0 {
+			// The decoder gives no line for some errors at the end of the
+			// input (an escape cut off by the end of the file): point there.
+			at = endPos(file, src)
+		}
+		return &Error{Pos: at, Rule: rule, Msg: msg}
 	}
 	// Type mismatches come back as plain errors naming the last key.
 	if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
 		if e := locateMismatch(file, src, m[1]); e != nil {
 			return e
 		}
+		// The key's type is wrong as a whole (a table where an array of
+		// tables belongs): point at its first occurrence.
+		if p, ok := firstKeyPos(file, src, m[1]); ok {
+			return &Error{Pos: p, Rule: "decode", Msg: err.Error()}
+		}
 	}
-	return &Error{Pos: Pos{File: file}, Rule: "decode", Msg: err.Error()}
+	return &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Rule: "decode", Msg: err.Error()}
+}
+
+// endPos is the position just past the last byte of src.
+func endPos(file, src string) Pos {
+	line := strings.Count(src, "\n") + 1
+	last := src[strings.LastIndexByte(src, '\n')+1:]
+	return Pos{File: file, Line: line, Col: runeCount(last) + 1}
+}
+
+// firstKeyPos is where a dotted key (or a key under it) first appears;
+// the decoder matches keys case-insensitively, so the comparison does too.
+func firstKeyPos(file, src, key string) (Pos, bool) {
+	idx := newPosIndex()
+	indexPositions(idx, file, src)
+	for _, p := range idx.order {
+		plain := stripIndex(p)
+		if strings.EqualFold(plain, key) || len(plain) > len(key) && plain[len(key)] == '.' && strings.EqualFold(plain[:len(key)], key) {
+			return idx.at[p], true
+		}
+	}
+	return Pos{}, false
 }
 
 var lastKeyRE = regexp.MustCompile(`\(last key "([^"]+)"\)`)

@@ -13,6 +13,27 @@ type posIndex struct {
 	at    map[string]Pos
 	order []string        // every recorded path, in file order
 	elems map[string]bool // paths of the elements of array values ("k[3]")
+	fold  map[string]Pos  // lower-cased paths, built on the first miss
+}
+
+// find returns the position of path as written or, since the decoder
+// matches keys case-insensitively ([Release] fills [release]), of the first
+// path equal to it but for case.
+func (x *posIndex) find(path string) (Pos, bool) {
+	if p, ok := x.at[path]; ok {
+		return p, true
+	}
+	if x.fold == nil {
+		x.fold = make(map[string]Pos, len(x.order))
+		for _, q := range x.order {
+			l := strings.ToLower(q)
+			if _, ok := x.fold[l]; !ok {
+				x.fold[l] = x.at[q]
+			}
+		}
+	}
+	p, ok := x.fold[strings.ToLower(path)]
+	return p, ok
 }
 
 func newPosIndex() *posIndex { return &posIndex{at: map[string]Pos{}, elems: map[string]bool{}} }
@@ -20,7 +41,7 @@ func newPosIndex() *posIndex { return &posIndex{at: map[string]Pos{}, elems: map
 // lookup returns the position of path, or of its nearest recorded ancestor.
 func (x *posIndex) lookup(path string) (Pos, bool) {
 	for path != "" {
-		if p, ok := x.at[path]; ok {
+		if p, ok := x.find(path); ok {
 			return p, true
 		}
 		i := strings.LastIndexAny(path, ".[")
@@ -37,6 +58,7 @@ func (x *posIndex) put(path string, p Pos) {
 		x.order = append(x.order, path)
 	}
 	x.at[path] = p
+	x.fold = nil
 }
 
 // stripIndex turns "forward[3].params[1].type" into "forward.params.type".

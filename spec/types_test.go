@@ -64,27 +64,3 @@ func shape(t *Type) string {
 	}
 	return strings.Join(parts, " ")
 }
-
-// FuzzParseType: whatever parses prints back in a spelling that parses to
-// the same spelling (the text extract writes is the text the loader reads),
-// and nothing panics.
-func FuzzParseType(f *testing.F) {
-	for _, s := range []string{"u32", "int*[4]*[10]", "int[7]*", "char* const", "const volatile u32* volatile*",
-		"u8[2][3]", "u64[]", "std::vector<std::vector<u32*>>*[2]", "void*", "char*const[4]", "x*const const"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		ty, err := ParseType(s)
-		if err != nil {
-			return
-		}
-		out := ty.String()
-		again, err := ParseType(out)
-		if err != nil {
-			t.Fatalf("%q printed as %q, which does not parse: %v", s, out, err)
-		}
-		if again.String() != out {
-			t.Fatalf("%q printed as %q, then as %q", s, out, again.String())
-		}
-	})
-}

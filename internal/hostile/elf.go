@@ -124,11 +124,13 @@ const bigArraySource = `struct ` + StructName + ` { char a; char pad[1L << 40]; 
 struct ` + StructName + ` *hostile_use;
 `
 
-// BombSize is what the decompression bombs inflate to.
+// BombSize is what the decompression bombs of the command-line test inflate
+// to: 1 GiB, past what a 2 GiB address space can hold twice.
 const BombSize = 1 << 30
 
-// Build writes every crafted object into dir and returns them. It needs gcc.
-func Build(dir string) ([]ELFCase, error) {
+// Build writes every crafted object into dir and returns them; the
+// decompression bombs inflate to bombSize bytes. It needs gcc and objcopy.
+func Build(dir string, bombSize int) ([]ELFCase, error) {
 	var out []ELFCase
 	for _, name := range []string{"cyclic-struct", "cyclic-array", "cyclic-pointer", "exprloc-2^63", "exprloc-loop"} {
 		p, err := assemble(dir, name, dwarfSources[name])
@@ -145,7 +147,7 @@ func Build(dir string) ([]ELFCase, error) {
 		return nil, err
 	}
 	out = append(out, ELFCase{"big-array", big})
-	bomb, err := zlibZeros(BombSize)
+	bomb, err := zlibZeros(bombSize)
 	if err != nil {
 		return nil, err
 	}
@@ -243,23 +245,50 @@ func assemble(dir, name, src string, flags ...string) (string, error) {
 	return o, cc.Run(dir, args...)
 }
 
-// zlibZeros is a zlib stream of n zero bytes (about n/1000 bytes long).
+// zlibZeros is a zlib stream of n zero bytes. Past 1 MiB it is built
+// without compressing n bytes: deflate one flushed MiB of zeros after a
+// first one, repeat that block (its back-references reach only zeros), then
+// close with an empty final block and the Adler-32 of n zeros.
 func zlibZeros(n int) ([]byte, error) {
+	const chunk = 1 << 20
 	var buf bytes.Buffer
 	zw, err := zlib.NewWriterLevel(&buf, zlib.BestCompression)
 	if err != nil {
 		return nil, err
 	}
-	zero := make([]byte, 1<<20)
-	for i := 0; i < n; i += len(zero) {
-		if _, err := zw.Write(zero[:min(len(zero), n-i)]); err != nil {
+	if n < 2*chunk || n%chunk != 0 {
+		if _, err := zw.Write(make([]byte, n)); err != nil {
 			return nil, err
 		}
+		if err := zw.Close(); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
 	}
-	if err := zw.Close(); err != nil {
+	zero := make([]byte, chunk)
+	if _, err := zw.Write(zero); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	if err := zw.Flush(); err != nil {
+		return nil, err
+	}
+	first := append([]byte(nil), buf.Bytes()...)
+	buf.Reset()
+	if _, err := zw.Write(zero); err != nil {
+		return nil, err
+	}
+	if err := zw.Flush(); err != nil {
+		return nil, err
+	}
+	block := append([]byte(nil), buf.Bytes()...)
+	out := append([]byte(nil), first...)
+	for i := 1; i < n/chunk; i++ {
+		out = append(out, block...)
+	}
+	out = append(out, 0x01, 0x00, 0x00, 0xff, 0xff) // final, stored, empty
+	// Adler-32 of n zeros: a stays 1, b adds a for every byte.
+	adler := uint32(n%65521)<<16 | 1
+	return binary.BigEndian.AppendUint32(out, adler), nil
 }
 
 // ReplaceSection gives the named section of a 64-bit little-endian ELF file

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/hostile"
+	"github.com/nrtabi/nrtabi/internal/spectest"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// addressSpaceKB is the ulimit -v every run gets: 2 GiB, less than what
+// the decompression bombs and the quadratic spec inputs once took.
+const addressSpaceKB = 2097152
+
+// hangLimit is how long a run may take before it counts as hung. It is a
+// guard against hangs (a FIFO opened for reading, a scan going round), not a
+// speed claim: every run here ends in well under a second.
+const hangLimit = 20 * time.Second
+
+// TestHostileInputsUnderMemoryLimit runs the built binary, with a 2 GiB
+// address space, on every crafted input with every command that reads it:
+// each run ends with exit 1 and a one-line message, or with the command's
+// normal verdict, never a crash (exit 2), a hang or an out-of-memory kill.
+func TestHostileInputsUnderMemoryLimit(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("crafted objects need gcc: %v", err)
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to set ulimit -v with")
+	}
+	bin := nrtabiBinary(t)
+	dir := t.TempDir()
+	objs, err := hostile.Build(dir, hostile.BombSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		name string
+		args []string
+	}
+	var runs []run
+	for _, o := range objs {
+		runs = append(runs,
+			run{o.Name + "/check", []string{"check", "--debug-dir", dir, o.Path}},
+			run{o.Name + "/show", []string{"show", hostile.StructName, o.Path, "--debug-dir", dir}},
+			run{o.Name + "/extract", []string{"extract", "--struct", hostile.StructName, "--debug-dir", dir, o.Path}},
+			run{o.Name + "/release-new", []string{"release", "new", "--name", "x", "--force", "--spec-root", t.TempDir(), "--binary", o.Path, "--debug-dir", dir}},
+		)
+	}
+	for _, c := range hostile.SpecCases() {
+		d := spectest.CopyRelease(t, spec.Embedded, spec.Default)
+		if err := c.Apply(d); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run{"spec-" + c.Name + "/spec-validate", []string{"spec", "validate", "--dir", d}})
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
+			defer cancel()
+			args := append([]string{"-c", `ulimit -v ` + strconv.Itoa(addressSpaceKB) + ` && exec "$0" "$@"`, bin}, r.args...)
+			cmd := exec.CommandContext(ctx, "sh", args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if ctx.Err() != nil {
+				t.Fatalf("nrtabi %s did not end within %v", strings.Join(r.args, " "), hangLimit)
+			}
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			msg := strings.TrimRight(stderr.String(), "\n")
+			switch {
+			case code == exitError:
+				// One line; spec validate adds a count line after its one error.
+				lines := strings.Count(msg, "\n") + 1
+				if msg == "" || lines > 1 && !((r.args[0] == "spec" || r.args[0] == "release") && lines == 2) {
+					t.Fatalf("exit 1 wants one line on stderr, got %q", msg)
+				}
+			case code == 0, (r.args[0] == "check" || r.args[0] == "show") && code&^(4|8) == 0:
+				// a verdict (4 compatible, 8 incompatible changes)
+			default:
+				t.Fatalf("exit %d (a crash or usage error), stderr: %.400s", code, msg)
+			}
+			if strings.Contains(msg, "goroutine ") || strings.Contains(msg, "internal error") {
+				t.Fatalf("a crash: %.400s", msg)
+			}
+			if stdout.Len() > 1<<20 {
+				t.Fatalf("%d bytes of output", stdout.Len())
+			}
+		})
+	}
+}

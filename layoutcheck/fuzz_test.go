@@ -1,0 +1,64 @@
+package layoutcheck
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/hostile"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// FuzzReadObject feeds mutated real objects (gcc -g, DWARF 4 and 5, a
+// compressed one, a shared object; testdata/fuzz/seed.c is their source,
+// plus the crafted cyclic ones) to check, show and extract. Each must end
+// with a result or a one-line *InputError; a panic fails the fuzz run.
+func FuzzReadObject(f *testing.F) {
+	sp, err := spec.Load(spec.Default)
+	if err != nil {
+		f.Fatal(err)
+	}
+	// Each exec rewrites the input: on tmpfs when there is one, since
+	// truncating a file on a busy disk (ext4 with discard) can take
+	// seconds and starve the fuzzer.
+	dir := f.TempDir()
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if d, err := os.MkdirTemp("/dev/shm", "nrtabi-fuzz-"); err == nil {
+			dir = d
+			f.Cleanup(func() { os.RemoveAll(d) })
+		}
+	}
+	noDebug := []string{filepath.Join(dir, "no-debug-dir")}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "input.o")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		inputErr := func(what string, err error) {
+			t.Helper()
+			if err == nil {
+				return
+			}
+			var ie *InputError
+			if !errors.As(err, &ie) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%s: want nil or a one-line *InputError, got %T %q", what, err, err)
+			}
+		}
+		_, err := Check([]string{p}, Options{Spec: sp, DebugDirs: noDebug})
+		inputErr("check", err)
+		var out bytes.Buffer
+		_, err = Show(p, hostile.StructName, sp, noDebug, &out)
+		inputErr("show", err)
+		if out.Len() > 1<<20 {
+			t.Fatalf("show printed %d bytes for a %d-byte input", out.Len(), len(data))
+		}
+		out.Reset()
+		err = Extract(p, []string{hostile.StructName, "outer", "inner"}, true, sp, noDebug, &out)
+		if err != nil && !strings.Contains(err.Error(), "cannot be extracted") {
+			inputErr("extract", err)
+		}
+	})
+}

@@ -1,0 +1,115 @@
+package layoutcheck
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/hostile"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// TestHostileObjects runs check, show and extract on each crafted object:
+// each ends with a report or a one-line input error saying what is wrong,
+// never a panic, a stack overflow, a hang or gigabytes of memory.
+func TestHostileObjects(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("crafted objects need gcc: %v", err)
+	}
+	sp, err := spec.Load(spec.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := hostile.Build(t.TempDir(), 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What each case must say; "" accepts a report.
+	want := map[string]string{
+		"cyclic-struct":       "",
+		"cyclic-array":        "",
+		"cyclic-pointer":      "",
+		"exprloc-2^63":        "runs past the end",
+		"exprloc-loop":        "runs past the end",
+		"big-array":           "",
+		"bomb-shf-compressed": "inflates to more than its declared 100 bytes",
+		"bomb-zdebug":         "inflates to more than its declared 100 bytes",
+		"fifo-input":          "is a FIFO, not a regular file",
+		"debuglink-fifo":      "no DWARF anywhere",
+		"debuglink-escape":    `"../outside.debug" is not a plain file name`,
+	}
+	dirs := []string{t.TempDir()}
+	for _, c := range cases {
+		w, ok := want[c.Name]
+		if !ok {
+			t.Fatalf("case %s has no expectation", c.Name)
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			expect := func(what string, err error) {
+				t.Helper()
+				if err == nil {
+					if w != "" {
+						t.Fatalf("%s: no error, want %q", what, w)
+					}
+					return
+				}
+				var ie *InputError
+				if !errors.As(err, &ie) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("%s: want a one-line *InputError, got %T %q", what, err, err)
+				}
+				if w != "" && !strings.Contains(err.Error(), w) {
+					t.Fatalf("%s: %q does not say %q", what, err, w)
+				}
+			}
+			_, err := Check([]string{c.Path}, Options{Spec: sp, DebugDirs: dirs})
+			expect("check", err)
+			var out bytes.Buffer
+			_, err = Show(c.Path, hostile.StructName, sp, dirs, &out)
+			expect("show", err)
+			if out.Len() > 64<<10 {
+				t.Fatalf("show printed %d bytes", out.Len())
+			}
+			out.Reset()
+			err = Extract(c.Path, []string{hostile.StructName}, false, sp, dirs, &out)
+			if c.Name == "big-array" {
+				if err == nil || !strings.Contains(err.Error(), "cannot be extracted") {
+					t.Fatalf("extract of a 2^40-byte member: %v", err)
+				}
+				return
+			}
+			expect("extract", err)
+		})
+	}
+}
+
+// TestShowSummarisesHugeGaps: a member after 2^40 bytes of array gets one
+// summary line for the cachelines in between, not 2^34 lines.
+func TestShowSummarisesHugeGaps(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("crafted objects need gcc: %v", err)
+	}
+	cases, err := hostile.Build(t.TempDir(), 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if c.Name != "big-array" {
+			continue
+		}
+		var out bytes.Buffer
+		if _, err := Show(c.Path, hostile.StructName, nil, nil, &out); err != nil {
+			t.Fatal(err)
+		}
+		text := out.String()
+		if !strings.Contains(text, "17179869183 boundaries in the") || strings.Count(text, "\n") > 40 {
+			t.Fatalf("want one summary line for the gap, got:\n%s", text)
+		}
+		if !strings.Contains(text, "larger than a spec struct can be") {
+			t.Fatalf("the 2^40-byte member is not flagged:\n%s", text)
+		}
+		return
+	}
+	t.Fatal("no big-array case")
+}

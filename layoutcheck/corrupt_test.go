@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -102,7 +103,7 @@ func TestCorruptedBytesNeverPanic(t *testing.T) {
 		func() {
 			defer func() {
 				if r := recover(); r != nil {
-					t.Fatalf("case %d panicked: %v", i, r)
+					t.Fatalf("case %d panicked: %v\n%s", i, r, debug.Stack())
 				}
 			}()
 			_, err := Check([]string{p}, Options{Spec: f.sp, DebugDirs: []string{dir}})

@@ -119,11 +119,26 @@ func (r *Reader) Type(off dwarf.Offset) (t godwarf.Type, err error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err = godwarf.ReadType(v.data, 0, off-v.base, v.cache)
+	t, err = readType(v.data, off-v.base, v.cache)
 	if err == nil {
 		r.fixDims(t, 0)
 	}
 	return t, err
+}
+
+// readType is the one door into godwarf's type reader. godwarf follows a
+// DIE's children with dwarf.Reader.Next and dereferences the entry without
+// checking for the nil that Next returns at the end of the data, so a child
+// list that runs past its unit (corrupted DWARF; our scanner stops early and
+// never walks the whole unit) panics inside it. That one library fault is
+// turned into an error here; our own code has no recover.
+func readType(d *dwarf.Data, off dwarf.Offset, cache map[dwarf.Offset]godwarf.Type) (t godwarf.Type, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, fmt.Errorf("the type at DIE 0x%x is malformed (its children run past the end of its unit): %v", off, r)
+		}
+	}()
+	return godwarf.ReadType(d, 0, off, cache)
 }
 
 // fixDims puts the dimensions of a multi-dimensional array in C order.

@@ -270,7 +270,7 @@ func (obs *Observed) signatures(o *Object, base *spec.Spec) {
 	}
 	cache := map[dwarf.Offset]godwarf.Type{}
 	spell := func(off dwarf.Offset) (string, bool) {
-		t, err := godwarf.ReadType(data, 0, off, cache)
+		t, err := readType(data, off, cache)
 		if err != nil {
 			return "", false
 		}

@@ -99,19 +99,20 @@ type FileReport struct {
 // Report is the result of one check run. Its JSON form is the stable schema
 // documented in the README (schema "nrtabi.layoutcheck/1").
 type Report struct {
-	Schema      string        `json:"schema"`
-	Release     string        `json:"release"`
-	StructSpec  string        `json:"struct_spec"`
-	Files       []*FileReport `json:"files"`
-	Absent      []string      `json:"absent_structs"`
-	Required    []string      `json:"required_structs"`
-	Findings    []Finding     `json:"findings"` // every finding of every file, plus missing required structs
-	Compatible  int           `json:"compatible"`
-	Incompat    int           `json:"incompatible"`
-	Exit        int           `json:"exit"`
-	Verdict     string        `json:"verdict"`
-	StructsSeen int           `json:"structs_checked"`
-	Notes       []string      `json:"notes,omitempty"` // what the inputs needed worked around (headers that conflict)
+	Schema        string        `json:"schema"`
+	Release       string        `json:"release"`
+	StructSpec    string        `json:"struct_spec"`
+	Files         []*FileReport `json:"files"`
+	Absent        []string      `json:"absent_structs"`
+	Required      []string      `json:"required_structs"`
+	Findings      []Finding     `json:"findings"` // every finding of every file, plus missing required structs
+	Compatible    int           `json:"compatible"`
+	Incompat      int           `json:"incompatible"`
+	Exit          int           `json:"exit"`
+	Verdict       string        `json:"verdict"`
+	StructsSeen   int           `json:"structs_checked"` // spec structs found in some input and checked
+	StructsInSpec int           `json:"structs_in_spec"`
+	Notes         []string      `json:"notes,omitempty"` // what the inputs needed worked around (headers that conflict)
 }
 
 // Schema is the JSON schema id.

@@ -43,7 +43,7 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 	}
 	if len(r.Absent) > 0 {
-		fmt.Fprintf(w, "\nabsent from every input (%d of %d spec structs): %s\n", len(r.Absent), r.StructsSeen, strings.Join(r.Absent, ", "))
+		fmt.Fprintf(w, "\nabsent from every input (%d of %d spec structs): %s\n", len(r.Absent), r.StructsInSpec, strings.Join(r.Absent, ", "))
 	}
 	for _, fd := range r.Findings {
 		if fd.Kind == KindMissingStruct {

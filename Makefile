@@ -22,7 +22,10 @@ demo:
 # Packages that compile a release's generated C: each gets one
 # zrelease_<release>.go per release pointing its include path there.
 CGO_RELEASE_PKGS := runtime/collectives runtime/nrt
-GEN := $(GO) run ./gen/cmd/nrtabi-gen --all --out generated $(addprefix --cgo ,$(CGO_RELEASE_PKGS))
+# spec/zcompiled.go is the embedded releases as Go literals (loaded instead of
+# parsing the TOML while it is current); the generator itself is built without
+# it (nrtabi_nocompiled), so a stale or broken one can always be regenerated.
+GEN := $(GO) run -tags nrtabi_nocompiled ./gen/cmd/nrtabi-gen --all --out generated --compiled spec $(addprefix --cgo ,$(CGO_RELEASE_PKGS))
 
 # Every release is regenerated (the release selector generated/abi spans them
 # all); RELEASE=X is accepted for the README's workflow and checks that X exists.

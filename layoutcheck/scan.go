@@ -140,9 +140,16 @@ func (d *Debug) unit(i int) (u *unit, ok bool, err error) {
 		if next >= len(d.info) {
 			return nil, false, nil
 		}
+		// A unit header is at most 4+8+2+1+1+8+8+8 bytes (DWARF 5, 64-bit).
+		if err := d.need(next + 40); err != nil {
+			return nil, false, err
+		}
 		nu, err := d.parseUnit(next)
 		if err != nil {
 			return nil, false, inputErr(d.File.Path, "corrupted DWARF: %v", err)
+		}
+		if err := d.need(nu.end); err != nil {
+			return nil, false, err
 		}
 		d.units = append(d.units, nu)
 	}

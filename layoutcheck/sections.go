@@ -19,7 +19,11 @@ type Debug struct {
 	Data  *dwarf.Data // made on first use by dwarfData
 
 	info, abbrev, str, strOffsets, lineStr, addr []byte
-	units                                        []unit
+	// infoZ inflates a compressed .debug_info as the scan reaches it (nil
+	// when the section is stored plain): info is its whole buffer, valid
+	// up to what the units read so far needed.
+	infoZ *elfdwarf.Stream
+	units []unit
 	order                                        binary.ByteOrder
 	owned                                        *Object
 }
@@ -41,11 +45,20 @@ func (d *Debug) Path() string { return d.File.Path }
 func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
 	d := &Debug{Input: input, File: file, Via: via, order: file.File.ByteOrder}
 	get := func(name string) ([]byte, error) { return file.debugSection(name) }
+	z, err := file.debugStream("info")
+	if err != nil {
+		return nil, err
+	}
+	if z != nil {
+		d.infoZ, d.info = z, z.Bytes()
+	} else if d.info, err = get("info"); err != nil {
+		return nil, err
+	}
 	for _, s := range []struct {
 		name string
 		dst  *[]byte
 	}{
-		{"info", &d.info}, {"abbrev", &d.abbrev}, {"str", &d.str},
+		{"abbrev", &d.abbrev}, {"str", &d.str},
 		{"str_offsets", &d.strOffsets}, {"line_str", &d.lineStr}, {"addr", &d.addr},
 	} {
 		b, err := get(s.name)
@@ -61,6 +74,17 @@ func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
 		return nil, inputErr(file.Path, "corrupted DWARF: .debug_info without .debug_abbrev")
 	}
 	return d, nil
+}
+
+// need inflates .debug_info through byte end (clamped to the section).
+func (d *Debug) need(end int) error {
+	if d.infoZ == nil {
+		return nil
+	}
+	if err := d.infoZ.Ensure(end); err != nil {
+		return inputErr(d.File.Path, "cannot decompress: %v", err)
+	}
+	return nil
 }
 
 // crossUnitRefs reports whether a unit's abbreviations use a form that can
@@ -107,6 +131,9 @@ func (d *Debug) dwarfData() (data *dwarf.Data, err error) {
 	if d.Data != nil {
 		return d.Data, nil
 	}
+	if err := d.need(len(d.info)); err != nil {
+		return nil, err
+	}
 	data, err = dwarf.New(d.abbrev, nil, nil, d.info, nil, nil, nil, d.str)
 	if err != nil {
 		return nil, inputErr(d.File.Path, "corrupted DWARF: %v", err)
@@ -120,6 +147,49 @@ func (d *Debug) dwarfData() (data *dwarf.Data, err error) {
 	}
 	d.Data = data
 	return data, nil
+}
+
+// debugStream returns a Stream over .debug_<name> (or .zdebug_<name>) when
+// it is compressed in a linked file; nil when it is stored plain or absent,
+// or the file is relocatable (relocations need the whole section).
+func (o *Object) debugStream(name string) (*elfdwarf.Stream, error) {
+	if o.File.Type == elf.ET_REL {
+		return nil, nil
+	}
+	s := o.File.Section(".debug_" + name)
+	z := false
+	if s == nil {
+		if s = o.File.Section(".zdebug_" + name); s == nil {
+			return nil, nil
+		}
+		z = true
+	}
+	if s.Type == elf.SHT_NOBITS {
+		return nil, nil
+	}
+	limit := elfdwarf.InflateCap(int64(len(o.data)))
+	var st *elfdwarf.Stream
+	var err error
+	switch {
+	case s.Flags&elf.SHF_COMPRESSED != 0:
+		st, err = elfdwarf.NewStream(s.Name, s.Open(), s.Size, limit)
+	case z:
+		raw := o.sectionBytes(s)
+		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
+			return nil, inputErr(o.Path, "corrupted compressed section %s (no ZLIB header)", s.Name)
+		}
+		zr, zerr := zlib.NewReader(bytes.NewReader(raw[12:]))
+		if zerr != nil {
+			return nil, inputErr(o.Path, "cannot decompress %s: %v", s.Name, zerr)
+		}
+		st, err = elfdwarf.NewStream(s.Name, zr, binary.BigEndian.Uint64(raw[4:12]), limit)
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, inputErr(o.Path, "cannot decompress: %v", err)
+	}
+	return st, nil
 }
 
 // debugSection returns .debug_<name> (or .zdebug_<name>), decompressed and

@@ -38,7 +38,7 @@ func Inflate(section string, r io.Reader, declared, limit uint64) ([]byte, error
 // streamChunk is how far past the bytes asked for a Stream inflates at
 // once, so that a scan reading unit after unit does not call the
 // decompressor per unit.
-const streamChunk = 256 << 10
+const streamChunk = 64 << 10
 
 // Stream inflates a compressed section on demand: Ensure(n) inflates up to
 // byte n and no further, so a scan that finds what it wants in the first

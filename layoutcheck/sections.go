@@ -24,8 +24,8 @@ type Debug struct {
 	// up to what the units read so far needed.
 	infoZ *elfdwarf.Stream
 	units []unit
-	order                                        binary.ByteOrder
-	owned                                        *Object
+	order binary.ByteOrder
+	owned *Object
 }
 
 // Close releases a separate debug file.

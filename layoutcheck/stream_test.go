@@ -142,3 +142,39 @@ func BenchmarkFindCompressed(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDistributionLibc: libc6-dbg's compressed DWARF 5, reached from
+// libc.so.6 by build-id, for a struct of an early unit and for one that
+// exists nowhere (skipped without libc6-dbg).
+func BenchmarkDistributionLibc(b *testing.B) {
+	const libc = "/lib/x86_64-linux-gnu/libc.so.6"
+	obj, err := Open(libc)
+	if err != nil {
+		b.Skipf("skipping: %s: %v", libc, err)
+	}
+	d, err := FindDebug(obj, DefaultDebugDirs)
+	obj.Close()
+	if err != nil || d.Via != ViaBuildID {
+		b.Skipf("skipping: libc6-dbg is not installed (%v)", err)
+	}
+	d.Close()
+	for _, want := range []string{"pthread_mutex_t", "no_such_s"} {
+		b.Run(want, func(b *testing.B) {
+			for b.Loop() {
+				obj, err := Open(libc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				d, err := FindDebug(obj, DefaultDebugDirs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := d.FindStructs([][]string{{want}}); err != nil {
+					b.Fatal(err)
+				}
+				d.Close()
+				obj.Close()
+			}
+		})
+	}
+}

@@ -24,7 +24,10 @@ type Debug struct {
 	// when the section is stored plain): info is its whole buffer, valid
 	// up to what the units read so far needed.
 	infoZ *elfdwarf.Stream
-	units []unit
+	// abbrevZ likewise for .debug_abbrev: a unit's table is inflated when
+	// the unit is first read.
+	abbrevZ *elfdwarf.Stream
+	units   []unit
 	order binary.ByteOrder
 	owned *Object
 }
@@ -55,11 +58,19 @@ func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
 	} else if d.info, err = get("info"); err != nil {
 		return nil, err
 	}
+	if z, err = file.debugStream("abbrev"); err != nil {
+		return nil, err
+	}
+	if z != nil {
+		d.abbrevZ, d.abbrev = z, z.Bytes()
+	} else if d.abbrev, err = get("abbrev"); err != nil {
+		return nil, err
+	}
 	for _, s := range []struct {
 		name string
 		dst  *[]byte
 	}{
-		{"abbrev", &d.abbrev}, {"str", &d.str},
+		{"str", &d.str},
 		{"str_offsets", &d.strOffsets}, {"line_str", &d.lineStr}, {"addr", &d.addr},
 	} {
 		b, err := get(s.name)
@@ -86,6 +97,23 @@ func (d *Debug) need(end int) error {
 		return inputErr(d.File.Path, "cannot decompress: %v", err)
 	}
 	return nil
+}
+
+// needAbbrev inflates .debug_abbrev through byte end.
+func (d *Debug) needAbbrev(end int) error {
+	if d.abbrevZ == nil {
+		return nil
+	}
+	if err := d.abbrevZ.Ensure(end); err != nil {
+		return inputErr(d.File.Path, "cannot decompress: %v", err)
+	}
+	return nil
+}
+
+// abbrevShort reports whether a table read up to end ran into bytes of
+// .debug_abbrev not inflated yet (they read as zeros, which end a table).
+func (d *Debug) abbrevShort(end int) bool {
+	return d.abbrevZ != nil && end > d.abbrevZ.Avail() && d.abbrevZ.Avail() < len(d.abbrev)
 }
 
 // crossUnitRefs reports whether a unit's abbreviations use a form that can
@@ -133,6 +161,9 @@ func (d *Debug) dwarfData() (data *dwarf.Data, err error) {
 		return d.Data, nil
 	}
 	if err := d.need(len(d.info)); err != nil {
+		return nil, err
+	}
+	if err := d.needAbbrev(len(d.abbrev)); err != nil {
 		return nil, err
 	}
 	data, err = dwarf.New(d.abbrev, nil, nil, d.info, nil, nil, nil, d.str)

@@ -28,8 +28,8 @@ type Debug struct {
 	// the unit is first read.
 	abbrevZ *elfdwarf.Stream
 	units   []unit
-	order binary.ByteOrder
-	owned *Object
+	order   binary.ByteOrder
+	owned   *Object
 }
 
 // Close releases a separate debug file.

@@ -72,8 +72,12 @@ bench-collectives:
 bench: bench-collectives
 
 # ---- layoutcheck vs pahole (bench/layoutcheck) ------------------------------
-# Wall time and peak RSS of nrtabi check against pahole -C on the same structs
-# (needs dwarves and libstdc++6-12-dbg; builds a 100 MB synthetic object once).
+# Wall time and peak RSS of nrtabi show, nrtabi check --require and pahole -C
+# on the same structs, interleaved, per input (see README). Needs what make test
+# does not: apt-get install dwarves libc6-dbg libstdc++6-12-dbg (the bench
+# lists whatever is missing before it starts); builds a 100 MB synthetic
+# object, a DWARF 4 object and the reference libnrt/libnccom once into
+# $TMPDIR/nrtabi-bench-layoutcheck.
 .PHONY: bench-layoutcheck
 bench-layoutcheck:
 	$(GO) run ./bench/layoutcheck

@@ -76,9 +76,16 @@ func sectionSize(path string) string {
 		return "?"
 	}
 	if s.Flags&elf.SHF_COMPRESSED != 0 {
-		return fmt.Sprintf("%.1f MiB (zlib %.1f MiB)", float64(s.Size)/(1<<20), float64(s.FileSize)/(1<<20))
+		return size(s.Size) + " (zlib " + size(s.FileSize) + ")"
 	}
-	return fmt.Sprintf("%.1f MiB", float64(s.Size)/(1<<20))
+	return size(s.Size)
+}
+
+func size(n uint64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 func cpuModel() string {

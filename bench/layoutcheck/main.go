@@ -56,6 +56,9 @@ func run(runs int, cache, bin, only string) error {
 			return fmt.Errorf("go build ./cmd/nrtabi (run from the repository root): %v\n%s", err, out)
 		}
 	}
+	if err := buildMeasureHelper(cache); err != nil {
+		return err
+	}
 	pahole, _ := exec.LookPath("pahole")
 	floors, err := measureFloors(runs, cache, bin)
 	if err != nil {

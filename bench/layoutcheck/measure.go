@@ -2,14 +2,15 @@ package main
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -23,21 +24,53 @@ type sample struct {
 	errOut []byte
 }
 
+// measureHelper is the compiled csrc/measure.c: every tool runs under it,
+// because a process that Go's os/exec starts (by vfork) inherits the
+// bench's own peak RSS in its rusage.
+var measureHelper string
+
+//go:embed csrc/measure.c
+var measureSource []byte
+
+// buildMeasureHelper compiles csrc/measure.c into cache.
+func buildMeasureHelper(cache string) error {
+	src := filepath.Join(cache, "measure.c")
+	if err := os.WriteFile(src, measureSource, 0o644); err != nil {
+		return err
+	}
+	bin := filepath.Join(cache, "measure")
+	if out, err := exec.Command("gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", bin, src).CombinedOutput(); err != nil {
+		return fmt.Errorf("gcc csrc/measure.c: %v\n%s", err, out)
+	}
+	measureHelper = bin
+	return nil
+}
+
 func runOnce(bin string, args []string) (sample, error) {
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(measureHelper, append([]string{bin}, args...)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if cmd.ProcessState == nil {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return sample{}, err
+	}
+	defer pr.Close()
+	cmd.ExtraFiles = []*os.File{pw}
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
 		return sample{}, fmt.Errorf("%s: %v", bin, err)
 	}
-	s := sample{wall: wall, code: cmd.ProcessState.ExitCode(), out: out.Bytes(), errOut: errb.Bytes()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		s.maxRSS = ru.Maxrss * 1024
+	rep, _ := io.ReadAll(pr)
+	_ = cmd.Wait()
+	if cmd.ProcessState == nil {
+		return sample{}, fmt.Errorf("%s: did not run", bin)
 	}
-	return s, nil
+	var ns, kb int64
+	if _, err := fmt.Sscan(string(rep), &ns, &kb); err != nil {
+		return sample{}, fmt.Errorf("%s %s: the measure helper reported %q (%v); stderr: %s", bin, strings.Join(args, " "), rep, err, clip(errb.Bytes()))
+	}
+	return sample{wall: time.Duration(ns), maxRSS: kb * 1024, code: cmd.ProcessState.ExitCode(), out: out.Bytes(), errOut: errb.Bytes()}, nil
 }
 
 // tool is one command of a row and how to tell that it did the job (a run

@@ -13,7 +13,7 @@ import (
 func report(w io.Writer, runs int, floors []floor, results []result) {
 	load1, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(w, "\nnrtabi show / nrtabi check --require / pahole -C (dwarves), the same structs of the same file;\n")
-	fmt.Fprintf(w, "whole processes, interleaved, median wall of %d runs, largest peak RSS (wait4); %s; %s, %d CPUs; load average %s\n\n",
+	fmt.Fprintf(w, "whole processes, interleaved, median wall of %d runs, largest peak RSS (wait4 in csrc/measure.c); %s; %s, %d CPUs; load average %s\n\n",
 		runs, time.Now().UTC().Format("2006-01-02 15:04 UTC"), cpuModel(), runtime.NumCPU(), strings.Join(strings.Fields(string(load1))[:3], " "))
 	fmt.Fprintln(w, "| input | structs asked | .debug_info | show | check | pahole | show / pahole | check / pahole | show RSS | check RSS | pahole RSS | check RSS / pahole |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -21,13 +21,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 func main() {
 	runs := flag.Int("runs", 5, "interleaved runs per tool and row (median wall time; RSS: largest peak)")
 	cache := flag.String("cache", filepath.Join(os.TempDir(), "nrtabi-bench-layoutcheck"), "where built inputs and the tool build are kept between runs")
 	bin := flag.String("nrtabi", "", "measure this nrtabi binary instead of building ./cmd/nrtabi (to compare two builds)")
-	only := flag.String("only", "", "run only the rows whose label contains this text")
+	only := flag.String("only", "", "run only the rows whose label contains one of these comma-separated texts")
 	flag.Parse()
 	if *runs < 1 {
 		fmt.Fprintln(os.Stderr, "bench/layoutcheck: -runs must be at least 1")
@@ -37,6 +38,18 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench/layoutcheck: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+func selected(label, only string) bool {
+	if only == "" {
+		return true
+	}
+	for _, o := range strings.Split(only, ",") {
+		if o != "" && strings.Contains(label, o) {
+			return true
+		}
+	}
+	return false
 }
 
 func run(runs int, cache, bin, only string) error {
@@ -70,7 +83,7 @@ func run(runs int, cache, bin, only string) error {
 	}
 	var results []result
 	for _, r := range rows {
-		if only != "" && !contains(r.label, only) {
+		if !selected(r.label, only) {
 			continue
 		}
 		res, err := measureRow(runs, bin, pahole, r)

@@ -234,4 +234,3 @@ func tinyObject(cache string) (string, error) {
 	return obj, nil
 }
 
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

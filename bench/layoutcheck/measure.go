@@ -233,4 +233,3 @@ func tinyObject(cache string) (string, error) {
 	}
 	return obj, nil
 }
-

@@ -24,7 +24,10 @@ demo:
 # Packages that compile a release's generated C: each gets one
 # zrelease_<release>.go per release pointing its include path there.
 CGO_RELEASE_PKGS := runtime/collectives runtime/nrt
-GEN := $(GO) run ./gen/cmd/nrtabi-gen --all --out generated $(addprefix --cgo ,$(CGO_RELEASE_PKGS))
+# spec/zcompiled.go is the embedded releases as Go literals (loaded instead of
+# parsing the TOML while it is current); the generator itself is built without
+# it (nrtabi_nocompiled), so a stale or broken one can always be regenerated.
+GEN := $(GO) run -tags nrtabi_nocompiled ./gen/cmd/nrtabi-gen --all --out generated --compiled spec $(addprefix --cgo ,$(CGO_RELEASE_PKGS))
 # The models' spec headers, model/zspec_<release>.pml.
 MODELGEN := $(GO) run ./model/cmd/nrtabi-model-gen --out model
 
@@ -80,8 +83,12 @@ bench-collectives:
 bench: bench-collectives
 
 # ---- layoutcheck vs pahole (bench/layoutcheck) ------------------------------
-# Wall time and peak RSS of nrtabi check against pahole -C on the same structs
-# (needs dwarves and libstdc++6-12-dbg; builds a 100 MB synthetic object once).
+# Wall time and peak RSS of nrtabi show, nrtabi check --require and pahole -C
+# on the same structs, interleaved, per input (see README). Needs what make test
+# does not: apt-get install dwarves libc6-dbg libstdc++6-12-dbg (the bench
+# lists whatever is missing before it starts); builds a 100 MB synthetic
+# object, a DWARF 4 object and the reference libnrt/libnccom once into
+# $TMPDIR/nrtabi-bench-layoutcheck.
 .PHONY: bench-layoutcheck
 bench-layoutcheck:
 	$(GO) run ./bench/layoutcheck

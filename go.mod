@@ -6,6 +6,7 @@ require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/dave/jennifer v1.7.1
 	github.com/go-delve/delve v1.27.2
+	github.com/klauspost/compress v1.18.0
 	golang.org/x/arch v0.33.0
 	golang.org/x/tools v0.52.0
 	honnef.co/go/tools v0.8.2

@@ -7,7 +7,7 @@
 // Output is deterministic: the same spec gives byte-identical files.
 package gen
 
-//go:generate go run ./cmd/nrtabi-gen --all --out ../generated --cgo ../runtime/collectives --cgo ../runtime/nrt
+//go:generate go run -tags nrtabi_nocompiled ./cmd/nrtabi-gen --all --out ../generated --compiled ../spec --cgo ../runtime/collectives --cgo ../runtime/nrt
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/nrtabi/nrtabi/spec"
@@ -31,9 +32,13 @@ type File struct {
 //go:embed templates/*.tmpl
 var templateFS embed.FS
 
-var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"cstr": cString,
-}).ParseFS(templateFS, "templates/*.tmpl"))
+// templates are parsed on first use: every nrtabi command links this
+// package, and only generating pays for the parse.
+var templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"cstr": cString,
+	}).ParseFS(templateFS, "templates/*.tmpl"))
+})
 
 // Generate renders every artefact for one release. Nothing is written.
 func Generate(s *spec.Spec) ([]File, error) {
@@ -57,7 +62,7 @@ func Generate(s *spec.Spec) ([]File, error) {
 
 func execTemplate(name string, data any) ([]byte, error) {
 	var b bytes.Buffer
-	if err := templates.ExecuteTemplate(&b, name, data); err != nil {
+	if err := templates().ExecuteTemplate(&b, name, data); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

@@ -140,9 +140,16 @@ func (d *Debug) unit(i int) (u *unit, ok bool, err error) {
 		if next >= len(d.info) {
 			return nil, false, nil
 		}
+		// A unit header is at most 4+8+2+1+1+8+8+8 bytes (DWARF 5, 64-bit).
+		if err := d.need(next + 40); err != nil {
+			return nil, false, err
+		}
 		nu, err := d.parseUnit(next)
 		if err != nil {
 			return nil, false, inputErr(d.File.Path, "corrupted DWARF: %v", err)
+		}
+		if err := d.need(nu.end); err != nil {
+			return nil, false, err
 		}
 		d.units = append(d.units, nu)
 	}
@@ -199,11 +206,19 @@ func (sc *scanner) abbrevTable(u *unit, slot int) ([]abbrev, error) {
 	if u.abbrevOff >= uint64(len(sc.d.abbrev)) {
 		return nil, fmt.Errorf("unit at %#x names abbreviations at %#x, past the end of .debug_abbrev", u.off, u.abbrevOff)
 	}
-	c := elfdwarf.NewCursor(".debug_abbrev", sc.d.abbrev, int(u.abbrevOff), sc.d.order)
-	tab := sl.tab[:0]
-	all := sl.attrs[:0]
+	// A compressed .debug_abbrev is inflated a step past the table's start;
+	// a table that runs past what is inflated is read again with more.
+	want := int(u.abbrevOff) + 4096
 	type span struct{ code, from, to int }
 	var spans []span
+	var tab []abbrev
+	var all []attrSpec
+again:
+	if err := sc.d.needAbbrev(want); err != nil {
+		return nil, err
+	}
+	c := elfdwarf.NewCursor(".debug_abbrev", sc.d.abbrev, int(u.abbrevOff), sc.d.order)
+	tab, all, spans = sl.tab[:0], sl.attrs[:0], spans[:0]
 	for c.Err() == nil {
 		code := c.Uleb()
 		if code == 0 {
@@ -249,6 +264,10 @@ func (sc *scanner) abbrevTable(u *unit, slot int) ([]abbrev, error) {
 		}
 		tab[code] = a
 		spans = append(spans, span{int(code), from, len(all)})
+	}
+	if sc.d.abbrevShort(c.Off()) {
+		want = c.Off() + 64<<10
+		goto again
 	}
 	if err := c.Err(); err != nil {
 		return nil, err

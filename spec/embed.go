@@ -32,10 +32,15 @@ func Releases() []string {
 	return out
 }
 
-// Load reads an embedded release by name.
+// Load reads an embedded release by name: its compiled form when that is
+// current (see compiled.go), else its TOML files.
 func Load(release string) (*Spec, error) {
-	if _, err := fs.Stat(Embedded, release); err != nil {
-		return nil, fmt.Errorf("no embedded release %q (have: %s); use --dir to read a spec from disk", release, strings.Join(Releases(), ", "))
+	if s := loadCompiled(release); s != nil {
+		return s, nil
 	}
-	return LoadFS(Embedded, release, "spec/"+release)
+	return LoadTOML(release)
+}
+
+func errNoRelease(release string) error {
+	return fmt.Errorf("no embedded release %q (have: %s); use --dir to read a spec from disk", release, strings.Join(Releases(), ", "))
 }

@@ -252,7 +252,7 @@ func (s *Spec) addFile(name, src string) Errors {
 
 // PosOf locates a key of a row: the key's own line when it is written, else the row.
 func (s *Spec) PosOf(f *Fact, key string) Pos {
-	if idx := s.index[f.Pos.File]; idx != nil && key != "" {
+	if idx := s.fileIndex(f.Pos.File); idx != nil && key != "" {
 		if p, ok := idx.find(f.Path + "." + key); ok {
 			return p
 		}

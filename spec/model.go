@@ -75,6 +75,7 @@ type Spec struct {
 
 	index    map[string]*posIndex // per file
 	removals []Removal            // [remove] tables of a derived release, applied by derive
+	lazy     *lazyIndex           // a compiled release's positions, indexed on demand
 }
 
 // Release identifies the shipped binaries the spec describes.
@@ -417,10 +418,12 @@ type LinkBehaviour struct {
 // StructByName finds a struct by name, tag or alias.
 func (s *Spec) StructByName(name string) *Struct {
 	for _, st := range s.Structs {
+		// The typedefs are the name itself (when it ends in _t) and the
+		// aliases; read in place, a lookup allocates nothing.
 		if st.Name == name || st.CTag() == name {
 			return st
 		}
-		for _, a := range st.Typedefs() {
+		for _, a := range st.Aliases {
 			if a == name {
 				return st
 			}

@@ -36,9 +36,9 @@ func (s *Spec) resolve() Errors {
 			default:
 				return
 			}
-			switch {
-			case s.StructByName(t.Name) != nil:
-				t.Struct = s.StructByName(t.Name)
+			switch st := s.StructByName(t.Name); {
+			case st != nil:
+				t.Struct = st
 			case s.EnumByName(t.Name) != nil:
 				t.Kind, t.Enum = KindEnum, s.EnumByName(t.Name)
 			case s.OpaqueByName(t.Name) != nil:
@@ -66,7 +66,7 @@ func (s *Spec) resolve() Errors {
 		}
 		for i := range sg.Params {
 			p := &sg.Params[i]
-			k := fmt.Sprintf("%s[%d].type", key, i)
+			k := key + "[" + itoa(i) + "].type"
 			p.T = typeOf(f, k, p.Type, true)
 			if p.Name == "" {
 				errs = append(errs, &Error{Pos: s.PosOf(f, fmt.Sprintf("%s[%d]", key, i)), Rule: "required", Msg: fmt.Sprintf("%s: parameter %d has no name", f.Path, i)})

@@ -41,6 +41,7 @@ func Run(args []string, out, errw io.Writer) int {
 	all := fs.Bool("all", false, "generate every embedded release into OUT/<release>, and the release selector OUT/abi")
 	dest := fs.String("out", "", "output directory (with --all: the generated root)")
 	check := fs.Bool("check", false, "write nothing; exit 1 listing every file that generating would change")
+	compiled := fs.String("compiled", "", "with --all: the spec package directory to write "+gen.CompiledSpecName+" into (the embedded releases as Go literals)")
 	var cgo listFlag
 	fs.Var(&cgo, "cgo", "a cgo package directory (repeatable) to give one zrelease_<release>.go per release, pointing its C include path at that release")
 	if err := fs.Parse(args); err != nil {
@@ -55,6 +56,10 @@ func Run(args []string, out, errw io.Writer) int {
 	}
 	if *all && *specDir != "" {
 		fmt.Fprintln(errw, "nrtabi gen: --all generates the embedded releases; drop --dir")
+		return exitUsage
+	}
+	if *compiled != "" && !*all {
+		fmt.Fprintln(errw, "nrtabi gen: --compiled needs --all (the file holds every release)")
 		return exitUsage
 	}
 	if len(cgo) > 0 && !*all {
@@ -87,7 +92,7 @@ func Run(args []string, out, errw io.Writer) int {
 			s, err = spec.LoadDir(l.dir)
 		} else {
 			where = "spec/" + l.release
-			s, err = spec.Load(l.release)
+			s, err = spec.LoadTOML(l.release) // never a (possibly stale) compiled form
 		}
 		if err != nil {
 			fmt.Fprintln(errw, err)
@@ -113,6 +118,14 @@ func Run(args []string, out, errw io.Writer) int {
 			return exitError
 		}
 		results = append(results, result{*dest, sel})
+		if *compiled != "" {
+			files, err := gen.CompiledSpec(specs)
+			if err != nil {
+				fmt.Fprintf(errw, "nrtabi gen: %v\n", err)
+				return exitError
+			}
+			results = append(results, result{*compiled, files})
+		}
 		for _, dir := range cgo {
 			name, err := packageName(dir)
 			if err != nil {

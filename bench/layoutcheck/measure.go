@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// sample is one whole-process run: wall time from fork to reap, and the
+// peak RSS the kernel reports for it in wait4's rusage.
+type sample struct {
+	wall   time.Duration
+	maxRSS int64 // bytes
+	code   int
+	out    []byte
+	errOut []byte
+}
+
+// measureHelper is the compiled csrc/measure.c: every tool runs under it,
+// because a process that Go's os/exec starts (by vfork) inherits the
+// bench's own peak RSS in its rusage.
+var measureHelper string
+
+//go:embed csrc/measure.c
+var measureSource []byte
+
+// buildMeasureHelper compiles csrc/measure.c into cache.
+func buildMeasureHelper(cache string) error {
+	src := filepath.Join(cache, "measure.c")
+	if err := os.WriteFile(src, measureSource, 0o644); err != nil {
+		return err
+	}
+	bin := filepath.Join(cache, "measure")
+	if out, err := exec.Command("gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", bin, src).CombinedOutput(); err != nil {
+		return fmt.Errorf("gcc csrc/measure.c: %v\n%s", err, out)
+	}
+	measureHelper = bin
+	return nil
+}
+
+func runOnce(bin string, args []string) (sample, error) {
+	cmd := exec.Command(measureHelper, append([]string{bin}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return sample{}, err
+	}
+	defer pr.Close()
+	cmd.ExtraFiles = []*os.File{pw}
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		return sample{}, fmt.Errorf("%s: %v", bin, err)
+	}
+	rep, _ := io.ReadAll(pr)
+	_ = cmd.Wait()
+	if cmd.ProcessState == nil {
+		return sample{}, fmt.Errorf("%s: did not run", bin)
+	}
+	var ns, kb int64
+	if _, err := fmt.Sscan(string(rep), &ns, &kb); err != nil {
+		return sample{}, fmt.Errorf("%s %s: the measure helper reported %q (%v); stderr: %s", bin, strings.Join(args, " "), rep, err, clip(errb.Bytes()))
+	}
+	return sample{wall: time.Duration(ns), maxRSS: kb * 1024, code: cmd.ProcessState.ExitCode(), out: out.Bytes(), errOut: errb.Bytes()}, nil
+}
+
+// tool is one command of a row and how to tell that it did the job (a run
+// that did not find the structs it was asked for times nothing).
+type tool struct {
+	name string
+	bin  string
+	args []string
+	ok   func(s sample) error
+}
+
+// stat is a tool's result over the runs: median wall, largest peak RSS.
+type stat struct {
+	wall   time.Duration
+	maxRSS int64
+	na     string // why the tool has no number on this row
+}
+
+type result struct {
+	row   row
+	stats []stat // show, check, pahole
+}
+
+// measureRow runs the row's tools interleaved: run i starts with tool
+// i mod 3, so no tool always runs first on a warm or a cold cache. One
+// untimed run of each warms the page cache first.
+func measureRow(runs int, nrtabi, pahole string, r row) (result, error) {
+	slog.Info("measuring", "row", r.label, "runs", runs)
+	tools := r.tools(nrtabi, pahole)
+	walls := make([][]time.Duration, len(tools))
+	rss := make([]int64, len(tools))
+	for i := -1; i < runs; i++ {
+		for k := range tools {
+			t := tools[(max(i, 0)+k)%len(tools)]
+			idx := (max(i, 0) + k) % len(tools)
+			if t.bin == "" {
+				continue
+			}
+			s, err := runOnce(t.bin, t.args)
+			if err != nil {
+				return result{}, err
+			}
+			if err := t.ok(s); err != nil {
+				return result{}, fmt.Errorf("%s: %s %s: %v\nstdout:\n%s\nstderr:\n%s", r.label, t.name, strings.Join(t.args, " "), err, clip(s.out), clip(s.errOut))
+			}
+			if i < 0 {
+				continue
+			}
+			walls[idx] = append(walls[idx], s.wall)
+			rss[idx] = max(rss[idx], s.maxRSS)
+		}
+	}
+	res := result{row: r}
+	for k, t := range tools {
+		if t.bin == "" {
+			res.stats = append(res.stats, stat{na: strings.Join(t.args, " ")})
+			continue
+		}
+		res.stats = append(res.stats, stat{wall: median(walls[k]), maxRSS: rss[k]})
+	}
+	return res, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func clip(b []byte) string {
+	const n = 2000
+	if len(b) > n {
+		return string(b[:n]) + "\n[...]"
+	}
+	return string(b)
+}
+
+// floor is the cost of a process that does (nearly) nothing.
+type floor struct {
+	what string
+	stat stat
+}
+
+// measureFloors times what every command pays before it reads a byte of
+// DWARF: an empty Go program (the runtime's own floor), nrtabi's spec
+// commands, and nrtabi show on a tiny object.
+func measureFloors(runs int, cache, nrtabi string) ([]floor, error) {
+	empty := filepath.Join(cache, "goempty")
+	src := filepath.Join(cache, "goempty-src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module goempty\n\ngo 1.22\n"), 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("go", "build", "-o", empty, ".")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build of an empty program: %v\n%s", err, out)
+	}
+	tiny, err := tinyObject(cache)
+	if err != nil {
+		return nil, err
+	}
+	list := []struct {
+		what string
+		bin  string
+		args []string
+	}{
+		{"empty Go program (the Go runtime's floor)", empty, nil},
+		{"nrtabi --help", nrtabi, []string{"--help"}},
+		{"nrtabi spec validate (embedded 2.31.24)", nrtabi, []string{"spec", "validate"}},
+		{"nrtabi show nec_version_info_t on a 1-struct object", nrtabi, []string{"show", "nec_version_info_t", tiny}},
+		{"pahole -C nec_version_info on the same object", "pahole", []string{"-C", "nec_version_info", tiny}},
+	}
+	walls := make([][]time.Duration, len(list))
+	rss := make([]int64, len(list))
+	for i := -1; i < runs; i++ {
+		for k, l := range list {
+			s, err := runOnce(l.bin, l.args)
+			if err != nil {
+				return nil, err
+			}
+			if s.code&^12 != 0 { // show's exit bits 4 and 8 are findings, not failures
+				return nil, fmt.Errorf("%s: exit %d\n%s", l.what, s.code, clip(s.errOut))
+			}
+			if i >= 0 {
+				walls[k] = append(walls[k], s.wall)
+				rss[k] = max(rss[k], s.maxRSS)
+			}
+		}
+	}
+	var out []floor
+	for k, l := range list {
+		out = append(out, floor{what: l.what, stat: stat{wall: median(walls[k]), maxRSS: rss[k]}})
+	}
+	return out, nil
+}
+
+// tinyObject compiles one struct with gcc -g (once).
+func tinyObject(cache string) (string, error) {
+	dir := filepath.Join(cache, "tiny")
+	obj := filepath.Join(dir, "tiny.o")
+	if _, err := os.Stat(obj); err == nil {
+		return obj, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	src := filepath.Join(dir, "tiny.c")
+	text := "#include <stdint.h>\ntypedef struct nec_version_info { uint64_t major, minor, patch, maintenance; char git_hash[16]; uint64_t compatibility_version; uint8_t future_fields[]; } nec_version_info_t;\nnec_version_info_t v;\n"
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		return "", err
+	}
+	if out, err := exec.Command("gcc", "-c", "-g", "-o", obj, src).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("gcc tiny.c: %v\n%s", err, out)
+	}
+	return obj, nil
+}

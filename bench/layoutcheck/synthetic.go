@@ -1,0 +1,105 @@
+package main
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// Synthetic object shape: 102 units of 500 structs of 150 members
+// (51 000 structs, about 102 MiB of .debug_info).
+const (
+	synUnits   = 102
+	synStructs = 500
+	synMembers = 150
+)
+
+// synthetic builds (once, cached) a shared object from synUnits generated C
+// units plus one unit holding every struct of the generated header.
+func synthetic(cache string) (string, error) {
+	header, err := filepath.Abs(filepath.Join("generated", spec.Default, "c", gen.HeaderName))
+	if err != nil {
+		return "", err
+	}
+	// The cached object is only as current as the header it holds.
+	text, err := os.ReadFile(header)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(text)
+	dir := filepath.Join(cache, fmt.Sprintf("synthetic-%dx%dx%d-%x", synUnits, synStructs, synMembers, sum[:6]))
+	out := filepath.Join(dir, "libsynthetic.so")
+	if _, err := os.Stat(out); err == nil {
+		return out, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	slog.Info("generating the synthetic object (once per header)", "units", synUnits, "structs", synUnits*synStructs, "dir", dir)
+	types := []string{"int", "long", "char", "short", "unsigned int", "void *", "double", "unsigned char"}
+	var srcs []string
+	for u := range synUnits {
+		var b strings.Builder
+		for s := range synStructs {
+			fmt.Fprintf(&b, "struct syn%d_s%d {\n", u, s)
+			for m := range synMembers {
+				fmt.Fprintf(&b, "\t%s m%d;\n", types[(s+m)%len(types)], m)
+			}
+			b.WriteString("};\n")
+		}
+		name := fmt.Sprintf("syn%03d.c", u)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+			return "", err
+		}
+		srcs = append(srcs, name)
+	}
+	last := "zz_spec_types.c"
+	if err := os.WriteFile(filepath.Join(dir, last), []byte("#define _GNU_SOURCE\n#include \""+header+"\"\n"), 0o644); err != nil {
+		return "", err
+	}
+	srcs = append(srcs, last)
+	// Compile on every core, then link in unit order (the spec unit last).
+	var wg sync.WaitGroup
+	errs := make(chan error, len(srcs))
+	sem := make(chan struct{}, runtime.NumCPU())
+	var objs []string
+	for _, src := range srcs {
+		obj := strings.TrimSuffix(src, ".c") + ".o"
+		objs = append(objs, obj)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cmd := exec.Command("gcc", "-c", "-fPIC", "-g", "-fno-eliminate-unused-debug-types", "-o", obj, src)
+			cmd.Dir = dir
+			if o, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("gcc %s: %v\n%s", src, err, o)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return "", err
+	}
+	tmp := out + ".tmp"
+	cmd := exec.Command("gcc", append([]string{"-shared", "-o", tmp}, objs...)...)
+	cmd.Dir = dir
+	if o, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("gcc -shared: %v\n%s", err, o)
+	}
+	for _, o := range append(objs, srcs...) {
+		os.Remove(filepath.Join(dir, o))
+	}
+	return out, os.Rename(tmp, out)
+}

@@ -144,6 +144,8 @@ bench: bench-boundary-bootstrap
 # slow target leave almost no time for fuzzing itself.
 FUZZTIME ?= 5m
 FUZZMINIMIZE ?= 5s
+# The declarator round-trip property test at length (make test runs 40).
+PROPERTY_N ?= 4000
 .PHONY: fuzz
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
@@ -152,3 +154,5 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg; \
 	  done; \
 	done
+	@echo "== ./layoutcheck TestPropertyRoundTrip (NRTABI_PROPERTY_N=$(PROPERTY_N) random structs through gcc, extract, check)"
+	NRTABI_PROPERTY_N=$(PROPERTY_N) $(GO) test -count=1 -timeout 60m -run '^TestPropertyRoundTrip$$' ./layoutcheck

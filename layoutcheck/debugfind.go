@@ -118,3 +118,16 @@ func tryDebugFile(obj *Object, path string, match func(*Object) bool, via string
 	dbg.owned = c
 	return dbg, true
 }
+
+// openDebug opens path and finds its debug info, for the commands that read
+// one file's types; done releases both, the debug file first.
+func openDebug(path string, debugDirs []string) (obj *Object, dbg *Debug, done func(), err error) {
+	if obj, err = Open(path); err != nil {
+		return nil, nil, nil, err
+	}
+	if dbg, err = FindDebug(obj, debugDirs); err != nil {
+		obj.Close()
+		return nil, nil, nil, err
+	}
+	return obj, dbg, func() { dbg.Close(); obj.Close() }, nil
+}

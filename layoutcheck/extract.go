@@ -23,16 +23,11 @@ import (
 // With skipAbsent, names not found are dropped (the default "every spec
 // struct" request); otherwise each must be found.
 func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugDirs []string, w io.Writer) error {
-	obj, err := Open(path)
+	obj, dbg, done, err := openDebug(path, debugDirs)
 	if err != nil {
 		return err
 	}
-	defer obj.Close()
-	dbg, err := FindDebug(obj, debugDirs)
-	if err != nil {
-		return err
-	}
-	defer dbg.Close()
+	defer done()
 	wants := make([][]string, len(names))
 	outNames := make([]string, len(names))
 	for i, n := range names {

@@ -23,16 +23,11 @@ type ShowResult struct {
 // Show finds a struct by name (a spec name, tag, typedef or C++ qualified
 // name) and compares it with the spec struct of that name, if any.
 func Show(path, name string, sp *spec.Spec, debugDirs []string, w io.Writer) (*ShowResult, error) {
-	obj, err := Open(path)
+	_, dbg, done, err := openDebug(path, debugDirs)
 	if err != nil {
 		return nil, err
 	}
-	defer obj.Close()
-	dbg, err := FindDebug(obj, debugDirs)
-	if err != nil {
-		return nil, err
-	}
-	defer dbg.Close()
+	defer done()
 	var st *spec.Struct
 	names := []string{name}
 	if sp != nil {

@@ -17,16 +17,11 @@ import (
 // names become C identifiers; bitfield gaps, explicit padding and packing
 // are written out.
 func ShowC(path, name string, debugDirs []string, w io.Writer) error {
-	obj, err := Open(path)
+	_, dbg, done, err := openDebug(path, debugDirs)
 	if err != nil {
 		return err
 	}
-	defer obj.Close()
-	dbg, err := FindDebug(obj, debugDirs)
-	if err != nil {
-		return err
-	}
-	defer dbg.Close()
+	defer done()
 	found, err := dbg.FindStructs([][]string{{name}})
 	if err != nil {
 		return err

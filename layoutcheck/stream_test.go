@@ -40,17 +40,13 @@ func compressedObject(t testing.TB, kind string) string {
 	return filepath.Join(dir, "libz.so")
 }
 
-func openDebug(t testing.TB, path string) *Debug {
+func mustOpenDebug(t testing.TB, path string) *Debug {
 	t.Helper()
-	obj, err := Open(path)
+	_, d, done, err := openDebug(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(obj.Close)
-	d, err := FindDebug(obj, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(done)
 	return d
 }
 
@@ -61,7 +57,7 @@ func TestStreamStopsEarly(t *testing.T) {
 	for _, kind := range []string{"zlib", "zlib-gnu"} {
 		t.Run(kind, func(t *testing.T) {
 			lib := compressedObject(t, kind)
-			d := openDebug(t, lib)
+			d := mustOpenDebug(t, lib)
 			if d.infoZ == nil {
 				t.Fatalf("%s: .debug_info is not read as a stream", kind)
 			}
@@ -109,7 +105,7 @@ func TestStreamCorruptTail(t *testing.T) {
 	if err := os.WriteFile(bad, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := openDebug(t, bad)
+	d := mustOpenDebug(t, bad)
 	if found, err := d.FindStructs([][]string{{"first_s"}}); err != nil || found[0] == nil {
 		t.Fatalf("first_s before the damage: %v %v", found, err)
 	}

@@ -141,14 +141,14 @@ func (d *Debug) unit(i int) (u *unit, ok bool, err error) {
 			return nil, false, nil
 		}
 		// A unit header is at most 4+8+2+1+1+8+8+8 bytes (DWARF 5, 64-bit).
-		if err := d.need(next + 40); err != nil {
+		if err := d.ensure(d.infoZ, next+40); err != nil {
 			return nil, false, err
 		}
 		nu, err := d.parseUnit(next)
 		if err != nil {
 			return nil, false, inputErr(d.File.Path, "corrupted DWARF: %v", err)
 		}
-		if err := d.need(nu.end); err != nil {
+		if err := d.ensure(d.infoZ, nu.end); err != nil {
 			return nil, false, err
 		}
 		d.units = append(d.units, nu)
@@ -214,7 +214,7 @@ func (sc *scanner) abbrevTable(u *unit, slot int) ([]abbrev, error) {
 	var tab []abbrev
 	var all []attrSpec
 again:
-	if err := sc.d.needAbbrev(want); err != nil {
+	if err := sc.d.ensure(sc.d.abbrevZ, want); err != nil {
 		return nil, err
 	}
 	c := elfdwarf.NewCursor(".debug_abbrev", sc.d.abbrev, int(u.abbrevOff), sc.d.order)

@@ -88,23 +88,13 @@ func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
 	return d, nil
 }
 
-// need inflates .debug_info through byte end (clamped to the section).
-func (d *Debug) need(end int) error {
-	if d.infoZ == nil {
+// ensure inflates a compressed section (d.infoZ or d.abbrevZ) through byte
+// end, clamped to the section; a section stored plain (nil) is all there.
+func (d *Debug) ensure(z *elfdwarf.Stream, end int) error {
+	if z == nil {
 		return nil
 	}
-	if err := d.infoZ.Ensure(end); err != nil {
-		return inputErr(d.File.Path, "cannot decompress: %v", err)
-	}
-	return nil
-}
-
-// needAbbrev inflates .debug_abbrev through byte end.
-func (d *Debug) needAbbrev(end int) error {
-	if d.abbrevZ == nil {
-		return nil
-	}
-	if err := d.abbrevZ.Ensure(end); err != nil {
+	if err := z.Ensure(end); err != nil {
 		return inputErr(d.File.Path, "cannot decompress: %v", err)
 	}
 	return nil
@@ -160,10 +150,10 @@ func (d *Debug) dwarfData() (data *dwarf.Data, err error) {
 	if d.Data != nil {
 		return d.Data, nil
 	}
-	if err := d.need(len(d.info)); err != nil {
+	if err := d.ensure(d.infoZ, len(d.info)); err != nil {
 		return nil, err
 	}
-	if err := d.needAbbrev(len(d.abbrev)); err != nil {
+	if err := d.ensure(d.abbrevZ, len(d.abbrev)); err != nil {
 		return nil, err
 	}
 	data, err = dwarf.New(d.abbrev, nil, nil, d.info, nil, nil, nil, d.str)

@@ -66,18 +66,11 @@ func (n *Net) InitFlat(root netip.AddrPort, rank, nranks int, global bool) (*End
 
 // handshake is the flat exchange with the root and the ring wiring.
 func (e *Endpoint) handshake(global bool) error {
-	t := e.n.cfg.Timeout
-	rl, err := dial(e.root.String(), "the root "+e.root.String(), t, e.st)
+	rl, rec, err := e.dialRoot(global)
 	if err != nil {
 		return e.errf("%w", err)
 	}
 	defer rl.close()
-	e.st.add(rl.c)
-
-	rec, err := e.record(global)
-	if err != nil {
-		return e.errf("%w", err)
-	}
 	if w := e.n.cfg.Hooks.WriteRecord; w != nil {
 		frame := make([]byte, int(abi.BootstrapMsgHeaderSize)+len(rec))
 		h := abi.BootstrapMsgHeader{Type: abi.BootstrapMsgInfoToRoot, Length: uint32(len(rec))}
@@ -148,6 +141,22 @@ func (e *Endpoint) handshake(global bool) error {
 
 // record is the INFO_TO_ROOT payload: extInfo, and on a global init the
 // 16-byte git-hash tag after it.
+// dialRoot connects to the root and builds this rank's INFO_TO_ROOT record,
+// the opening both framings share; the caller closes the link.
+func (e *Endpoint) dialRoot(global bool) (*link, []byte, error) {
+	rl, err := dial(e.root.String(), "the root "+e.root.String(), e.n.cfg.Timeout, e.st)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.st.add(rl.c)
+	rec, err := e.record(global)
+	if err != nil {
+		rl.close()
+		return nil, nil, err
+	}
+	return rl, rec, nil
+}
+
 func (e *Endpoint) record(global bool) ([]byte, error) {
 	info := abi.ExtInfo{Sanity: abi.BootstrapSanity, Rank: int32(e.rank), Nranks: int32(e.size), ExtAddressListen: EncodeAddr(e.me)}
 	if !global {

@@ -15,21 +15,15 @@ import (
 // successor and accept the predecessor with nothing said on either; then
 // the ring all-gather of the listen addresses.
 func (e *Endpoint) handshakeDefault(global bool) error {
-	t := e.n.cfg.Timeout
 	if e.size > int(abi.BootstrapDelayConnectRanks) {
 		// Upstream spreads the connects of a large world over rank ms.
 		time.Sleep(time.Duration(e.rank) * time.Millisecond)
 	}
-	rl, err := dial(e.root.String(), "the root "+e.root.String(), t, e.st)
+	rl, rec, err := e.dialRoot(global)
 	if err != nil {
 		return e.errf("%w", err)
 	}
 	defer rl.close()
-	e.st.add(rl.c)
-	rec, err := e.record(global)
-	if err != nil {
-		return e.errf("%w", err)
-	}
 	if w := e.n.cfg.Hooks.WriteRecord; w != nil {
 		frame := append(putInt(len(rec)), rec...)
 		err = w(rl.c, frame, frameSizeBytes)

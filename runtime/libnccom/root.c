@@ -46,6 +46,30 @@ static void tag_text(const nccl_nrt_git_hash_t *h, char *out, size_t n)
 		 (int)strnlen(h->nrt, sizeof h->nrt), h->nrt);
 }
 
+static bool same_tag(const struct extInfoGlobal *a, const struct extInfoGlobal *b)
+{
+	return memcmp(&a->nccl_nrt_git_hash, &b->nccl_nrt_git_hash, sizeof(nccl_nrt_git_hash_t)) == 0;
+}
+
+/* A world's cluster id and epoch, the same in every rank's INFO_FROM_ROOT. */
+static void new_world(uint64_t *cluster, time_t *epoch)
+{
+	if (getrandom(cluster, sizeof *cluster, 0) != (ssize_t)sizeof *cluster)
+		*cluster = (uint64_t)time(NULL) * 2654435761u;
+	*epoch = time(NULL);
+}
+
+/* Rank r's INFO_FROM_ROOT: the world and its ring successor's listen address. */
+static struct bootstrap_root_reply reply_for(const struct extInfoGlobal *rec, int r, int n, uint64_t cluster, time_t epoch)
+{
+	struct bootstrap_root_reply reply;
+	memset(&reply, 0, sizeof reply);
+	reply.cluster_id = cluster;
+	reply.epoch = epoch;
+	reply.neighbour = rec[(r + 1) % n].info.extAddressListen;
+	return reply;
+}
+
 /* The most common tag wins; ties go to the lowest rank. 0 or the odd rank + 1. */
 static int odd_tag(const struct extInfoGlobal *rec, int n, int *ref)
 {
@@ -53,7 +77,7 @@ static int odd_tag(const struct extInfoGlobal *rec, int n, int *ref)
 	for (int i = 0; i < n; i++) {
 		int c = 0;
 		for (int j = 0; j < n; j++)
-			c += memcmp(&rec[i].nccl_nrt_git_hash, &rec[j].nccl_nrt_git_hash, sizeof(nccl_nrt_git_hash_t)) == 0;
+			c += same_tag(&rec[i], &rec[j]);
 		if (c > best_count) {
 			best = i;
 			best_count = c;
@@ -61,7 +85,7 @@ static int odd_tag(const struct extInfoGlobal *rec, int n, int *ref)
 	}
 	*ref = best;
 	for (int i = 0; i < n; i++)
-		if (memcmp(&rec[i].nccl_nrt_git_hash, &rec[best].nccl_nrt_git_hash, sizeof(nccl_nrt_git_hash_t)) != 0)
+		if (!same_tag(&rec[i], &rec[best]))
 			return i + 1;
 	return 0;
 }
@@ -131,16 +155,11 @@ static void serve(struct root_args *a)
 		nccom_warn(NRTABI_MSG_NCCOM_ROOT_GIT_HASH_MISMATCH, odd - 1, t1, ref, t2);
 		goto done;
 	}
-	uint64_t cluster = 0;
-	if (getrandom(&cluster, sizeof cluster, 0) != (ssize_t)sizeof cluster)
-		cluster = (uint64_t)time(NULL) * 2654435761u;
-	time_t epoch = time(NULL);
+	uint64_t cluster;
+	time_t epoch;
+	new_world(&cluster, &epoch);
 	for (int r = 0; r < n; r++) {
-		struct bootstrap_root_reply reply;
-		memset(&reply, 0, sizeof reply);
-		reply.cluster_id = cluster;
-		reply.epoch = epoch;
-		reply.neighbour = rec[(r + 1) % n].info.extAddressListen;
+		struct bootstrap_root_reply reply = reply_for(rec, r, n, cluster, epoch);
 		char who[32];
 		snprintf(who, sizeof who, "rank %d", r);
 		if (nccom_send_frame(fds[r], &reply, (int)sizeof reply, who) != NRT_SUCCESS)
@@ -236,9 +255,9 @@ static void git_hash_reason(const struct extInfoGlobal *rec, struct xconn **by_r
 		return;
 	int agree = 0, k = 0;
 	for (int i = 0; i < n; i++)
-		agree += memcmp(&rec[i].nccl_nrt_git_hash, &rec[ref].nccl_nrt_git_hash, sizeof(nccl_nrt_git_hash_t)) == 0;
+		agree += same_tag(&rec[i], &rec[ref]);
 	for (int i = 0; i < n && k >= 0 && (size_t)k < len; i++) {
-		if (memcmp(&rec[i].nccl_nrt_git_hash, &rec[ref].nccl_nrt_git_hash, sizeof(nccl_nrt_git_hash_t)) == 0)
+		if (same_tag(&rec[i], &rec[ref]))
 			continue;
 		char w[128], t[64];
 		who(by_rank[i], w, sizeof w);
@@ -361,16 +380,11 @@ static void serve_extended(struct root_args *a)
 		goto done;
 	}
 	/* Phase 2: every rank learns its successor. */
-	uint64_t cluster = 0;
-	if (getrandom(&cluster, sizeof cluster, 0) != (ssize_t)sizeof cluster)
-		cluster = (uint64_t)time(NULL) * 2654435761u;
-	time_t epoch = time(NULL);
+	uint64_t cluster;
+	time_t epoch;
+	new_world(&cluster, &epoch);
 	for (int r = 0; r < n; r++) {
-		struct bootstrap_root_reply reply;
-		memset(&reply, 0, sizeof reply);
-		reply.cluster_id = cluster;
-		reply.epoch = epoch;
-		reply.neighbour = rec[(r + 1) % n].info.extAddressListen;
+		struct bootstrap_root_reply reply = reply_for(rec, r, n, cluster, epoch);
 		if (nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &reply, sizeof reply, by_rank[r]->addr) != NRT_SUCCESS) {
 			snprintf(reason, sizeof reason, "peer %s rank %d: INFO_FROM_ROOT not delivered (did its process die?)", by_rank[r]->addr, r);
 			abort_world(a, conns, &nconns, cap, reason);

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 )
 
 // Every declarator kind, written as gdb's ptype spells it; the renderer
@@ -55,14 +56,14 @@ func TestCDecl(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, m := range l.Members {
-		if got := CDecl(m.Type, m.Name); got != declLines[i] {
+		if got := elfread.CDecl(m.Type, m.Name); got != declLines[i] {
 			t.Errorf("member %d: got %q, want %q", i, got, declLines[i])
 		}
 	}
 	abstract := map[string]string{"d": "int *(*[10])[4]", "G": "int (*)[7]", "F": "int (*[7])(void)", "q": "char *const", "a": "volatile int [7]"}
 	for _, m := range l.Members {
 		if want, ok := abstract[m.Name]; ok {
-			if got := TypeName(m.Type); got != want {
+			if got := elfread.TypeName(m.Type); got != want {
 				t.Errorf("%s: abstract %q, want %q", m.Name, got, want)
 			}
 		}
@@ -78,14 +79,14 @@ func TestCDecl(t *testing.T) {
 	}
 }
 
-func debugOf(t *testing.T, path string) (*Debug, error) {
+func debugOf(t *testing.T, path string) (*elfread.Debug, error) {
 	t.Helper()
-	obj, err := Open(path)
+	obj, err := elfread.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	t.Cleanup(func() { obj.Close() })
-	return FindDebug(obj, []string{t.TempDir()})
+	return elfread.FindDebug(obj, []string{t.TempDir()})
 }
 
 // TestExtractSpellsDeclarators: nested pointer/array declarators extract in
@@ -153,7 +154,7 @@ func TestCDeclCycles(t *testing.T) {
 	fp := &godwarf.PtrType{Type: f}
 	f.ReturnType, f.ParamType = fp, []godwarf.Type{fp}
 	for _, ty := range []godwarf.Type{p, fp} {
-		if got := CDecl(ty, "x"); !strings.Contains(got, "...") || len(got) > 1<<16 {
+		if got := elfread.CDecl(ty, "x"); !strings.Contains(got, "...") || len(got) > 1<<16 {
 			t.Errorf("a looping type must end in ...: %.200q (%d bytes)", got, len(got))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -100,7 +101,7 @@ func Check(files []string, opt Options) (*Report, error) {
 }
 
 func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, err error) {
-	obj, err := Open(path)
+	obj, err := elfread.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 		fr.Contract = append(fr.Contract, checks...)
 	}
 
-	dbg, err := FindDebug(obj, opt.DebugDirs)
+	dbg, err := elfread.FindDebug(obj, opt.DebugDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -154,11 +155,11 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 		}
 		l, err := rd.Layout(found[i].Offset)
 		if err != nil {
-			return nil, inputErr(dbg.Path(), "%s: %v", st.Name, err)
+			return nil, elfread.InputErrorf(dbg.Path(), "%s: %v", st.Name, err)
 		}
 		seen[st.Name] = true
 		sr := &StructResult{Name: st.Name, DWARFName: found[i].Name, Via: found[i].Via, DIE: fmt.Sprintf("%#x", found[i].Offset), Size: l.Size, SpecSize: st.Size}
-		sr.Findings = rd.CheckStruct(st, l)
+		sr.Findings = CheckStruct(rd, st, l)
 		if sr.Findings == nil {
 			sr.Findings = []Finding{}
 		}

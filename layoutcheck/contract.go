@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -17,7 +18,7 @@ const (
 )
 
 // DetectRole derives the role from the SONAME.
-func DetectRole(o *Object, sp *spec.Spec) (role, from string) {
+func DetectRole(o *elfread.Object, sp *spec.Spec) (role, from string) {
 	switch {
 	case o.SONAME == "":
 		return RoleNone, "no SONAME"
@@ -27,83 +28,6 @@ func DetectRole(o *Object, sp *spec.Spec) (role, from string) {
 		return RoleLibnccom, "SONAME " + o.SONAME
 	}
 	return RoleNone, "SONAME " + o.SONAME + " is neither libnrt's nor libnccom's"
-}
-
-// dynTable is the dynamic symbol table with its version information.
-type dynTable struct {
-	syms   []elf.Symbol
-	byName map[string][]*elf.Symbol
-	defs   []elf.DynamicVersion
-	needs  []elf.DynamicVersionNeed
-}
-
-func readDynTable(o *Object) (*dynTable, error) {
-	if o.File.Section(".dynsym") == nil {
-		return nil, inputErr(o.Path, "is a %s without a dynamic symbol table; the link contract needs the linked shared object (or pass --role none)", o.Kind())
-	}
-	syms, err := o.File.DynamicSymbols()
-	if err != nil {
-		return nil, inputErr(o.Path, "corrupted dynamic symbol table: %v", err)
-	}
-	t := &dynTable{syms: syms, byName: map[string][]*elf.Symbol{}}
-	for i := range syms {
-		t.byName[syms[i].Name] = append(t.byName[syms[i].Name], &syms[i])
-	}
-	if sectionOfType(o, elf.SHT_GNU_VERDEF) {
-		if t.defs, err = o.File.DynamicVersions(); err != nil {
-			return nil, inputErr(o.Path, "corrupted .gnu.version_d: %v", err)
-		}
-	}
-	if sectionOfType(o, elf.SHT_GNU_VERNEED) {
-		if t.needs, err = o.File.DynamicVersionNeeds(); err != nil {
-			return nil, inputErr(o.Path, "corrupted .gnu.version_r: %v", err)
-		}
-	}
-	return t, nil
-}
-
-func sectionOfType(o *Object, typ elf.SectionType) bool {
-	for _, s := range o.File.Sections {
-		if s.Type == typ {
-			return true
-		}
-	}
-	return false
-}
-
-func (t *dynTable) defined(name string) *elf.Symbol {
-	for _, s := range t.byName[name] {
-		if s.Section != elf.SHN_UNDEF {
-			return s
-		}
-	}
-	return nil
-}
-
-func (t *dynTable) undefined(name string) *elf.Symbol {
-	for _, s := range t.byName[name] {
-		if s.Section == elf.SHN_UNDEF {
-			return s
-		}
-	}
-	return nil
-}
-
-// versionName is the version node a defined symbol is bound to ("" for the
-// base or global index).
-func (t *dynTable) versionName(s *elf.Symbol) string {
-	if !s.HasVersion || s.VersionIndex.Index() <= 1 {
-		return ""
-	}
-	for _, d := range t.defs {
-		if d.Index == s.VersionIndex.Index() {
-			if d.Flags&elf.VER_FLG_BASE != 0 {
-				return ""
-			}
-			return d.Name
-		}
-	}
-	return s.Version
 }
 
 type contract struct {
@@ -122,8 +46,8 @@ func finding(sev Severity, kind, sym, exp, act, format string, args ...any) Find
 }
 
 // CheckLibnrt checks libnrt's side of the link contract.
-func CheckLibnrt(o *Object, sp *spec.Spec) ([]ContractCheck, error) {
-	t, err := readDynTable(o)
+func CheckLibnrt(o *elfread.Object, sp *spec.Spec) ([]ContractCheck, error) {
+	t, err := elfread.ReadDynTable(o)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +62,7 @@ func CheckLibnrt(o *Object, sp *spec.Spec) ([]ContractCheck, error) {
 
 	fs = nil
 	for _, r := range sp.Reverse {
-		s := t.defined(r.Name)
+		s := t.Defined(r.Name)
 		want := r.Name + "@@" + r.Version
 		switch {
 		case s == nil:
@@ -149,7 +73,7 @@ func CheckLibnrt(o *Object, sp *spec.Spec) ([]ContractCheck, error) {
 		case elf.ST_BIND(s.Info) != elf.STB_GLOBAL:
 			fs = append(fs, finding(Incompatible, KindExport, r.Name, "GLOBAL", elf.ST_BIND(s.Info).String(), "%s is exported %v, not GLOBAL", r.Name, elf.ST_BIND(s.Info)))
 		}
-		v := t.versionName(s)
+		v := t.VersionName(s)
 		switch {
 		case v == "":
 			fs = append(fs, finding(Incompatible, KindUnversioned, r.Name, want, r.Name, "%s is exported unversioned (base version); libnccom's import is %s@%s", r.Name, r.Name, r.Version))
@@ -162,7 +86,7 @@ func CheckLibnrt(o *Object, sp *spec.Spec) ([]ContractCheck, error) {
 	c.rule(fmt.Sprintf("all %d reverse symbols defined @@ their node as functions", len(sp.Reverse)), fs)
 
 	fs = nil
-	for _, s := range t.syms {
+	for _, s := range t.Syms {
 		if strings.HasPrefix(s.Name, "neuron") {
 			how := "defines"
 			if s.Section == elf.SHN_UNDEF {
@@ -183,13 +107,13 @@ func CheckLibnrt(o *Object, sp *spec.Spec) ([]ContractCheck, error) {
 	return c.checks, nil
 }
 
-func verdefFindings(t *dynTable, sp *spec.Spec) []Finding {
+func verdefFindings(t *elfread.DynTable, sp *spec.Spec) []Finding {
 	var fs []Finding
 	have := map[string]elf.DynamicVersion{}
-	for _, d := range t.defs {
+	for _, d := range t.Defs {
 		have[d.Name] = d
 	}
-	if len(t.defs) == 0 {
+	if len(t.Defs) == 0 {
 		return []Finding{finding(Incompatible, KindVerdef, "", nodeList(sp), "", "no version definitions (.gnu.version_d); libnccom's need of %s cannot be met", firstNonBase(sp))}
 	}
 	for _, n := range sp.Nodes {
@@ -213,7 +137,7 @@ func verdefFindings(t *dynTable, sp *spec.Spec) []Finding {
 			fs = append(fs, finding(Compatible, KindVerdef, n.Name, fmt.Sprint(n.Index), fmt.Sprint(d.Index), "version node %s has index %d, spec %d", n.Name, d.Index, n.Index))
 		}
 	}
-	for _, d := range t.defs {
+	for _, d := range t.Defs {
 		if sp.Node(d.Name) == nil {
 			fs = append(fs, finding(Compatible, KindVerdef, d.Name, "", d.Name, "version node %s is not in the spec (an addition)", d.Name))
 		}
@@ -239,15 +163,15 @@ func firstNonBase(sp *spec.Spec) string {
 }
 
 // CheckLibnccom checks libnccom's side of the link contract.
-func CheckLibnccom(o *Object, sp *spec.Spec) ([]ContractCheck, error) {
-	t, err := readDynTable(o)
+func CheckLibnccom(o *elfread.Object, sp *spec.Spec) ([]ContractCheck, error) {
+	t, err := elfread.ReadDynTable(o)
 	if err != nil {
 		return nil, err
 	}
 	c := &contract{}
 	var fs []Finding
 	for _, f := range sp.ByIndex() {
-		s := t.defined(f.Name)
+		s := t.Defined(f.Name)
 		switch {
 		case s == nil:
 			fs = append(fs, finding(Incompatible, KindExport, f.Name, f.Name, "", "%s is not exported; libnrt's dlsym #%d fails and collectives are disabled", f.Name, f.Index))
@@ -257,7 +181,7 @@ func CheckLibnccom(o *Object, sp *spec.Spec) ([]ContractCheck, error) {
 		case elf.ST_BIND(s.Info) != elf.STB_GLOBAL:
 			fs = append(fs, finding(Incompatible, KindExport, f.Name, "GLOBAL", elf.ST_BIND(s.Info).String(), "%s is exported %v, not GLOBAL", f.Name, elf.ST_BIND(s.Info)))
 		}
-		if v := t.versionName(s); v != "" {
+		if v := t.VersionName(s); v != "" {
 			fs = append(fs, finding(Incompatible, KindVersion, f.Name, f.Name, f.Name+"@@"+v, "%s carries version %s; the forward entry points are unversioned", f.Name, v))
 		}
 	}
@@ -282,7 +206,7 @@ func CheckLibnccom(o *Object, sp *spec.Spec) ([]ContractCheck, error) {
 	}
 	sort.Strings(want)
 	var got []string
-	for _, n := range t.needs {
+	for _, n := range t.Needs {
 		if n.Name != nrt {
 			continue
 		}
@@ -306,7 +230,7 @@ func CheckLibnccom(o *Object, sp *spec.Spec) ([]ContractCheck, error) {
 
 	fs = nil
 	for _, r := range sp.Reverse {
-		s := t.undefined(r.Name)
+		s := t.Undefined(r.Name)
 		switch {
 		case s == nil:
 			fs = append(fs, finding(Incompatible, KindImport, r.Name, r.Name+"@"+r.Version, "", "%s is not imported", r.Name))

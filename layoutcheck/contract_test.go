@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
 )
@@ -144,7 +146,7 @@ func TestRoleOverride(t *testing.T) {
 	}
 	// A relocatable object has no dynamic table to check.
 	_, err := Check([]string{f.typesObj}, Options{Spec: f.sp, Role: RoleLibnrt})
-	if ie, ok := err.(*InputError); !ok || !strings.Contains(ie.Msg, "without a dynamic symbol table") {
+	if ie, ok := err.(*elfread.InputError); !ok || !strings.Contains(ie.Msg, "without a dynamic symbol table") {
 		t.Fatalf("want an input error about the missing dynamic table, got %v", err)
 	}
 }
@@ -157,48 +159,5 @@ func TestAddresses(t *testing.T) {
 	expect(t, r, KindAddress, Compatible, "definer neuronGetVersionInfo at")
 	if r.Exit&int(Incompatible) != 0 {
 		t.Fatalf("address differences alone must not be incompatible (exit %d)", r.Exit)
-	}
-}
-
-func TestSlotReferenceDecoding(t *testing.T) {
-	f := loadFixtures(t)
-	// A function that loads a global through %rip: ripTargets must find the
-	// global's address, as it finds a release trampoline's slot.
-	dir := filepath.Join(f.dir, "rip")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src := "static void (*slot)(void);\n__attribute__((noinline)) void tramp(void) { slot(); }\nvoid set(void (*p)(void)) { slot = p; }\n"
-	if err := writeFile(dir, "rip.c", src); err != nil {
-		t.Fatal(err)
-	}
-	if err := cc.Shared(dir, "librip.so", "librip.so", "", []string{"rip.c"}, "-O1"); err != nil {
-		t.Fatal(err)
-	}
-	obj, err := Open(filepath.Join(dir, "librip.so"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer obj.Close()
-	syms, err := obj.File.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tramp, slot uint64
-	var size uint64
-	for _, s := range syms {
-		switch s.Name {
-		case "tramp":
-			tramp, size = s.Value, s.Size
-		case "slot":
-			slot = s.Value
-		}
-	}
-	refs, err := ripTargets(obj, tramp, size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !refs[slot] {
-		t.Fatalf("tramp at %#x: slot %#x not among its RIP-relative targets %v", tramp, slot, refs)
 	}
 }

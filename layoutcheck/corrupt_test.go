@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 )
 
 // TestBadInputs: inputs that are not what they claim give one-line input
@@ -54,7 +56,7 @@ func TestBadInputs(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := Check([]string{p}, Options{Spec: f.sp, DebugDirs: []string{dir}})
-			ie, ok := err.(*InputError)
+			ie, ok := err.(*elfread.InputError)
 			if !ok {
 				t.Fatalf("want *InputError, got %T %v", err, err)
 			}
@@ -110,7 +112,7 @@ func TestCorruptedBytesNeverPanic(t *testing.T) {
 			switch err.(type) {
 			case nil:
 				reports++
-			case *InputError:
+			case *elfread.InputError:
 				inputErrs++
 				if strings.Contains(err.Error(), "\n") {
 					t.Fatalf("case %d: multi-line error %q", i, err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -37,7 +39,7 @@ func TestSeparateDebugViaDebugLink(t *testing.T) {
 	stripped, _ := splitDebug(t, f, dir)
 	r := runCheck(t, f, Options{}, stripped)
 	fr := r.Files[0]
-	if fr.DWARFVia != ViaDebugLink || fr.DWARFFile != filepath.Join(dir, "libnrt.so.1.debug") {
+	if fr.DWARFVia != elfread.ViaDebugLink || fr.DWARFFile != filepath.Join(dir, "libnrt.so.1.debug") {
 		t.Fatalf("DWARF from %s via %s; want the .debug file via the debuglink", fr.DWARFFile, fr.DWARFVia)
 	}
 	if r.Exit != 0 || len(fr.Structs) != len(f.sp.Structs) {
@@ -48,7 +50,7 @@ func TestSeparateDebugViaDebugLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Check([]string{stripped}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
-	if ie, ok := err.(*InputError); !ok || !strings.Contains(ie.Msg, "no DWARF anywhere") {
+	if ie, ok := err.(*elfread.InputError); !ok || !strings.Contains(ie.Msg, "no DWARF anywhere") {
 		t.Fatalf("a mismatching debuglink target must not be used; got %v", err)
 	}
 }
@@ -63,7 +65,7 @@ func TestSeparateDebugViaBuildID(t *testing.T) {
 	if err := os.Rename(stripped, bin); err != nil {
 		t.Fatal(err)
 	}
-	obj, err := Open(bin)
+	obj, err := elfread.Open(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func TestSeparateDebugViaBuildID(t *testing.T) {
 	}
 	r := runCheck(t, f, Options{DebugDirs: []string{debugDir}}, bin)
 	fr := r.Files[0]
-	if fr.DWARFVia != ViaBuildID {
+	if fr.DWARFVia != elfread.ViaBuildID {
 		t.Fatalf("DWARF via %s from %s; want build-id", fr.DWARFVia, fr.DWARFFile)
 	}
 	if r.Exit != 0 || len(fr.Structs) != len(f.sp.Structs) {
@@ -90,7 +92,7 @@ func TestSeparateDebugViaBuildID(t *testing.T) {
 	}
 	// Without the debug directory there is no DWARF anywhere: exit 1, one line.
 	_, err = Check([]string{bin}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
-	ie, ok := err.(*InputError)
+	ie, ok := err.(*elfread.InputError)
 	if !ok || !strings.Contains(ie.Msg, "no DWARF anywhere") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("want a one-line no-DWARF input error, got %v", err)
 	}
@@ -100,7 +102,7 @@ func TestSeparateDebugViaBuildID(t *testing.T) {
 // libc.so.6 when Debian's libc6-dbg is installed.
 func TestDistributionDebugInfo(t *testing.T) {
 	libc := "/lib/x86_64-linux-gnu/libc.so.6"
-	obj, err := Open(libc)
+	obj, err := elfread.Open(libc)
 	if err != nil {
 		t.Skipf("skipping: %s cannot be read (%v); this test needs an x86-64 Debian system", libc, err)
 	}
@@ -151,19 +153,19 @@ source = "glibc x86-64 ABI"
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check([]string{libc}, Options{Spec: full, Structs: sp, StructsSrc: dir, DebugDirs: DefaultDebugDirs, Require: []string{"pthread_mutex_t", "timespec"}})
+	r, err := Check([]string{libc}, Options{Spec: full, Structs: sp, StructsSrc: dir, DebugDirs: elfread.DefaultDebugDirs, Require: []string{"pthread_mutex_t", "timespec"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fr := r.Files[0]
-	if fr.DWARFVia != ViaBuildID || r.Exit != 0 || len(fr.Structs) != 2 {
+	if fr.DWARFVia != elfread.ViaBuildID || r.Exit != 0 || len(fr.Structs) != 2 {
 		var b strings.Builder
 		r.WriteText(&b)
 		t.Fatalf("glibc types via %s: exit %d\n%s", fr.DWARFVia, r.Exit, b.String())
 	}
 	// The same spec with a wrong size is caught.
 	sp.Structs[1].Size = 24
-	r, err = Check([]string{libc}, Options{Spec: full, Structs: sp, StructsSrc: dir, DebugDirs: DefaultDebugDirs})
+	r, err = Check([]string{libc}, Options{Spec: full, Structs: sp, StructsSrc: dir, DebugDirs: elfread.DefaultDebugDirs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -23,7 +24,7 @@ import (
 // With skipAbsent, names not found are dropped (the default "every spec
 // struct" request); otherwise each must be found.
 func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugDirs []string, w io.Writer) error {
-	obj, dbg, done, err := openDebug(path, debugDirs)
+	obj, dbg, done, err := elfread.OpenDebug(path, debugDirs)
 	if err != nil {
 		return err
 	}
@@ -54,9 +55,9 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 	}
 	if len(missing) > 0 && !skipAbsent || len(keep) == 0 {
 		if label, ok := labelOf(path); ok {
-			return inputErr(label, "declares no struct %s", strings.Join(missing, ", "))
+			return elfread.InputErrorf(label, "declares no struct %s", strings.Join(missing, ", "))
 		}
-		return inputErr(path, "no struct %s in the DWARF of %s", strings.Join(missing, ", "), dbg.Path())
+		return elfread.InputErrorf(path, "no struct %s in the DWARF of %s", strings.Join(missing, ", "), dbg.Path())
 	}
 	found, outNames, names = keep, keepNames, keepAsked
 	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
@@ -65,7 +66,7 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 	if obj.BuildID != "" {
 		x.source += " (build-id " + obj.BuildID + ")"
 	}
-	if dbg.Via != ViaEmbedded {
+	if dbg.Via != elfread.ViaEmbedded {
 		x.source += fmt.Sprintf(", DWARF from %s via %s", dbg.Path(), dbg.Via)
 	}
 	if label, ok := labelOf(path); ok {
@@ -80,14 +81,14 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 	for i, f := range found {
 		s, err := x.structAt(f.Offset, outNames[i])
 		if err != nil {
-			return inputErr(dbg.Path(), "%s: %v", names[i], err)
+			return elfread.InputErrorf(dbg.Path(), "%s: %v", names[i], err)
 		}
 		if s.refused != "" {
 			refused = append(refused, names[i]+" ("+s.refused+")")
 		}
 	}
 	if len(refused) == len(found) {
-		return inputErr(dbg.Path(), "nothing to extract: %s", strings.Join(refused, "; "))
+		return elfread.InputErrorf(dbg.Path(), "nothing to extract: %s", strings.Join(refused, "; "))
 	}
 	x.refusedNotes = refused
 	if err := x.write(w, path, obj.BuildID, dbg); err != nil {
@@ -138,7 +139,7 @@ type xEnum struct {
 }
 
 type extractor struct {
-	rd          *Reader
+	rd          *elfread.Reader
 	sp          *spec.Spec
 	source      string
 	order       []*xStruct
@@ -244,7 +245,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 	}
 	packed := false
 	for _, m := range l.Members {
-		if !m.Virtual && m.BitSize == 0 && m.Size > 0 && m.Offset%TypeAlign(m.Type) != 0 {
+		if !m.Virtual && m.BitSize == 0 && m.Size > 0 && m.Offset%elfread.TypeAlign(m.Type) != 0 {
 			packed = true
 		}
 	}
@@ -269,7 +270,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		// the end, which is part of the declared layout (it may start
 		// before the struct's tail padding: struct { int64_t a; char b;
 		// short t[]; } has t at 10 of 16).
-		_, isArray := Strip(m.Type).(*godwarf.ArrayType)
+		_, isArray := elfread.Strip(m.Type).(*godwarf.ArrayType)
 		last := i == len(l.Members)-1 && isArray
 		if m.Virtual || m.Size == 0 && m.BitSize == 0 && !last || m.Base && emptyClass(m.Type) {
 			continue
@@ -337,7 +338,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 // emptyClass reports a class with no data (size 1, no members): an empty
 // base takes no storage.
 func emptyClass(t godwarf.Type) bool {
-	st, ok := Strip(t).(*godwarf.StructType)
+	st, ok := elfread.Strip(t).(*godwarf.StructType)
 	return ok && st.Size() <= 1 && len(st.Field) == 0
 }
 
@@ -383,7 +384,7 @@ func (q cvQuals) suffix() string {
 
 // qualsOf collects the qualifiers of t's typedef and qualifier chain.
 func qualsOf(t godwarf.Type, q cvQuals) cvQuals {
-	for range maxTypeDepth {
+	for range elfread.MaxTypeDepth {
 		switch x := t.(type) {
 		case *godwarf.TypedefType:
 			t = x.Type
@@ -414,7 +415,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 	}
 	x.typeDepth++
 	defer func() { x.typeDepth-- }()
-	if TypeSize(t) > spec.MaxObjectSize {
+	if elfread.TypeSize(t) > spec.MaxObjectSize {
 		return "", "", false // larger than the spec can spell: an opaque range
 	}
 	q = qualsOf(t, q)
@@ -425,10 +426,10 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 		return q.prefix() + s, note, true
 	}
 	tds := typedefNames(t)
-	sd := Strip(t)
+	sd := elfread.Strip(t)
 	for _, n := range tds {
 		if b, ok := intNames[n]; ok {
-			if _, _, known := spec.Builtin(b); known && sizeOfBuiltin(b) == TypeSize(sd) {
+			if _, _, known := spec.Builtin(b); known && sizeOfBuiltin(b) == elfread.TypeSize(sd) {
 				return named(b, "", true)
 			}
 		}
@@ -459,7 +460,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 	case *godwarf.PtrType:
 		// The pointer's own qualifiers follow its '*'.
 		self := q.suffix()
-		pt := Strip(d.Type)
+		pt := elfread.Strip(d.Type)
 		pq := qualsOf(d.Type, cvQuals{})
 		if _, ok := pt.(*godwarf.VoidType); ok || pt == nil {
 			return pq.prefix() + "void*" + self, "", true
@@ -480,7 +481,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 				return pq.prefix() + name + "*" + self, "", true
 			}
 		}
-		return "void*" + self, "points to " + TypeName(d.Type), true
+		return "void*" + self, "points to " + elfread.TypeName(d.Type), true
 	case *godwarf.ArrayType:
 		if d.Count <= 0 && !last {
 			return "", "", false
@@ -514,7 +515,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			return named("std::vector<"+elem+">", "", true)
 		}
 		if strings.HasPrefix(d.StructName, "vector<") && d.Size() == 24 {
-			args := templateArgs(d.StructName[len("vector"):])
+			args := elfread.TemplateArgs(d.StructName[len("vector"):])
 			if b, ok := cppScalar[args[0]]; ok {
 				return named("std::vector<"+b+">", "", true)
 			}
@@ -549,7 +550,7 @@ func (x *extractor) generatedVector(d *godwarf.StructType) (string, bool) {
 	if !strings.HasPrefix(d.StructName, gen.VectorPrefix) || d.Size() != 24 || len(d.Field) != 3 {
 		return "", false
 	}
-	p, ok := Strip(d.Field[0].Type).(*godwarf.PtrType)
+	p, ok := elfread.Strip(d.Field[0].Type).(*godwarf.PtrType)
 	if !ok {
 		return "", false
 	}
@@ -606,7 +607,7 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	return name, "", true
 }
 
-func (x *extractor) write(w io.Writer, path, buildID string, dbg *Debug) error {
+func (x *extractor) write(w io.Writer, path, buildID string, dbg *elfread.Debug) error {
 	if label, ok := labelOf(path); ok {
 		fmt.Fprintf(w, "# Struct fragment written by nrtabi extract.\n# from: %s\n# DWARF: gcc -g of the headers\n#\n", label)
 	} else {

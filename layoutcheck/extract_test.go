@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -23,7 +25,7 @@ func TestExtractRoundTrip(t *testing.T) {
 	if err := Extract(f.libnrt, names, false, f.sp, nil, &buf); err != nil {
 		t.Fatal(err)
 	}
-	obj, err := Open(f.libnrt)
+	obj, err := elfread.Open(f.libnrt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+
 	"github.com/nrtabi/nrtabi/internal/hostile"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -37,21 +39,21 @@ func FuzzReadObject(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		inputErr := func(what string, err error) {
+		InputErrorf := func(what string, err error) {
 			t.Helper()
 			if err == nil {
 				return
 			}
-			var ie *InputError
+			var ie *elfread.InputError
 			if !errors.As(err, &ie) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("%s: want nil or a one-line *InputError, got %T %q", what, err, err)
 			}
 		}
 		_, err := Check([]string{p}, Options{Spec: sp, DebugDirs: noDebug})
-		inputErr("check", err)
+		InputErrorf("check", err)
 		var out bytes.Buffer
 		_, err = Show(p, hostile.StructName, sp, noDebug, &out)
-		inputErr("show", err)
+		InputErrorf("show", err)
 		if out.Len() > 1<<20 {
 			t.Fatalf("show printed %d bytes for a %d-byte input", out.Len(), len(data))
 		}
@@ -65,7 +67,7 @@ func FuzzReadObject(f *testing.F) {
 				t.Fatalf("extract: a refusal over several lines: %q", err)
 			}
 		} else if err != nil && !strings.Contains(err.Error(), "cannot be extracted") {
-			inputErr("extract", err)
+			InputErrorf("extract", err)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -27,15 +28,15 @@ type layoutPair struct {
 
 // graded reports a retyped member as a compatible change when one of the
 // two rules above holds, and says whether it did.
-func (c *structCheck) graded(l *Layout, f *spec.Field, m *Member, fp, root string, depth int) bool {
+func (c *structCheck) graded(l *elfread.Layout, f *spec.Field, m *elfread.Member, fp, root string, depth int) bool {
 	if flexible(f.T, m.Type) {
 		before, after := flexAligns(l, f, m)
 		if m.Offset != int64(f.Offset) || before != after {
 			return false
 		}
-		c.add(Compatible, KindFlexElem, root, fieldPath(fp), f.T.String(), TypeName(m.Type),
+		c.add(Compatible, KindFlexElem, root, fieldPath(fp), f.T.String(), elfread.TypeName(m.Type),
 			"%s: flexible array of %s, spec %s (same offset %d; the struct's size and %d-byte alignment are unchanged)",
-			fp, TypeName(Strip(m.Type).(*godwarf.ArrayType).Type), f.T.Elem, m.Offset, after)
+			fp, elfread.TypeName(elfread.Strip(m.Type).(*godwarf.ArrayType).Type), f.T.Elem, m.Offset, after)
 		return true
 	}
 	inner, ok := c.sameLayout(f.T, m.Type, fp, depth)
@@ -46,8 +47,8 @@ func (c *structCheck) graded(l *Layout, f *spec.Field, m *Member, fp, root strin
 	if f.T.Kind == spec.KindPointer {
 		why = "the pointee's layout is identical"
 	}
-	c.add(Compatible, KindTypeRenamed, root, fieldPath(fp), f.T.String(), TypeName(m.Type),
-		"%s: type renamed %s -> %s (%s)", fp, f.T, TypeName(m.Type), why)
+	c.add(Compatible, KindTypeRenamed, root, fieldPath(fp), f.T.String(), elfread.TypeName(m.Type),
+		"%s: type renamed %s -> %s (%s)", fp, f.T, elfread.TypeName(m.Type), why)
 	c.out = append(c.out, inner...)
 	return true
 }
@@ -55,25 +56,25 @@ func (c *structCheck) graded(l *Layout, f *spec.Field, m *Member, fp, root strin
 // flexible reports whether both the spec type and the DWARF type are
 // flexible arrays.
 func flexible(t *spec.Type, d godwarf.Type) bool {
-	a, ok := Strip(d).(*godwarf.ArrayType)
+	a, ok := elfread.Strip(d).(*godwarf.ArrayType)
 	return ok && t.Kind == spec.KindArray && t.Len < 0 && a.Count <= 0
 }
 
 // flexAligns is the struct's alignment with the spec's element type and
 // with the binary's, every other member as the DWARF has it.
-func flexAligns(l *Layout, f *spec.Field, m *Member) (before, after int64) {
+func flexAligns(l *elfread.Layout, f *spec.Field, m *elfread.Member) (before, after int64) {
 	others := int64(1)
 	for _, o := range l.Members {
 		if o != m && !o.Virtual {
-			others = max(others, TypeAlign(o.Type))
+			others = max(others, elfread.TypeAlign(o.Type))
 		}
 	}
-	return max(others, int64(f.T.Align())), max(others, TypeAlign(m.Type))
+	return max(others, int64(f.T.Align())), max(others, elfread.TypeAlign(m.Type))
 }
 
 // flexAlignNote explains why a flexible array's new element is not
 // compatible, for the retype message.
-func (c *structCheck) flexAlignNote(l *Layout, f *spec.Field, m *Member) string {
+func (c *structCheck) flexAlignNote(l *elfread.Layout, f *spec.Field, m *elfread.Member) string {
 	if !flexible(f.T, m.Type) {
 		return ""
 	}
@@ -92,7 +93,7 @@ func (c *structCheck) sameLayout(t *spec.Type, d godwarf.Type, fp string, depth 
 	if depth >= 8 {
 		return nil, false
 	}
-	sd := Strip(d)
+	sd := elfread.Strip(d)
 	switch t.Kind {
 	case spec.KindArray:
 		a, ok := sd.(*godwarf.ArrayType)

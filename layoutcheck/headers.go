@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 )
 
 // Headers is a tree of C headers (the vendor's public headers, say)
@@ -91,29 +92,29 @@ func (h *Headers) Close() {
 // first error and the fix.
 func CompileHeaders(dir string, include []string) (*Headers, error) {
 	if err := cc.Available(); err != nil {
-		return nil, inputErr(dir, "%v", err)
+		return nil, elfread.InputErrorf(dir, "%v", err)
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, inputErr(dir, "%v; name the directory holding the headers (for example /opt/aws/neuron/include)", errors.Unwrap(err))
+		return nil, elfread.InputErrorf(dir, "%v; name the directory holding the headers (for example /opt/aws/neuron/include)", errors.Unwrap(err))
 	}
 	if !st.IsDir() {
-		return nil, inputErr(dir, "not a directory; --headers takes the directory holding the headers (name single headers with --include)")
+		return nil, elfread.InputErrorf(dir, "not a directory; --headers takes the directory holding the headers (name single headers with --include)")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, inputErr(dir, "%v", err)
+		return nil, elfread.InputErrorf(dir, "%v", err)
 	}
 	all, hash, err := hashHeaders(abs)
 	if err != nil {
-		return nil, inputErr(dir, "%v", err)
+		return nil, elfread.InputErrorf(dir, "%v", err)
 	}
 	if len(all) == 0 {
-		return nil, inputErr(dir, "no .h files under this directory; name the directory holding the headers (for example /opt/aws/neuron/include)")
+		return nil, elfread.InputErrorf(dir, "no .h files under this directory; name the directory holding the headers (for example /opt/aws/neuron/include)")
 	}
 	roots, err := headerRoots(abs, all, include)
 	if err != nil {
-		return nil, inputErr(dir, "%v", err)
+		return nil, elfread.InputErrorf(dir, "%v", err)
 	}
 	tmp, err := os.MkdirTemp("", "nrtabi-headers-")
 	if err != nil {
@@ -260,14 +261,14 @@ func (h *Headers) compile(abs string) error {
 	h.Notes = append(h.Notes, conflictNote(combined, abs, h.Dir))
 	args := append([]string{"-r", "-nostdlib", "-o", filepath.Base(h.Object)}, objs...)
 	if err := cc.Run(h.tmp, args...); err != nil {
-		return inputErr(h.Dir, "cannot combine the compiled headers: %s", firstError(err))
+		return elfread.InputErrorf(h.Dir, "cannot combine the compiled headers: %s", firstError(err))
 	}
 	return nil
 }
 
 func (h *Headers) compileError(header string, err error) error {
 	abs, _ := filepath.Abs(h.Dir)
-	return inputErr(filepath.Join(h.Dir, header), "does not compile: %s; fix: make the header compile on its own (gcc -fsyntax-only -I %s %s), or name the headers to read with --include",
+	return elfread.InputErrorf(filepath.Join(h.Dir, header), "does not compile: %s; fix: make the header compile on its own (gcc -fsyntax-only -I %s %s), or name the headers to read with --include",
 		strings.ReplaceAll(firstError(err), abs+"/", ""), h.Dir, filepath.Join(h.Dir, header))
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -211,7 +213,7 @@ func TestHeadersBadInput(t *testing.T) {
 				h.Close()
 				t.Fatal("no error")
 			}
-			var ie *InputError
+			var ie *elfread.InputError
 			if !errors.As(err, &ie) {
 				t.Errorf("%T, want *InputError: %v", err, err)
 			}

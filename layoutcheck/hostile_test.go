@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/hostile"
 	"github.com/nrtabi/nrtabi/spec"
@@ -55,7 +57,7 @@ func TestHostileObjects(t *testing.T) {
 					}
 					return
 				}
-				var ie *InputError
+				var ie *elfread.InputError
 				if !errors.As(err, &ie) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("%s: want a one-line *InputError, got %T %q", what, err, err)
 				}

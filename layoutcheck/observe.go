@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 	"golang.org/x/arch/x86/x86asm"
 )
@@ -77,7 +78,7 @@ func Observe(files []string, base *spec.Spec, debugDirs []string) (*Observed, er
 	var fragPaths []string
 	seen := map[string]bool{}
 	for _, path := range files {
-		o, err := Open(path)
+		o, err := elfread.Open(path)
 		if err != nil {
 			return nil, err
 		}
@@ -87,13 +88,13 @@ func Observe(files []string, base *spec.Spec, debugDirs []string) (*Observed, er
 		switch role {
 		case RoleLibnccom:
 			if obs.Libnccom != nil {
-				ferr = inputErr(path, "a second libnccom (the first is %s); give one of each library", obs.Libnccom.Path)
+				ferr = elfread.InputErrorf(path, "a second libnccom (the first is %s); give one of each library", obs.Libnccom.Path)
 			} else {
 				obs.Libnccom, ferr = in, obs.libnccom(o, in, base)
 			}
 		case RoleLibnrt:
 			if obs.Libnrt != nil {
-				ferr = inputErr(path, "a second libnrt (the first is %s); give one of each library", obs.Libnrt.Path)
+				ferr = elfread.InputErrorf(path, "a second libnrt (the first is %s); give one of each library", obs.Libnrt.Path)
 			} else {
 				obs.Libnrt, ferr = in, obs.libnrt(o, base)
 			}
@@ -131,8 +132,8 @@ func Observe(files []string, base *spec.Spec, debugDirs []string) (*Observed, er
 
 // structsOf extracts every base struct the file's DWARF holds. A file
 // without DWARF contributes none.
-func structsOf(o *Object, base *spec.Spec, debugDirs []string) ([]byte, []string, error) {
-	dbg, err := FindDebug(o, debugDirs)
+func structsOf(o *elfread.Object, base *spec.Spec, debugDirs []string) ([]byte, []string, error) {
+	dbg, err := elfread.FindDebug(o, debugDirs)
 	if err != nil {
 		return nil, nil, nil // no DWARF anywhere: symbols only
 	}
@@ -161,12 +162,12 @@ func structsOf(o *Object, base *spec.Spec, debugDirs []string) ([]byte, []string
 	return b.Bytes(), names, nil
 }
 
-func (obs *Observed) libnccom(o *Object, in *ObservedInput, base *spec.Spec) error {
-	t, err := readDynTable(o)
+func (obs *Observed) libnccom(o *elfread.Object, in *ObservedInput, base *spec.Spec) error {
+	t, err := elfread.ReadDynTable(o)
 	if err != nil {
 		return err
 	}
-	for _, s := range t.syms {
+	for _, s := range t.Syms {
 		switch {
 		case s.Section != elf.SHN_UNDEF && strings.HasPrefix(s.Name, "neuron") && elf.ST_TYPE(s.Info) == elf.STT_FUNC:
 			obs.Exports[s.Name] = s.Value
@@ -174,13 +175,13 @@ func (obs *Observed) libnccom(o *Object, in *ObservedInput, base *spec.Spec) err
 			obs.Imports[s.Name] = s.Version
 		}
 	}
-	for _, n := range t.needs {
+	for _, n := range t.Needs {
 		for _, d := range n.Needs {
 			in.VersionNeeds = append(in.VersionNeeds, spec.VersionNeed{File: n.Name, Version: d.Dep, Index: int(d.Index)})
 		}
 	}
 	if probe := probeOf(base); probe != nil {
-		if s := t.defined(probe.Name); s != nil {
+		if s := t.Defined(probe.Name); s != nil {
 			obs.CompatID, obs.HaveCompat = compatStore(o, s, compatOffset(base))
 		}
 	}
@@ -211,8 +212,8 @@ func compatOffset(s *spec.Spec) int64 {
 
 // compatStore finds the immediate the probe stores at the compatibility
 // field: the shipped libnccom's `movq $0x59,0x30(%rax)`, or any register base.
-func compatStore(o *Object, sym *elf.Symbol, off int64) (uint64, bool) {
-	code := functionBytes(o, sym.Value, sym.Size)
+func compatStore(o *elfread.Object, sym *elf.Symbol, off int64) (uint64, bool) {
+	code := elfread.FunctionBytes(o, sym.Value, sym.Size)
 	for pc := 0; pc < len(code); {
 		inst, err := x86asm.Decode(code[pc:], 64)
 		if err != nil {
@@ -232,33 +233,15 @@ func compatStore(o *Object, sym *elf.Symbol, off int64) (uint64, bool) {
 	return 0, false
 }
 
-// functionBytes returns the code of a function, or nil.
-func functionBytes(o *Object, addr, size uint64) []byte {
-	if size == 0 || size > 1<<20 {
-		return nil
-	}
-	for _, s := range o.File.Sections {
-		if s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_EXECINSTR != 0 && addr >= s.Addr {
-			// Checked against the bytes the file holds (FileSize, not the
-			// header's Size) and without the sum addr+size that can wrap.
-			b := o.sectionBytes(s)
-			if at := addr - s.Addr; at <= uint64(len(b)) && size <= uint64(len(b))-at {
-				return b[at : at+size]
-			}
-		}
-	}
-	return nil
-}
-
 // signatures reads the prototypes of libnccom's neuron* definers from its
 // DWARF, so a new forward symbol arrives with its C signature.
-func (obs *Observed) signatures(o *Object, base *spec.Spec) {
-	dbg, err := FindDebug(o, nil)
+func (obs *Observed) signatures(o *elfread.Object, base *spec.Spec) {
+	dbg, err := elfread.FindDebug(o, nil)
 	if err != nil {
 		return
 	}
 	defer dbg.Close()
-	data, err := dbg.dwarfData()
+	data, err := dbg.DWARFData()
 	if err != nil {
 		return
 	}
@@ -270,7 +253,7 @@ func (obs *Observed) signatures(o *Object, base *spec.Spec) {
 	}
 	cache := map[dwarf.Offset]godwarf.Type{}
 	spell := func(off dwarf.Offset) (string, bool) {
-		t, err := readType(data, off, cache)
+		t, err := elfread.ReadType(data, off, cache)
 		if err != nil {
 			return "", false
 		}
@@ -325,17 +308,17 @@ func (obs *Observed) signatures(o *Object, base *spec.Spec) {
 	}
 }
 
-func (obs *Observed) libnrt(o *Object, base *spec.Spec) error {
-	t, err := readDynTable(o)
+func (obs *Observed) libnrt(o *elfread.Object, base *spec.Spec) error {
+	t, err := elfread.ReadDynTable(o)
 	if err != nil {
 		return err
 	}
-	for _, s := range t.syms {
+	for _, s := range t.Syms {
 		if s.Section != elf.SHN_UNDEF && (strings.HasPrefix(s.Name, "nec_") || strings.HasPrefix(s.Name, "nrt_")) && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
 			obs.Callbacks[s.Name] = ObservedSymbol{Version: s.Version, Addr: s.Value}
 		}
 	}
-	for _, d := range t.defs {
+	for _, d := range t.Defs {
 		n := spec.VersionNode{Name: d.Name, Index: int(d.Index), Base: d.Flags&elf.VER_FLG_BASE != 0}
 		if len(d.Deps) > 0 {
 			n.Parent = d.Deps[0]
@@ -349,8 +332,8 @@ func (obs *Observed) libnrt(o *Object, base *spec.Spec) error {
 	byName := map[string]elf.Symbol{}
 	for _, s := range syms {
 		if s.Section != elf.SHN_UNDEF {
-			if _, ok := byName[baseIdent(s.Name)]; !ok {
-				byName[baseIdent(s.Name)] = s
+			if _, ok := byName[elfread.BaseIdent(s.Name)]; !ok {
+				byName[elfread.BaseIdent(s.Name)] = s
 			}
 		}
 	}
@@ -358,7 +341,7 @@ func (obs *Observed) libnrt(o *Object, base *spec.Spec) error {
 		obs.Sentinel = s.Value
 	}
 	for _, s := range syms {
-		if n := baseIdent(s.Name); strings.HasPrefix(n, "nccl") && elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Section != elf.SHN_UNDEF {
+		if n := elfread.BaseIdent(s.Name); strings.HasPrefix(n, "nccl") && elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Section != elf.SHN_UNDEF {
 			obs.Trampolines[n] = s.Value
 		}
 	}
@@ -369,13 +352,13 @@ func (obs *Observed) libnrt(o *Object, base *spec.Spec) error {
 // slots reads the slot addresses from the slot-table object: its symbol
 // gives the address, its DWARF type the offset of each named slot. A libnrt
 // built from the generated nrt_slots.c has both; others keep their slots.
-func (obs *Observed) slots(o *Object, byName map[string]elf.Symbol) {
+func (obs *Observed) slots(o *elfread.Object, byName map[string]elf.Symbol) {
 	const table = "nrt_nccl_slots"
 	sym, ok := byName[table]
 	if !ok {
 		return
 	}
-	dbg, err := FindDebug(o, nil)
+	dbg, err := elfread.FindDebug(o, nil)
 	if err != nil {
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/spec"
@@ -45,7 +47,7 @@ func TestReferenceBuild(t *testing.T) {
 			if _, err := os.Stat(rb.file); err != nil {
 				t.Fatal(err)
 			}
-			r, err := Check([]string{rb.file}, Options{Spec: tree.Spec, Role: rb.role, StructsSrc: "spec/" + spec.Default, DebugDirs: DefaultDebugDirs})
+			r, err := Check([]string{rb.file}, Options{Spec: tree.Spec, Role: rb.role, StructsSrc: "spec/" + spec.Default, DebugDirs: elfread.DefaultDebugDirs})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -12,18 +13,18 @@ const cacheline = 64
 
 // ShowResult is a struct found for `nrtabi show`.
 type ShowResult struct {
-	Layout   *Layout
-	Found    *Found
+	Layout   *elfread.Layout
+	Found    *elfread.Found
 	Spec     *spec.Struct // nil when the spec has no such struct
 	Findings []Finding
-	Debug    *Debug
-	reader   *Reader
+	Debug    *elfread.Debug
+	reader   *elfread.Reader
 }
 
 // Show finds a struct by name (a spec name, tag, typedef or C++ qualified
 // name) and compares it with the spec struct of that name, if any.
 func Show(path, name string, sp *spec.Spec, debugDirs []string, w io.Writer) (*ShowResult, error) {
-	_, dbg, done, err := openDebug(path, debugDirs)
+	_, dbg, done, err := elfread.OpenDebug(path, debugDirs)
 	if err != nil {
 		return nil, err
 	}
@@ -40,16 +41,16 @@ func Show(path, name string, sp *spec.Spec, debugDirs []string, w io.Writer) (*S
 		return nil, err
 	}
 	if found[0] == nil {
-		return nil, inputErr(path, "no struct %s in the DWARF of %s (looked for %s)", name, dbg.Path(), strings.Join(names, ", "))
+		return nil, elfread.InputErrorf(path, "no struct %s in the DWARF of %s (looked for %s)", name, dbg.Path(), strings.Join(names, ", "))
 	}
 	rd := dbg.NewReader()
 	l, err := rd.Layout(found[0].Offset)
 	if err != nil {
-		return nil, inputErr(dbg.Path(), "%s: %v", name, err)
+		return nil, elfread.InputErrorf(dbg.Path(), "%s: %v", name, err)
 	}
 	res := &ShowResult{Layout: l, Found: found[0], Spec: st, Debug: dbg, reader: rd}
 	if st != nil {
-		res.Findings = rd.CheckStruct(st, l)
+		res.Findings = CheckStruct(rd, st, l)
 	}
 	res.write(w, name, sp)
 	return res, nil
@@ -93,7 +94,7 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 		if i > 0 && start > end && l.Kind != "union" && !m.Virtual {
 			fmt.Fprintf(w, "\n\t/* XXX %d bytes hole, try to pack */\n\n", start-end)
 			holes++
-			sumHoles = satAdd(sumHoles, start-end)
+			sumHoles = elfread.SatAdd(sumHoles, start-end)
 		}
 		// As pahole: one comment for the last boundary crossed before this
 		// member starts, however many a large member before it spanned.
@@ -125,7 +126,7 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 			if m.BitSize > 0 {
 				sumMembers += 0
 			} else {
-				sumMembers = satAdd(sumMembers, m.Size)
+				sumMembers = elfread.SatAdd(sumMembers, m.Size)
 			}
 		}
 	}
@@ -164,17 +165,17 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 	fmt.Fprintln(w, "};")
 }
 
-func memberDecl(m *Member) string {
+func memberDecl(m *elfread.Member) string {
 	if m.Base {
-		return fmt.Sprintf("%s;", TypeName(m.Type)) + " /* base */"
+		return fmt.Sprintf("%s;", elfread.TypeName(m.Type)) + " /* base */"
 	}
 	if m.BitSize > 0 {
-		return fmt.Sprintf("%s:%d;", CDecl(m.Type, m.Name), m.BitSize)
+		return fmt.Sprintf("%s:%d;", elfread.CDecl(m.Type, m.Name), m.BitSize)
 	}
-	return CDecl(m.Type, m.Name) + ";"
+	return elfread.CDecl(m.Type, m.Name) + ";"
 }
 
-func (res *ShowResult) specNote(m *Member, byName map[string]*spec.Field, renamed map[string]string, findings map[string][]Finding) string {
+func (res *ShowResult) specNote(m *elfread.Member, byName map[string]*spec.Field, renamed map[string]string, findings map[string][]Finding) string {
 	st := res.Spec
 	if st == nil {
 		return ""

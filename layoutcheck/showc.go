@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 )
 
 // ShowC writes the struct named name, and every type it needs, as C that
@@ -17,7 +18,7 @@ import (
 // names become C identifiers; bitfield gaps, explicit padding and packing
 // are written out.
 func ShowC(path, name string, debugDirs []string, w io.Writer) error {
-	_, dbg, done, err := openDebug(path, debugDirs)
+	_, dbg, done, err := elfread.OpenDebug(path, debugDirs)
 	if err != nil {
 		return err
 	}
@@ -27,32 +28,32 @@ func ShowC(path, name string, debugDirs []string, w io.Writer) error {
 		return err
 	}
 	if found[0] == nil {
-		return inputErr(path, "no struct %s in the DWARF of %s", name, dbg.Path())
+		return elfread.InputErrorf(path, "no struct %s in the DWARF of %s", name, dbg.Path())
 	}
 	rd := dbg.NewReader()
 	l, err := rd.Layout(found[0].Offset)
 	if err != nil {
-		return inputErr(dbg.Path(), "%s: %v", name, err)
+		return elfread.InputErrorf(dbg.Path(), "%s: %v", name, err)
 	}
 	if l.Declared {
-		return inputErr(dbg.Path(), "%s: %s %s has no size in this DWARF (a declaration); show --c needs its definition", name, l.Kind, l.Name)
+		return elfread.InputErrorf(dbg.Path(), "%s: %s %s has no size in this DWARF (a declaration); show --c needs its definition", name, l.Kind, l.Name)
 	}
 	c := &cEmitter{rd: rd, state: map[godwarf.Type]int{}, tags: map[string]string{}, tagOf: map[godwarf.Type]string{},
-		typedefs: map[string]bool{}, declared: map[string]bool{}, inlining: map[*godwarf.StructType]bool{}, enumerators: map[string]bool{}, layouts: map[godwarf.Type]*Layout{}}
+		typedefs: map[string]bool{}, declared: map[string]bool{}, inlining: map[*godwarf.StructType]bool{}, enumerators: map[string]bool{}, layouts: map[godwarf.Type]*elfread.Layout{}}
 	var top string
 	var text string
 	if l.Name == "" {
 		top = cIdent(name)
 		body, err := c.body(l, 1)
 		if err != nil {
-			return inputErr(dbg.Path(), "%s: %v", name, err)
+			return elfread.InputErrorf(dbg.Path(), "%s: %v", name, err)
 		}
 		text = fmt.Sprintf("typedef %s {\n%s} %s%s;\n", cKind(l.Kind), body, c.structAttrs(l), top)
 	} else {
 		top = "struct " + c.tagName(nil, l.Name)
 		body, err := c.body(l, 1)
 		if err != nil {
-			return inputErr(dbg.Path(), "%s: %v", name, err)
+			return elfread.InputErrorf(dbg.Path(), "%s: %v", name, err)
 		}
 		text = fmt.Sprintf("%s {\n%s}%s;\n", cKind(l.Kind)+" "+c.tagName(nil, l.Name), body, c.structAttrs(l))
 		if l.Kind == "union" {
@@ -60,7 +61,7 @@ func ShowC(path, name string, debugDirs []string, w io.Writer) error {
 		}
 	}
 	if c.err != nil {
-		return inputErr(dbg.Path(), "%s: %v", name, c.err)
+		return elfread.InputErrorf(dbg.Path(), "%s: %v", name, c.err)
 	}
 	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x), as C: nrtabi show --c */\n", name, found[0].Via, dbg.Path(), dbg.Via, l.Offset)
 	if len(c.forward) > 0 {
@@ -82,7 +83,7 @@ func ShowC(path, name string, debugDirs []string, w io.Writer) error {
 		}
 		mn := cIdent(m.Name)
 		fmt.Fprintf(w, "_Static_assert(__builtin_offsetof(%s, %s) == %d, \"%s.%s: offset\");\n", top, mn, m.Offset, name, m.Name)
-		if _, flex := Strip(m.Type).(*godwarf.ArrayType); flex && m.Size == 0 {
+		if _, flex := elfread.Strip(m.Type).(*godwarf.ArrayType); flex && m.Size == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "_Static_assert(sizeof(((%s *)0)->%s) == %d, \"%s.%s: size\");\n", top, mn, m.Size, name, m.Name)
@@ -92,7 +93,7 @@ func ShowC(path, name string, debugDirs []string, w io.Writer) error {
 
 // cEmitter collects the declarations a struct needs, definitions first.
 type cEmitter struct {
-	rd          *Reader
+	rd          *elfread.Reader
 	forward     []string        // "struct tag" declared ahead
 	declared    map[string]bool // the tags in forward
 	inlining    map[*godwarf.StructType]bool
@@ -102,7 +103,7 @@ type cEmitter struct {
 	tagOf       map[godwarf.Type]string
 	typedefs    map[string]bool
 	enumerators map[string]bool
-	layouts     map[godwarf.Type]*Layout
+	layouts     map[godwarf.Type]*elfread.Layout
 	depth       int
 	err         error
 }
@@ -139,7 +140,7 @@ func (c *cEmitter) tagName(t godwarf.Type, name string) string {
 // made identifiers, anonymous bodies inline, enums of other sizes as the
 // integer of that size.
 func (c *cEmitter) spell(t godwarf.Type, name string) string {
-	return declRenderer{base: c.baseHook, strictC: true, steps: new(int)}.decl(t, name, 0)
+	return elfread.CDeclC(t, name, c.baseHook)
 }
 
 func (c *cEmitter) baseHook(t godwarf.Type) string {
@@ -167,12 +168,12 @@ func (c *cEmitter) baseHook(t godwarf.Type) string {
 		}
 	}
 	if c.err == nil {
-		c.err = fmt.Errorf("show --c cannot spell %s in C", TypeName(t))
+		c.err = fmt.Errorf("show --c cannot spell %s in C", elfread.TypeName(t))
 	}
 	return "void"
 }
 
-func (c *cEmitter) layoutOf(st *godwarf.StructType) (*Layout, error) {
+func (c *cEmitter) layoutOf(st *godwarf.StructType) (*elfread.Layout, error) {
 	if l, ok := c.layouts[st]; ok {
 		return l, nil
 	}
@@ -317,23 +318,23 @@ func (c *cEmitter) enum(e *godwarf.EnumType) {
 
 // packedLayout: a member off its natural alignment, or a size that is no
 // multiple of the alignment, means the struct was packed.
-func packedLayout(l *Layout) bool {
+func packedLayout(l *elfread.Layout) bool {
 	for _, m := range l.Members {
-		if !m.Virtual && m.BitSize == 0 && m.Size > 0 && m.Offset%TypeAlign(m.Type) != 0 {
+		if !m.Virtual && m.BitSize == 0 && m.Size > 0 && m.Offset%elfread.TypeAlign(m.Type) != 0 {
 			return true
 		}
 	}
 	return l.Align > 1 && l.Size%l.Align != 0
 }
 
-func (c *cEmitter) structAttrs(l *Layout) string {
+func (c *cEmitter) structAttrs(l *elfread.Layout) string {
 	if packedLayout(l) {
 		return " __attribute__((packed))"
 	}
 	natural := int64(1)
 	for _, m := range l.Members {
 		if !m.Virtual {
-			natural = max(natural, TypeAlign(m.Type))
+			natural = max(natural, elfread.TypeAlign(m.Type))
 		}
 	}
 	if l.Align > natural {
@@ -346,7 +347,7 @@ func (c *cEmitter) structAttrs(l *Layout) string {
 // on one line), with the padding the DWARF shows and C would not add by
 // itself: gaps before a bitfield (unnamed bitfields), gaps before a member
 // beyond its alignment, and tail bytes.
-func (c *cEmitter) body(l *Layout, indent int) (string, error) {
+func (c *cEmitter) body(l *elfread.Layout, indent int) (string, error) {
 	var b strings.Builder
 	line := func(s string) {
 		if indent < 0 {
@@ -396,7 +397,7 @@ func (c *cEmitter) body(l *Layout, indent int) (string, error) {
 			} else {
 				at := (endBits + 7) / 8
 				natural := at
-				if a := TypeAlign(m.Type); !packed && a > 1 {
+				if a := elfread.TypeAlign(m.Type); !packed && a > 1 {
 					natural = (at + a - 1) / a * a
 				}
 				if natural != m.Offset {

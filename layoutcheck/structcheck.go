@@ -6,18 +6,19 @@ import (
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// CheckStruct compares one DWARF layout with its spec struct.
-func (r *Reader) CheckStruct(st *spec.Struct, l *Layout) []Finding {
+// CheckStruct compares one DWARF layout, read by r, with its spec struct.
+func CheckStruct(r *elfread.Reader, st *spec.Struct, l *elfread.Layout) []Finding {
 	c := &structCheck{r: r}
 	c.check(st, l, st.Name, 0)
 	return c.out
 }
 
 type structCheck struct {
-	r   *Reader
+	r   *elfread.Reader
 	out []Finding
 	// assumed holds the (spec struct, DWARF struct) pairs whose layouts are
 	// being compared, so a self-referential renamed struct is compared once.
@@ -30,7 +31,7 @@ func (c *structCheck) add(sev Severity, kind, strct, field, exp, act, format str
 
 // isFiller reports whether m is the header generator's stand-in for an
 // opaque range of st.
-func isFiller(st *spec.Struct, m *Member) bool {
+func isFiller(st *spec.Struct, m *elfread.Member) bool {
 	if !strings.HasPrefix(m.Name, gen.OpaqueMemberPrefix) {
 		return false
 	}
@@ -42,7 +43,7 @@ func isFiller(st *spec.Struct, m *Member) bool {
 	return false
 }
 
-func (c *structCheck) check(st *spec.Struct, l *Layout, path string, depth int) {
+func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, depth int) {
 	root := strings.SplitN(path, ".", 2)[0]
 	switch {
 	case st.Prefix && l.Size < int64(st.Size):
@@ -56,7 +57,7 @@ func (c *structCheck) check(st *spec.Struct, l *Layout, path string, depth int) 
 		c.add(Incompatible, KindSize, root, fieldPath(path), fmt.Sprint(st.Size), fmt.Sprint(l.Size),
 			"%s: size %d B, spec %d B (struct %s)", path, l.Size, st.Size, verb)
 	}
-	byName := map[string]*Member{}
+	byName := map[string]*elfread.Member{}
 	for _, m := range l.Members {
 		if !m.Base && m.Name != "" {
 			byName[m.Name] = m
@@ -66,7 +67,7 @@ func (c *structCheck) check(st *spec.Struct, l *Layout, path string, depth int) 
 	for _, f := range st.Fields {
 		specNames[f.Name] = true
 	}
-	used := map[*Member]bool{}
+	used := map[*elfread.Member]bool{}
 	for i := range st.Fields {
 		f := &st.Fields[i]
 		fp := path + "." + f.Name
@@ -79,7 +80,7 @@ func (c *structCheck) check(st *spec.Struct, l *Layout, path string, depth int) 
 				continue
 			}
 			c.add(Compatible, KindRenamed, root, fieldPath(fp), f.Name, m.Name,
-				"%s: renamed to %s (same offset %d, size %d, type %s)", fp, m.Name, m.Offset, m.Size, TypeName(m.Type))
+				"%s: renamed to %s (same offset %d, size %d, type %s)", fp, m.Name, m.Offset, m.Size, elfread.TypeName(m.Type))
 		}
 		used[m] = true
 		c.field(l, f, m, fp, root, depth)
@@ -96,12 +97,12 @@ func (c *structCheck) check(st *spec.Struct, l *Layout, path string, depth int) 
 			if covered(o, m) {
 				continue
 			}
-			c.add(Compatible, KindAddedOpaque, root, fieldPath(path+"."+name), fmt.Sprintf("opaque %d..%d", o.Offset, o.End()), fmt.Sprintf("%s @%d", TypeName(m.Type), m.Offset),
-				"%s.%s: new member inside the opaque range %d..%d (%s at %d, %d B)", path, name, o.Offset, o.End(), TypeName(m.Type), m.Offset, m.Size)
+			c.add(Compatible, KindAddedOpaque, root, fieldPath(path+"."+name), fmt.Sprintf("opaque %d..%d", o.Offset, o.End()), fmt.Sprintf("%s @%d", elfread.TypeName(m.Type), m.Offset),
+				"%s.%s: new member inside the opaque range %d..%d (%s at %d, %d B)", path, name, o.Offset, o.End(), elfread.TypeName(m.Type), m.Offset, m.Size)
 			continue
 		}
-		c.add(Compatible, KindAdded, root, fieldPath(path+"."+name), "", fmt.Sprintf("%s @%d", TypeName(m.Type), m.Offset),
-			"%s.%s: member the spec does not know (%s at %d, %d B), outside every known field and opaque range", path, name, TypeName(m.Type), m.Offset, m.Size)
+		c.add(Compatible, KindAdded, root, fieldPath(path+"."+name), "", fmt.Sprintf("%s @%d", elfread.TypeName(m.Type), m.Offset),
+			"%s.%s: member the spec does not know (%s at %d, %d B), outside every known field and opaque range", path, name, elfread.TypeName(m.Type), m.Offset, m.Size)
 	}
 	for _, o := range st.Opaque {
 		if int64(o.End()) > l.Size && !(st.Prefix) {
@@ -119,7 +120,7 @@ func fieldPath(p string) string {
 	return ""
 }
 
-func memberLabel(m *Member) string {
+func memberLabel(m *elfread.Member) string {
 	switch {
 	case m.Base:
 		return "<base " + m.Name + ">"
@@ -129,7 +130,7 @@ func memberLabel(m *Member) string {
 	return m.Name
 }
 
-func opaqueHolding(st *spec.Struct, m *Member) *spec.Opaque {
+func opaqueHolding(st *spec.Struct, m *elfread.Member) *spec.Opaque {
 	for i := range st.Opaque {
 		o := &st.Opaque[i]
 		start := m.Offset
@@ -143,7 +144,7 @@ func opaqueHolding(st *spec.Struct, m *Member) *spec.Opaque {
 	return nil
 }
 
-func covered(o *spec.Opaque, m *Member) bool {
+func covered(o *spec.Opaque, m *elfread.Member) bool {
 	for _, n := range o.Covers {
 		if n == m.Name || n == memberLabel(m) {
 			return true
@@ -154,7 +155,7 @@ func covered(o *spec.Opaque, m *Member) bool {
 
 // renameOf finds a member that holds the field's bytes under another name:
 // same offset, size and type, and not a name the spec gives another field.
-func (c *structCheck) renameOf(st *spec.Struct, l *Layout, f *spec.Field, specNames map[string]bool, used map[*Member]bool) *Member {
+func (c *structCheck) renameOf(st *spec.Struct, l *elfread.Layout, f *spec.Field, specNames map[string]bool, used map[*elfread.Member]bool) *elfread.Member {
 	for _, m := range l.Members {
 		if used[m] || m.Base || m.BitSize > 0 || specNames[m.Name] || isFiller(st, m) {
 			continue
@@ -166,7 +167,7 @@ func (c *structCheck) renameOf(st *spec.Struct, l *Layout, f *spec.Field, specNa
 	return nil
 }
 
-func (c *structCheck) field(l *Layout, f *spec.Field, m *Member, fp, root string, depth int) {
+func (c *structCheck) field(l *elfread.Layout, f *spec.Field, m *elfread.Member, fp, root string, depth int) {
 	if m.BitSize > 0 {
 		c.add(Incompatible, KindBitfield, root, fieldPath(fp), fmt.Sprintf("%s @%d", f.T, f.Offset), fmt.Sprintf("%d-bit field at bit %d", m.BitSize, m.BitOffset),
 			"%s: now a %d-bit bitfield at bit %d, spec %s at offset %d", fp, m.BitSize, m.BitOffset, f.T, f.Offset)
@@ -179,19 +180,19 @@ func (c *structCheck) field(l *Layout, f *spec.Field, m *Member, fp, root string
 	resized := m.Size != int64(f.T.Size())
 	if resized {
 		c.add(Incompatible, KindFieldSize, root, fieldPath(fp), fmt.Sprint(f.T.Size()), fmt.Sprint(m.Size),
-			"%s: size %d B, spec %d B (field resized: %s, spec %s)", fp, m.Size, f.T.Size(), TypeName(m.Type), f.T)
+			"%s: size %d B, spec %d B (field resized: %s, spec %s)", fp, m.Size, f.T.Size(), elfread.TypeName(m.Type), f.T)
 	}
 	why := matchType(f.T, m.Type, 0)
 	if why != "" && !resized {
 		if c.graded(l, f, m, fp, root, depth) {
 			return
 		}
-		c.add(Incompatible, KindType, root, fieldPath(fp), f.T.String(), TypeName(m.Type), "%s: %s (field retyped%s)", fp, why, c.flexAlignNote(l, f, m))
+		c.add(Incompatible, KindType, root, fieldPath(fp), f.T.String(), elfread.TypeName(m.Type), "%s: %s (field retyped%s)", fp, why, c.flexAlignNote(l, f, m))
 	}
 	// Embedded structs are compared member by member, recursively, also when
 	// resized: the inner findings say what changed.
 	if why == "" && f.T.Kind == spec.KindStruct && f.T.Struct != nil && depth < 8 {
-		if sd, ok := Strip(m.Type).(*godwarf.StructType); ok {
+		if sd, ok := elfread.Strip(m.Type).(*godwarf.StructType); ok {
 			inner, err := c.r.Layout(c.r.GlobalOffset(sd))
 			if err != nil {
 				c.add(Incompatible, KindType, root, fieldPath(fp), f.T.String(), "", "%s: cannot read the embedded struct: %v", fp, err)

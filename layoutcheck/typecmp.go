@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -67,8 +68,8 @@ func matchType(t *spec.Type, d godwarf.Type, depth int) string {
 		return ""
 	}
 	tds := typedefNames(d)
-	sd := Strip(d)
-	dn := TypeName(d)
+	sd := elfread.Strip(d)
+	dn := elfread.TypeName(d)
 	want := t.String()
 	mismatch := func() string { return fmt.Sprintf("type %s, spec %s", dn, want) }
 	switch t.Kind {

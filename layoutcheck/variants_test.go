@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/spec"
@@ -42,7 +44,7 @@ func TestDWARFVariants(t *testing.T) {
 				t.Fatal(err)
 			}
 			lib := filepath.Join(dir, "libv.so")
-			obj, err := Open(lib)
+			obj, err := elfread.Open(lib)
 			if err != nil {
 				t.Fatal(err)
 			}

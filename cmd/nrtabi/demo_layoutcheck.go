@@ -10,6 +10,7 @@ import (
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -63,7 +64,7 @@ func demoShow(d *demoEnv) error {
 	}
 	s := d.state["spec"].(*spec.Spec)
 	var out bytes.Buffer
-	res, err := layoutcheck.Show(types, "nec_version_info_t", s, layoutcheck.DefaultDebugDirs, &out)
+	res, err := layoutcheck.Show(types, "nec_version_info_t", s, elfread.DefaultDebugDirs, &out)
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func demoRoundTrip(d *demoEnv) error {
 		return err
 	}
 	d.printf("nrtabi extract libtypes.so -> %s: %d structs, %d lines, loads as a fragment", filepath.Join(dir, "structs.toml"), len(fs.Structs), bytes.Count(frag.Bytes(), []byte("\n")))
-	r, err := layoutcheck.Check([]string{types}, layoutcheck.Options{Spec: s, Structs: fs, StructsSrc: dir, Role: "auto", DebugDirs: layoutcheck.DefaultDebugDirs})
+	r, err := layoutcheck.Check([]string{types}, layoutcheck.Options{Spec: s, Structs: fs, StructsSrc: dir, Role: "auto", DebugDirs: elfread.DefaultDebugDirs})
 	if err != nil {
 		return err
 	}
@@ -112,7 +113,7 @@ func demoRoundTrip(d *demoEnv) error {
 	if r.Exit != 0 {
 		return fmt.Errorf("round trip not clean")
 	}
-	r, err = layoutcheck.Check([]string{libnrt}, layoutcheck.Options{Spec: s, StructsSrc: "spec/" + s.Release.Name, Role: "auto", DebugDirs: layoutcheck.DefaultDebugDirs})
+	r, err = layoutcheck.Check([]string{libnrt}, layoutcheck.Options{Spec: s, StructsSrc: "spec/" + s.Release.Name, Role: "auto", DebugDirs: elfread.DefaultDebugDirs})
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"strings"
 
-	"github.com/nrtabi/nrtabi/layoutcheck"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 )
 
 // listFlag collects a repeatable flag; each value may also be a comma list.
@@ -45,7 +45,7 @@ func parseFlagsAnywhere(fs *flag.FlagSet, args []string) ([]string, int) {
 // debugDirs returns the --debug-dir values, or the distribution default.
 func debugDirs(l listFlag) []string {
 	if len(l) == 0 {
-		return layoutcheck.DefaultDebugDirs
+		return elfread.DefaultDebugDirs
 	}
 	return l
 }

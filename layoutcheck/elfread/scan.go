@@ -1,4 +1,4 @@
-package layoutcheck
+package elfread
 
 import (
 	"bytes"
@@ -146,7 +146,7 @@ func (d *Debug) unit(i int) (u *unit, ok bool, err error) {
 		}
 		nu, err := d.parseUnit(next)
 		if err != nil {
-			return nil, false, inputErr(d.File.Path, "corrupted DWARF: %v", err)
+			return nil, false, InputErrorf(d.File.Path, "corrupted DWARF: %v", err)
 		}
 		if err := d.ensure(d.infoZ, nu.end); err != nil {
 			return nil, false, err
@@ -530,7 +530,7 @@ func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
 			break
 		}
 		if err := f.scanUnit(u); err != nil {
-			return nil, inputErr(d.Path(), "corrupted DWARF: %v", err)
+			return nil, InputErrorf(d.Path(), "corrupted DWARF: %v", err)
 		}
 	}
 	return f.found, nil
@@ -716,7 +716,7 @@ func qualifiedMatch(parts, scopeNames []string, name string) bool {
 	if wi < 0 || ni < 0 || want[:wi] != name[:ni] {
 		return false
 	}
-	wa, na := templateArgs(want[wi:]), templateArgs(name[ni:])
+	wa, na := TemplateArgs(want[wi:]), TemplateArgs(name[ni:])
 	if len(wa) > len(na) {
 		return false
 	}
@@ -728,8 +728,8 @@ func qualifiedMatch(parts, scopeNames []string, name string) bool {
 	return true
 }
 
-// templateArgs splits "<a, b<c, d> >" into normalised top-level arguments.
-func templateArgs(s string) []string {
+// TemplateArgs splits "<a, b<c, d> >" into normalised top-level arguments.
+func TemplateArgs(s string) []string {
 	s = strings.TrimSpace(s)
 	s = strings.TrimPrefix(s, "<")
 	s = strings.TrimSuffix(s, ">")

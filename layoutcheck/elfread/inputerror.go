@@ -1,4 +1,4 @@
-package layoutcheck
+package elfread
 
 import (
 	"fmt"
@@ -14,10 +14,10 @@ type InputError struct {
 
 func (e *InputError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Msg) }
 
-// inputErr builds an InputError. Names taken from the input (section,
+// InputErrorf builds an InputError. Names taken from the input (section,
 // symbol and struct names) may hold any byte; line breaks are escaped so the
 // message stays one line whatever the file holds.
-func inputErr(path, format string, args ...any) error {
+func InputErrorf(path, format string, args ...any) error {
 	return &InputError{Path: path, Msg: oneLine.Replace(fmt.Sprintf(format, args...))}
 }
 

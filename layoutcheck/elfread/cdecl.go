@@ -1,4 +1,4 @@
-package layoutcheck
+package elfread
 
 import (
 	"fmt"
@@ -170,4 +170,12 @@ func (r declRenderer) name(t godwarf.Type) string {
 		return n
 	}
 	return fmt.Sprintf("<%s>", t.String())
+}
+
+// CDeclC is CDecl for C output: base spells the named parts (tags and
+// typedefs made identifiers, anonymous bodies inline), and a parameter list
+// of "..." alone (C++ vtable slots) is written "()", which C before C23
+// accepts.
+func CDeclC(t godwarf.Type, name string, base func(godwarf.Type) string) string {
+	return declRenderer{base: base, strictC: true, steps: new(int)}.decl(t, name, 0)
 }

@@ -1,4 +1,4 @@
-package layoutcheck
+package elfread
 
 import (
 	"bytes"
@@ -33,18 +33,18 @@ func Open(path string) (obj *Object, err error) {
 	if err != nil {
 		var nr *elfdwarf.NotRegularError
 		if errors.As(err, &nr) {
-			return nil, inputErr(path, "is %v; give an ELF file", err)
+			return nil, InputErrorf(path, "is %v; give an ELF file", err)
 		}
-		return nil, inputErr(path, "cannot open: %v", errors.Unwrap(err))
+		return nil, InputErrorf(path, "cannot open: %v", errors.Unwrap(err))
 	}
 	defer f.Close()
 	size := st.Size()
 	if size < 16 {
-		return nil, inputErr(path, "not an ELF file (%d bytes, too short for an ELF header)", size)
+		return nil, InputErrorf(path, "not an ELF file (%d bytes, too short for an ELF header)", size)
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
 	if err != nil {
-		return nil, inputErr(path, "cannot map: %v", err)
+		return nil, InputErrorf(path, "cannot map: %v", err)
 	}
 	obj = &Object{Path: path, data: data}
 	defer func() {
@@ -54,16 +54,16 @@ func Open(path string) (obj *Object, err error) {
 		}
 	}()
 	if !bytes.HasPrefix(data, []byte(elf.ELFMAG)) {
-		return obj, inputErr(path, "not an ELF file (starts with %q)", printable(data[:4]))
+		return obj, InputErrorf(path, "not an ELF file (starts with %q)", printable(data[:4]))
 	}
 	ef, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
-		return obj, inputErr(path, "%s", describeELFError(err, size))
+		return obj, InputErrorf(path, "%s", describeELFError(err, size))
 	}
 	obj.File = ef
 	for _, s := range ef.Sections {
 		if s.Type != elf.SHT_NOBITS && s.FileSize > 0 && (s.Offset > uint64(size) || s.FileSize > uint64(size)-s.Offset) {
-			return obj, inputErr(path, "truncated: section %q (%d bytes at %d) ends past the file's %d bytes", s.Name, s.FileSize, s.Offset, size)
+			return obj, InputErrorf(path, "truncated: section %q (%d bytes at %d) ends past the file's %d bytes", s.Name, s.FileSize, s.Offset, size)
 		}
 	}
 	if err := obj.readIdentity(); err != nil {
@@ -148,11 +148,11 @@ func (o *Object) readIdentity() error {
 	if v, err := ef.DynString(elf.DT_SONAME); err == nil && len(v) > 0 {
 		o.SONAME = v[0]
 	} else if err != nil {
-		return inputErr(o.Path, "corrupted dynamic section: %v", err)
+		return InputErrorf(o.Path, "corrupted dynamic section: %v", err)
 	}
 	needed, err := ef.DynString(elf.DT_NEEDED)
 	if err != nil {
-		return inputErr(o.Path, "corrupted dynamic section: %v", err)
+		return InputErrorf(o.Path, "corrupted dynamic section: %v", err)
 	}
 	o.Needed = needed
 	return nil

@@ -1,4 +1,4 @@
-package layoutcheck
+package elfread
 
 import (
 	"debug/elf"
@@ -37,7 +37,7 @@ func (o *Object) checkDataModel() error {
 	if f.Class == elf.ELFCLASS64 && (f.Machine == elf.EM_X86_64 || f.Machine == elf.EM_AARCH64) {
 		return nil
 	}
-	return inputErr(o.Path, "is an ELF%d %s object (data model %s); spec layouts are LP64: give an x86-64 or aarch64 build", classBits(f.Class), machineName(f.Machine), o.DataModel())
+	return InputErrorf(o.Path, "is an ELF%d %s object (data model %s); spec layouts are LP64: give an x86-64 or aarch64 build", classBits(f.Class), machineName(f.Machine), o.DataModel())
 }
 
 func classBits(c elf.Class) int {

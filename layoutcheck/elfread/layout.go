@@ -1,4 +1,4 @@
-package layoutcheck
+package elfread
 
 import (
 	"debug/dwarf"
@@ -37,13 +37,13 @@ type Member struct {
 // come from the input).
 func (m *Member) End() int64 {
 	if m.BitSize > 0 {
-		return satAdd(m.BitOffset, m.BitSize+7) / 8
+		return SatAdd(m.BitOffset, m.BitSize+7) / 8
 	}
-	return satAdd(m.Offset, m.Size)
+	return SatAdd(m.Offset, m.Size)
 }
 
-// satAdd adds two values read from DWARF, saturating at MaxTypeSize.
-func satAdd(a, b int64) int64 {
+// SatAdd adds two values read from DWARF, saturating at MaxTypeSize.
+func SatAdd(a, b int64) int64 {
 	a, b = min(max(a, -MaxTypeSize), MaxTypeSize), min(max(b, -MaxTypeSize), MaxTypeSize)
 	return min(a+b, MaxTypeSize)
 }
@@ -85,7 +85,7 @@ func (r *Reader) viewFor(off dwarf.Offset) (*view, error) {
 		return v, nil
 	}
 	if r.d.crossUnitRefs(u) {
-		data, err := r.d.dwarfData()
+		data, err := r.d.DWARFData()
 		if err != nil {
 			return nil, err
 		}
@@ -119,20 +119,20 @@ func (r *Reader) Type(off dwarf.Offset) (t godwarf.Type, err error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err = readType(v.data, off-v.base, v.cache)
+	t, err = ReadType(v.data, off-v.base, v.cache)
 	if err == nil {
 		r.fixDims(t, 0)
 	}
 	return t, err
 }
 
-// readType is the one door into godwarf's type reader. godwarf follows a
+// ReadType is the one door into godwarf's type reader. godwarf follows a
 // DIE's children with dwarf.Reader.Next and dereferences the entry without
 // checking for the nil that Next returns at the end of the data, so a child
 // list that runs past its unit (corrupted DWARF; our scanner stops early and
 // never walks the whole unit) panics inside it. That one library fault is
 // turned into an error here; our own code has no recover.
-func readType(d *dwarf.Data, off dwarf.Offset, cache map[dwarf.Offset]godwarf.Type) (t godwarf.Type, err error) {
+func ReadType(d *dwarf.Data, off dwarf.Offset, cache map[dwarf.Offset]godwarf.Type) (t godwarf.Type, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			t, err = nil, fmt.Errorf("the type at DIE 0x%x is malformed (its children run past the end of its unit): %v", off, r)
@@ -149,7 +149,7 @@ func readType(d *dwarf.Data, off dwarf.Offset, cache map[dwarf.Offset]godwarf.Ty
 // pointers, qualifiers, typedefs and function types, not struct bodies
 // (their members are read through Type one by one).
 func (r *Reader) fixDims(t godwarf.Type, depth int) {
-	if t == nil || depth > maxTypeDepth {
+	if t == nil || depth > MaxTypeDepth {
 		return
 	}
 	if r.dimsFixed == nil {
@@ -163,7 +163,7 @@ func (r *Reader) fixDims(t godwarf.Type, depth int) {
 	case *godwarf.ArrayType:
 		var run []*godwarf.ArrayType
 		e := x.Type
-		for len(run) < maxTypeDepth {
+		for len(run) < MaxTypeDepth {
 			a, ok := e.(*godwarf.ArrayType)
 			if !ok || a.Offset != 0 {
 				break
@@ -363,11 +363,11 @@ func Strip(t godwarf.Type) godwarf.Type {
 	return t
 }
 
-// maxTypeDepth bounds every walk down a chain of DWARF types (array of
+// MaxTypeDepth bounds every walk down a chain of DWARF types (array of
 // array of ..., typedef of typedef of ...). Real chains are a few links;
 // corrupted DWARF can make a chain that loops (an array whose element is
 // itself), which the bound ends.
-const maxTypeDepth = 64
+const MaxTypeDepth = 64
 
 // MaxTypeSize is where sizes computed from DWARF saturate, so that offset +
 // size sums never wrap (2^62 bytes; nothing real comes close).
@@ -379,7 +379,7 @@ const MaxTypeSize = 1 << 62
 // MaxTypeSize; a chain of types that loops has size 0.
 func TypeSize(t godwarf.Type) int64 {
 	mult := int64(1)
-	for range maxTypeDepth {
+	for range MaxTypeDepth {
 		switch x := Strip(t).(type) {
 		case nil:
 			return 0
@@ -414,7 +414,7 @@ func TypeAlign(t godwarf.Type) int64 {
 }
 
 func typeAlign(t godwarf.Type, seen map[*godwarf.StructType]bool, depth int) int64 {
-	if depth > maxTypeDepth {
+	if depth > MaxTypeDepth {
 		return 1
 	}
 	switch x := Strip(t).(type) {

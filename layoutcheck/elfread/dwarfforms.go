@@ -1,4 +1,4 @@
-package layoutcheck
+package elfread
 
 // DWARF constants the scanner needs (DWARF 5, §7).
 const (

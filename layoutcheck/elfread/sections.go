@@ -1,4 +1,4 @@
-package layoutcheck
+package elfread
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ type Debug struct {
 	Input *Object     // the file being checked
 	File  *Object     // where the DWARF lives
 	Via   string      // ViaEmbedded, ViaBuildID or ViaDebugLink
-	Data  *dwarf.Data // made on first use by dwarfData
+	Data  *dwarf.Data // made on first use by DWARFData
 
 	info, abbrev, str, strOffsets, lineStr, addr []byte
 	// infoZ inflates a compressed .debug_info as the scan reaches it (nil
@@ -80,10 +80,10 @@ func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
 		*s.dst = b
 	}
 	if len(d.info) == 0 {
-		return nil, inputErr(file.Path, "no DWARF: .debug_info is empty")
+		return nil, InputErrorf(file.Path, "no DWARF: .debug_info is empty")
 	}
 	if len(d.abbrev) == 0 {
-		return nil, inputErr(file.Path, "corrupted DWARF: .debug_info without .debug_abbrev")
+		return nil, InputErrorf(file.Path, "corrupted DWARF: .debug_info without .debug_abbrev")
 	}
 	return d, nil
 }
@@ -95,7 +95,7 @@ func (d *Debug) ensure(z *elfdwarf.Stream, end int) error {
 		return nil
 	}
 	if err := z.Ensure(end); err != nil {
-		return inputErr(d.File.Path, "cannot decompress: %v", err)
+		return InputErrorf(d.File.Path, "cannot decompress: %v", err)
 	}
 	return nil
 }
@@ -131,22 +131,22 @@ func (d *Debug) crossUnitRefs(u *unit) bool {
 func (d *Debug) unitData(u *unit) (data *dwarf.Data, err error) {
 	data, err = dwarf.New(d.abbrev, nil, nil, d.info[u.off:u.end], nil, nil, nil, d.str)
 	if err != nil {
-		return nil, inputErr(d.File.Path, "corrupted DWARF: %v", err)
+		return nil, InputErrorf(d.File.Path, "corrupted DWARF: %v", err)
 	}
 	for name, b := range map[string][]byte{".debug_str_offsets": d.strOffsets, ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
 		if len(b) > 0 {
 			if err := data.AddSection(name, b); err != nil {
-				return nil, inputErr(d.File.Path, "corrupted DWARF section %s: %v", name, err)
+				return nil, InputErrorf(d.File.Path, "corrupted DWARF section %s: %v", name, err)
 			}
 		}
 	}
 	return data, nil
 }
 
-// dwarfData builds the debug/dwarf view godwarf reads types from. It is made
+// DWARFData builds the debug/dwarf view godwarf reads types from. It is made
 // only after the scan, and only when a struct was found: dwarf.New parses
 // every unit's abbreviations up front.
-func (d *Debug) dwarfData() (data *dwarf.Data, err error) {
+func (d *Debug) DWARFData() (data *dwarf.Data, err error) {
 	if d.Data != nil {
 		return d.Data, nil
 	}
@@ -158,12 +158,12 @@ func (d *Debug) dwarfData() (data *dwarf.Data, err error) {
 	}
 	data, err = dwarf.New(d.abbrev, nil, nil, d.info, nil, nil, nil, d.str)
 	if err != nil {
-		return nil, inputErr(d.File.Path, "corrupted DWARF: %v", err)
+		return nil, InputErrorf(d.File.Path, "corrupted DWARF: %v", err)
 	}
 	for name, b := range map[string][]byte{".debug_str_offsets": d.strOffsets, ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
 		if len(b) > 0 {
 			if err := data.AddSection(name, b); err != nil {
-				return nil, inputErr(d.File.Path, "corrupted DWARF section %s: %v", name, err)
+				return nil, InputErrorf(d.File.Path, "corrupted DWARF section %s: %v", name, err)
 			}
 		}
 	}
@@ -198,18 +198,18 @@ func (o *Object) debugStream(name string) (*elfdwarf.Stream, error) {
 	case z:
 		raw := o.sectionBytes(s)
 		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
-			return nil, inputErr(o.Path, "corrupted compressed section %s (no ZLIB header)", s.Name)
+			return nil, InputErrorf(o.Path, "corrupted compressed section %s (no ZLIB header)", s.Name)
 		}
 		zr, zerr := zlib.NewReader(bytes.NewReader(raw[12:]))
 		if zerr != nil {
-			return nil, inputErr(o.Path, "cannot decompress %s: %v", s.Name, zerr)
+			return nil, InputErrorf(o.Path, "cannot decompress %s: %v", s.Name, zerr)
 		}
 		st, err = elfdwarf.NewStream(s.Name, zr, binary.BigEndian.Uint64(raw[4:12]), limit)
 	default:
 		return nil, nil
 	}
 	if err != nil {
-		return nil, inputErr(o.Path, "cannot decompress: %v", err)
+		return nil, InputErrorf(o.Path, "cannot decompress: %v", err)
 	}
 	return st, nil
 }
@@ -264,22 +264,22 @@ func (o *Object) debugSection(name string) ([]byte, error) {
 		// size its header declares.
 		out, err := elfdwarf.Inflate(s.Name, o.compressedReader(s), s.Size, limit)
 		if err != nil {
-			return nil, inputErr(o.Path, "cannot decompress: %v", err)
+			return nil, InputErrorf(o.Path, "cannot decompress: %v", err)
 		}
 		b = out
 	case z:
 		raw := o.sectionBytes(s)
 		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
-			return nil, inputErr(o.Path, "corrupted compressed section %s (no ZLIB header)", s.Name)
+			return nil, InputErrorf(o.Path, "corrupted compressed section %s (no ZLIB header)", s.Name)
 		}
 		n := binary.BigEndian.Uint64(raw[4:12])
 		zr, err := zlib.NewReader(bytes.NewReader(raw[12:]))
 		if err != nil {
-			return nil, inputErr(o.Path, "cannot decompress %s: %v", s.Name, err)
+			return nil, InputErrorf(o.Path, "cannot decompress %s: %v", s.Name, err)
 		}
 		out, err := elfdwarf.Inflate(s.Name, zr, n, limit)
 		if err != nil {
-			return nil, inputErr(o.Path, "cannot decompress: %v", err)
+			return nil, InputErrorf(o.Path, "cannot decompress: %v", err)
 		}
 		b = out
 	default:
@@ -304,18 +304,18 @@ func (o *Object) relocate(target *elf.Section, b []byte) ([]byte, error) {
 		return b, nil
 	}
 	if o.File.Machine != elf.EM_X86_64 || o.File.Class != elf.ELFCLASS64 {
-		return nil, inputErr(o.Path, "relocatable %s objects are not supported (x86-64 only); check the linked file instead", o.File.Machine)
+		return nil, InputErrorf(o.Path, "relocatable %s objects are not supported (x86-64 only); check the linked file instead", o.File.Machine)
 	}
 	syms, err := o.File.Symbols()
 	if err != nil {
-		return nil, inputErr(o.Path, "corrupted symbol table: %v", err)
+		return nil, InputErrorf(o.Path, "corrupted symbol table: %v", err)
 	}
 	out := make([]byte, len(b))
 	copy(out, b)
 	bo := o.File.ByteOrder
 	for _, rs := range rels {
 		if rs.Type != elf.SHT_RELA {
-			return nil, inputErr(o.Path, "%s: REL relocations on x86-64 are not supported", rs.Name)
+			return nil, InputErrorf(o.Path, "%s: REL relocations on x86-64 are not supported", rs.Name)
 		}
 		rb := o.sectionBytes(rs)
 		for i := 0; i+24 <= len(rb); i += 24 {
@@ -326,7 +326,7 @@ func (o *Object) relocate(target *elf.Section, b []byte) ([]byte, error) {
 			var sv uint64
 			if symIdx > 0 {
 				if int(symIdx-1) >= len(syms) {
-					return nil, inputErr(o.Path, "%s: relocation names symbol %d of %d", rs.Name, symIdx, len(syms))
+					return nil, InputErrorf(o.Path, "%s: relocation names symbol %d of %d", rs.Name, symIdx, len(syms))
 				}
 				sv = syms[symIdx-1].Value
 			}
@@ -335,12 +335,12 @@ func (o *Object) relocate(target *elf.Section, b []byte) ([]byte, error) {
 			case elf.R_X86_64_NONE:
 			case elf.R_X86_64_64:
 				if uint64(len(out)) < 8 || off > uint64(len(out))-8 {
-					return nil, inputErr(o.Path, "%s: relocation at %#x is outside %s", rs.Name, off, target.Name)
+					return nil, InputErrorf(o.Path, "%s: relocation at %#x is outside %s", rs.Name, off, target.Name)
 				}
 				bo.PutUint64(out[off:], v)
 			case elf.R_X86_64_32, elf.R_X86_64_32S:
 				if uint64(len(out)) < 4 || off > uint64(len(out))-4 {
-					return nil, inputErr(o.Path, "%s: relocation at %#x is outside %s", rs.Name, off, target.Name)
+					return nil, InputErrorf(o.Path, "%s: relocation at %#x is outside %s", rs.Name, off, target.Name)
 				}
 				bo.PutUint32(out[off:], uint32(v))
 			default:

@@ -1,4 +1,4 @@
-package layoutcheck
+package elfread
 
 import (
 	"fmt"
@@ -42,7 +42,7 @@ func compressedObject(t testing.TB, kind string) string {
 
 func mustOpenDebug(t testing.TB, path string) *Debug {
 	t.Helper()
-	_, d, done, err := openDebug(path, nil)
+	_, d, done, err := OpenDebug(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

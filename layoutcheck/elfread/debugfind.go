@@ -1,7 +1,8 @@
-package layoutcheck
+package elfread
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -44,11 +45,11 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 	if len(obj.BuildID) > 2 {
 		for _, d := range debugDirs {
 			p := filepath.Join(d, ".build-id", obj.BuildID[:2], obj.BuildID[2:]+".debug")
-			tried = append(tried, p)
-			dbg, ok := tryDebugFile(obj, p, func(c *Object) bool { return c.BuildID == "" || c.BuildID == obj.BuildID }, ViaBuildID)
-			if ok {
+			dbg, why := tryDebugFile(obj, p, func(c *Object) bool { return c.BuildID == "" || c.BuildID == obj.BuildID }, ViaBuildID, "has another build-id")
+			if dbg != nil {
 				return dbg, nil
 			}
+			tried = append(tried, candidate(p, why))
 		}
 	}
 	refused := ""
@@ -65,11 +66,11 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 			if p == obj.Path || sameFile(p, obj.Path) {
 				continue
 			}
-			tried = append(tried, p)
-			dbg, ok := tryDebugFile(obj, p, func(c *Object) bool { return crc32.ChecksumIEEE(c.data) == obj.DebugLinkCRC }, ViaDebugLink)
-			if ok {
+			dbg, why := tryDebugFile(obj, p, func(c *Object) bool { return crc32.ChecksumIEEE(c.data) == obj.DebugLinkCRC }, ViaDebugLink, "fails the .gnu_debuglink CRC")
+			if dbg != nil {
 				return dbg, nil
 			}
+			tried = append(tried, candidate(p, why))
 		}
 	}
 	why := "the file has no .debug_info"
@@ -80,7 +81,15 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 		why += "; no matching separate debug file at " + strings.Join(tried, ", ")
 	}
 	why += refused
-	return nil, inputErr(obj.Path, "no DWARF anywhere (%s); rebuild with -g, install the debug package, or pass --debug-dir", why)
+	return nil, InputErrorf(obj.Path, "no DWARF anywhere (%s); rebuild with -g, install the debug package, or pass --debug-dir", why)
+}
+
+// candidate names a debug file tried, with why it was refused when it exists.
+func candidate(path, why string) string {
+	if why == "" {
+		return path
+	}
+	return path + " (" + why + ")"
 }
 
 // debugLinkName reports whether a .gnu_debuglink value is a plain file
@@ -97,31 +106,48 @@ func sameFile(a, b string) bool {
 }
 
 // tryDebugFile opens a candidate debug file; it is used when it has DWARF and
-// passes match.
-func tryDebugFile(obj *Object, path string, match func(*Object) bool, via string) (*Debug, bool) {
+// passes match. A candidate that exists but is refused says why (unreadable,
+// no DWARF, not the input's, corrupted sections), so the final error names a
+// broken debug file instead of only the path tried.
+func tryDebugFile(obj *Object, path string, match func(*Object) bool, via, mismatch string) (*Debug, string) {
 	if _, err := os.Stat(path); err != nil {
-		return nil, false
+		return nil, ""
 	}
 	c, err := Open(path)
 	if err != nil {
-		return nil, false
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return nil, ie.Msg
+		}
+		return nil, err.Error()
 	}
-	if !hasDWARF(c) || !match(c) {
+	why := ""
+	switch {
+	case !hasDWARF(c):
+		why = "has no .debug_info"
+	case !match(c):
+		why = mismatch
+	}
+	if why != "" {
 		c.Close()
-		return nil, false
+		return nil, why
 	}
 	dbg, err := loadDebug(obj, c, via)
 	if err != nil {
 		c.Close()
-		return nil, false
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return nil, ie.Msg
+		}
+		return nil, err.Error()
 	}
 	dbg.owned = c
-	return dbg, true
+	return dbg, ""
 }
 
-// openDebug opens path and finds its debug info, for the commands that read
+// OpenDebug opens path and finds its debug info, for the commands that read
 // one file's types; done releases both, the debug file first.
-func openDebug(path string, debugDirs []string) (obj *Object, dbg *Debug, done func(), err error) {
+func OpenDebug(path string, debugDirs []string) (obj *Object, dbg *Debug, done func(), err error) {
 	if obj, err = Open(path); err != nil {
 		return nil, nil, nil, err
 	}

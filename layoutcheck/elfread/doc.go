@@ -1,0 +1,15 @@
+// Package elfread reads what the checker and the release workflow need from
+// ELF binaries: the object's identity (build-id, debuglink, SONAME, needed
+// libraries), its dynamic symbol table with version definitions and needs,
+// function bytes, and the DWARF of its structs, found in the file or in a
+// separate debug file. It knows nothing of specs; internal/elfdwarf below it
+// opens files and inflates compressed sections.
+//
+// Reading is lazy on purpose: a fast scanner walks .debug_info once, decoding
+// only the names of type DIEs at namespace scope, skipping every subtree that
+// cannot hold a wanted struct and stopping as soon as every wanted struct is
+// found. Only the DIEs of the structs found are then decoded into types,
+// through ReadType, the one door into godwarf.
+//
+// Every error about an input is an *InputError: one line naming the file.
+package elfread

@@ -1,0 +1,81 @@
+package elfread
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/hostile"
+)
+
+// FuzzReader feeds mutated real objects (the seeds are the checker's
+// FuzzReadObject corpus: gcc -g objects in DWARF 4 and 5, a compressed one,
+// a shared object) to every reading step on its own: open, the dynamic
+// table, the debug-file search, the struct scan and the layout and type
+// reader. Open, ReadDynTable, FindDebug and FindStructs end with a result
+// or a one-line *InputError; a layout error is any one-line error; a panic
+// fails the run.
+func FuzzReader(f *testing.F) {
+	// Each exec rewrites the input: on tmpfs when there is one, as the
+	// checker's fuzz target does (a busy disk starves the fuzzer).
+	dir := f.TempDir()
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if d, err := os.MkdirTemp("/dev/shm", "nrtabi-fuzz-"); err == nil {
+			dir = d
+			f.Cleanup(func() { os.RemoveAll(d) })
+		}
+	}
+	noDebug := []string{filepath.Join(dir, "no-debug-dir")}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "input.o")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		oneLine := func(what string, err error, mustInput bool) bool {
+			t.Helper()
+			if err == nil {
+				return true
+			}
+			var ie *InputError
+			if strings.Contains(err.Error(), "\n") || (mustInput && !errors.As(err, &ie)) {
+				t.Fatalf("%s: want nil or a one-line error (*InputError: %v), got %T %q", what, mustInput, err, err)
+			}
+			return false
+		}
+		o, err := Open(p)
+		if !oneLine("open", err, true) {
+			return
+		}
+		defer o.Close()
+		if o.File.Section(".dynsym") != nil {
+			_, err := ReadDynTable(o)
+			oneLine("dynamic table", err, true)
+		}
+		dbg, err := FindDebug(o, noDebug)
+		if !oneLine("find debug", err, true) {
+			return
+		}
+		defer dbg.Close()
+		found, err := dbg.FindStructs([][]string{{hostile.StructName}, {"outer"}, {"inner"}})
+		if !oneLine("find structs", err, true) {
+			return
+		}
+		rd := dbg.NewReader()
+		for _, fd := range found {
+			if fd == nil {
+				continue
+			}
+			l, err := rd.Layout(fd.Offset)
+			if !oneLine("layout", err, false) {
+				continue
+			}
+			for _, m := range l.Members {
+				if s := CDecl(m.Type, m.Name); len(s) > 1<<16 {
+					t.Fatalf("member %s spelled in %d bytes", m.Name, len(s))
+				}
+			}
+		}
+	})
+}

@@ -354,7 +354,7 @@ func (obs *Observed) libnrt(o *Object, base *spec.Spec) error {
 			}
 		}
 	}
-	if s, ok := byName[base.Table.Sentinel]; ok {
+	if s, ok := byName[base.SlotTable.Sentinel]; ok {
 		obs.Sentinel = s.Value
 	}
 	for _, s := range syms {
@@ -447,7 +447,7 @@ func mergeFragments(frags [][]byte, paths []string) (*StructSet, error) {
 				enums = append(enums, e)
 			}
 		}
-		for _, o := range s.Opaques {
+		for _, o := range s.OpaqueTypes {
 			if _, ok := from["opaque "+o.Name]; !ok {
 				from["opaque "+o.Name] = paths[i]
 				opaques = append(opaques, o)

@@ -100,18 +100,18 @@ func merge(parent, child *Spec) (*Spec, Errors) {
 	for _, pair := range []struct{ c, p *Library }{
 		{&out.Release.LibNRT, &parent.Release.LibNRT},
 		{&out.Release.LibNCCOM, &parent.Release.LibNCCOM},
-		{&out.Release.NetPlugin, &parent.Release.NetPlugin},
+		{&out.Release.LibNCCOMNet, &parent.Release.LibNCCOMNet},
 	} {
 		if pair.c.Pos.File == "" {
 			*pair.c = *pair.p
 		}
 	}
-	out.Counts, out.Table = parent.Counts, parent.Table
+	out.Counts, out.SlotTable = parent.Counts, parent.SlotTable
 	if child.Counts.Pos.File != "" {
 		out.Counts = child.Counts
 	}
-	if child.Table.Pos.File != "" {
-		out.Table = child.Table
+	if child.SlotTable.Pos.File != "" {
+		out.SlotTable = child.SlotTable
 	}
 
 	var errs Errors
@@ -139,12 +139,12 @@ func merge(parent, child *Spec) (*Spec, Errors) {
 	out.Reverse = overlay(parent.Reverse, child.Reverse, func(r Reverse) string { return r.Name }, func(k string) bool { return keep("reverse", k) })
 	out.Constants = overlay(parent.Constants, child.Constants, func(c Constant) string { return c.Name }, func(k string) bool { return keep("constant", k) })
 	out.Enums = overlay(parent.Enums, child.Enums, func(e Enum) string { return e.Name }, func(k string) bool { return keep("enum", k) })
-	out.Opaques = overlay(parent.Opaques, child.Opaques, func(o OpaqueType) string { return o.Name }, func(k string) bool { return keep("opaque_type", k) })
+	out.OpaqueTypes = overlay(parent.OpaqueTypes, child.OpaqueTypes, func(o OpaqueType) string { return o.Name }, func(k string) bool { return keep("opaque_type", k) })
 	out.Messages = overlay(parent.Messages, child.Messages, func(m Message) string { return m.ID }, func(k string) bool { return keep("message", k) })
 	out.Structs = overlay(parent.Structs, child.Structs, func(s *Struct) string { return s.Name }, func(k string) bool { return keep("struct", k) })
-	out.Nodes = overlay(parent.Nodes, child.Nodes, func(n VersionNode) string { return n.Name }, func(k string) bool { return keep("version_node", k) })
-	out.Links = overlay(parent.Links, child.Links, func(l LinkBehaviour) string { return l.Variant }, func(k string) bool { return keep("link_behaviour", k) })
-	out.Notes = overlay(parent.Notes, child.Notes, func(c Contradiction) string { return c.ID }, func(k string) bool { return keep("contradiction", k) })
+	out.VersionNodes = overlay(parent.VersionNodes, child.VersionNodes, func(n VersionNode) string { return n.Name }, func(k string) bool { return keep("version_node", k) })
+	out.LinkBehaviours = overlay(parent.LinkBehaviours, child.LinkBehaviours, func(l LinkBehaviour) string { return l.Variant }, func(k string) bool { return keep("link_behaviour", k) })
+	out.Contradictions = overlay(parent.Contradictions, child.Contradictions, func(c Contradiction) string { return c.ID }, func(k string) bool { return keep("contradiction", k) })
 	for _, r := range child.removals {
 		for _, k := range r.kinds() {
 			for _, n := range k.names {

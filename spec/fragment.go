@@ -6,7 +6,7 @@ package spec
 // fragments; the loader validates their layouts and provenance only, and a
 // checker takes the release-level facts from a full spec.
 func (s *Spec) IsFragment() bool {
-	return s.Release.Pos.File == "" && s.Counts.Pos.File == "" && s.Table.Pos.File == "" &&
-		len(s.Nodes) == 0 && len(s.Forward) == 0 && len(s.Reverse) == 0 && len(s.Constants) == 0 &&
-		len(s.Messages) == 0 && len(s.Notes) == 0 && len(s.Links) == 0 && len(s.Structs) > 0
+	return s.Release.Pos.File == "" && s.Counts.Pos.File == "" && s.SlotTable.Pos.File == "" &&
+		len(s.VersionNodes) == 0 && len(s.Forward) == 0 && len(s.Reverse) == 0 && len(s.Constants) == 0 &&
+		len(s.Messages) == 0 && len(s.Contradictions) == 0 && len(s.LinkBehaviours) == 0 && len(s.Structs) > 0
 }

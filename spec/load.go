@@ -180,7 +180,7 @@ func (s *Spec) addFile(name, src string) Errors {
 		// Library tables are optional: an absent one keeps no position and
 		// is not held to the provenance rules.
 		for path, f := range map[string]*Fact{"release.libnrt": &s.Release.LibNRT.Fact,
-			"release.libnccom": &s.Release.LibNCCOM.Fact, "release.libnccom_net": &s.Release.NetPlugin.Fact} {
+			"release.libnccom": &s.Release.LibNCCOM.Fact, "release.libnccom_net": &s.Release.LibNCCOMNet.Fact} {
 			if _, ok := idx.find(path); ok {
 				at(f, path)
 			}
@@ -192,9 +192,9 @@ func (s *Spec) addFile(name, src string) Errors {
 		at(&s.Counts.Fact, "counts")
 	}
 	if doc.Table != nil {
-		single("slot_table", s.Table.Pos)
-		s.Table = *doc.Table
-		at(&s.Table.Fact, "slot_table")
+		single("slot_table", s.SlotTable.Pos)
+		s.SlotTable = *doc.Table
+		at(&s.SlotTable.Fact, "slot_table")
 	}
 	for i := range doc.Nodes {
 		at(&doc.Nodes[i].Fact, fmt.Sprintf("version_node[%d]", i))
@@ -232,16 +232,16 @@ func (s *Spec) addFile(name, src string) Errors {
 			at(&st.Opaque[j].Fact, fmt.Sprintf("struct[%d].opaque[%d]", i, j))
 		}
 	}
-	s.Nodes = append(s.Nodes, doc.Nodes...)
+	s.VersionNodes = append(s.VersionNodes, doc.Nodes...)
 	s.Forward = append(s.Forward, doc.Forward...)
 	s.Reverse = append(s.Reverse, doc.Reverse...)
 	s.Constants = append(s.Constants, doc.Constants...)
 	s.Enums = append(s.Enums, doc.Enums...)
-	s.Opaques = append(s.Opaques, doc.Opaques...)
+	s.OpaqueTypes = append(s.OpaqueTypes, doc.Opaques...)
 	s.Messages = append(s.Messages, doc.Messages...)
 	s.Structs = append(s.Structs, doc.Structs...)
-	s.Notes = append(s.Notes, doc.Notes...)
-	s.Links = append(s.Links, doc.Links...)
+	s.Contradictions = append(s.Contradictions, doc.Notes...)
+	s.LinkBehaviours = append(s.LinkBehaviours, doc.Links...)
 	if doc.Remove != nil {
 		doc.Remove.Pos, _ = idx.lookup("remove")
 		doc.Remove.Path = "remove"

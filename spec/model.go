@@ -35,10 +35,10 @@ func (p Pos) String() string {
 
 // Fact carries the provenance every spec row has.
 type Fact struct {
-	Conf   Conf              `toml:"conf" json:"conf"`
-	Source string            `toml:"source" json:"source"`
-	Note   string            `toml:"note" json:"note,omitempty"`
-	Fields map[string]string `toml:"conf_fields" json:"conf_fields,omitempty"` // per-key confidence overrides
+	Conf       Conf              `toml:"conf" json:"conf"`
+	Source     string            `toml:"source" json:"source"`
+	Note       string            `toml:"note" json:"note,omitempty"`
+	ConfFields map[string]string `toml:"conf_fields" json:"conf_fields,omitempty"` // per-key confidence overrides
 	// Carried lists the keys of a row that `release new` restated from the
 	// parent release because the binaries could not confirm them.
 	Carried []string `toml:"carried" json:"carried,omitempty"`
@@ -48,7 +48,7 @@ type Fact struct {
 
 // ConfOf is the confidence of one key of the row.
 func (f *Fact) ConfOf(key string) Conf {
-	if c, ok := f.Fields[key]; ok {
+	if c, ok := f.ConfFields[key]; ok {
 		return Conf(c)
 	}
 	return f.Conf
@@ -56,19 +56,19 @@ func (f *Fact) ConfOf(key string) Conf {
 
 // Spec is one release of the libnrt ↔ libnccom boundary.
 type Spec struct {
-	Release   Release
-	Counts    Counts
-	Table     SlotTable
-	Nodes     []VersionNode
-	Forward   []Forward
-	Reverse   []Reverse
-	Constants []Constant
-	Enums     []Enum
-	Opaques   []OpaqueType
-	Messages  []Message
-	Structs   []*Struct
-	Notes     []Contradiction
-	Links     []LinkBehaviour
+	Release        Release
+	Counts         Counts
+	SlotTable      SlotTable
+	VersionNodes   []VersionNode
+	Forward        []Forward
+	Reverse        []Reverse
+	Constants      []Constant
+	Enums          []Enum
+	OpaqueTypes    []OpaqueType
+	Messages       []Message
+	Structs        []*Struct
+	Contradictions []Contradiction
+	LinkBehaviours []LinkBehaviour
 
 	Dir   string   // where it was read from ("embedded:2.31.24" or a path)
 	Files []string // the files, in load order
@@ -87,7 +87,7 @@ type Release struct {
 	CarriedOver []string `toml:"carried_over"`
 	LibNRT      Library  `toml:"libnrt"`
 	LibNCCOM    Library  `toml:"libnccom"`
-	NetPlugin   Library  `toml:"libnccom_net"`
+	LibNCCOMNet Library  `toml:"libnccom_net"`
 	Fact
 }
 
@@ -130,16 +130,16 @@ type Counts struct {
 
 // SlotTable is libnrt's .bss table of dlsym'd forward pointers.
 type SlotTable struct {
-	Base         uint64 `toml:"base"`
-	Top          uint64 `toml:"top"`
-	Stride       uint64 `toml:"stride"`
-	Order        string `toml:"order"` // "descending": dlsym index i lives at top - i*stride
-	Sentinel     string `toml:"sentinel"`
-	SentinelAddr uint64 `toml:"sentinel_addr"`
-	NetHandle    uint64 `toml:"net_handle_addr"`
-	Library      string `toml:"library"`     // dlopen name
-	NetLibrary   string `toml:"net_library"` // soft-loaded plugin
-	NetProbe     string `toml:"net_probe"`   // libfabric symbol probed when the plugin is absent
+	Base          uint64 `toml:"base"`
+	Top           uint64 `toml:"top"`
+	Stride        uint64 `toml:"stride"`
+	Order         string `toml:"order"` // "descending": dlsym index i lives at top - i*stride
+	Sentinel      string `toml:"sentinel"`
+	SentinelAddr  uint64 `toml:"sentinel_addr"`
+	NetHandleAddr uint64 `toml:"net_handle_addr"`
+	Library       string `toml:"library"`     // dlopen name
+	NetLibrary    string `toml:"net_library"` // soft-loaded plugin
+	NetProbe      string `toml:"net_probe"`   // libfabric symbol probed when the plugin is absent
 	Fact
 }
 
@@ -442,11 +442,11 @@ func (s *Spec) EnumByName(name string) *Enum {
 	return nil
 }
 
-// OpaqueByName finds an opaque type by name or tag.
-func (s *Spec) OpaqueByName(name string) *OpaqueType {
-	for i := range s.Opaques {
-		if s.Opaques[i].Name == name || s.Opaques[i].Tag == name {
-			return &s.Opaques[i]
+// OpaqueTypeByName finds an opaque type by name or tag.
+func (s *Spec) OpaqueTypeByName(name string) *OpaqueType {
+	for i := range s.OpaqueTypes {
+		if s.OpaqueTypes[i].Name == name || s.OpaqueTypes[i].Tag == name {
+			return &s.OpaqueTypes[i]
 		}
 	}
 	return nil
@@ -472,8 +472,8 @@ func (s *Spec) ReverseByName(name string) *Reverse {
 	return nil
 }
 
-// Constant finds a constant by name.
-func (s *Spec) Constant(name string) *Constant {
+// ConstantByName finds a constant by name.
+func (s *Spec) ConstantByName(name string) *Constant {
 	for i := range s.Constants {
 		if s.Constants[i].Name == name {
 			return &s.Constants[i]
@@ -482,8 +482,8 @@ func (s *Spec) Constant(name string) *Constant {
 	return nil
 }
 
-// Message finds a message by id.
-func (s *Spec) Message(id string) *Message {
+// MessageByID finds a message by id.
+func (s *Spec) MessageByID(id string) *Message {
 	for i := range s.Messages {
 		if s.Messages[i].ID == id {
 			return &s.Messages[i]
@@ -492,11 +492,11 @@ func (s *Spec) Message(id string) *Message {
 	return nil
 }
 
-// Node finds a version node.
-func (s *Spec) Node(name string) *VersionNode {
-	for i := range s.Nodes {
-		if s.Nodes[i].Name == name {
-			return &s.Nodes[i]
+// VersionNodeByName finds a version node.
+func (s *Spec) VersionNodeByName(name string) *VersionNode {
+	for i := range s.VersionNodes {
+		if s.VersionNodes[i].Name == name {
+			return &s.VersionNodes[i]
 		}
 	}
 	return nil

@@ -52,11 +52,11 @@ func (c *checker) release(dirName string) {
 	if c.s.Counts.Pos.File == "" {
 		c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [counts] table in any file"})
 	}
-	if c.s.Table.Pos.File == "" {
+	if c.s.SlotTable.Pos.File == "" {
 		c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [slot_table] table in any file"})
 	}
 	for i, need := range r.LibNCCOM.VersionNeeds {
-		if need.File == r.LibNRT.SONAME && c.s.Node(need.Version) == nil {
+		if need.File == r.LibNRT.SONAME && c.s.VersionNodeByName(need.Version) == nil {
 			c.at(&r.LibNCCOM.Fact, fmt.Sprintf("version_need[%d].version", i), "version-need", "libnccom needs %s from %s, which declares no such [[version_node]]", need.Version, need.File)
 		}
 	}
@@ -74,26 +74,26 @@ func (c *checker) facts() {
 		if strings.TrimSpace(f.Source) == "" {
 			c.at(f, "source", "conf", "%s: source is empty; say where the fact comes from", what)
 		}
-		keys := make([]string, 0, len(f.Fields))
-		for k := range f.Fields {
+		keys := make([]string, 0, len(f.ConfFields))
+		for k := range f.ConfFields {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if !Conf(f.Fields[k]).Valid() {
-				c.at(f, "conf_fields", "conf", "%s: conf_fields.%s = %q; use HIGH, MED or INFERRED", what, k, f.Fields[k])
+			if !Conf(f.ConfFields[k]).Valid() {
+				c.at(f, "conf_fields", "conf", "%s: conf_fields.%s = %q; use HIGH, MED or INFERRED", what, k, f.ConfFields[k])
 			}
 		}
 	}
 	s := c.s
 	check(&s.Release.Fact, "[release]")
-	for _, l := range []*Library{&s.Release.LibNRT, &s.Release.LibNCCOM, &s.Release.NetPlugin} {
+	for _, l := range []*Library{&s.Release.LibNRT, &s.Release.LibNCCOM, &s.Release.LibNCCOMNet} {
 		check(&l.Fact, l.Path)
 	}
 	check(&s.Counts.Fact, "[counts]")
-	check(&s.Table.Fact, "[slot_table]")
-	for i := range s.Nodes {
-		check(&s.Nodes[i].Fact, "version node "+s.Nodes[i].Name)
+	check(&s.SlotTable.Fact, "[slot_table]")
+	for i := range s.VersionNodes {
+		check(&s.VersionNodes[i].Fact, "version node "+s.VersionNodes[i].Name)
 	}
 	for i := range s.Forward {
 		check(&s.Forward[i].Fact, s.Forward[i].Name)
@@ -107,17 +107,17 @@ func (c *checker) facts() {
 	for i := range s.Enums {
 		check(&s.Enums[i].Fact, s.Enums[i].Name)
 	}
-	for i := range s.Opaques {
-		check(&s.Opaques[i].Fact, s.Opaques[i].Name)
+	for i := range s.OpaqueTypes {
+		check(&s.OpaqueTypes[i].Fact, s.OpaqueTypes[i].Name)
 	}
 	for i := range s.Messages {
 		check(&s.Messages[i].Fact, s.Messages[i].ID)
 	}
-	for i := range s.Notes {
-		check(&s.Notes[i].Fact, s.Notes[i].ID)
+	for i := range s.Contradictions {
+		check(&s.Contradictions[i].Fact, s.Contradictions[i].ID)
 	}
-	for i := range s.Links {
-		check(&s.Links[i].Fact, s.Links[i].Variant)
+	for i := range s.LinkBehaviours {
+		check(&s.LinkBehaviours[i].Fact, s.LinkBehaviours[i].Variant)
 	}
 	for _, st := range s.Structs {
 		check(&st.Fact, st.Name)
@@ -170,11 +170,11 @@ func (c *checker) uniq(what string, n int, name func(int) (string, *Fact, string
 
 func (c *checker) nodes() {
 	s := c.s
-	c.uniq("version node", len(s.Nodes), func(i int) (string, *Fact, string) { return s.Nodes[i].Name, &s.Nodes[i].Fact, "name" })
+	c.uniq("version node", len(s.VersionNodes), func(i int) (string, *Fact, string) { return s.VersionNodes[i].Name, &s.VersionNodes[i].Fact, "name" })
 	bases := 0
 	idx := map[int]bool{}
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
+	for i := range s.VersionNodes {
+		n := &s.VersionNodes[i]
 		if n.Name == "" {
 			c.at(&n.Fact, "name", "required", "[[version_node]] needs a name")
 		}
@@ -187,16 +187,16 @@ func (c *checker) nodes() {
 				c.at(&n.Fact, "name", "version-node", "the BASE node is named after the SONAME %q, not %q", s.Release.LibNRT.SONAME, n.Name)
 			}
 		}
-		if n.Index < 1 || n.Index > len(s.Nodes) || idx[n.Index] {
-			c.at(&n.Fact, "index", "version-node", "version node %s has index %d; indices are 1..%d, each used once", n.Name, n.Index, len(s.Nodes))
+		if n.Index < 1 || n.Index > len(s.VersionNodes) || idx[n.Index] {
+			c.at(&n.Fact, "index", "version-node", "version node %s has index %d; indices are 1..%d, each used once", n.Name, n.Index, len(s.VersionNodes))
 		}
 		idx[n.Index] = true
-		if n.Parent != "" && s.Node(n.Parent) == nil {
+		if n.Parent != "" && s.VersionNodeByName(n.Parent) == nil {
 			c.at(&n.Fact, "parent", "version-node", "version node %s names parent %q, which is not declared", n.Name, n.Parent)
 		}
 		// Follow parents; a cycle never reaches a node without one.
 		seen := map[string]bool{n.Name: true}
-		for p := s.Node(n.Parent); p != nil; p = s.Node(p.Parent) {
+		for p := s.VersionNodeByName(n.Parent); p != nil; p = s.VersionNodeByName(p.Parent) {
 			if seen[p.Name] {
 				c.at(&n.Fact, "parent", "version-node", "version node %s is its own ancestor", n.Name)
 				break
@@ -204,8 +204,8 @@ func (c *checker) nodes() {
 			seen[p.Name] = true
 		}
 	}
-	if bases != 1 && len(s.Nodes) > 0 {
-		c.errs = append(c.errs, &Error{Pos: s.Nodes[0].Pos, Rule: "version-node", Msg: fmt.Sprintf("%d BASE version nodes; exactly one (the SONAME) is required", bases)})
+	if bases != 1 && len(s.VersionNodes) > 0 {
+		c.errs = append(c.errs, &Error{Pos: s.VersionNodes[0].Pos, Rule: "version-node", Msg: fmt.Sprintf("%d BASE version nodes; exactly one (the SONAME) is required", bases)})
 	}
 }
 
@@ -213,7 +213,7 @@ var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (c *checker) forward() {
 	s := c.s
-	t := &s.Table
+	t := &s.SlotTable
 	c.uniq("forward symbol", len(s.Forward), func(i int) (string, *Fact, string) { return s.Forward[i].Name, &s.Forward[i].Fact, "name" })
 	c.uniq("trampoline", len(s.Forward), func(i int) (string, *Fact, string) {
 		return s.Forward[i].Trampoline, &s.Forward[i].Fact, "trampoline"
@@ -320,7 +320,7 @@ func (c *checker) reverse() {
 		if !(strings.HasPrefix(r.Name, "nec_") || strings.HasPrefix(r.Name, "nrt_")) || !identRE.MatchString(r.Name) {
 			c.at(&r.Fact, "name", "reverse-name", "reverse symbol %q must be a C identifier starting with nec_ or nrt_", r.Name)
 		}
-		switch n := s.Node(r.Version); {
+		switch n := s.VersionNodeByName(r.Version); {
 		case r.Version == "":
 			c.at(&r.Fact, "version", "reverse-version", "%s has no version; reverse callbacks are bound to a version node such as NRT_2.0.0", r.Name)
 		case n == nil:
@@ -398,7 +398,7 @@ func (c *checker) enums() {
 			}
 		}
 	}
-	c.uniq("opaque type", len(s.Opaques), func(i int) (string, *Fact, string) { return s.Opaques[i].Name, &s.Opaques[i].Fact, "name" })
+	c.uniq("opaque type", len(s.OpaqueTypes), func(i int) (string, *Fact, string) { return s.OpaqueTypes[i].Name, &s.OpaqueTypes[i].Fact, "name" })
 }
 
 func (c *checker) constants() {

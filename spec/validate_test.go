@@ -52,8 +52,8 @@ func TestEmbeddedReleaseIsValid(t *testing.T) {
 			if len(s.Forward) != 37 || len(s.Reverse) != 20 {
 				t.Errorf("2.31.24: %d forward, %d reverse; the facts sheet has 37 and 20", len(s.Forward), len(s.Reverse))
 			}
-			if s.Table.Base != 0xc967b8 || s.Table.Top != 0xc968d8 {
-				t.Errorf("slot table %#x..%#x", s.Table.Base, s.Table.Top)
+			if s.SlotTable.Base != 0xc967b8 || s.SlotTable.Top != 0xc968d8 {
+				t.Errorf("slot table %#x..%#x", s.SlotTable.Base, s.SlotTable.Top)
 			}
 			for name, size := range map[string]int{"enc_glb_comm": 564408, "enc_nccl_comm_node": 88, "nec_version_info_t": 56, "nrt_version_t": 224} {
 				if st := s.StructByName(name); st == nil || st.Size != size {

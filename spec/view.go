@@ -5,16 +5,16 @@ import "fmt"
 // View is the stable JSON form of a spec (nrtabi spec show --format json).
 // Addresses are hexadecimal strings.
 type View struct {
-	Release      ReleaseView     `json:"release"`
-	VersionNodes []NodeView      `json:"version_nodes"`
-	SlotTable    TableView       `json:"slot_table"`
-	Forward      []ForwardView   `json:"forward"`
-	Reverse      []ReverseView   `json:"reverse"`
-	Constants    []ConstantView  `json:"constants"`
-	Enums        []EnumView      `json:"enums"`
-	Messages     []MessageView   `json:"messages"`
-	Structs      []StructView    `json:"structs"`
-	Notes        []Contradiction `json:"contradictions"`
+	Release        ReleaseView       `json:"release"`
+	VersionNodes   []VersionNodeView `json:"version_nodes"`
+	SlotTable      SlotTableView     `json:"slot_table"`
+	Forward        []ForwardView     `json:"forward"`
+	Reverse        []ReverseView     `json:"reverse"`
+	Constants      []ConstantView    `json:"constants"`
+	Enums          []EnumView        `json:"enums"`
+	Messages       []MessageView     `json:"messages"`
+	Structs        []StructView      `json:"structs"`
+	Contradictions []Contradiction   `json:"contradictions"`
 }
 
 // ReleaseView identifies the release.
@@ -25,16 +25,16 @@ type ReleaseView struct {
 	Libnccom    Library `json:"libnccom"`
 }
 
-// NodeView is a version node.
-type NodeView struct {
+// VersionNodeView is a version node.
+type VersionNodeView struct {
 	Name   string `json:"name"`
 	Index  int    `json:"index"`
 	Base   bool   `json:"base"`
 	Parent string `json:"parent,omitempty"`
 }
 
-// TableView is the forward slot table.
-type TableView struct {
+// SlotTableView is the forward slot table.
+type SlotTableView struct {
 	Base   string `json:"base"`
 	Top    string `json:"top"`
 	Stride uint64 `json:"stride"`
@@ -129,12 +129,12 @@ func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }
 // View builds the JSON form.
 func (s *Spec) View() View {
 	v := View{
-		Release:   ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom, Libnrt: s.Release.LibNRT, Libnccom: s.Release.LibNCCOM},
-		SlotTable: TableView{Base: hexAddr(s.Table.Base), Top: hexAddr(s.Table.Top), Stride: s.Table.Stride, Order: s.Table.Order},
-		Notes:     s.Notes,
+		Release:        ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom, Libnrt: s.Release.LibNRT, Libnccom: s.Release.LibNCCOM},
+		SlotTable:      SlotTableView{Base: hexAddr(s.SlotTable.Base), Top: hexAddr(s.SlotTable.Top), Stride: s.SlotTable.Stride, Order: s.SlotTable.Order},
+		Contradictions: s.Contradictions,
 	}
-	for _, n := range s.Nodes {
-		v.VersionNodes = append(v.VersionNodes, NodeView{n.Name, n.Index, n.Base, n.Parent})
+	for _, n := range s.VersionNodes {
+		v.VersionNodes = append(v.VersionNodes, VersionNodeView{n.Name, n.Index, n.Base, n.Parent})
 	}
 	for _, f := range s.ByIndex() {
 		v.Forward = append(v.Forward, ForwardView{

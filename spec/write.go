@@ -66,15 +66,15 @@ func (w *Writer) fact(f Fact) {
 	if f.Note != "" {
 		w.printf("note = %s\n", Quote(f.Note))
 	}
-	if len(f.Fields) > 0 {
-		keys := make([]string, 0, len(f.Fields))
-		for k := range f.Fields {
+	if len(f.ConfFields) > 0 {
+		keys := make([]string, 0, len(f.ConfFields))
+		for k := range f.ConfFields {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = k + " = " + Quote(f.Fields[k])
+			parts[i] = k + " = " + Quote(f.ConfFields[k])
 		}
 		w.printf("conf_fields = { %s }\n", strings.Join(parts, ", "))
 	}
@@ -157,8 +157,8 @@ func (w *Writer) SlotTable(t SlotTable) {
 	if t.SentinelAddr != 0 {
 		w.printf("sentinel_addr = %s\n", hexU(t.SentinelAddr))
 	}
-	if t.NetHandle != 0 {
-		w.printf("net_handle_addr = %s\n", hexU(t.NetHandle))
+	if t.NetHandleAddr != 0 {
+		w.printf("net_handle_addr = %s\n", hexU(t.NetHandleAddr))
 	}
 	for _, kv := range [][2]string{{"library", t.Library}, {"net_library", t.NetLibrary}, {"net_probe", t.NetProbe}} {
 		if kv[1] != "" {
@@ -168,8 +168,8 @@ func (w *Writer) SlotTable(t SlotTable) {
 	w.fact(t.Fact)
 }
 
-// Node writes one [[version_node]].
-func (w *Writer) Node(n VersionNode) {
+// VersionNode writes one [[version_node]].
+func (w *Writer) VersionNode(n VersionNode) {
 	w.printf("\n[[version_node]]\nname = %s\nindex = %d\n", Quote(n.Name), n.Index)
 	if n.Base {
 		w.printf("base = true\n")

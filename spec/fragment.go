@@ -6,7 +6,10 @@ package spec
 // fragments; the loader validates their layouts and provenance only, and a
 // checker takes the release-level facts from a full spec.
 func (s *Spec) IsFragment() bool {
-	return s.Release.Pos.File == "" && s.Counts.Pos.File == "" && s.SlotTable.Pos.File == "" &&
-		len(s.VersionNodes) == 0 && len(s.Forward) == 0 && len(s.Reverse) == 0 && len(s.Constants) == 0 &&
-		len(s.Messages) == 0 && len(s.Contradictions) == 0 && len(s.LinkBehaviours) == 0 && len(s.Structs) > 0
+	for _, k := range kinds {
+		if k.present(s) && !k.fragment() {
+			return false
+		}
+	}
+	return len(s.Structs) > 0
 }

@@ -74,7 +74,7 @@ type Spec struct {
 	Files []string // the files, in load order
 
 	index    map[string]*posIndex // per file
-	removals []Removal            // [remove] tables of a derived release, applied by derive
+	removals []removal            // [remove] tables of a derived release, applied by derive
 	lazy     *lazyIndex           // a compiled release's positions, indexed on demand
 }
 

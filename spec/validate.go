@@ -21,12 +21,14 @@ func (s *Spec) validate(dirName string) Errors {
 	c := &checker{s: s}
 	if s.IsFragment() {
 		c.facts()
+		c.unique()
 		c.enums()
 		c.structs()
 		return c.errs
 	}
 	c.release(dirName)
 	c.facts()
+	c.unique()
 	c.counts()
 	c.nodes()
 	c.forward()
@@ -85,45 +87,15 @@ func (c *checker) facts() {
 			}
 		}
 	}
-	s := c.s
-	check(&s.Release.Fact, "[release]")
-	for _, l := range []*Library{&s.Release.LibNRT, &s.Release.LibNCCOM, &s.Release.LibNCCOMNet} {
-		check(&l.Fact, l.Path)
+	for _, k := range kinds {
+		k.facts(c.s, check)
 	}
-	check(&s.Counts.Fact, "[counts]")
-	check(&s.SlotTable.Fact, "[slot_table]")
-	for i := range s.VersionNodes {
-		check(&s.VersionNodes[i].Fact, "version node "+s.VersionNodes[i].Name)
-	}
-	for i := range s.Forward {
-		check(&s.Forward[i].Fact, s.Forward[i].Name)
-	}
-	for i := range s.Reverse {
-		check(&s.Reverse[i].Fact, s.Reverse[i].Name)
-	}
-	for i := range s.Constants {
-		check(&s.Constants[i].Fact, s.Constants[i].Name)
-	}
-	for i := range s.Enums {
-		check(&s.Enums[i].Fact, s.Enums[i].Name)
-	}
-	for i := range s.OpaqueTypes {
-		check(&s.OpaqueTypes[i].Fact, s.OpaqueTypes[i].Name)
-	}
-	for i := range s.Messages {
-		check(&s.Messages[i].Fact, s.Messages[i].ID)
-	}
-	for i := range s.Contradictions {
-		check(&s.Contradictions[i].Fact, s.Contradictions[i].ID)
-	}
-	for i := range s.LinkBehaviours {
-		check(&s.LinkBehaviours[i].Fact, s.LinkBehaviours[i].Variant)
-	}
-	for _, st := range s.Structs {
-		check(&st.Fact, st.Name)
-		for j := range st.Fields {
-			check(&st.Fields[j].Fact, st.Name+"."+st.Fields[j].Name)
-		}
+}
+
+// unique reports a row key written twice, kind by kind.
+func (c *checker) unique() {
+	for _, k := range kinds {
+		k.unique(c)
 	}
 }
 
@@ -170,7 +142,6 @@ func (c *checker) uniq(what string, n int, name func(int) (string, *Fact, string
 
 func (c *checker) nodes() {
 	s := c.s
-	c.uniq("version node", len(s.VersionNodes), func(i int) (string, *Fact, string) { return s.VersionNodes[i].Name, &s.VersionNodes[i].Fact, "name" })
 	bases := 0
 	idx := map[int]bool{}
 	for i := range s.VersionNodes {
@@ -214,7 +185,6 @@ var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 func (c *checker) forward() {
 	s := c.s
 	t := &s.SlotTable
-	c.uniq("forward symbol", len(s.Forward), func(i int) (string, *Fact, string) { return s.Forward[i].Name, &s.Forward[i].Fact, "name" })
 	c.uniq("trampoline", len(s.Forward), func(i int) (string, *Fact, string) {
 		return s.Forward[i].Trampoline, &s.Forward[i].Fact, "trampoline"
 	})
@@ -314,7 +284,6 @@ func (c *checker) forward() {
 
 func (c *checker) reverse() {
 	s := c.s
-	c.uniq("reverse symbol", len(s.Reverse), func(i int) (string, *Fact, string) { return s.Reverse[i].Name, &s.Reverse[i].Fact, "name" })
 	for i := range s.Reverse {
 		r := &s.Reverse[i]
 		if !(strings.HasPrefix(r.Name, "nec_") || strings.HasPrefix(r.Name, "nrt_")) || !identRE.MatchString(r.Name) {
@@ -372,7 +341,6 @@ func (c *checker) reverse() {
 
 func (c *checker) enums() {
 	s := c.s
-	c.uniq("enum", len(s.Enums), func(i int) (string, *Fact, string) { return s.Enums[i].Name, &s.Enums[i].Fact, "name" })
 	seen := map[string]string{}
 	for i := range s.Enums {
 		e := &s.Enums[i]
@@ -398,14 +366,10 @@ func (c *checker) enums() {
 			}
 		}
 	}
-	c.uniq("opaque type", len(s.OpaqueTypes), func(i int) (string, *Fact, string) { return s.OpaqueTypes[i].Name, &s.OpaqueTypes[i].Fact, "name" })
 }
 
 func (c *checker) constants() {
 	s := c.s
-	c.uniq("constant", len(s.Constants), func(i int) (string, *Fact, string) {
-		return s.Constants[i].Name, &s.Constants[i].Fact, "name"
-	})
 	for i := range s.Constants {
 		k := &s.Constants[i]
 		if !identRE.MatchString(k.Name) {
@@ -433,7 +397,6 @@ var verbRE = regexp.MustCompile(`%[-+ #0]*[0-9*]*(?:\.[0-9*]+)?(?:hh|h|ll|l|z|j|
 
 func (c *checker) messages() {
 	s := c.s
-	c.uniq("message", len(s.Messages), func(i int) (string, *Fact, string) { return s.Messages[i].ID, &s.Messages[i].Fact, "id" })
 	for i := range s.Messages {
 		m := &s.Messages[i]
 		if !identRE.MatchString(m.ID) {

@@ -1,20 +1,45 @@
 package spec
 
-import "fmt"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
 
-// View is the stable JSON form of a spec (nrtabi spec show --format json).
-// Addresses are hexadecimal strings.
+// View is the stable JSON form of a spec (nrtabi spec show --format json):
+// one member per kind that has a view, in the order of kinds. Addresses are
+// hexadecimal strings.
 type View struct {
-	Release        ReleaseView       `json:"release"`
-	VersionNodes   []VersionNodeView `json:"version_nodes"`
-	SlotTable      SlotTableView     `json:"slot_table"`
-	Forward        []ForwardView     `json:"forward"`
-	Reverse        []ReverseView     `json:"reverse"`
-	Constants      []ConstantView    `json:"constants"`
-	Enums          []EnumView        `json:"enums"`
-	Messages       []MessageView     `json:"messages"`
-	Structs        []StructView      `json:"structs"`
-	Contradictions []Contradiction   `json:"contradictions"`
+	parts []viewPart
+}
+
+type viewPart struct {
+	key   string
+	value any
+}
+
+// MarshalJSON writes the parts as one object, in order.
+func (v View) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range v.parts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(p.key)
+		if err != nil {
+			return nil, err
+		}
+		val, err := json.Marshal(p.value)
+		if err != nil {
+			return nil, fmt.Errorf("view of %s: %w", p.key, err)
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // ReleaseView identifies the release.
@@ -128,37 +153,81 @@ func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }
 
 // View builds the JSON form.
 func (s *Spec) View() View {
-	v := View{
-		Release:        ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom, Libnrt: s.Release.LibNRT, Libnccom: s.Release.LibNCCOM},
-		SlotTable:      SlotTableView{Base: hexAddr(s.SlotTable.Base), Top: hexAddr(s.SlotTable.Top), Stride: s.SlotTable.Stride, Order: s.SlotTable.Order},
-		Contradictions: s.Contradictions,
+	var v View
+	for _, k := range kinds {
+		if key, val := k.view(s); key != "" {
+			v.parts = append(v.parts, viewPart{key, val})
+		}
 	}
+	return v
+}
+
+func viewRelease(s *Spec) any {
+	return ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom, Libnrt: s.Release.LibNRT, Libnccom: s.Release.LibNCCOM}
+}
+
+func viewSlotTable(s *Spec) any {
+	return SlotTableView{Base: hexAddr(s.SlotTable.Base), Top: hexAddr(s.SlotTable.Top), Stride: s.SlotTable.Stride, Order: s.SlotTable.Order}
+}
+
+func viewVersionNodes(s *Spec) any {
+	var out []VersionNodeView
 	for _, n := range s.VersionNodes {
-		v.VersionNodes = append(v.VersionNodes, VersionNodeView{n.Name, n.Index, n.Base, n.Parent})
+		out = append(out, VersionNodeView{n.Name, n.Index, n.Base, n.Parent})
 	}
+	return out
+}
+
+func viewForward(s *Spec) any {
+	var out []ForwardView
 	for _, f := range s.ByIndex() {
-		v.Forward = append(v.Forward, ForwardView{
+		out = append(out, ForwardView{
 			Name: f.Name, Index: f.Index, Slot: hexAddr(f.Slot), Trampoline: f.Trampoline,
 			Guarded: f.Guard == Guarded, Guard: f.Guard, Group: f.Group,
 			NCCOMAddr: hexAddr(f.NCCOMAddr), TrampolineAddr: hexAddr(f.TrampolineAddr),
 			Signature: f.Signature, C: f.Signature.C(f.Name), Conf: f.Conf,
 		})
 	}
+	return out
+}
+
+func viewReverse(s *Spec) any {
+	var out []ReverseView
 	for _, r := range s.Reverse {
-		v.Reverse = append(v.Reverse, ReverseView{
+		out = append(out, ReverseView{
 			Name: r.Name, Version: r.Version, Shape: r.Shape, Group: r.Group, Addr: hexAddr(r.Addr),
 			Target: r.Target, TargetArgs: r.TargetArgs, Signature: r.Signature, C: r.Signature.C(r.Name), Conf: r.Conf,
 		})
 	}
+	return out
+}
+
+func viewConstants(s *Spec) any {
+	var out []ConstantView
 	for _, k := range s.Constants {
-		v.Constants = append(v.Constants, ConstantView{k.Name, k.Type, k.Value, k.Conf})
+		out = append(out, ConstantView{k.Name, k.Type, k.Value, k.Conf})
 	}
+	return out
+}
+
+func viewEnums(s *Spec) any {
+	var out []EnumView
 	for _, e := range s.Enums {
-		v.Enums = append(v.Enums, EnumView{e.Name, e.Size, e.Values, e.Conf})
+		out = append(out, EnumView{e.Name, e.Size, e.Values, e.Conf})
 	}
+	return out
+}
+
+func viewMessages(s *Spec) any {
+	var out []MessageView
 	for _, m := range s.Messages {
-		v.Messages = append(v.Messages, MessageView{m.ID, m.Where, m.Text, m.Conf})
+		out = append(out, MessageView{m.ID, m.Where, m.Text, m.Conf})
 	}
+	return out
+}
+
+func viewStructs(s *Spec) any {
+	var out []StructView
 	for _, st := range s.Structs {
 		sv := StructView{Name: st.Name, Size: st.Size, Align: st.Align(), Side: st.Side, Packed: st.Packed,
 			Prefix: st.Prefix, Conf: st.Conf, Aliases: st.Aliases, Fields: []FieldView{}, Opaque: []OpaqueView{}}
@@ -168,7 +237,7 @@ func (s *Spec) View() View {
 		for _, o := range st.Opaque {
 			sv.Opaque = append(sv.Opaque, OpaqueView{o.Offset, o.Size})
 		}
-		v.Structs = append(v.Structs, sv)
+		out = append(out, sv)
 	}
-	return v
+	return out
 }

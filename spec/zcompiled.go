@@ -5,7 +5,7 @@
 package spec
 
 func init() {
-	compiledHash = "f652c400-16"
+	compiledHash = "d29c5552-16"
 	compiledReleases = map[string]compiledRelease{
 		"2.31.24":          compiled_2_31_24,
 		"2.32.0-synthetic": compiled_2_32_0_synthetic,
@@ -5065,7 +5065,7 @@ func compiled_2_31_24() *Spec {
 						Line: 60,
 						Col:  1},
 					Path: "contradiction[7]"}},
-			{ID: "bootstrap-dispatch",
+			{ID: "bootstrap-init-condition",
 				Topic: "when bootstrapInit takes the flat path",
 				Claims: []string{"seed 001 §3 pseudo-code: 'if (nranks != 0) hierarchical else flat', which would run the flat ring only for an empty world",
 					"seed 001 §3 Considerations: bootstrapCreateRoot spawns the hierarchical root only when isGlobalInit && nranks > vncPerInstance, else the flat root"},
@@ -10280,7 +10280,7 @@ func compiled_2_32_0_synthetic() *Spec {
 						Line: 60,
 						Col:  1},
 					Path: "contradiction[7]"}},
-			{ID: "bootstrap-dispatch",
+			{ID: "bootstrap-init-condition",
 				Topic: "when bootstrapInit takes the flat path",
 				Claims: []string{"seed 001 §3 pseudo-code: 'if (nranks != 0) hierarchical else flat', which would run the flat ring only for an empty world",
 					"seed 001 §3 Considerations: bootstrapCreateRoot spawns the hierarchical root only when isGlobalInit && nranks > vncPerInstance, else the flat root"},

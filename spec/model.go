@@ -54,7 +54,8 @@ func (f *Fact) ConfOf(key string) Conf {
 	return f.Conf
 }
 
-// Spec is one release of the libnrt ↔ libnccom boundary.
+// Spec is one release of the libnrt ↔ libnccom boundary, or a struct
+// fragment (IsFragment). Its tables are the kinds of kinds.go.
 type Spec struct {
 	Release        Release
 	Counts         Counts
@@ -70,7 +71,7 @@ type Spec struct {
 	Contradictions []Contradiction
 	LinkBehaviours []LinkBehaviour
 
-	Dir   string   // where it was read from ("embedded:2.31.24" or a path)
+	Dir   string   // where it was read from: "spec/<release>" for an embedded release, else the directory as given
 	Files []string // the files, in load order
 
 	index    map[string]*posIndex // per file
@@ -237,7 +238,7 @@ type Reverse struct {
 // Constant is a named value of the boundary.
 type Constant struct {
 	Name  string `toml:"name"`
-	Type  string `toml:"type"` // u32, u64, int, string
+	Type  string `toml:"type"` // u32, u64, int, size_t, string
 	Value any    `toml:"value"`
 	Fact
 }
@@ -302,7 +303,7 @@ type Struct struct {
 	Tag      string   `toml:"tag"`
 	Aliases  []string `toml:"aliases"`
 	Size     int      `toml:"size"`
-	MinAlign int      `toml:"align"`  // alignment when no member implies it (all-opaque structs)
+	MinAlign int      `toml:"align"`  // a floor under the members' alignment (an all-opaque struct has no member to imply one)
 	Prefix   bool     `toml:"prefix"` // only a prefix of a larger object is modelled
 	Packed   bool     `toml:"packed"` // a byte image (wire or hash input), no padding, alignment 1
 	Side     string   `toml:"side"`   // libnrt, libnccom, both, wire

@@ -1,0 +1,131 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestContradictionIDUnique plants the duplicate this spec once shipped:
+// the id of contradictions.toml's row also names a row of
+// bootstrap_wire.toml. The error points at the second id (file:line:col)
+// and names where the first is written.
+func TestContradictionIDUnique(t *testing.T) {
+	dir := copyRelease(t, Default)
+	line := edit(t, dir, "contradictions.toml", `id = "bootstrap-init-condition"`, `"bootstrap-init-condition"`, `"bootstrap-dispatch"`)
+	wire, err := os.ReadFile(filepath.Join(dir, "bootstrap_wire.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstLine := strings.Count(string(wire)[:strings.Index(string(wire), "[[contradiction]]\nid = \"bootstrap-dispatch\"")], "\n") + 1
+	_, err = LoadDir(dir)
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("want validation errors, got %v", err)
+	}
+	want := filepath.Join(dir, "contradictions.toml") + ":" + itoa(line) + ":1: [unique] contradiction \"bootstrap-dispatch\" is declared twice (first at " +
+		filepath.Join(dir, "bootstrap_wire.toml") + ":" + itoa(firstLine) + ":1)"
+	if len(errs) != 1 || errs[0].Error() != want {
+		t.Fatalf("got %v\nwant %s", errs, want)
+	}
+}
+
+// TestKindsCoverTheFormat holds the kinds table to the format: the loader
+// accepts exactly its keys and [remove], every kind is used by the default
+// release, and the release written whole by Writer.Spec loads back equal —
+// so a kind cannot be half-added (decoded but not written, or written but
+// not read back).
+func TestKindsCoverTheFormat(t *testing.T) {
+	var want []string
+	for _, k := range kinds {
+		want = append(want, k.key())
+	}
+	want = append(want, removeKey)
+	sort.Strings(want)
+	if got := knownKeys(""); !reflect.DeepEqual(got, want) {
+		t.Errorf("the loader accepts %v; the kinds are %v", got, want)
+	}
+
+	orig, err := LoadTOML(Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range kinds {
+		if !k.present(orig) {
+			t.Errorf("release %s has no [%s]: the round trip below would not cover it; add a row to the release", Default, k.key())
+		}
+	}
+	var b bytes.Buffer
+	w := &Writer{W: &b}
+	w.Spec(orig)
+	if err := w.Err(); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), Default)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "all.toml"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadDir(dir)
+	if err != nil {
+		t.Fatalf("the written release does not load: %v", err)
+	}
+	normalize(reflect.ValueOf(orig).Elem(), map[uintptr]bool{})
+	normalize(reflect.ValueOf(back).Elem(), map[uintptr]bool{})
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(Spec{})) {
+		if !f.IsExported() || f.Name == "Dir" || f.Name == "Files" {
+			continue
+		}
+		got, want := reflect.ValueOf(back).Elem().FieldByIndex(f.Index), reflect.ValueOf(orig).Elem().FieldByIndex(f.Index)
+		if !reflect.DeepEqual(got.Interface(), want.Interface()) {
+			t.Errorf("Spec.%s does not survive write and load:\n got %+v\nwant %+v", f.Name, got.Interface(), want.Interface())
+		}
+	}
+}
+
+var (
+	posType  = reflect.TypeOf(Pos{})
+	typeTree = reflect.TypeOf((*Type)(nil))
+)
+
+// normalize clears in place what depends on where a spec was read
+// (positions, key paths) or is derived on load (bound types), and makes
+// empty lists nil (a writer may spell an absent list as []).
+func normalize(v reflect.Value, seen map[uintptr]bool) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() || seen[v.Pointer()] {
+			return
+		}
+		seen[v.Pointer()] = true
+		normalize(v.Elem(), seen)
+	case reflect.Slice:
+		if v.Len() == 0 {
+			if v.CanSet() {
+				v.Set(reflect.Zero(v.Type()))
+			}
+			return
+		}
+		for i := 0; i < v.Len(); i++ {
+			normalize(v.Index(i), seen)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			f, sf := v.Field(i), v.Type().Field(i)
+			switch {
+			case !sf.IsExported():
+			case sf.Type == posType || sf.Type == typeTree || sf.Name == "Path" && v.Type() == reflect.TypeOf(Fact{}):
+				f.Set(reflect.Zero(sf.Type))
+			default:
+				normalize(f, seen)
+			}
+		}
+	}
+}

@@ -435,69 +435,44 @@ func (s *Spec) StructByName(name string) *Struct {
 
 // EnumByName finds an enum by name or tag.
 func (s *Spec) EnumByName(name string) *Enum {
-	for i := range s.Enums {
-		if s.Enums[i].Name == name || s.Enums[i].Tag == name {
-			return &s.Enums[i]
-		}
-	}
-	return nil
+	return find(s.Enums, func(e *Enum) bool { return e.Name == name || e.Tag == name })
 }
 
 // OpaqueTypeByName finds an opaque type by name or tag.
 func (s *Spec) OpaqueTypeByName(name string) *OpaqueType {
-	for i := range s.OpaqueTypes {
-		if s.OpaqueTypes[i].Name == name || s.OpaqueTypes[i].Tag == name {
-			return &s.OpaqueTypes[i]
-		}
-	}
-	return nil
+	return find(s.OpaqueTypes, func(o *OpaqueType) bool { return o.Name == name || o.Tag == name })
 }
 
 // ForwardByName finds a forward row by neuron* or nccl* name.
 func (s *Spec) ForwardByName(name string) *Forward {
-	for i := range s.Forward {
-		if s.Forward[i].Name == name || s.Forward[i].Trampoline == name {
-			return &s.Forward[i]
-		}
-	}
-	return nil
+	return find(s.Forward, func(f *Forward) bool { return f.Name == name || f.Trampoline == name })
 }
 
 // ReverseByName finds a reverse row.
 func (s *Spec) ReverseByName(name string) *Reverse {
-	for i := range s.Reverse {
-		if s.Reverse[i].Name == name {
-			return &s.Reverse[i]
-		}
-	}
-	return nil
+	return find(s.Reverse, func(r *Reverse) bool { return r.Name == name })
 }
 
 // ConstantByName finds a constant by name.
 func (s *Spec) ConstantByName(name string) *Constant {
-	for i := range s.Constants {
-		if s.Constants[i].Name == name {
-			return &s.Constants[i]
-		}
-	}
-	return nil
+	return find(s.Constants, func(c *Constant) bool { return c.Name == name })
 }
 
 // MessageByID finds a message by id.
 func (s *Spec) MessageByID(id string) *Message {
-	for i := range s.Messages {
-		if s.Messages[i].ID == id {
-			return &s.Messages[i]
-		}
-	}
-	return nil
+	return find(s.Messages, func(m *Message) bool { return m.ID == id })
 }
 
 // VersionNodeByName finds a version node.
 func (s *Spec) VersionNodeByName(name string) *VersionNode {
-	for i := range s.VersionNodes {
-		if s.VersionNodes[i].Name == name {
-			return &s.VersionNodes[i]
+	return find(s.VersionNodes, func(n *VersionNode) bool { return n.Name == name })
+}
+
+// find is the first row that matches, in place.
+func find[T any](rows []T, match func(*T) bool) *T {
+	for i := range rows {
+		if match(&rows[i]) {
+			return &rows[i]
 		}
 	}
 	return nil

@@ -171,64 +171,52 @@ func viewSlotTable(s *Spec) any {
 }
 
 func viewVersionNodes(s *Spec) any {
-	var out []VersionNodeView
-	for _, n := range s.VersionNodes {
-		out = append(out, VersionNodeView{n.Name, n.Index, n.Base, n.Parent})
+	return viewRows(s.VersionNodes, func(n VersionNode) VersionNodeView { return VersionNodeView{n.Name, n.Index, n.Base, n.Parent} })
+}
+
+// viewRows is each row's view, nil for no rows (null in JSON).
+func viewRows[T, V any](rows []T, view func(T) V) []V {
+	var out []V
+	for _, r := range rows {
+		out = append(out, view(r))
 	}
 	return out
 }
 
 func viewForward(s *Spec) any {
-	var out []ForwardView
-	for _, f := range s.ByIndex() {
-		out = append(out, ForwardView{
+	return viewRows(s.ByIndex(), func(f *Forward) ForwardView {
+		return ForwardView{
 			Name: f.Name, Index: f.Index, Slot: hexAddr(f.Slot), Trampoline: f.Trampoline,
 			Guarded: f.Guard == Guarded, Guard: f.Guard, Group: f.Group,
 			NCCOMAddr: hexAddr(f.NCCOMAddr), TrampolineAddr: hexAddr(f.TrampolineAddr),
 			Signature: f.Signature, C: f.Signature.C(f.Name), Conf: f.Conf,
-		})
-	}
-	return out
+		}
+	})
 }
 
 func viewReverse(s *Spec) any {
-	var out []ReverseView
-	for _, r := range s.Reverse {
-		out = append(out, ReverseView{
+	return viewRows(s.Reverse, func(r Reverse) ReverseView {
+		return ReverseView{
 			Name: r.Name, Version: r.Version, Shape: r.Shape, Group: r.Group, Addr: hexAddr(r.Addr),
 			Target: r.Target, TargetArgs: r.TargetArgs, Signature: r.Signature, C: r.Signature.C(r.Name), Conf: r.Conf,
-		})
-	}
-	return out
+		}
+	})
 }
 
 func viewConstants(s *Spec) any {
-	var out []ConstantView
-	for _, k := range s.Constants {
-		out = append(out, ConstantView{k.Name, k.Type, k.Value, k.Conf})
-	}
-	return out
+	return viewRows(s.Constants, func(k Constant) ConstantView { return ConstantView{k.Name, k.Type, k.Value, k.Conf} })
 }
 
 func viewEnums(s *Spec) any {
-	var out []EnumView
-	for _, e := range s.Enums {
-		out = append(out, EnumView{e.Name, e.Size, e.Values, e.Conf})
-	}
-	return out
+	return viewRows(s.Enums, func(e Enum) EnumView { return EnumView{e.Name, e.Size, e.Values, e.Conf} })
 }
 
 func viewMessages(s *Spec) any {
-	var out []MessageView
-	for _, m := range s.Messages {
-		out = append(out, MessageView{m.ID, m.Where, m.Text, m.Conf})
-	}
-	return out
+	return viewRows(s.Messages, func(m Message) MessageView { return MessageView{m.ID, m.Where, m.Text, m.Conf} })
 }
 
 func viewStructs(s *Spec) any {
-	var out []StructView
-	for _, st := range s.Structs {
+	return viewRows(s.Structs, func(st *Struct) StructView {
 		sv := StructView{Name: st.Name, Size: st.Size, Align: st.Align(), Side: st.Side, Packed: st.Packed,
 			Prefix: st.Prefix, Conf: st.Conf, Aliases: st.Aliases, Fields: []FieldView{}, Opaque: []OpaqueView{}}
 		for _, f := range st.Fields {
@@ -237,7 +225,6 @@ func viewStructs(s *Spec) any {
 		for _, o := range st.Opaque {
 			sv.Opaque = append(sv.Opaque, OpaqueView{o.Offset, o.Size})
 		}
-		out = append(out, sv)
-	}
-	return out
+		return sv
+	})
 }

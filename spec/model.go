@@ -409,7 +409,7 @@ type Contradiction struct {
 // LinkBehaviour is an observed dynamic-linker outcome for a libnrt variant.
 type LinkBehaviour struct {
 	Variant string `toml:"variant"`
-	Libnrt  string `toml:"libnrt"`
+	LibNRT  string `toml:"libnrt"`
 	Outcome string `toml:"outcome"` // loads | error | abort
 	Message string `toml:"message"`
 	Glibc   string `toml:"glibc"`

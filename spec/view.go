@@ -46,8 +46,8 @@ func (v View) MarshalJSON() ([]byte, error) {
 type ReleaseView struct {
 	Name        string  `json:"name"`
 	DerivedFrom string  `json:"derived_from,omitempty"`
-	Libnrt      Library `json:"libnrt"`
-	Libnccom    Library `json:"libnccom"`
+	LibNRT      Library `json:"libnrt"`
+	LibNCCOM    Library `json:"libnccom"`
 }
 
 // VersionNodeView is a version node.
@@ -163,7 +163,7 @@ func (s *Spec) View() View {
 }
 
 func viewRelease(s *Spec) any {
-	return ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom, Libnrt: s.Release.LibNRT, Libnccom: s.Release.LibNCCOM}
+	return ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom, LibNRT: s.Release.LibNRT, LibNCCOM: s.Release.LibNCCOM}
 }
 
 func viewSlotTable(s *Spec) any {

@@ -357,7 +357,7 @@ func (w *Writer) Contradiction(c Contradiction) {
 // LinkBehaviour writes one [[link_behaviour]].
 func (w *Writer) LinkBehaviour(l LinkBehaviour) {
 	w.printf("\n[[link_behaviour]]\nvariant = %s\n", Quote(l.Variant))
-	for _, kv := range [][2]string{{"libnrt", l.Libnrt}, {"outcome", l.Outcome}, {"message", l.Message}, {"glibc", l.Glibc}} {
+	for _, kv := range [][2]string{{"libnrt", l.LibNRT}, {"outcome", l.Outcome}, {"message", l.Message}, {"glibc", l.Glibc}} {
 		if kv[1] != "" {
 			w.printf("%s = %s\n", kv[0], Quote(kv[1]))
 		}

@@ -15,15 +15,18 @@ var kinds = []kind{
 	table[Release]{
 		name: "release", get: func(s *Spec) *Release { return &s.Release }, fact: func(r *Release) *Fact { return &r.Fact },
 		nested: func(r *Release) []nestedFact {
-			return []nestedFact{{key: "libnrt", fact: &r.LibNRT.Fact, what: "[release.libnrt]"},
-				{key: "libnccom", fact: &r.LibNCCOM.Fact, what: "[release.libnccom]"},
-				{key: "libnccom_net", fact: &r.LibNCCOMNet.Fact, what: "[release.libnccom_net]"}}
+			var out []nestedFact
+			for _, l := range r.libraries() {
+				out = append(out, nestedFact{key: l.key, fact: &l.lib.Fact, what: "[release." + l.key + "]"})
+			}
+			return out
 		},
 		inherit: func(child, parent *Release) {
 			// A library table the child leaves out is the parent's.
-			for _, p := range [][2]*Library{{&child.LibNRT, &parent.LibNRT}, {&child.LibNCCOM, &parent.LibNCCOM}, {&child.LibNCCOMNet, &parent.LibNCCOMNet}} {
-				if p[0].Pos.File == "" {
-					*p[0] = *p[1]
+			pl := parent.libraries()
+			for i, l := range child.libraries() {
+				if l.lib.Pos.File == "" {
+					*l.lib = *pl[i].lib
 				}
 			}
 		},

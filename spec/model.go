@@ -92,6 +92,17 @@ type Release struct {
 	Fact
 }
 
+// libraries are the release's library tables, by key, in file order.
+func (r *Release) libraries() []struct {
+	key string
+	lib *Library
+} {
+	return []struct {
+		key string
+		lib *Library
+	}{{"libnrt", &r.LibNRT}, {"libnccom", &r.LibNCCOM}, {"libnccom_net", &r.LibNCCOMNet}}
+}
+
 // Library is one shipped ELF file.
 type Library struct {
 	Package      string        `toml:"package" json:"package,omitempty"`

@@ -117,32 +117,29 @@ func (w *Writer) Release(r Release) {
 		w.printf("]\n")
 	}
 	w.fact(r.Fact)
-	for _, lib := range []struct {
-		key string
-		l   Library
-	}{{"libnrt", r.LibNRT}, {"libnccom", r.LibNCCOM}, {"libnccom_net", r.LibNCCOMNet}} {
-		if lib.l.Pos.File == "" && lib.l.SONAME == "" && lib.l.File == "" {
+	for _, l := range r.libraries() {
+		if l.lib.Pos.File == "" && l.lib.SONAME == "" && l.lib.File == "" {
 			continue
 		}
-		w.printf("\n[release.%s]\n", lib.key)
-		for _, kv := range [][2]string{{"package", lib.l.Package}, {"file", lib.l.File}, {"soname", lib.l.SONAME}, {"build_id", lib.l.BuildID}, {"git", lib.l.Git}, {"dwarf", lib.l.DWARF}} {
+		w.printf("\n[release.%s]\n", l.key)
+		for _, kv := range [][2]string{{"package", l.lib.Package}, {"file", l.lib.File}, {"soname", l.lib.SONAME}, {"build_id", l.lib.BuildID}, {"git", l.lib.Git}, {"dwarf", l.lib.DWARF}} {
 			if kv[1] != "" {
 				w.printf("%s = %s\n", kv[0], Quote(kv[1]))
 			}
 		}
-		if len(lib.l.Needed) > 0 {
-			w.printf("needed = %s\n", quoteList(lib.l.Needed))
+		if len(l.lib.Needed) > 0 {
+			w.printf("needed = %s\n", quoteList(l.lib.Needed))
 		}
-		if len(lib.l.VersionNeeds) > 0 {
+		if len(l.lib.VersionNeeds) > 0 {
 			var parts []string
-			for _, n := range lib.l.VersionNeeds {
+			for _, n := range l.lib.VersionNeeds {
 				parts = append(parts, fmt.Sprintf("{ file = %s, version = %s, index = %d }", Quote(n.File), Quote(n.Version), n.Index))
 			}
 			w.printf("version_need = [%s]\n", strings.Join(parts, ", "))
 		}
-		if len(lib.l.Objects) > 0 {
+		if len(l.lib.Objects) > 0 {
 			w.printf("object = [\n")
-			for _, o := range lib.l.Objects {
+			for _, o := range l.lib.Objects {
 				bound := ""
 				if o.Bound {
 					bound = ", bound = true"
@@ -151,7 +148,7 @@ func (w *Writer) Release(r Release) {
 			}
 			w.printf("]\n")
 		}
-		w.fact(lib.l.Fact)
+		w.fact(l.lib.Fact)
 	}
 }
 

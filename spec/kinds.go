@@ -121,14 +121,14 @@ type kind interface {
 	add(s *Spec, v reflect.Value, in fileIndex) Errors
 	// merge lays child over parent into out; keep says whether a parent
 	// row not restated by the child survives [remove].
-	merge(out, parent, child *Spec, keep func(kind, key string) bool)
+	merge(out, parent, child *Spec, keep func(kindKey, rowKey string) bool)
 	// facts visits every fact of the kind with the words that name it.
 	facts(s *Spec, visit func(f *Fact, what string))
 	// unique reports a row key written twice.
 	unique(c *checker)
 	present(s *Spec) bool
-	removable() bool // rows can be dropped by [remove]; single tables cannot
-	fragment() bool  // may appear in a struct fragment (nrtabi extract)
+	single() bool   // a [table] once per release (required in a full spec), not [[rows]] that [remove] can drop
+	fragment() bool // may appear in a struct fragment (nrtabi extract)
 	// view is the kind's part of the JSON view; "" when it has none.
 	view(s *Spec) (string, any)
 	write(w *Writer, s *Spec)
@@ -235,7 +235,7 @@ func (t table[T]) facts(s *Spec, visit func(*Fact, string)) {
 
 func (t table[T]) unique(*checker)            {}
 func (t table[T]) present(s *Spec) bool       { return t.fact(t.get(s)).Pos.File != "" }
-func (t table[T]) removable() bool            { return false }
+func (t table[T]) single() bool               { return true }
 func (t table[T]) fragment() bool             { return false }
 func (t table[T]) view(s *Spec) (string, any) { return viewOf(t.json, t.toView, s) }
 
@@ -304,7 +304,7 @@ func (r rows[T]) unique(c *checker) {
 }
 
 func (r rows[T]) present(s *Spec) bool       { return len(*r.get(s)) > 0 }
-func (r rows[T]) removable() bool            { return true }
+func (r rows[T]) single() bool               { return false }
 func (r rows[T]) fragment() bool             { return r.inFragment }
 func (r rows[T]) view(s *Spec) (string, any) { return viewOf(r.json, r.toView, s) }
 
@@ -333,12 +333,12 @@ func goName(key string) string {
 }
 
 // fileDocType is what one spec file may hold: a field per kind, in the
-// order of kinds, then [remove] with a list per removable kind.
+// order of kinds, then [remove] with a list per kind of rows.
 var fileDocType = func() reflect.Type {
 	var fields, removal []reflect.StructField
 	for _, k := range kinds {
 		fields = append(fields, k.field())
-		if k.removable() {
+		if !k.single() {
 			removal = append(removal, reflect.StructField{Name: goName(k.key()), Type: reflect.TypeOf([]string(nil)), Tag: reflect.StructTag(`toml:"` + k.key() + `"`)})
 		}
 	}
@@ -363,7 +363,7 @@ func decodedRemoval(doc reflect.Value, in fileIndex) (removal, bool) {
 	v = v.Elem()
 	i := 0
 	for _, k := range kinds {
-		if k.removable() {
+		if !k.single() {
 			if names := v.Field(i).Interface().([]string); len(names) > 0 {
 				r.lists[k.key()] = names
 			}

@@ -129,3 +129,42 @@ func normalize(v reflect.Value, seen map[uintptr]bool) {
 		}
 	}
 }
+
+// TestSingleTablesRequired cuts [counts] and [slot_table] out of a release:
+// each single table of kinds is reported missing, at [release].
+func TestSingleTablesRequired(t *testing.T) {
+	dir := copyRelease(t, Default)
+	p := filepath.Join(dir, "release.toml")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	from, to := strings.Index(s, "[counts]"), strings.Index(s, "[[version_node]]")
+	if from < 0 || to < from {
+		t.Fatalf("release.toml no longer has [counts] before [[version_node]]")
+	}
+	if err := os.WriteFile(p, []byte(s[:from]+s[to:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = LoadDir(dir)
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("want validation errors, got %v", err)
+	}
+	relLine := strings.Count(s[:strings.Index(s, "[release]\n")], "\n") + 1
+	missing := map[string]bool{}
+	for _, e := range errs {
+		if e.Rule == "required" && strings.HasPrefix(e.Msg, "no [") {
+			if e.Pos.Line != relLine || filepath.Base(e.Pos.File) != "release.toml" {
+				t.Errorf("%v: want it at [release] (release.toml:%d)", e, relLine)
+			}
+			missing[e.Msg] = true
+		}
+	}
+	for _, want := range []string{"no [counts] table in any file", "no [slot_table] table in any file"} {
+		if !missing[want] {
+			t.Errorf("no error %q; got:\n%v", want, errs)
+		}
+	}
+}

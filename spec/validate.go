@@ -51,11 +51,10 @@ func (c *checker) release(dirName string) {
 	} else if dirName != "." && dirName != r.Name {
 		c.at(&r.Fact, "name", "release-name", "release name %q does not match its directory %q; rename one of them", r.Name, dirName)
 	}
-	if c.s.Counts.Pos.File == "" {
-		c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [counts] table in any file"})
-	}
-	if c.s.SlotTable.Pos.File == "" {
-		c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [slot_table] table in any file"})
+	for _, k := range kinds {
+		if k.single() && !k.present(c.s) {
+			c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [" + k.key() + "] table in any file"})
+		}
 	}
 	for i, need := range r.LibNCCOM.VersionNeeds {
 		if need.File == r.LibNRT.SONAME && c.s.VersionNodeByName(need.Version) == nil {

@@ -168,3 +168,53 @@ func TestSingleTablesRequired(t *testing.T) {
 		}
 	}
 }
+
+// TestGoNamesFollowTOMLKeys keeps the model's Go names from drifting away
+// from the format: every Go field read from a TOML key is the key in Go case
+// (a list may be plural), and so is each kind's field of Spec.
+func TestGoNamesFollowTOMLKeys(t *testing.T) {
+	// align is a floor under the members' alignment; Struct.Align() is the alignment.
+	except := map[string]string{"Struct.MinAlign": "align"}
+	ok := func(goField, key string) bool {
+		return strings.EqualFold(goField, goName(key)) || strings.EqualFold(goField, goName(key)+"s")
+	}
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Map {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || seen[typ] {
+			return
+		}
+		seen[typ] = true
+		for _, f := range reflect.VisibleFields(typ) {
+			key := strings.Split(f.Tag.Get("toml"), ",")[0]
+			if key == "" || key == "-" || len(f.Index) > 1 {
+				continue
+			}
+			if typ.Name() != "" && !ok(f.Name, key) && except[typ.Name()+"."+f.Name] != key {
+				t.Errorf("%s.%s is read from the TOML key %q; name it %s", typ.Name(), f.Name, key, goName(key))
+			}
+			walk(f.Type)
+		}
+	}
+	for i := 0; i < fileDocType.NumField(); i++ {
+		walk(fileDocType.Field(i).Type)
+	}
+	for _, k := range kinds {
+		want := k.field().Type
+		if k.single() {
+			want = want.Elem()
+		}
+		var names []string
+		for _, f := range reflect.VisibleFields(reflect.TypeOf(Spec{})) {
+			if f.Type == want {
+				names = append(names, f.Name)
+			}
+		}
+		if len(names) != 1 || !ok(names[0], k.key()) {
+			t.Errorf("[%s] is held in Spec fields %v; want one, named %s", k.key(), names, goName(k.key()))
+		}
+	}
+}

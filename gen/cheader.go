@@ -76,7 +76,7 @@ func cHeader(s *spec.Spec) ([]File, error) {
 		}
 		d.Enums = append(d.Enums, ce)
 	}
-	for _, o := range s.Opaques {
+	for _, o := range s.OpaqueTypes {
 		d.Opaques = append(d.Opaques, fmt.Sprintf("typedef struct %s %s;", o.CTag(), o.Name))
 	}
 	for _, k := range s.Constants {

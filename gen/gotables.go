@@ -11,7 +11,7 @@ import (
 // order, the reverse rows, and the version graph.
 func goTables(s *spec.Spec) ([]File, error) {
 	f := newGoFile(s)
-	t := s.Table
+	t := s.SlotTable
 	f.Comment("The forward slot table.")
 	f.Const().Defs(
 		jen.Id("SlotBase").Op("=").Add(hex(t.Base)),
@@ -87,7 +87,7 @@ func goTables(s *spec.Spec) ([]File, error) {
 		jen.Id("Parent").String(),
 	)
 	rows = nil
-	for _, n := range s.Nodes {
+	for _, n := range s.VersionNodes {
 		rows = append(rows, jen.Values(jen.Dict{
 			jen.Id("Name"):   jen.Lit(n.Name),
 			jen.Id("Index"):  jen.Lit(n.Index),

@@ -62,7 +62,7 @@ func TestLibnrtVersionScript(t *testing.T) {
 	syms, f := definedDynamic(t, buildMinimalLibnrt(t, s, dir))
 
 	nodes := map[string]bool{}
-	for _, n := range s.Nodes {
+	for _, n := range s.VersionNodes {
 		nodes[n.Name] = true
 	}
 	var exported []string
@@ -100,7 +100,7 @@ func TestLibnrtVersionScript(t *testing.T) {
 		}
 		got[d.Name] = fmt.Sprintf("%d %s", d.Index, parent)
 	}
-	for _, n := range s.Nodes {
+	for _, n := range s.VersionNodes {
 		if want := fmt.Sprintf("%d %s", n.Index, n.Parent); got[n.Name] != want {
 			t.Errorf("version definition %s: got %q, want %q (index parent)", n.Name, got[n.Name], want)
 		}

@@ -28,12 +28,12 @@ func requirements(s *spec.Spec) error {
 		}
 	}
 	for _, id := range []string{"nccl_init_error", "nccl_request_failed"} {
-		if s.Message(id) == nil {
+		if s.MessageByID(id) == nil {
 			missing = append(missing, "[[message]] "+id)
 		}
 	}
 	for _, name := range []string{"NCCOM_VERSION_STRING", "NCCOM_COMPAT_ID", "VERSION_INFO_GIT_HASH_AFTER", "VERSION_INFO_COMPAT_AFTER"} {
-		if s.Constant(name) == nil {
+		if s.ConstantByName(name) == nil {
 			missing = append(missing, "[[constant]] "+name)
 		}
 	}

@@ -41,7 +41,7 @@ const (
 )
 
 func cSlots(s *spec.Spec) ([]File, error) {
-	t := s.Table
+	t := s.SlotTable
 	d := slotsData{
 		Banner: cBanner(s), Release: s.Release.Name, Header: HeaderName,
 		Guard: "NRTABI_" + releaseIdent(s.Release.Name) + "_SLOTS_H",
@@ -54,7 +54,7 @@ func cSlots(s *spec.Spec) ([]File, error) {
 	for _, f := range s.BySlot() {
 		d.BySlot = append(d.BySlot, view(f))
 	}
-	failed := s.Message("nccl_request_failed")
+	failed := s.MessageByID("nccl_request_failed")
 	for _, f := range s.ByIndex() {
 		d.ByIndex = append(d.ByIndex, view(f))
 		tv := trampView{

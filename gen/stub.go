@@ -137,9 +137,9 @@ func outChecks(ps []spec.Param) string {
 }
 
 func cStub(s *spec.Spec) ([]File, error) {
-	ver := s.Constant("NCCOM_VERSION_STRING")
-	compat := s.Constant("NCCOM_COMPAT_ID")
-	gitAfter, compatAfter := s.Constant("VERSION_INFO_GIT_HASH_AFTER"), s.Constant("VERSION_INFO_COMPAT_AFTER")
+	ver := s.ConstantByName("NCCOM_VERSION_STRING")
+	compat := s.ConstantByName("NCCOM_COMPAT_ID")
+	gitAfter, compatAfter := s.ConstantByName("VERSION_INFO_GIT_HASH_AFTER"), s.ConstantByName("VERSION_INFO_COMPAT_AFTER")
 	d := stubData{Banner: cBanner(s), Release: s.Release.Name, Header: HeaderName,
 		SONAME: s.Release.LibNCCOM.SONAME, Git: s.Release.LibNCCOM.Git}
 	d.Compat, _ = compat.Int()

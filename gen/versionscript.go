@@ -52,7 +52,7 @@ func versionScripts(s *spec.Spec) ([]File, error) {
 // the callbacks, never left unversioned.
 func LibnrtVersionScript(s *spec.Spec, extra map[string][]string) ([]byte, error) {
 	d := vsData{Banner: cBanner(s), Library: s.Release.LibNRT.SONAME}
-	nodes := append([]spec.VersionNode(nil), s.Nodes...)
+	nodes := append([]spec.VersionNode(nil), s.VersionNodes...)
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Index < nodes[j].Index })
 	known := map[string]bool{}
 	local := false

@@ -60,10 +60,10 @@ func (c *contract) libnrtStatics(o *elfread.Object, sp *spec.Spec, fs *[]Finding
 			byName[elfread.BaseIdent(s.Name)] = s
 		}
 	}
-	if s, ok := byName[sp.Table.Sentinel]; ok {
-		cmp(sp.Table.Sentinel, sp.Table.SentinelAddr, s.Value, "sentinel")
+	if s, ok := byName[sp.SlotTable.Sentinel]; ok {
+		cmp(sp.SlotTable.Sentinel, sp.SlotTable.SentinelAddr, s.Value, "sentinel")
 	} else {
-		*fs = append(*fs, finding(Info, KindUnverified, sp.Table.Sentinel, "", "", "no symbol %s in .symtab", sp.Table.Sentinel))
+		*fs = append(*fs, finding(Info, KindUnverified, sp.SlotTable.Sentinel, "", "", "no symbol %s in .symtab", sp.SlotTable.Sentinel))
 	}
 	for _, f := range sp.ByIndex() {
 		s, ok := byName[f.Trampoline]

@@ -100,7 +100,7 @@ func CheckLibnrt(o *elfread.Object, sp *spec.Spec) ([]ContractCheck, error) {
 	fs = nil
 	for _, n := range o.Needed {
 		if strings.HasPrefix(n, "libnccom") {
-			fs = append(fs, finding(Incompatible, KindNeeded, n, "", n, "DT_NEEDED %s: libnrt must not link libnccom (it dlopens %q at run time)", n, sp.Table.Library))
+			fs = append(fs, finding(Incompatible, KindNeeded, n, "", n, "DT_NEEDED %s: libnrt must not link libnccom (it dlopens %q at run time)", n, sp.SlotTable.Library))
 		}
 	}
 	c.rule("no DT_NEEDED on any libnccom", fs)
@@ -116,7 +116,7 @@ func verdefFindings(t *elfread.DynTable, sp *spec.Spec) []Finding {
 	if len(t.Defs) == 0 {
 		return []Finding{finding(Incompatible, KindVerdef, "", nodeList(sp), "", "no version definitions (.gnu.version_d); libnccom's need of %s cannot be met", firstNonBase(sp))}
 	}
-	for _, n := range sp.Nodes {
+	for _, n := range sp.VersionNodes {
 		d, ok := have[n.Name]
 		if !ok {
 			fs = append(fs, finding(Incompatible, KindVerdef, n.Name, n.Name, "", "version node %s is not defined", n.Name))
@@ -138,7 +138,7 @@ func verdefFindings(t *elfread.DynTable, sp *spec.Spec) []Finding {
 		}
 	}
 	for _, d := range t.Defs {
-		if sp.Node(d.Name) == nil {
+		if sp.VersionNodeByName(d.Name) == nil {
 			fs = append(fs, finding(Compatible, KindVerdef, d.Name, "", d.Name, "version node %s is not in the spec (an addition)", d.Name))
 		}
 	}
@@ -147,14 +147,14 @@ func verdefFindings(t *elfread.DynTable, sp *spec.Spec) []Finding {
 
 func nodeList(sp *spec.Spec) string {
 	var out []string
-	for _, n := range sp.Nodes {
+	for _, n := range sp.VersionNodes {
 		out = append(out, n.Name)
 	}
 	return strings.Join(out, ", ")
 }
 
 func firstNonBase(sp *spec.Spec) string {
-	for _, n := range sp.Nodes {
+	for _, n := range sp.VersionNodes {
 		if !n.Base {
 			return n.Name
 		}

@@ -80,7 +80,7 @@ func NewRelease(base *spec.Spec, name string, obs *Observed) (map[string][]byte,
 	})
 	section("versions.toml", len(nodes), func(w *spec.Writer) {
 		for _, n := range nodes {
-			w.Node(n)
+			w.VersionNode(n)
 		}
 	})
 	section("constants.toml", len(consts)+len(msgs), func(w *spec.Writer) {
@@ -145,7 +145,7 @@ func library(in *ObservedInput, source string) spec.Library {
 }
 
 func (nr *newRelease) factFrom(old spec.Fact, carried []string) spec.Fact {
-	f := spec.Fact{Conf: old.Conf, Source: nr.source, Note: old.Note, Fields: old.Fields, Carried: carried}
+	f := spec.Fact{Conf: old.Conf, Source: nr.source, Note: old.Note, ConfFields: old.ConfFields, Carried: carried}
 	if len(carried) == 0 {
 		f.Conf = spec.High
 	}
@@ -200,7 +200,7 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 		}
 	}
 	sort.Slice(fresh, func(i, j int) bool { return obs.Exports[fresh[i]] < obs.Exports[fresh[j]] })
-	next, low := len(base.Forward), base.Table.Base
+	next, low := len(base.Forward), base.SlotTable.Base
 	for _, name := range fresh {
 		f := spec.Forward{Name: name, NCCOMAddr: obs.Exports[name], Trampoline: "nccl" + strings.TrimPrefix(name, "neuron"),
 			Group: groupOf(name), Guard: spec.Guarded}
@@ -209,7 +209,7 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 		if slot, ok := obs.Slots[name]; ok {
 			f.Slot = slot
 		} else {
-			low -= base.Table.Stride
+			low -= base.SlotTable.Stride
 			f.Slot, conf = low, spec.Inferred
 			carried = append(carried, "slot")
 		}
@@ -223,12 +223,12 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 		f.Index = next
 		next++
 		f.Fact = spec.Fact{Conf: conf, Source: nr.source, Carried: carried,
-			Fields: map[string]string{"index": string(spec.Inferred), "group": string(spec.Inferred), "guard": string(spec.Inferred)},
-			Note:   "new in this release; dlsym index, group and guard are inferred"}
+			ConfFields: map[string]string{"index": string(spec.Inferred), "group": string(spec.Inferred), "guard": string(spec.Inferred)},
+			Note:       "new in this release; dlsym index, group and guard are inferred"}
 		out = append(out, f)
 	}
 	switch {
-	case base.Table.Order == "descending" && len(obs.Slots) > 0:
+	case base.SlotTable.Order == "descending" && len(obs.Slots) > 0:
 		// With the slots read, the dlsym order follows the table's order.
 		top := uint64(0)
 		for _, f := range out {
@@ -238,7 +238,7 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 		}
 		for i := range out {
 			if top >= out[i].Slot {
-				out[i].Index = int((top - out[i].Slot) / base.Table.Stride)
+				out[i].Index = int((top - out[i].Slot) / base.SlotTable.Stride)
 			}
 		}
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
@@ -248,10 +248,10 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 		for i := range out {
 			out[i].Index = i
-			if base.Table.Order == "descending" {
-				out[i].Slot = base.Table.Top - uint64(i)*base.Table.Stride
+			if base.SlotTable.Order == "descending" {
+				out[i].Slot = base.SlotTable.Top - uint64(i)*base.SlotTable.Stride
 			} else {
-				out[i].Slot = base.Table.Base + uint64(i)*base.Table.Stride
+				out[i].Slot = base.SlotTable.Base + uint64(i)*base.SlotTable.Stride
 			}
 			if !slices.Contains(out[i].Carried, "slot") {
 				out[i].Carried = append(out[i].Carried, "slot")
@@ -344,13 +344,13 @@ func (nr *newRelease) nodes() []spec.VersionNode {
 	var out []spec.VersionNode
 	for _, n := range nr.obs.Nodes {
 		have[n.Name] = true
-		if old := nr.base.Node(n.Name); old != nil {
+		if old := nr.base.VersionNodeByName(n.Name); old != nil {
 			n.Binds = old.Binds
 		}
 		n.Fact = spec.Fact{Conf: spec.High, Source: nr.source + " (.gnu.version_d)"}
 		out = append(out, n)
 	}
-	for _, n := range nr.base.Nodes {
+	for _, n := range nr.base.VersionNodes {
 		if !have[n.Name] {
 			nr.removed["version_node"] = append(nr.removed["version_node"], n.Name)
 		}
@@ -361,7 +361,7 @@ func (nr *newRelease) nodes() []spec.VersionNode {
 // compat restates the compatibility id read from the probe's code, and the
 // incompatibility message that quotes it.
 func (nr *newRelease) compat() ([]spec.Constant, []spec.Message) {
-	old := nr.base.Constant("NCCOM_COMPAT_ID")
+	old := nr.base.ConstantByName("NCCOM_COMPAT_ID")
 	if !nr.obs.HaveCompat || old == nil {
 		return nil, nil
 	}
@@ -370,7 +370,7 @@ func (nr *newRelease) compat() ([]spec.Constant, []spec.Message) {
 	c.Fact = spec.Fact{Conf: spec.High, Source: nr.source + ": the immediate neuronGetVersionInfo stores at compatibility_version"}
 	var msgs []spec.Message
 	oldID, _ := old.Int()
-	if m := nr.base.Message("nccl_incompatible"); m != nil && int64(nr.obs.CompatID) != oldID {
+	if m := nr.base.MessageByID("nccl_incompatible"); m != nil && int64(nr.obs.CompatID) != oldID {
 		want := fmt.Sprintf("expected: %d", oldID)
 		if strings.Contains(m.Text, want) {
 			n := *m
@@ -402,7 +402,7 @@ func (nr *newRelease) counts(fwd []spec.Forward, rev []spec.Reverse) spec.Counts
 }
 
 func (nr *newRelease) table(fwd []spec.Forward) spec.SlotTable {
-	t := nr.base.Table
+	t := nr.base.SlotTable
 	if len(fwd) > 0 {
 		t.Base, t.Top = fwd[0].Slot, fwd[0].Slot
 		for _, f := range fwd {
@@ -416,7 +416,7 @@ func (nr *newRelease) table(fwd []spec.Forward) spec.SlotTable {
 	if len(nr.obs.Slots) == 0 {
 		carried = append(carried, "base", "top")
 	}
-	t.Fact = spec.Fact{Conf: spec.High, Source: nr.source, Carried: carried, Fields: nr.base.Table.Fields, Note: nr.base.Table.Note}
+	t.Fact = spec.Fact{Conf: spec.High, Source: nr.source, Carried: carried, ConfFields: nr.base.SlotTable.ConfFields, Note: nr.base.SlotTable.Note}
 	return t
 }
 

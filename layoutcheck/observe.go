@@ -337,7 +337,7 @@ func (obs *Observed) libnrt(o *elfread.Object, base *spec.Spec) error {
 			}
 		}
 	}
-	if s, ok := byName[base.Table.Sentinel]; ok {
+	if s, ok := byName[base.SlotTable.Sentinel]; ok {
 		obs.Sentinel = s.Value
 	}
 	for _, s := range syms {
@@ -430,7 +430,7 @@ func mergeFragments(frags [][]byte, paths []string) (*StructSet, error) {
 				enums = append(enums, e)
 			}
 		}
-		for _, o := range s.Opaques {
+		for _, o := range s.OpaqueTypes {
 			if _, ok := from["opaque "+o.Name]; !ok {
 				from["opaque "+o.Name] = paths[i]
 				opaques = append(opaques, o)

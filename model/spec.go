@@ -108,7 +108,7 @@ func (g *writer) define(name string, v int64, from string) {
 }
 
 func (g *writer) constant(name, row string) {
-	c := g.s.Constant(row)
+	c := g.s.ConstantByName(row)
 	if c == nil {
 		g.fail("the models need the constant %s; add the row", row)
 		return
@@ -138,7 +138,7 @@ func (g *writer) fieldEnd(name, st, field string) {
 
 // expression is the parsed string value of a formula row.
 func (g *writer) expression(row string, vars []string) []*expr {
-	c := g.s.Constant(row)
+	c := g.s.ConstantByName(row)
 	if c == nil {
 		g.fail("the models need the constant %s; add the row", row)
 		return nil

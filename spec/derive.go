@@ -9,37 +9,6 @@ import (
 // releaseNameRE is what a derived_from value may hold: no path separators.
 var releaseNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
-// Removal lists parent rows a derived release drops, by key.
-type Removal struct {
-	Forward   []string `toml:"forward"`
-	Reverse   []string `toml:"reverse"`
-	Constants []string `toml:"constant"`
-	Enums     []string `toml:"enum"`
-	Opaques   []string `toml:"opaque_type"`
-	Messages  []string `toml:"message"`
-	Structs   []string `toml:"struct"`
-	Nodes     []string `toml:"version_node"`
-	Links     []string `toml:"link_behaviour"`
-	Notes     []string `toml:"contradiction"`
-	Pos       Pos      `toml:"-"`
-	Path      string   `toml:"-"`
-}
-
-type removalKind struct {
-	kind  string // the [remove] key, as the errors name it
-	names []string
-}
-
-// kinds lists the removals by row kind, in a fixed order so that errors
-// come out in the same order on every load.
-func (r Removal) kinds() []removalKind {
-	return []removalKind{
-		{"forward", r.Forward}, {"reverse", r.Reverse}, {"constant", r.Constants}, {"enum", r.Enums},
-		{"opaque_type", r.Opaques}, {"message", r.Messages}, {"struct", r.Structs}, {"version_node", r.Nodes},
-		{"link_behaviour", r.Links}, {"contradiction", r.Notes},
-	}
-}
-
 // derive resolves a derived_from chain: each release starts from its
 // parent's rows, replaces the rows it restates (same key), appends new ones
 // and drops the ones it lists under [remove]. Inherited rows keep their
@@ -49,7 +18,7 @@ func derive(child *Spec, locate func(string) (source, error), chain []string) (*
 	if parentName == "" {
 		if len(child.removals) > 0 {
 			r := child.removals[0]
-			return child, Errors{{Pos: r.Pos, Rule: "derive", Msg: "[remove] only makes sense in a release with derived_from"}}, nil
+			return child, Errors{{Pos: r.pos, Rule: "derive", Msg: "[remove] only makes sense in a release with derived_from"}}, nil
 		}
 		return child, nil, nil
 	}
@@ -96,33 +65,16 @@ func merge(parent, child *Spec) (*Spec, Errors) {
 	for k, v := range child.index {
 		out.index[k] = v
 	}
-	out.Release = child.Release
-	for _, pair := range []struct{ c, p *Library }{
-		{&out.Release.LibNRT, &parent.Release.LibNRT},
-		{&out.Release.LibNCCOM, &parent.Release.LibNCCOM},
-		{&out.Release.NetPlugin, &parent.Release.NetPlugin},
-	} {
-		if pair.c.Pos.File == "" {
-			*pair.c = *pair.p
-		}
-	}
-	out.Counts, out.Table = parent.Counts, parent.Table
-	if child.Counts.Pos.File != "" {
-		out.Counts = child.Counts
-	}
-	if child.Table.Pos.File != "" {
-		out.Table = child.Table
-	}
 
 	var errs Errors
 	drop := map[string]map[string]bool{}
 	for _, r := range child.removals {
-		for _, k := range r.kinds() {
-			for _, n := range k.names {
-				if drop[k.kind] == nil {
-					drop[k.kind] = map[string]bool{}
-				}
-				drop[k.kind][n] = true
+		for k, names := range r.lists {
+			if drop[k] == nil {
+				drop[k] = map[string]bool{}
+			}
+			for _, n := range names {
+				drop[k][n] = true
 			}
 		}
 	}
@@ -135,21 +87,15 @@ func merge(parent, child *Spec) (*Spec, Errors) {
 		}
 		return true
 	}
-	out.Forward = overlay(parent.Forward, child.Forward, func(f Forward) string { return f.Name }, func(k string) bool { return keep("forward", k) })
-	out.Reverse = overlay(parent.Reverse, child.Reverse, func(r Reverse) string { return r.Name }, func(k string) bool { return keep("reverse", k) })
-	out.Constants = overlay(parent.Constants, child.Constants, func(c Constant) string { return c.Name }, func(k string) bool { return keep("constant", k) })
-	out.Enums = overlay(parent.Enums, child.Enums, func(e Enum) string { return e.Name }, func(k string) bool { return keep("enum", k) })
-	out.Opaques = overlay(parent.Opaques, child.Opaques, func(o OpaqueType) string { return o.Name }, func(k string) bool { return keep("opaque_type", k) })
-	out.Messages = overlay(parent.Messages, child.Messages, func(m Message) string { return m.ID }, func(k string) bool { return keep("message", k) })
-	out.Structs = overlay(parent.Structs, child.Structs, func(s *Struct) string { return s.Name }, func(k string) bool { return keep("struct", k) })
-	out.Nodes = overlay(parent.Nodes, child.Nodes, func(n VersionNode) string { return n.Name }, func(k string) bool { return keep("version_node", k) })
-	out.Links = overlay(parent.Links, child.Links, func(l LinkBehaviour) string { return l.Variant }, func(k string) bool { return keep("link_behaviour", k) })
-	out.Notes = overlay(parent.Notes, child.Notes, func(c Contradiction) string { return c.ID }, func(k string) bool { return keep("contradiction", k) })
+	for _, k := range kinds {
+		k.merge(out, parent, child, keep)
+	}
+	// Kinds in their fixed order, so that errors come out in the same order on every load.
 	for _, r := range child.removals {
-		for _, k := range r.kinds() {
-			for _, n := range k.names {
-				if !used[k.kind+"/"+n] {
-					errs = append(errs, &Error{Pos: r.Pos, Rule: "derive", Msg: fmt.Sprintf("[remove] %s = %q: release %s has no such row", k.kind, n, parent.Release.Name)})
+		for _, k := range kinds {
+			for _, n := range r.lists[k.key()] {
+				if !used[k.key()+"/"+n] {
+					errs = append(errs, &Error{Pos: r.pos, Rule: "derive", Msg: fmt.Sprintf("[remove] %s = %q: release %s has no such row", k.key(), n, parent.Release.Name)})
 				}
 			}
 		}
@@ -159,15 +105,16 @@ func merge(parent, child *Spec) (*Spec, Errors) {
 
 // overlay replaces parent rows by child rows of the same key, in place, and
 // appends the child's new rows.
-func overlay[T any](parent, child []T, key func(T) string, keep func(string) bool) []T {
+func overlay[T any](parent, child []T, key func(*T) string, keep func(string) bool) []T {
 	byKey := map[string]int{}
-	for i, c := range child {
-		byKey[key(c)] = i
+	for i := range child {
+		byKey[key(&child[i])] = i
 	}
 	var out []T
 	taken := map[string]bool{}
-	for _, p := range parent {
-		k := key(p)
+	for i := range parent {
+		p := parent[i]
+		k := key(&p)
 		if i, ok := byKey[k]; ok {
 			out = append(out, child[i])
 			taken[k] = true
@@ -177,8 +124,8 @@ func overlay[T any](parent, child []T, key func(T) string, keep func(string) boo
 			out = append(out, p)
 		}
 	}
-	for _, c := range child {
-		if !taken[key(c)] {
+	for i := range child {
+		if c := child[i]; !taken[key(&c)] {
 			out = append(out, c)
 		}
 	}

@@ -16,7 +16,7 @@ func TestDerivedRelease(t *testing.T) {
 	if s.Release.DerivedFrom != "2.31.24" || len(s.Forward) != 38 {
 		t.Fatalf("derived_from %q, %d forward rows", s.Release.DerivedFrom, len(s.Forward))
 	}
-	if c := s.Constant("NCCOM_COMPAT_ID"); c == nil || c.Value != int64(90) {
+	if c := s.ConstantByName("NCCOM_COMPAT_ID"); c == nil || c.Value != int64(90) {
 		t.Errorf("compat id %+v, want the override 90", c)
 	}
 	if st := s.StructByName("enc_nccl_comm_node"); st.Size != 96 || !strings.HasPrefix(st.Pos.File, "spec/2.32.0-synthetic/") {

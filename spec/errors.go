@@ -52,7 +52,7 @@ var Rules = map[string]string{
 	"single-table":    "[release], [counts] and [slot_table] are defined exactly once",
 	"conf":            "every fact carries conf = HIGH|MED|INFERRED and a source note",
 	"count":           "declared counts hold (forward rows, nec_ and nrt_ reverse rows)",
-	"unique":          "names are unique",
+	"unique":          "row keys are unique: names, message and contradiction ids, link behaviour variants",
 	"forward-name":    "forward names are neuron*, trampolines nccl*",
 	"reverse-name":    "reverse names are nec_* or nrt_*",
 	"slot-range":      "slots are contiguous with the declared stride and cover exactly base..top",

@@ -1,12 +1,16 @@
 package spec
 
 // IsFragment reports whether the spec is a struct fragment: files that declare
-// structs (and the enums and opaque types they use) but no release, counts,
-// slot table, symbols, constants or messages. `nrtabi extract` writes
-// fragments; the loader validates their layouts and provenance only, and a
-// checker takes the release-level facts from a full spec.
+// structs and only the kinds that may go with them (the enums and opaque
+// types they use), no release, counts, slot table, symbols, constants or
+// messages. `nrtabi extract` writes fragments; the loader validates their
+// layouts and provenance only, and a checker takes the release-level facts
+// from a full spec.
 func (s *Spec) IsFragment() bool {
-	return s.Release.Pos.File == "" && s.Counts.Pos.File == "" && s.Table.Pos.File == "" &&
-		len(s.Nodes) == 0 && len(s.Forward) == 0 && len(s.Reverse) == 0 && len(s.Constants) == 0 &&
-		len(s.Messages) == 0 && len(s.Notes) == 0 && len(s.Links) == 0 && len(s.Structs) > 0
+	for _, k := range kinds {
+		if k.present(s) && !k.fragment() {
+			return false
+		}
+	}
+	return len(s.Structs) > 0
 }

@@ -15,24 +15,6 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// fileDoc is what one spec file may hold; a release is the union of its files.
-type fileDoc struct {
-	Release   *Release        `toml:"release"`
-	Counts    *Counts         `toml:"counts"`
-	Table     *SlotTable      `toml:"slot_table"`
-	Nodes     []VersionNode   `toml:"version_node"`
-	Forward   []Forward       `toml:"forward"`
-	Reverse   []Reverse       `toml:"reverse"`
-	Constants []Constant      `toml:"constant"`
-	Enums     []Enum          `toml:"enum"`
-	Opaques   []OpaqueType    `toml:"opaque_type"`
-	Messages  []Message       `toml:"message"`
-	Structs   []*Struct       `toml:"struct"`
-	Notes     []Contradiction `toml:"contradiction"`
-	Links     []LinkBehaviour `toml:"link_behaviour"`
-	Remove    *Removal        `toml:"remove"`
-}
-
 // source is one release directory.
 type source struct {
 	fsys         fs.FS
@@ -150,8 +132,8 @@ func (s *Spec) addFile(name, src string) Errors {
 	if e := checkNesting(name, src); e != nil {
 		return Errors{e}
 	}
-	var doc fileDoc
-	md, err := toml.Decode(src, &doc)
+	doc := reflect.New(fileDocType)
+	md, err := toml.Decode(src, doc.Interface())
 	if err != nil {
 		return Errors{decodeError(name, src, err)}
 	}
@@ -159,93 +141,12 @@ func (s *Spec) addFile(name, src string) Errors {
 	indexPositions(idx, name, src)
 	s.index[name] = idx
 	errs := unknownKeys(name, idx, md.Undecoded())
-
-	at := func(f *Fact, p string) {
-		f.Path = p
-		f.Pos, _ = idx.lookup(p)
-		if f.Pos.File == "" {
-			f.Pos = Pos{File: name}
-		}
+	in := fileIndex{name: name, idx: idx}
+	for i, k := range kinds {
+		errs = append(errs, k.add(s, doc.Elem().Field(i), in)...)
 	}
-	single := func(what string, first Pos) {
-		if first.File != "" {
-			p, _ := idx.lookup(what)
-			errs = append(errs, &Error{Pos: p, Rule: "single-table", Msg: fmt.Sprintf("[%s] is already defined at %s; define it in one file", what, first)})
-		}
-	}
-	if doc.Release != nil {
-		single("release", s.Release.Pos)
-		s.Release = *doc.Release
-		at(&s.Release.Fact, "release")
-		// Library tables are optional: an absent one keeps no position and
-		// is not held to the provenance rules.
-		for path, f := range map[string]*Fact{"release.libnrt": &s.Release.LibNRT.Fact,
-			"release.libnccom": &s.Release.LibNCCOM.Fact, "release.libnccom_net": &s.Release.NetPlugin.Fact} {
-			if _, ok := idx.find(path); ok {
-				at(f, path)
-			}
-		}
-	}
-	if doc.Counts != nil {
-		single("counts", s.Counts.Pos)
-		s.Counts = *doc.Counts
-		at(&s.Counts.Fact, "counts")
-	}
-	if doc.Table != nil {
-		single("slot_table", s.Table.Pos)
-		s.Table = *doc.Table
-		at(&s.Table.Fact, "slot_table")
-	}
-	for i := range doc.Nodes {
-		at(&doc.Nodes[i].Fact, fmt.Sprintf("version_node[%d]", i))
-	}
-	for i := range doc.Forward {
-		at(&doc.Forward[i].Fact, fmt.Sprintf("forward[%d]", i))
-	}
-	for i := range doc.Reverse {
-		at(&doc.Reverse[i].Fact, fmt.Sprintf("reverse[%d]", i))
-	}
-	for i := range doc.Constants {
-		at(&doc.Constants[i].Fact, fmt.Sprintf("constant[%d]", i))
-	}
-	for i := range doc.Enums {
-		at(&doc.Enums[i].Fact, fmt.Sprintf("enum[%d]", i))
-	}
-	for i := range doc.Opaques {
-		at(&doc.Opaques[i].Fact, fmt.Sprintf("opaque_type[%d]", i))
-	}
-	for i := range doc.Messages {
-		at(&doc.Messages[i].Fact, fmt.Sprintf("message[%d]", i))
-	}
-	for i := range doc.Notes {
-		at(&doc.Notes[i].Fact, fmt.Sprintf("contradiction[%d]", i))
-	}
-	for i := range doc.Links {
-		at(&doc.Links[i].Fact, fmt.Sprintf("link_behaviour[%d]", i))
-	}
-	for i, st := range doc.Structs {
-		at(&st.Fact, fmt.Sprintf("struct[%d]", i))
-		for j := range st.Fields {
-			at(&st.Fields[j].Fact, fmt.Sprintf("struct[%d].field[%d]", i, j))
-		}
-		for j := range st.Opaque {
-			at(&st.Opaque[j].Fact, fmt.Sprintf("struct[%d].opaque[%d]", i, j))
-		}
-	}
-	s.Nodes = append(s.Nodes, doc.Nodes...)
-	s.Forward = append(s.Forward, doc.Forward...)
-	s.Reverse = append(s.Reverse, doc.Reverse...)
-	s.Constants = append(s.Constants, doc.Constants...)
-	s.Enums = append(s.Enums, doc.Enums...)
-	s.Opaques = append(s.Opaques, doc.Opaques...)
-	s.Messages = append(s.Messages, doc.Messages...)
-	s.Structs = append(s.Structs, doc.Structs...)
-	s.Notes = append(s.Notes, doc.Notes...)
-	s.Links = append(s.Links, doc.Links...)
-	if doc.Remove != nil {
-		doc.Remove.Pos, _ = idx.lookup("remove")
-		doc.Remove.Path = "remove"
-		s.removals = append(s.removals, *doc.Remove)
+	if r, ok := decodedRemoval(doc.Elem(), in); ok {
+		s.removals = append(s.removals, r)
 	}
 	return errs
 }
@@ -356,9 +257,9 @@ func unknownKeys(file string, idx *posIndex, undecoded []toml.Key) Errors {
 	return errs
 }
 
-// knownKeys lists the toml keys accepted under a dotted path of fileDoc.
+// knownKeys lists the toml keys accepted under a dotted path of a spec file.
 func knownKeys(dotted string) []string {
-	t := reflect.TypeOf(fileDoc{})
+	t := fileDocType
 	if dotted != "" {
 		for _, seg := range strings.Split(dotted, ".") {
 			f, ok := fieldByTag(t, seg)
@@ -478,9 +379,9 @@ func locateMismatch(file, src, key string) *Error {
 	return nil
 }
 
-// typeOfKey is the Go type fileDoc decodes a dotted key into.
+// typeOfKey is the Go type a dotted key of a spec file decodes into.
 func typeOfKey(dotted string) reflect.Type {
-	t := reflect.TypeOf(fileDoc{})
+	t := fileDocType
 	for _, seg := range strings.Split(dotted, ".") {
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 			t = t.Elem()

@@ -35,10 +35,10 @@ func (p Pos) String() string {
 
 // Fact carries the provenance every spec row has.
 type Fact struct {
-	Conf   Conf              `toml:"conf" json:"conf"`
-	Source string            `toml:"source" json:"source"`
-	Note   string            `toml:"note" json:"note,omitempty"`
-	Fields map[string]string `toml:"conf_fields" json:"conf_fields,omitempty"` // per-key confidence overrides
+	Conf       Conf              `toml:"conf" json:"conf"`
+	Source     string            `toml:"source" json:"source"`
+	Note       string            `toml:"note" json:"note,omitempty"`
+	ConfFields map[string]string `toml:"conf_fields" json:"conf_fields,omitempty"` // per-key confidence overrides
 	// Carried lists the keys of a row that `release new` restated from the
 	// parent release because the binaries could not confirm them.
 	Carried []string `toml:"carried" json:"carried,omitempty"`
@@ -48,33 +48,34 @@ type Fact struct {
 
 // ConfOf is the confidence of one key of the row.
 func (f *Fact) ConfOf(key string) Conf {
-	if c, ok := f.Fields[key]; ok {
+	if c, ok := f.ConfFields[key]; ok {
 		return Conf(c)
 	}
 	return f.Conf
 }
 
-// Spec is one release of the libnrt ↔ libnccom boundary.
+// Spec is one release of the libnrt ↔ libnccom boundary, or a struct
+// fragment (IsFragment). Its tables are the kinds of kinds.go.
 type Spec struct {
-	Release   Release
-	Counts    Counts
-	Table     SlotTable
-	Nodes     []VersionNode
-	Forward   []Forward
-	Reverse   []Reverse
-	Constants []Constant
-	Enums     []Enum
-	Opaques   []OpaqueType
-	Messages  []Message
-	Structs   []*Struct
-	Notes     []Contradiction
-	Links     []LinkBehaviour
+	Release        Release
+	Counts         Counts
+	SlotTable      SlotTable
+	VersionNodes   []VersionNode
+	Forward        []Forward
+	Reverse        []Reverse
+	Constants      []Constant
+	Enums          []Enum
+	OpaqueTypes    []OpaqueType
+	Messages       []Message
+	Structs        []*Struct
+	Contradictions []Contradiction
+	LinkBehaviours []LinkBehaviour
 
-	Dir   string   // where it was read from ("embedded:2.31.24" or a path)
+	Dir   string   // where it was read from: "spec/<release>" for an embedded release, else the directory as given
 	Files []string // the files, in load order
 
 	index    map[string]*posIndex // per file
-	removals []Removal            // [remove] tables of a derived release, applied by derive
+	removals []removal            // [remove] tables of a derived release, applied by derive
 	lazy     *lazyIndex           // a compiled release's positions, indexed on demand
 }
 
@@ -87,8 +88,19 @@ type Release struct {
 	CarriedOver []string `toml:"carried_over"`
 	LibNRT      Library  `toml:"libnrt"`
 	LibNCCOM    Library  `toml:"libnccom"`
-	NetPlugin   Library  `toml:"libnccom_net"`
+	LibNCCOMNet Library  `toml:"libnccom_net"`
 	Fact
+}
+
+// libraries are the release's library tables, by key, in file order.
+func (r *Release) libraries() []struct {
+	key string
+	lib *Library
+} {
+	return []struct {
+		key string
+		lib *Library
+	}{{"libnrt", &r.LibNRT}, {"libnccom", &r.LibNCCOM}, {"libnccom_net", &r.LibNCCOMNet}}
 }
 
 // Library is one shipped ELF file.
@@ -130,16 +142,16 @@ type Counts struct {
 
 // SlotTable is libnrt's .bss table of dlsym'd forward pointers.
 type SlotTable struct {
-	Base         uint64 `toml:"base"`
-	Top          uint64 `toml:"top"`
-	Stride       uint64 `toml:"stride"`
-	Order        string `toml:"order"` // "descending": dlsym index i lives at top - i*stride
-	Sentinel     string `toml:"sentinel"`
-	SentinelAddr uint64 `toml:"sentinel_addr"`
-	NetHandle    uint64 `toml:"net_handle_addr"`
-	Library      string `toml:"library"`     // dlopen name
-	NetLibrary   string `toml:"net_library"` // soft-loaded plugin
-	NetProbe     string `toml:"net_probe"`   // libfabric symbol probed when the plugin is absent
+	Base          uint64 `toml:"base"`
+	Top           uint64 `toml:"top"`
+	Stride        uint64 `toml:"stride"`
+	Order         string `toml:"order"` // "descending": dlsym index i lives at top - i*stride
+	Sentinel      string `toml:"sentinel"`
+	SentinelAddr  uint64 `toml:"sentinel_addr"`
+	NetHandleAddr uint64 `toml:"net_handle_addr"`
+	Library       string `toml:"library"`     // dlopen name
+	NetLibrary    string `toml:"net_library"` // soft-loaded plugin
+	NetProbe      string `toml:"net_probe"`   // libfabric symbol probed when the plugin is absent
 	Fact
 }
 
@@ -237,7 +249,7 @@ type Reverse struct {
 // Constant is a named value of the boundary.
 type Constant struct {
 	Name  string `toml:"name"`
-	Type  string `toml:"type"` // u32, u64, int, string
+	Type  string `toml:"type"` // u32, u64, int, size_t, string
 	Value any    `toml:"value"`
 	Fact
 }
@@ -302,7 +314,7 @@ type Struct struct {
 	Tag      string   `toml:"tag"`
 	Aliases  []string `toml:"aliases"`
 	Size     int      `toml:"size"`
-	MinAlign int      `toml:"align"`  // alignment when no member implies it (all-opaque structs)
+	MinAlign int      `toml:"align"`  // a floor under the members' alignment (an all-opaque struct has no member to imply one)
 	Prefix   bool     `toml:"prefix"` // only a prefix of a larger object is modelled
 	Packed   bool     `toml:"packed"` // a byte image (wire or hash input), no padding, alignment 1
 	Side     string   `toml:"side"`   // libnrt, libnccom, both, wire
@@ -408,7 +420,7 @@ type Contradiction struct {
 // LinkBehaviour is an observed dynamic-linker outcome for a libnrt variant.
 type LinkBehaviour struct {
 	Variant string `toml:"variant"`
-	Libnrt  string `toml:"libnrt"`
+	LibNRT  string `toml:"libnrt"`
 	Outcome string `toml:"outcome"` // loads | error | abort
 	Message string `toml:"message"`
 	Glibc   string `toml:"glibc"`
@@ -434,69 +446,44 @@ func (s *Spec) StructByName(name string) *Struct {
 
 // EnumByName finds an enum by name or tag.
 func (s *Spec) EnumByName(name string) *Enum {
-	for i := range s.Enums {
-		if s.Enums[i].Name == name || s.Enums[i].Tag == name {
-			return &s.Enums[i]
-		}
-	}
-	return nil
+	return find(s.Enums, func(e *Enum) bool { return e.Name == name || e.Tag == name })
 }
 
-// OpaqueByName finds an opaque type by name or tag.
-func (s *Spec) OpaqueByName(name string) *OpaqueType {
-	for i := range s.Opaques {
-		if s.Opaques[i].Name == name || s.Opaques[i].Tag == name {
-			return &s.Opaques[i]
-		}
-	}
-	return nil
+// OpaqueTypeByName finds an opaque type by name or tag.
+func (s *Spec) OpaqueTypeByName(name string) *OpaqueType {
+	return find(s.OpaqueTypes, func(o *OpaqueType) bool { return o.Name == name || o.Tag == name })
 }
 
 // ForwardByName finds a forward row by neuron* or nccl* name.
 func (s *Spec) ForwardByName(name string) *Forward {
-	for i := range s.Forward {
-		if s.Forward[i].Name == name || s.Forward[i].Trampoline == name {
-			return &s.Forward[i]
-		}
-	}
-	return nil
+	return find(s.Forward, func(f *Forward) bool { return f.Name == name || f.Trampoline == name })
 }
 
 // ReverseByName finds a reverse row.
 func (s *Spec) ReverseByName(name string) *Reverse {
-	for i := range s.Reverse {
-		if s.Reverse[i].Name == name {
-			return &s.Reverse[i]
-		}
-	}
-	return nil
+	return find(s.Reverse, func(r *Reverse) bool { return r.Name == name })
 }
 
-// Constant finds a constant by name.
-func (s *Spec) Constant(name string) *Constant {
-	for i := range s.Constants {
-		if s.Constants[i].Name == name {
-			return &s.Constants[i]
-		}
-	}
-	return nil
+// ConstantByName finds a constant by name.
+func (s *Spec) ConstantByName(name string) *Constant {
+	return find(s.Constants, func(c *Constant) bool { return c.Name == name })
 }
 
-// Message finds a message by id.
-func (s *Spec) Message(id string) *Message {
-	for i := range s.Messages {
-		if s.Messages[i].ID == id {
-			return &s.Messages[i]
-		}
-	}
-	return nil
+// MessageByID finds a message by id.
+func (s *Spec) MessageByID(id string) *Message {
+	return find(s.Messages, func(m *Message) bool { return m.ID == id })
 }
 
-// Node finds a version node.
-func (s *Spec) Node(name string) *VersionNode {
-	for i := range s.Nodes {
-		if s.Nodes[i].Name == name {
-			return &s.Nodes[i]
+// VersionNodeByName finds a version node.
+func (s *Spec) VersionNodeByName(name string) *VersionNode {
+	return find(s.VersionNodes, func(n *VersionNode) bool { return n.Name == name })
+}
+
+// find is the first row that matches, in place.
+func find[T any](rows []T, match func(*T) bool) *T {
+	for i := range rows {
+		if match(&rows[i]) {
+			return &rows[i]
 		}
 	}
 	return nil

@@ -41,7 +41,7 @@ func (s *Spec) resolve() Errors {
 				t.Struct = st
 			case s.EnumByName(t.Name) != nil:
 				t.Kind, t.Enum = KindEnum, s.EnumByName(t.Name)
-			case s.OpaqueByName(t.Name) != nil:
+			case s.OpaqueTypeByName(t.Name) != nil:
 				t.Kind = KindOpaque
 				if !behindPtr {
 					errs = append(errs, &Error{Pos: s.PosOf(f, key), Rule: "type", Msg: fmt.Sprintf("%q: opaque type %s can only be used behind a pointer", expr, t.Name)})

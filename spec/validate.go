@@ -21,12 +21,14 @@ func (s *Spec) validate(dirName string) Errors {
 	c := &checker{s: s}
 	if s.IsFragment() {
 		c.facts()
+		c.unique()
 		c.enums()
 		c.structs()
 		return c.errs
 	}
 	c.release(dirName)
 	c.facts()
+	c.unique()
 	c.counts()
 	c.nodes()
 	c.forward()
@@ -49,14 +51,13 @@ func (c *checker) release(dirName string) {
 	} else if dirName != "." && dirName != r.Name {
 		c.at(&r.Fact, "name", "release-name", "release name %q does not match its directory %q; rename one of them", r.Name, dirName)
 	}
-	if c.s.Counts.Pos.File == "" {
-		c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [counts] table in any file"})
-	}
-	if c.s.Table.Pos.File == "" {
-		c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [slot_table] table in any file"})
+	for _, k := range kinds {
+		if k.single() && !k.present(c.s) {
+			c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [" + k.key() + "] table in any file"})
+		}
 	}
 	for i, need := range r.LibNCCOM.VersionNeeds {
-		if need.File == r.LibNRT.SONAME && c.s.Node(need.Version) == nil {
+		if need.File == r.LibNRT.SONAME && c.s.VersionNodeByName(need.Version) == nil {
 			c.at(&r.LibNCCOM.Fact, fmt.Sprintf("version_need[%d].version", i), "version-need", "libnccom needs %s from %s, which declares no such [[version_node]]", need.Version, need.File)
 		}
 	}
@@ -74,56 +75,26 @@ func (c *checker) facts() {
 		if strings.TrimSpace(f.Source) == "" {
 			c.at(f, "source", "conf", "%s: source is empty; say where the fact comes from", what)
 		}
-		keys := make([]string, 0, len(f.Fields))
-		for k := range f.Fields {
+		keys := make([]string, 0, len(f.ConfFields))
+		for k := range f.ConfFields {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if !Conf(f.Fields[k]).Valid() {
-				c.at(f, "conf_fields", "conf", "%s: conf_fields.%s = %q; use HIGH, MED or INFERRED", what, k, f.Fields[k])
+			if !Conf(f.ConfFields[k]).Valid() {
+				c.at(f, "conf_fields", "conf", "%s: conf_fields.%s = %q; use HIGH, MED or INFERRED", what, k, f.ConfFields[k])
 			}
 		}
 	}
-	s := c.s
-	check(&s.Release.Fact, "[release]")
-	for _, l := range []*Library{&s.Release.LibNRT, &s.Release.LibNCCOM, &s.Release.NetPlugin} {
-		check(&l.Fact, l.Path)
+	for _, k := range kinds {
+		k.facts(c.s, check)
 	}
-	check(&s.Counts.Fact, "[counts]")
-	check(&s.Table.Fact, "[slot_table]")
-	for i := range s.Nodes {
-		check(&s.Nodes[i].Fact, "version node "+s.Nodes[i].Name)
-	}
-	for i := range s.Forward {
-		check(&s.Forward[i].Fact, s.Forward[i].Name)
-	}
-	for i := range s.Reverse {
-		check(&s.Reverse[i].Fact, s.Reverse[i].Name)
-	}
-	for i := range s.Constants {
-		check(&s.Constants[i].Fact, s.Constants[i].Name)
-	}
-	for i := range s.Enums {
-		check(&s.Enums[i].Fact, s.Enums[i].Name)
-	}
-	for i := range s.Opaques {
-		check(&s.Opaques[i].Fact, s.Opaques[i].Name)
-	}
-	for i := range s.Messages {
-		check(&s.Messages[i].Fact, s.Messages[i].ID)
-	}
-	for i := range s.Notes {
-		check(&s.Notes[i].Fact, s.Notes[i].ID)
-	}
-	for i := range s.Links {
-		check(&s.Links[i].Fact, s.Links[i].Variant)
-	}
-	for _, st := range s.Structs {
-		check(&st.Fact, st.Name)
-		for j := range st.Fields {
-			check(&st.Fields[j].Fact, st.Name+"."+st.Fields[j].Name)
-		}
+}
+
+// unique reports a row key written twice, kind by kind.
+func (c *checker) unique() {
+	for _, k := range kinds {
+		k.unique(c)
 	}
 }
 
@@ -170,11 +141,10 @@ func (c *checker) uniq(what string, n int, name func(int) (string, *Fact, string
 
 func (c *checker) nodes() {
 	s := c.s
-	c.uniq("version node", len(s.Nodes), func(i int) (string, *Fact, string) { return s.Nodes[i].Name, &s.Nodes[i].Fact, "name" })
 	bases := 0
 	idx := map[int]bool{}
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
+	for i := range s.VersionNodes {
+		n := &s.VersionNodes[i]
 		if n.Name == "" {
 			c.at(&n.Fact, "name", "required", "[[version_node]] needs a name")
 		}
@@ -187,16 +157,16 @@ func (c *checker) nodes() {
 				c.at(&n.Fact, "name", "version-node", "the BASE node is named after the SONAME %q, not %q", s.Release.LibNRT.SONAME, n.Name)
 			}
 		}
-		if n.Index < 1 || n.Index > len(s.Nodes) || idx[n.Index] {
-			c.at(&n.Fact, "index", "version-node", "version node %s has index %d; indices are 1..%d, each used once", n.Name, n.Index, len(s.Nodes))
+		if n.Index < 1 || n.Index > len(s.VersionNodes) || idx[n.Index] {
+			c.at(&n.Fact, "index", "version-node", "version node %s has index %d; indices are 1..%d, each used once", n.Name, n.Index, len(s.VersionNodes))
 		}
 		idx[n.Index] = true
-		if n.Parent != "" && s.Node(n.Parent) == nil {
+		if n.Parent != "" && s.VersionNodeByName(n.Parent) == nil {
 			c.at(&n.Fact, "parent", "version-node", "version node %s names parent %q, which is not declared", n.Name, n.Parent)
 		}
 		// Follow parents; a cycle never reaches a node without one.
 		seen := map[string]bool{n.Name: true}
-		for p := s.Node(n.Parent); p != nil; p = s.Node(p.Parent) {
+		for p := s.VersionNodeByName(n.Parent); p != nil; p = s.VersionNodeByName(p.Parent) {
 			if seen[p.Name] {
 				c.at(&n.Fact, "parent", "version-node", "version node %s is its own ancestor", n.Name)
 				break
@@ -204,8 +174,8 @@ func (c *checker) nodes() {
 			seen[p.Name] = true
 		}
 	}
-	if bases != 1 && len(s.Nodes) > 0 {
-		c.errs = append(c.errs, &Error{Pos: s.Nodes[0].Pos, Rule: "version-node", Msg: fmt.Sprintf("%d BASE version nodes; exactly one (the SONAME) is required", bases)})
+	if bases != 1 && len(s.VersionNodes) > 0 {
+		c.errs = append(c.errs, &Error{Pos: s.VersionNodes[0].Pos, Rule: "version-node", Msg: fmt.Sprintf("%d BASE version nodes; exactly one (the SONAME) is required", bases)})
 	}
 }
 
@@ -213,8 +183,7 @@ var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (c *checker) forward() {
 	s := c.s
-	t := &s.Table
-	c.uniq("forward symbol", len(s.Forward), func(i int) (string, *Fact, string) { return s.Forward[i].Name, &s.Forward[i].Fact, "name" })
+	t := &s.SlotTable
 	c.uniq("trampoline", len(s.Forward), func(i int) (string, *Fact, string) {
 		return s.Forward[i].Trampoline, &s.Forward[i].Fact, "trampoline"
 	})
@@ -314,13 +283,12 @@ func (c *checker) forward() {
 
 func (c *checker) reverse() {
 	s := c.s
-	c.uniq("reverse symbol", len(s.Reverse), func(i int) (string, *Fact, string) { return s.Reverse[i].Name, &s.Reverse[i].Fact, "name" })
 	for i := range s.Reverse {
 		r := &s.Reverse[i]
 		if !(strings.HasPrefix(r.Name, "nec_") || strings.HasPrefix(r.Name, "nrt_")) || !identRE.MatchString(r.Name) {
 			c.at(&r.Fact, "name", "reverse-name", "reverse symbol %q must be a C identifier starting with nec_ or nrt_", r.Name)
 		}
-		switch n := s.Node(r.Version); {
+		switch n := s.VersionNodeByName(r.Version); {
 		case r.Version == "":
 			c.at(&r.Fact, "version", "reverse-version", "%s has no version; reverse callbacks are bound to a version node such as NRT_2.0.0", r.Name)
 		case n == nil:
@@ -372,7 +340,6 @@ func (c *checker) reverse() {
 
 func (c *checker) enums() {
 	s := c.s
-	c.uniq("enum", len(s.Enums), func(i int) (string, *Fact, string) { return s.Enums[i].Name, &s.Enums[i].Fact, "name" })
 	seen := map[string]string{}
 	for i := range s.Enums {
 		e := &s.Enums[i]
@@ -398,14 +365,10 @@ func (c *checker) enums() {
 			}
 		}
 	}
-	c.uniq("opaque type", len(s.Opaques), func(i int) (string, *Fact, string) { return s.Opaques[i].Name, &s.Opaques[i].Fact, "name" })
 }
 
 func (c *checker) constants() {
 	s := c.s
-	c.uniq("constant", len(s.Constants), func(i int) (string, *Fact, string) {
-		return s.Constants[i].Name, &s.Constants[i].Fact, "name"
-	})
 	for i := range s.Constants {
 		k := &s.Constants[i]
 		if !identRE.MatchString(k.Name) {
@@ -433,7 +396,6 @@ var verbRE = regexp.MustCompile(`%[-+ #0]*[0-9*]*(?:\.[0-9*]+)?(?:hh|h|ll|l|z|j|
 
 func (c *checker) messages() {
 	s := c.s
-	c.uniq("message", len(s.Messages), func(i int) (string, *Fact, string) { return s.Messages[i].ID, &s.Messages[i].Fact, "id" })
 	for i := range s.Messages {
 		m := &s.Messages[i]
 		if !identRE.MatchString(m.ID) {

@@ -52,8 +52,8 @@ func TestEmbeddedReleaseIsValid(t *testing.T) {
 			if len(s.Forward) != 37 || len(s.Reverse) != 20 {
 				t.Errorf("2.31.24: %d forward, %d reverse; the facts sheet has 37 and 20", len(s.Forward), len(s.Reverse))
 			}
-			if s.Table.Base != 0xc967b8 || s.Table.Top != 0xc968d8 {
-				t.Errorf("slot table %#x..%#x", s.Table.Base, s.Table.Top)
+			if s.SlotTable.Base != 0xc967b8 || s.SlotTable.Top != 0xc968d8 {
+				t.Errorf("slot table %#x..%#x", s.SlotTable.Base, s.SlotTable.Top)
 			}
 			for name, size := range map[string]int{"enc_glb_comm": 564408, "enc_nccl_comm_node": 88, "nec_version_info_t": 56, "nrt_version_t": 224} {
 				if st := s.StructByName(name); st == nil || st.Size != size {
@@ -84,6 +84,8 @@ func TestRules(t *testing.T) {
 		{rule: "conf", changes: []change{{"reverse.toml", `name = "nec_ndl_printk"`, `conf = "HIGH"`, `conf = "SURE"`}}, msg: `nec_ndl_printk: conf = "SURE"`},
 		{rule: "count", changes: []change{{"release.toml", "[counts]", "forward = 37", "forward = 36"}}, msg: "[counts] forward = 36 but 37 [[forward]] rows"},
 		{rule: "unique", changes: []change{{"reverse.toml", "[[reverse]]\nname = \"nec_get_device_count\"", `"nec_get_device_count"`, `"nec_inc_semaphore"`}}, msg: `reverse symbol "nec_inc_semaphore" is declared twice`},
+		{rule: "unique", changes: []change{{"bootstrap_wire.toml", "[[contradiction]]\nid = \"flat-root-lifetime\"", `"flat-root-lifetime"`, `"bootstrap-dispatch"`}}, msg: `contradiction "bootstrap-dispatch" is declared twice`},
+		{rule: "unique", changes: []change{{"linker.toml", "[[link_behaviour]]\nvariant = \"no-node\"", `"no-node"`, `"base-fallback"`}}, msg: `link behaviour "base-fallback" is declared twice`},
 		{rule: "forward-name", changes: []change{{"forward.toml", `index = 4`, `"neuronBuildGraphComm"`, `"buildGraphComm"`}}, msg: `forward symbol "buildGraphComm" must be a C identifier starting with neuron`},
 		{rule: "reverse-name", changes: []change{{"reverse.toml", "[[reverse]]\nname = \"nec_ndl_printk\"", `"nec_ndl_printk"`, `"ndl_printk"`}}, msg: `reverse symbol "ndl_printk" must be a C identifier starting with nec_ or nrt_`},
 		{rule: "slot-range", changes: []change{{"release.toml", "[slot_table]", "top = 0xc968d8", "top = 0xc968e0"}}, msg: "holds 38 slots, but there are 37 forward rows"},

@@ -1,40 +1,65 @@
 package spec
 
-import "fmt"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
 
-// View is the stable JSON form of a spec (nrtabi spec show --format json).
-// Addresses are hexadecimal strings.
+// View is the stable JSON form of a spec (nrtabi spec show --format json):
+// one member per kind that has a view, in the order of kinds. Addresses are
+// hexadecimal strings.
 type View struct {
-	Release      ReleaseView     `json:"release"`
-	VersionNodes []NodeView      `json:"version_nodes"`
-	SlotTable    TableView       `json:"slot_table"`
-	Forward      []ForwardView   `json:"forward"`
-	Reverse      []ReverseView   `json:"reverse"`
-	Constants    []ConstantView  `json:"constants"`
-	Enums        []EnumView      `json:"enums"`
-	Messages     []MessageView   `json:"messages"`
-	Structs      []StructView    `json:"structs"`
-	Notes        []Contradiction `json:"contradictions"`
+	parts []viewPart
+}
+
+type viewPart struct {
+	key   string
+	value any
+}
+
+// MarshalJSON writes the parts as one object, in order.
+func (v View) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range v.parts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(p.key)
+		if err != nil {
+			return nil, err
+		}
+		val, err := json.Marshal(p.value)
+		if err != nil {
+			return nil, fmt.Errorf("view of %s: %w", p.key, err)
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // ReleaseView identifies the release.
 type ReleaseView struct {
 	Name        string  `json:"name"`
 	DerivedFrom string  `json:"derived_from,omitempty"`
-	Libnrt      Library `json:"libnrt"`
-	Libnccom    Library `json:"libnccom"`
+	LibNRT      Library `json:"libnrt"`
+	LibNCCOM    Library `json:"libnccom"`
 }
 
-// NodeView is a version node.
-type NodeView struct {
+// VersionNodeView is a version node.
+type VersionNodeView struct {
 	Name   string `json:"name"`
 	Index  int    `json:"index"`
 	Base   bool   `json:"base"`
 	Parent string `json:"parent,omitempty"`
 }
 
-// TableView is the forward slot table.
-type TableView struct {
+// SlotTableView is the forward slot table.
+type SlotTableView struct {
 	Base   string `json:"base"`
 	Top    string `json:"top"`
 	Stride uint64 `json:"stride"`
@@ -128,38 +153,70 @@ func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }
 
 // View builds the JSON form.
 func (s *Spec) View() View {
-	v := View{
-		Release:   ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom, Libnrt: s.Release.LibNRT, Libnccom: s.Release.LibNCCOM},
-		SlotTable: TableView{Base: hexAddr(s.Table.Base), Top: hexAddr(s.Table.Top), Stride: s.Table.Stride, Order: s.Table.Order},
-		Notes:     s.Notes,
+	var v View
+	for _, k := range kinds {
+		if key, val := k.view(s); key != "" {
+			v.parts = append(v.parts, viewPart{key, val})
+		}
 	}
-	for _, n := range s.Nodes {
-		v.VersionNodes = append(v.VersionNodes, NodeView{n.Name, n.Index, n.Base, n.Parent})
+	return v
+}
+
+func viewRelease(s *Spec) any {
+	return ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom, LibNRT: s.Release.LibNRT, LibNCCOM: s.Release.LibNCCOM}
+}
+
+func viewSlotTable(s *Spec) any {
+	return SlotTableView{Base: hexAddr(s.SlotTable.Base), Top: hexAddr(s.SlotTable.Top), Stride: s.SlotTable.Stride, Order: s.SlotTable.Order}
+}
+
+func viewVersionNodes(s *Spec) any {
+	return viewRows(s.VersionNodes, func(n VersionNode) VersionNodeView { return VersionNodeView{n.Name, n.Index, n.Base, n.Parent} })
+}
+
+// viewRows is each row's view, nil for no rows (null in JSON).
+func viewRows[T, V any](rows []T, view func(T) V) []V {
+	var out []V
+	for _, r := range rows {
+		out = append(out, view(r))
 	}
-	for _, f := range s.ByIndex() {
-		v.Forward = append(v.Forward, ForwardView{
+	return out
+}
+
+func viewForward(s *Spec) any {
+	return viewRows(s.ByIndex(), func(f *Forward) ForwardView {
+		return ForwardView{
 			Name: f.Name, Index: f.Index, Slot: hexAddr(f.Slot), Trampoline: f.Trampoline,
 			Guarded: f.Guard == Guarded, Guard: f.Guard, Group: f.Group,
 			NCCOMAddr: hexAddr(f.NCCOMAddr), TrampolineAddr: hexAddr(f.TrampolineAddr),
 			Signature: f.Signature, C: f.Signature.C(f.Name), Conf: f.Conf,
-		})
-	}
-	for _, r := range s.Reverse {
-		v.Reverse = append(v.Reverse, ReverseView{
+		}
+	})
+}
+
+func viewReverse(s *Spec) any {
+	return viewRows(s.Reverse, func(r Reverse) ReverseView {
+		return ReverseView{
 			Name: r.Name, Version: r.Version, Shape: r.Shape, Group: r.Group, Addr: hexAddr(r.Addr),
 			Target: r.Target, TargetArgs: r.TargetArgs, Signature: r.Signature, C: r.Signature.C(r.Name), Conf: r.Conf,
-		})
-	}
-	for _, k := range s.Constants {
-		v.Constants = append(v.Constants, ConstantView{k.Name, k.Type, k.Value, k.Conf})
-	}
-	for _, e := range s.Enums {
-		v.Enums = append(v.Enums, EnumView{e.Name, e.Size, e.Values, e.Conf})
-	}
-	for _, m := range s.Messages {
-		v.Messages = append(v.Messages, MessageView{m.ID, m.Where, m.Text, m.Conf})
-	}
-	for _, st := range s.Structs {
+		}
+	})
+}
+
+func viewConstants(s *Spec) any {
+	return viewRows(s.Constants, func(k Constant) ConstantView { return ConstantView{k.Name, k.Type, k.Value, k.Conf} })
+}
+
+func viewEnums(s *Spec) any {
+	return viewRows(s.Enums, func(e Enum) EnumView { return EnumView{e.Name, e.Size, e.Values, e.Conf} })
+}
+
+func viewMessages(s *Spec) any {
+	return viewRows(s.Messages, func(m Message) MessageView { return MessageView{m.ID, m.Where, m.Text, m.Conf} })
+}
+
+func viewStructs(s *Spec) any {
+	return viewRows(s.Structs, func(st *Struct) StructView {
 		sv := StructView{Name: st.Name, Size: st.Size, Align: st.Align(), Side: st.Side, Packed: st.Packed,
 			Prefix: st.Prefix, Conf: st.Conf, Aliases: st.Aliases, Fields: []FieldView{}, Opaque: []OpaqueView{}}
 		for _, f := range st.Fields {
@@ -168,7 +225,6 @@ func (s *Spec) View() View {
 		for _, o := range st.Opaque {
 			sv.Opaque = append(sv.Opaque, OpaqueView{o.Offset, o.Size})
 		}
-		v.Structs = append(v.Structs, sv)
-	}
-	return v
+		return sv
+	})
 }

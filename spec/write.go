@@ -61,25 +61,28 @@ func quoteList(xs []string) string {
 
 func hexU(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }
 
-func (w *Writer) fact(f Fact) {
-	w.printf("conf = %s\nsource = %s\n", Quote(string(f.Conf)), Quote(f.Source))
+func (w *Writer) fact(f Fact) { w.factIn("", f) }
+
+// factIn writes a fact's keys, each line after indent.
+func (w *Writer) factIn(indent string, f Fact) {
+	w.printf("%sconf = %s\n%ssource = %s\n", indent, Quote(string(f.Conf)), indent, Quote(f.Source))
 	if f.Note != "" {
-		w.printf("note = %s\n", Quote(f.Note))
+		w.printf("%snote = %s\n", indent, Quote(f.Note))
 	}
-	if len(f.Fields) > 0 {
-		keys := make([]string, 0, len(f.Fields))
-		for k := range f.Fields {
+	if len(f.ConfFields) > 0 {
+		keys := make([]string, 0, len(f.ConfFields))
+		for k := range f.ConfFields {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = k + " = " + Quote(f.Fields[k])
+			parts[i] = k + " = " + Quote(f.ConfFields[k])
 		}
-		w.printf("conf_fields = { %s }\n", strings.Join(parts, ", "))
+		w.printf("%sconf_fields = { %s }\n", indent, strings.Join(parts, ", "))
 	}
 	if len(f.Carried) > 0 {
-		w.printf("carried = %s\n", quoteList(f.Carried))
+		w.printf("%scarried = %s\n", indent, quoteList(f.Carried))
 	}
 }
 
@@ -99,7 +102,8 @@ func (w *Writer) params(ps []Param) {
 	w.printf("]\n")
 }
 
-// Release writes [release] and its library tables (those with a position or a SONAME).
+// Release writes [release] and its library tables (those read from a file or
+// naming a file or SONAME).
 func (w *Writer) Release(r Release) {
 	w.printf("[release]\nname = %s\n", Quote(r.Name))
 	if r.DerivedFrom != "" {
@@ -113,30 +117,38 @@ func (w *Writer) Release(r Release) {
 		w.printf("]\n")
 	}
 	w.fact(r.Fact)
-	for _, lib := range []struct {
-		key string
-		l   Library
-	}{{"libnrt", r.LibNRT}, {"libnccom", r.LibNCCOM}} {
-		if lib.l.SONAME == "" && lib.l.File == "" {
+	for _, l := range r.libraries() {
+		if l.lib.Pos.File == "" && l.lib.SONAME == "" && l.lib.File == "" {
 			continue
 		}
-		w.printf("\n[release.%s]\n", lib.key)
-		for _, kv := range [][2]string{{"package", lib.l.Package}, {"file", lib.l.File}, {"soname", lib.l.SONAME}, {"build_id", lib.l.BuildID}, {"git", lib.l.Git}, {"dwarf", lib.l.DWARF}} {
+		w.printf("\n[release.%s]\n", l.key)
+		for _, kv := range [][2]string{{"package", l.lib.Package}, {"file", l.lib.File}, {"soname", l.lib.SONAME}, {"build_id", l.lib.BuildID}, {"git", l.lib.Git}, {"dwarf", l.lib.DWARF}} {
 			if kv[1] != "" {
 				w.printf("%s = %s\n", kv[0], Quote(kv[1]))
 			}
 		}
-		if len(lib.l.Needed) > 0 {
-			w.printf("needed = %s\n", quoteList(lib.l.Needed))
+		if len(l.lib.Needed) > 0 {
+			w.printf("needed = %s\n", quoteList(l.lib.Needed))
 		}
-		if len(lib.l.VersionNeeds) > 0 {
+		if len(l.lib.VersionNeeds) > 0 {
 			var parts []string
-			for _, n := range lib.l.VersionNeeds {
+			for _, n := range l.lib.VersionNeeds {
 				parts = append(parts, fmt.Sprintf("{ file = %s, version = %s, index = %d }", Quote(n.File), Quote(n.Version), n.Index))
 			}
 			w.printf("version_need = [%s]\n", strings.Join(parts, ", "))
 		}
-		w.fact(lib.l.Fact)
+		if len(l.lib.Objects) > 0 {
+			w.printf("object = [\n")
+			for _, o := range l.lib.Objects {
+				bound := ""
+				if o.Bound {
+					bound = ", bound = true"
+				}
+				w.printf("  { name = %s, addr = %s, slots = %d%s },\n", Quote(o.Name), hexU(o.Addr), o.Slots, bound)
+			}
+			w.printf("]\n")
+		}
+		w.fact(l.lib.Fact)
 	}
 }
 
@@ -157,8 +169,8 @@ func (w *Writer) SlotTable(t SlotTable) {
 	if t.SentinelAddr != 0 {
 		w.printf("sentinel_addr = %s\n", hexU(t.SentinelAddr))
 	}
-	if t.NetHandle != 0 {
-		w.printf("net_handle_addr = %s\n", hexU(t.NetHandle))
+	if t.NetHandleAddr != 0 {
+		w.printf("net_handle_addr = %s\n", hexU(t.NetHandleAddr))
 	}
 	for _, kv := range [][2]string{{"library", t.Library}, {"net_library", t.NetLibrary}, {"net_probe", t.NetProbe}} {
 		if kv[1] != "" {
@@ -168,8 +180,8 @@ func (w *Writer) SlotTable(t SlotTable) {
 	w.fact(t.Fact)
 }
 
-// Node writes one [[version_node]].
-func (w *Writer) Node(n VersionNode) {
+// VersionNode writes one [[version_node]].
+func (w *Writer) VersionNode(n VersionNode) {
 	w.printf("\n[[version_node]]\nname = %s\nindex = %d\n", Quote(n.Name), n.Index)
 	if n.Base {
 		w.printf("base = true\n")
@@ -310,17 +322,14 @@ func (w *Writer) Struct(s *Struct) {
 		w.printf("side = %s\n", Quote(s.Side))
 	}
 	w.fact(s.Fact)
-	indent := func(f Fact) {
-		// Row facts of fields are written indented under their struct.
-		w.printf("  conf = %s\n  source = %s\n", Quote(string(f.Conf)), Quote(f.Source))
-		if f.Note != "" {
-			w.printf("  note = %s\n", Quote(f.Note))
-		}
-	}
+	// Row facts of fields are written indented under their struct.
 	for _, m := range s.Members() {
 		if f := m.Field; f != nil {
 			w.printf("\n  [[struct.field]]\n  name = %s\n  offset = %d\n  type = %s\n", Quote(f.Name), f.Offset, Quote(f.Type))
-			indent(f.Fact)
+			if f.Size != 0 {
+				w.printf("  size = %d\n", f.Size)
+			}
+			w.factIn("  ", f.Fact)
 			continue
 		}
 		o := m.Opaque
@@ -328,6 +337,35 @@ func (w *Writer) Struct(s *Struct) {
 		if len(o.Covers) > 0 {
 			w.printf("  covers = %s\n", quoteList(o.Covers))
 		}
-		indent(o.Fact)
+		w.factIn("  ", o.Fact)
+	}
+}
+
+// Contradiction writes one [[contradiction]].
+func (w *Writer) Contradiction(c Contradiction) {
+	w.printf("\n[[contradiction]]\nid = %s\ntopic = %s\nclaims = [\n", Quote(c.ID), Quote(c.Topic))
+	for _, cl := range c.Claims {
+		w.printf("  %s,\n", Quote(cl))
+	}
+	w.printf("]\nchosen = %s\n", Quote(c.Chosen))
+	w.fact(c.Fact)
+}
+
+// LinkBehaviour writes one [[link_behaviour]].
+func (w *Writer) LinkBehaviour(l LinkBehaviour) {
+	w.printf("\n[[link_behaviour]]\nvariant = %s\n", Quote(l.Variant))
+	for _, kv := range [][2]string{{"libnrt", l.LibNRT}, {"outcome", l.Outcome}, {"message", l.Message}, {"glibc", l.Glibc}} {
+		if kv[1] != "" {
+			w.printf("%s = %s\n", kv[0], Quote(kv[1]))
+		}
+	}
+	w.fact(l.Fact)
+}
+
+// Spec writes every table of s, kind by kind, as one file: a derived
+// release comes out whole, with the rows it inherits.
+func (w *Writer) Spec(s *Spec) {
+	for _, k := range kinds {
+		k.write(w, s)
 	}
 }

@@ -68,18 +68,18 @@ func summary(s *spec.Spec) string {
 		opaque += len(st.Opaque)
 	}
 	var nodes []string
-	for _, n := range s.Nodes {
+	for _, n := range s.VersionNodes {
 		nodes = append(nodes, n.Name)
 	}
 	fmt.Fprintf(&b, "release %s (libnrt %s, libnccom %s)\n", s.Release.Name, s.Release.LibNRT.SONAME, s.Release.LibNCCOM.SONAME)
 	fmt.Fprintf(&b, "  forward:   %d forward (dlsym 0..%d, slots %#x..%#x, %d guarded + %d exempt)\n",
-		len(s.Forward), len(s.Forward)-1, s.Table.Base, s.Table.Top, guarded, len(s.Forward)-guarded)
+		len(s.Forward), len(s.Forward)-1, s.SlotTable.Base, s.SlotTable.Top, guarded, len(s.Forward)-guarded)
 	fmt.Fprintf(&b, "  reverse:   %d+%d reverse (%d nec_ + %d nrt_), %d total\n", nec, nrt, nec, nrt, len(s.Reverse))
 	fmt.Fprintf(&b, "  versions:  %s\n", strings.Join(nodes, ", "))
 	fmt.Fprintf(&b, "  structs:   %d (%d known fields, %d opaque ranges, %d asserted sizes and offsets)\n",
 		len(s.Structs), fields, opaque, gen.CountAsserts(s))
 	fmt.Fprintf(&b, "  constants: %d, enums: %d, messages: %d, contradictions recorded: %d\n",
-		len(s.Constants), len(s.Enums), len(s.Messages), len(s.Notes))
+		len(s.Constants), len(s.Enums), len(s.Messages), len(s.Contradictions))
 	return b.String()
 }
 

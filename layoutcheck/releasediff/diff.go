@@ -161,7 +161,7 @@ func (d *differ) add(group, kind string, sev Severity, subject, old, new, detail
 }
 
 func (d *differ) compat() {
-	o, n := d.old.Constant("NCCOM_COMPAT_ID"), d.new.Constant("NCCOM_COMPAT_ID")
+	o, n := d.old.ConstantByName("NCCOM_COMPAT_ID"), d.new.ConstantByName("NCCOM_COMPAT_ID")
 	if o == nil || n == nil {
 		return
 	}
@@ -179,7 +179,7 @@ var identity = map[string]bool{
 
 func (d *differ) constants() {
 	for _, o := range d.old.Constants {
-		n := d.new.Constant(o.Name)
+		n := d.new.ConstantByName(o.Name)
 		switch {
 		case n == nil:
 			d.add("constants", ConstantRemoved, Informational, o.Name, fmt.Sprint(o.Value), "", "no longer in the spec")
@@ -192,7 +192,7 @@ func (d *differ) constants() {
 		}
 	}
 	for _, n := range d.new.Constants {
-		if d.old.Constant(n.Name) == nil {
+		if d.old.ConstantByName(n.Name) == nil {
 			d.add("constants", ConstantAdded, Informational, n.Name, "", fmt.Sprint(n.Value), "")
 		}
 	}
@@ -200,7 +200,7 @@ func (d *differ) constants() {
 
 func (d *differ) messages() {
 	for _, o := range d.old.Messages {
-		n := d.new.Message(o.ID)
+		n := d.new.MessageByID(o.ID)
 		switch {
 		case n == nil:
 			d.add("messages", MessageRemoved, Informational, o.ID, o.Text, "", "")
@@ -209,7 +209,7 @@ func (d *differ) messages() {
 		}
 	}
 	for _, n := range d.new.Messages {
-		if d.old.Message(n.ID) == nil {
+		if d.old.MessageByID(n.ID) == nil {
 			d.add("messages", MessageAdded, Informational, n.ID, "", n.Text, "")
 		}
 	}
@@ -245,8 +245,8 @@ func (d *differ) enums() {
 }
 
 func (d *differ) nodes() {
-	for _, o := range d.old.Nodes {
-		n := d.new.Node(o.Name)
+	for _, o := range d.old.VersionNodes {
+		n := d.new.VersionNodeByName(o.Name)
 		switch {
 		case n == nil:
 			d.add("versions", NodeRemoved, Incompatible, o.Name, describeNode(o), "", "libnccom's versioned imports bound to it no longer resolve")
@@ -254,8 +254,8 @@ func (d *differ) nodes() {
 			d.add("versions", NodeChanged, Incompatible, o.Name, describeNode(o), describeNode(*n), "")
 		}
 	}
-	for _, n := range d.new.Nodes {
-		if d.old.Node(n.Name) == nil {
+	for _, n := range d.new.VersionNodes {
+		if d.old.VersionNodeByName(n.Name) == nil {
 			d.add("versions", NodeAdded, Compatible, n.Name, "", describeNode(n), "a new node keeps the old ones")
 		}
 	}

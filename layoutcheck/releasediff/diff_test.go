@@ -112,9 +112,9 @@ func TestKinds(t *testing.T) {
 		}, "incompatible reverse-added nec_new", 8},
 		{"reverse re-versioned", func(t *testing.T, s *spec.Spec) { s.ReverseByName("nrt_get_version").Version = "NRT_3.0.0" }, "incompatible reverse-reversioned nrt_get_version", 8},
 		{"node added", func(t *testing.T, s *spec.Spec) {
-			s.Nodes = append(s.Nodes, spec.VersionNode{Name: "NRT_4.0.0", Index: 4, Parent: "NRT_3.0.0"})
+			s.VersionNodes = append(s.VersionNodes, spec.VersionNode{Name: "NRT_4.0.0", Index: 4, Parent: "NRT_3.0.0"})
 		}, "compatible version-node-added NRT_4.0.0", 4},
-		{"node removed", func(t *testing.T, s *spec.Spec) { s.Nodes = s.Nodes[:2] }, "incompatible version-node-removed NRT_3.0.0", 8},
+		{"node removed", func(t *testing.T, s *spec.Spec) { s.VersionNodes = s.VersionNodes[:2] }, "incompatible version-node-removed NRT_3.0.0", 8},
 		{"field retyped", func(t *testing.T, s *spec.Spec) {
 			retype(t, field(s.StructByName("enc_glb_comm"), "vtpb_idx"), "i32")
 		}, "incompatible field-retyped enc_glb_comm.vtpb_idx", 8},
@@ -148,9 +148,9 @@ func TestKinds(t *testing.T) {
 			}
 		}, "informational struct-removed nec_version_info_t", 0},
 		{"enum value changed", func(t *testing.T, s *spec.Spec) { s.EnumByName("nec_pod_type_t").Values[2].Value = 7 }, "incompatible enum-changed nec_pod_type_t.NEC_POD_TYPE_SWITCH", 8},
-		{"constant changed", func(t *testing.T, s *spec.Spec) { s.Constant("ENC_SIG_MSG_SIZE").Value = int64(18) }, "incompatible constant-changed ENC_SIG_MSG_SIZE", 8},
-		{"identity constant", func(t *testing.T, s *spec.Spec) { s.Constant("NCCOM_VERSION_STRING").Value = "2.31.25.0" }, "informational constant-changed NCCOM_VERSION_STRING", 0},
-		{"message changed", func(t *testing.T, s *spec.Spec) { s.Message("uid_failed").Text = "failed to get the unique ID" }, "informational message-changed uid_failed", 0},
+		{"constant changed", func(t *testing.T, s *spec.Spec) { s.ConstantByName("ENC_SIG_MSG_SIZE").Value = int64(18) }, "incompatible constant-changed ENC_SIG_MSG_SIZE", 8},
+		{"identity constant", func(t *testing.T, s *spec.Spec) { s.ConstantByName("NCCOM_VERSION_STRING").Value = "2.31.25.0" }, "informational constant-changed NCCOM_VERSION_STRING", 0},
+		{"message changed", func(t *testing.T, s *spec.Spec) { s.MessageByID("uid_failed").Text = "failed to get the unique ID" }, "informational message-changed uid_failed", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := mutate(t, func(s *spec.Spec) { tc.fn(t, s) })

@@ -57,7 +57,7 @@ func (d *differ) forward() {
 		d.add("forward", ForwardAdded, Incompatible, n.Name, "", fmt.Sprintf("dlsym #%d, slot %#x, via %s", n.Index, n.Slot, n.Trampoline),
 			"a libnccom without it fails the all-or-nothing load")
 	}
-	ot, nt := d.old.Table, d.new.Table
+	ot, nt := d.old.SlotTable, d.new.SlotTable
 	if ot.Stride != nt.Stride || ot.Order != nt.Order {
 		d.add("forward", TableChanged, Incompatible, "slot_table", fmt.Sprintf("stride %d %s", ot.Stride, ot.Order), fmt.Sprintf("stride %d %s", nt.Stride, nt.Order), "")
 	}

@@ -80,7 +80,7 @@ func TestStubList(t *testing.T) {
 			t.Errorf("no double %s", want)
 		}
 	}
-	c, _ := tr.Spec.Constant("NCCOM_COMPAT_ID").Int()
+	c, _ := tr.Spec.ConstantByName("NCCOM_COMPAT_ID").Int()
 	if tr.WrongCompat() != uint64(c)-1 {
 		t.Errorf("WrongCompat = %d", tr.WrongCompat())
 	}

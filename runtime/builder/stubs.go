@@ -52,7 +52,7 @@ func (t *Tree) MissingIndices() []int {
 // WrongCompat is the compatibility id the incompatible double reports: one
 // below the spec's.
 func (t *Tree) WrongCompat() uint64 {
-	c := t.Spec.Constant("NCCOM_COMPAT_ID")
+	c := t.Spec.ConstantByName("NCCOM_COMPAT_ID")
 	v, _ := c.Int()
 	return uint64(v) - 1
 }
@@ -164,16 +164,16 @@ func (t *Tree) BuildNetPlugin(stubsDir string) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "/* A %s double for release %s: the plugin tables, empty. */\n", t.Spec.Release.NetPlugin.File, t.Spec.Release.Name)
-	for _, o := range t.Spec.Release.NetPlugin.Objects {
+	fmt.Fprintf(&b, "/* A %s double for release %s: the plugin tables, empty. */\n", t.Spec.Release.LibNCCOMNet.File, t.Spec.Release.Name)
+	for _, o := range t.Spec.Release.LibNCCOMNet.Objects {
 		fmt.Fprintf(&b, "void *%s[%d];\n", o.Name, o.Slots)
 	}
 	src := filepath.Join(dir, "net_plugin.c")
 	if err := writeFile(src, []byte(b.String())); err != nil {
 		return "", err
 	}
-	out := filepath.Join(dir, t.Spec.Release.NetPlugin.File)
-	if err := cc.Shared(dir, out, t.Spec.Release.NetPlugin.File, "", []string{src}, cc.Strict...); err != nil {
+	out := filepath.Join(dir, t.Spec.Release.LibNCCOMNet.File)
+	if err := cc.Shared(dir, out, t.Spec.Release.LibNCCOMNet.File, "", []string{src}, cc.Strict...); err != nil {
 		return "", err
 	}
 	return out, nil

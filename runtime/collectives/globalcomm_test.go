@@ -82,7 +82,7 @@ func TestSemaphoreBuffer(t *testing.T) {
 		t.Fatalf("SEM_INC_FIRST_VALUE is %+v, want an INFERRED constant", first)
 	}
 	found := false
-	for _, c := range s.Notes {
+	for _, c := range s.Contradictions {
 		found = found || c.ID == "sem-buffer-loop" && c.Conf == spec.Inferred && strings.Contains(c.Chosen, "word k = k")
 	}
 	if !found {

@@ -40,7 +40,7 @@ type fault struct {
 
 func faults() []fault {
 	s := tree.Spec
-	msg := func(id string) string { return s.Message(id).Text }
+	msg := func(id string) string { return s.MessageByID(id).Text }
 	fs := []fault{
 		{name: "missing library", lib: filepath.Join(buildRoot, "nowhere", builder.StubFile),
 			prefix: cfmt.Sprintf(msg("nccl_dlopen_failed"), ""), contains: "cannot open shared object file"},
@@ -124,7 +124,7 @@ func checkFault(out string, f fault) (p problems) {
 	if got := find("after the calls: "); got != after {
 		p.add("after the calls: %q, want the same as after init, %q", got, after)
 	}
-	initErr := "msg=" + strconv.Quote(cfmt.Sprintf(s.Message("nccl_init_error").Text, sentinel))
+	initErr := "msg=" + strconv.Quote(cfmt.Sprintf(s.MessageByID("nccl_init_error").Text, sentinel))
 	var again []string
 	for _, fw := range s.ByIndex() {
 		line := find(fmt.Sprintf("  #%-2d rc=", fw.Index))

@@ -44,7 +44,7 @@ func TestLinkMatrix(t *testing.T) {
 			}
 		})
 	}
-	for _, l := range tree.Spec.Links {
+	for _, l := range tree.Spec.LinkBehaviours {
 		if !seen[l.Variant] {
 			t.Errorf("spec [[link_behaviour]] %q (%s) is not measured by this test", l.Variant, l.Pos)
 		}
@@ -106,7 +106,7 @@ func checkLink(row spec.LinkBehaviour, text string, code int) string {
 
 func linkRow(t *testing.T, variant string) spec.LinkBehaviour {
 	t.Helper()
-	for _, l := range tree.Spec.Links {
+	for _, l := range tree.Spec.LinkBehaviours {
 		if l.Variant == variant {
 			return l
 		}

@@ -79,7 +79,7 @@ func TestRuntimeForAnotherRelease(t *testing.T) {
 	host, lib := nextDir("bin", "host"), nextDir("lib")
 	old := n.StubIncompatible() // one below the release's id: 89
 	slots := len(n.Spec.Forward)
-	want := cfmt.Sprintf(n.Spec.Message("nccl_incompatible").Text, n.WrongCompat())
+	want := cfmt.Sprintf(n.Spec.MessageByID("nccl_incompatible").Text, n.WrongCompat())
 	if !strings.HasSuffix(want, "Compatibility id: 89, expected: 90") {
 		t.Fatalf("fixture: the synthetic release's message is %q", want)
 	}
@@ -97,7 +97,7 @@ func TestRuntimeForAnotherRelease(t *testing.T) {
 
 	// The 2.31.24 runtime demands 89 and refuses the next release's double.
 	out = runWith(t, hostPath(), libnrtDir(), filepath.Join(nextDir("stubs"), builder.StubGood, builder.StubFile))
-	want = cfmt.Sprintf(tree.Spec.Message("nccl_incompatible").Text, 90)
+	want = cfmt.Sprintf(tree.Spec.MessageByID("nccl_incompatible").Text, 90)
 	if !strings.Contains(out, "sentinel armed: "+want+"\n") {
 		t.Errorf("the %s runtime did not refuse a compat-90 double with %q:\n%s", tree.Spec.Release.Name, want, firstLines(out, 6))
 	}

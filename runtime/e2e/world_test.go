@@ -354,7 +354,7 @@ func TestDefaultWireBytes(t *testing.T) {
 	}
 	frame := s.StructByName("bootstrap_frame_size").Size
 	up, down := s.StructByName("extInfoGlobal").Size, s.StructByName("bootstrap_root_reply").Size
-	sanity, _ := s.Constant("BOOTSTRAP_SANITY").Int()
+	sanity, _ := s.ConstantByName("BOOTSTRAP_SANITY").Int()
 	info := field("extInfoGlobal", "info")
 	le32 := func(b []byte, off int) int { return int(int32(binary.LittleEndian.Uint32(b[off:]))) }
 	wantTag := first8(abi.LibnccomGit) + first8(abi.LibnrtGit)

@@ -156,7 +156,7 @@ func TestInitConcurrent(t *testing.T) {
 	if !st.Initialised || st.ValidSlots != NumSlots || st.Armed {
 		t.Errorf("state %+v", st)
 	}
-	using, _, _ := strings.Cut(tree.Spec.Message("nccl_using_ccom").Text, "%")
+	using, _, _ := strings.Cut(tree.Spec.MessageByID("nccl_using_ccom").Text, "%")
 	if n := strings.Count(logs.String(), "msg=\""+using); n != 1 {
 		t.Errorf("%d Using CCOM lines, want 1:\n%s", n, logs.String())
 	}
@@ -199,7 +199,7 @@ func TestTypedAPI(t *testing.T) {
 	}
 
 	v, err := GetVersionInfo()
-	vs, _ := s.Constant("NCCOM_VERSION_STRING").Str()
+	vs, _ := s.ConstantByName("NCCOM_VERSION_STRING").Str()
 	check("GetVersionInfo", fmt.Sprintf("%d.%d.%d.%d-%s compat %d", v.Major, v.Minor, v.Patch, v.Maintenance, cut(v.GitHash[:]), v.CompatibilityVersion),
 		fmt.Sprintf("%s-%s compat %d", vs, s.Release.LibNCCOM.Git, CompatID), err)
 
@@ -349,11 +349,11 @@ func runChild(name string) int {
 		childBeforeInit(bad)
 	case "incompatible":
 		childFault(bad, stubPath(builder.StubForwardOnly+"-"+tree.StubIncompatible()), StageIncompatible,
-			cfmt.Sprintf(tree.Spec.Message("nccl_incompatible").Text, tree.WrongCompat()))
+			cfmt.Sprintf(tree.Spec.MessageByID("nccl_incompatible").Text, tree.WrongCompat()))
 	case "missing-library":
 		lib := filepath.Join(stubs, "nowhere", builder.StubFile)
 		childFault(bad, lib, StageDlopen,
-			cfmt.Sprintf(tree.Spec.Message("nccl_dlopen_failed").Text, lib+": cannot open shared object file: No such file or directory"))
+			cfmt.Sprintf(tree.Spec.MessageByID("nccl_dlopen_failed").Text, lib+": cannot open shared object file: No such file or directory"))
 	case "fail-rc":
 		childFailRC(bad)
 	default:

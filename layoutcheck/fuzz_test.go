@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
+
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 
 	"github.com/nrtabi/nrtabi/internal/hostile"
@@ -58,10 +60,10 @@ func FuzzReadObject(f *testing.F) {
 			t.Fatalf("show printed %d bytes for a %d-byte input", out.Len(), len(data))
 		}
 		out.Reset()
-		err = Extract(p, []string{hostile.StructName, "outer", "inner"}, true, sp, noDebug, &out)
+		err = release.Extract(p, []string{hostile.StructName, "outer", "inner"}, true, sp, noDebug, &out)
 		// A struct the spec cannot hold (empty, sizeless) is refused by name
 		// while the others are written: a verdict, not a failure to read.
-		var refused *RefusedError
+		var refused *release.RefusedError
 		if errors.As(err, &refused) {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("extract: a refusal over several lines: %q", err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
@@ -42,7 +44,7 @@ func TestReferenceBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rb := range []struct{ file, role string }{{lib, RoleLibnrt}, {stub, RoleLibnccom}} {
+	for _, rb := range []struct{ file, role string }{{lib, specmatch.RoleLibnrt}, {stub, specmatch.RoleLibnccom}} {
 		t.Run(rb.role, func(t *testing.T) {
 			if _, err := os.Stat(rb.file); err != nil {
 				t.Fatal(err)
@@ -56,7 +58,7 @@ func TestReferenceBuild(t *testing.T) {
 				r.WriteText(&b)
 				t.Fatalf("%s is not clean:\n%s", rb.file, b.String())
 			}
-			if r.StructsSeen == 0 && rb.role == RoleLibnrt {
+			if r.StructsSeen == 0 && rb.role == specmatch.RoleLibnrt {
 				t.Errorf("no spec struct found in the DWARF of %s", rb.file)
 			}
 			// Neither library's DWARF holds every spec struct: the clean

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -33,7 +35,7 @@ func Show(path, name string, sp *spec.Spec, debugDirs []string, w io.Writer) (*S
 	names := []string{name}
 	if sp != nil {
 		if st = sp.StructByName(name); st != nil {
-			names = StructNames(st)
+			names = specmatch.StructNames(st)
 		}
 	}
 	found, err := dbg.FindStructs([][]string{names})

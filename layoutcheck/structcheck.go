@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
@@ -86,13 +88,13 @@ func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, dep
 		c.field(l, f, m, fp, root, depth)
 	}
 	for _, m := range l.Members {
-		if used[m] || isFiller(st, m) || m.Virtual || m.Size == 0 && m.BitSize == 0 || m.Base && emptyClass(m.Type) {
+		if used[m] || isFiller(st, m) || m.Virtual || m.Size == 0 && m.BitSize == 0 || m.Base && specmatch.EmptyClass(m.Type) {
 			continue // virtual bases have no fixed offset; zero-length members take no bytes
 		}
 		if st.Prefix && m.Offset >= int64(st.Size) {
 			continue // beyond the modelled prefix
 		}
-		name := memberLabel(m)
+		name := specmatch.MemberLabel(m)
 		if o := opaqueHolding(st, m); o != nil {
 			if covered(o, m) {
 				continue
@@ -120,16 +122,6 @@ func fieldPath(p string) string {
 	return ""
 }
 
-func memberLabel(m *elfread.Member) string {
-	switch {
-	case m.Base:
-		return "<base " + m.Name + ">"
-	case m.Name == "":
-		return fmt.Sprintf("<anonymous@%d>", m.Offset)
-	}
-	return m.Name
-}
-
 func opaqueHolding(st *spec.Struct, m *elfread.Member) *spec.Opaque {
 	for i := range st.Opaque {
 		o := &st.Opaque[i]
@@ -146,7 +138,7 @@ func opaqueHolding(st *spec.Struct, m *elfread.Member) *spec.Opaque {
 
 func covered(o *spec.Opaque, m *elfread.Member) bool {
 	for _, n := range o.Covers {
-		if n == m.Name || n == memberLabel(m) {
+		if n == m.Name || n == specmatch.MemberLabel(m) {
 			return true
 		}
 	}
@@ -160,7 +152,7 @@ func (c *structCheck) renameOf(st *spec.Struct, l *elfread.Layout, f *spec.Field
 		if used[m] || m.Base || m.BitSize > 0 || specNames[m.Name] || isFiller(st, m) {
 			continue
 		}
-		if m.Offset == int64(f.Offset) && m.Size == int64(f.T.Size()) && matchType(f.T, m.Type, 0) == "" {
+		if m.Offset == int64(f.Offset) && m.Size == int64(f.T.Size()) && specmatch.MatchType(f.T, m.Type, 0) == "" {
 			return m
 		}
 	}
@@ -182,7 +174,7 @@ func (c *structCheck) field(l *elfread.Layout, f *spec.Field, m *elfread.Member,
 		c.add(Incompatible, KindFieldSize, root, fieldPath(fp), fmt.Sprint(f.T.Size()), fmt.Sprint(m.Size),
 			"%s: size %d B, spec %d B (field resized: %s, spec %s)", fp, m.Size, f.T.Size(), elfread.TypeName(m.Type), f.T)
 	}
-	why := matchType(f.T, m.Type, 0)
+	why := specmatch.MatchType(f.T, m.Type, 0)
 	if why != "" && !resized {
 		if c.graded(l, f, m, fp, root, depth) {
 			return

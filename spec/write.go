@@ -117,7 +117,7 @@ func (w *Writer) Release(r Release) {
 		key string
 		l   Library
 	}{{"libnrt", r.LibNRT}, {"libnccom", r.LibNCCOM}} {
-		if lib.l.SONAME == "" && lib.l.File == "" {
+		if !lib.l.written() {
 			continue
 		}
 		w.printf("\n[release.%s]\n", lib.key)

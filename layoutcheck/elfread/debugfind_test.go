@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,5 +75,14 @@ func TestBrokenDebugFileNamed(t *testing.T) {
 	_, err = find()
 	if err == nil || !strings.Contains(err.Error(), debug+" (truncated") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("truncated debug file: want one line naming %s as truncated, got %v", debug, err)
+	}
+	if errors.Is(err, ErrNoDWARF) {
+		t.Fatalf("a broken debug file is not the absence of DWARF: %v", err)
+	}
+	if err := os.Remove(debug); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = find(); !errors.Is(err, ErrNoDWARF) {
+		t.Fatalf("no debug file at all: want ErrNoDWARF, got %v", err)
 	}
 }

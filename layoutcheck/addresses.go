@@ -4,9 +4,8 @@ import (
 	"debug/elf"
 	"fmt"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -65,7 +64,7 @@ func Check(files []string, opt Options) (*Report, error) {
 	}
 	for _, st := range opt.Structs.Structs {
 		if seen[st.Name] {
-			r.StructsSeen++
+			r.StructsChecked++
 		} else {
 			r.Absent = append(r.Absent, st.Name)
 		}
@@ -161,11 +160,11 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 func statusOf(fs []Finding) string {
 	switch worst(fs) {
 	case Incompatible:
-		return "incompatible"
+		return StatusIncompatible
 	case Compatible:
-		return "compatible"
+		return StatusCompatible
 	}
-	return "ok"
+	return StatusOK
 }
 
 // coverage says what a clean verdict rests on, so that structs absent from
@@ -181,11 +180,11 @@ func (r *Report) coverage() string {
 		contract = "no link contract checked (no library role)"
 	}
 	switch {
-	case r.StructsInSpec > 0 && r.StructsSeen == r.StructsInSpec:
+	case r.StructsInSpec > 0 && r.StructsChecked == r.StructsInSpec:
 		return fmt.Sprintf("all %d spec structs found and checked; %s", r.StructsInSpec, contract)
-	case r.StructsSeen == 0:
+	case r.StructsChecked == 0:
 		return fmt.Sprintf("%s; 0 of %d spec structs found, no layout checked", contract, r.StructsInSpec)
 	default:
-		return fmt.Sprintf("%d of %d spec structs found and checked (%d absent); %s", r.StructsSeen, r.StructsInSpec, len(r.Absent), contract)
+		return fmt.Sprintf("%d of %d spec structs found and checked (%d absent); %s", r.StructsChecked, r.StructsInSpec, len(r.Absent), contract)
 	}
 }

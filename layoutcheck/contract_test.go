@@ -6,12 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 )
 
 func TestLibnrtUnversionedCallback(t *testing.T) {

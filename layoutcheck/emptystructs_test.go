@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
-
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

@@ -7,10 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
-
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

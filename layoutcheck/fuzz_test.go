@@ -8,11 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
-
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-
 	"github.com/nrtabi/nrtabi/internal/hostile"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

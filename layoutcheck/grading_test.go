@@ -7,10 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-
-	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

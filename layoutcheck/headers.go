@@ -14,10 +14,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 )
 
 // Headers is a tree of C headers (the vendor's public headers, say)

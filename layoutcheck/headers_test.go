@@ -9,13 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
-
-	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
-
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

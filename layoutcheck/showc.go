@@ -6,10 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 )
 
 // ShowC writes the struct named name, and every type it needs, as C that

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
-	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -34,7 +32,7 @@ func (c *structCheck) add(sev Severity, kind, strct, field, exp, act, format str
 // isFiller reports whether m is the header generator's stand-in for an
 // opaque range of st.
 func isFiller(st *spec.Struct, m *elfread.Member) bool {
-	if !strings.HasPrefix(m.Name, gen.OpaqueMemberPrefix) {
+	if !strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) {
 		return false
 	}
 	for _, o := range st.Opaque {

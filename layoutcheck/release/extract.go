@@ -7,11 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
-	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -286,7 +284,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		if m.Virtual || m.Size == 0 && m.BitSize == 0 && !last || m.Base && specmatch.EmptyClass(m.Type) {
 			continue
 		}
-		if strings.HasPrefix(m.Name, gen.OpaqueMemberPrefix) {
+		if strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) {
 			items = append(items, item{start: m.Offset, end: m.End()})
 			continue
 		}
@@ -551,7 +549,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 // generated header uses (struct nrtabi_vector_*_t of three T pointers), so a
 // binary built from the header extracts back to the spec's type.
 func (x *extractor) generatedVector(d *godwarf.StructType) (string, bool) {
-	if !strings.HasPrefix(d.StructName, gen.VectorPrefix) || d.Size() != 24 || len(d.Field) != 3 {
+	if !strings.HasPrefix(d.StructName, spec.VectorPrefix) || d.Size() != 24 || len(d.Field) != 3 {
 		return "", false
 	}
 	p, ok := elfread.Strip(d.Field[0].Type).(*godwarf.PtrType)

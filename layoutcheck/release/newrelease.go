@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-
 	"github.com/nrtabi/nrtabi/spec"
 )
 

@@ -2,6 +2,7 @@ package release
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/fixture"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -257,5 +259,71 @@ func TestNewReleaseFaults(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("the existing directory was written to: %v", entries)
+	}
+}
+
+// TestSignaturesDebugDir: libnccom's prototypes come from its DWARF wherever
+// --debug-dir puts it, and a broken debug file there is reported, not
+// taken for a binary without DWARF.
+func TestSignaturesDebugDir(t *testing.T) {
+	if _, err := exec.LookPath("objcopy"); err != nil {
+		t.Skipf("skipping: objcopy not found (install binutils): %v", err)
+	}
+	bins := buildReleaseBinaries(t, "2.32.0-synthetic")
+	base := mustSpec(t, spec.Default)
+	o, err := elfread.Open(bins.Libnccom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := o.BuildID
+	o.Close()
+	if len(id) < 3 {
+		t.Skipf("skipping: the fixture libnccom has no build-id")
+	}
+	dir := t.TempDir()
+	debugDir := filepath.Join(dir, "debug")
+	debug := filepath.Join(debugDir, ".build-id", id[:2], id[2:]+".debug")
+	if err := os.MkdirAll(filepath.Dir(debug), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stripped := filepath.Join(dir, "libnccom.so.2")
+	for _, args := range [][]string{{"--only-keep-debug", bins.Libnccom, debug}, {"--strip-debug", bins.Libnccom, stripped}} {
+		if out, err := exec.Command("objcopy", args...).CombinedOutput(); err != nil {
+			t.Fatalf("objcopy %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	full := mustObserve(t, base, bins.Libnccom)
+	if len(full.Signatures) == 0 {
+		t.Fatal("no prototypes read from the unstripped libnccom")
+	}
+	none, err := Observe([]string{stripped}, base, []string{filepath.Join(dir, "empty")})
+	if err != nil {
+		t.Fatalf("a stripped libnccom without debug files gives symbols only: %v", err)
+	}
+	if len(none.Signatures) != 0 {
+		t.Fatalf("prototypes without any DWARF: %v", none.Signatures)
+	}
+	viaDir, err := Observe([]string{stripped}, base, []string{debugDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(viaDir.Signatures) != len(full.Signatures) {
+		t.Fatalf("through --debug-dir: %d prototypes, unstripped: %d", len(viaDir.Signatures), len(full.Signatures))
+	}
+	for name, sg := range full.Signatures {
+		if got := viaDir.Signatures[name]; sigKey(got) != sigKey(sg) {
+			t.Errorf("%s through --debug-dir: %+v, unstripped: %+v", name, got, sg)
+		}
+	}
+	b, err := os.ReadFile(debug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(debug, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Observe([]string{stripped}, base, []string{debugDir})
+	if err == nil || !strings.Contains(err.Error(), debug) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("a truncated debug file: want one line naming %s, got %v", debug, err)
 	}
 }

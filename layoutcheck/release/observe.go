@@ -9,10 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 	"golang.org/x/arch/x86/x86asm"
 )

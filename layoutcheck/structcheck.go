@@ -32,15 +32,7 @@ func (c *structCheck) add(sev Severity, kind, strct, field, exp, act, format str
 // isFiller reports whether m is the header generator's stand-in for an
 // opaque range of st.
 func isFiller(st *spec.Struct, m *elfread.Member) bool {
-	if !strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) {
-		return false
-	}
-	for _, o := range st.Opaque {
-		if m.Offset >= int64(o.Offset) && m.End() <= int64(o.End()) {
-			return true
-		}
-	}
-	return false
+	return strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) && st.OpaqueHolding(m.Offset, m.End()) != nil
 }
 
 func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, depth int) {
@@ -121,17 +113,11 @@ func fieldPath(p string) string {
 }
 
 func opaqueHolding(st *spec.Struct, m *elfread.Member) *spec.Opaque {
-	for i := range st.Opaque {
-		o := &st.Opaque[i]
-		start := m.Offset
-		if m.BitSize > 0 {
-			start = m.BitOffset / 8
-		}
-		if start >= int64(o.Offset) && m.End() <= int64(o.End()) {
-			return o
-		}
+	start := m.Offset
+	if m.BitSize > 0 {
+		start = m.BitOffset / 8
 	}
-	return nil
+	return st.OpaqueHolding(start, m.End())
 }
 
 func covered(o *spec.Opaque, m *elfread.Member) bool {

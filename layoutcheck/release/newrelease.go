@@ -216,7 +216,7 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 		} else {
 			carried = append(carried, "trampoline_addr")
 		}
-		if sg, ok := obs.Signatures[f.Name]; !ok || sigKey(sg) != sigKey(f.Signature) {
+		if sg, ok := obs.Signatures[f.Name]; !ok || sg.Prototype() != f.Signature.Prototype() {
 			carried = append(carried, "signature")
 		}
 		carried = append(carried, "index", "group", "guard")
@@ -293,15 +293,6 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 	}
 	return out, nil
-}
-
-func sigKey(sg spec.Signature) string {
-	var b strings.Builder
-	b.WriteString(strings.ReplaceAll(sg.Returns, " ", ""))
-	for _, p := range sg.Params {
-		b.WriteString("," + strings.ReplaceAll(p.Type, " ", ""))
-	}
-	return b.String()
 }
 
 // groupOf guesses a new symbol's group from its name (INFERRED).

@@ -23,16 +23,7 @@ func FuzzReadObject(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	// Each exec rewrites the input: on tmpfs when there is one, since
-	// truncating a file on a busy disk (ext4 with discard) can take
-	// seconds and starve the fuzzer.
-	dir := f.TempDir()
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		if d, err := os.MkdirTemp("/dev/shm", "nrtabi-fuzz-"); err == nil {
-			dir = d
-			f.Cleanup(func() { os.RemoveAll(d) })
-		}
-	}
+	dir := hostile.FuzzDir(f)
 	noDebug := []string{filepath.Join(dir, "no-debug-dir")}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, "input.o")

@@ -56,3 +56,46 @@ func (r Removal) Kinds() map[string][]string {
 
 // written reports whether Writer.Release writes the library's table.
 func (l Library) written() bool { return l.SONAME != "" || l.File != "" }
+
+// File writes the tables of f in the order spec files list them: the
+// release with its counts, slot table and [remove], then the rows. Notes
+// (contradictions) and link behaviours have no writer and are left out;
+// nothing that writes a File (`release new`) holds them.
+func (w *Writer) File(f *File) {
+	if f.Release != nil {
+		w.Release(*f.Release)
+	}
+	if f.Counts != nil {
+		w.Counts(*f.Counts)
+	}
+	if f.Table != nil {
+		w.SlotTable(*f.Table)
+	}
+	if f.Remove != nil {
+		w.Remove(f.Remove.Kinds())
+	}
+	for _, n := range f.Nodes {
+		w.Node(n)
+	}
+	for _, r := range f.Forward {
+		w.Forward(r)
+	}
+	for _, r := range f.Reverse {
+		w.Reverse(r)
+	}
+	for _, c := range f.Constants {
+		w.Constant(c)
+	}
+	for _, m := range f.Messages {
+		w.Message(m)
+	}
+	for _, o := range f.Opaques {
+		w.OpaqueType(o)
+	}
+	for _, e := range f.Enums {
+		w.Enum(e)
+	}
+	for _, st := range f.Structs {
+		w.Struct(st)
+	}
+}

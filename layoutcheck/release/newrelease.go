@@ -99,48 +99,12 @@ func comment(text string) string {
 	return b.String()
 }
 
-// render writes one file: its comment, then its tables in the order the
-// spec files list them.
+// render writes one file: its comment, then its tables.
 func render(head string, f *spec.File) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(head)
 	w := &spec.Writer{W: &b}
-	if f.Release != nil {
-		w.Release(*f.Release)
-	}
-	if f.Counts != nil {
-		w.Counts(*f.Counts)
-	}
-	if f.Table != nil {
-		w.SlotTable(*f.Table)
-	}
-	if f.Remove != nil {
-		w.Remove(f.Remove.Kinds())
-	}
-	for _, n := range f.Nodes {
-		w.Node(n)
-	}
-	for _, r := range f.Forward {
-		w.Forward(r)
-	}
-	for _, r := range f.Reverse {
-		w.Reverse(r)
-	}
-	for _, c := range f.Constants {
-		w.Constant(c)
-	}
-	for _, m := range f.Messages {
-		w.Message(m)
-	}
-	for _, o := range f.Opaques {
-		w.OpaqueType(o)
-	}
-	for _, e := range f.Enums {
-		w.Enum(e)
-	}
-	for _, st := range f.Structs {
-		w.Struct(st)
-	}
+	w.File(f)
 	return b.Bytes(), w.Err()
 }
 

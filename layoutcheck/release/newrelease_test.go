@@ -1,8 +1,8 @@
 package release
 
 import (
+	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,7 +11,6 @@ import (
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/fixture"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -266,31 +265,14 @@ func TestNewReleaseFaults(t *testing.T) {
 // --debug-dir puts it, and a broken debug file there is reported, not
 // taken for a binary without DWARF.
 func TestSignaturesDebugDir(t *testing.T) {
-	if _, err := exec.LookPath("objcopy"); err != nil {
-		t.Skipf("skipping: objcopy not found (install binutils): %v", err)
-	}
 	bins := buildReleaseBinaries(t, "2.32.0-synthetic")
 	base := mustSpec(t, spec.Default)
-	o, err := elfread.Open(bins.Libnccom)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := o.BuildID
-	o.Close()
-	if len(id) < 3 {
-		t.Skipf("skipping: the fixture libnccom has no build-id")
-	}
 	dir := t.TempDir()
-	debugDir := filepath.Join(dir, "debug")
-	debug := filepath.Join(debugDir, ".build-id", id[:2], id[2:]+".debug")
-	if err := os.MkdirAll(filepath.Dir(debug), 0o755); err != nil {
+	stripped, debugDir, debug, err := fixture.SplitDebug(bins.Libnccom, dir)
+	if errors.Is(err, fixture.ErrNoObjcopy) {
+		t.Skipf("skipping: %v", err)
+	} else if err != nil {
 		t.Fatal(err)
-	}
-	stripped := filepath.Join(dir, "libnccom.so.2")
-	for _, args := range [][]string{{"--only-keep-debug", bins.Libnccom, debug}, {"--strip-debug", bins.Libnccom, stripped}} {
-		if out, err := exec.Command("objcopy", args...).CombinedOutput(); err != nil {
-			t.Fatalf("objcopy %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
 	}
 	full := mustObserve(t, base, bins.Libnccom)
 	if len(full.Signatures) == 0 {

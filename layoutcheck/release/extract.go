@@ -113,9 +113,10 @@ func ExtractFrom(obj *elfread.Object, dbg *elfread.Debug, names []string, skipAb
 	return frag, nil
 }
 
-// RefusedError: extract wrote a fragment of the other structs, but these
-// have no layout a spec struct can hold (a declaration without a size, a
-// GNU C empty struct of 0 bytes). The fragment written loads.
+// RefusedError: these structs have no layout a spec struct can hold (a
+// declaration without a size, a GNU C empty struct of 0 bytes). The
+// fragment of the other structs comes with it (ExtractFrom returns it,
+// Extract writes it) and loads.
 type RefusedError struct {
 	Path    string
 	Refused []string // "NAME (why)"

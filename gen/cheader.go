@@ -163,12 +163,8 @@ func vectors(s *spec.Spec) []cVector {
 	return out
 }
 
-// OpaqueMemberPrefix starts the name of the filler member the header declares
-// for an opaque range; layoutcheck recognises these members as the range itself.
-const OpaqueMemberPrefix = "nrtabi_opaque_"
-
 func opaqueMember(o spec.Opaque) string {
-	return fmt.Sprintf("unsigned char %s%d[%d]", OpaqueMemberPrefix, o.Offset, o.Size)
+	return fmt.Sprintf("unsigned char %s%d[%d]", spec.OpaqueMemberPrefix, o.Offset, o.Size)
 }
 
 func cStructOf(st *spec.Struct) cStruct {

@@ -84,13 +84,9 @@ func cType(t *spec.Type) string {
 	return q + t.Name
 }
 
-// VectorPrefix starts the C name of the three-pointer struct that spells
-// std::vector<T> in the generated header.
-const VectorPrefix = "nrtabi_vector_"
-
 // vectorName is the C name of the three-pointer struct for std::vector<T>.
 func vectorName(t *spec.Type) string {
-	return VectorPrefix + vectorSuffix(t.Elem) + "_t"
+	return spec.VectorPrefix + vectorSuffix(t.Elem) + "_t"
 }
 
 func vectorSuffix(t *spec.Type) string {

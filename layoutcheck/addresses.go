@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -24,14 +25,14 @@ func CheckAddresses(o *elfread.Object, role string, sp *spec.Spec) ([]ContractCh
 		}
 	}
 	switch role {
-	case RoleLibnccom:
+	case specmatch.RoleLibnccom:
 		for _, f := range sp.ByIndex() {
 			if s := t.Defined(f.Name); s != nil {
 				cmp(f.Name, f.NCCOMAddr, s.Value, "definer")
 			}
 		}
 		c.rule("neuron* definer addresses", fs)
-	case RoleLibnrt:
+	case specmatch.RoleLibnrt:
 		for _, r := range sp.Reverse {
 			if s := t.Defined(r.Name); s != nil {
 				cmp(r.Name, r.Addr, s.Value, "definer")

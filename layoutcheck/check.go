@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -25,20 +26,6 @@ type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
-// StructNames are the names a spec struct may carry in DWARF, most specific
-// first: its spec name, its tag, its typedefs, and TAG_t.
-func StructNames(st *spec.Struct) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, n := range append(append([]string{st.Name, st.CTag()}, st.Typedefs()...), st.CTag()+"_t") {
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // Check runs every struct and link-contract check on the files. The error is
 // an *InputError or *UsageError; findings are in the report.
 func Check(files []string, opt Options) (*Report, error) {
@@ -53,7 +40,7 @@ func Check(files []string, opt Options) (*Report, error) {
 		r.Required = append(r.Required, opt.Structs.StructByName(n).Name)
 	}
 	switch opt.Role {
-	case "", "auto", RoleLibnrt, RoleLibnccom, RoleNone:
+	case "", "auto", specmatch.RoleLibnrt, specmatch.RoleLibnccom, specmatch.RoleNone:
 	default:
 		return nil, &UsageError{Msg: fmt.Sprintf("--role %q: use libnrt, libnccom, none or auto", opt.Role)}
 	}
@@ -77,7 +64,7 @@ func Check(files []string, opt Options) (*Report, error) {
 	}
 	for _, st := range opt.Structs.Structs {
 		if seen[st.Name] {
-			r.StructsSeen++
+			r.StructsChecked++
 		} else {
 			r.Absent = append(r.Absent, st.Name)
 		}
@@ -86,7 +73,7 @@ func Check(files []string, opt Options) (*Report, error) {
 	for _, n := range r.Required {
 		if !seen[n] {
 			r.add(Finding{Severity: Incompatible, Kind: KindMissingStruct, Struct: n, Expected: n,
-				Message: fmt.Sprintf("%s: required struct not found in any input (looked for %s)", n, strings.Join(StructNames(opt.Structs.StructByName(n)), ", "))})
+				Message: fmt.Sprintf("%s: required struct not found in any input (looked for %s)", n, strings.Join(specmatch.StructNames(opt.Structs.StructByName(n)), ", "))})
 		}
 	}
 	switch {
@@ -107,22 +94,22 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 	}
 	defer obj.Close()
 	fr = &FileReport{Path: path, ELFKind: obj.Kind(), BuildID: obj.BuildID, SONAME: obj.SONAME, Structs: []*StructResult{}, Contract: []ContractCheck{}}
-	fr.Role, fr.RoleFrom = DetectRole(obj, opt.Spec)
-	if _, headers := labelOf(path); opt.Role != "" && opt.Role != "auto" && !headers {
+	fr.Role, fr.RoleFrom = specmatch.DetectRole(obj, opt.Spec)
+	if _, headers := specmatch.Label(path); opt.Role != "" && opt.Role != "auto" && !headers {
 		fr.Role, fr.RoleFrom = opt.Role, "--role" // headers declare types, not a library's symbols
 	}
 	var checks []ContractCheck
 	switch fr.Role {
-	case RoleLibnrt:
+	case specmatch.RoleLibnrt:
 		checks, err = CheckLibnrt(obj, opt.Spec)
-	case RoleLibnccom:
+	case specmatch.RoleLibnccom:
 		checks, err = CheckLibnccom(obj, opt.Spec)
 	}
 	if err != nil {
 		return nil, err
 	}
 	fr.Contract = append(fr.Contract, checks...)
-	if opt.Addresses && fr.Role != RoleNone {
+	if opt.Addresses && fr.Role != specmatch.RoleNone {
 		checks, err := CheckAddresses(obj, fr.Role, opt.Spec)
 		if err != nil {
 			return nil, err
@@ -136,13 +123,13 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 	}
 	defer dbg.Close()
 	fr.DWARFFile, fr.DWARFVia = dbg.Path(), dbg.Via
-	if label, ok := labelOf(path); ok {
+	if label, ok := specmatch.Label(path); ok {
 		fr.Path, fr.ELFKind, fr.DWARFFile, fr.DWARFVia = label, "C headers", "gcc -g of the headers", "compiled"
 	}
 	structs := opt.Structs.Structs
 	wants := make([][]string, len(structs))
 	for i, st := range structs {
-		wants[i] = StructNames(st)
+		wants[i] = specmatch.StructNames(st)
 	}
 	found, err := dbg.FindStructs(wants)
 	if err != nil {
@@ -173,11 +160,11 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 func statusOf(fs []Finding) string {
 	switch worst(fs) {
 	case Incompatible:
-		return "incompatible"
+		return StatusIncompatible
 	case Compatible:
-		return "compatible"
+		return StatusCompatible
 	}
-	return "ok"
+	return StatusOK
 }
 
 // coverage says what a clean verdict rests on, so that structs absent from
@@ -193,11 +180,11 @@ func (r *Report) coverage() string {
 		contract = "no link contract checked (no library role)"
 	}
 	switch {
-	case r.StructsInSpec > 0 && r.StructsSeen == r.StructsInSpec:
+	case r.StructsInSpec > 0 && r.StructsChecked == r.StructsInSpec:
 		return fmt.Sprintf("all %d spec structs found and checked; %s", r.StructsInSpec, contract)
-	case r.StructsSeen == 0:
+	case r.StructsChecked == 0:
 		return fmt.Sprintf("%s; 0 of %d spec structs found, no layout checked", contract, r.StructsInSpec)
 	default:
-		return fmt.Sprintf("%d of %d spec structs found and checked (%d absent); %s", r.StructsSeen, r.StructsInSpec, len(r.Absent), contract)
+		return fmt.Sprintf("%d of %d spec structs found and checked (%d absent); %s", r.StructsChecked, r.StructsInSpec, len(r.Absent), contract)
 	}
 }

@@ -3,6 +3,8 @@ package layoutcheck
 import (
 	"strings"
 	"testing"
+
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 )
 
 func runCheck(t *testing.T, f *fixtures, opt Options, files ...string) *Report {
@@ -62,7 +64,7 @@ func TestCleanLinkedPair(t *testing.T) {
 		r.WriteText(&b)
 		t.Fatalf("clean libnrt + libnccom: exit %d\n%s", r.Exit, b.String())
 	}
-	if r.Files[0].Role != RoleLibnrt || r.Files[1].Role != RoleLibnccom {
+	if r.Files[0].Role != specmatch.RoleLibnrt || r.Files[1].Role != specmatch.RoleLibnccom {
 		t.Fatalf("roles %s, %s; want libnrt, libnccom from the SONAMEs", r.Files[0].Role, r.Files[1].Role)
 	}
 	for _, fr := range r.Files {
@@ -113,7 +115,7 @@ func TestStructFaults(t *testing.T) {
 func TestRequireMissingStruct(t *testing.T) {
 	f := loadFixtures(t)
 	// The stub libnccom's DWARF holds the structs its code uses, not enc_glb_comm.
-	r := runCheck(t, f, Options{Role: RoleNone}, f.libnccom)
+	r := runCheck(t, f, Options{Role: specmatch.RoleNone}, f.libnccom)
 	found := false
 	for _, a := range r.Absent {
 		found = found || a == "enc_glb_comm"
@@ -121,7 +123,7 @@ func TestRequireMissingStruct(t *testing.T) {
 	if !found || r.Exit != 0 {
 		t.Fatalf("without --require an absent struct is listed, not an error: absent %v exit %d", r.Absent, r.Exit)
 	}
-	r = runCheck(t, f, Options{Role: RoleNone, Require: []string{"enc_glb_comm"}}, f.libnccom)
+	r = runCheck(t, f, Options{Role: specmatch.RoleNone, Require: []string{"enc_glb_comm"}}, f.libnccom)
 	expect(t, r, KindMissingStruct, Incompatible, "enc_glb_comm: required struct not found in any input")
 	if _, err := Check([]string{f.libnccom}, Options{Spec: f.sp, Structs: f.sp, Require: []string{"no_such_struct"}}); err == nil {
 		t.Fatal("--require of a struct the spec lacks must be a usage error")

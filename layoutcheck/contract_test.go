@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 )
 
 func TestLibnrtUnversionedCallback(t *testing.T) {
@@ -138,14 +138,14 @@ func TestLibnccomUnversionedImport(t *testing.T) {
 func TestRoleOverride(t *testing.T) {
 	f := loadFixtures(t)
 	// Checked as a libnrt, the stub libnccom breaks every libnrt rule.
-	r := runCheck(t, f, Options{Role: RoleLibnrt}, f.libnccom)
+	r := runCheck(t, f, Options{Role: specmatch.RoleLibnrt}, f.libnccom)
 	expect(t, r, KindSONAME, Incompatible, `SONAME is "libnccom.so.2"`)
 	expect(t, r, KindForbidden, Incompatible, "libnrt's dynamic table defines neuronGetVersionInfo")
 	if r.Files[0].RoleFrom != "--role" {
 		t.Fatalf("role from %q", r.Files[0].RoleFrom)
 	}
 	// A relocatable object has no dynamic table to check.
-	_, err := Check([]string{f.typesObj}, Options{Spec: f.sp, Role: RoleLibnrt})
+	_, err := Check([]string{f.typesObj}, Options{Spec: f.sp, Role: specmatch.RoleLibnrt})
 	if ie, ok := err.(*elfread.InputError); !ok || !strings.Contains(ie.Msg, "without a dynamic symbol table") {
 		t.Fatalf("want an input error about the missing dynamic table, got %v", err)
 	}

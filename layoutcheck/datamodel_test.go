@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -57,7 +59,7 @@ func TestDataModels(t *testing.T) {
 	arm := setMachine(t, i386, 40) // EM_ARM
 	for file, model := range map[string]string{i386: "ELF32 i386 object (data model ILP32)", arm: "ELF32 ARM object (data model ILP32)"} {
 		var b bytes.Buffer
-		err := Extract(file, []string{"tm_like"}, false, nil, []string{t.TempDir()}, &b)
+		err := release.Extract(file, []string{"tm_like"}, false, nil, []string{t.TempDir()}, &b)
 		if err == nil || !strings.Contains(err.Error(), model) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("extract %s: want one line naming %q, got %v", file, model, err)
 		}
@@ -67,7 +69,7 @@ func TestDataModels(t *testing.T) {
 		if _, err := Show(file, "tm_like", nil, []string{t.TempDir()}, &b); err == nil || !strings.Contains(err.Error(), model) {
 			t.Errorf("show %s: want %q, got %v", file, model, err)
 		}
-		if _, err := Check([]string{file}, Options{Spec: base, Structs: frag, StructsSrc: "fragment", Role: RoleNone, DebugDirs: []string{t.TempDir()}}); err == nil || !strings.Contains(err.Error(), model) {
+		if _, err := Check([]string{file}, Options{Spec: base, Structs: frag, StructsSrc: "fragment", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}}); err == nil || !strings.Contains(err.Error(), model) {
 			t.Errorf("check %s: want %q, got %v", file, model, err)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-
 	"github.com/nrtabi/nrtabi/spec"
 )
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -53,8 +54,8 @@ struct vt gvt; struct a_normal_struct_with_long_name gn;
 func TestExtractNeverWritesRefused(t *testing.T) {
 	obj := compileTypes(t, emptyC)
 	var b bytes.Buffer
-	err := Extract(obj, []string{"ok", "e0", "flex"}, false, nil, []string{t.TempDir()}, &b)
-	var refused *RefusedError
+	err := release.Extract(obj, []string{"ok", "e0", "flex"}, false, nil, []string{t.TempDir()}, &b)
+	var refused *release.RefusedError
 	if !errors.As(err, &refused) || len(refused.Refused) != 1 || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), "e0 (struct e0 is empty (0 bytes") {
 		t.Fatalf("want e0 refused in one line, got %v", err)
@@ -71,7 +72,7 @@ func TestExtractNeverWritesRefused(t *testing.T) {
 	}
 	// Only refused structs asked for: an error, nothing written.
 	b.Reset()
-	if err := Extract(obj, []string{"e0"}, false, nil, []string{t.TempDir()}, &b); err == nil || errors.As(err, &refused) || b.Len() != 0 {
+	if err := release.Extract(obj, []string{"e0"}, false, nil, []string{t.TempDir()}, &b); err == nil || errors.As(err, &refused) || b.Len() != 0 {
 		t.Fatalf("want a plain error and no output, got %v and %d bytes", err, b.Len())
 	}
 
@@ -99,7 +100,7 @@ func TestExtractNeverWritesRefused(t *testing.T) {
 	}
 	vt := filepath.Join(dir, "vt.o")
 	b.Reset()
-	err = Extract(vt, []string{"vt", "a_normal_struct_with_long_name"}, false, nil, []string{t.TempDir()}, &b)
+	err = release.Extract(vt, []string{"vt", "a_normal_struct_with_long_name"}, false, nil, []string{t.TempDir()}, &b)
 	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "vt (struct vt has no size in this DWARF") {
 		t.Fatalf("want vt refused, got %v", err)
 	}
@@ -138,7 +139,7 @@ func TestExtractEmptyClasses(t *testing.T) {
 	}
 	obj := filepath.Join(dir, "e.o")
 	var b bytes.Buffer
-	if err := Extract(obj, []string{"E", "S", "D", "H"}, false, nil, []string{t.TempDir()}, &b); err != nil {
+	if err := release.Extract(obj, []string{"E", "S", "D", "H"}, false, nil, []string{t.TempDir()}, &b); err != nil {
 		t.Fatal(err)
 	}
 	frag := loadFragment(t, b.String())

@@ -11,7 +11,6 @@ import (
 
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
-	"github.com/nrtabi/nrtabi/internal/fixture"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -176,9 +175,5 @@ func TestMain(m *testing.M) {
 	if fix != nil {
 		os.RemoveAll(fix.dir)
 	}
-	relBins.Range(func(_, v any) bool {
-		os.RemoveAll(v.(*fixture.Binaries).Dir)
-		return true
-	})
 	os.Exit(code)
 }

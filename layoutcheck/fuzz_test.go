@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-
 	"github.com/nrtabi/nrtabi/internal/hostile"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -23,16 +23,7 @@ func FuzzReadObject(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	// Each exec rewrites the input: on tmpfs when there is one, since
-	// truncating a file on a busy disk (ext4 with discard) can take
-	// seconds and starve the fuzzer.
-	dir := f.TempDir()
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		if d, err := os.MkdirTemp("/dev/shm", "nrtabi-fuzz-"); err == nil {
-			dir = d
-			f.Cleanup(func() { os.RemoveAll(d) })
-		}
-	}
+	dir := hostile.FuzzDir(f)
 	noDebug := []string{filepath.Join(dir, "no-debug-dir")}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, "input.o")
@@ -58,10 +49,10 @@ func FuzzReadObject(f *testing.F) {
 			t.Fatalf("show printed %d bytes for a %d-byte input", out.Len(), len(data))
 		}
 		out.Reset()
-		err = Extract(p, []string{hostile.StructName, "outer", "inner"}, true, sp, noDebug, &out)
+		err = release.Extract(p, []string{hostile.StructName, "outer", "inner"}, true, sp, noDebug, &out)
 		// A struct the spec cannot hold (empty, sizeless) is refused by name
 		// while the others are written: a verdict, not a failure to read.
-		var refused *RefusedError
+		var refused *release.RefusedError
 		if errors.As(err, &refused) {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("extract: a refusal over several lines: %q", err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -100,7 +101,7 @@ func (c *structCheck) sameLayout(t *spec.Type, d godwarf.Type, fp string, depth 
 		if !ok || (t.Len < 0) != (a.Count <= 0) || t.Len >= 0 && a.Count != int64(t.Len) {
 			return nil, false
 		}
-		if matchType(t.Elem, a.Type, 0) == "" {
+		if specmatch.MatchType(t.Elem, a.Type, 0) == "" {
 			return nil, true
 		}
 		return c.sameLayout(t.Elem, a.Type, fp+"[]", depth+1)
@@ -109,7 +110,7 @@ func (c *structCheck) sameLayout(t *spec.Type, d godwarf.Type, fp string, depth 
 		if !ok {
 			return nil, false
 		}
-		if matchType(t.Elem, p.Type, 0) == "" {
+		if specmatch.MatchType(t.Elem, p.Type, 0) == "" {
 			return nil, true
 		}
 		// What a pointee holds is not in this struct's bytes: only whether

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -40,7 +42,7 @@ func compileTypes(t *testing.T, src string) string {
 func fragmentOf(t *testing.T, obj string, names ...string) *spec.Spec {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Extract(obj, names, false, nil, []string{t.TempDir()}, &b); err != nil {
+	if err := release.Extract(obj, names, false, nil, []string{t.TempDir()}, &b); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -60,7 +62,7 @@ func gradingCheck(t *testing.T, frag *spec.Spec, obj string) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check([]string{obj}, Options{Spec: base, Structs: frag, StructsSrc: "fragment", Role: RoleNone, DebugDirs: []string{t.TempDir()}})
+	r, err := Check([]string{obj}, Options{Spec: base, Structs: frag, StructsSrc: "fragment", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

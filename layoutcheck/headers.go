@@ -13,10 +13,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 )
 
 // Headers is a tree of C headers (the vendor's public headers, say)
@@ -45,28 +45,6 @@ const (
 // same type, which headers that each guard a shared typedef rely on.
 var headerFlags = []string{"-std=gnu11", "-D_GNU_SOURCE", "-fno-eliminate-unused-debug-types", "-w"}
 
-// labels maps a compiled headers object to the provenance the readers print
-// for it instead of its temporary path.
-var labels sync.Map
-
-// labelOf is the provenance to print for path: its headers' when it is a
-// compiled header set, else the path itself.
-func labelOf(path string) (string, bool) {
-	if v, ok := labels.Load(path); ok {
-		return v.(string), true
-	}
-	return path, false
-}
-
-// labelled is paths with each compiled header set named by its headers.
-func labelled(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i], _ = labelOf(p)
-	}
-	return out
-}
-
 // Source names the header set for reports and provenance notes.
 func (h *Headers) Source() string {
 	return fmt.Sprintf("headers %s (sha256 %s)", h.Dir, h.Hash)
@@ -77,7 +55,7 @@ func (h *Headers) Close() {
 	if h == nil || h.tmp == "" {
 		return
 	}
-	labels.Delete(h.Object)
+	specmatch.SetLabel(h.Object, "")
 	os.RemoveAll(h.tmp)
 	h.tmp = ""
 }
@@ -125,7 +103,7 @@ func CompileHeaders(dir string, include []string) (*Headers, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	labels.Store(h.Object, h.Source())
+	specmatch.SetLabel(h.Object, h.Source())
 	return h, nil
 }
 

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -113,7 +114,7 @@ func TestHeadersExtractThenCheck(t *testing.T) {
 		names = append(names, st.Name)
 	}
 	var b bytes.Buffer
-	if err := Extract(h.Object, names, true, sp, nil, &b); err != nil {
+	if err := release.Extract(h.Object, names, true, sp, nil, &b); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), h.Object) || !strings.Contains(b.String(), `source = "nrtabi extract from headers `+neuronInclude+" (sha256 "+h.Hash) {
@@ -250,7 +251,7 @@ func TestHeadersHash(t *testing.T) {
 	if _, err := os.Stat(obj); !os.IsNotExist(err) {
 		t.Errorf("after Close the object is still there: %v", err)
 	}
-	if l, ok := labelOf(obj); ok {
+	if l, ok := specmatch.Label(obj); ok {
 		t.Errorf("after Close the label remains: %s", l)
 	}
 }

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/hostile"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -74,7 +74,7 @@ func TestHostileObjects(t *testing.T) {
 				t.Fatalf("show printed %d bytes", out.Len())
 			}
 			out.Reset()
-			err = Extract(c.Path, []string{hostile.StructName}, false, sp, dirs, &out)
+			err = release.Extract(c.Path, []string{hostile.StructName}, false, sp, dirs, &out)
 			if c.Name == "big-array" {
 				if err == nil || !strings.Contains(err.Error(), "cannot be extracted") {
 					t.Fatalf("extract of a 2^40-byte member: %v", err)

@@ -63,10 +63,17 @@ type Finding struct {
 	Message  string   `json:"message"`
 }
 
-// StructResult is one spec struct in one input.
+// The statuses of a StructResult.
+const (
+	StatusOK           = "ok"
+	StatusCompatible   = "compatible"
+	StatusIncompatible = "incompatible"
+)
+
+// StructResult is one spec struct found in one input and checked.
 type StructResult struct {
 	Name      string    `json:"name"`
-	Status    string    `json:"status"` // ok, compatible, incompatible, absent
+	Status    string    `json:"status"` // StatusOK, StatusCompatible or StatusIncompatible: the worst finding (a struct absent from an input has no result; see Report.Absent)
 	DWARFName string    `json:"dwarf_name,omitempty"`
 	Via       string    `json:"via,omitempty"`
 	DIE       string    `json:"die,omitempty"`
@@ -99,20 +106,20 @@ type FileReport struct {
 // Report is the result of one check run. Its JSON form is the stable schema
 // documented in the README (schema "nrtabi.layoutcheck/1").
 type Report struct {
-	Schema        string        `json:"schema"`
-	Release       string        `json:"release"`
-	StructSpec    string        `json:"struct_spec"`
-	Files         []*FileReport `json:"files"`
-	Absent        []string      `json:"absent_structs"`
-	Required      []string      `json:"required_structs"`
-	Findings      []Finding     `json:"findings"` // every finding of every file, plus missing required structs
-	Compatible    int           `json:"compatible"`
-	Incompat      int           `json:"incompatible"`
-	Exit          int           `json:"exit"`
-	Verdict       string        `json:"verdict"`
-	StructsSeen   int           `json:"structs_checked"` // spec structs found in some input and checked
-	StructsInSpec int           `json:"structs_in_spec"`
-	Notes         []string      `json:"notes,omitempty"` // what the inputs needed worked around (headers that conflict)
+	Schema         string        `json:"schema"`
+	Release        string        `json:"release"`
+	StructSpec     string        `json:"struct_spec"`
+	Files          []*FileReport `json:"files"`
+	Absent         []string      `json:"absent_structs"`
+	Required       []string      `json:"required_structs"`
+	Findings       []Finding     `json:"findings"` // every finding of every file, plus missing required structs
+	Compatible     int           `json:"compatible"`
+	Incompat       int           `json:"incompatible"`
+	Exit           int           `json:"exit"`
+	Verdict        string        `json:"verdict"`
+	StructsChecked int           `json:"structs_checked"` // spec structs found in some input and checked; the others are in Absent
+	StructsInSpec  int           `json:"structs_in_spec"` // spec structs asked for: StructsChecked + len(Absent)
+	Notes          []string      `json:"notes,omitempty"` // what the inputs needed worked around (headers that conflict)
 }
 
 // Schema is the JSON schema id.

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 )
 
 const rustSource = `pub trait Speak { fn speak(&self) -> u32; }
@@ -34,7 +36,7 @@ func TestRust(t *testing.T) {
 	}
 	obj := filepath.Join(dir, "rv.o")
 	var b bytes.Buffer
-	if err := Extract(obj, []string{"rv::Holder", "rv::Dog"}, false, nil, []string{t.TempDir()}, &b); err != nil {
+	if err := release.Extract(obj, []string{"rv::Holder", "rv::Dog"}, false, nil, []string{t.TempDir()}, &b); err != nil {
 		t.Fatal(err)
 	}
 	frag := loadFragment(t, b.String())

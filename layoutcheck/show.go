@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -33,7 +34,7 @@ func Show(path, name string, sp *spec.Spec, debugDirs []string, w io.Writer) (*S
 	names := []string{name}
 	if sp != nil {
 		if st = sp.StructByName(name); st != nil {
-			names = StructNames(st)
+			names = specmatch.StructNames(st)
 		}
 	}
 	found, err := dbg.FindStructs([][]string{names})

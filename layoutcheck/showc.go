@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 )
 
 // ShowC writes the struct named name, and every type it needs, as C that
@@ -298,7 +299,7 @@ func (c *cEmitter) enum(e *godwarf.EnumType) {
 		return
 	}
 	for _, v := range e.Val {
-		if c.enumerators[v.Name] || !identOK.MatchString(v.Name) || v.Val < -1<<31 || v.Val > 1<<32-1 {
+		if c.enumerators[v.Name] || !specmatch.Ident.MatchString(v.Name) || v.Val < -1<<31 || v.Val > 1<<32-1 {
 			return
 		}
 	}
@@ -363,7 +364,7 @@ func (c *cEmitter) body(l *elfread.Layout, indent int) (string, error) {
 	var endBits int64
 	pad, written := 0, 0
 	for _, m := range l.Members {
-		if m.Virtual || m.Base && emptyClass(m.Type) {
+		if m.Virtual || m.Base && specmatch.EmptyClass(m.Type) {
 			continue
 		}
 		name := cIdent(m.Name)
@@ -382,7 +383,7 @@ func (c *cEmitter) body(l *elfread.Layout, indent int) (string, error) {
 				// C++ puts a derived class's members in its base's tail
 				// padding; C has no way to say that.
 				if c.err == nil {
-					c.err = fmt.Errorf("%s %s: member %s at byte %d lies inside the member before it (C++ tail-padding reuse); C cannot lay it out", l.Kind, l.Name, memberLabel(m), m.Offset)
+					c.err = fmt.Errorf("%s %s: member %s at byte %d lies inside the member before it (C++ tail-padding reuse); C cannot lay it out", l.Kind, l.Name, specmatch.MemberLabel(m), m.Offset)
 				}
 				return b.String(), c.err
 			}

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
-	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -32,15 +32,7 @@ func (c *structCheck) add(sev Severity, kind, strct, field, exp, act, format str
 // isFiller reports whether m is the header generator's stand-in for an
 // opaque range of st.
 func isFiller(st *spec.Struct, m *elfread.Member) bool {
-	if !strings.HasPrefix(m.Name, gen.OpaqueMemberPrefix) {
-		return false
-	}
-	for _, o := range st.Opaque {
-		if m.Offset >= int64(o.Offset) && m.End() <= int64(o.End()) {
-			return true
-		}
-	}
-	return false
+	return strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) && st.OpaqueHolding(m.Offset, m.End()) != nil
 }
 
 func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, depth int) {
@@ -86,13 +78,13 @@ func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, dep
 		c.field(l, f, m, fp, root, depth)
 	}
 	for _, m := range l.Members {
-		if used[m] || isFiller(st, m) || m.Virtual || m.Size == 0 && m.BitSize == 0 || m.Base && emptyClass(m.Type) {
+		if used[m] || isFiller(st, m) || m.Virtual || m.Size == 0 && m.BitSize == 0 || m.Base && specmatch.EmptyClass(m.Type) {
 			continue // virtual bases have no fixed offset; zero-length members take no bytes
 		}
 		if st.Prefix && m.Offset >= int64(st.Size) {
 			continue // beyond the modelled prefix
 		}
-		name := memberLabel(m)
+		name := specmatch.MemberLabel(m)
 		if o := opaqueHolding(st, m); o != nil {
 			if covered(o, m) {
 				continue
@@ -120,33 +112,17 @@ func fieldPath(p string) string {
 	return ""
 }
 
-func memberLabel(m *elfread.Member) string {
-	switch {
-	case m.Base:
-		return "<base " + m.Name + ">"
-	case m.Name == "":
-		return fmt.Sprintf("<anonymous@%d>", m.Offset)
-	}
-	return m.Name
-}
-
 func opaqueHolding(st *spec.Struct, m *elfread.Member) *spec.Opaque {
-	for i := range st.Opaque {
-		o := &st.Opaque[i]
-		start := m.Offset
-		if m.BitSize > 0 {
-			start = m.BitOffset / 8
-		}
-		if start >= int64(o.Offset) && m.End() <= int64(o.End()) {
-			return o
-		}
+	start := m.Offset
+	if m.BitSize > 0 {
+		start = m.BitOffset / 8
 	}
-	return nil
+	return st.OpaqueHolding(start, m.End())
 }
 
 func covered(o *spec.Opaque, m *elfread.Member) bool {
 	for _, n := range o.Covers {
-		if n == m.Name || n == memberLabel(m) {
+		if n == m.Name || n == specmatch.MemberLabel(m) {
 			return true
 		}
 	}
@@ -160,7 +136,7 @@ func (c *structCheck) renameOf(st *spec.Struct, l *elfread.Layout, f *spec.Field
 		if used[m] || m.Base || m.BitSize > 0 || specNames[m.Name] || isFiller(st, m) {
 			continue
 		}
-		if m.Offset == int64(f.Offset) && m.Size == int64(f.T.Size()) && matchType(f.T, m.Type, 0) == "" {
+		if m.Offset == int64(f.Offset) && m.Size == int64(f.T.Size()) && specmatch.MatchType(f.T, m.Type, 0) == "" {
 			return m
 		}
 	}
@@ -182,7 +158,7 @@ func (c *structCheck) field(l *elfread.Layout, f *spec.Field, m *elfread.Member,
 		c.add(Incompatible, KindFieldSize, root, fieldPath(fp), fmt.Sprint(f.T.Size()), fmt.Sprint(m.Size),
 			"%s: size %d B, spec %d B (field resized: %s, spec %s)", fp, m.Size, f.T.Size(), elfread.TypeName(m.Type), f.T)
 	}
-	why := matchType(f.T, m.Type, 0)
+	why := specmatch.MatchType(f.T, m.Type, 0)
 	if why != "" && !resized {
 		if c.graded(l, f, m, fp, root, depth) {
 			return

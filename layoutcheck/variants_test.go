@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -191,7 +191,7 @@ func TestCxx(t *testing.T) {
 		t.Logf("%s found as %s", s.Name, s.Via)
 	}
 	var buf strings.Builder
-	if err := Extract(obj, []string{"Derived", "std::box<char>"}, false, nil, nil, &buf); err != nil {
+	if err := release.Extract(obj, []string{"Derived", "std::box<char>"}, false, nil, nil, &buf); err != nil {
 		t.Fatal(err)
 	}
 	// Derived.d lives in Base's tail padding (Itanium ABI), so the base

@@ -132,6 +132,11 @@ type kind interface {
 	// view is the kind's part of the JSON view; "" when it has none.
 	view(s *Spec) (string, any)
 	write(w *Writer, s *Spec)
+	// fromRows is the document field's value for the rows of a file built
+	// in memory (File), as the decoder would have filled it.
+	fromRows(part *Spec) reflect.Value
+	// writeRows writes what a file built in memory holds of the kind.
+	writeRows(w *Writer, part *Spec)
 }
 
 // nestedFact is a table inside a row or table that carries a fact of its
@@ -233,6 +238,21 @@ func (t table[T]) facts(s *Spec, visit func(*Fact, string)) {
 	}
 }
 
+func (t table[T]) fromRows(part *Spec) reflect.Value {
+	v := t.get(part)
+	if reflect.ValueOf(v).Elem().IsZero() {
+		return reflect.Zero(reflect.TypeOf(v))
+	}
+	c := *v
+	return reflect.ValueOf(&c)
+}
+
+func (t table[T]) writeRows(w *Writer, part *Spec) {
+	if v := t.get(part); !reflect.ValueOf(v).Elem().IsZero() {
+		t.toTOML(w, *v)
+	}
+}
+
 func (t table[T]) unique(*checker)            {}
 func (t table[T]) present(s *Spec) bool       { return t.fact(t.get(s)).Pos.File != "" }
 func (t table[T]) single() bool               { return true }
@@ -302,6 +322,12 @@ func (r rows[T]) unique(c *checker) {
 	xs := *r.get(c.s)
 	c.uniq(r.noun, len(xs), func(i int) (string, *Fact, string) { return r.rowKey(&xs[i]), r.fact(&xs[i]), r.keyName })
 }
+
+func (r rows[T]) fromRows(part *Spec) reflect.Value {
+	return reflect.ValueOf(append([]T(nil), *r.get(part)...))
+}
+
+func (r rows[T]) writeRows(w *Writer, part *Spec) { r.write(w, part) }
 
 func (r rows[T]) present(s *Spec) bool       { return len(*r.get(s)) > 0 }
 func (r rows[T]) single() bool               { return false }

@@ -42,13 +42,21 @@ func LoadDir(dir string) (*Spec, error) {
 // derives from in root first, then among the embedded ones.
 func LoadDirWithParents(dir, root string) (*Spec, error) {
 	dir = strings.TrimSuffix(dir, "/")
-	return load(source{os.DirFS(dir), ".", dir}, func(name string) (source, error) {
-		sib := path.Join(root, name)
-		if st, err := os.Stat(sib); err == nil && st.IsDir() {
-			return source{os.DirFS(sib), ".", sib}, nil
+	return load(source{os.DirFS(dir), ".", dir}, nextTo(root))
+}
+
+// nextTo locates a parent release in root first (when root is not ""), then
+// among the embedded ones.
+func nextTo(root string) func(string) (source, error) {
+	return func(name string) (source, error) {
+		if root != "" {
+			sib := path.Join(root, name)
+			if st, err := os.Stat(sib); err == nil && st.IsDir() {
+				return source{os.DirFS(sib), ".", sib}, nil
+			}
 		}
 		return embeddedSource(name)
-	})
+	}
 }
 
 func embeddedSource(name string) (source, error) {
@@ -63,8 +71,19 @@ func load(src source, locate func(string) (source, error)) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	name := path.Base(src.dir)
+	if name == "." {
+		name = path.Base(src.display)
+	}
+	return assemble(s, errs, name, locate)
+}
+
+// assemble derives, resolves and validates one release layer; name is its
+// directory's name, which the release must carry.
+func assemble(s *Spec, errs Errors, name string, locate func(string) (source, error)) (*Spec, error) {
 	if !fatal(errs) {
 		var derr Errors
+		var err error
 		s, derr, err = derive(s, locate, []string{s.Release.Name})
 		if err != nil {
 			return nil, err
@@ -80,10 +99,6 @@ func load(src source, locate func(string) (source, error)) (*Spec, error) {
 		rerrs := s.resolve()
 		errs = append(errs, rerrs...)
 		if len(rerrs) == 0 {
-			name := path.Base(src.dir)
-			if name == "." {
-				name = path.Base(src.display)
-			}
 			errs = append(errs, s.validate(name)...)
 		}
 	}
@@ -139,13 +154,21 @@ func (s *Spec) addFile(name, src string) Errors {
 	}
 	idx := newPosIndex()
 	indexPositions(idx, name, src)
-	s.index[name] = idx
 	errs := unknownKeys(name, idx, md.Undecoded())
+	return append(errs, s.addDoc(name, doc.Elem(), idx)...)
+}
+
+// addDoc adds the rows of one file, decoded or built in memory (a value of
+// fileDocType), placing each at its key's line in idx (at the file itself
+// when idx has no line).
+func (s *Spec) addDoc(name string, doc reflect.Value, idx *posIndex) Errors {
+	s.index[name] = idx
 	in := fileIndex{name: name, idx: idx}
+	var errs Errors
 	for i, k := range kinds {
-		errs = append(errs, k.add(s, doc.Elem().Field(i), in)...)
+		errs = append(errs, k.add(s, doc.Field(i), in)...)
 	}
-	if r, ok := decodedRemoval(doc.Elem(), in); ok {
+	if r, ok := decodedRemoval(doc, in); ok {
 		s.removals = append(s.removals, r)
 	}
 	return errs

@@ -118,7 +118,7 @@ func (w *Writer) Release(r Release) {
 	}
 	w.fact(r.Fact)
 	for _, l := range r.libraries() {
-		if l.lib.Pos.File == "" && l.lib.SONAME == "" && l.lib.File == "" {
+		if !l.lib.written() {
 			continue
 		}
 		w.printf("\n[release.%s]\n", l.key)

@@ -11,6 +11,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -90,7 +91,7 @@ func demoRoundTrip(d *demoEnv) error {
 		names = append(names, st.Name)
 	}
 	var frag bytes.Buffer
-	if err := layoutcheck.Extract(types, names, false, s, nil, &frag); err != nil {
+	if err := release.Extract(types, names, false, s, nil, &frag); err != nil {
 		return err
 	}
 	dir := filepath.Join(d.work, "layoutcheck", "fragment")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
@@ -62,17 +61,12 @@ func diffCmd(args []string, out, errw io.Writer) int {
 				return reportSpecError(errw, spec.Default, err)
 			}
 		}
-		tmp, err := os.MkdirTemp("", "nrtabi-diff-")
-		if err != nil {
-			fmt.Fprintf(errw, "nrtabi diff: %v\n", err)
-			return exitError
-		}
-		defer os.RemoveAll(tmp)
 		name := "binaries-" + fmt.Sprint(i)
-		s, _, err := newReleaseFrom(base, name, bins[i], debugDirs(dbg), filepath.Join(tmp, name), false)
+		rel, _, err := newReleaseFrom(base, name, bins[i], debugDirs(dbg), "")
 		if err != nil {
 			return reportSpecError(errw, pos[i], err)
 		}
+		s := rel.Spec
 		s.Dir, s.Release.Name = pos[i], pos[i] // the side is the files named
 		sides[i] = s
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/nrtabi/nrtabi/layoutcheck"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -22,7 +23,7 @@ func extractCmd(args []string, out, errw io.Writer) int {
 		fmt.Fprintln(errw, "usage: nrtabi extract [--struct NAME]... [--release R] [-o FILE.toml] FILE | --headers DIR [--include FILE]...")
 		fs.PrintDefaults()
 	}
-	release := fs.String("release", spec.Default, "embedded release whose struct names to use (and whose structs are extracted by default)")
+	from := fs.String("release", spec.Default, "embedded release whose struct names to use (and whose structs are extracted by default)")
 	outPath := fs.String("o", "", "write the fragment to this file (atomically) instead of stdout")
 	headers := fs.String("headers", "", "read the structs from the C headers under this directory (compiled with gcc -g in a temporary directory) instead of a FILE")
 	var names, dirs, include listFlag
@@ -41,9 +42,9 @@ func extractCmd(args []string, out, errw io.Writer) int {
 		fmt.Fprintln(errw, "nrtabi extract: --include names a header under --headers DIR; give --headers too")
 		return exitUsage
 	}
-	sp, err := spec.Load(*release)
+	sp, err := spec.Load(*from)
 	if err != nil {
-		return reportSpecError(errw, "spec/"+*release, err)
+		return reportSpecError(errw, "spec/"+*from, err)
 	}
 	all := len(names) == 0
 	if all {
@@ -67,8 +68,8 @@ func extractCmd(args []string, out, errw io.Writer) int {
 	// refused one by one: the fragment of the others is still written, the
 	// refusal goes to stderr and the exit status says not everything was.
 	done := exitOK
-	var refused *layoutcheck.RefusedError
-	if err := layoutcheck.Extract(pos[0], names, all, sp, debugDirs(dirs), &buf); errors.As(err, &refused) {
+	var refused *release.RefusedError
+	if err := release.Extract(pos[0], names, all, sp, debugDirs(dirs), &buf); errors.As(err, &refused) {
 		fmt.Fprintf(errw, "nrtabi extract: %v\n", err)
 		done = exitError
 	} else if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/nrtabi/nrtabi/layoutcheck"
+	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -50,10 +51,14 @@ func releaseNew(args []string, out, errw io.Writer) int {
 	if err != nil {
 		return reportSpecError(errw, *from, err)
 	}
-	s, obs, err := newReleaseFrom(base, *name, bins, debugDirs(dbg), filepath.Join(*root, *name), *force)
+	rel, obs, err := newReleaseFrom(base, *name, bins, debugDirs(dbg), *root)
+	if err == nil {
+		err = rel.Write(filepath.Join(*root, *name), *force)
+	}
 	if err != nil {
 		return reportSpecError(errw, filepath.Join(*root, *name), err)
 	}
+	s := rel.Spec
 	for _, in := range obs.Inputs {
 		if l, ok := label[in.Path]; ok {
 			fmt.Fprintf(out, "read %s\n", l)
@@ -63,7 +68,7 @@ func releaseNew(args []string, out, errw io.Writer) int {
 	}
 	fmt.Fprintf(out, "wrote %s: derived from %s, %d structs confirmed from DWARF, %d facts carried over unconfirmed\n",
 		filepath.Join(*root, *name), base.Release.Name, len(obs.StructNames), len(s.Release.CarriedOver))
-	s.Dir = filepath.Join(*root, *name) // where it landed, not the directory it was validated in
+	s.Dir = filepath.Join(*root, *name) // where it landed
 	r := releasediff.Diff(base, s)
 	r.WriteText(out)
 	fmt.Fprintf(out, "next: make generate RELEASE=%s\n", *name)
@@ -85,17 +90,13 @@ func loadRelease(name, root string) (*spec.Spec, error) {
 	return spec.Load(name)
 }
 
-// newReleaseFrom observes the binaries against base and writes the derived
-// release into dir (validated before it lands there).
-func newReleaseFrom(base *spec.Spec, name string, bins, debugDirs []string, dir string, force bool) (*spec.Spec, *layoutcheck.Observed, error) {
-	obs, err := layoutcheck.Observe(bins, base, debugDirs)
+// newReleaseFrom observes the binaries against base and makes the derived
+// release in memory, validated as it would load from root/name.
+func newReleaseFrom(base *spec.Spec, name string, bins, debugDirs []string, root string) (*release.Release, *release.Observed, error) {
+	obs, err := release.Observe(bins, base, debugDirs)
 	if err != nil {
 		return nil, nil, err
 	}
-	files, err := layoutcheck.NewRelease(base, name, obs)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := layoutcheck.WriteRelease(dir, files, force)
-	return s, obs, err
+	rel, err := release.New(base, name, obs, root)
+	return rel, obs, err
 }

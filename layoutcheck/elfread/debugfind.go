@@ -42,6 +42,7 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 		return loadDebug(obj, obj, ViaEmbedded)
 	}
 	var tried []string
+	broken := false // a candidate exists but was refused
 	if len(obj.BuildID) > 2 {
 		for _, d := range debugDirs {
 			p := filepath.Join(d, ".build-id", obj.BuildID[:2], obj.BuildID[2:]+".debug")
@@ -49,7 +50,7 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 			if dbg != nil {
 				return dbg, nil
 			}
-			tried = append(tried, candidate(p, why))
+			tried, broken = append(tried, candidate(p, why)), broken || why != ""
 		}
 	}
 	refused := ""
@@ -70,7 +71,7 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 			if dbg != nil {
 				return dbg, nil
 			}
-			tried = append(tried, candidate(p, why))
+			tried, broken = append(tried, candidate(p, why)), broken || why != ""
 		}
 	}
 	why := "the file has no .debug_info"
@@ -81,7 +82,11 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 		why += "; no matching separate debug file at " + strings.Join(tried, ", ")
 	}
 	why += refused
-	return nil, InputErrorf(obj.Path, "no DWARF anywhere (%s); rebuild with -g, install the debug package, or pass --debug-dir", why)
+	err := InputErrorf(obj.Path, "no DWARF anywhere (%s); rebuild with -g, install the debug package, or pass --debug-dir", why)
+	if !broken {
+		err.(*InputError).Err = ErrNoDWARF
+	}
+	return nil, err
 }
 
 // candidate names a debug file tried, with why it was refused when it exists.

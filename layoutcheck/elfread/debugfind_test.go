@@ -1,13 +1,14 @@
 package elfread
 
 import (
+	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/fixture"
 )
 
 // TestBrokenDebugFileNamed: a separate debug file that exists where the
@@ -17,9 +18,6 @@ func TestBrokenDebugFileNamed(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
 	}
-	if _, err := exec.LookPath("objcopy"); err != nil {
-		t.Skipf("skipping: objcopy not found (install binutils): %v", err)
-	}
 	dir := t.TempDir()
 	if err := writeFile(dir, "s.c", "struct s { int a; long b; } s;\n"); err != nil {
 		t.Fatal(err)
@@ -27,26 +25,11 @@ func TestBrokenDebugFileNamed(t *testing.T) {
 	if err := cc.Shared(dir, "libs.so", "libs.so", "", []string{"s.c"}, "-Wl,--build-id"); err != nil {
 		t.Fatal(err)
 	}
-	lib := filepath.Join(dir, "libs.so")
-	o, err := Open(lib)
-	if err != nil {
+	stripped, debugDir, debug, err := fixture.SplitDebug(filepath.Join(dir, "libs.so"), filepath.Join(dir, "split"))
+	if errors.Is(err, fixture.ErrNoObjcopy) {
+		t.Skipf("skipping: %v", err)
+	} else if err != nil {
 		t.Fatal(err)
-	}
-	id := o.BuildID
-	o.Close()
-	if len(id) < 3 {
-		t.Fatalf("no build-id in %s", lib)
-	}
-	debugDir := filepath.Join(dir, "debug")
-	debug := filepath.Join(debugDir, ".build-id", id[:2], id[2:]+".debug")
-	if err := os.MkdirAll(filepath.Dir(debug), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	stripped := filepath.Join(dir, "stripped.so")
-	for _, args := range [][]string{{"--only-keep-debug", lib, debug}, {"--strip-debug", lib, stripped}} {
-		if out, err := exec.Command("objcopy", args...).CombinedOutput(); err != nil {
-			t.Fatalf("objcopy %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
 	}
 	find := func() (string, error) {
 		o, err := Open(stripped)
@@ -74,5 +57,14 @@ func TestBrokenDebugFileNamed(t *testing.T) {
 	_, err = find()
 	if err == nil || !strings.Contains(err.Error(), debug+" (truncated") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("truncated debug file: want one line naming %s as truncated, got %v", debug, err)
+	}
+	if errors.Is(err, ErrNoDWARF) {
+		t.Fatalf("a broken debug file is not the absence of DWARF: %v", err)
+	}
+	if err := os.Remove(debug); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = find(); !errors.Is(err, ErrNoDWARF) {
+		t.Fatalf("no debug file at all: want ErrNoDWARF, got %v", err)
 	}
 }

@@ -18,15 +18,7 @@ import (
 // or a one-line *InputError; a layout error is any one-line error; a panic
 // fails the run.
 func FuzzReader(f *testing.F) {
-	// Each exec rewrites the input: on tmpfs when there is one, as the
-	// checker's fuzz target does (a busy disk starves the fuzzer).
-	dir := f.TempDir()
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		if d, err := os.MkdirTemp("/dev/shm", "nrtabi-fuzz-"); err == nil {
-			dir = d
-			f.Cleanup(func() { os.RemoveAll(d) })
-		}
-	}
+	dir := hostile.FuzzDir(f)
 	noDebug := []string{filepath.Join(dir, "no-debug-dir")}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, "input.o")

@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -10,9 +11,18 @@ import (
 type InputError struct {
 	Path string
 	Msg  string
+	Err  error // ErrNoDWARF when the file and its debug files have none, else nil
 }
 
 func (e *InputError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Msg) }
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// ErrNoDWARF: neither the file nor any separate debug file holds DWARF, and
+// no candidate debug file exists that was refused (a broken or mismatching
+// one is a different error). Readers that can work from symbols alone
+// (`release new`) go on without DWARF only then.
+var ErrNoDWARF = errors.New("no DWARF")
 
 // InputErrorf builds an InputError. Names taken from the input (section,
 // symbol and struct names) may hold any byte; line breaks are escaped so the

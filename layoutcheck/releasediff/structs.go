@@ -34,12 +34,7 @@ func field(st *spec.Struct, name string) *spec.Field {
 }
 
 func insideOpaque(st *spec.Struct, off, size int) bool {
-	for _, o := range st.Opaque {
-		if off >= o.Offset && off+size <= o.End() {
-			return true
-		}
-	}
-	return false
+	return st.OpaqueHolding(int64(off), int64(off)+int64(size)) != nil
 }
 
 // structPair reports one struct's changes: its size first, then its fields

@@ -37,7 +37,7 @@ func (d *differ) forward() {
 	for _, o := range removed {
 		matched := false
 		for j, n := range added {
-			if n != nil && n.Slot == o.Slot && n.Index == o.Index && sigString(n.Signature) == sigString(o.Signature) {
+			if n != nil && n.Slot == o.Slot && n.Index == o.Index && n.Signature.Prototype() == o.Signature.Prototype() {
 				d.add("forward", ForwardRenamed, Incompatible, o.Name, o.Name, n.Name,
 					fmt.Sprintf("slot %#x, dlsym #%d: libnrt dlsyms the new name", n.Slot, n.Index))
 				added[j] = nil
@@ -68,7 +68,8 @@ func (d *differ) forwardPair(o, n *spec.Forward) {
 		d.add("forward", ForwardMoved, Informational, o.Name, fmt.Sprintf("dlsym #%d, slot %#x", o.Index, o.Slot), fmt.Sprintf("dlsym #%d, slot %#x", n.Index, n.Slot),
 			"libnrt-internal: the slot table is private to libnrt")
 	}
-	if a, b := sigString(o.Signature), sigString(n.Signature); a != b {
+	if o.Signature.Prototype() != n.Signature.Prototype() {
+		a, b := sigString(o.Signature), sigString(n.Signature)
 		d.add("forward", ForwardSignature, Incompatible, o.Name, a, b, "")
 	}
 	if o.Guard != n.Guard || o.Trampoline != n.Trampoline {
@@ -90,7 +91,8 @@ func (d *differ) reverse() {
 		if n.Version != o.Version {
 			d.add("reverse", ReverseReversioned, Incompatible, o.Name, "@"+o.Version, "@"+n.Version, "libnccom binds the old version")
 		}
-		if a, b := sigString(o.Signature), sigString(n.Signature); a != b {
+		if o.Signature.Prototype() != n.Signature.Prototype() {
+			a, b := sigString(o.Signature), sigString(n.Signature)
 			d.add("reverse", ReverseSignature, Incompatible, o.Name, a, b, "")
 		}
 		if o.Shape != n.Shape || strings.Join(o.TargetArgs, ",") != strings.Join(n.TargetArgs, ",") {

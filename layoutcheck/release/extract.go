@@ -1,47 +1,62 @@
-package layoutcheck
+package release
 
 import (
 	"debug/dwarf"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
-	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
 // Extract reads the named structs (spec names, tags, typedefs or C++
-// qualified names) from the DWARF of path and writes them as a spec fragment:
-// [[struct]] rows (plus the [[enum]] and [[opaque_type]] rows they use) that
-// spec.LoadDir accepts. Members the spec grammar cannot spell (bitfields,
-// unions, base classes, floats, function pointers, C++ templates) become
-// opaque ranges whose covers list names them, so checking the same file
-// against the fragment is clean.
-// With skipAbsent, names not found are dropped (the default "every spec
-// struct" request); otherwise each must be found.
+// qualified names) from the DWARF of path and writes them as a spec fragment
+// that spec.LoadDir accepts (see ExtractFrom). When some structs are refused
+// the fragment of the others is written and the error is a *RefusedError.
 func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugDirs []string, w io.Writer) error {
 	obj, dbg, done, err := elfread.OpenDebug(path, debugDirs)
 	if err != nil {
 		return err
 	}
 	defer done()
+	frag, err := ExtractFrom(obj, dbg, names, skipAbsent, sp)
+	if frag == nil {
+		return err
+	}
+	if werr := frag.Write(w); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// ExtractFrom reads the named structs from dbg, the DWARF of obj, as spec
+// rows: [[struct]] rows plus the [[enum]] and [[opaque_type]] rows they use.
+// Members the spec grammar cannot spell (bitfields, unions, base classes,
+// floats, function pointers, C++ templates) become opaque ranges whose
+// covers list names them, so checking the same file against the fragment is
+// clean. With skipAbsent, names not found are dropped (the default "every
+// spec struct" request); otherwise each must be found. Structs with no
+// layout a spec struct can hold are left out and named in a *RefusedError
+// returned with the fragment of the others.
+func ExtractFrom(obj *elfread.Object, dbg *elfread.Debug, names []string, skipAbsent bool, sp *spec.Spec) (*Fragment, error) {
+	path := obj.Path
 	wants := make([][]string, len(names))
 	outNames := make([]string, len(names))
 	for i, n := range names {
 		wants[i], outNames[i] = []string{n}, n
 		if sp != nil {
 			if st := sp.StructByName(n); st != nil {
-				wants[i], outNames[i] = StructNames(st), st.Name
+				wants[i], outNames[i] = specmatch.StructNames(st), st.Name
 			}
 		}
 	}
 	found, err := dbg.FindStructs(wants)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var missing []string
 	keep := found[:0:0]
@@ -54,10 +69,10 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 		keep, keepNames, keepAsked = append(keep, f), append(keepNames, outNames[i]), append(keepAsked, names[i])
 	}
 	if len(missing) > 0 && !skipAbsent || len(keep) == 0 {
-		if label, ok := labelOf(path); ok {
-			return elfread.InputErrorf(label, "declares no struct %s", strings.Join(missing, ", "))
+		if label, ok := specmatch.Label(path); ok {
+			return nil, elfread.InputErrorf(label, "declares no struct %s", strings.Join(missing, ", "))
 		}
-		return elfread.InputErrorf(path, "no struct %s in the DWARF of %s", strings.Join(missing, ", "), dbg.Path())
+		return nil, elfread.InputErrorf(path, "no struct %s in the DWARF of %s", strings.Join(missing, ", "), dbg.Path())
 	}
 	found, outNames, names = keep, keepNames, keepAsked
 	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
@@ -69,7 +84,7 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 	if dbg.Via != elfread.ViaEmbedded {
 		x.source += fmt.Sprintf(", DWARF from %s via %s", dbg.Path(), dbg.Via)
 	}
-	if label, ok := labelOf(path); ok {
+	if label, ok := specmatch.Label(path); ok {
 		// A compiled header set: the headers are the source, not the
 		// temporary object; a declaration is not a byte-anchored fact.
 		x.source, x.conf = "nrtabi extract from "+label, spec.Med
@@ -81,28 +96,27 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 	for i, f := range found {
 		s, err := x.structAt(f.Offset, outNames[i])
 		if err != nil {
-			return elfread.InputErrorf(dbg.Path(), "%s: %v", names[i], err)
+			return nil, elfread.InputErrorf(dbg.Path(), "%s: %v", names[i], err)
 		}
 		if s.refused != "" {
 			refused = append(refused, names[i]+" ("+s.refused+")")
 		}
 	}
 	if len(refused) == len(found) {
-		return elfread.InputErrorf(dbg.Path(), "nothing to extract: %s", strings.Join(refused, "; "))
+		return nil, elfread.InputErrorf(dbg.Path(), "nothing to extract: %s", strings.Join(refused, "; "))
 	}
-	x.refusedNotes = refused
-	if err := x.write(w, path, obj.BuildID, dbg); err != nil {
-		return err
-	}
+	frag := x.fragment(path, obj.BuildID, dbg)
+	frag.Refused = refused
 	if len(refused) > 0 {
-		return &RefusedError{Path: dbg.Path(), Refused: refused}
+		return frag, &RefusedError{Path: dbg.Path(), Refused: refused}
 	}
-	return nil
+	return frag, nil
 }
 
-// RefusedError: extract wrote a fragment of the other structs, but these
-// have no layout a spec struct can hold (a declaration without a size, a
-// GNU C empty struct of 0 bytes). The fragment written loads.
+// RefusedError: these structs have no layout a spec struct can hold (a
+// declaration without a size, a GNU C empty struct of 0 bytes). The
+// fragment of the other structs comes with it (ExtractFrom returns it,
+// Extract writes it) and loads.
 type RefusedError struct {
 	Path    string
 	Refused []string // "NAME (why)"
@@ -149,18 +163,14 @@ type extractor struct {
 	enumOrder   []string
 	enumerators map[string]bool
 	opaques     map[string]bool
-	// refusedNotes name the asked-for structs left out, for the header.
-	refusedNotes []string
-	typeDepth    int       // specType levels in progress
-	structDepth  int       // structAt levels in progress
-	conf         spec.Conf // of the facts written: HIGH from a binary's DWARF
+	typeDepth   int       // specType levels in progress
+	structDepth int       // structAt levels in progress
+	conf        spec.Conf // of the facts written: HIGH from a binary's DWARF
 }
 
 // maxStructDepth bounds structs nested by value inside each other (real
 // ones nest a few levels).
 const maxStructDepth = 256
-
-var identOK = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (x *extractor) reserve(off dwarf.Offset, name string) *xStruct {
 	if s, ok := x.byOff[off]; ok {
@@ -181,7 +191,7 @@ func (x *extractor) reserve(off dwarf.Offset, name string) *xStruct {
 func (x *extractor) specName(d *godwarf.StructType, tds []string) string {
 	if x.sp != nil {
 		for _, st := range x.sp.Structs {
-			if structNamesMatch(st, d, tds) {
+			if specmatch.StructNamesMatch(st, d, tds) {
 				return st.Name
 			}
 		}
@@ -218,7 +228,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 	}
 	for _, m := range l.Members {
 		if !m.Virtual && (m.Offset < 0 || m.End() > spec.MaxObjectSize) {
-			return nil, fmt.Errorf("member %s at %d (%d bytes) lies beyond the %d bytes a spec struct can have, so it cannot be extracted", memberLabel(m), m.Offset, m.Size, spec.MaxObjectSize)
+			return nil, fmt.Errorf("member %s at %d (%d bytes) lies beyond the %d bytes a spec struct can have, so it cannot be extracted", specmatch.MemberLabel(m), m.Offset, m.Size, spec.MaxObjectSize)
 		}
 	}
 	switch {
@@ -236,7 +246,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 	if l.Kind == "union" {
 		var covers []string
 		for _, m := range l.Members {
-			covers = append(covers, memberLabel(m))
+			covers = append(covers, specmatch.MemberLabel(m))
 		}
 		s.opaque = append(s.opaque, &xOpaque{offset: 0, end: l.Size, covers: covers})
 		s.note = "a union in the binary; the spec grammar has no unions"
@@ -272,14 +282,14 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		// short t[]; } has t at 10 of 16).
 		_, isArray := elfread.Strip(m.Type).(*godwarf.ArrayType)
 		last := i == len(l.Members)-1 && isArray
-		if m.Virtual || m.Size == 0 && m.BitSize == 0 && !last || m.Base && emptyClass(m.Type) {
+		if m.Virtual || m.Size == 0 && m.BitSize == 0 && !last || m.Base && specmatch.EmptyClass(m.Type) {
 			continue
 		}
-		if strings.HasPrefix(m.Name, gen.OpaqueMemberPrefix) {
+		if strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) {
 			items = append(items, item{start: m.Offset, end: m.End()})
 			continue
 		}
-		if m.BitSize == 0 && !m.Base && !m.Artificial && identOK.MatchString(m.Name) {
+		if m.BitSize == 0 && !m.Base && !m.Artificial && specmatch.Ident.MatchString(m.Name) {
 			if t, note, ok := x.specType(m.Type, last); ok {
 				items = append(items, item{start: m.Offset, end: m.End(), field: &xField{name: m.Name, typ: t, note: note, offset: m.Offset}})
 				continue
@@ -295,7 +305,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 			// (the loader refuses empty ones), and check skips it too.
 			continue
 		}
-		items = append(items, item{start: start, end: m.End(), cover: memberLabel(m)})
+		items = append(items, item{start: start, end: m.End(), cover: specmatch.MemberLabel(m)})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].start < items[j].start })
 	for i := 0; i < len(items); {
@@ -327,19 +337,12 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		// layout to check.
 		o := &xOpaque{offset: 0, end: l.Size}
 		for _, m := range l.Members {
-			o.covers = append(o.covers, memberLabel(m))
+			o.covers = append(o.covers, specmatch.MemberLabel(m))
 		}
 		s.opaque = append(s.opaque, o)
 		s.note = fmt.Sprintf("no data members in the binary: %d byte(s) of storage only", l.Size)
 	}
 	return s, nil
-}
-
-// emptyClass reports a class with no data (size 1, no members): an empty
-// base takes no storage.
-func emptyClass(t godwarf.Type) bool {
-	st, ok := elfread.Strip(t).(*godwarf.StructType)
-	return ok && st.Size() <= 1 && len(st.Field) == 0
 }
 
 var intNames = map[string]string{
@@ -425,7 +428,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 		}
 		return q.prefix() + s, note, true
 	}
-	tds := typedefNames(t)
+	tds := specmatch.TypedefNames(t)
 	sd := elfread.Strip(t)
 	for _, n := range tds {
 		if b, ok := intNames[n]; ok {
@@ -440,7 +443,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			return named("bool", "", true)
 		}
 	case *godwarf.CharType, *godwarf.UcharType, *godwarf.IntType, *godwarf.UintType:
-		size, signed, _ := intShape(d)
+		size, signed, _ := specmatch.IntShape(d)
 		switch {
 		case d.Common().Name == "char":
 			return named("char", "", true)
@@ -471,12 +474,12 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			}
 		}
 		if st, ok := pt.(*godwarf.StructType); ok {
-			ptds := typedefNames(d.Type)
+			ptds := specmatch.TypedefNames(d.Type)
 			name := x.specName(st, ptds)
 			if s, ok := x.byName[name]; ok && s.refused == "" {
 				return pq.prefix() + s.name + "*" + self, "", true
 			}
-			if identOK.MatchString(name) && !x.enumerators[name] && x.enums[name] == nil {
+			if specmatch.Ident.MatchString(name) && !x.enumerators[name] && x.enums[name] == nil {
 				x.opaques[name] = true
 				return pq.prefix() + name + "*" + self, "", true
 			}
@@ -525,7 +528,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			return "", "", false
 		}
 		name := x.specName(d, tds)
-		if !identOK.MatchString(name) {
+		if !specmatch.Ident.MatchString(name) {
 			return "", "", false
 		}
 		off := x.rd.GlobalOffset(d)
@@ -547,7 +550,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 // generated header uses (struct nrtabi_vector_*_t of three T pointers), so a
 // binary built from the header extracts back to the spec's type.
 func (x *extractor) generatedVector(d *godwarf.StructType) (string, bool) {
-	if !strings.HasPrefix(d.StructName, gen.VectorPrefix) || d.Size() != 24 || len(d.Field) != 3 {
+	if !strings.HasPrefix(d.StructName, spec.VectorPrefix) || d.Size() != 24 || len(d.Field) != 3 {
 		return "", false
 	}
 	p, ok := elfread.Strip(d.Field[0].Type).(*godwarf.PtrType)
@@ -585,12 +588,12 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	if e, ok := x.enums[name]; ok {
 		return e.name, "", true
 	}
-	if !identOK.MatchString(name) || d.Size() != 4 || len(d.Val) == 0 || x.byName[name] != nil || x.opaques[name] {
+	if !specmatch.Ident.MatchString(name) || d.Size() != 4 || len(d.Val) == 0 || x.byName[name] != nil || x.opaques[name] {
 		return bySize("spelled by size")
 	}
 	vals, names := map[int64]bool{}, map[string]bool{}
 	for _, v := range d.Val {
-		if vals[v.Val] || names[v.Name] || x.enumerators[v.Name] || !identOK.MatchString(v.Name) || v.Val < -1<<31 || v.Val > 1<<32-1 {
+		if vals[v.Val] || names[v.Name] || x.enumerators[v.Name] || !specmatch.Ident.MatchString(v.Name) || v.Val < -1<<31 || v.Val > 1<<32-1 {
 			return bySize("its enumerators do not make a spec enum")
 		}
 		vals[v.Val], names[v.Name] = true, true
@@ -607,18 +610,29 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	return name, "", true
 }
 
-func (x *extractor) write(w io.Writer, path, buildID string, dbg *elfread.Debug) error {
-	if label, ok := labelOf(path); ok {
-		fmt.Fprintf(w, "# Struct fragment written by nrtabi extract.\n# from: %s\n# DWARF: gcc -g of the headers\n#\n", label)
+// Fragment is what ExtractFrom read: spec rows in the order a fragment file
+// lists them. It is written (Write) only where a file is made.
+type Fragment struct {
+	Opaques []spec.OpaqueType
+	Enums   []spec.Enum
+	Structs []*spec.Struct
+	Refused []string // "NAME (why)": asked for, left out
+	header  string   // the comment naming the file and its DWARF
+}
+
+func (x *extractor) fragment(path, buildID string, dbg *elfread.Debug) *Fragment {
+	var h strings.Builder
+	if label, ok := specmatch.Label(path); ok {
+		fmt.Fprintf(&h, "# Struct fragment written by nrtabi extract.\n# from: %s\n# DWARF: gcc -g of the headers\n#\n", label)
 	} else {
-		fmt.Fprintf(w, "# Struct fragment written by nrtabi extract.\n# file: %s\n", path)
+		fmt.Fprintf(&h, "# Struct fragment written by nrtabi extract.\n# file: %s\n", path)
 		if buildID != "" {
-			fmt.Fprintf(w, "# build-id: %s\n", buildID)
+			fmt.Fprintf(&h, "# build-id: %s\n", buildID)
 		}
-		fmt.Fprintf(w, "# DWARF: %s (%s)\n#\n", dbg.Path(), dbg.Via)
+		fmt.Fprintf(&h, "# DWARF: %s (%s)\n#\n", dbg.Path(), dbg.Via)
 	}
-	fmt.Fprintf(w, "# A fragment holds structs only: check it with\n#   nrtabi check --spec DIR FILE\n# (the link-contract facts come from the embedded release).\n")
-	sw := &spec.Writer{W: w}
+	fmt.Fprintf(&h, "# A fragment holds structs only: check it with\n#   nrtabi check --spec DIR FILE\n# (the link-contract facts come from the embedded release).\n")
+	f := &Fragment{header: h.String()}
 	fact := func(source string) spec.Fact { return spec.Fact{Conf: x.conf, Source: source} }
 	names := make([]string, 0, len(x.opaques))
 	for n := range x.opaques {
@@ -628,7 +642,7 @@ func (x *extractor) write(w io.Writer, path, buildID string, dbg *elfread.Debug)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		sw.OpaqueType(spec.OpaqueType{Name: n, Fact: fact(x.source)})
+		f.Opaques = append(f.Opaques, spec.OpaqueType{Name: n, Fact: fact(x.source)})
 	}
 	for _, n := range x.enumOrder {
 		e := x.enums[n]
@@ -636,10 +650,7 @@ func (x *extractor) write(w io.Writer, path, buildID string, dbg *elfread.Debug)
 		for _, v := range e.values {
 			se.Values = append(se.Values, spec.EnumValue{Name: v.Name, Value: v.Val})
 		}
-		sw.Enum(se)
-	}
-	for _, n := range x.refusedNotes {
-		fmt.Fprintf(w, "# not extracted: %s\n", n)
+		f.Enums = append(f.Enums, se)
 	}
 	for _, s := range x.order {
 		if s.refused != "" {
@@ -656,6 +667,27 @@ func (x *extractor) write(w io.Writer, path, buildID string, dbg *elfread.Debug)
 		for _, o := range s.opaque {
 			st.Opaque = append(st.Opaque, spec.Opaque{Offset: int(o.offset), Size: int(o.end - o.offset), Covers: o.covers, Fact: fact("DWARF")})
 		}
+		f.Structs = append(f.Structs, st)
+	}
+	return f
+}
+
+// Write renders the fragment as a spec file.
+func (f *Fragment) Write(w io.Writer) error {
+	if _, err := io.WriteString(w, f.header); err != nil {
+		return err
+	}
+	sw := &spec.Writer{W: w}
+	for _, o := range f.Opaques {
+		sw.OpaqueType(o)
+	}
+	for _, e := range f.Enums {
+		sw.Enum(e)
+	}
+	for _, n := range f.Refused {
+		sw.Comment("not extracted: " + n)
+	}
+	for _, st := range f.Structs {
 		sw.Struct(st)
 	}
 	return sw.Err()

@@ -1,17 +1,17 @@
-package layoutcheck
+package release
 
 import (
-	"bytes"
 	"debug/dwarf"
 	"debug/elf"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 	"golang.org/x/arch/x86/x86asm"
 )
@@ -57,7 +57,7 @@ type ObservedSymbol struct {
 
 // Source names the input for provenance notes.
 func (in *ObservedInput) Source() string {
-	if label, ok := labelOf(in.Path); ok {
+	if label, ok := specmatch.Label(in.Path); ok {
 		return label
 	}
 	s := filepath.Base(in.Path)
@@ -74,7 +74,7 @@ func (in *ObservedInput) Source() string {
 func Observe(files []string, base *spec.Spec, debugDirs []string) (*Observed, error) {
 	obs := &Observed{Exports: map[string]uint64{}, Signatures: map[string]spec.Signature{}, Imports: map[string]string{},
 		Callbacks: map[string]ObservedSymbol{}, Trampolines: map[string]uint64{}, Slots: map[string]uint64{}}
-	var fragments [][]byte
+	var fragments []*Fragment
 	var fragPaths []string
 	seen := map[string]bool{}
 	for _, path := range files {
@@ -82,42 +82,20 @@ func Observe(files []string, base *spec.Spec, debugDirs []string) (*Observed, er
 		if err != nil {
 			return nil, err
 		}
-		role, _ := DetectRole(o, base)
-		in := &ObservedInput{Path: path, Role: role, SONAME: o.SONAME, BuildID: o.BuildID, Needed: o.Needed}
-		var ferr error
-		switch role {
-		case RoleLibnccom:
-			if obs.Libnccom != nil {
-				ferr = elfread.InputErrorf(path, "a second libnccom (the first is %s); give one of each library", obs.Libnccom.Path)
-			} else {
-				obs.Libnccom, ferr = in, obs.libnccom(o, in, base)
-			}
-		case RoleLibnrt:
-			if obs.Libnrt != nil {
-				ferr = elfread.InputErrorf(path, "a second libnrt (the first is %s); give one of each library", obs.Libnrt.Path)
-			} else {
-				obs.Libnrt, ferr = in, obs.libnrt(o, base)
-			}
-		}
-		if ferr == nil {
-			var frag []byte
-			var names []string
-			frag, names, ferr = structsOf(o, base, debugDirs)
-			for _, n := range names {
-				if !seen[n] {
-					seen[n] = true
-					obs.StructNames = append(obs.StructNames, n)
-				}
-			}
-			if len(frag) > 0 {
-				fragments, fragPaths = append(fragments, frag), append(fragPaths, path)
-			}
-		}
+		frag, names, ferr := obs.observe(o, path, base, debugDirs)
 		o.Close()
 		if ferr != nil {
 			return nil, ferr
 		}
-		obs.Inputs = append(obs.Inputs, *in)
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				obs.StructNames = append(obs.StructNames, n)
+			}
+		}
+		if frag != nil {
+			fragments, fragPaths = append(fragments, frag), append(fragPaths, path)
+		}
 	}
 	if len(fragments) > 0 {
 		merged, err := mergeFragments(fragments, fragPaths)
@@ -130,17 +108,51 @@ func Observe(files []string, base *spec.Spec, debugDirs []string) (*Observed, er
 	return obs, nil
 }
 
-// structsOf extracts every base struct the file's DWARF holds. A file
-// without DWARF contributes none.
-func structsOf(o *elfread.Object, base *spec.Spec, debugDirs []string) ([]byte, []string, error) {
+// observe reads one file: its role's symbols, and the base structs, slot
+// table and signatures its DWARF holds. A file without DWARF anywhere gives
+// symbols only; a debug file that exists but cannot be used is an error.
+func (obs *Observed) observe(o *elfread.Object, path string, base *spec.Spec, debugDirs []string) (*Fragment, []string, error) {
 	dbg, err := elfread.FindDebug(o, debugDirs)
-	if err != nil {
-		return nil, nil, nil // no DWARF anywhere: symbols only
+	switch {
+	case errors.Is(err, elfread.ErrNoDWARF):
+		dbg = nil
+	case err != nil:
+		return nil, nil, err
+	default:
+		defer dbg.Close()
 	}
-	defer dbg.Close()
+	role, _ := specmatch.DetectRole(o, base)
+	in := &ObservedInput{Path: path, Role: role, SONAME: o.SONAME, BuildID: o.BuildID, Needed: o.Needed}
+	switch role {
+	case specmatch.RoleLibnccom:
+		if obs.Libnccom != nil {
+			return nil, nil, elfread.InputErrorf(path, "a second libnccom (the first is %s); give one of each library", obs.Libnccom.Path)
+		}
+		obs.Libnccom = in
+		if err := obs.libnccom(o, dbg, in, base); err != nil {
+			return nil, nil, err
+		}
+	case specmatch.RoleLibnrt:
+		if obs.Libnrt != nil {
+			return nil, nil, elfread.InputErrorf(path, "a second libnrt (the first is %s); give one of each library", obs.Libnrt.Path)
+		}
+		obs.Libnrt = in
+		if err := obs.libnrt(o, dbg, base); err != nil {
+			return nil, nil, err
+		}
+	}
+	obs.Inputs = append(obs.Inputs, *in)
+	if dbg == nil {
+		return nil, nil, nil
+	}
+	return structsOf(o, dbg, base)
+}
+
+// structsOf extracts every base struct dbg, the DWARF of o, holds.
+func structsOf(o *elfread.Object, dbg *elfread.Debug, base *spec.Spec) (*Fragment, []string, error) {
 	wants := make([][]string, len(base.Structs))
 	for i, st := range base.Structs {
-		wants[i] = StructNames(st)
+		wants[i] = specmatch.StructNames(st)
 	}
 	found, err := dbg.FindStructs(wants)
 	if err != nil {
@@ -155,14 +167,14 @@ func structsOf(o *elfread.Object, base *spec.Spec, debugDirs []string) ([]byte, 
 	if len(names) == 0 {
 		return nil, nil, nil
 	}
-	var b bytes.Buffer
-	if err := Extract(o.Path, names, true, base, debugDirs, &b); err != nil {
+	frag, err := ExtractFrom(o, dbg, names, true, base)
+	if err != nil {
 		return nil, nil, err
 	}
-	return b.Bytes(), names, nil
+	return frag, names, nil
 }
 
-func (obs *Observed) libnccom(o *elfread.Object, in *ObservedInput, base *spec.Spec) error {
+func (obs *Observed) libnccom(o *elfread.Object, dbg *elfread.Debug, in *ObservedInput, base *spec.Spec) error {
 	t, err := elfread.ReadDynTable(o)
 	if err != nil {
 		return err
@@ -185,8 +197,10 @@ func (obs *Observed) libnccom(o *elfread.Object, in *ObservedInput, base *spec.S
 			obs.CompatID, obs.HaveCompat = compatStore(o, s, compatOffset(base))
 		}
 	}
-	obs.signatures(o, base)
-	return nil
+	if dbg == nil {
+		return nil // stripped without debug files: no prototypes to read
+	}
+	return obs.signatures(dbg, base)
 }
 
 func probeOf(s *spec.Spec) *spec.Forward {
@@ -234,16 +248,13 @@ func compatStore(o *elfread.Object, sym *elf.Symbol, off int64) (uint64, bool) {
 }
 
 // signatures reads the prototypes of libnccom's neuron* definers from its
-// DWARF, so a new forward symbol arrives with its C signature.
-func (obs *Observed) signatures(o *elfread.Object, base *spec.Spec) {
-	dbg, err := elfread.FindDebug(o, nil)
-	if err != nil {
-		return
-	}
-	defer dbg.Close()
+// DWARF, so a new forward symbol arrives with its C signature. A definer
+// whose types the spec grammar cannot spell gets none; DWARF that cannot be
+// read is an error.
+func (obs *Observed) signatures(dbg *elfread.Debug, base *spec.Spec) error {
 	data, err := dbg.DWARFData()
 	if err != nil {
-		return
+		return elfread.InputErrorf(dbg.Path(), "reading the prototypes of libnccom's definers: %v", err)
 	}
 	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
 		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: base}
@@ -263,8 +274,11 @@ func (obs *Observed) signatures(o *elfread.Object, base *spec.Spec) {
 	r := data.Reader()
 	for {
 		e, err := r.Next()
-		if err != nil || e == nil {
-			return
+		if err != nil {
+			return elfread.InputErrorf(dbg.Path(), "reading the prototypes of libnccom's definers: %v", err)
+		}
+		if e == nil {
+			return nil
 		}
 		if e.Tag != dwarf.TagSubprogram {
 			continue
@@ -308,7 +322,7 @@ func (obs *Observed) signatures(o *elfread.Object, base *spec.Spec) {
 	}
 }
 
-func (obs *Observed) libnrt(o *elfread.Object, base *spec.Spec) error {
+func (obs *Observed) libnrt(o *elfread.Object, dbg *elfread.Debug, base *spec.Spec) error {
 	t, err := elfread.ReadDynTable(o)
 	if err != nil {
 		return err
@@ -345,37 +359,38 @@ func (obs *Observed) libnrt(o *elfread.Object, base *spec.Spec) error {
 			obs.Trampolines[n] = s.Value
 		}
 	}
-	obs.slots(o, byName)
-	return nil
+	if dbg == nil {
+		return nil // no DWARF of the slot table: slots stay carried over
+	}
+	return obs.slots(dbg, byName)
 }
 
 // slots reads the slot addresses from the slot-table object: its symbol
 // gives the address, its DWARF type the offset of each named slot. A libnrt
 // built from the generated nrt_slots.c has both; others keep their slots.
-func (obs *Observed) slots(o *elfread.Object, byName map[string]elf.Symbol) {
+func (obs *Observed) slots(dbg *elfread.Debug, byName map[string]elf.Symbol) error {
 	const table = "nrt_nccl_slots"
 	sym, ok := byName[table]
 	if !ok {
-		return
+		return nil
 	}
-	dbg, err := elfread.FindDebug(o, nil)
-	if err != nil {
-		return
-	}
-	defer dbg.Close()
 	found, err := dbg.FindStructs([][]string{{table}})
-	if err != nil || len(found) != 1 || found[0] == nil {
-		return
+	if err != nil {
+		return err
+	}
+	if found[0] == nil {
+		return nil
 	}
 	l, err := dbg.NewReader().Layout(found[0].Offset)
 	if err != nil {
-		return
+		return elfread.InputErrorf(dbg.Path(), "%s: %v", table, err)
 	}
 	for _, m := range l.Members {
 		if strings.HasPrefix(m.Name, "neuron") {
 			obs.Slots[m.Name] = sym.Value + uint64(m.Offset)
 		}
 	}
+	return nil
 }
 
 // StructSet is what the DWARF of the inputs describes.
@@ -389,29 +404,13 @@ type StructSet struct {
 // mergeFragments joins the struct fragments of several inputs into one. A
 // struct (or enum) both libraries describe must have the same layout in
 // both: the two sides of the boundary disagreeing is an error, not a choice.
-func mergeFragments(frags [][]byte, paths []string) (*StructSet, error) {
-	dir, err := os.MkdirTemp("", "nrtabi-fragments-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
+func mergeFragments(frags []*Fragment, paths []string) (*StructSet, error) {
 	var structs []*spec.Struct
 	var enums []spec.Enum
 	var opaques []spec.OpaqueType
 	from := map[string]string{}
 	for i, frag := range frags {
-		sub := filepath.Join(dir, fmt.Sprint(i))
-		if err := os.MkdirAll(sub, 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(sub, "structs.toml"), frag, 0o644); err != nil {
-			return nil, err
-		}
-		s, err := spec.LoadDir(sub)
-		if err != nil {
-			return nil, fmt.Errorf("the structs extracted from %s do not load: %w", paths[i], err)
-		}
-		for _, st := range s.Structs {
+		for _, st := range frag.Structs {
 			prev, ok := from["struct "+st.Name]
 			if !ok {
 				from["struct "+st.Name] = paths[i]
@@ -424,13 +423,13 @@ func mergeFragments(frags [][]byte, paths []string) (*StructSet, error) {
 				}
 			}
 		}
-		for _, e := range s.Enums {
+		for _, e := range frag.Enums {
 			if _, ok := from["enum "+e.Name]; !ok {
 				from["enum "+e.Name] = paths[i]
 				enums = append(enums, e)
 			}
 		}
-		for _, o := range s.OpaqueTypes {
+		for _, o := range frag.Opaques {
 			if _, ok := from["opaque "+o.Name]; !ok {
 				from["opaque "+o.Name] = paths[i]
 				opaques = append(opaques, o)

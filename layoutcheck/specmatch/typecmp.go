@@ -1,7 +1,8 @@
-package layoutcheck
+package specmatch
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
@@ -9,8 +10,8 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// typedefNames lists the typedef names met while stripping t, outermost first.
-func typedefNames(t godwarf.Type) []string {
+// TypedefNames lists the typedef names met while stripping t, outermost first.
+func TypedefNames(t godwarf.Type) []string {
 	var out []string
 	for range 64 {
 		switch x := t.(type) {
@@ -26,9 +27,9 @@ func typedefNames(t godwarf.Type) []string {
 	return out
 }
 
-// intShape classifies an integer-like DWARF type by size and signedness, so
+// IntShape classifies an integer-like DWARF type by size and signedness, so
 // that unsigned int, uint32_t and __u32 compare equal.
-func intShape(t godwarf.Type) (size int64, signed, ok bool) {
+func IntShape(t godwarf.Type) (size int64, signed, ok bool) {
 	switch x := t.(type) {
 	case *godwarf.IntType:
 		return x.ByteSize, true, true
@@ -42,9 +43,9 @@ func intShape(t godwarf.Type) (size int64, signed, ok bool) {
 	return 0, false, false
 }
 
-// structNamesMatch reports whether a DWARF struct (reached through the
+// StructNamesMatch reports whether a DWARF struct (reached through the
 // typedefs tds) is the spec struct st: by tag, by typedef, or by alias.
-func structNamesMatch(st *spec.Struct, d *godwarf.StructType, tds []string) bool {
+func StructNamesMatch(st *spec.Struct, d *godwarf.StructType, tds []string) bool {
 	names := map[string]bool{st.Name: true, st.CTag(): true, st.CTag() + "_t": true}
 	for _, n := range st.Typedefs() {
 		names[n] = true
@@ -60,14 +61,14 @@ func structNamesMatch(st *spec.Struct, d *godwarf.StructType, tds []string) bool
 	return false
 }
 
-// matchType compares a DWARF member type with a spec type. It returns "" on
+// MatchType compares a DWARF member type with a spec type. It returns "" on
 // a match, else why they differ. Embedded structs match by name here; their
 // layouts are compared by the caller.
-func matchType(t *spec.Type, d godwarf.Type, depth int) string {
+func MatchType(t *spec.Type, d godwarf.Type, depth int) string {
 	if depth > 8 {
 		return ""
 	}
-	tds := typedefNames(d)
+	tds := TypedefNames(d)
 	sd := elfread.Strip(d)
 	dn := elfread.TypeName(d)
 	want := t.String()
@@ -81,7 +82,7 @@ func matchType(t *spec.Type, d godwarf.Type, depth int) string {
 			}
 			return ""
 		}
-		size, signed, ok := intShape(sd)
+		size, signed, ok := IntShape(sd)
 		if ok && t.Kind == spec.KindChar && size == 1 && sd.Common().Name == "char" {
 			// Plain char is signed on x86-64 and unsigned on aarch64: the
 			// spec's char is C's char, whichever its sign.
@@ -100,7 +101,7 @@ func matchType(t *spec.Type, d godwarf.Type, depth int) string {
 		switch sd.(type) {
 		case *godwarf.EnumType:
 		default:
-			if _, _, ok := intShape(sd); !ok {
+			if _, _, ok := IntShape(sd); !ok {
 				return mismatch()
 			}
 		}
@@ -121,7 +122,7 @@ func matchType(t *spec.Type, d godwarf.Type, depth int) string {
 		}
 	case spec.KindStruct:
 		st, ok := sd.(*godwarf.StructType)
-		if !ok || t.Struct == nil || !structNamesMatch(t.Struct, st, tds) {
+		if !ok || t.Struct == nil || !StructNamesMatch(t.Struct, st, tds) {
 			return mismatch()
 		}
 	case spec.KindPointer:
@@ -136,7 +137,7 @@ func matchType(t *spec.Type, d godwarf.Type, depth int) string {
 				return ""
 			}
 		}
-		if why := matchType(t.Elem, p.Type, depth+1); why != "" {
+		if why := MatchType(t.Elem, p.Type, depth+1); why != "" {
 			return mismatch()
 		}
 	case spec.KindArray:
@@ -151,7 +152,7 @@ func matchType(t *spec.Type, d godwarf.Type, depth int) string {
 		} else if a.Count != int64(t.Len) {
 			return mismatch()
 		}
-		if why := matchType(t.Elem, a.Type, depth+1); why != "" {
+		if why := MatchType(t.Elem, a.Type, depth+1); why != "" {
 			return mismatch()
 		}
 	case spec.KindVoid:
@@ -163,3 +164,13 @@ func matchType(t *spec.Type, d godwarf.Type, depth int) string {
 	}
 	return ""
 }
+
+// EmptyClass reports a class with no data (size 1, no members): an empty
+// base takes no storage.
+func EmptyClass(t godwarf.Type) bool {
+	st, ok := elfread.Strip(t).(*godwarf.StructType)
+	return ok && st.Size() <= 1 && len(st.Field) == 0
+}
+
+// Ident matches the names a spec row may carry (a C identifier).
+var Ident = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

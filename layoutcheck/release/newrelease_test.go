@@ -1,6 +1,7 @@
-package layoutcheck
+package release
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,15 @@ var (
 	relBinMu sync.Mutex
 )
 
+func TestMain(m *testing.M) {
+	code := m.Run()
+	relBins.Range(func(_, v any) bool {
+		os.RemoveAll(v.(*fixture.Binaries).Dir)
+		return true
+	})
+	os.Exit(code)
+}
+
 func buildReleaseBinaries(t *testing.T, release string, stubDefines ...string) *fixture.Binaries {
 	t.Helper()
 	if err := cc.Available(); err != nil {
@@ -31,7 +41,7 @@ func buildReleaseBinaries(t *testing.T, release string, stubDefines ...string) *
 	if b, ok := relBins.Load(key); ok {
 		return b.(*fixture.Binaries)
 	}
-	b, err := fixture.Build(filepath.Join("..", "generated"), release, stubDefines...)
+	b, err := fixture.Build(filepath.Join("..", "..", "generated"), release, stubDefines...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,15 +55,57 @@ func newReleaseFrom(t *testing.T, base *spec.Spec, name string, files ...string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := NewRelease(base, name, obs)
+	rel, err := New(base, name, obs, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := WriteRelease(filepath.Join(t.TempDir(), name), out, false)
+	// What is written loads as the release validated in memory.
+	dir := filepath.Join(t.TempDir(), name)
+	if err := rel.Write(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := spec.LoadDir(dir)
+	if err != nil {
+		t.Fatalf("the written release does not load: %v", err)
+	}
+	if d := releasediff.Diff(loaded, rel.Spec); len(d.Changes) != 0 {
+		t.Fatalf("the written release differs from the one validated in memory: %+v", d.Changes)
+	}
+	return rel.Spec, obs
+}
+
+// TestNewReleaseInMemory: observing binaries and making a release from them
+// writes nothing anywhere (no fragment or staging directory under TMPDIR),
+// and only Write puts files on disk, in the target's parent.
+func TestNewReleaseInMemory(t *testing.T) {
+	bins := buildReleaseBinaries(t, "2.32.0-synthetic")
+	base := mustSpec(t, spec.Default)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	obs, err := Observe([]string{bins.Libnrt, bins.Libnccom}, base, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, obs
+	rel, err := New(base, "inmemory", obs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Fatalf("release new wrote under TMPDIR: %v", entries)
+	}
+	if len(rel.Spec.Structs) != len(base.Structs) || rel.Spec.Release.Name != "inmemory" {
+		t.Fatalf("in-memory release: %q with %d structs", rel.Spec.Release.Name, len(rel.Spec.Structs))
+	}
+	root := t.TempDir()
+	if err := rel.Write(filepath.Join(root, "inmemory"), false); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Fatalf("writing the release used TMPDIR: %v", entries)
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 1 || entries[0].Name() != "inmemory" {
+		t.Fatalf("the target's parent holds %v; want only the release directory", entries)
+	}
 }
 
 // TestNewReleaseReproducesPlanted: binaries built from the synthetic
@@ -182,7 +234,7 @@ func TestNewReleaseFaults(t *testing.T) {
 	if len(got.Forward) != 36 {
 		t.Errorf("%d forward rows after the removal", len(got.Forward))
 	}
-	if _, err := NewRelease(base, "pair", mustObserve(t, base, bins.Libnrt, omit.Libnccom)); err == nil || !strings.Contains(err.Error(), "not a release pair") {
+	if _, err := New(base, "pair", mustObserve(t, base, bins.Libnrt, omit.Libnccom), ""); err == nil || !strings.Contains(err.Error(), "not a release pair") {
 		t.Errorf("mismatched pair: %v", err)
 	}
 	// Two libnccoms, a file that is no ELF, a target that exists.
@@ -195,13 +247,65 @@ func TestNewReleaseFaults(t *testing.T) {
 		t.Errorf("junk input: %v", err)
 	}
 	obs, _ := Observe([]string{bins.Libnrt}, base, nil)
-	files, _ := NewRelease(base, "x", obs)
+	rel, err := New(base, "x", obs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(t.TempDir(), "x")
 	os.MkdirAll(dir, 0o755)
-	if _, err := WriteRelease(dir, files, false); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if err := rel.Write(dir, false); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("existing target: %v", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("the existing directory was written to: %v", entries)
+	}
+}
+
+// TestSignaturesDebugDir: libnccom's prototypes come from its DWARF wherever
+// --debug-dir puts it, and a broken debug file there is reported, not
+// taken for a binary without DWARF.
+func TestSignaturesDebugDir(t *testing.T) {
+	bins := buildReleaseBinaries(t, "2.32.0-synthetic")
+	base := mustSpec(t, spec.Default)
+	dir := t.TempDir()
+	stripped, debugDir, debug, err := fixture.SplitDebug(bins.Libnccom, dir)
+	if errors.Is(err, fixture.ErrNoObjcopy) {
+		t.Skipf("skipping: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	full := mustObserve(t, base, bins.Libnccom)
+	if len(full.Signatures) == 0 {
+		t.Fatal("no prototypes read from the unstripped libnccom")
+	}
+	none, err := Observe([]string{stripped}, base, []string{filepath.Join(dir, "empty")})
+	if err != nil {
+		t.Fatalf("a stripped libnccom without debug files gives symbols only: %v", err)
+	}
+	if len(none.Signatures) != 0 {
+		t.Fatalf("prototypes without any DWARF: %v", none.Signatures)
+	}
+	viaDir, err := Observe([]string{stripped}, base, []string{debugDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(viaDir.Signatures) != len(full.Signatures) {
+		t.Fatalf("through --debug-dir: %d prototypes, unstripped: %d", len(viaDir.Signatures), len(full.Signatures))
+	}
+	for name, sg := range full.Signatures {
+		if got := viaDir.Signatures[name]; got.Prototype() != sg.Prototype() {
+			t.Errorf("%s through --debug-dir: %+v, unstripped: %+v", name, got, sg)
+		}
+	}
+	b, err := os.ReadFile(debug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(debug, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Observe([]string{stripped}, base, []string{debugDir})
+	if err == nil || !strings.Contains(err.Error(), debug) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("a truncated debug file: want one line naming %s, got %v", debug, err)
 	}
 }

@@ -1,4 +1,4 @@
-package layoutcheck
+package release
 
 import (
 	"bytes"
@@ -9,16 +9,27 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// NewRelease renders the spec directory of release name, derived from base,
-// from what the binaries show. Facts the binaries confirm are restated with
-// provenance naming them and their build-ids; a restated row lists under
-// `carried` the keys it kept from base unconfirmed; rows the binaries cannot
-// speak to are inherited and listed in [release] carried_over. The result is
-// file name -> contents.
-func NewRelease(base *spec.Spec, name string, obs *Observed) (map[string][]byte, error) {
+// Release is a new release made in memory from what binaries show: the
+// rows of each file of its directory, and the spec they give once derived
+// from the base, resolved and validated. Nothing is written until Write.
+type Release struct {
+	Spec  *spec.Spec
+	files map[string]*spec.File
+	heads map[string]string // file -> the comment it starts with
+}
+
+// New makes release name, derived from base, from what the binaries show.
+// Facts the binaries confirm are restated with provenance naming them and
+// their build-ids; a restated row lists under `carried` the keys it kept
+// from base unconfirmed; rows the binaries cannot speak to are inherited and
+// listed in [release] carried_over. The release is validated as it would
+// load from root/name, its parents looked up in root (when not "") and among
+// the embedded releases.
+func New(base *spec.Spec, name string, obs *Observed, root string) (*Release, error) {
 	if obs.Libnrt == nil && obs.Libnccom == nil && len(obs.StructNames) == 0 {
 		return nil, fmt.Errorf("the binaries show nothing about the boundary: no libnrt or libnccom by SONAME (%s, %s) and no spec struct in their DWARF",
 			base.Release.LibNRT.SONAME, base.Release.LibNCCOM.SONAME)
@@ -30,7 +41,6 @@ func NewRelease(base *spec.Spec, name string, obs *Observed) (map[string][]byte,
 	}
 	nr.source = "nrtabi release new from " + strings.Join(srcs, ", ")
 
-	files := map[string][]byte{}
 	fwd, err := nr.forward()
 	if err != nil {
 		return nil, err
@@ -39,10 +49,6 @@ func NewRelease(base *spec.Spec, name string, obs *Observed) (map[string][]byte,
 	nodes := nr.nodes()
 	consts, msgs := nr.compat()
 
-	var b bytes.Buffer
-	w := &spec.Writer{W: &b}
-	w.Comment(fmt.Sprintf("Release %s, made by `nrtabi release new --from %s` from:\n  %s\nRows restated here are what the binaries show; `carried` lists the keys\nof a row they could not confirm. Everything else is inherited from %s,\nunconfirmed, and named in carried_over.", name, base.Release.Name, strings.Join(srcs, "\n  "), base.Release.Name))
-	b.WriteString("\n")
 	rel := spec.Release{Name: name, DerivedFrom: base.Release.Name, Fact: spec.Fact{Conf: spec.High, Source: nr.source}}
 	if in := obs.Libnrt; in != nil {
 		rel.LibNRT = library(in, nr.source)
@@ -53,63 +59,53 @@ func NewRelease(base *spec.Spec, name string, obs *Observed) (map[string][]byte,
 		rel.LibNCCOM.Carried = []string{"git"}
 	}
 	rel.CarriedOver = nr.carriedOver(fwd, rev, nodes, consts, msgs)
-	w.Release(rel)
-	w.Counts(nr.counts(fwd, rev))
-	w.SlotTable(nr.table(fwd))
-	w.Remove(nr.removed)
-	files["release.toml"] = b.Bytes()
-
-	section := func(file string, n int, fn func(w *spec.Writer)) {
-		if n == 0 {
-			return
-		}
-		var b bytes.Buffer
-		w := &spec.Writer{W: &b}
-		fn(w)
-		files[file] = b.Bytes()
+	counts, table := nr.counts(fwd, rev), nr.table(fwd)
+	out := &Release{files: map[string]*spec.File{}, heads: map[string]string{}}
+	out.files["release.toml"] = &spec.File{Rows: &spec.Spec{Release: rel, Counts: counts, SlotTable: table}}
+	if len(nr.removed) > 0 {
+		out.files["release.toml"].Remove = nr.removed
 	}
-	section("forward.toml", len(fwd), func(w *spec.Writer) {
-		for _, f := range fwd {
-			w.Forward(f)
-		}
-	})
-	section("reverse.toml", len(rev), func(w *spec.Writer) {
-		for _, r := range rev {
-			w.Reverse(r)
-		}
-	})
-	section("versions.toml", len(nodes), func(w *spec.Writer) {
-		for _, n := range nodes {
-			w.VersionNode(n)
-		}
-	})
-	section("constants.toml", len(consts)+len(msgs), func(w *spec.Writer) {
-		for _, c := range consts {
-			w.Constant(c)
-		}
-		for _, m := range msgs {
-			w.Message(m)
-		}
-	})
+	out.heads["release.toml"] = comment(fmt.Sprintf("Release %s, made by `nrtabi release new --from %s` from:\n  %s\nRows restated here are what the binaries show; `carried` lists the keys\nof a row they could not confirm. Everything else is inherited from %s,\nunconfirmed, and named in carried_over.", name, base.Release.Name, strings.Join(srcs, "\n  "), base.Release.Name)) + "\n"
+	if len(fwd) > 0 {
+		out.files["forward.toml"] = &spec.File{Rows: &spec.Spec{Forward: fwd}}
+	}
+	if len(rev) > 0 {
+		out.files["reverse.toml"] = &spec.File{Rows: &spec.Spec{Reverse: rev}}
+	}
+	if len(nodes) > 0 {
+		out.files["versions.toml"] = &spec.File{Rows: &spec.Spec{VersionNodes: nodes}}
+	}
+	if len(consts)+len(msgs) > 0 {
+		out.files["constants.toml"] = &spec.File{Rows: &spec.Spec{Constants: consts, Messages: msgs}}
+	}
 	if obs.Structs != nil {
-		var b bytes.Buffer
-		w := &spec.Writer{W: &b}
-		w.Comment(fmt.Sprintf("Structs read from the DWARF of %s.\nside, aliases and prefix are the spec's own and kept from %s.", strings.Join(labelled(obs.Structs.From), ", "), base.Release.Name))
-		for _, o := range obs.Structs.Opaques {
-			w.OpaqueType(o)
-		}
-		for _, e := range obs.Structs.Enums {
-			w.Enum(e)
-		}
+		f := &spec.File{Rows: &spec.Spec{OpaqueTypes: obs.Structs.Opaques, Enums: obs.Structs.Enums}}
 		for _, st := range obs.Structs.Structs {
-			w.Struct(withSpecMetadata(st, base))
+			f.Rows.Structs = append(f.Rows.Structs, withSpecMetadata(st, base))
 		}
-		if err := w.Err(); err != nil {
-			return nil, err
-		}
-		files["structs.toml"] = b.Bytes()
+		out.files["structs.toml"] = f
+		out.heads["structs.toml"] = comment(fmt.Sprintf("Structs read from the DWARF of %s.\nside, aliases and prefix are the spec's own and kept from %s.", strings.Join(specmatch.Labelled(obs.Structs.From), ", "), base.Release.Name))
 	}
-	return files, nil
+	if out.Spec, err = spec.Assemble(filepath.Join(root, name), root, out.files); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func comment(text string) string {
+	var b strings.Builder
+	w := &spec.Writer{W: &b}
+	w.Comment(text)
+	return b.String()
+}
+
+// render writes one file: its comment, then its tables.
+func render(head string, f *spec.File) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(head)
+	w := &spec.Writer{W: &b}
+	w.File(f)
+	return b.Bytes(), w.Err()
 }
 
 // withSpecMetadata gives a struct read from DWARF what only the spec knows:
@@ -184,7 +180,7 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 		} else {
 			carried = append(carried, "trampoline_addr")
 		}
-		if sg, ok := obs.Signatures[f.Name]; !ok || sigKey(sg) != sigKey(f.Signature) {
+		if sg, ok := obs.Signatures[f.Name]; !ok || sg.Prototype() != f.Signature.Prototype() {
 			carried = append(carried, "signature")
 		}
 		carried = append(carried, "index", "group", "guard")
@@ -261,15 +257,6 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 	}
 	return out, nil
-}
-
-func sigKey(sg spec.Signature) string {
-	var b strings.Builder
-	b.WriteString(strings.ReplaceAll(sg.Returns, " ", ""))
-	for _, p := range sg.Params {
-		b.WriteString("," + strings.ReplaceAll(p.Type, " ", ""))
-	}
-	return b.String()
 }
 
 // groupOf guesses a new symbol's group from its name (INFERRED).
@@ -461,43 +448,38 @@ func (nr *newRelease) carriedOver(fwd []spec.Forward, rev []spec.Reverse, nodes 
 	return out
 }
 
-// WriteRelease validates the rendered release in a scratch directory next
-// to dir and only then moves it into place; an invalid result, or an
-// existing dir without force, leaves everything as it was.
-func WriteRelease(dir string, files map[string][]byte, force bool) (*spec.Spec, error) {
+// Write puts the release's files in dir: rendered to TOML, written into a
+// scratch directory next to dir and moved into place, so an error leaves
+// everything as it was. An existing dir is replaced only with force.
+func (r *Release) Write(dir string, force bool) error {
 	if _, err := os.Stat(dir); err == nil && !force {
-		return nil, fmt.Errorf("%s already exists; remove it or pass --force", dir)
+		return fmt.Errorf("%s already exists; remove it or pass --force", dir)
 	}
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
+		return err
 	}
-	tmp, err := os.MkdirTemp(parent, ".nrtabi-release-")
+	stage, err := os.MkdirTemp(parent, ".nrtabi-release-")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer os.RemoveAll(tmp)
-	stage := filepath.Join(tmp, filepath.Base(dir)) // the loader checks the directory name
-	if err := os.Mkdir(stage, 0o755); err != nil {
-		return nil, err
+	defer os.RemoveAll(stage)
+	if err := os.Chmod(stage, 0o755); err != nil {
+		return err
 	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(stage, name), data, 0o644); err != nil {
-			return nil, err
+	for name, f := range r.files {
+		data, err := render(r.heads[name], f)
+		if err != nil {
+			return err
 		}
-	}
-	// Load the staging copy, resolving derived_from next to dir.
-	s, err := spec.LoadDirWithParents(stage, parent)
-	if err != nil {
-		return nil, err
+		if err := os.WriteFile(filepath.Join(stage, name), data, 0o644); err != nil {
+			return err
+		}
 	}
 	if force {
 		if err := os.RemoveAll(dir); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := os.Rename(stage, dir); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return os.Rename(stage, dir)
 }

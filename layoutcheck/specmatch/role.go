@@ -1,0 +1,28 @@
+package specmatch
+
+import (
+	"strings"
+
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// Roles an input can play.
+const (
+	RoleLibnrt   = "libnrt"
+	RoleLibnccom = "libnccom"
+	RoleNone     = "none" // structs only
+)
+
+// DetectRole derives the role from the SONAME.
+func DetectRole(o *elfread.Object, sp *spec.Spec) (role, from string) {
+	switch {
+	case o.SONAME == "":
+		return RoleNone, "no SONAME"
+	case o.SONAME == sp.Release.LibNRT.SONAME:
+		return RoleLibnrt, "SONAME " + o.SONAME
+	case o.SONAME == sp.Release.LibNCCOM.SONAME || strings.HasPrefix(o.SONAME, "libnccom.so"):
+		return RoleLibnccom, "SONAME " + o.SONAME
+	}
+	return RoleNone, "SONAME " + o.SONAME + " is neither libnrt's nor libnccom's"
+}

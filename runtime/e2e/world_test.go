@@ -26,7 +26,7 @@ import (
 // Go libnrt.so.1, which dlopens the reference libnccom through ld.so and
 // runs global comm init over TCP and the per-NC bootstrap over the
 // ncclBootstrapSend/Recv trampolines; in a mixed world some ranks are the
-// Go `nrtabi bootstrap` instead. Built once, on first use.
+// Go `nrtabi-runtime bootstrap` instead. Built once, on first use.
 var (
 	worldOnce sync.Once
 	worldErr  error
@@ -35,7 +35,7 @@ var (
 func refLibDir(v string) string { return filepath.Join(buildRoot, "libnccom", v) }
 func edgesPath() string         { return filepath.Join(buildRoot, "bin", "nccomedges") }
 func worldHostPath() string     { return filepath.Join(buildRoot, "bin", "worldhost") }
-func nrtabiPath() string        { return filepath.Join(buildRoot, "bin", "nrtabi") }
+func nrtabiPath() string        { return filepath.Join(buildRoot, "bin", "nrtabi-runtime") }
 
 // first8 is the part of a git hash nccl_nrt_git_hash keeps, NUL-padded.
 func first8(s string) string {
@@ -63,9 +63,9 @@ func requireWorld(t *testing.T) {
 		if worldErr = tree.BuildEdges(edgesPath(), libnrtDir(), refLibDir("ref")); worldErr != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", nrtabiPath(), builder.Module+"/cmd/nrtabi").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", nrtabiPath(), builder.Module+"/cmd/nrtabi-runtime").CombinedOutput()
 		if err != nil {
-			worldErr = fmt.Errorf("go build nrtabi: %v\n%s", err, out)
+			worldErr = fmt.Errorf("go build nrtabi-runtime: %v\n%s", err, out)
 		}
 	})
 	if worldErr != nil {
@@ -77,7 +77,7 @@ func requireWorld(t *testing.T) {
 const worldTimeout = 3
 
 // member is one rank: a C host (lib: which libnccom build) or, with goRank,
-// the Go `nrtabi bootstrap`.
+// the Go `nrtabi-runtime bootstrap`.
 type member struct {
 	goRank    bool
 	lib       string // "ref" by default
@@ -160,7 +160,7 @@ func TestBoundaryReorderedProgram(t *testing.T) {
 	}
 }
 
-// TestMixedWorld: Go `nrtabi bootstrap` ranks and C hosts with the
+// TestMixedWorld: Go `nrtabi-runtime bootstrap` ranks and C hosts with the
 // reference libnccom agree on one world, with the root on either side: the
 // spec's default wire rows drive both implementations.
 func TestMixedWorld(t *testing.T) {
@@ -309,7 +309,7 @@ func (w *wireTap) close() {
 
 // TestDefaultWireBytes records the root connections of a default-mode world
 // (ranks 1..3 reach rank 0's root through a tap; ranks 1 and 3 are C hosts
-// with the reference libnccom, rank 2 the Go `nrtabi bootstrap`) and checks
+// with the reference libnccom, rank 2 the Go `nrtabi-runtime bootstrap`) and checks
 // every byte against the spec's rows: one bootstrap_frame_size then an
 // extInfoGlobal up (magic, rank, nranks, listen address, the git-hash weld),
 // one bootstrap_frame_size then a bootstrap_root_reply down, then the root
@@ -446,7 +446,7 @@ func TestReferenceLibnccomBadArguments(t *testing.T) {
 
 // TestBoundaryAcrossThreeHosts: one rank per network namespace (as root):
 // hosts 0 and 2 C hosts with the reference libnccom, host 1 the Go
-// `nrtabi bootstrap`; each picks its interface on the root's subnet, and the
+// `nrtabi-runtime bootstrap`; each picks its interface on the root's subnet, and the
 // three agree.
 func TestBoundaryAcrossThreeHosts(t *testing.T) {
 	hosts, addrs := netns.Hosts(t, 3)

@@ -164,7 +164,7 @@ func TestExtractCLIRoundTrip(t *testing.T) {
 		t.Fatalf("extract: exit %d %s", rc, errs)
 	}
 	rc, text, errs := runLayoutCLI("check", "--spec", dir, obj)
-	if rc != 0 || !strings.Contains(text, "(fragment; link contract from spec/"+spec.Default+")") {
+	if rc != 0 || !strings.Contains(text, "(fragment; link contract from spec/"+spec.Default+" (embedded))") {
 		t.Fatalf("round trip: exit %d\n%s%s", rc, text, errs)
 	}
 	// A failed extract leaves an existing file alone.

@@ -53,10 +53,11 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	format := fs.String("format", "text", "output format: text, json or junit (one test case per struct and per contract rule)")
 	headers := fs.String("headers", "", "also check the C headers under this directory (compiled with gcc -g in a temporary directory)")
 	addresses := fs.Bool("addresses", false, "also compare definer, trampoline and slot addresses with the release binaries")
-	var require, dirs, include cli.ListFlag
+	var require, include cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
 	fs.Var(&require, "require", "struct that must be found in some input (repeatable, or a comma list)")
-	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
+	var dirs debugDirFlag
+	dirs.register(fs)
 	files, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
@@ -88,7 +89,7 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	rep, err := layoutcheck.Check(files, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
-		Require: require, DebugDirs: debugDirs(dirs),
+		Require: require, DebugDirs: dirs.get(),
 	})
 	if code := layoutError(c, errw, err); code >= 0 {
 		return code

@@ -27,8 +27,8 @@ func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	format := fs.String("format", "text", "output format: text or json")
 	verbose := fs.Bool("verbose", false, "text: list every moved field, not one row per run of fields moved by the same delta")
-	var dbg cli.ListFlag
-	fs.Var(&dbg, "debug-dir", "where to look for separate debug files of binary sides")
+	var dbg debugDirFlag
+	dbg.register(fs)
 	pos, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
@@ -70,7 +70,7 @@ func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		defer os.RemoveAll(tmp)
 		name := "binaries-" + fmt.Sprint(i)
-		s, _, err := newReleaseFrom(base, name, bins[i], debugDirs(dbg), filepath.Join(tmp, name), false)
+		s, _, err := newReleaseFrom(base, name, bins[i], dbg.get(), filepath.Join(tmp, name), false)
 		if err != nil {
 			return reportSpecError(c, errw, pos[i], err)
 		}

@@ -26,10 +26,11 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	sf.Register(fs, "spec", spec.Default, "the release whose struct names to use (and whose structs are extracted by default)")
 	outPath := fs.String("o", "", "write the fragment to this file (atomically) instead of stdout")
 	headers := fs.String("headers", "", "read the structs from the C headers under this directory (compiled with gcc -g in a temporary directory) instead of a FILE")
-	var names, dirs, include cli.ListFlag
+	var names, include cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
 	fs.Var(&names, "struct", "struct to extract (repeatable, or a comma list); default: every spec struct the file has")
-	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
+	var dirs debugDirFlag
+	dirs.register(fs)
 	pos, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
@@ -67,7 +68,7 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	// refusal goes to stderr and the exit status says not everything was.
 	done := cli.ExitOK
 	var refused *layoutcheck.RefusedError
-	if err := layoutcheck.Extract(pos[0], names, all, sp, debugDirs(dirs), &buf); errors.As(err, &refused) {
+	if err := layoutcheck.Extract(pos[0], names, all, sp, dirs.get(), &buf); errors.As(err, &refused) {
 		done = c.Errorf(errw, "%v", err)
 	} else if err != nil {
 		return layoutError(c, errw, err)

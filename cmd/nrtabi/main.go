@@ -17,6 +17,7 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"os"
 
@@ -31,10 +32,17 @@ func main() { os.Exit(app.Run(os.Args[1:], os.Stdout, os.Stderr)) }
 // run is app.Run, for the tests.
 func run(args []string, out, errw io.Writer) int { return app.Run(args, out, errw) }
 
-// debugDirs returns the --debug-dir values, or the distribution default.
-func debugDirs(l cli.ListFlag) []string {
-	if len(l) == 0 {
+// debugDirFlag is --debug-dir, shared by every command that reads DWARF.
+type debugDirFlag struct{ dirs cli.ListFlag }
+
+func (d *debugDirFlag) register(fs *flag.FlagSet) {
+	fs.Var(&d.dirs, "debug-dir", "directory of separate debug files (repeatable, or a comma list; default /usr/lib/debug)")
+}
+
+// get returns the --debug-dir values, or the distribution default.
+func (d *debugDirFlag) get() []string {
+	if len(d.dirs) == 0 {
 		return layoutcheck.DefaultDebugDirs
 	}
-	return l
+	return d.dirs
 }

@@ -26,10 +26,11 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	outDir := fs.String("out", "", "the directory to write the new release to (default: spec/NAME)")
 	force := fs.Bool("force", false, "replace the --out directory if it exists")
 	headers := fs.String("headers", "", "the new release's C headers: their structs are read like a binary's DWARF (compiled with gcc -g in a temporary directory)")
-	var bins, dbg, include cli.ListFlag
+	var bins, include cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
 	fs.Var(&bins, "binary", "a binary of the new release (repeatable, or a comma list): libnrt, libnccom, or any object with their DWARF")
-	fs.Var(&dbg, "debug-dir", "where to look for separate debug files (repeatable; default /usr/lib/debug)")
+	var dbg debugDirFlag
+	dbg.register(fs)
 	if rc := c.Parse(fs, args, errw); rc >= 0 {
 		return rc
 	}
@@ -62,7 +63,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	if err != nil {
 		return reportSpecError(c, errw, where, err)
 	}
-	s, obs, err := newReleaseFrom(base, *name, bins, debugDirs(dbg), dest, *force)
+	s, obs, err := newReleaseFrom(base, *name, bins, dbg.get(), dest, *force)
 	if err != nil {
 		return reportSpecError(c, errw, dest, err)
 	}

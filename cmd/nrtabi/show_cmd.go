@@ -19,8 +19,8 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	var lf layoutFlags
 	lf.register(fs)
 	asC := fs.Bool("c", false, "print the struct and the types it needs as C that compiles, with _Static_asserts of its size and every member's offset and size")
-	var dirs cli.ListFlag
-	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
+	var dirs debugDirFlag
+	dirs.register(fs)
 	pos, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
@@ -29,7 +29,7 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		return c.Usagef(errw, "want STRUCT FILE, e.g. nrtabi show nec_version_info_t libnrt.so.1")
 	}
 	if *asC {
-		if code := layoutError(c, errw, layoutcheck.ShowC(pos[1], pos[0], debugDirs(dirs), out)); code >= 0 {
+		if code := layoutError(c, errw, layoutcheck.ShowC(pos[1], pos[0], dirs.get(), out)); code >= 0 {
 			return code
 		}
 		return cli.ExitOK
@@ -38,7 +38,7 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if err != nil {
 		return reportSpecError(c, errw, where, err)
 	}
-	res, err := layoutcheck.Show(pos[1], pos[0], structs, debugDirs(dirs), out)
+	res, err := layoutcheck.Show(pos[1], pos[0], structs, dirs.get(), out)
 	if code := layoutError(c, errw, err); code >= 0 {
 		return code
 	}

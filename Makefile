@@ -54,10 +54,14 @@ lint:
 	@diff=$$($(GO) mod tidy -diff 2>&1); if [ -n "$$diff" ]; then echo "go.mod/go.sum are not tidy (run go mod tidy):"; echo "$$diff"; exit 1; fi
 	$(GO) vet ./...
 	@for tag in $(RELEASE_TAGS); do echo "$(GO) vet -tags $$tag ./..."; $(GO) vet -tags $$tag ./... || exit 1; done
+	$(GO) vet -tags nrtabi_faults ./runtime/launch ./cmd/nrtabi-runtime
 	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
 
+# The bootstrap fault hooks are compiled only with -tags nrtabi_faults (the
+# bootstrap tests build nrtabi-runtime that way); their own test runs here.
 test: lint check-generated
 	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -tags nrtabi_faults ./runtime/launch
 
 # The Promela models (model/) at full bounds for every release; `make test`
 # runs the same checks at smaller bounds through go test.

@@ -179,7 +179,7 @@ func (a *App) list(w io.Writer, prefix string) {
 	}
 }
 
-// Name is the command's full name with the binary's, for messages.
+// FullName is the command's name after the binary's, for messages.
 func (c *Command) FullName() string { return c.app.Name + " " + c.Name }
 
 // Flags makes the command's FlagSet: it reports errors instead of exiting,

@@ -36,6 +36,7 @@ func refLibDir(v string) string { return filepath.Join(buildRoot, "libnccom", v)
 func edgesPath() string         { return filepath.Join(buildRoot, "bin", "nccomedges") }
 func worldHostPath() string     { return filepath.Join(buildRoot, "bin", "worldhost") }
 func nrtabiPath() string        { return filepath.Join(buildRoot, "bin", "nrtabi-runtime") }
+func checkerPath() string       { return filepath.Join(buildRoot, "bin", "nrtabi") }
 
 // first8 is the part of a git hash nccl_nrt_git_hash keeps, NUL-padded.
 func first8(s string) string {
@@ -63,9 +64,15 @@ func requireWorld(t *testing.T) {
 		if worldErr = tree.BuildEdges(edgesPath(), libnrtDir(), refLibDir("ref")); worldErr != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", nrtabiPath(), builder.Module+"/cmd/nrtabi-runtime").CombinedOutput()
+		// With the test-only fault hooks: the fault worlds plant
+		// NRTABI_BOOTSTRAP_FAULT in a Go rank.
+		out, err := exec.Command("go", "build", "-tags", "nrtabi_faults", "-o", nrtabiPath(), builder.Module+"/cmd/nrtabi-runtime").CombinedOutput()
 		if err != nil {
 			worldErr = fmt.Errorf("go build nrtabi-runtime: %v\n%s", err, out)
+			return
+		}
+		if out, err := exec.Command("go", "build", "-o", checkerPath(), builder.Module+"/cmd/nrtabi").CombinedOutput(); err != nil {
+			worldErr = fmt.Errorf("go build nrtabi: %v\n%s", err, out)
 		}
 	})
 	if worldErr != nil {
@@ -483,7 +490,7 @@ func TestBoundaryAcrossThreeHosts(t *testing.T) {
 // @NRT_2.0.0) and finds it CLEAN.
 func TestReferenceLibnccomIsClean(t *testing.T) {
 	requireWorld(t)
-	out, err := exec.Command(nrtabiPath(), "check", filepath.Join(refLibDir("ref"), builder.LibnccomFile)).CombinedOutput()
+	out, err := exec.Command(checkerPath(), "check", filepath.Join(refLibDir("ref"), builder.LibnccomFile)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("nrtabi check: %v\n%s", err, out)
 	}

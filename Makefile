@@ -19,15 +19,15 @@ GOFILES := $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -
 all: test
 
 demo:
-	$(GO) run ./cmd/nrtabi demo
+	$(GO) run ./cmd/nrtabi-runtime demo
 
-# Packages that compile a release's generated C: each gets one
-# zrelease_<release>.go per release pointing its include path there.
-CGO_RELEASE_PKGS := runtime/collectives runtime/nrt
-# spec/zcompiled.go is the embedded releases as Go literals (loaded instead of
-# parsing the TOML while it is current); the generator itself is built without
-# it (nrtabi_nocompiled), so a stale or broken one can always be regenerated.
-GEN := $(GO) run -tags nrtabi_nocompiled ./gen/cmd/nrtabi-gen --all --out generated --compiled spec $(addprefix --cgo ,$(CGO_RELEASE_PKGS))
+# `nrtabi gen --all` writes the whole generated tree under the module root:
+# generated/, spec/zcompiled.go (the embedded releases as Go literals, loaded
+# instead of parsing the TOML while it is current) and the zrelease files of
+# the cgo packages (gen.CgoPackages). It is built without zcompiled.go
+# (nrtabi_nocompiled), so a stale or broken one can always be regenerated;
+# `go generate ./gen` runs the same command.
+GEN := $(GO) run -tags nrtabi_nocompiled ./cmd/nrtabi gen --all
 # The models' spec headers, model/zspec_<release>.pml.
 MODELGEN := $(GO) run ./model/cmd/nrtabi-model-gen --out model
 
@@ -51,12 +51,17 @@ RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE) testdata,$(notdir $(
 
 lint:
 	@bad=$$(gofmt -l $(GOFILES)); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
+	@diff=$$($(GO) mod tidy -diff 2>&1); if [ -n "$$diff" ]; then echo "go.mod/go.sum are not tidy (run go mod tidy):"; echo "$$diff"; exit 1; fi
 	$(GO) vet ./...
 	@for tag in $(RELEASE_TAGS); do echo "$(GO) vet -tags $$tag ./..."; $(GO) vet -tags $$tag ./... || exit 1; done
+	$(GO) vet -tags nrtabi_faults ./runtime/launch ./cmd/nrtabi-runtime
 	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
 
+# The bootstrap fault hooks are compiled only with -tags nrtabi_faults (the
+# bootstrap tests build nrtabi-runtime that way); their own test runs here.
 test: lint check-generated
 	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -tags nrtabi_faults ./runtime/launch
 
 # The Promela models (model/) at full bounds for every release; `make test`
 # runs the same checks at smaller bounds through go test.
@@ -107,15 +112,15 @@ bench: bench-boundary
 #   make nccom-stubs   build/nccom-stubs/<variant>/libnccom.so, linked against it
 .PHONY: libnrt nccom-stubs libnccom
 libnrt:
-	$(GO) run ./cmd/nrtabi build libnrt --out build $(if $(RELEASE),--release $(RELEASE))
+	$(GO) run ./cmd/nrtabi-runtime build libnrt --out build $(if $(RELEASE),--spec $(RELEASE))
 
 nccom-stubs: libnrt
-	$(GO) run ./cmd/nrtabi build nccom-stubs --libnrt build --out build/nccom-stubs $(if $(RELEASE),--release $(RELEASE))
+	$(GO) run ./cmd/nrtabi-runtime build nccom-stubs --libnrt build --out build/nccom-stubs $(if $(RELEASE),--spec $(RELEASE))
 
 # The reference libnccom (runtime/libnccom): build/libnccom.so.2 and the
 # build/libnccom.so link libnrt dlopens; `nrtabi check build/libnccom.so.2`.
 libnccom: libnrt
-	$(GO) run ./cmd/nrtabi build libnccom --libnrt build --out build $(if $(RELEASE),--release $(RELEASE))
+	$(GO) run ./cmd/nrtabi-runtime build libnccom --libnrt build --out build $(if $(RELEASE),--spec $(RELEASE))
 
 # ---- TCP bootstrap across processes (runtime/transport/tcp) -----------------
 # Wall time for N = 2..64 processes on loopback to agree on a world (flat
@@ -130,7 +135,7 @@ bench: bench-bootstrap-tcp
 # ---- global comm init through the boundary (bench/bootcomm) ----------------
 # Wall time for N = 2..32 C hosts (libnrt + the reference libnccom) to finish
 # global comm init and the per-NC bootstrap, against the Go-only
-# `nrtabi bootstrap --local N` in the same run, and the ratio.
+# `nrtabi-runtime bootstrap --local N` in the same run, and the ratio.
 .PHONY: bench-boundary-bootstrap
 bench-boundary-bootstrap:
 	bench/boundary_bootstrap.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Wall time for N processes on loopback to agree on a world, against a named
 # peer measured in the same run:
-#   flat   what `nrtabi bootstrap` does (runtime/transport/tcp + the per-NC
+#   flat   what `nrtabi-runtime bootstrap` does (runtime/transport/tcp + the per-NC
 #          bootstrap of runtime/collectives): the global flat bootstrap
 #          (root gather, ring wiring, ring all-gather), the global comm's
 #          signature validation + id broadcast + comm init, then the replica
@@ -20,11 +20,11 @@ sizes=${SIZES:-"2 4 8 16 32 64"}
 export NEURON_CCOM_SOCK_TIMEOUT=${NEURON_CCOM_SOCK_TIMEOUT:-30}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-go build -o "$dir/nrtabi" ./cmd/nrtabi
+go build -o "$dir/nrtabi-runtime" ./cmd/nrtabi-runtime
 
 # timing N [--naive] -> "boot agree done" in ms
 timing() {
-	"$dir/nrtabi" bootstrap --local "$1" --timing ${2:-} | awk '
+	"$dir/nrtabi-runtime" bootstrap --local "$1" --timing ${2:-} | awk '
 	/^timing:/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } ok = 1 }
 	END { if (!ok) exit 1; print v["boot_ms"], v["agree_ms"], v["done_ms"] }'
 }

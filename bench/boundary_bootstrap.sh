@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Global comm init through the boundary (C hosts: libnrt.so.1 -> the
 # reference libnccom over TCP, then the per-NC bootstrap over the
-# ncclBootstrap trampolines) against the Go-only `nrtabi bootstrap --local N`,
+# ncclBootstrap trampolines) against the Go-only `nrtabi-runtime bootstrap --local N`,
 # in the same run, with the ratio. REPS and SIZES as in bootstrap_tcp.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."

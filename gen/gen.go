@@ -7,7 +7,7 @@
 // Output is deterministic: the same spec gives byte-identical files.
 package gen
 
-//go:generate go run -tags nrtabi_nocompiled ./cmd/nrtabi-gen --all --out ../generated --compiled ../spec --cgo ../runtime/collectives --cgo ../runtime/nrt
+//go:generate go run -tags nrtabi_nocompiled ../cmd/nrtabi gen --all
 
 import (
 	"bytes"

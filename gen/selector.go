@@ -138,17 +138,19 @@ func exported(files []File) (types, consts, vars []string, err error) {
 	return types, consts, vars, nil
 }
 
-// CgoRelease renders, for a cgo package in pkgDir (relative to the module
-// root) named pkgName, one file per release that points the package's C
-// include path at that release's generated C, under the release's tag.
-// Paths in the result are relative to pkgDir.
+// CgoRelease renders, for a cgo package in pkgDir named pkgName, one file
+// per release that points the package's C include path at that release's
+// generated C, under the release's tag. pkgDir is relative to the module
+// root (a CgoPackages entry), whatever the working directory: the include
+// path climbs from the package to the root. Paths in the result are
+// relative to pkgDir.
 func CgoRelease(releases []*spec.Spec, def, pkgDir, pkgName string) []File {
 	var names []string
 	for _, s := range releases {
 		names = append(names, s.Release.Name)
 	}
 	sort.Strings(names)
-	up := strings.Repeat("../", len(strings.Split(filepath.Clean(pkgDir), "/")))
+	up := strings.Repeat("../", len(strings.Split(filepath.ToSlash(filepath.Clean(pkgDir)), "/")))
 	var out []File
 	for _, r := range names {
 		var b strings.Builder

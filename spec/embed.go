@@ -42,5 +42,5 @@ func Load(release string) (*Spec, error) {
 }
 
 func errNoRelease(release string) error {
-	return fmt.Errorf("no embedded release %q (have: %s); use --dir to read a spec from disk", release, strings.Join(Releases(), ", "))
+	return fmt.Errorf("no embedded release %q (have: %s); use --spec DIR to read a spec from disk", release, strings.Join(Releases(), ", "))
 }

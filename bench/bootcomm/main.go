@@ -2,7 +2,7 @@
 // the Go-only bootstrap, in the same run: for each N, the wall time for N C
 // host processes (each libnrt.so.1 -> dlopen of the reference libnccom,
 // neuronInitGlobalComm over TCP, then the per-NC bootstrap over the
-// ncclBootstrap trampolines) to all finish, against `nrtabi bootstrap
+// ncclBootstrap trampolines) to all finish, against `nrtabi-runtime bootstrap
 // --local N` (N Go processes doing the same work over runtime/transport/tcp),
 // and the time to the last rank's global comm (boot). Medians over -reps
 // interleaved runs; the ratio is boundary / Go-only.
@@ -50,11 +50,11 @@ func run(reps int, sizes []string) error {
 	if _, err := t.BuildLibnccom(lib, ref, builder.Libnccom{}); err != nil {
 		return err
 	}
-	host, nrtabi := filepath.Join(dir, "worldhost"), filepath.Join(dir, "nrtabi")
+	host, nrtabi := filepath.Join(dir, "worldhost"), filepath.Join(dir, "nrtabi-runtime")
 	if err := t.BuildWorldHost(host, lib); err != nil {
 		return err
 	}
-	if out, err := exec.Command("go", "build", "-o", nrtabi, builder.Module+"/cmd/nrtabi").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", nrtabi, builder.Module+"/cmd/nrtabi-runtime").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	timeout := "NEURON_CCOM_SOCK_TIMEOUT=30"
@@ -91,7 +91,7 @@ func run(reps int, sizes []string) error {
 			start := time.Now()
 			out, err := cmd.Output()
 			if err != nil {
-				return fmt.Errorf("nrtabi bootstrap --local %d: %v\n%s", n, err, out)
+				return fmt.Errorf("nrtabi-runtime bootstrap --local %d: %v\n%s", n, err, out)
 			}
 			gw = append(gw, ms64(time.Since(start)))
 			gb = append(gb, field(string(out), "boot_ms"))

@@ -94,7 +94,7 @@ func (l lineCounter) Count(b []byte) int { return len(l.re.FindAllIndex(b, -1)) 
 var okLine = regexp.MustCompile(`(?m)^\s+OK\s+(\S+)\s`)
 
 func (r row) tools(nrtabi, pahole string) []tool {
-	specArgs := []string{"--release", spec.Default}
+	specArgs := []string{"--spec", spec.Default}
 	if r.spec != "" {
 		specArgs = []string{"--spec", r.spec}
 	}
@@ -228,8 +228,8 @@ func buildRows(cache, nrtabi string) ([]row, error) {
 	}{
 		{fmt.Sprintf("synthetic (%d structs, spec unit last)", synUnits*synStructs), syn, "none", true},
 		{"DWARF 4 object (-gdwarf-4, libc headers + the spec header)", dw4, "none", true},
-		{"reference libnrt.so.1 (Go c-shared, nrtabi build libnrt)", lib, "auto", false},
-		{"libnccom double (good, nrtabi build nccom-stubs)", stub, "auto", false},
+		{"reference libnrt.so.1 (Go c-shared, nrtabi-runtime build libnrt)", lib, "auto", false},
+		{"libnccom double (good, nrtabi-runtime build nccom-stubs)", stub, "auto", false},
 	} {
 		found, err := foundStructs(nrtabi, in.file)
 		if err != nil {

@@ -3,73 +3,77 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 
+	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
 func init() {
-	register(&command{name: "check", summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)", run: checkCmd})
+	app.Register(&cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
+		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--headers DIR [--include FILE]...] FILE...",
+		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
+		Run:      checkCmd})
 }
 
-// layoutSpecs loads the release facts and the struct facts: --spec DIR may
-// be a full release or a struct fragment (nrtabi extract); a fragment's
-// structs are checked and the link contract comes from --release.
-func layoutSpecs(release, dir string) (full, structs *spec.Spec, where string, err error) {
-	full, err = spec.Load(release)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	if dir == "" {
-		return full, full, fmt.Sprintf("spec/%s (embedded)", release), nil
-	}
-	s, err := spec.LoadDir(dir)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	if s.IsFragment() {
-		return full, s, fmt.Sprintf("%s (fragment; link contract from spec/%s)", dir, release), nil
-	}
-	return s, s, dir, nil
+// layoutFlags are the spec flags of check and show: --spec may name a full
+// release or a struct fragment (nrtabi extract); a fragment's structs are
+// checked and the link contract comes from --base.
+type layoutFlags struct{ spec, base cli.SpecFlag }
+
+func (l *layoutFlags) register(fs *flag.FlagSet) {
+	l.spec.Register(fs, "spec", spec.Default, "the spec to check against (a full release or a struct fragment)")
+	l.base.Register(fs, "base", spec.Default, "with a fragment --spec: the release whose link contract and names complete it")
 }
 
-func checkCmd(args []string, out, errw io.Writer) int {
-	fs := newFlags("check", errw)
-	fs.Usage = func() {
-		fmt.Fprintln(errw, "usage: nrtabi check [--release R | --spec DIR] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--headers DIR [--include FILE]...] FILE...")
-		fs.PrintDefaults()
+// load returns the release facts and the struct facts.
+func (l *layoutFlags) load() (full, structs *spec.Spec, where string, err error) {
+	s, where, err := l.spec.Load()
+	if err != nil {
+		return nil, nil, where, err
 	}
-	release := fs.String("release", spec.Default, "embedded release whose facts to check against")
-	dir := fs.String("spec", "", "read the spec from this directory (a full release or a struct fragment)")
+	if !s.IsFragment() {
+		return s, s, where, nil
+	}
+	full, bwhere, err := l.base.Load()
+	if err != nil {
+		return nil, nil, bwhere, err
+	}
+	return full, s, fmt.Sprintf("%s (fragment; link contract from %s)", where, bwhere), nil
+}
+
+func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	var lf layoutFlags
+	lf.register(fs)
 	role := fs.String("role", "auto", "link contract to check: libnrt, libnccom, none, or auto (from the SONAME)")
 	format := fs.String("format", "text", "output format: text, json or junit (one test case per struct and per contract rule)")
 	headers := fs.String("headers", "", "also check the C headers under this directory (compiled with gcc -g in a temporary directory)")
 	addresses := fs.Bool("addresses", false, "also compare definer, trampoline and slot addresses with the release binaries")
-	var require, dirs, include listFlag
+	var require, include cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
 	fs.Var(&require, "require", "struct that must be found in some input (repeatable, or a comma list)")
-	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
-	files, rc := parseFlagsAnywhere(fs, args)
+	var dirs debugDirFlag
+	dirs.register(fs)
+	files, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
 	}
 	if len(files) == 0 && *headers == "" {
-		fmt.Fprintln(errw, "nrtabi check: name at least one FILE (a shared object, executable, .o or debug file) or --headers DIR")
-		return exitUsage
+		return c.Usagef(errw, "name at least one FILE (a shared object, executable, .o or debug file) or --headers DIR")
 	}
 	if len(include) > 0 && *headers == "" {
-		fmt.Fprintln(errw, "nrtabi check: --include names a header under --headers DIR; give --headers too")
-		return exitUsage
+		return c.Usagef(errw, "--include names a header under --headers DIR; give --headers too")
 	}
 	if *format != "text" && *format != "json" && *format != "junit" {
-		fmt.Fprintf(errw, "nrtabi check: --format %q: use text, json or junit\n", *format)
-		return exitUsage
+		return c.Usagef(errw, "--format %q: use text, json or junit", *format)
 	}
-	full, structs, where, err := layoutSpecs(*release, *dir)
+	full, structs, where, err := lf.load()
 	if err != nil {
-		return reportSpecError(errw, where, err)
+		return reportSpecError(c, errw, where, err)
 	}
 	// No forced collection here: the embedded releases load from Go literals
 	// and a fragment is small, so the garbage is a few hundred KB, while
@@ -77,7 +81,7 @@ func checkCmd(args []string, out, errw io.Writer) int {
 	var notes []string
 	if *headers != "" {
 		h, err := layoutcheck.CompileHeaders(*headers, include)
-		if code := layoutError(errw, "check", err); code >= 0 {
+		if code := layoutError(c, errw, err); code >= 0 {
 			return code
 		}
 		defer h.Close()
@@ -85,20 +89,18 @@ func checkCmd(args []string, out, errw io.Writer) int {
 	}
 	rep, err := layoutcheck.Check(files, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
-		Require: require, DebugDirs: debugDirs(dirs),
+		Require: require, DebugDirs: dirs.get(),
 	})
-	if code := layoutError(errw, "check", err); code >= 0 {
+	if code := layoutError(c, errw, err); code >= 0 {
 		return code
 	}
 	rep.Notes = append(rep.Notes, notes...)
 	if hf := rep.Files[len(rep.Files)-1]; *headers != "" && len(hf.Structs) == 0 {
-		fmt.Fprintf(errw, "nrtabi check: %s: declares none of the %d structs of %s; name the directory holding the vendor's headers (the one with nrt/nec.h)\n", hf.Path, len(structs.Structs), where)
-		return exitError
+		return c.Errorf(errw, "%s: declares none of the %d structs of %s; name the directory holding the vendor's headers (the one with nrt/nec.h)", hf.Path, len(structs.Structs), where)
 	}
 	if *format == "junit" {
 		if err := rep.WriteJUnit(out); err != nil {
-			fmt.Fprintf(errw, "nrtabi check: %v\n", err)
-			return exitError
+			return c.Errorf(errw, "%v", err)
 		}
 		return rep.Exit
 	}
@@ -106,8 +108,7 @@ func checkCmd(args []string, out, errw io.Writer) int {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(errw, "nrtabi check: %v\n", err)
-			return exitError
+			return c.Errorf(errw, "%v", err)
 		}
 	} else {
 		rep.WriteText(out)
@@ -117,15 +118,14 @@ func checkCmd(args []string, out, errw io.Writer) int {
 
 // layoutError prints a layoutcheck error as one line and returns its exit
 // status, or -1 when there is none.
-func layoutError(errw io.Writer, cmd string, err error) int {
+func layoutError(c *cli.Command, errw io.Writer, err error) int {
 	if err == nil {
 		return -1
 	}
 	var ue *layoutcheck.UsageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(errw, "nrtabi %s: %v\n", cmd, err)
-		return exitUsage
+		fmt.Fprintf(errw, "%s: %v\n", c.FullName(), err)
+		return cli.ExitUsage
 	}
-	fmt.Fprintf(errw, "nrtabi %s: %v\n", cmd, err)
-	return exitError
+	return c.Errorf(errw, "%v", err)
 }

@@ -6,35 +6,37 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
 func init() {
-	register(&command{name: "diff", summary: "classify what changed between two releases (names, spec directories or binaries)", run: diffCmd})
+	app.Register(&cli.Command{Name: "diff",
+		Summary: "classify what changed between two releases (names, spec directories or binaries); " +
+			"OLD and NEW are each a spec (NAME|DIR, resolved like --spec) or binaries (one existing file, or a comma list, " +
+			"read like `release new` on top of the other side, or of the default release); " +
+			"exit 0 no change, 4 compatible changes only, 8 incompatible changes, 1 error, 2 usage",
+		Synopsis: "[--format text|json] [--verbose] [--debug-dir DIR]... OLD NEW",
+		Example:  "diff 2.31.24 2.32.0-synthetic",
+		Run:      diffCmd})
 }
 
-func diffCmd(args []string, out, errw io.Writer) int {
-	fs := newFlags("diff", errw)
+func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
 	format := fs.String("format", "text", "output format: text or json")
 	verbose := fs.Bool("verbose", false, "text: list every moved field, not one row per run of fields moved by the same delta")
-	fs.Usage = func() {
-		fmt.Fprintln(errw, "usage: nrtabi diff [--format text|json] [--verbose] OLD NEW")
-		fmt.Fprintln(errw, "OLD and NEW are each an embedded release name, a spec directory, or binaries")
-		fmt.Fprintln(errw, "(a comma list of files, e.g. libnrt.so.1,libnccom.so: read like `release new`")
-		fmt.Fprintln(errw, "on top of the other side, or of the default release).")
-		fmt.Fprintln(errw, "Exit status: 0 no change, 4 compatible changes only, 8 incompatible changes, 1 error, 2 usage.")
-		fs.PrintDefaults()
-	}
-	var dbg listFlag
-	fs.Var(&dbg, "debug-dir", "where to look for separate debug files of binary sides")
-	pos, rc := parseFlagsAnywhere(fs, args)
+	var dbg debugDirFlag
+	dbg.register(fs)
+	pos, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
 	}
-	if len(pos) != 2 || (*format != "text" && *format != "json") {
-		fs.Usage()
-		return exitUsage
+	if len(pos) != 2 {
+		return c.Usagef(errw, "want OLD NEW, got %d argument(s)", len(pos))
+	}
+	if *format != "text" && *format != "json" {
+		return c.Usagef(errw, "--format %q: use text or json", *format)
 	}
 	// Spec sides first: a binary side is read on top of the other side's spec.
 	var sides [2]*spec.Spec
@@ -44,9 +46,9 @@ func diffCmd(args []string, out, errw io.Writer) int {
 			bins[i] = files
 			continue
 		}
-		s, err := loadSide(arg)
+		s, where, err := cli.Resolve(arg)
 		if err != nil {
-			return reportSpecError(errw, arg, err)
+			return reportSpecError(c, errw, where, err)
 		}
 		sides[i] = s
 	}
@@ -58,13 +60,13 @@ func diffCmd(args []string, out, errw io.Writer) int {
 		if base == nil {
 			var err error
 			if base, err = spec.Load(spec.Default); err != nil {
-				return reportSpecError(errw, spec.Default, err)
+				return reportSpecError(c, errw, spec.Default, err)
 			}
 		}
 		name := "binaries-" + fmt.Sprint(i)
-		rel, _, err := newReleaseFrom(base, name, bins[i], debugDirs(dbg), "")
+		rel, _, err := newReleaseFrom(base, name, bins[i], dbg.get(), "")
 		if err != nil {
-			return reportSpecError(errw, pos[i], err)
+			return reportSpecError(c, errw, pos[i], err)
 		}
 		s := rel.Spec
 		s.Dir, s.Release.Name = pos[i], pos[i] // the side is the files named
@@ -79,23 +81,9 @@ func diffCmd(args []string, out, errw io.Writer) int {
 		err = r.WriteText(out)
 	}
 	if err != nil {
-		fmt.Fprintf(errw, "nrtabi diff: %v\n", err)
-		return exitError
+		return c.Errorf(errw, "%v", err)
 	}
 	return r.Summary.Exit
-}
-
-// loadSide reads an embedded release by name, else a spec directory.
-func loadSide(arg string) (*spec.Spec, error) {
-	for _, r := range spec.Releases() {
-		if r == arg {
-			return spec.Load(arg)
-		}
-	}
-	if st, err := os.Stat(arg); err == nil && st.IsDir() {
-		return spec.LoadDir(arg)
-	}
-	return nil, fmt.Errorf("%q is neither an embedded release (%v) nor a spec directory", arg, spec.Releases())
 }
 
 // binaryFiles reports the files a binary side names: a comma list, or one

@@ -8,43 +8,43 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
 func init() {
-	register(&command{name: "extract", summary: "write spec TOML (a struct fragment) for structs read from a binary's DWARF", run: extractCmd})
+	app.Register(&cli.Command{Name: "extract", Summary: "write spec TOML (a struct fragment) for structs read from a binary's DWARF",
+		Synopsis: "[--struct NAME]... [--spec NAME|DIR] [-o FILE.toml] FILE | --headers DIR [--include FILE]...",
+		Example:  "extract --struct nec_version_info_t -o fragment.toml build/libnrt.so.1",
+		Run:      extractCmd})
 }
 
-func extractCmd(args []string, out, errw io.Writer) int {
-	fs := newFlags("extract", errw)
-	fs.Usage = func() {
-		fmt.Fprintln(errw, "usage: nrtabi extract [--struct NAME]... [--release R] [-o FILE.toml] FILE | --headers DIR [--include FILE]...")
-		fs.PrintDefaults()
-	}
-	from := fs.String("release", spec.Default, "embedded release whose struct names to use (and whose structs are extracted by default)")
+func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	var sf cli.SpecFlag
+	sf.Register(fs, "spec", spec.Default, "the release whose struct names to use (and whose structs are extracted by default)")
 	outPath := fs.String("o", "", "write the fragment to this file (atomically) instead of stdout")
 	headers := fs.String("headers", "", "read the structs from the C headers under this directory (compiled with gcc -g in a temporary directory) instead of a FILE")
-	var names, dirs, include listFlag
+	var names, include cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
 	fs.Var(&names, "struct", "struct to extract (repeatable, or a comma list); default: every spec struct the file has")
-	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
-	pos, rc := parseFlagsAnywhere(fs, args)
+	var dirs debugDirFlag
+	dirs.register(fs)
+	pos, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
 	}
 	if len(pos) != 1 && *headers == "" || len(pos) != 0 && *headers != "" {
-		fmt.Fprintln(errw, "nrtabi extract: name exactly one FILE, or --headers DIR")
-		return exitUsage
+		return c.Usagef(errw, "name exactly one FILE, or --headers DIR")
 	}
 	if len(include) > 0 && *headers == "" {
-		fmt.Fprintln(errw, "nrtabi extract: --include names a header under --headers DIR; give --headers too")
-		return exitUsage
+		return c.Usagef(errw, "--include names a header under --headers DIR; give --headers too")
 	}
-	sp, err := spec.Load(*from)
+	sp, where, err := sf.Load()
 	if err != nil {
-		return reportSpecError(errw, "spec/"+*from, err)
+		return reportSpecError(c, errw, where, err)
 	}
 	all := len(names) == 0
 	if all {
@@ -55,11 +55,11 @@ func extractCmd(args []string, out, errw io.Writer) int {
 	if *headers != "" {
 		h, err := layoutcheck.CompileHeaders(*headers, include)
 		if err != nil {
-			return layoutError(errw, "extract", err)
+			return layoutError(c, errw, err)
 		}
 		defer h.Close()
 		for _, n := range h.Notes {
-			fmt.Fprintf(errw, "nrtabi extract: note: %s\n", n)
+			fmt.Fprintf(errw, "%s: note: %s\n", c.FullName(), n)
 		}
 		pos = []string{h.Object}
 	}
@@ -67,24 +67,21 @@ func extractCmd(args []string, out, errw io.Writer) int {
 	// Structs without a spec layout (declarations, empty GNU C structs) are
 	// refused one by one: the fragment of the others is still written, the
 	// refusal goes to stderr and the exit status says not everything was.
-	done := exitOK
+	done := cli.ExitOK
 	var refused *release.RefusedError
-	if err := release.Extract(pos[0], names, all, sp, debugDirs(dirs), &buf); errors.As(err, &refused) {
-		fmt.Fprintf(errw, "nrtabi extract: %v\n", err)
-		done = exitError
+	if err := release.Extract(pos[0], names, all, sp, dirs.get(), &buf); errors.As(err, &refused) {
+		done = c.Errorf(errw, "%v", err)
 	} else if err != nil {
-		return layoutError(errw, "extract", err)
+		return layoutError(c, errw, err)
 	}
 	if *outPath == "" {
 		if _, err := out.Write(buf.Bytes()); err != nil {
-			fmt.Fprintf(errw, "nrtabi extract: %v\n", err)
-			return exitError
+			return c.Errorf(errw, "%v", err)
 		}
 		return done
 	}
 	if err := writeAtomic(*outPath, buf.Bytes()); err != nil {
-		fmt.Fprintf(errw, "nrtabi extract: %v\n", err)
-		return exitError
+		return c.Errorf(errw, "%v", err)
 	}
 	return done
 }

@@ -60,7 +60,7 @@ func TestHeadersCommands(t *testing.T) {
 	}
 
 	root := t.TempDir()
-	rc, out, errw = runLayoutCLI("release", "new", "--from", "2.31.24", "--name", "2.31.99-headers", "--spec-root", root, "--headers", neuronInclude)
+	rc, out, errw = runLayoutCLI("release", "new", "--spec", "2.31.24", "--name", "2.31.99-headers", "--out", filepath.Join(root, "2.31.99-headers"), "--headers", neuronInclude)
 	if rc != 0 {
 		t.Fatalf("release new --headers: exit %d\n%s%s", rc, out, errw)
 	}
@@ -86,7 +86,7 @@ func TestHeadersCommands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, "bad.h"), []byte("struct s { undeclared_t a; };\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range [][]string{{"check"}, {"extract"}, {"release", "new", "--name", "x", "--spec-root", root}} {
+	for _, cmd := range [][]string{{"check"}, {"extract"}, {"release", "new", "--name", "x", "--out", filepath.Join(root, "x")}} {
 		rc, out, errw := runLayoutCLI(append(cmd, "--headers", bad)...)
 		if rc != 1 || out != "" || !strings.Contains(errw, "bad.h: does not compile: bad.h:1:") || !strings.Contains(errw, "fix: ") {
 			t.Errorf("%v --headers (broken): exit %d, stdout %q, stderr %q", cmd, rc, out, errw)

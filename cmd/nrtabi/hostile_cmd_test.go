@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/hostile"
 	"github.com/nrtabi/nrtabi/internal/spectest"
 	"github.com/nrtabi/nrtabi/spec"
@@ -52,7 +53,7 @@ func TestHostileInputsUnderMemoryLimit(t *testing.T) {
 			run{o.Name + "/check", []string{"check", "--debug-dir", dir, o.Path}},
 			run{o.Name + "/show", []string{"show", hostile.StructName, o.Path, "--debug-dir", dir}},
 			run{o.Name + "/extract", []string{"extract", "--struct", hostile.StructName, "--debug-dir", dir, o.Path}},
-			run{o.Name + "/release-new", []string{"release", "new", "--name", "x", "--force", "--spec-root", t.TempDir(), "--binary", o.Path, "--debug-dir", dir}},
+			run{o.Name + "/release-new", []string{"release", "new", "--name", "x", "--force", "--out", t.TempDir(), "--binary", o.Path, "--debug-dir", dir}},
 		)
 	}
 	for _, c := range hostile.SpecCases() {
@@ -60,7 +61,7 @@ func TestHostileInputsUnderMemoryLimit(t *testing.T) {
 		if err := c.Apply(d); err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, run{"spec-" + c.Name + "/spec-validate", []string{"spec", "validate", "--dir", d}})
+		runs = append(runs, run{"spec-" + c.Name + "/spec-validate", []string{"spec", "validate", "--spec", d}})
 	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
@@ -83,7 +84,7 @@ func TestHostileInputsUnderMemoryLimit(t *testing.T) {
 			}
 			msg := strings.TrimRight(stderr.String(), "\n")
 			switch {
-			case code == exitError:
+			case code == cli.ExitError:
 				// One line; spec validate adds a count line after its one error.
 				lines := strings.Count(msg, "\n") + 1
 				if msg == "" || lines > 1 && !((r.args[0] == "spec" || r.args[0] == "release") && lines == 2) {

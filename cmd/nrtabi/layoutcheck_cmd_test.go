@@ -10,6 +10,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -71,7 +72,7 @@ func TestShowVersionInfo(t *testing.T) {
 	}
 	// A moved field is marked beside the member and sets exit bit 8.
 	moved := typesObject(t, "\tuint64_t compatibility_version; /* +48 HIGH */\n", "\tuint64_t pad;\n\tuint64_t compatibility_version;\n")
-	rc, out, _ = runLayoutCLI("show", "nec_version_info_t", moved, "--release", spec.Default)
+	rc, out, _ = runLayoutCLI("show", "nec_version_info_t", moved, "--spec", spec.Default)
 	if rc&8 == 0 || !strings.Contains(out, "compatibility_version;              /*    56     8 */  spec: u64 @48  <-- MISMATCH: offset") {
 		t.Fatalf("exit %d:\n%s", rc, out)
 	}
@@ -163,7 +164,7 @@ func TestExtractCLIRoundTrip(t *testing.T) {
 		t.Fatalf("extract: exit %d %s", rc, errs)
 	}
 	rc, text, errs := runLayoutCLI("check", "--spec", dir, obj)
-	if rc != 0 || !strings.Contains(text, "(fragment; link contract from spec/"+spec.Default+")") {
+	if rc != 0 || !strings.Contains(text, "(fragment; link contract from spec/"+spec.Default+" (embedded))") {
 		t.Fatalf("round trip: exit %d\n%s%s", rc, text, errs)
 	}
 	// A failed extract leaves an existing file alone.
@@ -214,7 +215,7 @@ func TestExtractRefusedCLI(t *testing.T) {
 	}
 	frag := filepath.Join(t.TempDir(), "s.toml")
 	rc, _, errs := runLayoutCLI("extract", "--struct", "ok,e0", "-o", frag, filepath.Join(dir, "e.o"))
-	if rc != exitError || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "not extracted") || !strings.Contains(errs, "e0 (struct e0 is empty") {
+	if rc != cli.ExitError || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "not extracted") || !strings.Contains(errs, "e0 (struct e0 is empty") {
 		t.Fatalf("exit %d: %q", rc, errs)
 	}
 	s, err := spec.LoadDir(filepath.Dir(frag))

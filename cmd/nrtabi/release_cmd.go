@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
+	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
@@ -13,32 +13,45 @@ import (
 )
 
 func init() {
-	register(&command{name: "release new", summary: "make spec/NAME from an old release and what the new binaries show", run: releaseNew})
+	app.Register(&cli.Command{Name: "release new", Summary: "make spec/NAME from an old release and what the new binaries show",
+		Synopsis: "--name NEW [--spec NAME|DIR] [--out DIR] [--force] (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]...)",
+		Example:  "release new --spec 2.31.24 --name 2.32.0 --binary libnrt.so.1,libnccom.so.2",
+		Run:      releaseNew})
 }
 
-func releaseNew(args []string, out, errw io.Writer) int {
-	fs := newFlags("release new", errw)
-	from := fs.String("from", spec.Default, "the release the new one derives from (embedded, or a directory under --spec-root)")
-	name := fs.String("name", "", "the new release's name (its directory under --spec-root)")
-	root := fs.String("spec-root", "spec", "the directory holding the release directories")
-	force := fs.Bool("force", false, "replace spec-root/NAME if it exists")
+func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	var from cli.SpecFlag
+	from.Register(fs, "spec", spec.Default, "the release the new one derives from")
+	name := fs.String("name", "", "the new release's name")
+	outDir := fs.String("out", "", "the directory to write the new release to (default: spec/NAME)")
+	force := fs.Bool("force", false, "replace the --out directory if it exists")
 	headers := fs.String("headers", "", "the new release's C headers: their structs are read like a binary's DWARF (compiled with gcc -g in a temporary directory)")
-	var bins, dbg, include listFlag
+	var bins, include cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
 	fs.Var(&bins, "binary", "a binary of the new release (repeatable, or a comma list): libnrt, libnccom, or any object with their DWARF")
-	fs.Var(&dbg, "debug-dir", "where to look for separate debug files (repeatable; default /usr/lib/debug)")
-	if rc := parse(fs, args); rc >= 0 {
+	var dbg debugDirFlag
+	dbg.register(fs)
+	if rc := c.Parse(fs, args, errw); rc >= 0 {
 		return rc
 	}
-	if *name == "" || len(bins) == 0 && *headers == "" || fs.NArg() > 0 || len(include) > 0 && *headers == "" {
-		fmt.Fprintln(errw, "usage: nrtabi release new --from OLD --name NEW (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]...)")
-		return exitUsage
+	switch {
+	case *name == "":
+		return c.Usagef(errw, "--name is required")
+	case len(bins) == 0 && *headers == "":
+		return c.Usagef(errw, "name the new release's binaries (--binary) or headers (--headers)")
+	case len(include) > 0 && *headers == "":
+		return c.Usagef(errw, "--include names a header under --headers DIR; give --headers too")
+	}
+	dest := *outDir
+	if dest == "" {
+		dest = filepath.Join("spec", *name)
 	}
 	label := map[string]string{}
 	if *headers != "" {
 		h, err := layoutcheck.CompileHeaders(*headers, include)
 		if err != nil {
-			return layoutError(errw, "release new", err)
+			return layoutError(c, errw, err)
 		}
 		defer h.Close()
 		for _, n := range h.Notes {
@@ -47,18 +60,17 @@ func releaseNew(args []string, out, errw io.Writer) int {
 		bins = append(bins, h.Object)
 		label[h.Object] = h.Source()
 	}
-	base, err := loadRelease(*from, *root)
+	base, where, err := from.Load()
 	if err != nil {
-		return reportSpecError(errw, *from, err)
+		return reportSpecError(c, errw, where, err)
 	}
-	rel, obs, err := newReleaseFrom(base, *name, bins, debugDirs(dbg), *root)
+	rel, obs, err := newReleaseFrom(base, *name, bins, dbg.get(), filepath.Dir(dest))
 	if err == nil {
-		err = rel.Write(filepath.Join(*root, *name), *force)
+		err = rel.Write(dest, *force)
 	}
 	if err != nil {
-		return reportSpecError(errw, filepath.Join(*root, *name), err)
+		return reportSpecError(c, errw, dest, err)
 	}
-	s := rel.Spec
 	for _, in := range obs.Inputs {
 		if l, ok := label[in.Path]; ok {
 			fmt.Fprintf(out, "read %s\n", l)
@@ -67,12 +79,13 @@ func releaseNew(args []string, out, errw io.Writer) int {
 		fmt.Fprintf(out, "read %s as %s (SONAME %q, build-id %s)\n", in.Path, in.Role, in.SONAME, orNone(in.BuildID))
 	}
 	fmt.Fprintf(out, "wrote %s: derived from %s, %d structs confirmed from DWARF, %d facts carried over unconfirmed\n",
-		filepath.Join(*root, *name), base.Release.Name, len(obs.StructNames), len(s.Release.CarriedOver))
-	s.Dir = filepath.Join(*root, *name) // where it landed
+		dest, base.Release.Name, len(obs.StructNames), len(rel.Spec.Release.CarriedOver))
+	s := rel.Spec
+	s.Dir = dest // where it landed
 	r := releasediff.Diff(base, s)
 	r.WriteText(out)
 	fmt.Fprintf(out, "next: make generate RELEASE=%s\n", *name)
-	return exitOK
+	return cli.ExitOK
 }
 
 func orNone(s string) string {
@@ -80,14 +93,6 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-// loadRelease reads a release by name: from root/NAME when that exists, else embedded.
-func loadRelease(name, root string) (*spec.Spec, error) {
-	if st, err := os.Stat(filepath.Join(root, name)); err == nil && st.IsDir() {
-		return spec.LoadDir(filepath.Join(root, name))
-	}
-	return spec.Load(name)
 }
 
 // newReleaseFrom observes the binaries against base and makes the derived

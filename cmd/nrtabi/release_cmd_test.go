@@ -20,7 +20,7 @@ func TestReleaseNewAndBinaryDiff(t *testing.T) {
 	}
 	defer os.RemoveAll(bins.Dir)
 	root := t.TempDir()
-	rc, out, errw := runCLI("release", "new", "--from", "2.31.24", "--name", "2.32.0", "--spec-root", root,
+	rc, out, errw := runCLI("release", "new", "--spec", "2.31.24", "--name", "2.32.0", "--out", filepath.Join(root, "2.32.0"),
 		"--binary", bins.Libnrt, "--binary", bins.Libnccom)
 	if rc != 0 {
 		t.Fatalf("release new: exit %d\n%s", rc, errw)
@@ -30,11 +30,11 @@ func TestReleaseNewAndBinaryDiff(t *testing.T) {
 			t.Errorf("release new output lacks %q:\n%s", want, out)
 		}
 	}
-	if rc, out, _ := runCLI("spec", "validate", "--dir", filepath.Join(root, "2.32.0")); rc != 0 || !strings.Contains(out, "38 forward") {
+	if rc, out, _ := runCLI("spec", "validate", filepath.Join(root, "2.32.0")); rc != 0 || !strings.Contains(out, "38 forward") {
 		t.Errorf("the new release does not validate: exit %d\n%s", rc, out)
 	}
 	// A second run refuses to overwrite; --force replaces.
-	if rc, _, errw := runCLI("release", "new", "--from", "2.31.24", "--name", "2.32.0", "--spec-root", root, "--binary", bins.Libnccom); rc != 1 || !strings.Contains(errw, "already exists") {
+	if rc, _, errw := runCLI("release", "new", "--spec", "2.31.24", "--name", "2.32.0", "--out", filepath.Join(root, "2.32.0"), "--binary", bins.Libnccom); rc != 1 || !strings.Contains(errw, "already exists") {
 		t.Errorf("overwrite: exit %d %s", rc, errw)
 	}
 	// diff with a binary side: the synthetic release against its own binaries
@@ -52,7 +52,7 @@ func TestReleaseNewAndBinaryDiff(t *testing.T) {
 	}
 	junk := filepath.Join(t.TempDir(), "libjunk.so")
 	os.WriteFile(junk, []byte("\x7fELF truncated"), 0o644)
-	if rc, _, errw := runCLI("release", "new", "--name", "y", "--spec-root", root, "--binary", junk); rc != 1 || !strings.Contains(errw, "libjunk.so") {
+	if rc, _, errw := runCLI("release", "new", "--name", "y", "--out", filepath.Join(root, "y"), "--binary", junk); rc != 1 || !strings.Contains(errw, "libjunk.so") {
 		t.Errorf("junk binary: exit %d %s", rc, errw)
 	}
 	if _, err := os.Stat(filepath.Join(root, "y")); err == nil {

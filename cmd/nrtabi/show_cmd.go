@@ -1,48 +1,45 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
+	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/layoutcheck"
-	"github.com/nrtabi/nrtabi/spec"
 )
 
 func init() {
-	register(&command{name: "show", summary: "print a struct's DWARF layout pahole-style with the spec's expectation beside each member", run: showCmd})
+	app.Register(&cli.Command{Name: "show", Summary: "print a struct's DWARF layout pahole-style with the spec's expectation beside each member",
+		Synopsis: "STRUCT FILE [--spec NAME|DIR [--base NAME|DIR]] [--debug-dir DIR]... [--c]",
+		Example:  "show nec_version_info_t build/libnrt.so.1",
+		Run:      showCmd})
 }
 
-func showCmd(args []string, out, errw io.Writer) int {
-	fs := newFlags("show", errw)
-	fs.Usage = func() {
-		fmt.Fprintln(errw, "usage: nrtabi show STRUCT FILE [--release R | --spec DIR] [--debug-dir DIR]... [--c]")
-		fs.PrintDefaults()
-	}
-	release := fs.String("release", spec.Default, "embedded release whose struct to compare with")
-	dir := fs.String("spec", "", "read the spec from this directory (a full release or a struct fragment)")
+func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	var lf layoutFlags
+	lf.register(fs)
 	asC := fs.Bool("c", false, "print the struct and the types it needs as C that compiles, with _Static_asserts of its size and every member's offset and size")
-	var dirs listFlag
-	fs.Var(&dirs, "debug-dir", "directory of separate debug files (repeatable; default /usr/lib/debug)")
-	pos, rc := parseFlagsAnywhere(fs, args)
+	var dirs debugDirFlag
+	dirs.register(fs)
+	pos, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
 	}
 	if len(pos) != 2 {
-		fmt.Fprintln(errw, "nrtabi show: want STRUCT FILE, e.g. nrtabi show nec_version_info_t libnrt.so.1")
-		return exitUsage
+		return c.Usagef(errw, "want STRUCT FILE, e.g. nrtabi show nec_version_info_t libnrt.so.1")
 	}
 	if *asC {
-		if code := layoutError(errw, "show", layoutcheck.ShowC(pos[1], pos[0], debugDirs(dirs), out)); code >= 0 {
+		if code := layoutError(c, errw, layoutcheck.ShowC(pos[1], pos[0], dirs.get(), out)); code >= 0 {
 			return code
 		}
-		return exitOK
+		return cli.ExitOK
 	}
-	_, structs, where, err := layoutSpecs(*release, *dir)
+	_, structs, where, err := lf.load()
 	if err != nil {
-		return reportSpecError(errw, where, err)
+		return reportSpecError(c, errw, where, err)
 	}
-	res, err := layoutcheck.Show(pos[1], pos[0], structs, debugDirs(dirs), out)
-	if code := layoutError(errw, "show", err); code >= 0 {
+	res, err := layoutcheck.Show(pos[1], pos[0], structs, dirs.get(), out)
+	if code := layoutError(c, errw, err); code >= 0 {
 		return code
 	}
 	exit := 0

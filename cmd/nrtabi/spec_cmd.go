@@ -3,117 +3,103 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
-	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
 func init() {
-	register(&command{name: "spec validate", summary: "validate a release spec; print its counts or every error at file:line:col", run: specValidate})
-	register(&command{name: "spec show", summary: "print a release spec as text or JSON", run: specShow})
+	app.Register(&cli.Command{Name: "spec validate", Summary: "validate a release spec; print its counts or every error at file:line:col",
+		Synopsis: "[--spec NAME|DIR | NAME|DIR]", Example: "spec validate 2.32.0-synthetic", Run: specValidate})
+	app.Register(&cli.Command{Name: "spec show", Summary: "print a release spec as text or JSON",
+		Synopsis: "[--spec NAME|DIR | NAME|DIR] [--format text|json]", Example: "spec show --spec spec/2.31.24 --format json", Run: specShow})
 }
 
-func specValidate(args []string, out, errw io.Writer) int {
-	fs := newFlags("spec validate", errw)
-	var sf specFlags
-	sf.register(fs)
-	if rc := parse(fs, args); rc >= 0 {
+// specArg parses a spec command's flags and its one optional positional
+// spec (the same resolver as --spec; giving both is a usage error).
+func specArg(c *cli.Command, fs *flag.FlagSet, sf *cli.SpecFlag, args []string, errw io.Writer) int {
+	pos, rc := c.ParseAnywhere(fs, args)
+	if rc >= 0 {
 		return rc
 	}
-	s, err := sf.load()
-	if err != nil {
-		return reportSpecError(errw, sf.where(), err)
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "spec" })
+	switch {
+	case len(pos) > 1:
+		return c.Usagef(errw, "unexpected argument %q: name one spec", pos[1])
+	case len(pos) == 1 && set:
+		return c.Usagef(errw, "the spec is named twice (--spec %s and %q): give one", sf.Value, pos[0])
+	case len(pos) == 1:
+		sf.Value = pos[0]
 	}
-	fmt.Fprintf(out, "%s: valid\n", sf.where())
-	fmt.Fprint(out, summary(s))
-	return exitOK
+	return -1
 }
 
-// reportSpecError prints every error of a failed load and returns exitError.
-func reportSpecError(errw io.Writer, where string, err error) int {
+func specValidate(c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	var sf cli.SpecFlag
+	sf.Register(fs, "spec", spec.Default, "the spec to validate")
+	if rc := specArg(c, fs, &sf, args, errw); rc >= 0 {
+		return rc
+	}
+	s, where, err := sf.Load()
+	if err != nil {
+		return reportSpecError(c, errw, where, err)
+	}
+	fmt.Fprintf(out, "%s: valid\n", where)
+	fmt.Fprint(out, cli.SpecSummary(s))
+	return cli.ExitOK
+}
+
+// reportSpecError prints every error of a failed load and returns
+// ExitError; a spec value that names nothing is a usage error.
+func reportSpecError(c *cli.Command, errw io.Writer, where string, err error) int {
 	var errs spec.Errors
 	if errors.As(err, &errs) {
 		fmt.Fprintln(errw, errs.Error())
 		fmt.Fprintf(errw, "%s: %d error(s)\n", where, len(errs))
-	} else {
-		fmt.Fprintf(errw, "nrtabi: %v\n", err)
+		return cli.ExitError
 	}
-	return exitError
+	var ne *cli.NameError
+	if errors.As(err, &ne) {
+		return c.Usagef(errw, "%v", err)
+	}
+	return c.Errorf(errw, "%v", err)
 }
 
-// summary is the one-screen count of a valid spec.
-func summary(s *spec.Spec) string {
-	var b strings.Builder
-	nec, nrt := 0, 0
-	for _, r := range s.Reverse {
-		if strings.HasPrefix(r.Name, "nec_") {
-			nec++
-		} else {
-			nrt++
-		}
-	}
-	guarded := 0
-	for _, f := range s.Forward {
-		if f.Guard == spec.Guarded {
-			guarded++
-		}
-	}
-	fields, opaque := 0, 0
-	for _, st := range s.Structs {
-		fields += len(st.Fields)
-		opaque += len(st.Opaque)
-	}
-	var nodes []string
-	for _, n := range s.VersionNodes {
-		nodes = append(nodes, n.Name)
-	}
-	fmt.Fprintf(&b, "release %s (libnrt %s, libnccom %s)\n", s.Release.Name, s.Release.LibNRT.SONAME, s.Release.LibNCCOM.SONAME)
-	fmt.Fprintf(&b, "  forward:   %d forward (dlsym 0..%d, slots %#x..%#x, %d guarded + %d exempt)\n",
-		len(s.Forward), len(s.Forward)-1, s.SlotTable.Base, s.SlotTable.Top, guarded, len(s.Forward)-guarded)
-	fmt.Fprintf(&b, "  reverse:   %d+%d reverse (%d nec_ + %d nrt_), %d total\n", nec, nrt, nec, nrt, len(s.Reverse))
-	fmt.Fprintf(&b, "  versions:  %s\n", strings.Join(nodes, ", "))
-	fmt.Fprintf(&b, "  structs:   %d (%d known fields, %d opaque ranges, %d asserted sizes and offsets)\n",
-		len(s.Structs), fields, opaque, gen.CountAsserts(s))
-	fmt.Fprintf(&b, "  constants: %d, enums: %d, messages: %d, contradictions recorded: %d\n",
-		len(s.Constants), len(s.Enums), len(s.Messages), len(s.Contradictions))
-	return b.String()
-}
-
-func specShow(args []string, out, errw io.Writer) int {
-	fs := newFlags("spec show", errw)
-	var sf specFlags
-	sf.register(fs)
+func specShow(c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	var sf cli.SpecFlag
+	sf.Register(fs, "spec", spec.Default, "the spec to show")
 	format := fs.String("format", "text", "output format: text or json")
-	if rc := parse(fs, args); rc >= 0 {
+	if rc := specArg(c, fs, &sf, args, errw); rc >= 0 {
 		return rc
 	}
 	if *format != "text" && *format != "json" {
-		fmt.Fprintf(errw, "nrtabi spec show: --format %q: use text or json\n", *format)
-		return exitUsage
+		return c.Usagef(errw, "--format %q: use text or json", *format)
 	}
-	s, err := sf.load()
+	s, where, err := sf.Load()
 	if err != nil {
-		return reportSpecError(errw, sf.where(), err)
+		return reportSpecError(c, errw, where, err)
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(s.View()); err != nil {
-			fmt.Fprintf(errw, "nrtabi: %v\n", err)
-			return exitError
+			return c.Errorf(errw, "%v", err)
 		}
-		return exitOK
+		return cli.ExitOK
 	}
 	showText(out, s)
-	return exitOK
+	return cli.ExitOK
 }
 
 func showText(out io.Writer, s *spec.Spec) {
-	fmt.Fprint(out, summary(s))
+	fmt.Fprint(out, cli.SpecSummary(s))
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "\nFORWARD (dlsym order)\n#\tsymbol\tslot\ttrampoline\tguard\tgroup\tconf\n")
 	for _, f := range s.ByIndex() {

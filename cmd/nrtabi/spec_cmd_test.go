@@ -19,7 +19,7 @@ func runCLI(args ...string) (int, string, string) {
 }
 
 func TestSpecValidate(t *testing.T) {
-	rc, out, errw := runCLI("spec", "validate", "--release", "2.31.24")
+	rc, out, errw := runCLI("spec", "validate", "--spec", "2.31.24")
 	if rc != 0 {
 		t.Fatalf("exit %d: %s", rc, errw)
 	}
@@ -39,7 +39,7 @@ func brokenSpec(t *testing.T, file, old, repl string) string {
 
 func TestSpecValidateReportsEveryError(t *testing.T) {
 	dir := brokenSpec(t, "release.toml", "forward = 37", "forward = 36\nrevrse_nec = 1")
-	rc, _, errw := runCLI("spec", "validate", "--dir", dir)
+	rc, _, errw := runCLI("spec", "validate", "--spec", dir)
 	if rc != 1 {
 		t.Fatalf("exit %d, want 1", rc)
 	}
@@ -56,22 +56,27 @@ func TestUsageErrors(t *testing.T) {
 		{"frobnicate"},
 		{"spec", "validate", "--bogus"},
 		{"spec", "show", "--format", "yaml"},
-		{"gen", "--release", "2.31.24"},
+		{"gen", "--spec", "2.31.24"},
+		{"gen", "--all", "--spec", "2.31.24"},
+		{"spec"},
+		{"spec", "frobnicate"},
+		{"release"},
 	} {
 		if rc, _, _ := runCLI(args...); rc != 2 {
 			t.Errorf("%v: exit %d, want 2", args, rc)
 		}
 	}
-	if rc, _, errw := runCLI("spec", "validate", "--release", "9.9.9"); rc != 1 || !strings.Contains(errw, "no embedded release \"9.9.9\"") {
+	// A spec that names nothing is a usage error listing what exists.
+	if rc, _, errw := runCLI("spec", "validate", "--spec", "9.9.9"); rc != 2 || !strings.Contains(errw, `spec "9.9.9": neither a directory nor an embedded release; the embedded releases are: 2.31.24, 2.32.0-synthetic`) {
 		t.Errorf("unknown release: exit %d: %s", rc, errw)
 	}
-	if rc, _, errw := runCLI("spec", "validate", "--dir", "/nonexistent/spec"); rc != 1 || !strings.Contains(errw, "/nonexistent/spec") {
+	if rc, _, errw := runCLI("spec", "validate", "--spec", "/nonexistent/spec"); rc != 2 || !strings.Contains(errw, "/nonexistent/spec: no such directory") {
 		t.Errorf("missing dir: exit %d: %s", rc, errw)
 	}
 }
 
 func TestSpecShowJSON(t *testing.T) {
-	rc, out, errw := runCLI("spec", "show", "--release", "2.31.24", "--format", "json")
+	rc, out, errw := runCLI("spec", "show", "--spec", "2.31.24", "--format", "json")
 	if rc != 0 {
 		t.Fatalf("exit %d: %s", rc, errw)
 	}
@@ -146,7 +151,7 @@ func TestGenWritesNothingOnError(t *testing.T) {
 	sentinel := filepath.Join(out, "c", "nrtabi.h")
 	os.MkdirAll(filepath.Dir(sentinel), 0o755)
 	os.WriteFile(sentinel, []byte("good\n"), 0o644)
-	rc, _, errw := runCLI("gen", "--dir", dir, "--out", out)
+	rc, _, errw := runCLI("gen", "--spec", dir, "--out", out)
 	if rc != 1 || !strings.Contains(errw, "structs_nrt.toml:") {
 		t.Fatalf("exit %d, stderr %s", rc, errw)
 	}

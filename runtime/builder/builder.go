@@ -14,11 +14,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
 // Module is the module path the tree's go.mod declares.
-const Module = "github.com/nrtabi/nrtabi"
+const Module = gen.Module
 
 // Tree is a checkout of the module and one release of its spec.
 type Tree struct {
@@ -48,17 +49,7 @@ func Open(release string) (*Tree, error) {
 }
 
 // FindRoot walks up from dir to the directory whose go.mod declares Module.
-func FindRoot(dir string) (string, error) {
-	for d := dir; ; d = filepath.Dir(d) {
-		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
-		if err == nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte("module "+Module+"\n")) {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no go.mod of module %s above %s: run from inside the nrtabi tree", Module, dir)
-		}
-	}
-}
+func FindRoot(dir string) (string, error) { return gen.FindRoot(dir) }
 
 // CDir holds the release's generated C: nrtabi.h, nrt_slots.{h,c},
 // nccom_stub.c and the version scripts.

@@ -26,7 +26,7 @@ import (
 // Go libnrt.so.1, which dlopens the reference libnccom through ld.so and
 // runs global comm init over TCP and the per-NC bootstrap over the
 // ncclBootstrapSend/Recv trampolines; in a mixed world some ranks are the
-// Go `nrtabi bootstrap` instead. Built once, on first use.
+// Go `nrtabi-runtime bootstrap` instead. Built once, on first use.
 var (
 	worldOnce sync.Once
 	worldErr  error
@@ -35,7 +35,8 @@ var (
 func refLibDir(v string) string { return filepath.Join(buildRoot, "libnccom", v) }
 func edgesPath() string         { return filepath.Join(buildRoot, "bin", "nccomedges") }
 func worldHostPath() string     { return filepath.Join(buildRoot, "bin", "worldhost") }
-func nrtabiPath() string        { return filepath.Join(buildRoot, "bin", "nrtabi") }
+func nrtabiPath() string        { return filepath.Join(buildRoot, "bin", "nrtabi-runtime") }
+func checkerPath() string       { return filepath.Join(buildRoot, "bin", "nrtabi") }
 
 // first8 is the part of a git hash nccl_nrt_git_hash keeps, NUL-padded.
 func first8(s string) string {
@@ -63,8 +64,14 @@ func requireWorld(t *testing.T) {
 		if worldErr = tree.BuildEdges(edgesPath(), libnrtDir(), refLibDir("ref")); worldErr != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", nrtabiPath(), builder.Module+"/cmd/nrtabi").CombinedOutput()
+		// With the test-only fault hooks: the fault worlds plant
+		// NRTABI_BOOTSTRAP_FAULT in a Go rank.
+		out, err := exec.Command("go", "build", "-tags", "nrtabi_faults", "-o", nrtabiPath(), builder.Module+"/cmd/nrtabi-runtime").CombinedOutput()
 		if err != nil {
+			worldErr = fmt.Errorf("go build nrtabi-runtime: %v\n%s", err, out)
+			return
+		}
+		if out, err := exec.Command("go", "build", "-o", checkerPath(), builder.Module+"/cmd/nrtabi").CombinedOutput(); err != nil {
 			worldErr = fmt.Errorf("go build nrtabi: %v\n%s", err, out)
 		}
 	})
@@ -77,7 +84,7 @@ func requireWorld(t *testing.T) {
 const worldTimeout = 3
 
 // member is one rank: a C host (lib: which libnccom build) or, with goRank,
-// the Go `nrtabi bootstrap`.
+// the Go `nrtabi-runtime bootstrap`.
 type member struct {
 	goRank    bool
 	lib       string // "ref" by default
@@ -160,7 +167,7 @@ func TestBoundaryReorderedProgram(t *testing.T) {
 	}
 }
 
-// TestMixedWorld: Go `nrtabi bootstrap` ranks and C hosts with the
+// TestMixedWorld: Go `nrtabi-runtime bootstrap` ranks and C hosts with the
 // reference libnccom agree on one world, with the root on either side: the
 // spec's default wire rows drive both implementations.
 func TestMixedWorld(t *testing.T) {
@@ -309,7 +316,7 @@ func (w *wireTap) close() {
 
 // TestDefaultWireBytes records the root connections of a default-mode world
 // (ranks 1..3 reach rank 0's root through a tap; ranks 1 and 3 are C hosts
-// with the reference libnccom, rank 2 the Go `nrtabi bootstrap`) and checks
+// with the reference libnccom, rank 2 the Go `nrtabi-runtime bootstrap`) and checks
 // every byte against the spec's rows: one bootstrap_frame_size then an
 // extInfoGlobal up (magic, rank, nranks, listen address, the git-hash weld),
 // one bootstrap_frame_size then a bootstrap_root_reply down, then the root
@@ -446,7 +453,7 @@ func TestReferenceLibnccomBadArguments(t *testing.T) {
 
 // TestBoundaryAcrossThreeHosts: one rank per network namespace (as root):
 // hosts 0 and 2 C hosts with the reference libnccom, host 1 the Go
-// `nrtabi bootstrap`; each picks its interface on the root's subnet, and the
+// `nrtabi-runtime bootstrap`; each picks its interface on the root's subnet, and the
 // three agree.
 func TestBoundaryAcrossThreeHosts(t *testing.T) {
 	hosts, addrs := netns.Hosts(t, 3)
@@ -483,7 +490,7 @@ func TestBoundaryAcrossThreeHosts(t *testing.T) {
 // @NRT_2.0.0) and finds it CLEAN.
 func TestReferenceLibnccomIsClean(t *testing.T) {
 	requireWorld(t)
-	out, err := exec.Command(nrtabiPath(), "check", filepath.Join(refLibDir("ref"), builder.LibnccomFile)).CombinedOutput()
+	out, err := exec.Command(checkerPath(), "check", filepath.Join(refLibDir("ref"), builder.LibnccomFile)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("nrtabi check: %v\n%s", err, out)
 	}

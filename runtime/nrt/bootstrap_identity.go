@@ -3,7 +3,7 @@ package nrt
 import "github.com/nrtabi/nrtabi/generated/abi"
 
 // BootstrapIdentity is what a bootstrap written in Go (runtime/transport/tcp,
-// the libnccom side of `nrtabi bootstrap`) asks of libnrt, answered by this
+// the libnccom side of `nrtabi-runtime bootstrap`) asks of libnrt, answered by this
 // runtime instead of constants: nrt_get_total_vnc_count from the device
 // layer (the topology's regime decides; distributed is 0) and the two
 // version identities getNcclNrtGitHash welds. It satisfies tcp.VNCCounter

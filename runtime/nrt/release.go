@@ -1,11 +1,13 @@
 package nrt
 
-// This file is where the runtime meets its boundary release: the generated
-// release selector (generated/abi, chosen by -tags nrtabi_release_<release>,
-// the default release without tags) and, in the generated zrelease_*.go
-// files of this package, the C include path of the same release's header and
-// slot table. Everything else in runtime/ reaches the release through the
-// names declared here.
+// This file is where libnrt's typed API meets its boundary release: the
+// generated release selector (generated/abi, chosen by -tags
+// nrtabi_release_<release>, the default release without tags) and, in the
+// generated zrelease_*.go files of this package, the C include path of the
+// same release's header and slot table. The selector, not this file, is the
+// one door to the release: runtime/collectives (which has zrelease_*.go files
+// of its own), the transports, runtime/launch and runtime/worldprog import
+// generated/abi directly, and the build tag makes them all see one release.
 
 /*
 #cgo CFLAGS: -D_GNU_SOURCE

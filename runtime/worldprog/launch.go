@@ -12,7 +12,7 @@ import (
 )
 
 // Member is one rank process of a world: Cmd is its program and arguments
-// before the rank's own ("worldhost" or "nrtabi bootstrap"); Args builds
+// before the rank's own ("worldhost" or "nrtabi-runtime bootstrap"); Args builds
 // the rest from rank, world size and root id.
 type Member struct {
 	Cmd  []string
@@ -34,7 +34,7 @@ func WorldHost(path string, reordered bool, env ...string) Member {
 	}}
 }
 
-// GoRank is a member running `nrtabi bootstrap` of the nrtabi binary at path.
+// GoRank is a member running `nrtabi-runtime bootstrap` of the nrtabi-runtime binary at path.
 func GoRank(path string, reordered bool, env ...string) Member {
 	return Member{Cmd: []string{path, "bootstrap"}, Env: env, Args: func(rank, nranks int, root string) []string {
 		a := []string{"--rank", strconv.Itoa(rank), "--nranks", strconv.Itoa(nranks), "--root", root}

@@ -1,5 +1,5 @@
 // Package worldprog is what one rank of a bootstrap world runs after its
-// flat bootstrap, shared by the Go ranks (`nrtabi bootstrap`) and the C hosts
+// flat bootstrap, shared by the Go ranks (`nrtabi-runtime bootstrap`) and the C hosts
 // driving libnrt (runtime/libnrt's nrtabi_bootstrap_world): the program of
 // one send/recv replica group spanning the world (or its reordering, which
 // every rank must refuse), and the one line each rank reports, so the two

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -28,7 +29,7 @@ func demoValidate(d *demoEnv) error {
 		return err
 	}
 	d.state["spec"] = s
-	for _, line := range strings.Split(strings.TrimRight(summary(s), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimRight(cli.SpecSummary(s), "\n"), "\n") {
 		d.printf("%s", line)
 	}
 	return nil

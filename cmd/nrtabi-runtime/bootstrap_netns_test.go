@@ -11,6 +11,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/netns"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
 // TestBootstrapAcrossThreeHosts runs one rank per namespace: each picks its
@@ -37,9 +38,9 @@ func TestBootstrapAcrossThreeHosts(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	first := parseRankLine(res[0].stdout)
+	first := worldprog.ParseLine(res[0].stdout)
 	for r, p := range res {
-		f := parseRankLine(p.stdout)
+		f := worldprog.ParseLine(p.stdout)
 		if p.exit != 0 || f["verdict"] != "ok" {
 			t.Fatalf("host %s rank %d: exit %d %q\n%s", hosts[r], r, p.exit, p.stdout, p.stderr)
 		}

@@ -16,12 +16,16 @@ import (
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/cfmt"
+	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/runtime/launch"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
-// The bootstrap tests run real nrtabi processes talking TCP. The binary is
-// built once per test run, without the race detector, so that 32 of them
-// fit the machine.
+// The bootstrap tests run real nrtabi-runtime processes talking TCP. The
+// binary is built once per test run, without the race detector (so that 32
+// of them fit the machine) and with the test-only fault hooks
+// (runtime/launch/faults.go).
 var (
 	binOnce sync.Once
 	binPath string
@@ -43,8 +47,8 @@ func nrtabiBinary(t *testing.T) string {
 		if binDir, binErr = os.MkdirTemp("", "nrtabi-bootstrap-test-"); binErr != nil {
 			return
 		}
-		binPath = filepath.Join(binDir, "nrtabi")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		binPath = filepath.Join(binDir, "nrtabi-runtime")
+		out, err := exec.Command("go", "build", "-tags", "nrtabi_faults", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -91,7 +95,7 @@ func rankLines(t *testing.T, out string, n int) []map[string]string {
 		if !strings.HasPrefix(l, "rank=") {
 			continue
 		}
-		f := parseRankLine(l)
+		f := worldprog.ParseLine(l)
 		r, err := strconv.Atoi(f["rank"])
 		if err != nil || r < 0 || r >= n || lines[r] != nil {
 			t.Fatalf("bad or repeated rank line %q", l)
@@ -133,8 +137,8 @@ func TestBootstrapLocalWorlds(t *testing.T) {
 func TestBootstrapOneReorderedProgramFailsEveryRank(t *testing.T) {
 	const n = 8
 	res := nrtabi(t, nil, "bootstrap", "--local", strconv.Itoa(n), "--reorder-rank", "5")
-	if res.exit != exitError {
-		t.Fatalf("exit %d, want %d\n%s", res.exit, exitError, res.stdout)
+	if res.exit != cli.ExitError {
+		t.Fatalf("exit %d, want %d\n%s", res.exit, cli.ExitError, res.stdout)
 	}
 	for r, f := range rankLines(t, res.stdout, n) {
 		if want := cfmt.Sprintf(abi.MsgSigValidationFailed, uint32(r)); f["verdict"] != "failed" || f["error"] != want {
@@ -170,8 +174,8 @@ func TestBootstrapFaults(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{"bootstrap", "--local", strconv.Itoa(n), "--fault-rank", "2"}, c.flags...)
-			res := nrtabi(t, []string{envFault + "=" + c.fault, tcp.EnvFraming + "=extended"}, args...)
-			if res.exit != exitError {
+			res := nrtabi(t, []string{launch.EnvFault + "=" + c.fault, tcp.EnvFraming + "=extended"}, args...)
+			if res.exit != cli.ExitError {
 				t.Fatalf("exit %d\n%s", res.exit, res.stdout)
 			}
 			if res.took > 2*testTimeout*time.Second {
@@ -226,7 +230,7 @@ func TestBootstrapRankFromLaunchers(t *testing.T) {
 		{root, "SLURM_PROCID=2", "SLURM_NTASKS=3"},
 	}, []string{"bootstrap"}, []string{"bootstrap"}, []string{"bootstrap"})
 	for r, p := range res {
-		f := parseRankLine(p.stdout)
+		f := worldprog.ParseLine(p.stdout)
 		if p.exit != 0 || f["rank"] != strconv.Itoa(r) || f["nranks"] != "3" || f["verdict"] != "ok" {
 			t.Errorf("rank %d: exit %d %q\n%s", r, p.exit, p.stdout, p.stderr)
 		}
@@ -242,11 +246,11 @@ func TestBootstrapRootPortInUse(t *testing.T) {
 	defer hold.Close()
 	root := abi.EnvRootCommID + "=" + hold.Addr().String()
 	res := ranks(t, [][]string{{root}, {root}}, []string{"bootstrap", "--rank", "0", "--nranks", "2"}, []string{"bootstrap", "--rank", "1", "--nranks", "2"})
-	if f := parseRankLine(res[0].stdout); res[0].exit != exitError ||
+	if f := worldprog.ParseLine(res[0].stdout); res[0].exit != cli.ExitError ||
 		!strings.Contains(f["error"], "bootstrap root cannot listen on "+hold.Addr().String()+": the port is in use by another process") {
 		t.Errorf("rank 0: exit %d %q", res[0].exit, res[0].stdout)
 	}
-	if f := parseRankLine(res[1].stdout); res[1].exit != exitError ||
+	if f := worldprog.ParseLine(res[1].stdout); res[1].exit != cli.ExitError ||
 		!strings.Contains(f["error"], "nothing from the root "+hold.Addr().String()+" within 2s") {
 		t.Errorf("rank 1: exit %d %q", res[1].exit, res[1].stdout)
 	}
@@ -259,19 +263,19 @@ func TestBootstrapEnvironmentErrors(t *testing.T) {
 		exit int
 		want string
 	}{
-		{[]string{abi.EnvRootCommID + "=10.0.0.1"}, nil, exitError, cfmt.Sprintf(abi.MsgNccomInvalidCommID, "10.0.0.1")},
-		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", abi.EnvSocketIfname + "=nrtabi-none"}, nil, exitError, abi.MsgNccomNoInterface},
-		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", abi.EnvSockTimeout + "=soon"}, nil, exitError, abi.EnvSockTimeout + `=\"soon\"`},
-		{[]string{abi.EnvRootCommID + "=127.0.0.1:9"}, []string{"--rank", "3", "--nranks", "3"}, exitUsage, cfmt.Sprintf(abi.MsgNccomInvalidRank, 3, 3)},
-		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=1"}, []string{}, exitUsage, "RANK=\"1\", WORLD_SIZE=\"\": both are needed"},
-		{[]string{abi.EnvRootCommID + "="}, []string{"--rank", "0", "--nranks", "1"}, exitUsage, "no root comm id"},
-		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", envFault + "=explode"}, []string{"--rank", "0", "--nranks", "1"}, exitUsage, "use bad-magic"},
+		{[]string{abi.EnvRootCommID + "=10.0.0.1"}, nil, cli.ExitError, cfmt.Sprintf(abi.MsgNccomInvalidCommID, "10.0.0.1")},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", abi.EnvSocketIfname + "=nrtabi-none"}, nil, cli.ExitError, abi.MsgNccomNoInterface},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", abi.EnvSockTimeout + "=soon"}, nil, cli.ExitError, abi.EnvSockTimeout + `=\"soon\"`},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9"}, []string{"--rank", "3", "--nranks", "3"}, cli.ExitUsage, cfmt.Sprintf(abi.MsgNccomInvalidRank, 3, 3)},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=1"}, []string{}, cli.ExitUsage, "RANK=\"1\", WORLD_SIZE=\"\": both are needed"},
+		{[]string{abi.EnvRootCommID + "="}, []string{"--rank", "0", "--nranks", "1"}, cli.ExitUsage, "no root comm id"},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", launch.EnvFault + "=explode"}, []string{"--rank", "0", "--nranks", "1"}, cli.ExitUsage, "use bad-magic"},
 		// Timeouts that overflow a duration: once 290 ms and a silent 30 s.
-		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", abi.EnvSockTimeout + "=18446744074"}, nil, exitError, "whole seconds in 1..86400"},
-		{[]string{abi.EnvSockTimeout + "=9223372037"}, []string{"--local", "2"}, exitError, "whole seconds in 1..86400"},
-		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=0", "WORLD_SIZE=100000000"}, []string{}, exitUsage, "1..65536 ranks"},
-		{nil, []string{"--local", "100000000"}, exitUsage, "1..65536 ranks"},
-		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", tcp.EnvFraming + "=fancy"}, nil, exitError, "use upstream"},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", abi.EnvSockTimeout + "=18446744074"}, nil, cli.ExitError, "whole seconds in 1..86400"},
+		{[]string{abi.EnvSockTimeout + "=9223372037"}, []string{"--local", "2"}, cli.ExitError, "whole seconds in 1..86400"},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=0", "WORLD_SIZE=100000000"}, []string{}, cli.ExitUsage, "1..65536 ranks"},
+		{nil, []string{"--local", "100000000"}, cli.ExitUsage, "1..65536 ranks"},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", tcp.EnvFraming + "=fancy"}, nil, cli.ExitError, "use upstream"},
 	} {
 		args := c.args
 		if args == nil {
@@ -288,50 +292,8 @@ func TestBootstrapEnvironmentErrors(t *testing.T) {
 // the rank succeeds although no root exists.
 func TestBootstrapSingleVNCGate(t *testing.T) {
 	res := nrtabi(t, []string{abi.EnvRootCommID + "=127.0.0.1:9"}, "bootstrap", "--rank", "1", "--nranks", "2", "--vnc-count", "1")
-	if f := parseRankLine(res.stdout); res.exit != 0 || f["verdict"] != "ok" || f["unique_id"] != "none(single-vNC)" {
+	if f := worldprog.ParseLine(res.stdout); res.exit != 0 || f["verdict"] != "ok" || f["unique_id"] != "none(single-vNC)" {
 		t.Errorf("exit %d %q %s", res.exit, res.stdout, res.stderr)
-	}
-}
-
-func TestResolveRank(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		m := map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return func(k string) string { return m[k] }
-	}
-	for _, c := range []struct {
-		flags      map[string]bool
-		rank, size int
-		getenv     func(string) string
-		want       [2]int
-		err        string
-	}{
-		{nil, -1, 0, env("RANK", "2", "WORLD_SIZE", "4"), [2]int{2, 4}, ""},
-		{nil, -1, 0, env("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2"), [2]int{1, 2}, ""},
-		{nil, -1, 0, env("SLURM_PROCID", "0", "SLURM_NTASKS", "8"), [2]int{0, 8}, ""},
-		{nil, -1, 0, env("RANK", "1", "WORLD_SIZE", "2", "SLURM_PROCID", "5", "SLURM_NTASKS", "8"), [2]int{1, 2}, ""},
-		{map[string]bool{"rank": true}, 3, 0, env("RANK", "1", "WORLD_SIZE", "4"), [2]int{3, 4}, ""},
-		{map[string]bool{"rank": true, "nranks": true}, 0, 1, env("RANK", "x"), [2]int{0, 1}, ""},
-		{nil, -1, 0, env("RANK", "x", "WORLD_SIZE", "2"), [2]int{}, "are not numbers"},
-		{nil, -1, 0, env(), [2]int{}, "no rank and world size"},
-		{nil, -1, 0, env("SLURM_PROCID", "8", "SLURM_NTASKS", "8"), [2]int{}, "Invalid rank requested : 8/8"},
-		// Bounded before anything is allocated per rank (1e8 ran out of memory).
-		{nil, -1, 0, env("RANK", "0", "WORLD_SIZE", "100000000"), [2]int{}, "world size = 100000000: a bootstrap world has 1..65536 ranks"},
-		{map[string]bool{"rank": true, "nranks": true}, 0, 65537, env(), [2]int{}, "1..65536 ranks"},
-	} {
-		o := bootstrapOpts{rank: c.rank, nranks: c.size}
-		err := o.resolveRank(c.flags, c.getenv)
-		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%+v: %v, want %q", c, err, c.err)
-			}
-			continue
-		}
-		if err != nil || [2]int{o.rank, o.nranks} != c.want {
-			t.Errorf("%+v: %d/%d %v", c, o.rank, o.nranks, err)
-		}
 	}
 }
 

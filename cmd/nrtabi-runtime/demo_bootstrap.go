@@ -17,7 +17,7 @@ import (
 // The TCP bootstrap step, through the boundary: four C host processes, each
 // libnrt.so.1 -> dlopen of the reference libnccom, form a world on loopback
 // and agree; one of them posts a reordered program and all four refuse; then
-// a mixed world of Go `nrtabi bootstrap` ranks and C hosts agrees.
+// a mixed world of Go `nrtabi-runtime bootstrap` ranks and C hosts agrees.
 func init() {
 	addDemoStep(demoStep{order: 90, title: "bootstrap over TCP through the boundary: 4 C hosts (libnrt + the reference libnccom) agree, a reordered program fails all 4, a mixed Go/C world agrees", run: demoBootstrap})
 }
@@ -94,7 +94,7 @@ func demoBootstrap(d *demoEnv) error {
 	}
 
 	mixed := []worldprog.Member{worldprog.GoRank(self, false), worldprog.WorldHost(host, false), worldprog.GoRank(self, false), worldprog.WorldHost(host, false)}
-	runs, err = run("a mixed world: ranks 0 and 2 the Go `nrtabi bootstrap`, ranks 1 and 3 C hosts with the reference libnccom", mixed)
+	runs, err = run("a mixed world: ranks 0 and 2 the Go `nrtabi-runtime bootstrap`, ranks 1 and 3 C hosts with the reference libnccom", mixed)
 	if err != nil {
 		return err
 	}

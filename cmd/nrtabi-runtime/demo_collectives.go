@@ -35,9 +35,6 @@ func (demoCores) CoreIdentity(vnc uint32) (device.Identity, error) {
 
 func (demoCores) VirtualServerSize() uint32 { return 0 }
 
-// demoProgram is one rank's op queue for replica group 1.
-func demoProgram(reordered bool) []collectives.Op { return worldprog.Ops(reordered) }
-
 func opList(ops []collectives.Op) string {
 	var s []string
 	for _, op := range ops {
@@ -74,7 +71,7 @@ func demoCollectives(d *demoEnv) error {
 	for i := range parts {
 		parts[i] = uint32(i)
 	}
-	d.printf("replica group 1 (send/recv, rank %d), %d participants: %s", abi.EncRgSendrecvRank, demoRanks, opList(demoProgram(false)))
+	d.printf("replica group 1 (send/recv, rank %d), %d participants: %s", abi.EncRgSendrecvRank, demoRanks, opList(worldprog.Ops(false)))
 
 	for _, run := range []struct {
 		title     string
@@ -93,7 +90,7 @@ func demoCollectives(d *demoEnv) error {
 				c := &collectives.Context{
 					ReplicaGroups: []collectives.ReplicaGroup{{Rank: abi.EncRgSendrecvRank, RankN: demoRanks, GroupID: 1, SrcTargetPairsID: -1,
 						Participants: parts, BootstrapParticipants: parts, BootstrapRank: r}},
-					Ops: demoProgram(r == run.reordered),
+					Ops: worldprog.Ops(r == run.reordered),
 				}
 				if errs[r] = rt.CalculateSignature(r, 0, c); errs[r] != nil {
 					return

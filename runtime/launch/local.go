@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"bufio"
@@ -32,14 +32,17 @@ type localRank struct {
 	fields map[string]string
 }
 
-// runLocal spawns o.local processes of this very binary, each one rank of a
-// world rooted on a free loopback port, and exits 0 only when every one
-// exits 0 and all agree on the world.
-func runLocal(o bootstrapOpts, out, errw io.Writer) int {
-	ranks, summary, err := spawnLocal(o, errw)
+// RunLocal spawns o.Local rank processes (o.RankCmd, by default this very
+// binary's "bootstrap"), each one rank of a world rooted on a free loopback
+// port, prints every rank's line and the verdict, and returns nil only when
+// every one exits 0 and all agree on the world.
+func RunLocal(o Options, out, errw io.Writer) error {
+	if err := tcp.CheckWorldSize("--local", o.Local); err != nil {
+		return &UsageError{err}
+	}
+	ranks, summary, err := spawnLocal(o)
 	if err != nil {
-		fmt.Fprintf(errw, "nrtabi bootstrap --local: %v\n", err)
-		return exitError
+		return err
 	}
 	for _, r := range ranks {
 		if line := r.fields["line"]; line != "" {
@@ -49,18 +52,18 @@ func runLocal(o bootstrapOpts, out, errw io.Writer) int {
 		}
 	}
 	fmt.Fprintln(out, summary.text)
-	if o.timing {
+	if o.Timing {
 		fmt.Fprintln(out, summary.timing)
 	}
 	if !summary.ok {
 		for _, r := range ranks {
-			if r.exit != 0 && o.verbose {
+			if r.exit != 0 && o.Verbose {
 				fmt.Fprintf(errw, "---- rank %d (exit %d) stderr:\n%s", r.rank, r.exit, r.stderr.String())
 			}
 		}
-		return exitError
+		return ErrFailed
 	}
-	return exitOK
+	return nil
 }
 
 // localSummary is the launcher's verdict over all ranks.
@@ -71,11 +74,15 @@ type localSummary struct {
 }
 
 // spawnLocal runs the ranks and judges them.
-func spawnLocal(o bootstrapOpts, errw io.Writer) ([]*localRank, localSummary, error) {
-	n := o.local
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, localSummary{}, fmt.Errorf("cannot find this binary to run its ranks: %w", err)
+func spawnLocal(o Options) ([]*localRank, localSummary, error) {
+	n := o.Local
+	rankCmd := o.RankCmd
+	if len(rankCmd) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, localSummary{}, fmt.Errorf("cannot find this binary to run its ranks: %w", err)
+		}
+		rankCmd = []string{exe, "bootstrap"}
 	}
 	// Bind the root's socket here, before any rank exists, and hand it to
 	// rank 0: a port only probed for would be free to be taken by a rank's
@@ -91,7 +98,7 @@ func spawnLocal(o bootstrapOpts, errw io.Writer) ([]*localRank, localSummary, er
 	}
 	defer rootFile.Close()
 	rootID := rootLn.Addr().String()
-	base := append(localEnv(os.Environ()), o.childEnv...)
+	base := append(localEnv(os.Environ()), o.ChildEnv...)
 	timeout := tcp.DefaultTimeout
 	if cfg, err := tcp.ConfigFromEnv(envLookup(base)); err != nil {
 		return nil, localSummary{}, err
@@ -100,27 +107,27 @@ func spawnLocal(o bootstrapOpts, errw io.Writer) ([]*localRank, localSummary, er
 	}
 	ranks := make([]*localRank, n)
 	for r := 0; r < n; r++ {
-		args := []string{"bootstrap", "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(n), "--root", rootID}
-		if o.timing {
+		args := append(append([]string(nil), rankCmd[1:]...), "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(n), "--root", rootID)
+		if o.Timing {
 			args = append(args, "--timing", "--hold")
 		}
-		if o.naive {
+		if o.Naive {
 			args = append(args, "--naive")
 		}
-		if o.verbose {
+		if o.Verbose {
 			args = append(args, "-v")
 		}
 		env := append([]string(nil), base...)
-		if r == o.reorderRank {
-			env = append(env, envProgram+"=reordered")
+		if r == o.ReorderRank {
+			env = append(env, EnvProgram+"=reordered")
 		}
-		if r == o.skewRank {
-			env = append(env, envNRTGit+"=0000skew")
+		if r == o.SkewRank {
+			env = append(env, EnvNRTGit+"=0000skew")
 		}
-		if r == o.faultRank && o.fault != "" {
-			env = append(env, envFault+"="+o.fault)
+		if r == o.FaultRank && o.Fault != "" {
+			env = append(env, EnvFault+"="+o.Fault)
 		}
-		lr := &localRank{rank: r, cmd: exec.Command(exe, args...)}
+		lr := &localRank{rank: r, cmd: exec.Command(rankCmd[0], args...)}
 		if r == 0 {
 			lr.cmd.ExtraFiles = []*os.File{rootFile} // fd 3
 			env = append(env, envRootFD+"=3")
@@ -136,7 +143,7 @@ func spawnLocal(o bootstrapOpts, errw io.Writer) ([]*localRank, localSummary, er
 	var copiers sync.WaitGroup
 	for _, lr := range ranks {
 		stdout, err := lr.cmd.StdoutPipe()
-		if err == nil && o.timing {
+		if err == nil && o.Timing {
 			var hold io.WriteCloser
 			if hold, err = lr.cmd.StdinPipe(); err == nil {
 				holds = append(holds, hold)
@@ -175,7 +182,7 @@ func spawnLocal(o bootstrapOpts, errw io.Writer) ([]*localRank, localSummary, er
 			_ = lr.cmd.Process.Kill()
 		}
 	})
-	if o.timing {
+	if o.Timing {
 		for range ranks {
 			<-ready // a rank that dies before it is ready is caught by the watchdog
 		}
@@ -203,7 +210,7 @@ func spawnLocal(o bootstrapOpts, errw io.Writer) ([]*localRank, localSummary, er
 }
 
 // judge checks that every rank succeeded and that they agree.
-func judge(ranks []*localRank, o bootstrapOpts) localSummary {
+func judge(ranks []*localRank, o Options) localSummary {
 	n := len(ranks)
 	var failed []string
 	for _, lr := range ranks {
@@ -243,7 +250,7 @@ func judge(ranks []*localRank, o bootstrapOpts) localSummary {
 	}
 	s := localSummary{ok: true, text: fmt.Sprintf("bootstrap --local %d: all %d ranks agree: cluster_id %s, unique id %s, signature verdict %s",
 		n, n, ref["cluster_id"], ref["unique_id"], ref["verdict"])}
-	if o.timing {
+	if o.Timing {
 		s.timing = timingLine(ranks)
 	}
 	return s
@@ -277,8 +284,8 @@ func lastLine(s string) string {
 // launcher's rank variables and without the per-rank knobs, which the
 // launcher hands out itself.
 func localEnv(env []string) []string {
-	drop := map[string]bool{envProgram: true, envNRTGit: true, envFault: true, abi.EnvRootCommID: true}
-	for _, l := range launchers {
+	drop := map[string]bool{EnvProgram: true, EnvNRTGit: true, EnvFault: true, abi.EnvRootCommID: true}
+	for _, l := range Launchers {
 		drop[l.rank], drop[l.size] = true, true
 	}
 	out := make([]string, 0, len(env))

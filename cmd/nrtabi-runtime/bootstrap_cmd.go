@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/runtime/launch"
+)
+
+// `bootstrap` is the command line of runtime/launch: one rank of a world
+// over TCP, or --local N such processes on loopback checked for agreement.
+func init() {
+	app.Register(&cli.Command{Name: "bootstrap",
+		Summary:  "run one rank of a TCP bootstrap world (--local N: N processes on loopback)",
+		Synopsis: "[--rank R --nranks N] [--root ID] [--program normal|reordered] | --local N [--reorder-rank R] [--skew-rank R]",
+		Example:  "bootstrap --local 8",
+		Run:      bootstrapCmd})
+}
+
+func bootstrapCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	o := launch.Options{}
+	fs.IntVar(&o.Rank, "rank", -1, "this process's rank (default: RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID)")
+	fs.IntVar(&o.NRanks, "nranks", 0, "world size (default: WORLD_SIZE, OMPI_COMM_WORLD_SIZE or SLURM_NTASKS)")
+	fs.StringVar(&o.RootID, "root", os.Getenv(abi.EnvRootCommID), "root comm id <ipv4>:<port> | [<ipv6>]:<port> | <hostname>:<port> (default: "+abi.EnvRootCommID+")")
+	fs.StringVar(&o.Program, "program", os.Getenv(launch.EnvProgram), "this rank's program: normal or reordered (default: "+launch.EnvProgram+")")
+	fs.StringVar(&o.NRTGit, "nrt-git-hash", os.Getenv(launch.EnvNRTGit), "libnrt git hash this rank reports (default: "+launch.EnvNRTGit+", else the release's)")
+	fs.UintVar(&o.VNC, "vnc-count", 0, "what nrt_get_total_vnc_count() reports in this process; non-zero makes the bootstrap a no-op")
+	fs.BoolVar(&o.Naive, "naive", false, "run the naive everyone-to-root gather instead (the benchmark's peer)")
+	fs.BoolVar(&o.Timing, "timing", false, "report phase timestamps (for bench/)")
+	fs.BoolVar(&o.Hold, "hold", false, "print \"ready\" and wait for stdin to close before starting (--local --timing uses it to start every rank at once)")
+	fs.BoolVar(&o.Verbose, "v", false, "log debug progress")
+	fs.IntVar(&o.Local, "local", 0, "spawn N processes of this binary on loopback and check that they agree")
+	fs.IntVar(&o.ReorderRank, "reorder-rank", -1, "with --local: the rank whose program is reordered")
+	fs.IntVar(&o.SkewRank, "skew-rank", -1, "with --local: the rank that reports a different libnrt git hash")
+	fs.IntVar(&o.FaultRank, "fault-rank", -1, "with --local: the rank that gets "+launch.EnvFault+" (a test hook of -tags nrtabi_faults builds)")
+	if rc := c.Parse(fs, args, errw); rc >= 0 {
+		return rc
+	}
+	o.Fault = os.Getenv(launch.EnvFault)
+	if o.Local != 0 {
+		return exit(c, errw, launch.RunLocal(o, out, errw))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := o.ResolveRank(set, os.Getenv); err != nil {
+		return c.Usagef(errw, "%v", err)
+	}
+	if o.Program != "" && o.Program != "normal" && o.Program != "reordered" {
+		return c.Usagef(errw, "program %q: use normal or reordered", o.Program)
+	}
+	if o.RootID == "" {
+		return c.Usagef(errw, "no root comm id: set %s (or --root) to <ipv4>:<port> | [<ipv6>]:<port> | <hostname>:<port>", abi.EnvRootCommID)
+	}
+	return exit(c, errw, launch.RunRank(o, out, errw))
+}
+
+// exit maps a launch result to the exit status: the report lines already
+// say why a world failed, so only other errors are printed.
+func exit(c *cli.Command, errw io.Writer, err error) int {
+	var ue *launch.UsageError
+	switch {
+	case err == nil:
+		return cli.ExitOK
+	case errors.As(err, &ue):
+		return c.Usagef(errw, "%v", err)
+	case errors.Is(err, launch.ErrFailed):
+		return cli.ExitError
+	}
+	fmt.Fprintf(errw, "%s: %v\n", c.FullName(), err)
+	return cli.ExitError
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"debug/elf"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/runtime/builder"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// `make libnrt` and `make nccom-stubs`.
+func init() {
+	app.Register(&cli.Command{Name: "build libnrt", Summary: "build the runtime's libnrt.so.1 (go build -buildmode=c-shared, versioned exports)", Synopsis: "[--spec NAME] [--out DIR] [--variant V]", Example: "build libnrt --out build", Run: buildLibnrt})
+	app.Register(&cli.Command{Name: "build nccom-stubs", Summary: "build the libnccom test doubles against a built libnrt.so.1", Synopsis: "[--spec NAME] [--libnrt DIR] [--out DIR]", Example: "build nccom-stubs --libnrt build --out build/nccom-stubs", Run: buildStubs})
+}
+
+func buildLibnrt(c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	dir := fs.String("out", "build", "directory to write libnrt.so.1 and its version script to")
+	variant := fs.String("variant", string(builder.Versioned), "link variant (the others exist for the dynamic-linker matrix)")
+	var sf cli.SpecFlag
+	sf.Register(fs, "spec", spec.Default, "the release to build (an embedded one: the generated tree holds only those)")
+	if rc := c.Parse(fs, args, errw); rc >= 0 {
+		return rc
+	}
+	release, rc := embeddedRelease(c, &sf, errw)
+	if rc >= 0 {
+		return rc
+	}
+	t, err := builder.Open(release)
+	if err != nil {
+		return c.Errorf(errw, "%v", err)
+	}
+	p, err := t.BuildLibnrt(*dir, builder.LinkVariant(*variant))
+	if err != nil {
+		return c.Errorf(errw, "%v", err)
+	}
+	fmt.Fprintf(out, "%s\n", p)
+	if s, err := describeLibnrt(p); err == nil {
+		fmt.Fprintf(out, "  %s\n", s)
+	}
+	return cli.ExitOK
+}
+
+// describeLibnrt reads back SONAME and the exports per version.
+func describeLibnrt(path string) (string, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	so, _ := f.DynString(elf.DT_SONAME)
+	syms, err := f.DynamicSymbols()
+	if err != nil {
+		return "", err
+	}
+	byVersion := map[string]int{}
+	for _, s := range syms {
+		if s.Section != elf.SHN_UNDEF && elf.ST_TYPE(s.Info) == elf.STT_FUNC && elf.ST_BIND(s.Info) != elf.STB_LOCAL {
+			v := "(unversioned)"
+			if s.Version != "" {
+				v = "@@" + s.Version
+			}
+			byVersion[v]++
+		}
+	}
+	versions := make([]string, 0, len(byVersion))
+	for v := range byVersion {
+		versions = append(versions, v)
+	}
+	sort.Strings(versions) // one output for one library
+	var parts []string
+	for _, v := range versions {
+		parts = append(parts, fmt.Sprintf("%d %s", byVersion[v], v))
+	}
+	needed, _ := f.ImportedLibraries()
+	return fmt.Sprintf("SONAME %s; exports %s; DT_NEEDED %s", strings.Join(so, ","), strings.Join(parts, ", "), strings.Join(needed, " ")), nil
+}
+
+func buildStubs(c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 the doubles link against")
+	dir := fs.String("out", "build/nccom-stubs", "directory to write one subdirectory per double to")
+	var sf cli.SpecFlag
+	sf.Register(fs, "spec", spec.Default, "the release to build (an embedded one: the generated tree holds only those)")
+	if rc := c.Parse(fs, args, errw); rc >= 0 {
+		return rc
+	}
+	release, rc := embeddedRelease(c, &sf, errw)
+	if rc >= 0 {
+		return rc
+	}
+	lib := filepath.Join(*libnrt, builder.LibnrtFile)
+	if _, err := os.Stat(lib); err != nil {
+		return c.Errorf(errw, "%s: %v (build it first: make libnrt, or --libnrt DIR)", lib, err)
+	}
+	t, err := builder.Open(release)
+	if err != nil {
+		return c.Errorf(errw, "%v", err)
+	}
+	for _, st := range t.Stubs() {
+		p, err := t.BuildStub(*libnrt, *dir, st)
+		if err != nil {
+			return c.Errorf(errw, "%s: %v", st.Name, err)
+		}
+		fmt.Fprintf(out, "%-60s %s\n", p, st.About)
+	}
+	p, err := t.BuildNetPlugin(*dir)
+	if err != nil {
+		return c.Errorf(errw, "net plugin: %v", err)
+	}
+	fmt.Fprintf(out, "%-60s %s\n", p, "net-plugin double (the soft load's target)")
+	return cli.ExitOK
+}
+
+// embeddedRelease resolves --spec for the build commands: the generated tree
+// holds the embedded releases only, so a spec directory is refused.
+func embeddedRelease(c *cli.Command, sf *cli.SpecFlag, errw io.Writer) (string, int) {
+	src, err := cli.Locate(sf.Value)
+	if err != nil {
+		return "", c.Usagef(errw, "%v", err)
+	}
+	if src.Dir != "" {
+		return "", c.Usagef(errw, "--spec %s: a spec directory has no generated tree to build from; name an embedded release (add the directory under spec/ and run make generate first)", src.Dir)
+	}
+	return src.Release, -1
+}

@@ -1,0 +1,261 @@
+// Package cli is the command-line plumbing shared by nrtabi's two binaries
+// (cmd/nrtabi, pure Go, and cmd/nrtabi-runtime, which links the cgo
+// runtime): the command registry with its help, exit statuses, the one list
+// flag type and the one way to name a spec (--spec NAME|DIR).
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// Exit statuses shared by every command.
+const (
+	ExitOK    = 0
+	ExitError = 1 // the input or the tool failed
+	ExitUsage = 2 // the command line is wrong
+)
+
+// Command is one subcommand. Multi-word commands ("spec validate") are
+// registered under their full name; their first word is a group.
+type Command struct {
+	Name     string
+	Summary  string
+	Synopsis string // the arguments after the command's name
+	Example  string // one command line, without the binary's name
+	Run      func(c *Command, args []string, out, errw io.Writer) int
+	app      *App
+}
+
+// App is one binary's set of commands.
+type App struct {
+	Name     string // the binary's name, the first word of every message
+	About    string // one line printed above the command list
+	commands map[string]*Command
+}
+
+// NewApp returns an App with the "version" command registered.
+func NewApp(name, about string) *App {
+	a := &App{Name: name, About: about, commands: map[string]*Command{}}
+	a.Register(&Command{Name: "version", Summary: "print the module version and the embedded spec releases",
+		Example: "version", Run: versionCmd})
+	return a
+}
+
+// Register adds a command.
+func (a *App) Register(c *Command) {
+	if c.Synopsis == "" && c.Name != "version" {
+		c.Synopsis = "[flags]"
+	}
+	c.app = a
+	a.commands[c.Name] = c
+}
+
+// Names lists every registered command, sorted.
+func (a *App) Names() []string {
+	names := make([]string, 0, len(a.commands))
+	for n := range a.commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Groups lists the first words of multi-word commands, sorted.
+func (a *App) Groups() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range a.Names() {
+		if g, _, ok := strings.Cut(n, " "); ok && !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Run runs the command named by the first words of args.
+func (a *App) Run(args []string, out, errw io.Writer) int {
+	if len(args) == 0 {
+		a.usage(errw)
+		return ExitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
+		a.usage(out)
+		return ExitOK
+	}
+	if args[0] == "help" {
+		return a.help(args[1:], out, errw)
+	}
+	// Longest registered prefix wins: "spec validate" before "spec".
+	for n := min(len(args), 2); n > 0; n-- {
+		if c, ok := a.commands[strings.Join(args[:n], " ")]; ok {
+			return a.runGuarded(c, args[n:], out, errw)
+		}
+	}
+	if a.isGroup(args[0]) {
+		if len(args) > 1 && (args[1] == "-h" || args[1] == "--help") {
+			a.groupUsage(out, args[0])
+			return ExitOK
+		}
+		if len(args) > 1 {
+			fmt.Fprintf(errw, "%s %s: unknown command %q\n\n", a.Name, args[0], args[1])
+		}
+		a.groupUsage(errw, args[0])
+		return ExitUsage
+	}
+	fmt.Fprintf(errw, "%s: unknown command %q\n\n", a.Name, args[0])
+	a.usage(errw)
+	return ExitUsage
+}
+
+// help answers "help CMD" and "help GROUP" on out.
+func (a *App) help(args []string, out, errw io.Writer) int {
+	name := strings.Join(args, " ")
+	if c, ok := a.commands[name]; ok {
+		return a.runGuarded(c, []string{"-h"}, out, out)
+	}
+	if len(args) == 1 && a.isGroup(args[0]) {
+		a.groupUsage(out, args[0])
+		return ExitOK
+	}
+	fmt.Fprintf(errw, "%s help: unknown command %q; the commands are: %s\n", a.Name, name, strings.Join(a.Names(), ", "))
+	return ExitUsage
+}
+
+func (a *App) isGroup(w string) bool {
+	for _, g := range a.Groups() {
+		if g == w {
+			return true
+		}
+	}
+	return false
+}
+
+// runGuarded runs a command with the one last-resort recover of the tool: a
+// panic is a bug in nrtabi (the readers report bad input as errors, never
+// by panicking), so it is reported as such, in one line, with exit 1. Under
+// tests it panics on, so that no test can pass a bug off as bad input.
+func (a *App) runGuarded(c *Command, args []string, out, errw io.Writer) (rc int) {
+	defer func() {
+		if r := recover(); r != nil {
+			if testing.Testing() {
+				panic(r)
+			}
+			fmt.Fprintf(errw, "%s %s: internal error (a bug in nrtabi, not in the input; please report it): %v\n", a.Name, c.Name, strings.ReplaceAll(fmt.Sprint(r), "\n", " "))
+			rc = ExitError
+		}
+	}()
+	return c.Run(c, args, out, errw)
+}
+
+func (a *App) usage(w io.Writer) {
+	fmt.Fprintf(w, "%s: %s\n\nusage: %s COMMAND [flags] [arguments]\n\n", a.Name, a.About, a.Name)
+	a.list(w, "")
+	fmt.Fprintf(w, "\nRun '%s help COMMAND' (or '%s COMMAND -h') for a command's synopsis, flags and an example.\n", a.Name, a.Name)
+}
+
+func (a *App) groupUsage(w io.Writer, group string) {
+	fmt.Fprintf(w, "usage: %s %s COMMAND [flags] [arguments]\n\n", a.Name, group)
+	a.list(w, group+" ")
+	for _, n := range a.Names() {
+		if strings.HasPrefix(n, group+" ") {
+			fmt.Fprintf(w, "\nexample:\n  %s %s\n", a.Name, a.commands[n].Example)
+			break
+		}
+	}
+	fmt.Fprintf(w, "\nRun '%s help %s COMMAND' for a command's synopsis, flags and an example.\n", a.Name, group)
+}
+
+func (a *App) list(w io.Writer, prefix string) {
+	for _, n := range a.Names() {
+		if strings.HasPrefix(n, prefix) {
+			fmt.Fprintf(w, "  %-18s %s\n", n, a.commands[n].Summary)
+		}
+	}
+}
+
+// FullName is the command's name after the binary's, for messages.
+func (c *Command) FullName() string { return c.app.Name + " " + c.Name }
+
+// Flags makes the command's FlagSet: it reports errors instead of exiting,
+// and -h prints the synopsis, the summary, the flags and the example.
+func (c *Command) Flags(errw io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.FullName(), flag.ContinueOnError)
+	fs.SetOutput(errw)
+	fs.Usage = func() { c.PrintUsage(fs) }
+	return fs
+}
+
+// PrintUsage prints the command's help to the FlagSet's output.
+func (c *Command) PrintUsage(fs *flag.FlagSet) {
+	w := fs.Output()
+	fmt.Fprintf(w, "usage: %s\n\n%s\n", strings.TrimSpace(c.FullName()+" "+c.Synopsis), c.Summary)
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
+	}
+	fmt.Fprintf(w, "\nexample:\n  %s %s\n", c.app.Name, c.Example)
+}
+
+// Usagef prints a one-line usage error and the synopsis, and returns ExitUsage.
+func (c *Command) Usagef(errw io.Writer, format string, args ...any) int {
+	fmt.Fprintf(errw, "%s: %s\nusage: %s %s (run '%s help %s')\n", c.FullName(), fmt.Sprintf(format, args...), c.FullName(), c.Synopsis, c.app.Name, c.Name)
+	return ExitUsage
+}
+
+// Errorf prints a one-line error and returns ExitError.
+func (c *Command) Errorf(errw io.Writer, format string, args ...any) int {
+	fmt.Fprintf(errw, "%s: %s\n", c.FullName(), fmt.Sprintf(format, args...))
+	return ExitError
+}
+
+// Parse parses flags that must all come before any argument; any argument
+// left is a usage error. It returns the exit status to stop with, or -1 to
+// go on.
+func (c *Command) Parse(fs *flag.FlagSet, args []string, errw io.Writer) int {
+	if rc := parse(fs, args); rc >= 0 {
+		return rc
+	}
+	if fs.NArg() > 0 {
+		return c.Usagef(errw, "unexpected argument %q", fs.Arg(0))
+	}
+	return -1
+}
+
+// ParseAnywhere parses flags that may follow positional arguments
+// ("nrtabi show NAME FILE --spec R"). It returns the positional arguments
+// and the exit status to stop with (-1 to go on); "--" ends the flags.
+func (c *Command) ParseAnywhere(fs *flag.FlagSet, args []string) ([]string, int) {
+	var pos []string
+	for {
+		if rc := parse(fs, args); rc >= 0 {
+			return nil, rc
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, -1
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), -1
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func parse(fs *flag.FlagSet, args []string) int {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	return -1
+}

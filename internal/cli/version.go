@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// ModuleVersion is the main module's version as the build recorded it:
+// a tag or pseudo-version when installed with go install, "(devel)" when
+// built from a checkout.
+func ModuleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown: built without module information)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	return bi.Main.Path + " " + v
+}
+
+func versionCmd(c *Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	if rc := c.Parse(fs, args, errw); rc >= 0 {
+		return rc
+	}
+	fmt.Fprintf(out, "%s %s\n", c.app.Name, ModuleVersion())
+	fmt.Fprintf(out, "embedded spec releases: %s (default %s)\n", strings.Join(spec.Releases(), ", "), spec.Default)
+	return ExitOK
+}

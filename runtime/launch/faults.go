@@ -1,0 +1,59 @@
+//go:build nrtabi_faults
+
+package launch
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
+)
+
+// FaultHooks reports whether this build carries the test-only fault hooks.
+const FaultHooks = true
+
+// faultHooks turns NRTABI_BOOTSTRAP_FAULT into the misbehaviour of one rank.
+// Only binaries built with -tags nrtabi_faults (the bootstrap tests' build)
+// carry them.
+func faultHooks(kind string) (*tcp.Hooks, error) {
+	die := func() {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	short := func(frame []byte) []byte { return frame[:len(frame)-abi.SizeofNcclNRTGitHash] }
+	switch kind {
+	case "":
+		return nil, nil
+	case "bad-magic":
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, payload int) error {
+			binary.LittleEndian.PutUint32(frame[payload:], ^abi.BootstrapSanity)
+			_, err := c.Write(frame)
+			return err
+		}}, nil
+	case "truncated-record":
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, _ int) error {
+			_, _ = c.Write(short(frame))
+			c.Close()
+			return fmt.Errorf("fault injected (%s=%s): sent %d of the %d bytes of the INFO_TO_ROOT frame", EnvFault, kind, len(short(frame)), len(frame))
+		}}, nil
+	case "die-mid-record":
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, _ int) error {
+			_, _ = c.Write(short(frame))
+			die()
+			return nil
+		}}, nil
+	case "die-after-record":
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, _ int) error {
+			_, _ = c.Write(frame)
+			die()
+			return nil
+		}}, nil
+	case "die-after-reply":
+		return &tcp.Hooks{AfterReply: die}, nil
+	}
+	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record or die-after-reply", EnvFault, kind)
+}

@@ -1,0 +1,21 @@
+//go:build nrtabi_faults
+
+package launch
+
+import (
+	"strings"
+	"testing"
+)
+
+// The test build carries every fault the bootstrap tests plant, and refuses
+// a name it does not know.
+func TestFaultHooksInTestBuilds(t *testing.T) {
+	for _, k := range []string{"bad-magic", "truncated-record", "die-mid-record", "die-after-record", "die-after-reply"} {
+		if h, err := faultHooks(k); h == nil || err != nil {
+			t.Errorf("%s: hooks %v, error %v", k, h, err)
+		}
+	}
+	if _, err := faultHooks("explode"); err == nil || !strings.Contains(err.Error(), "use bad-magic") {
+		t.Errorf("explode: %v", err)
+	}
+}

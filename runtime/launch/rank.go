@@ -1,0 +1,336 @@
+// Package launch runs the ranks of a TCP bootstrap world: one rank in this
+// process (RunRank: the flat bootstrap through the root named by
+// NEURON_RT_ROOT_COMM_ID, then the per-NC bootstrap of one replica group
+// spanning the world), or N rank processes on loopback whose reports it
+// judges (RunLocal). cmd/nrtabi-runtime's `bootstrap` is its command line;
+// the benchmarks and end-to-end tests run that command.
+package launch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
+	"github.com/nrtabi/nrtabi/runtime/collectives"
+	"github.com/nrtabi/nrtabi/runtime/device"
+	"github.com/nrtabi/nrtabi/runtime/nrt"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
+)
+
+// The launchers whose environment names a rank, in the order they are tried.
+var Launchers = []struct{ name, rank, size string }{
+	{"torchrun", "RANK", "WORLD_SIZE"},
+	{"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+	{"Slurm", "SLURM_PROCID", "SLURM_NTASKS"},
+}
+
+// Per-process knobs of a rank (not boundary facts).
+const (
+	EnvProgram = "NRTABI_BOOTSTRAP_PROGRAM" // "reordered": this rank posts the reordered program
+	EnvNRTGit  = "NRTABI_NRT_GIT_HASH"      // replaces libnrt's git hash in this rank's tag
+	EnvFault   = "NRTABI_BOOTSTRAP_FAULT"   // test hook (faults.go, -tags nrtabi_faults)
+	// envRootFD names an inherited file descriptor holding the root's
+	// listening socket, bound by the --local launcher before any rank
+	// started, so no rank's ephemeral port can take the root's port first.
+	envRootFD = "NRTABI_ROOT_LISTEN_FD"
+)
+
+// Options is one rank's (or, with Local, one launcher's) settings.
+type Options struct {
+	Rank, NRanks int
+	RootID       string
+	Program      string // "", "normal" or "reordered"
+	NRTGit       string // the libnrt git hash this rank reports ("": the release's)
+	Fault        string // EnvFault's value: the misbehaviour of this rank (tests)
+	VNC          uint   // what nrt_get_total_vnc_count() reports; non-zero: no bootstrap
+	Naive        bool   // the everyone-to-root gather (the benchmark's peer)
+	Timing       bool   // report phase timestamps
+	Hold         bool   // print "ready" and wait for stdin to close before starting
+	Verbose      bool
+
+	Local                            int      // RunLocal: the world size
+	ReorderRank, SkewRank, FaultRank int      // RunLocal: the rank given each knob, or -1
+	ChildEnv                         []string // RunLocal: added to every rank's environment
+	// RankCmd is the program and arguments that run one rank, before the
+	// rank's flags (RunLocal; default: this executable's "bootstrap").
+	RankCmd []string
+}
+
+// ResolveRank fills rank and nranks from the flags, else a launcher's environment.
+func (o *Options) ResolveRank(set map[string]bool, getenv func(string) string) error {
+	if !set["rank"] || !set["nranks"] {
+		for _, l := range Launchers {
+			r, s := getenv(l.rank), getenv(l.size)
+			if r == "" && s == "" {
+				continue
+			}
+			if r == "" || s == "" {
+				return fmt.Errorf("%s environment: %s=%q, %s=%q: both are needed", l.name, l.rank, r, l.size, s)
+			}
+			ri, err1 := strconv.Atoi(r)
+			si, err2 := strconv.Atoi(s)
+			if err1 != nil || err2 != nil {
+				return fmt.Errorf("%s environment: %s=%q, %s=%q are not numbers", l.name, l.rank, r, l.size, s)
+			}
+			if !set["rank"] {
+				o.Rank = ri
+			}
+			if !set["nranks"] {
+				o.NRanks = si
+			}
+			break
+		}
+	}
+	if o.Rank < 0 || o.NRanks < 1 {
+		return fmt.Errorf("no rank and world size: give --rank and --nranks, or run under torchrun (RANK/WORLD_SIZE), Open MPI (OMPI_COMM_WORLD_RANK/_SIZE) or Slurm (SLURM_PROCID/SLURM_NTASKS)")
+	}
+	if err := tcp.CheckWorldSize("world size", o.NRanks); err != nil {
+		return err
+	}
+	if o.Rank >= o.NRanks {
+		return errors.New(cfmt.Sprintf(abi.MsgNccomInvalidRank, o.Rank, o.NRanks))
+	}
+	return nil
+}
+
+// bootstrapCore is the one NeuronCore of a bootstrap process.
+type bootstrapCore struct{}
+
+func (bootstrapCore) CoreIdentity(vnc uint32) (device.Identity, error) {
+	if vnc != 0 {
+		return device.Identity{}, fmt.Errorf("virtual core %d: a bootstrap process has core 0 only", vnc)
+	}
+	return device.Identity{VtpbIdx: 0}, nil
+}
+
+func (bootstrapCore) VirtualServerSize() uint32 { return 0 }
+
+// UsageError is a setting RunRank or RunLocal refuses before starting.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+
+// ErrFailed is what RunRank and RunLocal return when the world failed; the
+// report lines on out (and the log on errw) say how.
+var ErrFailed = errors.New("bootstrap failed")
+
+// RunRank is one rank: the world over TCP, then the replica group. It
+// prints the rank's report line (worldprog.Report) on out and logs to errw.
+func RunRank(o Options, out, errw io.Writer) error {
+	level := slog.LevelInfo
+	if o.Verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})).With("rank", o.Rank)
+	res := worldprog.NewReport(o.Rank, o.NRanks)
+	finish := func(err error) error {
+		res.Err = err
+		res.TDone = time.Now()
+		fmt.Fprintln(out, res.Line(o.Timing))
+		if err != nil {
+			var ce *tcp.CommIDError
+			if errors.As(err, &ce) {
+				log.Error(err.Error(), "cause", ce.Cause)
+			} else {
+				log.Error("bootstrap failed", "err", err)
+			}
+			return ErrFailed
+		}
+		return nil
+	}
+
+	cfg, err := tcp.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return finish(err)
+	}
+	cfg.Logger = log
+	// libnrt's answers come from the runtime (its device layer and version);
+	// --vnc-count overrides the regime for this process.
+	cfg.VNC = nrt.BootstrapIdentity{}
+	if o.VNC != 0 {
+		cfg.VNC = tcp.FixedVNC(o.VNC)
+	}
+	cfg.Versions = nrt.BootstrapIdentity{NRTGit: o.NRTGit}
+	if cfg.Hooks, err = faultHooks(o.Fault); err != nil {
+		return &UsageError{err}
+	}
+	n := tcp.NewNet(cfg)
+	rootAddr, err := tcp.ParseRootID(o.RootID, n.Timeout())
+	if err != nil {
+		return finish(err)
+	}
+	if o.Hold {
+		fmt.Fprintln(out, "ready")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+	}
+	res.TStart = time.Now()
+	if o.Naive {
+		return finish(runNaive(n, o, rootAddr, res))
+	}
+
+	var root *tcp.Root
+	if o.Rank == 0 {
+		log.Info(cfmt.Sprintf(abi.MsgNccomRootFromEnv, o.RootID))
+		if ln, lerr := inheritedRootListener(); lerr != nil {
+			return finish(lerr)
+		} else if ln != nil {
+			root, err = n.CreateRootOn(ln, o.NRanks, true)
+		} else {
+			root, err = n.CreateRoot(rootAddr, o.NRanks, true)
+		}
+		if err != nil {
+			return finish(err)
+		}
+		// The root outlives this rank's failure until the others have heard of it.
+		defer root.Wait()
+	}
+	world, err := n.InitComm(rootAddr, o.Rank, o.NRanks, true)
+	if err != nil {
+		if root != nil {
+			// In the default framing the root's verdict reaches the ranks
+			// only as a closed connection; the rank serving it says why.
+			if rerr := root.Wait(); rerr != nil {
+				err = fmt.Errorf("%w; the root this rank serves: %v", err, rerr)
+			}
+		}
+		return finish(err)
+	}
+	if world == nil {
+		res.UID = "none(single-vNC)"
+		log.Info("nothing to bootstrap", "nrt_get_total_vnc_count", o.VNC)
+		return finish(nil)
+	}
+	defer world.Close()
+	res.TBoot = time.Now()
+	res.Prev, res.Next, res.Cluster = world.Prev(), world.Next(), world.ClusterID()
+
+	comms := &timedComms{Comms: tcp.NewComms(n)}
+	defer comms.Close()
+	rt, err := collectives.New(bootstrapCore{}, comms, collectives.Options{Logger: log})
+	if err != nil {
+		return finish(err)
+	}
+	defer rt.Close()
+	if err := rt.InitGlobalComm(0, uint32(o.Rank), uint32(o.NRanks), 0, o.RootID, true); err != nil {
+		return finish(err)
+	}
+	if err := rt.SetupGlobalComm(0, 0, world); err != nil {
+		return finish(err)
+	}
+	c := worldGroup(o)
+	if err := rt.CalculateSignature(0, 0, c); err != nil {
+		return finish(err)
+	}
+	node, err := rt.GetNcclComm(&c.ReplicaGroups[0], 0, 0, 1, false)
+	res.TAgree = comms.lastInit
+	if err != nil {
+		return finish(err)
+	}
+	cm := comms.Comm(node.Comm())
+	if cm == nil {
+		return finish(fmt.Errorf("the replica group's comm handle %#x is unknown", node.Comm()))
+	}
+	ap, err := tcp.RootAddr(&cm.ID)
+	if err != nil {
+		return finish(err)
+	}
+	res.UID = ap.String()
+	if root != nil {
+		if err := root.Wait(); err != nil {
+			return finish(err)
+		}
+	}
+	return finish(nil)
+}
+
+// worldGroup is the context of this rank's program (worldprog.Context).
+func worldGroup(o Options) *collectives.Context {
+	return worldprog.Context(o.Rank, o.NRanks, o.Program == "reordered")
+}
+
+// timedComms notes when the last comm init began: for the replica group
+// that is the moment its signature verdict and unique id are agreed.
+type timedComms struct {
+	*tcp.Comms
+	lastInit time.Time
+}
+
+func (t *timedComms) InitComm(rankN int, id *collectives.UniqueID, rank int, bypassGraph bool) (uintptr, error) {
+	t.lastInit = time.Now()
+	return t.Comms.InitComm(rankN, id, rank, bypassGraph)
+}
+
+// runNaive is the benchmark's peer: one everyone-to-root gather that
+// reaches the same agreement (addresses, verdict, unique id).
+func runNaive(n *tcp.Net, o Options, rootAddr netip.AddrPort, res *worldprog.Report) error {
+	var root *tcp.Root
+	if o.Rank == 0 {
+		ln, err := inheritedRootListener()
+		if err != nil {
+			return err
+		}
+		if ln != nil {
+			root = n.NaiveRootOn(ln, o.NRanks)
+		} else if root, err = n.NaiveRoot(rootAddr, o.NRanks); err != nil {
+			return err
+		}
+	}
+	c := worldGroup(o)
+	if err := collectives.Sign(c, uint32(o.Rank)); err != nil {
+		return err
+	}
+	got, err := n.NaiveJoin(rootAddr, o.Rank, o.NRanks, c.Signature)
+	if err != nil {
+		return err
+	}
+	res.TBoot, res.TAgree = time.Now(), time.Now()
+	res.Prev, res.Next = (o.Rank-1+o.NRanks)%o.NRanks, (o.Rank+1)%o.NRanks
+	ap, err := tcp.RootAddr(&got.ID)
+	if err != nil {
+		return err
+	}
+	res.UID = ap.String()
+	if root != nil {
+		if err := root.Wait(); err != nil {
+			return err
+		}
+	}
+	if !got.Valid {
+		return errors.New(cfmt.Sprintf(abi.MsgSigValidationFailed, uint32(o.Rank)))
+	}
+	return nil
+}
+
+// inheritedRootListener returns the root socket the --local launcher passed
+// down (envRootFD), or nil when this process binds its own.
+func inheritedRootListener() (*net.TCPListener, error) {
+	v := os.Getenv(envRootFD)
+	if v == "" {
+		return nil, nil
+	}
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 3 {
+		return nil, fmt.Errorf("%s=%q: not an inherited file descriptor", envRootFD, v)
+	}
+	f := os.NewFile(uintptr(fd), "bootstrap root socket")
+	defer f.Close()
+	ln, err := net.FileListener(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s=%d: %w", envRootFD, fd, err)
+	}
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		ln.Close()
+		return nil, fmt.Errorf("%s=%d is not a TCP listener", envRootFD, fd)
+	}
+	return tl, nil
+}

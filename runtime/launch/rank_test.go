@@ -1,0 +1,48 @@
+package launch
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestResolveRank(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	for _, c := range []struct {
+		flags      map[string]bool
+		rank, size int
+		getenv     func(string) string
+		want       [2]int
+		err        string
+	}{
+		{nil, -1, 0, env("RANK", "2", "WORLD_SIZE", "4"), [2]int{2, 4}, ""},
+		{nil, -1, 0, env("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2"), [2]int{1, 2}, ""},
+		{nil, -1, 0, env("SLURM_PROCID", "0", "SLURM_NTASKS", "8"), [2]int{0, 8}, ""},
+		{nil, -1, 0, env("RANK", "1", "WORLD_SIZE", "2", "SLURM_PROCID", "5", "SLURM_NTASKS", "8"), [2]int{1, 2}, ""},
+		{map[string]bool{"rank": true}, 3, 0, env("RANK", "1", "WORLD_SIZE", "4"), [2]int{3, 4}, ""},
+		{map[string]bool{"rank": true, "nranks": true}, 0, 1, env("RANK", "x"), [2]int{0, 1}, ""},
+		{nil, -1, 0, env("RANK", "x", "WORLD_SIZE", "2"), [2]int{}, "are not numbers"},
+		{nil, -1, 0, env(), [2]int{}, "no rank and world size"},
+		{nil, -1, 0, env("SLURM_PROCID", "8", "SLURM_NTASKS", "8"), [2]int{}, "Invalid rank requested : 8/8"},
+		// Bounded before anything is allocated per rank (1e8 ran out of memory).
+		{nil, -1, 0, env("RANK", "0", "WORLD_SIZE", "100000000"), [2]int{}, "world size = 100000000: a bootstrap world has 1..65536 ranks"},
+		{map[string]bool{"rank": true, "nranks": true}, 0, 65537, env(), [2]int{}, "1..65536 ranks"},
+	} {
+		o := Options{Rank: c.rank, NRanks: c.size}
+		err := o.ResolveRank(c.flags, c.getenv)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%+v: %v, want %q", c, err, c.err)
+			}
+			continue
+		}
+		if err != nil || [2]int{o.Rank, o.NRanks} != c.want {
+			t.Errorf("%+v: %d/%d %v", c, o.Rank, o.NRanks, err)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/testbin"
 	"github.com/nrtabi/nrtabi/runtime/launch"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
@@ -26,38 +26,15 @@ import (
 // binary is built once per test run, without the race detector (so that 32
 // of them fit the machine) and with the test-only fault hooks
 // (runtime/launch/faults.go).
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binDir  string
-)
+var runtimeBin = testbin.New(".", "nrtabi-runtime", nil, "-tags", "nrtabi_faults")
 
 func TestMain(m *testing.M) {
 	rc := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	runtimeBin.Remove()
 	os.Exit(rc)
 }
 
-func nrtabiBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		if binDir, binErr = os.MkdirTemp("", "nrtabi-bootstrap-test-"); binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "nrtabi-runtime")
-		out, err := exec.Command("go", "build", "-tags", "nrtabi_faults", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
+func nrtabiBinary(t *testing.T) string { return runtimeBin.Path(t) }
 
 // testTimeout is NEURON_CCOM_SOCK_TIMEOUT in these tests, in seconds.
 const testTimeout = 2

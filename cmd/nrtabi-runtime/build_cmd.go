@@ -2,6 +2,7 @@ package main
 
 import (
 	"debug/elf"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,27 +26,53 @@ func buildLibnrt(c *cli.Command, args []string, out, errw io.Writer) int {
 	dir := fs.String("out", "build", "directory to write libnrt.so.1 and its version script to")
 	variant := fs.String("variant", string(builder.Versioned), "link variant (the others exist for the dynamic-linker matrix)")
 	var sf cli.SpecFlag
-	sf.Register(fs, "spec", spec.Default, "the release to build (an embedded one: the generated tree holds only those)")
+	registerRelease(fs, &sf)
 	if rc := c.Parse(fs, args, errw); rc >= 0 {
 		return rc
 	}
-	release, rc := embeddedRelease(c, &sf, errw)
+	t, rc := openTree(c, &sf, "", errw)
 	if rc >= 0 {
 		return rc
-	}
-	t, err := builder.Open(release)
-	if err != nil {
-		return c.Errorf(errw, "%v", err)
 	}
 	p, err := t.BuildLibnrt(*dir, builder.LinkVariant(*variant))
 	if err != nil {
 		return c.Errorf(errw, "%v", err)
 	}
+	printLibrary(out, p)
+	return cli.ExitOK
+}
+
+// registerRelease is --spec of the build commands.
+func registerRelease(fs *flag.FlagSet, sf *cli.SpecFlag) {
+	sf.Register(fs, "spec", spec.Default, "the release to build (an embedded one: the generated tree holds only those)")
+}
+
+// openTree opens the generated tree of --spec's release; a library linked
+// against libnrt (libnrtDir not "") needs that libnrt.so.1 built first.
+func openTree(c *cli.Command, sf *cli.SpecFlag, libnrtDir string, errw io.Writer) (*builder.Tree, int) {
+	release, rc := embeddedRelease(c, sf, errw)
+	if rc >= 0 {
+		return nil, rc
+	}
+	if libnrtDir != "" {
+		lib := filepath.Join(libnrtDir, builder.LibnrtFile)
+		if _, err := os.Stat(lib); err != nil {
+			return nil, c.Errorf(errw, "%s: %v (build it first: make libnrt, or --libnrt DIR)", lib, err)
+		}
+	}
+	t, err := builder.Open(release)
+	if err != nil {
+		return nil, c.Errorf(errw, "%v", err)
+	}
+	return t, -1
+}
+
+// printLibrary prints a built library's path and what its dynamic table says.
+func printLibrary(out io.Writer, p string) {
 	fmt.Fprintf(out, "%s\n", p)
 	if s, err := describeLibnrt(p); err == nil {
 		fmt.Fprintf(out, "  %s\n", s)
 	}
-	return cli.ExitOK
 }
 
 // describeLibnrt reads back SONAME and the exports per version.
@@ -88,21 +115,13 @@ func buildStubs(c *cli.Command, args []string, out, errw io.Writer) int {
 	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 the doubles link against")
 	dir := fs.String("out", "build/nccom-stubs", "directory to write one subdirectory per double to")
 	var sf cli.SpecFlag
-	sf.Register(fs, "spec", spec.Default, "the release to build (an embedded one: the generated tree holds only those)")
+	registerRelease(fs, &sf)
 	if rc := c.Parse(fs, args, errw); rc >= 0 {
 		return rc
 	}
-	release, rc := embeddedRelease(c, &sf, errw)
+	t, rc := openTree(c, &sf, *libnrt, errw)
 	if rc >= 0 {
 		return rc
-	}
-	lib := filepath.Join(*libnrt, builder.LibnrtFile)
-	if _, err := os.Stat(lib); err != nil {
-		return c.Errorf(errw, "%s: %v (build it first: make libnrt, or --libnrt DIR)", lib, err)
-	}
-	t, err := builder.Open(release)
-	if err != nil {
-		return c.Errorf(errw, "%v", err)
 	}
 	for _, st := range t.Stubs() {
 		p, err := t.BuildStub(*libnrt, *dir, st)

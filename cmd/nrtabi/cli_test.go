@@ -8,48 +8,24 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/testbin"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binDir  string
-)
+// nrtabi is this command built with CGO_ENABLED=0: every test that runs the
+// binary also proves it needs no C toolchain.
+var nrtabi = testbin.New(".", "nrtabi", []string{"CGO_ENABLED=0"})
 
 func TestMain(m *testing.M) {
 	rc := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	nrtabi.Remove()
 	os.Exit(rc)
 }
 
-// nrtabiBinary builds this command once per test run with CGO_ENABLED=0:
-// every test that runs the binary also proves it needs no C toolchain.
-func nrtabiBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		if binDir, binErr = os.MkdirTemp("", "nrtabi-cli-test-"); binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "nrtabi")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("CGO_ENABLED=0 go build ./cmd/nrtabi: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
+func nrtabiBinary(t *testing.T) string { return nrtabi.Path(t) }
 
 // TestPureGo: no package of this module that nrtabi links has cgo files,
 // under either build of the generator (make generate's nrtabi_nocompiled).

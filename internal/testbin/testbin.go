@@ -1,0 +1,58 @@
+// Package testbin builds one of this module's commands once per test
+// process, for tests that run it as a real process.
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// Binary is a command built on first use.
+type Binary struct {
+	pkg, name string
+	env, args []string
+
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// New describes the command in package pkg (a path go build accepts),
+// built as name with extra environment env and extra go build args.
+func New(pkg, name string, env []string, args ...string) *Binary {
+	return &Binary{pkg: pkg, name: name, env: env, args: args}
+}
+
+// Path builds the command the first time and returns its path; a build
+// failure fails t.
+func (b *Binary) Path(t testing.TB) string {
+	t.Helper()
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "nrtabi-testbin-"); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, b.name)
+		args := append(append([]string{"build"}, b.args...), "-o", b.path, b.pkg)
+		cmd := exec.Command("go", args...)
+		cmd.Env = append(os.Environ(), b.env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("%v go %v: %v\n%s", b.env, args, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// Remove deletes what was built (from TestMain, after m.Run).
+func (b *Binary) Remove() {
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+}

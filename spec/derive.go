@@ -2,12 +2,11 @@ package spec
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
 // releaseNameRE is what a derived_from value may hold: no path separators.
-var releaseNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+var releaseNameRE = lazyRE(`^[A-Za-z0-9._-]+$`)
 
 // derive resolves a derived_from chain: each release starts from its
 // parent's rows, replaces the rows it restates (same key), appends new ones
@@ -24,7 +23,7 @@ func derive(child *Spec, locate func(string) (source, error), chain []string) (*
 	}
 	// A parent is a release directory next to the spec or an embedded
 	// release: a bare name, never a path out of the spec root.
-	if !releaseNameRE.MatchString(parentName) || parentName == "." || parentName == ".." {
+	if !releaseNameRE().MatchString(parentName) || parentName == "." || parentName == ".." {
 		return nil, Errors{{Pos: child.PosOf(&child.Release.Fact, "derived_from"), Rule: "derive",
 			Msg: fmt.Sprintf("derived_from = %q is not a release name; name a release directory next to this one or an embedded release (letters, digits, '.', '-', '_')", parentName)}}, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // kinds is the one list of the tables a spec file may hold. The decoder's
@@ -360,7 +361,7 @@ func goName(key string) string {
 
 // fileDocType is what one spec file may hold: a field per kind, in the
 // order of kinds, then [remove] with a list per kind of rows.
-var fileDocType = func() reflect.Type {
+var fileDocType = sync.OnceValue(func() reflect.Type {
 	var fields, removal []reflect.StructField
 	for _, k := range kinds {
 		fields = append(fields, k.field())
@@ -370,7 +371,7 @@ var fileDocType = func() reflect.Type {
 	}
 	fields = append(fields, reflect.StructField{Name: goName(removeKey), Type: reflect.PointerTo(reflect.StructOf(removal)), Tag: `toml:"` + removeKey + `"`})
 	return reflect.StructOf(fields)
-}()
+})
 
 // removal is one [remove] table: the row keys to drop, by kind.
 type removal struct {

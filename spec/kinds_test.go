@@ -199,8 +199,8 @@ func TestGoNamesFollowTOMLKeys(t *testing.T) {
 			walk(f.Type)
 		}
 	}
-	for i := 0; i < fileDocType.NumField(); i++ {
-		walk(fileDocType.Field(i).Type)
+	for i := 0; i < fileDocType().NumField(); i++ {
+		walk(fileDocType().Field(i).Type)
 	}
 	for _, k := range kinds {
 		want := k.field().Type

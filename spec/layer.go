@@ -19,7 +19,7 @@ type File struct {
 
 // doc is f as the value the decoder would have made of the file.
 func (f *File) doc(name string) (reflect.Value, Errors) {
-	doc := reflect.New(fileDocType).Elem()
+	doc := reflect.New(fileDocType()).Elem()
 	rows := f.Rows
 	if rows == nil {
 		rows = &Spec{}

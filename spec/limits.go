@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"regexp"
+	"sync"
 )
 
 // Limits on one spec file, checked before the TOML decoder sees it: the
@@ -136,4 +138,10 @@ func runeCount(s string) int {
 		}
 	}
 	return n
+}
+
+// lazyRE compiles a pattern on first use: a command that reads a compiled
+// release never validates TOML, so it should not pay for the compile.
+func lazyRE(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -147,7 +146,7 @@ func (s *Spec) addFile(name, src string) Errors {
 	if e := checkNesting(name, src); e != nil {
 		return Errors{e}
 	}
-	doc := reflect.New(fileDocType)
+	doc := reflect.New(fileDocType())
 	md, err := toml.Decode(src, doc.Interface())
 	if err != nil {
 		return Errors{decodeError(name, src, err)}
@@ -207,7 +206,7 @@ func decodeError(file, src string, err error) *Error {
 		return &Error{Pos: at, Rule: rule, Msg: msg}
 	}
 	// Type mismatches come back as plain errors naming the last key.
-	if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := lastKeyRE().FindStringSubmatch(err.Error()); m != nil {
 		if e := locateMismatch(file, src, m[1]); e != nil {
 			return e
 		}
@@ -241,7 +240,7 @@ func firstKeyPos(file, src, key string) (Pos, bool) {
 	return Pos{}, false
 }
 
-var lastKeyRE = regexp.MustCompile(`\(last key "([^"]+)"\)`)
+var lastKeyRE = lazyRE(`\(last key "([^"]+)"\)`)
 
 // unknownKeys reports keys the decoder did not consume, once per occurrence,
 // naming the keys the table does accept.
@@ -282,7 +281,7 @@ func unknownKeys(file string, idx *posIndex, undecoded []toml.Key) Errors {
 
 // knownKeys lists the toml keys accepted under a dotted path of a spec file.
 func knownKeys(dotted string) []string {
-	t := fileDocType
+	t := fileDocType()
 	if dotted != "" {
 		for _, seg := range strings.Split(dotted, ".") {
 			f, ok := fieldByTag(t, seg)
@@ -404,7 +403,7 @@ func locateMismatch(file, src, key string) *Error {
 
 // typeOfKey is the Go type a dotted key of a spec file decodes into.
 func typeOfKey(dotted string) reflect.Type {
-	t := fileDocType
+	t := fileDocType()
 	for _, seg := range strings.Split(dotted, ".") {
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 			t = t.Elem()

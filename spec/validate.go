@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -179,7 +178,7 @@ func (c *checker) nodes() {
 	}
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var identRE = lazyRE(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (c *checker) forward() {
 	s := c.s
@@ -196,10 +195,10 @@ func (c *checker) forward() {
 	probes, hots := 0, 0
 	for i := range s.Forward {
 		f := &s.Forward[i]
-		if !strings.HasPrefix(f.Name, "neuron") || !identRE.MatchString(f.Name) {
+		if !strings.HasPrefix(f.Name, "neuron") || !identRE().MatchString(f.Name) {
 			c.at(&f.Fact, "name", "forward-name", "forward symbol %q must be a C identifier starting with neuron", f.Name)
 		}
-		if !strings.HasPrefix(f.Trampoline, "nccl") || !identRE.MatchString(f.Trampoline) {
+		if !strings.HasPrefix(f.Trampoline, "nccl") || !identRE().MatchString(f.Trampoline) {
 			c.at(&f.Fact, "trampoline", "forward-name", "trampoline %q of %s must be a C identifier starting with nccl", f.Trampoline, f.Name)
 		} else if strings.TrimPrefix(f.Trampoline, "nccl") != strings.TrimPrefix(f.Name, "neuron") {
 			c.at(&f.Fact, "trampoline", "forward-name", "trampoline %s does not front %s; the nccl* and neuron* suffixes must match", f.Trampoline, f.Name)
@@ -285,7 +284,7 @@ func (c *checker) reverse() {
 	s := c.s
 	for i := range s.Reverse {
 		r := &s.Reverse[i]
-		if !(strings.HasPrefix(r.Name, "nec_") || strings.HasPrefix(r.Name, "nrt_")) || !identRE.MatchString(r.Name) {
+		if !(strings.HasPrefix(r.Name, "nec_") || strings.HasPrefix(r.Name, "nrt_")) || !identRE().MatchString(r.Name) {
 			c.at(&r.Fact, "name", "reverse-name", "reverse symbol %q must be a C identifier starting with nec_ or nrt_", r.Name)
 		}
 		switch n := s.VersionNodeByName(r.Version); {
@@ -371,7 +370,7 @@ func (c *checker) constants() {
 	s := c.s
 	for i := range s.Constants {
 		k := &s.Constants[i]
-		if !identRE.MatchString(k.Name) {
+		if !identRE().MatchString(k.Name) {
 			c.at(&k.Fact, "name", "constant", "constant name %q is not a C identifier", k.Name)
 		}
 		switch k.Type {
@@ -392,17 +391,17 @@ func (c *checker) constants() {
 	}
 }
 
-var verbRE = regexp.MustCompile(`%[-+ #0]*[0-9*]*(?:\.[0-9*]+)?(?:hh|h|ll|l|z|j|t)?[diouxXcspfeEgGa%]`)
+var verbRE = lazyRE(`%[-+ #0]*[0-9*]*(?:\.[0-9*]+)?(?:hh|h|ll|l|z|j|t)?[diouxXcspfeEgGa%]`)
 
 func (c *checker) messages() {
 	s := c.s
 	for i := range s.Messages {
 		m := &s.Messages[i]
-		if !identRE.MatchString(m.ID) {
+		if !identRE().MatchString(m.ID) {
 			c.at(&m.Fact, "id", "required", "message id %q is not an identifier", m.ID)
 		}
 		n := 0
-		for _, v := range verbRE.FindAllString(m.Text, -1) {
+		for _, v := range verbRE().FindAllString(m.Text, -1) {
 			if v != "%%" {
 				n++
 			}
@@ -493,7 +492,7 @@ func (c *checker) structLayout(st *Struct) {
 	prevEnd, prevName := 0, ""
 	for j := range st.Fields {
 		f := &st.Fields[j]
-		if f.Name == "" || !identRE.MatchString(f.Name) {
+		if f.Name == "" || !identRE().MatchString(f.Name) {
 			c.at(&f.Fact, "name", "required", "%s: field name %q is not a C identifier", st.Name, f.Name)
 		}
 		if seen[f.Name] {

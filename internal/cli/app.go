@@ -8,9 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
-	"testing"
 )
 
 // Exit statuses shared by every command.
@@ -140,10 +140,14 @@ func (a *App) isGroup(w string) bool {
 // panic is a bug in nrtabi (the readers report bad input as errors, never
 // by panicking), so it is reported as such, in one line, with exit 1. Under
 // tests it panics on, so that no test can pass a bug off as bad input.
+// underTest is whether this is a test binary (go test names it *.test); not
+// testing.Testing(), whose package a command would otherwise link and init.
+var underTest = strings.HasSuffix(os.Args[0], ".test")
+
 func (a *App) runGuarded(c *Command, args []string, out, errw io.Writer) (rc int) {
 	defer func() {
 		if r := recover(); r != nil {
-			if testing.Testing() {
+			if underTest {
 				panic(r)
 			}
 			fmt.Fprintf(errw, "%s %s: internal error (a bug in nrtabi, not in the input; please report it): %v\n", a.Name, c.Name, strings.ReplaceAll(fmt.Sprint(r), "\n", " "))

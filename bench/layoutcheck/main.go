@@ -65,8 +65,12 @@ func run(runs int, cache, bin, only string) error {
 	}
 	if bin == "" {
 		bin = filepath.Join(cache, "nrtabi")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/nrtabi").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build ./cmd/nrtabi (run from the repository root): %v\n%s", err, out)
+		// Built as the README installs it: CGO_ENABLED=0, a static binary
+		// (with cgo, net would link libc dynamically and pay ld.so at start).
+		build := exec.Command("go", "build", "-o", bin, "./cmd/nrtabi")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("CGO_ENABLED=0 go build ./cmd/nrtabi (run from the repository root): %v\n%s", err, out)
 		}
 	}
 	if err := buildMeasureHelper(cache); err != nil {

@@ -38,7 +38,7 @@ func layoutSpecs(release, dir string) (full, structs *spec.Spec, where string, e
 func checkCmd(args []string, out, errw io.Writer) int {
 	fs := newFlags("check", errw)
 	fs.Usage = func() {
-		fmt.Fprintln(errw, "usage: nrtabi check [--release R | --spec DIR] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--headers DIR [--include FILE]...] FILE...")
+		fmt.Fprintln(errw, "usage: nrtabi check [--release R | --spec DIR] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--headers DIR [--include FILE]...] FILE...")
 		fs.PrintDefaults()
 	}
 	release := fs.String("release", spec.Default, "embedded release whose facts to check against")
@@ -46,6 +46,7 @@ func checkCmd(args []string, out, errw io.Writer) int {
 	role := fs.String("role", "auto", "link contract to check: libnrt, libnccom, none, or auto (from the SONAME)")
 	format := fs.String("format", "text", "output format: text, json or junit (one test case per struct and per contract rule)")
 	headers := fs.String("headers", "", "also check the C headers under this directory (compiled with gcc -g in a temporary directory)")
+	allowMissing := fs.Bool("allow-missing-debug", false, "check without a dwz supplementary file or .dwo the DWARF refers to when it cannot be found (the verdict says what was not read); default: exit 1 naming it")
 	addresses := fs.Bool("addresses", false, "also compare definer, trampoline and slot addresses with the release binaries")
 	var require, dirs, include listFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
@@ -85,7 +86,7 @@ func checkCmd(args []string, out, errw io.Writer) int {
 	}
 	rep, err := layoutcheck.Check(files, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
-		Require: require, DebugDirs: debugDirs(dirs),
+		Require: require, DebugDirs: debugDirs(dirs), AllowMissingDebug: *allowMissing,
 	})
 	if code := layoutError(errw, "check", err); code >= 0 {
 		return code

@@ -2,9 +2,13 @@ package layoutcheck
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -323,4 +327,106 @@ func TestSplitDWARFFault(t *testing.T) {
 	lib := typesLib(t, filepath.Dir(obj), dir, "liba.so", "a_fn", "-gsplit-dwarf", "-gdwarf-5")
 	r := runCheck(t, f, Options{}, lib)
 	expect(t, r, KindSize, Incompatible, "nrt_instance_info_t: size 28 B, spec 32 B (struct shrunk)")
+}
+
+// debuginfodServer starts the real debuginfod on a free loopback port,
+// serving the ELF/DWARF files under dir, and waits until it has indexed the
+// build-id wanted. It is stopped when the test ends.
+func debuginfodServer(t *testing.T, dir, wantID string) string {
+	t.Helper()
+	bin, err := exec.LookPath("debuginfod")
+	if err != nil {
+		t.Skipf("skipping: debuginfod not found (install the Debian package debuginfod): %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	db := filepath.Join(t.TempDir(), "debuginfod.sqlite")
+	cmd := exec.Command(bin, "-F", "-p", strconv.Itoa(port), "-d", db, "-t", "0", "-g", "0", "-c", "1", dir)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(url + "/buildid/" + wantID + "/debuginfo") // debuginfod answers GET only
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return url
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("debuginfod on port %d did not serve %s within 60 s (last: %v)\n%s", port, wantID, err, out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func buildIDOf(t *testing.T, p string) string {
+	t.Helper()
+	o, err := elfread.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if len(o.BuildID) < 4 {
+		t.Fatalf("%s has no build-id", p)
+	}
+	return o.BuildID
+}
+
+// TestDebuginfod: a stripped library whose debug file only a debuginfod
+// server has; then a dwz'd library whose supplement only the server has.
+func TestDebuginfod(t *testing.T) {
+	f := loadFixtures(t)
+	needTool(t, "objcopy", "binutils")
+	served := t.TempDir()
+	src := t.TempDir()
+	lib := typesLib(t, f.dir, src, "liba.so", "a_fn")
+	id := buildIDOf(t, lib)
+	objcopy(t, "--only-keep-debug", lib, filepath.Join(served, "liba.debug"))
+	stripped := filepath.Join(t.TempDir(), "liba.so")
+	objcopy(t, "--strip-debug", lib, stripped)
+	url := debuginfodServer(t, served, id)
+
+	cache := t.TempDir()
+	t.Setenv("DEBUGINFOD_URLS", url)
+	t.Setenv("DEBUGINFOD_CACHE_PATH", cache)
+	t.Setenv("DEBUGINFOD_TIMEOUT", "30")
+	// The cap is named when what the server has is larger.
+	t.Setenv("DEBUGINFOD_MAXSIZE", "1000")
+	_, err := Check([]string{stripped}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	if err == nil || !strings.Contains(err.Error(), "1000-byte cap (DEBUGINFOD_MAXSIZE)") {
+		t.Fatalf("a download over DEBUGINFOD_MAXSIZE must fail naming the cap; got %v", err)
+	}
+	t.Setenv("DEBUGINFOD_MAXSIZE", "")
+	r := runCheck(t, f, Options{}, stripped)
+	cached := filepath.Join(cache, id, "debuginfo")
+	assertAllChecked(t, f, r, cached, elfread.ViaDebuginfod)
+	if got := buildIDOf(t, cached); got != id {
+		t.Fatalf("cache file has build-id %s", got)
+	}
+
+	// The supplement of a dwz'd library, by its build-id.
+	needTool(t, "dwz", "dwz")
+	_, liba, common := dwzPair(t, f.dir)
+	supID := buildIDOf(t, common)
+	served2 := t.TempDir()
+	if err := os.Rename(common, filepath.Join(served2, "common.debug")); err != nil {
+		t.Fatal(err)
+	}
+	url2 := debuginfodServer(t, served2, supID)
+	t.Setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1/nothing-listens-here "+url2)
+	r = runCheck(t, f, Options{}, liba)
+	assertAllChecked(t, f, r, filepath.Join(cache, supID, "debuginfo"), elfread.ViaSupplement+" via "+elfread.ViaDebuginfod)
 }

@@ -163,7 +163,7 @@ func (c *Debuginfod) download(server, buildID, dir, dst string) error {
 		return fmt.Errorf("%s: %d of %d bytes arrived", src, n, resp.ContentLength)
 	}
 	if err := checkBuildID(tmp.Name(), buildID); err != nil {
-		return fmt.Errorf("%s: %v", src, err)
+		return fmt.Errorf("%s: what arrived is refused: %s", src, errMsg(err))
 	}
 	if err := os.Rename(tmp.Name(), dst); err != nil {
 		return fmt.Errorf("cache: %v", err)

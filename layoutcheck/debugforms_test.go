@@ -430,3 +430,70 @@ func TestDebuginfod(t *testing.T) {
 	r = runCheck(t, f, Options{}, liba)
 	assertAllChecked(t, f, r, filepath.Join(cache, supID, "debuginfo"), elfread.ViaSupplement+" via "+elfread.ViaDebuginfod)
 }
+
+// TestDWZSupplementMixed: libb's header renames two structs, so dwz -m
+// moves what both share (typedefs, base types, the other structs, member
+// names) into the supplement while liba keeps its nrt_version and
+// ncclComm, whose members refer into it (DW_FORM_GNU_ref_alt,
+// DW_FORM_GNU_strp_alt). Every struct is still checked clean, and a fault
+// planted in one of liba's own structs is caught.
+func TestDWZSupplementMixed(t *testing.T) {
+	f := loadFixtures(t)
+	needTool(t, "dwz", "dwz")
+	rename := strings.NewReplacer("struct nrt_version {", "struct nrt_version_b {", "struct nrt_version nrt_version_t", "struct nrt_version_b nrt_version_t",
+		"struct ncclComm {", "struct ncclComm_b {")
+	for _, c := range []struct{ name, old, new, msg string }{
+		{"clean", "", "", ""},
+		{"fault", "\tchar device_revision[8]; /* +24 HIGH */\n", "\tchar device_revision[4];\n", "nrt_instance_info_t: size 28 B, spec 32 B (struct shrunk)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			incA := f.dir
+			header := f.headerText
+			if c.old != "" {
+				incA = filepath.Dir(f.faultObject(t, "dwz-mixed-"+c.name, c.old, c.new))
+				header = string(mustRead(t, filepath.Join(incA, gen.HeaderName)))
+			}
+			incB := filepath.Join(dir, "b-include")
+			if err := os.MkdirAll(incB, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeFile(incB, gen.HeaderName, staticAssert.ReplaceAllString(rename.Replace(header), "")); err != nil {
+				t.Fatal(err)
+			}
+			liba := typesLib(t, incA, dir, "liba.so", "a_fn")
+			typesLib(t, incB, dir, "libb.so", "b_fn")
+			common := filepath.Join(dir, "common.debug")
+			run(t, dir, "dwz", "-m", "common.debug", "-M", common, "liba.so", "libb.so")
+			r := runCheck(t, f, Options{}, liba)
+			fr := r.Files[0]
+			if len(fr.DWARFParts) != 1 {
+				t.Fatalf("dwz moved nothing into the supplement: parts %+v", fr.DWARFParts)
+			}
+			from := map[string]int{}
+			for _, s := range fr.Structs {
+				from[s.DWARFVia]++
+			}
+			// The structs liba keeps use names and types in the supplement.
+			dump, err := exec.Command("readelf", "--debug-dump=info", liba).Output()
+			if err != nil {
+				t.Skipf("skipping: readelf (binutils) cannot dump %s: %v", liba, err)
+			}
+			if alt := strings.Count(string(dump), "<alt 0x") + strings.Count(string(dump), "(alt indirect string"); from[elfread.ViaEmbedded] == 0 || alt == 0 {
+				t.Fatalf("want structs in liba referring into the supplement: %v, %d alt references", from, alt)
+			}
+			if c.msg != "" {
+				expect(t, r, KindSize, Incompatible, c.msg)
+				return
+			}
+			if r.Exit != 0 || r.StructsSeen != len(f.sp.Structs) {
+				var got []string
+				for _, fd := range r.Findings {
+					got = append(got, fd.Message)
+				}
+				t.Fatalf("exit %d, %d of %d structs; verdict %s; findings:\n%s", r.Exit, r.StructsSeen, len(f.sp.Structs), r.Verdict, strings.Join(got, "\n"))
+			}
+			t.Logf("structs by where their DIE is: %v", from)
+		})
+	}
+}

@@ -2,6 +2,8 @@ package elfread
 
 import (
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -77,6 +79,63 @@ func FuzzRewriteSplitForms(f *testing.F) {
 		out, err := RewriteSplitForms(b)
 		if len(out) != len(b) {
 			t.Fatalf("length %d from %d (err %v)", len(out), len(b), err)
+		}
+	})
+}
+
+// FuzzSupplement: a dwz'd library (testdata/dwz, built by gcc -g and dwz -m
+// from two files sharing struct outer and struct inner) read with any bytes
+// as its supplementary file: the struct scan and the merged type reader end
+// with a result or a one-line error, never a panic.
+func FuzzSupplement(f *testing.F) {
+	sup, err := os.ReadFile("testdata/dwz/common.debug")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(sup)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		main, err := Open("testdata/dwz/liba.so")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer main.Close()
+		p := filepath.Join(dir, "common.debug")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := loadDebug(main, main, ViaEmbedded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		part, why := tryPart(main, p, func(*Object) bool { return true }, ViaSupplement, "", "")
+		if part == nil {
+			if strings.Contains(why, "\n") {
+				t.Fatalf("two-line refusal %q", why)
+			}
+			return
+		}
+		d.alt = part
+		if err := d.addPart(part); err != nil {
+			part.Close()
+			return
+		}
+		found, err := d.FindStructs([][]string{{"outer"}, {"inner"}})
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("two-line error %q", err)
+			}
+			return
+		}
+		rd := d.NewReader()
+		for _, fd := range found {
+			if fd == nil {
+				continue
+			}
+			if _, err := rd.Layout(fd.Offset); err != nil && strings.Contains(err.Error(), "\n") {
+				t.Fatalf("two-line error %q", err)
+			}
 		}
 	})
 }

@@ -58,6 +58,9 @@ type Reader struct {
 	// split units; alt is the supplement's reader, for references into it.
 	parts []*Reader
 	alt   *Reader
+	// merged: the main file and its supplement are read as one DWARF
+	// (mergedData), so references between them are plain references.
+	merged bool
 }
 
 // view is a debug/dwarf view of one unit (or of the whole section when a unit
@@ -73,7 +76,11 @@ type view struct {
 func (d *Debug) NewReader() *Reader {
 	r := &Reader{d: d, views: map[int]*view{}}
 	byDebug := map[*Debug]*Reader{}
+	r.merged = d.alt != nil && len(d.parts) > 0 && d.parts[0] == d.alt
 	for _, p := range d.parts {
+		if r.merged && p == d.alt {
+			continue // read through the merged view
+		}
 		pr := &Reader{d: p, views: map[int]*view{}}
 		byDebug[p] = pr
 		r.parts = append(r.parts, pr)
@@ -100,6 +107,18 @@ func (r *Reader) route(off dwarf.Offset) (*Reader, dwarf.Offset) {
 // gets a view of its own bytes, so debug/dwarf parses one unit's
 // abbreviations instead of every unit's.
 func (r *Reader) viewFor(off dwarf.Offset) (*view, error) {
+	if r.merged {
+		if v, ok := r.views[-2]; ok {
+			return v, nil
+		}
+		data, err := r.d.mergedData()
+		if err != nil {
+			return nil, err
+		}
+		v := &view{data: data, cache: map[dwarf.Offset]godwarf.Type{}}
+		r.views[-2] = v
+		return v, nil
+	}
 	u, err := r.d.unitContaining(int(off))
 	if err != nil {
 		return nil, err

@@ -437,6 +437,12 @@ var splitFormFor = map[uint64]uint64{
 // splitFormFor replaced. A form's ULEB128 keeps its length (a shorter value
 // is padded with continuation bytes), so no offset moves.
 func RewriteSplitForms(ab []byte) ([]byte, error) {
+	return rewriteForms(ab, splitFormFor)
+}
+
+// rewriteForms copies an abbreviation section with the forms of a map
+// replaced, keeping every offset.
+func rewriteForms(ab []byte, forms map[uint64]uint64) ([]byte, error) {
 	out := append([]byte(nil), ab...)
 	c := elfdwarf.NewCursor(".debug_abbrev.dwo", ab, 0, binary.LittleEndian)
 	for c.Left() > 0 && c.Err() == nil {
@@ -456,7 +462,7 @@ func RewriteSplitForms(ab []byte) ([]byte, error) {
 			if fm == formImplicitConst {
 				c.SkipLeb()
 			}
-			if nf, ok := splitFormFor[fm]; ok && c.Err() == nil {
+			if nf, ok := forms[fm]; ok && c.Err() == nil {
 				putPaddedUleb(out[from:to], nf)
 			}
 		}

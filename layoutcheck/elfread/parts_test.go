@@ -1,0 +1,91 @@
+package elfread
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/cc"
+)
+
+// TestSupplementMixedReferences: dwz -m moves what both libraries share
+// (base types, member names) into the supplement, while the structs stay in
+// liba and refer into it with DW_FORM_GNU_ref_alt and DW_FORM_GNU_strp_alt.
+// Their layouts, member names and member types (nested too) read right.
+func TestSupplementMixedReferences(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	if _, err := exec.LookPath("dwz"); err != nil {
+		t.Skipf("skipping: dwz not found (install the Debian package dwz): %v", err)
+	}
+	dir := t.TempDir()
+	shared := "struct shared { int x; long y; char tag[12]; };\n"
+	if err := writeFile(dir, "a.c", shared+"struct only_a { char c; struct shared s; int z; } oa;\nstruct shared sa;\nint fa(void) { return 0; }\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(dir, "b.c", shared+"struct shared sb;\nint fb(void) { return 0; }\n"); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a", "b"} {
+		if err := cc.Shared(dir, "lib"+n+".so", "", "", []string{n + ".c"}, "-Wl,--build-id"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	common := filepath.Join(dir, "common.debug")
+	cmd := exec.Command("dwz", "-m", "common.debug", "-M", common, "liba.so", "libb.so")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("dwz: %v\n%s", err, out)
+	}
+	o, err := Open(filepath.Join(dir, "liba.so"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	dbg, err := FindDebugWith(o, Lookup{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbg.Close()
+	found, err := dbg.FindStructs([][]string{{"only_a"}, {"shared"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found[0] == nil || found[1] == nil {
+		t.Fatalf("found %v", found)
+	}
+	if p := dbg.Parts(); len(p) != 2 || p[1].Path != common || p[1].Via != ViaSupplement {
+		t.Fatalf("parts %+v", p)
+	}
+	rd := dbg.NewReader()
+	l, err := rd.Layout(found[0].Offset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range l.Members {
+		got = append(got, m.Name+":"+TypeName(m.Type)+"@"+itoa(m.Offset)+"/"+itoa(m.Size))
+	}
+	want := "c:char@0/1 s:struct shared@8/32 z:int@40/4"
+	if strings.Join(got, " ") != want || l.Size != 48 {
+		t.Fatalf("only_a: %d bytes, members %s; want 48 bytes, %s", l.Size, strings.Join(got, " "), want)
+	}
+	// The shared struct itself, read in the supplement through the same
+	// reader, has its own members.
+	ls, err := rd.Layout(found[1].Offset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, m := range ls.Members {
+		got = append(got, m.Name+":"+TypeName(m.Type)+"@"+itoa(m.Offset)+"/"+itoa(m.Size))
+	}
+	if want := "x:int@0/4 y:long int@8/8 tag:char [12]@16/12"; strings.Join(got, " ") != want || ls.Name != "shared" {
+		t.Fatalf("%q: members %s; want shared, %s", ls.Name, strings.Join(got, " "), want)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

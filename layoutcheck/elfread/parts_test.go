@@ -23,10 +23,13 @@ func TestSupplementMixedReferences(t *testing.T) {
 	}
 	dir := t.TempDir()
 	shared := "struct shared { int x; long y; char tag[12]; };\n"
-	if err := writeFile(dir, "a.c", shared+"struct only_a { char c; struct shared s; int z; } oa;\nstruct shared sa;\nint fa(void) { return 0; }\n"); err != nil {
+	// anon_t (liba) and other_t (libb) name the same anonymous struct
+	// (dwz 0.15 keeps it in liba: the typedef path into a supplement is
+	// exercised only when dwz moves it).
+	if err := writeFile(dir, "a.c", shared+"struct only_a { char c; struct shared s; int z; } oa;\nstruct shared sa;\ntypedef struct { int q; long r; double d[3]; } anon_t;\nanon_t an;\nint fa(void) { return 0; }\n"); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFile(dir, "b.c", shared+"struct shared sb;\nint fb(void) { return 0; }\n"); err != nil {
+	if err := writeFile(dir, "b.c", shared+"struct shared sb;\ntypedef struct { int q; long r; double d[3]; } other_t;\nother_t ot;\nint fb(void) { return 0; }\n"); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"a", "b"} {
@@ -50,12 +53,18 @@ func TestSupplementMixedReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dbg.Close()
-	found, err := dbg.FindStructs([][]string{{"only_a"}, {"shared"}})
+	found, err := dbg.FindStructs([][]string{{"only_a"}, {"shared"}, {"anon_t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if found[0] == nil || found[1] == nil {
+	if found[0] == nil || found[1] == nil || found[2] == nil {
 		t.Fatalf("found %v", found)
+	}
+	if found[2].Via != "typedef anon_t" {
+		t.Fatalf("anon_t: %+v; want the struct through liba's typedef", found[2])
+	}
+	if la, err := rd0(dbg).Layout(found[2].Offset); err != nil || la.Size != 40 || len(la.Members) != 3 || la.Members[2].Offset != 16 {
+		t.Fatalf("anon_t: %+v %v", la, err)
 	}
 	if p := dbg.Parts(); len(p) != 2 || p[1].Path != common || p[1].Via != ViaSupplement {
 		t.Fatalf("parts %+v", p)
@@ -87,5 +96,7 @@ func TestSupplementMixedReferences(t *testing.T) {
 		t.Fatalf("%q: members %s; want shared, %s", ls.Name, strings.Join(got, " "), want)
 	}
 }
+
+func rd0(d *Debug) *Reader { return d.NewReader() }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -450,6 +450,7 @@ type dieInfo struct {
 	decl     bool
 	sibling  int // 0 when absent
 	typ      int // referenced type, 0 when absent
+	typAlt   bool // typ is an offset in the supplementary file
 	export   bool
 	children bool
 	tag      uint32
@@ -478,7 +479,12 @@ func (sc *scanner) decode(a *abbrev) dieInfo {
 		case attrSibling:
 			di.sibling, _ = sc.refOf(form)
 		case attrType:
-			di.typ, _ = sc.refOf(form)
+			if form == formGNURefAlt || form == formRefSup4 || form == formRefSup8 {
+				v := sc.readUint(form)
+				di.typ, di.typAlt = int(min(v, 1<<62)), true
+			} else {
+				di.typ, _ = sc.refOf(form)
+			}
 		case attrExportSymbols:
 			di.export = form == formFlagPresent || sc.readUint(form) != 0
 		default:
@@ -707,6 +713,25 @@ func (f *Finder) match(di dieInfo, scopeNames []string, dieOff int) {
 		qual := strings.Join(append(append([]string(nil), scopeNames...), string(name)), "::")
 		switch di.tag {
 		case tagTypedef:
+			if di.typAlt {
+				// A typedef of a struct the supplement holds.
+				alt := f.sc.d.alt
+				if alt == nil {
+					continue
+				}
+				saved := f.sc
+				f.sc = &scanner{d: alt}
+				off, ok := f.resolveTypedef(di.typ)
+				if ok {
+					f.found[w.target] = f.at(off, qual, "typedef "+qual)
+				}
+				f.sc = saved
+				if !ok {
+					continue
+				}
+				f.missing--
+				continue
+			}
 			off, ok := f.resolveTypedef(di.typ)
 			if !ok {
 				continue

@@ -150,12 +150,21 @@ func attachSplitUnits(d *Debug, lk Lookup) error {
 	if len(sks) == 0 {
 		return nil
 	}
+	if len(sks) > maxSplitUnits {
+		return InputErrorf(d.Path(), "%d skeleton units; at most %d are read", len(sks), maxSplitUnits)
+	}
 	dwps := newDWPs(d)
 	defer dwps.release()
+	seen := map[uint64]bool{}
 	for _, sk := range sks {
 		if !sk.hasID {
 			return InputErrorf(d.Path(), "skeleton unit for %s has no dwo id", sk.dwoName)
 		}
+		// One part per split unit, however many skeletons name it.
+		if seen[sk.id] {
+			continue
+		}
+		seen[sk.id] = true
 		if p, err := dwps.find(sk.id); err != nil {
 			return err
 		} else if p != nil {
@@ -179,6 +188,10 @@ func attachSplitUnits(d *Debug, lk Lookup) error {
 	}
 	return nil
 }
+
+// maxSplitUnits bounds the split units of one file (the largest C++
+// programs have some tens of thousands of compilation units).
+const maxSplitUnits = 1 << 17
 
 // findDWO tries the places a skeleton's .dwo may be.
 func findDWO(d *Debug, sk skeleton) (*Debug, []string) {

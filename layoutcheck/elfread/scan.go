@@ -448,8 +448,8 @@ func (sc *scanner) refOf(form uint32) (int, bool) {
 type dieInfo struct {
 	name     []byte
 	decl     bool
-	sibling  int // 0 when absent
-	typ      int // referenced type, 0 when absent
+	sibling  int  // 0 when absent
+	typ      int  // referenced type, 0 when absent
 	typAlt   bool // typ is an offset in the supplementary file
 	export   bool
 	children bool

@@ -67,15 +67,41 @@ func typesLibOf(t *testing.T, header, incDir, dir, name, fn string, flags ...str
 
 // dwzPair builds liba.so and libb.so sharing the header's types and moves
 // the shared types into dir/common.debug (dwz needs two files for -m).
-func dwzPair(t *testing.T, incDir string) (dir, liba, common string) {
+func dwzPair(t *testing.T, incDir string, dwzFlags ...string) (dir, liba, common string) {
 	t.Helper()
 	needTool(t, "dwz", "dwz")
 	dir = t.TempDir()
 	liba = typesLib(t, incDir, dir, "liba.so", "a_fn")
 	typesLib(t, incDir, dir, "libb.so", "b_fn")
 	common = filepath.Join(dir, "common.debug")
-	run(t, dir, "dwz", "-m", "common.debug", "-M", common, "liba.so", "libb.so")
+	run(t, dir, "dwz", append(dwzFlags, "-m", "common.debug", "-M", common, "liba.so", "libb.so")...)
 	return dir, liba, common
+}
+
+// TestDWZSupplementDWARF5: dwz --dwarf-5 links with .debug_sup (the
+// supplement's checksum, no build-id note in it) and refers with
+// DW_FORM_ref_sup4 and DW_FORM_strp_sup.
+func TestDWZSupplementDWARF5(t *testing.T) {
+	f := loadFixtures(t)
+	_, liba, common := dwzPair(t, f.dir, "--dwarf-5")
+	o, err := elfread.Open(liba)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasSup := o.File.Section(".debug_sup") != nil
+	o.Close()
+	if !hasSup {
+		t.Fatalf("dwz --dwarf-5 left no .debug_sup in %s", liba)
+	}
+	r := runCheck(t, f, Options{}, liba)
+	assertAllChecked(t, f, r, common, elfread.ViaSupplement)
+	if err := os.Remove(common); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Check([]string{liba}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	if err == nil || !strings.Contains(err.Error(), "named by .debug_sup") || !strings.Contains(err.Error(), common) {
+		t.Fatalf("missing DWARF 5 supplement: %v", err)
+	}
 }
 
 // assertAllChecked: every spec struct found, checked and clean, from the
@@ -442,9 +468,13 @@ func TestDWZSupplementMixed(t *testing.T) {
 	needTool(t, "dwz", "dwz")
 	rename := strings.NewReplacer("struct nrt_version {", "struct nrt_version_b {", "struct nrt_version nrt_version_t", "struct nrt_version_b nrt_version_t",
 		"struct ncclComm {", "struct ncclComm_b {")
-	for _, c := range []struct{ name, old, new, msg string }{
-		{"clean", "", "", ""},
-		{"fault", "\tchar device_revision[8]; /* +24 HIGH */\n", "\tchar device_revision[4];\n", "nrt_instance_info_t: size 28 B, spec 32 B (struct shrunk)"},
+	for _, c := range []struct {
+		name, old, new, msg string
+		dwz                 []string
+	}{
+		{"clean", "", "", "", nil},
+		{"fault", "\tchar device_revision[8]; /* +24 HIGH */\n", "\tchar device_revision[4];\n", "nrt_instance_info_t: size 28 B, spec 32 B (struct shrunk)", nil},
+		{"dwarf5", "", "", "", []string{"--dwarf-5"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -464,7 +494,7 @@ func TestDWZSupplementMixed(t *testing.T) {
 			liba := typesLib(t, incA, dir, "liba.so", "a_fn")
 			typesLib(t, incB, dir, "libb.so", "b_fn")
 			common := filepath.Join(dir, "common.debug")
-			run(t, dir, "dwz", "-m", "common.debug", "-M", common, "liba.so", "libb.so")
+			run(t, dir, "dwz", append(c.dwz, "-m", "common.debug", "-M", common, "liba.so", "libb.so")...)
 			r := runCheck(t, f, Options{}, liba)
 			fr := r.Files[0]
 			if len(fr.DWARFParts) != 1 {
@@ -479,7 +509,17 @@ func TestDWZSupplementMixed(t *testing.T) {
 			if err != nil {
 				t.Skipf("skipping: readelf (binutils) cannot dump %s: %v", liba, err)
 			}
-			if alt := strings.Count(string(dump), "<alt 0x") + strings.Count(string(dump), "(alt indirect string"); from[elfread.ViaEmbedded] == 0 || alt == 0 {
+			alt := strings.Count(string(dump), "<alt 0x") + strings.Count(string(dump), "(alt indirect string")
+			if c.dwz != nil {
+				// readelf 2.40 prints DWARF 5 sup references without a mark;
+				// the abbreviations name the forms.
+				ab, err := exec.Command("readelf", "--debug-dump=abbrev", liba).Output()
+				if err != nil {
+					t.Skipf("skipping: readelf cannot dump %s: %v", liba, err)
+				}
+				alt = strings.Count(string(ab), "DW_FORM_ref_sup") + strings.Count(string(ab), "DW_FORM_strp_sup")
+			}
+			if from[elfread.ViaEmbedded] == 0 || alt == 0 {
 				t.Fatalf("want structs in liba referring into the supplement: %v, %d alt references", from, alt)
 			}
 			if c.msg != "" {

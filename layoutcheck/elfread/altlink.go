@@ -39,12 +39,13 @@ func ParseAltLink(b []byte) (SupLink, error) {
 }
 
 // ParseDebugSup decodes a DWARF 5 .debug_sup section (§7.3.6): version 5,
-// is_supplementary, the supplement's file name, and its checksum. A section
-// that marks its own file as the supplement gives ok=false.
-func ParseDebugSup(b []byte, order binary.ByteOrder) (l SupLink, ok bool, err error) {
+// is_supplementary, the supplement's file name, and its checksum. In a
+// supplementary file itself (isSup) the name is empty and the checksum is
+// the one the files referring to it record.
+func ParseDebugSup(b []byte, order binary.ByteOrder) (l SupLink, isSup bool, err error) {
 	c := elfdwarf.NewCursor(".debug_sup", b, 0, order)
 	version := c.Uint(2)
-	isSup := c.U8()
+	supFlag := c.U8()
 	name := c.CString()
 	n := c.Uleb()
 	if err := c.Err(); err != nil {
@@ -53,17 +54,28 @@ func ParseDebugSup(b []byte, order binary.ByteOrder) (l SupLink, ok bool, err er
 	if version != 5 {
 		return SupLink{}, false, fmt.Errorf(".debug_sup: version %d (5 expected)", version)
 	}
-	if isSup != 0 {
-		return SupLink{}, false, nil
-	}
-	if len(name) == 0 {
+	if supFlag == 0 && len(name) == 0 {
 		return SupLink{}, false, fmt.Errorf(".debug_sup: empty supplementary file name")
 	}
 	if n == 0 || n > maxSupID || n > uint64(c.Left()) {
 		return SupLink{}, false, fmt.Errorf(".debug_sup: checksum of %d bytes (1 to %d expected, %d left)", n, maxSupID, c.Left())
 	}
 	sum := b[c.Off() : c.Off()+int(n)]
-	return SupLink{Path: string(name), BuildID: hex.EncodeToString(sum), Section: ".debug_sup"}, true, nil
+	return SupLink{Path: string(name), BuildID: hex.EncodeToString(sum), Section: ".debug_sup"}, supFlag != 0, nil
+}
+
+// supChecksum is the checksum a supplementary file's own .debug_sup
+// carries ("" when it has none).
+func (o *Object) supChecksum() string {
+	s := o.File.Section(".debug_sup")
+	if s == nil {
+		return ""
+	}
+	l, isSup, err := ParseDebugSup(o.sectionBytes(s), o.File.ByteOrder)
+	if err != nil || !isSup {
+		return ""
+	}
+	return l.BuildID
 }
 
 // supLink reads the file's link to a supplement, if it has one.
@@ -76,11 +88,11 @@ func (o *Object) supLink() (*SupLink, error) {
 		return &l, nil
 	}
 	if s := o.File.Section(".debug_sup"); s != nil {
-		l, ok, err := ParseDebugSup(o.sectionBytes(s), o.File.ByteOrder)
+		l, isSup, err := ParseDebugSup(o.sectionBytes(s), o.File.ByteOrder)
 		if err != nil {
 			return nil, InputErrorf(o.Path, "%v", err)
 		}
-		if ok {
+		if !isSup {
 			return &l, nil
 		}
 	}

@@ -20,7 +20,7 @@ func FuzzSupLink(f *testing.F) {
 		if l, err := ParseAltLink(b); err == nil && (l.Path == "" || len(l.BuildID) == 0 || len(l.BuildID) > 2*maxSupID) {
 			t.Fatalf("altlink %+v", l)
 		}
-		if l, ok, err := ParseDebugSup(b, binary.LittleEndian); err == nil && ok && (l.Path == "" || len(l.BuildID) == 0 || len(l.BuildID) > 2*maxSupID) {
+		if l, isSup, err := ParseDebugSup(b, binary.LittleEndian); err == nil && (!isSup && l.Path == "" || len(l.BuildID) == 0 || len(l.BuildID) > 2*maxSupID) {
 			t.Fatalf("debug_sup %+v", l)
 		} else if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Fatalf("two-line error %q", err)

@@ -141,11 +141,25 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 		}
 	}
 	var tried []string
-	match := func(c *Object) bool { return c.BuildID == l.BuildID }
-	mismatch := "has another build-id than " + l.Section + " records (" + l.BuildID + ")"
+	seen := map[string]bool{}
+	// .gnu_debugaltlink records the supplement's build-id; .debug_sup the
+	// checksum the supplement's own .debug_sup carries (dwz --dwarf-5
+	// writes no build-id note there).
+	match := func(c *Object) bool { return c.BuildID == l.BuildID || c.supChecksum() == l.BuildID }
+	what := "build-id"
+	if l.Section == ".debug_sup" {
+		what = "checksum"
+	}
+	mismatch := "has another " + what + " than " + l.Section + " records (" + l.BuildID + ")"
 	for _, p := range cands {
 		if p == d.Path() || sameFile(p, d.Path()) {
 			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			if seen[abs] {
+				continue
+			}
+			seen[abs] = true
 		}
 		sup, why := tryPart(d.Input, p, match, ViaSupplement, mismatch, "")
 		if sup != nil {
@@ -165,7 +179,7 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 		}
 		tried = append(tried, "debuginfod ("+err.Error()+")")
 	}
-	return nil, d.missing(lk, fmt.Sprintf("the supplementary DWARF file %s (build-id %s, named by %s)", l.Path, l.BuildID, l.Section), tried)
+	return nil, d.missing(lk, fmt.Sprintf("the supplementary DWARF file %s (%s %s, named by %s)", l.Path, what, l.BuildID, l.Section), tried)
 }
 
 // tryPart opens a candidate file for a part; like tryDebugFile, a file that

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,12 +20,15 @@ import (
 // elfutils' client: DEBUGINFOD_URLS (space-separated server URLs),
 // DEBUGINFOD_CACHE_PATH (default: the user cache directory's
 // debuginfod_client, files at <cache>/<build-id>/debuginfo),
-// DEBUGINFOD_TIMEOUT (seconds to connect and to get the response headers,
-// default 90) and DEBUGINFOD_MAXSIZE (bytes; default DefaultDebuginfodMax).
+// DEBUGINFOD_TIMEOUT (seconds to connect, to get the response headers, and
+// that the body may go without a byte; default 90), DEBUGINFOD_MAXTIME
+// (seconds for a whole download; default none) and DEBUGINFOD_MAXSIZE
+// (bytes; default DefaultDebuginfodMax).
 type Debuginfod struct {
 	URLs     []string
 	CacheDir string
 	Timeout  time.Duration
+	MaxTime  time.Duration // 0: no bound on the whole download
 	MaxBytes int64
 }
 
@@ -48,6 +52,9 @@ func DebuginfodFromEnv() *Debuginfod {
 	}
 	if v, err := strconv.Atoi(strings.TrimSpace(os.Getenv("DEBUGINFOD_TIMEOUT"))); err == nil && v > 0 {
 		c.Timeout = time.Duration(v) * time.Second
+	}
+	if v, err := strconv.Atoi(strings.TrimSpace(os.Getenv("DEBUGINFOD_MAXTIME"))); err == nil && v > 0 {
+		c.MaxTime = time.Duration(v) * time.Second
 	}
 	if v, err := strconv.ParseInt(strings.TrimSpace(os.Getenv("DEBUGINFOD_MAXSIZE")), 10, 64); err == nil && v > 0 {
 		c.MaxBytes = v
@@ -126,7 +133,16 @@ func (c *Debuginfod) download(server, buildID, dir, dst string) error {
 		}
 		return nil
 	}}
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, src, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	if c.MaxTime > 0 {
+		ctx, cancel = context.WithTimeout(context.Background(), c.MaxTime)
+	}
+	defer cancel()
+	// A body that stops arriving ends the download after the timeout.
+	var stalled atomic.Bool
+	watchdog := time.AfterFunc(timeout, func() { stalled.Store(true); cancel() })
+	defer watchdog.Stop()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
 	if err != nil {
 		return fmt.Errorf("%s: %v", src, err)
 	}
@@ -135,6 +151,7 @@ func (c *Debuginfod) download(server, buildID, dir, dst string) error {
 		return fmt.Errorf("%s: %v", src, err)
 	}
 	defer resp.Body.Close()
+	watchdog.Reset(timeout)
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s: %s", src, resp.Status)
 	}
@@ -150,11 +167,15 @@ func (c *Debuginfod) download(server, buildID, dir, dst string) error {
 		return fmt.Errorf("cache: %v", err)
 	}
 	defer os.Remove(tmp.Name()) // after the rename there is nothing left to remove
-	n, err := io.Copy(tmp, io.LimitReader(resp.Body, max+1))
+	n, err := io.Copy(tmp, io.LimitReader(progress{resp.Body, func() { watchdog.Reset(timeout) }}, max+1))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	switch {
+	case err != nil && stalled.Load():
+		return fmt.Errorf("%s: no data for %v (DEBUGINFOD_TIMEOUT) after %d bytes", src, timeout, n)
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("%s: not done in %v (DEBUGINFOD_MAXTIME) after %d bytes", src, c.MaxTime, n)
 	case err != nil:
 		return fmt.Errorf("%s: %v", src, err)
 	case n > max:
@@ -169,6 +190,20 @@ func (c *Debuginfod) download(server, buildID, dir, dst string) error {
 		return fmt.Errorf("cache: %v", err)
 	}
 	return nil
+}
+
+// progress calls tick on every read that delivers bytes.
+type progress struct {
+	r    io.Reader
+	tick func()
+}
+
+func (p progress) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.tick()
+	}
+	return n, err
 }
 
 // checkBuildID opens an ELF file and compares its build-id.

@@ -47,6 +47,12 @@ func TestDebuginfodHostile(t *testing.T) {
 			}
 		},
 		"missing": func(w http.ResponseWriter) { http.NotFound(w, nil) },
+		"stall": func(w http.ResponseWriter) {
+			w.Header().Set("Content-Length", "1000")
+			w.Write(make([]byte, 10))
+			w.(http.Flusher).Flush()
+			time.Sleep(3 * time.Second)
+		},
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		kind := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 2)[0]
@@ -63,9 +69,13 @@ func TestDebuginfodHostile(t *testing.T) {
 		"huge":    "over the 4096-byte cap (DEBUGINFOD_MAXSIZE)",
 		"stream":  "more than the 4096-byte cap (DEBUGINFOD_MAXSIZE)",
 		"missing": "404",
+		"stall":   "no data for 1s (DEBUGINFOD_TIMEOUT) after 10 bytes",
 	} {
 		cache := t.TempDir()
 		c := &Debuginfod{URLs: []string{srv.URL + "/" + kind}, CacheDir: cache, Timeout: 10 * time.Second, MaxBytes: 4096}
+		if kind == "stall" {
+			c.Timeout = time.Second
+		}
 		if kind == "other" || kind == "garbage" {
 			c.MaxBytes = int64(len(elfBytes)) + 1
 		}
@@ -104,8 +114,9 @@ func TestDebuginfodEnv(t *testing.T) {
 	t.Setenv("DEBUGINFOD_CACHE_PATH", "/tmp/somewhere")
 	t.Setenv("DEBUGINFOD_TIMEOUT", "7")
 	t.Setenv("DEBUGINFOD_MAXSIZE", "12345")
+	t.Setenv("DEBUGINFOD_MAXTIME", "60")
 	c := DebuginfodFromEnv()
-	if c == nil || len(c.URLs) != 2 || c.URLs[1] != "https://b/x" || c.CacheDir != "/tmp/somewhere" || c.Timeout != 7*time.Second || c.MaxBytes != 12345 {
+	if c == nil || len(c.URLs) != 2 || c.URLs[1] != "https://b/x" || c.CacheDir != "/tmp/somewhere" || c.Timeout != 7*time.Second || c.MaxBytes != 12345 || c.MaxTime != time.Minute {
 		t.Fatalf("client %+v", c)
 	}
 	t.Setenv("DEBUGINFOD_CACHE_PATH", "")

@@ -39,11 +39,16 @@ type Part struct {
 	Via  string
 }
 
-// Parts lists every file the DWARF was read from, the main one first.
+// Parts lists every file the DWARF was read from, the main one first, each
+// once (a .dwp holding many units is one part).
 func (d *Debug) Parts() []Part {
 	out := []Part{{d.Path(), d.Via}}
+	seen := map[Part]bool{out[0]: true}
 	for _, p := range d.parts {
-		out = append(out, Part{p.Path(), p.Via})
+		if pt := (Part{p.Path(), p.Via}); !seen[pt] {
+			seen[pt] = true
+			out = append(out, pt)
+		}
 	}
 	return out
 }

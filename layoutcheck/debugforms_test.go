@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"net/http"
@@ -324,7 +325,19 @@ func TestSplitDWARFPackage(t *testing.T) {
 		t.Run("dwarf"+c.version, func(t *testing.T) {
 			needTool(t, c.tool, c.pkg)
 			dir := t.TempDir()
-			lib := typesLibOf(t, "nrt_slots.h", gdir, dir, "liba.so", "a_fn", "-gsplit-dwarf", "-gdwarf-"+c.version)
+			typesLibOf(t, "nrt_slots.h", gdir, dir, "liba.so", "a_fn", "-gsplit-dwarf", "-gdwarf-"+c.version)
+			// A first unit without the structs, so the package holds two
+			// units and theirs is found at non-zero offsets of its sections.
+			if err := writeFile(dir, "first.c", "struct first_only { int f; } first_var;\nint first_fn(void) { return 2; }\n"); err != nil {
+				t.Fatal(err)
+			}
+			if err := cc.Run(dir, "-c", "-fPIC", "-g", "-gsplit-dwarf", "-gdwarf-"+c.version, "-o", "first.o", "first.c"); err != nil {
+				t.Fatal(err)
+			}
+			if err := cc.Run(dir, "-shared", "-Wl,--build-id", "-o", "liba.so", "first.o", "liba.o"); err != nil {
+				t.Fatal(err)
+			}
+			lib := filepath.Join(dir, "liba.so")
 			dwo := filepath.Join(dir, "liba.dwo")
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -339,8 +352,27 @@ func TestSplitDWARFPackage(t *testing.T) {
 			if err := os.Remove(dwo); err != nil {
 				t.Fatal(err)
 			}
+			pkg, err := elfread.Open(lib + ".dwp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := pkg.File.Section(".debug_cu_index").Data()
+			pkg.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx, err := elfread.ParseCUIndex(raw, binary.LittleEndian)
+			if err != nil || len(idx) != 2 {
+				t.Fatalf("the package's index: %d units, %v; want 2", len(idx), err)
+			}
+			if err := os.Remove(filepath.Join(dir, "first.dwo")); err != nil {
+				t.Fatal(err)
+			}
 			r := runCheck(t, f, Options{}, lib)
 			assertAllChecked(t, f, r, lib+".dwp", elfread.ViaDWP)
+			if p := r.Files[0].DWARFParts; len(p) != 1 {
+				t.Fatalf("parts %+v: want the package once", p)
+			}
 		})
 	}
 }

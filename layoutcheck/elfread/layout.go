@@ -92,6 +92,17 @@ func (d *Debug) NewReader() *Reader {
 	return r
 }
 
+// Where names the file holding a DIE of the combined offset space and the
+// DIE's offset in that file's .debug_info.
+func (r *Reader) Where(off dwarf.Offset) (path string, local dwarf.Offset) {
+	for _, p := range append([]*Debug{r.d}, r.d.parts...) {
+		if int(off) >= p.base && int(off) < p.base+len(p.info) {
+			return p.Path(), off - dwarf.Offset(p.base)
+		}
+	}
+	return r.d.Path(), off
+}
+
 // route finds the reader of the part holding a combined offset, and the
 // offset inside that part.
 func (r *Reader) route(off dwarf.Offset) (*Reader, dwarf.Offset) {

@@ -569,3 +569,39 @@ func TestDWZSupplementMixed(t *testing.T) {
 		})
 	}
 }
+
+// TestDWZSupplementThroughBuildIDSymlink: distributions install the debug
+// file under its package path and point the build-id tree at it with a
+// symbolic link; a relative .gnu_debugaltlink is relative to the real file.
+func TestDWZSupplementThroughBuildIDSymlink(t *testing.T) {
+	f := loadFixtures(t)
+	needTool(t, "dwz", "dwz")
+	needTool(t, "objcopy", "binutils")
+	debugDir := t.TempDir()
+	pkgDir := filepath.Join(debugDir, "usr", "lib")
+	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	liba := typesLib(t, f.dir, pkgDir, "liba.so", "a_fn")
+	typesLib(t, f.dir, pkgDir, "libb.so", "b_fn")
+	if err := os.MkdirAll(filepath.Join(debugDir, "usr", "sup"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, pkgDir, "dwz", "-m", "../sup/common.debug", "-M", "../sup/common.debug", "liba.so", "libb.so")
+	id := buildIDOf(t, liba)
+	stripped := filepath.Join(t.TempDir(), "liba.so")
+	objcopy(t, "--strip-debug", liba, stripped)
+	link := filepath.Join(debugDir, ".build-id", id[:2], id[2:]+".debug")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../usr/lib/liba.so", link); err != nil {
+		t.Fatal(err)
+	}
+	r := runCheck(t, f, Options{DebugDirs: []string{debugDir}}, stripped)
+	common := filepath.Join(pkgDir, "../sup/common.debug")
+	assertAllChecked(t, f, r, common, elfread.ViaSupplement)
+	if r.Files[0].DWARFVia != elfread.ViaBuildID {
+		t.Fatalf("main DWARF via %s", r.Files[0].DWARFVia)
+	}
+}

@@ -129,6 +129,11 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 		add(filepath.Clean(l.Path))
 	} else {
 		add(filepath.Join(dir, l.Path))
+		// A debug file reached through a build-id symlink: the link is
+		// relative to where the file really is (../../.dwz/NAME).
+		if real, err := filepath.EvalSymlinks(d.Path()); err == nil && filepath.Dir(real) != dir {
+			add(filepath.Join(filepath.Dir(real), l.Path))
+		}
 	}
 	base := filepath.Base(l.Path)
 	if base != "." && base != ".." && base != "/" {

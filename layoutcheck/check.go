@@ -19,6 +19,10 @@ type Options struct {
 	Addresses  bool
 	Require    []string // struct names that must be found in some input
 	DebugDirs  []string
+	// AllowMissingDebug: a supplementary file or .dwo the DWARF refers to
+	// and that is not found is reported (the structs it holds are absent)
+	// instead of failing the run.
+	AllowMissingDebug bool
 }
 
 // UsageError is a command-line mistake (exit 2).
@@ -117,12 +121,18 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 		fr.Contract = append(fr.Contract, checks...)
 	}
 
-	dbg, err := elfread.FindDebug(obj, opt.DebugDirs)
+	lk := elfread.DefaultLookup(opt.DebugDirs)
+	lk.AllowMissing = opt.AllowMissingDebug
+	dbg, err := elfread.FindDebugWith(obj, lk)
 	if err != nil {
 		return nil, err
 	}
 	defer dbg.Close()
 	fr.DWARFFile, fr.DWARFVia = dbg.Path(), dbg.Via
+	for _, p := range dbg.Parts()[1:] {
+		fr.DWARFParts = append(fr.DWARFParts, DWARFPart{File: p.Path, Via: p.Via})
+	}
+	fr.DWARFMissing = dbg.Missing
 	if label, ok := specmatch.Label(path); ok {
 		fr.Path, fr.ELFKind, fr.DWARFFile, fr.DWARFVia = label, "C headers", "gcc -g of the headers", "compiled"
 	}
@@ -145,7 +155,11 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 			return nil, elfread.InputErrorf(dbg.Path(), "%s: %v", st.Name, err)
 		}
 		seen[st.Name] = true
-		sr := &StructResult{Name: st.Name, DWARFName: found[i].Name, Via: found[i].Via, DIE: fmt.Sprintf("%#x", found[i].Offset), Size: l.Size, SpecSize: st.Size}
+		sr := &StructResult{Name: st.Name, DWARFName: found[i].Name, Via: found[i].Via, DIE: fmt.Sprintf("%#x", found[i].DIE), Size: l.Size, SpecSize: st.Size,
+			DWARFFile: found[i].File, DWARFVia: found[i].From}
+		if _, headers := specmatch.Label(path); headers {
+			sr.DWARFFile, sr.DWARFVia = fr.DWARFFile, fr.DWARFVia
+		}
 		sr.Findings = CheckStruct(rd, st, l)
 		if sr.Findings == nil {
 			sr.Findings = []Finding{}
@@ -178,6 +192,13 @@ func (r *Report) coverage() string {
 	contract := fmt.Sprintf("every contract rule holds (%d)", rules)
 	if rules == 0 {
 		contract = "no link contract checked (no library role)"
+	}
+	skipped := 0
+	for _, fr := range r.Files {
+		skipped += len(fr.DWARFMissing)
+	}
+	if skipped > 0 {
+		contract += fmt.Sprintf("; %d debug file(s) the DWARF refers to not read (--allow-missing-debug): the structs they hold are unchecked", skipped)
 	}
 	switch {
 	case r.StructsInSpec > 0 && r.StructsChecked == r.StructsInSpec:

@@ -171,6 +171,9 @@ func (f *fixtures) faultObject(t *testing.T, name, oldLine, newLine string) stri
 }
 
 func TestMain(m *testing.M) {
+	// Debian's debuginfod package sets DEBUGINFOD_URLS for login shells; the
+	// tests never download from a server they did not start.
+	os.Unsetenv("DEBUGINFOD_URLS")
 	code := m.Run()
 	if fix != nil {
 		os.RemoveAll(fix.dir)

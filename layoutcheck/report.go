@@ -72,14 +72,26 @@ const (
 
 // StructResult is one spec struct found in one input and checked.
 type StructResult struct {
-	Name      string    `json:"name"`
-	Status    string    `json:"status"` // StatusOK, StatusCompatible or StatusIncompatible: the worst finding (a struct absent from an input has no result; see Report.Absent)
-	DWARFName string    `json:"dwarf_name,omitempty"`
-	Via       string    `json:"via,omitempty"`
-	DIE       string    `json:"die,omitempty"`
-	Size      int64     `json:"size,omitempty"`
-	SpecSize  int       `json:"spec_size"`
+	Name      string `json:"name"`
+	Status    string `json:"status"` // StatusOK, StatusCompatible or StatusIncompatible: the worst finding (a struct absent from an input has no result; see Report.Absent)
+	DWARFName string `json:"dwarf_name,omitempty"`
+	Via       string `json:"via,omitempty"`
+	DIE       string `json:"die,omitempty"`
+	Size      int64  `json:"size,omitempty"`
+	SpecSize  int    `json:"spec_size"`
+	// DWARFFile is the file the struct's DIE was read from and DWARFVia how
+	// that file was found (embedded, build-id, gnu_debuglink, debuginfod,
+	// supplementary, dwo, dwp).
+	DWARFFile string    `json:"dwarf_file,omitempty"`
+	DWARFVia  string    `json:"dwarf_via,omitempty"`
 	Findings  []Finding `json:"findings"`
+}
+
+// DWARFPart is a file besides DWARFFile that the input's DWARF was read
+// from: a dwz supplementary file, a .dwo, a unit of a .dwp.
+type DWARFPart struct {
+	File string `json:"file"`
+	Via  string `json:"via"`
 }
 
 // ContractCheck is one rule of the link contract.
@@ -91,16 +103,20 @@ type ContractCheck struct {
 
 // FileReport is everything checked in one input.
 type FileReport struct {
-	Path      string          `json:"path"`
-	ELFKind   string          `json:"elf_kind"`
-	BuildID   string          `json:"build_id,omitempty"`
-	SONAME    string          `json:"soname,omitempty"`
-	DWARFFile string          `json:"dwarf_file,omitempty"`
-	DWARFVia  string          `json:"dwarf_via,omitempty"`
-	Role      string          `json:"role"`
-	RoleFrom  string          `json:"role_from"`
-	Structs   []*StructResult `json:"structs"`
-	Contract  []ContractCheck `json:"contract"`
+	Path      string `json:"path"`
+	ELFKind   string `json:"elf_kind"`
+	BuildID   string `json:"build_id,omitempty"`
+	SONAME    string `json:"soname,omitempty"`
+	DWARFFile string `json:"dwarf_file,omitempty"`
+	DWARFVia  string `json:"dwarf_via,omitempty"`
+	// DWARFParts: the other files the DWARF was read from; DWARFMissing:
+	// the ones it refers to that were not found (--allow-missing-debug).
+	DWARFParts   []DWARFPart     `json:"dwarf_parts,omitempty"`
+	DWARFMissing []string        `json:"dwarf_missing,omitempty"`
+	Role         string          `json:"role"`
+	RoleFrom     string          `json:"role_from"`
+	Structs      []*StructResult `json:"structs"`
+	Contract     []ContractCheck `json:"contract"`
 }
 
 // Report is the result of one check run. Its JSON form is the stable schema

@@ -63,7 +63,7 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 	if l.Name == "" {
 		title = l.Kind
 	}
-	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x) */\n", asked, res.Found.Via, res.Debug.Path(), res.Debug.Via, l.Offset)
+	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x) */\n", asked, res.Found.Via, res.Found.File, res.Found.From, res.Found.DIE)
 	if st == nil {
 		fmt.Fprintf(w, "/* the spec has no struct %s: layout only */\n", asked)
 	}

@@ -64,7 +64,7 @@ func ShowC(path, name string, debugDirs []string, w io.Writer) error {
 	if c.err != nil {
 		return elfread.InputErrorf(dbg.Path(), "%s: %v", name, c.err)
 	}
-	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x), as C: nrtabi show --c */\n", name, found[0].Via, dbg.Path(), dbg.Via, l.Offset)
+	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x), as C: nrtabi show --c */\n", name, found[0].Via, found[0].File, found[0].From, found[0].DIE)
 	if len(c.forward) > 0 {
 		sort.Strings(c.forward)
 		for _, f := range c.forward {

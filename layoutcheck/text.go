@@ -18,9 +18,19 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, ", build-id %s", f.BuildID)
 		}
 		fmt.Fprintf(w, ")\n   DWARF: %s (%s); role: %s (%s)\n", f.DWARFFile, f.DWARFVia, f.Role, f.RoleFrom)
+		for _, p := range f.DWARFParts {
+			fmt.Fprintf(w, "   DWARF part: %s (%s)\n", p.File, p.Via)
+		}
+		for _, m := range f.DWARFMissing {
+			fmt.Fprintf(w, "   DWARF NOT READ: %s\n", m)
+		}
 		fmt.Fprintf(w, "  structs (%d found)\n", len(f.Structs))
 		for _, s := range f.Structs {
-			fmt.Fprintf(w, "    %-12s %-28s %7d B  %s\n", strings.ToUpper(s.Status), s.Name, s.Size, s.Via)
+			fmt.Fprintf(w, "    %-12s %-28s %7d B  %s", strings.ToUpper(s.Status), s.Name, s.Size, s.Via)
+			if s.DWARFFile != "" && (s.DWARFFile != f.DWARFFile || s.DWARFVia != f.DWARFVia) {
+				fmt.Fprintf(w, "  [%s: %s]", s.DWARFVia, s.DWARFFile)
+			}
+			fmt.Fprintln(w)
 			for _, fd := range s.Findings {
 				fmt.Fprintf(w, "     %s %s [%s, %s]\n", marks[fd.Severity], fd.Message, fd.Kind, fd.Severity)
 			}

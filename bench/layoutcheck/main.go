@@ -11,7 +11,8 @@
 // build-id tree from /lib/x86_64-linux-gnu/libc.so.6 (compressed DWARF 5),
 // libstdc++6-12-dbg's libstdc++ debug file (C++), a 100 MB synthetic object,
 // a DWARF 4 object, a struct that exists nowhere (the full scan), and the
-// reference libnrt.so.1 and libnccom double built from the 2.31.24 spec.
+// reference libnrt.so.1 and libnccom double built from the 2.31.24 spec,
+// and a dwz -m and a -gsplit-dwarf library (where pahole has no answer).
 // Requirements are checked first and every missing one is printed.
 package main
 

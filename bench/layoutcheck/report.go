@@ -30,9 +30,15 @@ func report(w io.Writer, runs int, floors []floor, results []result) {
 		if r.extra > 0 {
 			asked += fmt.Sprintf(" (+%d named by its members, check only)", r.extra)
 		}
+		shR, ckR, rssR := ratio(sh.wall, ph.wall, sh.na), ratio(ck.wall, ph.wall, ""), ratio(time.Duration(ck.maxRSS), time.Duration(ph.maxRSS), "")
+		if r.noAnswer != "" {
+			// pahole ran and was timed, but found nothing: no ratio.
+			na := "no answer from pahole (`" + r.noAnswer + "`)"
+			shR, ckR, rssR = na, na, "—"
+		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			r.label, asked, sectionSize(r.dwarf), ms(sh), ms(ck), ms(ph), ratio(sh.wall, ph.wall, sh.na), ratio(ck.wall, ph.wall, ""),
-			mib(sh), mib(ck), mib(ph), ratio(time.Duration(ck.maxRSS), time.Duration(ph.maxRSS), ""))
+			r.label, asked, sectionSize(r.dwarf), ms(sh), ms(ck), ms(ph), shR, ckR,
+			mib(sh), mib(ck), mib(ph), rssR)
 	}
 	fmt.Fprintf(w, "\nfloors (median wall of %d runs, largest peak RSS):\n\n", runs)
 	fmt.Fprintln(w, "| process | wall | peak RSS |")
@@ -72,6 +78,9 @@ func sectionSize(path string) string {
 	}
 	defer f.Close()
 	s := f.Section(".debug_info")
+	if s == nil {
+		s = f.Section(".debug_info.dwo")
+	}
 	if s == nil {
 		return "?"
 	}

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
-		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--headers DIR [--include FILE]...] FILE...",
+		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--headers DIR [--include FILE]...] FILE...",
 		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
 		Run:      checkCmd})
 }
@@ -52,6 +52,7 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	role := fs.String("role", "auto", "link contract to check: libnrt, libnccom, none, or auto (from the SONAME)")
 	format := fs.String("format", "text", "output format: text, json or junit (one test case per struct and per contract rule)")
 	headers := fs.String("headers", "", "also check the C headers under this directory (compiled with gcc -g in a temporary directory)")
+	allowMissing := fs.Bool("allow-missing-debug", false, "check without a dwz supplementary file or .dwo the DWARF refers to when it cannot be found (the verdict says what was not read); default: exit 1 naming it")
 	addresses := fs.Bool("addresses", false, "also compare definer, trampoline and slot addresses with the release binaries")
 	var require, include cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
@@ -89,7 +90,7 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	rep, err := layoutcheck.Check(files, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
-		Require: require, DebugDirs: dirs.get(),
+		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing,
 	})
 	if code := layoutError(c, errw, err); code >= 0 {
 		return code

@@ -29,12 +29,33 @@ func hasDWARF(o *Object) bool {
 	return false
 }
 
-// FindDebug locates the DWARF of obj: in the file itself, else through the
-// build-id tree of each debug directory (DIR/.build-id/xx/rest.debug), else
-// through .gnu_debuglink (next to the file, in its .debug/ subdirectory, and
-// under each debug directory), checking the link's CRC. The debug file found
-// is opened and owned by the returned Debug.
+// FindDebug is FindDebugWith the directories given and, when
+// DEBUGINFOD_URLS is set, debuginfod.
 func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
+	return FindDebugWith(obj, DefaultLookup(debugDirs))
+}
+
+// FindDebugWith locates the DWARF of obj: in the file itself, else through
+// the build-id tree of each debug directory (DIR/.build-id/xx/rest.debug),
+// else through .gnu_debuglink (next to the file, in its .debug/
+// subdirectory, and under each debug directory), checking the link's CRC,
+// else from debuginfod by build-id. Then the parts that DWARF refers to are
+// attached: a dwz supplementary file and split units (.dwo, .dwp). The debug
+// files found are opened and owned by the returned Debug.
+func FindDebugWith(obj *Object, lk Lookup) (*Debug, error) {
+	dbg, err := findMain(obj, lk)
+	if err != nil {
+		return nil, err
+	}
+	if err := attachParts(dbg, lk); err != nil {
+		dbg.Close()
+		return nil, err
+	}
+	return dbg, nil
+}
+
+func findMain(obj *Object, lk Lookup) (*Debug, error) {
+	debugDirs := lk.Dirs
 	if err := obj.checkDataModel(); err != nil {
 		return nil, err
 	}
@@ -73,6 +94,17 @@ func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
 			}
 			tried, broken = append(tried, candidate(p, why)), broken || why != ""
 		}
+	}
+	if lk.Debuginfod != nil && obj.BuildID != "" {
+		p, err := lk.Debuginfod.Fetch(obj.BuildID)
+		if err == nil {
+			dbg, why := tryDebugFile(obj, p, func(c *Object) bool { return c.BuildID == obj.BuildID }, ViaDebuginfod, "has another build-id")
+			if dbg != nil {
+				return dbg, nil
+			}
+			err = fmt.Errorf("%s: %s", p, why)
+		}
+		tried = append(tried, "debuginfod ("+err.Error()+")")
 	}
 	why := "the file has no .debug_info"
 	switch {
@@ -153,10 +185,15 @@ func tryDebugFile(obj *Object, path string, match func(*Object) bool, via, misma
 // OpenDebug opens path and finds its debug info, for the commands that read
 // one file's types; done releases both, the debug file first.
 func OpenDebug(path string, debugDirs []string) (obj *Object, dbg *Debug, done func(), err error) {
+	return OpenDebugWith(path, DefaultLookup(debugDirs))
+}
+
+// OpenDebugWith is OpenDebug with a Lookup.
+func OpenDebugWith(path string, lk Lookup) (obj *Object, dbg *Debug, done func(), err error) {
 	if obj, err = Open(path); err != nil {
 		return nil, nil, nil, err
 	}
-	if dbg, err = FindDebug(obj, debugDirs); err != nil {
+	if dbg, err = FindDebugWith(obj, lk); err != nil {
 		obj.Close()
 		return nil, nil, nil, err
 	}

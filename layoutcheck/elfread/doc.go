@@ -1,9 +1,13 @@
 // Package elfread reads what the checker and the release workflow need from
 // ELF binaries: the object's identity (build-id, debuglink, SONAME, needed
 // libraries), its dynamic symbol table with version definitions and needs,
-// function bytes, and the DWARF of its structs, found in the file or in a
-// separate debug file. It knows nothing of specs; internal/elfdwarf below it
-// opens files and inflates compressed sections.
+// function bytes, and the DWARF of its structs, found in the file, in a
+// separate debug file (build-id tree, .gnu_debuglink) or from debuginfod,
+// together with the parts that DWARF refers to: a dwz supplementary file
+// and split units (.dwo, .dwp). The parts share one offset space, so a
+// struct found anywhere is read through one Reader. It knows nothing of
+// specs; internal/elfdwarf below it opens files and inflates compressed
+// sections.
 //
 // Reading is lazy on purpose: a fast scanner walks .debug_info once, decoding
 // only the names of type DIEs at namespace scope, skipping every subtree that

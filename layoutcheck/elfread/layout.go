@@ -54,6 +54,13 @@ type Reader struct {
 	d         *Debug
 	views     map[int]*view
 	dimsFixed map[godwarf.Type]bool
+	// parts (the main Debug's reader only) read the supplement and the
+	// split units; alt is the supplement's reader, for references into it.
+	parts []*Reader
+	alt   *Reader
+	// merged: the main file and its supplement are read as one DWARF
+	// (mergedData), so references between them are plain references.
+	merged bool
 }
 
 // view is a debug/dwarf view of one unit (or of the whole section when a unit
@@ -67,13 +74,62 @@ type view struct {
 
 // NewReader returns a layout reader; views are built on the first read.
 func (d *Debug) NewReader() *Reader {
-	return &Reader{d: d, views: map[int]*view{}}
+	r := &Reader{d: d, views: map[int]*view{}}
+	byDebug := map[*Debug]*Reader{}
+	r.merged = d.alt != nil && len(d.parts) > 0 && d.parts[0] == d.alt
+	for _, p := range d.parts {
+		if r.merged && p == d.alt {
+			continue // read through the merged view
+		}
+		pr := &Reader{d: p, views: map[int]*view{}}
+		byDebug[p] = pr
+		r.parts = append(r.parts, pr)
+	}
+	r.alt = byDebug[d.alt]
+	for _, pr := range r.parts {
+		pr.alt = byDebug[pr.d.alt]
+	}
+	return r
+}
+
+// Where names the file holding a DIE of the combined offset space and the
+// DIE's offset in that file's .debug_info.
+func (r *Reader) Where(off dwarf.Offset) (path string, local dwarf.Offset) {
+	for _, p := range append([]*Debug{r.d}, r.d.parts...) {
+		if int(off) >= p.base && int(off) < p.base+len(p.info) {
+			return p.Path(), off - dwarf.Offset(p.base)
+		}
+	}
+	return r.d.Path(), off
+}
+
+// route finds the reader of the part holding a combined offset, and the
+// offset inside that part.
+func (r *Reader) route(off dwarf.Offset) (*Reader, dwarf.Offset) {
+	for _, p := range r.parts {
+		if int(off) >= p.d.base && int(off) < p.d.base+len(p.d.info) {
+			return p, off - dwarf.Offset(p.d.base)
+		}
+	}
+	return r, off
 }
 
 // viewFor returns the view holding off. A unit without cross-unit references
 // gets a view of its own bytes, so debug/dwarf parses one unit's
 // abbreviations instead of every unit's.
 func (r *Reader) viewFor(off dwarf.Offset) (*view, error) {
+	if r.merged {
+		if v, ok := r.views[-2]; ok {
+			return v, nil
+		}
+		data, err := r.d.mergedData()
+		if err != nil {
+			return nil, err
+		}
+		v := &view{data: data, cache: map[dwarf.Offset]godwarf.Type{}}
+		r.views[-2] = v
+		return v, nil
+	}
 	u, err := r.d.unitContaining(int(off))
 	if err != nil {
 		return nil, err
@@ -105,9 +161,11 @@ func (r *Reader) viewFor(off dwarf.Offset) (*view, error) {
 // GlobalOffset is the section offset of a type read by this reader.
 func (r *Reader) GlobalOffset(t godwarf.Type) dwarf.Offset {
 	c := t.Common()
-	for _, v := range r.views {
-		if v.cache[c.Offset] == t {
-			return v.base + c.Offset
+	for _, pr := range append([]*Reader{r}, r.parts...) {
+		for _, v := range pr.views {
+			if v.cache[c.Offset] == t {
+				return dwarf.Offset(pr.d.base) + v.base + c.Offset
+			}
 		}
 	}
 	return c.Offset
@@ -115,6 +173,9 @@ func (r *Reader) GlobalOffset(t godwarf.Type) dwarf.Offset {
 
 // Type reads the type at off through godwarf.
 func (r *Reader) Type(off dwarf.Offset) (t godwarf.Type, err error) {
+	if pr, lo := r.route(off); pr != r {
+		return pr.Type(lo)
+	}
 	v, err := r.viewFor(off)
 	if err != nil {
 		return nil, err
@@ -193,6 +254,13 @@ func (r *Reader) fixDims(t godwarf.Type, depth int) {
 // positions are read here because godwarf skips base classes and DWARF 4/5
 // DW_AT_data_bit_offset bitfields.
 func (r *Reader) Layout(off dwarf.Offset) (l *Layout, err error) {
+	if pr, lo := r.route(off); pr != r {
+		l, err := pr.Layout(lo)
+		if l != nil {
+			l.Offset = off
+		}
+		return l, err
+	}
 	v, err := r.viewFor(off)
 	if err != nil {
 		return nil, err
@@ -280,11 +348,21 @@ func (r *Reader) member(kid *dwarf.Entry, v *view) (*Member, error) {
 	m := &Member{Base: kid.Tag == dwarf.TagInheritance}
 	m.Name, _ = kid.Val(dwarf.AttrName).(string)
 	m.Artificial, _ = kid.Val(dwarf.AttrArtificial).(bool)
-	toff, ok := kid.Val(dwarf.AttrType).(dwarf.Offset)
-	if !ok {
+	var t godwarf.Type
+	var err error
+	switch toff := kid.Val(dwarf.AttrType).(type) {
+	case dwarf.Offset:
+		t, err = r.Type(v.base + toff)
+	case int64, uint32, uint64:
+		// DW_FORM_GNU_ref_alt (int64) or DW_FORM_ref_sup4/8: a type in the
+		// supplementary file.
+		if r.alt == nil {
+			return nil, fmt.Errorf("member %q at %#x has its type in the supplementary file, which was not read", m.Name, kid.Offset)
+		}
+		t, err = r.alt.Type(dwarf.Offset(asUint(toff)))
+	default:
 		return nil, fmt.Errorf("member %q at %#x has no type", m.Name, kid.Offset)
 	}
-	t, err := r.Type(v.base + toff)
 	if err != nil {
 		return nil, err
 	}
@@ -333,6 +411,18 @@ func (r *Reader) member(kid *dwarf.Entry, v *view) (*Member, error) {
 		}
 	}
 	return m, nil
+}
+
+func asUint(v any) uint64 {
+	switch x := v.(type) {
+	case int64:
+		return uint64(x)
+	case uint32:
+		return uint64(x)
+	case uint64:
+		return x
+	}
+	return 0
 }
 
 func ulebSafe(b []byte) (uint64, bool) {

@@ -17,6 +17,8 @@ type unit struct {
 	addrSize, offSize  int
 	abbrevOff          uint64
 	typeUnit           bool
+	unitType           uint8  // DWARF 5 unit type (0 before DWARF 5)
+	dwoID              uint64 // skeleton and split units (DWARF 5 header)
 }
 
 type attrSpec struct {
@@ -103,11 +105,12 @@ func (d *Debug) parseUnit(off int) (unit, error) {
 		u.addrSize = int(c.U8())
 	case u.version == 5:
 		ut := c.U8()
+		u.unitType = ut
 		u.addrSize = int(c.U8())
 		u.abbrevOff = c.Uint(u.offSize)
 		switch ut {
 		case unitTypeSkeleton, unitTypeSplitCompile:
-			c.Skip(8)
+			u.dwoID = c.Uint(8)
 		case unitTypeType, unitTypeSplitType:
 			c.Skip(8)
 			c.Skip(uint64(u.offSize))
@@ -349,7 +352,7 @@ func (sc *scanner) readUint(form uint32) uint64 {
 		return c.Uint(8)
 	case formUdata, formRefUdata, formStrx, formAddrx, formGNUStrIndex:
 		return c.Uleb()
-	case formStrp, formSecOffset, formLineStrp, formStrpSup, formRefAddr:
+	case formStrp, formSecOffset, formLineStrp, formStrpSup, formRefAddr, formGNUStrpAlt, formGNURefAlt:
 		return c.Uint(sc.u.offSize)
 	case formFlagPresent:
 		return 1
@@ -372,12 +375,30 @@ func (sc *scanner) nameOf(form uint32) []byte {
 	switch form {
 	case formString:
 		return sc.c.CString()
+	case formStrp, formLineStrp, formStrx, formStrx1, formStrx2, formStrx3, formStrx4, formGNUStrIndex, formGNUStrpAlt, formStrpSup:
+		return sc.strValue(form, sc.readUint(form))
+	}
+	sc.skipForm(form)
+	return nil
+}
+
+// strValue resolves a string form's value: an offset into .debug_str (or
+// the supplement's), .debug_line_str, or an index into the string offsets
+// table. A name in a supplement that was not found (--allow-missing-debug)
+// is nil.
+func (sc *scanner) strValue(form uint32, v uint64) []byte {
+	switch form {
 	case formStrp:
-		return sc.str(".debug_str", sc.d.str, sc.readUint(form))
+		return sc.str(".debug_str", sc.d.str, v)
 	case formLineStrp:
-		return sc.str(".debug_line_str", sc.d.lineStr, sc.readUint(form))
+		return sc.str(".debug_line_str", sc.d.lineStr, v)
+	case formGNUStrpAlt, formStrpSup:
+		if sc.d.alt == nil {
+			return nil
+		}
+		return sc.str(".debug_str of "+sc.d.alt.Path(), sc.d.alt.str, v)
 	case formStrx, formStrx1, formStrx2, formStrx3, formStrx4, formGNUStrIndex:
-		idx := sc.readUint(form)
+		idx := v
 		so := sc.d.strOffsets
 		w := uint64(sc.u.offSize)
 		if idx > uint64(len(so))/w || sc.strOffBase > uint64(len(so)) || idx*w > uint64(len(so))-sc.strOffBase || uint64(len(so))-sc.strOffBase-idx*w < w {
@@ -387,8 +408,20 @@ func (sc *scanner) nameOf(form uint32) []byte {
 		oc := elfdwarf.NewCursor(".debug_str_offsets", so, int(sc.strOffBase+idx*w), sc.d.order)
 		return sc.str(".debug_str", sc.d.str, oc.Uint(sc.u.offSize))
 	}
-	sc.skipForm(form)
 	return nil
+}
+
+// defaultStrOffBase is where a unit's string offsets start when its unit DIE
+// does not say: past the table's header in DWARF 5 (the split units'
+// case), at 0 for the GNU extension to DWARF 4.
+func defaultStrOffBase(u *unit) uint64 {
+	switch {
+	case u.version < 5:
+		return 0
+	case u.offSize == 8:
+		return 16
+	}
+	return 8
 }
 
 // refOf reads a reference value as a section offset.
@@ -415,8 +448,9 @@ func (sc *scanner) refOf(form uint32) (int, bool) {
 type dieInfo struct {
 	name     []byte
 	decl     bool
-	sibling  int // 0 when absent
-	typ      int // referenced type, 0 when absent
+	sibling  int  // 0 when absent
+	typ      int  // referenced type, 0 when absent
+	typAlt   bool // typ is an offset in the supplementary file
 	export   bool
 	children bool
 	tag      uint32
@@ -445,7 +479,12 @@ func (sc *scanner) decode(a *abbrev) dieInfo {
 		case attrSibling:
 			di.sibling, _ = sc.refOf(form)
 		case attrType:
-			di.typ, _ = sc.refOf(form)
+			if form == formGNURefAlt || form == formRefSup4 || form == formRefSup8 {
+				v := sc.readUint(form)
+				di.typ, di.typAlt = int(min(v, 1<<62)), true
+			} else {
+				di.typ, _ = sc.refOf(form)
+			}
 		case attrExportSymbols:
 			di.export = form == formFlagPresent || sc.readUint(form) != 0
 		default:
@@ -461,9 +500,12 @@ func (sc *scanner) decode(a *abbrev) dieInfo {
 
 // Found is where a wanted struct was found in the DWARF.
 type Found struct {
-	Offset dwarf.Offset // the struct, class or union DIE
+	Offset dwarf.Offset // the struct, class or union DIE, in the combined offset space of the Debug's parts
 	Name   string       // its qualified DWARF name
 	Via    string       // "struct TAG" or "typedef NAME"
+	DIE    dwarf.Offset // the DIE's offset in File's .debug_info
+	File   string       // the file holding the DIE
+	From   string       // how File was found: ViaEmbedded, ViaSupplement, ViaDWO, ...
 }
 
 type wantName struct {
@@ -521,16 +563,21 @@ func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
 			f.byBase[baseName(parts[len(parts)-1])] = append(f.byBase[baseName(parts[len(parts)-1])], wantName{parts: parts, target: i})
 		}
 	}
-	for i := 0; f.missing > 0; i++ {
-		u, ok, err := d.unit(i)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-		if err := f.scanUnit(u); err != nil {
-			return nil, InputErrorf(d.Path(), "corrupted DWARF: %v", err)
+	// The main file first, then the supplement and the split units: a
+	// struct found in more than one is taken from the first.
+	for _, p := range d.all() {
+		f.sc = &scanner{d: p}
+		for i := 0; f.missing > 0; i++ {
+			u, ok, err := p.unit(i)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+			if err := f.scanUnit(u); err != nil {
+				return nil, InputErrorf(p.Path(), "corrupted DWARF: %v", err)
+			}
 		}
 	}
 	return f.found, nil
@@ -556,10 +603,7 @@ func (f *Finder) scanUnit(u *unit) error {
 		return err
 	}
 	sc.tab = tab
-	sc.strOffBase = 8
-	if u.offSize == 8 {
-		sc.strOffBase = 16
-	}
+	sc.strOffBase = defaultStrOffBase(u)
 	sc.c = elfdwarf.NewCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
 	sc.c.Limit(u.end)
 	// The unit DIE: only DW_AT_str_offsets_base matters.
@@ -669,19 +713,44 @@ func (f *Finder) match(di dieInfo, scopeNames []string, dieOff int) {
 		qual := strings.Join(append(append([]string(nil), scopeNames...), string(name)), "::")
 		switch di.tag {
 		case tagTypedef:
+			if di.typAlt {
+				// A typedef of a struct the supplement holds.
+				alt := f.sc.d.alt
+				if alt == nil {
+					continue
+				}
+				saved := f.sc
+				f.sc = &scanner{d: alt}
+				off, ok := f.resolveTypedef(di.typ)
+				if ok {
+					f.found[w.target] = f.at(off, qual, "typedef "+qual)
+				}
+				f.sc = saved
+				if !ok {
+					continue
+				}
+				f.missing--
+				continue
+			}
 			off, ok := f.resolveTypedef(di.typ)
 			if !ok {
 				continue
 			}
-			f.found[w.target] = &Found{Offset: dwarf.Offset(off), Name: qual, Via: "typedef " + qual}
+			f.found[w.target] = f.at(off, qual, "typedef "+qual)
 		default:
 			if di.decl {
 				continue
 			}
-			f.found[w.target] = &Found{Offset: dwarf.Offset(dieOff), Name: qual, Via: kindWord(di.tag) + " " + qual}
+			f.found[w.target] = f.at(dieOff, qual, kindWord(di.tag)+" "+qual)
 		}
 		f.missing--
 	}
+}
+
+// at is a Found for a DIE of the part being scanned.
+func (f *Finder) at(off int, name, via string) *Found {
+	p := f.sc.d
+	return &Found{Offset: dwarf.Offset(p.base + off), Name: name, Via: via, DIE: dwarf.Offset(off), File: p.Path(), From: p.Via}
 }
 
 func kindWord(tag uint32) string {

@@ -30,11 +30,35 @@ type Debug struct {
 	units   []unit
 	order   binary.ByteOrder
 	owned   *Object
+
+	// base is where this part's .debug_info starts in the combined offset
+	// space of the main Debug (0 for the main one): a Found offset names
+	// its part by range.
+	base int
+	// alt is the supplementary file's DWARF, which DW_FORM_GNU_strp_alt,
+	// DW_FORM_strp_sup and the alt/sup references of this part point into.
+	alt *Debug
+	// parts (main Debug only): the supplement and the split units.
+	parts []*Debug
+	// dwo is set on a split unit's part: the skeleton's DWARF version
+	// decides the string offsets base.
+	dwo  bool
+	goAb []byte // the abbreviations rewritten for debug/dwarf (split parts)
+	// Missing (main Debug only): debug files the DWARF refers to that were
+	// not found, with where they were looked for (Lookup.AllowMissing).
+	Missing []string
 }
 
-// Close releases a separate debug file.
+// Close releases a separate debug file and every part's file.
 func (d *Debug) Close() {
-	if d != nil && d.owned != nil {
+	if d == nil {
+		return
+	}
+	for _, p := range d.parts {
+		p.Close()
+	}
+	d.parts = nil
+	if d.owned != nil {
 		d.owned.Close()
 		d.owned = nil
 	}
@@ -47,9 +71,15 @@ func (d *Debug) Path() string { return d.File.Path }
 // string tables. Uncompressed sections of linked files are used in place (no
 // copy); compressed ones are inflated; a relocatable object's are relocated.
 func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
-	d := &Debug{Input: input, File: file, Via: via, order: file.File.ByteOrder}
-	get := func(name string) ([]byte, error) { return file.debugSection(name) }
-	z, err := file.debugStream("info")
+	return loadDebugSuffix(input, file, via, "")
+}
+
+// loadDebugSuffix reads the sections named .debug_<name><suffix>: suffix is
+// ".dwo" for a split unit's file.
+func loadDebugSuffix(input, file *Object, via, suffix string) (dbg *Debug, err error) {
+	d := &Debug{Input: input, File: file, Via: via, order: file.File.ByteOrder, dwo: suffix != ""}
+	get := func(name string) ([]byte, error) { return file.debugSection(name + suffix) }
+	z, err := file.debugStream("info" + suffix)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +88,7 @@ func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
 	} else if d.info, err = get("info"); err != nil {
 		return nil, err
 	}
-	if z, err = file.debugStream("abbrev"); err != nil {
+	if z, err = file.debugStream("abbrev" + suffix); err != nil {
 		return nil, err
 	}
 	if z != nil {
@@ -80,10 +110,10 @@ func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
 		*s.dst = b
 	}
 	if len(d.info) == 0 {
-		return nil, InputErrorf(file.Path, "no DWARF: .debug_info is empty")
+		return nil, InputErrorf(file.Path, "no DWARF: .debug_info%s is empty", suffix)
 	}
 	if len(d.abbrev) == 0 {
-		return nil, InputErrorf(file.Path, "corrupted DWARF: .debug_info without .debug_abbrev")
+		return nil, InputErrorf(file.Path, "corrupted DWARF: .debug_info%s without .debug_abbrev%s", suffix, suffix)
 	}
 	return d, nil
 }
@@ -129,11 +159,11 @@ func (d *Debug) crossUnitRefs(u *unit) bool {
 
 // unitData is a debug/dwarf view of one unit's bytes.
 func (d *Debug) unitData(u *unit) (data *dwarf.Data, err error) {
-	data, err = dwarf.New(d.abbrev, nil, nil, d.info[u.off:u.end], nil, nil, nil, d.str)
+	data, err = dwarf.New(d.goAbbrev(), nil, nil, d.info[u.off:u.end], nil, nil, nil, d.str)
 	if err != nil {
 		return nil, InputErrorf(d.File.Path, "corrupted DWARF: %v", err)
 	}
-	for name, b := range map[string][]byte{".debug_str_offsets": d.strOffsets, ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
+	for name, b := range map[string][]byte{".debug_str_offsets": d.goStrOffsets(), ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
 		if len(b) > 0 {
 			if err := data.AddSection(name, b); err != nil {
 				return nil, InputErrorf(d.File.Path, "corrupted DWARF section %s: %v", name, err)
@@ -156,11 +186,11 @@ func (d *Debug) DWARFData() (data *dwarf.Data, err error) {
 	if err := d.ensure(d.abbrevZ, len(d.abbrev)); err != nil {
 		return nil, err
 	}
-	data, err = dwarf.New(d.abbrev, nil, nil, d.info, nil, nil, nil, d.str)
+	data, err = dwarf.New(d.goAbbrev(), nil, nil, d.info, nil, nil, nil, d.str)
 	if err != nil {
 		return nil, InputErrorf(d.File.Path, "corrupted DWARF: %v", err)
 	}
-	for name, b := range map[string][]byte{".debug_str_offsets": d.strOffsets, ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
+	for name, b := range map[string][]byte{".debug_str_offsets": d.goStrOffsets(), ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
 		if len(b) > 0 {
 			if err := data.AddSection(name, b); err != nil {
 				return nil, InputErrorf(d.File.Path, "corrupted DWARF section %s: %v", name, err)

@@ -76,13 +76,16 @@ func ExtractFrom(obj *elfread.Object, dbg *elfread.Debug, names []string, skipAb
 	}
 	found, outNames, names = keep, keepNames, keepAsked
 	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
-		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High}
+		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High, mainDebug: dbg.Path()}
 	x.source = fmt.Sprintf("nrtabi extract from %s", path)
 	if obj.BuildID != "" {
 		x.source += " (build-id " + obj.BuildID + ")"
 	}
 	if dbg.Via != elfread.ViaEmbedded {
 		x.source += fmt.Sprintf(", DWARF from %s via %s", dbg.Path(), dbg.Via)
+	}
+	for _, p := range dbg.Parts()[1:] {
+		x.source += fmt.Sprintf(", and from %s (%s)", p.Path, p.Via)
 	}
 	if label, ok := specmatch.Label(path); ok {
 		// A compiled header set: the headers are the source, not the
@@ -166,6 +169,7 @@ type extractor struct {
 	typeDepth   int       // specType levels in progress
 	structDepth int       // structAt levels in progress
 	conf        spec.Conf // of the facts written: HIGH from a binary's DWARF
+	mainDebug   string    // the file the DWARF was found in (its parts are named per DIE)
 }
 
 // maxStructDepth bounds structs nested by value inside each other (real
@@ -657,7 +661,7 @@ func (x *extractor) fragment(path, buildID string, dbg *elfread.Debug) *Fragment
 			continue
 		}
 		st := &spec.Struct{Name: s.name, Tag: s.tag, Size: int(s.size), Packed: s.packed,
-			Fact: spec.Fact{Conf: x.conf, Source: fmt.Sprintf("%s, DIE %#x", x.source, s.die), Note: s.note}}
+			Fact: spec.Fact{Conf: x.conf, Source: x.dieSource(s.die), Note: s.note}}
 		if !s.packed && s.align > 1 {
 			st.MinAlign = int(s.align)
 		}
@@ -691,4 +695,14 @@ func (f *Fragment) Write(w io.Writer) error {
 		sw.Struct(st)
 	}
 	return sw.Err()
+}
+
+// dieSource is a fact's source: the input, and the DIE (in the part of the
+// DWARF that holds it, when that is not the main debug file).
+func (x *extractor) dieSource(off dwarf.Offset) string {
+	path, local := x.rd.Where(off)
+	if path != x.mainDebug {
+		return fmt.Sprintf("%s, DIE %#x of %s", x.source, local, path)
+	}
+	return fmt.Sprintf("%s, DIE %#x", x.source, local)
 }

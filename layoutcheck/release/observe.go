@@ -257,7 +257,7 @@ func (obs *Observed) signatures(dbg *elfread.Debug, base *spec.Spec) error {
 		return elfread.InputErrorf(dbg.Path(), "reading the prototypes of libnccom's definers: %v", err)
 	}
 	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
-		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: base}
+		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: base, mainDebug: dbg.Path()}
 	// Spec structs are named by their spec names, never extracted again here.
 	for _, st := range base.Structs {
 		x.byName[st.Name] = &xStruct{name: st.Name, done: true}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// TestCheckMissingDWO: a -gsplit-dwarf library is checked through its .dwo;
+// without the .dwo, check exits 1 naming it, and --allow-missing-debug
+// checks without it, the verdict saying what was not read.
+func TestCheckMissingDWO(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	h, err := filepath.Abs(filepath.Join("../../generated", spec.Default, "c", gen.HeaderName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "liba.c"), []byte("#define _GNU_SOURCE\n#include \""+h+"\"\nint a_fn(void) { return 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cc.Run(dir, "-c", "-fPIC", "-g", "-gsplit-dwarf", "-fno-eliminate-unused-debug-types", "-o", "liba.o", "liba.c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cc.Run(dir, "-shared", "-o", "liba.so", "liba.o"); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "liba.so")
+	rc, out, errs := runLayoutCLI("check", "--role", "none", lib)
+	if rc != 0 || !strings.Contains(out, "CLEAN: all ") || !strings.Contains(out, "DWARF part: "+filepath.Join(dir, "liba.dwo")+" (dwo)") {
+		t.Fatalf("with the .dwo: exit %d\n%s%s", rc, out, errs)
+	}
+	if err := os.Remove(filepath.Join(dir, "liba.dwo")); err != nil {
+		t.Fatal(err)
+	}
+	rc, out, errs = runLayoutCLI("check", "--role", "none", lib)
+	if rc != cli.ExitError || out != "" || !strings.Contains(errs, "needs the split DWARF file liba.dwo") || !strings.Contains(errs, "--allow-missing-debug") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("without the .dwo: exit %d (want %d), stdout %q, stderr %q", rc, cli.ExitError, out, errs)
+	}
+	rc, out, errs = runLayoutCLI("check", "--role", "none", "--allow-missing-debug", lib)
+	if rc != 0 || strings.Contains(out, "CLEAN: all ") || !strings.Contains(out, "DWARF NOT READ: needs the split DWARF file liba.dwo") || !strings.Contains(out, "not read (--allow-missing-debug)") {
+		t.Fatalf("--allow-missing-debug: exit %d\n%s%s", rc, out, errs)
+	}
+}

@@ -1,0 +1,248 @@
+package elfread
+
+import (
+	"debug/elf"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// How a part of the DWARF was found, besides ViaEmbedded, ViaBuildID and
+// ViaDebugLink.
+const (
+	ViaSupplement = "supplementary" // a dwz -m file named by .gnu_debugaltlink or .debug_sup
+	ViaDWO        = "dwo"           // a split unit's .dwo file
+	ViaDWP        = "dwp"           // a split unit in a .dwp package
+	ViaDebuginfod = "debuginfod"    // downloaded from a debuginfod server
+)
+
+// Lookup says where debug info is looked for.
+type Lookup struct {
+	Dirs []string // separate debug file directories (build-id tree, debuglink, .dwz/)
+	// AllowMissing: a supplementary file or .dwo that cannot be found is
+	// recorded in Debug.Missing instead of failing; the structs it holds
+	// are then absent.
+	AllowMissing bool
+	Debuginfod   *Debuginfod // nil: no download
+}
+
+// DefaultLookup is the lookup the commands use without flags: the given
+// directories and a debuginfod client when DEBUGINFOD_URLS is set.
+func DefaultLookup(dirs []string) Lookup {
+	return Lookup{Dirs: dirs, Debuginfod: DebuginfodFromEnv()}
+}
+
+// Part is one file the DWARF of an input was read from.
+type Part struct {
+	Path string
+	Via  string
+}
+
+// Parts lists every file the DWARF was read from, the main one first, each
+// once (a .dwp holding many units is one part).
+func (d *Debug) Parts() []Part {
+	out := []Part{{d.Path(), d.Via}}
+	seen := map[Part]bool{out[0]: true}
+	for _, p := range d.parts {
+		if pt := (Part{p.Path(), p.Via}); !seen[pt] {
+			seen[pt] = true
+			out = append(out, pt)
+		}
+	}
+	return out
+}
+
+// maxCombined bounds the sum of the .debug_info sizes of every part: struct
+// offsets are dwarf.Offset (32 bits) in one space spanning the parts.
+const maxCombined = 1<<32 - 1
+
+// addPart appends a part in the combined offset space.
+func (d *Debug) addPart(p *Debug) error {
+	next := len(d.info)
+	if n := len(d.parts); n > 0 {
+		last := d.parts[n-1]
+		next = last.base + len(last.info)
+	}
+	if uint64(next)+uint64(len(p.info)) > maxCombined {
+		return InputErrorf(p.Path(), "the DWARF of %s and its parts exceed %d bytes of .debug_info together", d.Path(), uint64(maxCombined))
+	}
+	p.base = next
+	d.parts = append(d.parts, p)
+	return nil
+}
+
+// all is the main Debug and its parts, in lookup order.
+func (d *Debug) all() []*Debug {
+	return append([]*Debug{d}, d.parts...)
+}
+
+// attachParts resolves what the DWARF of d refers to outside itself: its
+// supplementary file, and the .dwo units of its skeletons.
+func attachParts(d *Debug, lk Lookup) error {
+	link, err := d.File.supLink()
+	if err != nil {
+		return err
+	}
+	if link != nil {
+		sup, err := findSupplement(d, *link, lk)
+		if err != nil {
+			return err
+		}
+		if sup != nil {
+			d.alt = sup
+			if err := d.addPart(sup); err != nil {
+				return err
+			}
+		}
+	}
+	return attachSplitUnits(d, lk)
+}
+
+// missing fails with what was needed and where it was looked for, or, with
+// AllowMissing, records it.
+func (d *Debug) missing(lk Lookup, what string, tried []string) error {
+	msg := fmt.Sprintf("needs %s, not found at %s", what, strings.Join(tried, ", "))
+	if lk.AllowMissing {
+		d.Missing = append(d.Missing, oneLine.Replace(msg))
+		return nil
+	}
+	return InputErrorf(d.Path(), "%s; install or copy it there, add --debug-dir, set DEBUGINFOD_URLS, or pass --allow-missing-debug to check without it", msg)
+}
+
+// findSupplement opens the supplementary file a dwz'd file names: the path
+// as given (relative to the file's directory), next to the file, under each
+// debug directory's .dwz/, by build-id under each debug directory, and from
+// debuginfod. The file must carry the build-id the link records.
+func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
+	dir := filepath.Dir(d.Path())
+	var cands []string
+	add := func(p string) {
+		for _, c := range cands {
+			if c == p {
+				return
+			}
+		}
+		cands = append(cands, p)
+	}
+	if filepath.IsAbs(l.Path) {
+		add(filepath.Clean(l.Path))
+	} else {
+		add(filepath.Join(dir, l.Path))
+		// A debug file reached through a build-id symlink: the link is
+		// relative to where the file really is (../../.dwz/NAME).
+		if real, err := filepath.EvalSymlinks(d.Path()); err == nil && filepath.Dir(real) != dir {
+			add(filepath.Join(filepath.Dir(real), l.Path))
+		}
+	}
+	base := filepath.Base(l.Path)
+	if base != "." && base != ".." && base != "/" {
+		add(filepath.Join(dir, base))
+		if in := filepath.Dir(d.Input.Path); in != dir {
+			add(filepath.Join(in, base))
+		}
+		for _, dd := range lk.Dirs {
+			add(filepath.Join(dd, ".dwz", base))
+		}
+	}
+	if len(l.BuildID) > 2 {
+		for _, dd := range lk.Dirs {
+			add(filepath.Join(dd, ".build-id", l.BuildID[:2], l.BuildID[2:]+".debug"))
+		}
+	}
+	var tried []string
+	seen := map[string]bool{}
+	// .gnu_debugaltlink records the supplement's build-id; .debug_sup the
+	// checksum the supplement's own .debug_sup carries (dwz --dwarf-5
+	// writes no build-id note there).
+	match := func(c *Object) bool { return c.BuildID == l.BuildID || c.supChecksum() == l.BuildID }
+	what := "build-id"
+	if l.Section == ".debug_sup" {
+		what = "checksum"
+	}
+	mismatch := "has another " + what + " than " + l.Section + " records (" + l.BuildID + ")"
+	for _, p := range cands {
+		if p == d.Path() || sameFile(p, d.Path()) {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			if seen[abs] {
+				continue
+			}
+			seen[abs] = true
+		}
+		sup, why := tryPart(d.Input, p, match, ViaSupplement, mismatch, "")
+		if sup != nil {
+			return sup, nil
+		}
+		tried = append(tried, candidate(p, why))
+	}
+	if lk.Debuginfod != nil {
+		p, err := lk.Debuginfod.Fetch(l.BuildID)
+		if err == nil {
+			sup, why := tryPart(d.Input, p, match, ViaSupplement, mismatch, "")
+			if sup != nil {
+				sup.Via = ViaSupplement + " via " + ViaDebuginfod
+				return sup, nil
+			}
+			err = fmt.Errorf("%s: %s", p, why)
+		}
+		tried = append(tried, "debuginfod ("+err.Error()+")")
+	}
+	return nil, d.missing(lk, fmt.Sprintf("the supplementary DWARF file %s (%s %s, named by %s)", l.Path, what, l.BuildID, l.Section), tried)
+}
+
+// tryPart opens a candidate file for a part; like tryDebugFile, a file that
+// exists and is refused says why.
+func tryPart(input *Object, path string, match func(*Object) bool, via, mismatch, suffix string) (*Debug, string) {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		if err == nil {
+			return nil, "not a regular file"
+		}
+		return nil, ""
+	}
+	c, err := Open(path)
+	if err != nil {
+		return nil, errMsg(err)
+	}
+	why := ""
+	switch {
+	case !c.hasSection(".debug_info" + suffix):
+		why = "has no .debug_info" + suffix
+	case !match(c):
+		why = mismatch
+	}
+	if why != "" {
+		c.Close()
+		return nil, why
+	}
+	p, err := loadDebugSuffix(input, c, via, suffix)
+	if err != nil {
+		c.Close()
+		return nil, errMsg(err)
+	}
+	p.owned = c
+	return p, ""
+}
+
+func errMsg(err error) string {
+	if ie, ok := err.(*InputError); ok {
+		return ie.Msg
+	}
+	return err.Error()
+}
+
+// hasSection reports whether the file has a non-empty section of that name
+// (or its .zdebug_ form).
+func (o *Object) hasSection(name string) bool {
+	names := []string{name}
+	if strings.HasPrefix(name, ".debug_") {
+		names = append(names, ".zdebug_"+name[len(".debug_"):])
+	}
+	for _, n := range names {
+		if s := o.File.Section(n); s != nil && s.Size > 0 && s.Type != elf.SHT_NOBITS {
+			return true
+		}
+	}
+	return false
+}

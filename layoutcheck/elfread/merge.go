@@ -173,14 +173,9 @@ func (m *merger) walk(p *Debug, base int, move func(form uint32, offSize int) (i
 				break
 			}
 			for k := range a.attrs {
-				form := a.attrs[k].form
-				if form == formIndirect {
-					f := sc.c.Uleb()
-					if f == formIndirect || f > 0xffff {
-						sc.c.Fail("DW_FORM_indirect names form %#x", f)
-						break
-					}
-					form = uint32(f)
+				form, ok := sc.indirect(a.attrs[k].form)
+				if !ok {
+					break
 				}
 				n, delta, err := move(form, u.offSize)
 				if err != nil {

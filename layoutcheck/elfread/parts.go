@@ -116,15 +116,8 @@ func (d *Debug) missing(lk Lookup, what string, tried []string) error {
 // debuginfod. The file must carry the build-id the link records.
 func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 	dir := filepath.Dir(d.Path())
-	var cands []string
-	add := func(p string) {
-		for _, c := range cands {
-			if c == p {
-				return
-			}
-		}
-		cands = append(cands, p)
-	}
+	var cands candidates
+	add := cands.add
 	if filepath.IsAbs(l.Path) {
 		add(filepath.Clean(l.Path))
 	} else {
@@ -161,7 +154,7 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 		what = "checksum"
 	}
 	mismatch := "has another " + what + " than " + l.Section + " records (" + l.BuildID + ")"
-	for _, p := range cands {
+	for _, p := range cands.paths {
 		if p == d.Path() || sameFile(p, d.Path()) {
 			continue
 		}
@@ -245,4 +238,17 @@ func (o *Object) hasSection(name string) bool {
 		}
 	}
 	return false
+}
+
+// candidates are the paths a debug file may be at, in the order to try
+// them, each once.
+type candidates struct{ paths []string }
+
+func (c *candidates) add(p string) {
+	for _, q := range c.paths {
+		if q == p {
+			return
+		}
+	}
+	c.paths = append(c.paths, p)
 }

@@ -306,12 +306,9 @@ func (sc *scanner) skipForm(form uint32) {
 		c.Skip(c.Uleb())
 		return
 	case formIndirect:
-		f := c.Uleb()
-		if f == formIndirect || f > 0xffff {
-			c.Fail("DW_FORM_indirect names form %#x", f)
-			return
+		if f, ok := sc.indirect(form); ok {
+			sc.skipForm(f)
 		}
-		sc.skipForm(uint32(f))
 		return
 	}
 	if n := fixedFormSize(form, sc.u.version, sc.u.addrSize, sc.u.offSize); n >= 0 {
@@ -462,14 +459,9 @@ func (sc *scanner) decode(a *abbrev) dieInfo {
 	di := dieInfo{children: a.children, tag: a.tag}
 	for i := range a.attrs {
 		as := &a.attrs[i]
-		form := as.form
-		if form == formIndirect {
-			f := sc.c.Uleb()
-			if f == formIndirect || f > 0xffff {
-				sc.c.Fail("DW_FORM_indirect names form %#x", f)
-				return di
-			}
-			form = uint32(f)
+		form, ok := sc.indirect(as.form)
+		if !ok {
+			return di
 		}
 		switch as.attr {
 		case attrName:
@@ -871,4 +863,19 @@ func (f *Finder) resolveTypedef(off int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// indirect returns the form an attribute is stored in: form itself, or for
+// DW_FORM_indirect the form read from the DIE (a second indirection or an
+// out-of-range form fails the cursor and returns false).
+func (sc *scanner) indirect(form uint32) (uint32, bool) {
+	if form != formIndirect {
+		return form, true
+	}
+	f := sc.c.Uleb()
+	if f == formIndirect || f > 0xffff {
+		sc.c.Fail("DW_FORM_indirect names form %#x", f)
+		return 0, false
+	}
+	return uint32(f), true
 }

@@ -208,15 +208,8 @@ func (o *Object) debugStream(name string) (*elfdwarf.Stream, error) {
 	if o.File.Type == elf.ET_REL {
 		return nil, nil
 	}
-	s := o.File.Section(".debug_" + name)
-	z := false
+	s, z := o.dwarfSection(name)
 	if s == nil {
-		if s = o.File.Section(".zdebug_" + name); s == nil {
-			return nil, nil
-		}
-		z = true
-	}
-	if s.Type == elf.SHT_NOBITS {
 		return nil, nil
 	}
 	limit := elfdwarf.InflateCap(int64(len(o.data)))
@@ -270,18 +263,26 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// debugSection returns .debug_<name> (or .zdebug_<name>), decompressed and
-// relocated as needed; nil when absent.
-func (o *Object) debugSection(name string) ([]byte, error) {
-	s := o.File.Section(".debug_" + name)
-	z := false
-	if s == nil {
+// dwarfSection finds .debug_<name>, else the old-style compressed
+// .zdebug_<name> (z true); nil when absent or without bytes in the file.
+func (o *Object) dwarfSection(name string) (s *elf.Section, z bool) {
+	if s = o.File.Section(".debug_" + name); s == nil {
 		if s = o.File.Section(".zdebug_" + name); s == nil {
-			return nil, nil
+			return nil, false
 		}
 		z = true
 	}
 	if s.Type == elf.SHT_NOBITS {
+		return nil, false
+	}
+	return s, z
+}
+
+// debugSection returns .debug_<name> (or .zdebug_<name>), decompressed and
+// relocated as needed; nil when absent.
+func (o *Object) debugSection(name string) ([]byte, error) {
+	s, z := o.dwarfSection(name)
+	if s == nil {
 		return nil, nil
 	}
 	// A compressed section is inflated to exactly its declared size, and

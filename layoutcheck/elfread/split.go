@@ -61,14 +61,9 @@ func (d *Debug) unitDIE(u *unit) (sk skeleton, isSkeleton bool, err error) {
 	}
 	for i := range a.attrs {
 		as := &a.attrs[i]
-		form := as.form
-		if form == formIndirect {
-			f := sc.c.Uleb()
-			if f == formIndirect || f > 0xffff {
-				sc.c.Fail("DW_FORM_indirect names form %#x", f)
-				break
-			}
-			form = uint32(f)
+		form, ok := sc.indirect(as.form)
+		if !ok {
+			break
 		}
 		switch as.attr {
 		case attrDwoName, attrGNUDwoName:
@@ -195,15 +190,8 @@ const maxSplitUnits = 1 << 17
 
 // findDWO tries the places a skeleton's .dwo may be.
 func findDWO(d *Debug, sk skeleton) (*Debug, []string) {
-	var cands []string
-	add := func(p string) {
-		for _, c := range cands {
-			if c == p {
-				return
-			}
-		}
-		cands = append(cands, p)
-	}
+	var cands candidates
+	add := cands.add
 	switch {
 	case filepath.IsAbs(sk.dwoName):
 		add(filepath.Clean(sk.dwoName))
@@ -215,7 +203,7 @@ func findDWO(d *Debug, sk skeleton) (*Debug, []string) {
 		add(filepath.Join(filepath.Dir(d.Path()), base))
 	}
 	var tried []string
-	for _, p := range cands {
+	for _, p := range cands.paths {
 		var idErr string
 		part, why := tryPart(d.Input, p, func(c *Object) bool { return true }, ViaDWO, "", ".dwo")
 		if part != nil {

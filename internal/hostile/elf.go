@@ -107,6 +107,16 @@ var dwarfSources = map[string]string{
 	"cyclic-pointer": unit(`
 .Lptr:	.uleb128 7; .byte 8; .long .Lptr - .Lcu
 ` + structOf(8, ".Lptr")),
+	// A chain of distinct pointer types, each to the next: read by plain
+	// recursion (godwarf), two million of them overflowed the goroutine's
+	// stack, a fatal error no recover catches. Each DIE is 6 bytes (code,
+	// byte size, ref4 to the next).
+	"type-chain": unit(`
+.Lchain:
+	.rept 50000
+	.uleb128 7; .byte 8; .long . + 4 - .Lcu
+	.endr
+` + intType + structOf(8, ".Lchain")),
 	// An exprloc whose ULEB128 length is 2^63: as a signed int it jumps
 	// backwards.
 	"exprloc-2^63": unit(`
@@ -132,7 +142,7 @@ const BombSize = 1 << 30
 // decompression bombs inflate to bombSize bytes. It needs gcc and objcopy.
 func Build(dir string, bombSize int) ([]ELFCase, error) {
 	var out []ELFCase
-	for _, name := range []string{"cyclic-struct", "cyclic-array", "cyclic-pointer", "exprloc-2^63", "exprloc-loop"} {
+	for _, name := range []string{"cyclic-struct", "cyclic-array", "cyclic-pointer", "type-chain", "exprloc-2^63", "exprloc-loop"} {
 		p, err := assemble(dir, name, dwarfSources[name])
 		if err != nil {
 			return nil, err

@@ -193,7 +193,15 @@ func (r *Reader) Type(off dwarf.Offset) (t godwarf.Type, err error) {
 // list that runs past its unit (corrupted DWARF; our scanner stops early and
 // never walks the whole unit) panics inside it. That one library fault is
 // turned into an error here; our own code has no recover.
+//
+// godwarf also recurses once per type it has not read yet, so a chain of a
+// few million distinct types (a 12 MB crafted object) exhausts the
+// goroutine's stack, which no recover catches: typeNesting walks the same
+// graph first, without recursion, and refuses one that nests too deep.
 func ReadType(d *dwarf.Data, off dwarf.Offset, cache map[dwarf.Offset]godwarf.Type) (t godwarf.Type, err error) {
+	if err := typeNesting(d, off, cache); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			t, err = nil, fmt.Errorf("the type at DIE 0x%x is malformed (its children run past the end of its unit): %v", off, r)

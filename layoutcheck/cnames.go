@@ -3,6 +3,7 @@ package layoutcheck
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 )
@@ -10,12 +11,12 @@ import (
 // C spellings of DWARF names for show --c: identifiers for C++ and Rust
 // names, C base types for other languages' ones.
 
-var notIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+var notIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_]+`) })
 
 // cIdent turns a DWARF name (C++ "ns::box<char>", Rust "{vtable}") into a C
 // identifier.
 func cIdent(n string) string {
-	s := strings.Trim(notIdent.ReplaceAllString(n, "_"), "_")
+	s := strings.Trim(notIdent().ReplaceAllString(n, "_"), "_")
 	if s == "" || s[0] >= '0' && s[0] <= '9' {
 		s = "n_" + s
 	}

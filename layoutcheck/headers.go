@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
@@ -250,12 +251,14 @@ func (h *Headers) compileError(header string, err error) error {
 		strings.ReplaceAll(firstError(err), abs+"/", ""), h.Dir, filepath.Join(h.Dir, header))
 }
 
-var conflicting = regexp.MustCompile(`(conflicting types for|redefinition of|redeclaration of|conflicting type qualifiers for) ['‘"]([^'’"]+)['’"]`)
+var conflicting = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(conflicting types for|redefinition of|redeclaration of|conflicting type qualifiers for) ['‘"]([^'’"]+)['’"]`)
+})
 
 // conflictNote says which declaration the combined unit rejected.
 func conflictNote(first, abs, dir string) string {
 	first = strings.ReplaceAll(first, abs, dir)
-	if m := conflicting.FindStringSubmatch(first); m != nil {
+	if m := conflicting().FindStringSubmatch(first); m != nil {
 		return fmt.Sprintf("duplicate declaration of %s: the headers declare it differently (%s); each header was compiled in its own unit, and a struct found in several is read from the first", m[2], first)
 	}
 	return fmt.Sprintf("the headers do not compile together (%s); each header was compiled in its own unit", first)

@@ -9,6 +9,7 @@ import (
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+	"github.com/nrtabi/nrtabi/spec"
 )
 
 // ShowC writes the struct named name, and every type it needs, as C that
@@ -299,7 +300,7 @@ func (c *cEmitter) enum(e *godwarf.EnumType) {
 		return
 	}
 	for _, v := range e.Val {
-		if c.enumerators[v.Name] || !specmatch.Ident.MatchString(v.Name) || v.Val < -1<<31 || v.Val > 1<<32-1 {
+		if c.enumerators[v.Name] || !spec.IsIdent(v.Name) || v.Val < -1<<31 || v.Val > 1<<32-1 {
 			return
 		}
 	}

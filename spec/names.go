@@ -13,3 +13,21 @@ const OpaqueMemberPrefix = "nrtabi_opaque_"
 // std::vector<T> in the generated header; the extractor reads such a struct
 // back as std::vector<T>.
 const VectorPrefix = "nrtabi_vector_"
+
+// IsIdent reports whether s is a C identifier: a letter or underscore, then
+// letters, digits and underscores (ASCII).
+func IsIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}

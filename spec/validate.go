@@ -178,8 +178,6 @@ func (c *checker) nodes() {
 	}
 }
 
-var identRE = lazyRE(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 func (c *checker) forward() {
 	s := c.s
 	t := &s.SlotTable
@@ -195,10 +193,10 @@ func (c *checker) forward() {
 	probes, hots := 0, 0
 	for i := range s.Forward {
 		f := &s.Forward[i]
-		if !strings.HasPrefix(f.Name, "neuron") || !identRE().MatchString(f.Name) {
+		if !strings.HasPrefix(f.Name, "neuron") || !IsIdent(f.Name) {
 			c.at(&f.Fact, "name", "forward-name", "forward symbol %q must be a C identifier starting with neuron", f.Name)
 		}
-		if !strings.HasPrefix(f.Trampoline, "nccl") || !identRE().MatchString(f.Trampoline) {
+		if !strings.HasPrefix(f.Trampoline, "nccl") || !IsIdent(f.Trampoline) {
 			c.at(&f.Fact, "trampoline", "forward-name", "trampoline %q of %s must be a C identifier starting with nccl", f.Trampoline, f.Name)
 		} else if strings.TrimPrefix(f.Trampoline, "nccl") != strings.TrimPrefix(f.Name, "neuron") {
 			c.at(&f.Fact, "trampoline", "forward-name", "trampoline %s does not front %s; the nccl* and neuron* suffixes must match", f.Trampoline, f.Name)
@@ -284,7 +282,7 @@ func (c *checker) reverse() {
 	s := c.s
 	for i := range s.Reverse {
 		r := &s.Reverse[i]
-		if !(strings.HasPrefix(r.Name, "nec_") || strings.HasPrefix(r.Name, "nrt_")) || !identRE().MatchString(r.Name) {
+		if !(strings.HasPrefix(r.Name, "nec_") || strings.HasPrefix(r.Name, "nrt_")) || !IsIdent(r.Name) {
 			c.at(&r.Fact, "name", "reverse-name", "reverse symbol %q must be a C identifier starting with nec_ or nrt_", r.Name)
 		}
 		switch n := s.VersionNodeByName(r.Version); {
@@ -370,7 +368,7 @@ func (c *checker) constants() {
 	s := c.s
 	for i := range s.Constants {
 		k := &s.Constants[i]
-		if !identRE().MatchString(k.Name) {
+		if !IsIdent(k.Name) {
 			c.at(&k.Fact, "name", "constant", "constant name %q is not a C identifier", k.Name)
 		}
 		switch k.Type {
@@ -397,7 +395,7 @@ func (c *checker) messages() {
 	s := c.s
 	for i := range s.Messages {
 		m := &s.Messages[i]
-		if !identRE().MatchString(m.ID) {
+		if !IsIdent(m.ID) {
 			c.at(&m.Fact, "id", "required", "message id %q is not an identifier", m.ID)
 		}
 		n := 0
@@ -492,7 +490,7 @@ func (c *checker) structLayout(st *Struct) {
 	prevEnd, prevName := 0, ""
 	for j := range st.Fields {
 		f := &st.Fields[j]
-		if f.Name == "" || !identRE().MatchString(f.Name) {
+		if f.Name == "" || !IsIdent(f.Name) {
 			c.at(&f.Fact, "name", "required", "%s: field name %q is not a C identifier", st.Name, f.Name)
 		}
 		if seen[f.Name] {

@@ -293,7 +293,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 			items = append(items, item{start: m.Offset, end: m.End()})
 			continue
 		}
-		if m.BitSize == 0 && !m.Base && !m.Artificial && specmatch.Ident.MatchString(m.Name) {
+		if m.BitSize == 0 && !m.Base && !m.Artificial && spec.IsIdent(m.Name) {
 			if t, note, ok := x.specType(m.Type, last); ok {
 				items = append(items, item{start: m.Offset, end: m.End(), field: &xField{name: m.Name, typ: t, note: note, offset: m.Offset}})
 				continue
@@ -483,7 +483,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			if s, ok := x.byName[name]; ok && s.refused == "" {
 				return pq.prefix() + s.name + "*" + self, "", true
 			}
-			if specmatch.Ident.MatchString(name) && !x.enumerators[name] && x.enums[name] == nil {
+			if spec.IsIdent(name) && !x.enumerators[name] && x.enums[name] == nil {
 				x.opaques[name] = true
 				return pq.prefix() + name + "*" + self, "", true
 			}
@@ -532,7 +532,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			return "", "", false
 		}
 		name := x.specName(d, tds)
-		if !specmatch.Ident.MatchString(name) {
+		if !spec.IsIdent(name) {
 			return "", "", false
 		}
 		off := x.rd.GlobalOffset(d)
@@ -592,12 +592,12 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	if e, ok := x.enums[name]; ok {
 		return e.name, "", true
 	}
-	if !specmatch.Ident.MatchString(name) || d.Size() != 4 || len(d.Val) == 0 || x.byName[name] != nil || x.opaques[name] {
+	if !spec.IsIdent(name) || d.Size() != 4 || len(d.Val) == 0 || x.byName[name] != nil || x.opaques[name] {
 		return bySize("spelled by size")
 	}
 	vals, names := map[int64]bool{}, map[string]bool{}
 	for _, v := range d.Val {
-		if vals[v.Val] || names[v.Name] || x.enumerators[v.Name] || !specmatch.Ident.MatchString(v.Name) || v.Val < -1<<31 || v.Val > 1<<32-1 {
+		if vals[v.Val] || names[v.Name] || x.enumerators[v.Name] || !spec.IsIdent(v.Name) || v.Val < -1<<31 || v.Val > 1<<32-1 {
 			return bySize("its enumerators do not make a spec enum")
 		}
 		vals[v.Val], names[v.Name] = true, true

@@ -2,7 +2,6 @@ package specmatch
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
@@ -171,6 +170,3 @@ func EmptyClass(t godwarf.Type) bool {
 	st, ok := elfread.Strip(t).(*godwarf.StructType)
 	return ok && st.Size() <= 1 && len(st.Field) == 0
 }
-
-// Ident matches the names a spec row may carry (a C identifier).
-var Ident = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

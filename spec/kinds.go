@@ -365,13 +365,25 @@ var fileDocType = sync.OnceValue(func() reflect.Type {
 	var fields, removal []reflect.StructField
 	for _, k := range kinds {
 		fields = append(fields, k.field())
-		if !k.single() {
-			removal = append(removal, reflect.StructField{Name: goName(k.key()), Type: reflect.TypeOf([]string(nil)), Tag: reflect.StructTag(`toml:"` + k.key() + `"`)})
-		}
+	}
+	for _, k := range removable() {
+		removal = append(removal, reflect.StructField{Name: goName(k.key()), Type: reflect.TypeOf([]string(nil)), Tag: reflect.StructTag(`toml:"` + k.key() + `"`)})
 	}
 	fields = append(fields, reflect.StructField{Name: goName(removeKey), Type: reflect.PointerTo(reflect.StructOf(removal)), Tag: `toml:"` + removeKey + `"`})
 	return reflect.StructOf(fields)
 })
+
+// removable are the kinds [remove] can drop rows of, in the order of the
+// fields of fileDocType's [remove] table.
+func removable() []kind {
+	var out []kind
+	for _, k := range kinds {
+		if !k.single() {
+			out = append(out, k)
+		}
+	}
+	return out
+}
 
 // removal is one [remove] table: the row keys to drop, by kind.
 type removal struct {
@@ -388,13 +400,9 @@ func decodedRemoval(doc reflect.Value, in fileIndex) (removal, bool) {
 	r := removal{lists: map[string][]string{}}
 	r.pos, _ = in.idx.lookup(removeKey)
 	v = v.Elem()
-	i := 0
-	for _, k := range kinds {
-		if !k.single() {
-			if names := v.Field(i).Interface().([]string); len(names) > 0 {
-				r.lists[k.key()] = names
-			}
-			i++
+	for i, k := range removable() {
+		if names := v.Field(i).Interface().([]string); len(names) > 0 {
+			r.lists[k.key()] = names
 		}
 	}
 	return r, true

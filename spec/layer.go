@@ -33,14 +33,9 @@ func (f *File) doc(name string) (reflect.Value, Errors) {
 	var errs Errors
 	rm := reflect.New(doc.Field(len(kinds)).Type().Elem())
 	known := map[string]bool{}
-	j := 0
-	for _, k := range kinds {
-		if k.single() {
-			continue
-		}
+	for j, k := range removable() {
 		known[k.key()] = true
 		rm.Elem().Field(j).Set(reflect.ValueOf(f.Remove[k.key()]))
-		j++
 	}
 	for key := range f.Remove {
 		if !known[key] {

@@ -1,18 +1,14 @@
 package elfread
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -112,79 +108,39 @@ func (c *Debuginfod) download(server, buildID, dir, dst string) error {
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return fmt.Errorf("%s: not an http or https URL", server)
 	}
-	src := base.String() + "/buildid/" + buildID + "/debuginfo"
-	timeout := c.Timeout
-	if timeout <= 0 {
-		timeout = 90 * time.Second
+	src, err := url.Parse(base.String() + "/buildid/" + buildID + "/debuginfo")
+	if err != nil {
+		return fmt.Errorf("%s: not an http or https URL", server)
 	}
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: timeout}).DialContext,
-		TLSHandshakeTimeout:   timeout,
-		ResponseHeaderTimeout: timeout,
+	t := &transfer{timeout: c.Timeout, maxTime: c.MaxTime, body: capWriter{max: c.MaxBytes}}
+	if t.timeout <= 0 {
+		t.timeout = 90 * time.Second
 	}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-			return fmt.Errorf("redirect to %s refused (http or https only)", req.URL.Scheme)
-		}
-		if len(via) >= 5 {
-			return errors.New("more than 5 redirects")
-		}
-		return nil
-	}}
-	ctx, cancel := context.WithCancel(context.Background())
+	if t.body.max <= 0 {
+		t.body.max = DefaultDebuginfodMax
+	}
 	if c.MaxTime > 0 {
-		ctx, cancel = context.WithTimeout(context.Background(), c.MaxTime)
-	}
-	defer cancel()
-	// A body that stops arriving ends the download after the timeout.
-	var stalled atomic.Bool
-	watchdog := time.AfterFunc(timeout, func() { stalled.Store(true); cancel() })
-	defer watchdog.Stop()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
-	if err != nil {
-		return fmt.Errorf("%s: %v", src, err)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("%s: %v", src, err)
-	}
-	defer resp.Body.Close()
-	watchdog.Reset(timeout)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", src, resp.Status)
-	}
-	max := c.MaxBytes
-	if max <= 0 {
-		max = DefaultDebuginfodMax
-	}
-	if resp.ContentLength > max {
-		return fmt.Errorf("%s: %d bytes, over the %d-byte cap (DEBUGINFOD_MAXSIZE)", src, resp.ContentLength, max)
+		t.deadline = time.Now().Add(c.MaxTime)
 	}
 	tmp, err := os.CreateTemp(dir, ".debuginfo-*.tmp")
 	if err != nil {
 		return fmt.Errorf("cache: %v", err)
 	}
 	defer os.Remove(tmp.Name()) // after the rename there is nothing left to remove
-	n, err := io.Copy(tmp, io.LimitReader(progress{resp.Body, func() { watchdog.Reset(timeout) }}, max+1))
+	t.body.w = tmp
+	err = t.get(src)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	switch {
-	case err != nil && stalled.Load():
-		return fmt.Errorf("%s: no data for %v (DEBUGINFOD_TIMEOUT) after %d bytes", src, timeout, n)
-	case err != nil && ctx.Err() != nil:
-		return fmt.Errorf("%s: not done in %v (DEBUGINFOD_MAXTIME) after %d bytes", src, c.MaxTime, n)
-	case err != nil:
-		return fmt.Errorf("%s: %v", src, err)
-	case n > max:
-		return fmt.Errorf("%s: more than the %d-byte cap (DEBUGINFOD_MAXSIZE)", src, max)
-	case resp.ContentLength >= 0 && n != resp.ContentLength:
-		return fmt.Errorf("%s: %d of %d bytes arrived", src, n, resp.ContentLength)
+	where := src.Redacted()
+	if t.hops > 0 {
+		where += " (redirected to " + t.at.Redacted() + ")"
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %s", where, t.wordError(err))
 	}
 	if err := checkBuildID(tmp.Name(), buildID); err != nil {
-		return fmt.Errorf("%s: what arrived is refused: %s", src, errMsg(err))
+		return fmt.Errorf("%s: what arrived is refused: %s", where, errMsg(err))
 	}
 	if err := os.Rename(tmp.Name(), dst); err != nil {
 		return fmt.Errorf("cache: %v", err)
@@ -192,18 +148,33 @@ func (c *Debuginfod) download(server, buildID, dir, dst string) error {
 	return nil
 }
 
-// progress calls tick on every read that delivers bytes.
-type progress struct {
-	r    io.Reader
-	tick func()
+// wordError says what ended a transfer and which variable changes it.
+func (t *transfer) wordError(err error) string {
+	var capLen errCapLength
+	switch {
+	case errors.Is(err, errStalled):
+		return fmt.Sprintf("no data for %v (DEBUGINFOD_TIMEOUT) after %d bytes; raise DEBUGINFOD_TIMEOUT or try again", t.timeout, t.body.n)
+	case errors.Is(err, errTimeUp):
+		return fmt.Sprintf("not done in %v (DEBUGINFOD_MAXTIME) after %d bytes; raise DEBUGINFOD_MAXTIME", t.maxTime, t.body.n)
+	case errors.Is(err, errOverCap):
+		return fmt.Sprintf("more than the %d-byte cap (DEBUGINFOD_MAXSIZE); raise DEBUGINFOD_MAXSIZE if the file is that large", t.body.max)
+	case errors.As(err, &capLen) && capLen.n >= 0:
+		return fmt.Sprintf("%d bytes, over the %d-byte cap (DEBUGINFOD_MAXSIZE); raise DEBUGINFOD_MAXSIZE if the file is that large", capLen.n, t.body.max)
+	case errors.As(err, &capLen):
+		return fmt.Sprintf("Content-Length over the %d-byte cap (DEBUGINFOD_MAXSIZE); raise DEBUGINFOD_MAXSIZE if the file is that large", t.body.max)
+	case errors.Is(err, errNoCurl):
+		return "an https server needs curl on PATH (install curl), or use an http:// server in DEBUGINFOD_URLS"
+	}
+	return oneLine.Replace(err.Error())
 }
 
-func (p progress) Read(b []byte) (int, error) {
-	n, err := p.r.Read(b)
-	if n > 0 {
-		p.tick()
+// userAgent is nrtabi/VERSION, the module version the build recorded.
+func userAgent() string {
+	v := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
 	}
-	return n, err
+	return "nrtabi/" + v
 }
 
 // checkBuildID opens an ELF file and compares its build-id.

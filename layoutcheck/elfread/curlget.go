@@ -94,10 +94,11 @@ func (t *transfer) curlError(code int, msg string) error {
 		switch {
 		case strings.Contains(msg, "too slow"):
 			return errStalled
+		case !t.deadline.IsZero() && time.Until(t.deadline) < 100*time.Millisecond:
+			return errTimeUp
 		case strings.Contains(msg, "onnect") || strings.Contains(msg, "esolv"):
 			return fmt.Errorf("could not connect in %v (DEBUGINFOD_TIMEOUT): %s (curl exit 28); is the server up and reachable?", t.timeout, msg)
 		}
-		return errTimeUp
 	case 63:
 		return errCapLength{-1}
 	case 22:

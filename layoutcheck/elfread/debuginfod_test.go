@@ -3,92 +3,90 @@ package elfread
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/nrtabi/nrtabi/internal/cc"
 )
 
 // TestDebuginfodHostile: what a server sends is input. A body that is not
 // ELF, an ELF of another build-id, a body over the cap (by Content-Length
 // or by what arrives) and a short body are refused by name, and nothing is
-// left in the cache; a URL that is not http or https is never fetched.
-// (The real debuginfod server is exercised by layoutcheck's TestDebuginfod.)
+// left in the cache; a URL that is not http or https is never fetched. The
+// same answers come over http:// (the client's own HTTP/1.1) and https://
+// (curl). (The real debuginfod server is exercised by layoutcheck's
+// TestDebuginfod.)
 func TestDebuginfodHostile(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("skipping: %v", err)
-	}
-	dir := t.TempDir()
-	if err := writeFile(dir, "s.c", "struct s { int a; } s;\n"); err != nil {
-		t.Fatal(err)
-	}
-	if err := cc.Shared(dir, "libs.so", "", "", []string{"s.c"}, "-Wl,--build-id"); err != nil {
-		t.Fatal(err)
-	}
-	elfBytes, err := os.ReadFile(filepath.Join(dir, "libs.so"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	elfBytes, _ := servedLib(t)
 	const want = "0123456789abcdef0123456789abcdef01234567"
-	bodies := map[string]func(w http.ResponseWriter){
-		"garbage": func(w http.ResponseWriter) { w.Write([]byte("\x7fELF\x02\x01\x01 garbage")) },
-		"other":   func(w http.ResponseWriter) { w.Write(elfBytes) },
-		"huge": func(w http.ResponseWriter) {
+	bodies := map[string]func(w http.ResponseWriter, r *http.Request){
+		"garbage": func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("\x7fELF\x02\x01\x01 garbage")) },
+		"other":   func(w http.ResponseWriter, _ *http.Request) { w.Write(elfBytes) },
+		"huge": func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Length", "999999999999")
 			w.Write([]byte("x"))
 		},
-		"stream": func(w http.ResponseWriter) {
+		"stream": func(w http.ResponseWriter, _ *http.Request) {
 			for range 64 {
 				w.Write(make([]byte, 1024))
 				w.(http.Flusher).Flush()
 			}
 		},
-		"missing": func(w http.ResponseWriter) { http.NotFound(w, nil) },
-		"stall": func(w http.ResponseWriter) {
+		"missing": func(w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) },
+		"stall": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "1000")
 			w.Write(make([]byte, 10))
 			w.(http.Flusher).Flush()
-			time.Sleep(3 * time.Second)
+			// Until the client gives up (or long after its 1 s timeout).
+			select {
+			case <-r.Context().Done():
+			case <-time.After(20 * time.Second):
+			}
 		},
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		kind := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 2)[0]
 		if !strings.HasSuffix(r.URL.Path, "/buildid/"+want+"/debuginfo") {
 			http.Error(w, "bad path "+r.URL.Path, http.StatusBadRequest)
 			return
 		}
-		bodies[kind](w)
-	}))
+		bodies[kind](w, r)
+	})
+	srv := httptest.NewServer(handler)
 	defer srv.Close()
-	for kind, msg := range map[string]string{
-		"garbage": "what arrived is refused: not an ELF file",
-		"other":   "what arrived has build-id",
-		"huge":    "over the 4096-byte cap (DEBUGINFOD_MAXSIZE)",
-		"stream":  "more than the 4096-byte cap (DEBUGINFOD_MAXSIZE)",
-		"missing": "404",
-		"stall":   "no data for 1s (DEBUGINFOD_TIMEOUT) after 10 bytes",
-	} {
-		cache := t.TempDir()
-		c := &Debuginfod{URLs: []string{srv.URL + "/" + kind}, CacheDir: cache, Timeout: 10 * time.Second, MaxBytes: 4096}
-		if kind == "stall" {
-			c.Timeout = time.Second
-		}
-		if kind == "other" || kind == "garbage" {
-			c.MaxBytes = int64(len(elfBytes)) + 1
-		}
-		_, err := c.Fetch(want)
-		if err == nil || !strings.Contains(err.Error(), msg) || strings.Contains(err.Error(), "\n") {
-			t.Fatalf("%s: want one line containing %q, got %v", kind, msg, err)
-		}
-		left, _ := filepath.Glob(filepath.Join(cache, want, "*"))
-		left2, _ := filepath.Glob(filepath.Join(cache, want, ".*"))
-		if len(left)+len(left2) != 0 {
-			t.Fatalf("%s: the cache holds %v after a refused download", kind, append(left, left2...))
-		}
-		t.Logf("%s: %v", kind, err)
+	for _, scheme := range []string{"http", "https"} {
+		t.Run(scheme, func(t *testing.T) {
+			base := srv.URL
+			if scheme == "https" {
+				needCurl(t)
+				tls := httptest.NewTLSServer(handler)
+				defer tls.Close()
+				trustTLS(t, tls)
+				base = tls.URL
+			}
+			for kind, msg := range map[string]string{
+				"garbage": "what arrived is refused: not an ELF file",
+				"other":   "what arrived has build-id",
+				"huge":    "over the 4096-byte cap (DEBUGINFOD_MAXSIZE)",
+				"stream":  "more than the 4096-byte cap (DEBUGINFOD_MAXSIZE)",
+				"missing": "404",
+				"stall":   "no data for 1s (DEBUGINFOD_TIMEOUT) after 10 bytes",
+			} {
+				cache := t.TempDir()
+				c := &Debuginfod{URLs: []string{base + "/" + kind}, CacheDir: cache, Timeout: 10 * time.Second, MaxBytes: 4096}
+				if kind == "stall" {
+					c.Timeout = time.Second
+				}
+				if kind == "other" || kind == "garbage" {
+					c.MaxBytes = int64(len(elfBytes)) + 1
+				}
+				_, err := c.Fetch(want)
+				if err == nil || !strings.Contains(err.Error(), msg) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), base+"/"+kind+"/buildid/") {
+					t.Fatalf("%s: want one line naming the URL and containing %q, got %v", kind, msg, err)
+				}
+				assertCacheEmpty(t, cache, want)
+				t.Logf("%s: %v", kind, err)
+			}
+		})
 	}
 	for _, bad := range []string{"file:///etc/passwd", "ftp://127.0.0.1/", "gopher://x", "not a url"} {
 		c := &Debuginfod{URLs: []string{bad}, CacheDir: t.TempDir(), MaxBytes: 4096}

@@ -16,6 +16,11 @@ import (
 // hosts go through the proxy unless no_proxy names them, a proxy without a
 // scheme is http://, and one without a port listens on 1080.
 
+// ProxyVariables are the variables that route a download through a proxy:
+// the http:// client's (pickProxyEnv, noProxy) and curl's. Tests of servers
+// on loopback unset them, as a proxy would be asked for those too.
+var ProxyVariables = []string{"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"}
+
 // proxyEnv is one proxy variable and its value.
 type proxyEnv struct {
 	Name, Value string
@@ -110,16 +115,16 @@ func noProxy(u *url.URL, list string) bool {
 	return false
 }
 
-// redactedProxy hides a password in a proxy value named in an error.
+// redactedProxy hides a user and password in a proxy value named in an
+// error, whether or not the value parses.
 func redactedProxy(v string) string {
-	raw := v
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
+	at := strings.LastIndex(v, "@")
+	if at < 0 {
+		return v
 	}
-	if p, err := url.Parse(raw); err == nil && p.User != nil {
-		if _, has := p.User.Password(); has {
-			return p.Redacted()
-		}
+	from := 0
+	if i := strings.Index(v, "://"); i >= 0 && i < at {
+		from = i + 3
 	}
-	return v
+	return v[:from] + "xxxxx" + v[at:]
 }

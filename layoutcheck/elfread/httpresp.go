@@ -287,7 +287,7 @@ func (c *chunkedReader) next() error {
 	if c.started {
 		line, err := readLine(c.br, &budget, "chunk end")
 		if err != nil {
-			return fmt.Errorf("chunked body: %v", err)
+			return fmt.Errorf("chunked body: %w", err)
 		}
 		if len(line) != 0 {
 			return errors.New("chunked body: chunk data not followed by CRLF")
@@ -296,7 +296,7 @@ func (c *chunkedReader) next() error {
 	c.started = true
 	line, err := readLine(c.br, &budget, "chunk size")
 	if err != nil {
-		return fmt.Errorf("chunked body: %v", err)
+		return fmt.Errorf("chunked body: %w", err)
 	}
 	size := line
 	if i := bytes.IndexByte(size, ';'); i >= 0 {
@@ -316,7 +316,7 @@ func (c *chunkedReader) next() error {
 	}
 	c.budget = httpHeadMax
 	if err := readFields(c.br, &c.budget, "trailer", func(_, _ []byte) error { return nil }); err != nil {
-		return fmt.Errorf("chunked body: %v", err)
+		return fmt.Errorf("chunked body: %w", err)
 	}
 	c.done = true
 	return nil

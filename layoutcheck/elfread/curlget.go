@@ -71,7 +71,7 @@ func (t *transfer) curlGet(u *url.URL) error {
 	}
 	var ee *exec.ExitError
 	if errors.As(waitErr, &ee) {
-		return t.curlError(ee.ExitCode(), stderr.lastLine())
+		return t.curlError(ee.ExitCode(), stderr.curlLine())
 	}
 	if waitErr != nil {
 		return fmt.Errorf("curl: %v", waitErr)
@@ -123,8 +123,8 @@ func (t *transfer) curlError(code int, msg string) error {
 	return fmt.Errorf("curl exit %d: %s", code, msg)
 }
 
-// tailBuffer keeps the last 4 KiB written to it: curl's error is its last
-// line.
+// tailBuffer keeps the last 4 KiB written to it: curl's error is at the
+// end.
 type tailBuffer struct{ b []byte }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
@@ -140,7 +140,15 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (t *tailBuffer) lastLine() string {
+// curlLine is curl's error line ("curl: (N) ..."; some errors add lines of
+// advice after it), else the last line.
+func (t *tailBuffer) curlLine() string {
 	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
-	return oneLine.Replace(strings.TrimSpace(lines[len(lines)-1]))
+	line := lines[len(lines)-1]
+	for _, l := range lines {
+		if strings.HasPrefix(l, "curl: (") {
+			line = l
+		}
+	}
+	return oneLine.Replace(strings.TrimSpace(line))
 }

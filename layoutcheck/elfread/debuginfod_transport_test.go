@@ -98,6 +98,21 @@ func writeOtherCA(t *testing.T) {
 	t.Setenv("CURL_CA_BUNDLE", p)
 }
 
+// fetchWithin runs Fetch, failing the test if it has not returned in d: a
+// limit that does not work shows as a failure, not a hung test.
+func fetchWithin(t *testing.T, c *Debuginfod, id string, d time.Duration, why string) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { _, err := c.Fetch(id); done <- err }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		t.Fatalf("Fetch still running after %v: %s", d, why)
+		return nil
+	}
+}
+
 // assertCacheEmpty: a refused download leaves nothing under the build-id.
 func assertCacheEmpty(t *testing.T, cache, id string) {
 	t.Helper()
@@ -483,7 +498,7 @@ func TestDebuginfodMaxTime(t *testing.T) {
 			defer srv.Close()
 			cache := t.TempDir()
 			c := &Debuginfod{URLs: []string{srv.URL}, CacheDir: cache, Timeout: 10 * time.Second, MaxTime: time.Second, MaxBytes: 1 << 20}
-			_, err := c.Fetch(id)
+			err := fetchWithin(t, c, id, time.Minute, "DEBUGINFOD_MAXTIME did not end the download")
 			if err == nil || !strings.Contains(err.Error(), "not done in 1s (DEBUGINFOD_MAXTIME) after ") {
 				t.Fatalf("want the MAXTIME error, got %v", err)
 			}
@@ -566,7 +581,11 @@ func TestDebuginfodCurlCap(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var sent int64
 		buf := make([]byte, 16<<10)
+		rc := http.NewResponseController(w)
 		for {
+			// A client that stops reading ends the handler too, so a
+			// failing test does not hang in srv.Close.
+			rc.SetWriteDeadline(time.Now().Add(90 * time.Second))
 			n, err := w.Write(buf)
 			sent += int64(n)
 			if err != nil {
@@ -580,18 +599,12 @@ func TestDebuginfodCurlCap(t *testing.T) {
 	trustTLS(t, srv)
 	cache := t.TempDir()
 	c := &Debuginfod{URLs: []string{srv.URL}, CacheDir: cache, Timeout: 10 * time.Second, MaxBytes: 100 << 10}
-	done := make(chan error, 1)
-	go func() { _, err := c.Fetch(id); done <- err }()
-	select {
-	case err := <-done:
-		// Newer curl stops at --max-filesize itself ("over the cap").
-		if err == nil || !strings.Contains(err.Error(), "more than the 102400-byte cap (DEBUGINFOD_MAXSIZE)") && !strings.Contains(err.Error(), "over the 102400-byte cap (DEBUGINFOD_MAXSIZE)") {
-			t.Fatalf("want the cap error, got %v", err)
-		}
-		t.Log(err)
-	case <-time.After(2 * time.Minute):
-		t.Fatal("Fetch still running 2 minutes into an endless body: curl was not stopped at the cap")
+	err := fetchWithin(t, c, id, time.Minute, "curl was not stopped at the cap")
+	// Newer curl stops at --max-filesize itself ("over the cap").
+	if err == nil || !strings.Contains(err.Error(), "more than the 102400-byte cap (DEBUGINFOD_MAXSIZE)") && !strings.Contains(err.Error(), "over the 102400-byte cap (DEBUGINFOD_MAXSIZE)") {
+		t.Fatalf("want the cap error, got %v", err)
 	}
+	t.Log(err)
 	select {
 	case sent := <-gone:
 		t.Logf("the server sent %d bytes before curl was gone", sent)

@@ -35,6 +35,7 @@ var httpSeeds = []string{
 	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffff\r\n",
 	"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
 	"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxx",
+	"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
 	"HTTP/1.1 200 OK\r\n folded\r\n\r\n",
 	"HTTP/2 200\r\n\r\n",
 	"",

@@ -33,7 +33,15 @@ func (t *transfer) curlArgs(u *url.URL, redirects int) []string {
 	if !t.deadline.IsZero() {
 		args = append(args, "--max-time", seconds(time.Until(t.deadline)))
 	}
-	return append(args, "--url", u.String())
+	// The URL (which may carry a user and password) is read from stdin as
+	// curl configuration, so it never shows in the process list.
+	return append(args, "--config", "-")
+}
+
+// curlConfig is the configuration curl reads from stdin: the URL, quoted
+// as curl's config syntax wants.
+func curlConfig(u *url.URL) string {
+	return "url = \"" + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`).Replace(u.String()) + "\"\n"
 }
 
 func seconds(d time.Duration) string {
@@ -50,6 +58,7 @@ func (t *transfer) curlGet(u *url.URL) error {
 		return errTimeUp
 	}
 	cmd := exec.Command(bin, t.curlArgs(u, maxRedirects-t.hops)...)
+	cmd.Stdin = strings.NewReader(curlConfig(u))
 	var stderr tailBuffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

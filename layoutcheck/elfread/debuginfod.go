@@ -106,11 +106,11 @@ func (c *Debuginfod) Fetch(buildID string) (string, error) {
 func (c *Debuginfod) download(server, buildID, dir, dst string) error {
 	base, err := url.Parse(strings.TrimRight(server, "/"))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return fmt.Errorf("%s: not an http or https URL", server)
+		return fmt.Errorf("%s: not an http or https URL; DEBUGINFOD_URLS takes http:// and https:// server URLs", redactUserinfo(server))
 	}
 	src, err := url.Parse(base.String() + "/buildid/" + buildID + "/debuginfo")
 	if err != nil {
-		return fmt.Errorf("%s: not an http or https URL", server)
+		return fmt.Errorf("%s: not an http or https URL; DEBUGINFOD_URLS takes http:// and https:// server URLs", redactUserinfo(server))
 	}
 	t := &transfer{timeout: c.Timeout, maxTime: c.MaxTime, body: capWriter{max: c.MaxBytes}}
 	if t.timeout <= 0 {
@@ -161,7 +161,7 @@ func (t *transfer) wordError(err error) string {
 	case errors.As(err, &capLen) && capLen.n >= 0:
 		return fmt.Sprintf("%d bytes, over the %d-byte cap (DEBUGINFOD_MAXSIZE); raise DEBUGINFOD_MAXSIZE if the file is that large", capLen.n, t.body.max)
 	case errors.As(err, &capLen):
-		return fmt.Sprintf("Content-Length over the %d-byte cap (DEBUGINFOD_MAXSIZE); raise DEBUGINFOD_MAXSIZE if the file is that large", t.body.max)
+		return fmt.Sprintf("the file is over the %d-byte cap (DEBUGINFOD_MAXSIZE) by its Content-Length (curl --max-filesize); raise DEBUGINFOD_MAXSIZE if the file is that large", t.body.max)
 	case errors.Is(err, errNoCurl):
 		return "an https server needs curl on PATH (install curl), or use an http:// server in DEBUGINFOD_URLS"
 	}

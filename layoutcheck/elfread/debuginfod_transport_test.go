@@ -243,6 +243,12 @@ func TestDebuginfodChunked(t *testing.T) {
 			t.Errorf("the request lacks %q:\n%s", want, head)
 		}
 	}
+	// A user and password in the server URL go as Basic credentials.
+	c = &Debuginfod{URLs: []string{"http://nrtabi:s3cret@" + u.Host + "/good"}, CacheDir: t.TempDir(), Timeout: 10 * time.Second, MaxBytes: int64(len(elfBytes))}
+	assertCached(t, c, id, elfBytes)
+	if heads := srv.Heads(); !strings.Contains(heads[len(heads)-1], "\r\nAuthorization: Basic bnJ0YWJpOnMzY3JldA==\r\n") {
+		t.Errorf("the URL's credentials were not sent:\n%s", heads[len(heads)-1])
+	}
 	for kind, msg := range map[string]string{
 		"badsize": `chunked body: chunk size line "zz" is not hex`,
 		"bigsize": "is not 1 to 15 hex digits",
@@ -519,7 +525,7 @@ func TestDebuginfodCurl(t *testing.T) {
 	var agent atomic.Value
 	agent.Store("")
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		agent.Store(r.Header.Get("User-Agent") + " " + r.Header.Get("Accept-Encoding"))
+		agent.Store(r.Header.Get("User-Agent") + " " + r.Header.Get("Accept-Encoding") + " " + r.Header.Get("Authorization"))
 		if r.URL.Path == "/hop/buildid/"+id+"/debuginfo" {
 			http.Redirect(w, r, "/buildid/"+id+"/debuginfo", http.StatusFound)
 			return
@@ -530,8 +536,15 @@ func TestDebuginfodCurl(t *testing.T) {
 	trustTLS(t, srv)
 	c := &Debuginfod{URLs: []string{srv.URL}, CacheDir: t.TempDir(), Timeout: 10 * time.Second, MaxBytes: 1 << 20}
 	assertCached(t, c, id, elfBytes)
-	if a := agent.Load().(string); !strings.HasPrefix(a, "nrtabi/") || !strings.HasSuffix(a, " identity") {
-		t.Errorf("curl sent User-Agent and Accept-Encoding %q", a)
+	if a := agent.Load().(string); !strings.HasPrefix(a, "nrtabi/") || !strings.HasSuffix(a, " identity ") {
+		t.Errorf("curl sent User-Agent, Accept-Encoding and Authorization %q", a)
+	}
+	// A user and password in the URL reach the server (curl reads the URL
+	// from its stdin, not from the command line).
+	c = &Debuginfod{URLs: []string{strings.Replace(srv.URL, "https://", `https://nrtabi:s3%22c%5Cret@`, 1)}, CacheDir: t.TempDir(), Timeout: 10 * time.Second, MaxBytes: 1 << 20}
+	assertCached(t, c, id, elfBytes)
+	if a := agent.Load().(string); !strings.HasSuffix(a, " identity Basic bnJ0YWJpOnMzImNccmV0") {
+		t.Errorf("curl sent User-Agent, Accept-Encoding and Authorization %q", a)
 	}
 
 	// http:// -> 3 hops -> https:// (1 more hop there) is 5 redirects.

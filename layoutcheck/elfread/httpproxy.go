@@ -40,7 +40,7 @@ func httpProxyFor(u *url.URL) (*url.URL, string, error) {
 	}
 	p, err := url.Parse(raw)
 	if err != nil || p.Hostname() == "" {
-		return nil, env.Name, fmt.Errorf("%s=%s is not a proxy URL; fix or unset %s", env.Name, redactedProxy(env.Value), env.Name)
+		return nil, env.Name, fmt.Errorf("%s=%s is not a proxy URL; fix or unset %s", env.Name, redactUserinfo(env.Value), env.Name)
 	}
 	p.Scheme = strings.ToLower(p.Scheme)
 	return p, env.Name, nil
@@ -115,9 +115,9 @@ func noProxy(u *url.URL, list string) bool {
 	return false
 }
 
-// redactedProxy hides a user and password in a proxy value named in an
-// error, whether or not the value parses.
-func redactedProxy(v string) string {
+// redactUserinfo hides a user and password in a URL (a server's or a
+// proxy's) named in an error, whether or not it parses.
+func redactUserinfo(v string) string {
 	at := strings.LastIndex(v, "@")
 	if at < 0 {
 		return v

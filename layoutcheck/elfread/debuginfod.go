@@ -19,7 +19,9 @@ import (
 // DEBUGINFOD_TIMEOUT (seconds to connect, to get the response headers, and
 // that the body may go without a byte; default 90), DEBUGINFOD_MAXTIME
 // (seconds for a whole download; default none) and DEBUGINFOD_MAXSIZE
-// (bytes; default DefaultDebuginfodMax).
+// (bytes; default DefaultDebuginfodMax). http:// servers are fetched by the
+// client's own HTTP/1.1 GET (httpget.go), https:// ones through curl
+// (curlget.go), so that nrtabi links no net/http or crypto/tls.
 type Debuginfod struct {
 	URLs     []string
 	CacheDir string

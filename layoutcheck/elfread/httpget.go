@@ -59,6 +59,9 @@ func (c *capWriter) Write(b []byte) (int, error) {
 	}
 	n, err := c.w.Write(b)
 	c.n += int64(n)
+	if err != nil {
+		err = fmt.Errorf("cache: %w", err)
+	}
 	return n, err
 }
 

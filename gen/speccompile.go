@@ -165,9 +165,9 @@ func closingEdges(s *spec.Spec) map[*spec.Type]bool {
 type emitter struct {
 	b     *bytes.Buffer
 	err   error
-	refs  map[any]string     // pointers written as a reference to a declared variable
+	refs  map[any]string      // pointers written as a reference to a declared variable
 	back  map[*spec.Type]bool // struct references the link function sets
-	links []string           // the link function's statements
+	links []string            // the link function's statements
 }
 
 func (e *emitter) fail(format string, args ...any) {

@@ -3,12 +3,17 @@ package spec_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/specsame"
 	"github.com/nrtabi/nrtabi/spec"
 )
+
+// TestMain: every test of the package ran on the compiled releases that
+// spec.Load shares; none may have written into them.
+func TestMain(m *testing.M) { os.Exit(specsame.AfterTests(m.Run())) }
 
 // TestLoadedReleaseUnchanged: what takes a loaded release — a caller
 // changing its own Spec's fields, a release assembled from the loaded rows

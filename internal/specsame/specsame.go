@@ -6,6 +6,7 @@ package specsame
 
 import (
 	"fmt"
+	"os"
 	"reflect"
 
 	"github.com/nrtabi/nrtabi/spec"
@@ -30,6 +31,19 @@ func AsTOML(release string) error {
 		return fmt.Errorf("release %s as loaded differs from its TOML at %s: %s, TOML %s", release, path, a, b)
 	}
 	return nil
+}
+
+// AfterTests is a TestMain's exit code once m.Run returned code: the
+// package's tests all ran on the embedded releases every spec.Load shares,
+// and a test that wrote into one fails the package here, naming where.
+func AfterTests(code int) int {
+	for _, r := range spec.Releases() {
+		if err := AsTOML(r); err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: a test wrote into a shared compiled release (load with spec.LoadTOML to change it): %v\n", err)
+			code = 1
+		}
+	}
+	return code
 }
 
 type comparer struct {

@@ -77,7 +77,7 @@ var (
 // at it), and its link function.
 func compileRelease(b *bytes.Buffer, s *spec.Spec) error {
 	id := compiledID(s.Release.Name)
-	e := &emitter{b: b, refs: map[any]string{}, back: closingEdges(s)}
+	e := &emitter{b: b, refs: map[any]string{}, back: closingEdges(s), link: &linker{maps: map[string]string{}}}
 	for i, st := range s.Structs {
 		if _, dup := e.refs[st]; dup {
 			return fmt.Errorf("struct %s is listed twice", st.Name)
@@ -104,7 +104,7 @@ func compileRelease(b *bytes.Buffer, s *spec.Spec) error {
 			e.elem(reflect.ValueOf(s.Enums[i]), fmt.Sprintf("enums_%s[%d]", id, i))
 		}
 		b.WriteString("}\n")
-		e.links = append([]string{fmt.Sprintf("%s.Enums = enums_%s[:]", root, id)}, e.links...)
+		e.link.stmts = append([]string{fmt.Sprintf("%s.Enums = enums_%s[:]", root, id)}, e.link.stmts...)
 	}
 	for i, st := range s.Structs {
 		name := fmt.Sprintf("struct_%s_%d", id, i)
@@ -113,7 +113,7 @@ func compileRelease(b *bytes.Buffer, s *spec.Spec) error {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(b, "\n// link_%s sets what release %s cannot hold as static data.\nfunc link_%s() {\n", id, s.Release.Name, id)
-	for _, l := range e.links {
+	for _, l := range append(e.link.decls, e.link.stmts...) {
 		b.WriteString(l + "\n")
 	}
 	b.WriteString("}\n")
@@ -163,11 +163,20 @@ func closingEdges(s *spec.Spec) map[*spec.Type]bool {
 // emitter writes a value as a Go expression of package spec; path is the
 // Go expression that names the value once declared, for the link function.
 type emitter struct {
-	b     *bytes.Buffer
-	err   error
-	refs  map[any]string      // pointers written as a reference to a declared variable
-	back  map[*spec.Type]bool // struct references the link function sets
-	links []string            // the link function's statements
+	b    *bytes.Buffer
+	err  error
+	refs map[any]string      // pointers written as a reference to a declared variable
+	back map[*spec.Type]bool // struct references the link function sets
+	link *linker             // nil where nothing may need it
+}
+
+// linker collects the link function: a variable per distinct map (rows
+// with the same conf_fields share one; nothing writes into them), then the
+// statements that set what static data cannot hold.
+type linker struct {
+	maps  map[string]string // map literal -> its variable
+	decls []string
+	stmts []string
 }
 
 func (e *emitter) fail(format string, args ...any) {
@@ -212,14 +221,21 @@ func (e *emitter) fields(v reflect.Value, path string, skip func(string) bool) {
 			var m bytes.Buffer
 			inner := &emitter{b: &m}
 			inner.value(fv, sub)
-			if inner.err != nil {
-				e.fail("%v", inner.err)
+			if inner.err != nil || e.link == nil {
+				e.fail("map %s: %v", sub, inner.err)
+				continue
 			}
-			e.links = append(e.links, sub+" = "+m.String())
+			name, ok := e.link.maps[m.String()]
+			if !ok {
+				name = "m" + strconv.Itoa(len(e.link.maps))
+				e.link.maps[m.String()] = name
+				e.link.decls = append(e.link.decls, name+" := "+m.String())
+			}
+			e.link.stmts = append(e.link.stmts, sub+" = "+name)
 			continue
 		}
 		if t == typeType && f.Name == "Struct" && v.CanAddr() && e.back[v.Addr().Interface().(*spec.Type)] {
-			e.links = append(e.links, sub+" = "+e.ref(fv))
+			e.link.stmts = append(e.link.stmts, sub+" = "+e.ref(fv))
 			continue
 		}
 		if !first {
@@ -339,12 +355,11 @@ func (e *emitter) elem(v reflect.Value, path string) {
 			return
 		}
 		var sub bytes.Buffer
-		inner := &emitter{b: &sub, refs: e.refs, back: e.back}
+		inner := &emitter{b: &sub, refs: e.refs, back: e.back, link: e.link}
 		inner.value(v, path)
 		if inner.err != nil {
 			e.fail("%v", inner.err)
 		}
-		e.links = append(e.links, inner.links...)
 		// Elided type: drop the leading type name up to the brace.
 		s := sub.String()
 		e.b.WriteString(s[strings.IndexByte(s, '{'):])

@@ -47,7 +47,10 @@ type compiledRelease struct {
 type FileSum struct {
 	Name string // path in Embedded: release/file.toml
 	Size int
-	CRC  uint32 // CRC-32 (IEEE): hardware-accelerated, and no table to build but a small one
+	// CRC is the CRC-32 (IEEE) of the file: carry-less-multiply accelerated,
+	// with only a small table to build (Castagnoli's tables cost more to
+	// build at start than the whole hash).
+	CRC uint32
 }
 
 // EmbeddedSums lists the embedded files of every directory s was read from

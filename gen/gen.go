@@ -18,7 +18,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"text/template"
 
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -34,10 +33,8 @@ var templateFS embed.FS
 
 // templates are parsed on first use: every nrtabi command links this
 // package, and only generating pays for the parse.
-var templates = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("").Funcs(template.FuncMap{
-		"cstr": cString,
-	}).ParseFS(templateFS, "templates/*.tmpl"))
+var templates = sync.OnceValues(func() (cTemplateSet, error) {
+	return parseCTemplates(templateFS, "templates/*.tmpl")
 })
 
 // Generate renders every artefact for one release. Nothing is written.
@@ -60,12 +57,14 @@ func Generate(s *spec.Spec) ([]File, error) {
 	return files, nil
 }
 
-func execTemplate(name string, data any) ([]byte, error) {
-	var b bytes.Buffer
-	if err := templates().ExecuteTemplate(&b, name, data); err != nil {
+// execTemplate is a variable so that a test can hold each rendering to
+// text/template's.
+var execTemplate = func(name string, data any) ([]byte, error) {
+	set, err := templates()
+	if err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return set.execute(name, data)
 }
 
 // cBanner is the first line of every generated C, header and linker-script file.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/specsame"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -184,5 +185,5 @@ func TestMain(m *testing.M) {
 	if fix != nil {
 		os.RemoveAll(fix.dir)
 	}
-	os.Exit(code)
+	os.Exit(specsame.AfterTests(code))
 }

@@ -2,8 +2,10 @@ package spec
 
 import (
 	"fmt"
+	"io/fs"
 	"reflect"
 	"testing"
+	"testing/fstest"
 )
 
 // TestCompiledEqualsTOML holds zcompiled.go to the TOML it was generated
@@ -15,7 +17,7 @@ func TestCompiledEqualsTOML(t *testing.T) {
 		t.Run(r, func(t *testing.T) {
 			c := loadCompiled(r)
 			if c == nil {
-				t.Fatalf("release %s has no current compiled form (hash %s, compiled %q): run 'make generate'", r, EmbeddedHash(), compiledHash)
+				t.Fatalf("release %s has no current compiled form: run 'make generate'", r)
 			}
 			want, err := LoadTOML(r)
 			if err != nil {
@@ -60,18 +62,74 @@ func TestCompiledPositions(t *testing.T) {
 	}
 }
 
-// TestStaleCompiledIgnored: a compiled form whose hash is not the embedded
-// TOML's is never used.
+// TestStaleCompiledIgnored: a compiled release is used only while every
+// embedded file it was read from is unchanged — its own and its parent's —
+// and no file was added to or removed from those directories.
 func TestStaleCompiledIgnored(t *testing.T) {
-	saved := compiledHash
-	defer func() { compiledHash = saved }()
-	compiledHash = "stale"
-	if loadCompiled(Default) != nil {
-		t.Fatal("a stale compiled release was used")
+	c := compiledOf(t, "2.32.0-synthetic")
+	fresh := func() fstest.MapFS {
+		m := fstest.MapFS{}
+		_ = fs.WalkDir(Embedded, ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				data, _ := fs.ReadFile(Embedded, p)
+				m[p] = &fstest.MapFile{Data: data}
+			}
+			return nil
+		})
+		return m
 	}
-	s, err := Load(Default)
-	if err != nil || s.lazy != nil || s.index == nil {
-		t.Fatalf("Load with a stale compiled form: err %v, compiled %v", err, s != nil && s.lazy != nil)
+	if !c.currentIn(fresh()) {
+		t.Fatal("an unchanged copy of the embedded files is taken for stale")
+	}
+	edits := map[string]func(fstest.MapFS){
+		"own file edited": func(m fstest.MapFS) {
+			f := m["2.32.0-synthetic/structs.toml"]
+			f.Data = append([]byte(nil), f.Data...)
+			f.Data[len(f.Data)/2] ^= 1
+		},
+		"parent file edited": func(m fstest.MapFS) {
+			f := m["2.31.24/forward.toml"]
+			f.Data = append(append([]byte(nil), f.Data...), '\n')
+		},
+		"file added":   func(m fstest.MapFS) { m["2.31.24/zz.toml"] = &fstest.MapFile{Data: []byte("# new\n")} },
+		"file removed": func(m fstest.MapFS) { delete(m, "2.32.0-synthetic/constants.toml") },
+	}
+	for name, edit := range edits {
+		m := fresh()
+		edit(m)
+		if c.currentIn(m) {
+			t.Errorf("%s: the compiled release is still taken for current", name)
+		}
+		// A release compiled from these sums but not yet loaded: the load
+		// must refuse it (the caller then reads the TOML).
+		stale := &compiledRelease{name: c.name, spec: c.spec, link: func() { t.Error("a stale release was linked") }, sums: c.sums}
+		if stale.load(m) != nil {
+			t.Errorf("%s: a stale compiled release was used", name)
+		}
+	}
+}
+
+func compiledOf(t *testing.T, release string) *compiledRelease {
+	t.Helper()
+	for i := range compiledReleases {
+		if compiledReleases[i].name == release {
+			return &compiledReleases[i]
+		}
+	}
+	t.Fatalf("release %s is not compiled: run 'make generate'", release)
+	return nil
+}
+
+// TestCompiledLoadAllocs: loading a compiled release builds nothing — one
+// copy of the top Spec, whatever the size of the release.
+func TestCompiledLoadAllocs(t *testing.T) {
+	for _, r := range Releases() {
+		if loadCompiled(r) == nil {
+			t.Fatalf("release %s has no current compiled form: run 'make generate'", r)
+		}
+		if n := testing.AllocsPerRun(50, func() { loadCompiled(r) }); n > 1 {
+			t.Errorf("loading compiled release %s allocates %v times; at most 1 (the top Spec)", r, n)
+		}
 	}
 }
 

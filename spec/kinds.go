@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -49,11 +50,13 @@ var kinds = []kind{
 	rows[Forward]{
 		name: "forward", noun: "forward symbol", keyName: "name", get: func(s *Spec) *[]Forward { return &s.Forward },
 		rowKey: func(f *Forward) string { return f.Name }, fact: func(f *Forward) *Fact { return &f.Fact },
+		own:  func(f *Forward) { f.Params = slices.Clone(f.Params) },
 		json: "forward", toView: viewForward, toTOML: (*Writer).Forward,
 	},
 	rows[Reverse]{
 		name: "reverse", noun: "reverse symbol", keyName: "name", get: func(s *Spec) *[]Reverse { return &s.Reverse },
 		rowKey: func(r *Reverse) string { return r.Name }, fact: func(r *Reverse) *Fact { return &r.Fact },
+		own:  func(r *Reverse) { r.Params = slices.Clone(r.Params) },
 		json: "reverse", toView: viewReverse, toTOML: (*Writer).Reverse,
 	},
 	rows[Constant]{
@@ -91,6 +94,11 @@ var kinds = []kind{
 				out = append(out, nestedFact{key: fmt.Sprintf("opaque[%d]", j), fact: &st.Opaque[j].Fact, unchecked: true})
 			}
 			return out
+		},
+		own: func(p **Struct) {
+			st := **p
+			st.Fields, st.Opaque = slices.Clone(st.Fields), slices.Clone(st.Opaque)
+			*p = &st
 		},
 		ownUnique:  true, // names, tags and aliases share one namespace: checker.structs
 		inFragment: true, json: "structs", toView: viewStructs,
@@ -268,13 +276,18 @@ func (t table[T]) write(w *Writer, s *Spec) {
 
 // rows is a kind of [[rows]], identified across releases by a row key.
 type rows[T any] struct {
-	name       string
-	noun       string // what one row is called in messages
-	keyName    string // the key holding the row key
-	get        func(*Spec) *[]T
-	rowKey     func(*T) string
-	fact       func(*T) *Fact
-	nested     func(*T) []nestedFact
+	name    string
+	noun    string // what one row is called in messages
+	keyName string // the key holding the row key
+	get     func(*Spec) *[]T
+	rowKey  func(*T) string
+	fact    func(*T) *Fact
+	nested  func(*T) []nestedFact
+	// own copies what the loader writes into a row (its and its nested
+	// facts' positions, its bound types) out of memory the row shares with
+	// where it came from: a File's rows are often a loaded release's, and
+	// a compiled release's rows are static data every Load shares.
+	own        func(*T)
 	ownUnique  bool // the row key is checked by a rule of the kind's own
 	inFragment bool
 	json       string
@@ -325,7 +338,13 @@ func (r rows[T]) unique(c *checker) {
 }
 
 func (r rows[T]) fromRows(part *Spec) reflect.Value {
-	return reflect.ValueOf(append([]T(nil), *r.get(part)...))
+	out := append([]T(nil), *r.get(part)...)
+	if r.own != nil {
+		for i := range out {
+			r.own(&out[i])
+		}
+	}
+	return reflect.ValueOf(out)
 }
 
 func (r rows[T]) writeRows(w *Writer, part *Spec) { r.write(w, part) }

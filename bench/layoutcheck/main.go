@@ -78,7 +78,11 @@ func run(runs int, cache, bin, only string) error {
 		return err
 	}
 	pahole, _ := exec.LookPath("pahole")
-	floors, err := measureFloors(runs, cache, bin)
+	empty, err := buildEmptyGo(cache)
+	if err != nil {
+		return err
+	}
+	floors, err := measureFloors(runs, cache, bin, empty)
 	if err != nil {
 		return err
 	}
@@ -91,7 +95,7 @@ func run(runs int, cache, bin, only string) error {
 		if !selected(r.label, only) {
 			continue
 		}
-		res, err := measureRow(runs, bin, pahole, r)
+		res, err := measureRow(runs, bin, pahole, empty, r)
 		if err != nil {
 			return err
 		}

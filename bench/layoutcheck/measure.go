@@ -91,15 +91,21 @@ type stat struct {
 
 type result struct {
 	row   row
-	stats []stat // show, check, pahole
+	stats []stat // show, check, pahole, the empty Go program
 }
 
-// measureRow runs the row's tools interleaved: run i starts with tool
-// i mod 3, so no tool always runs first on a warm or a cold cache. One
+// measureRow runs the row's tools and an empty Go program interleaved: run
+// i starts with tool i mod 4, so no tool always runs first on a warm or a
+// cold cache. One
 // untimed run of each warms the page cache first.
-func measureRow(runs int, nrtabi, pahole string, r row) (result, error) {
+func measureRow(runs int, nrtabi, pahole, empty string, r row) (result, error) {
 	slog.Info("measuring", "row", r.label, "runs", runs)
-	tools := r.tools(nrtabi, pahole)
+	tools := append(r.tools(nrtabi, pahole), tool{name: "empty Go program", bin: empty, ok: func(s sample) error {
+		if s.code != 0 {
+			return fmt.Errorf("exit %d", s.code)
+		}
+		return nil
+	}})
 	walls := make([][]time.Duration, len(tools))
 	rss := make([]int64, len(tools))
 	for i := -1; i < runs; i++ {
@@ -157,23 +163,7 @@ type floor struct {
 // measureFloors times what every command pays before it reads a byte of
 // DWARF: an empty Go program (the runtime's own floor), nrtabi's spec
 // commands, and nrtabi show on a tiny object.
-func measureFloors(runs int, cache, nrtabi string) ([]floor, error) {
-	empty := filepath.Join(cache, "goempty")
-	src := filepath.Join(cache, "goempty-src")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module goempty\n\ngo 1.22\n"), 0o644); err != nil {
-		return nil, err
-	}
-	cmd := exec.Command("go", "build", "-o", empty, ".")
-	cmd.Dir = src
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build of an empty program: %v\n%s", err, out)
-	}
+func measureFloors(runs int, cache, nrtabi, empty string) ([]floor, error) {
 	tiny, err := tinyObject(cache)
 	if err != nil {
 		return nil, err
@@ -211,6 +201,29 @@ func measureFloors(runs int, cache, nrtabi string) ([]floor, error) {
 		out = append(out, floor{what: l.what, stat: stat{wall: median(walls[k]), maxRSS: rss[k]}})
 	}
 	return out, nil
+}
+
+// buildEmptyGo builds `func main() {}` (once): the Go runtime's own start,
+// which every row also measures next to pahole.
+func buildEmptyGo(cache string) (string, error) {
+	empty := filepath.Join(cache, "goempty")
+	src := filepath.Join(cache, "goempty-src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module goempty\n\ngo 1.22\n"), 0o644); err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "build", "-o", empty, ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build of an empty program: %v\n%s", err, out)
+	}
+	return empty, nil
 }
 
 // tinyObject compiles one struct with gcc -g (once).

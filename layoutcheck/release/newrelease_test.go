@@ -11,6 +11,7 @@ import (
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/fixture"
+	"github.com/nrtabi/nrtabi/internal/specsame"
 	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(v.(*fixture.Binaries).Dir)
 		return true
 	})
-	os.Exit(code)
+	os.Exit(specsame.AfterTests(code))
 }
 
 func buildReleaseBinaries(t *testing.T, release string, stubDefines ...string) *fixture.Binaries {

@@ -4,16 +4,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/internal/specsame"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
+func TestMain(m *testing.M) { os.Exit(specsame.AfterTests(m.Run())) }
+
+// load reads release r from its TOML: the tests change what they load, and
+// a compiled release (spec.Load) is static data every load shares.
 func load(t *testing.T, r string) *spec.Spec {
 	t.Helper()
-	s, err := spec.Load(r)
+	s, err := spec.LoadTOML(r)
 	if err != nil {
 		t.Fatal(err)
 	}

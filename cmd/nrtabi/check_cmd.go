@@ -76,8 +76,8 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if err != nil {
 		return reportSpecError(c, errw, where, err)
 	}
-	// No forced collection here: the embedded releases load from Go literals
-	// and a fragment is small, so the garbage is a few hundred KB, while
+	// No forced collection here: an embedded release is static data and a
+	// fragment is small, so loading leaves little garbage, while
 	// debug.FreeOSMemory cost milliseconds per run (bench/layoutcheck).
 	var notes []string
 	if *headers != "" {

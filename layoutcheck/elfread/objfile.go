@@ -142,20 +142,74 @@ func (o *Object) readIdentity() error {
 			}
 		}
 	}
-	if ef.Section(".dynamic") == nil {
-		return nil
-	}
-	if v, err := ef.DynString(elf.DT_SONAME); err == nil && len(v) > 0 {
-		o.SONAME = v[0]
-	} else if err != nil {
-		return InputErrorf(o.Path, "corrupted dynamic section: %v", err)
-	}
-	needed, err := ef.DynString(elf.DT_NEEDED)
+	soname, needed, err := o.dynamicNames()
 	if err != nil {
 		return InputErrorf(o.Path, "corrupted dynamic section: %v", err)
 	}
+	if len(soname) > 0 {
+		o.SONAME = soname[0]
+	}
 	o.Needed = needed
 	return nil
+}
+
+// dynamicNames reads DT_SONAME and DT_NEEDED from .dynamic and its string
+// table in place, in the mapped file: debug/elf's DynString copies the whole
+// string table onto the heap for each tag, 330 KB twice for libstdc++.
+func (o *Object) dynamicNames() (soname, needed []string, err error) {
+	ef := o.File
+	ds := ef.SectionByType(elf.SHT_DYNAMIC)
+	if ds == nil {
+		return nil, nil, nil
+	}
+	if ds.Flags&elf.SHF_COMPRESSED != 0 {
+		// Never seen in a linked object; debug/elf knows how to inflate it.
+		if soname, err = ef.DynString(elf.DT_SONAME); err != nil {
+			return nil, nil, err
+		}
+		needed, err = ef.DynString(elf.DT_NEEDED)
+		return soname, needed, err
+	}
+	if ds.Link == 0 || int(ds.Link) >= len(ef.Sections) {
+		return nil, nil, fmt.Errorf("its string table is section %d of %d", ds.Link, len(ef.Sections))
+	}
+	strs := o.sectionBytes(ef.Sections[ds.Link])
+	dyn := o.sectionBytes(ds)
+	entry := 16
+	if ef.Class == elf.ELFCLASS32 {
+		entry = 8
+	}
+	str := func(off uint64) (string, bool) {
+		if off >= uint64(len(strs)) {
+			return "", false
+		}
+		b := strs[off:]
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			return string(b[:i]), true
+		}
+		return "", false
+	}
+	for ; len(dyn) >= entry; dyn = dyn[entry:] {
+		var tag, val uint64
+		if entry == 16 {
+			tag, val = ef.ByteOrder.Uint64(dyn), ef.ByteOrder.Uint64(dyn[8:])
+		} else {
+			tag, val = uint64(ef.ByteOrder.Uint32(dyn)), uint64(ef.ByteOrder.Uint32(dyn[4:]))
+		}
+		switch elf.DynTag(tag) {
+		case elf.DT_NULL:
+			return soname, needed, nil
+		case elf.DT_SONAME:
+			if v, ok := str(val); ok {
+				soname = append(soname, v)
+			}
+		case elf.DT_NEEDED:
+			if v, ok := str(val); ok {
+				needed = append(needed, v)
+			}
+		}
+	}
+	return soname, needed, nil
 }
 
 // buildIDFromNote finds the NT_GNU_BUILD_ID descriptor in a note area.

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"path"
 	"reflect"
-	"sort"
 	"text/template/parse"
 )
 
@@ -255,20 +254,6 @@ func (e *cExec) walk(w io.Writer, n parse.Node, dot reflect.Value) error {
 				}
 			}
 			if v.Len() == 0 {
-				return e.walk(w, n.ElseList, dot)
-			}
-		case reflect.Map:
-			keys := v.MapKeys()
-			if len(keys) > 0 && keys[0].Kind() != reflect.String {
-				return e.errorf(n, "range over a map with %s keys", keys[0].Kind())
-			}
-			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-			for _, k := range keys {
-				if err := e.walk(w, n.List, v.MapIndex(k)); err != nil {
-					return err
-				}
-			}
-			if len(keys) == 0 {
 				return e.walk(w, n.ElseList, dot)
 			}
 		default:

@@ -96,8 +96,7 @@ type result struct {
 
 // measureRow runs the row's tools and an empty Go program interleaved: run
 // i starts with tool i mod 4, so no tool always runs first on a warm or a
-// cold cache. One
-// untimed run of each warms the page cache first.
+// cold cache. One untimed run of each warms the page cache first.
 func measureRow(runs int, nrtabi, pahole, empty string, r row) (result, error) {
 	slog.Info("measuring", "row", r.label, "runs", runs)
 	tools := append(r.tools(nrtabi, pahole), tool{name: "empty Go program", bin: empty, ok: func(s sample) error {

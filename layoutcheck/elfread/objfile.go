@@ -153,16 +153,21 @@ func (o *Object) readIdentity() error {
 	return nil
 }
 
-// dynamicNames reads DT_SONAME and DT_NEEDED from .dynamic and its string
-// table in place, in the mapped file: debug/elf's DynString copies the whole
-// string table onto the heap for each tag, 330 KB twice for libstdc++.
+// dynamicNames reads DT_SONAME and DT_NEEDED from .dynamic (up to DT_NULL,
+// as the dynamic linker reads it) and its string table in place, in the
+// mapped file: debug/elf's DynString copies the whole string table onto the
+// heap for each tag, 330 KB twice for libstdc++.
 func (o *Object) dynamicNames() (soname, needed []string, err error) {
 	ef := o.File
 	ds := ef.SectionByType(elf.SHT_DYNAMIC)
 	if ds == nil {
 		return nil, nil, nil
 	}
-	if ds.Flags&elf.SHF_COMPRESSED != 0 {
+	if ds.Link == 0 || int(ds.Link) >= len(ef.Sections) {
+		return nil, nil, fmt.Errorf("its string table is section %d of %d", ds.Link, len(ef.Sections))
+	}
+	strtab := ef.Sections[ds.Link]
+	if (ds.Flags|strtab.Flags)&elf.SHF_COMPRESSED != 0 {
 		// Never seen in a linked object; debug/elf knows how to inflate it.
 		if soname, err = ef.DynString(elf.DT_SONAME); err != nil {
 			return nil, nil, err
@@ -170,24 +175,15 @@ func (o *Object) dynamicNames() (soname, needed []string, err error) {
 		needed, err = ef.DynString(elf.DT_NEEDED)
 		return soname, needed, err
 	}
-	if ds.Link == 0 || int(ds.Link) >= len(ef.Sections) {
-		return nil, nil, fmt.Errorf("its string table is section %d of %d", ds.Link, len(ef.Sections))
-	}
-	strs := o.sectionBytes(ef.Sections[ds.Link])
-	dyn := o.sectionBytes(ds)
+	strs, dyn := o.sectionBytes(strtab), o.sectionBytes(ds)
 	entry := 16
 	if ef.Class == elf.ELFCLASS32 {
 		entry = 8
 	}
+	// As DynString: a name that is not NUL-terminated inside the table is left out.
 	str := func(off uint64) (string, bool) {
-		if off >= uint64(len(strs)) {
-			return "", false
-		}
-		b := strs[off:]
-		if i := bytes.IndexByte(b, 0); i >= 0 {
-			return string(b[:i]), true
-		}
-		return "", false
+		b, ok := elfdwarf.CStringAt(strs, off)
+		return string(b), ok && off+uint64(len(b)) < uint64(len(strs))
 	}
 	for ; len(dyn) >= entry; dyn = dyn[entry:] {
 		var tag, val uint64

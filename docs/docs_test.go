@@ -197,20 +197,27 @@ func TestCheckerCatchesBrokenLinks(t *testing.T) {
 	}
 }
 
-// The anchors that code comments cite must exist; the lead's rewrite of the
-// citations points at them, so renaming one is a breaking change.
+// The anchors that code comments and spec rows cite must exist: the
+// citations point at them, so renaming one is a breaking change.
 func TestSourceAnchors(t *testing.T) {
 	data, err := os.ReadFile("sources.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, a := scan(data, "sources.md")
-	want := []string{"s000", "s001", "s004",
-		"s000-1", "s000-2", "s000-3", "s000-4",
-		"s001-1", "s001-2", "s001-3", "s001-4", "s001-5", "s001-6", "s001-7",
-		"s004-1", "s004-2", "s004-3", "s004-4", "s004-5", "s004-6",
-		"s000-abstract", "s001-abstract", "s004-abstract",
-		"s000-nec-count", "s000-correction-enc-08", "s001-correction-nccom-init-1", "s001-1-note"}
+	want := []string{
+		"s000", "s000-abstract", "s000-1", "s000-1-quirk", "s000-2", "s000-2-gotcha",
+		"s000-2-note", "s000-3", "s000-3-quirk", "s000-4", "s000-4-note-reentry",
+		"s000-4-quirk", "s000-nec-count", "s000-correction-enc-08", "s000-4-note-dynsym",
+		"s001", "s001-abstract", "s001-abstract-quirk", "s001-1", "s001-1-note", "s001-2",
+		"s001-3", "s001-3-gotcha", "s001-4", "s001-correction-nccom-init-1", "s001-5",
+		"s001-6", "s001-7", "s004", "s004-abstract", "s004-1", "s004-1-quirk", "s004-2",
+		"s004-2-note", "s004-3", "s004-4", "s004-4-quirk", "s004-4-gotcha", "s004-5",
+		"s004-5-quirk", "s004-5-gotcha", "s004-5-note", "s004-6", "s004-6-gotcha",
+		"s004-6-quirk", "s004-6-note-world", "s004-6-note-setup", "ref-abi",
+		"ref-abi-identity", "ref-abi-constants", "ref-abi-forward", "ref-abi-reverse",
+		"ref-abi-structs", "ref-abi-strings", "ref-abi-linker", "ref-nccl29", "ref-scale",
+	}
 	for _, w := range want {
 		if !a[w] {
 			t.Errorf("sources.md has no anchor %q", w)

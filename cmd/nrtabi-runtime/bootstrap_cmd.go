@@ -31,7 +31,6 @@ func bootstrapCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	fs.StringVar(&o.Program, "program", os.Getenv(launch.EnvProgram), "this rank's program: normal or reordered (default: "+launch.EnvProgram+")")
 	fs.StringVar(&o.NRTGit, "nrt-git-hash", os.Getenv(launch.EnvNRTGit), "libnrt git hash this rank reports (default: "+launch.EnvNRTGit+", else the release's)")
 	fs.UintVar(&o.VNC, "vnc-count", 0, "what nrt_get_total_vnc_count() reports in this process; non-zero makes the bootstrap a no-op")
-	fs.BoolVar(&o.Naive, "naive", false, "run the naive everyone-to-root gather instead (the benchmark's peer)")
 	fs.BoolVar(&o.Timing, "timing", false, "report phase timestamps (for bench/)")
 	fs.BoolVar(&o.Hold, "hold", false, "print \"ready\" and wait for stdin to close before starting (--local --timing uses it to start every rank at once)")
 	fs.BoolVar(&o.Verbose, "v", false, "log debug progress")

@@ -111,9 +111,6 @@ func spawnLocal(o Options) ([]*localRank, localSummary, error) {
 		if o.Timing {
 			args = append(args, "--timing", "--hold")
 		}
-		if o.Naive {
-			args = append(args, "--naive")
-		}
 		if o.Verbose {
 			args = append(args, "-v")
 		}

@@ -12,16 +12,8 @@ import (
 	"github.com/nrtabi/nrtabi/runtime/launch"
 )
 
-// `bootstrap` is the command line of runtime/launch: one rank of a world
+// bootstrapCmd is the command line of runtime/launch: one rank of a world
 // over TCP, or --local N such processes on loopback checked for agreement.
-func init() {
-	app.Register(&cli.Command{Name: "bootstrap",
-		Summary:  "run one rank of a TCP bootstrap world (--local N: N processes on loopback)",
-		Synopsis: "[--rank R --nranks N] [--root ID] [--program normal|reordered] | --local N [--reorder-rank R] [--skew-rank R]",
-		Example:  "bootstrap --local 8",
-		Run:      bootstrapCmd})
-}
-
 func bootstrapCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	o := launch.Options{}

@@ -15,12 +15,7 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// `make libnrt` and `make nccom-stubs`.
-func init() {
-	app.Register(&cli.Command{Name: "build libnrt", Summary: "build the runtime's libnrt.so.1 (go build -buildmode=c-shared, versioned exports)", Synopsis: "[--spec NAME] [--out DIR] [--variant V]", Example: "build libnrt --out build", Run: buildLibnrt})
-	app.Register(&cli.Command{Name: "build nccom-stubs", Summary: "build the libnccom test doubles against a built libnrt.so.1", Synopsis: "[--spec NAME] [--libnrt DIR] [--out DIR]", Example: "build nccom-stubs --libnrt build --out build/nccom-stubs", Run: buildStubs})
-}
-
+// buildLibnrt is `make libnrt`.
 func buildLibnrt(c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	dir := fs.String("out", "build", "directory to write libnrt.so.1 and its version script to")
@@ -110,6 +105,7 @@ func describeLibnrt(path string) (string, error) {
 	return fmt.Sprintf("SONAME %s; exports %s; DT_NEEDED %s", strings.Join(so, ","), strings.Join(parts, ", "), strings.Join(needed, " ")), nil
 }
 
+// buildStubs is `make nccom-stubs`.
 func buildStubs(c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 the doubles link against")
@@ -149,4 +145,28 @@ func embeddedRelease(c *cli.Command, sf *cli.SpecFlag, errw io.Writer) (string, 
 		return "", c.Usagef(errw, "--spec %s: a spec directory has no generated tree to build from; name an embedded release (add the directory under spec/ and run make generate first)", src.Dir)
 	}
 	return src.Release, -1
+}
+
+// buildLibnccom is `make libnccom`: the reference libnccom (runtime/libnccom).
+func buildLibnccom(c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 it links against")
+	dir := fs.String("out", "build", "directory to write libnccom.so.2 (and the libnccom.so link) to")
+	var sf cli.SpecFlag
+	registerRelease(fs, &sf)
+	gitHash := fs.String("git-hash", "", "git hash the library reports instead of the release's (a skewed build)")
+	sanitize := fs.Bool("sanitize", false, "build with AddressSanitizer and UBSan (preload libasan to load it)")
+	if rc := c.Parse(fs, args, errw); rc >= 0 {
+		return rc
+	}
+	t, rc := openTree(c, &sf, *libnrt, errw)
+	if rc >= 0 {
+		return rc
+	}
+	p, err := t.BuildLibnccom(*libnrt, *dir, builder.Libnccom{GitHash: *gitHash, Sanitize: *sanitize})
+	if err != nil {
+		return c.Errorf(errw, "%v", err)
+	}
+	printLibrary(out, p)
+	return cli.ExitOK
 }

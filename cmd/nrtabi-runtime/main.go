@@ -16,7 +16,29 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cli"
 )
 
-var app = cli.NewApp("nrtabi-runtime", "the runtime side of the libnrt <-> libnccom boundary: TCP bootstrap ranks, the built libraries, the demo")
+var app = newApp()
+
+// newApp lists the commands; their Run funcs live one file each
+// (bootstrap_cmd.go, build_cmd.go, demo.go).
+func newApp() *cli.App {
+	a := cli.NewApp("nrtabi-runtime", "the runtime side of the libnrt <-> libnccom boundary: TCP bootstrap ranks, the built libraries, the demo")
+	for _, c := range []*cli.Command{
+		{Name: "bootstrap", Summary: "run one rank of a TCP bootstrap world (--local N: N processes on loopback)",
+			Synopsis: "[--rank R --nranks N] [--root ID] [--program normal|reordered] | --local N [--reorder-rank R] [--skew-rank R]",
+			Example:  "bootstrap --local 8", Run: bootstrapCmd},
+		{Name: "build libnrt", Summary: "build the runtime's libnrt.so.1 (go build -buildmode=c-shared, versioned exports)",
+			Synopsis: "[--spec NAME] [--out DIR] [--variant V]", Example: "build libnrt --out build", Run: buildLibnrt},
+		{Name: "build nccom-stubs", Summary: "build the libnccom test doubles against a built libnrt.so.1",
+			Synopsis: "[--spec NAME] [--libnrt DIR] [--out DIR]", Example: "build nccom-stubs --libnrt build --out build/nccom-stubs", Run: buildStubs},
+		{Name: "build libnccom", Summary: "build the reference libnccom.so.2 (hand-written C over the generated header) against a built libnrt.so.1",
+			Synopsis: "[--spec NAME] [--libnrt DIR] [--out DIR] [--git-hash H] [--sanitize]", Example: "build libnccom --libnrt build --out build", Run: buildLibnccom},
+		{Name: "demo", Summary: "run the main job on the embedded default release and print a summary",
+			Synopsis: "[--spec NAME] [--keep]", Example: "demo", Run: demoCmd},
+	} {
+		a.Register(c)
+	}
+	return a
+}
 
 func main() { os.Exit(app.Run(os.Args[1:], os.Stdout, os.Stderr)) }
 

@@ -67,4 +67,3 @@ func TestStarDeadline(t *testing.T) {
 		t.Fatalf("got %v, want the root to give up with 0 of 2 ranks", err)
 	}
 }
-

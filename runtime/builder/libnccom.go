@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 )
@@ -86,7 +87,7 @@ func SanitizerRuntime() (string, error) {
 			return "", err
 		}
 		if !filepath.IsAbs(out) {
-			return "", fmt.Errorf("%s: the compiler has no %s (install libasan)", cc.CC, name)
+			return "", fmt.Errorf("%s: the compiler has no %s (install libasan)", strings.Join(cc.Driver(), " "), name)
 		}
 		if p != "" {
 			p += ":"

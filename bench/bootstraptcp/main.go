@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, out, errw io.Writer) error {
 	}
 	o.RankCmd = []string{exe, "rank"}
 	o.ReorderRank, o.SkewRank, o.FaultRank = -1, -1, -1
-	return launch.RunLocal(o, out, errw)
+	return launch.RunLocal(ctx, o, out, errw)
 }
 
 // rankCmd is one naive rank; it speaks the flags launch.RunLocal hands a

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/json"
 	"fmt"
@@ -426,14 +427,14 @@ func referenceBuild(cache string) (lib, stub string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if lib, err = tree.BuildLibnrt(filepath.Join(dir, "lib"), builder.Versioned); err != nil {
+	if lib, err = tree.BuildLibnrt(context.Background(), filepath.Join(dir, "lib"), builder.Versioned); err != nil {
 		return "", "", err
 	}
 	good, err := tree.StubByName(builder.StubGood)
 	if err != nil {
 		return "", "", err
 	}
-	if stub, err = tree.BuildStub(filepath.Join(dir, "lib"), filepath.Join(dir, "stubs"), good); err != nil {
+	if stub, err = tree.BuildStub(context.Background(), filepath.Join(dir, "lib"), filepath.Join(dir, "stubs"), good); err != nil {
 		return "", "", err
 	}
 	return lib, stub, nil

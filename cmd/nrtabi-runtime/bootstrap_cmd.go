@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 
 // bootstrapCmd is the command line of runtime/launch: one rank of a world
 // over TCP, or --local N such processes on loopback checked for agreement.
-func bootstrapCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	o := launch.Options{}
 	fs.IntVar(&o.Rank, "rank", -1, "this process's rank (default: RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID)")
@@ -35,7 +36,7 @@ func bootstrapCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	o.Fault = os.Getenv(launch.EnvFault)
 	if o.Local != 0 {
-		return exit(c, errw, launch.RunLocal(o, out, errw))
+		return exit(c, errw, launch.RunLocal(ctx, o, out, errw))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

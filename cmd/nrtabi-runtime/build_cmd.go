@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"debug/elf"
 	"flag"
 	"fmt"
@@ -16,7 +17,7 @@ import (
 )
 
 // buildLibnrt is `make libnrt`.
-func buildLibnrt(c *cli.Command, args []string, out, errw io.Writer) int {
+func buildLibnrt(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	dir := fs.String("out", "build", "directory to write libnrt.so.1 and its version script to")
 	variant := fs.String("variant", string(builder.Versioned), "link variant (the others exist for the dynamic-linker matrix)")
@@ -29,7 +30,7 @@ func buildLibnrt(c *cli.Command, args []string, out, errw io.Writer) int {
 	if rc >= 0 {
 		return rc
 	}
-	p, err := t.BuildLibnrt(*dir, builder.LinkVariant(*variant))
+	p, err := t.BuildLibnrt(ctx, *dir, builder.LinkVariant(*variant))
 	if err != nil {
 		return c.Errorf(errw, "%v", err)
 	}
@@ -106,7 +107,7 @@ func describeLibnrt(path string) (string, error) {
 }
 
 // buildStubs is `make nccom-stubs`.
-func buildStubs(c *cli.Command, args []string, out, errw io.Writer) int {
+func buildStubs(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 the doubles link against")
 	dir := fs.String("out", "build/nccom-stubs", "directory to write one subdirectory per double to")
@@ -120,13 +121,13 @@ func buildStubs(c *cli.Command, args []string, out, errw io.Writer) int {
 		return rc
 	}
 	for _, st := range t.Stubs() {
-		p, err := t.BuildStub(*libnrt, *dir, st)
+		p, err := t.BuildStub(ctx, *libnrt, *dir, st)
 		if err != nil {
 			return c.Errorf(errw, "%s: %v", st.Name, err)
 		}
 		fmt.Fprintf(out, "%-60s %s\n", p, st.About)
 	}
-	p, err := t.BuildNetPlugin(*dir)
+	p, err := t.BuildNetPlugin(ctx, *dir)
 	if err != nil {
 		return c.Errorf(errw, "net plugin: %v", err)
 	}
@@ -148,7 +149,7 @@ func embeddedRelease(c *cli.Command, sf *cli.SpecFlag, errw io.Writer) (string, 
 }
 
 // buildLibnccom is `make libnccom`: the reference libnccom (runtime/libnccom).
-func buildLibnccom(c *cli.Command, args []string, out, errw io.Writer) int {
+func buildLibnccom(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 it links against")
 	dir := fs.String("out", "build", "directory to write libnccom.so.2 (and the libnccom.so link) to")
@@ -163,7 +164,7 @@ func buildLibnccom(c *cli.Command, args []string, out, errw io.Writer) int {
 	if rc >= 0 {
 		return rc
 	}
-	p, err := t.BuildLibnccom(*libnrt, *dir, builder.Libnccom{GitHash: *gitHash, Sanitize: *sanitize})
+	p, err := t.BuildLibnccom(ctx, *libnrt, *dir, builder.Libnccom{GitHash: *gitHash, Sanitize: *sanitize})
 	if err != nil {
 		return c.Errorf(errw, "%v", err)
 	}

@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/hex"
 	"errors"
@@ -15,7 +16,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -26,6 +26,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/proc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/layoutcheck/release"
@@ -57,7 +58,7 @@ type demo struct {
 
 func (d *demo) printf(format string, args ...any) { fmt.Fprintf(d.out, "    "+format+"\n", args...) }
 
-func demoCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+func demoCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", spec.Default, "the release to demonstrate (an embedded one)")
@@ -81,7 +82,7 @@ func demoCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	d := &demo{release: release, work: work, out: out}
 	steps := []struct {
 		title string
-		run   func() error
+		run   func(context.Context) error
 	}{
 		{"validate the embedded spec", d.validate},
 		{"regenerate the bindings into a scratch directory", d.generate},
@@ -100,7 +101,7 @@ func demoCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	for i, s := range steps {
 		fmt.Fprintf(out, "[%d/%d] %s\n", i+1, len(steps), s.title)
 		t := time.Now()
-		if err := s.run(); err != nil {
+		if err := s.run(ctx); err != nil {
 			return c.Errorf(errw, "%s: %v", s.title, err)
 		}
 		fmt.Fprintf(out, "    (%s)\n", time.Since(t).Round(time.Millisecond))
@@ -111,7 +112,7 @@ func demoCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 
 // ---- the spec, the generator, the compilers ----
 
-func (d *demo) validate() error {
+func (d *demo) validate(context.Context) error {
 	s, err := spec.Load(d.release)
 	if err != nil {
 		return err
@@ -123,7 +124,7 @@ func (d *demo) validate() error {
 	return nil
 }
 
-func (d *demo) generate() error {
+func (d *demo) generate(context.Context) error {
 	files, err := gen.Generate(d.spec)
 	if err != nil {
 		return err
@@ -147,7 +148,7 @@ func (d *demo) generate() error {
 	return nil
 }
 
-func (d *demo) compileC() error {
+func (d *demo) compileC(ctx context.Context) error {
 	if err := cc.Available(); err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func (d *demo) compileC() error {
 	}
 	for _, f := range []string{"header_check.c", gen.SlotsSource, gen.StubSource} {
 		obj := strings.TrimSuffix(f, ".c") + ".o"
-		if err := cc.Object(dir, f, obj, cc.Strict...); err != nil {
+		if err := cc.ObjectContext(ctx, dir, f, obj, cc.Strict...); err != nil {
 			return err
 		}
 		d.printf("%-16s -> %s", f, obj)
@@ -168,25 +169,25 @@ func (d *demo) compileC() error {
 	return nil
 }
 
-func (d *demo) compileGo() error {
+func (d *demo) compileGo(ctx context.Context) error {
 	dir := filepath.Join(d.gen, gen.GoPackage)
 	mod := "module nrtabidemo\n\ngo 1.22\n"
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
 		return err
 	}
 	for _, args := range [][]string{{"vet", "./..."}, {"test", "-count=1", "./..."}} {
-		cmd := exec.Command("go", args...)
+		cmd := proc.Command(ctx, "go", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+			return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), proc.Err(ctx, err), out)
 		}
 	}
 	d.printf("go vet and go test pass; %d compile-time layout assertions hold", gen.CountGoAsserts(d.spec))
 	return nil
 }
 
-func (d *demo) structs() error {
+func (d *demo) structs(context.Context) error {
 	for _, name := range []string{"enc_glb_comm", "enc_nccl_comm_node", "nec_version_info_t", "nrt_version_t", "enc_replica_group_info", "ncclComm", "extInfo"} {
 		st := d.spec.StructByName(name)
 		if st == nil {
@@ -207,13 +208,13 @@ func (d *demo) structs() error {
 
 // ---- the runtime boundary: both legs real, through the dynamic linker ----
 
-func (d *demo) buildPair() error {
+func (d *demo) buildPair(ctx context.Context) error {
 	t, err := builder.Open(d.release)
 	if err != nil {
 		return err
 	}
 	d.tree, d.lib, d.stubs, d.host = t, filepath.Join(d.work, "lib"), filepath.Join(d.work, "stubs"), filepath.Join(d.work, "host")
-	p, err := t.BuildLibnrt(d.lib, builder.Versioned)
+	p, err := t.BuildLibnrt(ctx, d.lib, builder.Versioned)
 	if err != nil {
 		return err
 	}
@@ -227,7 +228,7 @@ func (d *demo) buildPair() error {
 		if err != nil {
 			return err
 		}
-		sp, err := t.BuildStub(d.lib, d.stubs, st)
+		sp, err := t.BuildStub(ctx, d.lib, d.stubs, st)
 		if err != nil {
 			return err
 		}
@@ -251,7 +252,7 @@ func (d *demo) buildPair() error {
 			d.incompatible = sp
 		}
 	}
-	if err := t.BuildHost(d.host, d.lib); err != nil {
+	if err := t.BuildHost(ctx, d.host, d.lib); err != nil {
 		return err
 	}
 	d.printf("host program (gcc) linked against libnrt.so.1")
@@ -260,13 +261,13 @@ func (d *demo) buildPair() error {
 
 // runHost runs the host under the real dynamic linker and returns its
 // output with the log timestamps removed.
-func (d *demo) runHost(extraEnv []string, args ...string) ([]string, error) {
-	cmd := exec.Command(d.host, args...)
+func (d *demo) runHost(ctx context.Context, extraEnv []string, args ...string) ([]string, error) {
+	cmd := proc.Command(ctx, d.host, args...)
 	cmd.Env = append(os.Environ(), append([]string{"LD_LIBRARY_PATH=" + d.lib}, extraEnv...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("host %s: %v\n%s", strings.Join(args, " "), err, out.String())
+		return nil, fmt.Errorf("host %s: %w\n%s", strings.Join(args, " "), proc.Err(ctx, err), out.String())
 	}
 	var lines []string
 	for _, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
@@ -290,9 +291,9 @@ func pick(lines []string, keep func(string) bool) []string {
 	return out
 }
 
-func (d *demo) handshake() error {
+func (d *demo) handshake(ctx context.Context) error {
 	// The default library name through the normal search path.
-	lines, err := d.runHost([]string{"LD_LIBRARY_PATH=" + d.lib + ":" + filepath.Dir(d.good), "NRTABI_LOG_LEVEL=debug"}, "run", "-", "-")
+	lines, err := d.runHost(ctx, []string{"LD_LIBRARY_PATH=" + d.lib + ":" + filepath.Dir(d.good), "NRTABI_LOG_LEVEL=debug"}, "run", "-", "-")
 	if err != nil {
 		return err
 	}
@@ -335,8 +336,8 @@ func (d *demo) handshake() error {
 	return nil
 }
 
-func (d *demo) fault() error {
-	lines, err := d.runHost(nil, "run", "-", d.incompatible)
+func (d *demo) fault(ctx context.Context) error {
+	lines, err := d.runHost(ctx, nil, "run", "-", d.incompatible)
 	if err != nil {
 		return err
 	}
@@ -380,7 +381,7 @@ func (d *demo) fault() error {
 
 // layoutObjects compiles every struct of the generated header into a shared
 // object with DWARF, and links a libnrt.so.1 from the generated version script.
-func (d *demo) layoutObjects() error {
+func (d *demo) layoutObjects(ctx context.Context) error {
 	if err := cc.Available(); err != nil {
 		return err
 	}
@@ -400,10 +401,10 @@ func (d *demo) layoutObjects() error {
 			return err
 		}
 	}
-	if err := cc.Shared(dir, "libtypes.so", "libtypes.so", "", []string{"types.c"}, "-fno-eliminate-unused-debug-types"); err != nil {
+	if err := cc.SharedContext(ctx, dir, "libtypes.so", "libtypes.so", "", []string{"types.c"}, "-fno-eliminate-unused-debug-types"); err != nil {
 		return err
 	}
-	if err := cc.Shared(dir, "libnrt.so.1", s.Release.LibNRT.SONAME, filepath.Join(src, "libnrt.map"), []string{"reverse.c", "types.c"}, "-fno-eliminate-unused-debug-types"); err != nil {
+	if err := cc.SharedContext(ctx, dir, "libnrt.so.1", s.Release.LibNRT.SONAME, filepath.Join(src, "libnrt.map"), []string{"reverse.c", "types.c"}, "-fno-eliminate-unused-debug-types"); err != nil {
 		return err
 	}
 	d.types, d.libnrt = filepath.Join(dir, "libtypes.so"), filepath.Join(dir, "libnrt.so.1")
@@ -411,8 +412,8 @@ func (d *demo) layoutObjects() error {
 }
 
 // show builds the objects the round trip reads too.
-func (d *demo) show() error {
-	if err := d.layoutObjects(); err != nil {
+func (d *demo) show(ctx context.Context) error {
+	if err := d.layoutObjects(ctx); err != nil {
 		return err
 	}
 	var out bytes.Buffer
@@ -431,7 +432,7 @@ func (d *demo) show() error {
 	return nil
 }
 
-func (d *demo) roundTrip() error {
+func (d *demo) roundTrip(context.Context) error {
 	s := d.spec
 	var names []string
 	for _, st := range s.Structs {
@@ -505,7 +506,7 @@ func opList(ops []collectives.Op) string {
 	return strings.Join(s, ", ")
 }
 
-func (d *demo) collectives() error {
+func (d *demo) collectives(context.Context) error {
 	comms := &inproc.Comms{}
 	rt, err := collectives.New(demoCores{}, comms, collectives.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -618,9 +619,9 @@ func demoEach(f func(r int) error) error {
 // and agree; one of them posts a reordered program and all four refuse; then
 // a mixed world of Go `nrtabi-runtime bootstrap` ranks and C hosts agrees ----
 
-func (d *demo) bootstrap() error {
+func (d *demo) bootstrap(ctx context.Context) error {
 	refDir := filepath.Join(d.work, "libnccom")
-	p, err := d.tree.BuildLibnccom(d.lib, refDir, builder.Libnccom{})
+	p, err := d.tree.BuildLibnccom(ctx, d.lib, refDir, builder.Libnccom{})
 	if err != nil {
 		return err
 	}
@@ -630,7 +631,7 @@ func (d *demo) bootstrap() error {
 	}
 	d.printf("reference libnccom (gcc, runtime/libnccom/*.c over the generated nrtabi.h): %s", desc)
 	host := filepath.Join(d.work, "worldhost")
-	if err := d.tree.BuildWorldHost(host, d.lib); err != nil {
+	if err := d.tree.BuildWorldHost(ctx, host, d.lib); err != nil {
 		return err
 	}
 	self, err := os.Executable()
@@ -643,7 +644,7 @@ func (d *demo) bootstrap() error {
 		if err != nil {
 			return nil, err
 		}
-		runs, took, err := worldprog.Launch(ms, root, env)
+		runs, took, err := worldprog.Launch(ctx, ms, root, env)
 		if err != nil {
 			return nil, err
 		}
@@ -667,7 +668,7 @@ func (d *demo) bootstrap() error {
 	}
 	ap, err := netip.ParseAddrPort(runs[0].Fields["unique_id"])
 	if err != nil {
-		return fmt.Errorf("rank 0's unique id %q: %v", runs[0].Fields["unique_id"], err)
+		return fmt.Errorf("rank 0's unique id %q: %w", runs[0].Fields["unique_id"], err)
 	}
 	id := tcp.NewUniqueID(ap)
 	d.printf("the agreed ncclUniqueId (from neuronGetUniqueId, broadcast over ncclBootstrapSend/Recv) starts with the root's sockaddr_in (%d of %d bytes): %s",

@@ -81,7 +81,7 @@ func CheckShims(cfg Config) (*ShimResult, error) {
 	cgo := exec.Command("go", args...)
 	cgo.Dir = p.Dir
 	if msg, err := cgo.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("seamcheck: go tool cgo: %v\n%s", err, msg)
+		return nil, fmt.Errorf("seamcheck: go tool cgo: %w\n%s", err, msg)
 	}
 
 	src := filepath.Join(p.Dir, ShimsFile)

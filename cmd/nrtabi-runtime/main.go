@@ -7,6 +7,9 @@
 //
 // The checking side (spec, gen, check, show, extract, diff, release) is the
 // pure-Go cmd/nrtabi. Run "nrtabi-runtime help COMMAND" for a command's flags.
+//
+// newApp below lists the commands; each runs under a context an interrupt
+// ends. The demo (`make demo`) is demo.go, its steps in order.
 package main
 
 import (

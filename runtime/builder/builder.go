@@ -1,7 +1,7 @@
 // Package builder builds the runtime boundary's real artefacts with the real
 // toolchain: nrtabi's libnrt.so.1 (go build -buildmode=c-shared, linked with
 // the spec's version script), the libnccom test doubles (gcc over the
-// generated stub source), a net-plugin double, and the small C programs the
+// generated stub source, through internal/cc), a net-plugin double, and the small C programs the
 // end-to-end tests and the benchmark run. `make libnrt`, `make nccom-stubs`,
 // the demo, the tests and the benchmark all build through here.
 package builder

@@ -3,7 +3,10 @@
 // NEURON_RT_ROOT_COMM_ID, then the per-NC bootstrap of one replica group
 // spanning the world), or N rank processes on loopback whose reports it
 // judges (RunLocal). cmd/nrtabi-runtime's `bootstrap` is its command line;
-// the benchmarks and end-to-end tests run that command.
+// the benchmarks and end-to-end tests run that command, and
+// bench/bootstraptcp runs its own rank program through RunLocal
+// (Options.RankCmd, InheritedRootListener). RunLocal's rank processes end
+// with its context (internal/proc).
 package launch
 
 import (

@@ -1,9 +1,10 @@
 // Package builder builds the runtime boundary's real artefacts with the real
 // toolchain: nrtabi's libnrt.so.1 (go build -buildmode=c-shared, linked with
-// the spec's version script), the libnccom test doubles (gcc over the
-// generated stub source, through internal/cc), a net-plugin double, and the small C programs the
-// end-to-end tests and the benchmark run. `make libnrt`, `make nccom-stubs`,
-// the demo, the tests and the benchmark all build through here.
+// the spec's version script), the libnccom test doubles (the C compiler of
+// internal/cc over the generated stub source), a net-plugin double, and the
+// small C programs the end-to-end tests and the benchmark run. `make
+// libnrt`, `make nccom-stubs`, the demo, the tests and the benchmark all
+// build through here; every build takes a context that ends it.
 package builder
 
 import (

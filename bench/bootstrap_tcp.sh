@@ -8,9 +8,11 @@
 #          group's signature validation (tree AND-reduce) and unique-id
 #          broadcast (hypercube). "agree" is the moment the group's verdict
 #          and id are known everywhere; "boot" the world alone.
-#   naive  one everyone-to-root gather reaching the same agreement: each
-#          rank sends the root its address and signature, the root answers
-#          everyone with the verdict, an id and the address table.
+#   naive  one everyone-to-root gather reaching the same agreement
+#          (bench/bootstraptcp --local N, launched, held and judged by the
+#          same runtime/launch launcher): each rank sends the root its
+#          address and signature, the root answers everyone with the
+#          verdict, an id and the address table.
 # Each figure is the median over REPS runs of (last rank reaching the phase)
 # - (last rank starting); ranks start together after all have launched.
 set -euo pipefail
@@ -21,10 +23,11 @@ export NEURON_CCOM_SOCK_TIMEOUT=${NEURON_CCOM_SOCK_TIMEOUT:-30}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 go build -o "$dir/nrtabi-runtime" ./cmd/nrtabi-runtime
+go build -o "$dir/bootstraptcp" ./bench/bootstraptcp
 
-# timing N [--naive] -> "boot agree done" in ms
+# timing COMMAND... -> "boot agree done" in ms
 timing() {
-	"$dir/nrtabi-runtime" bootstrap --local "$1" --timing ${2:-} | awk '
+	"$@" --timing | awk '
 	/^timing:/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } ok = 1 }
 	END { if (!ok) exit 1; print v["boot_ms"], v["agree_ms"], v["done_ms"] }'
 }
@@ -35,8 +38,8 @@ printf "%5s %14s %16s %14s %14s %12s\n" N "flat boot ms" "flat agree ms" "flat d
 for n in $sizes; do
 	: >"$dir/flat" && : >"$dir/naive"
 	for ((i = 0; i < reps; i++)); do # interleaved, so both see the same machine
-		timing "$n" >>"$dir/flat" || { echo "bench: a flat run of $n processes failed" >&2; exit 1; }
-		timing "$n" --naive >>"$dir/naive" || { echo "bench: a naive run of $n processes failed" >&2; exit 1; }
+		timing "$dir/nrtabi-runtime" bootstrap --local "$n" >>"$dir/flat" || { echo "bench: a flat run of $n processes failed" >&2; exit 1; }
+		timing "$dir/bootstraptcp" --local "$n" >>"$dir/naive" || { echo "bench: a naive run of $n processes failed" >&2; exit 1; }
 	done
 	boot=$(awk '{ print $1 }' "$dir/flat" | median)
 	agree=$(awk '{ print $2 }' "$dir/flat" | median)

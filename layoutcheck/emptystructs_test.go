@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,8 +126,8 @@ func TestExtractEmptyClasses(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
 	}
-	if out, err := exec.Command(cc.CC, "-print-prog-name=cc1plus").Output(); err != nil || !filepath.IsAbs(strings.TrimSpace(string(out))) {
-		t.Skipf("skipping: %s cannot compile C++ (install g++)", cc.CC)
+	if out, err := cc.Output("-print-prog-name=cc1plus"); err != nil || !filepath.IsAbs(out) {
+		t.Skipf("skipping: %s cannot compile C++ (install g++)", strings.Join(cc.Driver(), " "))
 	}
 	dir := t.TempDir()
 	if err := writeFile(dir, "e.cc", emptyCxx); err != nil {

@@ -30,7 +30,7 @@ func TestReferenceBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	lib, err := tree.BuildLibnrt(filepath.Join(dir, "lib"), builder.Versioned)
+	lib, err := tree.BuildLibnrt(t.Context(), filepath.Join(dir, "lib"), builder.Versioned)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestReferenceBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stub, err := tree.BuildStub(filepath.Join(dir, "lib"), filepath.Join(dir, "stubs"), good)
+	stub, err := tree.BuildStub(t.Context(), filepath.Join(dir, "lib"), filepath.Join(dir, "stubs"), good)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package layoutcheck
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -164,8 +163,8 @@ source = "test"
 // vtable, a base and bitfields (through extract and back).
 func TestCxx(t *testing.T) {
 	f := loadFixtures(t)
-	if out, err := exec.Command(cc.CC, "-print-prog-name=cc1plus").Output(); err != nil || !filepath.IsAbs(strings.TrimSpace(string(out))) {
-		t.Skipf("skipping: %s cannot compile C++ (install g++)", cc.CC)
+	if out, err := cc.Output("-print-prog-name=cc1plus"); err != nil || !filepath.IsAbs(out) {
+		t.Skipf("skipping: %s cannot compile C++ (install g++)", strings.Join(cc.Driver(), " "))
 	}
 	dir := t.TempDir()
 	if err := writeFile(dir, "types.cc", cxxSource); err != nil {

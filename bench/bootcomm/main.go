@@ -9,14 +9,17 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nrtabi/nrtabi/runtime/builder"
@@ -27,13 +30,15 @@ func main() {
 	reps := flag.Int("reps", 5, "runs per size")
 	sizes := flag.String("sizes", "2 4 8 16 32", "world sizes")
 	flag.Parse()
-	if err := run(*reps, strings.Fields(*sizes)); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *reps, strings.Fields(*sizes)); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/bootcomm:", err)
 		os.Exit(1)
 	}
 }
 
-func run(reps int, sizes []string) error {
+func run(ctx context.Context, reps int, sizes []string) error {
 	t, err := builder.Open("")
 	if err != nil {
 		return err
@@ -44,17 +49,17 @@ func run(reps int, sizes []string) error {
 	}
 	defer os.RemoveAll(dir)
 	lib, ref := filepath.Join(dir, "lib"), filepath.Join(dir, "ref")
-	if _, err := t.BuildLibnrt(lib, builder.Versioned); err != nil {
+	if _, err := t.BuildLibnrt(ctx, lib, builder.Versioned); err != nil {
 		return err
 	}
-	if _, err := t.BuildLibnccom(lib, ref, builder.Libnccom{}); err != nil {
+	if _, err := t.BuildLibnccom(ctx, lib, ref, builder.Libnccom{}); err != nil {
 		return err
 	}
 	host, nrtabi := filepath.Join(dir, "worldhost"), filepath.Join(dir, "nrtabi-runtime")
-	if err := t.BuildWorldHost(host, lib); err != nil {
+	if err := t.BuildWorldHost(ctx, host, lib); err != nil {
 		return err
 	}
-	if out, err := exec.Command("go", "build", "-o", nrtabi, builder.Module+"/cmd/nrtabi-runtime").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", nrtabi, builder.Module+"/cmd/nrtabi-runtime").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	timeout := "NEURON_CCOM_SOCK_TIMEOUT=30"
@@ -76,7 +81,7 @@ func run(reps int, sizes []string) error {
 			if err != nil {
 				return err
 			}
-			runs, took, err := worldprog.Launch(ms, root, env)
+			runs, took, err := worldprog.Launch(ctx, ms, root, env)
 			if err != nil {
 				return err
 			}
@@ -86,7 +91,7 @@ func run(reps int, sizes []string) error {
 			bw = append(bw, ms64(took))
 			bb = append(bb, bootMs(runs))
 
-			cmd := exec.Command(nrtabi, "bootstrap", "--local", strconv.Itoa(n), "--timing")
+			cmd := exec.CommandContext(ctx, nrtabi, "bootstrap", "--local", strconv.Itoa(n), "--timing")
 			cmd.Env = append(os.Environ(), timeout)
 			start := time.Now()
 			out, err := cmd.Output()

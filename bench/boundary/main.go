@@ -15,15 +15,18 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/runtime/builder"
@@ -35,13 +38,15 @@ func main() {
 	procs := flag.Int("processes", 9, "processes of the C measurements (the fastest is kept)")
 	goRuns := flag.Int("go-count", 5, "go test -count for (d) (the fastest is kept)")
 	flag.Parse()
-	if err := run(*iters, *rounds, *procs, *goRuns); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *iters, *rounds, *procs, *goRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/boundary:", err)
 		os.Exit(1)
 	}
 }
 
-func run(iters, rounds, procs, goRuns int) error {
+func run(ctx context.Context, iters, rounds, procs, goRuns int) error {
 	t, err := builder.Open("")
 	if err != nil {
 		return err
@@ -56,7 +61,7 @@ func run(iters, rounds, procs, goRuns int) error {
 	if err != nil {
 		return err
 	}
-	stub, err := t.BuildStub("", work, st)
+	stub, err := t.BuildStub(ctx, "", work, st)
 	if err != nil {
 		return err
 	}
@@ -70,7 +75,7 @@ func run(iters, rounds, procs, goRuns int) error {
 	c := map[string]float64{}
 	per := map[string][]float64{} // each process's fastest round, for the median
 	for p := 0; p < procs; p++ {
-		out, err := exec.Command(prog, stub, strconv.Itoa(iters), strconv.Itoa(rounds)).Output()
+		out, err := exec.CommandContext(ctx, prog, stub, strconv.Itoa(iters), strconv.Itoa(rounds)).Output()
 		if err != nil {
 			return fmt.Errorf("%s: %v", prog, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -26,15 +27,6 @@ func typesSource(dir, name, fn string) (string, error) {
 	return src, os.WriteFile(src, []byte(text), 0o644)
 }
 
-func gcc(dir string, args ...string) error {
-	cmd := exec.Command("gcc", args...)
-	cmd.Dir = dir
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("gcc %s: %v\n%s", strings.Join(args, " "), err, b)
-	}
-	return nil
-}
-
 // dwzInput builds liba.so and libb.so from the spec header and moves their
 // shared types into common.debug with dwz -m (once).
 func dwzInput(cache string) (lib, common string, err error) {
@@ -51,7 +43,7 @@ func dwzInput(cache string) (lib, common string, err error) {
 		if err != nil {
 			return "", "", err
 		}
-		if err := gcc(dir, "-shared", "-fPIC", "-g", "-fno-eliminate-unused-debug-types", "-o", "lib"+n+".so", src); err != nil {
+		if err := cc.Run(dir, "-shared", "-fPIC", "-g", "-fno-eliminate-unused-debug-types", "-o", "lib"+n+".so", src); err != nil {
 			return "", "", err
 		}
 	}
@@ -78,10 +70,10 @@ func splitInput(cache string) (lib, dwo string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if err := gcc(dir, "-c", "-fPIC", "-g", "-gsplit-dwarf", "-gdwarf-5", "-fno-eliminate-unused-debug-types", "-o", "liba.o", src); err != nil {
+	if err := cc.Run(dir, "-c", "-fPIC", "-g", "-gsplit-dwarf", "-gdwarf-5", "-fno-eliminate-unused-debug-types", "-o", "liba.o", src); err != nil {
 		return "", "", err
 	}
-	return lib, dwo, gcc(dir, "-shared", "-o", "liba.so", "liba.o")
+	return lib, dwo, cc.Run(dir, "-shared", "-o", "liba.so", "liba.o")
 }
 
 // paholeAnswer is what pahole -C prints for a struct of the file (untimed):

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -30,7 +32,10 @@ const (
 // that installs it. `make test` needs none of these.
 func requirements() []string {
 	var missing []string
-	for _, t := range []struct{ bin, pkg string }{{"pahole", "dwarves"}, {"gcc", "gcc"}, {"go", "golang (on PATH)"}, {"dwz", "dwz"}} {
+	if err := cc.Available(); err != nil {
+		missing = append(missing, fmt.Sprintf("%v: apt-get install gcc", err))
+	}
+	for _, t := range []struct{ bin, pkg string }{{"pahole", "dwarves"}, {"go", "golang (on PATH)"}, {"dwz", "dwz"}} {
 		if _, err := exec.LookPath(t.bin); err != nil {
 			missing = append(missing, fmt.Sprintf("%s not on PATH: apt-get install %s", t.bin, t.pkg))
 		}
@@ -402,8 +407,8 @@ func dwarf4Object(cache string) (string, error) {
 	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
 		return "", err
 	}
-	if b, err := exec.Command("gcc", "-shared", "-fPIC", "-g", "-gdwarf-4", "-fno-eliminate-unused-debug-types", "-o", out, src).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("gcc -gdwarf-4: %v\n%s", err, b)
+	if err := cc.Run("", "-shared", "-fPIC", "-g", "-gdwarf-4", "-fno-eliminate-unused-debug-types", "-o", out, src); err != nil {
+		return "", fmt.Errorf("the DWARF 4 input: %w", err)
 	}
 	return out, nil
 }
@@ -422,14 +427,14 @@ func referenceBuild(cache string) (lib, stub string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if lib, err = tree.BuildLibnrt(filepath.Join(dir, "lib"), builder.Versioned); err != nil {
+	if lib, err = tree.BuildLibnrt(context.Background(), filepath.Join(dir, "lib"), builder.Versioned); err != nil {
 		return "", "", err
 	}
 	good, err := tree.StubByName(builder.StubGood)
 	if err != nil {
 		return "", "", err
 	}
-	if stub, err = tree.BuildStub(filepath.Join(dir, "lib"), filepath.Join(dir, "stubs"), good); err != nil {
+	if stub, err = tree.BuildStub(context.Background(), filepath.Join(dir, "lib"), filepath.Join(dir, "stubs"), good); err != nil {
 		return "", "", err
 	}
 	return lib, stub, nil

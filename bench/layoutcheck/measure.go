@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/nrtabi/nrtabi/internal/cc"
 )
 
 // sample is one whole-process run: wall time from fork to reap, and the
@@ -39,8 +41,8 @@ func buildMeasureHelper(cache string) error {
 		return err
 	}
 	bin := filepath.Join(cache, "measure")
-	if out, err := exec.Command("gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", bin, src).CombinedOutput(); err != nil {
-		return fmt.Errorf("gcc csrc/measure.c: %v\n%s", err, out)
+	if err := cc.Run("", "-O2", "-Wall", "-Wextra", "-Werror", "-o", bin, src); err != nil {
+		return fmt.Errorf("csrc/measure.c: %w", err)
 	}
 	measureHelper = bin
 	return nil
@@ -240,8 +242,8 @@ func tinyObject(cache string) (string, error) {
 	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
 		return "", err
 	}
-	if out, err := exec.Command("gcc", "-c", "-g", "-o", obj, src).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("gcc tiny.c: %v\n%s", err, out)
+	if err := cc.Run("", "-c", "-g", "-o", obj, src); err != nil {
+		return "", fmt.Errorf("tiny.c: %w", err)
 	}
 	return obj, nil
 }

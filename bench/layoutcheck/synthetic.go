@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 
 	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -80,10 +80,8 @@ func synthetic(cache string) (string, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			cmd := exec.Command("gcc", "-c", "-fPIC", "-g", "-fno-eliminate-unused-debug-types", "-o", obj, src)
-			cmd.Dir = dir
-			if o, err := cmd.CombinedOutput(); err != nil {
-				errs <- fmt.Errorf("gcc %s: %v\n%s", src, err, o)
+			if err := cc.Run(dir, "-c", "-fPIC", "-g", "-fno-eliminate-unused-debug-types", "-o", obj, src); err != nil {
+				errs <- err
 			}
 		}()
 	}
@@ -93,10 +91,8 @@ func synthetic(cache string) (string, error) {
 		return "", err
 	}
 	tmp := out + ".tmp"
-	cmd := exec.Command("gcc", append([]string{"-shared", "-o", tmp}, objs...)...)
-	cmd.Dir = dir
-	if o, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("gcc -shared: %v\n%s", err, o)
+	if err := cc.Run(dir, append([]string{"-shared", "-o", tmp}, objs...)...); err != nil {
+		return "", err
 	}
 	for _, o := range append(objs, srcs...) {
 		os.Remove(filepath.Join(dir, o))

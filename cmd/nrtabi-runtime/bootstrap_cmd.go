@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,17 +13,9 @@ import (
 	"github.com/nrtabi/nrtabi/runtime/launch"
 )
 
-// `bootstrap` is the command line of runtime/launch: one rank of a world
+// bootstrapCmd is the command line of runtime/launch: one rank of a world
 // over TCP, or --local N such processes on loopback checked for agreement.
-func init() {
-	app.Register(&cli.Command{Name: "bootstrap",
-		Summary:  "run one rank of a TCP bootstrap world (--local N: N processes on loopback)",
-		Synopsis: "[--rank R --nranks N] [--root ID] [--program normal|reordered] | --local N [--reorder-rank R] [--skew-rank R]",
-		Example:  "bootstrap --local 8",
-		Run:      bootstrapCmd})
-}
-
-func bootstrapCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	o := launch.Options{}
 	fs.IntVar(&o.Rank, "rank", -1, "this process's rank (default: RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID)")
@@ -31,7 +24,6 @@ func bootstrapCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	fs.StringVar(&o.Program, "program", os.Getenv(launch.EnvProgram), "this rank's program: normal or reordered (default: "+launch.EnvProgram+")")
 	fs.StringVar(&o.NRTGit, "nrt-git-hash", os.Getenv(launch.EnvNRTGit), "libnrt git hash this rank reports (default: "+launch.EnvNRTGit+", else the release's)")
 	fs.UintVar(&o.VNC, "vnc-count", 0, "what nrt_get_total_vnc_count() reports in this process; non-zero makes the bootstrap a no-op")
-	fs.BoolVar(&o.Naive, "naive", false, "run the naive everyone-to-root gather instead (the benchmark's peer)")
 	fs.BoolVar(&o.Timing, "timing", false, "report phase timestamps (for bench/)")
 	fs.BoolVar(&o.Hold, "hold", false, "print \"ready\" and wait for stdin to close before starting (--local --timing uses it to start every rank at once)")
 	fs.BoolVar(&o.Verbose, "v", false, "log debug progress")
@@ -44,7 +36,7 @@ func bootstrapCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	o.Fault = os.Getenv(launch.EnvFault)
 	if o.Local != 0 {
-		return exit(c, errw, launch.RunLocal(o, out, errw))
+		return exit(c, errw, launch.RunLocal(ctx, o, out, errw))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

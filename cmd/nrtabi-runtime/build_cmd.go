@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"debug/elf"
 	"flag"
 	"fmt"
@@ -15,13 +16,8 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// `make libnrt` and `make nccom-stubs`.
-func init() {
-	app.Register(&cli.Command{Name: "build libnrt", Summary: "build the runtime's libnrt.so.1 (go build -buildmode=c-shared, versioned exports)", Synopsis: "[--spec NAME] [--out DIR] [--variant V]", Example: "build libnrt --out build", Run: buildLibnrt})
-	app.Register(&cli.Command{Name: "build nccom-stubs", Summary: "build the libnccom test doubles against a built libnrt.so.1", Synopsis: "[--spec NAME] [--libnrt DIR] [--out DIR]", Example: "build nccom-stubs --libnrt build --out build/nccom-stubs", Run: buildStubs})
-}
-
-func buildLibnrt(c *cli.Command, args []string, out, errw io.Writer) int {
+// buildLibnrt is `make libnrt`.
+func buildLibnrt(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	dir := fs.String("out", "build", "directory to write libnrt.so.1 and its version script to")
 	variant := fs.String("variant", string(builder.Versioned), "link variant (the others exist for the dynamic-linker matrix)")
@@ -34,7 +30,7 @@ func buildLibnrt(c *cli.Command, args []string, out, errw io.Writer) int {
 	if rc >= 0 {
 		return rc
 	}
-	p, err := t.BuildLibnrt(*dir, builder.LinkVariant(*variant))
+	p, err := t.BuildLibnrt(ctx, *dir, builder.LinkVariant(*variant))
 	if err != nil {
 		return c.Errorf(errw, "%v", err)
 	}
@@ -110,7 +106,8 @@ func describeLibnrt(path string) (string, error) {
 	return fmt.Sprintf("SONAME %s; exports %s; DT_NEEDED %s", strings.Join(so, ","), strings.Join(parts, ", "), strings.Join(needed, " ")), nil
 }
 
-func buildStubs(c *cli.Command, args []string, out, errw io.Writer) int {
+// buildStubs is `make nccom-stubs`.
+func buildStubs(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 the doubles link against")
 	dir := fs.String("out", "build/nccom-stubs", "directory to write one subdirectory per double to")
@@ -124,13 +121,13 @@ func buildStubs(c *cli.Command, args []string, out, errw io.Writer) int {
 		return rc
 	}
 	for _, st := range t.Stubs() {
-		p, err := t.BuildStub(*libnrt, *dir, st)
+		p, err := t.BuildStub(ctx, *libnrt, *dir, st)
 		if err != nil {
 			return c.Errorf(errw, "%s: %v", st.Name, err)
 		}
 		fmt.Fprintf(out, "%-60s %s\n", p, st.About)
 	}
-	p, err := t.BuildNetPlugin(*dir)
+	p, err := t.BuildNetPlugin(ctx, *dir)
 	if err != nil {
 		return c.Errorf(errw, "net plugin: %v", err)
 	}
@@ -149,4 +146,28 @@ func embeddedRelease(c *cli.Command, sf *cli.SpecFlag, errw io.Writer) (string, 
 		return "", c.Usagef(errw, "--spec %s: a spec directory has no generated tree to build from; name an embedded release (add the directory under spec/ and run make generate first)", src.Dir)
 	}
 	return src.Release, -1
+}
+
+// buildLibnccom is `make libnccom`: the reference libnccom (runtime/libnccom).
+func buildLibnccom(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(errw)
+	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 it links against")
+	dir := fs.String("out", "build", "directory to write libnccom.so.2 (and the libnccom.so link) to")
+	var sf cli.SpecFlag
+	registerRelease(fs, &sf)
+	gitHash := fs.String("git-hash", "", "git hash the library reports instead of the release's (a skewed build)")
+	sanitize := fs.Bool("sanitize", false, "build with AddressSanitizer and UBSan (preload libasan to load it)")
+	if rc := c.Parse(fs, args, errw); rc >= 0 {
+		return rc
+	}
+	t, rc := openTree(c, &sf, *libnrt, errw)
+	if rc >= 0 {
+		return rc
+	}
+	p, err := t.BuildLibnccom(ctx, *libnrt, *dir, builder.Libnccom{GitHash: *gitHash, Sanitize: *sanitize})
+	if err != nil {
+		return c.Errorf(errw, "%v", err)
+	}
+	printLibrary(out, p)
+	return cli.ExitOK
 }

@@ -1,36 +1,76 @@
-// Package cc runs the real C toolchain (gcc, GNU ld through gcc) for the
-// generator's checks, the demo and the tests.
+// Package cc is the one way nrtabi runs the C toolchain (the compiler
+// driver, GNU ld through it), for the generator's checks, the builder, the
+// demo, the tests and the benches alike. The driver is $CC (default gcc;
+// it may carry leading words, as in CC="ccache gcc"), and $CFLAGS is
+// appended to every command line it runs, so a user's flags come last and
+// win. Both are split on white space, without shell quoting. The
+// environment is read at each call.
 package cc
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/nrtabi/nrtabi/internal/proc"
 )
 
-// CC is the compiler driver.
+// CC is the compiler driver when $CC is unset or blank.
 var CC = "gcc"
+
+// Driver is the compiler driver's words: $CC's, else CC.
+func Driver() []string {
+	if d := strings.Fields(os.Getenv("CC")); len(d) > 0 {
+		return d
+	}
+	return []string{CC}
+}
+
+// Flags is $CFLAGS's words.
+func Flags() []string { return strings.Fields(os.Getenv("CFLAGS")) }
 
 // Error is a failed toolchain run with everything it printed.
 type Error struct {
-	Args   []string
+	Driver []string // the driver's words
+	Args   []string // the arguments after them, $CFLAGS included
 	Output string
 	Err    error
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s %s: %v\n%s", CC, strings.Join(e.Args, " "), e.Err, strings.TrimRight(e.Output, "\n"))
+	return fmt.Sprintf("%s %s: %v\n%s", strings.Join(e.Driver, " "), strings.Join(e.Args, " "), e.Err, strings.TrimRight(e.Output, "\n"))
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Command is the driver run with args and then $CFLAGS in dir ("": the
+// working directory), killed with its process group when ctx ends
+// (internal/proc). For callers that need the *exec.Cmd itself (their own
+// output, timing, environment); Run and the others cover the rest.
+func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	return command(ctx, Driver(), dir, args)
+}
+
+func command(ctx context.Context, d []string, dir string, args []string) *exec.Cmd {
+	cmd := proc.Command(ctx, d[0], append(append(d[1:len(d):len(d)], args...), Flags()...)...)
+	cmd.Dir = dir
+	return cmd
 }
 
 // Run runs the compiler driver in dir.
-func Run(dir string, args ...string) error {
-	cmd := exec.Command(CC, args...)
-	cmd.Dir = dir
+func Run(dir string, args ...string) error { return RunContext(context.Background(), dir, args...) }
+
+// RunContext is Run ended by ctx.
+func RunContext(ctx context.Context, dir string, args ...string) error {
+	d := Driver()
+	cmd := command(ctx, d, dir, args)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return &Error{Args: args, Output: out.String(), Err: err}
+		return &Error{Driver: d, Args: cmd.Args[len(d):], Output: out.String(), Err: proc.Err(ctx, err)}
 	}
 	return nil
 }
@@ -40,12 +80,22 @@ var Strict = []string{"-std=c11", "-Wall", "-Wextra", "-Werror"}
 
 // Object compiles one C file to an object in dir.
 func Object(dir, src, obj string, flags ...string) error {
+	return ObjectContext(context.Background(), dir, src, obj, flags...)
+}
+
+// ObjectContext is Object ended by ctx.
+func ObjectContext(ctx context.Context, dir, src, obj string, flags ...string) error {
 	args := append(append([]string{"-c", "-fPIC", "-g"}, flags...), "-o", obj, src)
-	return Run(dir, args...)
+	return RunContext(ctx, dir, args...)
 }
 
 // Shared links a shared object in dir. soname may be empty.
 func Shared(dir, out, soname, versionScript string, inputs []string, flags ...string) error {
+	return SharedContext(context.Background(), dir, out, soname, versionScript, inputs, flags...)
+}
+
+// SharedContext is Shared ended by ctx.
+func SharedContext(ctx context.Context, dir, out, soname, versionScript string, inputs []string, flags ...string) error {
 	args := []string{"-shared", "-fPIC", "-g", "-o", out}
 	if soname != "" {
 		args = append(args, "-Wl,-soname,"+soname)
@@ -54,22 +104,31 @@ func Shared(dir, out, soname, versionScript string, inputs []string, flags ...st
 		args = append(args, "-Wl,--version-script="+versionScript)
 	}
 	args = append(args, inputs...)
-	return Run(dir, append(args, flags...)...)
+	return RunContext(ctx, dir, append(args, flags...)...)
 }
 
 // Available reports whether the compiler driver can be run.
 func Available() error {
-	if _, err := exec.LookPath(CC); err != nil {
-		return fmt.Errorf("%s not found on PATH (install build-essential)", CC)
+	d := Driver()
+	if _, err := exec.LookPath(d[0]); err != nil {
+		return fmt.Errorf("the C compiler driver %q ($CC, default %s) is not on PATH (install build-essential, or set CC): %w", d[0], CC, err)
 	}
 	return nil
 }
 
-// Output runs the compiler driver and returns what it printed, trimmed.
-func Output(args ...string) (string, error) {
-	out, err := exec.Command(CC, args...).Output()
+// Output runs the compiler driver (a query such as -print-file-name) and
+// returns what it printed on stdout, trimmed.
+func Output(args ...string) (string, error) { return OutputContext(context.Background(), args...) }
+
+// OutputContext is Output ended by ctx.
+func OutputContext(ctx context.Context, args ...string) (string, error) {
+	d := Driver()
+	cmd := command(ctx, d, "", args)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return "", &Error{Args: args, Output: string(out), Err: err}
+		return "", &Error{Driver: d, Args: cmd.Args[len(d):], Output: string(out) + stderr.String(), Err: proc.Err(ctx, err)}
 	}
 	return strings.TrimSpace(string(out)), nil
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/nrtabi/nrtabi/internal/cc"
 )
 
 // The C shims of the reverse callbacks (runtime/nrt/reverse.c) are outside the
@@ -79,7 +81,7 @@ func CheckShims(cfg Config) (*ShimResult, error) {
 	cgo := exec.Command("go", args...)
 	cgo.Dir = p.Dir
 	if msg, err := cgo.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("seamcheck: go tool cgo: %v\n%s", err, msg)
+		return nil, fmt.Errorf("seamcheck: go tool cgo: %w\n%s", err, msg)
 	}
 
 	src := filepath.Join(p.Dir, ShimsFile)
@@ -96,8 +98,8 @@ func CheckShims(cfg Config) (*ShimResult, error) {
 	obj := filepath.Join(tmp, "reverse.o")
 	gcc := append([]string{"-c", "-O2", "-std=gnu11", "-Wall", "-Werror", "-fPIC", "-I", hdr, "-I", p.Dir}, p.CgoCFLAGS...)
 	gcc = append(gcc, "-o", obj, csrc)
-	if msg, err := exec.Command("gcc", gcc...).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("seamcheck: gcc %s: %v\n%s", ShimsFile, err, msg)
+	if err := cc.Run("", gcc...); err != nil {
+		return nil, fmt.Errorf("seamcheck: compiling %s: %w", ShimsFile, err)
 	}
 	f, err := elf.Open(obj)
 	if err != nil {

@@ -1,20 +1,22 @@
 // Package builder builds the runtime boundary's real artefacts with the real
 // toolchain: nrtabi's libnrt.so.1 (go build -buildmode=c-shared, linked with
-// the spec's version script), the libnccom test doubles (gcc over the
-// generated stub source), a net-plugin double, and the small C programs the
-// end-to-end tests and the benchmark run. `make libnrt`, `make nccom-stubs`,
-// the demo, the tests and the benchmark all build through here.
+// the spec's version script), the libnccom test doubles (the C compiler of
+// internal/cc over the generated stub source), a net-plugin double, and the
+// small C programs the end-to-end tests and the benchmark run. `make
+// libnrt`, `make nccom-stubs`, the demo, the tests and the benchmark all
+// build through here; every build takes a context that ends it.
 package builder
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/internal/proc"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -71,14 +73,17 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %v\n%s", e.Cmd, e.Err, strings.TrimRight(e.Output, "\n"))
 }
 
-func run(dir string, env []string, name string, args ...string) error {
-	cmd := exec.Command(name, args...)
+func (e *Error) Unwrap() error { return e.Err }
+
+// run runs a tool in dir, killed with its process group when ctx ends.
+func run(ctx context.Context, dir string, env []string, name string, args ...string) error {
+	cmd := proc.Command(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return &Error{Cmd: name + " " + strings.Join(args, " "), Output: out.String(), Err: err}
+		return &Error{Cmd: name + " " + strings.Join(args, " "), Output: out.String(), Err: proc.Err(ctx, err)}
 	}
 	return nil
 }

@@ -1,10 +1,12 @@
 package builder
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 )
@@ -30,7 +32,7 @@ func (t *Tree) LibnccomSourceDir() string { return filepath.Join(t.Root, "runtim
 // (SONAME libnccom.so.2, the neuron* exports unversioned by the generated
 // script, DT_NEEDED libnrt.so.1 from libnrtDir so the 20 callbacks bind
 // @NRT_2.0.0) and links dir/libnccom.so to it.
-func (t *Tree) BuildLibnccom(libnrtDir, dir string, o Libnccom) (string, error) {
+func (t *Tree) BuildLibnccom(ctx context.Context, libnrtDir, dir string, o Libnccom) (string, error) {
 	if err := cc.Available(); err != nil {
 		return "", err
 	}
@@ -61,7 +63,7 @@ func (t *Tree) BuildLibnccom(libnrtDir, dir string, o Libnccom) (string, error) 
 	out := filepath.Join(dir, LibnccomFile)
 	tmp := filepath.Join(dir, ".build-"+LibnccomFile)
 	script := filepath.Join(t.CDir(), "libnccom.map")
-	if err := cc.Shared(dir, tmp, t.Spec.Release.LibNCCOM.SONAME, script, srcs, flags...); err != nil {
+	if err := cc.SharedContext(ctx, dir, tmp, t.Spec.Release.LibNCCOM.SONAME, script, srcs, flags...); err != nil {
 		os.Remove(tmp)
 		return "", err
 	}
@@ -78,15 +80,15 @@ func (t *Tree) BuildLibnccom(libnrtDir, dir string, o Libnccom) (string, error) 
 
 // SanitizerRuntime is the AddressSanitizer runtime a process must preload
 // to load a Sanitize build into a program that was not built with it.
-func SanitizerRuntime() (string, error) {
+func SanitizerRuntime(ctx context.Context) (string, error) {
 	var p string
 	for _, name := range []string{"libasan.so", "libubsan.so"} {
-		out, err := cc.Output("-print-file-name=" + name)
+		out, err := cc.OutputContext(ctx, "-print-file-name="+name)
 		if err != nil {
 			return "", err
 		}
 		if !filepath.IsAbs(out) {
-			return "", fmt.Errorf("%s: the compiler has no %s (install libasan)", cc.CC, name)
+			return "", fmt.Errorf("%s: the compiler has no %s (install libasan)", strings.Join(cc.Driver(), " "), name)
 		}
 		if p != "" {
 			p += ":"

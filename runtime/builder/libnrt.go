@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -97,7 +98,7 @@ func (t *Tree) LibnrtScript(v LinkVariant) ([]byte, error) {
 // BuildLibnrt builds runtime/libnrt into dir/libnrt.so.1 with go build
 // -buildmode=c-shared, the variant's version script (kept next to it as
 // libnrt.map) and SONAME libnrt.so.1.
-func (t *Tree) BuildLibnrt(dir string, v LinkVariant) (string, error) {
+func (t *Tree) BuildLibnrt(ctx context.Context, dir string, v LinkVariant) (string, error) {
 	script, err := t.LibnrtScript(v)
 	if err != nil {
 		return "", err
@@ -122,7 +123,7 @@ func (t *Tree) BuildLibnrt(dir string, v LinkVariant) (string, error) {
 		args = append(args, "-tags", gen.ReleaseTag(t.Spec.Release.Name))
 	}
 	args = append(args, "-ldflags=-extldflags '"+ext+"'", "-o", tmp, "./runtime/libnrt")
-	if err := run(t.Root, []string{"CGO_ENABLED=1"}, "go", args...); err != nil {
+	if err := run(ctx, t.Root, []string{"CGO_ENABLED=1"}, "go", args...); err != nil {
 		return "", err
 	}
 	// go build also writes a header named after the output; the runtime's

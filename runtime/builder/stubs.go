@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,7 +97,7 @@ func (t *Tree) StubByName(name string) (Stub, error) {
 // BuildStub compiles a variant into stubsDir/<name>/libnccom.so. Unless the
 // variant is forward-only it links against libnrtDir/libnrt.so.1, which
 // records DT_NEEDED libnrt.so.1 and binds every reverse import to its node.
-func (t *Tree) BuildStub(libnrtDir, stubsDir string, st Stub) (string, error) {
+func (t *Tree) BuildStub(ctx context.Context, libnrtDir, stubsDir string, st Stub) (string, error) {
 	if err := cc.Available(); err != nil {
 		return "", err
 	}
@@ -133,17 +134,17 @@ func (t *Tree) BuildStub(libnrtDir, stubsDir string, st Stub) (string, error) {
 	}
 	out := filepath.Join(dir, StubFile)
 	src := filepath.Join(t.CDir(), "nccom_stub.c")
-	if err := cc.Shared(dir, out, t.Spec.Release.LibNCCOM.SONAME, script, []string{src}, flags...); err != nil {
+	if err := cc.SharedContext(ctx, dir, out, t.Spec.Release.LibNCCOM.SONAME, script, []string{src}, flags...); err != nil {
 		return "", err
 	}
 	return out, nil
 }
 
 // BuildStubs builds every variant; forward-only ones need no libnrt.
-func (t *Tree) BuildStubs(libnrtDir, stubsDir string) ([]string, error) {
+func (t *Tree) BuildStubs(ctx context.Context, libnrtDir, stubsDir string) ([]string, error) {
 	var out []string
 	for _, st := range t.Stubs() {
-		p, err := t.BuildStub(libnrtDir, stubsDir, st)
+		p, err := t.BuildStub(ctx, libnrtDir, stubsDir, st)
 		if err != nil {
 			return nil, fmt.Errorf("stub %s: %w", st.Name, err)
 		}
@@ -158,7 +159,7 @@ const NetPluginDir = "net-plugin"
 
 // BuildNetPlugin compiles a net-plugin double: a libnccom-net.so exporting
 // the spec's ncclNetPlugin_v* tables (all NULL), enough for the soft load.
-func (t *Tree) BuildNetPlugin(stubsDir string) (string, error) {
+func (t *Tree) BuildNetPlugin(ctx context.Context, stubsDir string) (string, error) {
 	dir, err := filepath.Abs(filepath.Join(stubsDir, NetPluginDir))
 	if err != nil {
 		return "", err
@@ -173,7 +174,7 @@ func (t *Tree) BuildNetPlugin(stubsDir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, t.Spec.Release.LibNCCOMNet.File)
-	if err := cc.Shared(dir, out, t.Spec.Release.LibNCCOMNet.File, "", []string{src}, cc.Strict...); err != nil {
+	if err := cc.SharedContext(ctx, dir, out, t.Spec.Release.LibNCCOMNet.File, "", []string{src}, cc.Strict...); err != nil {
 		return "", err
 	}
 	return out, nil
@@ -184,7 +185,7 @@ func (t *Tree) BuildNetPlugin(stubsDir string) (string, error) {
 // neither .gnu.version_d nor .gnu.version. A Go-built library always carries
 // .gnu.version (its glibc imports are versioned), so this is the only way to
 // reach the loader's behaviour for a fully unversioned libnrt.
-func (t *Tree) BuildMinimalLibnrt(dir string) (string, error) {
+func (t *Tree) BuildMinimalLibnrt(ctx context.Context, dir string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
@@ -199,7 +200,7 @@ func (t *Tree) BuildMinimalLibnrt(dir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, LibnrtFile)
-	if err := cc.Shared(dir, out, t.Spec.Release.LibNRT.SONAME, "", []string{src}, cc.Strict...); err != nil {
+	if err := cc.SharedContext(ctx, dir, out, t.Spec.Release.LibNRT.SONAME, "", []string{src}, cc.Strict...); err != nil {
 		return "", err
 	}
 	return out, nil
@@ -208,13 +209,13 @@ func (t *Tree) BuildMinimalLibnrt(dir string) (string, error) {
 // BuildProgram compiles and links C sources into an executable that can
 // include nrtabi.h, nrt_slots.h and nrtabi_runtime.h. libs are extra
 // link arguments (e.g. "-ldl").
-func (t *Tree) BuildProgram(out string, srcs []string, flags ...string) error {
+func (t *Tree) BuildProgram(ctx context.Context, out string, srcs []string, flags ...string) error {
 	if err := cc.Available(); err != nil {
 		return err
 	}
 	args := append([]string{"-O2", "-g", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE",
 		"-I" + t.CDir(), "-I" + t.RuntimeHeaderDir(), "-o", out}, srcs...)
-	return cc.Run(filepath.Dir(out), append(args, flags...)...)
+	return cc.RunContext(ctx, filepath.Dir(out), append(args, flags...)...)
 }
 
 // HostSource is the end-to-end host program: a C program linked against
@@ -230,17 +231,17 @@ func (t *Tree) LinkHostSource() string {
 
 // BuildHost builds the end-to-end host at out, linked against
 // libnrtDir/libnrt.so.1.
-func (t *Tree) BuildHost(out, libnrtDir string) error {
+func (t *Tree) BuildHost(ctx context.Context, out, libnrtDir string) error {
 	abs, err := filepath.Abs(libnrtDir)
 	if err != nil {
 		return err
 	}
-	return t.BuildProgram(out, []string{t.HostSource()}, "-L"+abs, "-l:"+LibnrtFile, "-lpthread", "-ldl")
+	return t.BuildProgram(ctx, out, []string{t.HostSource()}, "-L"+abs, "-l:"+LibnrtFile, "-lpthread", "-ldl")
 }
 
 // BuildLinkHost builds the link-matrix host at out.
-func (t *Tree) BuildLinkHost(out string) error {
-	return t.BuildProgram(out, []string{t.LinkHostSource()}, "-ldl")
+func (t *Tree) BuildLinkHost(ctx context.Context, out string) error {
+	return t.BuildProgram(ctx, out, []string{t.LinkHostSource()}, "-ldl")
 }
 
 // WorldHostSource is the world host: one rank of a TCP world through libnrt
@@ -251,12 +252,12 @@ func (t *Tree) WorldHostSource() string {
 
 // BuildWorldHost builds the world host at out, linked against
 // libnrtDir/libnrt.so.1.
-func (t *Tree) BuildWorldHost(out, libnrtDir string) error {
+func (t *Tree) BuildWorldHost(ctx context.Context, out, libnrtDir string) error {
 	abs, err := filepath.Abs(libnrtDir)
 	if err != nil {
 		return err
 	}
-	return t.BuildProgram(out, []string{t.WorldHostSource()}, "-L"+abs, "-l:"+LibnrtFile)
+	return t.BuildProgram(ctx, out, []string{t.WorldHostSource()}, "-L"+abs, "-l:"+LibnrtFile)
 }
 
 // EdgesSource calls every neuron* export of a libnccom with bad arguments.
@@ -266,7 +267,7 @@ func (t *Tree) EdgesSource() string {
 
 // BuildEdges builds it at out, linked against libnccomDir/libnccom.so.2 and
 // libnrtDir/libnrt.so.1.
-func (t *Tree) BuildEdges(out, libnrtDir, libnccomDir string) error {
+func (t *Tree) BuildEdges(ctx context.Context, out, libnrtDir, libnccomDir string) error {
 	nrt, err := filepath.Abs(libnrtDir)
 	if err != nil {
 		return err
@@ -275,5 +276,5 @@ func (t *Tree) BuildEdges(out, libnrtDir, libnccomDir string) error {
 	if err != nil {
 		return err
 	}
-	return t.BuildProgram(out, []string{t.EdgesSource()}, "-L"+nc, "-l:"+LibnccomFile, "-L"+nrt, "-l:"+LibnrtFile)
+	return t.BuildProgram(ctx, out, []string{t.EdgesSource()}, "-L"+nc, "-l:"+LibnccomFile, "-L"+nrt, "-l:"+LibnrtFile)
 }

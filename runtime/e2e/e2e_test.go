@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -76,34 +77,36 @@ func requireBuild(t *testing.T) {
 }
 
 func buildAll(dir string) error {
+	// Built once for the whole package, outside any one test.
+	ctx := context.Background()
 	var err error
 	if tree, err = builder.Open(""); err != nil {
 		return err
 	}
-	if _, err := tree.BuildLibnrt(libnrtDir(), builder.Versioned); err != nil {
+	if _, err := tree.BuildLibnrt(ctx, libnrtDir(), builder.Versioned); err != nil {
 		return err
 	}
 	for _, v := range builder.LinkVariants[1:] {
-		if _, err := tree.BuildLibnrt(variantDir(v), v); err != nil {
+		if _, err := tree.BuildLibnrt(ctx, variantDir(v), v); err != nil {
 			return fmt.Errorf("libnrt variant %s: %w", v, err)
 		}
 	}
-	if _, err := tree.BuildMinimalLibnrt(minimalDir()); err != nil {
+	if _, err := tree.BuildMinimalLibnrt(ctx, minimalDir()); err != nil {
 		return err
 	}
-	if _, err := tree.BuildStubs(libnrtDir(), stubsDir()); err != nil {
+	if _, err := tree.BuildStubs(ctx, libnrtDir(), stubsDir()); err != nil {
 		return err
 	}
-	if _, err := tree.BuildNetPlugin(stubsDir()); err != nil {
+	if _, err := tree.BuildNetPlugin(ctx, stubsDir()); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
 		return err
 	}
-	if err := tree.BuildHost(hostPath(), libnrtDir()); err != nil {
+	if err := tree.BuildHost(ctx, hostPath(), libnrtDir()); err != nil {
 		return err
 	}
-	if err := tree.BuildLinkHost(linkhostPath()); err != nil {
+	if err := tree.BuildLinkHost(ctx, linkhostPath()); err != nil {
 		return err
 	}
 	env = []string{

@@ -35,13 +35,13 @@ func buildNext(t *testing.T) *builder.Tree {
 		if next, nextErr = builder.Open(nextRelease); nextErr != nil {
 			return
 		}
-		if _, nextErr = next.BuildLibnrt(nextDir("lib"), builder.Versioned); nextErr != nil {
+		if _, nextErr = next.BuildLibnrt(t.Context(), nextDir("lib"), builder.Versioned); nextErr != nil {
 			return
 		}
 		for _, name := range []string{builder.StubGood, next.StubIncompatible()} {
 			st, err := next.StubByName(name)
 			if err == nil {
-				_, err = next.BuildStub(nextDir("lib"), nextDir("stubs"), st)
+				_, err = next.BuildStub(t.Context(), nextDir("lib"), nextDir("stubs"), st)
 			}
 			if err != nil {
 				nextErr = fmt.Errorf("stub %s: %w", name, err)
@@ -49,7 +49,7 @@ func buildNext(t *testing.T) *builder.Tree {
 			}
 		}
 		if nextErr = os.MkdirAll(nextDir("bin"), 0o755); nextErr == nil {
-			nextErr = next.BuildHost(nextDir("bin", "host"), nextDir("lib"))
+			nextErr = next.BuildHost(t.Context(), nextDir("bin", "host"), nextDir("lib"))
 		}
 	})
 	if nextErr != nil {

@@ -53,15 +53,15 @@ func requireWorld(t *testing.T) {
 	requireBuild(t)
 	worldOnce.Do(func() {
 		for v, o := range map[string]builder.Libnccom{"ref": {}, "skew": {GitHash: skewHash}, "asan": {Sanitize: true}} {
-			if _, err := tree.BuildLibnccom(libnrtDir(), refLibDir(v), o); err != nil {
+			if _, err := tree.BuildLibnccom(t.Context(), libnrtDir(), refLibDir(v), o); err != nil {
 				worldErr = fmt.Errorf("libnccom %s: %w", v, err)
 				return
 			}
 		}
-		if worldErr = tree.BuildWorldHost(worldHostPath(), libnrtDir()); worldErr != nil {
+		if worldErr = tree.BuildWorldHost(t.Context(), worldHostPath(), libnrtDir()); worldErr != nil {
 			return
 		}
-		if worldErr = tree.BuildEdges(edgesPath(), libnrtDir(), refLibDir("ref")); worldErr != nil {
+		if worldErr = tree.BuildEdges(t.Context(), edgesPath(), libnrtDir(), refLibDir("ref")); worldErr != nil {
 			return
 		}
 		// With the test-only fault hooks: the fault worlds plant
@@ -116,7 +116,7 @@ func runWorld(t *testing.T, ms []member, extraEnv ...string) ([]worldprog.Run, t
 		wms[r].NRanks = m.nranks
 	}
 	base := append([]string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=warn"}, extraEnv...)
-	runs, took, err := worldprog.Launch(wms, root, base)
+	runs, took, err := worldprog.Launch(t.Context(), wms, root, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestMixedWorld(t *testing.T) {
 // error or undefined behaviour aborts its process.
 func TestBoundaryUnderSanitizers(t *testing.T) {
 	requireWorld(t)
-	pre, err := builder.SanitizerRuntime()
+	pre, err := builder.SanitizerRuntime(t.Context())
 	if err != nil {
 		t.Skipf("no sanitizer runtime to preload: %v", err)
 	}
@@ -343,7 +343,7 @@ func TestDefaultWireBytes(t *testing.T) {
 		rootOf(worldprog.GoRank(nrtabiPath(), false, env...), tapAddr),
 		rootOf(worldprog.WorldHost(worldHostPath(), false, env...), tapAddr),
 	}
-	runs, _, err := worldprog.Launch(ms, root, []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=warn"})
+	runs, _, err := worldprog.Launch(t.Context(), ms, root, []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=warn"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func TestDefaultWireBytes(t *testing.T) {
 // provide refuse with a non-success status and one line naming themselves.
 func TestReferenceLibnccomBadArguments(t *testing.T) {
 	requireWorld(t)
-	pre, preErr := builder.SanitizerRuntime()
+	pre, preErr := builder.SanitizerRuntime(t.Context())
 	for _, v := range []string{"ref", "asan"} {
 		t.Run(v, func(t *testing.T) {
 			cmd := exec.Command(edgesPath())
@@ -467,7 +467,7 @@ func TestBoundaryAcrossThreeHosts(t *testing.T) {
 	for i := range ms {
 		ms[i].Cmd = append([]string{"ip", "netns", "exec", hosts[i]}, ms[i].Cmd...)
 	}
-	runs, _, err := worldprog.Launch(ms, addrs[0]+":29556", []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=info"})
+	runs, _, err := worldprog.Launch(t.Context(), ms, addrs[0]+":29556", []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=info"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package launch
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/proc"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
@@ -36,11 +38,11 @@ type localRank struct {
 // binary's "bootstrap"), each one rank of a world rooted on a free loopback
 // port, prints every rank's line and the verdict, and returns nil only when
 // every one exits 0 and all agree on the world.
-func RunLocal(o Options, out, errw io.Writer) error {
+func RunLocal(ctx context.Context, o Options, out, errw io.Writer) error {
 	if err := tcp.CheckWorldSize("--local", o.Local); err != nil {
 		return &UsageError{err}
 	}
-	ranks, summary, err := spawnLocal(o)
+	ranks, summary, err := spawnLocal(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -74,7 +76,7 @@ type localSummary struct {
 }
 
 // spawnLocal runs the ranks and judges them.
-func spawnLocal(o Options) ([]*localRank, localSummary, error) {
+func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, error) {
 	n := o.Local
 	rankCmd := o.RankCmd
 	if len(rankCmd) == 0 {
@@ -105,14 +107,15 @@ func spawnLocal(o Options) ([]*localRank, localSummary, error) {
 	} else if cfg.Timeout > 0 {
 		timeout = cfg.Timeout
 	}
+	// Every rank bounds its own waits; this deadline only guards against a
+	// rank that does not, and kills every rank's process group.
+	ctx, cancel := context.WithTimeout(ctx, 6*timeout+time.Duration(n)*time.Second)
+	defer cancel()
 	ranks := make([]*localRank, n)
 	for r := 0; r < n; r++ {
 		args := append(append([]string(nil), rankCmd[1:]...), "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(n), "--root", rootID)
 		if o.Timing {
 			args = append(args, "--timing", "--hold")
-		}
-		if o.Naive {
-			args = append(args, "--naive")
 		}
 		if o.Verbose {
 			args = append(args, "-v")
@@ -127,7 +130,7 @@ func spawnLocal(o Options) ([]*localRank, localSummary, error) {
 		if r == o.FaultRank && o.Fault != "" {
 			env = append(env, EnvFault+"="+o.Fault)
 		}
-		lr := &localRank{rank: r, cmd: exec.Command(rankCmd[0], args...)}
+		lr := &localRank{rank: r, cmd: proc.Command(ctx, rankCmd[0], args...)}
 		if r == 0 {
 			lr.cmd.ExtraFiles = []*os.File{rootFile} // fd 3
 			env = append(env, envRootFD+"=3")
@@ -153,9 +156,9 @@ func spawnLocal(o Options) ([]*localRank, localSummary, error) {
 			err = lr.cmd.Start()
 		}
 		if err != nil {
+			cancel()
 			for _, started := range ranks {
 				if started.cmd.Process != nil {
-					_ = started.cmd.Process.Kill()
 					_ = started.cmd.Wait()
 				}
 			}
@@ -165,26 +168,31 @@ func spawnLocal(o Options) ([]*localRank, localSummary, error) {
 		go func() {
 			defer copiers.Done()
 			sc := bufio.NewScanner(stdout)
+			held := false
 			for sc.Scan() {
-				if sc.Text() == "ready" {
+				if sc.Text() == "ready" && !held {
+					held = true
 					ready <- struct{}{}
 					continue
 				}
 				lr.stdout.WriteString(sc.Text() + "\n")
 			}
 			_, _ = io.Copy(&lr.stdout, stdout)
+			if !held {
+				// A rank that ends before it is ready will never be: the
+				// others need not wait for it to start (it is judged failed).
+				ready <- struct{}{}
+			}
 		}()
 	}
-	// Every rank bounds its own waits; the watchdog only guards against a
-	// rank that does not.
-	watchdog := time.AfterFunc(6*timeout+time.Duration(n)*time.Second, func() {
-		for _, lr := range ranks {
-			_ = lr.cmd.Process.Kill()
-		}
-	})
 	if o.Timing {
+	hold:
 		for range ranks {
-			<-ready // a rank that dies before it is ready is caught by the watchdog
+			select {
+			case <-ready:
+			case <-ctx.Done(): // the ranks were killed
+				break hold
+			}
 		}
 		for _, h := range holds {
 			h.Close()
@@ -205,7 +213,6 @@ func spawnLocal(o Options) ([]*localRank, localSummary, error) {
 		}
 		lr.fields = parseRankLine(lr.stdout.String())
 	}
-	watchdog.Stop()
 	return ranks, judge(ranks, o), nil
 }
 

@@ -3,7 +3,10 @@
 // NEURON_RT_ROOT_COMM_ID, then the per-NC bootstrap of one replica group
 // spanning the world), or N rank processes on loopback whose reports it
 // judges (RunLocal). cmd/nrtabi-runtime's `bootstrap` is its command line;
-// the benchmarks and end-to-end tests run that command.
+// the benchmarks and end-to-end tests run that command, and
+// bench/bootstraptcp runs its own rank program through RunLocal
+// (Options.RankCmd, InheritedRootListener). RunLocal's rank processes end
+// with its context (internal/proc).
 package launch
 
 import (
@@ -12,7 +15,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/netip"
 	"os"
 	"strconv"
 	"time"
@@ -52,7 +54,6 @@ type Options struct {
 	NRTGit       string // the libnrt git hash this rank reports ("": the release's)
 	Fault        string // EnvFault's value: the misbehaviour of this rank (tests)
 	VNC          uint   // what nrt_get_total_vnc_count() reports; non-zero: no bootstrap
-	Naive        bool   // the everyone-to-root gather (the benchmark's peer)
 	Timing       bool   // report phase timestamps
 	Hold         bool   // print "ready" and wait for stdin to close before starting
 	Verbose      bool
@@ -173,14 +174,11 @@ func RunRank(o Options, out, errw io.Writer) error {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 	}
 	res.TStart = time.Now()
-	if o.Naive {
-		return finish(runNaive(n, o, rootAddr, res))
-	}
 
 	var root *tcp.Root
 	if o.Rank == 0 {
 		log.Info(cfmt.Sprintf(abi.MsgNccomRootFromEnv, o.RootID))
-		if ln, lerr := inheritedRootListener(); lerr != nil {
+		if ln, lerr := InheritedRootListener(); lerr != nil {
 			return finish(lerr)
 		} else if ln != nil {
 			root, err = n.CreateRootOn(ln, o.NRanks, true)
@@ -269,50 +267,11 @@ func (t *timedComms) InitComm(rankN int, id *collectives.UniqueID, rank int, byp
 	return t.Comms.InitComm(rankN, id, rank, bypassGraph)
 }
 
-// runNaive is the benchmark's peer: one everyone-to-root gather that
-// reaches the same agreement (addresses, verdict, unique id).
-func runNaive(n *tcp.Net, o Options, rootAddr netip.AddrPort, res *worldprog.Report) error {
-	var root *tcp.Root
-	if o.Rank == 0 {
-		ln, err := inheritedRootListener()
-		if err != nil {
-			return err
-		}
-		if ln != nil {
-			root = n.NaiveRootOn(ln, o.NRanks)
-		} else if root, err = n.NaiveRoot(rootAddr, o.NRanks); err != nil {
-			return err
-		}
-	}
-	c := worldGroup(o)
-	if err := collectives.Sign(c, uint32(o.Rank)); err != nil {
-		return err
-	}
-	got, err := n.NaiveJoin(rootAddr, o.Rank, o.NRanks, c.Signature)
-	if err != nil {
-		return err
-	}
-	res.TBoot, res.TAgree = time.Now(), time.Now()
-	res.Prev, res.Next = (o.Rank-1+o.NRanks)%o.NRanks, (o.Rank+1)%o.NRanks
-	ap, err := tcp.RootAddr(&got.ID)
-	if err != nil {
-		return err
-	}
-	res.UID = ap.String()
-	if root != nil {
-		if err := root.Wait(); err != nil {
-			return err
-		}
-	}
-	if !got.Valid {
-		return errors.New(cfmt.Sprintf(abi.MsgSigValidationFailed, uint32(o.Rank)))
-	}
-	return nil
-}
-
-// inheritedRootListener returns the root socket the --local launcher passed
-// down (envRootFD), or nil when this process binds its own.
-func inheritedRootListener() (*net.TCPListener, error) {
+// InheritedRootListener returns the root socket RunLocal passed down to
+// rank 0 (envRootFD), or nil when this process binds its own. A rank
+// program other than `bootstrap` run through Options.RankCmd calls it to
+// serve its root on the socket the launcher bound.
+func InheritedRootListener() (*net.TCPListener, error) {
 	v := os.Getenv(envRootFD)
 	if v == "" {
 		return nil, nil

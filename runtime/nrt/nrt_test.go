@@ -2,6 +2,7 @@ package nrt
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -68,7 +69,7 @@ func TestMain(m *testing.M) {
 	if err == nil {
 		for _, st := range tree.Stubs() {
 			if st.ForwardOnly {
-				if _, err = tree.BuildStub("", stubs, st); err != nil {
+				if _, err = tree.BuildStub(context.Background(), "", stubs, st); err != nil {
 					break
 				}
 			}

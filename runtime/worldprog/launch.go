@@ -2,13 +2,17 @@ package worldprog
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/nrtabi/nrtabi/internal/proc"
 )
 
 // Member is one rank process of a world: Cmd is its program and arguments
@@ -63,8 +67,11 @@ func FreeLoopbackRoot() (string, error) {
 }
 
 // Launch starts every member at once as rank i of one world through root
-// (rank 0 serves it), each with env plus its own, and waits for all.
-func Launch(ms []Member, root string, env []string) ([]Run, time.Duration, error) {
+// (rank 0 serves it), each with env plus its own, and waits for all; when
+// ctx ends first, the members still running are killed and report Exit -1.
+func Launch(ctx context.Context, ms []Member, root string, env []string) ([]Run, time.Duration, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	n := len(ms)
 	runs := make([]Run, n)
 	var wg sync.WaitGroup
@@ -75,13 +82,14 @@ func Launch(ms []Member, root string, env []string) ([]Run, time.Duration, error
 			size = m.NRanks
 		}
 		args := append(append([]string(nil), m.Cmd[1:]...), m.Args(r, size, root)...)
-		cmd := exec.Command(m.Cmd[0], args...)
+		cmd := proc.Command(ctx, m.Cmd[0], args...)
 		cmd.Env = append(append(os.Environ(), env...), m.Env...)
 		var out, errw bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errw
 		if err := cmd.Start(); err != nil {
+			cancel() // the members already started cannot form the world
 			wg.Wait()
-			return nil, 0, err
+			return nil, 0, fmt.Errorf("starting rank %d (%s): %w", r, m.Cmd[0], err)
 		}
 		wg.Add(1)
 		go func() {

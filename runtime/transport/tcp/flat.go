@@ -93,7 +93,7 @@ func (e *Endpoint) handshake(global bool) error {
 	e.cluster, e.epoch = reply.ClusterID, reply.Epoch
 	next, err := DecodeAddr(reply.Neighbour)
 	if err != nil {
-		return e.report(rl, fmt.Errorf("the root's INFO_FROM_ROOT names no usable successor: %v", err))
+		return e.report(rl, fmt.Errorf("the root's INFO_FROM_ROOT names no usable successor: %w", err))
 	}
 
 	// From here the root connection is watched: an ABORT or a lost root
@@ -122,7 +122,7 @@ func (e *Endpoint) handshake(global bool) error {
 			sa.UnmarshalFrom(buf[r*int(abi.NcclSocketAddressSize):])
 			ap, err := DecodeAddr(sa)
 			if err != nil {
-				return e.report(rl, fmt.Errorf("rank %d's listen address from the ring all-gather: %v", r, err))
+				return e.report(rl, fmt.Errorf("rank %d's listen address from the ring all-gather: %w", r, err))
 			}
 			e.peers[r] = ap
 		}

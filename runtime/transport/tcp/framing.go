@@ -72,7 +72,7 @@ func (l *link) recvFrame(into []byte, what string) (int, error) {
 	}
 	size, err := DecodeFrameSize(hdr[:], len(into))
 	if err != nil {
-		return 0, fmt.Errorf("%v (%s from %s)", err, what, l.peer)
+		return 0, fmt.Errorf("%w (%s from %s)", err, what, l.peer)
 	}
 	if err := l.c.SetReadDeadline(time.Now().Add(l.timeout)); err != nil {
 		return 0, l.ioErr("reading "+what+" from", err)

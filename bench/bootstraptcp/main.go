@@ -1,0 +1,112 @@
+// Command bootstraptcp is the named peer of bench/bootstrap_tcp.sh: a naive
+// everyone-to-root star that reaches the agreement `nrtabi-runtime
+// bootstrap` reaches (every rank knows the address table, the signature
+// verdict and one unique id) in a single round trip, so the bench can say
+// what the flat bootstrap, the tree AND-reduce and the hypercube broadcast
+// cost against the least a star can do.
+//
+//	bootstraptcp --local N [--timing] [-v]
+//	bootstraptcp rank --rank R --nranks N --root ID [--timing] [--hold] [-v]
+//
+// --local spawns N rank processes of this binary through runtime/launch's
+// loopback launcher (the one `nrtabi-runtime bootstrap --local` uses), so
+// both sides of the bench are started, held, timed and judged alike.
+// It is a benchmark peer, not a libnccom protocol; nothing outside bench/
+// runs it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/nrtabi/nrtabi/runtime/launch"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, launch.ErrFailed) {
+			fmt.Fprintln(os.Stderr, "bench/bootstraptcp:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out, errw io.Writer) error {
+	if len(args) > 0 && args[0] == "rank" {
+		return rankCmd(ctx, args[1:], out)
+	}
+	fs := flag.NewFlagSet("bootstraptcp", flag.ContinueOnError)
+	fs.SetOutput(errw)
+	o := launch.Options{}
+	fs.IntVar(&o.Local, "local", 0, "spawn N naive ranks of this binary on loopback and check that they agree")
+	fs.BoolVar(&o.Timing, "timing", false, "report phase timestamps")
+	fs.BoolVar(&o.Verbose, "v", false, "print a failed rank's stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if o.Local == 0 || fs.NArg() != 0 {
+		return errors.New("usage: bootstraptcp --local N [--timing] [-v] | bootstraptcp rank --rank R --nranks N --root ID")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find this binary to run its ranks: %w", err)
+	}
+	o.RankCmd = []string{exe, "rank"}
+	o.ReorderRank, o.SkewRank, o.FaultRank = -1, -1, -1
+	return launch.RunLocal(ctx, o, out, errw)
+}
+
+// rankCmd is one naive rank; it speaks the flags launch.RunLocal hands a
+// rank and prints the report line RunLocal judges.
+func rankCmd(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("bootstraptcp rank", flag.ContinueOnError)
+	rank := fs.Int("rank", -1, "this process's rank")
+	nranks := fs.Int("nranks", 0, "world size")
+	rootID := fs.String("root", "", "the root's <ip>:<port>")
+	timing := fs.Bool("timing", false, "report phase timestamps")
+	hold := fs.Bool("hold", false, "print \"ready\" and wait for stdin to close before starting")
+	fs.Bool("v", false, "accepted for launch.RunLocal; the naive rank has nothing to log")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := tcp.CheckWorldSize("--nranks", *nranks); err != nil {
+		return err
+	}
+	if *rank < 0 || *rank >= *nranks {
+		return fmt.Errorf("--rank %d: not a rank of a world of %d", *rank, *nranks)
+	}
+	cfg, err := tcp.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = tcp.DefaultTimeout
+	}
+	rootAddr, err := tcp.ParseRootID(*rootID, timeout)
+	if err != nil {
+		return err
+	}
+	if *hold {
+		fmt.Fprintln(out, "ready")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+	}
+	res := worldprog.NewReport(*rank, *nranks)
+	res.Err = runRank(ctx, star{rank: *rank, nranks: *nranks, root: rootAddr, timeout: timeout}, res)
+	res.TDone = time.Now()
+	fmt.Fprintln(out, res.Line(*timing))
+	if res.Err != nil {
+		return launch.ErrFailed
+	}
+	return nil
+}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/release"
 )
 
 const rustSource = `pub trait Speak { fn speak(&self) -> u32; }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/layoutcheck"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/layoutcheck"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
-	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
+	"github.com/nrtabi/nrtabi/release"
+	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -82,7 +82,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		dest, base.Release.Name, len(obs.StructNames), len(rel.Spec.Release.CarriedOver))
 	s := rel.Spec
 	s.Dir = dest // where it landed
-	r := releasediff.Diff(base, s)
+	r := diff.Diff(base, s)
 	r.WriteText(out)
 	fmt.Fprintf(out, "next: make generate RELEASE=%s\n", *name)
 	return cli.ExitOK

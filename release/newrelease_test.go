@@ -12,7 +12,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/fixture"
 	"github.com/nrtabi/nrtabi/internal/specsame"
-	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
+	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -69,7 +69,7 @@ func newReleaseFrom(t *testing.T, base *spec.Spec, name string, files ...string)
 	if err != nil {
 		t.Fatalf("the written release does not load: %v", err)
 	}
-	if d := releasediff.Diff(loaded, rel.Spec); len(d.Changes) != 0 {
+	if d := diff.Diff(loaded, rel.Spec); len(d.Changes) != 0 {
 		t.Fatalf("the written release differs from the one validated in memory: %+v", d.Changes)
 	}
 	return rel.Spec, obs
@@ -120,13 +120,13 @@ func TestNewReleaseReproducesPlanted(t *testing.T) {
 	if !obs.HaveCompat || obs.CompatID != 90 {
 		t.Errorf("compat id read from the probe: %d (found %v), want 90", obs.CompatID, obs.HaveCompat)
 	}
-	r := releasediff.Diff(planted, got)
+	r := diff.Diff(planted, got)
 	for _, c := range r.Changes {
-		if c.Severity != releasediff.Informational {
+		if c.Severity != diff.Informational {
 			t.Errorf("not reproduced: %s %s %s: %s -> %s", c.Severity, c.Kind, c.Subject, c.Old, c.New)
 		}
 		switch c.Kind {
-		case releasediff.ForwardAddress, releasediff.ReverseAddress, releasediff.ForwardMoved:
+		case diff.ForwardAddress, diff.ReverseAddress, diff.ForwardMoved:
 		default:
 			t.Errorf("unexpected informational change: %s %s %s -> %s", c.Kind, c.Subject, c.Old, c.New)
 		}
@@ -177,17 +177,17 @@ func TestNewReleaseReproducesPlanted(t *testing.T) {
 		t.Errorf("the new release's Go API differs from the planted one's:\nplanted: %v\nnew:     %v", a, b)
 	}
 	// And the new release's diff against the old one is the planted one.
-	want, have := kindSet(releasediff.Diff(base, planted)), kindSet(releasediff.Diff(base, got))
+	want, have := kindSet(diff.Diff(base, planted)), kindSet(diff.Diff(base, got))
 	if want != have {
 		t.Errorf("diff 2.31.24 -> reproduced:\n%s\nwant (2.31.24 -> planted):\n%s", have, want)
 	}
 }
 
 // kindSet lists the boundary changes of a report, one per line.
-func kindSet(r releasediff.Report) string {
+func kindSet(r diff.Report) string {
 	var out []string
 	for _, c := range r.Changes {
-		if c.Severity != releasediff.Informational || c.Kind == releasediff.MessageChanged {
+		if c.Severity != diff.Informational || c.Kind == diff.MessageChanged {
 			out = append(out, string(c.Severity)+" "+c.Kind+" "+c.Subject)
 		}
 	}
@@ -219,8 +219,8 @@ func TestNewReleaseFaults(t *testing.T) {
 
 	// The same release again: nothing but the binaries' own addresses moves.
 	same, _ := newReleaseFrom(t, base, "same", bins.Libnrt, bins.Libnccom)
-	for _, c := range releasediff.Diff(base, same).Changes {
-		if c.Severity != releasediff.Informational {
+	for _, c := range diff.Diff(base, same).Changes {
+		if c.Severity != diff.Informational {
 			t.Errorf("same release: %s %s %s", c.Severity, c.Kind, c.Subject)
 		}
 	}
@@ -228,7 +228,7 @@ func TestNewReleaseFaults(t *testing.T) {
 	// closes up; next to a libnrt that still has the slot, the pair is refused.
 	omit := buildReleaseBinaries(t, spec.Default, "-DNCCOM_STUB_OMIT_neuronNetTest")
 	got, _ := newReleaseFrom(t, base, "omit", omit.Libnccom)
-	r := releasediff.Diff(base, got)
+	r := diff.Diff(base, got)
 	if ks := kindSet(r); !strings.Contains(ks, "incompatible forward-removed neuronNetTest") {
 		t.Errorf("omitted symbol not reported:\n%s", ks)
 	}

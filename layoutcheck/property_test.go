@@ -264,7 +264,7 @@ func propertyBatch(t *testing.T, seed int64, n int, dwarf string) (members, exac
 	}
 	obj := filepath.Join(dir0, "types.o")
 	var b bytes.Buffer
-	if err := release.Extract(obj, names, false, nil, []string{t.TempDir()}, &b); err != nil {
+	if err := release.Extract(obj, &b, release.ExtractOptions{Names: names, DebugDirs: []string{t.TempDir()}}); err != nil {
 		t.Fatalf("seed %d: extract: %v\n%s", seed, err, src.String())
 	}
 	dir := t.TempDir()

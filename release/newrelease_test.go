@@ -42,7 +42,7 @@ func buildReleaseBinaries(t *testing.T, release string, stubDefines ...string) *
 	if b, ok := relBins.Load(key); ok {
 		return b.(*fixture.Binaries)
 	}
-	b, err := fixture.Build(filepath.Join("..", "..", "generated"), release, stubDefines...)
+	b, err := fixture.Build(filepath.Join("..", "generated"), release, stubDefines...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func buildReleaseBinaries(t *testing.T, release string, stubDefines ...string) *
 
 func newReleaseFrom(t *testing.T, base *spec.Spec, name string, files ...string) (*spec.Spec, *Observed) {
 	t.Helper()
-	obs, err := Observe(files, base, nil)
+	obs, err := Observe(files, base, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func newReleaseFrom(t *testing.T, base *spec.Spec, name string, files ...string)
 	}
 	// What is written loads as the release validated in memory.
 	dir := filepath.Join(t.TempDir(), name)
-	if err := rel.Write(dir, false); err != nil {
+	if err := rel.Write(dir, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	loaded, err := spec.LoadDir(dir)
@@ -83,7 +83,7 @@ func TestNewReleaseInMemory(t *testing.T) {
 	base := mustSpec(t, spec.Default)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	obs, err := Observe([]string{bins.Libnrt, bins.Libnccom}, base, nil)
+	obs, err := Observe([]string{bins.Libnrt, bins.Libnccom}, base, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestNewReleaseInMemory(t *testing.T) {
 		t.Fatalf("in-memory release: %q with %d structs", rel.Spec.Release.Name, len(rel.Spec.Structs))
 	}
 	root := t.TempDir()
-	if err := rel.Write(filepath.Join(root, "inmemory"), false); err != nil {
+	if err := rel.Write(filepath.Join(root, "inmemory"), WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
@@ -196,7 +196,7 @@ func kindSet(r diff.Report) string {
 
 func mustObserve(t *testing.T, base *spec.Spec, files ...string) *Observed {
 	t.Helper()
-	obs, err := Observe(files, base, nil)
+	obs, err := Observe(files, base, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,22 +239,22 @@ func TestNewReleaseFaults(t *testing.T) {
 		t.Errorf("mismatched pair: %v", err)
 	}
 	// Two libnccoms, a file that is no ELF, a target that exists.
-	if _, err := Observe([]string{bins.Libnccom, omit.Libnccom}, base, nil); err == nil || !strings.Contains(err.Error(), "a second libnccom") {
+	if _, err := Observe([]string{bins.Libnccom, omit.Libnccom}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), "a second libnccom") {
 		t.Errorf("two libnccoms: %v", err)
 	}
 	junk := filepath.Join(t.TempDir(), "junk.so")
 	os.WriteFile(junk, []byte("not an ELF"), 0o644)
-	if _, err := Observe([]string{junk}, base, nil); err == nil || !strings.Contains(err.Error(), "junk.so") {
+	if _, err := Observe([]string{junk}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), "junk.so") {
 		t.Errorf("junk input: %v", err)
 	}
-	obs, _ := Observe([]string{bins.Libnrt}, base, nil)
+	obs, _ := Observe([]string{bins.Libnrt}, base, ObserveOptions{})
 	rel, err := New(base, "x", obs, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "x")
 	os.MkdirAll(dir, 0o755)
-	if err := rel.Write(dir, false); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if err := rel.Write(dir, WriteOptions{}); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("existing target: %v", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -279,14 +279,14 @@ func TestSignaturesDebugDir(t *testing.T) {
 	if len(full.Signatures) == 0 {
 		t.Fatal("no prototypes read from the unstripped libnccom")
 	}
-	none, err := Observe([]string{stripped}, base, []string{filepath.Join(dir, "empty")})
+	none, err := Observe([]string{stripped}, base, ObserveOptions{DebugDirs: []string{filepath.Join(dir, "empty")}})
 	if err != nil {
 		t.Fatalf("a stripped libnccom without debug files gives symbols only: %v", err)
 	}
 	if len(none.Signatures) != 0 {
 		t.Fatalf("prototypes without any DWARF: %v", none.Signatures)
 	}
-	viaDir, err := Observe([]string{stripped}, base, []string{debugDir})
+	viaDir, err := Observe([]string{stripped}, base, ObserveOptions{DebugDirs: []string{debugDir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestSignaturesDebugDir(t *testing.T) {
 	if err := os.WriteFile(debug, b[:len(b)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Observe([]string{stripped}, base, []string{debugDir})
+	_, err = Observe([]string{stripped}, base, ObserveOptions{DebugDirs: []string{debugDir}})
 	if err == nil || !strings.Contains(err.Error(), debug) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("a truncated debug file: want one line naming %s, got %v", debug, err)
 	}

@@ -91,7 +91,7 @@ func demoRoundTrip(d *demoEnv) error {
 		names = append(names, st.Name)
 	}
 	var frag bytes.Buffer
-	if err := release.Extract(types, names, false, s, nil, &frag); err != nil {
+	if err := release.Extract(types, &frag, release.ExtractOptions{Names: names, Spec: s}); err != nil {
 		return err
 	}
 	dir := filepath.Join(d.work, "layoutcheck", "fragment")

@@ -66,7 +66,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	rel, obs, err := newReleaseFrom(base, *name, bins, dbg.get(), filepath.Dir(dest))
 	if err == nil {
-		err = rel.Write(dest, *force)
+		err = rel.Write(dest, release.WriteOptions{Force: *force})
 	}
 	if err != nil {
 		return reportSpecError(c, errw, dest, err)
@@ -98,7 +98,7 @@ func orNone(s string) string {
 // newReleaseFrom observes the binaries against base and makes the derived
 // release in memory, validated as it would load from root/name.
 func newReleaseFrom(base *spec.Spec, name string, bins, debugDirs []string, root string) (*release.Release, *release.Observed, error) {
-	obs, err := release.Observe(bins, base, debugDirs)
+	obs, err := release.Observe(bins, base, release.ObserveOptions{DebugDirs: debugDirs})
 	if err != nil {
 		return nil, nil, err
 	}

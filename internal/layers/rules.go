@@ -84,7 +84,7 @@ var rules = []rule{
 	// On top.
 	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "layoutcheck", "release", "spec"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/spectest", "internal/testbin"},
-		why:   "the pure-Go CLI: never the runtime or the generated ABI"},
+		why:   "the pure-Go CLI (it builds with CGO_ENABLED=0): never the runtime or the generated ABI"},
 	{room: "cmd/nrtabi-runtime",
 		may:   []string{"gen", "generated", "internal/cc", "internal/cfmt", "internal/cli", "layoutcheck", "release", "runtime", "spec"},
 		tests: []string{"internal/netns", "internal/testbin"},
@@ -108,7 +108,8 @@ var rules = []rule{
 }
 
 // edge is one import of one package of the module by another, by their
-// paths relative to the module; test when only test files import it.
+// paths relative to the module; test when test files make it (the same
+// import from a non-test file is another edge).
 type edge struct {
 	from, to string
 	test     bool

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -59,7 +59,7 @@ func TestDataModels(t *testing.T) {
 	arm := setMachine(t, i386, 40) // EM_ARM
 	for file, model := range map[string]string{i386: "ELF32 i386 object (data model ILP32)", arm: "ELF32 ARM object (data model ILP32)"} {
 		var b bytes.Buffer
-		err := release.Extract(file, []string{"tm_like"}, false, nil, []string{t.TempDir()}, &b)
+		err := release.Extract(file, &b, release.ExtractOptions{Names: []string{"tm_like"}, DebugDirs: []string{t.TempDir()}})
 		if err == nil || !strings.Contains(err.Error(), model) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("extract %s: want one line naming %q, got %v", file, model, err)
 		}

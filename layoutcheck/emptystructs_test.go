@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -53,7 +53,7 @@ struct vt gvt; struct a_normal_struct_with_long_name gn;
 func TestExtractNeverWritesRefused(t *testing.T) {
 	obj := compileTypes(t, emptyC)
 	var b bytes.Buffer
-	err := release.Extract(obj, []string{"ok", "e0", "flex"}, false, nil, []string{t.TempDir()}, &b)
+	err := release.Extract(obj, &b, release.ExtractOptions{Names: []string{"ok", "e0", "flex"}, DebugDirs: []string{t.TempDir()}})
 	var refused *release.RefusedError
 	if !errors.As(err, &refused) || len(refused.Refused) != 1 || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), "e0 (struct e0 is empty (0 bytes") {
@@ -71,7 +71,7 @@ func TestExtractNeverWritesRefused(t *testing.T) {
 	}
 	// Only refused structs asked for: an error, nothing written.
 	b.Reset()
-	if err := release.Extract(obj, []string{"e0"}, false, nil, []string{t.TempDir()}, &b); err == nil || errors.As(err, &refused) || b.Len() != 0 {
+	if err := release.Extract(obj, &b, release.ExtractOptions{Names: []string{"e0"}, DebugDirs: []string{t.TempDir()}}); err == nil || errors.As(err, &refused) || b.Len() != 0 {
 		t.Fatalf("want a plain error and no output, got %v and %d bytes", err, b.Len())
 	}
 
@@ -99,7 +99,7 @@ func TestExtractNeverWritesRefused(t *testing.T) {
 	}
 	vt := filepath.Join(dir, "vt.o")
 	b.Reset()
-	err = release.Extract(vt, []string{"vt", "a_normal_struct_with_long_name"}, false, nil, []string{t.TempDir()}, &b)
+	err = release.Extract(vt, &b, release.ExtractOptions{Names: []string{"vt", "a_normal_struct_with_long_name"}, DebugDirs: []string{t.TempDir()}})
 	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "vt (struct vt has no size in this DWARF") {
 		t.Fatalf("want vt refused, got %v", err)
 	}
@@ -138,7 +138,7 @@ func TestExtractEmptyClasses(t *testing.T) {
 	}
 	obj := filepath.Join(dir, "e.o")
 	var b bytes.Buffer
-	if err := release.Extract(obj, []string{"E", "S", "D", "H"}, false, nil, []string{t.TempDir()}, &b); err != nil {
+	if err := release.Extract(obj, &b, release.ExtractOptions{Names: []string{"E", "S", "D", "H"}, DebugDirs: []string{t.TempDir()}}); err != nil {
 		t.Fatal(err)
 	}
 	frag := loadFragment(t, b.String())

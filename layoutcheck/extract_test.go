@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -22,7 +22,7 @@ func TestExtractRoundTrip(t *testing.T) {
 		names = append(names, st.Name)
 	}
 	var buf bytes.Buffer
-	if err := release.Extract(f.libnrt, names, false, f.sp, nil, &buf); err != nil {
+	if err := release.Extract(f.libnrt, &buf, release.ExtractOptions{Names: names, Spec: f.sp}); err != nil {
 		t.Fatal(err)
 	}
 	obj, err := elfread.Open(f.libnrt)
@@ -70,7 +70,7 @@ func TestExtractCovers(t *testing.T) {
 	f := loadFixtures(t)
 	obj := f.faultObject(t, "covers", "\tuint32_t pod_sz; /* +40 HIGH */\n", "\tuint32_t pod_sz : 20;\n\tuint32_t pod_flags : 12;\n")
 	var buf bytes.Buffer
-	if err := release.Extract(obj, []string{"enc_glb_comm"}, false, f.sp, nil, &buf); err != nil {
+	if err := release.Extract(obj, &buf, release.ExtractOptions{Names: []string{"enc_glb_comm"}, Spec: f.sp}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `covers = ["pod_sz", "pod_flags"]`) {

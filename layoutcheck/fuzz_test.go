@@ -10,7 +10,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/hostile"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -49,7 +49,7 @@ func FuzzReadObject(f *testing.F) {
 			t.Fatalf("show printed %d bytes for a %d-byte input", out.Len(), len(data))
 		}
 		out.Reset()
-		err = release.Extract(p, []string{hostile.StructName, "outer", "inner"}, true, sp, noDebug, &out)
+		err = release.Extract(p, &out, release.ExtractOptions{Names: []string{hostile.StructName, "outer", "inner"}, SkipAbsent: true, Spec: sp, DebugDirs: noDebug})
 		// A struct the spec cannot hold (empty, sizeless) is refused by name
 		// while the others are written: a verdict, not a failure to read.
 		var refused *release.RefusedError

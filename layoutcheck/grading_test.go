@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -42,7 +42,7 @@ func compileTypes(t *testing.T, src string) string {
 func fragmentOf(t *testing.T, obj string, names ...string) *spec.Spec {
 	t.Helper()
 	var b bytes.Buffer
-	if err := release.Extract(obj, names, false, nil, []string{t.TempDir()}, &b); err != nil {
+	if err := release.Extract(obj, &b, release.ExtractOptions{Names: names, DebugDirs: []string{t.TempDir()}}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

@@ -11,8 +11,8 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -114,7 +114,7 @@ func TestHeadersExtractThenCheck(t *testing.T) {
 		names = append(names, st.Name)
 	}
 	var b bytes.Buffer
-	if err := release.Extract(h.Object, names, true, sp, nil, &b); err != nil {
+	if err := release.Extract(h.Object, &b, release.ExtractOptions{Names: names, SkipAbsent: true, Spec: sp}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), h.Object) || !strings.Contains(b.String(), `source = "nrtabi extract from headers `+neuronInclude+" (sha256 "+h.Hash) {

@@ -9,7 +9,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/hostile"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -75,7 +75,7 @@ func TestHostileObjects(t *testing.T) {
 				t.Fatalf("show printed %d bytes", out.Len())
 			}
 			out.Reset()
-			err = release.Extract(c.Path, []string{hostile.StructName}, false, sp, dirs, &out)
+			err = release.Extract(c.Path, &out, release.ExtractOptions{Names: []string{hostile.StructName}, Spec: sp, DebugDirs: dirs})
 			if c.Name == "big-array" {
 				if err == nil || !strings.Contains(err.Error(), "cannot be extracted") {
 					t.Fatalf("extract of a 2^40-byte member: %v", err)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -264,7 +264,7 @@ func propertyBatch(t *testing.T, seed int64, n int, dwarf string) (members, exac
 	}
 	obj := filepath.Join(dir0, "types.o")
 	var b bytes.Buffer
-	if err := release.Extract(obj, names, false, nil, []string{t.TempDir()}, &b); err != nil {
+	if err := release.Extract(obj, &b, release.ExtractOptions{Names: names, DebugDirs: []string{t.TempDir()}}); err != nil {
 		t.Fatalf("seed %d: extract: %v\n%s", seed, err, src.String())
 	}
 	dir := t.TempDir()

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/release"
 )
 
 const rustSource = `pub trait Speak { fn speak(&self) -> u32; }
@@ -36,7 +36,7 @@ func TestRust(t *testing.T) {
 	}
 	obj := filepath.Join(dir, "rv.o")
 	var b bytes.Buffer
-	if err := release.Extract(obj, []string{"rv::Holder", "rv::Dog"}, false, nil, []string{t.TempDir()}, &b); err != nil {
+	if err := release.Extract(obj, &b, release.ExtractOptions{Names: []string{"rv::Holder", "rv::Dog"}, DebugDirs: []string{t.TempDir()}}); err != nil {
 		t.Fatal(err)
 	}
 	frag := loadFragment(t, b.String())

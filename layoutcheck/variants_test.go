@@ -9,7 +9,7 @@ import (
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -190,7 +190,7 @@ func TestCxx(t *testing.T) {
 		t.Logf("%s found as %s", s.Name, s.Via)
 	}
 	var buf strings.Builder
-	if err := release.Extract(obj, []string{"Derived", "std::box<char>"}, false, nil, nil, &buf); err != nil {
+	if err := release.Extract(obj, &buf, release.ExtractOptions{Names: []string{"Derived", "std::box<char>"}}); err != nil {
 		t.Fatal(err)
 	}
 	// Derived.d lives in Base's tail padding (Itanium ABI), so the base

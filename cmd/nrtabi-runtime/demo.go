@@ -29,7 +29,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/proc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/runtime/collectives"
 	"github.com/nrtabi/nrtabi/runtime/device"
@@ -439,7 +439,7 @@ func (d *demo) roundTrip(context.Context) error {
 		names = append(names, st.Name)
 	}
 	var frag bytes.Buffer
-	if err := release.Extract(d.types, names, false, s, nil, &frag); err != nil {
+	if err := release.Extract(d.types, &frag, release.ExtractOptions{Names: names, Spec: s}); err != nil {
 		return err
 	}
 	dir := filepath.Join(d.work, "layoutcheck", "fragment")

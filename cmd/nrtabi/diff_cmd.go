@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
-	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
+	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -72,7 +72,7 @@ func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		s.Dir, s.Release.Name = pos[i], pos[i] // the side is the files named
 		sides[i] = s
 	}
-	r := releasediff.Diff(sides[0], sides[1])
+	r := diff.Diff(sides[0], sides[1])
 	r.Verbose = *verbose
 	var err error
 	if *format == "json" {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/layoutcheck"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
+	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -69,7 +69,7 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	// refusal goes to stderr and the exit status says not everything was.
 	done := cli.ExitOK
 	var refused *release.RefusedError
-	if err := release.Extract(pos[0], names, all, sp, dirs.get(), &buf); errors.As(err, &refused) {
+	if err := release.Extract(pos[0], &buf, release.ExtractOptions{Names: names, SkipAbsent: all, Spec: sp, DebugDirs: dirs.get()}); errors.As(err, &refused) {
 		done = c.Errorf(errw, "%v", err)
 	} else if err != nil {
 		return layoutError(c, errw, err)

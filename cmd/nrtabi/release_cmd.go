@@ -7,8 +7,8 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/layoutcheck"
-	"github.com/nrtabi/nrtabi/layoutcheck/release"
-	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
+	"github.com/nrtabi/nrtabi/release"
+	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -66,7 +66,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	rel, obs, err := newReleaseFrom(base, *name, bins, dbg.get(), filepath.Dir(dest))
 	if err == nil {
-		err = rel.Write(dest, *force)
+		err = rel.Write(dest, release.WriteOptions{Force: *force})
 	}
 	if err != nil {
 		return reportSpecError(c, errw, dest, err)
@@ -82,7 +82,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		dest, base.Release.Name, len(obs.StructNames), len(rel.Spec.Release.CarriedOver))
 	s := rel.Spec
 	s.Dir = dest // where it landed
-	r := releasediff.Diff(base, s)
+	r := diff.Diff(base, s)
 	r.WriteText(out)
 	fmt.Fprintf(out, "next: make generate RELEASE=%s\n", *name)
 	return cli.ExitOK
@@ -98,7 +98,7 @@ func orNone(s string) string {
 // newReleaseFrom observes the binaries against base and makes the derived
 // release in memory, validated as it would load from root/name.
 func newReleaseFrom(base *spec.Spec, name string, bins, debugDirs []string, root string) (*release.Release, *release.Observed, error) {
-	obs, err := release.Observe(bins, base, debugDirs)
+	obs, err := release.Observe(bins, base, release.ObserveOptions{DebugDirs: debugDirs})
 	if err != nil {
 		return nil, nil, err
 	}

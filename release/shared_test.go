@@ -5,7 +5,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/specsame"
-	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
+	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -18,7 +18,7 @@ func TestNewReleaseLeavesBaseUnchanged(t *testing.T) {
 	base := mustSpec(t, spec.Default)
 	got, _ := newReleaseFrom(t, base, "restated", bins.Libnrt, bins.Libnccom)
 	got.Dir, got.Release.Name = "binaries", "binaries" // as nrtabi diff names a binary side
-	releasediff.Diff(base, got)
+	diff.Diff(base, got)
 	if _, err := gen.Generate(base); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
-// Package releasediff compares two specs of the boundary — two releases, a
+// Package diff compares two specs of the boundary — two releases, a
 // release and a directory, or a release and what its binaries show — and
 // classifies every change by how it affects a pairing of libnrt and libnccom.
-package releasediff
+// It reads specs only, never a binary: a side given as binaries is made a
+// spec by package release (Observe, then New) before it gets here.
+package diff
 
 import (
 	"fmt"

@@ -13,36 +13,53 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// Extract reads the named structs (spec names, tags, typedefs or C++
-// qualified names) from the DWARF of path and writes them as a spec fragment
-// that spec.LoadDir accepts (see ExtractFrom). When some structs are refused
-// the fragment of the others is written and the error is a *RefusedError.
-func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugDirs []string, w io.Writer) error {
-	obj, dbg, done, err := elfread.OpenDebug(path, debugDirs)
+// ExtractOptions says which structs Extract reads and where it looks for
+// their DWARF.
+type ExtractOptions struct {
+	// Names are the structs to read: spec names, tags, typedefs or C++
+	// qualified names.
+	Names []string
+	// SkipAbsent drops the names the DWARF lacks (the default "every spec
+	// struct" request, of which a file holds some); otherwise each must be
+	// found.
+	SkipAbsent bool
+	// Spec, when set, lets a spec name match its struct under any name the
+	// spec gives it (tag, typedefs, TAG_t), and names the row by its spec
+	// name.
+	Spec *spec.Spec
+	// DebugDirs are where separate debug files are looked for when the file
+	// holds no DWARF of its own (elfread.FindDebug).
+	DebugDirs []string
+}
+
+// Extract reads the structs opt names from the DWARF of path and writes them
+// to w as a spec fragment that spec.LoadDir accepts: [[struct]] rows plus
+// the [[enum]] and [[opaque_type]] rows they use. Members the spec grammar
+// cannot spell (bitfields, unions, base classes, floats, function pointers,
+// C++ templates) become opaque ranges whose covers list names them, so
+// checking the same file against the fragment is clean. Structs with no
+// layout a spec struct can hold are left out: the fragment of the others is
+// written and the error is a *RefusedError naming them.
+func Extract(path string, w io.Writer, opt ExtractOptions) error {
+	obj, dbg, done, err := elfread.OpenDebug(path, opt.DebugDirs)
 	if err != nil {
 		return err
 	}
 	defer done()
-	frag, err := ExtractFrom(obj, dbg, names, skipAbsent, sp)
+	frag, err := extractFrom(obj, dbg, opt)
 	if frag == nil {
 		return err
 	}
-	if werr := frag.Write(w); werr != nil {
-		return werr
+	if werr := frag.write(w); werr != nil {
+		return fmt.Errorf("writing the fragment of %s: %w", path, werr)
 	}
 	return err
 }
 
-// ExtractFrom reads the named structs from dbg, the DWARF of obj, as spec
-// rows: [[struct]] rows plus the [[enum]] and [[opaque_type]] rows they use.
-// Members the spec grammar cannot spell (bitfields, unions, base classes,
-// floats, function pointers, C++ templates) become opaque ranges whose
-// covers list names them, so checking the same file against the fragment is
-// clean. With skipAbsent, names not found are dropped (the default "every
-// spec struct" request); otherwise each must be found. Structs with no
-// layout a spec struct can hold are left out and named in a *RefusedError
-// returned with the fragment of the others.
-func ExtractFrom(obj *elfread.Object, dbg *elfread.Debug, names []string, skipAbsent bool, sp *spec.Spec) (*Fragment, error) {
+// extractFrom is Extract on an open file and its DWARF, returning the rows
+// instead of writing them; opt.DebugDirs is not used (dbg is found).
+func extractFrom(obj *elfread.Object, dbg *elfread.Debug, opt ExtractOptions) (*fragment, error) {
+	names, skipAbsent, sp := opt.Names, opt.SkipAbsent, opt.Spec
 	path := obj.Path
 	wants := make([][]string, len(names))
 	outNames := make([]string, len(names))
@@ -99,7 +116,7 @@ func ExtractFrom(obj *elfread.Object, dbg *elfread.Debug, names []string, skipAb
 	for i, f := range found {
 		s, err := x.structAt(f.Offset, outNames[i])
 		if err != nil {
-			return nil, elfread.InputErrorf(dbg.Path(), "%s: %v", names[i], err)
+			return nil, wrapInput(dbg.Path(), err, "%s", names[i])
 		}
 		if s.refused != "" {
 			refused = append(refused, names[i]+" ("+s.refused+")")
@@ -108,7 +125,7 @@ func ExtractFrom(obj *elfread.Object, dbg *elfread.Debug, names []string, skipAb
 	if len(refused) == len(found) {
 		return nil, elfread.InputErrorf(dbg.Path(), "nothing to extract: %s", strings.Join(refused, "; "))
 	}
-	frag := x.fragment(path, obj.BuildID, dbg)
+	frag := x.rows(path, obj.BuildID, dbg)
 	frag.Refused = refused
 	if len(refused) > 0 {
 		return frag, &RefusedError{Path: dbg.Path(), Refused: refused}
@@ -117,9 +134,9 @@ func ExtractFrom(obj *elfread.Object, dbg *elfread.Debug, names []string, skipAb
 }
 
 // RefusedError: these structs have no layout a spec struct can hold (a
-// declaration without a size, a GNU C empty struct of 0 bytes). The
-// fragment of the other structs comes with it (ExtractFrom returns it,
-// Extract writes it) and loads.
+// declaration without a size, a GNU C empty struct of 0 bytes). Extract
+// writes the fragment of the other structs before returning it, and that
+// fragment loads.
 type RefusedError struct {
 	Path    string
 	Refused []string // "NAME (why)"
@@ -128,6 +145,22 @@ type RefusedError struct {
 func (e *RefusedError) Error() string {
 	return fmt.Sprintf("%s: not extracted (the fragment holds the other structs): %s", e.Path, strings.Join(e.Refused, "; "))
 }
+
+// wrapInput passes err on as the one-line *elfread.InputError about path
+// that callers expect ("path: what: err", newlines escaped), and keeps err
+// reachable by errors.Is and errors.As; elfread.InputErrorf alone formats
+// err into the text and drops it.
+func wrapInput(path string, err error, format string, args ...any) error {
+	return &inputCause{InputError: elfread.InputErrorf(path, format+": %v", append(args, err)...), cause: err}
+}
+
+type inputCause struct {
+	InputError error // the *elfread.InputError the text comes from
+	cause      error
+}
+
+func (e *inputCause) Error() string   { return e.InputError.Error() }
+func (e *inputCause) Unwrap() []error { return []error{e.InputError, e.cause} }
 
 type xField struct {
 	name, typ, note string
@@ -614,9 +647,9 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	return name, "", true
 }
 
-// Fragment is what ExtractFrom read: spec rows in the order a fragment file
-// lists them. It is written (Write) only where a file is made.
-type Fragment struct {
+// fragment is what extractFrom read: spec rows in the order a fragment file
+// lists them. It is written (write) only where a file is made.
+type fragment struct {
 	Opaques []spec.OpaqueType
 	Enums   []spec.Enum
 	Structs []*spec.Struct
@@ -624,7 +657,7 @@ type Fragment struct {
 	header  string   // the comment naming the file and its DWARF
 }
 
-func (x *extractor) fragment(path, buildID string, dbg *elfread.Debug) *Fragment {
+func (x *extractor) rows(path, buildID string, dbg *elfread.Debug) *fragment {
 	var h strings.Builder
 	if label, ok := specmatch.Label(path); ok {
 		fmt.Fprintf(&h, "# Struct fragment written by nrtabi extract.\n# from: %s\n# DWARF: gcc -g of the headers\n#\n", label)
@@ -636,7 +669,7 @@ func (x *extractor) fragment(path, buildID string, dbg *elfread.Debug) *Fragment
 		fmt.Fprintf(&h, "# DWARF: %s (%s)\n#\n", dbg.Path(), dbg.Via)
 	}
 	fmt.Fprintf(&h, "# A fragment holds structs only: check it with\n#   nrtabi check --spec DIR FILE\n# (the link-contract facts come from the embedded release).\n")
-	f := &Fragment{header: h.String()}
+	f := &fragment{header: h.String()}
 	fact := func(source string) spec.Fact { return spec.Fact{Conf: x.conf, Source: source} }
 	names := make([]string, 0, len(x.opaques))
 	for n := range x.opaques {
@@ -676,8 +709,8 @@ func (x *extractor) fragment(path, buildID string, dbg *elfread.Debug) *Fragment
 	return f
 }
 
-// Write renders the fragment as a spec file.
-func (f *Fragment) Write(w io.Writer) error {
+// write renders the fragment as a spec file.
+func (f *fragment) write(w io.Writer) error {
 	if _, err := io.WriteString(w, f.header); err != nil {
 		return err
 	}

@@ -67,14 +67,21 @@ func (in *ObservedInput) Source() string {
 	return s
 }
 
+// ObserveOptions says where Observe looks for the DWARF of a file that holds
+// none of its own.
+type ObserveOptions struct {
+	// DebugDirs are searched for separate debug files (elfread.FindDebug).
+	DebugDirs []string
+}
+
 // Observe reads the files against base: roles from their SONAMEs, symbols
 // and versions from their dynamic tables, trampolines and slots from their
 // symbol tables, the compatibility id from the probe's code, and every base
 // struct present in their DWARF.
-func Observe(files []string, base *spec.Spec, debugDirs []string) (*Observed, error) {
+func Observe(files []string, base *spec.Spec, opt ObserveOptions) (*Observed, error) {
 	obs := &Observed{Exports: map[string]uint64{}, Signatures: map[string]spec.Signature{}, Imports: map[string]string{},
 		Callbacks: map[string]ObservedSymbol{}, Trampolines: map[string]uint64{}, Slots: map[string]uint64{}}
-	var fragments []*Fragment
+	var fragments []*fragment
 	var fragPaths []string
 	seen := map[string]bool{}
 	for _, path := range files {
@@ -82,7 +89,7 @@ func Observe(files []string, base *spec.Spec, debugDirs []string) (*Observed, er
 		if err != nil {
 			return nil, err
 		}
-		frag, names, ferr := obs.observe(o, path, base, debugDirs)
+		frag, names, ferr := obs.observe(o, path, base, opt.DebugDirs)
 		o.Close()
 		if ferr != nil {
 			return nil, ferr
@@ -111,7 +118,7 @@ func Observe(files []string, base *spec.Spec, debugDirs []string) (*Observed, er
 // observe reads one file: its role's symbols, and the base structs, slot
 // table and signatures its DWARF holds. A file without DWARF anywhere gives
 // symbols only; a debug file that exists but cannot be used is an error.
-func (obs *Observed) observe(o *elfread.Object, path string, base *spec.Spec, debugDirs []string) (*Fragment, []string, error) {
+func (obs *Observed) observe(o *elfread.Object, path string, base *spec.Spec, debugDirs []string) (*fragment, []string, error) {
 	dbg, err := elfread.FindDebug(o, debugDirs)
 	switch {
 	case errors.Is(err, elfread.ErrNoDWARF):
@@ -149,7 +156,7 @@ func (obs *Observed) observe(o *elfread.Object, path string, base *spec.Spec, de
 }
 
 // structsOf extracts every base struct dbg, the DWARF of o, holds.
-func structsOf(o *elfread.Object, dbg *elfread.Debug, base *spec.Spec) (*Fragment, []string, error) {
+func structsOf(o *elfread.Object, dbg *elfread.Debug, base *spec.Spec) (*fragment, []string, error) {
 	wants := make([][]string, len(base.Structs))
 	for i, st := range base.Structs {
 		wants[i] = specmatch.StructNames(st)
@@ -167,7 +174,7 @@ func structsOf(o *elfread.Object, dbg *elfread.Debug, base *spec.Spec) (*Fragmen
 	if len(names) == 0 {
 		return nil, nil, nil
 	}
-	frag, err := ExtractFrom(o, dbg, names, true, base)
+	frag, err := extractFrom(o, dbg, ExtractOptions{Names: names, SkipAbsent: true, Spec: base})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -254,7 +261,7 @@ func compatStore(o *elfread.Object, sym *elf.Symbol, off int64) (uint64, bool) {
 func (obs *Observed) signatures(dbg *elfread.Debug, base *spec.Spec) error {
 	data, err := dbg.DWARFData()
 	if err != nil {
-		return elfread.InputErrorf(dbg.Path(), "reading the prototypes of libnccom's definers: %v", err)
+		return wrapInput(dbg.Path(), err, "reading the prototypes of libnccom's definers")
 	}
 	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
 		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: base, mainDebug: dbg.Path()}
@@ -275,7 +282,7 @@ func (obs *Observed) signatures(dbg *elfread.Debug, base *spec.Spec) error {
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return elfread.InputErrorf(dbg.Path(), "reading the prototypes of libnccom's definers: %v", err)
+			return wrapInput(dbg.Path(), err, "reading the prototypes of libnccom's definers")
 		}
 		if e == nil {
 			return nil
@@ -383,7 +390,7 @@ func (obs *Observed) slots(dbg *elfread.Debug, byName map[string]elf.Symbol) err
 	}
 	l, err := dbg.NewReader().Layout(found[0].Offset)
 	if err != nil {
-		return elfread.InputErrorf(dbg.Path(), "%s: %v", table, err)
+		return wrapInput(dbg.Path(), err, "%s", table)
 	}
 	for _, m := range l.Members {
 		if strings.HasPrefix(m.Name, "neuron") {
@@ -404,7 +411,7 @@ type StructSet struct {
 // mergeFragments joins the struct fragments of several inputs into one. A
 // struct (or enum) both libraries describe must have the same layout in
 // both: the two sides of the boundary disagreeing is an error, not a choice.
-func mergeFragments(frags []*Fragment, paths []string) (*StructSet, error) {
+func mergeFragments(frags []*fragment, paths []string) (*StructSet, error) {
 	var structs []*spec.Struct
 	var enums []spec.Enum
 	var opaques []spec.OpaqueType

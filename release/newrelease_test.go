@@ -12,7 +12,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/fixture"
 	"github.com/nrtabi/nrtabi/internal/specsame"
-	"github.com/nrtabi/nrtabi/layoutcheck/releasediff"
+	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -42,7 +42,7 @@ func buildReleaseBinaries(t *testing.T, release string, stubDefines ...string) *
 	if b, ok := relBins.Load(key); ok {
 		return b.(*fixture.Binaries)
 	}
-	b, err := fixture.Build(filepath.Join("..", "..", "generated"), release, stubDefines...)
+	b, err := fixture.Build(filepath.Join("..", "generated"), release, stubDefines...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func buildReleaseBinaries(t *testing.T, release string, stubDefines ...string) *
 
 func newReleaseFrom(t *testing.T, base *spec.Spec, name string, files ...string) (*spec.Spec, *Observed) {
 	t.Helper()
-	obs, err := Observe(files, base, nil)
+	obs, err := Observe(files, base, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,14 +62,14 @@ func newReleaseFrom(t *testing.T, base *spec.Spec, name string, files ...string)
 	}
 	// What is written loads as the release validated in memory.
 	dir := filepath.Join(t.TempDir(), name)
-	if err := rel.Write(dir, false); err != nil {
+	if err := rel.Write(dir, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	loaded, err := spec.LoadDir(dir)
 	if err != nil {
 		t.Fatalf("the written release does not load: %v", err)
 	}
-	if d := releasediff.Diff(loaded, rel.Spec); len(d.Changes) != 0 {
+	if d := diff.Diff(loaded, rel.Spec); len(d.Changes) != 0 {
 		t.Fatalf("the written release differs from the one validated in memory: %+v", d.Changes)
 	}
 	return rel.Spec, obs
@@ -83,7 +83,7 @@ func TestNewReleaseInMemory(t *testing.T) {
 	base := mustSpec(t, spec.Default)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	obs, err := Observe([]string{bins.Libnrt, bins.Libnccom}, base, nil)
+	obs, err := Observe([]string{bins.Libnrt, bins.Libnccom}, base, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestNewReleaseInMemory(t *testing.T) {
 		t.Fatalf("in-memory release: %q with %d structs", rel.Spec.Release.Name, len(rel.Spec.Structs))
 	}
 	root := t.TempDir()
-	if err := rel.Write(filepath.Join(root, "inmemory"), false); err != nil {
+	if err := rel.Write(filepath.Join(root, "inmemory"), WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
@@ -120,13 +120,13 @@ func TestNewReleaseReproducesPlanted(t *testing.T) {
 	if !obs.HaveCompat || obs.CompatID != 90 {
 		t.Errorf("compat id read from the probe: %d (found %v), want 90", obs.CompatID, obs.HaveCompat)
 	}
-	r := releasediff.Diff(planted, got)
+	r := diff.Diff(planted, got)
 	for _, c := range r.Changes {
-		if c.Severity != releasediff.Informational {
+		if c.Severity != diff.Informational {
 			t.Errorf("not reproduced: %s %s %s: %s -> %s", c.Severity, c.Kind, c.Subject, c.Old, c.New)
 		}
 		switch c.Kind {
-		case releasediff.ForwardAddress, releasediff.ReverseAddress, releasediff.ForwardMoved:
+		case diff.ForwardAddress, diff.ReverseAddress, diff.ForwardMoved:
 		default:
 			t.Errorf("unexpected informational change: %s %s %s -> %s", c.Kind, c.Subject, c.Old, c.New)
 		}
@@ -177,17 +177,17 @@ func TestNewReleaseReproducesPlanted(t *testing.T) {
 		t.Errorf("the new release's Go API differs from the planted one's:\nplanted: %v\nnew:     %v", a, b)
 	}
 	// And the new release's diff against the old one is the planted one.
-	want, have := kindSet(releasediff.Diff(base, planted)), kindSet(releasediff.Diff(base, got))
+	want, have := kindSet(diff.Diff(base, planted)), kindSet(diff.Diff(base, got))
 	if want != have {
 		t.Errorf("diff 2.31.24 -> reproduced:\n%s\nwant (2.31.24 -> planted):\n%s", have, want)
 	}
 }
 
 // kindSet lists the boundary changes of a report, one per line.
-func kindSet(r releasediff.Report) string {
+func kindSet(r diff.Report) string {
 	var out []string
 	for _, c := range r.Changes {
-		if c.Severity != releasediff.Informational || c.Kind == releasediff.MessageChanged {
+		if c.Severity != diff.Informational || c.Kind == diff.MessageChanged {
 			out = append(out, string(c.Severity)+" "+c.Kind+" "+c.Subject)
 		}
 	}
@@ -196,7 +196,7 @@ func kindSet(r releasediff.Report) string {
 
 func mustObserve(t *testing.T, base *spec.Spec, files ...string) *Observed {
 	t.Helper()
-	obs, err := Observe(files, base, nil)
+	obs, err := Observe(files, base, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,8 +219,8 @@ func TestNewReleaseFaults(t *testing.T) {
 
 	// The same release again: nothing but the binaries' own addresses moves.
 	same, _ := newReleaseFrom(t, base, "same", bins.Libnrt, bins.Libnccom)
-	for _, c := range releasediff.Diff(base, same).Changes {
-		if c.Severity != releasediff.Informational {
+	for _, c := range diff.Diff(base, same).Changes {
+		if c.Severity != diff.Informational {
 			t.Errorf("same release: %s %s %s", c.Severity, c.Kind, c.Subject)
 		}
 	}
@@ -228,7 +228,7 @@ func TestNewReleaseFaults(t *testing.T) {
 	// closes up; next to a libnrt that still has the slot, the pair is refused.
 	omit := buildReleaseBinaries(t, spec.Default, "-DNCCOM_STUB_OMIT_neuronNetTest")
 	got, _ := newReleaseFrom(t, base, "omit", omit.Libnccom)
-	r := releasediff.Diff(base, got)
+	r := diff.Diff(base, got)
 	if ks := kindSet(r); !strings.Contains(ks, "incompatible forward-removed neuronNetTest") {
 		t.Errorf("omitted symbol not reported:\n%s", ks)
 	}
@@ -239,22 +239,22 @@ func TestNewReleaseFaults(t *testing.T) {
 		t.Errorf("mismatched pair: %v", err)
 	}
 	// Two libnccoms, a file that is no ELF, a target that exists.
-	if _, err := Observe([]string{bins.Libnccom, omit.Libnccom}, base, nil); err == nil || !strings.Contains(err.Error(), "a second libnccom") {
+	if _, err := Observe([]string{bins.Libnccom, omit.Libnccom}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), "a second libnccom") {
 		t.Errorf("two libnccoms: %v", err)
 	}
 	junk := filepath.Join(t.TempDir(), "junk.so")
 	os.WriteFile(junk, []byte("not an ELF"), 0o644)
-	if _, err := Observe([]string{junk}, base, nil); err == nil || !strings.Contains(err.Error(), "junk.so") {
+	if _, err := Observe([]string{junk}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), "junk.so") {
 		t.Errorf("junk input: %v", err)
 	}
-	obs, _ := Observe([]string{bins.Libnrt}, base, nil)
+	obs, _ := Observe([]string{bins.Libnrt}, base, ObserveOptions{})
 	rel, err := New(base, "x", obs, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "x")
 	os.MkdirAll(dir, 0o755)
-	if err := rel.Write(dir, false); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if err := rel.Write(dir, WriteOptions{}); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("existing target: %v", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -279,14 +279,14 @@ func TestSignaturesDebugDir(t *testing.T) {
 	if len(full.Signatures) == 0 {
 		t.Fatal("no prototypes read from the unstripped libnccom")
 	}
-	none, err := Observe([]string{stripped}, base, []string{filepath.Join(dir, "empty")})
+	none, err := Observe([]string{stripped}, base, ObserveOptions{DebugDirs: []string{filepath.Join(dir, "empty")}})
 	if err != nil {
 		t.Fatalf("a stripped libnccom without debug files gives symbols only: %v", err)
 	}
 	if len(none.Signatures) != 0 {
 		t.Fatalf("prototypes without any DWARF: %v", none.Signatures)
 	}
-	viaDir, err := Observe([]string{stripped}, base, []string{debugDir})
+	viaDir, err := Observe([]string{stripped}, base, ObserveOptions{DebugDirs: []string{debugDir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestSignaturesDebugDir(t *testing.T) {
 	if err := os.WriteFile(debug, b[:len(b)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Observe([]string{stripped}, base, []string{debugDir})
+	_, err = Observe([]string{stripped}, base, ObserveOptions{DebugDirs: []string{debugDir}})
 	if err == nil || !strings.Contains(err.Error(), debug) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("a truncated debug file: want one line naming %s, got %v", debug, err)
 	}

@@ -448,11 +448,17 @@ func (nr *newRelease) carriedOver(fwd []spec.Forward, rev []spec.Reverse, nodes 
 	return out
 }
 
+// WriteOptions says what Write may do to what is already there.
+type WriteOptions struct {
+	// Force replaces an existing directory; without it Write refuses.
+	Force bool
+}
+
 // Write puts the release's files in dir: rendered to TOML, written into a
 // scratch directory next to dir and moved into place, so an error leaves
-// everything as it was. An existing dir is replaced only with force.
-func (r *Release) Write(dir string, force bool) error {
-	if _, err := os.Stat(dir); err == nil && !force {
+// everything as it was. An existing dir is replaced only with opt.Force.
+func (r *Release) Write(dir string, opt WriteOptions) error {
+	if _, err := os.Stat(dir); err == nil && !opt.Force {
 		return fmt.Errorf("%s already exists; remove it or pass --force", dir)
 	}
 	parent := filepath.Dir(dir)
@@ -476,7 +482,7 @@ func (r *Release) Write(dir string, force bool) error {
 			return err
 		}
 	}
-	if force {
+	if opt.Force {
 		if err := os.RemoveAll(dir); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package releasediff
+package diff
 
 import (
 	"fmt"

@@ -1,0 +1,266 @@
+// Package layers holds the shape of the house: which package of the module
+// may import which, as a table of rooms (rules), and the checker its test
+// runs over the real import graph (`go list`), so that a new upward import
+// fails a test instead of slipping in. The layers, bottom up:
+//
+//	spec <- gen <- generated <- runtime
+//	spec <- layoutcheck <- release
+//	spec <- model
+//	cmd/* and bench/* on top; internal/<name> helpers by name
+//
+// A package's room is the longest rules[i].room it lies in, so a new package
+// inside a room follows that room's row with no edit. A new room, a new
+// helper, or a new edge between rooms is an edit to the table, with its why.
+package layers
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// rule is one room's row. Paths are relative to the module and stand for
+// that package and every package under it.
+type rule struct {
+	// room: the packages at this path and under it, unless a longer room
+	// claims them.
+	room string
+	// may: what the room's packages may import from any file. "!P" refuses
+	// P (and what is under it) inside a broader entry; the longest entry
+	// that matches an import decides.
+	may []string
+	// tests: what the room's tests may import on top of may.
+	tests []string
+	why   string
+}
+
+// rules is the table. Keep each row as tight as the real graph allows: the
+// test also fails on an entry no import uses.
+var rules = []rule{
+	// The floor.
+	{room: "spec",
+		tests: []string{"internal/hostile", "internal/specsame", "internal/spectest"},
+		why:   "the spec is the floor: everything reads it and it reads nothing of ours"},
+	{room: "gen", may: []string{"spec"},
+		tests: []string{"internal/cc", "internal/specsame", "internal/spectest"},
+		why:   "the generator reads the spec and writes generated/; it never imports its own output or what runs it"},
+	{room: "generated", may: []string{"generated"},
+		why: "generated code stands alone: the release selector (generated/abi) picks one release's package; no spec or generator at run time"},
+	{room: "model", may: []string{"model", "spec"},
+		tests: []string{"internal/spectest", "runtime/collectives"},
+		why:   "the Promela models are written from the spec; their tests hold the models to the Go collectives they model"},
+
+	// The runtime works from the generated ABI only.
+	{room: "runtime", may: []string{"generated", "internal/cfmt", "runtime", "!runtime/builder"},
+		tests: []string{"internal/netns", "internal/seamcheck", "runtime/builder", "spec"},
+		why:   "the runtime sees the generated ABI, never the spec or the generator; runtime/builder, which runs them, is for tests"},
+	{room: "runtime/builder", may: []string{"gen", "internal/cc", "spec"},
+		why: "builder generates and compiles the C of a release for tests, benches and the demo, through the one toolchain path"},
+	{room: "runtime/transport", may: []string{"generated", "internal/cfmt", "runtime/transport"},
+		tests: []string{"internal/cc", "runtime/collectives", "runtime/device"},
+		why:   "the transports are the runtime's bottom: the interface and its implementations; what uses them is above"},
+	{room: "runtime/device", may: []string{"internal/cfmt"},
+		why: "the device model is a leaf under collectives and nrt"},
+	{room: "runtime/dyninput",
+		why: "the dynamic-input reader is a leaf under nrt"},
+
+	// Checking binaries against a spec, and the spec-side work above it.
+	{room: "layoutcheck", may: []string{"internal/cc", "layoutcheck", "spec"},
+		tests: []string{"gen", "internal/hostile", "internal/specsame", "release", "runtime/builder"},
+		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
+			"and build with gen and runtime/builder, which only tests may do"},
+	{room: "layoutcheck/elfread", may: []string{"internal/elfdwarf"},
+		tests: []string{"internal/cc", "internal/fixture", "internal/hostile"},
+		why:   "elfread is a pure ELF/DWARF reader in the debug/elf style: no spec, no checker"},
+	{room: "layoutcheck/specmatch", may: []string{"layoutcheck/elfread", "spec"},
+		why: "specmatch ties spec rows to what elfread reads, for the checker and for release, between the reader and both"},
+	{room: "release", may: []string{"layoutcheck", "spec"},
+		tests: []string{"gen", "internal/cc", "internal/fixture", "internal/specsame", "release/diff"},
+		why:   "the release workflow reads binaries through layoutcheck's readers and matchers and writes spec rows"},
+	{room: "release/diff", may: []string{"spec"},
+		tests: []string{"internal/specsame"},
+		why:   "the diff compares two specs and reads no binary"},
+
+	// On top.
+	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "layoutcheck", "release", "spec"},
+		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/spectest", "internal/testbin"},
+		why:   "the pure-Go CLI (it builds with CGO_ENABLED=0): never the runtime or the generated ABI"},
+	{room: "cmd/nrtabi-runtime",
+		may:   []string{"gen", "generated", "internal/cc", "internal/cfmt", "internal/cli", "layoutcheck", "release", "runtime", "spec"},
+		tests: []string{"internal/netns", "internal/testbin"},
+		why:   "the runtime command and its demo sit on top of everything they run"},
+	{room: "bench", may: []string{"gen", "internal/cc", "runtime", "spec"},
+		why: "benchmarks sit on top and build what they measure"},
+
+	// Helpers, allowed by name to the rooms that use them.
+	{room: "internal",
+		why: "a helper imports no package of ours unless its own row says so"},
+	{room: "internal/cfmt", tests: []string{"generated"},
+		why: "its test renders the messages of the generated ABI"},
+	{room: "internal/cli", may: []string{"gen", "spec"}, tests: []string{"internal/spectest"},
+		why: "both commands resolve --spec and summarise a release (gen's assert count)"},
+	{room: "internal/fixture", may: []string{"gen", "internal/cc", "internal/fixture", "spec"},
+		why: "fixture builds a release's real binaries from the generated C; its command wraps it"},
+	{room: "internal/hostile", may: []string{"internal/cc"},
+		why: "hostile crafts bad objects with the one toolchain path"},
+	{room: "internal/specsame", may: []string{"spec"},
+		why: "specsame compares a loaded release with its TOML"},
+}
+
+// edge is one import of one package of the module by another, by their
+// paths relative to the module; test when test files make it (the same
+// import from a non-test file is another edge).
+type edge struct {
+	from, to string
+	test     bool
+}
+
+// within reports whether path is prefix or lies under it.
+func within(prefix, path string) bool {
+	return path == prefix || strings.HasPrefix(path, prefix+"/")
+}
+
+// roomOf is the row of pkg's room: the longest room it lies in, or nil.
+func roomOf(table []rule, pkg string) *rule {
+	var best *rule
+	for i := range table {
+		if within(table[i].room, pkg) && (best == nil || len(table[i].room) > len(best.room)) {
+			best = &table[i]
+		}
+	}
+	return best
+}
+
+// decide is the entry of list that decides about importing to (the longest
+// that matches, "!" ignored for length), and whether it allows it.
+func decide(list []string, to string) (entry string, ok bool) {
+	for _, e := range list {
+		p := strings.TrimPrefix(e, "!")
+		if within(p, to) && len(p) > len(strings.TrimPrefix(entry, "!")) {
+			entry = e
+		}
+	}
+	return entry, entry != "" && !strings.HasPrefix(entry, "!")
+}
+
+// allowedBy is the entry of r that allows e ("" if none), with whether it
+// is a tests entry.
+func allowedBy(r *rule, e edge) (entry string, tests bool) {
+	if entry, ok := decide(r.may, e.to); ok {
+		return entry, false
+	}
+	if e.test {
+		if entry, ok := decide(r.tests, e.to); ok {
+			return entry, true
+		}
+	}
+	return "", false
+}
+
+// check reports, one line each, the packages in no room and the edges their
+// room does not allow. A package importing itself (an external test) is not
+// an edge.
+func check(table []rule, pkgs []string, edges []edge) []string {
+	var out []string
+	for _, p := range pkgs {
+		if roomOf(table, p) == nil {
+			out = append(out, fmt.Sprintf("%s is in no room: add a row for it to internal/layers/rules.go", p))
+		}
+	}
+	for _, e := range edges {
+		r := roomOf(table, e.from)
+		if r == nil || e.from == e.to {
+			continue
+		}
+		if entry, _ := allowedBy(r, e); entry == "" {
+			what := "imports"
+			if e.test {
+				what = "imports in its tests"
+			}
+			out = append(out, fmt.Sprintf("%s %s %s: room %s does not allow it (%s); if the edge is right, add it to that row in internal/layers/rules.go",
+				e.from, what, e.to, r.room, r.why))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// slack reports what the table allows that no import needs: rooms with no
+// package, and entries that allow no edge. A may entry that only tests use
+// belongs in tests, so only production edges count for may. Refusals ("!")
+// are not counted.
+func slack(table []rule, pkgs []string, edges []edge) []string {
+	type use struct {
+		room, entry string
+		tests       bool
+	}
+	used := map[use]bool{}
+	occupied := map[string]bool{}
+	for _, p := range pkgs {
+		if r := roomOf(table, p); r != nil {
+			occupied[r.room] = true
+		}
+	}
+	for _, e := range edges {
+		r := roomOf(table, e.from)
+		if r == nil || e.from == e.to {
+			continue
+		}
+		if entry, tests := allowedBy(r, e); entry != "" && (!e.test || tests) {
+			used[use{r.room, entry, tests}] = true
+		}
+	}
+	var out []string
+	for _, r := range table {
+		if !occupied[r.room] {
+			out = append(out, fmt.Sprintf("room %s holds no package: remove its row", r.room))
+			continue
+		}
+		for _, e := range r.may {
+			if !strings.HasPrefix(e, "!") && !used[use{r.room, e, false}] {
+				out = append(out, fmt.Sprintf("room %s may import %s, but no non-test file there does: remove it, or move it to tests", r.room, e))
+			}
+		}
+		for _, e := range r.tests {
+			if !used[use{r.room, e, true}] {
+				out = append(out, fmt.Sprintf("room %s's tests may import %s, but none does (or may already allows it): remove it", r.room, e))
+			}
+		}
+	}
+	return out
+}
+
+// malformed reports rows the checker would read wrongly: a room listed
+// twice, a path that is not a clean module-relative path, a refusal in
+// tests, a row without its why.
+func malformed(table []rule) []string {
+	var out []string
+	clean := func(p string) bool {
+		return p != "" && !strings.HasPrefix(p, "/") && !strings.HasSuffix(p, "/") && !strings.Contains(p, "//") &&
+			!slices.Contains(strings.Split(p, "/"), "..") && !slices.Contains(strings.Split(p, "/"), ".")
+	}
+	seen := map[string]bool{}
+	for _, r := range table {
+		if seen[r.room] {
+			out = append(out, fmt.Sprintf("room %s has two rows", r.room))
+		}
+		seen[r.room] = true
+		if !clean(r.room) {
+			out = append(out, fmt.Sprintf("room %q is not a clean path relative to the module", r.room))
+		}
+		if strings.TrimSpace(r.why) == "" {
+			out = append(out, fmt.Sprintf("room %s says no why", r.room))
+		}
+		for _, e := range r.may {
+			if !clean(strings.TrimPrefix(e, "!")) {
+				out = append(out, fmt.Sprintf("room %s: may entry %q is not a clean path relative to the module", r.room, e))
+			}
+		}
+		for _, e := range r.tests {
+			if strings.HasPrefix(e, "!") || !clean(e) {
+				out = append(out, fmt.Sprintf("room %s: tests entry %q is not a clean path relative to the module (refusals belong in may)", r.room, e))
+			}
+		}
+	}
+	return out
+}

@@ -49,9 +49,13 @@ check-generated:
 DEFAULT_RELEASE := 2.31.24
 RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE) testdata,$(notdir $(patsubst %/,%,$(wildcard spec/*/)))),nrtabi_release_$(subst -,_,$(subst .,_,$(r))))
 
+# Tidiness is decided by go mod tidy -diff's exit status and stdout only: on a
+# cold module cache it writes "go: downloading" lines to stderr, which say
+# nothing about go.mod; stderr goes to the terminal, so a real failure (no
+# network, say) is shown as such instead of as a diff.
 lint:
 	@bad=$$(gofmt -l $(GOFILES)); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
-	@diff=$$($(GO) mod tidy -diff 2>&1); if [ -n "$$diff" ]; then echo "go.mod/go.sum are not tidy (run go mod tidy):"; echo "$$diff"; exit 1; fi
+	@if ! diff=$$($(GO) mod tidy -diff); then if [ -n "$$diff" ]; then echo "go.mod/go.sum are not tidy (run go mod tidy):"; echo "$$diff"; else echo "go mod tidy -diff failed (see above)"; fi; exit 1; fi
 	$(GO) vet ./...
 	@for tag in $(RELEASE_TAGS); do echo "$(GO) vet -tags $$tag ./..."; $(GO) vet -tags $$tag ./... || exit 1; done
 	$(GO) vet -tags nrtabi_faults ./runtime/launch ./cmd/nrtabi-runtime

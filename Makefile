@@ -2,7 +2,7 @@
 #
 #   make demo       the main job on the embedded 2.31.24 spec
 #   make test       every quality gate and every test
-#   make generate   regenerate generated/ from spec/ (RELEASE=X for one release)
+#   make generate   regenerate every generated file from spec/ (RELEASE=X checks X exists)
 #   make bench      the benchmarks (not part of make test)
 #   make libnrt     the runtime's libnrt.so.1; make nccom-stubs: the libnccom doubles
 #   make libnccom   the reference libnccom.so.2 (hand-written C, seed 001's comm init and bootstrap)
@@ -21,15 +21,11 @@ all: test
 demo:
 	$(GO) run ./cmd/nrtabi-runtime demo
 
-# `nrtabi gen --all` writes the whole generated tree under the module root:
-# generated/, spec/zcompiled.go (the embedded releases as Go literals, loaded
-# instead of parsing the TOML while it is current) and the zrelease files of
-# the cgo packages (gen.CgoPackages). It is built without zcompiled.go
-# (nrtabi_nocompiled), so a stale or broken one can always be regenerated;
-# `go generate ./gen` runs the same command.
+# The one generator command: `nrtabi gen --all` writes every generated file
+# of the tree (gen/tree.go says which); `go generate ./...` runs the same
+# command (gen/gen.go). It is built without zcompiled.go (nrtabi_nocompiled),
+# so a stale or broken one can always be regenerated.
 GEN := $(GO) run -tags nrtabi_nocompiled ./cmd/nrtabi gen --all
-# The models' spec headers, model/zspec_<release>.pml.
-MODELGEN := $(GO) run ./model/cmd/nrtabi-model-gen --out model
 
 # Every release is regenerated (the release selector generated/abi spans them
 # all); RELEASE=X is accepted for the README's workflow and checks that X exists.
@@ -38,12 +34,10 @@ ifneq ($(RELEASE),)
 	@test -d spec/$(RELEASE) || { echo "no spec/$(RELEASE)"; exit 2; }
 endif
 	$(GEN)
-	$(MODELGEN)
 
 # Fails when `make generate` would change the committed tree.
 check-generated:
 	$(GEN) --check
-	$(MODELGEN) --check
 
 # Build tags of the non-default releases (nrtabi_release_<name with . and - as _>).
 DEFAULT_RELEASE := 2.31.24

@@ -23,7 +23,7 @@ const CompiledSpecName = "zcompiled.go"
 // What Go cannot initialise statically — maps, a slice of a named array,
 // pointers that close a cycle of structs — is set by the release's link
 // function, which spec runs once, on the release's first load. The position
-// index is left out (spec builds it from the embedded file on demand). Each
+// index is left out (spec builds it from the embedded files on demand). Each
 // release records the checksums of the embedded files it was read from
 // (spec.EmbeddedSums), so spec uses it only while they are unchanged. The
 // output is deterministic: map keys are sorted, zero fields left out.
@@ -92,7 +92,7 @@ func compileRelease(b *bytes.Buffer, s *spec.Spec) error {
 	fmt.Fprintf(b, "\n// %s is release %s.\nvar %s = Spec{", root, s.Release.Name, root)
 	v := reflect.ValueOf(s).Elem()
 	e.fields(v, root, func(name string) bool { return name == "Enums" })
-	fmt.Fprintf(b, ",\nlazy: &lazy_%s}\n\nvar lazy_%s lazyIndex\n", id, id)
+	b.WriteString("}\n")
 	if s.Enums != nil {
 		// Bound enum types point into this array; a slice of a named array
 		// is the one thing here the compiler does not lay out statically.

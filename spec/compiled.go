@@ -159,37 +159,3 @@ func LoadTOML(release string) (*Spec, error) {
 	}
 	return LoadFS(Embedded, release, "spec/"+release)
 }
-
-// lazyIndex builds a compiled spec's key positions on first use, from the
-// embedded file a row came from: only an error message needs them. One
-// lazyIndex serves every load of a release.
-type lazyIndex struct {
-	mu    sync.Mutex
-	files map[string]*posIndex
-}
-
-func (s *Spec) fileIndex(file string) *posIndex {
-	if idx := s.index[file]; idx != nil || s.lazy == nil {
-		return idx
-	}
-	s.lazy.mu.Lock()
-	defer s.lazy.mu.Unlock()
-	if idx, ok := s.lazy.files[file]; ok {
-		return idx
-	}
-	var idx *posIndex
-	if name, ok := strings.CutPrefix(file, "spec/"); ok {
-		if data, err := fs.ReadFile(Embedded, name); err == nil {
-			idx = newPosIndex()
-			indexPositions(idx, file, string(data))
-			// A miss builds the case-folded table now, under the lock: the
-			// index is shared by every load, so find must not write later.
-			idx.find("\x00")
-		}
-	}
-	if s.lazy.files == nil {
-		s.lazy.files = map[string]*posIndex{}
-	}
-	s.lazy.files[file] = idx
-	return idx
-}

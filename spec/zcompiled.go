@@ -4365,10 +4365,7 @@ var release_2_31_24 = Spec{Release: Release{Name: "2.31.24",
 		"spec/2.31.24/release.toml",
 		"spec/2.31.24/reverse.toml",
 		"spec/2.31.24/structs_nccom.toml",
-		"spec/2.31.24/structs_nrt.toml"},
-	lazy: &lazy_2_31_24}
-
-var lazy_2_31_24 lazyIndex
+		"spec/2.31.24/structs_nrt.toml"}}
 
 var enums_2_31_24 = [8]Enum{{Name: "NRT_STATUS",
 	Tag:  "nrt_status",
@@ -11873,10 +11870,7 @@ var release_2_32_0_synthetic = Spec{Release: Release{Name: "2.32.0-synthetic",
 		"spec/2.32.0-synthetic/constants.toml",
 		"spec/2.32.0-synthetic/forward.toml",
 		"spec/2.32.0-synthetic/release.toml",
-		"spec/2.32.0-synthetic/structs.toml"},
-	lazy: &lazy_2_32_0_synthetic}
-
-var lazy_2_32_0_synthetic lazyIndex
+		"spec/2.32.0-synthetic/structs.toml"}}
 
 var enums_2_32_0_synthetic = [8]Enum{{Name: "NRT_STATUS",
 	Tag:  "nrt_status",

@@ -7,7 +7,7 @@
 // Output is deterministic: the same spec gives byte-identical files.
 package gen
 
-//go:generate go run -tags nrtabi_nocompiled ../cmd/nrtabi gen --all
+//go:generate go run ../cmd/nrtabi gen --all
 
 import (
 	"bytes"

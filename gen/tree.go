@@ -29,9 +29,9 @@ type Output struct {
 
 // The directories of the tree, relative to the module root.
 const (
-	generatedDir = "generated" // one directory per release and the selector
-	compiledDir  = "spec"      // CompiledSpecName, the releases as Go literals
-	modelDir     = "model"     // PromelaHeaderName of every release
+	generatedDir = "generated"     // one directory per release and the selector
+	compiledDir  = "spec/compiled" // CompiledSpecName, the releases as Go literals
+	modelDir     = "model"         // PromelaHeaderName of every release
 )
 
 // cgoPackages are the packages, relative to the module root, that compile a
@@ -71,7 +71,7 @@ func Tree(root string, specs []*spec.Spec, def string) ([]Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, Output{filepath.Join(root, compiledDir), compiled})
+	out = append(out, Output{filepath.Join(root, filepath.FromSlash(compiledDir)), compiled})
 	for _, pkg := range cgoPackages {
 		dir := filepath.Join(root, filepath.FromSlash(pkg))
 		name, err := packageName(dir)

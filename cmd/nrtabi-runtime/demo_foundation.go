@@ -12,6 +12,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // The foundation steps: validate the embedded spec, regenerate, compile.
@@ -24,7 +25,7 @@ func init() {
 }
 
 func demoValidate(d *demoEnv) error {
-	s, err := spec.Load(d.release)
+	s, err := compiled.Load(d.release)
 	if err != nil {
 		return err
 	}

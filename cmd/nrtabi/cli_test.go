@@ -25,18 +25,15 @@ func TestMain(m *testing.M) {
 
 func nrtabiBinary(t *testing.T) string { return nrtabi.Path(t) }
 
-// TestPureGo: no package of this module that nrtabi links has cgo files,
-// under either build of the generator (make generate's nrtabi_nocompiled).
+// TestPureGo: no package of this module that nrtabi links has cgo files.
 func TestPureGo(t *testing.T) {
-	for _, tags := range []string{"", "nrtabi_nocompiled"} {
-		out, err := exec.Command("go", "list", "-tags", tags, "-deps", "-f", "{{if .CgoFiles}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list: %v\n%s", err, out)
-		}
-		for _, p := range strings.Fields(string(out)) {
-			if strings.HasPrefix(p, gen.Module+"/") {
-				t.Errorf("-tags %q: nrtabi links the cgo package %s (the runtime side belongs in cmd/nrtabi-runtime)", tags, p)
-			}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if .CgoFiles}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, gen.Module+"/") {
+			t.Errorf("nrtabi links the cgo package %s (the runtime side belongs in cmd/nrtabi-runtime)", p)
 		}
 	}
 	nrtabiBinary(t)

@@ -12,9 +12,9 @@ import (
 )
 
 // `nrtabi gen` is the generator's one command line: `make generate`,
-// `make check-generated` and `go generate ./...` all run `nrtabi gen --all`
-// (built with -tags nrtabi_nocompiled, so that a stale spec/zcompiled.go
-// never stands in the way of regenerating it). What the tree holds is
+// `make check-generated` and `go generate ./...` all run `nrtabi gen --all`.
+// It reads every spec from its TOML (cli.ResolveTOML), never from
+// spec/compiled, whose zcompiled.go it writes. What the tree holds is
 // gen.Tree's to say.
 func init() {
 	app.Register(&cli.Command{Name: "gen", Summary: "generate C, linker scripts and Go bindings for a release, or the whole generated tree",

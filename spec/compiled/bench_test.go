@@ -1,4 +1,4 @@
-package spec
+package compiled_test
 
 import (
 	"fmt"
@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // firstLoadEnv makes the test binary a child that times one first load.
@@ -25,9 +28,9 @@ func TestFirstLoadChild(t *testing.T) {
 	var err error
 	switch how {
 	case "toml":
-		_, err = LoadTOML(release)
+		_, err = spec.Load(release)
 	case "compiled":
-		if loadCompiled(release) == nil {
+		if compiled.LoadCompiled(release) == nil {
 			err = fmt.Errorf("no current compiled form of %s", release)
 		}
 	default:
@@ -45,7 +48,7 @@ func TestFirstLoadChild(t *testing.T) {
 // form; ns/first-load is the load alone, ns/op includes starting the process.
 func BenchmarkFirstLoad(b *testing.B) {
 	for _, how := range []string{"toml", "compiled"} {
-		for _, r := range Releases() {
+		for _, r := range spec.Releases() {
 			b.Run(how+"/"+r, func(b *testing.B) {
 				var total time.Duration
 				n := 0
@@ -71,12 +74,12 @@ func BenchmarkFirstLoad(b *testing.B) {
 }
 
 // BenchmarkLoadTOMLRelease is a repeated load of each embedded release from
-// its TOML (a process that loads more than once).
+// its TOML (spec.Load, in a process that loads more than once).
 func BenchmarkLoadTOMLRelease(b *testing.B) {
-	for _, r := range Releases() {
+	for _, r := range spec.Releases() {
 		b.Run(r, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := LoadTOML(r); err != nil {
+				if _, err := spec.Load(r); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -87,10 +90,10 @@ func BenchmarkLoadTOMLRelease(b *testing.B) {
 // BenchmarkLoadCompiledRelease is a repeated load of each embedded release
 // from its compiled form.
 func BenchmarkLoadCompiledRelease(b *testing.B) {
-	for _, r := range Releases() {
+	for _, r := range spec.Releases() {
 		b.Run(r, func(b *testing.B) {
 			for b.Loop() {
-				if loadCompiled(r) == nil {
+				if compiled.LoadCompiled(r) == nil {
 					b.Fatal("no compiled form")
 				}
 			}

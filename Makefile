@@ -39,9 +39,10 @@ endif
 check-generated:
 	$(GEN) --check
 
-# Build tags of the non-default releases (nrtabi_release_<name with . and - as _>).
+# Build tags of the non-default releases (nrtabi_release_<name with . and - as _>):
+# a release is a directory of spec/ with a release.toml (not spec/compiled, spec/testdata).
 DEFAULT_RELEASE := 2.31.24
-RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE) testdata,$(notdir $(patsubst %/,%,$(wildcard spec/*/)))),nrtabi_release_$(subst -,_,$(subst .,_,$(r))))
+RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE),$(notdir $(patsubst %/release.toml,%,$(wildcard spec/*/release.toml)))),nrtabi_release_$(subst -,_,$(subst .,_,$(r))))
 
 # Tidiness is decided by go mod tidy -diff's exit status and stdout only: on a
 # cold module cache it writes "go: downloading" lines to stderr, which say

@@ -1,8 +1,11 @@
 // Package gen turns a validated spec into the artefacts that hold the boundary
 // in place: a C header whose _Static_asserts pin every layout, the forward slot
 // table and its guarded trampolines, GNU ld version scripts for both
-// libraries, a libnccom test double, and Go mirrors whose offsets are asserted
-// at compile time. One file of this package per kind of output.
+// libraries, a libnccom test double, Go mirrors whose offsets are asserted
+// at compile time, the release selector, the embedded releases as Go data
+// (spec/compiled) and the Promela models' spec headers. One file of this
+// package per kind of output; tree.go says where each goes, and
+// `nrtabi gen --all` (make generate, go generate ./...) writes them all.
 //
 // Output is deterministic: the same spec gives byte-identical files.
 package gen

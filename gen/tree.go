@@ -60,8 +60,9 @@ func Releases(dir string, specs []*spec.Spec, def string) ([]Output, error) {
 
 // Tree renders every generated file of the module rooted at root from specs
 // (the embedded releases, read from their TOML; def the default release):
-// generated/, spec/zcompiled.go, the zrelease files of the cgo packages and
-// the model headers model/zspec_<release>.pml. Nothing is written.
+// generated/, spec/compiled/zcompiled.go, the zrelease files of the cgo
+// packages and the model headers model/zspec_<release>.pml. Nothing is
+// written.
 func Tree(root string, specs []*spec.Spec, def string) ([]Output, error) {
 	out, err := Releases(filepath.Join(root, generatedDir), specs, def)
 	if err != nil {

@@ -2,7 +2,7 @@
 #
 #   make demo       the main job on the embedded 2.31.24 spec
 #   make test       every quality gate and every test
-#   make generate   regenerate generated/ from spec/ (RELEASE=X for one release)
+#   make generate   regenerate every generated file from spec/ (RELEASE=X checks X exists)
 #   make bench      the benchmarks (not part of make test)
 #   make libnrt     the runtime's libnrt.so.1; make nccom-stubs: the libnccom doubles
 #   make libnccom   the reference libnccom.so.2 (hand-written C, seed 001's comm init and bootstrap)
@@ -21,15 +21,11 @@ all: test
 demo:
 	$(GO) run ./cmd/nrtabi-runtime demo
 
-# `nrtabi gen --all` writes the whole generated tree under the module root:
-# generated/, spec/zcompiled.go (the embedded releases as Go literals, loaded
-# instead of parsing the TOML while it is current) and the zrelease files of
-# the cgo packages (gen.CgoPackages). It is built without zcompiled.go
-# (nrtabi_nocompiled), so a stale or broken one can always be regenerated;
-# `go generate ./gen` runs the same command.
-GEN := $(GO) run -tags nrtabi_nocompiled ./cmd/nrtabi gen --all
-# The models' spec headers, model/zspec_<release>.pml.
-MODELGEN := $(GO) run ./model/cmd/nrtabi-model-gen --out model
+# The one generator command: `nrtabi gen --all` writes every generated file
+# of the tree (gen/tree.go says which); `go generate ./...` runs the same
+# command (gen/gen.go). It reads the TOML, never spec/compiled; a
+# spec/compiled/zcompiled.go that no longer compiles is deleted first.
+GEN := $(GO) run ./cmd/nrtabi gen --all
 
 # Every release is regenerated (the release selector generated/abi spans them
 # all); RELEASE=X is accepted for the README's workflow and checks that X exists.
@@ -38,20 +34,23 @@ ifneq ($(RELEASE),)
 	@test -d spec/$(RELEASE) || { echo "no spec/$(RELEASE)"; exit 2; }
 endif
 	$(GEN)
-	$(MODELGEN)
 
 # Fails when `make generate` would change the committed tree.
 check-generated:
 	$(GEN) --check
-	$(MODELGEN) --check
 
-# Build tags of the non-default releases (nrtabi_release_<name with . and - as _>).
+# Build tags of the non-default releases (nrtabi_release_<name with . and - as _>):
+# a release is a directory of spec/ with a release.toml (not spec/compiled, spec/testdata).
 DEFAULT_RELEASE := 2.31.24
-RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE) testdata,$(notdir $(patsubst %/,%,$(wildcard spec/*/)))),nrtabi_release_$(subst -,_,$(subst .,_,$(r))))
+RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE),$(notdir $(patsubst %/release.toml,%,$(wildcard spec/*/release.toml)))),nrtabi_release_$(subst -,_,$(subst .,_,$(r))))
 
+# Tidiness is decided by go mod tidy -diff's exit status and stdout only: on a
+# cold module cache it writes "go: downloading" lines to stderr, which say
+# nothing about go.mod; stderr goes to the terminal, so a real failure (no
+# network, say) is shown as such instead of as a diff.
 lint:
 	@bad=$$(gofmt -l $(GOFILES)); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
-	@diff=$$($(GO) mod tidy -diff 2>&1); if [ -n "$$diff" ]; then echo "go.mod/go.sum are not tidy (run go mod tidy):"; echo "$$diff"; exit 1; fi
+	@if ! diff=$$($(GO) mod tidy -diff); then if [ -n "$$diff" ]; then echo "go.mod/go.sum are not tidy (run go mod tidy):"; echo "$$diff"; else echo "go mod tidy -diff failed (see above)"; fi; exit 1; fi
 	$(GO) vet ./...
 	@for tag in $(RELEASE_TAGS); do echo "$(GO) vet -tags $$tag ./..."; $(GO) vet -tags $$tag ./... || exit 1; done
 	$(GO) vet -tags nrtabi_faults ./runtime/launch ./cmd/nrtabi-runtime

@@ -1,13 +1,16 @@
 // Package gen turns a validated spec into the artefacts that hold the boundary
 // in place: a C header whose _Static_asserts pin every layout, the forward slot
 // table and its guarded trampolines, GNU ld version scripts for both
-// libraries, a libnccom test double, and Go mirrors whose offsets are asserted
-// at compile time. One file of this package per kind of output.
+// libraries, a libnccom test double, Go mirrors whose offsets are asserted
+// at compile time, the release selector, the embedded releases as Go data
+// (spec/compiled) and the Promela models' spec headers. One file of this
+// package per kind of output; tree.go says where each goes, and
+// `nrtabi gen --all` (make generate, go generate ./...) writes them all.
 //
 // Output is deterministic: the same spec gives byte-identical files.
 package gen
 
-//go:generate go run -tags nrtabi_nocompiled ../cmd/nrtabi gen --all
+//go:generate go run ../cmd/nrtabi gen --all
 
 import (
 	"bytes"
@@ -18,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"text/template"
 
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -33,8 +37,8 @@ var templateFS embed.FS
 
 // templates are parsed on first use: every nrtabi command links this
 // package, and only generating pays for the parse.
-var templates = sync.OnceValues(func() (cTemplateSet, error) {
-	return parseCTemplates(templateFS, "templates/*.tmpl")
+var templates = sync.OnceValues(func() (*template.Template, error) {
+	return template.New("").Funcs(template.FuncMap{"cstr": cString}).ParseFS(templateFS, "templates/*.tmpl")
 })
 
 // Generate renders every artefact for one release. Nothing is written.
@@ -57,14 +61,18 @@ func Generate(s *spec.Spec) ([]File, error) {
 	return files, nil
 }
 
-// execTemplate is a variable so that a test can hold each rendering to
-// text/template's.
-var execTemplate = func(name string, data any) ([]byte, error) {
+// execTemplate renders the C template file name (its base name under
+// templates/) with data.
+func execTemplate(name string, data any) ([]byte, error) {
 	set, err := templates()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("parse the C templates: %w", err)
 	}
-	return set.execute(name, data)
+	var b bytes.Buffer
+	if err := set.ExecuteTemplate(&b, name, data); err != nil {
+		return nil, fmt.Errorf("render %s: %w", name, err)
+	}
+	return b.Bytes(), nil
 }
 
 // cBanner is the first line of every generated C, header and linker-script file.

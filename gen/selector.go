@@ -141,7 +141,7 @@ func exported(files []File) (types, consts, vars []string, err error) {
 // CgoRelease renders, for a cgo package in pkgDir named pkgName, one file
 // per release that points the package's C include path at that release's
 // generated C, under the release's tag. pkgDir is relative to the module
-// root (a CgoPackages entry), whatever the working directory: the include
+// root (a cgoPackages entry), whatever the working directory: the include
 // path climbs from the package to the root. Paths in the result are
 // relative to pkgDir.
 func CgoRelease(releases []*spec.Spec, def, pkgDir, pkgName string) []File {

@@ -3,24 +3,115 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/spec"
 )
+
+// This file is the one description of the generated tree: which directory
+// under the module root receives which files. `nrtabi gen --all` writes or
+// checks what Tree returns, and `make generate`, `make check-generated` and
+// `go generate ./...` run that command and nothing else.
 
 // Module is the module path the tree's go.mod declares.
 const Module = "github.com/nrtabi/nrtabi"
 
-// CgoPackages are the packages, relative to the module root, that compile a
-// release's generated C: each gets one zrelease_<release>.go per release
-// (CgoRelease). This is the one list; `nrtabi gen --all` and so
-// `make generate` and `go generate ./gen` use it.
-var CgoPackages = []string{"runtime/collectives", "runtime/nrt"}
+// Output is one directory of the generated tree and the files generated
+// into it (paths relative to Dir).
+type Output struct {
+	Dir   string
+	Files []File
+}
 
-// Tree outputs of `nrtabi gen --all`, relative to the module root.
+// The directories of the tree, relative to the module root.
 const (
-	GeneratedDir = "generated" // one directory per release and the selector
-	CompiledDir  = "spec"      // CompiledSpecName, the releases as Go literals
+	generatedDir = "generated"     // one directory per release and the selector
+	compiledDir  = "spec/compiled" // CompiledSpecName, the releases as Go literals
+	modelDir     = "model"         // PromelaHeaderName of every release
 )
+
+// cgoPackages are the packages, relative to the module root, that compile a
+// release's generated C: each gets one zrelease_<release>.go per release
+// (CgoRelease).
+var cgoPackages = []string{"runtime/collectives", "runtime/nrt"}
+
+// Releases renders every release of specs into dir/<release>/ and the
+// release selector into dir (def is the release a build without a release
+// tag gets): the part of the tree `nrtabi gen --all --out DIR` writes.
+func Releases(dir string, specs []*spec.Spec, def string) ([]Output, error) {
+	var out []Output
+	for _, s := range specs {
+		files, err := Generate(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Output{filepath.Join(dir, s.Release.Name), files})
+	}
+	sel, err := Selector(specs, def)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, Output{dir, sel}), nil
+}
+
+// Tree renders every generated file of the module rooted at root from specs
+// (the embedded releases, read from their TOML; def the default release):
+// generated/, spec/compiled/zcompiled.go, the zrelease files of the cgo
+// packages and the model headers model/zspec_<release>.pml. Nothing is
+// written.
+func Tree(root string, specs []*spec.Spec, def string) ([]Output, error) {
+	out, err := Releases(filepath.Join(root, generatedDir), specs, def)
+	if err != nil {
+		return nil, err
+	}
+	compiled, err := CompiledSpec(specs)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, Output{filepath.Join(root, filepath.FromSlash(compiledDir)), compiled})
+	for _, pkg := range cgoPackages {
+		dir := filepath.Join(root, filepath.FromSlash(pkg))
+		name, err := packageName(dir)
+		if err != nil {
+			return nil, fmt.Errorf("cgo package %s: %w", pkg, err)
+		}
+		out = append(out, Output{dir, CgoRelease(specs, def, pkg, name)})
+	}
+	headers, err := promelaHeaders(specs)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, Output{filepath.Join(root, modelDir), headers}), nil
+}
+
+// TreeSummary names what Tree writes, for a command's help.
+func TreeSummary() string {
+	return generatedDir + "/, " + compiledDir + "/" + CompiledSpecName + ", " + modelDir + "/" + PromelaHeaderName("*") +
+		" and the zrelease files of " + strings.Join(cgoPackages, ", ")
+}
+
+// packageName reads the package clause of the hand-written Go files in dir.
+func packageName(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") || strings.HasPrefix(e.Name(), "zrelease_") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, e.Name()), nil, parser.PackageClauseOnly)
+		if err != nil {
+			return "", err
+		}
+		return f.Name.Name, nil
+	}
+	return "", fmt.Errorf("no Go files in %s", dir)
+}
 
 // FindRoot walks up from dir to the directory whose go.mod declares Module.
 func FindRoot(dir string) (string, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 const tmLike = `struct tm_like { int tm_sec; long tm_gmtoff; const char *tm_zone; };
@@ -51,7 +52,7 @@ func TestDataModels(t *testing.T) {
 		t.Skipf("skipping the ILP32 cases: gcc -m32 cannot build here (%v); install gcc-multilib", err)
 	}
 	i386 := filepath.Join(dir, "libtm32.so")
-	base, err := spec.Load(spec.Default)
+	base, err := compiled.Load(spec.Default)
 	if err != nil {
 		t.Fatal(err)
 	}

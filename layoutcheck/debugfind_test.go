@@ -9,6 +9,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 func objcopy(t *testing.T, args ...string) {
@@ -148,7 +149,7 @@ source = "glibc x86-64 ABI"
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := spec.Load(spec.Default)
+	full, err := compiled.Load(spec.Default)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/specsame"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // The fixtures are real objects compiled at test time by gcc -g from the
@@ -57,7 +58,7 @@ func buildFixtures() (*fixtures, error) {
 		return nil, err
 	}
 	f := &fixtures{dir: dir}
-	if f.sp, err = spec.Load(spec.Default); err != nil {
+	if f.sp, err = compiled.Load(spec.Default); err != nil {
 		return nil, err
 	}
 	for _, name := range []string{gen.HeaderName, gen.StubSource, "libnrt.map", "libnccom.map"} {

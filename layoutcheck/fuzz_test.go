@@ -12,6 +12,7 @@ import (
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // FuzzReadObject feeds mutated real objects (gcc -g, DWARF 4 and 5, a
@@ -19,7 +20,7 @@ import (
 // plus the crafted cyclic ones) to check, show and extract. Each must end
 // with a result or a one-line *InputError; a panic fails the fuzz run.
 func FuzzReadObject(f *testing.F) {
-	sp, err := spec.Load(spec.Default)
+	sp, err := compiled.Load(spec.Default)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // The old side of the grading tests: a histogram config embedded in a
@@ -58,7 +59,7 @@ func fragmentOf(t *testing.T, obj string, names ...string) *spec.Spec {
 
 func gradingCheck(t *testing.T, frag *spec.Spec, obj string) *Report {
 	t.Helper()
-	base, err := spec.Load(spec.Default)
+	base, err := compiled.Load(spec.Default)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // neuronInclude is a header tree written for these tests, modelled on the
@@ -53,7 +54,7 @@ func treeListing(t *testing.T, dir string) string {
 func TestHeadersReportPlanted(t *testing.T) {
 	before := treeListing(t, neuronInclude)
 	h := compileHeaders(t, neuronInclude)
-	sp, err := spec.Load(spec.Default)
+	sp, err := compiled.Load(spec.Default)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestHeadersReportPlanted(t *testing.T) {
 // checks clean against them, with the headers as its provenance.
 func TestHeadersExtractThenCheck(t *testing.T) {
 	h := compileHeaders(t, neuronInclude)
-	sp, err := spec.Load(spec.Default)
+	sp, err := compiled.Load(spec.Default)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestHeadersConflict(t *testing.T) {
 	if len(h.Notes) != 1 || !strings.Contains(h.Notes[0], "duplicate declaration of handle_t") || !strings.Contains(h.Notes[0], "b.h:2") || !strings.Contains(h.Notes[0], "previously declared at "+dir+"/a.h:2") {
 		t.Fatalf("notes: %q", h.Notes)
 	}
-	sp, err := spec.Load(spec.Default)
+	sp, err := compiled.Load(spec.Default)
 	if err != nil {
 		t.Fatal(err)
 	}

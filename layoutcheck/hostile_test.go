@@ -11,6 +11,7 @@ import (
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // TestHostileObjects runs check, show and extract on each crafted object:
@@ -20,7 +21,7 @@ func TestHostileObjects(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("crafted objects need gcc: %v", err)
 	}
-	sp, err := spec.Load(spec.Default)
+	sp, err := compiled.Load(spec.Default)
 	if err != nil {
 		t.Fatal(err)
 	}

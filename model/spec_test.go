@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/spectest"
 	"github.com/nrtabi/nrtabi/runtime/collectives"
 	"github.com/nrtabi/nrtabi/spec"
@@ -14,41 +15,27 @@ import (
 
 const defaultRelease = spec.Default
 
-// The committed headers are what Generate writes (make check-generated
-// says the same; this says it from go test).
-func TestHeadersCurrent(t *testing.T) {
-	for _, r := range spec.Releases() {
-		s, err := spec.Load(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := Generate(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		have, err := os.ReadFile(FileName(r))
-		if err != nil || !bytes.Equal(have, want) {
-			t.Errorf("%s is stale (%v): run `make generate`", FileName(r), err)
-		}
-	}
-}
-
 // runtimeMismatch compares the spec's tree and hypercube formulas with what
 // runtime/collectives does: the hops of the AND-reduce (TreeRounds) and of
 // the broadcast (CubeRounds) for every world of 1..64 ranks.
 func runtimeMismatch(s *spec.Spec) error {
-	g := &writer{s: s, b: &bytes.Buffer{}}
-	parent := g.expression("ENC_SIG_TREE_PARENT", []string{"r"})
-	stop := g.expression("ENC_UID_CUBE_CLIMB_STOP", []string{"n", "mask"})
-	cubeParent := g.expression("ENC_UID_CUBE_PARENT", []string{"r", "mask"})
-	if g.err != nil {
-		return g.err
+	parent, err := gen.Formulas(s, "ENC_SIG_TREE_PARENT", "r")
+	if err != nil {
+		return err
+	}
+	stop, err := gen.Formulas(s, "ENC_UID_CUBE_CLIMB_STOP", "n", "mask")
+	if err != nil {
+		return err
+	}
+	cubeParent, err := gen.Formulas(s, "ENC_UID_CUBE_PARENT", "r", "mask")
+	if err != nil {
+		return err
 	}
 	for n := int64(1); n <= 64; n++ {
 		// the tree: the depth of rank n-1
 		depth := 0
 		for r := n - 1; r > 0 && depth <= 64; depth++ {
-			p, err := parent[0].eval(map[string]int64{"r": r})
+			p, err := parent[0].Eval(map[string]int64{"r": r})
 			if err != nil {
 				return err
 			}
@@ -63,7 +50,7 @@ func runtimeMismatch(s *spec.Spec) error {
 			mask := int64(1)
 			for x&mask == 0 && mask != 0 {
 				mask <<= 1
-				if c, err := stop[0].eval(map[string]int64{"n": n, "mask": mask}); err != nil || c != 0 {
+				if c, err := stop[0].Eval(map[string]int64{"n": n, "mask": mask}); err != nil || c != 0 {
 					return mask, err
 				}
 			}
@@ -79,7 +66,7 @@ func runtimeMismatch(s *spec.Spec) error {
 				if x&mask == 0 || h > 64 {
 					return fmt.Errorf("n=%d: rank %d never reaches the root of the hypercube", n, r)
 				}
-				if x, err = cubeParent[0].eval(map[string]int64{"r": x, "mask": mask}); err != nil {
+				if x, err = cubeParent[0].Eval(map[string]int64{"r": x, "mask": mask}); err != nil {
 					return err
 				}
 			}
@@ -127,11 +114,11 @@ func TestSpecChangeReachesModel(t *testing.T) {
 		return s
 	}
 	header := func(t *testing.T, s *spec.Spec) []byte {
-		h, err := Generate(s)
+		h, err := gen.PromelaHeader(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		base, err := os.ReadFile(FileName(defaultRelease))
+		base, err := os.ReadFile(gen.PromelaHeaderName(defaultRelease))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,39 +164,5 @@ func TestSpecChangeReachesModel(t *testing.T) {
 		if err == nil {
 			t.Error("a ternary tree in the spec matches the binary tree of runtime/collectives")
 		}
-	})
-}
-
-func TestGenerateRefusesBadRows(t *testing.T) {
-	for _, c := range []struct{ old, repl, want string }{
-		{`value = "(r - 1) >> 1"`, `value = "(r - 1) >> x"`, `unexpected "x"`},
-		{`value = "(r - 1) >> 1"`, `value = "(r - 1 >> 1"`, "missing )"},
-		{`value = "(r - 1) >> 1"`, `value = "r; system()"`, "unexpected character"},
-		{`value = "(r - 1) >> 1"`, `value = "` + strings.Repeat("(", 40) + "r" + strings.Repeat(")", 40) + `"`, "deeper than"},
-	} {
-		dir := spectest.CopyRelease(t, spec.Embedded, defaultRelease)
-		spectest.Replace(t, dir, "constants.toml", c.old, c.repl)
-		s, err := spec.LoadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = Generate(s)
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "ENC_SIG_TREE_PARENT") {
-			t.Errorf("%s: got %v, want an error naming the row and %q", c.repl, err, c.want)
-		}
-	}
-}
-
-func FuzzParseExpr(f *testing.F) {
-	for _, s := range []string{"2*r + 1", "(r - 1) >> 1", "n <= mask", "r & ~mask", "(r - i - 1 + n) % n", "-r", "((", "1 << 99"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, src string) {
-		e, err := parseExpr(src, "r", "n", "mask", "step", "i")
-		if err != nil {
-			return
-		}
-		_ = e.promela()
-		_, _ = e.eval(map[string]int64{"r": 3, "n": 8, "mask": 4, "step": 1, "i": 2})
 	})
 }

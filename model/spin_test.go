@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nrtabi/nrtabi/gen"
 )
 
 // full is `make model`: every release and the full bounds. Without it the
@@ -191,14 +193,14 @@ func rejected(t *testing.T, dir, model, want string, defs ...string) {
 // default release's, and in full mode every release's.
 func headers(t *testing.T) map[string][]byte {
 	t.Helper()
-	files, err := filepath.Glob(FileName("*"))
+	files, err := filepath.Glob(gen.PromelaHeaderName("*"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no %s in model/: run `make generate`", FileName("*"))
+		t.Fatalf("no %s in model/: run `make generate`", gen.PromelaHeaderName("*"))
 	}
 	hs := map[string][]byte{}
 	for _, f := range files {
 		release := strings.TrimSuffix(strings.TrimPrefix(f, "zspec_"), ".pml")
-		if !full && f != FileName(defaultRelease) {
+		if !full && f != gen.PromelaHeaderName(defaultRelease) {
 			continue
 		}
 		data, err := os.ReadFile(f)

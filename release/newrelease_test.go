@@ -14,6 +14,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/specsame"
 	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // Fixture pairs, built once per release and stub flags, removed by TestMain.
@@ -205,7 +206,7 @@ func mustObserve(t *testing.T, base *spec.Spec, files ...string) *Observed {
 
 func mustSpec(t *testing.T, r string) *spec.Spec {
 	t.Helper()
-	s, err := spec.Load(r)
+	s, err := compiled.Load(r)
 	if err != nil {
 		t.Fatal(err)
 	}

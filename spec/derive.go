@@ -56,7 +56,7 @@ func derive(child *Spec, locate func(string) (source, error), chain []string) (*
 
 // merge lays child over parent.
 func merge(parent, child *Spec) (*Spec, Errors) {
-	out := &Spec{Dir: child.Dir, index: map[string]*posIndex{}}
+	out := &Spec{Dir: child.Dir, index: map[string]*filePositions{}}
 	out.Files = append(append(out.Files, parent.Files...), child.Files...)
 	for k, v := range parent.index {
 		out.index[k] = v

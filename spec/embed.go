@@ -32,13 +32,14 @@ func Releases() []string {
 	return out
 }
 
-// Load reads an embedded release by name: its compiled form when that is
-// current (see compiled.go), else its TOML files.
+// Load reads an embedded release by name from its TOML files. A command
+// that loads a release on every run uses spec/compiled's Load, which gives
+// the same release from static data while that is current.
 func Load(release string) (*Spec, error) {
-	if s := loadCompiled(release); s != nil {
-		return s, nil
+	if _, err := fs.Stat(Embedded, release); err != nil {
+		return nil, errNoRelease(release)
 	}
-	return LoadTOML(release)
+	return LoadFS(Embedded, release, "spec/"+release)
 }
 
 func errNoRelease(release string) error {

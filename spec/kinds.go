@@ -286,7 +286,7 @@ type rows[T any] struct {
 	// own copies what the loader writes into a row (its and its nested
 	// facts' positions, its bound types) out of memory the row shares with
 	// where it came from: a File's rows are often a loaded release's, and
-	// a compiled release's rows are static data every Load shares.
+	// a compiled release's rows are static data every compiled.Load shares.
 	own        func(*T)
 	ownUnique  bool // the row key is checked by a rule of the kind's own
 	inFragment bool

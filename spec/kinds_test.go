@@ -51,7 +51,7 @@ func TestKindsCoverTheFormat(t *testing.T) {
 		t.Errorf("the loader accepts %v; the kinds are %v", got, want)
 	}
 
-	orig, err := LoadTOML(Default)
+	orig, err := Load(Default)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func (f *File) doc(name string) (reflect.Value, Errors) {
 // resolved and validated. Nothing is read from dir or written anywhere.
 func Assemble(dir, root string, files map[string]*File) (*Spec, error) {
 	dir = strings.TrimSuffix(dir, "/")
-	s := &Spec{Dir: dir, index: map[string]*posIndex{}}
+	s := &Spec{Dir: dir, index: map[string]*filePositions{}}
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -74,7 +74,7 @@ func Assemble(dir, root string, files map[string]*File) (*Spec, error) {
 		}
 		doc, derrs := files[n].doc(name)
 		errs = append(errs, derrs...)
-		errs = append(errs, s.addDoc(name, doc, idx)...)
+		errs = append(errs, s.addDoc(name, doc, &filePositions{rows: idx, file: name})...)
 	}
 	return assemble(s, errs, path.Base(dir), nextTo(root))
 }

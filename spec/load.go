@@ -114,7 +114,7 @@ func readLayer(src source) (*Spec, Errors, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read spec directory %s: %w", src.display, err)
 	}
-	s := &Spec{Dir: src.display, index: map[string]*posIndex{}}
+	s := &Spec{Dir: src.display, index: map[string]*filePositions{}}
 	var errs Errors
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".toml") {
@@ -151,18 +151,21 @@ func (s *Spec) addFile(name, src string) Errors {
 	if err != nil {
 		return Errors{decodeError(name, src, err)}
 	}
-	idx := newPosIndex()
-	indexPositions(idx, name, src)
-	errs := unknownKeys(name, idx, md.Undecoded())
-	return append(errs, s.addDoc(name, doc.Elem(), idx)...)
+	pos := &filePositions{rows: newPosIndex(), file: name, src: src}
+	indexRows(pos.rows, name, src)
+	var errs Errors
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		errs = unknownKeys(name, pos.all(), undecoded)
+	}
+	return append(errs, s.addDoc(name, doc.Elem(), pos)...)
 }
 
 // addDoc adds the rows of one file, decoded or built in memory (a value of
-// fileDocType), placing each at its key's line in idx (at the file itself
-// when idx has no line).
-func (s *Spec) addDoc(name string, doc reflect.Value, idx *posIndex) Errors {
-	s.index[name] = idx
-	in := fileIndex{name: name, idx: idx}
+// fileDocType), placing each at its key's line in pos.rows (at the file
+// itself when the index has no line).
+func (s *Spec) addDoc(name string, doc reflect.Value, pos *filePositions) Errors {
+	s.index[name] = pos
+	in := fileIndex{name: name, idx: pos.rows}
 	var errs Errors
 	for i, k := range kinds {
 		errs = append(errs, k.add(s, doc.Field(i), in)...)

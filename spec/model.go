@@ -74,9 +74,8 @@ type Spec struct {
 	Dir   string   // where it was read from: "spec/<release>" for an embedded release, else the directory as given
 	Files []string // the files, in load order
 
-	index    map[string]*posIndex // per file
-	removals []removal            // [remove] tables of a derived release, applied by derive
-	lazy     *lazyIndex           // a compiled release's positions, indexed on demand
+	index    map[string]*filePositions // per file; nil for a release built outside the loader
+	removals []removal                 // [remove] tables of a derived release, applied by derive
 }
 
 // Release identifies the shipped binaries the spec describes.

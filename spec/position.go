@@ -1,8 +1,10 @@
 package spec
 
 import (
+	"io/fs"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // posIndex maps key paths such as "forward[3].params[1].type" to the position
@@ -86,11 +88,27 @@ type scanner struct {
 	col    int // runes since the start of the line
 	idx    *posIndex
 	arrays map[string]int // array-of-tables path -> element count
+	// rows skips the keys whose value is a plain scalar (most of a file):
+	// what places rows and nested tables (headers, keys holding arrays or
+	// inline tables, array elements) is still recorded, at the same
+	// positions and in the same order.
+	rows bool
 }
 
-// indexPositions scans one TOML document.
+// indexPositions scans one TOML document, recording every key.
 func indexPositions(idx *posIndex, file, src string) {
-	s := &scanner{file: file, src: src, line: 1, idx: idx, arrays: map[string]int{}}
+	scanPositions(idx, file, src, false)
+}
+
+// indexRows scans one TOML document, recording only what places its rows
+// (see scanner.rows): every load pays for this one, and only an error to
+// report asks for the position of a scalar key.
+func indexRows(idx *posIndex, file, src string) {
+	scanPositions(idx, file, src, true)
+}
+
+func scanPositions(idx *posIndex, file, src string, rows bool) {
+	s := &scanner{file: file, src: src, line: 1, idx: idx, arrays: map[string]int{}, rows: rows}
 	table := ""
 	for {
 		s.skipSpace(true)
@@ -229,12 +247,14 @@ func (s *scanner) keyValue(table string) {
 	for _, k := range keys {
 		path = join(path, k)
 	}
-	s.idx.put(path, p)
 	s.skipSpace(false)
 	if s.i < len(s.src) && s.src[s.i] == '=' {
 		s.advance()
 	}
 	s.skipSpace(false)
+	if !s.rows || s.i < len(s.src) && (s.src[s.i] == '[' || s.src[s.i] == '{') {
+		s.idx.put(path, p)
+	}
 	s.value(path)
 }
 
@@ -329,4 +349,75 @@ func (s *scanner) str() {
 			return
 		}
 	}
+}
+
+// filePositions are the positions of one loaded file: its rows' always, its
+// every key's on the first error that asks (Spec.PosOf), indexed from the
+// file's text.
+type filePositions struct {
+	rows *posIndex
+	file string
+	src  string // "" when there is no text (rows built in memory)
+	once sync.Once
+	keys *posIndex
+}
+
+// all returns the index of every key, building it on first use. It is
+// read-only afterwards, so one release may be used from several goroutines.
+func (f *filePositions) all() *posIndex {
+	f.once.Do(func() {
+		if f.src == "" {
+			f.keys = f.rows
+		} else {
+			f.keys = newPosIndex()
+			indexPositions(f.keys, f.file, f.src)
+		}
+		f.keys.find("\x00") // a miss builds the case-folded table now
+	})
+	return f.keys
+}
+
+// embeddedKeys indexes the embedded files on demand for a release that was
+// not read by this package's loader (the compiled releases carry their
+// rows' positions but no index): one index per file per process.
+var embeddedKeys struct {
+	mu    sync.Mutex
+	files map[string]*posIndex
+}
+
+// embeddedIndex is the key index of file ("spec/<release>/<name>.toml"),
+// nil when it is not an embedded file.
+func embeddedIndex(file string) *posIndex {
+	name, ok := strings.CutPrefix(file, "spec/")
+	if !ok {
+		return nil
+	}
+	embeddedKeys.mu.Lock()
+	defer embeddedKeys.mu.Unlock()
+	if idx, ok := embeddedKeys.files[file]; ok {
+		return idx
+	}
+	var idx *posIndex
+	if data, err := fs.ReadFile(Embedded, name); err == nil {
+		idx = newPosIndex()
+		indexPositions(idx, file, string(data))
+		idx.find("\x00")
+	}
+	if embeddedKeys.files == nil {
+		embeddedKeys.files = map[string]*posIndex{}
+	}
+	embeddedKeys.files[file] = idx
+	return idx
+}
+
+// fileIndex is the index of every key of file: the loaded file's, or for
+// a release built outside the loader the embedded file's.
+func (s *Spec) fileIndex(file string) *posIndex {
+	if f := s.index[file]; f != nil {
+		return f.all()
+	}
+	if s.index == nil {
+		return embeddedIndex(file)
+	}
+	return nil
 }

@@ -9,25 +9,26 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/specsame"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
-// TestMain: every test of the package ran on the compiled releases that
-// spec.Load shares; none may have written into them.
+// TestMain: no test of the package wrote into the compiled releases that
+// every compiled.Load shares.
 func TestMain(m *testing.M) { os.Exit(specsame.AfterTests(m.Run())) }
 
 // TestLoadedReleaseUnchanged: what takes a loaded release — a caller
 // changing its own Spec's fields, a release assembled from the loaded rows
 // (as `nrtabi release new` restates them: the same struct pointers, rows
 // that share their parameter slices), the writer and the JSON view — leaves
-// the compiled rows every Load shares as the TOML says.
+// the compiled rows every compiled.Load shares as the TOML says.
 func TestLoadedReleaseUnchanged(t *testing.T) {
-	s, err := spec.Load(spec.Default)
+	s, err := compiled.Load(spec.Default)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Dir, s.Release.Name, s.Files, s.Forward = "elsewhere", "renamed", nil, s.Forward[:1]
 
-	base, err := spec.Load(spec.Default)
+	base, err := compiled.Load(spec.Default)
 	if err != nil {
 		t.Fatal(err)
 	}

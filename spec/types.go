@@ -37,8 +37,6 @@ type Type struct {
 	Len      int   // array length; -1 for a flexible array member
 	Struct   *Struct
 	Enum     *Enum
-	size     int
-	align    int
 }
 
 // builtin describes a scalar known to the grammar on x86-64 LP64.
@@ -178,15 +176,9 @@ func (p *typeParser) parse(depth int, inVector bool) (*Type, error) {
 			return nil, fmt.Errorf("unbalanced <> in std::vector")
 		}
 		p.i++
-		t = &Type{Kind: KindVector, Name: "std::vector", Elem: elem, size: 24, align: 8}
+		t = &Type{Kind: KindVector, Name: "std::vector", Elem: elem}
 	} else if b, ok := builtins[name]; ok {
-		t = &Type{Kind: b.kind, Name: name, Signed: b.signed, size: b.size, align: b.size}
-		switch b.kind {
-		case KindMutex, KindSystem:
-			t.align = 8
-		case KindVoid:
-			t.align = 1
-		}
+		t = &Type{Kind: b.kind, Name: name, Signed: b.signed}
 	} else {
 		if strings.Contains(name, ":") {
 			return nil, fmt.Errorf("unknown scoped name %q (only std::vector<...> is understood)", name)
@@ -206,7 +198,7 @@ func (p *typeParser) parse(depth int, inVector bool) (*Type, error) {
 		switch p.src[p.i] {
 		case '*':
 			p.i++
-			t = &Type{Kind: KindPointer, Name: "*", Elem: t, size: 8, align: 8}
+			t = &Type{Kind: KindPointer, Name: "*", Elem: t}
 			// Qualifiers after a '*' qualify that pointer: "char* const"
 			// is C's char *const.
 			p.pointerQuals(t)
@@ -283,7 +275,32 @@ func (t *Type) Size() int {
 			return t.Enum.Size
 		}
 	}
-	return t.size
+	size, _ := t.scalarLayout()
+	return size
+}
+
+// scalarLayout is the size and alignment of a pointer, a std::vector or a
+// builtin, from its kind and name alone: a Type holds nothing else, so a
+// release compiled into static data (spec/compiled) is written with
+// exported fields only. Zero for anything else.
+func (t *Type) scalarLayout() (size, align int) {
+	switch t.Kind {
+	case KindPointer:
+		return 8, 8
+	case KindVector:
+		return 24, 8
+	}
+	b, ok := builtins[t.Name]
+	if !ok || b.kind != t.Kind {
+		return 0, 0
+	}
+	switch b.kind {
+	case KindMutex, KindSystem:
+		return b.size, 8
+	case KindVoid:
+		return b.size, 1
+	}
+	return b.size, b.size
 }
 
 // Align is the type's alignment in bytes (x86-64 LP64). Valid after Resolve.
@@ -300,10 +317,10 @@ func (t *Type) Align() int {
 			return t.Enum.Size
 		}
 	}
-	if t.align == 0 {
-		return 1
+	if _, align := t.scalarLayout(); align != 0 {
+		return align
 	}
-	return t.align
+	return 1
 }
 
 // Complete reports whether the type has a size, i.e. can be a struct member

@@ -232,3 +232,36 @@ func TestPositions(t *testing.T) {
 		}
 	}
 }
+
+// TestRowPositions: the index every load builds (indexRows) places rows and
+// what may hold nested rows exactly where the full index does, and leaves
+// out the scalar keys that only an error message asks for.
+func TestRowPositions(t *testing.T) {
+	src := "[release]\nname = \"x\"\nlibnrt = { file = \"l\" }\n[[struct]]\n  name = \"a\"\n  field = [ { name = \"f\" },\n    { name = \"g\", params = [ 1 ] } ]\n"
+	all, rows := newPosIndex(), newPosIndex()
+	indexPositions(all, "f.toml", src)
+	indexRows(rows, "f.toml", src)
+	for _, path := range []string{"release", "release.libnrt", "struct[0]", "struct[0].field", "struct[0].field[1]", "struct[0].field[1].params", "struct[0].field[1].params[0]"} {
+		p, ok := rows.at[path]
+		if want := all.at[path]; !ok || p != want {
+			t.Errorf("%s: rows index has %v (%v), the full index %v", path, p, ok, want)
+		}
+	}
+	for _, path := range []string{"release.name", "release.libnrt.file", "struct[0].name", "struct[0].field[1].name"} {
+		if _, ok := all.at[path]; !ok {
+			t.Errorf("%s: not in the full index", path)
+		}
+		if p, ok := rows.at[path]; ok {
+			t.Errorf("%s: a scalar key in the rows index (at %v)", path, p)
+		}
+	}
+	j := 0
+	for _, p := range all.order {
+		if j < len(rows.order) && rows.order[j] == p {
+			j++
+		}
+	}
+	if j != len(rows.order) {
+		t.Errorf("the rows index is not in file order: %v", rows.order)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // The distribution inputs, as a user names them.
@@ -219,7 +220,7 @@ func buildRows(cache, nrtabi string) ([]row, error) {
 	rows = append(rows, row{label: "libstdc++.so.6.0.30 (libstdc++6-12-dbg)", file: libstdcxx, dwarf: libstdcxx,
 		asked: []string{absentName}, pahole: []string{absentName}, spec: absent, role: "none", absent: true})
 
-	sp, err := spec.Load(spec.Default)
+	sp, err := compiled.Load(spec.Default)
 	if err != nil {
 		return nil, err
 	}

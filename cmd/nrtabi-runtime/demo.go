@@ -37,6 +37,7 @@ import (
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // demo is what the steps share: where they work, where they print, and
@@ -113,7 +114,7 @@ func demoCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Wr
 // ---- the spec, the generator, the compilers ----
 
 func (d *demo) validate(context.Context) error {
-	s, err := spec.Load(d.release)
+	s, err := compiled.Load(d.release)
 	if err != nil {
 		return err
 	}

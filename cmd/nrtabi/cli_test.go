@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,18 +25,15 @@ func TestMain(m *testing.M) {
 
 func nrtabiBinary(t *testing.T) string { return nrtabi.Path(t) }
 
-// TestPureGo: no package of this module that nrtabi links has cgo files,
-// under either build of the generator (make generate's nrtabi_nocompiled).
+// TestPureGo: no package of this module that nrtabi links has cgo files.
 func TestPureGo(t *testing.T) {
-	for _, tags := range []string{"", "nrtabi_nocompiled"} {
-		out, err := exec.Command("go", "list", "-tags", tags, "-deps", "-f", "{{if .CgoFiles}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list: %v\n%s", err, out)
-		}
-		for _, p := range strings.Fields(string(out)) {
-			if strings.HasPrefix(p, gen.Module+"/") {
-				t.Errorf("-tags %q: nrtabi links the cgo package %s (the runtime side belongs in cmd/nrtabi-runtime)", tags, p)
-			}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if .CgoFiles}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, gen.Module+"/") {
+			t.Errorf("nrtabi links the cgo package %s (the runtime side belongs in cmd/nrtabi-runtime)", p)
 		}
 	}
 	nrtabiBinary(t)
@@ -137,8 +132,7 @@ func TestStrayArguments(t *testing.T) {
 
 // TestGenSameTreeFromAnyDirectory: `nrtabi gen --all` resolves the tree
 // from the module root, so run from the root (make generate), from gen/
-// (go generate ./gen) or from a cgo package it finds the committed tree
-// current; and go:generate and the Makefile run the same command.
+// (go generate) or from a cgo package it finds the committed tree current.
 func TestGenSameTreeFromAnyDirectory(t *testing.T) {
 	root, err := gen.FindRoot(".")
 	if err != nil {
@@ -152,20 +146,5 @@ func TestGenSameTreeFromAnyDirectory(t *testing.T) {
 				t.Errorf("from %s: exit %d\n%s%s", dir, rc, out, errw)
 			}
 		})
-	}
-	const cmd = "run -tags nrtabi_nocompiled %scmd/nrtabi gen --all\n"
-	src, err := os.ReadFile(filepath.Join(root, "gen", "gen.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(src, []byte("//go:generate go "+fmt.Sprintf(cmd, "../"))) {
-		t.Errorf("gen/gen.go's go:generate line is not %q", "go "+fmt.Sprintf(cmd, "../"))
-	}
-	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(mk, []byte("GEN := $(GO) "+fmt.Sprintf(cmd, "./"))) {
-		t.Errorf("the Makefile's GEN is not %q", "$(GO) "+fmt.Sprintf(cmd, "./"))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 func init() {
@@ -59,7 +60,7 @@ func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		base := sides[1-i]
 		if base == nil {
 			var err error
-			if base, err = spec.Load(spec.Default); err != nil {
+			if base, err = compiled.Load(spec.Default); err != nil {
 				return reportSpecError(c, errw, spec.Default, err)
 			}
 		}

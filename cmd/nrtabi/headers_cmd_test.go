@@ -10,6 +10,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // The header tree layoutcheck's tests use: modelled on the public Neuron
@@ -96,7 +97,7 @@ func TestHeadersCommands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(none, "other.h"), []byte("struct unrelated { int a; };\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	def, err := spec.Load(spec.Default)
+	def, err := compiled.Load(spec.Default)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // SpecFlag is --spec NAME|DIR, the one way every command names a spec.
@@ -80,12 +81,12 @@ func Locate(v string) (SpecSource, error) {
 }
 
 // Resolve reads the spec a value names (order: Locate). Embedded releases
-// load from their compiled form when it is current.
-func Resolve(v string) (*spec.Spec, string, error) { return resolve(v, spec.Load) }
+// load from their compiled form when it is current (spec/compiled).
+func Resolve(v string) (*spec.Spec, string, error) { return resolve(v, compiled.Load) }
 
 // ResolveTOML is Resolve reading an embedded release from its TOML, never
 // from a (possibly stale) compiled form: the generator's reader.
-func ResolveTOML(v string) (*spec.Spec, string, error) { return resolve(v, spec.LoadTOML) }
+func ResolveTOML(v string) (*spec.Spec, string, error) { return resolve(v, spec.Load) }
 
 func resolve(v string, embedded func(string) (*spec.Spec, error)) (*spec.Spec, string, error) {
 	src, err := Locate(v)

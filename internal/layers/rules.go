@@ -39,16 +39,19 @@ type rule struct {
 var rules = []rule{
 	// The floor.
 	{room: "spec",
-		tests: []string{"internal/hostile", "internal/specsame", "internal/spectest"},
-		why:   "the spec is the floor: everything reads it and it reads nothing of ours"},
+		tests: []string{"internal/hostile", "internal/specsame", "internal/spectest", "spec/compiled"},
+		why:   "the spec is the floor: everything reads it and it reads nothing of ours; its tests hold the TOML to the compiled copy"},
+	{room: "spec/compiled", may: []string{"spec"},
+		tests: []string{"internal/specsame"},
+		why:   "the embedded releases as Go data, written by gen from the spec; gen never imports it, so a stale copy can always be regenerated"},
 	{room: "gen", may: []string{"spec"},
-		tests: []string{"internal/cc", "internal/specsame", "internal/spectest"},
+		tests: []string{"internal/cc", "internal/spectest"},
 		why:   "the generator reads the spec and writes generated/; it never imports its own output or what runs it"},
 	{room: "generated", may: []string{"generated"},
 		why: "generated code stands alone: the release selector (generated/abi) picks one release's package; no spec or generator at run time"},
-	{room: "model", may: []string{"model", "spec"},
-		tests: []string{"internal/spectest", "runtime/collectives"},
-		why:   "the Promela models are written from the spec; their tests hold the models to the Go collectives they model"},
+	{room: "model",
+		tests: []string{"gen", "internal/spectest", "runtime/collectives", "spec"},
+		why:   "the Promela models hold no Go but their tests: gen writes their spec headers, and the tests hold the models to the Go collectives they model"},
 
 	// The runtime works from the generated ABI only.
 	{room: "runtime", may: []string{"generated", "internal/cfmt", "internal/proc", "runtime", "!runtime/builder"},

@@ -1,7 +1,7 @@
 // Package specsame holds the check that a loaded embedded release still
-// equals its TOML: the compiled releases are static data that every Load in
-// a process shares, so code that takes a loaded release must not write
-// into it.
+// equals its TOML: the compiled releases (spec/compiled) are static data
+// that every compiled.Load in a process shares, so code that takes a loaded
+// release must not write into it.
 package specsame
 
 import (
@@ -10,19 +10,20 @@ import (
 	"reflect"
 
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
-// AsTOML reports where spec.Load(release) differs from the release read
-// afresh from its TOML, comparing every exported field, bound types
-// included. An embedded release loads from compiled static rows that every
-// Load in the process shares: a test runs the code that takes a loaded
-// release, then this, to show that the code wrote nothing into them.
+// AsTOML reports where compiled.Load(release) differs from the release read
+// afresh from its TOML (spec.Load), comparing every exported field, bound
+// types included. An embedded release loads from compiled static rows that
+// every compiled.Load in the process shares: a test runs the code that takes
+// a loaded release, then this, to show that the code wrote nothing into them.
 func AsTOML(release string) error {
-	got, err := spec.Load(release)
+	got, err := compiled.Load(release)
 	if err != nil {
 		return err
 	}
-	want, err := spec.LoadTOML(release)
+	want, err := spec.Load(release)
 	if err != nil {
 		return err
 	}
@@ -39,7 +40,7 @@ func AsTOML(release string) error {
 func AfterTests(code int) int {
 	for _, r := range spec.Releases() {
 		if err := AsTOML(r); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: a test wrote into a shared compiled release (load with spec.LoadTOML to change it): %v\n", err)
+			fmt.Fprintf(os.Stderr, "FAIL: a test wrote into a shared compiled release (load with spec.Load to change it): %v\n", err)
 			code = 1
 		}
 	}

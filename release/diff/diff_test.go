@@ -15,11 +15,12 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(specsame.AfterTests(m.Run())) }
 
-// load reads release r from its TOML: the tests change what they load, and
-// a compiled release (spec.Load) is static data every load shares.
+// load reads release r from its TOML (spec.Load): the tests change what
+// they load, and a compiled release (spec/compiled) is static data every
+// load shares.
 func load(t *testing.T, r string) *spec.Spec {
 	t.Helper()
-	s, err := spec.LoadTOML(r)
+	s, err := spec.Load(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/proc"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // Module is the module path the tree's go.mod declares.
@@ -35,7 +36,7 @@ func Open(release string) (*Tree, error) {
 	if release == "" {
 		release = spec.Default
 	}
-	s, err := spec.Load(release)
+	s, err := compiled.Load(release)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/nrtabi/nrtabi/runtime/device"
 	"github.com/nrtabi/nrtabi/runtime/transport/inproc"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 func TestInitFillsTheMirror(t *testing.T) {
@@ -68,7 +69,7 @@ func TestSemaphoreBuffer(t *testing.T) {
 			t.Fatalf("word %d = %d, want %d", k+1, x, abi.SemIncFirstValue+uint32(k))
 		}
 	}
-	s, err := spec.Load("2.31.24")
+	s, err := compiled.Load("2.31.24")
 	if err != nil {
 		t.Fatal(err)
 	}

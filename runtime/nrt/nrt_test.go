@@ -16,7 +16,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/runtime/builder"
-	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // These tests load the forward-only libnccom doubles into the test process
@@ -96,7 +96,7 @@ func initGood(t testing.TB) *Outcome {
 }
 
 func TestStatus(t *testing.T) {
-	s, err := spec.Load(Release)
+	s, err := compiled.Load(Release)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestInitConcurrent(t *testing.T) {
 // function that drops the answer, or reads the wrong parameter, shows.
 func TestTypedAPI(t *testing.T) {
 	initGood(t)
-	s, err := spec.Load(Release)
+	s, err := compiled.Load(Release)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package model
+package gen
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 
 // The spec writes the shapes of the bootstrap exchanges (the tree's parent
 // and children, the hypercube's climb, the ring's neighbours and slices) as
-// small C expressions over a few named integers. expr parses them with C's
+// small C expressions over a few named integers. parseExpr parses them with C's
 // precedence, so that the generator can emit them as Promela macros and Go
 // can evaluate them against the runtime.
 
@@ -19,23 +19,23 @@ const (
 	maxExprDepth = 32
 )
 
-// expr is a parsed expression: a number, a variable, or an operator applied
+// Formula is a parsed expression: a number, a variable, or an operator applied
 // to one or two operands.
-type expr struct {
+type Formula struct {
 	op   string // "" for a leaf
 	num  int64
 	name string
-	x, y *expr
+	x, y *Formula
 }
 
 // binary operators by precedence level, loosest first (C's order).
-var levels = [][]string{
+var exprLevels = [][]string{
 	{"|"}, {"^"}, {"&"}, {"==", "!="}, {"<=", ">=", "<", ">"}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"},
 }
 
-var twoCharOps = map[string]bool{"<<": true, ">>": true, "<=": true, ">=": true, "==": true, "!=": true}
+var exprTwoCharOps = map[string]bool{"<<": true, ">>": true, "<=": true, ">=": true, "==": true, "!=": true}
 
-type parser struct {
+type exprParser struct {
 	toks  []string
 	pos   int
 	vars  map[string]bool
@@ -43,15 +43,15 @@ type parser struct {
 }
 
 // parseExpr parses src, which may name only the variables in vars.
-func parseExpr(src string, vars ...string) (*expr, error) {
+func parseExpr(src string, vars ...string) (*Formula, error) {
 	if len(src) > maxExprLen {
 		return nil, fmt.Errorf("expression of %d bytes is longer than %d", len(src), maxExprLen)
 	}
-	toks, err := tokenize(src)
+	toks, err := exprTokens(src)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks, vars: map[string]bool{}}
+	p := &exprParser{toks: toks, vars: map[string]bool{}}
 	for _, v := range vars {
 		p.vars[v] = true
 	}
@@ -65,7 +65,7 @@ func parseExpr(src string, vars ...string) (*expr, error) {
 	return e, nil
 }
 
-func tokenize(src string) ([]string, error) {
+func exprTokens(src string) ([]string, error) {
 	var toks []string
 	for i := 0; i < len(src); {
 		c := src[i]
@@ -86,7 +86,7 @@ func tokenize(src string) ([]string, error) {
 			}
 			toks = append(toks, src[i:j])
 			i = j
-		case i+1 < len(src) && twoCharOps[src[i:i+2]]:
+		case i+1 < len(src) && exprTwoCharOps[src[i:i+2]]:
 			toks = append(toks, src[i:i+2])
 			i += 2
 		case strings.IndexByte("+-*/%&|^~()<>", c) >= 0:
@@ -99,15 +99,15 @@ func tokenize(src string) ([]string, error) {
 	return toks, nil
 }
 
-func (p *parser) peek() string {
+func (p *exprParser) peek() string {
 	if p.pos < len(p.toks) {
 		return p.toks[p.pos]
 	}
 	return ""
 }
 
-func (p *parser) binary(level int) (*expr, error) {
-	if level == len(levels) {
+func (p *exprParser) binary(level int) (*Formula, error) {
+	if level == len(exprLevels) {
 		return p.unary()
 	}
 	x, err := p.binary(level + 1)
@@ -117,7 +117,7 @@ func (p *parser) binary(level int) (*expr, error) {
 	for {
 		op := p.peek()
 		found := false
-		for _, o := range levels[level] {
+		for _, o := range exprLevels[level] {
 			found = found || o == op
 		}
 		if !found {
@@ -128,11 +128,11 @@ func (p *parser) binary(level int) (*expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		x = &expr{op: op, x: x, y: y}
+		x = &Formula{op: op, x: x, y: y}
 	}
 }
 
-func (p *parser) unary() (*expr, error) {
+func (p *exprParser) unary() (*Formula, error) {
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > maxExprDepth {
@@ -148,7 +148,7 @@ func (p *parser) unary() (*expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &expr{op: "u" + t, x: x}, nil
+		return &Formula{op: "u" + t, x: x}, nil
 	case t == "(":
 		p.pos++
 		x, err := p.binary(0)
@@ -166,15 +166,15 @@ func (p *parser) unary() (*expr, error) {
 		if err != nil {
 			return nil, fmt.Errorf("number %s: %v", t, err)
 		}
-		return &expr{num: n}, nil
+		return &Formula{num: n}, nil
 	case p.vars[t]:
 		p.pos++
-		return &expr{name: t}, nil
+		return &Formula{name: t}, nil
 	}
 	return nil, fmt.Errorf("unexpected %q (the variables here are %s)", t, p.varList())
 }
 
-func (p *parser) varList() string {
+func (p *exprParser) varList() string {
 	var vs []string
 	for v := range p.vars {
 		vs = append(vs, v)
@@ -185,7 +185,7 @@ func (p *parser) varList() string {
 
 // promela writes e fully parenthesised, each variable as the macro
 // parameter of the same name.
-func (e *expr) promela() string {
+func (e *Formula) promela() string {
 	switch {
 	case e.op == "" && e.name != "":
 		return "(" + e.name + ")"
@@ -197,15 +197,15 @@ func (e *expr) promela() string {
 	return "(" + e.x.promela() + " " + e.op + " " + e.y.promela() + ")"
 }
 
-// eval computes e with C's int semantics for the values in env.
-func (e *expr) eval(env map[string]int64) (int64, error) {
+// Eval computes e with C's int semantics for the values in env.
+func (e *Formula) Eval(env map[string]int64) (int64, error) {
 	if e.op == "" {
 		if e.name != "" {
 			return env[e.name], nil
 		}
 		return e.num, nil
 	}
-	x, err := e.x.eval(env)
+	x, err := e.x.Eval(env)
 	if err != nil {
 		return 0, err
 	}
@@ -215,7 +215,7 @@ func (e *expr) eval(env map[string]int64) (int64, error) {
 	case "u~":
 		return ^x, nil
 	}
-	y, err := e.y.eval(env)
+	y, err := e.y.Eval(env)
 	if err != nil {
 		return 0, err
 	}

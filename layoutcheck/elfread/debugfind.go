@@ -96,7 +96,7 @@ func findMain(obj *Object, lk Lookup) (*Debug, error) {
 		}
 	}
 	if lk.Debuginfod != nil && obj.BuildID != "" {
-		p, err := lk.Debuginfod.Fetch(obj.BuildID)
+		p, err := lk.fetch(obj.BuildID)
 		if err == nil {
 			dbg, why := tryDebugFile(obj, p, func(c *Object) bool { return c.BuildID == obj.BuildID }, ViaDebuginfod, "has another build-id")
 			if dbg != nil {

@@ -1,11 +1,14 @@
 package elfread
 
 import (
+	"context"
 	"debug/elf"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nrtabi/nrtabi/layoutcheck/debuginfod"
 )
 
 // How a part of the DWARF was found, besides ViaEmbedded, ViaBuildID and
@@ -24,13 +27,40 @@ type Lookup struct {
 	// recorded in Debug.Missing instead of failing; the structs it holds
 	// are then absent.
 	AllowMissing bool
-	Debuginfod   *Debuginfod // nil: no download
+	Debuginfod   *debuginfod.Client // nil: no download
+	// Context bounds the downloads from Debuginfod (nil: none but their
+	// own limits). It rides in the lookup because the lookup is what is
+	// threaded through every function that may end up downloading.
+	Context context.Context
 }
 
 // DefaultLookup is the lookup the commands use without flags: the given
 // directories and a debuginfod client when DEBUGINFOD_URLS is set.
 func DefaultLookup(dirs []string) Lookup {
-	return Lookup{Dirs: dirs, Debuginfod: DebuginfodFromEnv()}
+	return Lookup{Dirs: dirs, Debuginfod: debuginfod.FromEnv(VerifyBuildID)}
+}
+
+// fetch downloads the debug file with this build-id from debuginfod.
+func (lk Lookup) fetch(buildID string) (string, error) {
+	ctx := lk.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return lk.Debuginfod.Fetch(ctx, buildID, debuginfod.Debuginfo)
+}
+
+// VerifyBuildID is debuginfod's check of a downloaded file: an ELF file
+// that carries want as its build-id.
+func VerifyBuildID(path, want string) error {
+	o, err := Open(path)
+	if err != nil {
+		return fmt.Errorf("%s", errMsg(err))
+	}
+	defer o.Close()
+	if o.BuildID != want {
+		return fmt.Errorf("what arrived has build-id %q, not %s", o.BuildID, want)
+	}
+	return nil
 }
 
 // Part is one file the DWARF of an input was read from.
@@ -171,7 +201,7 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 		tried = append(tried, candidate(p, why))
 	}
 	if lk.Debuginfod != nil {
-		p, err := lk.Debuginfod.Fetch(l.BuildID)
+		p, err := lk.fetch(l.BuildID)
 		if err == nil {
 			sup, why := tryPart(d.Input, p, match, ViaSupplement, mismatch, "")
 			if sup != nil {

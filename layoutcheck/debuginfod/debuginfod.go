@@ -305,6 +305,11 @@ func (c *Client) get(ctx context.Context, t *transfer, src *url.URL, w io.Writer
 			t.n += int64(n)
 		}
 		if rerr == io.EOF {
+			// A body cut when the context ended can read as a clean end
+			// (over TLS, racing the close); the deadline decides.
+			if c := context.Cause(ctx); c != nil {
+				return cause(ctx, c)
+			}
 			return nil
 		}
 		if rerr != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/riprel"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -73,7 +74,7 @@ func (c *contract) libnrtStatics(o *elfread.Object, sp *spec.Spec, fs *[]Finding
 			continue
 		}
 		cmp(f.Trampoline, f.TrampolineAddr, s.Value, "trampoline")
-		refs, err := elfread.RIPTargets(o, s.Value, s.Size)
+		refs, err := ripTargets(o, s)
 		if err != nil {
 			*fs = append(*fs, finding(Info, KindUnverified, f.Trampoline, "", "", "cannot decode %s: %v", f.Trampoline, err))
 			continue
@@ -82,4 +83,17 @@ func (c *contract) libnrtStatics(o *elfread.Object, sp *spec.Spec, fs *[]Finding
 			*fs = append(*fs, finding(Compatible, KindAddress, f.Name, fmt.Sprintf("slot %#x", f.Slot), "", "%s does not reference %s's slot %#x", f.Trampoline, f.Name, f.Slot))
 		}
 	}
+}
+
+// ripTargets decodes a trampoline's code for the addresses its
+// RIP-relative operands reach.
+func ripTargets(o *elfread.Object, s elf.Symbol) (map[uint64]bool, error) {
+	if s.Size == 0 || s.Size > riprel.MaxCode {
+		return nil, fmt.Errorf("function size %d", s.Size)
+	}
+	code := elfread.FunctionBytes(o, s.Value, s.Size)
+	if code == nil {
+		return nil, fmt.Errorf("%#x is in no executable section", s.Value)
+	}
+	return riprel.Targets(code, s.Value)
 }

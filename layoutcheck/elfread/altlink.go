@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // SupLink is a reference from a file to its supplementary debug file (dwz
@@ -43,7 +41,7 @@ func ParseAltLink(b []byte) (SupLink, error) {
 // supplementary file itself (isSup) the name is empty and the checksum is
 // the one the files referring to it record.
 func ParseDebugSup(b []byte, order binary.ByteOrder) (l SupLink, isSup bool, err error) {
-	c := elfdwarf.NewCursor(".debug_sup", b, 0, order)
+	c := newCursor(".debug_sup", b, 0, order)
 	version := c.Uint(2)
 	supFlag := c.U8()
 	name := c.CString()

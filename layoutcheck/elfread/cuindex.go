@@ -3,8 +3,6 @@ package elfread
 import (
 	"encoding/binary"
 	"fmt"
-
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // Section ids of a .debug_cu_index column (DWARF 5 §7.3.5.3; the GNU
@@ -28,7 +26,7 @@ const maxIndexUnits = 1 << 24
 // the contributions of each unit by its dwo id. Every count is checked
 // against the section's size before anything is allocated.
 func ParseCUIndex(b []byte, order binary.ByteOrder) (map[uint64]Contribution, error) {
-	c := elfdwarf.NewCursor(".debug_cu_index", b, 0, order)
+	c := newCursor(".debug_cu_index", b, 0, order)
 	version := c.Uint(4) & 0xffff // DWARF 5: a 2-byte version and 2 bytes of padding
 	cols := c.Uint(4)
 	units := c.Uint(4)

@@ -3,12 +3,12 @@
 // libraries), its dynamic symbol table with version definitions and needs,
 // function bytes, and the DWARF of its structs, found in the file, in a
 // separate debug file (build-id tree, .gnu_debuglink) or from debuginfod
-// (package layoutcheck/debuginfod),
-// together with the parts that DWARF refers to: a dwz supplementary file
-// and split units (.dwo, .dwp). The parts share one offset space, so a
-// struct found anywhere is read through one Reader. It knows nothing of
-// specs; internal/elfdwarf below it opens files and inflates compressed
-// sections.
+// (package layoutcheck/debuginfod), together with the parts that DWARF
+// refers to: a dwz supplementary file and split units (.dwo, .dwp). The
+// parts share one offset space, so a struct found anywhere is read through
+// one Reader. It knows nothing of specs. Its byte cursor (cursor.go) and
+// bounded inflater (inflate.go) are its own, unexported, as debug/dwarf's
+// buf is; files are opened through internal/regfile.
 //
 // Reading is lazy on purpose: a fast scanner walks .debug_info once, decoding
 // only the names of type DIEs at namespace scope, skipping every subtree that

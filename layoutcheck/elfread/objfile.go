@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
+	"github.com/nrtabi/nrtabi/internal/regfile"
 )
 
 // Object is one input ELF file, mapped read-only.
@@ -29,11 +29,11 @@ type Object struct {
 
 // Open maps an ELF file and reads its identity. Errors are *InputError.
 func Open(path string) (obj *Object, err error) {
-	f, st, err := elfdwarf.OpenRegular(path)
+	f, st, err := regfile.Open(path)
 	if err != nil {
-		var nr *elfdwarf.NotRegularError
+		var nr *regfile.NotRegularError
 		if errors.As(err, &nr) {
-			return nil, InputErrorf(path, "is %v; give an ELF file", err)
+			return nil, InputErrorf(path, "is %s; give an ELF file", nr.What())
 		}
 		return nil, InputErrorf(path, "cannot open: %v", errors.Unwrap(err))
 	}
@@ -182,7 +182,7 @@ func (o *Object) dynamicNames() (soname, needed []string, err error) {
 	}
 	// As DynString: a name that is not NUL-terminated inside the table is left out.
 	str := func(off uint64) (string, bool) {
-		b, ok := elfdwarf.CStringAt(strs, off)
+		b, ok := cStringAt(strs, off)
 		return string(b), ok && off+uint64(len(b)) < uint64(len(strs))
 	}
 	for ; len(dyn) >= entry; dyn = dyn[entry:] {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // unit is one unit header of .debug_info.
@@ -61,8 +59,8 @@ type scanner struct {
 	u          *unit
 	tab        []abbrev
 	strOffBase uint64
-	c          elfdwarf.Cursor // over the unit's bytes of .debug_info
-	err        error           // a failure outside the cursor (abbreviations, strings)
+	c          cursor // over the unit's bytes of .debug_info
+	err        error  // a failure outside the cursor (abbreviations, strings)
 }
 
 // fail records the scanner's first failure.
@@ -82,7 +80,7 @@ func (sc *scanner) failed() error {
 
 // parseUnit reads the unit header at off.
 func (d *Debug) parseUnit(off int) (unit, error) {
-	c := elfdwarf.NewCursor(".debug_info", d.info, off, d.order)
+	c := newCursor(".debug_info", d.info, off, d.order)
 	u := unit{off: off, offSize: 4}
 	length := c.Uint(4)
 	if length == 0xffffffff {
@@ -220,7 +218,7 @@ again:
 	if err := sc.d.ensure(sc.d.abbrevZ, want); err != nil {
 		return nil, err
 	}
-	c := elfdwarf.NewCursor(".debug_abbrev", sc.d.abbrev, int(u.abbrevOff), sc.d.order)
+	c := newCursor(".debug_abbrev", sc.d.abbrev, int(u.abbrevOff), sc.d.order)
 	tab, all, spans = sl.tab[:0], sl.attrs[:0], spans[:0]
 	for c.Err() == nil {
 		code := c.Uleb()
@@ -360,9 +358,9 @@ func (sc *scanner) readUint(form uint32) uint64 {
 
 // str looks a name up in a string table; an offset outside it is corruption.
 func (sc *scanner) str(section string, tab []byte, off uint64) []byte {
-	s, ok := elfdwarf.CStringAt(tab, off)
+	s, ok := cStringAt(tab, off)
 	if !ok {
-		sc.fail(&elfdwarf.FormatError{Section: section, Offset: int(min(off, 1<<62)), Msg: fmt.Sprintf("string offset %#x outside a %d-byte string table", off, len(tab))})
+		sc.fail(&formatError{Section: section, Offset: int(min(off, 1<<62)), Msg: fmt.Sprintf("string offset %#x outside a %d-byte string table", off, len(tab))})
 	}
 	return s
 }
@@ -399,10 +397,10 @@ func (sc *scanner) strValue(form uint32, v uint64) []byte {
 		so := sc.d.strOffsets
 		w := uint64(sc.u.offSize)
 		if idx > uint64(len(so))/w || sc.strOffBase > uint64(len(so)) || idx*w > uint64(len(so))-sc.strOffBase || uint64(len(so))-sc.strOffBase-idx*w < w {
-			sc.fail(&elfdwarf.FormatError{Section: ".debug_str_offsets", Offset: int(min(sc.strOffBase, 1<<62)), Msg: fmt.Sprintf("string index %d outside the table", idx)})
+			sc.fail(&formatError{Section: ".debug_str_offsets", Offset: int(min(sc.strOffBase, 1<<62)), Msg: fmt.Sprintf("string index %d outside the table", idx)})
 			return nil
 		}
-		oc := elfdwarf.NewCursor(".debug_str_offsets", so, int(sc.strOffBase+idx*w), sc.d.order)
+		oc := newCursor(".debug_str_offsets", so, int(sc.strOffBase+idx*w), sc.d.order)
 		return sc.str(".debug_str", sc.d.str, oc.Uint(sc.u.offSize))
 	}
 	return nil
@@ -596,7 +594,7 @@ func (f *Finder) scanUnit(u *unit) error {
 	}
 	sc.tab = tab
 	sc.strOffBase = defaultStrOffBase(u)
-	sc.c = elfdwarf.NewCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
+	sc.c = newCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
 	sc.c.Limit(u.end)
 	// The unit DIE: only DW_AT_str_offsets_base matters.
 	code := sc.c.Uleb()
@@ -836,7 +834,7 @@ func (f *Finder) resolveTypedef(off int) (int, bool) {
 			return 0, false
 		}
 		sc.u, sc.tab, sc.err = u, tab, nil
-		sc.c = elfdwarf.NewCursor(".debug_info", sc.d.info, off, sc.d.order)
+		sc.c = newCursor(".debug_info", sc.d.info, off, sc.d.order)
 		sc.c.Limit(u.end)
 		code := sc.c.Uleb()
 		if code == 0 || int(min(code, 1<<31)) >= len(sc.tab) || sc.tab[code].fixed == -2 {

@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/zlib"
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // Debug is the DWARF of one input, read from the input itself or from a
@@ -23,10 +22,10 @@ type Debug struct {
 	// infoZ inflates a compressed .debug_info as the scan reaches it (nil
 	// when the section is stored plain): info is its whole buffer, valid
 	// up to what the units read so far needed.
-	infoZ *elfdwarf.Stream
+	infoZ *stream
 	// abbrevZ likewise for .debug_abbrev: a unit's table is inflated when
 	// the unit is first read.
-	abbrevZ *elfdwarf.Stream
+	abbrevZ *stream
 	units   []unit
 	order   binary.ByteOrder
 	owned   *Object
@@ -120,7 +119,7 @@ func loadDebugSuffix(input, file *Object, via, suffix string) (dbg *Debug, err e
 
 // ensure inflates a compressed section (d.infoZ or d.abbrevZ) through byte
 // end, clamped to the section; a section stored plain (nil) is all there.
-func (d *Debug) ensure(z *elfdwarf.Stream, end int) error {
+func (d *Debug) ensure(z *stream, end int) error {
 	if z == nil {
 		return nil
 	}
@@ -204,7 +203,7 @@ func (d *Debug) DWARFData() (data *dwarf.Data, err error) {
 // debugStream returns a Stream over .debug_<name> (or .zdebug_<name>) when
 // it is compressed in a linked file; nil when it is stored plain or absent,
 // or the file is relocatable (relocations need the whole section).
-func (o *Object) debugStream(name string) (*elfdwarf.Stream, error) {
+func (o *Object) debugStream(name string) (*stream, error) {
 	if o.File.Type == elf.ET_REL {
 		return nil, nil
 	}
@@ -212,12 +211,12 @@ func (o *Object) debugStream(name string) (*elfdwarf.Stream, error) {
 	if s == nil {
 		return nil, nil
 	}
-	limit := elfdwarf.InflateCap(int64(len(o.data)))
-	var st *elfdwarf.Stream
+	limit := inflateCap(int64(len(o.data)))
+	var st *stream
 	var err error
 	switch {
 	case s.Flags&elf.SHF_COMPRESSED != 0:
-		st, err = elfdwarf.NewStream(s.Name, o.compressedReader(s), s.Size, limit)
+		st, err = newStream(s.Name, o.compressedReader(s), s.Size, limit)
 	case z:
 		raw := o.sectionBytes(s)
 		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
@@ -227,7 +226,7 @@ func (o *Object) debugStream(name string) (*elfdwarf.Stream, error) {
 		if zerr != nil {
 			return nil, InputErrorf(o.Path, "cannot decompress %s: %v", s.Name, zerr)
 		}
-		st, err = elfdwarf.NewStream(s.Name, zr, binary.BigEndian.Uint64(raw[4:12]), limit)
+		st, err = newStream(s.Name, zr, binary.BigEndian.Uint64(raw[4:12]), limit)
 	default:
 		return nil, nil
 	}
@@ -287,13 +286,13 @@ func (o *Object) debugSection(name string) ([]byte, error) {
 	}
 	// A compressed section is inflated to exactly its declared size, and
 	// only when that size is within a cap proportional to the file.
-	limit := elfdwarf.InflateCap(int64(len(o.data)))
+	limit := inflateCap(int64(len(o.data)))
 	var b []byte
 	switch {
 	case s.Flags&elf.SHF_COMPRESSED != 0:
 		// debug/elf inflates SHF_COMPRESSED (zlib and zstd); s.Size is the
 		// size its header declares.
-		out, err := elfdwarf.Inflate(s.Name, o.compressedReader(s), s.Size, limit)
+		out, err := inflate(s.Name, o.compressedReader(s), s.Size, limit)
 		if err != nil {
 			return nil, InputErrorf(o.Path, "cannot decompress: %v", err)
 		}
@@ -308,7 +307,7 @@ func (o *Object) debugSection(name string) ([]byte, error) {
 		if err != nil {
 			return nil, InputErrorf(o.Path, "cannot decompress %s: %v", s.Name, err)
 		}
-		out, err := elfdwarf.Inflate(s.Name, zr, n, limit)
+		out, err := inflate(s.Name, zr, n, limit)
 		if err != nil {
 			return nil, InputErrorf(o.Path, "cannot decompress: %v", err)
 		}

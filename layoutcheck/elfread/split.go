@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // Attributes of a skeleton unit (DWARF 5 and the GNU extension to DWARF 4).
@@ -36,7 +34,7 @@ func (d *Debug) unitDIE(u *unit) (sk skeleton, isSkeleton bool, err error) {
 	}
 	sc.tab = tab
 	sc.strOffBase = defaultStrOffBase(u)
-	sc.c = elfdwarf.NewCursor(".debug_info", d.info, u.dieStart, d.order)
+	sc.c = newCursor(".debug_info", d.info, u.dieStart, d.order)
 	sc.c.Limit(u.end)
 	code := sc.c.Uleb()
 	if code == 0 {
@@ -445,7 +443,7 @@ func RewriteSplitForms(ab []byte) ([]byte, error) {
 // replaced, keeping every offset.
 func rewriteForms(ab []byte, forms map[uint64]uint64) ([]byte, error) {
 	out := append([]byte(nil), ab...)
-	c := elfdwarf.NewCursor(".debug_abbrev.dwo", ab, 0, binary.LittleEndian)
+	c := newCursor(".debug_abbrev.dwo", ab, 0, binary.LittleEndian)
 	for c.Left() > 0 && c.Err() == nil {
 		if code := c.Uleb(); code == 0 {
 			continue // the end of one table; another may follow

@@ -65,7 +65,7 @@ func demoShow(d *demoEnv) error {
 	}
 	s := d.state["spec"].(*spec.Spec)
 	var out bytes.Buffer
-	res, err := layoutcheck.Show(types, "nec_version_info_t", s, elfread.DefaultDebugDirs, &out)
+	res, err := layoutcheck.Show(types, "nec_version_info_t", layoutcheck.ShowOptions{Spec: s, DebugDirs: elfread.DefaultDebugDirs}, &out)
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func ParseDebugSup(b []byte, order binary.ByteOrder) (l SupLink, isSup bool, err
 
 // supChecksum is the checksum a supplementary file's own .debug_sup
 // carries ("" when it has none).
-func (o *Object) supChecksum() string {
+func (o *File) supChecksum() string {
 	s := o.File.Section(".debug_sup")
 	if s == nil {
 		return ""
@@ -77,7 +77,7 @@ func (o *Object) supChecksum() string {
 }
 
 // supLink reads the file's link to a supplement, if it has one.
-func (o *Object) supLink() (*SupLink, error) {
+func (o *File) supLink() (*SupLink, error) {
 	if s := o.File.Section(".gnu_debugaltlink"); s != nil {
 		l, err := ParseAltLink(o.sectionBytes(s))
 		if err != nil {

@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -97,23 +98,25 @@ func FuzzSupplement(f *testing.F) {
 	}
 	f.Add(sup)
 	lib := filepath.Join(built, "liba.so")
-	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		main, err := Open(lib)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer main.Close()
-		p := filepath.Join(dir, "common.debug")
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 		d, err := loadDebug(main, main, ViaEmbedded)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer d.Close()
-		part, why := tryPart(main, p, func(*Object) bool { return true }, ViaSupplement, "", "")
+		c, err := NewFile(bytes.NewReader(b))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("two-line error %q", err)
+			}
+			return
+		}
+		part, why := usePart(main, c, func(*File) bool { return true }, ViaSupplement, "", "")
 		if part == nil {
 			if strings.Contains(why, "\n") {
 				t.Fatalf("two-line refusal %q", why)

@@ -150,7 +150,7 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 	add := cands.add
 	if filepath.IsAbs(l.Path) {
 		add(filepath.Clean(l.Path))
-	} else {
+	} else if d.Path() != "" { // "": a File from NewFile is next to nothing
 		add(filepath.Join(dir, l.Path))
 		// A debug file reached through a build-id symlink: the link is
 		// relative to where the file really is (../../.dwz/NAME).
@@ -160,8 +160,10 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 	}
 	base := filepath.Base(l.Path)
 	if base != "." && base != ".." && base != "/" {
-		add(filepath.Join(dir, base))
-		if in := filepath.Dir(d.Input.Path); in != dir {
+		if d.Path() != "" {
+			add(filepath.Join(dir, base))
+		}
+		if in := filepath.Dir(d.Input.Path); d.Input.Path != "" && in != dir {
 			add(filepath.Join(in, base))
 		}
 		for _, dd := range lk.Dirs {
@@ -178,7 +180,7 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 	// .gnu_debugaltlink records the supplement's build-id; .debug_sup the
 	// checksum the supplement's own .debug_sup carries (dwz --dwarf-5
 	// writes no build-id note there).
-	match := func(c *Object) bool { return c.BuildID == l.BuildID || c.supChecksum() == l.BuildID }
+	match := func(c *File) bool { return c.BuildID == l.BuildID || c.supChecksum() == l.BuildID }
 	what := "build-id"
 	if l.Section == ".debug_sup" {
 		what = "checksum"
@@ -217,7 +219,7 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 
 // tryPart opens a candidate file for a part; like tryDebugFile, a file that
 // exists and is refused says why.
-func tryPart(input *Object, path string, match func(*Object) bool, via, mismatch, suffix string) (*Debug, string) {
+func tryPart(input *File, path string, match func(*File) bool, via, mismatch, suffix string) (*Debug, string) {
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 		if err == nil {
 			return nil, "not a regular file"
@@ -228,6 +230,12 @@ func tryPart(input *Object, path string, match func(*Object) bool, via, mismatch
 	if err != nil {
 		return nil, errMsg(err)
 	}
+	return usePart(input, c, match, via, mismatch, suffix)
+}
+
+// usePart makes an open candidate file a part of input's DWARF, or closes
+// it and says why not.
+func usePart(input, c *File, match func(*File) bool, via, mismatch, suffix string) (*Debug, string) {
 	why := ""
 	switch {
 	case !c.hasSection(".debug_info" + suffix):
@@ -257,7 +265,7 @@ func errMsg(err error) string {
 
 // hasSection reports whether the file has a non-empty section of that name
 // (or its .zdebug_ form).
-func (o *Object) hasSection(name string) bool {
+func (o *File) hasSection(name string) bool {
 	names := []string{name}
 	if strings.HasPrefix(name, ".debug_") {
 		names = append(names, ".zdebug_"+name[len(".debug_"):])

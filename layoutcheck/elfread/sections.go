@@ -5,6 +5,7 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"io"
 
 	"github.com/klauspost/compress/zlib"
@@ -13,8 +14,8 @@ import (
 // Debug is the DWARF of one input, read from the input itself or from a
 // separate debug file.
 type Debug struct {
-	Input *Object     // the file being checked
-	File  *Object     // where the DWARF lives
+	Input *File       // the file being checked
+	File  *File       // where the DWARF lives
 	Via   string      // ViaEmbedded, ViaBuildID or ViaDebugLink
 	Data  *dwarf.Data // made on first use by DWARFData
 
@@ -28,7 +29,9 @@ type Debug struct {
 	abbrevZ *stream
 	units   []unit
 	order   binary.ByteOrder
-	owned   *Object
+	owned   *File
+	// ownsInput: Input was opened by OpenDebug, and Close closes it.
+	ownsInput bool
 
 	// base is where this part's .debug_info starts in the combined offset
 	// space of the main Debug (0 for the main one): a Found offset names
@@ -48,19 +51,26 @@ type Debug struct {
 	Missing []string
 }
 
-// Close releases a separate debug file and every part's file.
-func (d *Debug) Close() {
+// Close releases a separate debug file, every part's file, and the input
+// when OpenDebug opened it.
+func (d *Debug) Close() error {
 	if d == nil {
-		return
+		return nil
 	}
+	var errs []error
 	for _, p := range d.parts {
-		p.Close()
+		errs = append(errs, p.Close())
 	}
 	d.parts = nil
 	if d.owned != nil {
-		d.owned.Close()
+		errs = append(errs, d.owned.Close())
 		d.owned = nil
 	}
+	if d.ownsInput {
+		errs = append(errs, d.Input.Close())
+		d.ownsInput = false
+	}
+	return errors.Join(errs...)
 }
 
 // Path is the file the DWARF was read from.
@@ -69,13 +79,13 @@ func (d *Debug) Path() string { return d.File.Path }
 // loadDebug reads only the sections a type lookup needs: info, abbrev and the
 // string tables. Uncompressed sections of linked files are used in place (no
 // copy); compressed ones are inflated; a relocatable object's are relocated.
-func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
+func loadDebug(input, file *File, via string) (dbg *Debug, err error) {
 	return loadDebugSuffix(input, file, via, "")
 }
 
 // loadDebugSuffix reads the sections named .debug_<name><suffix>: suffix is
 // ".dwo" for a split unit's file.
-func loadDebugSuffix(input, file *Object, via, suffix string) (dbg *Debug, err error) {
+func loadDebugSuffix(input, file *File, via, suffix string) (dbg *Debug, err error) {
 	d := &Debug{Input: input, File: file, Via: via, order: file.File.ByteOrder, dwo: suffix != ""}
 	get := func(name string) ([]byte, error) { return file.debugSection(name + suffix) }
 	z, err := file.debugStream("info" + suffix)
@@ -203,7 +213,7 @@ func (d *Debug) DWARFData() (data *dwarf.Data, err error) {
 // debugStream returns a Stream over .debug_<name> (or .zdebug_<name>) when
 // it is compressed in a linked file; nil when it is stored plain or absent,
 // or the file is relocatable (relocations need the whole section).
-func (o *Object) debugStream(name string) (*stream, error) {
+func (o *File) debugStream(name string) (*stream, error) {
 	if o.File.Type == elf.ET_REL {
 		return nil, nil
 	}
@@ -241,7 +251,7 @@ func (o *Object) debugStream(name string) (*stream, error) {
 // takes about a quarter less CPU than the standard library's on libc6-dbg's
 // .debug_info (measured; see the README); other kinds (zstd) through
 // debug/elf. s.Size is the size the compression header declares.
-func (o *Object) compressedReader(s *elf.Section) io.Reader {
+func (o *File) compressedReader(s *elf.Section) io.Reader {
 	raw := o.sectionBytes(s)
 	hdr := 24 // Elf64_Chdr
 	if o.File.Class == elf.ELFCLASS32 {
@@ -264,7 +274,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // dwarfSection finds .debug_<name>, else the old-style compressed
 // .zdebug_<name> (z true); nil when absent or without bytes in the file.
-func (o *Object) dwarfSection(name string) (s *elf.Section, z bool) {
+func (o *File) dwarfSection(name string) (s *elf.Section, z bool) {
 	if s = o.File.Section(".debug_" + name); s == nil {
 		if s = o.File.Section(".zdebug_" + name); s == nil {
 			return nil, false
@@ -279,7 +289,7 @@ func (o *Object) dwarfSection(name string) (s *elf.Section, z bool) {
 
 // debugSection returns .debug_<name> (or .zdebug_<name>), decompressed and
 // relocated as needed; nil when absent.
-func (o *Object) debugSection(name string) ([]byte, error) {
+func (o *File) debugSection(name string) ([]byte, error) {
 	s, z := o.dwarfSection(name)
 	if s == nil {
 		return nil, nil
@@ -323,7 +333,7 @@ func (o *Object) debugSection(name string) ([]byte, error) {
 
 // relocate applies the RELA relocations that target a debug section of a
 // relocatable object (string and section offsets are relocations there).
-func (o *Object) relocate(target *elf.Section, b []byte) ([]byte, error) {
+func (o *File) relocate(target *elf.Section, b []byte) ([]byte, error) {
 	var rels []*elf.Section
 	for _, s := range o.File.Sections {
 		if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Info) < len(o.File.Sections) && o.File.Sections[s.Info] == target {

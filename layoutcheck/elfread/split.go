@@ -197,13 +197,16 @@ func findDWO(d *Debug, sk skeleton) (*Debug, []string) {
 		add(filepath.Join(sk.compDir, sk.dwoName))
 	}
 	if base := filepath.Base(sk.dwoName); base != "." && base != ".." && base != "/" {
-		add(filepath.Join(filepath.Dir(d.Input.Path), base))
-		add(filepath.Join(filepath.Dir(d.Path()), base))
+		for _, next := range []string{d.Input.Path, d.Path()} {
+			if next != "" { // "": a File from NewFile is next to nothing
+				add(filepath.Join(filepath.Dir(next), base))
+			}
+		}
 	}
 	var tried []string
 	for _, p := range cands.paths {
 		var idErr string
-		part, why := tryPart(d.Input, p, func(c *Object) bool { return true }, ViaDWO, "", ".dwo")
+		part, why := tryPart(d.Input, p, func(c *File) bool { return true }, ViaDWO, "", ".dwo")
 		if part != nil {
 			id, ok, err := part.splitID()
 			switch {
@@ -244,7 +247,7 @@ func (d *Debug) splitID() (uint64, bool, error) {
 type dwps struct {
 	d     *Debug
 	paths []string
-	objs  []*Object
+	objs  []*File
 	index []map[uint64]Contribution
 	why   []string
 	used  []bool
@@ -253,8 +256,8 @@ type dwps struct {
 
 func newDWPs(d *Debug) *dwps {
 	w := &dwps{d: d}
-	for _, p := range []string{d.Input.Path + ".dwp", d.Path() + ".dwp"} {
-		if len(w.paths) == 0 || w.paths[0] != p {
+	for _, next := range []string{d.Input.Path, d.Path()} {
+		if p := next + ".dwp"; next != "" && (len(w.paths) == 0 || w.paths[0] != p) {
 			w.paths = append(w.paths, p)
 		}
 	}
@@ -266,7 +269,7 @@ func (w *dwps) load() {
 		return
 	}
 	w.open = true
-	w.objs = make([]*Object, len(w.paths))
+	w.objs = make([]*File, len(w.paths))
 	w.index = make([]map[uint64]Contribution, len(w.paths))
 	w.why = make([]string, len(w.paths))
 	w.used = make([]bool, len(w.paths))

@@ -25,7 +25,7 @@ func BaseIdent(sym string) string {
 }
 
 // FunctionBytes returns the code of a function, or nil.
-func FunctionBytes(o *Object, addr, size uint64) []byte {
+func FunctionBytes(o *File, addr, size uint64) []byte {
 	if size == 0 || size > 1<<20 {
 		return nil
 	}

@@ -18,12 +18,12 @@ import (
 // that spec.LoadDir accepts (see ExtractFrom). When some structs are refused
 // the fragment of the others is written and the error is a *RefusedError.
 func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugDirs []string, w io.Writer) error {
-	obj, dbg, done, err := elfread.OpenDebug(path, debugDirs)
+	dbg, err := elfread.OpenDebug(path, elfread.DefaultLookup(debugDirs))
 	if err != nil {
 		return err
 	}
-	defer done()
-	frag, err := ExtractFrom(obj, dbg, names, skipAbsent, sp)
+	defer dbg.Close()
+	frag, err := ExtractFrom(dbg.Input, dbg, names, skipAbsent, sp)
 	if frag == nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func Extract(path string, names []string, skipAbsent bool, sp *spec.Spec, debugD
 // spec struct" request); otherwise each must be found. Structs with no
 // layout a spec struct can hold are left out and named in a *RefusedError
 // returned with the fragment of the others.
-func ExtractFrom(obj *elfread.Object, dbg *elfread.Debug, names []string, skipAbsent bool, sp *spec.Spec) (*Fragment, error) {
+func ExtractFrom(obj *elfread.File, dbg *elfread.Debug, names []string, skipAbsent bool, sp *spec.Spec) (*Fragment, error) {
 	path := obj.Path
 	wants := make([][]string, len(names))
 	outNames := make([]string, len(names))

@@ -69,22 +69,22 @@ func findMain(obj *File, lk Lookup) (*Debug, error) {
 		}
 	}
 	refused := ""
-	if obj.DebugLink != "" && !debugLinkName(obj.DebugLink) {
-		refused = fmt.Sprintf("; .gnu_debuglink %q is not a plain file name, so it is not followed", obj.DebugLink)
-	} else if obj.DebugLink != "" && obj.Path == "" {
+	if obj.debugLink != "" && !debugLinkName(obj.debugLink) {
+		refused = fmt.Sprintf("; .gnu_debuglink %q is not a plain file name, so it is not followed", obj.debugLink)
+	} else if obj.debugLink != "" && obj.Path == "" {
 		refused = "; .gnu_debuglink is not followed for data that is not a named file"
-	} else if obj.DebugLink != "" {
+	} else if obj.debugLink != "" {
 		dir := filepath.Dir(obj.Path)
 		abs, _ := filepath.Abs(dir)
-		cands := []string{filepath.Join(dir, obj.DebugLink), filepath.Join(dir, ".debug", obj.DebugLink)}
+		cands := []string{filepath.Join(dir, obj.debugLink), filepath.Join(dir, ".debug", obj.debugLink)}
 		for _, d := range debugDirs {
-			cands = append(cands, filepath.Join(d, abs, obj.DebugLink))
+			cands = append(cands, filepath.Join(d, abs, obj.debugLink))
 		}
 		for _, p := range cands {
 			if p == obj.Path || sameFile(p, obj.Path) {
 				continue
 			}
-			dbg, why := tryDebugFile(obj, p, func(c *File) bool { return crc32.ChecksumIEEE(c.data) == obj.DebugLinkCRC }, ViaDebugLink, "fails the .gnu_debuglink CRC")
+			dbg, why := tryDebugFile(obj, p, func(c *File) bool { return crc32.ChecksumIEEE(c.data) == obj.debugLinkCRC }, ViaDebugLink, "fails the .gnu_debuglink CRC")
 			if dbg != nil {
 				return dbg, nil
 			}
@@ -104,7 +104,7 @@ func findMain(obj *File, lk Lookup) (*Debug, error) {
 	}
 	why := "the file has no .debug_info"
 	switch {
-	case obj.BuildID == "" && obj.DebugLink == "":
+	case obj.BuildID == "" && obj.debugLink == "":
 		why += ", no build-id and no .gnu_debuglink"
 	case len(tried) > 0:
 		why += "; no matching separate debug file at " + strings.Join(tried, ", ")

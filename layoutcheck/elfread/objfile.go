@@ -27,8 +27,8 @@ type File struct {
 	unmap bool   // data is an mmap of the file (Open), not heap (NewFile)
 
 	BuildID      string // hex, "" when the file has none
-	DebugLink    string // .gnu_debuglink file name
-	DebugLinkCRC uint32
+	debugLink    string // .gnu_debuglink file name
+	debugLinkCRC uint32
 	SONAME       string
 	Needed       []string
 }
@@ -178,10 +178,10 @@ func (o *File) readIdentity() error {
 		case s.Name == ".gnu_debuglink":
 			b := o.sectionBytes(s)
 			if i := bytes.IndexByte(b, 0); i > 0 {
-				o.DebugLink = string(b[:i])
+				o.debugLink = string(b[:i])
 				crcAt := (i + 4) &^ 3
 				if crcAt+4 <= len(b) {
-					o.DebugLinkCRC = ef.ByteOrder.Uint32(b[crcAt:])
+					o.debugLinkCRC = ef.ByteOrder.Uint32(b[crcAt:])
 				}
 			}
 		}

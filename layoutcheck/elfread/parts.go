@@ -144,7 +144,7 @@ func (d *Debug) missing(lk Lookup, what string, tried []string) error {
 // as given (relative to the file's directory), next to the file, under each
 // debug directory's .dwz/, by build-id under each debug directory, and from
 // debuginfod. The file must carry the build-id the link records.
-func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
+func findSupplement(d *Debug, l supRef, lk Lookup) (*Debug, error) {
 	dir := filepath.Dir(d.Path())
 	var cands candidates
 	add := cands.add

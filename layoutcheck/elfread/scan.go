@@ -503,8 +503,8 @@ type wantName struct {
 	target int      // index of the wanted struct
 }
 
-// Finder looks up structs by name in one Debug.
-type Finder struct {
+// finder looks up structs by name in one Debug.
+type finder struct {
 	sc      *scanner
 	byBase  map[string][]wantName
 	found   []*Found
@@ -544,7 +544,7 @@ func baseName(s string) string {
 // FindStructs locates each wanted struct, trying its names in order; the
 // result has one entry per want (nil when absent).
 func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
-	f := &Finder{sc: &scanner{d: d}, byBase: map[string][]wantName{}}
+	f := &finder{sc: &scanner{d: d}, byBase: map[string][]wantName{}}
 	f.found = make([]*Found, len(wants))
 	f.missing = len(wants)
 	for i, names := range wants {
@@ -582,7 +582,7 @@ type scope struct {
 // are a few dozen levels of namespaces, classes and lexical blocks).
 const maxScopeDepth = 4096
 
-func (f *Finder) scanUnit(u *unit) error {
+func (f *finder) scanUnit(u *unit) error {
 	sc := f.sc
 	if u.typeUnit {
 		return nil
@@ -686,7 +686,7 @@ func (f *Finder) scanUnit(u *unit) error {
 	return sc.failed()
 }
 
-func (f *Finder) match(di dieInfo, scopeNames []string, dieOff int) {
+func (f *finder) match(di dieInfo, scopeNames []string, dieOff int) {
 	name := di.name
 	base := name
 	if i := bytes.IndexByte(name, '<'); i > 0 {
@@ -738,7 +738,7 @@ func (f *Finder) match(di dieInfo, scopeNames []string, dieOff int) {
 }
 
 // at is a Found for a DIE of the part being scanned.
-func (f *Finder) at(off int, name, via string) *Found {
+func (f *finder) at(off int, name, via string) *Found {
 	p := f.sc.d
 	return &Found{Offset: dwarf.Offset(p.base + off), Name: name, Via: via, DIE: dwarf.Offset(off), File: p.Path(), From: p.Via}
 }
@@ -812,7 +812,7 @@ func TemplateArgs(s string) []string {
 
 // resolveTypedef follows a typedef's target through typedefs and qualifiers
 // to a struct, class or union definition.
-func (f *Finder) resolveTypedef(off int) (int, bool) {
+func (f *finder) resolveTypedef(off int) (int, bool) {
 	sc := f.sc
 	for range 16 {
 		if off <= 0 || off >= len(sc.d.info) {

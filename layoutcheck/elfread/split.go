@@ -248,7 +248,7 @@ type dwps struct {
 	d     *Debug
 	paths []string
 	objs  []*File
-	index []map[uint64]Contribution
+	index []map[uint64]contribution
 	why   []string
 	used  []bool
 	open  bool
@@ -270,7 +270,7 @@ func (w *dwps) load() {
 	}
 	w.open = true
 	w.objs = make([]*File, len(w.paths))
-	w.index = make([]map[uint64]Contribution, len(w.paths))
+	w.index = make([]map[uint64]contribution, len(w.paths))
 	w.why = make([]string, len(w.paths))
 	w.used = make([]bool, len(w.paths))
 	for i, p := range w.paths {
@@ -292,7 +292,7 @@ func (w *dwps) load() {
 		if s.Flags&elf.SHF_COMPRESSED != 0 || s.Type == elf.SHT_NOBITS {
 			err2 = fmt.Errorf(".debug_cu_index is compressed or empty")
 		} else {
-			w.index[i], err2 = ParseCUIndex(o.sectionBytes(s), o.File.ByteOrder)
+			w.index[i], err2 = parseCUIndex(o.sectionBytes(s), o.File.ByteOrder)
 		}
 		err = err2
 		if err != nil {
@@ -355,7 +355,7 @@ func (w *dwps) release() {
 }
 
 // slice narrows a .dwp part to one unit's contributions.
-func (d *Debug) slice(c Contribution) error {
+func (d *Debug) slice(c contribution) error {
 	if err := d.ensure(d.infoZ, len(d.info)); err != nil {
 		return err
 	}
@@ -415,7 +415,7 @@ func (d *Debug) goAbbrev() []byte {
 		return d.abbrev
 	}
 	if d.goAb == nil {
-		b, err := RewriteSplitForms(d.abbrev)
+		b, err := rewriteSplitForms(d.abbrev)
 		if err != nil {
 			b = d.abbrev // debug/dwarf reports the corruption itself
 		}
@@ -435,10 +435,10 @@ var splitFormFor = map[uint64]uint64{
 	formAddrx4:       formData4,
 }
 
-// RewriteSplitForms copies an abbreviation section with the forms of
+// rewriteSplitForms copies an abbreviation section with the forms of
 // splitFormFor replaced. A form's ULEB128 keeps its length (a shorter value
 // is padded with continuation bytes), so no offset moves.
-func RewriteSplitForms(ab []byte) ([]byte, error) {
+func rewriteSplitForms(ab []byte) ([]byte, error) {
 	return rewriteForms(ab, splitFormFor)
 }
 

@@ -49,7 +49,6 @@ func FindDebug(obj *File, lk Lookup) (*Debug, error) {
 }
 
 func findMain(obj *File, lk Lookup) (*Debug, error) {
-	debugDirs := lk.Dirs
 	if err := obj.checkDataModel(); err != nil {
 		return nil, err
 	}
@@ -59,7 +58,7 @@ func findMain(obj *File, lk Lookup) (*Debug, error) {
 	var tried []string
 	broken := false // a candidate exists but was refused
 	if len(obj.BuildID) > 2 {
-		for _, d := range debugDirs {
+		for _, d := range lk.Dirs {
 			p := filepath.Join(d, ".build-id", obj.BuildID[:2], obj.BuildID[2:]+".debug")
 			dbg, why := tryDebugFile(obj, p, func(c *File) bool { return c.BuildID == "" || c.BuildID == obj.BuildID }, ViaBuildID, "has another build-id")
 			if dbg != nil {
@@ -77,7 +76,7 @@ func findMain(obj *File, lk Lookup) (*Debug, error) {
 		dir := filepath.Dir(obj.Path)
 		abs, _ := filepath.Abs(dir)
 		cands := []string{filepath.Join(dir, obj.debugLink), filepath.Join(dir, ".debug", obj.debugLink)}
-		for _, d := range debugDirs {
+		for _, d := range lk.Dirs {
 			cands = append(cands, filepath.Join(d, abs, obj.debugLink))
 		}
 		for _, p := range cands {

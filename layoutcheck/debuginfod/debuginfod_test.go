@@ -338,24 +338,41 @@ func TestDebuginfodEnv(t *testing.T) {
 
 // TestDebuginfodCache: a cached file that passes the check is used
 // without asking a server; one that fails it is downloaded again and
-// replaced.
+// replaced; each kind has its own URL and cache file.
 func TestDebuginfodCache(t *testing.T) {
 	elfBytes, id := servedLib(t)
-	var hits atomic.Int32
-	srv := hopServer(t, elfBytes, &hits)
-	c := client(srv.URL + "/hop/0")
+	var mu sync.Mutex
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		w.Write(elfBytes)
+	}))
+	defer srv.Close()
+	asked := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(paths, " ")
+	}
+	c := client(srv.URL + "/x")
 	c.CacheDir = t.TempDir()
+	want := "/x/buildid/" + id + "/debuginfo"
 	assertCached(t, c, id, elfBytes)
 	assertCached(t, c, id, elfBytes)
-	if hits.Load() != 1 {
-		t.Fatalf("the second Fetch asked the server again (%d requests)", hits.Load())
+	if asked() != want {
+		t.Fatalf("the second Fetch asked the server again: %s", asked())
 	}
 	if err := os.WriteFile(filepath.Join(c.CacheDir, id, "debuginfo"), []byte("stale"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	assertCached(t, c, id, elfBytes)
-	if hits.Load() != 2 {
-		t.Fatalf("a cache file that fails the check was used (%d requests)", hits.Load())
+	if asked() != want+" "+want {
+		t.Fatalf("a cache file that fails the check was used: %s", asked())
+	}
+	p, err := c.Fetch(context.Background(), id, debuginfod.Executable)
+	if err != nil || p != filepath.Join(c.CacheDir, id, "executable") || asked() != want+" "+want+" /x/buildid/"+id+"/executable" {
+		t.Fatalf("executable: %s %v (asked %s)", p, err, asked())
 	}
 }
 
@@ -630,6 +647,11 @@ func TestDebuginfodProxy(t *testing.T) {
 	if len(seen()) != before+2 || msg != "ok" {
 		t.Fatalf("HTTP_PROXY: the proxy saw %d requests, want 2 (%s)", len(seen())-before, msg)
 	}
+	_, msg = run("http_proxy=http://nrtabi:s3cret@[bad")
+	if msg == "ok" || strings.Contains(msg, "s3cret") {
+		t.Fatalf("a proxy that is not a URL: want an error without the password, got %s", msg)
+	}
+	t.Log(msg)
 	cache, msg = run("http_proxy=http://127.0.0.1:1")
 	if !strings.Contains(msg, "the proxy 127.0.0.1:1: ") || !strings.Contains(msg, "fix http_proxy or https_proxy, or add "+name+" to no_proxy") {
 		t.Fatalf("a proxy that does not answer: %s", msg)

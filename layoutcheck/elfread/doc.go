@@ -16,5 +16,11 @@
 // found. Only the DIEs of the structs found are then decoded into types,
 // through ReadType, the one door into godwarf.
 //
-// Every error about an input is an *InputError: one line naming the file.
+// The API is debug/elf's shape: Open(path) maps a file and NewFile reads one
+// through an io.ReaderAt, each giving a *File that Close releases;
+// FindDebug(file, Lookup) and OpenDebug(path, Lookup) give its *Debug, whose
+// Close releases the debug files it opened (and, from OpenDebug, the file).
+//
+// Every error about an input is an *InputError: one line naming the file
+// (none for a File from NewFile, which has no name).
 package elfread

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/riprel"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -12,7 +13,7 @@ import (
 // CheckAddresses compares definer, trampoline, sentinel and slot addresses
 // with the spec. Differences are compatible changes: the binary is not the
 // exact release build, but nothing in the ABI depends on addresses.
-func CheckAddresses(o *elfread.Object, role string, sp *spec.Spec) ([]ContractCheck, error) {
+func CheckAddresses(o *elfread.File, role string, sp *spec.Spec) ([]ContractCheck, error) {
 	t, err := elfread.ReadDynTable(o)
 	if err != nil {
 		return nil, err
@@ -46,7 +47,7 @@ func CheckAddresses(o *elfread.Object, role string, sp *spec.Spec) ([]ContractCh
 	return c.checks, nil
 }
 
-func (c *contract) libnrtStatics(o *elfread.Object, sp *spec.Spec, fs *[]Finding, cmp func(string, uint64, uint64, string)) {
+func (c *contract) libnrtStatics(o *elfread.File, sp *spec.Spec, fs *[]Finding, cmp func(string, uint64, uint64, string)) {
 	syms, err := o.File.Symbols()
 	if err != nil || len(syms) == 0 {
 		*fs = append(*fs, finding(Info, KindUnverified, "", ".symtab", "", "no .symtab: trampoline, slot and sentinel addresses cannot be compared"))
@@ -73,7 +74,7 @@ func (c *contract) libnrtStatics(o *elfread.Object, sp *spec.Spec, fs *[]Finding
 			continue
 		}
 		cmp(f.Trampoline, f.TrampolineAddr, s.Value, "trampoline")
-		refs, err := elfread.RIPTargets(o, s.Value, s.Size)
+		refs, err := ripTargets(o, s)
 		if err != nil {
 			*fs = append(*fs, finding(Info, KindUnverified, f.Trampoline, "", "", "cannot decode %s: %v", f.Trampoline, err))
 			continue
@@ -82,4 +83,17 @@ func (c *contract) libnrtStatics(o *elfread.Object, sp *spec.Spec, fs *[]Finding
 			*fs = append(*fs, finding(Compatible, KindAddress, f.Name, fmt.Sprintf("slot %#x", f.Slot), "", "%s does not reference %s's slot %#x", f.Trampoline, f.Name, f.Slot))
 		}
 	}
+}
+
+// ripTargets decodes a trampoline's code for the addresses its
+// RIP-relative operands reach.
+func ripTargets(o *elfread.File, s elf.Symbol) (map[uint64]bool, error) {
+	if s.Size == 0 || s.Size > riprel.MaxCode {
+		return nil, fmt.Errorf("function size %d", s.Size)
+	}
+	code := elfread.FunctionBytes(o, s.Value, s.Size)
+	if code == nil {
+		return nil, fmt.Errorf("%#x is in no executable section", s.Value)
+	}
+	return riprel.Targets(code, s.Value)
 }

@@ -69,7 +69,7 @@ func TestCDecl(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if _, err := Show(obj, "decls", nil, []string{t.TempDir()}, &b); err != nil {
+	if _, err := Show(obj, "decls", ShowOptions{DebugDirs: []string{t.TempDir()}}, &b); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range declLines {
@@ -86,7 +86,7 @@ func debugOf(t *testing.T, path string) (*elfread.Debug, error) {
 		return nil, err
 	}
 	t.Cleanup(func() { obj.Close() })
-	return elfread.FindDebug(obj, []string{t.TempDir()})
+	return elfread.FindDebug(obj, elfread.Lookup{Dirs: []string{t.TempDir()}})
 }
 
 // TestExtractSpellsDeclarators: nested pointer/array declarators extract in

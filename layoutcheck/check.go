@@ -123,7 +123,7 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 
 	lk := elfread.DefaultLookup(opt.DebugDirs)
 	lk.AllowMissing = opt.AllowMissingDebug
-	dbg, err := elfread.FindDebugWith(obj, lk)
+	dbg, err := elfread.FindDebug(obj, lk)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func finding(sev Severity, kind, sym, exp, act, format string, args ...any) Find
 }
 
 // CheckLibnrt checks libnrt's side of the link contract.
-func CheckLibnrt(o *elfread.Object, sp *spec.Spec) ([]ContractCheck, error) {
+func CheckLibnrt(o *elfread.File, sp *spec.Spec) ([]ContractCheck, error) {
 	t, err := elfread.ReadDynTable(o)
 	if err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ func firstNonBase(sp *spec.Spec) string {
 }
 
 // CheckLibnccom checks libnccom's side of the link contract.
-func CheckLibnccom(o *elfread.Object, sp *spec.Spec) ([]ContractCheck, error) {
+func CheckLibnccom(o *elfread.File, sp *spec.Spec) ([]ContractCheck, error) {
 	t, err := elfread.ReadDynTable(o)
 	if err != nil {
 		return nil, err

@@ -361,9 +361,10 @@ func TestSplitDWARFPackage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			idx, err := elfread.ParseCUIndex(raw, binary.LittleEndian)
-			if err != nil || len(idx) != 2 {
-				t.Fatalf("the package's index: %d units, %v; want 2", len(idx), err)
+			// The index header's unit count (after the version and the
+			// column count, in either index version).
+			if len(raw) < 16 || binary.LittleEndian.Uint32(raw[8:]) != 2 {
+				t.Fatalf("the package's index (%d bytes) does not list 2 units", len(raw))
 			}
 			if err := os.Remove(filepath.Join(dir, "first.dwo")); err != nil {
 				t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/specsame"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 	"github.com/nrtabi/nrtabi/spec/compiled"
 )
@@ -177,11 +176,6 @@ func TestMain(m *testing.M) {
 	// Debian's debuginfod package sets DEBUGINFOD_URLS for login shells; the
 	// tests never download from a server they did not start.
 	os.Unsetenv("DEBUGINFOD_URLS")
-	// A proxy from the environment would be asked for the loopback
-	// servers the tests start (curl's rule, which the client follows).
-	for _, v := range elfread.ProxyVariables {
-		os.Unsetenv(v)
-	}
 	code := m.Run()
 	if fix != nil {
 		os.RemoveAll(fix.dir)

@@ -44,7 +44,7 @@ func FuzzReadObject(f *testing.F) {
 		_, err := Check([]string{p}, Options{Spec: sp, DebugDirs: noDebug})
 		InputErrorf("check", err)
 		var out bytes.Buffer
-		_, err = Show(p, hostile.StructName, sp, noDebug, &out)
+		_, err = Show(p, hostile.StructName, ShowOptions{Spec: sp, DebugDirs: noDebug}, &out)
 		InputErrorf("show", err)
 		if out.Len() > 1<<20 {
 			t.Fatalf("show printed %d bytes for a %d-byte input", out.Len(), len(data))

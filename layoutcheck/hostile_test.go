@@ -70,7 +70,7 @@ func TestHostileObjects(t *testing.T) {
 			_, err := Check([]string{c.Path}, Options{Spec: sp, DebugDirs: dirs})
 			expect("check", err)
 			var out bytes.Buffer
-			_, err = Show(c.Path, hostile.StructName, sp, dirs, &out)
+			_, err = Show(c.Path, hostile.StructName, ShowOptions{Spec: sp, DebugDirs: dirs}, &out)
 			expect("show", err)
 			if out.Len() > 64<<10 {
 				t.Fatalf("show printed %d bytes", out.Len())
@@ -104,7 +104,7 @@ func TestShowSummarisesHugeGaps(t *testing.T) {
 			continue
 		}
 		var out bytes.Buffer
-		if _, err := Show(c.Path, hostile.StructName, nil, nil, &out); err != nil {
+		if _, err := Show(c.Path, hostile.StructName, ShowOptions{}, &out); err != nil {
 			t.Fatal(err)
 		}
 		text := out.String()

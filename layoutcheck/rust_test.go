@@ -47,7 +47,7 @@ func TestRust(t *testing.T) {
 		t.Fatalf("extract -> check not clean: %+v", r.Findings)
 	}
 	b.Reset()
-	if err := ShowC(obj, "rv::Holder", []string{t.TempDir()}, &b); err != nil {
+	if _, err := Show(obj, "rv::Holder", ShowOptions{DebugDirs: []string{t.TempDir()}, C: true}, &b); err != nil {
 		t.Fatal(err)
 	}
 	if err := showCCompile(t, b.String()); err != nil {

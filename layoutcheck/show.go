@@ -22,14 +22,28 @@ type ShowResult struct {
 	reader   *elfread.Reader
 }
 
+// ShowOptions says what Show compares with and where it looks.
+type ShowOptions struct {
+	Spec      *spec.Spec // nil: the layout only
+	DebugDirs []string   // separate debug file directories
+	// C writes the struct and every type it needs as C that compiles
+	// (see showC) instead of the layout table; Show's result is then nil.
+	C bool
+}
+
 // Show finds a struct by name (a spec name, tag, typedef or C++ qualified
-// name) and compares it with the spec struct of that name, if any.
-func Show(path, name string, sp *spec.Spec, debugDirs []string, w io.Writer) (*ShowResult, error) {
-	_, dbg, done, err := elfread.OpenDebug(path, debugDirs)
+// name) and writes its layout to w, compared with the spec struct of that
+// name, if any; with opt.C it writes C instead.
+func Show(path, name string, opt ShowOptions, w io.Writer) (*ShowResult, error) {
+	dbg, err := elfread.OpenDebug(path, elfread.DefaultLookup(opt.DebugDirs))
 	if err != nil {
 		return nil, err
 	}
-	defer done()
+	defer dbg.Close()
+	if opt.C {
+		return nil, showC(dbg, path, name, w)
+	}
+	sp := opt.Spec
 	var st *spec.Struct
 	names := []string{name}
 	if sp != nil {

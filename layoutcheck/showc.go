@@ -12,19 +12,14 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// ShowC writes the struct named name, and every type it needs, as C that
+// showC writes the struct named name, and every type it needs, as C that
 // compiles (gcc, C11 with GNU attributes), followed by _Static_asserts of
 // the struct's size and of each member's offset and size as the DWARF has
 // them: compiling the output proves the C lays out as the binary does.
 // Types reached through pointers are declared, not defined; C++ and Rust
 // names become C identifiers; bitfield gaps, explicit padding and packing
 // are written out.
-func ShowC(path, name string, debugDirs []string, w io.Writer) error {
-	_, dbg, done, err := elfread.OpenDebug(path, debugDirs)
-	if err != nil {
-		return err
-	}
-	defer done()
+func showC(dbg *elfread.Debug, path, name string, w io.Writer) error {
 	found, err := dbg.FindStructs([][]string{{name}})
 	if err != nil {
 		return err

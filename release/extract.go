@@ -41,12 +41,12 @@ type ExtractOptions struct {
 // layout a spec struct can hold are left out: the fragment of the others is
 // written and the error is a *RefusedError naming them.
 func Extract(path string, w io.Writer, opt ExtractOptions) error {
-	obj, dbg, done, err := elfread.OpenDebug(path, opt.DebugDirs)
+	dbg, err := elfread.OpenDebug(path, elfread.DefaultLookup(opt.DebugDirs))
 	if err != nil {
 		return err
 	}
-	defer done()
-	frag, err := extractFrom(obj, dbg, opt)
+	defer dbg.Close()
+	frag, err := extractFrom(dbg.Input, dbg, opt)
 	if frag == nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func Extract(path string, w io.Writer, opt ExtractOptions) error {
 
 // extractFrom is Extract on an open file and its DWARF, returning the rows
 // instead of writing them; opt.DebugDirs is not used (dbg is found).
-func extractFrom(obj *elfread.Object, dbg *elfread.Debug, opt ExtractOptions) (*fragment, error) {
+func extractFrom(obj *elfread.File, dbg *elfread.Debug, opt ExtractOptions) (*fragment, error) {
 	names, skipAbsent, sp := opt.Names, opt.SkipAbsent, opt.Spec
 	path := obj.Path
 	wants := make([][]string, len(names))

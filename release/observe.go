@@ -118,8 +118,8 @@ func Observe(files []string, base *spec.Spec, opt ObserveOptions) (*Observed, er
 // observe reads one file: its role's symbols, and the base structs, slot
 // table and signatures its DWARF holds. A file without DWARF anywhere gives
 // symbols only; a debug file that exists but cannot be used is an error.
-func (obs *Observed) observe(o *elfread.Object, path string, base *spec.Spec, debugDirs []string) (*fragment, []string, error) {
-	dbg, err := elfread.FindDebug(o, debugDirs)
+func (obs *Observed) observe(o *elfread.File, path string, base *spec.Spec, debugDirs []string) (*fragment, []string, error) {
+	dbg, err := elfread.FindDebug(o, elfread.DefaultLookup(debugDirs))
 	switch {
 	case errors.Is(err, elfread.ErrNoDWARF):
 		dbg = nil
@@ -156,7 +156,7 @@ func (obs *Observed) observe(o *elfread.Object, path string, base *spec.Spec, de
 }
 
 // structsOf extracts every base struct dbg, the DWARF of o, holds.
-func structsOf(o *elfread.Object, dbg *elfread.Debug, base *spec.Spec) (*fragment, []string, error) {
+func structsOf(o *elfread.File, dbg *elfread.Debug, base *spec.Spec) (*fragment, []string, error) {
 	wants := make([][]string, len(base.Structs))
 	for i, st := range base.Structs {
 		wants[i] = specmatch.StructNames(st)
@@ -181,7 +181,7 @@ func structsOf(o *elfread.Object, dbg *elfread.Debug, base *spec.Spec) (*fragmen
 	return frag, names, nil
 }
 
-func (obs *Observed) libnccom(o *elfread.Object, dbg *elfread.Debug, in *ObservedInput, base *spec.Spec) error {
+func (obs *Observed) libnccom(o *elfread.File, dbg *elfread.Debug, in *ObservedInput, base *spec.Spec) error {
 	t, err := elfread.ReadDynTable(o)
 	if err != nil {
 		return err
@@ -233,7 +233,7 @@ func compatOffset(s *spec.Spec) int64 {
 
 // compatStore finds the immediate the probe stores at the compatibility
 // field: the shipped libnccom's `movq $0x59,0x30(%rax)`, or any register base.
-func compatStore(o *elfread.Object, sym *elf.Symbol, off int64) (uint64, bool) {
+func compatStore(o *elfread.File, sym *elf.Symbol, off int64) (uint64, bool) {
 	code := elfread.FunctionBytes(o, sym.Value, sym.Size)
 	for pc := 0; pc < len(code); {
 		inst, err := x86asm.Decode(code[pc:], 64)
@@ -329,7 +329,7 @@ func (obs *Observed) signatures(dbg *elfread.Debug, base *spec.Spec) error {
 	}
 }
 
-func (obs *Observed) libnrt(o *elfread.Object, dbg *elfread.Debug, base *spec.Spec) error {
+func (obs *Observed) libnrt(o *elfread.File, dbg *elfread.Debug, base *spec.Spec) error {
 	t, err := elfread.ReadDynTable(o)
 	if err != nil {
 		return err

@@ -1,11 +1,13 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"regexp"
 	"sync"
+
+	"github.com/nrtabi/nrtabi/internal/regfile"
 )
 
 // Limits on one spec file, checked before the TOML decoder sees it: the
@@ -23,29 +25,18 @@ const (
 // directory is refused before it is opened, so it can never block) of at
 // most MaxSpecFileSize bytes.
 func readSpecFile(fsys fs.FS, name, display string) ([]byte, error) {
-	st, err := fs.Stat(fsys, name)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", display, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file (%s); a spec file must be a plain *.toml file", display, st.Mode().Type())
-	}
-	if st.Size() > MaxSpecFileSize {
-		return nil, fmt.Errorf("read %s: %d bytes; a spec file holds at most %d (split the release into more files)", display, st.Size(), MaxSpecFileSize)
-	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", display, err)
-	}
-	defer f.Close()
-	// The size may change between the stat and the read: read one byte
-	// more than the cap to notice.
-	data, err := io.ReadAll(io.LimitReader(f, MaxSpecFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", display, err)
-	}
-	if len(data) > MaxSpecFileSize {
+	data, err := regfile.ReadFS(fsys, name, MaxSpecFileSize)
+	var notReg *regfile.NotRegularError
+	var tooLarge *regfile.TooLargeError
+	switch {
+	case errors.As(err, &notReg):
+		return nil, fmt.Errorf("read %s: not a regular file (%s); a spec file must be a plain *.toml file", display, notReg.Mode.Type())
+	case errors.As(err, &tooLarge) && tooLarge.Size >= 0:
+		return nil, fmt.Errorf("read %s: %d bytes; a spec file holds at most %d (split the release into more files)", display, tooLarge.Size, MaxSpecFileSize)
+	case errors.As(err, &tooLarge):
 		return nil, fmt.Errorf("read %s: more than %d bytes; a spec file holds at most %d (split the release into more files)", display, MaxSpecFileSize, MaxSpecFileSize)
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", display, err)
 	}
 	return data, nil
 }

@@ -418,7 +418,7 @@ func (d *demo) show(ctx context.Context) error {
 		return err
 	}
 	var out bytes.Buffer
-	res, err := layoutcheck.Show(d.types, "nec_version_info_t", d.spec, elfread.DefaultDebugDirs, &out)
+	res, err := layoutcheck.Show(d.types, "nec_version_info_t", layoutcheck.ShowOptions{Spec: d.spec, DebugDirs: elfread.DefaultDebugDirs}, &out)
 	if err != nil {
 		return err
 	}

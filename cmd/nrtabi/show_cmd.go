@@ -29,7 +29,8 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		return c.Usagef(errw, "want STRUCT FILE, e.g. nrtabi show nec_version_info_t libnrt.so.1")
 	}
 	if *asC {
-		if code := layoutError(c, errw, layoutcheck.ShowC(pos[1], pos[0], dirs.get(), out)); code >= 0 {
+		_, err := layoutcheck.Show(pos[1], pos[0], layoutcheck.ShowOptions{DebugDirs: dirs.get(), C: true}, out)
+		if code := layoutError(c, errw, err); code >= 0 {
 			return code
 		}
 		return cli.ExitOK
@@ -38,7 +39,7 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if err != nil {
 		return reportSpecError(c, errw, where, err)
 	}
-	res, err := layoutcheck.Show(pos[1], pos[0], structs, dirs.get(), out)
+	res, err := layoutcheck.Show(pos[1], pos[0], layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get()}, out)
 	if code := layoutError(c, errw, err); code >= 0 {
 		return code
 	}

@@ -3,8 +3,6 @@ package elfread
 import (
 	"encoding/binary"
 	"fmt"
-
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // Section ids of a .debug_cu_index column (DWARF 5 §7.3.5.3; the GNU
@@ -15,8 +13,8 @@ const (
 	sectStrOffsets = 6
 )
 
-// Contribution is where one split unit's parts lie in a .dwp's sections.
-type Contribution struct {
+// contribution is where one split unit's parts lie in a .dwp's sections.
+type contribution struct {
 	Info, Abbrev, StrOffsets [2]uint64 // offset and size in .debug_info.dwo, .debug_abbrev.dwo, .debug_str_offsets.dwo
 }
 
@@ -24,11 +22,11 @@ type Contribution struct {
 // bytes of the section, so the section size bounds them too).
 const maxIndexUnits = 1 << 24
 
-// ParseCUIndex decodes a .debug_cu_index (GNU version 2 or DWARF 5) into
+// parseCUIndex decodes a .debug_cu_index (GNU version 2 or DWARF 5) into
 // the contributions of each unit by its dwo id. Every count is checked
 // against the section's size before anything is allocated.
-func ParseCUIndex(b []byte, order binary.ByteOrder) (map[uint64]Contribution, error) {
-	c := elfdwarf.NewCursor(".debug_cu_index", b, 0, order)
+func parseCUIndex(b []byte, order binary.ByteOrder) (map[uint64]contribution, error) {
+	c := newCursor(".debug_cu_index", b, 0, order)
 	version := c.Uint(4) & 0xffff // DWARF 5: a 2-byte version and 2 bytes of padding
 	cols := c.Uint(4)
 	units := c.Uint(4)
@@ -72,7 +70,7 @@ func ParseCUIndex(b []byte, order binary.ByteOrder) (map[uint64]Contribution, er
 		j := sizeAt - offAt + i
 		return [2]uint64{uint64(order.Uint32(b[i:])), uint64(order.Uint32(b[j:]))}
 	}
-	out := make(map[uint64]Contribution, min(units, slots))
+	out := make(map[uint64]contribution, min(units, slots))
 	for s := 0; s < int(slots); s++ {
 		row := uint64(order.Uint32(b[idxAt+4*s:]))
 		if row == 0 {
@@ -82,7 +80,7 @@ func ParseCUIndex(b []byte, order binary.ByteOrder) (map[uint64]Contribution, er
 			return nil, fmt.Errorf(".debug_cu_index: slot %d names row %d of %d", s, row, units)
 		}
 		sig := order.Uint64(b[hashAt+8*s:])
-		out[sig] = Contribution{
+		out[sig] = contribution{
 			Info:       cell(offAt, row-1, sectInfo),
 			Abbrev:     cell(offAt, row-1, sectAbbrev),
 			StrOffsets: cell(offAt, row-1, sectStrOffsets),

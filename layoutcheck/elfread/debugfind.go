@@ -20,7 +20,7 @@ const (
 	ViaDebugLink = "gnu_debuglink"
 )
 
-func hasDWARF(o *Object) bool {
+func hasDWARF(o *File) bool {
 	for _, name := range []string{".debug_info", ".zdebug_info"} {
 		if s := o.File.Section(name); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
 			return true
@@ -29,20 +29,14 @@ func hasDWARF(o *Object) bool {
 	return false
 }
 
-// FindDebug is FindDebugWith the directories given and, when
-// DEBUGINFOD_URLS is set, debuginfod.
-func FindDebug(obj *Object, debugDirs []string) (*Debug, error) {
-	return FindDebugWith(obj, DefaultLookup(debugDirs))
-}
-
-// FindDebugWith locates the DWARF of obj: in the file itself, else through
-// the build-id tree of each debug directory (DIR/.build-id/xx/rest.debug),
+// FindDebug locates the DWARF of obj: in the file itself, else through the
+// build-id tree of each debug directory of lk (DIR/.build-id/xx/rest.debug),
 // else through .gnu_debuglink (next to the file, in its .debug/
 // subdirectory, and under each debug directory), checking the link's CRC,
-// else from debuginfod by build-id. Then the parts that DWARF refers to are
-// attached: a dwz supplementary file and split units (.dwo, .dwp). The debug
-// files found are opened and owned by the returned Debug.
-func FindDebugWith(obj *Object, lk Lookup) (*Debug, error) {
+// else from lk's debuginfod client by build-id. Then the parts that DWARF
+// refers to are attached: a dwz supplementary file and split units (.dwo,
+// .dwp). The debug files found are opened and owned by the returned Debug.
+func FindDebug(obj *File, lk Lookup) (*Debug, error) {
 	dbg, err := findMain(obj, lk)
 	if err != nil {
 		return nil, err
@@ -54,8 +48,7 @@ func FindDebugWith(obj *Object, lk Lookup) (*Debug, error) {
 	return dbg, nil
 }
 
-func findMain(obj *Object, lk Lookup) (*Debug, error) {
-	debugDirs := lk.Dirs
+func findMain(obj *File, lk Lookup) (*Debug, error) {
 	if err := obj.checkDataModel(); err != nil {
 		return nil, err
 	}
@@ -65,9 +58,9 @@ func findMain(obj *Object, lk Lookup) (*Debug, error) {
 	var tried []string
 	broken := false // a candidate exists but was refused
 	if len(obj.BuildID) > 2 {
-		for _, d := range debugDirs {
+		for _, d := range lk.Dirs {
 			p := filepath.Join(d, ".build-id", obj.BuildID[:2], obj.BuildID[2:]+".debug")
-			dbg, why := tryDebugFile(obj, p, func(c *Object) bool { return c.BuildID == "" || c.BuildID == obj.BuildID }, ViaBuildID, "has another build-id")
+			dbg, why := tryDebugFile(obj, p, func(c *File) bool { return c.BuildID == "" || c.BuildID == obj.BuildID }, ViaBuildID, "has another build-id")
 			if dbg != nil {
 				return dbg, nil
 			}
@@ -75,20 +68,22 @@ func findMain(obj *Object, lk Lookup) (*Debug, error) {
 		}
 	}
 	refused := ""
-	if obj.DebugLink != "" && !debugLinkName(obj.DebugLink) {
-		refused = fmt.Sprintf("; .gnu_debuglink %q is not a plain file name, so it is not followed", obj.DebugLink)
-	} else if obj.DebugLink != "" {
+	if obj.debugLink != "" && !debugLinkName(obj.debugLink) {
+		refused = fmt.Sprintf("; .gnu_debuglink %q is not a plain file name, so it is not followed", obj.debugLink)
+	} else if obj.debugLink != "" && obj.Path == "" {
+		refused = "; .gnu_debuglink is not followed for data that is not a named file"
+	} else if obj.debugLink != "" {
 		dir := filepath.Dir(obj.Path)
 		abs, _ := filepath.Abs(dir)
-		cands := []string{filepath.Join(dir, obj.DebugLink), filepath.Join(dir, ".debug", obj.DebugLink)}
-		for _, d := range debugDirs {
-			cands = append(cands, filepath.Join(d, abs, obj.DebugLink))
+		cands := []string{filepath.Join(dir, obj.debugLink), filepath.Join(dir, ".debug", obj.debugLink)}
+		for _, d := range lk.Dirs {
+			cands = append(cands, filepath.Join(d, abs, obj.debugLink))
 		}
 		for _, p := range cands {
 			if p == obj.Path || sameFile(p, obj.Path) {
 				continue
 			}
-			dbg, why := tryDebugFile(obj, p, func(c *Object) bool { return crc32.ChecksumIEEE(c.data) == obj.DebugLinkCRC }, ViaDebugLink, "fails the .gnu_debuglink CRC")
+			dbg, why := tryDebugFile(obj, p, func(c *File) bool { return crc32.ChecksumIEEE(c.data) == obj.debugLinkCRC }, ViaDebugLink, "fails the .gnu_debuglink CRC")
 			if dbg != nil {
 				return dbg, nil
 			}
@@ -96,9 +91,9 @@ func findMain(obj *Object, lk Lookup) (*Debug, error) {
 		}
 	}
 	if lk.Debuginfod != nil && obj.BuildID != "" {
-		p, err := lk.Debuginfod.Fetch(obj.BuildID)
+		p, err := lk.fetch(obj.BuildID)
 		if err == nil {
-			dbg, why := tryDebugFile(obj, p, func(c *Object) bool { return c.BuildID == obj.BuildID }, ViaDebuginfod, "has another build-id")
+			dbg, why := tryDebugFile(obj, p, func(c *File) bool { return c.BuildID == obj.BuildID }, ViaDebuginfod, "has another build-id")
 			if dbg != nil {
 				return dbg, nil
 			}
@@ -108,7 +103,7 @@ func findMain(obj *Object, lk Lookup) (*Debug, error) {
 	}
 	why := "the file has no .debug_info"
 	switch {
-	case obj.BuildID == "" && obj.DebugLink == "":
+	case obj.BuildID == "" && obj.debugLink == "":
 		why += ", no build-id and no .gnu_debuglink"
 	case len(tried) > 0:
 		why += "; no matching separate debug file at " + strings.Join(tried, ", ")
@@ -146,7 +141,7 @@ func sameFile(a, b string) bool {
 // passes match. A candidate that exists but is refused says why (unreadable,
 // no DWARF, not the input's, corrupted sections), so the final error names a
 // broken debug file instead of only the path tried.
-func tryDebugFile(obj *Object, path string, match func(*Object) bool, via, mismatch string) (*Debug, string) {
+func tryDebugFile(obj *File, path string, match func(*File) bool, via, mismatch string) (*Debug, string) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, ""
 	}
@@ -182,20 +177,19 @@ func tryDebugFile(obj *Object, path string, match func(*Object) bool, via, misma
 	return dbg, ""
 }
 
-// OpenDebug opens path and finds its debug info, for the commands that read
-// one file's types; done releases both, the debug file first.
-func OpenDebug(path string, debugDirs []string) (obj *Object, dbg *Debug, done func(), err error) {
-	return OpenDebugWith(path, DefaultLookup(debugDirs))
-}
-
-// OpenDebugWith is OpenDebug with a Lookup.
-func OpenDebugWith(path string, lk Lookup) (obj *Object, dbg *Debug, done func(), err error) {
-	if obj, err = Open(path); err != nil {
-		return nil, nil, nil, err
+// OpenDebug opens the file at path and finds its DWARF, for the commands
+// that read one file's types. The Debug owns the file (its Input): Close
+// releases both.
+func OpenDebug(path string, lk Lookup) (*Debug, error) {
+	obj, err := Open(path)
+	if err != nil {
+		return nil, err
 	}
-	if dbg, err = FindDebugWith(obj, lk); err != nil {
+	dbg, err := FindDebug(obj, lk)
+	if err != nil {
 		obj.Close()
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return obj, dbg, func() { dbg.Close(); obj.Close() }, nil
+	dbg.ownsInput = true
+	return dbg, nil
 }

@@ -37,7 +37,7 @@ func TestBrokenDebugFileNamed(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer o.Close()
-		dbg, err := FindDebug(o, []string{debugDir})
+		dbg, err := FindDebug(o, Lookup{Dirs: []string{debugDir}})
 		if err != nil {
 			return "", err
 		}

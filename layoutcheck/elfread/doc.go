@@ -2,12 +2,13 @@
 // ELF binaries: the object's identity (build-id, debuglink, SONAME, needed
 // libraries), its dynamic symbol table with version definitions and needs,
 // function bytes, and the DWARF of its structs, found in the file, in a
-// separate debug file (build-id tree, .gnu_debuglink) or from debuginfod,
-// together with the parts that DWARF refers to: a dwz supplementary file
-// and split units (.dwo, .dwp). The parts share one offset space, so a
-// struct found anywhere is read through one Reader. It knows nothing of
-// specs; internal/elfdwarf below it opens files and inflates compressed
-// sections.
+// separate debug file (build-id tree, .gnu_debuglink) or from debuginfod
+// (package layoutcheck/debuginfod), together with the parts that DWARF
+// refers to: a dwz supplementary file and split units (.dwo, .dwp). The
+// parts share one offset space, so a struct found anywhere is read through
+// one Reader. It knows nothing of specs. Its byte cursor (cursor.go) and
+// bounded inflater (inflate.go) are its own, unexported, as debug/dwarf's
+// buf is; files are opened through internal/regfile.
 //
 // Reading is lazy on purpose: a fast scanner walks .debug_info once, decoding
 // only the names of type DIEs at namespace scope, skipping every subtree that
@@ -15,5 +16,11 @@
 // found. Only the DIEs of the structs found are then decoded into types,
 // through ReadType, the one door into godwarf.
 //
-// Every error about an input is an *InputError: one line naming the file.
+// The API is debug/elf's shape: Open(path) maps a file and NewFile reads one
+// through an io.ReaderAt, each giving a *File that Close releases;
+// FindDebug(file, Lookup) and OpenDebug(path, Lookup) give its *Debug, whose
+// Close releases the debug files it opened (and, from OpenDebug, the file).
+//
+// Every error about an input is an *InputError: one line naming the file
+// (none for a File from NewFile, which has no name).
 package elfread

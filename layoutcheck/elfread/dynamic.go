@@ -12,7 +12,7 @@ type DynTable struct {
 
 // ReadDynTable reads .dynsym with its version definitions and needs.
 // Errors are *InputError.
-func ReadDynTable(o *Object) (*DynTable, error) {
+func ReadDynTable(o *File) (*DynTable, error) {
 	if o.File.Section(".dynsym") == nil {
 		return nil, InputErrorf(o.Path, "is a %s without a dynamic symbol table; the link contract needs the linked shared object (or pass --role none)", o.Kind())
 	}
@@ -37,7 +37,7 @@ func ReadDynTable(o *Object) (*DynTable, error) {
 	return t, nil
 }
 
-func sectionOfType(o *Object, typ elf.SectionType) bool {
+func sectionOfType(o *File, typ elf.SectionType) bool {
 	for _, s := range o.File.Sections {
 		if s.Type == typ {
 			return true

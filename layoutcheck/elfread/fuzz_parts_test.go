@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -17,10 +18,10 @@ func FuzzSupLink(f *testing.F) {
 	f.Add([]byte("\x05\x00\x01\x00\x00"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if l, err := ParseAltLink(b); err == nil && (l.Path == "" || len(l.BuildID) == 0 || len(l.BuildID) > 2*maxSupID) {
+		if l, err := parseAltLink(b); err == nil && (l.Path == "" || len(l.BuildID) == 0 || len(l.BuildID) > 2*maxSupID) {
 			t.Fatalf("altlink %+v", l)
 		}
-		if l, isSup, err := ParseDebugSup(b, binary.LittleEndian); err == nil && (!isSup && l.Path == "" || len(l.BuildID) == 0 || len(l.BuildID) > 2*maxSupID) {
+		if l, isSup, err := parseDebugSup(b, binary.LittleEndian); err == nil && (!isSup && l.Path == "" || len(l.BuildID) == 0 || len(l.BuildID) > 2*maxSupID) {
 			t.Fatalf("debug_sup %+v", l)
 		} else if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Fatalf("two-line error %q", err)
@@ -61,7 +62,7 @@ func FuzzCUIndex(f *testing.F) {
 	f.Add(cuIndexSeed(5))
 	f.Add([]byte{2, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := ParseCUIndex(b, binary.LittleEndian)
+		m, err := parseCUIndex(b, binary.LittleEndian)
 		if err == nil && len(m) > len(b)/12 {
 			t.Fatalf("%d units from %d bytes", len(m), len(b))
 		}
@@ -76,7 +77,7 @@ func FuzzRewriteSplitForms(f *testing.F) {
 	f.Add([]byte{1, 0x11, 1, 0x03, 0x82, 0x3e, 0x11, 0x81, 0x3e, 0x25, 0x25, 0, 0, 2, 0x16, 0, 0x03, 0x1b, 0, 0, 0})
 	f.Add([]byte{1, 0x13, 0, 0x0b, 0x21, 0x7f, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		out, err := RewriteSplitForms(b)
+		out, err := rewriteSplitForms(b)
 		if len(out) != len(b) {
 			t.Fatalf("length %d from %d (err %v)", len(out), len(b), err)
 		}
@@ -97,23 +98,25 @@ func FuzzSupplement(f *testing.F) {
 	}
 	f.Add(sup)
 	lib := filepath.Join(built, "liba.so")
-	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		main, err := Open(lib)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer main.Close()
-		p := filepath.Join(dir, "common.debug")
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 		d, err := loadDebug(main, main, ViaEmbedded)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer d.Close()
-		part, why := tryPart(main, p, func(*Object) bool { return true }, ViaSupplement, "", "")
+		c, err := NewFile(bytes.NewReader(b))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("two-line error %q", err)
+			}
+			return
+		}
+		part, why := usePart(main, c, func(*File) bool { return true }, ViaSupplement, "", "")
 		if part == nil {
 			if strings.Contains(why, "\n") {
 				t.Fatalf("two-line refusal %q", why)

@@ -1,8 +1,8 @@
 package elfread
 
 import (
+	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,17 +14,12 @@ import (
 // FuzzReadObject corpus: gcc -g objects in DWARF 4 and 5, a compressed one,
 // a shared object) to every reading step on its own: open, the dynamic
 // table, the debug-file search, the struct scan and the layout and type
-// reader. Open, ReadDynTable, FindDebug and FindStructs end with a result
+// reader. NewFile, ReadDynTable, FindDebug and FindStructs end with a result
 // or a one-line *InputError; a layout error is any one-line error; a panic
 // fails the run.
 func FuzzReader(f *testing.F) {
-	dir := hostile.FuzzDir(f)
-	noDebug := []string{filepath.Join(dir, "no-debug-dir")}
+	noDebug := []string{filepath.Join(f.TempDir(), "no-debug-dir")}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := filepath.Join(dir, "input.o")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
 		oneLine := func(what string, err error, mustInput bool) bool {
 			t.Helper()
 			if err == nil {
@@ -36,7 +31,7 @@ func FuzzReader(f *testing.F) {
 			}
 			return false
 		}
-		o, err := Open(p)
+		o, err := NewFile(bytes.NewReader(data))
 		if !oneLine("open", err, true) {
 			return
 		}
@@ -45,7 +40,7 @@ func FuzzReader(f *testing.F) {
 			_, err := ReadDynTable(o)
 			oneLine("dynamic table", err, true)
 		}
-		dbg, err := FindDebug(o, noDebug)
+		dbg, err := FindDebug(o, Lookup{Dirs: noDebug})
 		if !oneLine("find debug", err, true) {
 			return
 		}

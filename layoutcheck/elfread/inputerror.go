@@ -14,7 +14,12 @@ type InputError struct {
 	Err  error // ErrNoDWARF when the file and its debug files have none, else nil
 }
 
-func (e *InputError) Error() string { return fmt.Sprintf("%s: %s", e.Path, e.Msg) }
+func (e *InputError) Error() string {
+	if e.Path == "" { // a File from NewFile
+		return e.Msg
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
 
 func (e *InputError) Unwrap() error { return e.Err }
 

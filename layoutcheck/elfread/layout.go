@@ -42,10 +42,10 @@ func (m *Member) End() int64 {
 	return SatAdd(m.Offset, m.Size)
 }
 
-// SatAdd adds two values read from DWARF, saturating at MaxTypeSize.
+// SatAdd adds two values read from DWARF, saturating at maxTypeSize.
 func SatAdd(a, b int64) int64 {
-	a, b = min(max(a, -MaxTypeSize), MaxTypeSize), min(max(b, -MaxTypeSize), MaxTypeSize)
-	return min(a+b, MaxTypeSize)
+	a, b = min(max(a, -maxTypeSize), maxTypeSize), min(max(b, -maxTypeSize), maxTypeSize)
+	return min(a+b, maxTypeSize)
 }
 
 // Reader decodes struct layouts from one Debug. Offsets in its API are
@@ -467,14 +467,14 @@ func Strip(t godwarf.Type) godwarf.Type {
 // itself), which the bound ends.
 const MaxTypeDepth = 64
 
-// MaxTypeSize is where sizes computed from DWARF saturate, so that offset +
+// maxTypeSize is where sizes computed from DWARF saturate, so that offset +
 // size sums never wrap (2^62 bytes; nothing real comes close).
-const MaxTypeSize = 1 << 62
+const maxTypeSize = 1 << 62
 
 // TypeSize is the byte size of a DWARF type. godwarf leaves arrays (and
 // typedefs of arrays) without DW_AT_byte_size at -1; their size is computed
 // from the element here. A flexible array has size 0. Sizes saturate at
-// MaxTypeSize; a chain of types that loops has size 0.
+// maxTypeSize; a chain of types that loops has size 0.
 func TypeSize(t godwarf.Type) int64 {
 	mult := int64(1)
 	for range MaxTypeDepth {
@@ -485,8 +485,8 @@ func TypeSize(t godwarf.Type) int64 {
 			if x.Count <= 0 {
 				return 0
 			}
-			if x.Count > MaxTypeSize/mult {
-				return MaxTypeSize
+			if x.Count > maxTypeSize/mult {
+				return maxTypeSize
 			}
 			mult *= x.Count
 			t = x.Type
@@ -495,8 +495,8 @@ func TypeSize(t godwarf.Type) int64 {
 			return 0
 		default:
 			s := max(x.Size(), 0)
-			if s > 0 && mult > MaxTypeSize/s {
-				return MaxTypeSize
+			if s > 0 && mult > maxTypeSize/s {
+				return maxTypeSize
 			}
 			return s * mult
 		}

@@ -3,8 +3,6 @@ package elfread
 import (
 	"debug/dwarf"
 	"fmt"
-
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // A dwz'd file's DIEs refer into its supplement (DW_FORM_GNU_ref_alt,
@@ -161,7 +159,7 @@ func (m *merger) walk(p *Debug, base int, move func(form uint32, offSize int) (i
 			return err
 		}
 		sc.u, sc.tab, sc.err = u, tab, nil
-		sc.c = elfdwarf.NewCursor(".debug_info", p.info, u.dieStart, p.order)
+		sc.c = newCursor(".debug_info", p.info, u.dieStart, p.order)
 		sc.c.Limit(u.end)
 		for sc.c.Left() > 0 && sc.failed() == nil {
 			code := sc.c.Uleb()

@@ -7,16 +7,16 @@ import (
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 )
 
-// MaxTypeNesting bounds how deep godwarf's reader may recurse for one type:
+// maxTypeNesting bounds how deep godwarf's reader may recurse for one type:
 // the longest chain of types it has not read yet, each reached through
 // DW_AT_type from the last or from one of its children (members,
 // parameters, subranges). Real C and C++ types nest some hundreds deep;
 // each level costs godwarf a few hundred bytes of stack.
-const MaxTypeNesting = 20000
+const maxTypeNesting = 20000
 
 // typeNesting follows the references godwarf would follow from off, in the
 // order it would, with an explicit stack instead of recursion, and refuses
-// a graph whose depth-first walk goes deeper than MaxTypeNesting. Types
+// a graph whose depth-first walk goes deeper than maxTypeNesting. Types
 // already in cache end the walk, as they end godwarf's; each DIE is read at
 // most once per call.
 func typeNesting(d *dwarf.Data, off dwarf.Offset, cache map[dwarf.Offset]godwarf.Type) error {
@@ -63,8 +63,8 @@ func typeNesting(d *dwarf.Data, off dwarf.Offset, cache map[dwarf.Offset]godwarf
 			continue
 		}
 		seen[to] = true
-		if len(stack) >= MaxTypeNesting {
-			return fmt.Errorf("the type at DIE 0x%x nests more than %d types deep (through DIE 0x%x): refused, reading it would exhaust the reader's stack", off, MaxTypeNesting, to)
+		if len(stack) >= maxTypeNesting {
+			return fmt.Errorf("the type at DIE 0x%x nests more than %d types deep (through DIE 0x%x): refused, reading it would exhaust the reader's stack", off, maxTypeNesting, to)
 		}
 		stack = append(stack, frame{refs: refsOf(to)})
 	}

@@ -11,29 +11,36 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
+	"github.com/nrtabi/nrtabi/internal/regfile"
 )
 
-// Object is one input ELF file, mapped read-only.
-type Object struct {
+// File is one ELF file: debug/elf's view of it (embedded, so its sections,
+// program headers and symbol tables read as in debug/elf) and its identity.
+// Open maps the file; NewFile reads it through an io.ReaderAt.
+type File struct {
+	*elf.File
+	// Path is the file's name, where its debug files are looked for
+	// next to it; "" for a File from NewFile, whose errors name no file.
 	Path string
-	File *elf.File
-	data []byte // the whole file (mmap)
+
+	data  []byte // the whole file
+	unmap bool   // data is an mmap of the file (Open), not heap (NewFile)
 
 	BuildID      string // hex, "" when the file has none
-	DebugLink    string // .gnu_debuglink file name
-	DebugLinkCRC uint32
+	debugLink    string // .gnu_debuglink file name
+	debugLinkCRC uint32
 	SONAME       string
 	Needed       []string
 }
 
-// Open maps an ELF file and reads its identity. Errors are *InputError.
-func Open(path string) (obj *Object, err error) {
-	f, st, err := elfdwarf.OpenRegular(path)
+// Open maps the regular file at path and reads its identity. Errors are
+// *InputError.
+func Open(path string) (*File, error) {
+	f, st, err := regfile.Open(path)
 	if err != nil {
-		var nr *elfdwarf.NotRegularError
+		var nr *regfile.NotRegularError
 		if errors.As(err, &nr) {
-			return nil, InputErrorf(path, "is %v; give an ELF file", err)
+			return nil, InputErrorf(path, "is %s; give an ELF file", nr.What())
 		}
 		return nil, InputErrorf(path, "cannot open: %v", errors.Unwrap(err))
 	}
@@ -46,30 +53,69 @@ func Open(path string) (obj *Object, err error) {
 	if err != nil {
 		return nil, InputErrorf(path, "cannot map: %v", err)
 	}
-	obj = &Object{Path: path, data: data}
+	return newFile(path, data, true)
+}
+
+// NewFile reads an ELF file from r: all of it, into memory, since the
+// reader uses sections in place. The size is r's Size method's when it has
+// one (bytes.Reader, io.SectionReader), else what r holds up to its end.
+// Errors are *InputError without a file name, and the File has no Path, so
+// no debug file is looked for next to it (the debug directories of a
+// Lookup, by build-id, still apply).
+func NewFile(r io.ReaderAt) (*File, error) {
+	var data []byte
+	if sz, ok := r.(interface{ Size() int64 }); ok {
+		n := sz.Size()
+		if n < 16 {
+			return nil, InputErrorf("", "not an ELF file (%d bytes, too short for an ELF header)", max(n, 0))
+		}
+		if int64(int(n)) != n {
+			return nil, InputErrorf("", "%d bytes: too large to read into memory", n)
+		}
+		data = make([]byte, n)
+		if _, err := r.ReadAt(data, 0); err != nil && !(errors.Is(err, io.EOF)) {
+			return nil, InputErrorf("", "cannot read: %v", err)
+		}
+	} else {
+		b, err := io.ReadAll(io.NewSectionReader(r, 0, 1<<63-1))
+		if err != nil {
+			return nil, InputErrorf("", "cannot read: %v", err)
+		}
+		data = b
+	}
+	if len(data) < 16 {
+		return nil, InputErrorf("", "not an ELF file (%d bytes, too short for an ELF header)", len(data))
+	}
+	return newFile("", data, false)
+}
+
+// newFile reads the identity of the ELF file in data.
+func newFile(path string, data []byte, unmap bool) (f *File, err error) {
+	size := int64(len(data))
+	f = &File{Path: path, data: data, unmap: unmap}
 	defer func() {
-		if err != nil && obj != nil {
-			obj.Close()
-			obj = nil
+		if err != nil {
+			f.Close()
+			f = nil
 		}
 	}()
 	if !bytes.HasPrefix(data, []byte(elf.ELFMAG)) {
-		return obj, InputErrorf(path, "not an ELF file (starts with %q)", printable(data[:4]))
+		return f, InputErrorf(path, "not an ELF file (starts with %q)", printable(data[:4]))
 	}
 	ef, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
-		return obj, InputErrorf(path, "%s", describeELFError(err, size))
+		return f, InputErrorf(path, "%s", describeELFError(err, size))
 	}
-	obj.File = ef
+	f.File = ef
 	for _, s := range ef.Sections {
 		if s.Type != elf.SHT_NOBITS && s.FileSize > 0 && (s.Offset > uint64(size) || s.FileSize > uint64(size)-s.Offset) {
-			return obj, InputErrorf(path, "truncated: section %q (%d bytes at %d) ends past the file's %d bytes", s.Name, s.FileSize, s.Offset, size)
+			return f, InputErrorf(path, "truncated: section %q (%d bytes at %d) ends past the file's %d bytes", s.Name, s.FileSize, s.Offset, size)
 		}
 	}
-	if err := obj.readIdentity(); err != nil {
-		return obj, err
+	if err := f.readIdentity(); err != nil {
+		return f, err
 	}
-	return obj, nil
+	return f, nil
 }
 
 func describeELFError(err error, size int64) string {
@@ -98,24 +144,32 @@ func printable(b []byte) string {
 	return string(out)
 }
 
-// Close unmaps the file.
-func (o *Object) Close() {
-	if o != nil && o.data != nil {
-		_ = syscall.Munmap(o.data)
-		o.data = nil
+// Close releases the file's bytes (unmaps what Open mapped); the File is
+// not to be used after.
+func (o *File) Close() error {
+	if o == nil || o.data == nil {
+		return nil
 	}
+	data := o.data
+	o.data = nil
+	if o.unmap {
+		if err := syscall.Munmap(data); err != nil {
+			return fmt.Errorf("%s: munmap: %w", o.Path, err)
+		}
+	}
+	return nil
 }
 
 // sectionBytes returns the raw (possibly compressed) bytes of a section,
 // without copying.
-func (o *Object) sectionBytes(s *elf.Section) []byte {
+func (o *File) sectionBytes(s *elf.Section) []byte {
 	if s.Type == elf.SHT_NOBITS || s.FileSize == 0 {
 		return nil
 	}
 	return o.data[s.Offset : s.Offset+s.FileSize]
 }
 
-func (o *Object) readIdentity() error {
+func (o *File) readIdentity() error {
 	ef := o.File
 	for _, s := range ef.Sections {
 		switch {
@@ -124,10 +178,10 @@ func (o *Object) readIdentity() error {
 		case s.Name == ".gnu_debuglink":
 			b := o.sectionBytes(s)
 			if i := bytes.IndexByte(b, 0); i > 0 {
-				o.DebugLink = string(b[:i])
+				o.debugLink = string(b[:i])
 				crcAt := (i + 4) &^ 3
 				if crcAt+4 <= len(b) {
-					o.DebugLinkCRC = ef.ByteOrder.Uint32(b[crcAt:])
+					o.debugLinkCRC = ef.ByteOrder.Uint32(b[crcAt:])
 				}
 			}
 		}
@@ -157,7 +211,7 @@ func (o *Object) readIdentity() error {
 // as the dynamic linker reads it) and its string table in place, in the
 // mapped file: debug/elf's DynString copies the whole string table onto the
 // heap for each tag, 330 KB twice for libstdc++.
-func (o *Object) dynamicNames() (soname, needed []string, err error) {
+func (o *File) dynamicNames() (soname, needed []string, err error) {
 	ef := o.File
 	ds := ef.SectionByType(elf.SHT_DYNAMIC)
 	if ds == nil {
@@ -182,7 +236,7 @@ func (o *Object) dynamicNames() (soname, needed []string, err error) {
 	}
 	// As DynString: a name that is not NUL-terminated inside the table is left out.
 	str := func(off uint64) (string, bool) {
-		b, ok := elfdwarf.CStringAt(strs, off)
+		b, ok := cStringAt(strs, off)
 		return string(b), ok && off+uint64(len(b)) < uint64(len(strs))
 	}
 	for ; len(dyn) >= entry; dyn = dyn[entry:] {
@@ -228,7 +282,7 @@ func buildIDFromNote(b []byte, bo binary.ByteOrder) string {
 func align4(n uint32) uint32 { return (n + 3) &^ 3 }
 
 // Kind names the ELF file type for messages.
-func (o *Object) Kind() string {
+func (o *File) Kind() string {
 	switch o.File.Type {
 	case elf.ET_REL:
 		return "relocatable object"

@@ -1,11 +1,14 @@
 package elfread
 
 import (
+	"context"
 	"debug/elf"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nrtabi/nrtabi/layoutcheck/debuginfod"
 )
 
 // How a part of the DWARF was found, besides ViaEmbedded, ViaBuildID and
@@ -24,13 +27,40 @@ type Lookup struct {
 	// recorded in Debug.Missing instead of failing; the structs it holds
 	// are then absent.
 	AllowMissing bool
-	Debuginfod   *Debuginfod // nil: no download
+	Debuginfod   *debuginfod.Client // nil: no download
+	// Context bounds the downloads from Debuginfod (nil: none but their
+	// own limits). It rides in the lookup because the lookup is what is
+	// threaded through every function that may end up downloading.
+	Context context.Context
 }
 
 // DefaultLookup is the lookup the commands use without flags: the given
 // directories and a debuginfod client when DEBUGINFOD_URLS is set.
 func DefaultLookup(dirs []string) Lookup {
-	return Lookup{Dirs: dirs, Debuginfod: DebuginfodFromEnv()}
+	return Lookup{Dirs: dirs, Debuginfod: debuginfod.FromEnv(VerifyBuildID)}
+}
+
+// fetch downloads the debug file with this build-id from debuginfod.
+func (lk Lookup) fetch(buildID string) (string, error) {
+	ctx := lk.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return lk.Debuginfod.Fetch(ctx, buildID, debuginfod.Debuginfo)
+}
+
+// VerifyBuildID is debuginfod's check of a downloaded file: an ELF file
+// that carries want as its build-id.
+func VerifyBuildID(path, want string) error {
+	o, err := Open(path)
+	if err != nil {
+		return fmt.Errorf("%s", errMsg(err))
+	}
+	defer o.Close()
+	if o.BuildID != want {
+		return fmt.Errorf("what arrived has build-id %q, not %s", o.BuildID, want)
+	}
+	return nil
 }
 
 // Part is one file the DWARF of an input was read from.
@@ -114,13 +144,13 @@ func (d *Debug) missing(lk Lookup, what string, tried []string) error {
 // as given (relative to the file's directory), next to the file, under each
 // debug directory's .dwz/, by build-id under each debug directory, and from
 // debuginfod. The file must carry the build-id the link records.
-func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
+func findSupplement(d *Debug, l supRef, lk Lookup) (*Debug, error) {
 	dir := filepath.Dir(d.Path())
 	var cands candidates
 	add := cands.add
 	if filepath.IsAbs(l.Path) {
 		add(filepath.Clean(l.Path))
-	} else {
+	} else if d.Path() != "" { // "": a File from NewFile is next to nothing
 		add(filepath.Join(dir, l.Path))
 		// A debug file reached through a build-id symlink: the link is
 		// relative to where the file really is (../../.dwz/NAME).
@@ -130,8 +160,10 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 	}
 	base := filepath.Base(l.Path)
 	if base != "." && base != ".." && base != "/" {
-		add(filepath.Join(dir, base))
-		if in := filepath.Dir(d.Input.Path); in != dir {
+		if d.Path() != "" {
+			add(filepath.Join(dir, base))
+		}
+		if in := filepath.Dir(d.Input.Path); d.Input.Path != "" && in != dir {
 			add(filepath.Join(in, base))
 		}
 		for _, dd := range lk.Dirs {
@@ -148,7 +180,7 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 	// .gnu_debugaltlink records the supplement's build-id; .debug_sup the
 	// checksum the supplement's own .debug_sup carries (dwz --dwarf-5
 	// writes no build-id note there).
-	match := func(c *Object) bool { return c.BuildID == l.BuildID || c.supChecksum() == l.BuildID }
+	match := func(c *File) bool { return c.BuildID == l.BuildID || c.supChecksum() == l.BuildID }
 	what := "build-id"
 	if l.Section == ".debug_sup" {
 		what = "checksum"
@@ -171,7 +203,7 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 		tried = append(tried, candidate(p, why))
 	}
 	if lk.Debuginfod != nil {
-		p, err := lk.Debuginfod.Fetch(l.BuildID)
+		p, err := lk.fetch(l.BuildID)
 		if err == nil {
 			sup, why := tryPart(d.Input, p, match, ViaSupplement, mismatch, "")
 			if sup != nil {
@@ -187,7 +219,7 @@ func findSupplement(d *Debug, l SupLink, lk Lookup) (*Debug, error) {
 
 // tryPart opens a candidate file for a part; like tryDebugFile, a file that
 // exists and is refused says why.
-func tryPart(input *Object, path string, match func(*Object) bool, via, mismatch, suffix string) (*Debug, string) {
+func tryPart(input *File, path string, match func(*File) bool, via, mismatch, suffix string) (*Debug, string) {
 	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 		if err == nil {
 			return nil, "not a regular file"
@@ -198,6 +230,12 @@ func tryPart(input *Object, path string, match func(*Object) bool, via, mismatch
 	if err != nil {
 		return nil, errMsg(err)
 	}
+	return usePart(input, c, match, via, mismatch, suffix)
+}
+
+// usePart makes an open candidate file a part of input's DWARF, or closes
+// it and says why not.
+func usePart(input, c *File, match func(*File) bool, via, mismatch, suffix string) (*Debug, string) {
 	why := ""
 	switch {
 	case !c.hasSection(".debug_info" + suffix):
@@ -227,7 +265,7 @@ func errMsg(err error) string {
 
 // hasSection reports whether the file has a non-empty section of that name
 // (or its .zdebug_ form).
-func (o *Object) hasSection(name string) bool {
+func (o *File) hasSection(name string) bool {
 	names := []string{name}
 	if strings.HasPrefix(name, ".debug_") {
 		names = append(names, ".zdebug_"+name[len(".debug_"):])

@@ -28,7 +28,7 @@ func TestSupplementMixedReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	dbg, err := FindDebugWith(o, Lookup{})
+	dbg, err := FindDebug(o, Lookup{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // unit is one unit header of .debug_info.
@@ -61,8 +59,8 @@ type scanner struct {
 	u          *unit
 	tab        []abbrev
 	strOffBase uint64
-	c          elfdwarf.Cursor // over the unit's bytes of .debug_info
-	err        error           // a failure outside the cursor (abbreviations, strings)
+	c          cursor // over the unit's bytes of .debug_info
+	err        error  // a failure outside the cursor (abbreviations, strings)
 }
 
 // fail records the scanner's first failure.
@@ -82,7 +80,7 @@ func (sc *scanner) failed() error {
 
 // parseUnit reads the unit header at off.
 func (d *Debug) parseUnit(off int) (unit, error) {
-	c := elfdwarf.NewCursor(".debug_info", d.info, off, d.order)
+	c := newCursor(".debug_info", d.info, off, d.order)
 	u := unit{off: off, offSize: 4}
 	length := c.Uint(4)
 	if length == 0xffffffff {
@@ -220,7 +218,7 @@ again:
 	if err := sc.d.ensure(sc.d.abbrevZ, want); err != nil {
 		return nil, err
 	}
-	c := elfdwarf.NewCursor(".debug_abbrev", sc.d.abbrev, int(u.abbrevOff), sc.d.order)
+	c := newCursor(".debug_abbrev", sc.d.abbrev, int(u.abbrevOff), sc.d.order)
 	tab, all, spans = sl.tab[:0], sl.attrs[:0], spans[:0]
 	for c.Err() == nil {
 		code := c.Uleb()
@@ -360,9 +358,9 @@ func (sc *scanner) readUint(form uint32) uint64 {
 
 // str looks a name up in a string table; an offset outside it is corruption.
 func (sc *scanner) str(section string, tab []byte, off uint64) []byte {
-	s, ok := elfdwarf.CStringAt(tab, off)
+	s, ok := cStringAt(tab, off)
 	if !ok {
-		sc.fail(&elfdwarf.FormatError{Section: section, Offset: int(min(off, 1<<62)), Msg: fmt.Sprintf("string offset %#x outside a %d-byte string table", off, len(tab))})
+		sc.fail(&formatError{Section: section, Offset: int(min(off, 1<<62)), Msg: fmt.Sprintf("string offset %#x outside a %d-byte string table", off, len(tab))})
 	}
 	return s
 }
@@ -399,10 +397,10 @@ func (sc *scanner) strValue(form uint32, v uint64) []byte {
 		so := sc.d.strOffsets
 		w := uint64(sc.u.offSize)
 		if idx > uint64(len(so))/w || sc.strOffBase > uint64(len(so)) || idx*w > uint64(len(so))-sc.strOffBase || uint64(len(so))-sc.strOffBase-idx*w < w {
-			sc.fail(&elfdwarf.FormatError{Section: ".debug_str_offsets", Offset: int(min(sc.strOffBase, 1<<62)), Msg: fmt.Sprintf("string index %d outside the table", idx)})
+			sc.fail(&formatError{Section: ".debug_str_offsets", Offset: int(min(sc.strOffBase, 1<<62)), Msg: fmt.Sprintf("string index %d outside the table", idx)})
 			return nil
 		}
-		oc := elfdwarf.NewCursor(".debug_str_offsets", so, int(sc.strOffBase+idx*w), sc.d.order)
+		oc := newCursor(".debug_str_offsets", so, int(sc.strOffBase+idx*w), sc.d.order)
 		return sc.str(".debug_str", sc.d.str, oc.Uint(sc.u.offSize))
 	}
 	return nil
@@ -505,8 +503,8 @@ type wantName struct {
 	target int      // index of the wanted struct
 }
 
-// Finder looks up structs by name in one Debug.
-type Finder struct {
+// finder looks up structs by name in one Debug.
+type finder struct {
 	sc      *scanner
 	byBase  map[string][]wantName
 	found   []*Found
@@ -546,7 +544,7 @@ func baseName(s string) string {
 // FindStructs locates each wanted struct, trying its names in order; the
 // result has one entry per want (nil when absent).
 func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
-	f := &Finder{sc: &scanner{d: d}, byBase: map[string][]wantName{}}
+	f := &finder{sc: &scanner{d: d}, byBase: map[string][]wantName{}}
 	f.found = make([]*Found, len(wants))
 	f.missing = len(wants)
 	for i, names := range wants {
@@ -584,7 +582,7 @@ type scope struct {
 // are a few dozen levels of namespaces, classes and lexical blocks).
 const maxScopeDepth = 4096
 
-func (f *Finder) scanUnit(u *unit) error {
+func (f *finder) scanUnit(u *unit) error {
 	sc := f.sc
 	if u.typeUnit {
 		return nil
@@ -596,7 +594,7 @@ func (f *Finder) scanUnit(u *unit) error {
 	}
 	sc.tab = tab
 	sc.strOffBase = defaultStrOffBase(u)
-	sc.c = elfdwarf.NewCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
+	sc.c = newCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
 	sc.c.Limit(u.end)
 	// The unit DIE: only DW_AT_str_offsets_base matters.
 	code := sc.c.Uleb()
@@ -688,7 +686,7 @@ func (f *Finder) scanUnit(u *unit) error {
 	return sc.failed()
 }
 
-func (f *Finder) match(di dieInfo, scopeNames []string, dieOff int) {
+func (f *finder) match(di dieInfo, scopeNames []string, dieOff int) {
 	name := di.name
 	base := name
 	if i := bytes.IndexByte(name, '<'); i > 0 {
@@ -740,7 +738,7 @@ func (f *Finder) match(di dieInfo, scopeNames []string, dieOff int) {
 }
 
 // at is a Found for a DIE of the part being scanned.
-func (f *Finder) at(off int, name, via string) *Found {
+func (f *finder) at(off int, name, via string) *Found {
 	p := f.sc.d
 	return &Found{Offset: dwarf.Offset(p.base + off), Name: name, Via: via, DIE: dwarf.Offset(off), File: p.Path(), From: p.Via}
 }
@@ -814,7 +812,7 @@ func TemplateArgs(s string) []string {
 
 // resolveTypedef follows a typedef's target through typedefs and qualifiers
 // to a struct, class or union definition.
-func (f *Finder) resolveTypedef(off int) (int, bool) {
+func (f *finder) resolveTypedef(off int) (int, bool) {
 	sc := f.sc
 	for range 16 {
 		if off <= 0 || off >= len(sc.d.info) {
@@ -836,7 +834,7 @@ func (f *Finder) resolveTypedef(off int) (int, bool) {
 			return 0, false
 		}
 		sc.u, sc.tab, sc.err = u, tab, nil
-		sc.c = elfdwarf.NewCursor(".debug_info", sc.d.info, off, sc.d.order)
+		sc.c = newCursor(".debug_info", sc.d.info, off, sc.d.order)
 		sc.c.Limit(u.end)
 		code := sc.c.Uleb()
 		if code == 0 || int(min(code, 1<<31)) >= len(sc.tab) || sc.tab[code].fixed == -2 {

@@ -5,17 +5,17 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"io"
 
 	"github.com/klauspost/compress/zlib"
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // Debug is the DWARF of one input, read from the input itself or from a
 // separate debug file.
 type Debug struct {
-	Input *Object     // the file being checked
-	File  *Object     // where the DWARF lives
+	Input *File       // the file being checked
+	File  *File       // where the DWARF lives
 	Via   string      // ViaEmbedded, ViaBuildID or ViaDebugLink
 	Data  *dwarf.Data // made on first use by DWARFData
 
@@ -23,13 +23,15 @@ type Debug struct {
 	// infoZ inflates a compressed .debug_info as the scan reaches it (nil
 	// when the section is stored plain): info is its whole buffer, valid
 	// up to what the units read so far needed.
-	infoZ *elfdwarf.Stream
+	infoZ *stream
 	// abbrevZ likewise for .debug_abbrev: a unit's table is inflated when
 	// the unit is first read.
-	abbrevZ *elfdwarf.Stream
+	abbrevZ *stream
 	units   []unit
 	order   binary.ByteOrder
-	owned   *Object
+	owned   *File
+	// ownsInput: Input was opened by OpenDebug, and Close closes it.
+	ownsInput bool
 
 	// base is where this part's .debug_info starts in the combined offset
 	// space of the main Debug (0 for the main one): a Found offset names
@@ -49,19 +51,26 @@ type Debug struct {
 	Missing []string
 }
 
-// Close releases a separate debug file and every part's file.
-func (d *Debug) Close() {
+// Close releases a separate debug file, every part's file, and the input
+// when OpenDebug opened it.
+func (d *Debug) Close() error {
 	if d == nil {
-		return
+		return nil
 	}
+	var errs []error
 	for _, p := range d.parts {
-		p.Close()
+		errs = append(errs, p.Close())
 	}
 	d.parts = nil
 	if d.owned != nil {
-		d.owned.Close()
+		errs = append(errs, d.owned.Close())
 		d.owned = nil
 	}
+	if d.ownsInput {
+		errs = append(errs, d.Input.Close())
+		d.ownsInput = false
+	}
+	return errors.Join(errs...)
 }
 
 // Path is the file the DWARF was read from.
@@ -70,13 +79,13 @@ func (d *Debug) Path() string { return d.File.Path }
 // loadDebug reads only the sections a type lookup needs: info, abbrev and the
 // string tables. Uncompressed sections of linked files are used in place (no
 // copy); compressed ones are inflated; a relocatable object's are relocated.
-func loadDebug(input, file *Object, via string) (dbg *Debug, err error) {
+func loadDebug(input, file *File, via string) (dbg *Debug, err error) {
 	return loadDebugSuffix(input, file, via, "")
 }
 
 // loadDebugSuffix reads the sections named .debug_<name><suffix>: suffix is
 // ".dwo" for a split unit's file.
-func loadDebugSuffix(input, file *Object, via, suffix string) (dbg *Debug, err error) {
+func loadDebugSuffix(input, file *File, via, suffix string) (dbg *Debug, err error) {
 	d := &Debug{Input: input, File: file, Via: via, order: file.File.ByteOrder, dwo: suffix != ""}
 	get := func(name string) ([]byte, error) { return file.debugSection(name + suffix) }
 	z, err := file.debugStream("info" + suffix)
@@ -120,7 +129,7 @@ func loadDebugSuffix(input, file *Object, via, suffix string) (dbg *Debug, err e
 
 // ensure inflates a compressed section (d.infoZ or d.abbrevZ) through byte
 // end, clamped to the section; a section stored plain (nil) is all there.
-func (d *Debug) ensure(z *elfdwarf.Stream, end int) error {
+func (d *Debug) ensure(z *stream, end int) error {
 	if z == nil {
 		return nil
 	}
@@ -204,7 +213,7 @@ func (d *Debug) DWARFData() (data *dwarf.Data, err error) {
 // debugStream returns a Stream over .debug_<name> (or .zdebug_<name>) when
 // it is compressed in a linked file; nil when it is stored plain or absent,
 // or the file is relocatable (relocations need the whole section).
-func (o *Object) debugStream(name string) (*elfdwarf.Stream, error) {
+func (o *File) debugStream(name string) (*stream, error) {
 	if o.File.Type == elf.ET_REL {
 		return nil, nil
 	}
@@ -212,12 +221,12 @@ func (o *Object) debugStream(name string) (*elfdwarf.Stream, error) {
 	if s == nil {
 		return nil, nil
 	}
-	limit := elfdwarf.InflateCap(int64(len(o.data)))
-	var st *elfdwarf.Stream
+	limit := inflateCap(int64(len(o.data)))
+	var st *stream
 	var err error
 	switch {
 	case s.Flags&elf.SHF_COMPRESSED != 0:
-		st, err = elfdwarf.NewStream(s.Name, o.compressedReader(s), s.Size, limit)
+		st, err = newStream(s.Name, o.compressedReader(s), s.Size, limit)
 	case z:
 		raw := o.sectionBytes(s)
 		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
@@ -227,7 +236,7 @@ func (o *Object) debugStream(name string) (*elfdwarf.Stream, error) {
 		if zerr != nil {
 			return nil, InputErrorf(o.Path, "cannot decompress %s: %v", s.Name, zerr)
 		}
-		st, err = elfdwarf.NewStream(s.Name, zr, binary.BigEndian.Uint64(raw[4:12]), limit)
+		st, err = newStream(s.Name, zr, binary.BigEndian.Uint64(raw[4:12]), limit)
 	default:
 		return nil, nil
 	}
@@ -242,7 +251,7 @@ func (o *Object) debugStream(name string) (*elfdwarf.Stream, error) {
 // takes about a quarter less CPU than the standard library's on libc6-dbg's
 // .debug_info (measured; see the README); other kinds (zstd) through
 // debug/elf. s.Size is the size the compression header declares.
-func (o *Object) compressedReader(s *elf.Section) io.Reader {
+func (o *File) compressedReader(s *elf.Section) io.Reader {
 	raw := o.sectionBytes(s)
 	hdr := 24 // Elf64_Chdr
 	if o.File.Class == elf.ELFCLASS32 {
@@ -265,7 +274,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // dwarfSection finds .debug_<name>, else the old-style compressed
 // .zdebug_<name> (z true); nil when absent or without bytes in the file.
-func (o *Object) dwarfSection(name string) (s *elf.Section, z bool) {
+func (o *File) dwarfSection(name string) (s *elf.Section, z bool) {
 	if s = o.File.Section(".debug_" + name); s == nil {
 		if s = o.File.Section(".zdebug_" + name); s == nil {
 			return nil, false
@@ -280,20 +289,20 @@ func (o *Object) dwarfSection(name string) (s *elf.Section, z bool) {
 
 // debugSection returns .debug_<name> (or .zdebug_<name>), decompressed and
 // relocated as needed; nil when absent.
-func (o *Object) debugSection(name string) ([]byte, error) {
+func (o *File) debugSection(name string) ([]byte, error) {
 	s, z := o.dwarfSection(name)
 	if s == nil {
 		return nil, nil
 	}
 	// A compressed section is inflated to exactly its declared size, and
 	// only when that size is within a cap proportional to the file.
-	limit := elfdwarf.InflateCap(int64(len(o.data)))
+	limit := inflateCap(int64(len(o.data)))
 	var b []byte
 	switch {
 	case s.Flags&elf.SHF_COMPRESSED != 0:
 		// debug/elf inflates SHF_COMPRESSED (zlib and zstd); s.Size is the
 		// size its header declares.
-		out, err := elfdwarf.Inflate(s.Name, o.compressedReader(s), s.Size, limit)
+		out, err := inflate(s.Name, o.compressedReader(s), s.Size, limit)
 		if err != nil {
 			return nil, InputErrorf(o.Path, "cannot decompress: %v", err)
 		}
@@ -308,7 +317,7 @@ func (o *Object) debugSection(name string) ([]byte, error) {
 		if err != nil {
 			return nil, InputErrorf(o.Path, "cannot decompress %s: %v", s.Name, err)
 		}
-		out, err := elfdwarf.Inflate(s.Name, zr, n, limit)
+		out, err := inflate(s.Name, zr, n, limit)
 		if err != nil {
 			return nil, InputErrorf(o.Path, "cannot decompress: %v", err)
 		}
@@ -324,7 +333,7 @@ func (o *Object) debugSection(name string) ([]byte, error) {
 
 // relocate applies the RELA relocations that target a debug section of a
 // relocatable object (string and section offsets are relocations there).
-func (o *Object) relocate(target *elf.Section, b []byte) ([]byte, error) {
+func (o *File) relocate(target *elf.Section, b []byte) ([]byte, error) {
 	var rels []*elf.Section
 	for _, s := range o.File.Sections {
 		if (s.Type == elf.SHT_RELA || s.Type == elf.SHT_REL) && int(s.Info) < len(o.File.Sections) && o.File.Sections[s.Info] == target {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/nrtabi/nrtabi/internal/elfdwarf"
 )
 
 // Attributes of a skeleton unit (DWARF 5 and the GNU extension to DWARF 4).
@@ -36,7 +34,7 @@ func (d *Debug) unitDIE(u *unit) (sk skeleton, isSkeleton bool, err error) {
 	}
 	sc.tab = tab
 	sc.strOffBase = defaultStrOffBase(u)
-	sc.c = elfdwarf.NewCursor(".debug_info", d.info, u.dieStart, d.order)
+	sc.c = newCursor(".debug_info", d.info, u.dieStart, d.order)
 	sc.c.Limit(u.end)
 	code := sc.c.Uleb()
 	if code == 0 {
@@ -199,13 +197,16 @@ func findDWO(d *Debug, sk skeleton) (*Debug, []string) {
 		add(filepath.Join(sk.compDir, sk.dwoName))
 	}
 	if base := filepath.Base(sk.dwoName); base != "." && base != ".." && base != "/" {
-		add(filepath.Join(filepath.Dir(d.Input.Path), base))
-		add(filepath.Join(filepath.Dir(d.Path()), base))
+		for _, next := range []string{d.Input.Path, d.Path()} {
+			if next != "" { // "": a File from NewFile is next to nothing
+				add(filepath.Join(filepath.Dir(next), base))
+			}
+		}
 	}
 	var tried []string
 	for _, p := range cands.paths {
 		var idErr string
-		part, why := tryPart(d.Input, p, func(c *Object) bool { return true }, ViaDWO, "", ".dwo")
+		part, why := tryPart(d.Input, p, func(c *File) bool { return true }, ViaDWO, "", ".dwo")
 		if part != nil {
 			id, ok, err := part.splitID()
 			switch {
@@ -246,8 +247,8 @@ func (d *Debug) splitID() (uint64, bool, error) {
 type dwps struct {
 	d     *Debug
 	paths []string
-	objs  []*Object
-	index []map[uint64]Contribution
+	objs  []*File
+	index []map[uint64]contribution
 	why   []string
 	used  []bool
 	open  bool
@@ -255,8 +256,8 @@ type dwps struct {
 
 func newDWPs(d *Debug) *dwps {
 	w := &dwps{d: d}
-	for _, p := range []string{d.Input.Path + ".dwp", d.Path() + ".dwp"} {
-		if len(w.paths) == 0 || w.paths[0] != p {
+	for _, next := range []string{d.Input.Path, d.Path()} {
+		if p := next + ".dwp"; next != "" && (len(w.paths) == 0 || w.paths[0] != p) {
 			w.paths = append(w.paths, p)
 		}
 	}
@@ -268,8 +269,8 @@ func (w *dwps) load() {
 		return
 	}
 	w.open = true
-	w.objs = make([]*Object, len(w.paths))
-	w.index = make([]map[uint64]Contribution, len(w.paths))
+	w.objs = make([]*File, len(w.paths))
+	w.index = make([]map[uint64]contribution, len(w.paths))
 	w.why = make([]string, len(w.paths))
 	w.used = make([]bool, len(w.paths))
 	for i, p := range w.paths {
@@ -291,7 +292,7 @@ func (w *dwps) load() {
 		if s.Flags&elf.SHF_COMPRESSED != 0 || s.Type == elf.SHT_NOBITS {
 			err2 = fmt.Errorf(".debug_cu_index is compressed or empty")
 		} else {
-			w.index[i], err2 = ParseCUIndex(o.sectionBytes(s), o.File.ByteOrder)
+			w.index[i], err2 = parseCUIndex(o.sectionBytes(s), o.File.ByteOrder)
 		}
 		err = err2
 		if err != nil {
@@ -354,7 +355,7 @@ func (w *dwps) release() {
 }
 
 // slice narrows a .dwp part to one unit's contributions.
-func (d *Debug) slice(c Contribution) error {
+func (d *Debug) slice(c contribution) error {
 	if err := d.ensure(d.infoZ, len(d.info)); err != nil {
 		return err
 	}
@@ -414,7 +415,7 @@ func (d *Debug) goAbbrev() []byte {
 		return d.abbrev
 	}
 	if d.goAb == nil {
-		b, err := RewriteSplitForms(d.abbrev)
+		b, err := rewriteSplitForms(d.abbrev)
 		if err != nil {
 			b = d.abbrev // debug/dwarf reports the corruption itself
 		}
@@ -434,10 +435,10 @@ var splitFormFor = map[uint64]uint64{
 	formAddrx4:       formData4,
 }
 
-// RewriteSplitForms copies an abbreviation section with the forms of
+// rewriteSplitForms copies an abbreviation section with the forms of
 // splitFormFor replaced. A form's ULEB128 keeps its length (a shorter value
 // is padded with continuation bytes), so no offset moves.
-func RewriteSplitForms(ab []byte) ([]byte, error) {
+func rewriteSplitForms(ab []byte) ([]byte, error) {
 	return rewriteForms(ab, splitFormFor)
 }
 
@@ -445,7 +446,7 @@ func RewriteSplitForms(ab []byte) ([]byte, error) {
 // replaced, keeping every offset.
 func rewriteForms(ab []byte, forms map[uint64]uint64) ([]byte, error) {
 	out := append([]byte(nil), ab...)
-	c := elfdwarf.NewCursor(".debug_abbrev.dwo", ab, 0, binary.LittleEndian)
+	c := newCursor(".debug_abbrev.dwo", ab, 0, binary.LittleEndian)
 	for c.Left() > 0 && c.Err() == nil {
 		if code := c.Uleb(); code == 0 {
 			continue // the end of one table; another may follow

@@ -42,11 +42,11 @@ func compressedObject(t testing.TB, kind string) string {
 
 func mustOpenDebug(t testing.TB, path string) *Debug {
 	t.Helper()
-	_, d, done, err := OpenDebug(path, nil)
+	d, err := OpenDebug(path, Lookup{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(done)
+	t.Cleanup(func() { d.Close() })
 	return d
 }
 
@@ -126,7 +126,7 @@ func BenchmarkFindCompressed(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				d, err := FindDebug(obj, nil)
+				d, err := FindDebug(obj, Lookup{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -148,7 +148,7 @@ func BenchmarkDistributionLibc(b *testing.B) {
 	if err != nil {
 		b.Skipf("skipping: %s: %v", libc, err)
 	}
-	d, err := FindDebug(obj, DefaultDebugDirs)
+	d, err := FindDebug(obj, Lookup{Dirs: DefaultDebugDirs})
 	obj.Close()
 	if err != nil || d.Via != ViaBuildID {
 		b.Skipf("skipping: libc6-dbg is not installed (%v)", err)
@@ -161,7 +161,7 @@ func BenchmarkDistributionLibc(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				d, err := FindDebug(obj, DefaultDebugDirs)
+				d, err := FindDebug(obj, Lookup{Dirs: DefaultDebugDirs})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -15,7 +15,7 @@ const (
 )
 
 // DetectRole derives the role from the SONAME.
-func DetectRole(o *elfread.Object, sp *spec.Spec) (role, from string) {
+func DetectRole(o *elfread.File, sp *spec.Spec) (role, from string) {
 	switch {
 	case o.SONAME == "":
 		return RoleNone, "no SONAME"

@@ -5,14 +5,13 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/nrtabi/nrtabi/internal/regfile"
 )
 
 // A topology file, as written. Pointers tell "absent" from zero where the
@@ -117,26 +116,16 @@ const MaxTopologyBytes = 1 << 20
 // readRegular reads a regular file of at most MaxTopologyBytes. A FIFO,
 // device or directory is refused before any read could block or run on.
 func readRegular(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s); give the path of a topology .toml file", path, st.Mode().Type())
-	}
-	src, err := io.ReadAll(io.LimitReader(f, MaxTopologyBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(src) > MaxTopologyBytes {
+	src, err := regfile.ReadFile(path, MaxTopologyBytes)
+	var notReg *regfile.NotRegularError
+	var tooLarge *regfile.TooLargeError
+	switch {
+	case errors.As(err, &notReg):
+		return nil, fmt.Errorf("%s is not a regular file (%s); give the path of a topology .toml file", path, notReg.Mode.Type())
+	case errors.As(err, &tooLarge):
 		return nil, fmt.Errorf("%s is larger than %d bytes; a topology file describes one instance", path, MaxTopologyBytes)
 	}
-	return src, nil
+	return src, err
 }
 
 // ParseTopology checks a topology file's contents; name is used in messages.

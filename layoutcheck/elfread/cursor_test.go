@@ -1,14 +1,11 @@
-package elfdwarf
+package elfread
 
 import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -16,7 +13,7 @@ import (
 // the section and offset, and every later read gives zero without moving.
 func TestCursorSticksAtFirstError(t *testing.T) {
 	b := []byte{0x05, 'a', 'b', 0, 0xf3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x07}
-	c := NewCursor(".debug_info", b, 0, binary.LittleEndian)
+	c := newCursor(".debug_info", b, 0, binary.LittleEndian)
 	if v := c.Uleb(); v != 5 {
 		t.Fatalf("uleb %d", v)
 	}
@@ -25,7 +22,7 @@ func TestCursorSticksAtFirstError(t *testing.T) {
 	}
 	n := c.Uleb() // 2^64 - 13: once a step backwards
 	c.Skip(n)
-	var fe *FormatError
+	var fe *formatError
 	if !errors.As(c.Err(), &fe) || fe.Section != ".debug_info" || fe.Offset != 14 || !strings.Contains(fe.Msg, "runs past the end") {
 		t.Fatalf("err %v", c.Err())
 	}
@@ -37,13 +34,13 @@ func TestCursorSticksAtFirstError(t *testing.T) {
 	}
 	// An overlong LEB128 and a string without its NUL.
 	for _, bad := range [][]byte{bytes.Repeat([]byte{0x80}, 11), {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}} {
-		c := NewCursor("s", bad, 0, binary.LittleEndian)
+		c := newCursor("s", bad, 0, binary.LittleEndian)
 		c.Uleb()
 		if c.Err() == nil {
 			t.Fatalf("% x: no error", bad)
 		}
 	}
-	c = NewCursor("s", []byte("abc"), 0, binary.LittleEndian)
+	c = newCursor("s", []byte("abc"), 0, binary.LittleEndian)
 	if c.CString(); c.Err() == nil {
 		t.Fatal("an unterminated string must fail")
 	}
@@ -59,44 +56,19 @@ func TestInflateBounded(t *testing.T) {
 	w.Close()
 	zr := func() *bytes.Reader { return bytes.NewReader(z.Bytes()) }
 	r, _ := zlib.NewReader(zr())
-	if _, err := Inflate(".debug_info", r, 100, 1<<30); err == nil || !strings.Contains(err.Error(), "more than its declared 100") {
+	if _, err := inflate(".debug_info", r, 100, 1<<30); err == nil || !strings.Contains(err.Error(), "more than its declared 100") {
 		t.Fatalf("longer than declared: %v", err)
 	}
 	r, _ = zlib.NewReader(zr())
-	if _, err := Inflate(".debug_info", r, 2<<20, 1<<30); err == nil || !strings.Contains(err.Error(), "less than its declared") {
+	if _, err := inflate(".debug_info", r, 2<<20, 1<<30); err == nil || !strings.Contains(err.Error(), "less than its declared") {
 		t.Fatalf("shorter than declared: %v", err)
 	}
 	r, _ = zlib.NewReader(zr())
-	if _, err := Inflate(".debug_info", r, 1<<40, InflateCap(4096)); err == nil || !strings.Contains(err.Error(), "decompression bomb") {
+	if _, err := inflate(".debug_info", r, 1<<40, inflateCap(4096)); err == nil || !strings.Contains(err.Error(), "decompression bomb") {
 		t.Fatalf("over the cap: %v", err)
 	}
 	r, _ = zlib.NewReader(zr())
-	if b, err := Inflate(".debug_info", r, 1<<20, 1<<30); err != nil || len(b) != 1<<20 {
+	if b, err := inflate(".debug_info", r, 1<<20, 1<<30); err != nil || len(b) != 1<<20 {
 		t.Fatalf("exact: %d %v", len(b), err)
 	}
-}
-
-// TestOpenRegularRefusesFIFOs: a FIFO is refused without blocking.
-func TestOpenRegularRefusesFIFOs(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for path, want := range map[string]string{fifo: "FIFO", dir: "directory", "/dev/null": "device"} {
-		_, _, err := OpenRegular(path)
-		var nr *NotRegularError
-		if !errors.As(err, &nr) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v", path, err)
-		}
-	}
-	file := filepath.Join(dir, "f")
-	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, st, err := OpenRegular(file)
-	if err != nil || st.Size() != 1 {
-		t.Fatal(err)
-	}
-	f.Close()
 }

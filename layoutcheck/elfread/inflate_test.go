@@ -1,4 +1,4 @@
-package elfdwarf
+package elfread
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func TestStreamInflatesOnDemand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	z, err := NewStream(".debug_info", zr, uint64(len(plain)), InflateCap(1<<20))
+	z, err := newStream(".debug_info", zr, uint64(len(plain)), inflateCap(1<<20))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestStreamInflatesOnDemand(t *testing.T) {
 // allocation; a stream shorter or longer than declared is an error once
 // read to the end, and the error sticks.
 func TestStreamBounds(t *testing.T) {
-	if _, err := NewStream(".debug_info", strings.NewReader(""), 1<<40, InflateCap(4096)); err == nil || !strings.Contains(err.Error(), "decompression bomb") {
+	if _, err := newStream(".debug_info", strings.NewReader(""), 1<<40, inflateCap(4096)); err == nil || !strings.Contains(err.Error(), "decompression bomb") {
 		t.Fatalf("declared 1 TiB: %v", err)
 	}
 	plain := bytes.Repeat([]byte{7}, 1000)
@@ -70,7 +70,7 @@ func TestStreamBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		z, err := NewStream(".debug_info", zr, uint64(c.declared), InflateCap(1<<20))
+		z, err := newStream(".debug_info", zr, uint64(c.declared), inflateCap(1<<20))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestStreamBounds(t *testing.T) {
 	}
 	// Inflate of an empty section still refuses trailing data.
 	zr, _ := zlib.NewReader(reader(t, deflate(t, []byte{1})))
-	if _, err := Inflate(".debug_str", zr, 0, InflateMin); err == nil {
+	if _, err := inflate(".debug_str", zr, 0, inflateMin); err == nil {
 		t.Fatal("a 0-byte declared section that inflates to 1 byte was accepted")
 	}
 }

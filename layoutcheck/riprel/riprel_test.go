@@ -1,4 +1,4 @@
-package elfread
+package riprel_test
 
 import (
 	"os"
@@ -6,14 +6,17 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/riprel"
 )
 
+// TestSlotReferenceDecoding: a function that loads a global through %rip:
+// Targets finds the global's address, as it finds a release trampoline's
+// slot.
 func TestSlotReferenceDecoding(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
 	}
-	// A function that loads a global through %rip: RIPTargets must find the
-	// global's address, as it finds a release trampoline's slot.
 	dir := t.TempDir()
 	src := "static void (*slot)(void);\n__attribute__((noinline)) void tramp(void) { slot(); }\nvoid set(void (*p)(void)) { slot = p; }\n"
 	if err := os.WriteFile(filepath.Join(dir, "rip.c"), []byte(src), 0o644); err != nil {
@@ -22,7 +25,7 @@ func TestSlotReferenceDecoding(t *testing.T) {
 	if err := cc.Shared(dir, "librip.so", "librip.so", "", []string{"rip.c"}, "-O1"); err != nil {
 		t.Fatal(err)
 	}
-	obj, err := Open(filepath.Join(dir, "librip.so"))
+	obj, err := elfread.Open(filepath.Join(dir, "librip.so"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +44,25 @@ func TestSlotReferenceDecoding(t *testing.T) {
 			slot = s.Value
 		}
 	}
-	refs, err := RIPTargets(obj, tramp, size)
+	refs, err := riprel.Targets(elfread.FunctionBytes(obj, tramp, size), tramp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !refs[slot] {
 		t.Fatalf("tramp at %#x: slot %#x not among its RIP-relative targets %v", tramp, slot, refs)
+	}
+}
+
+// TestTargetsBounds: no code, or more than MaxCode, is refused by size.
+func TestTargetsBounds(t *testing.T) {
+	for _, n := range []int{0, riprel.MaxCode + 1} {
+		if _, err := riprel.Targets(make([]byte, n), 0x1000); err == nil {
+			t.Errorf("%d bytes: want a refusal", n)
+		}
+	}
+	// mov 0x10(%rip),%rax at 0x1000: the operand is 0x1000+7+0x10.
+	refs, err := riprel.Targets([]byte{0x48, 0x8b, 0x05, 0x10, 0, 0, 0}, 0x1000)
+	if err != nil || len(refs) != 1 || !refs[0x1017] {
+		t.Fatalf("mov 0x10(%%rip): %v %v", refs, err)
 	}
 }

@@ -2,11 +2,8 @@ package elfread
 
 import (
 	"debug/elf"
-	"fmt"
 	"strconv"
 	"strings"
-
-	"golang.org/x/arch/x86/x86asm"
 )
 
 // BaseIdent returns the identifier a (possibly Itanium-mangled) symbol names:
@@ -28,7 +25,7 @@ func BaseIdent(sym string) string {
 }
 
 // FunctionBytes returns the code of a function, or nil.
-func FunctionBytes(o *Object, addr, size uint64) []byte {
+func FunctionBytes(o *File, addr, size uint64) []byte {
 	if size == 0 || size > 1<<20 {
 		return nil
 	}
@@ -43,32 +40,4 @@ func FunctionBytes(o *Object, addr, size uint64) []byte {
 		}
 	}
 	return nil
-}
-
-// RIPTargets decodes a function and returns the addresses its RIP-relative
-// memory operands reach (the slot a trampoline jumps or calls through).
-func RIPTargets(o *Object, addr, size uint64) (map[uint64]bool, error) {
-	if size == 0 || size > 1<<16 {
-		return nil, fmt.Errorf("function size %d", size)
-	}
-	code := FunctionBytes(o, addr, size)
-	if code == nil {
-		return nil, fmt.Errorf("%#x is in no executable section", addr)
-	}
-	out := map[uint64]bool{}
-	for pc := 0; pc < len(code); {
-		inst, err := x86asm.Decode(code[pc:], 64)
-		if err != nil {
-			pc++
-			continue
-		}
-		next := addr + uint64(pc+inst.Len)
-		for _, a := range inst.Args {
-			if m, ok := a.(x86asm.Mem); ok && m.Base == x86asm.RIP {
-				out[uint64(int64(next)+m.Disp)] = true
-			}
-		}
-		pc += inst.Len
-	}
-	return out, nil
 }

@@ -1,9 +1,8 @@
-// Package elfdwarf holds the hardened primitives of nrtabi's ELF/DWARF
-// reader: a byte cursor whose first error sticks (naming the section and
-// offset), decompression bounded by a section's declared size and by the
-// size of the file, and opening of regular files only. Nothing here panics
-// on any input; every length is checked against what is left.
-package elfdwarf
+package elfread
+
+// The reader's byte cursor: its first error sticks (naming the section and
+// offset), and every length is checked against what is left, so nothing
+// here panics on any input.
 
 import (
 	"bytes"
@@ -11,21 +10,21 @@ import (
 	"fmt"
 )
 
-// FormatError is corrupted input at a known place.
-type FormatError struct {
+// formatError is corrupted input at a known place.
+type formatError struct {
 	Section string // ".debug_info", ".debug_abbrev", ...
 	Offset  int    // byte offset in the section
 	Msg     string
 }
 
-func (e *FormatError) Error() string {
+func (e *formatError) Error() string {
 	return fmt.Sprintf("%s+%#x: %s", e.Section, e.Offset, e.Msg)
 }
 
-// Cursor reads one section front to back. After the first failure every
+// cursor reads one section front to back. After the first failure every
 // read returns zero and the cursor sits at the end, so loops over it stop;
 // Err reports that first failure.
-type Cursor struct {
+type cursor struct {
 	section string
 	b       []byte
 	off     int
@@ -33,27 +32,27 @@ type Cursor struct {
 	err     error
 }
 
-// NewCursor reads b, the bytes of section, from off.
-func NewCursor(section string, b []byte, off int, order binary.ByteOrder) Cursor {
-	c := Cursor{section: section, b: b, order: order}
+// newCursor reads b, the bytes of section, from off.
+func newCursor(section string, b []byte, off int, order binary.ByteOrder) cursor {
+	c := cursor{section: section, b: b, order: order}
 	c.Seek(off)
 	return c
 }
 
 // Err is the first failure, or nil.
-func (c *Cursor) Err() error { return c.err }
+func (c *cursor) Err() error { return c.err }
 
 // Off is the current offset in the section.
-func (c *Cursor) Off() int { return c.off }
+func (c *cursor) Off() int { return c.off }
 
 // Left is how many bytes remain.
-func (c *Cursor) Left() int { return len(c.b) - c.off }
+func (c *cursor) Left() int { return len(c.b) - c.off }
 
 // Bytes is the whole section the cursor reads.
-func (c *Cursor) Bytes() []byte { return c.b }
+func (c *cursor) Bytes() []byte { return c.b }
 
 // Seek moves to off; an offset outside the section is a failure.
-func (c *Cursor) Seek(off int) {
+func (c *cursor) Seek(off int) {
 	if off < 0 || off > len(c.b) {
 		c.Fail("offset %#x is outside the section's %d bytes", off, len(c.b))
 		return
@@ -64,7 +63,7 @@ func (c *Cursor) Seek(off int) {
 }
 
 // Limit shortens the section to end (a unit's end), keeping the offset.
-func (c *Cursor) Limit(end int) {
+func (c *cursor) Limit(end int) {
 	if end < c.off || end > len(c.b) {
 		c.Fail("end %#x is outside the section's %d bytes", end, len(c.b))
 		return
@@ -73,14 +72,14 @@ func (c *Cursor) Limit(end int) {
 }
 
 // Fail records a failure at the current offset (only the first sticks).
-func (c *Cursor) Fail(format string, args ...any) {
+func (c *cursor) Fail(format string, args ...any) {
 	if c.err == nil {
-		c.err = &FormatError{Section: c.section, Offset: c.off, Msg: fmt.Sprintf(format, args...)}
+		c.err = &formatError{Section: c.section, Offset: c.off, Msg: fmt.Sprintf(format, args...)}
 	}
 	c.off = len(c.b)
 }
 
-func (c *Cursor) need(n int) bool {
+func (c *cursor) need(n int) bool {
 	if c.err != nil {
 		return false
 	}
@@ -92,7 +91,7 @@ func (c *Cursor) need(n int) bool {
 }
 
 // U8 reads one byte.
-func (c *Cursor) U8() uint8 {
+func (c *cursor) U8() uint8 {
 	if !c.need(1) {
 		return 0
 	}
@@ -103,7 +102,7 @@ func (c *Cursor) U8() uint8 {
 
 // Uint reads an unsigned value of n bytes (1, 2, 3, 4 or 8) in the
 // section's byte order.
-func (c *Cursor) Uint(n int) uint64 {
+func (c *cursor) Uint(n int) uint64 {
 	if !c.need(n) {
 		return 0
 	}
@@ -131,7 +130,7 @@ func (c *Cursor) Uint(n int) uint64 {
 
 // Uleb reads an unsigned LEB128 value; one longer than 10 bytes or past 64
 // bits is a failure.
-func (c *Cursor) Uleb() uint64 {
+func (c *cursor) Uleb() uint64 {
 	var v uint64
 	var shift uint
 	for {
@@ -157,7 +156,7 @@ func (c *Cursor) Uleb() uint64 {
 }
 
 // SkipLeb steps over a LEB128 value of either sign.
-func (c *Cursor) SkipLeb() {
+func (c *cursor) SkipLeb() {
 	for i := 0; ; i++ {
 		if c.err != nil {
 			return
@@ -176,7 +175,7 @@ func (c *Cursor) SkipLeb() {
 
 // Skip steps over n bytes, checked against what is left (n may come from
 // the input, so it is unsigned and never moves the cursor backwards).
-func (c *Cursor) Skip(n uint64) {
+func (c *cursor) Skip(n uint64) {
 	if c.err != nil {
 		return
 	}
@@ -188,7 +187,7 @@ func (c *Cursor) Skip(n uint64) {
 }
 
 // CString reads a NUL-terminated string (without the NUL, not copied).
-func (c *Cursor) CString() []byte {
+func (c *cursor) CString() []byte {
 	if c.err != nil {
 		return nil
 	}
@@ -202,9 +201,9 @@ func (c *Cursor) CString() []byte {
 	return s
 }
 
-// CStringAt reads the NUL-terminated string at off of a string table,
+// cStringAt reads the NUL-terminated string at off of a string table,
 // without moving any cursor; ok is false outside the table.
-func CStringAt(tab []byte, off uint64) (s []byte, ok bool) {
+func cStringAt(tab []byte, off uint64) (s []byte, ok bool) {
 	if off >= uint64(len(tab)) {
 		return nil, false
 	}

@@ -1,0 +1,430 @@
+// Package debuginfod fetches debug files by build-id from debuginfod
+// servers, with the conventions of elfutils' client: DEBUGINFOD_URLS
+// (space-separated server URLs), DEBUGINFOD_CACHE_PATH (default: the user
+// cache directory's debuginfod_client, files at <cache>/<build-id>/<kind>),
+// DEBUGINFOD_TIMEOUT (seconds to connect, to get the response head, and
+// that the body may go without a byte; default 90), DEBUGINFOD_MAXTIME
+// (seconds for a whole download; default none) and DEBUGINFOD_MAXSIZE
+// (bytes; default DefaultMaxBytes).
+//
+// HTTP goes through net/http: http:// and https:// alike, through the proxy
+// http.ProxyFromEnvironment names (http_proxy, https_proxy, no_proxy), with
+// the system's CA certificates (SSL_CERT_FILE and SSL_CERT_DIR override
+// them). What a server sends is input: the size cap, the stall timeout and
+// the total deadline hold whatever it does, at most five redirects are
+// followed and only to http or https, and a file reaches the cache only
+// after the caller's check of its build-id passes (written to a temporary
+// file, renamed into place).
+package debuginfod
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind is what is fetched for a build-id: the last element of the server's
+// /buildid/<id>/<kind> path and the cache file's name.
+type Kind string
+
+// The kinds whose build-id the fetched file carries, so that the check
+// before caching applies (a source file, the third kind debuginfod serves,
+// carries none and is not fetched here).
+const (
+	Debuginfo  Kind = "debuginfo"
+	Executable Kind = "executable"
+)
+
+// Client is the configuration of downloads; FromEnv builds it from the
+// environment.
+type Client struct {
+	URLs     []string
+	CacheDir string
+	Timeout  time.Duration // 0: 90 s
+	MaxTime  time.Duration // 0: no bound on the whole download
+	MaxBytes int64         // 0: DefaultMaxBytes
+	// Verify reports whether the file at path carries buildID; nil makes
+	// every Fetch fail, as an unchecked download would be cached. Its
+	// error is one line without the path (Fetch names the URL).
+	Verify func(path, buildID string) error
+
+	// rootCAs replaces the system's CA certificates; tests set it to trust
+	// their own TLS server.
+	rootCAs *x509.CertPool
+}
+
+// DefaultMaxBytes bounds a download when DEBUGINFOD_MAXSIZE is unset: the
+// largest debug files distributions ship (libLLVM's) are under 2 GiB.
+const DefaultMaxBytes = 2 << 30
+
+// defaultTimeout is elfutils' default DEBUGINFOD_TIMEOUT.
+const defaultTimeout = 90 * time.Second
+
+// maxRedirects is the number of redirects a download follows.
+const maxRedirects = 5
+
+// maxHeadBytes bounds a response head (net/http's default is 1 MiB).
+const maxHeadBytes = 32 << 10
+
+// FromEnv builds the client the environment configures, with verify as its
+// build-id check; nil when DEBUGINFOD_URLS is unset or empty.
+func FromEnv(verify func(path, buildID string) error) *Client {
+	urls := strings.Fields(os.Getenv("DEBUGINFOD_URLS"))
+	if len(urls) == 0 {
+		return nil
+	}
+	c := &Client{URLs: urls, Timeout: defaultTimeout, MaxBytes: DefaultMaxBytes, Verify: verify}
+	c.CacheDir = os.Getenv("DEBUGINFOD_CACHE_PATH")
+	if c.CacheDir == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			c.CacheDir = filepath.Join(d, "debuginfod_client")
+		}
+	}
+	if v, err := strconv.Atoi(strings.TrimSpace(os.Getenv("DEBUGINFOD_TIMEOUT"))); err == nil && v > 0 {
+		c.Timeout = time.Duration(v) * time.Second
+	}
+	if v, err := strconv.Atoi(strings.TrimSpace(os.Getenv("DEBUGINFOD_MAXTIME"))); err == nil && v > 0 {
+		c.MaxTime = time.Duration(v) * time.Second
+	}
+	if v, err := strconv.ParseInt(strings.TrimSpace(os.Getenv("DEBUGINFOD_MAXSIZE")), 10, 64); err == nil && v > 0 {
+		c.MaxBytes = v
+	}
+	return c
+}
+
+// validBuildID: lower-case hex, whole bytes, 2 to 64 bytes. Anything else
+// never reaches a URL or a cache path.
+func validBuildID(id string) bool {
+	if len(id) < 4 || len(id) > 128 || len(id)%2 != 0 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Fetch returns the path of the file of this kind with this build-id: from
+// the cache when it is there and passes Verify, else downloaded from each
+// server in turn into the cache. The first server that serves a file that
+// passes Verify wins; the error of a failure names every server's.
+func (c *Client) Fetch(ctx context.Context, buildID string, kind Kind) (string, error) {
+	if !validBuildID(buildID) {
+		return "", fmt.Errorf("build-id %q is not a hex build-id", buildID)
+	}
+	if kind != Debuginfo && kind != Executable {
+		return "", fmt.Errorf("kind %q: only %s and %s carry a build-id to check", kind, Debuginfo, Executable)
+	}
+	if c.Verify == nil {
+		return "", errors.New("debuginfod: no build-id check (Client.Verify) configured; nothing is fetched unchecked")
+	}
+	if c.CacheDir == "" {
+		return "", errors.New("no cache directory (set DEBUGINFOD_CACHE_PATH)")
+	}
+	dir := filepath.Join(c.CacheDir, buildID)
+	dst := filepath.Join(dir, string(kind))
+	if err := c.Verify(dst, buildID); err == nil {
+		return dst, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("cache: %w", err)
+	}
+	var errs []string
+	for _, u := range c.URLs {
+		err := c.download(ctx, u, buildID, kind, dir, dst)
+		if err == nil {
+			return dst, nil
+		}
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%s: %w", err.Error(), ctx.Err())
+		}
+		errs = append(errs, err.Error())
+	}
+	return "", errors.New(strings.Join(errs, "; "))
+}
+
+// Errors that end a transfer; transfer.word says what they mean.
+var (
+	errStalled = errors.New("stalled")  // no byte for the timeout
+	errTimeUp  = errors.New("time up")  // the whole-download deadline passed
+	errOverCap = errors.New("over cap") // more bytes than the cap arrived
+)
+
+// errCapLength: a Content-Length over the cap.
+type errCapLength struct{ n int64 }
+
+func (e errCapLength) Error() string { return fmt.Sprintf("%d bytes", e.n) }
+
+// errRedirect: a redirect refused (not http or https, or one too many).
+type errRedirect struct{ msg string }
+
+func (e errRedirect) Error() string { return e.msg }
+
+// transfer is one download: its limits, where it has got to and what
+// arrived.
+type transfer struct {
+	timeout, maxTime time.Duration
+	max              int64
+	n                int64    // bytes written to the cache file
+	at               *url.URL // the URL fetched last (after redirects)
+	hops             int      // redirects followed
+}
+
+func (c *Client) download(ctx context.Context, server, buildID string, kind Kind, dir, dst string) error {
+	notURL := fmt.Errorf("%s: not an http or https URL; DEBUGINFOD_URLS takes http:// and https:// server URLs", redactUserinfo(server))
+	base, err := url.Parse(strings.TrimRight(server, "/"))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return notURL
+	}
+	src, err := url.Parse(base.String() + "/buildid/" + buildID + "/" + string(kind))
+	if err != nil {
+		return notURL
+	}
+	t := &transfer{timeout: c.Timeout, maxTime: c.MaxTime, max: c.MaxBytes, at: src}
+	if t.timeout <= 0 {
+		t.timeout = defaultTimeout
+	}
+	if t.max <= 0 {
+		t.max = DefaultMaxBytes
+	}
+	tmp, err := os.CreateTemp(dir, "."+string(kind)+"-*.tmp")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after the rename there is nothing left to remove
+	err = c.get(ctx, t, src, tmp)
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("cache: %w", cerr)
+	}
+	where := src.Redacted()
+	if t.hops > 0 {
+		where += " (redirected to " + t.at.Redacted() + ")"
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %s", where, t.word(err))
+	}
+	if err := c.Verify(tmp.Name(), buildID); err != nil {
+		return fmt.Errorf("%s: what arrived is refused: %s", where, oneLine.Replace(err.Error()))
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}
+
+// get fetches src into w within t's limits. The stall timeout is a timer
+// reset by every read that brings bytes, and cancels the request when it
+// fires; DEBUGINFOD_MAXTIME is the context's deadline, so it bounds the
+// connect, the TLS handshake, the head and the body together.
+func (c *Client) get(ctx context.Context, t *transfer, src *url.URL, w io.Writer) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if t.maxTime > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, t.maxTime, errTimeUp)
+		defer stop()
+	}
+	tr := &http.Transport{
+		Proxy:                  http.ProxyFromEnvironment,
+		DialContext:            (&net.Dialer{Timeout: t.timeout}).DialContext,
+		TLSHandshakeTimeout:    t.timeout,
+		ResponseHeaderTimeout:  t.timeout,
+		MaxResponseHeaderBytes: maxHeadBytes,
+		// The file is wanted as it is: a body the transport inflated
+		// would escape the cap on what arrives.
+		DisableCompression: true,
+		DisableKeepAlives:  true,
+		ForceAttemptHTTP2:  true,
+	}
+	if c.rootCAs != nil {
+		tr.TLSClientConfig = &tls.Config{RootCAs: c.rootCAs}
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		u := req.URL
+		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			return errRedirect{fmt.Sprintf("redirect to %s refused (http or https only)", u.Redacted())}
+		}
+		if len(via) > maxRedirects {
+			return errRedirect{fmt.Sprintf("more than %d redirects; point DEBUGINFOD_URLS at the server the redirects lead to", maxRedirects)}
+		}
+		t.at, t.hops = u, len(via)
+		return nil
+	}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.String(), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("User-Agent", userAgent())
+	req.Header.Set("Accept-Encoding", "identity")
+	resp, err := client.Do(req)
+	if err != nil {
+		return cause(ctx, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		// A redirect the client did not follow has no Location.
+		return fmt.Errorf("HTTP %d redirect without a Location", resp.StatusCode)
+	case resp.StatusCode != http.StatusOK:
+		return statusError(resp.StatusCode, strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))))
+	case resp.ContentLength > t.max:
+		return errCapLength{resp.ContentLength}
+	}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return fmt.Errorf("Content-Encoding %q although the request asked for identity", shorten(ce))
+	}
+	stall := time.AfterFunc(t.timeout, func() { cancel(errStalled) })
+	defer stall.Stop()
+	buf := make([]byte, 32<<10)
+	for {
+		n, rerr := resp.Body.Read(buf)
+		if n > 0 {
+			stall.Reset(t.timeout)
+			if int64(n) > t.max-t.n {
+				return errOverCap
+			}
+			if _, err := w.Write(buf[:n]); err != nil {
+				return fmt.Errorf("cache: %w", err)
+			}
+			t.n += int64(n)
+		}
+		if rerr == io.EOF {
+			// A body cut when the context ended can read as a clean end
+			// (over TLS, racing the close); the deadline decides.
+			if c := context.Cause(ctx); c != nil {
+				return cause(ctx, c)
+			}
+			return nil
+		}
+		if rerr != nil {
+			return fmt.Errorf("the body ended after %d bytes: %w", t.n, cause(ctx, rerr))
+		}
+	}
+}
+
+// cause is the reason ctx was cancelled (stall, MAXTIME) when it was, else
+// err.
+func cause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); c != nil && (errors.Is(c, errStalled) || errors.Is(c, errTimeUp)) {
+		return c
+	}
+	return err
+}
+
+// word says what ended a transfer and which variable changes it.
+func (t *transfer) word(err error) string {
+	var (
+		capLen  errCapLength
+		redir   errRedirect
+		unknown x509.UnknownAuthorityError
+		invalid x509.CertificateInvalidError
+		host    x509.HostnameError
+		record  tls.RecordHeaderError
+		opErr   *net.OpError
+		netErr  net.Error
+	)
+	switch {
+	case errors.Is(err, errStalled):
+		return fmt.Sprintf("no data for %v (DEBUGINFOD_TIMEOUT) after %d bytes; raise DEBUGINFOD_TIMEOUT or try again", t.timeout, t.n)
+	case errors.Is(err, errTimeUp):
+		return fmt.Sprintf("not done in %v (DEBUGINFOD_MAXTIME) after %d bytes; raise DEBUGINFOD_MAXTIME", t.maxTime, t.n)
+	case errors.Is(err, errOverCap):
+		return fmt.Sprintf("more than the %d-byte cap (DEBUGINFOD_MAXSIZE); raise DEBUGINFOD_MAXSIZE if the file is that large", t.max)
+	case errors.As(err, &capLen):
+		return fmt.Sprintf("%d bytes, over the %d-byte cap (DEBUGINFOD_MAXSIZE); raise DEBUGINFOD_MAXSIZE if the file is that large", capLen.n, t.max)
+	case errors.As(err, &redir):
+		return redir.msg
+	case errors.As(err, &unknown), errors.As(err, &invalid), errors.As(err, &host), errors.As(err, &record):
+		return fmt.Sprintf("TLS: %s; if the server's certificate is from a private CA, set SSL_CERT_FILE to its PEM file, else install ca-certificates", oneLine.Replace(unwrapURL(err).Error()))
+	case errors.As(err, &opErr) && opErr.Op == "proxyconnect":
+		// The dial's own OpError inside names the proxy's address.
+		proxy, why := "", opErr.Err
+		var dial *net.OpError
+		if errors.As(opErr.Err, &dial) && dial.Addr != nil {
+			proxy, why = " "+dial.Addr.String(), dial.Err
+		}
+		return fmt.Sprintf("the proxy%s: %s; fix http_proxy or https_proxy, or add %s to no_proxy", proxy, oneLine.Replace(why.Error()), t.at.Hostname())
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return fmt.Sprintf("could not connect to %s: %s; is the server up and reachable?", t.at.Host, oneLine.Replace(opErr.Err.Error()))
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return fmt.Sprintf("no answer in %v (DEBUGINFOD_TIMEOUT): %s; is the server up and reachable?", t.timeout, oneLine.Replace(unwrapURL(err).Error()))
+	}
+	return oneLine.Replace(unwrapURL(err).Error())
+}
+
+// unwrapURL drops net/http's `Get "URL": ` prefix: the message names the
+// URL already.
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// statusError words a status other than 200 with what to do about it.
+func statusError(status int, reason string) error {
+	s := fmt.Sprintf("HTTP %d", status)
+	if reason != "" {
+		s = fmt.Sprintf("%d %s", status, shorten(reason))
+	}
+	switch {
+	case status == http.StatusNotFound:
+		return fmt.Errorf("%s: the server has no debug file for this build-id; try another server in DEBUGINFOD_URLS", s)
+	case status == http.StatusProxyAuthRequired:
+		return fmt.Errorf("%s: the proxy wants credentials; put them in the proxy URL (http://USER:PASSWORD@HOST:PORT)", s)
+	case status >= 500:
+		return fmt.Errorf("%s: a server error; try again later or another server in DEBUGINFOD_URLS", s)
+	}
+	return fmt.Errorf("%s: not a debug file; check the server URL in DEBUGINFOD_URLS", s)
+}
+
+// shorten keeps what a server sent to 60 bytes, so an error stays one
+// short line.
+func shorten(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
+}
+
+// userAgent is nrtabi/VERSION, the module version the build recorded.
+func userAgent() string {
+	v := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	return "nrtabi/" + v
+}
+
+// redactUserinfo hides a user and password in a server URL named in an
+// error, whether or not it parses.
+func redactUserinfo(v string) string {
+	at := strings.LastIndex(v, "@")
+	if at < 0 {
+		return v
+	}
+	from := 0
+	if i := strings.Index(v, "://"); i >= 0 && i < at {
+		from = i + 3
+	}
+	return v[:from] + "xxxxx" + v[at:]
+}
+
+var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`)

@@ -5,7 +5,7 @@
 #   make generate   regenerate every generated file from spec/ (RELEASE=X checks X exists)
 #   make bench      the benchmarks (not part of make test)
 #   make libnrt     the runtime's libnrt.so.1; make nccom-stubs: the libnccom doubles
-#   make libnccom   the reference libnccom.so.2 (hand-written C, seed 001's comm init and bootstrap)
+#   make libnccom   the reference libnccom.so.2 (hand-written C: the comm init and bootstrap of docs/sources.md#s001)
 #   make model      spin on every Promela model and planted bug, full bounds, every release
 
 GO       ?= go

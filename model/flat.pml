@@ -1,5 +1,5 @@
 /*
- * The flat bootstrap over TCP (seed 001 §3, upstream NCCL 2.9;
+ * The flat bootstrap over TCP (docs/sources.md#s001-3, upstream NCCL 2.9;
  * runtime/transport/tcp flat.go, root.go, endpoint.go): a root gathers one
  * INFO_TO_ROOT per rank and answers INFO_FROM_ROOT (the ring successor);
  * every rank connects to its successor, accepts its predecessor and

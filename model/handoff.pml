@@ -1,5 +1,5 @@
 /*
- * The forward handoff (ncclInit, seed 000 §2): runtime/nrt's Init runs
+ * The forward handoff (ncclInit, docs/sources.md#s000-2): runtime/nrt's Init runs
  * nrt_handoff_run once per process behind a sync.Once; concurrent first
  * callers wait for that one run. Every fault of the fault matrix is a
  * nondeterministic choice of init, so one run of pan covers them all.

@@ -1,5 +1,5 @@
 /*
- * The per-NC bootstrap of get_nccl_comm (seed 004 §5; runtime/collectives
+ * The per-NC bootstrap of get_nccl_comm (docs/sources.md#s004-5; runtime/collectives
  * exchange.go): a binary-tree AND-reduce of the ENC_SIG_MSG_SIZE-byte
  * signature verdicts up to rank 0, then a hypercube broadcast of the
  * ENC_UID_MSG_SIZE-byte unique id and the root's verdict. NRANKS ranks; at

@@ -1,5 +1,5 @@
 // Package seamcheck proves statically that libnrt's reverse callbacks stay on
-// their side of the seam (seed 000 §4): no function libnccom can call back
+// their side of the seam (docs/sources.md#s000-4): no function libnccom can call back
 // into — every //export function of runtime/nrt — can reach a forward entry
 // point, that is a cgo call of a trampoline (C.nccl*), of the slot table
 // machinery (C.nrt_nccl_*), of a neuron* symbol or of the handoff that loads

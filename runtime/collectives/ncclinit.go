@@ -7,7 +7,7 @@ import (
 	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
-// NcclInitComm is nccl_init_comm (seed 004 §5): the stream of comm commID is
+// NcclInitComm is nccl_init_comm (docs/sources.md#s004-5): the stream of comm commID is
 // stream_id_map[commID] of the C enc_context ec, the replica group rg gets its
 // comm node on that stream (GetNcclComm), and only when rg has ops is comm —
 // the C enc_comm the op compiler reads — bound to it: comm->{id, stream_id}

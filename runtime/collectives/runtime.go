@@ -1,4 +1,4 @@
-// Package collectives is the libnrt side of collective-world setup (seed 004):
+// Package collectives is the libnrt side of collective-world setup (docs/sources.md#s004):
 // the global communicator registry keyed by (nec_dev, ctx), the comm-node pool
 // keyed by the byte image of bootstrap_participants, the two-level MD5
 // op-signature and the per-NC node bootstrap (get_nccl_comm) that AND-reduces

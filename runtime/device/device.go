@@ -6,7 +6,7 @@
 package device
 
 // Identity is what the global communicator reads about one virtual core
-// (enc_init_global_comm's inputs, seed 004 §6).
+// (enc_init_global_comm's inputs, docs/sources.md#s004-6).
 type Identity struct {
 	NecDev        int    // the NeuronCore device (0..NEC_MAX_DEVICES-1)
 	MLAIdx        int    // vcore->tpbs[0].device_id

@@ -265,7 +265,7 @@ func (t *Topology) TotalVNCCount() uint32 { return uint32(len(t.cores)) }
 
 // The two regimes of [instance] vnc_regime. libnccom reads
 // nrt_get_total_vnc_count() != 0 as "single vNC: nothing to bootstrap"
-// (seed 001 §3 GOTCHA), so the topology, not the core count, decides.
+// (docs/sources.md#s001-3-gotcha), so the topology, not the core count, decides.
 const (
 	RegimeDistributed = "distributed"
 	RegimeSingleVNC   = "single-vnc"

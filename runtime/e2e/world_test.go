@@ -320,7 +320,7 @@ func (w *wireTap) close() {
 // every byte against the spec's rows: one bootstrap_frame_size then an
 // extInfoGlobal up (magic, rank, nranks, listen address, the git-hash weld),
 // one bootstrap_frame_size then a bootstrap_root_reply down, then the root
-// closes (seed 001 §3: close(fd)).
+// closes (docs/sources.md#s001-3: close(fd)).
 func TestDefaultWireBytes(t *testing.T) {
 	requireWorld(t)
 	s := tree.Spec

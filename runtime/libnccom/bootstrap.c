@@ -1,6 +1,6 @@
 /*
  * The rank side of the flat bootstrap (bootstrapInit / bootstrapInitFlat,
- * seed 001 §3) in the default framing: INFO_TO_ROOT / INFO_FROM_ROOT on one
+ * docs/sources.md#s001-3) in the default framing: INFO_TO_ROOT / INFO_FROM_ROOT on one
  * connection to the root, then the ring (connect to the successor, accept the
  * predecessor), the ring all-gather of every listen address, and the
  * point-to-point messages of upstream NCCL 2.9 over per-peer cached fds.
@@ -124,7 +124,7 @@ void nccom_bootstrap_close(struct nccom_bootstrap *b)
 	free(b);
 }
 
-/* INFO_TO_ROOT, then INFO_FROM_ROOT on the same fd, then close (seed 001 §3). */
+/* INFO_TO_ROOT, then INFO_FROM_ROOT on the same fd, then close (docs/sources.md#s001-3). */
 static NRT_STATUS exchange_with_root(struct nccom_bootstrap *b, const nccom_addr *root, const nccom_addr *me, bool global,
 				     struct bootstrap_root_reply *reply)
 {
@@ -170,7 +170,7 @@ NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nra
 	}
 	if (vnc != 0) {
 		nccom_info("bootstrapInit: nrt_get_total_vnc_count() = %u: single vNC, no bootstrap", vnc);
-		return NRT_SUCCESS; /* comm->bootstrap stays NULL (seed 001 §3 GOTCHA) */
+		return NRT_SUCCESS; /* comm->bootstrap stays NULL (docs/sources.md#s001-3-gotcha) */
 	}
 	if (nranks < 1 || nranks > BOOTSTRAP_MAX_RANKS || rank < 0 || rank >= nranks) {
 		nccom_warn(NRTABI_MSG_NCCOM_INVALID_RANK, rank, nranks);

@@ -1,5 +1,5 @@
 /*
- * ncclCommInitRank and what hangs off a comm (seed 001 §1-§3): the unique
+ * ncclCommInitRank and what hangs off a comm (docs/sources.md#s001-1): the unique
  * id, the 19240-byte ncclComm with its satellites at the spec's offsets,
  * initTransportsRank (bootstrap + the 112-byte peer-info all-gather),
  * neuronGetCommInfo, neuronFreeComm and the bootstrap and peer exports.
@@ -11,8 +11,8 @@
 
 #include "nccom.h"
 
-_Static_assert(sizeof(struct ncclComm) == 0x4B28, "commAlloc callocs 19240 bytes (seed 001 §2)");
-_Static_assert(sizeof(struct ncclPeerInfo) == 112, "the peer-info record is 112 bytes (seed 001 §3)");
+_Static_assert(sizeof(struct ncclComm) == 0x4B28, "commAlloc callocs 19240 bytes (docs/sources.md#s001-2)");
+_Static_assert(sizeof(struct ncclPeerInfo) == 112, "the peer-info record is 112 bytes (docs/sources.md#s001-3)");
 
 /* The live comms and, beside each, what the seed keeps in places whose
  * offsets are not documented: the all-gathered peer records. */
@@ -257,7 +257,7 @@ NRT_STATUS neuronInitGlobalComm(int g_dev_id, int g_dev_count, const enc_neuron_
 
 NRT_STATUS neuronInitComm(void **comm, int rank_n, char *id, int rank, const enc_neuron_device_info_t *dev, bool bypass_graph)
 {
-	(void)bypass_graph; /* carried to the graph build, which is a separate call (seed 001 NOTE) */
+	(void)bypass_graph; /* carried to the graph build, which is a separate call (docs/sources.md#s001 NOTE) */
 	if (comm == NULL || id == NULL || dev == NULL)
 		return NRT_INVALID;
 	struct ncclUniqueId u;
@@ -296,7 +296,7 @@ NRT_STATUS neuronFreeComm(void *comm)
 	return NRT_SUCCESS;
 }
 
-/* The bootstrap state libnrt passes is the comm (seed 004 §5: bcomm =
+/* The bootstrap state libnrt passes is the comm (docs/sources.md#s004-5: bcomm =
  * ...->nccl_comm); a comm without a bootstrap (single vNC) has no peer. */
 static struct nccom_bootstrap *bootstrap_of(void *state, int peer, size_t size, bool p2p)
 {

@@ -1,6 +1,6 @@
 /*
  * The reverse leg: libnccom imports all of the spec's callbacks @NRT_2.0.0
- * (seed 001 §4), whether or not this reference calls each one, so its link
+ * (docs/sources.md#s001-4), whether or not this reference calls each one, so its link
  * carries the whole surface the shipped library binds (nrtabi check, role
  * libnccom). The list is the generated header's, so it follows the release.
  */

@@ -1,5 +1,5 @@
 /*
- * The reference libnccom's internal interface: the pieces of seed 001's
+ * The reference libnccom's internal interface: the pieces of docs/sources.md#s001's
  * ncclCommInitRank path (version, unique id, root, flat bootstrap, comm) that
  * the neuron* exports are built from. Layouts and constants come from the
  * generated nrtabi.h; nothing here restates a size or an offset.
@@ -30,7 +30,7 @@ void nccom_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void nccom_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- socket.c: addresses, the bootstrap network, framed I/O ---------------- */
-/* A bootstrap address: the 28-byte socketAddress union (seed 001 §5). */
+/* A bootstrap address: the 28-byte socketAddress union (docs/sources.md#s001-5). */
 typedef union nccom_addr {
 	struct sockaddr sa;
 	struct sockaddr_in sin;

@@ -1,5 +1,5 @@
 /*
- * The bootstrap root (bootstrapCreateRoot + bootstrapRootFlat, seed 001 §3
+ * The bootstrap root (bootstrapCreateRoot + bootstrapRootFlat, docs/sources.md#s001-3
  * and §5): a detached thread that takes one INFO_TO_ROOT record per rank,
  * validates the world (magic, rank count, duplicates, and on a global init
  * the git-hash tags), then answers every rank INFO_FROM_ROOT on the fd it

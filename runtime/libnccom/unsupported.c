@@ -1,5 +1,5 @@
 /*
- * The entry points seed 001 does not describe: the net plugin (neuronNet*,
+ * The entry points docs/sources.md#s001 does not describe: the net plugin (neuronNet*,
  * OFI), the proxy, connectivity, affinity, NIC preference and memory
  * registration. Each refuses with one line naming itself; none pretends to
  * have done its job. A NULL out-pointer is NRT_INVALID, as everywhere.
@@ -8,7 +8,7 @@
 
 static NRT_STATUS not_provided(const char *name)
 {
-	nccom_warn("%s: not provided by the reference libnccom (only seed 001's comm init and bootstrap are)", name);
+	nccom_warn("%s: not provided by the reference libnccom (only docs/sources.md#s001's comm init and bootstrap are)", name);
 	return NRT_FAILURE;
 }
 

@@ -1,4 +1,4 @@
-/* neuronGetVersionInfo and getNcclNrtGitHash (seed 001 §4). */
+/* neuronGetVersionInfo and getNcclNrtGitHash (docs/sources.md#s001-4). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -37,7 +37,7 @@ func StopNetworkProxy(comm Comm, streamID uint32) error {
 }
 
 // NetworkProxyProgress is one proxy tick, the hot path. Its trampoline
-// carries no sentinel guard (seed 000 §3): it is only reachable once a
+// carries no sentinel guard (docs/sources.md#s000-3): it is only reachable once a
 // handoff succeeded. The Go layer keeps that promise with one atomic load and
 // returns NRT_UNINITIALIZED instead of entering a NULL slot. A call makes no
 // allocation.

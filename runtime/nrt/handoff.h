@@ -1,5 +1,5 @@
 /*
- * The C half of ncclInit, the one-time forward handoff (seed 000 §2). It is C
+ * The C half of ncclInit, the one-time forward handoff (docs/sources.md#s000-2). It is C
  * because dlerror() is per thread and must be read right after the dlopen or
  * dlsym that set it, and because the recorded messages are the spec's printf
  * formats. runtime/nrt's Init runs it exactly once per process.

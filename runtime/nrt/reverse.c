@@ -1,5 +1,5 @@
 /*
- * The 20 reverse callbacks libnccom imports @NRT_2.0.0 (seed 000 §4). Their
+ * The 20 reverse callbacks libnccom imports @NRT_2.0.0 (docs/sources.md#s000-4). Their
  * prototypes come from the generated header, so a signature that drifts from
  * the spec does not compile. Most are thin shims into the Go device layer;
  * nec_inc_semaphore is a plain store, nec_get_peer_mla_idx re-enters the

@@ -11,7 +11,7 @@ import (
 )
 
 // No reverse callback reaches a forward entry point, so the two binaries
-// cannot recurse across the seam (seed 000 §4). The Go side is proved on the
+// cannot recurse across the seam (docs/sources.md#s000-4). The Go side is proved on the
 // call graph (internal/seamcheck: SSA and class hierarchy analysis from
 // every //export function; its own test shows it catching planted calls).
 func TestReverseCallbacksStayOnTheirSide(t *testing.T) {

@@ -30,7 +30,7 @@ extern "C" {
 
 /* ---- enums ---------------------------------------------------------------- */
 
-/* MED, NRT_SUCCESS/NRT_FAILURE from seed 000 §3 (return 1 = NRT_FAILURE); NRT_INVALID and NRT_FAIL_HOST_MEM_ALLOC named in seed 004 §6; values as in the public Neuron SDK nrt_status.h */
+/* MED, NRT_SUCCESS/NRT_FAILURE from docs/sources.md#s000-3 (return 1 = NRT_FAILURE); NRT_INVALID and NRT_FAIL_HOST_MEM_ALLOC named in docs/sources.md#s004-6; values as in the public Neuron SDK nrt_status.h */
 typedef enum nrt_status {
 	NRT_SUCCESS = 0,
 	NRT_FAILURE = 1,
@@ -55,7 +55,7 @@ typedef enum nrt_status {
 } NRT_STATUS;
 _Static_assert(sizeof(NRT_STATUS) == 4, "NRT_STATUS: enums are 4 bytes");
 
-/* MED, seeds name ncclSystemError (seed 000 §2) and ncclInvalidArgument (seed 001 §2); values are upstream NCCL's */
+/* MED, seeds name ncclSystemError (docs/sources.md#s000-2) and ncclInvalidArgument (docs/sources.md#s001-2); values are upstream NCCL's */
 typedef enum ncclResult {
 	ncclSuccess = 0,
 	ncclUnhandledCudaError = 1,
@@ -68,7 +68,7 @@ typedef enum ncclResult {
 } ncclResult_t;
 _Static_assert(sizeof(ncclResult_t) == 4, "ncclResult_t: enums are 4 bytes");
 
-/* HIGH, facts Constants (pod types); seed 004 §6 (pod_type > 2 is invalid) */
+/* HIGH, facts Constants (pod types); docs/sources.md#s004-6 (pod_type > 2 is invalid) */
 typedef enum nec_pod_type {
 	NEC_POD_TYPE_NONE = 0,
 	NEC_POD_TYPE_P2P = 1,
@@ -77,13 +77,13 @@ typedef enum nec_pod_type {
 } nec_pod_type_t;
 _Static_assert(sizeof(nec_pod_type_t) == 4, "nec_pod_type_t: enums are 4 bytes");
 
-/* HIGH, facts enc_context (state @300, ENC_MODEL_PARSE = 0); seed 004 §4 */
+/* HIGH, facts enc_context (state @300, ENC_MODEL_PARSE = 0); docs/sources.md#s004-4 */
 typedef enum enc_model_state {
 	ENC_MODEL_PARSE = 0,
 } enc_model_state_t;
 _Static_assert(sizeof(enc_model_state_t) == 4, "enc_model_state_t: enums are 4 bytes");
 
-/* HIGH, facts Constants; seed 001 §2 (comm->net_conn = ENC_CONNECTIVITY_DEFAULT (=2) @+17628) */
+/* HIGH, facts Constants; docs/sources.md#s001-2 (comm->net_conn = ENC_CONNECTIVITY_DEFAULT (=2) @+17628) */
 typedef enum enc_net_connectivity {
 	ENC_CONNECTIVITY_DEFAULT = 2,
 } enc_net_connectivity_t;
@@ -97,7 +97,7 @@ _Static_assert(sizeof(enc_pattern_t) == 4, "enc_pattern_t: enums are 4 bytes");
 typedef uint32_t ofi_comm_type_t; /* a 4-byte enum whose enumerators are not documented */
 _Static_assert(sizeof(ofi_comm_type_t) == 4, "ofi_comm_type_t: enums are 4 bytes");
 
-/* INFERRED, seed 004 §4 names ENC_SEND and ENC_RECV and 'collective op'; the numeric values are not in the documents and are ours */
+/* INFERRED, docs/sources.md#s004-4 names ENC_SEND and ENC_RECV and 'collective op'; the numeric values are not in the documents and are ours */
 typedef enum enc_op {
 	ENC_ALL_REDUCE = 0,
 	ENC_ALL_GATHER = 1,
@@ -300,7 +300,7 @@ _Static_assert(sizeof(struct bootstrap_frame_size) == 4, "bootstrap_frame_size: 
 _Static_assert(offsetof(struct bootstrap_frame_size, size) == 0, "bootstrap_frame_size.size: spec offset 0 (bootstrap_wire.toml:38)");
 
 /*
- * bootstrap_msg_header: 8 bytes, INFERRED (seed 001 §3 (bootstrapNetSend / bootstrapNetRecv take a header naming the message; its layout is not documented)).
+ * bootstrap_msg_header: 8 bytes, INFERRED (docs/sources.md#s001-3 (bootstrapNetSend / bootstrapNetRecv take a header naming the message; its layout is not documented)).
  * EXTENDED framing only (nrtabi extension, NRTABI_BOOTSTRAP_FRAMING=extended): every frame
  * is this header followed by exactly length payload bytes; little-endian, the host order of
  * the x86-64 build the documents describe. The default framing is bootstrap_frame_size
@@ -334,7 +334,7 @@ _Static_assert(offsetof(struct nccl_socket_address, addr) == 8, "nccl_socket_add
 _Static_assert(offsetof(struct nccl_socket_address, scope_id) == 24, "nccl_socket_address_t.scope_id: spec offset 24 (structs_nccom.toml:253)");
 
 /*
- * extInfo: 40 bytes, HIGH (facts Bootstrap records; seed 001 §3 (INFO_TO_ROOT payload)).
+ * extInfo: 40 bytes, HIGH (facts Bootstrap records; docs/sources.md#s001-3 (INFO_TO_ROOT payload)).
  */
 struct extInfo {
 	uint32_t sanity; /* +0 HIGH */
@@ -349,7 +349,7 @@ _Static_assert(offsetof(struct extInfo, nranks) == 8, "extInfo.nranks: spec offs
 _Static_assert(offsetof(struct extInfo, extAddressListen) == 12, "extInfo.extAddressListen: spec offset 12 (structs_nccom.toml:371)");
 
 /*
- * nccl_nrt_git_hash_t: 16 bytes, HIGH (facts; seed 001 §4 (getNcclNrtGitHash: memcpy 8 + memcpy 8)).
+ * nccl_nrt_git_hash_t: 16 bytes, HIGH (facts; docs/sources.md#s001-4 (getNcclNrtGitHash: memcpy 8 + memcpy 8)).
  */
 struct nccl_nrt_git_hash {
 	char nccom[8]; /* +0 HIGH */
@@ -360,7 +360,7 @@ _Static_assert(offsetof(struct nccl_nrt_git_hash, nccom) == 0, "nccl_nrt_git_has
 _Static_assert(offsetof(struct nccl_nrt_git_hash, nrt) == 8, "nccl_nrt_git_hash_t.nrt: spec offset 8 (structs_nccom.toml:392)");
 
 /*
- * extInfoGlobal: 56 bytes, HIGH (facts Bootstrap records (extInfo 40 B; 'when the init is global the 16-byte nccl_nrt_git_hash follows'); seed 001 §3 (if (wantExt) getNcclNrtGitHash(&info.nccl_nrt_git_hash, 16))).
+ * extInfoGlobal: 56 bytes, HIGH (facts Bootstrap records (extInfo 40 B; 'when the init is global the 16-byte nccl_nrt_git_hash follows'); docs/sources.md#s001-3 (if (wantExt) getNcclNrtGitHash(&info.nccl_nrt_git_hash, 16))).
  * the INFO_TO_ROOT payload of a global init
  */
 struct extInfoGlobal {
@@ -372,7 +372,7 @@ _Static_assert(offsetof(struct extInfoGlobal, info) == 0, "extInfoGlobal.info: s
 _Static_assert(offsetof(struct extInfoGlobal, nccl_nrt_git_hash) == 40, "extInfoGlobal.nccl_nrt_git_hash: spec offset 40 (bootstrap_wire.toml:234)");
 
 /*
- * bootstrap_root_reply: 48 bytes, HIGH (facts Bootstrap records ('Root reply: cluster_id u64 then epoch u64, then the ring neighbour's address'); seed 001 §3 (reply[0..7], reply[8..15], reply.neighborAddr)).
+ * bootstrap_root_reply: 48 bytes, HIGH (facts Bootstrap records ('Root reply: cluster_id u64 then epoch u64, then the ring neighbour's address'); docs/sources.md#s001-3 (reply[0..7], reply[8..15], reply.neighborAddr)).
  * the INFO_FROM_ROOT payload; a C struct of these members is 48 bytes (8-byte alignment),
  * the last 4 are padding
  */
@@ -414,7 +414,7 @@ _Static_assert(offsetof(struct bootstrap_peer_hello, nranks) == 8, "bootstrap_pe
 _Static_assert(offsetof(struct bootstrap_peer_hello, channel) == 12, "bootstrap_peer_hello.channel: spec offset 12 (bootstrap_wire.toml:325)");
 
 /*
- * ncclProxyState: 192 bytes, HIGH (facts ncclComm (proxyStateStream[3] @18384, stride 192); seed 001 §2).
+ * ncclProxyState: 192 bytes, HIGH (facts ncclComm (proxyStateStream[3] @18384, stride 192); docs/sources.md#s001-2).
  * contents not described; alignment 8 assumed (it holds pointers in upstream NCCL)
  */
 struct ncclProxyState {
@@ -431,7 +431,7 @@ struct ncclInfo {
 _Static_assert(sizeof(struct ncclInfo) == 72, "ncclInfo: spec size 72 (structs_nccom.toml:19)");
 
 /*
- * ncclComm: 19240 bytes, HIGH (facts ncclComm (calloc(0x4B28)); seed 001 §2 (commAlloc, byte-confirmed @nccom:0x2c025)).
+ * ncclComm: 19240 bytes, HIGH (facts ncclComm (calloc(0x4B28)); docs/sources.md#s001-2 (commAlloc, byte-confirmed @nccom:0x2c025)).
  * 32 channels of 512 B (id initialised to -1) live inside the first opaque range; their
  * offset is not documented
  */
@@ -484,7 +484,7 @@ _Static_assert(offsetof(struct ncclComm, p2pRecvs) == 19192, "ncclComm.p2pRecvs:
 _Static_assert(offsetof(struct ncclComm, send_histograms) == 19232, "ncclComm.send_histograms: spec offset 19232 (structs_nccom.toml:210)");
 
 /*
- * ncclUniqueId: 128 bytes, HIGH (facts Constants (128 bytes, the root listener's socket address); seed 001 §1 (passed by value in 8 XMM registers)).
+ * ncclUniqueId: 128 bytes, HIGH (facts Constants (128 bytes, the root listener's socket address); docs/sources.md#s001-1 (passed by value in 8 XMM registers)).
  */
 struct ncclUniqueId {
 	char internal[128]; /* +0 HIGH */
@@ -493,7 +493,7 @@ _Static_assert(sizeof(struct ncclUniqueId) == 128, "ncclUniqueId: spec size 128 
 _Static_assert(offsetof(struct ncclUniqueId, internal) == 0, "ncclUniqueId.internal: spec offset 0 (structs_nccom.toml:267)");
 
 /*
- * extState: 64 bytes, HIGH (facts Bootstrap records; seed 001 §3 (calloc(64))).
+ * extState: 64 bytes, HIGH (facts Bootstrap records; docs/sources.md#s001-3 (calloc(64))).
  */
 struct extState {
 	int extListenFd; /* +0 HIGH */
@@ -517,7 +517,7 @@ _Static_assert(offsetof(struct extState, rank) == 40, "extState.rank: spec offse
 _Static_assert(offsetof(struct extState, nranks) == 44, "extState.nranks: spec offset 44 (structs_nccom.toml:330)");
 
 /*
- * ncclPeerInfo: 112 bytes, HIGH (facts Bootstrap records (peer-info record 112 B); seed 001 §3 (fillInfo, AllGather1)).
+ * ncclPeerInfo: 112 bytes, HIGH (facts Bootstrap records (peer-info record 112 B); docs/sources.md#s001-3 (fillInfo, AllGather1)).
  * host_dev_id and shmDev are also stored; their offsets are not documented
  */
 struct ncclPeerInfo {
@@ -542,7 +542,7 @@ _Static_assert(offsetof(struct ncclPeerInfo, compCap) == 96, "ncclPeerInfo.compC
 _Static_assert(offsetof(struct ncclPeerInfo, mla_idx) == 104, "ncclPeerInfo.mla_idx: spec offset 104 (structs_nccom.toml:467)");
 
 /*
- * enc_sig_msg: 17 bytes, HIGH (seed 004 §5 (0x11 = 16-byte signature + status byte, up the binary tree)).
+ * enc_sig_msg: 17 bytes, HIGH (docs/sources.md#s004-5 (0x11 = 16-byte signature + status byte, up the binary tree)).
  */
 struct enc_sig_msg {
 	uint8_t signature[16]; /* +0 HIGH */
@@ -553,7 +553,7 @@ _Static_assert(offsetof(struct enc_sig_msg, signature) == 0, "enc_sig_msg.signat
 _Static_assert(offsetof(struct enc_sig_msg, ok) == 16, "enc_sig_msg.ok: spec offset 16 (structs_nccom.toml:490)");
 
 /*
- * enc_uid_msg: 129 bytes, HIGH (seed 004 §5 (0x81 = 128-byte unique id + validity byte, down the hypercube)).
+ * enc_uid_msg: 129 bytes, HIGH (docs/sources.md#s004-5 (0x81 = 128-byte unique id + validity byte, down the hypercube)).
  */
 struct enc_uid_msg {
 	char id[128]; /* +0 HIGH */
@@ -564,7 +564,7 @@ _Static_assert(offsetof(struct enc_uid_msg, id) == 0, "enc_uid_msg.id: spec offs
 _Static_assert(offsetof(struct enc_uid_msg, valid) == 128, "enc_uid_msg.valid: spec offset 128 (structs_nccom.toml:511)");
 
 /*
- * enc_sig_send_image: 16 bytes, HIGH (seed 004 §4 (MD5_Update(md, {ENC_SEND, op.size_n, op.permute_ring_ch_id}, 16))).
+ * enc_sig_send_image: 16 bytes, HIGH (docs/sources.md#s004-4 (MD5_Update(md, {ENC_SEND, op.size_n, op.permute_ring_ch_id}, 16))).
  * 16 bytes cannot hold a C-aligned {u32, u64, u32}; the packed little-endian reading is ours
  */
 struct __attribute__((packed)) enc_sig_send_image {
@@ -578,7 +578,7 @@ _Static_assert(offsetof(struct enc_sig_send_image, size_n) == 4, "enc_sig_send_i
 _Static_assert(offsetof(struct enc_sig_send_image, permute_ring_ch_id) == 12, "enc_sig_send_image.permute_ring_ch_id: spec offset 12 (structs_nccom.toml:543)");
 
 /*
- * enc_sig_recv_image: 16 bytes, HIGH (seed 004 §4 QUIRK (RECV hashes as {ENC_SEND, size_n, g_device_id}, 16)).
+ * enc_sig_recv_image: 16 bytes, HIGH (docs/sources.md#s004-4-quirk (RECV hashes as {ENC_SEND, size_n, g_device_id}, 16)).
  * the canonicalised receive: op is ENC_SEND, the last word the global device id
  */
 struct __attribute__((packed)) enc_sig_recv_image {
@@ -592,7 +592,7 @@ _Static_assert(offsetof(struct enc_sig_recv_image, size_n) == 4, "enc_sig_recv_i
 _Static_assert(offsetof(struct enc_sig_recv_image, g_device_id) == 12, "enc_sig_recv_image.g_device_id: spec offset 12 (structs_nccom.toml:573)");
 
 /*
- * enc_sig_coll_image: 20 bytes, HIGH (seed 004 §4 (MD5_Update(md, {op.enc_op, op.size_n, *(&op.peer + 1)}, 20))).
+ * enc_sig_coll_image: 20 bytes, HIGH (docs/sources.md#s004-4 (MD5_Update(md, {op.enc_op, op.size_n, *(&op.peer + 1)}, 20))).
  * the seed's comment lists four parts (enc_op, size_n, peer, dtype/alg word) in 20 bytes;
  * the code hashes three: u32 + u64 + the u64 after peer
  */
@@ -607,7 +607,7 @@ _Static_assert(offsetof(struct enc_sig_coll_image, size_n) == 4, "enc_sig_coll_i
 _Static_assert(offsetof(struct enc_sig_coll_image, peer_alg) == 12, "enc_sig_coll_image.peer_alg: spec offset 12 (structs_nccom.toml:603)");
 
 /*
- * nec_version_info_t: 56 bytes, HIGH (facts nec_version_info_t; seed 001 §4 (movq $0x59,0x30(%rax): 0x30 = compatibility_version)).
+ * nec_version_info_t: 56 bytes, HIGH (facts nec_version_info_t; docs/sources.md#s001-4 (movq $0x59,0x30(%rax): 0x30 = compatibility_version)).
  */
 struct nec_version_info {
 	uint64_t major; /* +0 HIGH */
@@ -674,7 +674,7 @@ _Static_assert(sizeof(struct enc_histogram_config) == 168, "enc_histogram_config
 _Static_assert(offsetof(struct enc_histogram_config, enable) == 0, "enc_histogram_config_t.enable: spec offset 0 (structs_nrt.toml:161)");
 
 /*
- * enc_neuron_device_info_t: 216 bytes, HIGH (facts enc_neuron_device_info_t; seed 001 §1-§3 (dev+0, dev+4, dev+12, dev+32, dev+40, dev+48)).
+ * enc_neuron_device_info_t: 216 bytes, HIGH (facts enc_neuron_device_info_t; docs/sources.md#s001-1 (dev+0, dev+4, dev+12, dev+32, dev+40, dev+48)).
  */
 struct enc_neuron_device_info {
 	int nec_dev_id; /* +0 HIGH */
@@ -709,7 +709,7 @@ _Static_assert(offsetof(struct nccl_comm_info, cluster_id) == 0, "nccl_comm_info
 _Static_assert(offsetof(struct nccl_comm_info, epoch) == 8, "nccl_comm_info_t.epoch: spec offset 8 (structs_nrt.toml:266)");
 
 /*
- * enc_nccl_comm_node: 88 bytes, HIGH (facts enc_nccl_comm_node; seed 004 §2, §5 (calloc(1, 0x58))).
+ * enc_nccl_comm_node: 88 bytes, HIGH (facts enc_nccl_comm_node; docs/sources.md#s004-2, §5 (calloc(1, 0x58))).
  */
 struct enc_nccl_comm_node {
 	void *nccl_comm; /* +0 HIGH */
@@ -761,7 +761,7 @@ _Static_assert(offsetof(struct enc_comm, id) == 80, "enc_comm.id: spec offset 80
 _Static_assert(offsetof(struct enc_comm, stream_id) == 84, "enc_comm.stream_id: spec offset 84 (structs_nrt.toml:414)");
 
 /*
- * enc_glb_comm: 564408 bytes, HIGH (facts enc_glb_comm; seed 004 §1, §6 (calloc(1, 0x89CB8))).
+ * enc_glb_comm: 564408 bytes, HIGH (facts enc_glb_comm; docs/sources.md#s004-1, §6 (calloc(1, 0x89CB8))).
  */
 struct enc_glb_comm {
 	uint32_t g_device_id; /* +0 HIGH */
@@ -908,7 +908,7 @@ _Static_assert(sizeof(struct encd_context) == 296, "encd_context: spec size 296 
 _Static_assert(offsetof(struct encd_context, enc_ctx) == 288, "encd_context.enc_ctx: spec offset 288 (structs_nrt.toml:855)");
 
 /*
- * enc_sem_inc_values: 516 bytes, HIGH (facts Constants (mmap of 0x204 bytes); seed 004 §6).
+ * enc_sem_inc_values: 516 bytes, HIGH (facts Constants (mmap of 0x204 bytes); docs/sources.md#s004-6).
  */
 struct enc_sem_inc_values {
 	uint32_t header; /* +0 HIGH */

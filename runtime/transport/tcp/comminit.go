@@ -11,7 +11,7 @@ import (
 	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
-// InitComm is the bootstrap part of ncclCommInitRank for one rank (seed 001
+// InitComm is the bootstrap part of ncclCommInitRank for one rank (docs/sources.md#s001
 // §3 initTransportsRank): InitFlat, then "initTransportRank AllGather1" of
 // every rank's 112-byte ncclPeerInfo record round the ring. A C libnccom
 // runs the same all-gather after its flat bootstrap, so a world mixing both

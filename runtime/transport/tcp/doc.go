@@ -1,5 +1,5 @@
 // Package tcp is the bootstrap transport over TCP between real processes on
-// real hosts, faithful to the flat bootstrap of libnccom (seed 001 §3-§5):
+// real hosts, faithful to the flat bootstrap of libnccom (docs/sources.md#s001-3):
 //
 //   - a unique id is 128 bytes holding the root listener's socket address in
 //     the C sockaddr layout (sockaddr_in or sockaddr_in6, 28-byte union);

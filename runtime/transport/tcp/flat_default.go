@@ -9,7 +9,7 @@ import (
 	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
-// handshakeDefault is bootstrapInitFlat in the default framing (seed 001 §3,
+// handshakeDefault is bootstrapInitFlat in the default framing (docs/sources.md#s001-3,
 // upstream NCCL 2.9 where the seed is silent): INFO_TO_ROOT and
 // INFO_FROM_ROOT on one connection, closed at once; connect to the ring
 // successor and accept the predecessor with nothing said on either; then

@@ -10,7 +10,7 @@ import (
 )
 
 // serveDefault is the root in the default framing, as the reference
-// libnccom's root thread runs it (seed 001 §3 with upstream NCCL 2.9's
+// libnccom's root thread runs it (docs/sources.md#s001-3 with upstream NCCL 2.9's
 // framing): one framed record per connection, every check upstream or the
 // seed names, then INFO_FROM_ROOT on each rank's own fd and close. A bad
 // world closes every connection, so the ranks waiting fail at once with the

@@ -2,7 +2,7 @@ package tcp
 
 // VNCCounter is libnrt's nrt_get_total_vnc_count() as the bootstrap sees it:
 // non-zero is the single-vNC regime, where there is no peer to reach and the
-// bootstrap does nothing (seed 001 §3 GOTCHA). The real libnrt answers it;
+// bootstrap does nothing (docs/sources.md#s001-3-gotcha). The real libnrt answers it;
 // until it is wired here, a process reports FixedVNC(0).
 type VNCCounter interface {
 	TotalVNCCount() (uint32, error)

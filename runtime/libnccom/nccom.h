@@ -1,6 +1,6 @@
 /*
- * The reference libnccom's internal interface: the pieces of docs/sources.md#s001's
- * ncclCommInitRank path (version, unique id, root, flat bootstrap, comm) that
+ * The reference libnccom's internal interface: the pieces of the
+ * ncclCommInitRank path of docs/sources.md#s001 (version, unique id, root, flat bootstrap, comm) that
  * the neuron* exports are built from. Layouts and constants come from the
  * generated nrtabi.h; nothing here restates a size or an offset.
  */

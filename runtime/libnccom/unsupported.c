@@ -8,7 +8,7 @@
 
 static NRT_STATUS not_provided(const char *name)
 {
-	nccom_warn("%s: not provided by the reference libnccom (only docs/sources.md#s001's comm init and bootstrap are)", name);
+	nccom_warn("%s: not provided by the reference libnccom (only the comm init and bootstrap of docs/sources.md#s001 are)", name);
 	return NRT_FAILURE;
 }
 

@@ -60,7 +60,7 @@ func run(ctx context.Context, reps int, sizes []string) error {
 		return err
 	}
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", nrtabi, builder.Module+"/cmd/nrtabi-runtime").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
+		return fmt.Errorf("go build: %w\n%s", err, out)
 	}
 	timeout := "NEURON_CCOM_SOCK_TIMEOUT=30"
 	env := []string{"LD_LIBRARY_PATH=" + lib + ":" + ref, timeout, "NRTABI_LOG_LEVEL=error"}
@@ -96,7 +96,7 @@ func run(ctx context.Context, reps int, sizes []string) error {
 			start := time.Now()
 			out, err := cmd.Output()
 			if err != nil {
-				return fmt.Errorf("nrtabi-runtime bootstrap --local %d: %v\n%s", n, err, out)
+				return fmt.Errorf("nrtabi-runtime bootstrap --local %d: %w\n%s", n, err, out)
 			}
 			gw = append(gw, ms64(time.Since(start)))
 			gb = append(gb, field(string(out), "boot_ms"))

@@ -71,7 +71,7 @@ func run(runs int, cache, bin, only string) error {
 		build := exec.Command("go", "build", "-o", bin, "./cmd/nrtabi")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("CGO_ENABLED=0 go build ./cmd/nrtabi (run from the repository root): %v\n%s", err, out)
+			return fmt.Errorf("CGO_ENABLED=0 go build ./cmd/nrtabi (run from the repository root): %w\n%s", err, out)
 		}
 	}
 	if err := buildMeasureHelper(cache); err != nil {

@@ -6,6 +6,9 @@
 // --local N` (N Go processes doing the same work over runtime/transport/tcp),
 // and the time to the last rank's global comm (boot). Medians over -reps
 // interleaved runs; the ratio is boundary / Go-only.
+//
+// Its results, dated, are in
+// docs/benchmarks.md#bootstrap-through-the-boundary.
 package main
 
 import (

@@ -10,6 +10,8 @@
 // (a)-(c) are a C program over the generated slot table and trampolines,
 // calling into the real forward-only libnccom double; (d) is go test -bench
 // in runtime/nrt against the same double. Run it with bench/boundary.sh.
+//
+// Its results, dated, are in docs/benchmarks.md#the-forward-call.
 package main
 
 import (

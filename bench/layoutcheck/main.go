@@ -14,6 +14,8 @@
 // reference libnrt.so.1 and libnccom double built from the 2.31.24 spec,
 // and a dwz -m and a -gsplit-dwarf library (where pahole has no answer).
 // Requirements are checked first and every missing one is printed.
+//
+// Its results, dated, are in docs/benchmarks.md#layoutcheck-vs-pahole.
 package main
 
 import (

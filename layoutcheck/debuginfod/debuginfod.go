@@ -15,6 +15,9 @@
 // followed and only to http or https, and a file reaches the cache only
 // after the caller's check of its build-id passes (written to a temporary
 // file, renamed into place).
+//
+// Where it sits in the search for debug files:
+// docs/layoutcheck.md#how-debug-info-is-found.
 package debuginfod
 
 import (

@@ -15,6 +15,8 @@
 //
 // Sizes and offsets are kept in elements; the callbacks scale them by the
 // data type size the caller passes, so one table serves any data type.
+//
+// See docs/runtime-boundary.md#dynamic-input-memory.
 package dyninput
 
 import (

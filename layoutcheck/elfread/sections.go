@@ -249,8 +249,9 @@ func (o *File) debugStream(name string) (*stream, error) {
 // compressedReader inflates an SHF_COMPRESSED section. zlib, what gcc and
 // the Go linker write, goes through klauspost/compress, whose inflater
 // takes about a quarter less CPU than the standard library's on libc6-dbg's
-// .debug_info (measured; see the README); other kinds (zstd) through
-// debug/elf. s.Size is the size the compression header declares.
+// .debug_info (measured: docs/benchmarks.md#what-the-floor-work-bought);
+// other kinds (zstd) through debug/elf. s.Size is the size the compression
+// header declares.
 func (o *File) compressedReader(s *elf.Section) io.Reader {
 	raw := o.sectionBytes(s)
 	hdr := 24 // Elf64_Chdr

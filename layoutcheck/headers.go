@@ -283,7 +283,9 @@ func previousDecl(err error) string {
 	return ""
 }
 
-// firstError is the compiler's first error line, or its whole message.
+// firstError is the compiler's first error line, or its whole message. The
+// errors built from it keep that line only, on purpose: an input error is
+// one line, and no caller looks inside it for the *cc.Error.
 func firstError(err error) string {
 	var ce *cc.Error
 	if !errors.As(err, &ce) {

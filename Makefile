@@ -23,12 +23,14 @@ demo:
 
 # The one generator command: `nrtabi gen --all` writes every generated file
 # of the tree (gen/tree.go says which); `go generate ./...` runs the same
-# command (gen/gen.go). It reads the TOML, never spec/compiled; a
-# spec/compiled/zcompiled.go that no longer compiles is deleted first.
+# command (gen/gen.go). It reads the TOML, never spec/compiled's data; a
+# spec/compiled/zcompiled.go that no longer compiles (spec's types changed)
+# is deleted by hand first, since the command links spec/compiled.
 GEN := $(GO) run ./cmd/nrtabi gen --all
 
 # Every release is regenerated (the release selector generated/abi spans them
-# all); RELEASE=X is accepted for the README's workflow and checks that X exists.
+# all); RELEASE=X is accepted for the workflow of docs/adding-a-release.md and
+# checks that X exists.
 generate:
 ifneq ($(RELEASE),)
 	@test -d spec/$(RELEASE) || { echo "no spec/$(RELEASE)"; exit 2; }
@@ -88,8 +90,9 @@ bench: bench-collectives
 
 # ---- layoutcheck vs pahole (bench/layoutcheck) ------------------------------
 # Wall time and peak RSS of nrtabi show, nrtabi check --require and pahole -C
-# on the same structs, interleaved, per input (see README). Needs what make test
-# does not: apt-get install dwarves libc6-dbg libstdc++6-12-dbg (the bench
+# on the same structs, interleaved, per input
+# (docs/benchmarks.md#layoutcheck-vs-pahole). Needs what make test does not:
+# apt-get install dwarves libc6-dbg libstdc++6-12-dbg (the bench
 # lists whatever is missing before it starts); builds a 100 MB synthetic
 # object, a DWARF 4 object and the reference libnrt/libnccom once into
 # $TMPDIR/nrtabi-bench-layoutcheck.

@@ -1,8 +1,8 @@
-// Package docs holds the project's documentation pages (Markdown) and one
-// test: every relative link in README.md and docs/*.md must resolve, so a
-// page that is renamed or an anchor that is reworded breaks the build
+// The test: every relative link in README.md and docs/*.md must resolve, so
+// a page that is renamed or an anchor that is reworded breaks the build
 // instead of a reader's click. Code comments cite anchors of sources.md;
 // those anchors are held here too.
+
 package docs
 
 import (

@@ -8,6 +8,8 @@
 // `nrtabi gen --all` (make generate, go generate ./...) writes them all.
 //
 // Output is deterministic: the same spec gives byte-identical files.
+//
+// What it writes and how: docs/generator.md.
 package gen
 
 //go:generate go run ../cmd/nrtabi gen --all

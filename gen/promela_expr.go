@@ -164,7 +164,7 @@ func (p *exprParser) unary() (*Formula, error) {
 		p.pos++
 		n, err := strconv.ParseInt(t, 10, 32)
 		if err != nil {
-			return nil, fmt.Errorf("number %s: %v", t, err)
+			return nil, fmt.Errorf("number %s: %w", t, err)
 		}
 		return &Formula{num: n}, nil
 	case p.vars[t]:

@@ -153,7 +153,7 @@ func cStub(s *spec.Spec) ([]File, error) {
 	for i, p := range parts {
 		v, err := strconv.ParseUint(p, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("NCCOM_VERSION_STRING %q: %v", vs, err)
+			return nil, fmt.Errorf("NCCOM_VERSION_STRING %q: %w", vs, err)
 		}
 		d.Version[i] = v
 	}

@@ -152,7 +152,7 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 		}
 		l, err := rd.Layout(found[i].Offset)
 		if err != nil {
-			return nil, elfread.InputErrorf(dbg.Path(), "%s: %v", st.Name, err)
+			return nil, elfread.InputErrorf(dbg.Path(), "%s: %w", st.Name, err)
 		}
 		seen[st.Name] = true
 		sr := &StructResult{Name: st.Name, DWARFName: found[i].Name, Via: found[i].Via, DIE: fmt.Sprintf("%#x", found[i].DIE), Size: l.Size, SpecSize: st.Size,

@@ -71,29 +71,29 @@ func (h *Headers) Close() {
 // first error and the fix.
 func CompileHeaders(dir string, include []string) (*Headers, error) {
 	if err := cc.Available(); err != nil {
-		return nil, elfread.InputErrorf(dir, "%v", err)
+		return nil, elfread.InputErrorf(dir, "%w", err)
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, elfread.InputErrorf(dir, "%v; name the directory holding the headers (for example /opt/aws/neuron/include)", errors.Unwrap(err))
+		return nil, elfread.InputErrorf(dir, "%w; name the directory holding the headers (for example /opt/aws/neuron/include)", errors.Unwrap(err))
 	}
 	if !st.IsDir() {
 		return nil, elfread.InputErrorf(dir, "not a directory; --headers takes the directory holding the headers (name single headers with --include)")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, elfread.InputErrorf(dir, "%v", err)
+		return nil, elfread.InputErrorf(dir, "%w", err)
 	}
 	all, hash, err := hashHeaders(abs)
 	if err != nil {
-		return nil, elfread.InputErrorf(dir, "%v", err)
+		return nil, elfread.InputErrorf(dir, "%w", err)
 	}
 	if len(all) == 0 {
 		return nil, elfread.InputErrorf(dir, "no .h files under this directory; name the directory holding the headers (for example /opt/aws/neuron/include)")
 	}
 	roots, err := headerRoots(abs, all, include)
 	if err != nil {
-		return nil, elfread.InputErrorf(dir, "%v", err)
+		return nil, elfread.InputErrorf(dir, "%w", err)
 	}
 	tmp, err := os.MkdirTemp("", "nrtabi-headers-")
 	if err != nil {
@@ -283,7 +283,9 @@ func previousDecl(err error) string {
 	return ""
 }
 
-// firstError is the compiler's first error line, or its whole message.
+// firstError is the compiler's first error line, or its whole message. The
+// errors built from it keep that line only, on purpose: an input error is
+// one line, and no caller looks inside it for the *cc.Error.
 func firstError(err error) string {
 	var ce *cc.Error
 	if !errors.As(err, &ce) {

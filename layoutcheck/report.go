@@ -120,7 +120,8 @@ type FileReport struct {
 }
 
 // Report is the result of one check run. Its JSON form is the stable schema
-// documented in the README (schema "nrtabi.layoutcheck/1").
+// documented in docs/nrtabi-check.md#json-output (schema
+// "nrtabi.layoutcheck/1").
 type Report struct {
 	Schema         string        `json:"schema"`
 	Release        string        `json:"release"`

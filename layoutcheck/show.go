@@ -61,7 +61,7 @@ func Show(path, name string, opt ShowOptions, w io.Writer) (*ShowResult, error) 
 	rd := dbg.NewReader()
 	l, err := rd.Layout(found[0].Offset)
 	if err != nil {
-		return nil, elfread.InputErrorf(dbg.Path(), "%s: %v", name, err)
+		return nil, elfread.InputErrorf(dbg.Path(), "%s: %w", name, err)
 	}
 	res := &ShowResult{Layout: l, Found: found[0], Spec: st, Debug: dbg, reader: rd}
 	if st != nil {

@@ -30,7 +30,7 @@ func showC(dbg *elfread.Debug, path, name string, w io.Writer) error {
 	rd := dbg.NewReader()
 	l, err := rd.Layout(found[0].Offset)
 	if err != nil {
-		return elfread.InputErrorf(dbg.Path(), "%s: %v", name, err)
+		return elfread.InputErrorf(dbg.Path(), "%s: %w", name, err)
 	}
 	if l.Declared {
 		return elfread.InputErrorf(dbg.Path(), "%s: %s %s has no size in this DWARF (a declaration); show --c needs its definition", name, l.Kind, l.Name)
@@ -43,14 +43,14 @@ func showC(dbg *elfread.Debug, path, name string, w io.Writer) error {
 		top = cIdent(name)
 		body, err := c.body(l, 1)
 		if err != nil {
-			return elfread.InputErrorf(dbg.Path(), "%s: %v", name, err)
+			return elfread.InputErrorf(dbg.Path(), "%s: %w", name, err)
 		}
 		text = fmt.Sprintf("typedef %s {\n%s} %s%s;\n", cKind(l.Kind), body, c.structAttrs(l), top)
 	} else {
 		top = "struct " + c.tagName(nil, l.Name)
 		body, err := c.body(l, 1)
 		if err != nil {
-			return elfread.InputErrorf(dbg.Path(), "%s: %v", name, err)
+			return elfread.InputErrorf(dbg.Path(), "%s: %w", name, err)
 		}
 		text = fmt.Sprintf("%s {\n%s}%s;\n", cKind(l.Kind)+" "+c.tagName(nil, l.Name), body, c.structAttrs(l))
 		if l.Kind == "union" {
@@ -58,7 +58,7 @@ func showC(dbg *elfread.Debug, path, name string, w io.Writer) error {
 		}
 	}
 	if c.err != nil {
-		return elfread.InputErrorf(dbg.Path(), "%s: %v", name, c.err)
+		return elfread.InputErrorf(dbg.Path(), "%s: %w", name, c.err)
 	}
 	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x), as C: nrtabi show --c */\n", name, found[0].Via, found[0].File, found[0].From, found[0].DIE)
 	if len(c.forward) > 0 {

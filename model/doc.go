@@ -4,4 +4,6 @@
 // formula the models take from a release's spec, which `nrtabi gen --all`
 // writes (gen/promela.go). The tests run spin on every model and planted
 // bug against those headers, and hold the spec's formulas to the runtime's.
+//
+// What each model proves and how it is tied to the spec: docs/models.md.
 package model

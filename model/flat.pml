@@ -39,7 +39,7 @@
  *                       the ranks
  * BUG_SILENT_FAIL (a failing rank neither reports nor hangs up) is NOT a
  * planted bug: with one fault pan accepts it, since the root sees the dead
- * rank's own hang-up and aborts everyone (README, "Model checking").
+ * rank's own hang-up and aborts everyone (docs/models.md#what-spin-found).
  *   BUG_NO_COMPLETE     EXTENDED: a rank succeeds without waiting for COMPLETE
  */
 #include "zspec.pml"

@@ -4,7 +4,7 @@
  * callers wait for that one run. Every fault of the fault matrix is a
  * nondeterministic choice of init, so one run of pan covers them all.
  *
- * Properties (assertions and monitors, see the README's "Model checking"):
+ * Properties (assertions and monitors, see docs/models.md#properties):
  *   once      exactly one handoff runs, and every caller gets its outcome
  *   table     a caller back from Init sees all slots or none (MSLOTS
  *             representative ones of the SLOT_COUNT),

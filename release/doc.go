@@ -5,4 +5,6 @@
 // in memory (New), validated by spec.Assemble before anything is written.
 // TOML is rendered only by Release.Write and Extract, where a file is made.
 // Comparing two specs is the subpackage diff, which reads no binary.
+//
+// The workflow step by step: docs/adding-a-release.md.
 package release

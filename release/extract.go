@@ -147,20 +147,11 @@ func (e *RefusedError) Error() string {
 }
 
 // wrapInput passes err on as the one-line *elfread.InputError about path
-// that callers expect ("path: what: err", newlines escaped), and keeps err
-// reachable by errors.Is and errors.As; elfread.InputErrorf alone formats
-// err into the text and drops it.
+// that callers expect ("path: what: err", newlines escaped), with err
+// reachable by errors.Is and errors.As.
 func wrapInput(path string, err error, format string, args ...any) error {
-	return &inputCause{InputError: elfread.InputErrorf(path, format+": %v", append(args, err)...), cause: err}
+	return elfread.InputErrorf(path, format+": %w", append(args, err)...)
 }
-
-type inputCause struct {
-	InputError error // the *elfread.InputError the text comes from
-	cause      error
-}
-
-func (e *inputCause) Error() string   { return e.InputError.Error() }
-func (e *inputCause) Unwrap() []error { return []error{e.InputError, e.cause} }
 
 type xField struct {
 	name, typ, note string

@@ -1,6 +1,8 @@
 // Package spec holds the per-release TOML specs of the libnrt ↔ libnccom
 // boundary, the loader that merges a release's files, and the validator that
 // reports every violation at file:line:col.
+//
+// The format is described in docs/spec-format.md.
 package spec
 
 import (

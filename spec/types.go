@@ -91,7 +91,7 @@ func ParseType(s string) (*Type, error) {
 	p := &typeParser{src: s}
 	t, err := p.parse(0, false)
 	if err != nil {
-		return nil, fmt.Errorf("type %q: %v", s, err)
+		return nil, fmt.Errorf("type %q: %w", s, err)
 	}
 	return t, nil
 }

@@ -6,6 +6,9 @@
 // --local N` (N Go processes doing the same work over runtime/transport/tcp),
 // and the time to the last rank's global comm (boot). Medians over -reps
 // interleaved runs; the ratio is boundary / Go-only.
+//
+// Its results, dated, are in
+// docs/benchmarks.md#bootstrap-through-the-boundary.
 package main
 
 import (
@@ -60,7 +63,7 @@ func run(ctx context.Context, reps int, sizes []string) error {
 		return err
 	}
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", nrtabi, builder.Module+"/cmd/nrtabi-runtime").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
+		return fmt.Errorf("go build: %w\n%s", err, out)
 	}
 	timeout := "NEURON_CCOM_SOCK_TIMEOUT=30"
 	env := []string{"LD_LIBRARY_PATH=" + lib + ":" + ref, timeout, "NRTABI_LOG_LEVEL=error"}
@@ -96,7 +99,7 @@ func run(ctx context.Context, reps int, sizes []string) error {
 			start := time.Now()
 			out, err := cmd.Output()
 			if err != nil {
-				return fmt.Errorf("nrtabi-runtime bootstrap --local %d: %v\n%s", n, err, out)
+				return fmt.Errorf("nrtabi-runtime bootstrap --local %d: %w\n%s", n, err, out)
 			}
 			gw = append(gw, ms64(time.Since(start)))
 			gb = append(gb, field(string(out), "boot_ms"))

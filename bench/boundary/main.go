@@ -10,6 +10,8 @@
 // (a)-(c) are a C program over the generated slot table and trampolines,
 // calling into the real forward-only libnccom double; (d) is go test -bench
 // in runtime/nrt against the same double. Run it with bench/boundary.sh.
+//
+// Its results, dated, are in docs/benchmarks.md#the-forward-call.
 package main
 
 import (
@@ -77,7 +79,7 @@ func run(ctx context.Context, iters, rounds, procs, goRuns int) error {
 	for p := 0; p < procs; p++ {
 		out, err := exec.CommandContext(ctx, prog, stub, strconv.Itoa(iters), strconv.Itoa(rounds)).Output()
 		if err != nil {
-			return fmt.Errorf("%s: %v", prog, err)
+			return fmt.Errorf("%s: %w", prog, err)
 		}
 		sc := bufio.NewScanner(bytes.NewReader(out))
 		for sc.Scan() {
@@ -169,7 +171,7 @@ func goBench(root string, count int) (map[string]float64, error) {
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("go test -bench: %v\n%s", err, out)
+		return nil, fmt.Errorf("go test -bench: %w\n%s", err, out)
 	}
 	best := map[string]float64{}
 	for _, l := range strings.Split(string(out), "\n") {

@@ -50,7 +50,7 @@ func dwzInput(cache string) (lib, common string, err error) {
 	cmd := exec.Command("dwz", "-m", "common.debug", "-M", common, "liba.so", "libb.so")
 	cmd.Dir = dir
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", "", fmt.Errorf("dwz -m: %v\n%s", err, b)
+		return "", "", fmt.Errorf("dwz -m: %w\n%s", err, b)
 	}
 	return lib, common, nil
 }

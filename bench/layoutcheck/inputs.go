@@ -324,7 +324,7 @@ func fragment(nrtabi, root, name, file, st string) (dir string, n int, err error
 	}
 	out := filepath.Join(dir, "structs.toml")
 	if b, err := exec.Command(nrtabi, "extract", "--struct", st, "-o", out, file).CombinedOutput(); err != nil {
-		return "", 0, fmt.Errorf("nrtabi extract --struct %s %s: %v\n%s", st, file, err, b)
+		return "", 0, fmt.Errorf("nrtabi extract --struct %s %s: %w\n%s", st, file, err, b)
 	}
 	text, err := os.ReadFile(out)
 	if err != nil {
@@ -369,7 +369,7 @@ func absentFragment(nrtabi, root string) (string, error) {
 func foundStructs(nrtabi, file string) ([]string, error) {
 	out, err := exec.Command(nrtabi, "check", "--role", "none", "--format", "json", file).Output()
 	if err != nil && len(out) == 0 {
-		return nil, fmt.Errorf("nrtabi check %s: %v", file, err)
+		return nil, fmt.Errorf("nrtabi check %s: %w", file, err)
 	}
 	var rep struct {
 		Files []struct {
@@ -377,7 +377,7 @@ func foundStructs(nrtabi, file string) ([]string, error) {
 		} `json:"files"`
 	}
 	if err := json.Unmarshal(out, &rep); err != nil {
-		return nil, fmt.Errorf("nrtabi check --format json %s: %v", file, err)
+		return nil, fmt.Errorf("nrtabi check --format json %s: %w", file, err)
 	}
 	var names []string
 	for _, f := range rep.Files {

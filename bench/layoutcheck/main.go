@@ -14,6 +14,8 @@
 // reference libnrt.so.1 and libnccom double built from the 2.31.24 spec,
 // and a dwz -m and a -gsplit-dwarf library (where pahole has no answer).
 // Requirements are checked first and every missing one is printed.
+//
+// Its results, dated, are in docs/benchmarks.md#layoutcheck-vs-pahole.
 package main
 
 import (
@@ -71,7 +73,7 @@ func run(runs int, cache, bin, only string) error {
 		build := exec.Command("go", "build", "-o", bin, "./cmd/nrtabi")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("CGO_ENABLED=0 go build ./cmd/nrtabi (run from the repository root): %v\n%s", err, out)
+			return fmt.Errorf("CGO_ENABLED=0 go build ./cmd/nrtabi (run from the repository root): %w\n%s", err, out)
 		}
 	}
 	if err := buildMeasureHelper(cache); err != nil {

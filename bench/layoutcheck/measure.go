@@ -61,7 +61,7 @@ func runOnce(bin string, args []string) (sample, error) {
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
-		return sample{}, fmt.Errorf("%s: %v", bin, err)
+		return sample{}, fmt.Errorf("%s: %w", bin, err)
 	}
 	rep, _ := io.ReadAll(pr)
 	_ = cmd.Wait()
@@ -70,7 +70,7 @@ func runOnce(bin string, args []string) (sample, error) {
 	}
 	var ns, kb int64
 	if _, err := fmt.Sscan(string(rep), &ns, &kb); err != nil {
-		return sample{}, fmt.Errorf("%s %s: the measure helper reported %q (%v); stderr: %s", bin, strings.Join(args, " "), rep, err, clip(errb.Bytes()))
+		return sample{}, fmt.Errorf("%s %s: the measure helper reported %q (%w); stderr: %s", bin, strings.Join(args, " "), rep, err, clip(errb.Bytes()))
 	}
 	return sample{wall: time.Duration(ns), maxRSS: kb * 1024, code: cmd.ProcessState.ExitCode(), out: out.Bytes(), errOut: errb.Bytes()}, nil
 }
@@ -121,7 +121,7 @@ func measureRow(runs int, nrtabi, pahole, empty string, r row) (result, error) {
 				return result{}, err
 			}
 			if err := t.ok(s); err != nil {
-				return result{}, fmt.Errorf("%s: %s %s: %v\nstdout:\n%s\nstderr:\n%s", r.label, t.name, strings.Join(t.args, " "), err, clip(s.out), clip(s.errOut))
+				return result{}, fmt.Errorf("%s: %s %s: %w\nstdout:\n%s\nstderr:\n%s", r.label, t.name, strings.Join(t.args, " "), err, clip(s.out), clip(s.errOut))
 			}
 			if i < 0 {
 				continue
@@ -222,7 +222,7 @@ func buildEmptyGo(cache string) (string, error) {
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build of an empty program: %v\n%s", err, out)
+		return "", fmt.Errorf("go build of an empty program: %w\n%s", err, out)
 	}
 	return empty, nil
 }

@@ -10,6 +10,9 @@
 //
 // newApp below lists the commands; each runs under a context an interrupt
 // ends. The demo (`make demo`) is demo.go, its steps in order.
+//
+// Its manual is docs/nrtabi-runtime.md, with one page per subcommand beside
+// it.
 package main
 
 import (

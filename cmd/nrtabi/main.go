@@ -14,6 +14,8 @@
 //	nrtabi version
 //
 // Run "nrtabi help COMMAND" for a command's synopsis, flags and an example.
+//
+// Its manual is docs/nrtabi.md, with one page per subcommand beside it.
 package main
 
 import (

@@ -215,6 +215,9 @@ func (c *Command) Usagef(errw io.Writer, format string, args ...any) int {
 }
 
 // Errorf prints a one-line error and returns ExitError.
+//
+// It prints rather than returns, so callers format an error with %v: the
+// chain ends here and nothing is left to unwrap it.
 func (c *Command) Errorf(errw io.Writer, format string, args ...any) int {
 	fmt.Fprintf(errw, "%s: %s\n", c.FullName(), fmt.Sprintf(format, args...))
 	return ExitError

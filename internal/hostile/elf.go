@@ -240,7 +240,7 @@ func debugLinks(dir string) ([]ELFCase, error) {
 func runObjcopy(args ...string) error {
 	out, err := exec.Command("objcopy", args...).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("objcopy %s: %v\n%s", strings.Join(args, " "), err, out)
+		return fmt.Errorf("objcopy %s: %w\n%s", strings.Join(args, " "), err, out)
 	}
 	return nil
 }

@@ -2,6 +2,8 @@
 // files and ELF objects that once crashed, hung or exhausted the memory of
 // nrtabi. The package tests use them one by one; cmd/nrtabi runs every
 // command on all of them under a memory limit.
+//
+// Why each input exists: docs/layoutcheck.md#hostile-inputs.
 package hostile
 
 import (

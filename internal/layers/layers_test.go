@@ -105,6 +105,20 @@ func TestSlackCaught(t *testing.T) {
 	}
 }
 
+// TestEveryPackageHasDoc: every package of the module says its one job in
+// a package comment (`go doc` shows it), test-only ones such as docs too.
+func TestEveryPackageHasDoc(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	out, err := goCmd(ctx, moduleRoot(ctx, t), "list", "-f", "{{if not .Doc}}{{.ImportPath}}{{end}}", "./...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		t.Errorf("%s has no package comment; add one saying the package's one job", p)
+	}
+}
+
 // goList is the part of `go list -json` the graph needs.
 type goList struct {
 	ImportPath, Dir                    string
@@ -126,15 +140,7 @@ func loadGraph(t *testing.T) (pkgs []string, edges []edge) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	root, err := goCmd(ctx, "", "env", "GOMOD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gomod := strings.TrimSpace(string(root))
-	if gomod == "" || gomod == "/dev/null" {
-		t.Fatalf("go env GOMOD: %q is not a module; run the test inside the module", gomod)
-	}
-	out, err := goCmd(ctx, filepath.Dir(gomod), "list", "-json", "./...")
+	out, err := goCmd(ctx, moduleRoot(ctx, t), "list", "-json", "./...")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,6 +203,20 @@ func loadGraph(t *testing.T) (pkgs []string, edges []edge) {
 		}
 	}
 	return pkgs, edges
+}
+
+// moduleRoot is the directory of the module's go.mod.
+func moduleRoot(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	root, err := goCmd(ctx, "", "env", "GOMOD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod := strings.TrimSpace(string(root))
+	if gomod == "" || gomod == "/dev/null" {
+		t.Fatalf("go env GOMOD: %q is not a module; run the test inside the module", gomod)
+	}
+	return filepath.Dir(gomod)
 }
 
 // fileImports is the import paths of one Go file.

@@ -11,6 +11,7 @@
 // A package's room is the longest rules[i].room it lies in, so a new package
 // inside a room follows that room's row with no edit. A new room, a new
 // helper, or a new edge between rooms is an edit to the table, with its why.
+// Its test also holds every room to a package comment saying its one job.
 package layers
 
 import (

@@ -41,7 +41,7 @@ func (b *Binary) Path(t testing.TB) string {
 		cmd := exec.Command("go", args...)
 		cmd.Env = append(os.Environ(), b.env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("%v go %v: %v\n%s", b.env, args, err, out)
+			b.err = fmt.Errorf("%v go %v: %w\n%s", b.env, args, err, out)
 		}
 	})
 	if b.err != nil {

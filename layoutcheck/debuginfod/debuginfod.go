@@ -15,6 +15,9 @@
 // followed and only to http or https, and a file reaches the cache only
 // after the caller's check of its build-id passes (written to a temporary
 // file, renamed into place).
+//
+// Where it sits in the search for debug files:
+// docs/layoutcheck.md#how-debug-info-is-found.
 package debuginfod
 
 import (
@@ -151,10 +154,14 @@ func (c *Client) Fetch(ctx context.Context, buildID string, kind Kind) (string, 
 			return dst, nil
 		}
 		if ctx.Err() != nil {
+			// The server's words are text by now (see word); what a caller
+			// may test for is the cancellation.
 			return "", fmt.Errorf("%s: %w", err.Error(), ctx.Err())
 		}
 		errs = append(errs, err.Error())
 	}
+	// One line per server, joined by "; " (errors.Join would break the line);
+	// each is already text, so nothing is left to unwrap.
 	return "", errors.New(strings.Join(errs, "; "))
 }
 
@@ -219,6 +226,8 @@ func (c *Client) download(ctx context.Context, server, buildID string, kind Kind
 		return fmt.Errorf("%s: %s", where, t.word(err))
 	}
 	if err := c.Verify(tmp.Name(), buildID); err != nil {
+		// Flattened on purpose: the refusal names bytes the server sent, which
+		// must stay one line; no caller tests the reader's error type.
 		return fmt.Errorf("%s: what arrived is refused: %s", where, oneLine.Replace(err.Error()))
 	}
 	if err := os.Rename(tmp.Name(), dst); err != nil {

@@ -81,14 +81,14 @@ func (o *File) supLink() (*supRef, error) {
 	if s := o.File.Section(".gnu_debugaltlink"); s != nil {
 		l, err := parseAltLink(o.sectionBytes(s))
 		if err != nil {
-			return nil, InputErrorf(o.Path, "%v", err)
+			return nil, InputErrorf(o.Path, "%w", err)
 		}
 		return &l, nil
 	}
 	if s := o.File.Section(".debug_sup"); s != nil {
 		l, isSup, err := parseDebugSup(o.sectionBytes(s), o.File.ByteOrder)
 		if err != nil {
-			return nil, InputErrorf(o.Path, "%v", err)
+			return nil, InputErrorf(o.Path, "%w", err)
 		}
 		if !isSup {
 			return &l, nil

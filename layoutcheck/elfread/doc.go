@@ -23,4 +23,7 @@
 //
 // Every error about an input is an *InputError: one line naming the file
 // (none for a File from NewFile, which has no name).
+//
+// The order in which debug files are looked for:
+// docs/layoutcheck.md#how-debug-info-is-found.
 package elfread

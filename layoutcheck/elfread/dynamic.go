@@ -18,7 +18,7 @@ func ReadDynTable(o *File) (*DynTable, error) {
 	}
 	syms, err := o.File.DynamicSymbols()
 	if err != nil {
-		return nil, InputErrorf(o.Path, "corrupted dynamic symbol table: %v", err)
+		return nil, InputErrorf(o.Path, "corrupted dynamic symbol table: %w", err)
 	}
 	t := &DynTable{Syms: syms, byName: map[string][]*elf.Symbol{}}
 	for i := range syms {
@@ -26,12 +26,12 @@ func ReadDynTable(o *File) (*DynTable, error) {
 	}
 	if sectionOfType(o, elf.SHT_GNU_VERDEF) {
 		if t.Defs, err = o.File.DynamicVersions(); err != nil {
-			return nil, InputErrorf(o.Path, "corrupted .gnu.version_d: %v", err)
+			return nil, InputErrorf(o.Path, "corrupted .gnu.version_d: %w", err)
 		}
 	}
 	if sectionOfType(o, elf.SHT_GNU_VERNEED) {
 		if t.Needs, err = o.File.DynamicVersionNeeds(); err != nil {
-			return nil, InputErrorf(o.Path, "corrupted .gnu.version_r: %v", err)
+			return nil, InputErrorf(o.Path, "corrupted .gnu.version_r: %w", err)
 		}
 	}
 	return t, nil

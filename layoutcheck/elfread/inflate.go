@@ -78,7 +78,7 @@ func (z *stream) Ensure(n int) error {
 	}
 	goal := min(max(n, z.avail+streamChunk), len(z.buf))
 	if _, err := io.ReadFull(z.r, z.buf[z.avail:goal]); err != nil {
-		z.err = fmt.Errorf("%s: inflates to less than its declared %d bytes (%v)", z.section, len(z.buf), err)
+		z.err = fmt.Errorf("%s: inflates to less than its declared %d bytes (%w)", z.section, len(z.buf), err)
 		return z.err
 	}
 	z.avail = goal

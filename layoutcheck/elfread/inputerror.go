@@ -11,7 +11,7 @@ import (
 type InputError struct {
 	Path string
 	Msg  string
-	Err  error // ErrNoDWARF when the file and its debug files have none, else nil
+	Err  error // ErrNoDWARF when the file and its debug files have none, else the cause named with %w, or nil
 }
 
 func (e *InputError) Error() string {
@@ -31,9 +31,12 @@ var ErrNoDWARF = errors.New("no DWARF")
 
 // InputErrorf builds an InputError. Names taken from the input (section,
 // symbol and struct names) may hold any byte; line breaks are escaped so the
-// message stays one line whatever the file holds.
+// message stays one line whatever the file holds. As with fmt.Errorf, one
+// %w operand stays reachable by errors.Is and errors.As; it must not hold
+// ErrNoDWARF, which only the file's own search for DWARF may report.
 func InputErrorf(path, format string, args ...any) error {
-	return &InputError{Path: path, Msg: oneLine.Replace(fmt.Sprintf(format, args...))}
+	e := fmt.Errorf(format, args...)
+	return &InputError{Path: path, Msg: oneLine.Replace(e.Error()), Err: errors.Unwrap(e)}
 }
 
 var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`)

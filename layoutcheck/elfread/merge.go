@@ -40,7 +40,7 @@ func (d *Debug) mergedData() (*dwarf.Data, error) {
 	str, lineStr := cat(d.str, a.str), cat(d.lineStr, a.lineStr)
 	mainAb, err := rewriteForms(d.abbrev, mainAltForms)
 	if err != nil {
-		return nil, InputErrorf(d.Path(), "corrupted DWARF: %v", err)
+		return nil, InputErrorf(d.Path(), "corrupted DWARF: %w", err)
 	}
 	copy(abbrev, mainAb)
 	m := merger{info: info}
@@ -61,7 +61,7 @@ func (d *Debug) mergedData() (*dwarf.Data, error) {
 		return 0, 0, nil
 	})
 	if err != nil {
-		return nil, InputErrorf(d.Path(), "corrupted DWARF: %v", err)
+		return nil, InputErrorf(d.Path(), "corrupted DWARF: %w", err)
 	}
 	// The supplement: its own string and cross-unit references move past
 	// the main file's, and each unit's abbreviations past the main file's.
@@ -79,7 +79,7 @@ func (d *Debug) mergedData() (*dwarf.Data, error) {
 		return 0, 0, nil
 	})
 	if err != nil {
-		return nil, InputErrorf(a.Path(), "corrupted DWARF: %v", err)
+		return nil, InputErrorf(a.Path(), "corrupted DWARF: %w", err)
 	}
 	for i := 0; ; i++ {
 		u, ok, err := a.unit(i)
@@ -97,17 +97,17 @@ func (d *Debug) mergedData() (*dwarf.Data, error) {
 			at += 2
 		}
 		if err := m.add(at, u.offSize, uint64(len(d.abbrev))); err != nil {
-			return nil, InputErrorf(a.Path(), "corrupted DWARF: unit at %#x: %v", u.off, err)
+			return nil, InputErrorf(a.Path(), "corrupted DWARF: unit at %#x: %w", u.off, err)
 		}
 	}
 	data, err := dwarf.New(abbrev, nil, nil, info, nil, nil, nil, str)
 	if err != nil {
-		return nil, InputErrorf(d.Path(), "corrupted DWARF (with its supplement %s): %v", a.Path(), err)
+		return nil, InputErrorf(d.Path(), "corrupted DWARF (with its supplement %s): %w", a.Path(), err)
 	}
 	for name, b := range map[string][]byte{".debug_str_offsets": d.strOffsets, ".debug_line_str": lineStr, ".debug_addr": d.addr} {
 		if len(b) > 0 {
 			if err := data.AddSection(name, b); err != nil {
-				return nil, InputErrorf(d.Path(), "corrupted DWARF section %s: %v", name, err)
+				return nil, InputErrorf(d.Path(), "corrupted DWARF section %s: %w", name, err)
 			}
 		}
 	}

@@ -42,7 +42,7 @@ func Open(path string) (*File, error) {
 		if errors.As(err, &nr) {
 			return nil, InputErrorf(path, "is %s; give an ELF file", nr.What())
 		}
-		return nil, InputErrorf(path, "cannot open: %v", errors.Unwrap(err))
+		return nil, InputErrorf(path, "cannot open: %w", errors.Unwrap(err))
 	}
 	defer f.Close()
 	size := st.Size()
@@ -51,7 +51,7 @@ func Open(path string) (*File, error) {
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
 	if err != nil {
-		return nil, InputErrorf(path, "cannot map: %v", err)
+		return nil, InputErrorf(path, "cannot map: %w", err)
 	}
 	return newFile(path, data, true)
 }
@@ -74,12 +74,12 @@ func NewFile(r io.ReaderAt) (*File, error) {
 		}
 		data = make([]byte, n)
 		if _, err := r.ReadAt(data, 0); err != nil && !(errors.Is(err, io.EOF)) {
-			return nil, InputErrorf("", "cannot read: %v", err)
+			return nil, InputErrorf("", "cannot read: %w", err)
 		}
 	} else {
 		b, err := io.ReadAll(io.NewSectionReader(r, 0, 1<<63-1))
 		if err != nil {
-			return nil, InputErrorf("", "cannot read: %v", err)
+			return nil, InputErrorf("", "cannot read: %w", err)
 		}
 		data = b
 	}
@@ -198,7 +198,7 @@ func (o *File) readIdentity() error {
 	}
 	soname, needed, err := o.dynamicNames()
 	if err != nil {
-		return InputErrorf(o.Path, "corrupted dynamic section: %v", err)
+		return InputErrorf(o.Path, "corrupted dynamic section: %w", err)
 	}
 	if len(soname) > 0 {
 		o.SONAME = soname[0]

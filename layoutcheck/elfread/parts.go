@@ -256,6 +256,10 @@ func usePart(input, c *File, match func(*File) bool, via, mismatch, suffix strin
 	return p, ""
 }
 
+// errMsg is what went wrong with a candidate part, without its path (the
+// caller names it). It is text on purpose: the final error is about the
+// input, and a refused candidate's own cause (its ErrNoDWARF, say) must not
+// read as the input's.
 func errMsg(err error) string {
 	if ie, ok := err.(*InputError); ok {
 		return ie.Msg

@@ -147,7 +147,7 @@ func (d *Debug) unit(i int) (u *unit, ok bool, err error) {
 		}
 		nu, err := d.parseUnit(next)
 		if err != nil {
-			return nil, false, InputErrorf(d.File.Path, "corrupted DWARF: %v", err)
+			return nil, false, InputErrorf(d.File.Path, "corrupted DWARF: %w", err)
 		}
 		if err := d.ensure(d.infoZ, nu.end); err != nil {
 			return nil, false, err
@@ -566,7 +566,7 @@ func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
 				break
 			}
 			if err := f.scanUnit(u); err != nil {
-				return nil, InputErrorf(p.Path(), "corrupted DWARF: %v", err)
+				return nil, InputErrorf(p.Path(), "corrupted DWARF: %w", err)
 			}
 		}
 	}

@@ -134,7 +134,7 @@ func (d *Debug) ensure(z *stream, end int) error {
 		return nil
 	}
 	if err := z.Ensure(end); err != nil {
-		return InputErrorf(d.File.Path, "cannot decompress: %v", err)
+		return InputErrorf(d.File.Path, "cannot decompress: %w", err)
 	}
 	return nil
 }
@@ -170,12 +170,12 @@ func (d *Debug) crossUnitRefs(u *unit) bool {
 func (d *Debug) unitData(u *unit) (data *dwarf.Data, err error) {
 	data, err = dwarf.New(d.goAbbrev(), nil, nil, d.info[u.off:u.end], nil, nil, nil, d.str)
 	if err != nil {
-		return nil, InputErrorf(d.File.Path, "corrupted DWARF: %v", err)
+		return nil, InputErrorf(d.File.Path, "corrupted DWARF: %w", err)
 	}
 	for name, b := range map[string][]byte{".debug_str_offsets": d.goStrOffsets(), ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
 		if len(b) > 0 {
 			if err := data.AddSection(name, b); err != nil {
-				return nil, InputErrorf(d.File.Path, "corrupted DWARF section %s: %v", name, err)
+				return nil, InputErrorf(d.File.Path, "corrupted DWARF section %s: %w", name, err)
 			}
 		}
 	}
@@ -197,12 +197,12 @@ func (d *Debug) DWARFData() (data *dwarf.Data, err error) {
 	}
 	data, err = dwarf.New(d.goAbbrev(), nil, nil, d.info, nil, nil, nil, d.str)
 	if err != nil {
-		return nil, InputErrorf(d.File.Path, "corrupted DWARF: %v", err)
+		return nil, InputErrorf(d.File.Path, "corrupted DWARF: %w", err)
 	}
 	for name, b := range map[string][]byte{".debug_str_offsets": d.goStrOffsets(), ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
 		if len(b) > 0 {
 			if err := data.AddSection(name, b); err != nil {
-				return nil, InputErrorf(d.File.Path, "corrupted DWARF section %s: %v", name, err)
+				return nil, InputErrorf(d.File.Path, "corrupted DWARF section %s: %w", name, err)
 			}
 		}
 	}
@@ -234,14 +234,14 @@ func (o *File) debugStream(name string) (*stream, error) {
 		}
 		zr, zerr := zlib.NewReader(bytes.NewReader(raw[12:]))
 		if zerr != nil {
-			return nil, InputErrorf(o.Path, "cannot decompress %s: %v", s.Name, zerr)
+			return nil, InputErrorf(o.Path, "cannot decompress %s: %w", s.Name, zerr)
 		}
 		st, err = newStream(s.Name, zr, binary.BigEndian.Uint64(raw[4:12]), limit)
 	default:
 		return nil, nil
 	}
 	if err != nil {
-		return nil, InputErrorf(o.Path, "cannot decompress: %v", err)
+		return nil, InputErrorf(o.Path, "cannot decompress: %w", err)
 	}
 	return st, nil
 }
@@ -249,8 +249,9 @@ func (o *File) debugStream(name string) (*stream, error) {
 // compressedReader inflates an SHF_COMPRESSED section. zlib, what gcc and
 // the Go linker write, goes through klauspost/compress, whose inflater
 // takes about a quarter less CPU than the standard library's on libc6-dbg's
-// .debug_info (measured; see the README); other kinds (zstd) through
-// debug/elf. s.Size is the size the compression header declares.
+// .debug_info (measured: docs/benchmarks.md#what-the-floor-work-bought);
+// other kinds (zstd) through debug/elf. s.Size is the size the compression
+// header declares.
 func (o *File) compressedReader(s *elf.Section) io.Reader {
 	raw := o.sectionBytes(s)
 	hdr := 24 // Elf64_Chdr
@@ -304,7 +305,7 @@ func (o *File) debugSection(name string) ([]byte, error) {
 		// size its header declares.
 		out, err := inflate(s.Name, o.compressedReader(s), s.Size, limit)
 		if err != nil {
-			return nil, InputErrorf(o.Path, "cannot decompress: %v", err)
+			return nil, InputErrorf(o.Path, "cannot decompress: %w", err)
 		}
 		b = out
 	case z:
@@ -315,11 +316,11 @@ func (o *File) debugSection(name string) ([]byte, error) {
 		n := binary.BigEndian.Uint64(raw[4:12])
 		zr, err := zlib.NewReader(bytes.NewReader(raw[12:]))
 		if err != nil {
-			return nil, InputErrorf(o.Path, "cannot decompress %s: %v", s.Name, err)
+			return nil, InputErrorf(o.Path, "cannot decompress %s: %w", s.Name, err)
 		}
 		out, err := inflate(s.Name, zr, n, limit)
 		if err != nil {
-			return nil, InputErrorf(o.Path, "cannot decompress: %v", err)
+			return nil, InputErrorf(o.Path, "cannot decompress: %w", err)
 		}
 		b = out
 	default:
@@ -348,7 +349,7 @@ func (o *File) relocate(target *elf.Section, b []byte) ([]byte, error) {
 	}
 	syms, err := o.File.Symbols()
 	if err != nil {
-		return nil, InputErrorf(o.Path, "corrupted symbol table: %v", err)
+		return nil, InputErrorf(o.Path, "corrupted symbol table: %w", err)
 	}
 	out := make([]byte, len(b))
 	copy(out, b)

@@ -134,7 +134,7 @@ func attachSplitUnits(d *Debug, lk Lookup) error {
 		}
 		sk, is, err := d.unitDIE(u)
 		if err != nil {
-			return InputErrorf(d.Path(), "corrupted DWARF: unit at %#x: %v", u.off, err)
+			return InputErrorf(d.Path(), "corrupted DWARF: unit at %#x: %w", u.off, err)
 		}
 		if is {
 			sks = append(sks, sk)
@@ -321,6 +321,8 @@ func (w *dwps) find(id uint64) (*Debug, error) {
 			err = p.slice(c)
 		}
 		if err != nil {
+			// Not wrapped: err is an *InputError about the same file, and
+			// its Msg alone keeps the path from being named twice.
 			return nil, InputErrorf(w.paths[i], "unit %#x: %v", id, errMsg(err))
 		}
 		if !w.used[i] {

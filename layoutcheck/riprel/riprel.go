@@ -2,6 +2,8 @@
 // RIP-relative memory operands reach: the slot a release trampoline jumps
 // or calls through, which layoutcheck compares with the spec's slot table.
 // It reads bytes only; elfread.FunctionBytes finds a function's bytes.
+//
+// See docs/layoutcheck.md#addresses.
 package riprel
 
 import (

@@ -3,6 +3,8 @@
 // classifies every change by how it affects a pairing of libnrt and libnccom.
 // It reads specs only, never a binary: a side given as binaries is made a
 // spec by package release (Observe, then New) before it gets here.
+//
+// The command and its classes of change: docs/nrtabi-diff.md.
 package diff
 
 import (

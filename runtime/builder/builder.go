@@ -5,6 +5,8 @@
 // small C programs the end-to-end tests and the benchmark run. `make
 // libnrt`, `make nccom-stubs`, the demo, the tests and the benchmark all
 // build through here; every build takes a context that ends it.
+//
+// See docs/runtime-boundary.md#building-and-running.
 package builder
 
 import (

@@ -3,6 +3,9 @@
 // reverse callbacks (nec_*, nrt_*) and the global communicator read it
 // through these interfaces; the default implementation is a simulated
 // topology loaded from a TOML file.
+//
+// The topology file it reads:
+// docs/runtime-boundary.md#simulated-topology-file.
 package device
 
 // Identity is what the global communicator reads about one virtual core

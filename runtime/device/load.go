@@ -152,7 +152,7 @@ func ParseTopology(name string, src []byte, abi ABI) (*Topology, error) {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
-		return nil, fail(k, "unknown key; the keys are described in the README section \"Simulated topology file\"")
+		return nil, fail(k, "unknown key; the keys are described in docs/runtime-boundary.md#simulated-topology-file")
 	}
 	return build(name, &doc, abi, fail)
 }
@@ -164,7 +164,7 @@ func ParseTopology(name string, src []byte, abi ABI) (*Topology, error) {
 // again here (rowOf) and the line is that row's.
 var typeErr = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
 
-const valueFix = "; write a value of the type the README section \"Simulated topology file\" gives for it"
+const valueFix = "; write a value of the type docs/runtime-boundary.md#simulated-topology-file gives for it"
 
 func valueError(name string, l *locator, raw map[string]any, err error) error {
 	var line int

@@ -1,7 +1,8 @@
 // Package dyninput is the memory behind enc_host_mem_t: the per-peer element
 // counts and offsets of one variable-peer collective, which the four
 // dynamic-size callbacks read (and one writes). The shipped layout is not
-// documented; this one is nrtabi's and the README describes it.
+// documented; this one is nrtabi's, described in
+// docs/runtime-boundary.md#dynamic-input-memory.
 //
 // All fields are little-endian (the boundary is x86-64), 8-byte aligned:
 //
@@ -15,6 +16,8 @@
 //
 // Sizes and offsets are kept in elements; the callbacks scale them by the
 // data type size the caller passes, so one table serves any data type.
+//
+// See docs/runtime-boundary.md#dynamic-input-memory.
 package dyninput
 
 import (

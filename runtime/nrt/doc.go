@@ -25,4 +25,7 @@
 //
 // The release the package is built for is generated/abi's, chosen by the
 // nrtabi_release_<release> build tag (release.go).
+//
+// The two legs of the boundary it implements:
+// docs/runtime-boundary.md#the-two-legs.
 package nrt

@@ -2,6 +2,8 @@
 // point-to-point send/recv to a peer rank and an all-gather. Implementations:
 // in-process (tests), the libnccom bootstrap trampolines
 // (ncclBootstrapSend/Recv/AllGather) and native TCP.
+//
+// The bootstrap it carries: docs/bootstrap.md#the-per-nc-bootstrap.
 package transport
 
 // Transport moves bytes between the ranks of one bootstrap world. Ranks are

@@ -18,6 +18,9 @@
 // handed before it places and binds them). Load returns a fresh top-level
 // Spec, so its own fields (Dir, the slices' headers) are the caller's.
 // internal/specsame checks this after a package's tests.
+//
+// Why the compiled copy stays, in numbers:
+// docs/benchmarks.md#loading-the-embedded-releases.
 package compiled
 
 import (

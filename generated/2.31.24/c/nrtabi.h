@@ -296,8 +296,8 @@ _Static_assert(sizeof(nrtabi_vector_enc_replica_group_info_t) == 24, "std::vecto
 struct bootstrap_frame_size {
 	int size; /* +0 HIGH */
 };
-_Static_assert(sizeof(struct bootstrap_frame_size) == 4, "bootstrap_frame_size: spec size 4 (bootstrap_wire.toml:30)");
-_Static_assert(offsetof(struct bootstrap_frame_size, size) == 0, "bootstrap_frame_size.size: spec offset 0 (bootstrap_wire.toml:38)");
+_Static_assert(sizeof(struct bootstrap_frame_size) == 4, "bootstrap_frame_size: spec size 4 (bootstrap_wire.toml:31)");
+_Static_assert(offsetof(struct bootstrap_frame_size, size) == 0, "bootstrap_frame_size.size: spec offset 0 (bootstrap_wire.toml:39)");
 
 /*
  * bootstrap_msg_header: 8 bytes, INFERRED (docs/sources.md#s001-3 (bootstrapNetSend / bootstrapNetRecv take a header naming the message; its layout is not documented)).
@@ -309,9 +309,9 @@ struct bootstrap_msg_header {
 	uint32_t type; /* +0 INFERRED */
 	uint32_t length; /* +4 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_msg_header) == 8, "bootstrap_msg_header: spec size 8 (bootstrap_wire.toml:82)");
-_Static_assert(offsetof(struct bootstrap_msg_header, type) == 0, "bootstrap_msg_header.type: spec offset 0 (bootstrap_wire.toml:90)");
-_Static_assert(offsetof(struct bootstrap_msg_header, length) == 4, "bootstrap_msg_header.length: spec offset 4 (bootstrap_wire.toml:97)");
+_Static_assert(sizeof(struct bootstrap_msg_header) == 8, "bootstrap_msg_header: spec size 8 (bootstrap_wire.toml:83)");
+_Static_assert(offsetof(struct bootstrap_msg_header, type) == 0, "bootstrap_msg_header.type: spec offset 0 (bootstrap_wire.toml:91)");
+_Static_assert(offsetof(struct bootstrap_msg_header, length) == 4, "bootstrap_msg_header.length: spec offset 4 (bootstrap_wire.toml:98)");
 
 /*
  * nccl_socket_address_t: 28 bytes, HIGH (facts Constants (socket address union, 28 bytes: sockaddr / sockaddr_in / sockaddr_in6)).
@@ -367,9 +367,9 @@ struct extInfoGlobal {
 	struct extInfo info; /* +0 HIGH */
 	nccl_nrt_git_hash_t nccl_nrt_git_hash; /* +40 HIGH */
 };
-_Static_assert(sizeof(struct extInfoGlobal) == 56, "extInfoGlobal: spec size 56 (bootstrap_wire.toml:219)");
-_Static_assert(offsetof(struct extInfoGlobal, info) == 0, "extInfoGlobal.info: spec offset 0 (bootstrap_wire.toml:227)");
-_Static_assert(offsetof(struct extInfoGlobal, nccl_nrt_git_hash) == 40, "extInfoGlobal.nccl_nrt_git_hash: spec offset 40 (bootstrap_wire.toml:234)");
+_Static_assert(sizeof(struct extInfoGlobal) == 56, "extInfoGlobal: spec size 56 (bootstrap_wire.toml:220)");
+_Static_assert(offsetof(struct extInfoGlobal, info) == 0, "extInfoGlobal.info: spec offset 0 (bootstrap_wire.toml:228)");
+_Static_assert(offsetof(struct extInfoGlobal, nccl_nrt_git_hash) == 40, "extInfoGlobal.nccl_nrt_git_hash: spec offset 40 (bootstrap_wire.toml:235)");
 
 /*
  * bootstrap_root_reply: 48 bytes, HIGH (facts Bootstrap records ('Root reply: cluster_id u64 then epoch u64, then the ring neighbour's address'); docs/sources.md#s001-3 (reply[0..7], reply[8..15], reply.neighborAddr)).
@@ -382,10 +382,10 @@ struct bootstrap_root_reply {
 	nccl_socket_address_t neighbour; /* +16 HIGH */
 	unsigned char nrtabi_opaque_44[4]; /* +44..48 opaque */
 };
-_Static_assert(sizeof(struct bootstrap_root_reply) == 48, "bootstrap_root_reply: spec size 48 (bootstrap_wire.toml:241)");
-_Static_assert(offsetof(struct bootstrap_root_reply, cluster_id) == 0, "bootstrap_root_reply.cluster_id: spec offset 0 (bootstrap_wire.toml:249)");
-_Static_assert(offsetof(struct bootstrap_root_reply, epoch) == 8, "bootstrap_root_reply.epoch: spec offset 8 (bootstrap_wire.toml:256)");
-_Static_assert(offsetof(struct bootstrap_root_reply, neighbour) == 16, "bootstrap_root_reply.neighbour: spec offset 16 (bootstrap_wire.toml:263)");
+_Static_assert(sizeof(struct bootstrap_root_reply) == 48, "bootstrap_root_reply: spec size 48 (bootstrap_wire.toml:242)");
+_Static_assert(offsetof(struct bootstrap_root_reply, cluster_id) == 0, "bootstrap_root_reply.cluster_id: spec offset 0 (bootstrap_wire.toml:250)");
+_Static_assert(offsetof(struct bootstrap_root_reply, epoch) == 8, "bootstrap_root_reply.epoch: spec offset 8 (bootstrap_wire.toml:257)");
+_Static_assert(offsetof(struct bootstrap_root_reply, neighbour) == 16, "bootstrap_root_reply.neighbour: spec offset 16 (bootstrap_wire.toml:264)");
 
 /*
  * bootstrap_root_wait: 8 bytes, INFERRED (nrtabi extension (BOOTSTRAP_MSG_ROOT_WAIT)).
@@ -394,9 +394,9 @@ struct bootstrap_root_wait {
 	uint32_t have; /* +0 INFERRED */
 	uint32_t nranks; /* +4 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_root_wait) == 8, "bootstrap_root_wait: spec size 8 (bootstrap_wire.toml:276)");
-_Static_assert(offsetof(struct bootstrap_root_wait, have) == 0, "bootstrap_root_wait.have: spec offset 0 (bootstrap_wire.toml:283)");
-_Static_assert(offsetof(struct bootstrap_root_wait, nranks) == 4, "bootstrap_root_wait.nranks: spec offset 4 (bootstrap_wire.toml:290)");
+_Static_assert(sizeof(struct bootstrap_root_wait) == 8, "bootstrap_root_wait: spec size 8 (bootstrap_wire.toml:277)");
+_Static_assert(offsetof(struct bootstrap_root_wait, have) == 0, "bootstrap_root_wait.have: spec offset 0 (bootstrap_wire.toml:284)");
+_Static_assert(offsetof(struct bootstrap_root_wait, nranks) == 4, "bootstrap_root_wait.nranks: spec offset 4 (bootstrap_wire.toml:291)");
 
 /*
  * bootstrap_peer_hello: 16 bytes, INFERRED (stock NCCL bootstrap connections open with the sender's rank; the sanity word is the extInfo magic).
@@ -407,11 +407,11 @@ struct bootstrap_peer_hello {
 	int nranks; /* +8 INFERRED */
 	uint32_t channel; /* +12 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_peer_hello) == 16, "bootstrap_peer_hello: spec size 16 (bootstrap_wire.toml:297)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, sanity) == 0, "bootstrap_peer_hello.sanity: spec offset 0 (bootstrap_wire.toml:304)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, rank) == 4, "bootstrap_peer_hello.rank: spec offset 4 (bootstrap_wire.toml:311)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, nranks) == 8, "bootstrap_peer_hello.nranks: spec offset 8 (bootstrap_wire.toml:318)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, channel) == 12, "bootstrap_peer_hello.channel: spec offset 12 (bootstrap_wire.toml:325)");
+_Static_assert(sizeof(struct bootstrap_peer_hello) == 16, "bootstrap_peer_hello: spec size 16 (bootstrap_wire.toml:298)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, sanity) == 0, "bootstrap_peer_hello.sanity: spec offset 0 (bootstrap_wire.toml:305)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, rank) == 4, "bootstrap_peer_hello.rank: spec offset 4 (bootstrap_wire.toml:312)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, nranks) == 8, "bootstrap_peer_hello.nranks: spec offset 8 (bootstrap_wire.toml:319)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, channel) == 12, "bootstrap_peer_hello.channel: spec offset 12 (bootstrap_wire.toml:326)");
 
 /*
  * ncclProxyState: 192 bytes, HIGH (facts ncclComm (proxyStateStream[3] @18384, stride 192); docs/sources.md#s001-2).

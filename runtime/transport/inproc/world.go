@@ -2,6 +2,8 @@
 // are goroutines of one process (tests, demo, benchmarks), with every message
 // counted, and an in-process stand-in for libnccom's unique-id generation and
 // comm init.
+//
+// See docs/bootstrap.md#the-per-nc-bootstrap.
 package inproc
 
 import (

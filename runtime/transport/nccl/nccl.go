@@ -2,6 +2,8 @@
 // trampolines ncclBootstrapSend / ncclBootstrapRecv / ncclBootstrapAllGather
 // (forward rows 11..13), reached through the small Bootstrap interface so the
 // per-NC bootstrap runs unchanged over the real library or an in-process one.
+//
+// See docs/bootstrap.md#the-per-nc-bootstrap.
 package nccl
 
 import (

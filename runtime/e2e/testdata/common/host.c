@@ -106,7 +106,7 @@ static int concurrent(int n, const char *topo, const char *lib)
 	return same ? 0 : 1;
 }
 
-/* The dynamic-input table of README "Dynamic-input memory", built by hand. */
+/* The dynamic-input table of docs/runtime-boundary.md#dynamic-input-memory, built by hand. */
 struct dyn3 {
 	uint32_t magic, rank_n;
 	uint64_t reserved;

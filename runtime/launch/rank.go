@@ -205,7 +205,7 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 			// In the default framing the root's verdict reaches the ranks
 			// only as a closed connection; the rank serving it says why.
 			if rerr := root.Wait(); rerr != nil {
-				err = fmt.Errorf("%w; the root this rank serves: %v", err, rerr)
+				err = fmt.Errorf("%w; the root this rank serves: %w", err, rerr)
 			}
 		}
 		return finish(err)

@@ -5,8 +5,9 @@
 // judges (RunLocal). cmd/nrtabi-runtime's `bootstrap` is its command line;
 // the benchmarks and end-to-end tests run that command, and
 // bench/bootstraptcp runs its own rank program through RunLocal
-// (Options.RankCmd, InheritedRootListener). RunLocal's rank processes end
-// with its context (internal/proc).
+// (Options.RankCmd, InheritedRootListener). RunRank's network waits end
+// with its context (runtime/transport/tcp), RunLocal's rank processes with
+// its (internal/proc).
 package launch
 
 import (

@@ -230,3 +230,22 @@ func TestParseRootIDHonoursContext(t *testing.T) {
 		t.Fatalf("%v: want the comm id error wrapping context.Canceled", err)
 	}
 }
+
+func TestCancelEndsCommsInit(t *testing.T) {
+	bothFramings(t, func(t *testing.T, mk func() *Net) {
+		// The comm's root (this Comms' own, from GetUniqueID) waits for a
+		// rank 1 that never comes; rank 0 waits for the root's answer.
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		comms := NewComms(ctx, mk())
+		defer comms.Close()
+		var id UniqueID
+		if err := comms.GetUniqueID(&id, 2, "test"); err != nil {
+			t.Fatal(err)
+		}
+		endsOnCancel(t, cancel, closedNow(), func() error {
+			_, err := comms.InitComm(2, &id, 0, false)
+			return err
+		}, "rank 0: ")
+	})
+}

@@ -252,9 +252,9 @@ func dial(addr string, peer string, timeout time.Duration, st *abortState) (*lin
 
 // abortState turns the first failure anywhere into the failure of every
 // operation blocked on the registered sockets: they get a deadline in the
-// past and report the cause instead of their own error. The caller's
-// context is one such failure: when it ends, the state aborts with
-// cancelled's error, which wraps context.Cause.
+// past and report the cause instead of their own error. The end of the
+// caller's context is one such failure (newAbortState): the cause then
+// wraps context.Cause, and says the wait was cancelled.
 type abortState struct {
 	mu      sync.Mutex
 	err     error
@@ -265,6 +265,9 @@ type abortState struct {
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	unwatch func() bool // stops watching the caller's context
+
+	parent    context.Context
+	cancelled func(cause error) error
 }
 
 type deadliner interface{ SetDeadline(time.Time) error }
@@ -272,11 +275,10 @@ type deadliner interface{ SetDeadline(time.Time) error }
 // newAbortState is a state that parent's end aborts with
 // cancelled(context.Cause(parent)); a parent already done aborts it at once.
 func newAbortState(parent context.Context, cancelled func(cause error) error) *abortState {
-	s := &abortState{done: make(chan struct{})}
+	s := &abortState{done: make(chan struct{}), parent: parent, cancelled: cancelled}
 	// Not derived from parent: ctx ending must mean the cause is recorded.
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
-	if parent.Err() != nil {
-		s.abort(cancelled(context.Cause(parent)))
+	if s.cause() != nil {
 		return s
 	}
 	stop := context.AfterFunc(parent, func() { s.abort(cancelled(context.Cause(parent))) })
@@ -296,6 +298,12 @@ func cancelledErr(cause error) error { return fmt.Errorf("cancelled: %w", cause)
 func (s *abortState) cause() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.err == nil && s.parent.Err() != nil {
+		// The context has ended but the abort it triggers may not have run
+		// yet: a failure it provoked elsewhere first (a root in this
+		// process hanging up on this rank) must still be put down to it.
+		s.abortLocked(s.cancelled(context.Cause(s.parent)))
+	}
 	return s.err
 }
 
@@ -314,6 +322,10 @@ func (s *abortState) add(d deadliner) {
 func (s *abortState) abort(err error) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.abortLocked(err)
+}
+
+func (s *abortState) abortLocked(err error) bool {
 	if s.err != nil {
 		return false
 	}

@@ -93,7 +93,7 @@ func rankCmd(ctx context.Context, args []string, out io.Writer) error {
 	if timeout <= 0 {
 		timeout = tcp.DefaultTimeout
 	}
-	rootAddr, err := tcp.ParseRootID(*rootID, timeout)
+	rootAddr, err := tcp.ParseRootID(ctx, *rootID, timeout)
 	if err != nil {
 		return err
 	}

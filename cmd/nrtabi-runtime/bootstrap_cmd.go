@@ -49,7 +49,7 @@ func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw 
 	if o.RootID == "" {
 		return c.Usagef(errw, "no root comm id: set %s (or --root) to <ipv4>:<port> | [<ipv6>]:<port> | <hostname>:<port>", abi.EnvRootCommID)
 	}
-	return exit(c, errw, launch.RunRank(o, out, errw))
+	return exit(c, errw, launch.RunRank(ctx, o, out, errw))
 }
 
 // exit maps a launch result to the exit status: the report lines already

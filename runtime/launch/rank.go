@@ -5,11 +5,13 @@
 // judges (RunLocal). cmd/nrtabi-runtime's `bootstrap` is its command line;
 // the benchmarks and end-to-end tests run that command, and
 // bench/bootstraptcp runs its own rank program through RunLocal
-// (Options.RankCmd, InheritedRootListener). RunLocal's rank processes end
-// with its context (internal/proc).
+// (Options.RankCmd, InheritedRootListener). RunRank's network waits end
+// with its context (runtime/transport/tcp), RunLocal's rank processes with
+// its (internal/proc).
 package launch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -121,12 +123,17 @@ type UsageError struct{ Err error }
 func (e *UsageError) Error() string { return e.Err.Error() }
 
 // ErrFailed is what RunRank and RunLocal return when the world failed; the
-// report lines on out (and the log on errw) say how.
+// report lines on out (and the log on errw) say how. RunRank's error wraps
+// the rank's failure too, so errors.Is(err, context.Canceled) tells a
+// cancelled rank.
 var ErrFailed = errors.New("bootstrap failed")
 
 // RunRank is one rank: the world over TCP, then the replica group. It
 // prints the rank's report line (worldprog.Report) on out and logs to errw.
-func RunRank(o Options, out, errw io.Writer) error {
+// ctx bounds every wait (the root, the ring, the per-NC exchange): when it
+// ends, the rank fails at once with its cause; the socket timeout still
+// bounds each operation.
+func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	level := slog.LevelInfo
 	if o.Verbose {
 		level = slog.LevelDebug
@@ -144,7 +151,7 @@ func RunRank(o Options, out, errw io.Writer) error {
 			} else {
 				log.Error("bootstrap failed", "err", err)
 			}
-			return ErrFailed
+			return fmt.Errorf("%w: %w", ErrFailed, err)
 		}
 		return nil
 	}
@@ -165,13 +172,15 @@ func RunRank(o Options, out, errw io.Writer) error {
 		return &UsageError{err}
 	}
 	n := tcp.NewNet(cfg)
-	rootAddr, err := tcp.ParseRootID(o.RootID, n.Timeout())
+	rootAddr, err := tcp.ParseRootID(ctx, o.RootID, n.Timeout())
 	if err != nil {
 		return finish(err)
 	}
 	if o.Hold {
 		fmt.Fprintln(out, "ready")
-		_, _ = io.Copy(io.Discard, os.Stdin)
+		if err := hold(ctx); err != nil {
+			return finish(err)
+		}
 	}
 	res.TStart = time.Now()
 
@@ -181,9 +190,9 @@ func RunRank(o Options, out, errw io.Writer) error {
 		if ln, lerr := InheritedRootListener(); lerr != nil {
 			return finish(lerr)
 		} else if ln != nil {
-			root, err = n.CreateRootOn(ln, o.NRanks, true)
+			root, err = n.CreateRootOn(ctx, ln, o.NRanks, true)
 		} else {
-			root, err = n.CreateRoot(rootAddr, o.NRanks, true)
+			root, err = n.CreateRoot(ctx, rootAddr, o.NRanks, true)
 		}
 		if err != nil {
 			return finish(err)
@@ -191,13 +200,13 @@ func RunRank(o Options, out, errw io.Writer) error {
 		// The root outlives this rank's failure until the others have heard of it.
 		defer root.Wait()
 	}
-	world, err := n.InitComm(rootAddr, o.Rank, o.NRanks, true)
+	world, err := n.InitComm(ctx, rootAddr, o.Rank, o.NRanks, true)
 	if err != nil {
 		if root != nil {
 			// In the default framing the root's verdict reaches the ranks
 			// only as a closed connection; the rank serving it says why.
 			if rerr := root.Wait(); rerr != nil {
-				err = fmt.Errorf("%w; the root this rank serves: %v", err, rerr)
+				err = fmt.Errorf("%w; the root this rank serves: %w", err, rerr)
 			}
 		}
 		return finish(err)
@@ -211,7 +220,7 @@ func RunRank(o Options, out, errw io.Writer) error {
 	res.TBoot = time.Now()
 	res.Prev, res.Next, res.Cluster = world.Prev(), world.Next(), world.ClusterID()
 
-	comms := &timedComms{Comms: tcp.NewComms(n)}
+	comms := &timedComms{Comms: tcp.NewComms(ctx, n)}
 	defer comms.Close()
 	rt, err := collectives.New(bootstrapCore{}, comms, collectives.Options{Logger: log})
 	if err != nil {
@@ -248,6 +257,23 @@ func RunRank(o Options, out, errw io.Writer) error {
 		}
 	}
 	return finish(nil)
+}
+
+// hold waits for stdin to close (the launcher's start signal) or ctx to
+// end. A read of stdin cannot be interrupted, so on ctx's end the reader is
+// left behind: the process is about to exit.
+func hold(ctx context.Context) error {
+	closed := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("cancelled while held before the start: %w", context.Cause(ctx))
+	}
 }
 
 // worldGroup is the context of this rank's program (worldprog.Context).

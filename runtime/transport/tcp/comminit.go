@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -15,9 +16,10 @@ import (
 // §3 initTransportsRank): InitFlat, then "initTransportRank AllGather1" of
 // every rank's 112-byte ncclPeerInfo record round the ring. A C libnccom
 // runs the same all-gather after its flat bootstrap, so a world mixing both
-// stays in step. A nil Endpoint is the single-vNC gate, as for InitFlat.
-func (n *Net) InitComm(root netip.AddrPort, rank, nranks int, global bool) (*Endpoint, error) {
-	e, err := n.InitFlat(root, rank, nranks, global)
+// stays in step. A nil Endpoint is the single-vNC gate, as for InitFlat;
+// ctx is InitFlat's.
+func (n *Net) InitComm(ctx context.Context, root netip.AddrPort, rank, nranks int, global bool) (*Endpoint, error) {
+	e, err := n.InitFlat(ctx, root, rank, nranks, global)
 	if err != nil || e == nil {
 		return e, err
 	}

@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"sync"
@@ -13,6 +14,10 @@ import (
 // through it (ncclCommInitRank). A comm handle is a small integer.
 type Comms struct {
 	n *Net
+	// ctx bounds every root and comm: collectives.Comms' methods take no
+	// context (it is the C libnccom's call shape, also served over cgo and
+	// in process), so the one NewComms was given stands for them.
+	ctx context.Context
 
 	mu    sync.Mutex
 	next  uintptr
@@ -29,8 +34,12 @@ type Comm struct {
 	graphBuilt  bool
 }
 
-// NewComms serves comms over n.
-func NewComms(n *Net) *Comms { return &Comms{n: n, comms: map[uintptr]*Comm{}} }
+// NewComms serves comms over n. ctx bounds the life of every root it starts
+// and every comm it joins (CreateRoot, InitFlat): when it ends, their waits
+// return at once with an error wrapping context.Cause(ctx).
+func NewComms(ctx context.Context, n *Net) *Comms {
+	return &Comms{n: n, ctx: ctx, comms: map[uintptr]*Comm{}}
+}
 
 // GetUniqueID starts a root for a comm of rankN ranks on this process's
 // bootstrap interface and writes its address into id.
@@ -39,7 +48,7 @@ func (c *Comms) GetUniqueID(id *UniqueID, rankN int, hint string) error {
 	if err != nil {
 		return err
 	}
-	r, err := c.n.CreateRoot(netip.AddrPortFrom(iface.Addr, 0), rankN, false)
+	r, err := c.n.CreateRoot(c.ctx, netip.AddrPortFrom(iface.Addr, 0), rankN, false)
 	if err != nil {
 		return err
 	}
@@ -57,7 +66,7 @@ func (c *Comms) InitComm(rankN int, id *UniqueID, rank int, bypassGraph bool) (u
 	if err != nil {
 		return 0, err
 	}
-	e, err := c.n.InitComm(root, rank, rankN, false)
+	e, err := c.n.InitComm(c.ctx, root, rank, rankN, false)
 	if err != nil {
 		return 0, err
 	}

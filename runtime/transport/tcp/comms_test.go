@@ -50,7 +50,7 @@ func TestCollectivesOverTCP(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				comms := NewComms(NewNet(Config{Timeout: 5 * time.Second, IfName: "lo", Logger: quietLog}))
+				comms := NewComms(t.Context(), NewNet(Config{Timeout: 5 * time.Second, IfName: "lo", Logger: quietLog}))
 				defer comms.Close()
 				rt, err := collectives.New(oneCore{}, comms, collectives.Options{Logger: quietLog})
 				if err != nil {

@@ -7,7 +7,8 @@
 //     [<ipv6>]:<port> or <hostname>:<port>, or fails with libnccom's text;
 //   - the listening interface honours CCOM_SOCKET_IFNAME and
 //     CCOM_SOCKET_FAMILY; NEURON_CCOM_SOCK_TIMEOUT bounds every connect,
-//     accept, read and write;
+//     accept, read and write, and the context a root or a rank is started
+//     with ends them all at once (the error wraps context.Cause);
 //   - the root (Net.CreateRoot) takes one INFO_TO_ROOT record per rank —
 //     extInfo with the "ilya" magic, and on a global init the 16-byte
 //     nccl_nrt_git_hash — refuses a bad world naming the peer and rank, and

@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -16,8 +17,12 @@ import (
 // listener, its two ring sockets, every rank's listen address and the
 // point-to-point sockets opened on first use. It is a transport.Transport.
 //
-// Every operation is bounded by the socket timeout. When one fails because a
-// peer did, the endpoint tells every other rank (an ABORT naming the peer),
+// Every operation is bounded by the socket timeout, and all of them by the
+// context InitFlat was given: once it ends, every operation blocked on the
+// endpoint returns at once with an error wrapping context.Cause (and later
+// ones fail with it). Send, Recv and AllGather are transport.Transport's,
+// which take no context, so the endpoint keeps the one it was made with, as
+// exec.CommandContext's process does. When one fails because a peer did, the endpoint tells every other rank (an ABORT naming the peer),
 // so they fail with the same cause instead of timing out one by one.
 type Endpoint struct {
 	n          *Net
@@ -53,13 +58,13 @@ const hangUpGrace = 250 * time.Millisecond
 // then receives: far below any socket buffer.
 const smallBlock = 4096
 
-func newEndpoint(n *Net, ln *net.TCPListener, root netip.AddrPort, rank, size int) *Endpoint {
+func newEndpoint(ctx context.Context, n *Net, ln *net.TCPListener, root netip.AddrPort, rank, size int) *Endpoint {
 	ta := ln.Addr().(*net.TCPAddr).AddrPort()
 	e := &Endpoint{
 		n: n, rank: rank, size: size, root: root, ln: ln,
 		me:     netip.AddrPortFrom(ta.Addr().Unmap(), ta.Port()),
 		peers:  make([]netip.AddrPort, size),
-		st:     newAbortState(),
+		st:     newAbortState(ctx, cancelledErr),
 		sendMu: make([]sync.Mutex, size), sendc: make([]*link, size),
 		recvMu: make([]sync.Mutex, size), recvc: make([]*link, size),
 		inbox: make([]chan *link, size),
@@ -383,12 +388,17 @@ func (e *Endpoint) broadcastAbort(reason string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := net.DialTimeout("tcp", ap.String(), t)
+			ctx, cancel := context.WithTimeout(e.st.ctx, t)
+			defer cancel()
+			var d net.Dialer
+			c, err := d.DialContext(ctx, "tcp", ap.String())
 			if err != nil {
 				return
 			}
 			l := &link{c: c, peer: e.peerName(r), timeout: t}
 			defer l.close()
+			// The caller's context ending cuts the telling short too.
+			defer context.AfterFunc(e.st.ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })()
 			if e.sendHello(l, abi.BootstrapChannelAbort) == nil {
 				_ = l.send(abi.BootstrapMsgAbort, []byte(reason))
 			}

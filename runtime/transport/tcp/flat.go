@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -19,7 +20,10 @@ import (
 // (with the git-hash tag on a global init), takes the reply, connects to its
 // ring successor, accepts its predecessor and ring-all-gathers every rank's
 // listen address; it returns once the root reports the whole world wired.
-func (n *Net) InitFlat(root netip.AddrPort, rank, nranks int, global bool) (*Endpoint, error) {
+// ctx bounds the bootstrap and the endpoint's life (see Endpoint): when it
+// ends, the wait in progress returns at once with an error wrapping
+// context.Cause(ctx); the socket timeout bounds each operation as before.
+func (n *Net) InitFlat(ctx context.Context, root netip.AddrPort, rank, nranks int, global bool) (*Endpoint, error) {
 	c, err := n.vncGate()
 	if err != nil {
 		return nil, err
@@ -48,7 +52,7 @@ func (n *Net) InitFlat(root netip.AddrPort, rank, nranks int, global bool) (*End
 	if err != nil {
 		return nil, fmt.Errorf("rank %d: cannot listen on %s: %w", rank, iface, err)
 	}
-	e := newEndpoint(n, ln, root, rank, nranks)
+	e := newEndpoint(ctx, n, ln, root, rank, nranks)
 	handshake := e.handshakeDefault
 	if n.cfg.Extended {
 		handshake = e.handshake

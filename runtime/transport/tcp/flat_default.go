@@ -17,7 +17,9 @@ import (
 func (e *Endpoint) handshakeDefault(global bool) error {
 	if e.size > int(abi.BootstrapDelayConnectRanks) {
 		// Upstream spreads the connects of a large world over rank ms.
-		time.Sleep(time.Duration(e.rank) * time.Millisecond)
+		if err := e.st.sleep(time.Duration(e.rank) * time.Millisecond); err != nil {
+			return e.errf("%w", err)
+		}
 	}
 	rl, rec, err := e.dialRoot(global)
 	if err != nil {

@@ -2,6 +2,7 @@ package tcp
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -209,23 +210,28 @@ func (l *link) close() {
 }
 
 // dial connects to addr within the timeout, retrying while nobody listens
-// yet (a rank may start before the root or its ring successor).
+// yet (a rank may start before the root or its ring successor). An abort of
+// st, the caller's context ending among them, ends the wait at once.
 func dial(addr string, peer string, timeout time.Duration, st *abortState) (*link, error) {
 	deadline := time.Now().Add(timeout)
 	wait := 5 * time.Millisecond
+	ctx, cancel := context.WithDeadline(st.ctx, deadline)
+	defer cancel()
+	var d net.Dialer
 	for {
-		if st != nil {
-			if err := st.cause(); err != nil {
-				return nil, err
-			}
+		if err := st.cause(); err != nil {
+			return nil, err
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
 			return nil, fmt.Errorf("cannot connect to %s within %s (%s)", peer, timeout, abi.EnvSockTimeout)
 		}
-		c, err := net.DialTimeout("tcp", addr, left)
+		c, err := d.DialContext(ctx, "tcp", addr)
 		if err == nil {
 			return &link{c: c, peer: peer, timeout: timeout, st: st}, nil
+		}
+		if cause := st.cause(); cause != nil {
+			return nil, cause
 		}
 		if !errors.Is(err, syscall.ECONNREFUSED) {
 			var ne net.Error
@@ -237,30 +243,67 @@ func dial(addr string, peer string, timeout time.Duration, st *abortState) (*lin
 		if time.Until(deadline) < wait {
 			return nil, fmt.Errorf("cannot connect to %s within %s (%s): connection refused, nobody listens there", peer, timeout, abi.EnvSockTimeout)
 		}
-		time.Sleep(wait)
+		if err := st.sleep(wait); err != nil {
+			return nil, err
+		}
 		wait = min(2*wait, 100*time.Millisecond)
 	}
 }
 
 // abortState turns the first failure anywhere into the failure of every
 // operation blocked on the registered sockets: they get a deadline in the
-// past and report the cause instead of their own error.
+// past and report the cause instead of their own error. The end of the
+// caller's context is one such failure (newAbortState): the cause then
+// wraps context.Cause, and says the wait was cancelled.
 type abortState struct {
 	mu      sync.Mutex
 	err     error
 	done    chan struct{}
 	targets []deadliner
+	// ctx ends when the state aborts, for the waits no deadline reaches
+	// (a dial, a pause between dials).
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	unwatch func() bool // stops watching the caller's context
+
+	parent    context.Context
+	cancelled func(cause error) error
 }
 
 type deadliner interface{ SetDeadline(time.Time) error }
 
-func newAbortState() *abortState {
-	return &abortState{done: make(chan struct{})}
+// newAbortState is a state that parent's end aborts with
+// cancelled(context.Cause(parent)); a parent already done aborts it at once.
+func newAbortState(parent context.Context, cancelled func(cause error) error) *abortState {
+	s := &abortState{done: make(chan struct{}), parent: parent, cancelled: cancelled}
+	// Not derived from parent: ctx ending must mean the cause is recorded.
+	s.ctx, s.cancel = context.WithCancelCause(context.Background())
+	if s.cause() != nil {
+		return s
+	}
+	stop := context.AfterFunc(parent, func() { s.abort(cancelled(context.Cause(parent))) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		stop()
+		return s
+	}
+	s.unwatch = stop
+	return s
 }
+
+// cancelledErr is the cause a rank's state records when its context ends.
+func cancelledErr(cause error) error { return fmt.Errorf("cancelled: %w", cause) }
 
 func (s *abortState) cause() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.err == nil && s.parent.Err() != nil {
+		// The context has ended but the abort it triggers may not have run
+		// yet: a failure it provoked elsewhere first (a root in this
+		// process hanging up on this rank) must still be put down to it.
+		s.abortLocked(s.cancelled(context.Cause(s.parent)))
+	}
 	return s.err
 }
 
@@ -279,13 +322,43 @@ func (s *abortState) add(d deadliner) {
 func (s *abortState) abort(err error) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.abortLocked(err)
+}
+
+func (s *abortState) abortLocked(err error) bool {
 	if s.err != nil {
 		return false
 	}
 	s.err = err
 	close(s.done)
+	s.cancel(err)
 	for _, d := range s.targets {
 		_ = d.SetDeadline(time.Unix(1, 0))
 	}
+	if s.unwatch != nil {
+		s.unwatch()
+	}
 	return true
+}
+
+// release stops watching the caller's context once the state's work is
+// done without an abort (a root whose world is complete).
+func (s *abortState) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unwatch != nil {
+		s.unwatch()
+	}
+}
+
+// sleep pauses for d unless the state aborts first, which it reports.
+func (s *abortState) sleep(d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-s.done:
+		return s.cause()
+	}
 }

@@ -52,16 +52,16 @@ func TestGitHashReportsItsSource(t *testing.T) {
 func TestSingleVNCGateMakesTheBootstrapANoOp(t *testing.T) {
 	dead := netip.MustParseAddrPort("127.0.0.1:1") // nothing listens on port 1
 	gated := NewNet(Config{Timeout: 300 * time.Millisecond, IfName: "lo", VNC: FixedVNC(1), Logger: quietLog})
-	e, err := gated.InitFlat(dead, 0, 4, true)
+	e, err := gated.InitFlat(t.Context(), dead, 0, 4, true)
 	if err != nil || e != nil {
 		t.Fatalf("gated InitFlat: %v, %v; want a nil endpoint and no error", e, err)
 	}
-	if _, err := gated.CreateRoot(netip.MustParseAddrPort("127.0.0.1:0"), 4, true); err == nil || !strings.Contains(err.Error(), "single-vNC") {
+	if _, err := gated.CreateRoot(t.Context(), netip.MustParseAddrPort("127.0.0.1:0"), 4, true); err == nil || !strings.Contains(err.Error(), "single-vNC") {
 		t.Errorf("gated CreateRoot: %v", err)
 	}
 	// The same call in the distributed regime does go to the network.
 	open := NewNet(Config{Timeout: 300 * time.Millisecond, IfName: "lo", Logger: quietLog})
-	if _, err := open.InitFlat(dead, 0, 4, true); err == nil || !strings.Contains(err.Error(), "cannot connect to the root 127.0.0.1:1") {
+	if _, err := open.InitFlat(t.Context(), dead, 0, 4, true); err == nil || !strings.Contains(err.Error(), "cannot connect to the root 127.0.0.1:1") {
 		t.Errorf("ungated InitFlat to a dead root: %v", err)
 	}
 }
@@ -69,7 +69,7 @@ func TestSingleVNCGateMakesTheBootstrapANoOp(t *testing.T) {
 func TestInvalidRank(t *testing.T) {
 	n := testNet(t, time.Second)
 	for _, c := range [][2]int{{4, 4}, {-1, 4}, {0, 0}} {
-		_, err := n.InitFlat(netip.MustParseAddrPort("127.0.0.1:1"), c[0], c[1], false)
+		_, err := n.InitFlat(t.Context(), netip.MustParseAddrPort("127.0.0.1:1"), c[0], c[1], false)
 		if want := cfmt.Sprintf(abi.MsgNccomInvalidRank, c[0], c[1]); err == nil || err.Error() != want {
 			t.Errorf("rank %d of %d: %v, want %q", c[0], c[1], err, want)
 		}

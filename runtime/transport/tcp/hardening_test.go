@@ -32,10 +32,10 @@ func TestSockTimeoutOverflow(t *testing.T) {
 // allocated for it.
 func TestWorldSizeBound(t *testing.T) {
 	n := testNet(t, time.Second)
-	if _, err := n.CreateRoot(loopAny, 100000000, true); err == nil || !strings.Contains(err.Error(), "1..65536") {
+	if _, err := n.CreateRoot(t.Context(), loopAny, 100000000, true); err == nil || !strings.Contains(err.Error(), "1..65536") {
 		t.Errorf("a root for 1e8 ranks: %v", err)
 	}
-	if _, err := n.InitFlat(loopAny, 0, 100000000, true); err == nil || !strings.Contains(err.Error(), "1..65536") {
+	if _, err := n.InitFlat(t.Context(), loopAny, 0, 100000000, true); err == nil || !strings.Contains(err.Error(), "1..65536") {
 		t.Errorf("a rank of 1e8: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -40,8 +41,11 @@ type Root struct {
 }
 
 // CreateRoot starts a root listening at addr (port 0: any free port) for a
-// world of nranks; global worlds carry and compare the git-hash tag.
-func (n *Net) CreateRoot(addr netip.AddrPort, nranks int, global bool) (*Root, error) {
+// world of nranks; global worlds carry and compare the git-hash tag. ctx
+// bounds the root's life: when it ends before the world is complete, the
+// root stops waiting at once and Wait returns an error wrapping
+// context.Cause(ctx).
+func (n *Net) CreateRoot(ctx context.Context, addr netip.AddrPort, nranks int, global bool) (*Root, error) {
 	if err := n.rootGate(nranks); err != nil {
 		return nil, err
 	}
@@ -52,17 +56,17 @@ func (n *Net) CreateRoot(addr netip.AddrPort, nranks int, global bool) (*Root, e
 		}
 		return nil, fmt.Errorf("bootstrap root cannot listen on %s: %w", addr, err)
 	}
-	return n.serveRoot(ln, nranks, global), nil
+	return n.serveRoot(ctx, ln, nranks, global), nil
 }
 
 // CreateRootOn starts a root on a listener the caller already holds — e.g.
 // one a launcher bound before starting the ranks, so that no rank's own
-// ephemeral port can take the root's port first.
-func (n *Net) CreateRootOn(ln *net.TCPListener, nranks int, global bool) (*Root, error) {
+// ephemeral port can take the root's port first. ctx is CreateRoot's.
+func (n *Net) CreateRootOn(ctx context.Context, ln *net.TCPListener, nranks int, global bool) (*Root, error) {
 	if err := n.rootGate(nranks); err != nil {
 		return nil, err
 	}
-	return n.serveRoot(ln, nranks, global), nil
+	return n.serveRoot(ctx, ln, nranks, global), nil
 }
 
 // rootGate refuses a root a world cannot have: in a single-vNC process, or
@@ -81,18 +85,22 @@ func (n *Net) rootGate(nranks int) error {
 	return nil
 }
 
-func (n *Net) serveRoot(ln *net.TCPListener, nranks int, global bool) *Root {
+func (n *Net) serveRoot(ctx context.Context, ln *net.TCPListener, nranks int, global bool) *Root {
 	ta := ln.Addr().(*net.TCPAddr).AddrPort()
 	r := &Root{
 		n: n, ln: ln, nranks: nranks, global: global,
 		addr:    netip.AddrPortFrom(ta.Addr().Unmap(), ta.Port()),
 		cluster: rand.Uint64(), epoch: time.Now().Unix(),
-		st: newAbortState(), done: make(chan struct{}),
+		done: make(chan struct{}),
 	}
+	r.st = newAbortState(ctx, func(cause error) error {
+		return r.errf("cancelled before the world was complete: %w", cause)
+	})
 	r.st.add(ln)
 	n.log.Info("bootstrap root listening", "addr", r.addr.String(), "nranks", nranks, "global", global, "cluster_id", fmt.Sprintf("%#016x", r.cluster))
 	go func() {
 		defer close(r.done)
+		defer r.st.release()
 		if n.cfg.Extended {
 			r.err = r.serve()
 		} else {
@@ -211,6 +219,11 @@ func (r *Root) serve() error {
 		r.acceptLoop(s)
 	}()
 	if err := r.run(s); err != nil {
+		if c := r.st.cause(); c != nil {
+			// A reader cut short by Close or the context ending reports
+			// its own broken read; the cause is what stopped it.
+			err = c
+		}
 		return r.abort(s, err)
 	}
 	return nil

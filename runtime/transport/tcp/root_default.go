@@ -37,11 +37,8 @@ func (r *Root) serveDefault() error {
 		_ = r.ln.SetDeadline(time.Now().Add(r.n.cfg.Timeout))
 		c, err := r.ln.Accept()
 		if err != nil {
-			if cause := r.st.cause(); cause != nil {
-				if errors.Is(cause, errClosed) {
-					return r.errf("closed before the world was complete")
-				}
-				return cause
+			if err := r.stopped(); err != nil {
+				return err
 			}
 			return fail(r.errf("no INFO_TO_ROOT from %s within %s (%s): %d of %d ranks arrived",
 				rankList(missing(byRank, nil)), r.n.cfg.Timeout, abi.EnvSockTimeout, have, r.nranks))
@@ -53,6 +50,9 @@ func (r *Root) serveDefault() error {
 		n, err := rc.l.recvFrame(buf, "its INFO_TO_ROOT record")
 		if err != nil {
 			rc.l.close()
+			if err := r.stopped(); err != nil {
+				return err
+			}
 			return fail(r.errf("%v", err))
 		}
 		if n != size {
@@ -100,12 +100,25 @@ func (r *Root) serveDefault() error {
 		reply := abi.BootstrapRootReply{ClusterID: r.cluster, Epoch: r.epoch, Neighbour: byRank[(rank+1)%r.nranks].rec.Info.ExtAddressListen}
 		reply.MarshalTo(buf[:])
 		if err := rc.l.sendFrame(buf[:], "INFO_FROM_ROOT"); err != nil {
+			if err := r.stopped(); err != nil {
+				return err
+			}
 			return fail(r.errf("%v", err))
 		}
 		rc.l.close()
 	}
 	r.n.log.Info("bootstrap root: every rank answered", "addr", r.addr.String(), "nranks", r.nranks)
 	return nil
+}
+
+// stopped is the root's failure once Close or the context ended its wait
+// (nil while neither has).
+func (r *Root) stopped() error {
+	cause := r.st.cause()
+	if errors.Is(cause, errClosed) {
+		return r.errf("closed before the world was complete")
+	}
+	return cause
 }
 
 // oddTag is the lowest rank whose git-hash tag differs from the most common

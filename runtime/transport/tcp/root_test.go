@@ -143,7 +143,7 @@ func TestRootRefusesABadWorld(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, rank0 = testNetExt(t, 3*time.Second).InitFlat(root.Addr(), 0, c.nranks, c.global)
+				_, rank0 = testNetExt(t, 3*time.Second).InitFlat(t.Context(), root.Addr(), 0, c.nranks, c.global)
 			}()
 			time.Sleep(50 * time.Millisecond)
 			rogues := c.send(t, root.Addr())
@@ -195,7 +195,7 @@ func TestTimeoutBoundsEverySocketOperation(t *testing.T) {
 	}
 	t.Run("connect", func(t *testing.T) {
 		start := time.Now()
-		_, err := testNetExt(t, timeout).InitFlat(netip.MustParseAddrPort("127.0.0.1:1"), 0, 2, false)
+		_, err := testNetExt(t, timeout).InitFlat(t.Context(), netip.MustParseAddrPort("127.0.0.1:1"), 0, 2, false)
 		bounded(t, start, err, "rank 0: cannot connect to the root 127.0.0.1:1 within "+timeout.String()+" (NEURON_CCOM_SOCK_TIMEOUT)")
 	})
 	t.Run("accept", func(t *testing.T) {
@@ -223,7 +223,7 @@ func TestTimeoutBoundsEverySocketOperation(t *testing.T) {
 			}
 		}()
 		start := time.Now()
-		_, err = testNetExt(t, timeout).InitFlat(netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
+		_, err = testNetExt(t, timeout).InitFlat(t.Context(), netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
 		bounded(t, start, err, "waiting for INFO_FROM_ROOT: nothing from the root "+ln.Addr().String()+" within "+timeout.String())
 	})
 	t.Run("write", func(t *testing.T) {
@@ -292,7 +292,7 @@ func TestIPv6World(t *testing.T) {
 		t.Skipf("no IPv6 loopback here: %v", err)
 	}
 	n := NewNet(Config{Timeout: 3 * time.Second, Family: "AF_INET6", IfName: "lo", Logger: quietLog})
-	root, err := n.CreateRoot(netip.MustParseAddrPort("[::1]:0"), 3, true)
+	root, err := n.CreateRoot(t.Context(), netip.MustParseAddrPort("[::1]:0"), 3, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestIPv6World(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			eps[r], errs[r] = NewNet(Config{Timeout: 3 * time.Second, Family: "AF_INET6", IfName: "lo", Logger: quietLog}).InitFlat(root.Addr(), r, 3, true)
+			eps[r], errs[r] = NewNet(Config{Timeout: 3 * time.Second, Family: "AF_INET6", IfName: "lo", Logger: quietLog}).InitFlat(t.Context(), root.Addr(), r, 3, true)
 		}()
 	}
 	wg.Wait()

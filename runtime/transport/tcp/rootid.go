@@ -25,9 +25,9 @@ func (e *CommIDError) Unwrap() error { return e.Cause }
 
 // ParseRootID is GetSocketAddrFromString: a root comm id written
 // <ipv4>:<port>, [<ipv6>]:<port> or <hostname>:<port> (the runtime's
-// NEURON_RT_ROOT_COMM_ID). A hostname is resolved within timeout; its first
-// address wins, as getaddrinfo's does.
-func ParseRootID(id string, timeout time.Duration) (netip.AddrPort, error) {
+// NEURON_RT_ROOT_COMM_ID). A hostname is resolved within timeout, or until
+// ctx ends; its first address wins, as getaddrinfo's does.
+func ParseRootID(ctx context.Context, id string, timeout time.Duration) (netip.AddrPort, error) {
 	bad := func(format string, args ...any) (netip.AddrPort, error) {
 		return netip.AddrPort{}, &CommIDError{ID: id, Cause: fmt.Errorf(format, args...)}
 	}
@@ -69,10 +69,13 @@ func ParseRootID(id string, timeout time.Duration) (netip.AddrPort, error) {
 	if !validHostname(host) {
 		return bad("%q is neither an IPv4 address nor a hostname", host)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil || len(addrs) == 0 {
+	if err != nil {
+		return bad("cannot resolve %q: %w", host, err)
+	}
+	if len(addrs) == 0 {
 		return bad("cannot resolve %q: %v", host, err)
 	}
 	return netip.AddrPortFrom(addrs[0].Unmap(), p), nil

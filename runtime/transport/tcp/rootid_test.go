@@ -20,7 +20,7 @@ func TestParseRootID(t *testing.T) {
 		"127.0.0.1:65535":      "127.0.0.1:65535",
 		"[::ffff:1.2.3.4]:700": "[::ffff:1.2.3.4]:700",
 	} {
-		got, err := ParseRootID(in, time.Second)
+		got, err := ParseRootID(t.Context(), in, time.Second)
 		if err != nil {
 			t.Errorf("%s: %v", in, err)
 			continue
@@ -48,7 +48,7 @@ func TestParseRootIDErrorIsLibnccomsText(t *testing.T) {
 		"bad_host!:5000":            "neither an IPv4 address nor a hostname",
 		"no-such-host.invalid:5000": "cannot resolve",
 	} {
-		_, err := ParseRootID(in, time.Second)
+		_, err := ParseRootID(t.Context(), in, time.Second)
 		var ce *CommIDError
 		if !errors.As(err, &ce) {
 			t.Errorf("%q: %v, want a CommIDError", in, err)

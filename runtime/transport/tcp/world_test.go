@@ -32,7 +32,7 @@ var loopAny = netip.MustParseAddrPort("127.0.0.1:0")
 
 func loopRoot(t testing.TB, n *Net, nranks int, global bool) *Root {
 	t.Helper()
-	r, err := n.CreateRoot(loopAny, nranks, global)
+	r, err := n.CreateRoot(t.Context(), loopAny, nranks, global)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func worldIn(t testing.TB, extended bool, nranks int, global bool, timeout time.
 			if cfg != nil {
 				cfg(r, &c)
 			}
-			eps[r], errs[r] = NewNet(c).InitFlat(root.Addr(), r, nranks, global)
+			eps[r], errs[r] = NewNet(c).InitFlat(t.Context(), root.Addr(), r, nranks, global)
 		}()
 	}
 	wg.Wait()

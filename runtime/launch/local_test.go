@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nrtabi/nrtabi/internal/proc"
 )
 
 // When the launcher's context ends, every rank's process group is killed
@@ -14,15 +17,33 @@ import (
 // before proc.WaitDelay) and the launcher reports the ranks as failed
 // instead of waiting for them to be ready.
 func TestRunLocalEndsWithContext(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	// The context ends once both ranks are running, not on a fixed clock: on
+	// a loaded machine a fixed deadline can fall before a rank has started,
+	// which tests the start-up path instead of the group kill.
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	dir := t.TempDir()
+	var cancelled time.Time
+	go func() {
+		for ctx.Err() == nil {
+			if ents, _ := os.ReadDir(dir); len(ents) == 2 {
+				cancelled = time.Now()
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
 	var out, errw bytes.Buffer
 	o := Options{Local: 2, Timing: true, ReorderRank: -1, SkewRank: -1, FaultRank: -1,
-		RankCmd: []string{"sh", "-c", "sleep 30 & wait", "rank"}}
-	start := time.Now()
+		RankCmd: []string{"sh", "-c", "touch '" + dir + "'/$$; sleep 30 & wait", "rank"}}
 	err := RunLocal(ctx, o, &out, &errw)
-	if took := time.Since(start); took > 1500*time.Millisecond {
-		t.Errorf("RunLocal took %s after a 300ms deadline", took)
+	if cancelled.IsZero() {
+		t.Fatalf("RunLocal returned before both ranks ran: %v\n%s%s", err, out.String(), errw.String())
+	}
+	// Without the group kill the grandchild holds stdout until proc.WaitDelay.
+	if took := time.Since(cancelled); took > proc.WaitDelay*3/4 {
+		t.Errorf("RunLocal took %s after the cancel", took)
 	}
 	if !errors.Is(err, ErrFailed) || !strings.Contains(out.String(), "2 of 2 ranks exited non-zero") || !strings.Contains(out.String(), "ended by signal: killed") {
 		t.Errorf("got %v\n%s", err, out.String())

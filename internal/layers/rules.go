@@ -68,7 +68,7 @@ var rules = []rule{
 		why: "the dynamic-input reader is a leaf under nrt"},
 
 	// Checking binaries against a spec, and the spec-side work above it.
-	{room: "layoutcheck", may: []string{"internal/cc", "layoutcheck", "spec"},
+	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "layoutcheck", "spec"},
 		tests: []string{"gen", "internal/hostile", "internal/specsame", "release", "runtime/builder"},
 		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
 			"and build with gen and runtime/builder, which only tests may do"},
@@ -89,7 +89,7 @@ var rules = []rule{
 		why:   "the diff compares two specs and reads no binary"},
 
 	// On top.
-	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "layoutcheck", "release", "spec"},
+	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "internal/esc", "layoutcheck", "release", "spec"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/spectest", "internal/testbin"},
 		why:   "the pure-Go CLI (it builds with CGO_ENABLED=0): never the runtime or the generated ABI"},
 	{room: "cmd/nrtabi-runtime",
@@ -108,8 +108,8 @@ var rules = []rule{
 		why: "a helper imports no package of ours unless its own row says so"},
 	{room: "internal/cfmt", tests: []string{"generated"},
 		why: "its test renders the messages of the generated ABI"},
-	{room: "internal/cli", may: []string{"gen", "spec"}, tests: []string{"internal/spectest"},
-		why: "both commands resolve --spec and summarise a release (gen's assert count)"},
+	{room: "internal/cli", may: []string{"gen", "internal/esc", "spec"}, tests: []string{"internal/spectest"},
+		why: "both commands resolve --spec and summarise a release (gen's assert count), and escape what they print of the inputs"},
 	{room: "internal/fixture", may: []string{"gen", "internal/cc", "internal/fixture", "spec"},
 		why: "fixture builds a release's real binaries from the generated C; its command wraps it"},
 	{room: "internal/cc", may: []string{"internal/proc"},

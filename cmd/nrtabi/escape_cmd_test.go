@@ -35,7 +35,8 @@ func assertNoTerminalBytes(t *testing.T, what, s string) {
 
 // TestTerminalEscapesInOutput: DWARF member and type names, file names and
 // debug-link names carrying ESC [2J, BEL, a newline, DEL and 0x9b reach
-// check's text report, show, show --c, release new and the error lines
+// check's text report, show, show --c, extract's comments, release new and
+// the error lines
 // escaped; show --c stays C that compiles and defines nothing (the names
 // that would end its comments and strings stay inside them).
 func TestTerminalEscapesInOutput(t *testing.T) {
@@ -67,6 +68,7 @@ func TestTerminalEscapesInOutput(t *testing.T) {
 		// "\n"), so the error line shows that backslash doubled.
 		{[]string{"check", link}, want{1, "", `\x1b[2J\a\\nforged: ok\x7f\x9b.debug`}},
 		{[]string{"show", hostile.StructName, link}, want{1, "", `\x1b[2J\a\\nforged: ok\x7f\x9b.debug`}},
+		{[]string{"extract", "--struct", hostile.StructName, names}, want{0, "# file: " + dir + "/escape" + esc + ".o", ""}},
 		{[]string{"release", "new", "--name", "x", "--force", "--out", t.TempDir(), "--binary", names}, want{-1, "read " + dir + "/escape" + esc + ".o", ""}},
 	} {
 		var out, errw bytes.Buffer

@@ -1,11 +1,13 @@
 package layoutcheck
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/internal/esc"
 )
 
 // C spellings of DWARF names for show --c: identifiers for C++ and Rust
@@ -14,13 +16,78 @@ import (
 var notIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_]+`) })
 
 // cIdent turns a DWARF name (C++ "ns::box<char>", Rust "{vtable}") into a C
-// identifier.
+// identifier. Any name is mangled, none refused: every byte outside
+// [A-Za-z0-9_] becomes "_", and a result that C (or gcc's gnu11 mode, with
+// its predefined unix/linux macros) reads as something other than an
+// identifier gets a "_" appended, so a hostile name can at worst collide
+// with another and fail to compile, never mean other C.
 func cIdent(n string) string {
 	s := strings.Trim(notIdent().ReplaceAllString(n, "_"), "_")
 	if s == "" || s[0] >= '0' && s[0] <= '9' {
 		s = "n_" + s
 	}
+	if cReserved[s] {
+		s += "_"
+	}
 	return s
+}
+
+// cReserved: C23's keywords (C11's among them), GNU C's, and the macros
+// gcc predefines in its default gnu mode without a leading underscore.
+// (cIdent trims leading underscores, so _Bool or __attribute__ cannot come
+// out of it.)
+var cReserved = map[string]bool{
+	"alignas": true, "alignof": true, "asm": true, "auto": true, "bool": true, "break": true, "case": true,
+	"char": true, "const": true, "constexpr": true, "continue": true, "default": true, "do": true,
+	"double": true, "else": true, "enum": true, "extern": true, "false": true, "float": true, "for": true,
+	"goto": true, "if": true, "inline": true, "int": true, "long": true, "nullptr": true, "register": true,
+	"restrict": true, "return": true, "short": true, "signed": true, "sizeof": true, "static": true,
+	"static_assert": true, "struct": true, "switch": true, "thread_local": true, "true": true,
+	"typedef": true, "typeof": true, "typeof_unqual": true, "union": true, "unsigned": true, "void": true,
+	"volatile": true, "while": true,
+	"linux": true, "unix": true, "i386": true,
+}
+
+// cComment makes s safe inside a C block comment: escaped (package esc, so
+// one line, no control bytes), and a backslash put between any "*" and "/"
+// that meet, so no "*/" ends the comment and no "/*" trips -Wcomment. esc
+// doubles every backslash of s, so the ones put in here read back
+// unambiguously.
+func cComment(s string) string {
+	s = esc.String(s)
+	var b strings.Builder
+	var last byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if last == '*' && c == '/' || last == '/' && c == '*' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+		last = c
+	}
+	return b.String()
+}
+
+// cString spells s as the body of a C string literal that holds exactly
+// its bytes: printable ASCII as it is, except the quote, the backslash and
+// "?" (which a trigraph such as ??/ would turn into a backslash under
+// -std=c11), and every other byte as a three-digit octal escape, which,
+// unlike \x, cannot run into the character after it.
+func cString(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\' || c == '?':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c >= 0x20 && c < 0x7f:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "\\%03o", c)
+		}
+	}
+	return b.String()
 }
 
 // cBaseNames are base type names C accepts as they are.

@@ -77,11 +77,11 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 	if l.Name == "" {
 		title = l.Kind
 	}
-	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x) */\n", asked, res.Found.Via, res.Found.File, res.Found.From, res.Found.DIE)
+	printf(w, "/* %s: %s in %s (%s DWARF, DIE %#x) */\n", asked, res.Found.Via, res.Found.File, res.Found.From, res.Found.DIE)
 	if st == nil {
-		fmt.Fprintf(w, "/* the spec has no struct %s: layout only */\n", asked)
+		printf(w, "/* the spec has no struct %s: layout only */\n", asked)
 	}
-	fmt.Fprintf(w, "%s {\n", title)
+	printf(w, "%s {\n", title)
 	byField := map[string][]Finding{}
 	for _, f := range res.Findings {
 		top := strings.SplitN(f.Field, ".", 2)[0]
@@ -107,7 +107,7 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 			start = m.BitOffset / 8
 		}
 		if i > 0 && start > end && l.Kind != "union" && !m.Virtual {
-			fmt.Fprintf(w, "\n\t/* XXX %d bytes hole, try to pack */\n\n", start-end)
+			printf(w, "\n\t/* XXX %d bytes hole, try to pack */\n\n", start-end)
 			holes++
 			sumHoles = elfread.SatAdd(sumHoles, start-end)
 		}
@@ -116,9 +116,9 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 		if !m.Virtual && start >= nextLine {
 			line := start / cacheline
 			if at := line * cacheline; at == start {
-				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) --- */\n", line, at)
+				printf(w, "\t/* --- cacheline %d boundary (%d bytes) --- */\n", line, at)
 			} else {
-				fmt.Fprintf(w, "\t/* --- cacheline %d boundary (%d bytes) was %d bytes ago --- */\n", line, at, start-at)
+				printf(w, "\t/* --- cacheline %d boundary (%d bytes) was %d bytes ago --- */\n", line, at, start-at)
 			}
 			nextLine = (line + 1) * cacheline
 		}
@@ -133,7 +133,7 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 		if m.Size > spec.MaxObjectSize {
 			pos += fmt.Sprintf(" /* larger than a spec struct can be (%d bytes) */", spec.MaxObjectSize)
 		}
-		fmt.Fprintf(w, "\t%-44s %s%s\n", decl, pos, res.specNote(m, specByName, renamedFrom, byField))
+		printf(w, "\t%-44s %s%s\n", decl, pos, res.specNote(m, specByName, renamedFrom, byField))
 		if !m.Virtual {
 			if m.End() > end {
 				end = m.End()
@@ -148,19 +148,19 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 	if st != nil {
 		for _, f := range res.Findings {
 			if f.Kind == KindMissingField && !strings.Contains(f.Field, ".") {
-				fmt.Fprintf(w, "\t/* !! spec field missing: %s */\n", f.Message)
+				printf(w, "\t/* !! spec field missing: %s */\n", f.Message)
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.Size, (l.Size+cacheline-1)/cacheline, len(l.Members))
+	printf(w, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.Size, (l.Size+cacheline-1)/cacheline, len(l.Members))
 	if holes > 0 {
-		fmt.Fprintf(w, "\t/* sum members: %d, holes: %d, sum holes: %d */\n", sumMembers, holes, sumHoles)
+		printf(w, "\t/* sum members: %d, holes: %d, sum holes: %d */\n", sumMembers, holes, sumHoles)
 	}
 	if pad := l.Size - end; pad > 0 && l.Kind != "union" {
-		fmt.Fprintf(w, "\t/* padding: %d */\n", pad)
+		printf(w, "\t/* padding: %d */\n", pad)
 	}
 	if last := l.Size % cacheline; last != 0 {
-		fmt.Fprintf(w, "\t/* last cacheline: %d bytes */\n", last)
+		printf(w, "\t/* last cacheline: %d bytes */\n", last)
 	}
 	if st != nil {
 		verdict := "matches the spec"
@@ -170,10 +170,10 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 		case Compatible:
 			verdict = "compatible changes from the spec"
 		}
-		fmt.Fprintf(w, "\t/* spec %s %s: size %d; %s */\n", sp.Release.Name, st.Name, st.Size, verdict)
+		printf(w, "\t/* spec %s %s: size %d; %s */\n", sp.Release.Name, st.Name, st.Size, verdict)
 		for _, f := range res.Findings {
 			if f.Kind == KindSize {
-				fmt.Fprintf(w, "\t/* !! %s */\n", f.Message)
+				printf(w, "\t/* !! %s */\n", f.Message)
 			}
 		}
 	}

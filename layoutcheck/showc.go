@@ -60,7 +60,9 @@ func showC(dbg *elfread.Debug, path, name string, w io.Writer) error {
 	if c.err != nil {
 		return elfread.InputErrorf(dbg.Path(), "%s: %w", name, c.err)
 	}
-	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x), as C: nrtabi show --c */\n", name, found[0].Via, found[0].File, found[0].From, found[0].DIE)
+	// Names and paths from outside reach the C only as comment text
+	// (cComment), string-literal bodies (cString) or identifiers (cIdent).
+	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x), as C: nrtabi show --c */\n", cComment(name), cComment(found[0].Via), cComment(found[0].File), cComment(found[0].From), found[0].DIE)
 	if len(c.forward) > 0 {
 		sort.Strings(c.forward)
 		for _, f := range c.forward {
@@ -73,17 +75,17 @@ func showC(dbg *elfread.Debug, path, name string, w io.Writer) error {
 	}
 	fmt.Fprint(w, text)
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "_Static_assert(sizeof(%s) == %d, \"%s: size\");\n", top, l.Size, name)
+	fmt.Fprintf(w, "_Static_assert(sizeof(%s) == %d, \"%s: size\");\n", top, l.Size, cString(name))
 	for _, m := range l.Members {
 		if m.Base || m.BitSize > 0 || m.Virtual || m.Name == "" {
 			continue
 		}
 		mn := cIdent(m.Name)
-		fmt.Fprintf(w, "_Static_assert(__builtin_offsetof(%s, %s) == %d, \"%s.%s: offset\");\n", top, mn, m.Offset, name, m.Name)
+		fmt.Fprintf(w, "_Static_assert(__builtin_offsetof(%s, %s) == %d, \"%s.%s: offset\");\n", top, mn, m.Offset, cString(name), cString(m.Name))
 		if _, flex := elfread.Strip(m.Type).(*godwarf.ArrayType); flex && m.Size == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "_Static_assert(sizeof(((%s *)0)->%s) == %d, \"%s.%s: size\");\n", top, mn, m.Size, name, m.Name)
+		fmt.Fprintf(w, "_Static_assert(sizeof(((%s *)0)->%s) == %d, \"%s.%s: size\");\n", top, mn, m.Size, cString(name), cString(m.Name))
 	}
 	return nil
 }
@@ -295,7 +297,7 @@ func (c *cEmitter) enum(e *godwarf.EnumType) {
 		return
 	}
 	for _, v := range e.Val {
-		if c.enumerators[v.Name] || !spec.IsIdent(v.Name) || v.Val < -1<<31 || v.Val > 1<<32-1 {
+		if c.enumerators[v.Name] || !spec.IsIdent(v.Name) || cReserved[v.Name] || v.Val < -1<<31 || v.Val > 1<<32-1 {
 			return
 		}
 	}

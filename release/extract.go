@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
@@ -649,15 +650,17 @@ type fragment struct {
 }
 
 func (x *extractor) rows(path, buildID string, dbg *elfread.Debug) *fragment {
+	// File names are escaped (package esc): a newline in one would end its
+	// comment and start a TOML line.
 	var h strings.Builder
 	if label, ok := specmatch.Label(path); ok {
-		fmt.Fprintf(&h, "# Struct fragment written by nrtabi extract.\n# from: %s\n# DWARF: gcc -g of the headers\n#\n", label)
+		fmt.Fprintf(&h, "# Struct fragment written by nrtabi extract.\n# from: %s\n# DWARF: gcc -g of the headers\n#\n", esc.String(label))
 	} else {
-		fmt.Fprintf(&h, "# Struct fragment written by nrtabi extract.\n# file: %s\n", path)
+		fmt.Fprintf(&h, "# Struct fragment written by nrtabi extract.\n# file: %s\n", esc.String(path))
 		if buildID != "" {
 			fmt.Fprintf(&h, "# build-id: %s\n", buildID)
 		}
-		fmt.Fprintf(&h, "# DWARF: %s (%s)\n#\n", dbg.Path(), dbg.Via)
+		fmt.Fprintf(&h, "# DWARF: %s (%s)\n#\n", esc.String(dbg.Path()), esc.String(dbg.Via))
 	}
 	fmt.Fprintf(&h, "# A fragment holds structs only: check it with\n#   nrtabi check --spec DIR FILE\n# (the link-contract facts come from the embedded release).\n")
 	f := &fragment{header: h.String()}

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -125,7 +126,7 @@ func layoutError(c *cli.Command, errw io.Writer, err error) int {
 	}
 	var ue *layoutcheck.UsageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(errw, "%s: %v\n", c.FullName(), err)
+		fmt.Fprintf(errw, "%s: %s\n", c.FullName(), esc.String(err.Error()))
 		return cli.ExitUsage
 	}
 	return c.Errorf(errw, "%v", err)

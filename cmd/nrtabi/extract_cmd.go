@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
@@ -59,7 +60,7 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		defer h.Close()
 		for _, n := range h.Notes {
-			fmt.Fprintf(errw, "%s: note: %s\n", c.FullName(), n)
+			fmt.Fprintf(errw, "%s: note: %s\n", c.FullName(), esc.String(n))
 		}
 		pos = []string{h.Object}
 	}

@@ -29,7 +29,8 @@ const hangLimit = 20 * time.Second
 // TestHostileInputsUnderMemoryLimit runs the built binary, with a 2 GiB
 // address space, on every crafted input with every command that reads it:
 // each run ends with exit 1 and a one-line message, or with the command's
-// normal verdict, never a crash (exit 2), a hang or an out-of-memory kill.
+// normal verdict, never a crash (exit 2), a hang or an out-of-memory kill,
+// and prints no byte from the input that a terminal would act on.
 func TestHostileInputsUnderMemoryLimit(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("crafted objects need gcc: %v", err)
@@ -43,6 +44,11 @@ func TestHostileInputsUnderMemoryLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	named, err := hostile.TerminalNames(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs = append(objs, named...)
 	type run struct {
 		name string
 		args []string
@@ -100,6 +106,10 @@ func TestHostileInputsUnderMemoryLimit(t *testing.T) {
 			}
 			if stdout.Len() > 1<<20 {
 				t.Fatalf("%d bytes of output", stdout.Len())
+			}
+			if r.args[0] != "spec" {
+				assertNoTerminalBytes(t, "stdout", stdout.String())
+				assertNoTerminalBytes(t, "stderr", stderr.String())
 			}
 		})
 	}

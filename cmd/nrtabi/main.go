@@ -27,7 +27,13 @@ import (
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 )
 
-var app = cli.NewApp("nrtabi", "the libnrt <-> libnccom boundary's spec: validate, generate, check binaries, derive and compare releases")
+var app = func() *cli.App {
+	a := cli.NewApp("nrtabi", "the libnrt <-> libnccom boundary's spec: validate, generate, check binaries, derive and compare releases")
+	// A mapped input truncated during the run is named in one line
+	// (elfread's fault.go), not a crash.
+	a.Fault = elfread.FaultError
+	return a
+}()
 
 func main() { os.Exit(app.Run(os.Args[1:], os.Stdout, os.Stderr)) }
 

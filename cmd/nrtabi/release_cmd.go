@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/release/diff"
@@ -55,7 +56,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		defer h.Close()
 		for _, n := range h.Notes {
-			fmt.Fprintf(out, "note: %s\n", n)
+			fmt.Fprintf(out, "note: %s\n", esc.String(n))
 		}
 		bins = append(bins, h.Object)
 		label[h.Object] = h.Source()
@@ -73,13 +74,13 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	for _, in := range obs.Inputs {
 		if l, ok := label[in.Path]; ok {
-			fmt.Fprintf(out, "read %s\n", l)
+			fmt.Fprintf(out, "read %s\n", esc.String(l))
 			continue
 		}
-		fmt.Fprintf(out, "read %s as %s (SONAME %q, build-id %s)\n", in.Path, in.Role, in.SONAME, orNone(in.BuildID))
+		fmt.Fprintf(out, "read %s as %s (SONAME %q, build-id %s)\n", esc.String(in.Path), in.Role, in.SONAME, esc.String(orNone(in.BuildID)))
 	}
 	fmt.Fprintf(out, "wrote %s: derived from %s, %d structs confirmed from DWARF, %d facts carried over unconfirmed\n",
-		dest, base.Release.Name, len(obs.StructNames), len(rel.Spec.Release.CarriedOver))
+		esc.String(dest), base.Release.Name, len(obs.StructNames), len(rel.Spec.Release.CarriedOver))
 	s := rel.Spec
 	s.Dir = dest // where it landed
 	r := diff.Diff(base, s)

@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/nrtabi/nrtabi/internal/esc"
 )
 
 // Exit statuses shared by every command.
@@ -33,8 +36,13 @@ type Command struct {
 
 // App is one binary's set of commands.
 type App struct {
-	Name     string // the binary's name, the first word of every message
-	About    string // one line printed above the command list
+	Name  string // the binary's name, the first word of every message
+	About string // one line printed above the command list
+	// Fault, when set, names the input behind a memory fault a command's
+	// goroutine took (a mapped file truncated under its reader): it gets
+	// what recover returned and gives the one-line error to print, or nil
+	// when the fault is not in an input (then it is a bug, reported as one).
+	Fault    func(r any) error
 	commands map[string]*Command
 }
 
@@ -145,12 +153,22 @@ func (a *App) isGroup(w string) bool {
 var underTest = strings.HasSuffix(os.Args[0], ".test")
 
 func (a *App) runGuarded(c *Command, args []string, out, errw io.Writer) (rc int) {
+	// Commands read their inputs on this goroutine only: a fault in a
+	// mapped input becomes a panic here instead of a crash (see App.Fault).
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
+			if a.Fault != nil {
+				if err := a.Fault(r); err != nil {
+					fmt.Fprintf(errw, "%s %s: %s\n", a.Name, c.Name, esc.String(err.Error()))
+					rc = ExitError
+					return
+				}
+			}
 			if underTest {
 				panic(r)
 			}
-			fmt.Fprintf(errw, "%s %s: internal error (a bug in nrtabi, not in the input; please report it): %v\n", a.Name, c.Name, strings.ReplaceAll(fmt.Sprint(r), "\n", " "))
+			fmt.Fprintf(errw, "%s %s: internal error (a bug in nrtabi, not in the input; please report it): %s\n", a.Name, c.Name, esc.String(fmt.Sprint(r)))
 			rc = ExitError
 		}
 	}()
@@ -208,18 +226,20 @@ func (c *Command) PrintUsage(fs *flag.FlagSet) {
 	fmt.Fprintf(w, "\nexample:\n  %s %s\n", c.app.Name, c.Example)
 }
 
-// Usagef prints a one-line usage error and the synopsis, and returns ExitUsage.
+// Usagef prints a one-line usage error and the synopsis, and returns
+// ExitUsage. The message is escaped (package esc): it may carry names and
+// bytes from the inputs.
 func (c *Command) Usagef(errw io.Writer, format string, args ...any) int {
-	fmt.Fprintf(errw, "%s: %s\nusage: %s %s (run '%s help %s')\n", c.FullName(), fmt.Sprintf(format, args...), c.FullName(), c.Synopsis, c.app.Name, c.Name)
+	fmt.Fprintf(errw, "%s: %s\nusage: %s %s (run '%s help %s')\n", c.FullName(), esc.String(fmt.Sprintf(format, args...)), c.FullName(), c.Synopsis, c.app.Name, c.Name)
 	return ExitUsage
 }
 
-// Errorf prints a one-line error and returns ExitError.
-//
-// It prints rather than returns, so callers format an error with %v: the
-// chain ends here and nothing is left to unwrap it.
+// Errorf prints a one-line error and returns ExitError. The message is
+// escaped (package esc): it may carry names and bytes from the inputs, and
+// stays one line whatever they hold. It prints rather than returns, so
+// callers format an error with %v: the chain ends here.
 func (c *Command) Errorf(errw io.Writer, format string, args ...any) int {
-	fmt.Fprintf(errw, "%s: %s\n", c.FullName(), fmt.Sprintf(format, args...))
+	fmt.Fprintf(errw, "%s: %s\n", c.FullName(), esc.String(fmt.Sprintf(format, args...)))
 	return ExitError
 }
 

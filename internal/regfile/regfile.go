@@ -32,8 +32,16 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 		f.Close()
 		return nil, nil, &NotRegularError{Path: path, Mode: st.Mode()}
 	}
+	if TestHookOpened != nil {
+		TestHookOpened(path)
+	}
 	return f, st, nil
 }
+
+// TestHookOpened, when a test sets it, runs once Open has checked a file
+// and before it returns: the moment another process may truncate or rewrite
+// the file under its reader, made deterministic (elfread's fault test).
+var TestHookOpened func(path string)
 
 // ReadFile reads the regular file at path, of at most max bytes; a larger
 // one is a *TooLargeError.

@@ -14,7 +14,8 @@
 // the total deadline hold whatever it does, at most five redirects are
 // followed and only to http or https, and a file reaches the cache only
 // after the caller's check of its build-id passes (written to a temporary
-// file, renamed into place).
+// file, renamed into place). Nothing is written through a symbolic link
+// under the cache root, and a failed download leaves nothing behind.
 //
 // Where it sits in the search for debug files:
 // docs/layoutcheck.md#how-debug-info-is-found.
@@ -22,11 +23,14 @@ package debuginfod
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -139,30 +143,139 @@ func (c *Client) Fetch(ctx context.Context, buildID string, kind Kind) (string, 
 	if c.CacheDir == "" {
 		return "", errors.New("no cache directory (set DEBUGINFOD_CACHE_PATH)")
 	}
-	dir := filepath.Join(c.CacheDir, buildID)
-	dst := filepath.Join(dir, string(kind))
-	if err := c.Verify(dst, buildID); err == nil {
-		return dst, nil
+	cd, err := openCacheDir(c.CacheDir, buildID)
+	if err != nil {
+		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("cache: %w", err)
+	dst := filepath.Join(cd.path, string(kind))
+	ok, err := cd.cached(string(kind))
+	if err != nil {
+		cd.close(false)
+		return "", err
+	}
+	if ok && c.Verify(dst, buildID) == nil {
+		cd.close(true)
+		return dst, nil
 	}
 	var errs []string
 	for _, u := range c.URLs {
-		err := c.download(ctx, u, buildID, kind, dir, dst)
+		err := c.download(ctx, u, buildID, kind, cd, dst)
 		if err == nil {
+			cd.close(true)
 			return dst, nil
 		}
 		if ctx.Err() != nil {
 			// The server's words are text by now (see word); what a caller
 			// may test for is the cancellation.
+			cd.close(false)
 			return "", fmt.Errorf("%s: %w", err.Error(), ctx.Err())
 		}
 		errs = append(errs, err.Error())
 	}
 	// One line per server, joined by "; " (errors.Join would break the line);
 	// each is already text, so nothing is left to unwrap.
+	cd.close(false)
 	return "", errors.New(strings.Join(errs, "; "))
+}
+
+// cacheDir is one build-id's directory in the cache, held open: every file
+// operation goes through dir, an os.Root on the directory itself, so none
+// can land outside it whatever is renamed or linked meanwhile.
+type cacheDir struct {
+	root        *os.Root // the cache root (DEBUGINFOD_CACHE_PATH, trusted as named)
+	dir         *os.Root // root/<build-id>, a real directory
+	path        string   // root/<build-id>, for messages and Verify
+	createdDir  bool     // this Fetch made root/<build-id>
+	createdRoot string   // the cache root when this Fetch made it, else ""
+}
+
+// openCacheDir opens (making it if missing) the build-id directory under
+// the cache root. The root may be a symbolic link (it is the user's
+// setting); nothing under it may be: a download written through a linked
+// build-id directory would land outside the cache (docs/layoutcheck.md#how-debug-info-is-found).
+func openCacheDir(cacheRoot, buildID string) (_ *cacheDir, err error) {
+	cd := &cacheDir{path: filepath.Join(cacheRoot, buildID)}
+	if _, err := os.Stat(cacheRoot); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(cacheRoot, 0o755); err != nil {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+		cd.createdRoot = cacheRoot
+	}
+	defer func() {
+		if err != nil {
+			cd.close(false)
+		}
+	}()
+	if cd.root, err = os.OpenRoot(cacheRoot); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	st, err := cd.root.Lstat(buildID)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = cd.root.Mkdir(buildID, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+		cd.createdDir = err == nil
+		st, err = cd.root.Lstat(buildID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("cache: %s is %s, not a directory; the cache is written only into real directories: remove it", cd.path, fileKind(st))
+	}
+	if cd.dir, err = cd.root.OpenRoot(buildID); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	// What was opened is what was checked: no link swapped in between.
+	if now, err := cd.dir.Lstat("."); err != nil || !os.SameFile(now, st) {
+		return nil, fmt.Errorf("cache: %s changed while it was opened; try again", cd.path)
+	}
+	return cd, nil
+}
+
+// cached reports whether the directory holds a regular file name; a
+// symbolic link or anything else there is refused by name.
+func (cd *cacheDir) cached(name string) (bool, error) {
+	st, err := cd.dir.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("cache: %w", err)
+	case !st.Mode().IsRegular():
+		return false, fmt.Errorf("cache: %s is %s, not a regular file; the cache holds only files it wrote: remove it", filepath.Join(cd.path, name), fileKind(st))
+	}
+	return true, nil
+}
+
+// close releases the directory; after a failure (ok false) it also removes
+// the directories this Fetch made, if they are still empty, so a failed
+// download leaves nothing behind.
+func (cd *cacheDir) close(ok bool) {
+	if cd.dir != nil {
+		cd.dir.Close()
+	}
+	if !ok && cd.createdDir && cd.root != nil {
+		cd.root.Remove(filepath.Base(cd.path)) // fails, as it should, unless empty
+	}
+	if cd.root != nil {
+		cd.root.Close()
+	}
+	if !ok && cd.createdRoot != "" {
+		os.Remove(cd.createdRoot)
+	}
+}
+
+func fileKind(st fs.FileInfo) string {
+	switch m := st.Mode(); {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "a special file"
 }
 
 // Errors that end a transfer; transfer.word says what they mean.
@@ -192,7 +305,7 @@ type transfer struct {
 	hops             int      // redirects followed
 }
 
-func (c *Client) download(ctx context.Context, server, buildID string, kind Kind, dir, dst string) error {
+func (c *Client) download(ctx context.Context, server, buildID string, kind Kind, cd *cacheDir, dst string) error {
 	notURL := fmt.Errorf("%s: not an http or https URL; DEBUGINFOD_URLS takes http:// and https:// server URLs", redactUserinfo(server))
 	base, err := url.Parse(strings.TrimRight(server, "/"))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
@@ -209,11 +322,11 @@ func (c *Client) download(ctx context.Context, server, buildID string, kind Kind
 	if t.max <= 0 {
 		t.max = DefaultMaxBytes
 	}
-	tmp, err := os.CreateTemp(dir, "."+string(kind)+"-*.tmp")
+	tmp, tmpName, err := cd.createTemp(string(kind))
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // after the rename there is nothing left to remove
+	defer cd.dir.Remove(tmpName) // after the rename there is nothing left to remove
 	err = c.get(ctx, t, src, tmp)
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("cache: %w", cerr)
@@ -225,15 +338,32 @@ func (c *Client) download(ctx context.Context, server, buildID string, kind Kind
 	if err != nil {
 		return fmt.Errorf("%s: %s", where, t.word(err))
 	}
-	if err := c.Verify(tmp.Name(), buildID); err != nil {
+	if err := c.Verify(filepath.Join(cd.path, tmpName), buildID); err != nil {
 		// Flattened on purpose: the refusal names bytes the server sent, which
 		// must stay one line; no caller tests the reader's error type.
 		return fmt.Errorf("%s: what arrived is refused: %s", where, oneLine.Replace(err.Error()))
 	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
+	// A rename replaces a link at dst, never follows it.
+	if err := cd.dir.Rename(tmpName, string(kind)); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	return nil
+}
+
+// createTemp makes a new file in the build-id directory (O_EXCL: never an
+// existing file or a link), named like os.CreateTemp's.
+func (cd *cacheDir) createTemp(kind string) (*os.File, string, error) {
+	for range 100 {
+		var r [8]byte
+		rand.Read(r[:])
+		name := "." + kind + "-" + hex.EncodeToString(r[:]) + ".tmp"
+		f, err := cd.dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, name, err
+	}
+	return nil, "", fmt.Errorf("%s: no free temporary file name", cd.path)
 }
 
 // get fetches src into w within t's limits. The stall timeout is a timer

@@ -20,6 +20,9 @@
 // through an io.ReaderAt, each giving a *File that Close releases;
 // FindDebug(file, Lookup) and OpenDebug(path, Lookup) give its *Debug, whose
 // Close releases the debug files it opened (and, from OpenDebug, the file).
+// A mapped file truncated by another process while it is read faults; Guard
+// (or SetPanicOnFault with FaultError, as the CLI does) makes that an
+// *InputError naming the file (fault.go says why the files stay mapped).
 //
 // Every error about an input is an *InputError: one line naming the file
 // (none for a File from NewFile, which has no name).

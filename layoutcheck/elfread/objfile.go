@@ -34,7 +34,8 @@ type File struct {
 }
 
 // Open maps the regular file at path and reads its identity. Errors are
-// *InputError.
+// *InputError. A file truncated while mapped faults on the next read past
+// its new end: read it under Guard (fault.go).
 func Open(path string) (*File, error) {
 	f, st, err := regfile.Open(path)
 	if err != nil {
@@ -53,6 +54,7 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, InputErrorf(path, "cannot map: %w", err)
 	}
+	registerMapping(data, path) // a fault in it names the file (fault.go)
 	return newFile(path, data, true)
 }
 
@@ -153,6 +155,7 @@ func (o *File) Close() error {
 	data := o.data
 	o.data = nil
 	if o.unmap {
+		unregisterMapping(data)
 		if err := syscall.Munmap(data); err != nil {
 			return fmt.Errorf("%s: munmap: %w", o.Path, err)
 		}

@@ -47,8 +47,8 @@ type recordingLog struct {
 }
 
 func (h *recordingLog) Enabled(context.Context, slog.Level) bool { return true }
-func (h *recordingLog) WithAttrs([]slog.Attr) slog.Handler        { return h }
-func (h *recordingLog) WithGroup(string) slog.Handler             { return h }
+func (h *recordingLog) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *recordingLog) WithGroup(string) slog.Handler            { return h }
 func (h *recordingLog) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
 	b.WriteString(r.Message)

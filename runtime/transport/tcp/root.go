@@ -143,10 +143,10 @@ func (r *Root) errf(format string, args ...any) error {
 
 // rankConn is one accepted connection and what it said.
 type rankConn struct {
-	l      *link
-	remote string
-	rank   int // the claimed rank, -1 before the record
-	rec    abi.ExtInfoGlobal
+	l        *link
+	remote   string
+	rank     int // the claimed rank, -1 before the record
+	rec      abi.ExtInfoGlobal
 	gone     bool // its reader is finished (evGone)
 	admitted bool // its record made it a rank of the world
 }

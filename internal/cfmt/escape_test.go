@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/nrtabi/nrtabi/internal/hostile"
 )
 
 func TestEscape(t *testing.T) {
@@ -40,6 +42,9 @@ func TestEscape(t *testing.T) {
 func FuzzEscape(f *testing.F) {
 	f.Add([]byte("\x1b]0;title\x07\n"), 16)
 	f.Add([]byte("\xff\u202e\u2028ok"), 0)
+	for _, pt := range hostile.PeerTexts() {
+		f.Add([]byte(pt.Text), 8)
+	}
 	f.Fuzz(func(t *testing.T, in []byte, max int) {
 		max %= 1 << 16
 		got := Escape(in, max)

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/hostile"
 )
 
 // hostileText is what a forging peer puts in an ABORT: a terminal escape, a
@@ -185,6 +186,13 @@ func TestPeerAbortTextEscaped(t *testing.T) {
 		if ab.Reason != hostileText {
 			t.Errorf("Reason %q: the text as sent is kept for callers that escape it themselves", ab.Reason)
 		}
+		for _, pt := range hostile.PeerTexts() {
+			noRawBytes(t, pt.Name, (&AbortError{From: "x", Reason: pt.Text}).Error())
+			var h abi.NcclNRTGitHash
+			copy(h.Nccom[:], pt.Text)
+			copy(h.NRT[:], pt.Text)
+			noRawBytes(t, pt.Name+" as a git hash", formatGitHash(h))
+		}
 	})
 }
 
@@ -254,7 +262,7 @@ func TestForgedHelloNamesPeer(t *testing.T) {
 // is out of range, said so with the peer's address, in both framings.
 func TestOutOfRangeRankIsNamed(t *testing.T) {
 	for _, extended := range []bool{false, true} {
-		for _, rank := range []int{7, -1} {
+		for _, rank := range append([]int{7}, hostile.PeerRanks(3)...) {
 			t.Run(fmt.Sprintf("extended=%v/rank=%d", extended, rank), func(t *testing.T) {
 				n := testNet(t, 2*time.Second)
 				if extended {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/internal/proc"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
@@ -48,7 +49,7 @@ func RunLocal(ctx context.Context, o Options, out, errw io.Writer) error {
 	}
 	for _, r := range ranks {
 		if line := r.fields["line"]; line != "" {
-			fmt.Fprintln(out, line)
+			fmt.Fprintln(out, esc(line))
 		} else {
 			fmt.Fprintf(out, "rank=%d printed nothing (exit %d)\n", r.rank, r.exit)
 		}
@@ -230,7 +231,7 @@ func judge(ranks []*localRank, o Options) localSummary {
 			if lr.signal != "" {
 				status, why = "ended by signal", lr.signal
 			}
-			failed = append(failed, fmt.Sprintf("  rank %d: %s: %s", lr.rank, status, why))
+			failed = append(failed, fmt.Sprintf("  rank %d: %s: %s", lr.rank, status, esc(why)))
 		}
 	}
 	if len(failed) > 0 {
@@ -242,21 +243,21 @@ func judge(ranks []*localRank, o Options) localSummary {
 		f := lr.fields
 		for _, k := range []string{"cluster_id", "unique_id", "verdict", "nranks"} {
 			if f[k] != ref[k] {
-				disagree = append(disagree, fmt.Sprintf("  rank %d: %s=%s, rank 0 has %s", lr.rank, k, f[k], ref[k]))
+				disagree = append(disagree, fmt.Sprintf("  rank %d: %s=%s, rank 0 has %s", lr.rank, k, esc(f[k]), esc(ref[k])))
 			}
 		}
 		if f["prev"] != strconv.Itoa((lr.rank-1+n)%n) || f["next"] != strconv.Itoa((lr.rank+1)%n) {
-			disagree = append(disagree, fmt.Sprintf("  rank %d: ring neighbours %s/%s", lr.rank, f["prev"], f["next"]))
+			disagree = append(disagree, fmt.Sprintf("  rank %d: ring neighbours %s/%s", lr.rank, esc(f["prev"]), esc(f["next"])))
 		}
 		if f["rank"] != strconv.Itoa(lr.rank) {
-			disagree = append(disagree, fmt.Sprintf("  process %d reported rank %s", lr.rank, f["rank"]))
+			disagree = append(disagree, fmt.Sprintf("  process %d reported rank %s", lr.rank, esc(f["rank"])))
 		}
 	}
 	if len(disagree) > 0 {
 		return localSummary{text: fmt.Sprintf("bootstrap --local %d: the ranks disagree:\n%s", n, strings.Join(disagree, "\n"))}
 	}
 	s := localSummary{ok: true, text: fmt.Sprintf("bootstrap --local %d: all %d ranks agree: cluster_id %s, unique id %s, signature verdict %s",
-		n, n, ref["cluster_id"], ref["unique_id"], ref["verdict"])}
+		n, n, esc(ref["cluster_id"]), esc(ref["unique_id"]), esc(ref["verdict"]))}
 	if o.Timing {
 		s.timing = timingLine(ranks)
 	}
@@ -281,6 +282,15 @@ func timingLine(ranks []*localRank) string {
 
 // parseRankLine reads the key=value line a rank prints (worldprog.ParseLine).
 func parseRankLine(out string) map[string]string { return worldprog.ParseLine(out) }
+
+// esc shows a rank's text on the launcher's terminal: a rank's error can
+// hold a peer's words (an ABORT's reason), and a rank program other than
+// bootstrap prints what it likes, so control bytes are escaped (issue 22).
+func esc(s string) string { return cfmt.Escape(s, rankTextMax) }
+
+// rankTextMax bounds one piece of a rank's text in the summary: room for
+// the longest error a rank reports, a peer's ABORT inside it.
+const rankTextMax = 4 * cfmt.PeerTextMax
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")

@@ -105,6 +105,14 @@ func (e *Endpoint) peerName(r int) string {
 	return fmt.Sprintf("rank %d", r)
 }
 
+// claimed names the party at the other end of an accepted connection by
+// the rank its opening claims and the address it came from: the claim is
+// unauthenticated, so a failure or an ABORT on the connection is put down to
+// the address as much as to the rank (issue 22).
+func claimed(rank int, c net.Conn) string {
+	return fmt.Sprintf("rank %d (peer %s)", rank, c.RemoteAddr())
+}
+
 func (e *Endpoint) check(peer int) error {
 	if peer < 0 || peer >= e.size || peer == e.rank {
 		return e.errf("peer %d is not another rank of this world of %d", peer, e.size)
@@ -322,7 +330,7 @@ func (e *Endpoint) greet(c net.Conn) {
 		l.close()
 		return
 	}
-	l.peer = e.peerName(int(h.Rank))
+	l.peer = claimed(int(h.Rank), c)
 	switch h.Channel {
 	case abi.BootstrapChannelPeer:
 		select {

@@ -130,7 +130,7 @@ func (e *Endpoint) handshake(global bool) error {
 			}
 			e.peers[r] = ap
 		}
-		e.ringRecv.peer = e.peerName(e.Prev())
+		e.ringRecv.peer = claimed(e.Prev(), e.ringRecv.c)
 	}
 	if err := rl.send(abi.BootstrapMsgRingDone, nil); err != nil {
 		return e.report(rl, err)

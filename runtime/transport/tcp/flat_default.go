@@ -69,7 +69,7 @@ func (e *Endpoint) handshakeDefault(global bool) error {
 		e.peers[r] = ap
 	}
 	e.ringSend.peer = e.peerName(e.Next())
-	e.ringRecv.peer = e.peerName(e.Prev())
+	e.ringRecv.peer = claimed(e.Prev(), e.ringRecv.c)
 	return nil
 }
 
@@ -111,7 +111,7 @@ func (e *Endpoint) greetDefault(c net.Conn) {
 		l.close()
 		return
 	}
-	l.peer = e.peerName(rank)
+	l.peer = claimed(rank, c)
 	select {
 	case e.inbox[rank] <- l:
 	default:

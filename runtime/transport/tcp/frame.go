@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
 )
 
 // msgNames are the spec names of the frame types, for messages.
@@ -37,11 +38,16 @@ func msgName(t uint32) string {
 // AbortError is a failure another party of the bootstrap reported: the
 // reason names the peer that failed first.
 type AbortError struct {
-	From   string // who sent the ABORT
-	Reason string
+	From   string // who sent the ABORT: a claimed rank comes with the address it came from
+	Reason string // the text as the peer sent it; Error shows it escaped
 }
 
-func (e *AbortError) Error() string { return "bootstrap aborted by " + e.From + ": " + e.Reason }
+// Error shows the reason escaped: it is the peer's text, and a peer could
+// otherwise write terminal escapes or whole forged lines into every log the
+// error reaches (issue 22).
+func (e *AbortError) Error() string {
+	return "bootstrap aborted by " + e.From + ": " + cfmt.Escape(e.Reason, cfmt.PeerTextMax)
+}
 
 // hangUp is a peer that closed its connection: often not the first failure
 // but the echo of one (the peer gave up because of an ABORT of its own).

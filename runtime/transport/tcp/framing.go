@@ -56,9 +56,10 @@ func DecodeFrameSize(b []byte, max int) (int, error) {
 	return int(h.Size), nil
 }
 
-// recvFrame reads one default frame of at most len(into) bytes within the
-// timeout (restarted on progress, so a peer that stalls mid-frame is named
-// once the timeout passes) and returns how many it carried.
+// recvFrame reads one default frame of at most len(into) bytes, size and
+// data within one deadline: a total, so a peer that drips a byte now and
+// then is named once the timeout passes instead of holding the reader (issue
+// 22), and returns how many bytes it carried.
 func (l *link) recvFrame(into []byte, what string) (int, error) {
 	var hdr [frameSizeBytes]byte
 	if err := l.c.SetReadDeadline(time.Now().Add(l.timeout)); err != nil {
@@ -73,9 +74,6 @@ func (l *link) recvFrame(into []byte, what string) (int, error) {
 	size, err := DecodeFrameSize(hdr[:], len(into))
 	if err != nil {
 		return 0, fmt.Errorf("%w (%s from %s)", err, what, l.peer)
-	}
-	if err := l.c.SetReadDeadline(time.Now().Add(l.timeout)); err != nil {
-		return 0, l.ioErr("reading "+what+" from", err)
 	}
 	if n, err := io.ReadFull(l.in(), into[:size]); err != nil {
 		return 0, upstreamText(l.readErr("reading "+what, err, n, size, what))

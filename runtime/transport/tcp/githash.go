@@ -1,10 +1,11 @@
 package tcp
 
 import (
+	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
 )
 
 // Versions is where getNcclNrtGitHash reads the two build identities:
@@ -60,7 +61,9 @@ func GitHash(v Versions) (abi.NcclNRTGitHash, error) {
 	return h, nil
 }
 
-// formatGitHash shows a tag as its two halves.
+// formatGitHash shows a tag as its two halves. The bytes are the peer's,
+// so they are escaped (cfmt.Escape), not merely quoted.
 func formatGitHash(h abi.NcclNRTGitHash) string {
-	return fmt.Sprintf("libnccom %q + libnrt %q", strings.TrimRight(string(h.Nccom[:]), "\x00"), strings.TrimRight(string(h.NRT[:]), "\x00"))
+	half := func(b []byte) string { return `"` + cfmt.Escape(bytes.TrimRight(b, "\x00"), len(b)) + `"` }
+	return "libnccom " + half(h.Nccom[:]) + " + libnrt " + half(h.NRT[:])
 }

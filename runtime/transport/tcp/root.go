@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
 )
 
 // Root is the bootstrap root (bootstrapCreateRoot + bootstrapRootFlat): a
@@ -142,10 +143,12 @@ func (r *Root) errf(format string, args ...any) error {
 
 // rankConn is one accepted connection and what it said.
 type rankConn struct {
-	l      *link
-	remote string
-	rank   int // the claimed rank, -1 before the record
-	rec    abi.ExtInfoGlobal
+	l        *link
+	remote   string
+	rank     int // the claimed rank, -1 before the record
+	rec      abi.ExtInfoGlobal
+	gone     bool // its reader is finished (evGone)
+	admitted bool // its record made it a rank of the world
 }
 
 func (rc *rankConn) who() string {
@@ -178,8 +181,10 @@ type session struct {
 	quit       chan struct{}
 	wg         sync.WaitGroup
 	conns      []*rankConn
-	gone       int
 	acceptDone bool
+	// culprit is the connection the root's failure came from, if one did:
+	// the failed root waits for it to hang up only briefly (linger).
+	culprit *rankConn
 }
 
 func (s *session) emit(ev rootEvent) bool {
@@ -197,7 +202,7 @@ func (s *session) note(ev rootEvent) {
 	case evConn:
 		s.conns = append(s.conns, ev.rc)
 	case evGone:
-		s.gone++
+		ev.rc.gone = true
 	case evAcceptFailed:
 		s.acceptDone = true
 	}
@@ -245,6 +250,7 @@ func (r *Root) run(s *session) error {
 			switch ev.kind {
 			case evRecord:
 				if err := r.admit(ev.rc, byRank); err != nil {
+					s.culprit = ev.rc
 					return err
 				}
 				have++
@@ -253,11 +259,13 @@ func (r *Root) run(s *session) error {
 				if c := r.st.cause(); c != nil {
 					return c
 				}
-				return r.errf("no INFO_TO_ROOT from %s within %s (%s): %d of %d ranks arrived",
-					rankList(missing(byRank, nil)), timeout, abi.EnvSockTimeout, have, r.nranks)
+				return r.errf("no INFO_TO_ROOT from %s within %s (%s): %d of %d ranks arrived%s",
+					rankList(missing(byRank, nil)), timeout, abi.EnvSockTimeout, have, r.nranks, s.unrecorded())
 			case evFailed:
+				s.culprit = ev.rc
 				return ev.err
 			case evDone:
+				s.culprit = ev.rc
 				return r.errf("%s sent RING_DONE before it had its INFO_FROM_ROOT", ev.rc.who())
 			}
 		case <-hb.C:
@@ -299,8 +307,10 @@ func (r *Root) run(s *session) error {
 				}
 				last = time.Now()
 			case evFailed:
+				s.culprit = ev.rc
 				return ev.err
 			case evConn:
+				s.culprit = ev.rc
 				return r.errf("%s connected after the world was gathered", ev.rc.who())
 			}
 		case <-hb.C:
@@ -403,7 +413,10 @@ func (r *Root) readRank(rc *rankConn, s *session) {
 		var ab *AbortError
 		switch {
 		case errors.As(err, &ab):
-			failed(errors.New(ab.Reason))
+			// The text is the rank's word: passed on escaped, and put
+			// down to the address it came from as well as the rank it
+			// claims.
+			failed(r.errf("%s reports: %s", rc.who(), cfmt.Escape(ab.Reason, cfmt.PeerTextMax)))
 			return
 		case err != nil:
 			s.emit(rootEvent{kind: evFailed, rc: rc, err: r.errf("%s closed its root connection before the world was complete (did its process die?)", rc.who())})
@@ -430,7 +443,7 @@ func (r *Root) admit(rc *rankConn, byRank []*rankConn) error {
 		return r.errf("%s says nranks %d, this root serves a world of %d: start every rank with the same world size", rc.who(), info.Nranks, r.nranks)
 	}
 	if info.Rank < 0 || int(info.Rank) >= r.nranks {
-		return r.errf("%s: rank %d is outside 0..%d", rc.who(), info.Rank, r.nranks-1)
+		return r.errf("%s: rank %d is out of range 0..%d", rc.who(), info.Rank, r.nranks-1)
 	}
 	if prev := byRank[info.Rank]; prev != nil {
 		return r.errf("%s: rank %d is already taken by peer %s: give every process its own rank", rc.who(), info.Rank, prev.remote)
@@ -439,6 +452,7 @@ func (r *Root) admit(rc *rankConn, byRank []*rankConn) error {
 		return r.errf("%s: its listen address: %v", rc.who(), err)
 	}
 	byRank[info.Rank] = rc
+	rc.admitted = true
 	return nil
 }
 
@@ -513,23 +527,69 @@ func tell(rc *rankConn, text string) {
 }
 
 // linger keeps the failed root up until every connection has hung up and
-// every rank has connected (or nobody more can), telling newcomers why.
+// every rank has connected (or nobody more can), telling newcomers why. The
+// connection the failure came from, and any that never became a rank, are
+// waited for only culpritGrace: a peer that drips bytes and never hangs up
+// would otherwise add the whole timeout to the root's (issue 22: deadlines
+// are totals).
 func (r *Root) linger(s *session, text string) {
 	limit := time.NewTimer(r.n.cfg.Timeout)
 	defer limit.Stop()
-	for s.gone < len(s.conns) || len(s.conns) < r.nranks && !s.acceptDone {
+	grace := time.NewTimer(min(r.n.cfg.Timeout, culpritGrace))
+	defer grace.Stop()
+	graceOver := false
+	for s.open(graceOver) || len(s.conns) < r.nranks && !s.acceptDone {
 		select {
 		case ev := <-s.events:
 			s.note(ev)
 			if ev.kind == evConn {
 				tell(ev.rc, text)
 			}
+		case <-grace.C:
+			graceOver = true
 		case <-limit.C:
 			return
 		case <-r.st.done:
 			return
 		}
 	}
+}
+
+// culpritGrace is how long a failed root waits for the connection its
+// failure came from to hang up, time for it to read the ABORT.
+const culpritGrace = time.Second
+
+// open reports whether a connection is still up, leaving out the culprit
+// and those that are no rank once their grace is over.
+func (s *session) open(graceOver bool) bool {
+	for _, rc := range s.conns {
+		if !rc.gone && !(graceOver && (rc == s.culprit || !rc.admitted)) {
+			return true
+		}
+	}
+	return false
+}
+
+// unrecorded names the connections still open without a record: when the
+// root gives up on a missing rank, a peer that connected and is still
+// sending (or saying nothing) is likely why.
+func (s *session) unrecorded() string {
+	var peers []string
+	for _, rc := range s.conns {
+		if !rc.gone && rc.rank < 0 {
+			peers = append(peers, rc.remote)
+		}
+	}
+	if len(peers) == 0 {
+		return ""
+	}
+	const show = 8
+	more := ""
+	if len(peers) > show {
+		more = fmt.Sprintf(" and %d more", len(peers)-show)
+		peers = peers[:show]
+	}
+	return "; connected without a complete record: peer " + strings.Join(peers, ", peer ") + more
 }
 
 // missing lists the ranks without a record, or (when flags is given) those

@@ -71,10 +71,16 @@ func (r *Root) serveDefault() error {
 			return fail(r.errf("%s", cfmt.Sprintf(abi.MsgNccomRootBadSanity, info.Sanity, remote, abi.BootstrapSanity)))
 		case int(info.Nranks) != r.nranks:
 			rc.l.close()
-			return fail(r.errf("%s", cfmt.Sprintf(abi.MsgNccomRootNranksMismatch, r.nranks, info.Nranks)))
-		case info.Rank < 0 || int(info.Rank) >= r.nranks || byRank[info.Rank] != nil:
+			return fail(r.errf("peer %s: %s", remote, cfmt.Sprintf(abi.MsgNccomRootNranksMismatch, r.nranks, info.Nranks)))
+		case info.Rank < 0 || int(info.Rank) >= r.nranks:
+			// Upstream reports this as "has already checked in" (its check
+			// is one test); a rank no world has is said to be out of range,
+			// with the address the claim came from (issue 22).
 			rc.l.close()
-			return fail(r.errf("%s", cfmt.Sprintf(abi.MsgNccomRootAlreadyCheckedIn, info.Rank, r.nranks)))
+			return fail(r.errf("peer %s: rank %d is out of range 0..%d for a world of %d", remote, info.Rank, r.nranks-1, r.nranks))
+		case byRank[info.Rank] != nil:
+			rc.l.close()
+			return fail(r.errf("peer %s: %s (by peer %s)", remote, cfmt.Sprintf(abi.MsgNccomRootAlreadyCheckedIn, info.Rank, r.nranks), byRank[info.Rank].remote))
 		}
 		if _, err := DecodeAddr(info.ExtAddressListen); err != nil {
 			rc.l.close()
@@ -88,8 +94,8 @@ func (r *Root) serveDefault() error {
 	r.ln.Close()
 	if r.global {
 		if odd, ref := oddTag(byRank); odd >= 0 {
-			return fail(r.errf("%s", cfmt.Sprintf(abi.MsgNccomRootGitHashMismatch, odd, formatGitHash(byRank[odd].rec.NcclNRTGitHash),
-				ref, formatGitHash(byRank[ref].rec.NcclNRTGitHash))))
+			return fail(r.errf("%s (rank %d is peer %s, rank %d peer %s)", cfmt.Sprintf(abi.MsgNccomRootGitHashMismatch, odd, formatGitHash(byRank[odd].rec.NcclNRTGitHash),
+				ref, formatGitHash(byRank[ref].rec.NcclNRTGitHash)), odd, byRank[odd].remote, ref, byRank[ref].remote))
 		}
 	}
 	r.mu.Lock()

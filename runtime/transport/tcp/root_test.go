@@ -95,7 +95,7 @@ func TestRootRefusesABadWorld(t *testing.T) {
 		{"rank out of range", true, 2, func(t *testing.T, root netip.AddrPort) []*rogue {
 			return []*rogue{newRogue(t, root, frame(abi.BootstrapMsgInfoToRoot, record(abi.BootstrapSanity, 5, 2, good())), false)}
 		}, func(r []*rogue) []string {
-			return []string{"peer " + r[0].local + " rank 5", "rank 5 is outside 0..1"}
+			return []string{"peer " + r[0].local + " rank 5", "rank 5 is out of range 0..1"}
 		}},
 		{"duplicate rank", false, 3, func(t *testing.T, root netip.AddrPort) []*rogue {
 			first := newRogue(t, root, frame(abi.BootstrapMsgInfoToRoot, record(abi.BootstrapSanity, 1, 3, nil)), false)
@@ -256,10 +256,12 @@ func TestAPeerFailureReachesEveryRank(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gone := eps[3].Addr().String()
 	if err := eps[3].Send(0, []byte("half")); err != nil { // then rank 3 vanishes mid-conversation
 		t.Fatal(err)
 	}
+	// Rank 0 knows rank 3 by the rank its connection claims and the
+	// address the connection came from.
+	gone := "peer " + eps[3].sendc[0].c.LocalAddr().String()
 	eps[3].Close()
 	got := make([]error, 3)
 	var wg sync.WaitGroup

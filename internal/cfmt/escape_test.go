@@ -15,13 +15,13 @@ func TestEscape(t *testing.T) {
 		want string
 	}{
 		{"1a31ba18", 0, "1a31ba18"},
-		{"\x1b[31mred\x07", 0, `\x1b[31mred\x07`},
+		{"\x1b[31mred\x07", 0, `\x1b[31mred\a`},
 		{"a\nb\r\tc\x7f", 0, `a\nb\r\tc\x7f`},
 		{"\xff\xfe ok", 0, `\xff\xfe ok`},
 		{"ünïcode ✓", 0, "ünïcode ✓"},
 		{"bidi \u202e gnirts", 0, `bidi \u202e gnirts`},
 		{"line\u2028sep", 0, `line\u2028sep`},
-		{`back\slash "q"`, 0, `back\slash "q"`},
+		{`back\slash "q"`, 0, `back\\slash "q"`},
 		{"abcdef", 3, "abc... (3 more bytes)"},
 		{"\x00\x00", 1, `\x00... (1 more bytes)`},
 	} {

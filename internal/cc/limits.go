@@ -202,7 +202,7 @@ func (w *limitedOutput) endLine() {
 	if w.lim.Keep != nil && !w.lim.Keep(line) {
 		return
 	}
-	if w.lim.Output > 0 && int64(w.kept.Len())+size > int64(w.lim.Output) {
+	if w.lim.Output > 0 && w.kept.Len()+len(line)+1 > w.lim.Output {
 		w.dropped += size
 		return
 	}

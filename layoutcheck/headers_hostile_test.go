@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -72,4 +73,76 @@ func TestHeadersHostile(t *testing.T) {
 			t.Logf("%s: %s", took.Round(time.Millisecond), msg)
 		})
 	}
+}
+
+// TestIncludeNames: the names the pre-scan reads, in the forms a header
+// writes them.
+func TestIncludeNames(t *testing.T) {
+	src := "#include \"a.h\"\n  #  include_next <b/c.h> // x\n#if __has_include(<d.h>) && __has_include_next ( \"e.h\" )\n#endif\n" +
+		"#include \\\n  \"f.h\"\n#include MACRO\n#define X #include \"g.h\"\n#embed \"/dev/zero\"\nint include;\n#import\"h.h\"\r\n#include <unterminated\n"
+	var got []string
+	for _, r := range includeNames([]byte(src)) {
+		got = append(got, r.Directive+" "+r.quoted()+" @"+strconv.Itoa(r.Line))
+	}
+	want := []string{`#include "a.h" @1`, `#include_next <b/c.h> @2`, `__has_include_next "e.h" @3`, `__has_include <d.h> @3`,
+		`#include "f.h" @5`, `#embed "/dev/zero" @9`, `#import "h.h" @11`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// TestIncludeTrack: the -H lines name the header the compiler is in, and
+// are not kept.
+func TestIncludeTrack(t *testing.T) {
+	var tr includeTrack
+	for _, l := range []string{". /h/a.h", ".. /usr/include/stdint.h", "... /usr/include/x.h", ".. /h/b.h"} {
+		if tr.keep(l) {
+			t.Errorf("kept %q", l)
+		}
+	}
+	if strings.Join(tr.stack, " ") != "/h/a.h /h/b.h" {
+		t.Errorf("stack %q", tr.stack)
+	}
+	if !tr.keep("/h/b.h:1:2: error: #include nested depth 201 exceeds maximum of 200") || !tr.depth {
+		t.Error("the depth error was not noticed")
+	}
+	if tr.keep("Multiple include guards may be useful for:") || tr.keep("/h/c.h") || !tr.keep("cc1: out of memory allocating 8 bytes") {
+		t.Error("the guard list is kept, or what follows it dropped")
+	}
+}
+
+// TestPrintable: control bytes, C1 controls and invalid UTF-8 are escaped,
+// and an escape cannot be forged with a backslash.
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"a.h":           "a.h",
+		"a\x1b[2J\n.h":  `a\x1b[2J\x0a.h`,
+		"\u009b31m\xff": `\u009b31m\xff`,
+		`a\x1b`:         `a\\x1b`,
+		"naïve-头文件.h":   "naïve-头文件.h",
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzIncludeNames: the pre-scan never panics, and every name it reports
+// is one line, found in the text between its quotes.
+func FuzzIncludeNames(f *testing.F) {
+	f.Add([]byte("#include \"a.h\"\n#include <b.h>\n"))
+	f.Add([]byte("#if __has_include(\"/dev/zero\") || __has_include_next(<x>)\n"))
+	f.Add([]byte("#  include \\\r\n \"a\\\nb.h\""))
+	f.Add([]byte("#embed </dev/zero\n#include\"\"\n__has_include(\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		text := strings.ReplaceAll(strings.ReplaceAll(string(src), "\\\r\n", ""), "\\\n", "")
+		for _, r := range includeNames(src) {
+			if r.Name == "" || strings.Contains(r.Name, "\n") || r.Line < 1 || r.Line > strings.Count(string(src), "\n")+1 {
+				t.Fatalf("bad ref %+v from %q", r, src)
+			}
+			if !strings.Contains(text, r.quoted()) && !strings.Contains(strings.ReplaceAll(text, "\r", ""), r.quoted()) {
+				t.Fatalf("%s is not in the text %q", r.quoted(), src)
+			}
+		}
+	})
 }

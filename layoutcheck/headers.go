@@ -290,11 +290,14 @@ func scanHeaders(abs, dir string) ([]string, string, error) {
 	}
 	var files []string
 	entries := 0
-	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+	// The walk is of the resolved tree: WalkDir does not enter a root that
+	// is itself a link (an /opt/.../include pointing at a versioned
+	// directory).
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(abs, p)
+		rel, err := filepath.Rel(real, p)
 		if err != nil {
 			return err
 		}
@@ -434,13 +437,30 @@ func checkInclude(inc includeRef, from, abs string) error {
 		dirs = append([]string{from, abs, filepath.Dir(abs)}, systemIncludeDirs...)
 	}
 	for _, d := range dirs {
-		st, err := os.Stat(filepath.Join(d, inc.Name))
-		if err != nil || st.Mode().IsRegular() || st.IsDir() {
+		p := filepath.Join(d, inc.Name)
+		st, err := os.Stat(p)
+		if err != nil || st.IsDir() {
 			continue
 		}
-		return fmt.Errorf("%s %s, which is %s; fix: remove the #include, or name the headers to read with --include", inc.Directive, printable(inc.quoted()), notRegular(st.Mode()))
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s %s, which is %s; fix: remove the #include, or name the headers to read with --include", inc.Directive, printable(inc.quoted()), notRegular(st.Mode()))
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && pseudo(real) {
+			return fmt.Errorf("%s %s, which is %s, a kernel file that is not a regular file (its size says nothing of what it reads); fix: remove the #include, or name the headers to read with --include", inc.Directive, printable(inc.quoted()), printable(real))
+		}
 	}
 	return nil
+}
+
+// pseudo is a path under /proc, /sys or /dev: "regular" files there
+// (/proc/kcore, /proc/self/pagemap) read without end or claim terabytes.
+func pseudo(p string) bool {
+	for _, root := range []string{"/proc/", "/sys/", "/dev/"} {
+		if strings.HasPrefix(p, root) {
+			return true
+		}
+	}
+	return false
 }
 
 // headerRoots are the headers to compile: those named (each a header under

@@ -2,6 +2,8 @@ package layoutcheck
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -145,4 +147,21 @@ func FuzzIncludeNames(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHeadersLinkedRoot: a header directory that is itself a symbolic link
+// (an include directory pointing at a versioned one) is read, and a link
+// inside the tree to a header in it is fine.
+func TestHeadersLinkedRoot(t *testing.T) {
+	dir := writeTree(t, map[string]string{"v1/x.h": "struct s { int a; };\n", "v1/y.h": "#include \"alias.h\"\n"})
+	if err := os.Symlink("x.h", filepath.Join(dir, "v1", "alias.h")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "include")
+	if err := os.Symlink("v1", link); err != nil {
+		t.Fatal(err)
+	}
+	if h := compileHeaders(t, link); strings.Join(h.Roots, " ") != "x.h y.h" {
+		t.Errorf("roots %v", h.Roots)
+	}
 }

@@ -51,6 +51,8 @@ func HeaderCases() []HeaderCase {
 			"a.h": "#include \"/dev/zero\"\n"})},
 		{Name: "include-dev-zero-angled", Want: WantNotRegular, Build: files(map[string]string{
 			"a.h": "#  include  <../../dev/zero>\n"})},
+		{Name: "include-proc-pagemap", Want: WantNotRegular, Build: files(map[string]string{
+			"a.h": "#include \"/proc/self/pagemap\"\n"})},
 		{Name: "has-include-dev-zero", Want: WantNotRegular, Build: files(map[string]string{
 			"a.h": "#if __has_include(\"/dev/zero\")\n#endif\n"})},
 		// A computed include escapes any reading of the text: only the

@@ -160,3 +160,27 @@ func FuzzLimitedOutput(f *testing.F) {
 		}
 	})
 }
+
+// The shell that sets the limits passes the command line through as it
+// is: $CC's words, every argument (quotes, spaces, $ and newlines intact),
+// then $CFLAGS.
+func TestLimitsArgsVerbatim(t *testing.T) {
+	driver, log := fakeDriver(t, "")
+	t.Setenv("CC", driver+" --lead")
+	t.Setenv("CFLAGS", "-O1")
+	odd := "-DX=a b\"c'$(touch pwned)\n;`id`"
+	dir := t.TempDir()
+	if err := RunLimited(t.Context(), dir, Limits{Memory: 1 << 30, CPU: time.Second}, "-c", odd); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "--lead\n-c\n" + odd + "\n-O1\n"; string(b) != want {
+		t.Errorf("the driver got %q, want %q", b, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("an argument was run as shell code")
+	}
+}

@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -14,8 +15,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 )
@@ -31,20 +36,93 @@ type Headers struct {
 	Object string   // the compiled object, in a temporary directory
 	Notes  []string // what was worked around: headers that conflict, duplicate typedefs
 	tmp    string
+	opts   HeaderOptions
+	limit  context.Context // ends when opts.Timeout has passed, with errTimeLimit
+	abs    string          // Dir, absolute
 }
+
+// errTimeLimit is the cause of the compile's deadline, which tells it from
+// the caller's.
+var errTimeLimit = errors.New("the headers' time limit")
 
 // Bounds on a header tree: a vendor's include directory has tens of
 // headers; these stop a mistaken --headers / from reading a disk.
 const (
 	maxHeaderFiles = 4096
 	maxHeaderBytes = 64 << 20
+	maxTreeEntries = 1 << 16 // every file and directory under DIR
 )
+
+// HeaderOptions say which headers to compile and bound the compiler. The
+// headers are input nrtabi does not trust (a vendor drop, a pull
+// request): the compiler then is an untrusted program, which a header can
+// make read /dev/zero, block on a FIFO, expand a macro exponentially or
+// print without end (docs/layoutcheck.md#headers-as-input).
+type HeaderOptions struct {
+	// Include names the headers to compile, relative to the directory;
+	// none: every *.h under it.
+	Include []string
+	// Timeout is the wall-clock limit on compiling the whole tree (every
+	// compiler run together); 0: DefaultHeaderTimeout.
+	Timeout time.Duration
+	// Memory is each compiler process's address space in bytes; 0:
+	// DefaultHeaderMemory.
+	Memory int64
+	// Output is how many bytes of the compiler's messages are kept; more is
+	// an error. 0: DefaultHeaderOutput.
+	Output int
+	// IncludeDepth is how deep #include may nest; 0: DefaultIncludeDepth.
+	IncludeDepth int
+}
+
+// The defaults of HeaderOptions. The SDK's headers compile in a tenth of
+// a second and well under 100 MiB, nested about 15 deep (glibc included).
+const (
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultHeaderMemory  = 1 << 30
+	DefaultHeaderOutput  = 64 << 10
+	DefaultIncludeDepth  = 200
+)
+
+// maxCompilerErrors is how many errors gcc reports before it stops: a
+// macro that expands to millions of bad declarations stops at the tenth.
+// The first is the one reported; conflicts need its note.
+const maxCompilerErrors = 10
+
+func (o HeaderOptions) withDefaults() HeaderOptions {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultHeaderTimeout
+	}
+	if o.Memory <= 0 {
+		o.Memory = DefaultHeaderMemory
+	}
+	if o.Output <= 0 {
+		o.Output = DefaultHeaderOutput
+	}
+	if o.IncludeDepth <= 0 {
+		o.IncludeDepth = DefaultIncludeDepth
+	}
+	return o
+}
 
 // headerFlags make every declared type reachable in the DWARF (gcc emits
 // only the used ones otherwise) and ask for the feature macros system
 // headers gate declarations on. gnu11 accepts a typedef repeated with the
 // same type, which headers that each guard a shared typedef rely on.
 var headerFlags = []string{"-std=gnu11", "-D_GNU_SOURCE", "-fno-eliminate-unused-debug-types", "-w"}
+
+// boundFlags bound what a header can make the compiler do, next to the
+// limits of cc.Limits: errors stop at maxCompilerErrors (an
+// error-amplifying macro printed a gigabyte), macro expansions are not
+// tracked (their notes multiply the output and the memory of an
+// exponential macro), diagnostics are plain (no source lines, colours or
+// URLs), includes nest at most depth deep (mutually including headers
+// without guards), and -H names each header as it is entered, so a limit
+// hit in a unit of many headers is blamed on one.
+func boundFlags(depth int) []string {
+	return []string{"-fmax-errors=" + fmt.Sprint(maxCompilerErrors), "-ftrack-macro-expansion=0",
+		"-fdiagnostics-plain-output", "-fmax-include-depth=" + fmt.Sprint(depth), "-H"}
+}
 
 // Source names the header set for reports and provenance notes.
 func (h *Headers) Source() string {
@@ -61,110 +139,294 @@ func (h *Headers) Close() {
 	h.tmp = ""
 }
 
-// CompileHeaders compiles the headers under dir (every *.h, or only those
-// named in include, relative to dir) in a temporary directory; nothing is
-// written next to the headers. All headers go into one translation unit;
-// if that does not compile but each header does on its own, they conflict
-// (a typedef declared twice with different types, say): each is then
-// compiled in its own unit, and the conflict is kept as a note. A header
-// that does not compile on its own is an *InputError with the compiler's
-// first error and the fix.
+// CompileHeaders is CompileHeadersContext with the default bounds.
 func CompileHeaders(dir string, include []string) (*Headers, error) {
+	return CompileHeadersContext(context.Background(), dir, HeaderOptions{Include: include})
+}
+
+// CompileHeadersContext compiles the headers under dir (every *.h, or only
+// those named in opts.Include, relative to dir) in a temporary directory;
+// nothing is written next to the headers. All headers go into one
+// translation unit; if that does not compile but each header does on its
+// own, they conflict (a typedef declared twice with different types, say):
+// each is then compiled in its own unit, and the conflict is kept as a
+// note. A header that does not compile on its own is an *InputError with
+// the compiler's first error and the fix.
+//
+// The tree is read first, and refused by name when it holds what would
+// make the compiler block or read without end: a FIFO, a device or a
+// socket, a symbolic link out of the tree, an #include naming such a file,
+// a header name that cannot be spliced into an #include line. What that
+// reading cannot see (a computed #include, a macro) meets opts' limits,
+// and the *InputError names the header and the limit.
+func CompileHeadersContext(ctx context.Context, dir string, opts HeaderOptions) (*Headers, error) {
+	opts = opts.withDefaults()
 	if err := cc.Available(); err != nil {
-		return nil, elfread.InputErrorf(dir, "%w", err)
+		return nil, elfread.InputErrorf(esc.String(dir), "%w", err)
 	}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, elfread.InputErrorf(dir, "%w; name the directory holding the headers (for example /opt/aws/neuron/include)", errors.Unwrap(err))
+		return nil, elfread.InputErrorf(esc.String(dir), "%w; name the directory holding the headers (for example /opt/aws/neuron/include)", errors.Unwrap(err))
 	}
 	if !st.IsDir() {
-		return nil, elfread.InputErrorf(dir, "not a directory; --headers takes the directory holding the headers (name single headers with --include)")
+		return nil, elfread.InputErrorf(esc.String(dir), "not a directory; --headers takes the directory holding the headers (name single headers with --include)")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, elfread.InputErrorf(dir, "%w", err)
+		return nil, elfread.InputErrorf(esc.String(dir), "%w", err)
 	}
-	all, hash, err := hashHeaders(abs)
+	all, hash, err := scanHeaders(abs, dir)
 	if err != nil {
-		return nil, elfread.InputErrorf(dir, "%w", err)
+		return nil, err
 	}
 	if len(all) == 0 {
-		return nil, elfread.InputErrorf(dir, "no .h files under this directory; name the directory holding the headers (for example /opt/aws/neuron/include)")
+		return nil, elfread.InputErrorf(esc.String(dir), "no .h files under this directory; name the directory holding the headers (for example /opt/aws/neuron/include)")
 	}
-	roots, err := headerRoots(abs, all, include)
+	roots, err := headerRoots(abs, all, opts.Include)
 	if err != nil {
-		return nil, elfread.InputErrorf(dir, "%w", err)
+		return nil, elfread.InputErrorf(esc.String(dir), "%w", err)
+	}
+	for _, r := range roots {
+		if err := includable(r); err != nil {
+			return nil, elfread.InputErrorf(esc.String(filepath.Join(dir, r)), "%w", err)
+		}
 	}
 	tmp, err := os.MkdirTemp("", "nrtabi-headers-")
 	if err != nil {
 		return nil, err
 	}
-	h := &Headers{Dir: dir, Hash: hash, Roots: roots, tmp: tmp, Object: filepath.Join(tmp, "headers.o")}
-	if err := h.compile(abs); err != nil {
+	limit, cancel := context.WithTimeoutCause(ctx, opts.Timeout, errTimeLimit)
+	defer cancel()
+	h := &Headers{Dir: dir, Hash: hash, Roots: roots, tmp: tmp, Object: filepath.Join(tmp, "headers.o"), opts: opts, limit: limit, abs: abs}
+	if err := h.compile(); err != nil {
 		os.RemoveAll(tmp)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("compiling the headers %s: %w", esc.String(dir), context.Cause(ctx))
+		}
 		return nil, err
 	}
+	h.limit = nil
 	specmatch.SetLabel(h.Object, h.Source())
 	return h, nil
 }
 
-// hashHeaders lists the regular *.h files under dir (sorted, relative) and
-// hashes their paths and contents. Symbolic links are not followed.
-func hashHeaders(dir string) ([]string, string, error) {
+// includable refuses a header name that cannot stand between the quotes
+// of the generated #include line: C has no escapes there, so a quote or a
+// line break would end the line and splice the rest of the name in as
+// code (a struct declared only in a file name was read and judged), and a
+// backslash, an apostrophe or a comment opener is undefined behaviour.
+func includable(rel string) error {
+	for i := 0; i < len(rel); i++ {
+		if c := rel[i]; c < 0x20 || c == 0x7f || c == '"' || c == '\\' || c == '\'' {
+			return fmt.Errorf("the file name cannot be #included by name (it holds %s); fix: rename the header, or leave it out with --include", describeByte(c))
+		}
+	}
+	for _, seq := range []string{"/*", "//", "??"} {
+		if strings.Contains(rel, seq) {
+			return fmt.Errorf("the file name cannot be #included by name (it holds %q, a comment or trigraph opener); fix: rename the header, or leave it out with --include", seq)
+		}
+	}
+	return nil
+}
+
+func describeByte(c byte) string {
+	switch c {
+	case '"':
+		return "a double quote"
+	case '\\':
+		return "a backslash"
+	case '\'':
+		return "an apostrophe"
+	}
+	return fmt.Sprintf("the control byte 0x%02x", c)
+}
+
+// scanHeaders reads the tree under abs (dir as the user gave it, for
+// messages): the regular *.h files (sorted, relative) and a sha256 over
+// their paths and contents. It refuses, by name, what would make the
+// compiler block or read without end if a header included it: anything
+// in the tree that is not a regular file, a directory or a symbolic link
+// resolving to one of those inside the tree, and an #include whose file
+// it can find and that is not a regular file. Symbolic links are checked,
+// not followed.
+func scanHeaders(abs, dir string) ([]string, string, error) {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, "", elfread.InputErrorf(esc.String(dir), "%w", err)
+	}
 	var files []string
-	var total int64
-	sum := sha256.New()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	entries := 0
+	// The walk is of the resolved tree: WalkDir does not enter a root that
+	// is itself a link (an /opt/.../include pointing at a versioned
+	// directory).
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.Type().IsRegular() || !strings.HasSuffix(p, ".h") {
+		rel, err := filepath.Rel(real, p)
+		if err != nil {
+			return err
+		}
+		show := esc.String(filepath.Join(dir, rel))
+		if entries++; entries > maxTreeEntries {
+			return elfread.InputErrorf(esc.String(dir), "more than %d files and directories; name the vendor's include directory, not a parent of it", maxTreeEntries)
+		}
+		switch t := d.Type(); {
+		case t.IsDir():
 			return nil
+		case t&fs.ModeSymlink != 0:
+			return checkLink(p, real, show)
+		case !t.IsRegular():
+			return elfread.InputErrorf(show, "%s; fix: remove it from the headers directory (the compiler would block or read without end if a header included it)", notRegular(t))
 		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
+		if !strings.HasSuffix(p, ".h") {
+			return nil
 		}
 		files = append(files, filepath.ToSlash(rel))
 		if len(files) > maxHeaderFiles {
-			return fmt.Errorf("more than %d headers; name the vendor's include directory, not a parent of it", maxHeaderFiles)
+			return elfread.InputErrorf(esc.String(dir), "more than %d headers; name the vendor's include directory, not a parent of it", maxHeaderFiles)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, "", err
+		var ie *elfread.InputError
+		if errors.As(err, &ie) {
+			return nil, "", err
+		}
+		return nil, "", elfread.InputErrorf(esc.String(dir), "%w", err)
 	}
 	sort.Strings(files) // WalkDir's lexical order, made explicit
+	sum := sha256.New()
+	var total int64
 	var n [8]byte
 	for _, rel := range files {
-		f, err := os.Open(filepath.Join(dir, rel))
+		p := filepath.Join(abs, rel)
+		show := esc.String(filepath.Join(dir, rel))
+		text, err := readHeader(p, maxHeaderBytes-total)
 		if err != nil {
-			return nil, "", err
+			return nil, "", elfread.InputErrorf(show, "%w", err)
 		}
-		st, err := f.Stat()
-		if err == nil && !st.Mode().IsRegular() {
-			err = fmt.Errorf("%s: not a regular file", rel)
-		}
-		if err == nil {
-			total += st.Size()
-			if total > maxHeaderBytes {
-				err = fmt.Errorf("the headers hold more than %d MiB; name the vendor's include directory, not a parent of it", maxHeaderBytes>>20)
+		total += int64(len(text))
+		binary.LittleEndian.PutUint64(n[:], uint64(len(rel)))
+		sum.Write(n[:])
+		sum.Write([]byte(rel))
+		binary.LittleEndian.PutUint64(n[:], uint64(len(text)))
+		sum.Write(n[:])
+		sum.Write(text)
+		for _, inc := range includeNames(text) {
+			if err := checkInclude(inc, filepath.Dir(p), abs); err != nil {
+				return nil, "", elfread.InputErrorf(fmt.Sprintf("%s:%d", show, inc.Line), "%w", err)
 			}
-		}
-		if err == nil {
-			binary.LittleEndian.PutUint64(n[:], uint64(len(rel)))
-			sum.Write(n[:])
-			sum.Write([]byte(rel))
-			binary.LittleEndian.PutUint64(n[:], uint64(st.Size()))
-			sum.Write(n[:])
-			_, err = io.CopyN(sum, f, st.Size())
-		}
-		f.Close()
-		if err != nil {
-			return nil, "", err
 		}
 	}
 	return files, hex.EncodeToString(sum.Sum(nil)), nil
+}
+
+// readHeader reads a header of at most room bytes. The open does not block
+// and the type is checked on the open file: a FIFO swapped in after the
+// walk is refused, not waited on.
+func readHeader(p string, room int64) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, errors.Unwrap(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errors.New(notRegular(st.Mode()))
+	}
+	tooBig := fmt.Errorf("the headers hold more than %d MiB; name the vendor's include directory, not a parent of it", maxHeaderBytes>>20)
+	if st.Size() > room {
+		return nil, tooBig
+	}
+	text, err := io.ReadAll(io.LimitReader(f, room+1))
+	if err == nil && int64(len(text)) > room {
+		err = tooBig
+	}
+	return text, err
+}
+
+func notRegular(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO, not a regular file"
+	case m&fs.ModeDevice != 0:
+		return "a device, not a regular file"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a regular file"
+	}
+	return "not a regular file"
+}
+
+// checkLink refuses a symbolic link in the tree that resolves outside it
+// (real, the tree with its own links resolved) or to anything but a
+// regular file or a directory.
+func checkLink(p, real, show string) error {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return elfread.InputErrorf(show, "a symbolic link that does not resolve (%v); fix: remove it or make it point into the headers directory", errors.Unwrap(err))
+	}
+	if r, err := filepath.Rel(real, target); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+		return elfread.InputErrorf(show, "a symbolic link to %s, outside the headers directory; fix: copy what it points to into the directory, or give --headers the directory it points into", esc.String(target))
+	}
+	st, err := os.Stat(target)
+	if err != nil {
+		return elfread.InputErrorf(show, "%w", err)
+	}
+	if !st.Mode().IsRegular() && !st.IsDir() {
+		return elfread.InputErrorf(show, "a symbolic link to %s, %s; fix: remove it from the headers directory", esc.String(target), notRegular(st.Mode()))
+	}
+	return nil
+}
+
+// systemIncludeDirs are where an #include <...> that names no header of
+// the tree is looked for, for the check of what it names; gcc's own
+// directories hold only its headers, which a ../ climbs out of into these.
+var systemIncludeDirs = []string{"/usr/local/include", "/usr/include"}
+
+// checkInclude refuses an #include whose file, looked for where the
+// compiler would look (the including header's directory for "...", the
+// tree and its parent, the system directories), exists and is not a
+// regular file: the compiler would block on a FIFO or read /dev/zero until
+// its memory limit. A name it cannot find is the compiler's to report.
+func checkInclude(inc includeRef, from, abs string) error {
+	var dirs []string
+	switch {
+	case filepath.IsAbs(inc.Name):
+		dirs = []string{""}
+	case inc.Angled:
+		dirs = append([]string{abs, filepath.Dir(abs)}, systemIncludeDirs...)
+	default:
+		dirs = append([]string{from, abs, filepath.Dir(abs)}, systemIncludeDirs...)
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, inc.Name)
+		st, err := os.Stat(p)
+		if err != nil || st.IsDir() {
+			continue
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s %s, which is %s; fix: remove the #include, or name the headers to read with --include", inc.Directive, esc.String(inc.quoted()), notRegular(st.Mode()))
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && pseudo(real) {
+			return fmt.Errorf("%s %s, which is %s, a kernel file that is not a regular file (its size says nothing of what it reads); fix: remove the #include, or name the headers to read with --include", inc.Directive, esc.String(inc.quoted()), esc.String(real))
+		}
+	}
+	return nil
+}
+
+// pseudo is a path under /proc, /sys or /dev: "regular" files there
+// (/proc/kcore, /proc/self/pagemap) read without end or claim terabytes.
+func pseudo(p string) bool {
+	for _, root := range []string{"/proc/", "/sys/", "/dev/"} {
+		if strings.HasPrefix(p, root) {
+			return true
+		}
+	}
+	return false
 }
 
 // headerRoots are the headers to compile: those named (each a header under
@@ -206,49 +468,183 @@ func unitSource(roots []string) string {
 	return b.String()
 }
 
-func (h *Headers) compileUnit(abs, name string, roots []string) (string, error) {
+// compileUnit compiles a unit including roots under the bounds. A run that
+// hit a bound is an *InputError naming the header and the bound; one that
+// failed otherwise is the *cc.Error.
+func (h *Headers) compileUnit(name string, roots []string) (string, error) {
 	if err := os.WriteFile(filepath.Join(h.tmp, name+".c"), []byte(unitSource(roots)), 0o644); err != nil {
 		return "", err
 	}
 	// The parent is searched last, for headers that include each other as
 	// <nrt/nrt.h> when DIR is the nrt directory itself.
-	flags := append(append([]string{}, headerFlags...), "-I"+abs, "-idirafter", filepath.Dir(abs))
-	return name + ".o", cc.Object(h.tmp, name+".c", name+".o", flags...)
+	flags := append(append(append([]string{}, headerFlags...), boundFlags(h.opts.IncludeDepth)...), "-I"+h.abs, "-idirafter", filepath.Dir(h.abs))
+	var track includeTrack
+	err := cc.ObjectLimited(h.limit, h.tmp, name+".c", name+".o", h.limits(&track), flags...)
+	if lerr := h.bounded(err, &track, roots); lerr != nil {
+		return "", lerr
+	}
+	return name + ".o", err
 }
 
-func (h *Headers) compile(abs string) error {
-	obj, err := h.compileUnit(abs, "all", h.Roots)
+// limits are the cc.Limits of every compiler run on the headers; the CPU
+// limit is a backstop under the wall-clock one.
+func (h *Headers) limits(track *includeTrack) cc.Limits {
+	return cc.Limits{Memory: h.opts.Memory, CPU: h.opts.Timeout, Output: h.opts.Output, Keep: track.keep}
+}
+
+func (h *Headers) compile() error {
+	obj, err := h.compileUnit("all", h.Roots)
 	if err == nil {
 		return os.Rename(filepath.Join(h.tmp, obj), h.Object)
+	}
+	var ie *elfread.InputError
+	if errors.As(err, &ie) || len(h.Roots) == 1 {
+		if ie == nil {
+			return h.compileError(h.Roots[0], err)
+		}
+		return err // a bound was hit: compiling each header again would only hit it again
 	}
 	combined := firstError(err)
 	if prev := previousDecl(err); prev != "" {
 		combined += "; previously declared at " + prev
 	}
-	if len(h.Roots) == 1 {
-		return h.compileError(h.Roots[0], err)
-	}
 	// One unit per header: each must compile alone.
 	var objs []string
 	for i, r := range h.Roots {
-		obj, err := h.compileUnit(abs, fmt.Sprintf("unit%d", i), []string{r})
+		obj, err := h.compileUnit(fmt.Sprintf("unit%d", i), []string{r})
+		if errors.As(err, &ie) {
+			return err
+		}
 		if err != nil {
 			return h.compileError(r, err)
 		}
 		objs = append(objs, obj)
 	}
-	h.Notes = append(h.Notes, conflictNote(combined, abs, h.Dir))
+	h.Notes = append(h.Notes, conflictNote(combined, h.abs, h.Dir))
 	args := append([]string{"-r", "-nostdlib", "-o", filepath.Base(h.Object)}, objs...)
-	if err := cc.Run(h.tmp, args...); err != nil {
-		return elfread.InputErrorf(h.Dir, "cannot combine the compiled headers: %s", firstError(err))
+	var track includeTrack
+	err = cc.RunLimited(h.limit, h.tmp, h.limits(&track), args...)
+	if lerr := h.bounded(err, &track, nil); lerr != nil {
+		return lerr
+	}
+	if err != nil {
+		return elfread.InputErrorf(esc.String(h.Dir), "cannot combine the compiled headers: %s", firstError(err))
 	}
 	return nil
 }
 
+// includeTrack follows gcc's -H lines (one dot per level of nesting, then
+// the header's path) to know which header the compiler was in when a bound
+// stopped it; they are not kept as output. It also notices the include
+// depth error.
+type includeTrack struct {
+	stack  []string // the headers the compiler is in, outermost first
+	depth  bool     // gcc reported #include nested too deep
+	guards bool     // past -H's closing list of headers without guards
+}
+
+// maxTrackDepth bounds the stack: gcc nests no deeper than
+// -fmax-include-depth, and a deeper line is not gcc's.
+const maxTrackDepth = 1024
+
+func (t *includeTrack) keep(line string) bool {
+	n := 0
+	for n < len(line) && line[n] == '.' {
+		n++
+	}
+	if n > 0 && n < len(line) && line[n] == ' ' {
+		if n <= len(t.stack)+1 && n <= maxTrackDepth {
+			t.stack = append(t.stack[:n-1], line[n+1:])
+		}
+		return false
+	}
+	if line == "Multiple include guards may be useful for:" {
+		t.guards = true
+		return false
+	}
+	if t.guards && !strings.Contains(line, ": ") {
+		return false // a header path of that closing list
+	}
+	if strings.Contains(line, "#include nested depth") {
+		t.depth = true
+	}
+	return true
+}
+
+// bounded is the *InputError for a run that hit a bound (time, memory, CPU
+// time, output, include depth, a flag the compiler does not know), or nil.
+// The header blamed is the root header the compiler was in (from -H), else
+// the only root, else the directory; the one it was reading is named too.
+func (h *Headers) bounded(err error, track *includeTrack, roots []string) error {
+	var ce *cc.Error
+	if err == nil || !errors.As(err, &ce) {
+		return nil
+	}
+	blame, in := esc.String(h.Dir), ""
+	if len(roots) == 1 {
+		blame = esc.String(filepath.Join(h.Dir, roots[0]))
+	}
+	if len(track.stack) > 0 {
+		if r, ok := h.rel(track.stack[0]); ok {
+			blame = esc.String(filepath.Join(h.Dir, r))
+		}
+		last := track.stack[len(track.stack)-1]
+		if r, ok := h.rel(last); ok {
+			last = filepath.Join(h.Dir, r)
+		}
+		if last = esc.String(last); last != blame {
+			in = " (in " + last + ")"
+		}
+	}
+	fix := "fix: a header that includes a FIFO or a device (/dev/zero), or expands a macro exponentially, cannot be read; remove it, or name the headers to read with --include"
+	switch {
+	case errors.Is(err, errTimeLimit):
+		return elfread.InputErrorf(blame, "the compiler did not finish within the %v time limit for the headers%s; %s", h.opts.Timeout, in, fix)
+	case ce.Exceeded == cc.ExceededMemory:
+		return elfread.InputErrorf(blame, "the compiler ran out of its %d MiB memory limit%s; %s", h.opts.Memory>>20, in, fix)
+	case ce.Exceeded == cc.ExceededCPU:
+		return elfread.InputErrorf(blame, "the compiler used up its CPU time limit of %v%s; %s", h.opts.Timeout, in, fix)
+	case track.depth:
+		return elfread.InputErrorf(blame, "#include nested past the include depth limit of %d (%s); fix: give the headers include guards (#ifndef X_H / #define X_H ... #endif)", h.opts.IncludeDepth, h.message(err))
+	case ce.Dropped > 0:
+		return elfread.InputErrorf(blame, "the compiler printed %d bytes, past the output limit of %d KiB (first: %s); fix: make the header compile on its own without messages, or name the headers to read with --include", int64(len(ce.Output))+ce.Dropped, h.opts.Output>>10, h.message(err))
+	}
+	if first := firstError(err); strings.Contains(first, "unrecognized command-line option") || strings.Contains(first, "unknown argument") {
+		return elfread.InputErrorf(esc.String(h.Dir), "the C compiler does not accept a flag --headers bounds it with (%s); fix: use gcc 11 or later (set CC)", h.message(err))
+	}
+	return nil
+}
+
+// rel is an absolute path from -H relative to the tree, if it is in it.
+func (h *Headers) rel(p string) (string, bool) {
+	r, err := filepath.Rel(h.abs, p)
+	if err != nil || r == ".." || strings.HasPrefix(r, "../") || filepath.IsAbs(r) {
+		return "", false
+	}
+	return r, true
+}
+
+// maxMessage bounds the compiler's words quoted in an error: one error
+// line can quote an identifier megabytes long.
+const maxMessage = 300
+
+// message is the compiler's first error, the tree's path dropped, cut at
+// maxMessage bytes and escaped.
+func (h *Headers) message(err error) string {
+	m := strings.ReplaceAll(firstError(err), h.abs+"/", "")
+	if len(m) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(m[cut]) {
+			cut--
+		}
+		m = m[:cut] + "..."
+	}
+	return esc.String(m)
+}
+
 func (h *Headers) compileError(header string, err error) error {
-	abs, _ := filepath.Abs(h.Dir)
-	return elfread.InputErrorf(filepath.Join(h.Dir, header), "does not compile: %s; fix: make the header compile on its own (gcc -fsyntax-only -I %s %s), or name the headers to read with --include",
-		strings.ReplaceAll(firstError(err), abs+"/", ""), h.Dir, filepath.Join(h.Dir, header))
+	return elfread.InputErrorf(esc.String(filepath.Join(h.Dir, header)), "does not compile: %s; fix: make the header compile on its own (gcc -fsyntax-only -I %s %s), or name the headers to read with --include",
+		h.message(err), esc.String(h.Dir), esc.String(filepath.Join(h.Dir, header)))
 }
 
 var conflicting = sync.OnceValue(func() *regexp.Regexp {
@@ -257,7 +653,7 @@ var conflicting = sync.OnceValue(func() *regexp.Regexp {
 
 // conflictNote says which declaration the combined unit rejected.
 func conflictNote(first, abs, dir string) string {
-	first = strings.ReplaceAll(first, abs, dir)
+	first = esc.String(strings.ReplaceAll(first, abs, dir))
 	if m := conflicting().FindStringSubmatch(first); m != nil {
 		return fmt.Sprintf("duplicate declaration of %s: the headers declare it differently (%s); each header was compiled in its own unit, and a struct found in several is read from the first", m[2], first)
 	}
@@ -304,4 +700,93 @@ func firstError(err error) string {
 		return ce.Err.Error()
 	}
 	return out
+}
+
+// includeRef is a file name a header's directive names.
+type includeRef struct {
+	Directive string // "#include", "#embed", "__has_include", ...
+	Name      string
+	Angled    bool // <name>, not "name"
+	Line      int  // 1-based, of the directive's first line
+}
+
+func (r includeRef) quoted() string {
+	if r.Angled {
+		return "<" + r.Name + ">"
+	}
+	return `"` + r.Name + `"`
+}
+
+// includeDirectives are the directives that open a file by name.
+var includeDirectives = map[string]bool{"include": true, "include_next": true, "import": true, "embed": true}
+
+// includeOperators are the operators of #if that open a file by name.
+var includeOperators = []string{"__has_include_next", "__has_include", "__has_embed"}
+
+// includeNames lists the file names a header's directives and __has_include
+// operators name literally ("..." or <...>), joining continued lines. A
+// name made by a macro is not seen: the compiler's limits bound those.
+// This is a reading for refusal, not a preprocessor: a name in a comment
+// counts too.
+func includeNames(src []byte) []includeRef {
+	var refs []includeRef
+	lines := strings.Split(string(src), "\n")
+	for i := 0; i < len(lines); i++ {
+		first := i + 1
+		line := strings.TrimSuffix(lines[i], "\r")
+		for strings.HasSuffix(line, "\\") && i+1 < len(lines) {
+			i++
+			line = line[:len(line)-1] + strings.TrimSuffix(lines[i], "\r")
+		}
+		rest := strings.TrimLeft(line, " \t\f\v")
+		if strings.HasPrefix(rest, "#") {
+			rest = strings.TrimLeft(rest[1:], " \t\f\v")
+			word := rest
+			if j := strings.IndexFunc(rest, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z') }); j >= 0 {
+				word = rest[:j]
+			}
+			if includeDirectives[word] {
+				if name, angled, ok := headerName(rest[len(word):]); ok {
+					refs = append(refs, includeRef{Directive: "#" + word, Name: name, Angled: angled, Line: first})
+				}
+			}
+		}
+		for _, op := range includeOperators {
+			for s := line; ; {
+				j := strings.Index(s, op)
+				if j < 0 {
+					break
+				}
+				s = s[j+len(op):]
+				if strings.HasPrefix(s, "_next") { // __has_include inside __has_include_next
+					continue
+				}
+				if t := strings.TrimLeft(s, " \t"); strings.HasPrefix(t, "(") {
+					if name, angled, ok := headerName(t[1:]); ok {
+						refs = append(refs, includeRef{Directive: op, Name: name, Angled: angled, Line: first})
+					}
+				}
+			}
+		}
+	}
+	return refs
+}
+
+// headerName reads a "name" or <name> after white space.
+func headerName(s string) (name string, angled, ok bool) {
+	s = strings.TrimLeft(s, " \t\f\v")
+	if s == "" {
+		return "", false, false
+	}
+	end := byte('"')
+	if s[0] == '<' {
+		end, angled = '>', true
+	} else if s[0] != '"' {
+		return "", false, false
+	}
+	j := strings.IndexByte(s[1:], end)
+	if j <= 0 {
+		return "", false, false
+	}
+	return s[1 : 1+j], angled, true
 }

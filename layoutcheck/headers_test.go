@@ -275,5 +275,16 @@ func FuzzCompilerMessages(f *testing.F) {
 				t.Fatalf("not one line: %q (from %q)", s, out)
 			}
 		}
+		h := &Headers{Dir: "h", abs: "/h"}
+		if m := h.message(err); strings.ContainsAny(m, "\n\r\x1b\x07") || len(m) > maxMessage*4+8 || strings.ContainsAny(note, "\x1b\x07") {
+			t.Fatalf("message %q, note %q: control bytes or over the bound (from %q)", m, note, out)
+		}
+		var tr includeTrack
+		for _, line := range strings.Split(out, "\n") {
+			tr.keep(line)
+		}
+		if len(tr.stack) > maxTrackDepth {
+			t.Fatalf("-H stack of %d", len(tr.stack))
+		}
 	})
 }

@@ -37,11 +37,17 @@ type Error struct {
 	Driver []string // the driver's words
 	Args   []string // the arguments after them, $CFLAGS included
 	Output string
-	Err    error
+	// Dropped is how many bytes of output a RunLimited did not keep
+	// (Limits.Output).
+	Dropped int64
+	// Exceeded is the limit a RunLimited ran out of (ExceededMemory,
+	// ExceededCPU), as the driver's children reported it; "" when none.
+	Exceeded string
+	Err      error
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s %s: %v\n%s", strings.Join(e.Driver, " "), strings.Join(e.Args, " "), e.Err, strings.TrimRight(e.Output, "\n"))
+	return fmt.Sprintf("%s %s: %v\n%s%s", strings.Join(e.Driver, " "), strings.Join(e.Args, " "), e.Err, strings.TrimRight(e.Output, "\n"), e.droppedNote())
 }
 
 func (e *Error) Unwrap() error { return e.Err }

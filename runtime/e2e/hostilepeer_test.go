@@ -495,3 +495,54 @@ func TestCRootOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// TestCRankFakeRootHeartbeats: a fake root in the extended framing answers
+// a C rank's INFO_TO_ROOT with ROOT_WAIT heartbeats whose count never moves,
+// twice a second, forever: each heartbeat is a whole message, but the rank
+// waits for no more than three times the timeout without progress.
+func TestCRankFakeRootHeartbeats(t *testing.T) {
+	requirePeerHost(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	r1 := startRank(t, 1, 2, ln.Addr().String(), "idle", 0, "NRTABI_BOOTSTRAP_FRAMING=extended")
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.ReadFull(c, make([]byte, len(extMsg(abi.BootstrapMsgInfoToRoot, record(1, 2, "", ""))))); err != nil {
+		t.Fatalf("reading the rank's INFO_TO_ROOT: %v\n%s", err, r1.stderr.String())
+	}
+	start := time.Now()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		w := make([]byte, abi.SizeofBootstrapRootWait)
+		v := abi.BootstrapRootWait{Have: 1, Nranks: 2}
+		v.MarshalTo(w)
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if _, err := c.Write(extMsg(abi.BootstrapMsgRootWait, w)); err != nil {
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	<-r1.done
+	took := r1.ended.Sub(start)
+	t.Logf("the C rank ended %s after the fake root's first heartbeat", took.Round(time.Millisecond))
+	if limit := (3*hostileTimeout + 2) * time.Second; took > limit || r1.err == nil {
+		t.Errorf("the rank ended %s after the heartbeats started (%v), want a failure within %s\n%s", took, r1.err, limit, r1.stderr.String())
+	}
+	if want := "without progress for 6 s"; !strings.Contains(r1.stderr.String(), want) {
+		t.Errorf("the rank's log lacks %q:\n%s", want, r1.stderr.String())
+	}
+}

@@ -351,7 +351,10 @@ static NRT_STATUS find_conn(struct nccom_bootstrap *b, int peer, int *out)
 				snprintf(claim, sizeof claim, "%s claiming rank %d: this rank's own", addr, r);
 			else
 				(void)claimed(r, b->st.nranks, addr, claim, sizeof claim);
-			nccom_warn("bootstrap rank %d: refused a connection from %s (tag %d)", b->st.rank, claim, tag);
+			if (nccom_extended())
+				nccom_warn("bootstrap rank %d: refused a connection from %s", b->st.rank, claim);
+			else
+				nccom_warn("bootstrap rank %d: refused a connection from %s (tag %d)", b->st.rank, claim, tag);
 			snprintf(last, sizeof last, "%s", addr);
 			refused++;
 			nccom_close(&fd);

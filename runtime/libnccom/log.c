@@ -14,11 +14,12 @@
 
 static const char hex[] = "0123456789abcdef";
 
-/* Kept as is: printable ASCII but the backslash (the escape's own lead) and
- * the double quote (peer text is often shown quoted). */
+/* Kept as is: printable ASCII. A backslash stays too, so a root's reason
+ * that already holds escaped bytes reaches a rank's log readable (a peer
+ * writing "\x1b" as text gets four harmless characters). */
 static bool plain(unsigned char c)
 {
-	return c >= 0x20 && c < 0x7f && c != '\\' && c != '"';
+	return c >= 0x20 && c < 0x7f;
 }
 
 const char *nccom_escape(const void *data, size_t len, char *out, size_t cap)

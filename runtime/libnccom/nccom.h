@@ -29,7 +29,7 @@
 void nccom_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void nccom_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Peer-supplied bytes for a log line: printable ASCII kept, everything else
- * (and '\\', '"') as \xHH, NUL-terminated within cap, cut with "..." when
+ * as \xHH, NUL-terminated within cap, cut with "..." when
  * it does not fit. Returns out. Every byte a peer sent that is printed goes
  * through it. */
 const char *nccom_escape(const void *data, size_t len, char *out, size_t cap);

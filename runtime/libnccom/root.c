@@ -118,12 +118,13 @@ static void serve(struct root_args *a)
 		nccom_addr peer;
 		if (nccom_accept(a->listen_fd, &fd, &peer, what, nccom_op_deadline()) != NRT_SUCCESS)
 			goto done;
-		char ptext[80] = "?";
+		char ptext[80] = "?", pwho[96];
 		nccom_format_addr(&peer, ptext, sizeof ptext);
+		snprintf(pwho, sizeof pwho, "peer %s", ptext);
 		struct extInfoGlobal r;
 		memset(&r, 0, sizeof r);
 		int got = 0;
-		if (nccom_recv_frame(fd, &r, size, &got, ptext) != NRT_SUCCESS) {
+		if (nccom_recv_frame(fd, &r, size, &got, pwho) != NRT_SUCCESS) {
 			nccom_close(&fd);
 			goto done;
 		}

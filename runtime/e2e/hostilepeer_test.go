@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/hostile"
 	"github.com/nrtabi/nrtabi/internal/proc"
 	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
@@ -45,6 +46,10 @@ const hostileCap = hostileBound + 8*time.Second
 var (
 	peerOnce sync.Once
 	peerErr  error
+	// hostileSan runs the C processes on the ASan/UBSan build of the
+	// reference libnccom (TestCHostilePeersUnderSanitizers, or every hostile
+	// test with NRTABI_E2E_SANITIZE=1 in the environment).
+	hostileSan = os.Getenv("NRTABI_E2E_SANITIZE") == "1"
 )
 
 func peerHostPath() string { return filepath.Join(buildRoot, "bin", "nccompeer") }
@@ -93,9 +98,18 @@ type cRank struct {
 // startRank runs nccompeer RANK NRANKS ROOT MODE ARG, killed at hostileCap.
 func startRank(t *testing.T, rank, nranks int, root, mode string, arg int, extraEnv ...string) *cRank {
 	t.Helper()
+	lib := []string{"LD_LIBRARY_PATH=" + libnrtDir() + ":" + refLibDir("ref")}
+	if hostileSan {
+		pre, err := builder.SanitizerRuntime(t.Context())
+		if err != nil {
+			t.Skipf("no sanitizer runtime to preload: %v", err)
+		}
+		lib = []string{"LD_LIBRARY_PATH=" + libnrtDir() + ":" + refLibDir("asan"), "LD_PRELOAD=" + pre,
+			"ASAN_OPTIONS=detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), hostileCap)
 	cmd := proc.Command(ctx, peerHostPath(), strconv.Itoa(rank), strconv.Itoa(nranks), root, mode, strconv.Itoa(arg))
-	cmd.Env = append(append(os.Environ(), "LD_LIBRARY_PATH="+libnrtDir()+":"+refLibDir("ref"),
+	cmd.Env = append(append(append(os.Environ(), lib...),
 		abi.EnvSockTimeout+"="+strconv.Itoa(hostileTimeout), "NRTABI_LOG_LEVEL=warn"), extraEnv...)
 	c := &cRank{cmd: cmd, lines: make(chan string, 16), done: make(chan struct{})}
 	cmd.Stderr = &c.stderr
@@ -151,6 +165,9 @@ func (c *cRank) wait(t *testing.T, start time.Time) time.Duration {
 	}
 	if c.err == nil {
 		t.Errorf("the rank exited 0 facing a hostile peer\n%s", c.stderr.String())
+	}
+	if log := c.stderr.String(); strings.Contains(log, "Sanitizer") || strings.Contains(log, "runtime error") {
+		t.Errorf("a sanitizer spoke:\n%s", log)
 	}
 	if took > hostileBound {
 		t.Errorf("the rank ended %s after the hostile peer started, more than %s with %s=%d (%v)\n%s",
@@ -222,21 +239,11 @@ func hello(rank, nranks int32, channel uint32) []byte {
 	return extMsg(abi.BootstrapMsgHello, b)
 }
 
-// rawControl is the first control byte (other than a line's end) in a log.
-func rawControl(log string) (int, bool) {
-	for i := 0; i < len(log); i++ {
-		if c := log[i]; (c < 0x20 && c != '\n') || c == 0x7f {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
 // noForgery holds a log to escaped peer bytes: no raw control byte, and
 // no line begins with text a peer sent after a newline.
 func noForgery(t *testing.T, log string, forged ...string) {
 	t.Helper()
-	if i, bad := rawControl(log); bad {
+	if i, bad := hostile.RawControl(log); bad {
 		t.Errorf("the log carries a raw control byte %#x at %d:\n%q", log[i], i, log)
 	}
 	for _, l := range strings.Split(log, "\n") {
@@ -393,12 +400,12 @@ func TestCPeerBytesEscaped(t *testing.T) {
 		r0 := startRank(t, 0, 2, root, "idle", 0)
 		c := dialRetry(t, root)
 		defer c.Close()
-		if _, err := c.Write(frame(record(1, 2, "\nFORGE\x1b\x07", "\x1b]0;x\x07\nFO"))); err != nil {
+		if _, err := c.Write(frame(record(1, 2, hostile.PeerGitHash[0], hostile.PeerGitHash[1]))); err != nil {
 			t.Fatal(err)
 		}
 		r0.wait(t, time.Now())
 		log := r0.stderr.String()
-		noForgery(t, log, "FORGE", "FO")
+		noForgery(t, log, hostile.PeerGitHashForged...)
 		if !strings.Contains(log, `\x0aFORGE\x1b\x07`) {
 			t.Errorf("the root's log does not show the git hash escaped:\n%s", log)
 		}
@@ -414,13 +421,12 @@ func TestCPeerBytesEscaped(t *testing.T) {
 		addr := r0.listenAddr(t)
 		c := dialRetry(t, addr)
 		defer c.Close()
-		text := "evil\n\x1b[31mlibnccom 1 NCCL WARN forged\x07\r"
-		if _, err := c.Write(append(hello(1, 2, abi.BootstrapChannelAbort), extMsg(abi.BootstrapMsgAbort, []byte(text))...)); err != nil {
+		if _, err := c.Write(append(hello(1, 2, abi.BootstrapChannelAbort), extMsg(abi.BootstrapMsgAbort, []byte(hostile.PeerAbortText))...)); err != nil {
 			t.Fatal(err)
 		}
 		r0.wait(t, time.Now())
 		log := r0.stderr.String()
-		noForgery(t, log, "libnccom 1 NCCL WARN forged", "\x1b")
+		noForgery(t, log, hostile.ForgedLine, "\x1b")
 		if !strings.Contains(log, `evil\x0a\x1b[31mlibnccom 1 NCCL WARN forged\x07\x0d`) {
 			t.Errorf("the rank's log does not show the ABORT text escaped:\n%s", log)
 		}
@@ -539,10 +545,28 @@ func TestCRankFakeRootHeartbeats(t *testing.T) {
 	<-r1.done
 	took := r1.ended.Sub(start)
 	t.Logf("the C rank ended %s after the fake root's first heartbeat", took.Round(time.Millisecond))
+	if log := r1.stderr.String(); strings.Contains(log, "Sanitizer") || strings.Contains(log, "runtime error") {
+		t.Errorf("a sanitizer spoke:\n%s", log)
+	}
 	if limit := (3*hostileTimeout + 2) * time.Second; took > limit || r1.err == nil {
 		t.Errorf("the rank ended %s after the heartbeats started (%v), want a failure within %s\n%s", took, r1.err, limit, r1.stderr.String())
 	}
 	if want := "without progress for 6 s"; !strings.Contains(r1.stderr.String(), want) {
 		t.Errorf("the rank's log lacks %q:\n%s", want, r1.stderr.String())
 	}
+}
+
+// TestCHostilePeersUnderSanitizers runs the quick hostile-peer tests (the
+// escaping, the blame, the strangers and out-of-range ranks) on the
+// ASan/UBSan build of the reference libnccom: no memory error and no
+// undefined behaviour on those paths.
+func TestCHostilePeersUnderSanitizers(t *testing.T) {
+	if hostileSan {
+		t.Skip("every hostile test already runs under the sanitizers")
+	}
+	hostileSan = true
+	defer func() { hostileSan = false }()
+	t.Run("escaped", TestCPeerBytesEscaped)
+	t.Run("blame", TestCAbortBlame)
+	t.Run("out of range", TestCRootOutOfRange)
 }

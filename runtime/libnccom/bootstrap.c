@@ -364,6 +364,18 @@ static NRT_STATUS find_conn(struct nccom_bootstrap *b, int peer, int *out)
 			*out = fd;
 			return NRT_SUCCESS;
 		}
+		/* A peer caches its one connection, so a second claim to the same
+		 * rank is not queued: strangers cannot pile up descriptors. */
+		bool dup = b->st.peerCommRecvFd[r] >= 0;
+		for (struct nccom_unexpected *q = b->queue; q && !dup; q = q->next)
+			dup = q->peer == r && q->tag == tag;
+		if (dup) {
+			nccom_warn("bootstrap rank %d: refused a second connection claiming rank %d, from %s", b->st.rank, r, addr);
+			snprintf(last, sizeof last, "%s", addr);
+			refused++;
+			nccom_close(&fd);
+			continue;
+		}
 		struct nccom_unexpected *u = malloc(sizeof *u);
 		if (u == NULL) {
 			nccom_close(&fd);

@@ -204,7 +204,6 @@ struct xconn {
 	bool done, gone;
 };
 
-
 static void who(const struct xconn *c, char *out, size_t n)
 {
 	if (c->rank < 0)

@@ -474,38 +474,52 @@ NRT_STATUS nccom_accept(int listen_fd, int *fd, nccom_addr *from, const char *wh
 	}
 }
 
+/* " (peer ADDR)" when the name a caller gave its peer lacks the address. */
+static void peer_suffix(const char *addr, const char *peer, char *out, size_t n)
+{
+	if (strstr(peer, addr) != NULL)
+		out[0] = 0;
+	else
+		snprintf(out, n, " (peer %s)", addr);
+}
+
 /* Move exactly n bytes by d. */
 NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *peer, nccom_deadline d)
 {
-	char *p = buf;
+	char *p = buf, also[100], addr[80] = "?";
 	size_t total = n;
+	/* Taken while the socket still knows it: a reset peer leaves none. */
+	if (n > 0)
+		nccom_peer_of(fd, addr, sizeof addr);
 	while (n > 0) {
 		int w = nccom_left_ms(d) > 0 ? wait_fd(fd, send_dir ? POLLOUT : POLLIN, d) : 0;
 		if (w == 0) {
-			char addr[80], also[100] = "";
-			nccom_peer_of(fd, addr, sizeof addr);
-			if (strstr(peer, addr) == NULL)
-				snprintf(also, sizeof also, " (peer %s)", addr);
+			peer_suffix(addr, peer, also, sizeof also);
 			nccom_warn(NCCOM_MSG_DEADLINE "%s: %zu of %zu bytes", send_dir ? "sending to" : "receiving from", peer,
 				   sock_timeout, also, total - n, total);
 			return NRT_TIMEOUT;
 		}
 		if (w < 0) {
-			nccom_warn("poll on %s: %s", peer, strerror(errno));
+			int e = errno;
+			peer_suffix(addr, peer, also, sizeof also);
+			nccom_warn("poll on %s%s: %s", peer, also, strerror(e));
 			return NRT_FAILURE;
 		}
 		ssize_t k = send_dir ? send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(fd, p, n, MSG_DONTWAIT);
 		if (k == 0 && !send_dir) {
-			nccom_warn("%s (%s)", NRTABI_MSG_NCCOM_CONNECTION_CLOSED, peer);
+			peer_suffix(addr, peer, also, sizeof also);
+			nccom_warn("%s (%s%s)", NRTABI_MSG_NCCOM_CONNECTION_CLOSED, peer, also);
 			return NRT_FAILURE;
 		}
 		if (k < 0) {
-			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+			int e = errno;
+			if (e == EINTR || e == EAGAIN || e == EWOULDBLOCK)
 				continue;
+			peer_suffix(addr, peer, also, sizeof also);
 			if (send_dir)
-				nccom_warn("Call to send to %s failed : %s", peer, strerror(errno));
+				nccom_warn("Call to send to %s%s failed : %s", peer, also, strerror(e));
 			else
-				nccom_warn("Call to recv from %s failed : %s", peer, strerror(errno));
+				nccom_warn("Call to recv from %s%s failed : %s", peer, also, strerror(e));
 			return NRT_FAILURE;
 		}
 		p += k;

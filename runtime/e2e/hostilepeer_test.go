@@ -256,25 +256,36 @@ func noForgery(t *testing.T, log string, forged ...string) {
 }
 
 // TestCRootDrip: a peer sends its INFO_TO_ROOT one byte per second to the
-// C root (rank 0's process, NEURON_CCOM_SOCK_TIMEOUT=2): the root gives up
-// within the timeout, naming the peer's address, and rank 0's process ends.
+// C root (rank 0's process, NEURON_CCOM_SOCK_TIMEOUT=2), in either framing:
+// the root gives up within the timeout, naming the peer's address, and rank
+// 0's process ends.
 func TestCRootDrip(t *testing.T) {
 	requirePeerHost(t)
-	root, err := worldprog.FreeLoopbackRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r0 := startRank(t, 0, 2, root, "idle", 0)
-	c := dialRetry(t, root)
-	defer c.Close()
-	start := time.Now()
-	stop := make(chan struct{})
-	defer close(stop)
-	go drip(c, frame(record(1, 2, abi.LibnccomGit, abi.LibnrtGit)), stop)
-	took := r0.wait(t, start)
-	t.Logf("rank 0 (the C root) ended %s after the drip started", took.Round(time.Millisecond))
-	if me := c.LocalAddr().String(); !strings.Contains(r0.stderr.String(), me) {
-		t.Errorf("the root's log does not name the dripping peer %s:\n%s", me, r0.stderr.String())
+	for _, ext := range []bool{false, true} {
+		t.Run(fmt.Sprintf("extended=%v", ext), func(t *testing.T) {
+			root, err := worldprog.FreeLoopbackRoot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var env []string
+			msg := frame(record(1, 2, abi.LibnccomGit, abi.LibnrtGit))
+			if ext {
+				env = append(env, "NRTABI_BOOTSTRAP_FRAMING=extended")
+				msg = extMsg(abi.BootstrapMsgInfoToRoot, record(1, 2, abi.LibnccomGit, abi.LibnrtGit))
+			}
+			r0 := startRank(t, 0, 2, root, "idle", 0, env...)
+			c := dialRetry(t, root)
+			defer c.Close()
+			start := time.Now()
+			stop := make(chan struct{})
+			defer close(stop)
+			go drip(c, msg, stop)
+			took := r0.wait(t, start)
+			t.Logf("rank 0 (the C root) ended %s after the drip started", took.Round(time.Millisecond))
+			if me := c.LocalAddr().String(); !strings.Contains(r0.stderr.String(), me) {
+				t.Errorf("the root's log does not name the dripping peer %s:\n%s", me, r0.stderr.String())
+			}
+		})
 	}
 }
 

@@ -282,7 +282,9 @@ static void git_hash_reason(const struct extInfoGlobal *rec, struct xconn **by_r
 }
 
 /* Tell everyone connected, then linger (at most the timeout) so ranks still
- * on their way hear it too, reading until each hangs up. */
+ * on their way hear it too, reading until each hangs up; not on a connection
+ * that is gone or at fault (a peer that drips its record would otherwise
+ * hold the root a second timeout). */
 static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, int cap, const char *reason)
 {
 	nccom_warn("bootstrap root %s: %s", a->where, reason);
@@ -297,18 +299,20 @@ static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, i
 		int w = poll(&p, 1, nccom_left_ms(deadline));
 		if (w <= 0)
 			break;
-		int fd = accept4(a->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		nccom_addr from;
+		socklen_t flen = sizeof from;
+		int fd = accept4(a->listen_fd, &from.sa, &flen, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
 			break;
 		struct xconn *c = &conns[(*nconns)++];
 		*c = (struct xconn){.fd = fd, .rank = -1};
-		snprintf(c->addr, sizeof c->addr, "a late peer");
+		nccom_format_addr(&from, c->addr, sizeof c->addr);
 		if (nccom_send_msg(fd, BOOTSTRAP_MSG_ABORT, reason, len, c->addr) == NRT_SUCCESS)
 			(void)shutdown(fd, SHUT_WR);
 	}
 	for (int i = 0; i < *nconns; i++) {
 		char sink[256];
-		while (nccom_now_ms() < deadline) {
+		while (!conns[i].gone && nccom_now_ms() < deadline) {
 			struct pollfd p = {.fd = conns[i].fd, .events = POLLIN};
 			if (poll(&p, 1, nccom_left_ms(deadline)) <= 0)
 				break;
@@ -371,10 +375,12 @@ static void serve_extended(struct root_args *a)
 		who(c, w2, sizeof w2);
 		if (nccom_recv_msg(fd, &type, &r, size, &got, w2) != NRT_SUCCESS) {
 			snprintf(reason, sizeof reason, "%s: its INFO_TO_ROOT record did not arrive whole (see the root's log)", w2);
+			c->gone = true;
 			break;
 		}
 		if (type != BOOTSTRAP_MSG_INFO_TO_ROOT || got != size) {
 			snprintf(reason, sizeof reason, "%s sent a %u-byte message of type %u, expected a %u-byte INFO_TO_ROOT record", w2, got, type, size);
+			c->gone = true;
 			break;
 		}
 		admit(c, &r, by_rank, n, reason, sizeof reason);

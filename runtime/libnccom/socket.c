@@ -474,10 +474,11 @@ NRT_STATUS nccom_accept(int listen_fd, int *fd, nccom_addr *from, const char *wh
 	}
 }
 
-/* " (peer ADDR)" when the name a caller gave its peer lacks the address. */
+/* " (peer ADDR)" when the name a caller gave its peer lacks the address
+ * (and the socket still knew it). */
 static void peer_suffix(const char *addr, const char *peer, char *out, size_t n)
 {
-	if (strstr(peer, addr) != NULL)
+	if (strstr(peer, addr) != NULL || strcmp(addr, "?") == 0)
 		out[0] = 0;
 	else
 		snprintf(out, n, " (peer %s)", addr);

@@ -146,7 +146,7 @@ static NRT_STATUS exchange_with_root(struct nccom_bootstrap *b, const nccom_addr
 	nccom_format_addr(root, text, sizeof text);
 	snprintf(where, sizeof where, "the root %s", text);
 	int fd = -1;
-	if ((rc = nccom_connect(root, &fd)) != NRT_SUCCESS)
+	if ((rc = nccom_connect(root, &fd, nccom_op_deadline())) != NRT_SUCCESS)
 		return rc;
 	rc = nccom_send_data(fd, BOOTSTRAP_MSG_INFO_TO_ROOT, &info, global ? (int)sizeof info : (int)sizeof info.info, where);
 	if (rc == NRT_SUCCESS)
@@ -193,21 +193,26 @@ NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nra
 		goto fail;
 	nccom_addr next;
 	memcpy(&next, &reply.neighbour, sizeof next);
-	char pred[48], succ[48];
+	char pred[128], succ[48];
 	snprintf(pred, sizeof pred, "ring predecessor rank %d", (rank - 1 + nranks) % nranks);
 	snprintf(succ, sizeof succ, "ring successor rank %d", (rank + 1) % nranks);
-	if ((rc = nccom_connect(&next, &b->st.extRingSendFd)) != NRT_SUCCESS)
+	if ((rc = nccom_connect(&next, &b->st.extRingSendFd, nccom_op_deadline())) != NRT_SUCCESS)
 		goto fail;
 	if (nccom_extended() && (rc = nccom_send_hello(b->st.extRingSendFd, rank, nranks, BOOTSTRAP_CHANNEL_RING, succ)) != NRT_SUCCESS)
 		goto fail;
-	if ((rc = nccom_accept(b->st.extListenFd, &b->st.extRingRecvFd, pred)) != NRT_SUCCESS)
+	nccom_addr from;
+	if ((rc = nccom_accept(b->st.extListenFd, &b->st.extRingRecvFd, &from, pred, nccom_op_deadline())) != NRT_SUCCESS)
 		goto fail;
+	char from_text[80];
+	nccom_format_addr(&from, from_text, sizeof from_text);
+	snprintf(pred + strlen(pred), sizeof pred - strlen(pred), " (peer %s)", from_text);
 	if (nccom_extended()) {
 		struct bootstrap_peer_hello h;
-		if ((rc = nccom_recv_hello(b->st.extRingRecvFd, &h, pred)) != NRT_SUCCESS)
+		if ((rc = nccom_recv_hello(b->st.extRingRecvFd, &h, pred, nccom_op_deadline())) != NRT_SUCCESS)
 			goto fail;
 		if (h.channel != BOOTSTRAP_CHANNEL_RING || h.rank != (rank - 1 + nranks) % nranks || h.nranks != nranks) {
-			nccom_warn("a connection claiming rank %d of %d (channel %u) arrived where %s was due", h.rank, h.nranks, h.channel, pred);
+			nccom_warn("a connection from %s claiming rank %d of %d (channel %u) arrived where the ring predecessor rank %d was due",
+				   from_text, h.rank, h.nranks, h.channel, (rank - 1 + nranks) % nranks);
 			rc = NRT_FAILURE;
 			goto fail;
 		}
@@ -245,7 +250,7 @@ NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void 
 	if (*fd < 0) {
 		nccom_addr a = peer_addr(b, peer);
 		int me = b->st.rank, tag = BOOTSTRAP_P2P_TAG;
-		rc = nccom_connect(&a, fd);
+		rc = nccom_connect(&a, fd, nccom_op_deadline());
 		if (rc == NRT_SUCCESS && nccom_extended())
 			rc = nccom_send_hello(*fd, me, b->st.nranks, BOOTSTRAP_CHANNEL_PEER, who);
 		else if (rc == NRT_SUCCESS) {
@@ -262,8 +267,23 @@ NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void 
 	return rc;
 }
 
+/* A connection whose hello claimed rank r of n: "rank 3 (claimed by ADDR)"
+ * when r is a rank of this world, else why it is not. The hello is not
+ * authenticated, so the address is what says who spoke. */
+static bool claimed(int r, int n, const char *addr, char *out, size_t len)
+{
+	if (r < 0 || r >= n) {
+		snprintf(out, len, "%s claiming rank %d of %d: out of range 0..%d", addr, r, n, n - 1);
+		return false;
+	}
+	snprintf(out, len, "rank %d (claimed by %s)", r, addr);
+	return true;
+}
+
 /* The connection of (peer, tag): from the queue of unexpected ones, else the
- * next accepted one that names it; the others are queued (upstream). */
+ * next accepted one that names it; the others are queued (upstream). The
+ * whole search has one deadline: strangers that keep connecting are
+ * refused without restarting it (issue 22). */
 static NRT_STATUS find_conn(struct nccom_bootstrap *b, int peer, int *out)
 {
 	for (struct nccom_unexpected **p = &b->queue; *p; p = &(*p)->next) {
@@ -275,45 +295,86 @@ static NRT_STATUS find_conn(struct nccom_bootstrap *b, int peer, int *out)
 			return NRT_SUCCESS;
 		}
 	}
-	char who[128];
+	char who[128], last[80] = "";
 	peer_name(b, peer, who, sizeof who);
+	nccom_deadline d = nccom_op_deadline();
+	int refused = 0;
 	for (;;) {
 		int fd = -1, r = -1, tag = -1, got = 0;
-		NRT_STATUS rc = nccom_accept(b->st.extListenFd, &fd, who);
-		if (rc != NRT_SUCCESS)
+		nccom_addr from;
+		NRT_STATUS rc = nccom_accept(b->st.extListenFd, &fd, &from, who, d);
+		if (rc != NRT_SUCCESS) {
+			if (refused > 0)
+				nccom_warn("bootstrap rank %d: refused %d connections while waiting for %s, the last from %s", b->st.rank, refused, who, last);
 			return rc;
+		}
+		char addr[80], conn[128], claim[160];
+		nccom_format_addr(&from, addr, sizeof addr);
+		snprintf(conn, sizeof conn, "a connecting peer %s", addr);
 		if (nccom_extended()) {
 			struct bootstrap_peer_hello h;
-			rc = nccom_recv_hello(fd, &h, "a connecting peer");
+			rc = nccom_recv_hello(fd, &h, conn, d);
 			r = h.rank;
 			tag = BOOTSTRAP_P2P_TAG;
 			got = (int)sizeof tag;
 			if (rc == NRT_SUCCESS && h.channel == BOOTSTRAP_CHANNEL_ABORT) {
-				char from[48];
-				snprintf(from, sizeof from, "rank %d", h.rank);
-				uint32_t type = 0;
-				char text[8];
-				/* The ABORT is logged, naming its sender, and fails this call. */
-				(void)nccom_recv_msg(fd, &type, text, sizeof text, NULL, from);
+				if (h.nranks == b->st.nranks && claimed(h.rank, b->st.nranks, addr, claim, sizeof claim)) {
+					uint32_t type = 0;
+					char text[8];
+					/* The ABORT is logged, naming the rank it claims to come from and
+					 * the address it came from, and fails this call. */
+					(void)nccom_recv_msg_by(fd, &type, text, sizeof text, NULL, claim, d);
+					nccom_close(&fd);
+					return NRT_FAILURE;
+				}
+				if (h.nranks != b->st.nranks)
+					snprintf(claim, sizeof claim, "%s claiming rank %d of %d: not a peer of this world of %d", addr, h.rank, h.nranks, b->st.nranks);
+				nccom_warn("bootstrap rank %d: refused an ABORT from %s", b->st.rank, claim);
+				snprintf(last, sizeof last, "%s", addr);
+				refused++;
 				nccom_close(&fd);
-				return NRT_FAILURE;
+				continue;
 			}
 			if (rc == NRT_SUCCESS && (h.channel != BOOTSTRAP_CHANNEL_PEER || h.nranks != b->st.nranks))
-				r = -1;
+				r = INT32_MIN;
 		} else {
-			rc = nccom_recv_frame(fd, &r, (int)sizeof r, &got, "a connecting peer");
+			rc = nccom_recv_frame_by(fd, &r, (int)sizeof r, &got, conn, d);
 			if (rc == NRT_SUCCESS && got == (int)sizeof r)
-				rc = nccom_recv_frame(fd, &tag, (int)sizeof tag, &got, "a connecting peer");
+				rc = nccom_recv_frame_by(fd, &tag, (int)sizeof tag, &got, conn, d);
 		}
 		if (rc != NRT_SUCCESS || got != (int)sizeof tag || r < 0 || r >= b->st.nranks || r == b->st.rank) {
-			nccom_warn("bootstrap rank %d: refused a connection that named rank %d tag %d: not a peer of this world of %d",
-				   b->st.rank, r, tag, b->st.nranks);
+			if (rc != NRT_SUCCESS || got != (int)sizeof tag)
+				snprintf(claim, sizeof claim, "%s: no whole hello", addr);
+			else if (r == INT32_MIN)
+				snprintf(claim, sizeof claim, "%s: not a peer hello of this world of %d", addr, b->st.nranks);
+			else if (r == b->st.rank)
+				snprintf(claim, sizeof claim, "%s claiming rank %d: this rank's own", addr, r);
+			else
+				(void)claimed(r, b->st.nranks, addr, claim, sizeof claim);
+			if (nccom_extended())
+				nccom_warn("bootstrap rank %d: refused a connection from %s", b->st.rank, claim);
+			else
+				nccom_warn("bootstrap rank %d: refused a connection from %s (tag %d)", b->st.rank, claim, tag);
+			snprintf(last, sizeof last, "%s", addr);
+			refused++;
 			nccom_close(&fd);
 			continue;
 		}
 		if (r == peer && tag == BOOTSTRAP_P2P_TAG) {
 			*out = fd;
 			return NRT_SUCCESS;
+		}
+		/* A peer caches its one connection, so a second claim to the same
+		 * rank is not queued: strangers cannot pile up descriptors. */
+		bool dup = b->st.peerCommRecvFd[r] >= 0;
+		for (struct nccom_unexpected *q = b->queue; q && !dup; q = q->next)
+			dup = q->peer == r && q->tag == tag;
+		if (dup) {
+			nccom_warn("bootstrap rank %d: refused a second connection claiming rank %d, from %s", b->st.rank, r, addr);
+			snprintf(last, sizeof last, "%s", addr);
+			refused++;
+			nccom_close(&fd);
+			continue;
 		}
 		struct nccom_unexpected *u = malloc(sizeof *u);
 		if (u == NULL) {

@@ -20,29 +20,35 @@ static const char *msg_name(uint32_t t)
 NRT_STATUS nccom_send_msg(int fd, uint32_t type, const void *data, uint32_t len, const char *peer)
 {
 	struct bootstrap_msg_header h = {.type = type, .length = len};
-	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, true, peer);
+	nccom_deadline d = nccom_op_deadline();
+	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, true, peer, d);
 	if (rc == NRT_SUCCESS && len > 0)
-		rc = nccom_xfer(fd, (void *)(uintptr_t)data, len, true, peer);
+		rc = nccom_xfer(fd, (void *)(uintptr_t)data, len, true, peer, d);
 	return rc;
 }
 
 NRT_STATUS nccom_recv_msg(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer)
 {
+	return nccom_recv_msg_by(fd, type, buf, max, got, peer, nccom_op_deadline());
+}
+
+NRT_STATUS nccom_recv_msg_by(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer, nccom_deadline d)
+{
 	struct bootstrap_msg_header h;
-	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, false, peer);
+	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, false, peer, d);
 	if (rc != NRT_SUCCESS)
 		return rc;
 	*type = h.type;
 	if (h.type == BOOTSTRAP_MSG_ABORT) {
-		char text[BOOTSTRAP_ABORT_TEXT_MAX + 1];
+		char text[BOOTSTRAP_ABORT_TEXT_MAX], shown[512];
 		if (h.length > BOOTSTRAP_ABORT_TEXT_MAX) {
 			nccom_warn("%s sent an ABORT of %u bytes (at most %u): not a bootstrap peer of this release", peer, h.length, BOOTSTRAP_ABORT_TEXT_MAX);
 			return NRT_FAILURE;
 		}
-		if ((rc = nccom_xfer(fd, text, h.length, false, peer)) != NRT_SUCCESS)
+		if ((rc = nccom_xfer(fd, text, h.length, false, peer, d)) != NRT_SUCCESS)
 			return rc;
-		text[h.length] = 0;
-		nccom_warn("bootstrap aborted by %s: %s", peer, text);
+		/* The reason is the peer's text: escaped, up to the first NUL. */
+		nccom_warn("bootstrap aborted by %s: %s", peer, nccom_escape(text, strnlen(text, h.length), shown, sizeof shown));
 		return NRT_FAILURE;
 	}
 	if (h.length > max) {
@@ -51,11 +57,18 @@ NRT_STATUS nccom_recv_msg(int fd, uint32_t *type, void *buf, uint32_t max, uint3
 	}
 	if (got != NULL)
 		*got = h.length;
-	return h.length > 0 ? nccom_xfer(fd, buf, h.length, false, peer) : NRT_SUCCESS;
+	return h.length > 0 ? nccom_xfer(fd, buf, h.length, false, peer, d) : NRT_SUCCESS;
 }
 
+/* ROOT_WAIT heartbeats carry the root past each message's deadline, but
+ * only while their count moves: a live root (ours or runtime/transport/tcp)
+ * gives up after at most twice the timeout and a heartbeat period without
+ * progress, so one that heartbeats unchanged for three times the timeout is
+ * not a root worth waiting for (issue 22: a fake root must not hold a rank). */
 NRT_STATUS nccom_recv_want(int fd, uint32_t want, void *buf, uint32_t size, const char *peer)
 {
+	nccom_deadline stall = nccom_op_deadline() + 2 * (int64_t)nccom_timeout() * 1000;
+	int64_t last_have = -1;
 	for (;;) {
 		uint32_t type = 0, got = 0;
 		char wait[sizeof(struct bootstrap_root_wait)];
@@ -63,8 +76,22 @@ NRT_STATUS nccom_recv_want(int fd, uint32_t want, void *buf, uint32_t size, cons
 		NRT_STATUS rc = nccom_recv_msg(fd, &type, into, size >= sizeof wait ? size : sizeof wait, &got, peer);
 		if (rc != NRT_SUCCESS)
 			return rc;
-		if (type == BOOTSTRAP_MSG_ROOT_WAIT && want != BOOTSTRAP_MSG_ROOT_WAIT)
+		if (type == BOOTSTRAP_MSG_ROOT_WAIT && want != BOOTSTRAP_MSG_ROOT_WAIT) {
+			struct bootstrap_root_wait w = {0, 0};
+			if (got == sizeof w)
+				memcpy(&w, into, sizeof w);
+			if (got == sizeof w && (int64_t)w.have != last_have) {
+				last_have = w.have;
+				stall = nccom_op_deadline() + 2 * (int64_t)nccom_timeout() * 1000;
+			} else if (nccom_left_ms(stall) == 0) {
+				char addr[80];
+				nccom_peer_of(fd, addr, sizeof addr);
+				nccom_warn("%s (peer %s) sent ROOT_WAIT (%u of %u) without progress for %d s while %s was due: not waited for (%s)",
+					   peer, addr, w.have, w.nranks, 3 * nccom_timeout(), msg_name(want), ENV_SOCK_TIMEOUT);
+				return NRT_TIMEOUT;
+			}
 			continue;
+		}
 		if (type != want || got != size) {
 			nccom_warn("%s sent a %u-byte %s where %s (%u bytes) was due: the peers disagree on the protocol", peer, got, msg_name(type), msg_name(want), size);
 			return NRT_FAILURE;
@@ -81,9 +108,15 @@ NRT_STATUS nccom_send_hello(int fd, int rank, int nranks, uint32_t channel, cons
 	return nccom_send_msg(fd, BOOTSTRAP_MSG_HELLO, &h, sizeof h, peer);
 }
 
-NRT_STATUS nccom_recv_hello(int fd, struct bootstrap_peer_hello *h, const char *peer)
+NRT_STATUS nccom_recv_hello(int fd, struct bootstrap_peer_hello *h, const char *peer, nccom_deadline d)
 {
-	NRT_STATUS rc = nccom_recv_want(fd, BOOTSTRAP_MSG_HELLO, h, sizeof *h, peer);
+	uint32_t type = 0, got = 0;
+	memset(h, 0, sizeof *h);
+	NRT_STATUS rc = nccom_recv_msg_by(fd, &type, h, sizeof *h, &got, peer, d);
+	if (rc == NRT_SUCCESS && (type != BOOTSTRAP_MSG_HELLO || got != sizeof *h)) {
+		nccom_warn("%s sent a %u-byte %s where a HELLO (%zu bytes) was due: not a bootstrap peer of this release", peer, got, msg_name(type), sizeof *h);
+		return NRT_FAILURE;
+	}
 	if (rc == NRT_SUCCESS && h->sanity != BOOTSTRAP_SANITY) {
 		nccom_warn("%s sent a HELLO with sanity magic %#08x, expected %#08x: not a bootstrap peer of this release", peer, h->sanity, BOOTSTRAP_SANITY);
 		return NRT_FAILURE;

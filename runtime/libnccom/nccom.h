@@ -28,6 +28,13 @@
 /* ---- log.c ---------------------------------------------------------------- */
 void nccom_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void nccom_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Peer-supplied bytes for a log line: printable ASCII kept, everything else
+ * as \xHH, NUL-terminated within cap, cut with "..." when
+ * it does not fit. Returns out. Every byte a peer sent that is printed goes
+ * through it. */
+const char *nccom_escape(const void *data, size_t len, char *out, size_t cap);
+/* What nccom_escape needs for len bytes shown whole. */
+#define NCCOM_ESCAPED_SIZE(len) (4 * (len) + 1)
 
 /* ---- socket.c: addresses, the bootstrap network, framed I/O ---------------- */
 /* A bootstrap address: the 28-byte socketAddress union (docs/sources.md#s001-5). */
@@ -52,20 +59,40 @@ bool nccom_parse_addr(const char *s, nccom_addr *out);
 void nccom_format_addr(const nccom_addr *a, char *out, size_t n);
 socklen_t nccom_addr_len(const nccom_addr *a);
 
+/* Deadlines: every blocking operation has a total one, a CLOCK_MONOTONIC
+ * instant in milliseconds taken when the logical operation starts (a whole
+ * message, an accept until the right peer, a connect with its retries), so
+ * a peer that drips bytes or strangers that keep connecting cannot restart
+ * it (issue 22; NEURON_CCOM_SOCK_TIMEOUT, docs/sources.md#s001-5). */
+typedef int64_t nccom_deadline;
+/* Now on that clock. */
+int64_t nccom_now_ms(void);
+/* Now + NEURON_CCOM_SOCK_TIMEOUT. */
+nccom_deadline nccom_op_deadline(void);
+/* Milliseconds left until d, 0 once it has passed. */
+int nccom_left_ms(nccom_deadline d);
+/* The connected peer's "ip:port" ("?" when the socket cannot say). */
+void nccom_peer_of(int fd, char *out, size_t n);
+/* The log line of an operation that hit its deadline: "Bootstrap : <op>
+ * <peer>: not done within <t> s (NEURON_CCOM_SOCK_TIMEOUT, a total
+ * deadline)", then what the caller adds. */
+#define NCCOM_MSG_DEADLINE "Bootstrap : %s %s: not done within %d s (" ENV_SOCK_TIMEOUT ", a total deadline)"
+
 /* createListenSocket: listen on *addr (port 0: any), fill in the port. */
 NRT_STATUS nccom_listen(nccom_addr *addr, int *fd);
-/* connectAddress within the timeout, retrying while refused. */
-NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd);
-/* accept within the timeout (-1 seconds: wait forever). */
-NRT_STATUS nccom_accept(int listen_fd, int *fd, const char *what);
-/* bootstrapNetSend / bootstrapNetRecv: an int size, then exactly size bytes.
- * A frame larger than size is "Message truncated"; *got (may be NULL) is the
- * number of bytes the frame carried. */
+/* connectAddress by d, retrying while refused. */
+NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd, nccom_deadline d);
+/* One connection by d; *from (may be NULL) is its address. */
+NRT_STATUS nccom_accept(int listen_fd, int *fd, nccom_addr *from, const char *what, nccom_deadline d);
+/* bootstrapNetSend / bootstrapNetRecv: an int size, then exactly size bytes,
+ * the whole frame within the timeout. A frame larger than size is "Message
+ * truncated"; *got (may be NULL) is the number of bytes the frame carried. */
 NRT_STATUS nccom_send_frame(int fd, const void *data, int size, const char *peer);
 NRT_STATUS nccom_recv_frame(int fd, void *data, int size, int *got, const char *peer);
+NRT_STATUS nccom_recv_frame_by(int fd, void *data, int size, int *got, const char *peer, nccom_deadline d);
 void nccom_close(int *fd);
-/* Exactly n bytes each way, within the timeout per step of progress. */
-NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *peer);
+/* Exactly n bytes each way by d; the error names peer and its address. */
+NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *peer, nccom_deadline d);
 /* Whether the extended framing (NRTABI_BOOTSTRAP_FRAMING=extended) is on. */
 bool nccom_extended(void);
 
@@ -74,10 +101,13 @@ NRT_STATUS nccom_send_msg(int fd, uint32_t type, const void *data, uint32_t len,
 /* One message of at most max bytes; an ABORT is logged with its sender and
  * returned as NRT_FAILURE. */
 NRT_STATUS nccom_recv_msg(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer);
+/* The same by d, a deadline the caller's operation set. */
+NRT_STATUS nccom_recv_msg_by(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer, nccom_deadline d);
 /* A message of type want and exactly size bytes, passing over ROOT_WAIT. */
 NRT_STATUS nccom_recv_want(int fd, uint32_t want, void *buf, uint32_t size, const char *peer);
 NRT_STATUS nccom_send_hello(int fd, int rank, int nranks, uint32_t channel, const char *peer);
-NRT_STATUS nccom_recv_hello(int fd, struct bootstrap_peer_hello *h, const char *peer);
+/* The HELLO opening a connection, by d. */
+NRT_STATUS nccom_recv_hello(int fd, struct bootstrap_peer_hello *h, const char *peer, nccom_deadline d);
 /* send / receive one bootstrap message in the process's framing. */
 NRT_STATUS nccom_send_data(int fd, uint32_t type, const void *data, int size, const char *peer);
 NRT_STATUS nccom_recv_data(int fd, uint32_t type, void *data, int size, const char *peer);

@@ -40,10 +40,14 @@ void nccom_set_files_limit(void)
 		nccom_warn(NRTABI_MSG_NCCOM_SETRLIMIT_FAILED, strerror(errno));
 }
 
+/* The git-hash bytes are the peer's: escaped (issue 22). */
+#define TAG_TEXT_SIZE (2 * NCCOM_ESCAPED_SIZE(sizeof(((nccl_nrt_git_hash_t *)0)->nccom)) + 32)
+
 static void tag_text(const nccl_nrt_git_hash_t *h, char *out, size_t n)
 {
-	snprintf(out, n, "libnccom \"%.*s\" + libnrt \"%.*s\"", (int)strnlen(h->nccom, sizeof h->nccom), h->nccom,
-		 (int)strnlen(h->nrt, sizeof h->nrt), h->nrt);
+	char a[NCCOM_ESCAPED_SIZE(sizeof h->nccom)], b[NCCOM_ESCAPED_SIZE(sizeof h->nrt)];
+	snprintf(out, n, "libnccom \"%s\" + libnrt \"%s\"", nccom_escape(h->nccom, strnlen(h->nccom, sizeof h->nccom), a, sizeof a),
+		 nccom_escape(h->nrt, strnlen(h->nrt, sizeof h->nrt), b, sizeof b));
 }
 
 static bool same_tag(const struct extInfoGlobal *a, const struct extInfoGlobal *b)
@@ -96,7 +100,8 @@ static void serve(struct root_args *a)
 	int size = a->global ? (int)sizeof(struct extInfoGlobal) : (int)sizeof(struct extInfo);
 	struct extInfoGlobal *rec = calloc((size_t)n, sizeof *rec);
 	int *fds = malloc((size_t)n * sizeof *fds);
-	if (rec == NULL || fds == NULL) {
+	nccom_addr *from = calloc((size_t)n, sizeof *from);
+	if (rec == NULL || fds == NULL || from == NULL) {
 		nccom_warn("bootstrap root %s: cannot allocate the tables of %d ranks", a->where, n);
 		goto done;
 	}
@@ -106,19 +111,20 @@ static void serve(struct root_args *a)
 		nccom_set_files_limit();
 	for (int have = 0; have < n;) {
 		int fd = -1;
-		char what[128];
-		snprintf(what, sizeof what, "rank %d of %d at the root %s", have, n, a->where);
-		if (nccom_accept(a->listen_fd, &fd, "the next rank's INFO_TO_ROOT") != NRT_SUCCESS)
-			goto done;
+		char what[200];
+		snprintf(what, sizeof what, "the next rank's INFO_TO_ROOT at the root %s (%d of %d ranks arrived)", a->where, have, n);
+		/* Each rank may take the timeout to arrive; its record then has
+		 * the timeout in total (nccom_recv_frame), however it drips. */
 		nccom_addr peer;
-		socklen_t len = sizeof peer;
-		char ptext[80] = "?";
-		if (getpeername(fd, &peer.sa, &len) == 0)
-			nccom_format_addr(&peer, ptext, sizeof ptext);
+		if (nccom_accept(a->listen_fd, &fd, &peer, what, nccom_op_deadline()) != NRT_SUCCESS)
+			goto done;
+		char ptext[80] = "?", pwho[96];
+		nccom_format_addr(&peer, ptext, sizeof ptext);
+		snprintf(pwho, sizeof pwho, "peer %s", ptext);
 		struct extInfoGlobal r;
 		memset(&r, 0, sizeof r);
 		int got = 0;
-		if (nccom_recv_frame(fd, &r, size, &got, ptext) != NRT_SUCCESS) {
+		if (nccom_recv_frame(fd, &r, size, &got, pwho) != NRT_SUCCESS) {
 			nccom_close(&fd);
 			goto done;
 		}
@@ -134,25 +140,36 @@ static void serve(struct root_args *a)
 			goto done;
 		}
 		if (r.info.nranks != n) {
-			nccom_warn(NRTABI_MSG_NCCOM_ROOT_NRANKS_MISMATCH, n, r.info.nranks);
+			nccom_warn(NRTABI_MSG_NCCOM_ROOT_NRANKS_MISMATCH " (peer %s, rank %d)", n, r.info.nranks, ptext, r.info.rank);
 			nccom_close(&fd);
 			goto done;
 		}
-		if (r.info.rank < 0 || r.info.rank >= n || fds[r.info.rank] >= 0) {
-			nccom_warn(NRTABI_MSG_NCCOM_ROOT_ALREADY_CHECKED_IN, r.info.rank, n);
+		/* The spec's text is for a rank taken twice; a rank outside the
+		 * world is said to be so (issue 22). */
+		if (r.info.rank < 0 || r.info.rank >= n) {
+			nccom_warn("Bootstrap Root : peer %s claims rank %d of %d: out of range 0..%d", ptext, r.info.rank, n, n - 1);
+			nccom_close(&fd);
+			goto done;
+		}
+		if (fds[r.info.rank] >= 0) {
+			char first[80];
+			nccom_format_addr(&from[r.info.rank], first, sizeof first);
+			nccom_warn(NRTABI_MSG_NCCOM_ROOT_ALREADY_CHECKED_IN " (peer %s; first from %s)", r.info.rank, n, ptext, first);
 			nccom_close(&fd);
 			goto done;
 		}
 		rec[r.info.rank] = r;
 		fds[r.info.rank] = fd;
+		from[r.info.rank] = peer;
 		have++;
 	}
 	int ref = 0, odd = a->global ? odd_tag(rec, n, &ref) : 0;
 	if (odd) {
-		char t1[64], t2[64];
+		char t1[TAG_TEXT_SIZE], t2[TAG_TEXT_SIZE], at[80];
 		tag_text(&rec[odd - 1].nccl_nrt_git_hash, t1, sizeof t1);
 		tag_text(&rec[ref].nccl_nrt_git_hash, t2, sizeof t2);
-		nccom_warn(NRTABI_MSG_NCCOM_ROOT_GIT_HASH_MISMATCH, odd - 1, t1, ref, t2);
+		nccom_format_addr(&from[odd - 1], at, sizeof at);
+		nccom_warn(NRTABI_MSG_NCCOM_ROOT_GIT_HASH_MISMATCH " (rank %d: peer %s)", odd - 1, t1, ref, t2, odd - 1, at);
 		goto done;
 	}
 	uint64_t cluster;
@@ -160,8 +177,9 @@ static void serve(struct root_args *a)
 	new_world(&cluster, &epoch);
 	for (int r = 0; r < n; r++) {
 		struct bootstrap_root_reply reply = reply_for(rec, r, n, cluster, epoch);
-		char who[32];
-		snprintf(who, sizeof who, "rank %d", r);
+		char who[128], at[80];
+		nccom_format_addr(&from[r], at, sizeof at);
+		snprintf(who, sizeof who, "rank %d (peer %s)", r, at);
 		if (nccom_send_frame(fds[r], &reply, (int)sizeof reply, who) != NRT_SUCCESS)
 			goto done; /* that rank is gone; the rest fail on the broken ring */
 		nccom_close(&fds[r]);
@@ -173,6 +191,7 @@ done:
 			nccom_close(&fds[i]);
 	free(fds);
 	free(rec);
+	free(from);
 	nccom_close(&a->listen_fd);
 }
 
@@ -184,14 +203,6 @@ struct xconn {
 	char addr[80];
 	bool done, gone;
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		return 0;
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void who(const struct xconn *c, char *out, size_t n)
 {
@@ -241,7 +252,7 @@ static void admit(struct xconn *c, const struct extInfoGlobal *r, struct xconn *
 	else if (r->info.nranks != n)
 		snprintf(reason, len, "%s says nranks %d, this root serves a world of %d: start every rank with the same world size", w, r->info.nranks, n);
 	else if (r->info.rank < 0 || r->info.rank >= n)
-		snprintf(reason, len, "%s: rank %d is outside 0..%d", w, r->info.rank, n - 1);
+		snprintf(reason, len, "%s: rank %d is out of range 0..%d", w, r->info.rank, n - 1);
 	else if (by_rank[r->info.rank] != NULL)
 		snprintf(reason, len, "%s: rank %d is already taken by peer %s: give every process its own rank", w, r->info.rank, by_rank[r->info.rank]->addr);
 	else
@@ -259,19 +270,21 @@ static void git_hash_reason(const struct extInfoGlobal *rec, struct xconn **by_r
 	for (int i = 0; i < n && k >= 0 && (size_t)k < len; i++) {
 		if (same_tag(&rec[i], &rec[ref]))
 			continue;
-		char w[128], t[64];
+		char w[128], t[TAG_TEXT_SIZE];
 		who(by_rank[i], w, sizeof w);
 		tag_text(&rec[i].nccl_nrt_git_hash, t, sizeof t);
 		k += snprintf(reason + k, len - (size_t)k, "%s%s carries nccl_nrt_git_hash %s", k ? "; " : "", w, t);
 	}
-	char t[64];
+	char t[TAG_TEXT_SIZE];
 	tag_text(&rec[ref].nccl_nrt_git_hash, t, sizeof t);
 	if (k >= 0 && (size_t)k < len)
 		snprintf(reason + k, len - (size_t)k, ", the other %d ranks %s: the hosts run different libnccom or libnrt builds", agree, t);
 }
 
 /* Tell everyone connected, then linger (at most the timeout) so ranks still
- * on their way hear it too, reading until each hangs up. */
+ * on their way hear it too, reading until each hangs up; not on a connection
+ * that is gone or at fault (a peer that drips its record would otherwise
+ * hold the root a second timeout). */
 static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, int cap, const char *reason)
 {
 	nccom_warn("bootstrap root %s: %s", a->where, reason);
@@ -280,26 +293,28 @@ static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, i
 		if (nccom_send_msg(conns[i].fd, BOOTSTRAP_MSG_ABORT, reason, len, conns[i].addr) == NRT_SUCCESS)
 			(void)shutdown(conns[i].fd, SHUT_WR);
 	}
-	int64_t deadline = mono_ms() + (int64_t)nccom_timeout() * 1000;
-	while (mono_ms() < deadline && *nconns < cap && *nconns < a->nranks) {
+	int64_t deadline = nccom_now_ms() + (int64_t)nccom_timeout() * 1000;
+	while (nccom_now_ms() < deadline && *nconns < cap && *nconns < a->nranks) {
 		struct pollfd p = {.fd = a->listen_fd, .events = POLLIN};
-		int w = poll(&p, 1, (int)(deadline - mono_ms()));
+		int w = poll(&p, 1, nccom_left_ms(deadline));
 		if (w <= 0)
 			break;
-		int fd = accept4(a->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		nccom_addr from;
+		socklen_t flen = sizeof from;
+		int fd = accept4(a->listen_fd, &from.sa, &flen, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
 			break;
 		struct xconn *c = &conns[(*nconns)++];
 		*c = (struct xconn){.fd = fd, .rank = -1};
-		snprintf(c->addr, sizeof c->addr, "a late peer");
+		nccom_format_addr(&from, c->addr, sizeof c->addr);
 		if (nccom_send_msg(fd, BOOTSTRAP_MSG_ABORT, reason, len, c->addr) == NRT_SUCCESS)
 			(void)shutdown(fd, SHUT_WR);
 	}
 	for (int i = 0; i < *nconns; i++) {
 		char sink[256];
-		while (mono_ms() < deadline) {
+		while (!conns[i].gone && nccom_now_ms() < deadline) {
 			struct pollfd p = {.fd = conns[i].fd, .events = POLLIN};
-			if (poll(&p, 1, (int)(deadline - mono_ms())) <= 0)
+			if (poll(&p, 1, nccom_left_ms(deadline)) <= 0)
 				break;
 			ssize_t k = recv(conns[i].fd, sink, sizeof sink, MSG_DONTWAIT);
 			if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
@@ -325,14 +340,14 @@ static void serve_extended(struct root_args *a)
 	if (a->global)
 		nccom_set_files_limit();
 	/* Phase 1: one record per rank, heartbeats while waiting. */
-	int64_t last = mono_ms();
+	int64_t last = nccom_now_ms();
 	for (int have = 0; have < n && !reason[0];) {
 		struct pollfd p = {.fd = a->listen_fd, .events = POLLIN};
 		int w = poll(&p, 1, (int)hb);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w == 0) {
-			if (mono_ms() - last > tmo) {
+			if (nccom_now_ms() - last > tmo) {
 				char miss[256];
 				missing_list(by_rank, n, false, miss, sizeof miss);
 				snprintf(reason, sizeof reason, "no INFO_TO_ROOT from %s within %ds (%s): %d of %d ranks arrived", miss, nccom_timeout(), ENV_SOCK_TIMEOUT, have, n);
@@ -360,17 +375,19 @@ static void serve_extended(struct root_args *a)
 		who(c, w2, sizeof w2);
 		if (nccom_recv_msg(fd, &type, &r, size, &got, w2) != NRT_SUCCESS) {
 			snprintf(reason, sizeof reason, "%s: its INFO_TO_ROOT record did not arrive whole (see the root's log)", w2);
+			c->gone = true;
 			break;
 		}
 		if (type != BOOTSTRAP_MSG_INFO_TO_ROOT || got != size) {
 			snprintf(reason, sizeof reason, "%s sent a %u-byte message of type %u, expected a %u-byte INFO_TO_ROOT record", w2, got, type, size);
+			c->gone = true;
 			break;
 		}
 		admit(c, &r, by_rank, n, reason, sizeof reason);
 		if (!reason[0]) {
 			rec[r.info.rank] = r;
 			have++;
-			last = mono_ms();
+			last = nccom_now_ms();
 		}
 	}
 	if (!reason[0] && a->global)
@@ -392,7 +409,7 @@ static void serve_extended(struct root_args *a)
 		}
 	}
 	/* Phase 3: stay until every ring is wired. */
-	last = mono_ms();
+	last = nccom_now_ms();
 	for (int wired = 0; wired < n;) {
 		for (int r = 0; r < n; r++)
 			pfd[r] = (struct pollfd){.fd = by_rank[r]->fd, .events = POLLIN};
@@ -400,7 +417,7 @@ static void serve_extended(struct root_args *a)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w == 0) {
-			if (mono_ms() - last > 2 * tmo) {
+			if (nccom_now_ms() - last > 2 * tmo) {
 				char miss[256];
 				missing_list(by_rank, n, true, miss, sizeof miss);
 				snprintf(reason, sizeof reason, "%s did not report a wired ring within %ds", miss, 2 * nccom_timeout());
@@ -423,7 +440,7 @@ static void serve_extended(struct root_args *a)
 			}
 			c->done = true;
 			wired++;
-			last = mono_ms();
+			last = nccom_now_ms();
 		}
 		if (reason[0])
 			break;

@@ -2,7 +2,8 @@
  * The bootstrap network (bootstrapNetInit) and its sockets: interface
  * choice, the socket timeout, listen / connect / accept, and the default
  * framing of upstream NCCL 2.9 (an int size, then exactly size bytes).
- * Every operation is bounded by NEURON_CCOM_SOCK_TIMEOUT without progress.
+ * Every operation is bounded in total by NEURON_CCOM_SOCK_TIMEOUT: progress
+ * does not restart it (issue 22).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -318,7 +319,9 @@ void nccom_close(int *fd)
 
 NRT_STATUS nccom_listen(nccom_addr *addr, int *fd)
 {
-	*fd = socket(addr->sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* Non-blocking: accept polls first, and must not block on a
+	 * connection that went away in between. */
+	*fd = socket(addr->sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (*fd < 0) {
 		nccom_warn("Net : Socket creation failed : %s", strerror(errno));
 		return NRT_FAILURE;
@@ -345,7 +348,7 @@ NRT_STATUS nccom_listen(nccom_addr *addr, int *fd)
 	return NRT_SUCCESS;
 }
 
-static int64_t now_ms(void)
+int64_t nccom_now_ms(void)
 {
 	struct timespec ts;
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
@@ -353,19 +356,45 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Wait for events on fd for at most ms; 1 ready, 0 timed out, -1 error. */
-static int wait_fd(int fd, short events, int64_t ms)
+nccom_deadline nccom_op_deadline(void)
+{
+	return nccom_now_ms() + (int64_t)sock_timeout * 1000;
+}
+
+int nccom_left_ms(nccom_deadline d)
+{
+	int64_t left = d - nccom_now_ms();
+	if (left <= 0)
+		return 0;
+	return left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+void nccom_peer_of(int fd, char *out, size_t n)
+{
+	nccom_addr a;
+	socklen_t len = sizeof a;
+	memset(&a, 0, sizeof a);
+	if (fd < 0 || getpeername(fd, &a.sa, &len) != 0) {
+		snprintf(out, n, "?");
+		return;
+	}
+	nccom_format_addr(&a, out, n);
+}
+
+/* Wait for events on fd until d; 1 ready, 0 timed out, -1 error (errno).
+ * The remaining time is taken afresh after an interruption. */
+static int wait_fd(int fd, short events, nccom_deadline d)
 {
 	struct pollfd p = {.fd = fd, .events = events};
 	for (;;) {
-		int rc = poll(&p, 1, ms < 0 ? -1 : (int)ms);
+		int rc = poll(&p, 1, nccom_left_ms(d));
 		if (rc < 0 && errno == EINTR)
 			continue;
 		return rc;
 	}
 }
 
-NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd)
+NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd, nccom_deadline d)
 {
 	char text[80];
 	nccom_format_addr(addr, text, sizeof text);
@@ -373,7 +402,6 @@ NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd)
 		nccom_warn("Error : connecting to address with family %d is neither AF_INET(%d) nor AF_INET6(%d)", addr->sa.sa_family, AF_INET, AF_INET6);
 		return NRT_INVALID;
 	}
-	int64_t deadline = now_ms() + (int64_t)sock_timeout * 1000;
 	for (int attempt = 1;; attempt++) {
 		*fd = socket(addr->sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (*fd < 0) {
@@ -387,7 +415,7 @@ NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd)
 		if (connect(*fd, &addr->sa, nccom_addr_len(addr)) != 0) {
 			err = errno;
 			if (err == EINPROGRESS) {
-				int w = wait_fd(*fd, POLLOUT, deadline - now_ms());
+				int w = wait_fd(*fd, POLLOUT, d);
 				socklen_t len = sizeof err;
 				if (w <= 0)
 					err = w == 0 ? ETIMEDOUT : errno;
@@ -398,63 +426,101 @@ NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd)
 		if (err == 0)
 			return NRT_SUCCESS; /* non-blocking: every operation polls first */
 		nccom_close(fd);
-		if (err == ECONNREFUSED && now_ms() + 1 < deadline) {
+		if (err == ECONNREFUSED && nccom_left_ms(d) > 1) {
 			if (attempt % 1000 == 0)
 				nccom_info("Call to connect returned %s, retrying", strerror(err));
 			struct timespec ms = {0, 1000000};
 			nanosleep(&ms, NULL);
 			continue;
 		}
-		nccom_warn(NRTABI_MSG_NCCOM_CONNECT_FAILED, text, err == ETIMEDOUT ? "Connection timed out (NEURON_CCOM_SOCK_TIMEOUT)" : strerror(err));
+		if (err == ECONNREFUSED || err == ETIMEDOUT)
+			nccom_warn(NRTABI_MSG_NCCOM_CONNECT_FAILED " (within %d s, %s)", text,
+				   err == ETIMEDOUT ? "Connection timed out" : strerror(err), sock_timeout, ENV_SOCK_TIMEOUT);
+		else
+			nccom_warn(NRTABI_MSG_NCCOM_CONNECT_FAILED, text, strerror(err));
 		return NRT_TIMEOUT;
 	}
 }
 
-NRT_STATUS nccom_accept(int listen_fd, int *fd, const char *what)
+NRT_STATUS nccom_accept(int listen_fd, int *fd, nccom_addr *from, const char *what, nccom_deadline d)
 {
-	int w = wait_fd(listen_fd, POLLIN, sock_timeout < 0 ? -1 : (int64_t)sock_timeout * 1000);
-	if (w == 0) {
-		nccom_warn(NRTABI_MSG_NCCOM_SOCKET_TIMEOUT, "accepting", what, sock_timeout);
-		return NRT_TIMEOUT;
-	}
-	if (w < 0) {
-		nccom_warn("accepting %s: %s", what, strerror(errno));
-		return NRT_FAILURE;
-	}
-	*fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (*fd < 0) {
-		nccom_warn("accepting %s: %s", what, strerror(errno));
-		return NRT_FAILURE;
-	}
-	return NRT_SUCCESS;
-}
-
-/* Move exactly n bytes within the timeout per step of progress. */
-NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *peer)
-{
-	char *p = buf;
-	while (n > 0) {
-		int w = wait_fd(fd, send_dir ? POLLOUT : POLLIN, (int64_t)sock_timeout * 1000);
+	for (;;) {
+		/* Past the deadline even a pending connection is not taken:
+		 * strangers queued up must not carry the search on. */
+		int w = nccom_left_ms(d) > 0 ? wait_fd(listen_fd, POLLIN, d) : 0;
 		if (w == 0) {
-			nccom_warn(NRTABI_MSG_NCCOM_SOCKET_TIMEOUT, send_dir ? "sending to" : "receiving from", peer, sock_timeout);
+			nccom_warn(NRTABI_MSG_NCCOM_SOCKET_TIMEOUT, "accepting", what, sock_timeout);
 			return NRT_TIMEOUT;
 		}
 		if (w < 0) {
-			nccom_warn("poll on %s: %s", peer, strerror(errno));
+			nccom_warn("accepting %s: %s", what, strerror(errno));
+			return NRT_FAILURE;
+		}
+		nccom_addr a;
+		socklen_t len = sizeof a;
+		memset(&a, 0, sizeof a);
+		*fd = accept4(listen_fd, &a.sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (*fd >= 0) {
+			if (from != NULL)
+				*from = a;
+			return NRT_SUCCESS;
+		}
+		/* The listen socket is non-blocking: a connection that went away
+		 * between poll and accept is waited past, within the deadline. */
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
+			continue;
+		nccom_warn("accepting %s: %s", what, strerror(errno));
+		return NRT_FAILURE;
+	}
+}
+
+/* " (peer ADDR)" when the name a caller gave its peer lacks the address
+ * (and the socket still knew it). */
+static void peer_suffix(const char *addr, const char *peer, char *out, size_t n)
+{
+	if (strstr(peer, addr) != NULL || strcmp(addr, "?") == 0)
+		out[0] = 0;
+	else
+		snprintf(out, n, " (peer %s)", addr);
+}
+
+/* Move exactly n bytes by d. */
+NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *peer, nccom_deadline d)
+{
+	char *p = buf, also[100], addr[80] = "?";
+	size_t total = n;
+	/* Taken while the socket still knows it: a reset peer leaves none. */
+	if (n > 0)
+		nccom_peer_of(fd, addr, sizeof addr);
+	while (n > 0) {
+		int w = nccom_left_ms(d) > 0 ? wait_fd(fd, send_dir ? POLLOUT : POLLIN, d) : 0;
+		if (w == 0) {
+			peer_suffix(addr, peer, also, sizeof also);
+			nccom_warn(NCCOM_MSG_DEADLINE "%s: %zu of %zu bytes", send_dir ? "sending to" : "receiving from", peer,
+				   sock_timeout, also, total - n, total);
+			return NRT_TIMEOUT;
+		}
+		if (w < 0) {
+			int e = errno;
+			peer_suffix(addr, peer, also, sizeof also);
+			nccom_warn("poll on %s%s: %s", peer, also, strerror(e));
 			return NRT_FAILURE;
 		}
 		ssize_t k = send_dir ? send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(fd, p, n, MSG_DONTWAIT);
 		if (k == 0 && !send_dir) {
-			nccom_warn("%s (%s)", NRTABI_MSG_NCCOM_CONNECTION_CLOSED, peer);
+			peer_suffix(addr, peer, also, sizeof also);
+			nccom_warn("%s (%s%s)", NRTABI_MSG_NCCOM_CONNECTION_CLOSED, peer, also);
 			return NRT_FAILURE;
 		}
 		if (k < 0) {
-			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+			int e = errno;
+			if (e == EINTR || e == EAGAIN || e == EWOULDBLOCK)
 				continue;
+			peer_suffix(addr, peer, also, sizeof also);
 			if (send_dir)
-				nccom_warn("Call to send to %s failed : %s", peer, strerror(errno));
+				nccom_warn("Call to send to %s%s failed : %s", peer, also, strerror(e));
 			else
-				nccom_warn("Call to recv from %s failed : %s", peer, strerror(errno));
+				nccom_warn("Call to recv from %s%s failed : %s", peer, also, strerror(e));
 			return NRT_FAILURE;
 		}
 		p += k;
@@ -466,16 +532,22 @@ NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *pe
 NRT_STATUS nccom_send_frame(int fd, const void *data, int size, const char *peer)
 {
 	struct bootstrap_frame_size h = {.size = size};
-	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, true, peer);
+	nccom_deadline d = nccom_op_deadline();
+	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, true, peer, d);
 	if (rc == NRT_SUCCESS && size > 0)
-		rc = nccom_xfer(fd, (void *)(uintptr_t)data, (size_t)size, true, peer);
+		rc = nccom_xfer(fd, (void *)(uintptr_t)data, (size_t)size, true, peer, d);
 	return rc;
 }
 
 NRT_STATUS nccom_recv_frame(int fd, void *data, int size, int *got, const char *peer)
 {
+	return nccom_recv_frame_by(fd, data, size, got, peer, nccom_op_deadline());
+}
+
+NRT_STATUS nccom_recv_frame_by(int fd, void *data, int size, int *got, const char *peer, nccom_deadline d)
+{
 	struct bootstrap_frame_size h;
-	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, false, peer);
+	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, false, peer, d);
 	if (rc != NRT_SUCCESS)
 		return rc;
 	if (h.size < 0 || h.size > size) {
@@ -484,5 +556,5 @@ NRT_STATUS nccom_recv_frame(int fd, void *data, int size, int *got, const char *
 	}
 	if (got != NULL)
 		*got = h.size;
-	return h.size > 0 ? nccom_xfer(fd, data, (size_t)h.size, false, peer) : NRT_SUCCESS;
+	return h.size > 0 ? nccom_xfer(fd, data, (size_t)h.size, false, peer, d) : NRT_SUCCESS;
 }

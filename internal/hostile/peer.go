@@ -34,6 +34,7 @@ func PeerTexts() []PeerText {
 func PeerRanks(nranks int) []int {
 	return []int{nranks, nranks + 4, -1, math.MinInt32, math.MaxInt32}
 }
+
 // What a hostile bootstrap peer sends to forge log lines (issue 22): bytes
 // that, printed raw, end a line, start a forged one, recolour or retitle the
 // terminal, or ring its bell. runtime/e2e sends them to the reference

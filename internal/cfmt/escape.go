@@ -12,7 +12,7 @@ import (
 // cut, and a line of a log stays a line.
 const PeerTextMax = 4096
 
-// Escape is esc.String (the one escaping of bytes from outside: see package
+// Escape is esc.Text (the one escaping of bytes from outside: see package
 // esc) over at most the first max bytes of s (PeerTextMax when max < 1),
 // followed by how many were left off, so a peer cannot fill a log line.
 func Escape[T ~string | ~[]byte](s T, max int) string {
@@ -20,7 +20,7 @@ func Escape[T ~string | ~[]byte](s T, max int) string {
 		max = PeerTextMax
 	}
 	if len(s) <= max {
-		return esc.String(string(s))
+		return esc.Text(string(s))
 	}
-	return fmt.Sprintf("%s... (%d more bytes)", esc.String(string(s[:max])), len(s)-max)
+	return fmt.Sprintf("%s... (%d more bytes)", esc.Text(string(s[:max])), len(s)-max)
 }

@@ -21,7 +21,7 @@ func TestEscape(t *testing.T) {
 		{"ünïcode ✓", 0, "ünïcode ✓"},
 		{"bidi \u202e gnirts", 0, `bidi \u202e gnirts`},
 		{"line\u2028sep", 0, `line\u2028sep`},
-		{`back\slash "q"`, 0, `back\\slash "q"`},
+		{`back\slash "q"`, 0, `back\slash "q"`},
 		{"abcdef", 3, "abc... (3 more bytes)"},
 		{"\x00\x00", 1, `\x00... (1 more bytes)`},
 	} {

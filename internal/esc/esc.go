@@ -21,12 +21,21 @@ import (
 // not part of a printable rune, and reads back with strconv.Unquote once
 // its double quotes are escaped. s comes back unchanged, without a copy,
 // when nothing needs escaping.
-func String(s string) string {
+func String(s string) string { return escape(s, true) }
+
+// Text is String with the backslash kept as it is: for text that is passed
+// on from peer to peer and escaped again at each hop (an ABORT's reason
+// relayed by the root), where doubling would grow it on every hop and would
+// break the quoting of what it is embedded in. It is for reading, not for
+// reading back.
+func Text(s string) string { return escape(s, false) }
+
+func escape(s string, backslash bool) string {
 	i := 0
 	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f || c == '\\' {
+			if c < 0x20 || c == 0x7f || c == '\\' && backslash {
 				break
 			}
 			i++
@@ -48,7 +57,7 @@ func String(s string) string {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
-			case c == '\\':
+			case c == '\\' && backslash:
 				b.WriteString(`\\`)
 			case c < 0x20 || c == 0x7f:
 				// strconv's spelling: \a \b \f \n \r \t \v, else \xNN.

@@ -54,3 +54,21 @@ func checkClean(t *testing.T, s string) {
 		}
 	}
 }
+
+// TestTextKeepsBackslash: Text escapes what String escapes but the
+// backslash, so relayed text does not grow at each hop.
+func TestTextKeepsBackslash(t *testing.T) {
+	for in, want := range map[string]string{
+		`a\"b"`:           `a\"b"`,
+		"x\x1b[2J\ny":     `x\x1b[2J\ny`,
+		"\xff\u202e":      `\xff\u202e`,
+		`already \x1b ok`: `already \x1b ok`,
+	} {
+		if got := Text(in); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+		if got, again := Text(in), Text(Text(in)); got != again {
+			t.Errorf("Text is not idempotent on %q: %q then %q", in, got, again)
+		}
+	}
+}

@@ -75,5 +75,7 @@ var Rules = map[string]string{
 	"constant":        "a constant's value has its declared type",
 	"release-name":    "the release name matches its directory",
 	"version-need":    "libnccom's version needs name declared libnrt nodes",
+	"name":            "every name fits the grammar of each place the generator emits it: a C identifier that is no keyword, reserved or generator name; a GNU ld version node; a file name; one Go name per scope",
+	"text":            "free text is UTF-8 without control characters; text emitted into a comment holds no */ or /*",
 	"derive":          "derived_from names an existing release, the chain does not loop, [remove] names parent rows",
 }

@@ -23,6 +23,8 @@ func (s *Spec) validate(dirName string) Errors {
 		c.unique()
 		c.enums()
 		c.structs()
+		c.names()
+		c.texts()
 		return c.errs
 	}
 	c.release(dirName)
@@ -36,6 +38,8 @@ func (s *Spec) validate(dirName string) Errors {
 	c.constants()
 	c.messages()
 	c.structs()
+	c.names()
+	c.texts()
 	return c.errs
 }
 

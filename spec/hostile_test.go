@@ -103,3 +103,32 @@ func TestTypeLimits(t *testing.T) {
 		t.Fatalf("a legitimate nested type: %v", err)
 	}
 }
+
+// TestInjectionSpecs: spec text the generator once emitted as live C, linker
+// script or Go (a "*/" in a struct's source, an enum tag "x; int y", a
+// version node "A { global: z; }", a struct name with a space, NUL or ESC)
+// is refused by the validator with one error at its file:line:col.
+func TestInjectionSpecs(t *testing.T) {
+	for _, c := range hostile.InjectionCases() {
+		t.Run(c.Name, func(t *testing.T) {
+			dir := copyRelease(t, Default)
+			if err := c.Apply(dir); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadDir(dir)
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("want spec errors, got %T %v", err, err)
+			}
+			if len(errs) != 1 || !strings.Contains(errs[0].Msg, c.Want) {
+				t.Fatalf("want one error saying %q, got %d: %.600v", c.Want, len(errs), err)
+			}
+			if errs[0].Pos.Line == 0 || errs[0].Pos.Col == 0 || !strings.HasSuffix(errs[0].Pos.File, "hostile.toml") {
+				t.Fatalf("error not at hostile.toml:line:col: %v", errs[0])
+			}
+			if strings.ContainsAny(errs[0].Error(), "\x00\x1b\n") {
+				t.Fatalf("the error line carries control bytes: %q", errs[0].Error())
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 type checker struct {
 	s    *Spec
 	errs Errors
+	done map[Pos]bool // positions already reported, for texts
 }
 
 func (c *checker) at(f *Fact, key, rule, format string, args ...any) {

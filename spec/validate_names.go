@@ -105,7 +105,7 @@ func (c *checker) names() {
 		goFields := map[string]string{}
 		for j := range st.Fields {
 			f := &st.Fields[j]
-			if f.Name == "" || !ident(&f.Fact, "name", "field "+st.Name+".", f.Name) {
+			if f.Name == "" || !ident(&f.Fact, "name", "field of "+st.Name, f.Name) {
 				continue
 			}
 			g := GoName(f.Name)
@@ -261,6 +261,12 @@ func firstWord(what string) string {
 // texts holds every string of every row to TextProblem: free text reaches
 // generated comments and string literals, terminals and logs.
 func (c *checker) texts() {
+	// A key another rule has already reported (a name that is no
+	// identifier, a source with a comment delimiter) is not reported twice.
+	c.done = map[Pos]bool{}
+	for _, e := range c.errs {
+		c.done[e.Pos] = true
+	}
 	v := reflect.ValueOf(c.s).Elem()
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
@@ -292,7 +298,7 @@ func (c *checker) walkText(v reflect.Value, f *Fact, key string, depth int) {
 		if f == nil || f.Pos.File == "" {
 			return
 		}
-		if p := TextProblem(v.String()); p != "" {
+		if p := TextProblem(v.String()); p != "" && !c.done[c.s.PosOf(f, key)] {
 			c.at(f, key, "text", "%s: %s; write it as plain text", key, p)
 		}
 	case reflect.Slice:

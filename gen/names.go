@@ -142,30 +142,6 @@ func cIdent(s string) string {
 	return strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(s))
 }
 
-// cString quotes s as a C string literal.
-func cString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\%03o`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 // releaseIdent makes a release name usable inside identifiers: 2.31.24 -> 2_31_24.
 func releaseIdent(r string) string {
 	return strings.NewReplacer(".", "_", "-", "_").Replace(r)

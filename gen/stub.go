@@ -18,6 +18,7 @@ type stubFunc struct {
 
 type stubData struct {
 	Banner, Release, Header, SONAME, Git string
+	GitLit                               string // Git as a C string literal; Git is for comments
 	Compat                               int64
 	Version                              [4]uint64
 	GitHashAfter, CompatAfter            int64
@@ -140,8 +141,8 @@ func cStub(s *spec.Spec) ([]File, error) {
 	ver := s.ConstantByName("NCCOM_VERSION_STRING")
 	compat := s.ConstantByName("NCCOM_COMPAT_ID")
 	gitAfter, compatAfter := s.ConstantByName("VERSION_INFO_GIT_HASH_AFTER"), s.ConstantByName("VERSION_INFO_COMPAT_AFTER")
-	d := stubData{Banner: cBanner(s), Release: s.Release.Name, Header: HeaderName,
-		SONAME: s.Release.LibNCCOM.SONAME, Git: s.Release.LibNCCOM.Git}
+	d := stubData{Banner: cBanner(s), Release: commentText(s.Release.Name), Header: HeaderName,
+		SONAME: commentText(s.Release.LibNCCOM.SONAME), Git: commentText(s.Release.LibNCCOM.Git), GitLit: cString(s.Release.LibNCCOM.Git)}
 	d.Compat, _ = compat.Int()
 	d.GitHashAfter, _ = gitAfter.Int()
 	d.CompatAfter, _ = compatAfter.Int()

@@ -2,12 +2,14 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nrtabi/nrtabi/internal/hostile"
 )
@@ -130,5 +132,57 @@ func TestInjectionSpecs(t *testing.T) {
 				t.Fatalf("the error line carries control bytes: %q", errs[0].Error())
 			}
 		})
+	}
+}
+
+// TestSpecDirectoryBound: twenty files at the per-file cap (once 2.9 GB and
+// 23 s) are refused by the directory's total bound, quickly and without
+// reading them; so are too many files and too many entries.
+func TestSpecDirectoryBound(t *testing.T) {
+	dir := copyRelease(t, Default)
+	for i := 0; i < 20; i++ {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("big%02d.toml", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Sparse: 4 MiB of comment lines would be read; the size alone must refuse.
+		if err := f.Truncate(MaxSpecFileSize); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	_, err := LoadDir(dir)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "MaxSpecDirSize") || !strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("want one line naming MaxSpecDirSize and %s, got %v", dir, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("refusing took %v", d)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 3*MaxSpecDirSize {
+		t.Errorf("refusing allocated %d MB", got>>20)
+	}
+
+	dir = copyRelease(t, Default)
+	for i := 0; i < MaxSpecDirFiles; i++ {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("z%03d.toml", i)), []byte("# empty\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := LoadDir(dir); err == nil || !strings.Contains(err.Error(), "MaxSpecDirFiles") {
+		t.Fatalf("want the file-count bound, got %.300v", err)
+	}
+
+	dir = copyRelease(t, Default)
+	for i := 0; i <= MaxSpecDirEntries; i++ {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("x%05d.txt", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := LoadDir(dir); err == nil || !strings.Contains(err.Error(), "MaxSpecDirEntries") {
+		t.Fatalf("want the entry bound, got %.300v", err)
 	}
 }

@@ -494,3 +494,71 @@ func FuzzGenerate(f *testing.F) {
 		}
 	})
 }
+
+// TestGoScopeNamesKnown: every package-level name of the generated Go is
+// either one the validator knows the generator declares itself
+// (spec.GoFixedNames) or one it derives from a spec name and checks for
+// clashes (rule name): a new generated declaration must join the list.
+func TestGoScopeNamesKnown(t *testing.T) {
+	s := mustLoad(t, spec.Default)
+	files, err := Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, n := range spec.GoFixedNames() {
+		known[n] = true
+	}
+	for _, st := range s.Structs {
+		known[GoName(st.Name)], known["Sizeof"+GoName(st.Name)] = true, true
+		if st.Side == "wire" {
+			known["TestWire"+GoName(st.Name)] = true
+		}
+	}
+	for _, e := range s.Enums {
+		known[GoName(e.Name)] = true
+		for _, v := range e.Values {
+			known[GoName(v.Name)] = true
+		}
+	}
+	for _, k := range s.Constants {
+		known[GoName(k.Name)] = true
+	}
+	for _, m := range s.Messages {
+		known["Msg"+GoName(m.ID)] = true
+	}
+	for _, f := range files {
+		if !strings.HasSuffix(f.Path, ".go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f.Path, f.Data, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			var names []string
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names = append(names, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					switch sp := sp.(type) {
+					case *ast.TypeSpec:
+						names = append(names, sp.Name.Name)
+					case *ast.ValueSpec:
+						for _, n := range sp.Names {
+							names = append(names, n.Name)
+						}
+					}
+				}
+			}
+			for _, n := range names {
+				if n != "_" && !known[n] {
+					t.Errorf("%s declares %s, which spec.GoFixedNames does not list", f.Path, n)
+				}
+			}
+		}
+	}
+}

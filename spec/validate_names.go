@@ -197,6 +197,9 @@ func (c *checker) namespaces() {
 		}
 		add(goScope, "Go", GoName(st.Name), "struct "+st.Name+" as Go", &st.Fact, "name")
 		add(goScope, "Go", "Sizeof"+GoName(st.Name), "struct "+st.Name+" as Go", &st.Fact, "name")
+		if st.Side == "wire" {
+			add(goScope, "Go", "TestWire"+GoName(st.Name), "struct "+st.Name+" as Go", &st.Fact, "name") // its wire-image test
+		}
 	}
 	for i := range s.Enums {
 		e := &s.Enums[i]

@@ -186,3 +186,19 @@ func TestSpecDirectoryBound(t *testing.T) {
 		t.Fatalf("want the entry bound, got %.300v", err)
 	}
 }
+
+// TestErrorLineEscaped: whatever a message quotes from the spec or a path
+// (ESC, BEL, NUL, a line break, bytes that are not UTF-8, a bidi override)
+// reaches the terminal escaped, on one line.
+func TestErrorLineEscaped(t *testing.T) {
+	e := &Error{Pos: Pos{File: "d\x1b]0;x\x07/a.toml", Line: 1, Col: 1}, Rule: "name", Msg: "struct h\x1b[2J_t\x00 \xff\n\u202e"}
+	got := e.Error()
+	for _, bad := range []string{"\x1b", "\x07", "\x00", "\xff", "\n", "\u202e"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("%q reaches the error line: %q", bad, got)
+		}
+	}
+	if !strings.Contains(got, `h\x1b[2J_t\x00 \xff\n\u202e`) {
+		t.Errorf("escaped differently: %q", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -276,17 +277,57 @@ func reload(s *spec.Spec) (*spec.Spec, error) {
 	return spec.LoadFS(fstest.MapFS{name + "/spec.toml": {Data: b.Bytes()}}, name, "mutated/"+name)
 }
 
-// stubNames are the functions whose libnccom-double bodies name their
-// parameters (gen/stub.go) and whose parameters the property test keeps.
+// keepsParams: the libnccom double's bodies name these functions'
+// parameters (stubParams), so the generator requires them as they are and
+// the property test leaves them (TestStubRequirements holds the refusal).
 func keepsParams(f *spec.Forward) bool {
-	_, ok := stubBodies[f.Name]
-	return ok || f.Guard == spec.Probe
+	_, ok := stubParams[f.Name]
+	return ok
+}
+
+// stubWrites: the double writes members of st (stubOutFields).
+func stubWrites(s *spec.Spec, st *spec.Struct) bool {
+	for fn := range stubOutFields {
+		if f := s.ForwardByName(fn); f != nil {
+			for _, p := range f.Params {
+				if p.Name == "out" && p.T != nil && p.T.Kind == spec.KindPointer && p.T.Elem.Struct == st {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// TestStubRequirements: a spec that renames a parameter or a member the
+// libnccom double's hand-written bodies use is refused by the generator in
+// one line naming it, not turned into C that does not compile.
+func TestStubRequirements(t *testing.T) {
+	s := mustLoad(t, spec.Default)
+	f := s.ForwardByName("neuronBootstrapSend")
+	f.Params = append([]spec.Param(nil), f.Params...)
+	f.Params[1].Name = "other"
+	_, err := Generate(s)
+	if err == nil || !strings.Contains(err.Error(), "neuronBootstrapSend with the parameters (state, peer, data, size, hint)") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("a renamed parameter: %v", err)
+	}
+	s = mustLoad(t, spec.Default)
+	st := s.StructByName("nccl_comm_info_t")
+	for i := range st.Fields {
+		if st.Fields[i].Name == "cluster_id" {
+			st.Fields[i].Name = "cluster"
+		}
+	}
+	if _, err := Generate(s); err == nil || !strings.Contains(err.Error(), "nccl_comm_info_t.cluster_id, which the libnccom double's neuronGetCommInfo writes") {
+		t.Fatalf("a renamed member: %v", err)
+	}
 }
 
 // randIdent is a random C identifier; now and then one the validator must
 // refuse (a keyword, a reserved name, one of the generated code's own).
 func randIdent(r *rand.Rand) string {
-	bad := []string{"int", "_Bool", "typeof", "asm", "restrict", "__x", "_Y", "memset", "NULL", "rc", "nrtabi_x", "class", "a b", "x;y", "z{"}
+	bad := []string{"int", "_Bool", "typeof", "asm", "restrict", "__x", "_Y", "memset", "NULL", "rc", "nrtabi_x", "class", "a b", "x;y", "z{",
+		"exit", "EINVAL", "UINT32_MAX", "FILE", "stdout", "timespec"}
 	if r.Intn(16) == 0 {
 		return bad[r.Intn(len(bad))]
 	}
@@ -307,7 +348,7 @@ func mutate(s *spec.Spec, r *rand.Rand) {
 		switch r.Intn(3) {
 		case 0:
 			st := s.Structs[r.Intn(len(s.Structs))]
-			if len(st.Fields) > 0 && st.Name != "nec_version_info_t" {
+			if len(st.Fields) > 0 && !stubWrites(s, st) {
 				st.Fields[r.Intn(len(st.Fields))].Name = randIdent(r)
 			}
 		case 1:
@@ -400,6 +441,12 @@ func TestPropertyMutatedSpecs(t *testing.T) {
 			if out, err := buildGo(dir); err != nil {
 				t.Fatalf("mutation %d: the generated Go does not build: %v\n%s", i, err, out)
 			}
+			vet := exec.Command("go", "vet", ".")
+			vet.Dir = filepath.Join(dir, GoPackage)
+			vet.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+			if out, err := vet.CombinedOutput(); err != nil {
+				t.Fatalf("mutation %d: go vet of the generated Go: %v\n%s", i, err, out)
+			}
 		}
 	}
 	t.Logf("%d mutations: %d validated and held, %d refused by the validator", n, accepted, refused)
@@ -469,7 +516,7 @@ func FuzzGenerate(f *testing.F) {
 		s := loadMini(t)
 		var st *spec.Struct
 		for _, c := range s.Structs {
-			if len(c.Fields) > 0 && c.Name != "nec_version_info_t" {
+			if len(c.Fields) > 0 && !stubWrites(s, c) {
 				st = c
 			}
 		}

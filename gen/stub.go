@@ -103,6 +103,30 @@ var stubBodies = map[string]string{
 	return NCCOM_STUB_RC;`,
 }
 
+// stubParams are the parameter names the bodies above and the probe's body
+// in nccom_stub.c.tmpl are written against, and stubOutFields the members
+// of *out they write: requirements refuses a spec that renames one, naming
+// it, instead of emitting a double that does not compile.
+var stubParams = map[string][]string{
+	"neuronGetVersionInfo":       {"out", "n"},
+	"neuronGetUniqueId":          {"id", "rank_n", "hint"},
+	"neuronInitGlobalComm":       {"g_dev_id", "g_dev_count", "dev", "root_id", "comm", "hint"},
+	"neuronInitComm":             {"comm", "rank_n", "id", "rank", "dev", "bypass_graph"},
+	"neuronGetCommInfo":          {"comm", "out"},
+	"neuronFreeComm":             {"comm"},
+	"neuronNetworkProxyProgress": {"comm", "stream_id", "proxy_id", "progressed", "failed"},
+	"neuronBootstrapSend":        {"state", "peer", "data", "size", "hint"},
+	"neuronBootstrapRecv":        {"state", "peer", "data", "size", "hint"},
+	"neuronBootstrapAllGather":   {"state", "all_data", "size", "hint"},
+	"neuronPreferredNcRidNicBdf": {"nc", "rid", "bdf", "bdf_len"},
+	"neuronGetPeerDeviceId":      {"comm", "peer", "out"},
+}
+
+var stubOutFields = map[string][]string{
+	"neuronGetVersionInfo": {"major", "minor", "patch", "maintenance", "git_hash", "compatibility_version"},
+	"neuronGetCommInfo":    {"cluster_id"},
+}
+
 // outParam is a pointer the callee writes through: the spec notes it "out"
 // (or calls it out). The trampolines and the double refuse it NULL.
 func outParam(p spec.Param) bool { return strings.HasPrefix(p.Note, "out") || p.Name == "out" }

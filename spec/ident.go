@@ -69,6 +69,18 @@ func setOf(xs ...string) map[string]bool {
 // and an upper-case letter), and not a name the generated C or the system
 // headers it includes already use.
 func CNameProblem(s string) string {
+	if p := CMemberProblem(s); p != "" {
+		return p
+	}
+	if cSystemDecls()[s] {
+		return "the system headers the generated C includes declare it"
+	}
+	return ""
+}
+
+// CMemberProblem is CNameProblem for a struct member, which has a namespace
+// of its own: only a system macro, not a system declaration, breaks it.
+func CMemberProblem(s string) string {
 	switch {
 	case s == "":
 		return "it is empty"
@@ -80,6 +92,8 @@ func CNameProblem(s string) string {
 		return "it is reserved to the C implementation (a leading __ or _ and an upper-case letter)"
 	case cTaken[s]:
 		return "the generated C already uses it (a system header name or a local)"
+	case cSystemMacros()[s]:
+		return "the system headers the generated C includes define it as a macro"
 	}
 	for _, p := range cOwnedPrefixes {
 		if strings.HasPrefix(s, p) {

@@ -105,7 +105,8 @@ func (c *checker) names() {
 		goFields := map[string]string{}
 		for j := range st.Fields {
 			f := &st.Fields[j]
-			if f.Name == "" || !ident(&f.Fact, "name", "field of "+st.Name, f.Name) {
+			if p := CMemberProblem(f.Name); p != "" {
+				c.at(&f.Fact, "name", "name", "field of %s %s cannot be emitted as C: %s; rename it to a plain C identifier", st.Name, quoteName(f.Name), p)
 				continue
 			}
 			g := GoName(f.Name)

@@ -18,7 +18,8 @@ import (
 // Go, a GNU ld script or Promela (cpp comments): a line break would end a
 // // comment, "*/" a block comment, "/*" nests one (gcc -Wcomment), a
 // trailing backslash would splice the next line into a // comment, and
-// "??/" is a backslash under -std=c11's trigraphs. Control characters,
+// "??/" is a backslash under -std=c11's trigraphs: a '/' next to a '*' and
+// a '?' next to a '?' are written \x2f and \x3f. Control characters,
 // invisible format characters and bytes that are not UTF-8 (which Go
 // source may not hold) are written as \xNN or \uNNNN; everything else is
 // kept as it is.
@@ -32,15 +33,10 @@ func commentText(s string) string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '*' && strings.HasPrefix(s[i+1:], "/"):
-			b.WriteString(`*\/`)
-			n = 2
-		case r == '/' && strings.HasPrefix(s[i+1:], "*"):
-			b.WriteString(`/\*`)
-			n = 2
-		case r == '?' && strings.HasPrefix(s[i+1:], "?"):
-			b.WriteString(`?\?`)
-			n = 2
+		case r == '/' && (i > 0 && s[i-1] == '*' || strings.HasPrefix(s[i+1:], "*")):
+			b.WriteString(`\x2f`) // every '/' next to a '*': "*/*" must not become "*\/*"
+		case r == '?' && (i > 0 && s[i-1] == '?' || strings.HasPrefix(s[i+1:], "?")):
+			b.WriteString(`\x3f`)
 		case r == '\\' && i+n == len(s):
 			b.WriteString(`\x5c`)
 		case r < 0x80 && (r < 0x20 || r == 0x7f):

@@ -66,11 +66,11 @@ type headerData struct {
 func cHeader(s *spec.Spec) ([]File, error) {
 	d := headerData{
 		Banner:  cBanner(s),
-		Release: s.Release.Name,
+		Release: commentText(s.Release.Name),
 		Guard:   "NRTABI_" + releaseIdent(s.Release.Name) + "_H",
 	}
 	for _, e := range s.Enums {
-		ce := cEnum{Name: e.Name, Tag: e.Tag, Comment: fmt.Sprintf("%s, %s", e.Conf, e.Source)}
+		ce := cEnum{Name: e.Name, Tag: e.Tag, Comment: commentText(fmt.Sprintf("%s, %s", e.Conf, e.Source))}
 		for _, v := range e.Values {
 			ce.Values = append(ce.Values, cEnumValue{v.Name, v.Value})
 		}
@@ -80,7 +80,7 @@ func cHeader(s *spec.Spec) ([]File, error) {
 		d.Opaques = append(d.Opaques, fmt.Sprintf("typedef struct %s %s;", o.CTag(), o.Name))
 	}
 	for _, k := range s.Constants {
-		d.Constants = append(d.Constants, cMacro{Name: k.Name, Value: cConst(k), Comment: string(k.Conf)})
+		d.Constants = append(d.Constants, cMacro{Name: k.Name, Value: cConst(k), Comment: commentText(string(k.Conf))})
 	}
 	for _, m := range s.Messages {
 		d.Messages = append(d.Messages, cMacro{Name: "NRTABI_MSG_" + cIdent(m.ID), Value: cString(m.Text)})
@@ -98,11 +98,11 @@ func cHeader(s *spec.Spec) ([]File, error) {
 	}
 	for _, f := range s.Forward {
 		d.Forward = append(d.Forward, cFunc{Name: f.Name, Ret: cRet(f.Signature), Params: cParams(f.Params),
-			Comment: fmt.Sprintf("dlsym #%d, slot %#x, via %s", f.Index, f.Slot, f.Trampoline)})
+			Comment: commentText(fmt.Sprintf("dlsym #%d, slot %#x, via %s", f.Index, f.Slot, f.Trampoline))})
 	}
 	for _, r := range s.Reverse {
 		d.Reverse = append(d.Reverse, cFunc{Name: r.Name, Ret: cRet(r.Signature), Params: cParams(r.Params),
-			Comment: fmt.Sprintf("@@%s, %s", r.Version, r.Shape)})
+			Comment: commentText(fmt.Sprintf("@@%s, %s", r.Version, r.Shape))})
 	}
 	data, err := execTemplate("header.h.tmpl", d)
 	if err != nil {
@@ -172,12 +172,14 @@ func cStructOf(st *spec.Struct) cStruct {
 	if st.Packed {
 		cs.Attr = "__attribute__((packed)) "
 	}
-	cs.Comment = append(cs.Comment, fmt.Sprintf("%s: %d bytes, %s (%s).", st.Name, st.Size, st.Conf, st.Source))
+	cs.Comment = append(cs.Comment, commentText(fmt.Sprintf("%s: %d bytes, %s (%s).", st.Name, st.Size, st.Conf, st.Source)))
 	if st.Prefix {
 		cs.Comment = append(cs.Comment, "Only a prefix of the real object is modelled.")
 	}
 	if st.Note != "" {
-		cs.Comment = append(cs.Comment, wrapComment(st.Note, 90)...)
+		for _, l := range wrapComment(st.Note, 90) {
+			cs.Comment = append(cs.Comment, commentText(l))
+		}
 	}
 	natural := 1
 	for _, f := range st.Fields {
@@ -193,6 +195,7 @@ func cStructOf(st *spec.Struct) cStruct {
 			if c := f.ConfOf("type"); c != f.Conf {
 				mem.Comment += ", type " + string(c)
 			}
+			mem.Comment = commentText(mem.Comment)
 		} else {
 			mem.Decl = opaqueMember(*m.Opaque)
 			mem.Comment = fmt.Sprintf("+%d..%d opaque", m.Opaque.Offset, m.Opaque.End())

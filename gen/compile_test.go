@@ -75,7 +75,7 @@ func TestHeaderCompiles(t *testing.T) {
 	}
 }
 
-func mustLoad(t *testing.T, r string) *spec.Spec {
+func mustLoad(t testing.TB, r string) *spec.Spec {
 	t.Helper()
 	s, err := spec.Load(r)
 	if err != nil {

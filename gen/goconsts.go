@@ -11,7 +11,7 @@ func goConsts(s *spec.Spec) ([]File, error) {
 	f := newGoFile(s)
 	f.PackageComment(fmt.Sprintf("Package abi holds the Go bindings generated from the nrtabi spec of release %s:\n"+
 		"constants, enums, exact messages, struct mirrors with compile-time layout\n"+
-		"assertions, encoders for the byte images, and the symbol tables.", s.Release.Name))
+		"assertions, encoders for the byte images, and the symbol tables.", commentText(s.Release.Name)))
 	r := s.Release
 	f.Comment("Release identity.")
 	f.Const().Defs(
@@ -35,7 +35,7 @@ func goConsts(s *spec.Spec) ([]File, error) {
 			t := map[string]string{"u32": "uint32", "u64": "uint64", "int": "int", "size_t": "uint64"}[k.Type]
 			c.Id(t).Op("=").Lit(int(v))
 		}
-		defs = append(defs, c.Comment(fmt.Sprintf("%s %s", k.Name, k.Conf)))
+		defs = append(defs, c.Comment(commentText(fmt.Sprintf("%s %s", k.Name, k.Conf))))
 	}
 	f.Comment("Constants of the boundary.")
 	f.Const().Defs(defs...)
@@ -43,7 +43,7 @@ func goConsts(s *spec.Spec) ([]File, error) {
 
 	defs = nil
 	for _, m := range s.Messages {
-		defs = append(defs, jen.Id("Msg"+GoName(m.ID)).Op("=").Lit(m.Text).Comment(m.Where))
+		defs = append(defs, jen.Id("Msg"+GoName(m.ID)).Op("=").Lit(m.Text).Comment(commentText(m.Where)))
 	}
 	f.Comment("Exact messages of the shipped binaries, as printf formats.")
 	f.Const().Defs(defs...)

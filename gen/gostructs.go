@@ -40,7 +40,7 @@ func goStructs(s *spec.Spec) ([]File, error) {
 
 func goStruct(st *spec.Struct) jen.Code {
 	name := GoName(st.Name)
-	doc := []string{fmt.Sprintf("%s mirrors %s (%d bytes, %s).", name, st.Name, st.Size, st.Conf)}
+	doc := []string{commentText(fmt.Sprintf("%s mirrors %s (%d bytes, %s).", name, st.Name, st.Size, st.Conf))}
 	if st.Packed {
 		doc = append(doc, "It is a packed byte image: Go cannot lay it out, so use MarshalTo and UnmarshalFrom.")
 	}
@@ -63,10 +63,10 @@ func goStruct(st *spec.Struct) jen.Code {
 		}
 		fd := m.Field
 		if flexible(*fd) {
-			doc = append(doc, fmt.Sprintf("The flexible array member %s (+%d, %s) has no Go form and adds no size.", fd.Name, fd.Offset, fd.Type))
+			doc = append(doc, commentText(fmt.Sprintf("The flexible array member %s (+%d, %s) has no Go form and adds no size.", fd.Name, fd.Offset, fd.Type)))
 			continue
 		}
-		fields = append(fields, jen.Id(GoName(fd.Name)).Add(goType(fd.T)).Comment(fmt.Sprintf("+%d %s %s", fd.Offset, fd.Type, fd.Conf)))
+		fields = append(fields, jen.Id(GoName(fd.Name)).Add(goType(fd.T)).Comment(commentText(fmt.Sprintf("+%d %s %s", fd.Offset, fd.Type, fd.Conf))))
 	}
 	return jen.Comment(strings.Join(doc, "\n")).Line().Type().Id(name).Struct(fields...)
 }

@@ -3,58 +3,14 @@ package gen
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// initialisms are upper-cased whole when they form a word of a Go name.
-var initialisms = map[string]string{
-	"id": "ID", "ids": "IDs", "mla": "MLA", "rid": "RID", "pci": "PCI", "bdf": "BDF",
-	"rdh": "RDH", "vnc": "VNC", "ofi": "OFI", "cpu": "CPU", "uid": "UID", "nrt": "NRT",
-	"nec": "NEC", "nc": "NC", "mr": "MR",
-}
-
-// GoName turns a C identifier (snake_case or camelCase) into an exported Go name.
-func GoName(c string) string {
-	c = strings.TrimSuffix(c, "_t")
-	var words []string
-	for _, part := range strings.Split(c, "_") {
-		words = append(words, splitCamel(part)...)
-	}
-	var b strings.Builder
-	for _, w := range words {
-		if w == "" {
-			continue
-		}
-		if up, ok := initialisms[strings.ToLower(w)]; ok {
-			b.WriteString(up)
-			continue
-		}
-		r := []rune(strings.ToLower(w))
-		r[0] = unicode.ToUpper(r[0])
-		b.WriteString(string(r))
-	}
-	out := b.String()
-	if out == "" || !unicode.IsLetter([]rune(out)[0]) {
-		out = "X" + out
-	}
-	return out
-}
-
-// splitCamel splits "extRingRecvFd" into ext Ring Recv Fd and "nRanks" into n Ranks.
-func splitCamel(s string) []string {
-	var out []string
-	start := 0
-	rs := []rune(s)
-	for i := 1; i < len(rs); i++ {
-		if unicode.IsUpper(rs[i]) && !unicode.IsUpper(rs[i-1]) {
-			out = append(out, string(rs[start:i]))
-			start = i
-		}
-	}
-	return append(out, string(rs[start:]))
-}
+// GoName turns a C identifier (snake_case or camelCase) into an exported Go
+// name (spec.GoName: the validator holds the spec's names to one Go name per
+// scope).
+func GoName(c string) string { return spec.GoName(c) }
 
 // cType is the C spelling of a named or builtin type, without declarator.
 func cType(t *spec.Type) string {
@@ -184,30 +140,6 @@ func cRet(sg spec.Signature) string {
 // cIdent turns a constant or message id into an upper-case C macro suffix.
 func cIdent(s string) string {
 	return strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(s))
-}
-
-// cString quotes s as a C string literal.
-func cString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\%03o`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // releaseIdent makes a release name usable inside identifiers: 2.31.24 -> 2_31_24.

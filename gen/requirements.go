@@ -42,8 +42,43 @@ func requirements(s *spec.Spec) error {
 			missing = append(missing, fmt.Sprintf("the probe %s taking (struct *out, size n), not (%s)", f.Name, cParams(f.Params)))
 		}
 	}
+	for _, f := range s.Forward {
+		want, ok := stubParams[f.Name]
+		if !ok {
+			continue
+		}
+		var have []string
+		for _, p := range f.Params {
+			have = append(have, p.Name)
+		}
+		if strings.Join(have, ",") != strings.Join(want, ",") {
+			missing = append(missing, fmt.Sprintf("%s with the parameters (%s) the libnccom double's body uses, not (%s)", f.Name, strings.Join(want, ", "), strings.Join(have, ", ")))
+			continue
+		}
+		for _, p := range f.Params {
+			fields, ok := stubOutFields[f.Name]
+			if !ok || p.Name != "out" || p.T == nil || p.T.Kind != spec.KindPointer || p.T.Elem.Kind != spec.KindStruct {
+				continue
+			}
+			st := p.T.Elem.Struct
+			for _, fd := range fields {
+				if !hasField(st, fd) {
+					missing = append(missing, fmt.Sprintf("%s.%s, which the libnccom double's %s writes", st.Name, fd, f.Name))
+				}
+			}
+		}
+	}
 	if len(missing) > 0 {
 		return fmt.Errorf("the spec lacks what the generated code needs: %s", strings.Join(missing, "; "))
 	}
 	return nil
+}
+
+func hasField(st *spec.Struct, name string) bool {
+	for _, f := range st.Fields {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -43,10 +43,10 @@ const (
 func cSlots(s *spec.Spec) ([]File, error) {
 	t := s.SlotTable
 	d := slotsData{
-		Banner: cBanner(s), Release: s.Release.Name, Header: HeaderName,
+		Banner: cBanner(s), Release: commentText(s.Release.Name), Header: HeaderName,
 		Guard: "NRTABI_" + releaseIdent(s.Release.Name) + "_SLOTS_H",
 		Count: len(s.Forward), Base: t.Base, Top: t.Top, Stride: t.Stride,
-		Sentinel: t.Sentinel, SentinelAddr: t.SentinelAddr,
+		Sentinel: commentText(t.Sentinel), SentinelAddr: t.SentinelAddr,
 	}
 	view := func(f *spec.Forward) slotView {
 		return slotView{Name: f.Name, FnType: f.Name + "_fn", Offset: f.Slot - t.Base, Slot: f.Slot, Index: f.Index}

@@ -92,7 +92,7 @@ func compileRelease(b *bytes.Buffer, s *spec.Spec) error {
 	}
 
 	root := "release_" + id
-	fmt.Fprintf(b, "\n// %s is release %s.\nvar %s = spec.Spec{", root, s.Release.Name, root)
+	fmt.Fprintf(b, "\n// %s is release %s.\nvar %s = spec.Spec{", root, commentText(s.Release.Name), root)
 	v := reflect.ValueOf(s).Elem()
 	e.fields(v, root, func(name string) bool { return name == "Enums" })
 	b.WriteString("}\n")
@@ -115,7 +115,7 @@ func compileRelease(b *bytes.Buffer, s *spec.Spec) error {
 		e.value(reflect.ValueOf(st).Elem(), name)
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "\n// link_%s sets what release %s cannot hold as static data.\nfunc link_%s() {\n", id, s.Release.Name, id)
+	fmt.Fprintf(b, "\n// link_%s sets what release %s cannot hold as static data.\nfunc link_%s() {\n", id, commentText(s.Release.Name), id)
 	for _, l := range append(e.link.decls, e.link.stmts...) {
 		b.WriteString(l + "\n")
 	}

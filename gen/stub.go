@@ -18,6 +18,7 @@ type stubFunc struct {
 
 type stubData struct {
 	Banner, Release, Header, SONAME, Git string
+	GitLit                               string // Git as a C string literal; Git is for comments
 	Compat                               int64
 	Version                              [4]uint64
 	GitHashAfter, CompatAfter            int64
@@ -102,6 +103,30 @@ var stubBodies = map[string]string{
 	return NCCOM_STUB_RC;`,
 }
 
+// stubParams are the parameter names the bodies above and the probe's body
+// in nccom_stub.c.tmpl are written against, and stubOutFields the members
+// of *out they write: requirements refuses a spec that renames one, naming
+// it, instead of emitting a double that does not compile.
+var stubParams = map[string][]string{
+	"neuronGetVersionInfo":       {"out", "n"},
+	"neuronGetUniqueId":          {"id", "rank_n", "hint"},
+	"neuronInitGlobalComm":       {"g_dev_id", "g_dev_count", "dev", "root_id", "comm", "hint"},
+	"neuronInitComm":             {"comm", "rank_n", "id", "rank", "dev", "bypass_graph"},
+	"neuronGetCommInfo":          {"comm", "out"},
+	"neuronFreeComm":             {"comm"},
+	"neuronNetworkProxyProgress": {"comm", "stream_id", "proxy_id", "progressed", "failed"},
+	"neuronBootstrapSend":        {"state", "peer", "data", "size", "hint"},
+	"neuronBootstrapRecv":        {"state", "peer", "data", "size", "hint"},
+	"neuronBootstrapAllGather":   {"state", "all_data", "size", "hint"},
+	"neuronPreferredNcRidNicBdf": {"nc", "rid", "bdf", "bdf_len"},
+	"neuronGetPeerDeviceId":      {"comm", "peer", "out"},
+}
+
+var stubOutFields = map[string][]string{
+	"neuronGetVersionInfo": {"major", "minor", "patch", "maintenance", "git_hash", "compatibility_version"},
+	"neuronGetCommInfo":    {"cluster_id"},
+}
+
 // outParam is a pointer the callee writes through: the spec notes it "out"
 // (or calls it out). The trampolines and the double refuse it NULL.
 func outParam(p spec.Param) bool { return strings.HasPrefix(p.Note, "out") || p.Name == "out" }
@@ -140,8 +165,8 @@ func cStub(s *spec.Spec) ([]File, error) {
 	ver := s.ConstantByName("NCCOM_VERSION_STRING")
 	compat := s.ConstantByName("NCCOM_COMPAT_ID")
 	gitAfter, compatAfter := s.ConstantByName("VERSION_INFO_GIT_HASH_AFTER"), s.ConstantByName("VERSION_INFO_COMPAT_AFTER")
-	d := stubData{Banner: cBanner(s), Release: s.Release.Name, Header: HeaderName,
-		SONAME: s.Release.LibNCCOM.SONAME, Git: s.Release.LibNCCOM.Git}
+	d := stubData{Banner: cBanner(s), Release: commentText(s.Release.Name), Header: HeaderName,
+		SONAME: commentText(s.Release.LibNCCOM.SONAME), Git: commentText(s.Release.LibNCCOM.Git), GitLit: cString(s.Release.LibNCCOM.Git)}
 	d.Compat, _ = compat.Int()
 	d.GitHashAfter, _ = gitAfter.Int()
 	d.CompatAfter, _ = compatAfter.Int()

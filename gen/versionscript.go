@@ -34,7 +34,7 @@ func versionScripts(s *spec.Spec) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := vsData{Banner: cBanner(s), Library: s.Release.LibNCCOM.SONAME}
+	d := vsData{Banner: cBanner(s), Library: commentText(s.Release.LibNCCOM.SONAME)}
 	for _, f := range s.ByIndex() {
 		d.Symbols = append(d.Symbols, vsSym{Name: f.Name, Comment: fmt.Sprintf("dlsym #%d", f.Index)})
 	}
@@ -51,7 +51,7 @@ func versionScripts(s *spec.Spec) ([]File, error) {
 // runtime's own entry points: node name -> symbols. They are versioned like
 // the callbacks, never left unversioned.
 func LibnrtVersionScript(s *spec.Spec, extra map[string][]string) ([]byte, error) {
-	d := vsData{Banner: cBanner(s), Library: s.Release.LibNRT.SONAME}
+	d := vsData{Banner: cBanner(s), Library: commentText(s.Release.LibNRT.SONAME)}
 	nodes := append([]spec.VersionNode(nil), s.VersionNodes...)
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Index < nodes[j].Index })
 	known := map[string]bool{}
@@ -64,7 +64,7 @@ func LibnrtVersionScript(s *spec.Spec, extra map[string][]string) ([]byte, error
 		v := vsNode{Name: n.Name, Parent: n.Parent}
 		for _, r := range s.Reverse {
 			if r.Version == n.Name {
-				v.Symbols = append(v.Symbols, vsSym{Name: r.Name, Comment: "reverse callback, " + r.Shape})
+				v.Symbols = append(v.Symbols, vsSym{Name: r.Name, Comment: commentText("reverse callback, " + r.Shape)})
 			}
 		}
 		for _, e := range extra[n.Name] {

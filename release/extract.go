@@ -95,20 +95,20 @@ func extractFrom(obj *elfread.File, dbg *elfread.Debug, opt ExtractOptions) (*fr
 	found, outNames, names = keep, keepNames, keepAsked
 	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
 		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High, mainDebug: dbg.Path()}
-	x.source = fmt.Sprintf("nrtabi extract from %s", path)
+	x.source = fmt.Sprintf("nrtabi extract from %s", inputText(path))
 	if obj.BuildID != "" {
 		x.source += " (build-id " + obj.BuildID + ")"
 	}
 	if dbg.Via != elfread.ViaEmbedded {
-		x.source += fmt.Sprintf(", DWARF from %s via %s", dbg.Path(), dbg.Via)
+		x.source += fmt.Sprintf(", DWARF from %s via %s", inputText(dbg.Path()), dbg.Via)
 	}
 	for _, p := range dbg.Parts()[1:] {
-		x.source += fmt.Sprintf(", and from %s (%s)", p.Path, p.Via)
+		x.source += fmt.Sprintf(", and from %s (%s)", inputText(p.Path), p.Via)
 	}
 	if label, ok := specmatch.Label(path); ok {
 		// A compiled header set: the headers are the source, not the
 		// temporary object; a declaration is not a byte-anchored fact.
-		x.source, x.conf = "nrtabi extract from "+label, spec.Med
+		x.source, x.conf = "nrtabi extract from "+inputText(label), spec.Med
 	}
 	for i, f := range found {
 		x.reserve(f.Offset, outNames[i])

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
@@ -37,7 +38,7 @@ func New(base *spec.Spec, name string, obs *Observed, root string) (*Release, er
 	nr := &newRelease{base: base, obs: obs, removed: map[string][]string{}}
 	var srcs []string
 	for _, in := range obs.Inputs {
-		srcs = append(srcs, in.Source())
+		srcs = append(srcs, inputText(in.Source()))
 	}
 	nr.source = "nrtabi release new from " + strings.Join(srcs, ", ")
 
@@ -84,12 +85,38 @@ func New(base *spec.Spec, name string, obs *Observed, root string) (*Release, er
 			f.Rows.Structs = append(f.Rows.Structs, withSpecMetadata(st, base))
 		}
 		out.files["structs.toml"] = f
-		out.heads["structs.toml"] = comment(fmt.Sprintf("Structs read from the DWARF of %s.\nside, aliases and prefix are the spec's own and kept from %s.", strings.Join(specmatch.Labelled(obs.Structs.From), ", "), base.Release.Name))
+		out.heads["structs.toml"] = comment(fmt.Sprintf("Structs read from the DWARF of %s.\nside, aliases and prefix are the spec's own and kept from %s.", inputList(specmatch.Labelled(obs.Structs.From)), base.Release.Name))
 	}
 	if out.Spec, err = spec.Assemble(filepath.Join(root, name), root, out.files); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// inputText is an input's name (a path given on the command line, a
+// --headers directory) as it may appear in the spec's comments and sources,
+// which gen emits into C and Go comments: a name of printable ASCII without
+// a comment delimiter is kept; any other is Go-quoted (control bytes,
+// newlines, non-ASCII escaped; '*' too when it would form a comment
+// delimiter), so no path is
+// pasted raw (docs/nrtabi-release-new.md).
+func inputText(p string) string {
+	q := strconv.QuoteToASCII(p)
+	if strings.Contains(q, "*/") || strings.Contains(q, "/*") {
+		q = strings.ReplaceAll(q, "*", `\x2a`) // still a Go escape of the same path
+	}
+	if q[1:len(q)-1] == p {
+		return p
+	}
+	return q
+}
+
+func inputList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = inputText(n)
+	}
+	return strings.Join(out, ", ")
 }
 
 func comment(text string) string {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Error is one violation, located at file:line:col and named by its rule.
@@ -14,13 +16,48 @@ type Error struct {
 	Msg  string
 }
 
-// Error is one line: names quoted from the spec may hold line breaks, which
+// Error is one line: names quoted from the spec (and a directory's path)
+// may hold line breaks, terminal escapes or bytes that are not UTF-8, which
 // are escaped.
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s: [%s] %s", e.Pos, e.Rule, oneLine.Replace(e.Msg))
+	return oneLine(fmt.Sprintf("%s: [%s] %s", e.Pos, e.Rule, e.Msg))
 }
 
-var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`)
+// oneLine escapes what must not reach a terminal or a log raw: line
+// breaks as \n and \r, other control characters, invisible format
+// characters and bytes that are not UTF-8 as \xNN or \uNNNN.
+func oneLine(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && !unicode.IsPrint(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
 
 // Errors is every violation found in one load, in file order.
 type Errors []*Error
@@ -75,5 +112,7 @@ var Rules = map[string]string{
 	"constant":        "a constant's value has its declared type",
 	"release-name":    "the release name matches its directory",
 	"version-need":    "libnccom's version needs name declared libnrt nodes",
+	"name":            "every name fits the grammar of each place the generator emits it: a C identifier that is no keyword, reserved or generator name; a GNU ld version node; a file name; one Go name per scope",
+	"text":            "free text is UTF-8 without control characters; text emitted into a comment holds no */ or /*",
 	"derive":          "derived_from names an existing release, the chain does not loop, [remove] names parent rows",
 }

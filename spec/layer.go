@@ -76,7 +76,7 @@ func Assemble(dir, root string, files map[string]*File) (*Spec, error) {
 		errs = append(errs, derrs...)
 		errs = append(errs, s.addDoc(name, doc, &filePositions{rows: idx, file: name})...)
 	}
-	return assemble(s, errs, path.Base(dir), nextTo(root))
+	return assemble(s, errs, path.Base(dir), withBudget(nextTo(root), &budget{}))
 }
 
 // written reports whether Writer.Release writes the library's table: one

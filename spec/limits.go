@@ -3,8 +3,10 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"regexp"
+	"sort"
 	"sync"
 
 	"github.com/nrtabi/nrtabi/internal/regfile"
@@ -19,7 +21,81 @@ const (
 	MaxSpecFileSize = 4 << 20
 	// MaxNesting is how deeply arrays and inline tables may nest in a value.
 	MaxNesting = 32
+	// MaxSpecDirSize bounds the *.toml bytes one load reads: the release's
+	// directory and every release it derives from together. A release is a
+	// few hundred kilobytes; twenty files at MaxSpecFileSize once took
+	// 2.9 GB and 23 s to refuse.
+	MaxSpecDirSize = 16 << 20
+	// MaxSpecDirFiles bounds the *.toml files of one load, all layers.
+	MaxSpecDirFiles = 256
+	// MaxSpecDirEntries bounds the entries of one spec directory listed
+	// (any kind), so a directory of millions of names is refused unread.
+	MaxSpecDirEntries = 4096
 )
+
+// budget is what one load has read so far, across its layers.
+type budget struct {
+	files int
+	bytes int64
+}
+
+// withBudget makes the parents locate finds share b.
+func withBudget(locate func(string) (source, error), b *budget) func(string) (source, error) {
+	return func(name string) (source, error) {
+		src, err := locate(name)
+		src.budget = b
+		return src, err
+	}
+}
+
+// file counts one more spec file of dir and refuses the directory, before
+// any file is read, when the files so far would pass a bound; listed sums
+// the sizes the directory lists (add checks what is then read).
+func (b *budget) file(dir string, e fs.DirEntry, listed *int64) error {
+	if b.files++; b.files > MaxSpecDirFiles {
+		return fmt.Errorf("spec directory %s: more than %d *.toml files in the release and the releases it derives from (MaxSpecDirFiles); merge files or remove stray ones", dir, MaxSpecDirFiles)
+	}
+	if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+		if *listed += info.Size(); b.bytes+*listed > MaxSpecDirSize {
+			return b.tooLarge(dir)
+		}
+	}
+	return nil
+}
+
+func (b *budget) add(dir string, n int64) error {
+	if b.bytes += n; b.bytes > MaxSpecDirSize {
+		return b.tooLarge(dir)
+	}
+	return nil
+}
+
+func (b *budget) tooLarge(dir string) error {
+	return fmt.Errorf("spec directory %s: its *.toml files, with those of the releases it derives from, hold more than %d bytes (MaxSpecDirSize); a release needs a few hundred kilobytes", dir, MaxSpecDirSize)
+}
+
+// readDirBounded lists dir sorted by name, as fs.ReadDir does, reading at
+// most MaxSpecDirEntries entries.
+func readDirBounded(fsys fs.FS, dir, display string) ([]fs.DirEntry, error) {
+	f, err := fsys.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read spec directory %s: %w", display, err)
+	}
+	defer f.Close()
+	rd, ok := f.(fs.ReadDirFile)
+	if !ok {
+		return nil, fmt.Errorf("read spec directory %s: not a directory", display)
+	}
+	entries, err := rd.ReadDir(MaxSpecDirEntries + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read spec directory %s: %w", display, err)
+	}
+	if len(entries) > MaxSpecDirEntries {
+		return nil, fmt.Errorf("spec directory %s: more than %d entries (MaxSpecDirEntries); a release directory holds a few *.toml files", display, MaxSpecDirEntries)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, nil
+}
 
 // readSpecFile reads one spec file: a regular file (a FIFO, device or
 // directory is refused before it is opened, so it can never block) of at

@@ -18,6 +18,7 @@ import (
 type source struct {
 	fsys         fs.FS
 	dir, display string
+	budget       *budget // shared by a release and the releases it derives from
 }
 
 // LoadFS reads every *.toml file of dir in fsys (sorted by name), merges them
@@ -25,7 +26,7 @@ type source struct {
 // display prefixes positions in errors. On failure the error is an Errors
 // listing every violation.
 func LoadFS(fsys fs.FS, dir, display string) (*Spec, error) {
-	return load(source{fsys, dir, display}, func(name string) (source, error) {
+	return load(source{fsys, dir, display, nil}, func(name string) (source, error) {
 		return embeddedSource(name)
 	})
 }
@@ -41,7 +42,7 @@ func LoadDir(dir string) (*Spec, error) {
 // derives from in root first, then among the embedded ones.
 func LoadDirWithParents(dir, root string) (*Spec, error) {
 	dir = strings.TrimSuffix(dir, "/")
-	return load(source{os.DirFS(dir), ".", dir}, nextTo(root))
+	return load(source{os.DirFS(dir), ".", dir, nil}, nextTo(root))
 }
 
 // nextTo locates a parent release in root first (when root is not ""), then
@@ -51,7 +52,7 @@ func nextTo(root string) func(string) (source, error) {
 		if root != "" {
 			sib := path.Join(root, name)
 			if st, err := os.Stat(sib); err == nil && st.IsDir() {
-				return source{os.DirFS(sib), ".", sib}, nil
+				return source{os.DirFS(sib), ".", sib, nil}, nil
 			}
 		}
 		return embeddedSource(name)
@@ -62,10 +63,12 @@ func embeddedSource(name string) (source, error) {
 	if _, err := fs.Stat(Embedded, name); err != nil {
 		return source{}, fmt.Errorf("no release %q, embedded or next to the spec", name)
 	}
-	return source{Embedded, name, "spec/" + name}, nil
+	return source{Embedded, name, "spec/" + name, nil}, nil
 }
 
 func load(src source, locate func(string) (source, error)) (*Spec, error) {
+	b := &budget{}
+	src.budget, locate = b, withBudget(locate, b)
 	s, errs, err := readLayer(src)
 	if err != nil {
 		return nil, err
@@ -110,9 +113,22 @@ func assemble(s *Spec, errs Errors, name string, locate func(string) (source, er
 
 // readLayer reads the files of one directory, without resolving or validating.
 func readLayer(src source) (*Spec, Errors, error) {
-	entries, err := fs.ReadDir(src.fsys, src.dir)
+	if src.budget == nil {
+		src.budget = &budget{}
+	}
+	entries, err := readDirBounded(src.fsys, src.dir, src.display)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read spec directory %s: %w", src.display, err)
+		return nil, nil, err
+	}
+	// The bounds are checked on the listed sizes before any file is read
+	// or decoded, then again on what was read.
+	var listed int64
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".toml") {
+			if err := src.budget.file(src.display, e, &listed); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	s := &Spec{Dir: src.display, index: map[string]*filePositions{}}
 	var errs Errors
@@ -122,6 +138,9 @@ func readLayer(src source) (*Spec, Errors, error) {
 		}
 		data, err := readSpecFile(src.fsys, path.Join(src.dir, e.Name()), path.Join(src.display, e.Name()))
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := src.budget.add(src.display, int64(len(data))); err != nil {
 			return nil, nil, err
 		}
 		errs = append(errs, s.addFile(path.Join(src.display, e.Name()), string(data))...)

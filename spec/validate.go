@@ -9,6 +9,7 @@ import (
 type checker struct {
 	s    *Spec
 	errs Errors
+	done map[Pos]bool // positions already reported, for texts
 }
 
 func (c *checker) at(f *Fact, key, rule, format string, args ...any) {
@@ -23,6 +24,11 @@ func (s *Spec) validate(dirName string) Errors {
 		c.unique()
 		c.enums()
 		c.structs()
+		// A fragment is checked against binaries, never generated from
+		// (gen requires a release): it keeps the names DWARF gives, C++
+		// and Rust ones (outer::Widget, std::box<char>) and glibc's own
+		// (pthread_mutex_t) included. Its text is still held to rule text.
+		c.texts()
 		return c.errs
 	}
 	c.release(dirName)
@@ -36,6 +42,8 @@ func (s *Spec) validate(dirName string) Errors {
 	c.constants()
 	c.messages()
 	c.structs()
+	c.names()
+	c.texts()
 	return c.errs
 }
 

@@ -108,6 +108,8 @@ func TestRules(t *testing.T) {
 		{rule: "constant", changes: []change{{"constants.toml", `name = "NCCOM_COMPAT_ID"`, "value = 89", `value = "89"`}}, msg: "NCCOM_COMPAT_ID is declared u64 but its value is string"},
 		{rule: "release-name", changes: []change{{"release.toml", "[release]", `name = "2.31.24"`, `name = "2.31.25"`}}, msg: `release name "2.31.25" does not match its directory "2.31.24"`},
 		{rule: "derive", changes: []change{{"release.toml", "[release]", `name = "2.31.24"`, "name = \"2.31.24\"\nderived_from = \"9.9.9\""}}, msg: `derived_from = "9.9.9": no release "9.9.9"`, atFile: "release.toml", atAnchor: "derived_from"},
+		{rule: "name", changes: []change{{"constants.toml", `name = "NRT_STATUS"`, `tag = "nrt_status"`, `tag = "nrt status"`}}, msg: `enum tag "nrt status" cannot be emitted as C`},
+		{rule: "text", changes: []change{{"structs_nrt.toml", `name = "nrt_version_t"`, `source = "facts nrt_version_t"`, `source = "facts */ nrt_version_t"`}}, msg: `struct nrt_version_t: source: byte 6 starts "*/"`},
 		{rule: "version-need", changes: []change{{"release.toml", "[release.libnccom]", `version = "NRT_2.0.0"`, `version = "NRT_4.0.0"`}}, msg: "libnccom needs NRT_4.0.0 from libnrt.so.1, which declares no such [[version_node]]"},
 	}
 	covered := map[string]bool{}

@@ -150,3 +150,50 @@ func TestCheckJUnit(t *testing.T) {
 		t.Errorf("--format xml: exit %d, want 2", rc)
 	}
 }
+
+// TestReleaseNewHeadersPathStaysText: an ordinary header directory whose
+// path holds "*/ int injected; /*" once became code in the generated
+// header (the path was pasted into struct sources). release new now writes
+// it escaped, the release validates, and the C generated from it compiles
+// without defining injected.
+func TestReleaseNewHeadersPathStaysText(t *testing.T) {
+	needCC(t)
+	hdrs := filepath.Join(t.TempDir(), "x*", " int injected; ", "*y")
+	if err := os.CopyFS(hdrs, os.DirFS(neuronInclude)); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	out := filepath.Join(root, "2.31.98-path")
+	if rc, o, errw := runLayoutCLI("release", "new", "--spec", "2.31.24", "--name", "2.31.98-path", "--out", out, "--headers", hdrs); rc != 0 {
+		t.Fatalf("release new --headers: exit %d\n%s%s", rc, o, errw)
+	}
+	s, err := spec.LoadDir(out)
+	if err != nil {
+		t.Fatalf("the new release does not validate: %v", err)
+	}
+	gen := t.TempDir()
+	if rc, o, errw := runCLI("gen", "--spec", out, "--out", gen); rc != 0 {
+		t.Fatalf("gen: exit %d\n%s%s", rc, o, errw)
+	}
+	header, err := os.ReadFile(filepath.Join(gen, "c", "nrtabi.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(header), "*/ int injected; /*") {
+		t.Fatalf("the header holds the raw path")
+	}
+	// The planted layout differences fail the header's assertions, so the
+	// preprocessor is the judge: comments are gone from its output, and
+	// an injected declaration would be left.
+	tu := filepath.Join(gen, "c", "check.c")
+	if err := os.WriteFile(tu, []byte("#define _GNU_SOURCE\n#include \"nrtabi.h\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := cc.Output("-E", "-P", tu)
+	if err != nil {
+		t.Fatalf("preprocess the header of %s: %v", s.Release.Name, err)
+	}
+	if strings.Contains(o, "injected") {
+		t.Fatalf("the preprocessed header holds injected")
+	}
+}

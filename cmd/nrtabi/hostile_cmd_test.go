@@ -62,7 +62,7 @@ func TestHostileInputsUnderMemoryLimit(t *testing.T) {
 			run{o.Name + "/release-new", []string{"release", "new", "--name", "x", "--force", "--out", t.TempDir(), "--binary", o.Path, "--debug-dir", dir}},
 		)
 	}
-	for _, c := range hostile.SpecCases() {
+	for _, c := range append(hostile.SpecCases(), hostile.InjectionCases()...) {
 		d := spectest.CopyRelease(t, spec.Embedded, spec.Default)
 		if err := c.Apply(d); err != nil {
 			t.Fatal(err)

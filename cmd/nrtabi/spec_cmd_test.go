@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/internal/hostile"
 	"github.com/nrtabi/nrtabi/internal/spectest"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -160,5 +161,31 @@ func TestGenWritesNothingOnError(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 1 {
 		t.Errorf("output directory gained files: %v", entries)
+	}
+}
+
+// TestSpecValidateRefusesInjection: spec text that gen once emitted as code
+// (a "*/" in a source, an enum tag "x; int y", a version node
+// "A { global: z; }", a struct name with a space, NUL or ESC) makes
+// `spec validate` exit 1 with the error at hostile.toml:line:col, escaped.
+func TestSpecValidateRefusesInjection(t *testing.T) {
+	for _, c := range hostile.InjectionCases() {
+		t.Run(c.Name, func(t *testing.T) {
+			dir := spectest.CopyRelease(t, spec.Embedded, spec.Default)
+			if err := c.Apply(dir); err != nil {
+				t.Fatal(err)
+			}
+			rc, _, errw := runCLI("spec", "validate", "--spec", dir)
+			if rc != 1 {
+				t.Fatalf("exit %d, want 1: %s", rc, errw)
+			}
+			first := strings.SplitN(errw, "\n", 2)[0]
+			if !strings.HasPrefix(first, filepath.Join(dir, "hostile.toml")+":") || !strings.Contains(first, c.Want) {
+				t.Errorf("want hostile.toml:line:col: ... %s, got %q", c.Want, first)
+			}
+			if strings.ContainsAny(errw, "\x00\x1b") {
+				t.Errorf("stderr carries control bytes: %q", errw)
+			}
+		})
 	}
 }

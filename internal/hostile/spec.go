@@ -96,3 +96,42 @@ func (c SpecCase) Apply(dir string) error {
 	data = bytes.Replace(data, []byte("[release]\n"), []byte("[release]\n"+c.Release+"\n"), 1)
 	return os.WriteFile(p, data, 0o644)
 }
+
+// row is a [[struct]] of one u64 field with the given keys after its name.
+func row(name, keys string) string {
+	return `[[struct]]
+name = ` + name + `
+size = 8
+conf = "HIGH"
+` + keys + `
+  [[struct.field]]
+  name = "f"
+  offset = 0
+  type = "u64"
+  conf = "HIGH"
+  source = "crafted"
+`
+}
+
+// InjectionCases are spec files whose text the generator once emitted as
+// live C, linker script or Go (issue 22): `spec validate` refuses each at
+// its file:line:col. Text is added as hostile.toml to a copy of a release.
+func InjectionCases() []SpecCase {
+	return []SpecCase{
+		{Name: "comment-end-in-struct-source", Text: row(`"hostile_t"`, `source = "x */ int injected; /*"`), Want: `would end or nest the C comment`},
+		{Name: "comment-end-in-struct-note", Text: row(`"hostile_t"`, "source = \"crafted\"\nnote = \"*/ int injected; /*\""), Want: `would end or nest the C comment`},
+		{Name: "comment-end-in-enum-source", Text: "[[enum]]\nname = \"hostile_e\"\nsize = 4\nvalues = [{ name = \"HOSTILE_A\", value = 0 }]\nconf = \"HIGH\"\nsource = \"*/ int injected; /*\"\n", Want: `would end or nest the C comment`},
+		{Name: "enum-tag-not-ident", Text: "[[enum]]\nname = \"hostile_e\"\ntag = \"x; int y\"\nsize = 4\nvalues = [{ name = \"HOSTILE_A\", value = 0 }]\nconf = \"HIGH\"\nsource = \"crafted\"\n", Want: `enum tag "x; int y" cannot be emitted as C`},
+		{Name: "enum-member-brace", Text: "[[enum]]\nname = \"hostile_e\"\nsize = 4\nvalues = [{ name = \"A } ; int z; enum { B\", value = 0 }]\nconf = \"HIGH\"\nsource = \"crafted\"\n", Want: `enumerator "A } ; int z; enum { B" cannot be emitted as C`},
+		{Name: "version-node-script", Text: "[[version_node]]\nname = \"A { global: z; }\"\nindex = 4\nparent = \"NRT_2.0.0\"\nconf = \"HIGH\"\nsource = \"crafted\"\n", Want: `cannot be written into a linker version script`},
+		{Name: "struct-name-space", Text: row(`"hostile t"`, `source = "crafted"`), Want: `struct "hostile t" cannot be emitted as C`},
+		{Name: "struct-name-brace", Text: row(`"h{x}_t"`, `source = "crafted"`), Want: `struct "h{x}_t" cannot be emitted as C`},
+		{Name: "struct-name-nul", Text: row(`"h\u0000_t"`, `source = "crafted"`), Want: `struct "h\x00_t" cannot be emitted as C`},
+		{Name: "struct-name-esc", Text: row(`"h\u001b[31m_t"`, `source = "crafted"`), Want: `struct "h\x1b[31m_t" cannot be emitted as C`},
+		{Name: "struct-name-keyword", Text: row(`"_Bool"`, `source = "crafted"`), Want: `struct "_Bool" cannot be emitted as C: it is a C or C++ keyword`},
+		{Name: "struct-name-reserved", Text: row(`"__hostile"`, `source = "crafted"`), Want: `reserved to the C implementation`},
+		{Name: "field-name-keyword", Text: "[[struct]]\nname = \"hostile_t\"\nsize = 8\nconf = \"HIGH\"\nsource = \"crafted\"\n  [[struct.field]]\n  name = \"typeof\"\n  offset = 0\n  type = \"u64\"\n  conf = \"HIGH\"\n  source = \"crafted\"\n", Want: `field of hostile_t "typeof" cannot be emitted as C`},
+		{Name: "constant-name-macro", Text: "[[constant]]\nname = \"memset\"\ntype = \"int\"\nvalue = 1\nconf = \"HIGH\"\nsource = \"crafted\"\n", Want: `the generated C already uses it`},
+		{Name: "source-esc", Text: row(`"hostile_t"`, "source = \"a\\u001b]0;owned\\u0007\""), Want: `control character U+001B`},
+	}
+}

@@ -281,8 +281,11 @@ void neuronGetVersionInfo(nec_version_info_t *out, uint32_t n)
 	out->patch = 24;
 	out->maintenance = 0;
 	if (n > 47) {
+		/* At most sizeof git_hash bytes, like strncpy, for a hash of any length. */
+		static const char hash[] = NCCOM_STUB_GIT_HASH;
+		size_t hn = strlen(hash) < sizeof out->git_hash ? strlen(hash) : sizeof out->git_hash;
 		memset(out->git_hash, 0, sizeof out->git_hash);
-		strncpy(out->git_hash, NCCOM_STUB_GIT_HASH, sizeof out->git_hash);
+		memcpy(out->git_hash, hash, hn);
 	}
 	if (n > 55)
 		out->compatibility_version = NCCOM_STUB_COMPAT;

@@ -1,0 +1,223 @@
+package spec
+
+import (
+	"strings"
+	"sync"
+)
+
+// The names the system headers of the generated C declare (macros; and
+// functions, typedefs, enumerators, extern variables and tags), as glibc
+// 2.36 and gcc 12 give
+// them for the includes of gen/templates (errno.h, pthread.h, stdio.h,
+// stdlib.h, string.h, time.h, stdbool.h, stddef.h, stdint.h, sched.h,
+// sys/types.h under _GNU_SOURCE), without those reserved to the
+// implementation (a leading _). A spec name equal to a macro breaks every
+// place it is used; one equal to a declaration breaks as an ordinary C name.
+// Read with gcc -E -dM (macros), gcc -aux-info (functions) and the
+// typedef, extern, enum and tag declarations of gcc -E; a newer libc may
+// declare more, which the compiler still refuses. Members and parameter
+// names of the headers are not listed: they do not clash.
+const (
+	cSystemMacroList = `
+ADJ_ESTERROR ADJ_FREQUENCY ADJ_MAXERROR ADJ_MICRO ADJ_NANO ADJ_OFFSET
+ADJ_OFFSET_SINGLESHOT ADJ_OFFSET_SS_READ ADJ_SETOFFSET ADJ_STATUS ADJ_TAI
+ADJ_TICK ADJ_TIMECONST BIG_ENDIAN BUFSIZ BYTE_ORDER CLOCKS_PER_SEC
+CLOCK_BOOTTIME CLOCK_BOOTTIME_ALARM CLOCK_MONOTONIC CLOCK_MONOTONIC_COARSE
+CLOCK_MONOTONIC_RAW CLOCK_PROCESS_CPUTIME_ID CLOCK_REALTIME
+CLOCK_REALTIME_ALARM CLOCK_REALTIME_COARSE CLOCK_TAI CLOCK_THREAD_CPUTIME_ID
+CLONE_CHILD_CLEARTID CLONE_CHILD_SETTID CLONE_DETACHED CLONE_FILES CLONE_FS
+CLONE_IO CLONE_NEWCGROUP CLONE_NEWIPC CLONE_NEWNET CLONE_NEWNS CLONE_NEWPID
+CLONE_NEWTIME CLONE_NEWUSER CLONE_NEWUTS CLONE_PARENT CLONE_PARENT_SETTID
+CLONE_PIDFD CLONE_PTRACE CLONE_SETTLS CLONE_SIGHAND CLONE_SYSVSEM
+CLONE_THREAD CLONE_UNTRACED CLONE_VFORK CLONE_VM CPU_ALLOC CPU_ALLOC_SIZE
+CPU_AND CPU_AND_S CPU_CLR CPU_CLR_S CPU_COUNT CPU_COUNT_S CPU_EQUAL
+CPU_EQUAL_S CPU_FREE CPU_ISSET CPU_ISSET_S CPU_OR CPU_OR_S CPU_SET
+CPU_SETSIZE CPU_SET_S CPU_XOR CPU_XOR_S CPU_ZERO CPU_ZERO_S CSIGNAL E2BIG
+EACCES EADDRINUSE EADDRNOTAVAIL EADV EAFNOSUPPORT EAGAIN EALREADY EBADE
+EBADF EBADFD EBADMSG EBADR EBADRQC EBADSLT EBFONT EBUSY ECANCELED ECHILD
+ECHRNG ECOMM ECONNABORTED ECONNREFUSED ECONNRESET EDEADLK EDEADLOCK
+EDESTADDRREQ EDOM EDOTDOT EDQUOT EEXIST EFAULT EFBIG EHOSTDOWN EHOSTUNREACH
+EHWPOISON EIDRM EILSEQ EINPROGRESS EINTR EINVAL EIO EISCONN EISDIR EISNAM
+EKEYEXPIRED EKEYREJECTED EKEYREVOKED EL2HLT EL2NSYNC EL3HLT EL3RST ELIBACC
+ELIBBAD ELIBEXEC ELIBMAX ELIBSCN ELNRNG ELOOP EMEDIUMTYPE EMFILE EMLINK
+EMSGSIZE EMULTIHOP ENAMETOOLONG ENAVAIL ENETDOWN ENETRESET ENETUNREACH
+ENFILE ENOANO ENOBUFS ENOCSI ENODATA ENODEV ENOENT ENOEXEC ENOKEY ENOLCK
+ENOLINK ENOMEDIUM ENOMEM ENOMSG ENONET ENOPKG ENOPROTOOPT ENOSPC ENOSR
+ENOSTR ENOSYS ENOTBLK ENOTCONN ENOTDIR ENOTEMPTY ENOTNAM ENOTRECOVERABLE
+ENOTSOCK ENOTSUP ENOTTY ENOTUNIQ ENXIO EOF EOPNOTSUPP EOVERFLOW EOWNERDEAD
+EPERM EPFNOSUPPORT EPIPE EPROTO EPROTONOSUPPORT EPROTOTYPE ERANGE EREMCHG
+EREMOTE EREMOTEIO ERESTART ERFKILL EROFS ESHUTDOWN ESOCKTNOSUPPORT ESPIPE
+ESRCH ESRMNT ESTALE ESTRPIPE ETIME ETIMEDOUT ETOOMANYREFS ETXTBSY EUCLEAN
+EUNATCH EUSERS EWOULDBLOCK EXDEV EXFULL EXIT_FAILURE EXIT_SUCCESS FD_CLR
+FD_ISSET FD_SET FD_SETSIZE FD_ZERO FILENAME_MAX FOPEN_MAX INT16_C INT16_MAX
+INT16_MIN INT16_WIDTH INT32_C INT32_MAX INT32_MIN INT32_WIDTH INT64_C
+INT64_MAX INT64_MIN INT64_WIDTH INT8_C INT8_MAX INT8_MIN INT8_WIDTH INTMAX_C
+INTMAX_MAX INTMAX_MIN INTMAX_WIDTH INTPTR_MAX INTPTR_MIN INTPTR_WIDTH
+INT_FAST16_MAX INT_FAST16_MIN INT_FAST16_WIDTH INT_FAST32_MAX INT_FAST32_MIN
+INT_FAST32_WIDTH INT_FAST64_MAX INT_FAST64_MIN INT_FAST64_WIDTH
+INT_FAST8_MAX INT_FAST8_MIN INT_FAST8_WIDTH INT_LEAST16_MAX INT_LEAST16_MIN
+INT_LEAST16_WIDTH INT_LEAST32_MAX INT_LEAST32_MIN INT_LEAST32_WIDTH
+INT_LEAST64_MAX INT_LEAST64_MIN INT_LEAST64_WIDTH INT_LEAST8_MAX
+INT_LEAST8_MIN INT_LEAST8_WIDTH LITTLE_ENDIAN L_ctermid L_cuserid L_tmpnam
+MB_CUR_MAX MOD_CLKA MOD_CLKB MOD_ESTERROR MOD_FREQUENCY MOD_MAXERROR
+MOD_MICRO MOD_NANO MOD_OFFSET MOD_STATUS MOD_TAI MOD_TIMECONST NFDBITS NULL
+PDP_ENDIAN PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP PTHREAD_ATTR_NO_SIGMASK_NP
+PTHREAD_BARRIER_SERIAL_THREAD PTHREAD_CANCELED PTHREAD_CANCEL_ASYNCHRONOUS
+PTHREAD_CANCEL_DEFERRED PTHREAD_CANCEL_DISABLE PTHREAD_CANCEL_ENABLE
+PTHREAD_COND_INITIALIZER PTHREAD_CREATE_DETACHED PTHREAD_CREATE_JOINABLE
+PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP PTHREAD_EXPLICIT_SCHED
+PTHREAD_INHERIT_SCHED PTHREAD_MUTEX_INITIALIZER PTHREAD_ONCE_INIT
+PTHREAD_PROCESS_PRIVATE PTHREAD_PROCESS_SHARED
+PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP PTHREAD_RWLOCK_INITIALIZER
+PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP PTHREAD_SCOPE_PROCESS
+PTHREAD_SCOPE_SYSTEM PTHREAD_STACK_MIN PTRDIFF_MAX PTRDIFF_MIN PTRDIFF_WIDTH
+P_tmpdir RAND_MAX RENAME_EXCHANGE RENAME_NOREPLACE RENAME_WHITEOUT
+SCHED_BATCH SCHED_DEADLINE SCHED_FIFO SCHED_IDLE SCHED_ISO SCHED_OTHER
+SCHED_RESET_ON_FORK SCHED_RR SEEK_CUR SEEK_DATA SEEK_END SEEK_HOLE SEEK_SET
+SIG_ATOMIC_MAX SIG_ATOMIC_MIN SIG_ATOMIC_WIDTH SIZE_MAX SIZE_WIDTH STA_CLK
+STA_CLOCKERR STA_DEL STA_FLL STA_FREQHOLD STA_INS STA_MODE STA_NANO STA_PLL
+STA_PPSERROR STA_PPSFREQ STA_PPSJITTER STA_PPSSIGNAL STA_PPSTIME
+STA_PPSWANDER STA_RONLY STA_UNSYNC TIMER_ABSTIME TIME_UTC TMP_MAX UINT16_C
+UINT16_MAX UINT16_WIDTH UINT32_C UINT32_MAX UINT32_WIDTH UINT64_C UINT64_MAX
+UINT64_WIDTH UINT8_C UINT8_MAX UINT8_WIDTH UINTMAX_C UINTMAX_MAX
+UINTMAX_WIDTH UINTPTR_MAX UINTPTR_WIDTH UINT_FAST16_MAX UINT_FAST16_WIDTH
+UINT_FAST32_MAX UINT_FAST32_WIDTH UINT_FAST64_MAX UINT_FAST64_WIDTH
+UINT_FAST8_MAX UINT_FAST8_WIDTH UINT_LEAST16_MAX UINT_LEAST16_WIDTH
+UINT_LEAST32_MAX UINT_LEAST32_WIDTH UINT_LEAST64_MAX UINT_LEAST64_WIDTH
+UINT_LEAST8_MAX UINT_LEAST8_WIDTH WCHAR_MAX WCHAR_MIN WCHAR_WIDTH WCONTINUED
+WEXITED WEXITSTATUS WIFCONTINUED WIFEXITED WIFSIGNALED WIFSTOPPED WINT_MAX
+WINT_MIN WINT_WIDTH WNOHANG WNOWAIT WSTOPPED WSTOPSIG WTERMSIG WUNTRACED
+alloca be16toh be32toh be64toh bool errno false htobe16 htobe32 htobe64
+htole16 htole32 htole64 le16toh le32toh le64toh offsetof pthread_cleanup_pop
+pthread_cleanup_pop_restore_np pthread_cleanup_push
+pthread_cleanup_push_defer_np sched_priority stderr stdin stdout strdupa
+strndupa true
+`
+	cSystemDeclList = `
+FILE PTHREAD_CANCEL_ASYNCHRONOUS PTHREAD_CANCEL_DEFERRED
+PTHREAD_CANCEL_DISABLE PTHREAD_CANCEL_ENABLE PTHREAD_CREATE_DETACHED
+PTHREAD_CREATE_JOINABLE PTHREAD_EXPLICIT_SCHED PTHREAD_INHERIT_SCHED
+PTHREAD_MUTEX_ADAPTIVE_NP PTHREAD_MUTEX_DEFAULT PTHREAD_MUTEX_ERRORCHECK
+PTHREAD_MUTEX_ERRORCHECK_NP PTHREAD_MUTEX_FAST_NP PTHREAD_MUTEX_NORMAL
+PTHREAD_MUTEX_RECURSIVE PTHREAD_MUTEX_RECURSIVE_NP PTHREAD_MUTEX_ROBUST
+PTHREAD_MUTEX_ROBUST_NP PTHREAD_MUTEX_STALLED PTHREAD_MUTEX_STALLED_NP
+PTHREAD_MUTEX_TIMED_NP PTHREAD_PRIO_INHERIT PTHREAD_PRIO_NONE
+PTHREAD_PRIO_PROTECT PTHREAD_PROCESS_PRIVATE PTHREAD_PROCESS_SHARED
+PTHREAD_RWLOCK_DEFAULT_NP PTHREAD_RWLOCK_PREFER_READER_NP
+PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP PTHREAD_RWLOCK_PREFER_WRITER_NP
+PTHREAD_SCOPE_PROCESS PTHREAD_SCOPE_SYSTEM a64l abort abs aligned_alloc
+alloca arc4random arc4random_buf arc4random_uniform asctime asctime_r
+asprintf at_quick_exit atexit atof atoi atol atoll basename bcmp bcopy
+blkcnt64_t blkcnt_t blksize_t bsearch bzero caddr_t calloc
+canonicalize_file_name clearenv clearerr clearerr_unlocked clock
+clock_adjtime clock_getcpuclockid clock_getres clock_gettime clock_nanosleep
+clock_settime clock_t clockid_t clone comparison_fn_t cookie_io_functions_t
+cpu_set_t ctermid ctime ctime_r cuserid daddr_t daylight dev_t difftime div
+div_t dprintf drand48 drand48_data drand48_r dysize ecvt ecvt_r erand48
+erand48_r error_t exit explicit_bzero fclose fcloseall fcvt fcvt_r fd_mask
+fd_set fdopen feof feof_unlocked ferror ferror_unlocked fflush
+fflush_unlocked ffs ffsl ffsll fgetc fgetc_unlocked fgetpos fgetpos64 fgets
+fgets_unlocked fileno fileno_unlocked flockfile fmemopen fopen fopen64
+fopencookie fpos64_t fpos_t fprintf fputc fputc_unlocked fputs
+fputs_unlocked fread fread_unlocked free freopen freopen64 fsblkcnt64_t
+fsblkcnt_t fscanf fseek fseeko fseeko64 fsetpos fsetpos64 fsfilcnt64_t
+fsfilcnt_t fsid_t ftell ftello ftello64 ftrylockfile funlockfile fwrite
+fwrite_unlocked gcvt getc getc_unlocked getchar getchar_unlocked getcpu
+getdate getdate_err getdate_r getdelim getenv getline getloadavg getpt
+getsubopt getw gid_t gmtime gmtime_r grantpt id_t index initstate
+initstate_r ino64_t ino_t int16_t int32_t int64_t int8_t int_fast16_t
+int_fast32_t int_fast64_t int_fast8_t int_least16_t int_least32_t
+int_least64_t int_least8_t intmax_t intptr_t itimerspec jrand48 jrand48_r
+key_t l64a labs lcong48 lcong48_r ldiv ldiv_t llabs lldiv locale_t localtime
+localtime_r loff_t lrand48 lrand48_r malloc max_align_t mblen mbstowcs
+mbtowc memccpy memchr memcmp memcpy memfrob memmem memmove mempcpy memrchr
+memset mkdtemp mkostemp mkostemp64 mkostemps mkostemps64 mkstemp mkstemp64
+mkstemps mkstemps64 mktemp mktime mode_t mrand48 mrand48_r nanosleep nlink_t
+nrand48 nrand48_r obstack obstack_printf obstack_vprintf off64_t off_t
+on_exit open_memstream pclose perror pid_t popen posix_memalign posix_openpt
+printf program_invocation_name program_invocation_short_name pselect
+pthread_atfork pthread_attr_destroy pthread_attr_getaffinity_np
+pthread_attr_getdetachstate pthread_attr_getguardsize
+pthread_attr_getinheritsched pthread_attr_getschedparam
+pthread_attr_getschedpolicy pthread_attr_getscope pthread_attr_getsigmask_np
+pthread_attr_getstack pthread_attr_getstackaddr pthread_attr_getstacksize
+pthread_attr_init pthread_attr_setaffinity_np pthread_attr_setdetachstate
+pthread_attr_setguardsize pthread_attr_setinheritsched
+pthread_attr_setschedparam pthread_attr_setschedpolicy pthread_attr_setscope
+pthread_attr_setsigmask_np pthread_attr_setstack pthread_attr_setstackaddr
+pthread_attr_setstacksize pthread_attr_t pthread_barrier_destroy
+pthread_barrier_init pthread_barrier_t pthread_barrier_wait
+pthread_barrierattr_destroy pthread_barrierattr_getpshared
+pthread_barrierattr_init pthread_barrierattr_setpshared
+pthread_barrierattr_t pthread_cancel pthread_clockjoin_np
+pthread_cond_broadcast pthread_cond_clockwait pthread_cond_destroy
+pthread_cond_init pthread_cond_signal pthread_cond_t pthread_cond_timedwait
+pthread_cond_wait pthread_condattr_destroy pthread_condattr_getclock
+pthread_condattr_getpshared pthread_condattr_init pthread_condattr_setclock
+pthread_condattr_setpshared pthread_condattr_t pthread_create pthread_detach
+pthread_equal pthread_exit pthread_getaffinity_np pthread_getattr_default_np
+pthread_getattr_np pthread_getconcurrency pthread_getcpuclockid
+pthread_getname_np pthread_getschedparam pthread_getspecific pthread_join
+pthread_key_create pthread_key_delete pthread_key_t pthread_mutex_clocklock
+pthread_mutex_consistent pthread_mutex_consistent_np pthread_mutex_destroy
+pthread_mutex_getprioceiling pthread_mutex_init pthread_mutex_lock
+pthread_mutex_setprioceiling pthread_mutex_t pthread_mutex_timedlock
+pthread_mutex_trylock pthread_mutex_unlock pthread_mutexattr_destroy
+pthread_mutexattr_getprioceiling pthread_mutexattr_getprotocol
+pthread_mutexattr_getpshared pthread_mutexattr_getrobust
+pthread_mutexattr_getrobust_np pthread_mutexattr_gettype
+pthread_mutexattr_init pthread_mutexattr_setprioceiling
+pthread_mutexattr_setprotocol pthread_mutexattr_setpshared
+pthread_mutexattr_setrobust pthread_mutexattr_setrobust_np
+pthread_mutexattr_settype pthread_mutexattr_t pthread_once pthread_once_t
+pthread_rwlock_clockrdlock pthread_rwlock_clockwrlock pthread_rwlock_destroy
+pthread_rwlock_init pthread_rwlock_rdlock pthread_rwlock_t
+pthread_rwlock_timedrdlock pthread_rwlock_timedwrlock
+pthread_rwlock_tryrdlock pthread_rwlock_trywrlock pthread_rwlock_unlock
+pthread_rwlock_wrlock pthread_rwlockattr_destroy
+pthread_rwlockattr_getkind_np pthread_rwlockattr_getpshared
+pthread_rwlockattr_init pthread_rwlockattr_setkind_np
+pthread_rwlockattr_setpshared pthread_rwlockattr_t pthread_self
+pthread_setaffinity_np pthread_setattr_default_np pthread_setcancelstate
+pthread_setcanceltype pthread_setconcurrency pthread_setname_np
+pthread_setschedparam pthread_setschedprio pthread_setspecific
+pthread_spin_destroy pthread_spin_init pthread_spin_lock
+pthread_spin_trylock pthread_spin_unlock pthread_spinlock_t pthread_t
+pthread_testcancel pthread_timedjoin_np pthread_tryjoin_np pthread_yield
+ptrdiff_t ptsname ptsname_r putc putc_unlocked putchar putchar_unlocked
+putenv puts putw qecvt qecvt_r qfcvt qfcvt_r qgcvt qsort qsort_r quad_t
+quick_exit rand rand_r random random_data random_r rawmemchr realloc
+reallocarray realpath remove rename renameat renameat2 rewind rindex rpmatch
+scanf sched_get_priority_max sched_get_priority_min sched_getaffinity
+sched_getcpu sched_getparam sched_getscheduler sched_param
+sched_rr_get_interval sched_setaffinity sched_setparam sched_setscheduler
+sched_yield secure_getenv seed48 seed48_r select setbuf setbuffer setenv
+setlinebuf setns setstate setstate_r setvbuf sigabbrev_np sigdescr_np
+sigevent size_t snprintf sprintf srand srand48 srand48_r srandom srandom_r
+sscanf ssize_t stderr stdin stdout stpcpy stpncpy strcasecmp strcasecmp_l
+strcasestr strcat strchr strchrnul strcmp strcoll strcoll_l strcpy strcspn
+strdup strerror strerror_l strerror_r strerrordesc_np strerrorname_np
+strfromd strfromf strfromf128 strfromf32 strfromf32x strfromf64 strfromf64x
+strfroml strfry strftime strftime_l strlen strncasecmp strncasecmp_l strncat
+strncmp strncpy strndup strnlen strpbrk strptime strptime_l strrchr strsep
+strsignal strspn strstr strtod strtod_l strtof strtof128 strtof128_l
+strtof32 strtof32_l strtof32x strtof32x_l strtof64 strtof64_l strtof64x
+strtof64x_l strtof_l strtok strtok_r strtol strtol_l strtold strtold_l
+strtoll strtoll_l strtoq strtoul strtoul_l strtoull strtoull_l strtouq
+strverscmp strxfrm strxfrm_l suseconds_t system tempnam time time_t timegm
+timelocal timer_create timer_delete timer_getoverrun timer_gettime
+timer_settime timer_t timespec timespec_get timespec_getres timeval timex
+timezone tm tmpfile tmpfile64 tmpnam tmpnam_r tzname tzset u_char u_int
+u_int16_t u_int32_t u_int64_t u_int8_t u_long u_quad_t u_short uid_t uint
+uint16_t uint32_t uint64_t uint8_t uint_fast16_t uint_fast32_t uint_fast64_t
+uint_fast8_t uint_least16_t uint_least32_t uint_least64_t uint_least8_t
+uintmax_t uintptr_t ulong ungetc unlockpt unsetenv unshare useconds_t ushort
+va_list valloc vasprintf vdprintf vfprintf vfscanf vprintf vscanf vsnprintf
+vsprintf vsscanf wchar_t wcstombs wctomb
+`
+)
+
+var (
+	cSystemMacros = sync.OnceValue(func() map[string]bool { return setOf(strings.Fields(cSystemMacroList)...) })
+	cSystemDecls  = sync.OnceValue(func() map[string]bool { return setOf(strings.Fields(cSystemDeclList)...) })
+)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/nrtabi/nrtabi/internal/esc"
 )
 
 // Error is one violation, located at file:line:col and named by its rule.
@@ -18,45 +18,10 @@ type Error struct {
 
 // Error is one line: names quoted from the spec (and a directory's path)
 // may hold line breaks, terminal escapes or bytes that are not UTF-8, which
-// are escaped.
+// are escaped (esc.Text: the backslash is kept, as the message quotes
+// names that may hold one).
 func (e *Error) Error() string {
-	return oneLine(fmt.Sprintf("%s: [%s] %s", e.Pos, e.Rule, e.Msg))
-}
-
-// oneLine escapes what must not reach a terminal or a log raw: line
-// breaks as \n and \r, other control characters, invisible format
-// characters and bytes that are not UTF-8 as \xNN or \uNNNN.
-func oneLine(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && !unicode.IsPrint(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
+	return esc.Text(fmt.Sprintf("%s: [%s] %s", e.Pos, e.Rule, e.Msg))
 }
 
 // Errors is every violation found in one load, in file order.

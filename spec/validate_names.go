@@ -19,6 +19,17 @@ func (c *checker) names() {
 		}
 		return true
 	}
+	// A named type's C tag is checked where it is written (tag, or the
+	// name it is derived from), once the name itself is an identifier.
+	typeName := func(f *Fact, what, name, tag, ctag string) {
+		if ident(f, "name", what, name) || tag != "" {
+			key := "name"
+			if tag != "" {
+				key = "tag"
+			}
+			ident(f, key, what+" tag", ctag)
+		}
+	}
 	if !s.IsFragment() {
 		r := &s.Release
 		if r.Pos.File != "" && r.Name != "" {
@@ -82,22 +93,10 @@ func (c *checker) names() {
 	}
 	for i := range s.OpaqueTypes {
 		o := &s.OpaqueTypes[i]
-		if ident(&o.Fact, "name", "opaque type", o.Name) || o.Tag != "" {
-			key := "name"
-			if o.Tag != "" {
-				key = "tag"
-			}
-			ident(&o.Fact, key, "opaque type tag", o.CTag())
-		}
+		typeName(&o.Fact, "opaque type", o.Name, o.Tag, o.CTag())
 	}
 	for _, st := range s.Structs {
-		if ident(&st.Fact, "name", "struct", st.Name) || st.Tag != "" {
-			key := "name"
-			if st.Tag != "" {
-				key = "tag"
-			}
-			ident(&st.Fact, key, "struct tag", st.CTag())
-		}
+		typeName(&st.Fact, "struct", st.Name, st.Tag, st.CTag())
 		for j, a := range st.Aliases {
 			ident(&st.Fact, fmt.Sprintf("aliases[%d]", j), "struct alias", a)
 		}

@@ -132,6 +132,8 @@ func InjectionCases() []SpecCase {
 		{Name: "struct-name-reserved", Text: row(`"__hostile"`, `source = "crafted"`), Want: `reserved to the C implementation`},
 		{Name: "field-name-keyword", Text: "[[struct]]\nname = \"hostile_t\"\nsize = 8\nconf = \"HIGH\"\nsource = \"crafted\"\n  [[struct.field]]\n  name = \"typeof\"\n  offset = 0\n  type = \"u64\"\n  conf = \"HIGH\"\n  source = \"crafted\"\n", Want: `field of hostile_t "typeof" cannot be emitted as C`},
 		{Name: "constant-name-macro", Text: "[[constant]]\nname = \"memset\"\ntype = \"int\"\nvalue = 1\nconf = \"HIGH\"\nsource = \"crafted\"\n", Want: `the generated C already uses it`},
+		{Name: "struct-tag-brace", Text: row(`"hostile_t"`, "tag = \"h } x; struct {\"\nsource = \"crafted\""), Want: `struct tag "h } x; struct {" cannot be emitted as C`},
+		{Name: "opaque-tag-space", Text: "[[opaque_type]]\nname = \"hostile_o_t\"\ntag = \"hostile o\"\nconf = \"HIGH\"\nsource = \"crafted\"\n", Want: `opaque type tag "hostile o" cannot be emitted as C`},
 		{Name: "source-esc", Text: row(`"hostile_t"`, "source = \"a\\u001b]0;owned\\u0007\""), Want: `control character U+001B`},
 	}
 }

@@ -61,9 +61,16 @@ func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 }
 
 func command(ctx context.Context, d []string, dir string, args []string) *exec.Cmd {
-	cmd := proc.Command(ctx, d[0], append(append(d[1:len(d):len(d)], args...), Flags()...)...)
+	w := commandLine(d, args)
+	cmd := proc.Command(ctx, w[0], w[1:]...)
 	cmd.Dir = dir
 	return cmd
+}
+
+// commandLine is the driver's words, args, then $CFLAGS: what every run of
+// the driver executes, limited or not.
+func commandLine(d, args []string) []string {
+	return append(append(d[:len(d):len(d)], args...), Flags()...)
 }
 
 // Run runs the compiler driver in dir.
@@ -91,8 +98,12 @@ func Object(dir, src, obj string, flags ...string) error {
 
 // ObjectContext is Object ended by ctx.
 func ObjectContext(ctx context.Context, dir, src, obj string, flags ...string) error {
-	args := append(append([]string{"-c", "-fPIC", "-g"}, flags...), "-o", obj, src)
-	return RunContext(ctx, dir, args...)
+	return RunContext(ctx, dir, objectArgs(src, obj, flags)...)
+}
+
+// objectArgs compile src to obj, position-independent and with DWARF.
+func objectArgs(src, obj string, flags []string) []string {
+	return append(append([]string{"-c", "-fPIC", "-g"}, flags...), "-o", obj, src)
 }
 
 // Shared links a shared object in dir. soname may be empty.

@@ -82,19 +82,22 @@ func limitScript(lim Limits) string {
 
 // clampLimit is want, or the current soft limit if that is lower: a limit
 // the user set on nrtabi stays on its compiler.
-func clampLimit(resource int, want int64) int64 {
-	var cur syscall.Rlimit
-	if err := syscall.Getrlimit(resource, &cur); err == nil && cur.Cur < uint64(max(want, 0)) {
-		return int64(cur.Cur)
-	}
-	return want
-}
+func clampLimit(resource int, want int64) int64 { return clamp(resource, want, false) }
 
 // clampHard is want, or the current hard limit if that is lower.
-func clampHard(resource int, want int64) int64 {
+func clampHard(resource int, want int64) int64 { return clamp(resource, want, true) }
+
+func clamp(resource int, want int64, hard bool) int64 {
 	var cur syscall.Rlimit
-	if err := syscall.Getrlimit(resource, &cur); err == nil && cur.Max < uint64(max(want, 0)) {
-		return int64(cur.Max)
+	if err := syscall.Getrlimit(resource, &cur); err != nil {
+		return want
+	}
+	have := cur.Cur
+	if hard {
+		have = cur.Max
+	}
+	if have < uint64(max(want, 0)) {
+		return int64(have)
 	}
 	return want
 }
@@ -104,7 +107,7 @@ func clampHard(resource int, want int64) int64 {
 // one cut short by ctx wraps ctx's cause (context.DeadlineExceeded).
 func RunLimited(ctx context.Context, dir string, lim Limits, args ...string) error {
 	d := Driver()
-	words := append(append(d[:len(d):len(d)], args...), Flags()...)
+	words := commandLine(d, args)
 	name, argv := words[0], words[1:]
 	if lim.Memory > 0 || lim.CPU > 0 {
 		name, argv = limitShell, append([]string{"-c", limitScript(lim), "sh"}, words...)
@@ -130,8 +133,7 @@ func RunLimited(ctx context.Context, dir string, lim Limits, args ...string) err
 
 // ObjectLimited is ObjectContext with the driver bounded by lim.
 func ObjectLimited(ctx context.Context, dir, src, obj string, lim Limits, flags ...string) error {
-	args := append(append([]string{"-c", "-fPIC", "-g"}, flags...), "-o", obj, src)
-	return RunLimited(ctx, dir, lim, args...)
+	return RunLimited(ctx, dir, lim, objectArgs(src, obj, flags)...)
 }
 
 // limitedOutput keeps the first lim.Output bytes of the lines lim.Keep

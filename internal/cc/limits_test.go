@@ -3,10 +3,12 @@ package cc
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -35,6 +37,31 @@ func TestLimitsInherited(t *testing.T) {
 func TestLimitsClamp(t *testing.T) {
 	if got := clampLimit(0x7fff, 5); got != 5 { // no such resource: want as asked
 		t.Errorf("clamp with an unknown resource = %d", got)
+	}
+	// A soft core-size limit of 0 under a higher hard one (core files are
+	// nothing a test needs): clampLimit takes the soft limit, clampHard
+	// the hard one, each only when lower than asked.
+	var core syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_CORE, &core); err != nil {
+		t.Fatal(err)
+	}
+	if core.Max < 2 {
+		t.Skipf("the hard core-size limit is %d: no room for a soft one under it", core.Max)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{Cur: 0, Max: core.Max}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Setrlimit(syscall.RLIMIT_CORE, &core) })
+	if got := clampLimit(syscall.RLIMIT_CORE, 2); got != 0 {
+		t.Errorf("clampLimit(CORE, 2) under a soft limit of 0 = %d, want 0", got)
+	}
+	if got := clampHard(syscall.RLIMIT_CORE, 2); got != 2 {
+		t.Errorf("clampHard(CORE, 2) under a hard limit of %d = %d, want 2", core.Max, got)
+	}
+	if core.Max < math.MaxInt64 {
+		if got := clampHard(syscall.RLIMIT_CORE, math.MaxInt64); got != int64(core.Max) {
+			t.Errorf("clampHard(CORE, max) = %d, want the hard limit %d", got, core.Max)
+		}
 	}
 	if !strings.Contains(limitScript(Limits{Memory: 1 << 40}), "ulimit -v ") || strings.Contains(limitScript(Limits{}), "ulimit") {
 		t.Errorf("scripts: %q %q", limitScript(Limits{Memory: 1 << 40}), limitScript(Limits{}))

@@ -6,15 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/nrtabi/nrtabi/internal/esc"
+	"github.com/nrtabi/nrtabi/internal/regfile"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 )
 
@@ -135,44 +134,29 @@ func scanHeaders(abs, dir string) ([]string, string, error) {
 	return files, hex.EncodeToString(sum.Sum(nil)), nil
 }
 
-// readHeader reads a header of at most room bytes. The open does not block
-// and the type is checked on the open file: a FIFO swapped in after the
-// walk is refused, not waited on.
+// readHeader reads a header of at most room bytes through regfile: the open
+// does not block and the type is checked on the open file, so a FIFO
+// swapped in after the walk is refused, not waited on.
 func readHeader(p string, room int64) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, errors.Unwrap(err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
+	text, err := regfile.ReadFile(p, room)
+	var nr *regfile.NotRegularError
+	var tl *regfile.TooLargeError
+	switch {
+	case errors.As(err, &nr):
+		return nil, errors.New(nr.What())
+	case errors.As(err, &tl):
+		return nil, fmt.Errorf("the headers hold more than %d MiB; name the vendor's include directory, not a parent of it", maxHeaderBytes>>20)
+	case err != nil:
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			return nil, pe.Err // the caller names the header
+		}
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, errors.New(notRegular(st.Mode()))
-	}
-	tooBig := fmt.Errorf("the headers hold more than %d MiB; name the vendor's include directory, not a parent of it", maxHeaderBytes>>20)
-	if st.Size() > room {
-		return nil, tooBig
-	}
-	text, err := io.ReadAll(io.LimitReader(f, room+1))
-	if err == nil && int64(len(text)) > room {
-		err = tooBig
-	}
-	return text, err
+	return text, nil
 }
 
-func notRegular(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO, not a regular file"
-	case m&fs.ModeDevice != 0:
-		return "a device, not a regular file"
-	case m&fs.ModeSocket != 0:
-		return "a socket, not a regular file"
-	}
-	return "not a regular file"
-}
+// notRegular says what m is instead of a regular file, in regfile's words.
+func notRegular(m fs.FileMode) string { return (&regfile.NotRegularError{Mode: m}).What() }
 
 // checkLink refuses a symbolic link in the tree that resolves outside it
 // (real, the tree with its own links resolved) or to anything but a

@@ -3,6 +3,7 @@ package release
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,15 +51,26 @@ func New(base *spec.Spec, name string, obs *Observed, root string) (*Release, er
 	nodes := nr.nodes()
 	consts, msgs := nr.compat()
 
-	rel := spec.Release{Name: name, DerivedFrom: base.Release.Name, Fact: spec.Fact{Conf: spec.High, Source: nr.source}}
+	// The release's name is the user's; its versions are not observed and
+	// never carried: a release that does not know them says so (spec
+	// format, release identity).
+	rel := spec.Release{Name: name, DerivedFrom: base.Release.Name, Fact: spec.Fact{Conf: spec.High, Source: "nrtabi release new --name " + name}}
 	if in := obs.Libnrt; in != nil {
 		rel.LibNRT = library(in, nr.source)
+	} else {
+		rel.LibNRT = nr.carriedWhole(base.Release.LibNRT)
 	}
 	if in := obs.Libnccom; in != nil {
 		rel.LibNCCOM = library(in, nr.source)
-		rel.LibNCCOM.Git = base.Release.LibNCCOM.Git
-		rel.LibNCCOM.Carried = []string{"git"}
+		if g := base.Release.LibNCCOM.Git; g != "" {
+			rel.LibNCCOM.Git = g
+			nr.carry(&rel.LibNCCOM.Fact, base.Release.LibNCCOM.Fact, "git")
+		}
+	} else {
+		rel.LibNCCOM = nr.carriedWhole(base.Release.LibNCCOM)
 	}
+	// The net plugin is never an input: its table is the parent's.
+	rel.LibNCCOMNet = nr.carriedWhole(base.Release.LibNCCOMNet)
 	rel.CarriedOver = nr.carriedOver(fwd, rev, nodes, consts, msgs)
 	counts, table := nr.counts(fwd, rev), nr.table(fwd)
 	out := &Release{files: map[string]*spec.File{}, heads: map[string]string{}}
@@ -66,7 +78,7 @@ func New(base *spec.Spec, name string, obs *Observed, root string) (*Release, er
 	if len(nr.removed) > 0 {
 		out.files["release.toml"].Remove = nr.removed
 	}
-	out.heads["release.toml"] = comment(fmt.Sprintf("Release %s, made by `nrtabi release new --from %s` from:\n  %s\nRows restated here are what the binaries show; `carried` lists the keys\nof a row they could not confirm. Everything else is inherited from %s,\nunconfirmed, and named in carried_over.", name, base.Release.Name, strings.Join(srcs, "\n  "), base.Release.Name)) + "\n"
+	out.heads["release.toml"] = comment(fmt.Sprintf("Release %s, made by `nrtabi release new --spec %s --name %s` from:\n  %s\nRows restated here are sourced to what the inputs show. A row with\ncarried_from = %q and a `carried` list keeps those keys from %s, at\n%s's confidence and source; with carried_from and no list the whole row is\n%s's. Rows not restated are inherited from %s, unconfirmed, and named in\ncarried_over. runtime_version and collectives_version are not observed:\nadd them to [release] when the vendor states them.", name, base.Release.Name, name, strings.Join(srcs, "\n  "), base.Release.Name, base.Release.Name, base.Release.Name, base.Release.Name, base.Release.Name)) + "\n"
 	if len(fwd) > 0 {
 		out.files["forward.toml"] = &spec.File{Rows: &spec.Spec{Forward: fwd}}
 	}
@@ -82,7 +94,7 @@ func New(base *spec.Spec, name string, obs *Observed, root string) (*Release, er
 	if obs.Structs != nil {
 		f := &spec.File{Rows: &spec.Spec{OpaqueTypes: obs.Structs.Opaques, Enums: obs.Structs.Enums}}
 		for _, st := range obs.Structs.Structs {
-			f.Rows.Structs = append(f.Rows.Structs, withSpecMetadata(st, base))
+			f.Rows.Structs = append(f.Rows.Structs, nr.withSpecMetadata(st))
 		}
 		out.files["structs.toml"] = f
 		out.heads["structs.toml"] = comment(fmt.Sprintf("Structs read from the DWARF of %s.\nside, aliases and prefix are the spec's own and kept from %s.", inputList(specmatch.Labelled(obs.Structs.From)), base.Release.Name))
@@ -139,19 +151,33 @@ func render(head string, f *spec.File) ([]byte, error) {
 // which side it belongs to (a wire image gets encoders), its aliases, and
 // whether only a prefix is modelled (then the DWARF shows the whole object,
 // which is kept as the new, complete description).
-func withSpecMetadata(st *spec.Struct, base *spec.Spec) *spec.Struct {
-	old := base.StructByName(st.Name)
+// Those keys are the parent's, and marked carried.
+func (nr *newRelease) withSpecMetadata(st *spec.Struct) *spec.Struct {
+	old := nr.base.StructByName(st.Name)
 	if old == nil {
 		return st
 	}
 	out := *st
-	out.Side = old.Side
+	var carried []string
+	if out.Side = old.Side; old.Side != "" {
+		carried = append(carried, "side")
+	}
+	added := false
 	for _, a := range old.Aliases {
 		if !slices.Contains(out.Aliases, a) && a != out.Name {
 			out.Aliases = append(out.Aliases, a)
+			added = true
 		}
 	}
-	out.Prefix = old.Prefix && st.Size <= old.Size
+	if added {
+		carried = append(carried, "aliases")
+	}
+	if out.Prefix = old.Prefix && st.Size <= old.Size; out.Prefix {
+		carried = append(carried, "prefix")
+	}
+	out.ConfFields = maps.Clone(out.ConfFields)
+	out.Carried = slices.Clone(out.Carried)
+	nr.carry(&out.Fact, old.Fact, carried...)
 	return &out
 }
 
@@ -167,12 +193,60 @@ func library(in *ObservedInput, source string) spec.Library {
 		VersionNeeds: in.VersionNeeds, Fact: spec.Fact{Conf: spec.High, Source: source}}
 }
 
+// factFrom is the provenance of a parent row restated from what the inputs
+// show: HIGH and sourced to them, except the carried keys, which keep the
+// parent's confidence and name its source (carry).
 func (nr *newRelease) factFrom(old spec.Fact, carried []string) spec.Fact {
-	f := spec.Fact{Conf: old.Conf, Source: nr.source, Note: old.Note, ConfFields: old.ConfFields, Carried: carried}
-	if len(carried) == 0 {
-		f.Conf = spec.High
-	}
+	f := spec.Fact{Conf: spec.High, Source: nr.source, Note: old.Note}
+	nr.carry(&f, old, carried...)
 	return f
+}
+
+// carry marks keys of a restated row as the parent's (docs/spec-format.md#provenance-and-confidence):
+// listed in carried, carried_from the parent, each at the confidence the
+// parent gave it, and the parent's source for them quoted in the row's.
+func (nr *newRelease) carry(f *spec.Fact, old spec.Fact, keys ...string) {
+	if len(keys) == 0 {
+		return
+	}
+	if f.ConfFields == nil {
+		f.ConfFields = map[string]string{}
+	}
+	for _, k := range keys {
+		if !slices.Contains(f.Carried, k) {
+			f.Carried = append(f.Carried, k)
+		}
+		if c := old.ConfOf(k); c != f.Conf {
+			f.ConfFields[k] = string(c)
+		} else {
+			delete(f.ConfFields, k)
+		}
+	}
+	if len(f.ConfFields) == 0 {
+		f.ConfFields = nil
+	}
+	if f.CarriedFrom == "" {
+		f.Source += fmt.Sprintf("; %s carried from %s (%s)", strings.Join(f.Carried, ", "), nr.base.Release.Name, old.Source)
+	}
+	f.CarriedFrom = nr.base.Release.Name
+}
+
+// carriedFact is a parent row's provenance restated whole: its confidence,
+// source, note and per-key confidence, marked carried from the parent.
+func (nr *newRelease) carriedFact(old spec.Fact) spec.Fact {
+	return spec.Fact{Conf: old.Conf, Source: old.Source, Note: old.Note, ConfFields: old.ConfFields, CarriedFrom: nr.base.Release.Name}
+}
+
+// carriedWhole is a library table the inputs do not show: the parent's,
+// marked, so its build-id and git are never taken for this release's
+// (spec.Library.OwnGit). A parent without the table gives none.
+func (nr *newRelease) carriedWhole(old spec.Library) spec.Library {
+	if old.SONAME == "" && old.File == "" {
+		return spec.Library{}
+	}
+	l := old
+	l.Fact = nr.carriedFact(old.Fact)
+	return l
 }
 
 // forward restates the forward rows libnccom exports, adds its new
@@ -205,7 +279,7 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 		if ta, ok := obs.Trampolines[f.Trampoline]; ok {
 			g.TrampolineAddr = ta
 		} else {
-			carried = append(carried, "trampoline_addr")
+			carried = append(carried, "trampoline", "trampoline_addr")
 		}
 		if sg, ok := obs.Signatures[f.Name]; !ok || sg.Prototype() != f.Signature.Prototype() {
 			carried = append(carried, "signature")
@@ -227,14 +301,15 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 	for _, name := range fresh {
 		f := spec.Forward{Name: name, NCCOMAddr: obs.Exports[name], Trampoline: "nccl" + strings.TrimPrefix(name, "neuron"),
 			Group: groupOf(name), Guard: spec.Guarded}
-		var carried []string
 		conf := spec.High
+		inferred := map[string]string{"index": string(spec.Inferred), "group": string(spec.Inferred), "guard": string(spec.Inferred)}
 		if slot, ok := obs.Slots[name]; ok {
 			f.Slot = slot
 		} else {
+			// Not the parent's: a new row has none. The next slot down is a guess.
 			low -= base.SlotTable.Stride
-			f.Slot, conf = low, spec.Inferred
-			carried = append(carried, "slot")
+			f.Slot = low
+			inferred["slot"] = string(spec.Inferred)
 		}
 		f.TrampolineAddr = obs.Trampolines[f.Trampoline]
 		if sg, ok := obs.Signatures[name]; ok {
@@ -245,9 +320,8 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 		}
 		f.Index = next
 		next++
-		f.Fact = spec.Fact{Conf: conf, Source: nr.source, Carried: carried,
-			ConfFields: map[string]string{"index": string(spec.Inferred), "group": string(spec.Inferred), "guard": string(spec.Inferred)},
-			Note:       "new in this release; dlsym index, group and guard are inferred"}
+		f.Fact = spec.Fact{Conf: conf, Source: nr.source, ConfFields: inferred,
+			Note: "new in this release; dlsym index, group and guard are inferred"}
 		out = append(out, f)
 	}
 	switch {
@@ -276,9 +350,15 @@ func (nr *newRelease) forward() ([]spec.Forward, error) {
 			} else {
 				out[i].Slot = base.SlotTable.Base + uint64(i)*base.SlotTable.Stride
 			}
-			if !slices.Contains(out[i].Carried, "slot") {
-				out[i].Carried = append(out[i].Carried, "slot")
+			// Recomputed from the order, not the parent's slot: inferred.
+			out[i].Carried = slices.DeleteFunc(out[i].Carried, func(k string) bool { return k == "slot" })
+			if len(out[i].Carried) == 0 {
+				out[i].CarriedFrom = ""
 			}
+			if out[i].ConfFields == nil {
+				out[i].ConfFields = map[string]string{}
+			}
+			out[i].ConfFields["slot"] = string(spec.Inferred)
 		}
 	default:
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
@@ -328,7 +408,16 @@ func (nr *newRelease) reverse() []spec.Reverse {
 		if !seen {
 			continue
 		}
-		carried = append(carried, "shape", "signature")
+		carried = append(carried, "group", "shape", "signature")
+		if r.Target != "" {
+			carried = append(carried, "target")
+		}
+		if len(r.TargetArgs) > 0 {
+			carried = append(carried, "target_args")
+		}
+		if len(r.Reenters) > 0 {
+			carried = append(carried, "reenters")
+		}
 		g.Fact = nr.factFrom(r.Fact, carried)
 		out = append(out, g)
 	}
@@ -342,8 +431,8 @@ func (nr *newRelease) reverse() []spec.Reverse {
 	for _, name := range fresh {
 		r := spec.Reverse{Name: name, Version: obs.Imports[name], Addr: obs.Callbacks[name].Addr, Group: "unknown", Shape: spec.ShapeThunk,
 			Signature: spec.Signature{Returns: "void"},
-			Fact: spec.Fact{Conf: spec.Inferred, Source: nr.source, Carried: []string{"shape", "signature"},
-				Note: "new in this release: imported by libnccom; its C signature is not in the binaries"}}
+			Fact: spec.Fact{Conf: spec.Inferred, Source: nr.source,
+				Note: "new in this release: imported by libnccom; its C signature is not in the binaries (shape and signature are placeholders)"}}
 		out = append(out, r)
 	}
 	return out
@@ -358,10 +447,11 @@ func (nr *newRelease) nodes() []spec.VersionNode {
 	var out []spec.VersionNode
 	for _, n := range nr.obs.Nodes {
 		have[n.Name] = true
-		if old := nr.base.VersionNodeByName(n.Name); old != nil {
-			n.Binds = old.Binds
-		}
 		n.Fact = spec.Fact{Conf: spec.High, Source: nr.source + " (.gnu.version_d)"}
+		if old := nr.base.VersionNodeByName(n.Name); old != nil && old.Binds != "" {
+			n.Binds = old.Binds // words, not in the ELF
+			nr.carry(&n.Fact, old.Fact, "binds")
+		}
 		out = append(out, n)
 	}
 	for _, n := range nr.base.VersionNodes {
@@ -396,10 +486,20 @@ func (nr *newRelease) compat() ([]spec.Constant, []spec.Message) {
 	return []spec.Constant{c}, msgs
 }
 
+// counts restates the counts of the rows the inputs showed; a count they
+// could not show is the parent's, carried (a header-only release carries
+// all three).
 func (nr *newRelease) counts(fwd []spec.Forward, rev []spec.Reverse) spec.Counts {
 	c := nr.base.Counts
+	if fwd == nil && rev == nil {
+		c.Fact = nr.carriedFact(nr.base.Counts.Fact)
+		return c
+	}
+	var carried []string
 	if fwd != nil {
 		c.Forward = len(fwd)
+	} else {
+		carried = append(carried, "forward")
 	}
 	if rev != nil {
 		c.ReverseNEC, c.ReverseNRT = 0, 0
@@ -410,27 +510,69 @@ func (nr *newRelease) counts(fwd []spec.Forward, rev []spec.Reverse) spec.Counts
 				c.ReverseNRT++
 			}
 		}
+	} else {
+		carried = append(carried, "reverse_nec", "reverse_nrt")
 	}
 	c.Fact = spec.Fact{Conf: spec.High, Source: nr.source + " (the rows restated here)"}
+	nr.carry(&c.Fact, nr.base.Counts.Fact, carried...)
 	return c
 }
 
+// table restates the slot table: base and top from libnrt's slots (or,
+// without them, inferred from the restated rows), the sentinel's address
+// when libnrt shows it. The rest — stride, order, the sentinel's name, the
+// net handle, the dlopen names — no input shows: the parent's, carried. An
+// input set that shows nothing of it carries the whole table.
 func (nr *newRelease) table(fwd []spec.Forward) spec.SlotTable {
-	t := nr.base.SlotTable
+	old := nr.base.SlotTable
+	t := old
+	observed := map[string]bool{}
+	inferred := map[string]bool{}
 	if len(fwd) > 0 {
 		t.Base, t.Top = fwd[0].Slot, fwd[0].Slot
 		for _, f := range fwd {
 			t.Base, t.Top = min(t.Base, f.Slot), max(t.Top, f.Slot)
 		}
+		sloted := len(nr.obs.Slots) > 0
+		for _, k := range []struct {
+			key     string
+			changed bool
+		}{{"base", t.Base != old.Base}, {"top", t.Top != old.Top}} {
+			switch {
+			case sloted:
+				observed[k.key] = true
+			case k.changed:
+				inferred[k.key] = true
+			}
+		}
 	}
 	if nr.obs.Sentinel != 0 {
 		t.SentinelAddr = nr.obs.Sentinel
+		observed["sentinel_addr"] = true
 	}
-	carried := []string{"stride", "order", "net_handle_addr"}
-	if len(nr.obs.Slots) == 0 {
-		carried = append(carried, "base", "top")
+	if len(observed) == 0 && len(inferred) == 0 {
+		t.Fact = nr.carriedFact(old.Fact)
+		return t
 	}
-	t.Fact = spec.Fact{Conf: spec.High, Source: nr.source, Carried: carried, ConfFields: nr.base.SlotTable.ConfFields, Note: nr.base.SlotTable.Note}
+	t.Fact = spec.Fact{Conf: spec.High, Source: nr.source, Note: old.Note}
+	if len(observed) == 0 {
+		t.Conf = spec.Inferred // only what the restated rows imply
+	}
+	var carried []string
+	for _, k := range []string{"base", "top", "stride", "order", "sentinel", "sentinel_addr", "net_handle_addr", "library", "net_library", "net_probe"} {
+		if !observed[k] && !inferred[k] {
+			carried = append(carried, k)
+		}
+	}
+	nr.carry(&t.Fact, old.Fact, carried...)
+	for k := range inferred {
+		if t.Conf != spec.Inferred {
+			if t.ConfFields == nil {
+				t.ConfFields = map[string]string{}
+			}
+			t.ConfFields[k] = string(spec.Inferred)
+		}
+	}
 	return t
 }
 

@@ -51,6 +51,7 @@ func derive(child *Spec, locate func(string) (source, error), chain []string) (*
 	}
 	errs = append(errs, perrs...)
 	m, merrs := merge(parent, child)
+	m.ancestors = append([]string{parentName}, parent.ancestors...) // what carried_from may name
 	return m, append(errs, merrs...), nil
 }
 

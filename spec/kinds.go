@@ -24,11 +24,16 @@ var kinds = []kind{
 			return out
 		},
 		inherit: func(child, parent *Release) {
-			// A library table the child leaves out is the parent's.
+			// A library table the child leaves out is the parent's, and
+			// says so: its build-id and git describe the parent's binary
+			// (OwnGit), whatever the child's files state.
 			pl := parent.libraries()
 			for i, l := range child.libraries() {
 				if l.lib.Pos.File == "" {
 					*l.lib = *pl[i].lib
+					if l.lib.written() && l.lib.CarriedFrom == "" {
+						l.lib.CarriedFrom = parent.Name
+					}
 				}
 			}
 		},

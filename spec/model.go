@@ -40,10 +40,42 @@ type Fact struct {
 	Note       string            `toml:"note" json:"note,omitempty"`
 	ConfFields map[string]string `toml:"conf_fields" json:"conf_fields,omitempty"` // per-key confidence overrides
 	// Carried lists the keys of a row that `release new` restated from the
-	// parent release because the binaries could not confirm them.
+	// parent release because its inputs could not show them; empty with
+	// CarriedFrom set, the whole row is the parent's.
 	Carried []string `toml:"carried" json:"carried,omitempty"`
-	Pos     Pos      `toml:"-" json:"-"`
-	Path    string   `toml:"-" json:"-"` // key path in the file, e.g. forward[3]
+	// CarriedFrom names the release (the derived_from parent) whose facts
+	// the carried keys, or the whole row, restate unobserved, at that
+	// release's confidence (docs/spec-format.md#provenance-and-confidence).
+	CarriedFrom string `toml:"carried_from" json:"carried_from,omitempty"`
+	Pos         Pos    `toml:"-" json:"-"`
+	Path        string `toml:"-" json:"-"` // key path in the file, e.g. forward[3]
+}
+
+// IsCarried reports whether key of the row is a parent release's fact the
+// release did not observe: the whole row is carried, or the key is listed.
+func (f *Fact) IsCarried(key string) bool {
+	if f.CarriedFrom == "" {
+		return false
+	}
+	if len(f.Carried) == 0 {
+		return true
+	}
+	for _, k := range f.Carried {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// OwnGit is the library's git hash when it is the release's own, "" when
+// the release does not know it or carries its parent's (a libnrt built for
+// a header-only release must not report the parent's hash: issue 24).
+func (l *Library) OwnGit() string {
+	if l.IsCarried("git") {
+		return ""
+	}
+	return l.Git
 }
 
 // ConfOf is the confidence of one key of the row.
@@ -74,8 +106,9 @@ type Spec struct {
 	Dir   string   // where it was read from: "spec/<release>" for an embedded release, else the directory as given
 	Files []string // the files, in load order
 
-	index    map[string]*filePositions // per file; nil for a release built outside the loader
-	removals []removal                 // [remove] tables of a derived release, applied by derive
+	index     map[string]*filePositions // per file; nil for a release built outside the loader
+	removals  []removal                 // [remove] tables of a derived release, applied by derive
+	ancestors []string                  // the derived_from chain, parent first: what carried_from may name
 }
 
 // Release identifies the shipped binaries the spec describes.

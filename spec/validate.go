@@ -83,6 +83,7 @@ func (c *checker) facts() {
 		if strings.TrimSpace(f.Source) == "" {
 			c.at(f, "source", "conf", "%s: source is empty; say where the fact comes from", what)
 		}
+		c.carried(f, what)
 		keys := make([]string, 0, len(f.ConfFields))
 		for k := range f.ConfFields {
 			keys = append(keys, k)

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -71,5 +72,22 @@ func (c *checker) releaseVersions() {
 		if p := VersionProblem(kv.v); p != "" {
 			c.at(&r.Fact, kv.key, "release-version", "[release] %s = %s: %s (it is the version the library reports, never derived from the release name)", kv.key, quoteName(kv.v), p)
 		}
+	}
+}
+
+// carried holds a row's carried-over marks to the derivation chain: the
+// release a fact is carried from is one this release derives from, and a
+// list of carried keys says from which (docs/spec-format.md#provenance-and-confidence).
+func (c *checker) carried(f *Fact, what string) {
+	switch {
+	case f.CarriedFrom != "" && len(c.s.ancestors) == 0:
+		c.at(f, "carried_from", "carried", "%s: carried_from = %s, but the release derives from nothing; drop carried_from or add derived_from = %s to [release]",
+			what, quoteName(f.CarriedFrom), quoteName(f.CarriedFrom))
+	case f.CarriedFrom != "" && !slices.Contains(c.s.ancestors, f.CarriedFrom):
+		c.at(f, "carried_from", "carried", "%s: carried_from = %s names no release this one derives from (%s); name the release the facts were carried from",
+			what, quoteName(f.CarriedFrom), strings.Join(c.s.ancestors, " <- "))
+	case f.CarriedFrom == "" && len(f.Carried) > 0:
+		c.at(f, "carried", "carried", "%s: carried = %s without carried_from; name the release the keys were carried from (derived_from = %s)",
+			what, quoteList(f.Carried), quoteName(c.s.Release.DerivedFrom))
 	}
 }

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,4 +90,54 @@ func FuzzVersion(f *testing.F) {
 			t.Fatalf("%q -> %v -> %q", v, parts, b.String())
 		}
 	})
+}
+
+// TestCarriedFrom plants each fault of rule carried in a derived release:
+// carried_from naming a release outside the chain, and a carried key list
+// that does not say where from; a carried_from naming the parent loads, and
+// a library table the child leaves out is marked as its parent's.
+func TestCarriedFrom(t *testing.T) {
+	const name = "2.32.0-synthetic"
+	for _, c := range []struct{ old, repl, want string }{
+		{`source = "synthetic: one forward symbol added"`, "source = \"x\"\ncarried_from = \"2.31.24\"", ""},
+		{`source = "synthetic: one forward symbol added"`, "source = \"x\"\ncarried = [\"reverse_nec\"]\ncarried_from = \"2.31.24\"", ""},
+		{`source = "synthetic: one forward symbol added"`, "source = \"x\"\ncarried_from = \"2.30.0\"", `[counts]: carried_from = "2.30.0" names no release this one derives from (2.31.24)`},
+		{`source = "synthetic: one forward symbol added"`, "source = \"x\"\ncarried = [\"reverse_nec\"]", `[counts]: carried = ["reverse_nec"] without carried_from`},
+	} {
+		dir := filepath.Join(t.TempDir(), name)
+		if err := os.Rename(copyRelease(t, name), dir); err != nil {
+			t.Fatal(err)
+		}
+		edit(t, dir, "release.toml", "[counts]", c.old, c.repl)
+		s, err := LoadDir(dir)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.repl, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "release.toml:")):
+			t.Errorf("%q: %v, want %q at release.toml", c.repl, err, c.want)
+		case c.want == "" && (!s.Counts.IsCarried("reverse_nec") || s.Counts.IsCarried("forward") != !strings.Contains(c.repl, "carried =")):
+			t.Errorf("%q: IsCarried wrong: %+v", c.repl, s.Counts.Fact)
+		}
+	}
+	s, err := Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// libnccom_net is left out by the child: the parent's, marked; libnrt is
+	// the child's own and knows no git.
+	if net := s.Release.LibNCCOMNet; net.CarriedFrom != Default || net.OwnGit() != "" && net.Git != "" {
+		t.Errorf("inherited libnccom_net: carried_from %q", net.CarriedFrom)
+	}
+	if l := s.Release.LibNRT; l.CarriedFrom != "" || l.OwnGit() != "" {
+		t.Errorf("2.32.0-synthetic libnrt: carried_from %q, git %q", l.CarriedFrom, l.OwnGit())
+	}
+	p, _ := Load(Default)
+	if p.Release.LibNRT.OwnGit() != "0b044f4ce917b633a70eb3d0bc460f34ac3da620" {
+		t.Errorf("2.31.24 libnrt OwnGit = %q", p.Release.LibNRT.OwnGit())
+	}
+	var l Library
+	l.Git, l.CarriedFrom, l.Carried = "abc", Default, []string{"git"}
+	if l.OwnGit() != "" {
+		t.Error("a carried git is reported as the release's own")
+	}
 }

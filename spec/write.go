@@ -84,6 +84,9 @@ func (w *Writer) factIn(indent string, f Fact) {
 	if len(f.Carried) > 0 {
 		w.printf("%scarried = %s\n", indent, quoteList(f.Carried))
 	}
+	if f.CarriedFrom != "" {
+		w.printf("%scarried_from = %s\n", indent, Quote(f.CarriedFrom))
+	}
 }
 
 func (w *Writer) params(ps []Param) {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
@@ -15,7 +18,7 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "release new", Summary: "make spec/NAME from an old release and what the new binaries show",
-		Synopsis: "--name NEW [--spec NAME|DIR] [--out DIR] [--force] (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]...)",
+		Synopsis: "--name NEW [--spec NAME|DIR] [-o DIR] [--force] (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]...)",
 		Example:  "release new --spec 2.31.24 --name 2.32.0 --binary libnrt.so.1,libnccom.so.2",
 		Run:      releaseNew})
 }
@@ -25,7 +28,8 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	var from cli.SpecFlag
 	from.Register(fs, "spec", spec.Default, "the release the new one derives from")
 	name := fs.String("name", "", "the new release's name")
-	outDir := fs.String("out", "", "the directory to write the new release to (default: spec/NAME)")
+	outDir := fs.String("out", "", "the directory to write the new release to (default: spec/NAME at the root of the checkout above the working directory)")
+	fs.StringVar(outDir, "o", "", "short for --out")
 	force := fs.Bool("force", false, "replace the --out directory if it exists")
 	headers := fs.String("headers", "", "the new release's C headers: their structs are read like a binary's DWARF (compiled with gcc -g in a temporary directory)")
 	var bins, include cli.ListFlag
@@ -44,9 +48,25 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	case len(include) > 0 && *headers == "":
 		return c.Usagef(errw, "--include names a header under --headers DIR; give --headers too")
 	}
-	dest := *outDir
+	if p := releaseNameProblem(*name); p != "" {
+		return c.Usagef(errw, "--name %q: %s", *name, p)
+	}
+	// The release lands in the checkout's spec/NAME wherever the command
+	// runs from, or exactly where -o says (docs/nrtabi-release-new.md).
+	dest, root := *outDir, ""
 	if dest == "" {
-		dest = filepath.Join("spec", *name)
+		wd, err := os.Getwd()
+		if err == nil {
+			root, err = cli.CheckoutRoot(wd)
+		}
+		var nc *cli.NotCheckoutError
+		if errors.As(err, &nc) {
+			return c.Usagef(errw, "%v; run it inside a checkout to write spec/%s there, or give -o DIR", err, *name)
+		}
+		if err != nil {
+			return c.Errorf(errw, "%v", err)
+		}
+		dest = filepath.Join(root, "spec", *name)
 	}
 	label := map[string]string{}
 	if *headers != "" {
@@ -85,8 +105,69 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	s.Dir = dest // where it landed
 	r := diff.Diff(base, s)
 	r.WriteText(out)
-	fmt.Fprintf(out, "next: make generate RELEASE=%s\n", *name)
+	printNext(out, dest, root, base.Release.Name, *name)
 	return cli.ExitOK
+}
+
+// releaseNameProblem says why name cannot be a release's name ("" when it
+// can): the rule the validator holds [release] name to, checked before the
+// name becomes a path.
+func releaseNameProblem(name string) string {
+	switch {
+	case name == "":
+		return "it is empty"
+	case name == "." || name == "..":
+		return "it is not a release name"
+	case strings.Contains(name, "+"):
+		return "it holds \"+\"; use letters, digits, ., _ and -"
+	}
+	return spec.FileNameProblem(name)
+}
+
+// printNext prints the steps after release new, each runnable exactly as
+// printed from any directory, with an installed nrtabi as with go run
+// (docs/adding-a-release.md): inside a checkout, from its root; a release
+// written outside one can be validated and compared, and must be moved to a
+// checkout's spec/NAME to be generated and built.
+func printNext(out io.Writer, dest, root, base, name string) {
+	if root == "" {
+		if r, err := cli.CheckoutRoot(filepath.Dir(dest)); err == nil && filepath.Clean(dest) == filepath.Join(r, "spec", name) {
+			root = r
+		}
+	}
+	if root == "" {
+		fmt.Fprintf(out, "next: nrtabi spec validate %s\n", shellWord(dest))
+		fmt.Fprintf(out, "next: nrtabi diff %s %s\n", shellWord(base), shellWord(dest))
+		fmt.Fprintf(out, "next: to generate and build it, move it to spec/%s of an nrtabi checkout and run release new's steps there (docs/adding-a-release.md)\n", name)
+		return
+	}
+	n := shellWord(name)
+	fmt.Fprintf(out, "next: cd %s\n", shellWord(root))
+	for _, step := range []string{
+		"make generate RELEASE=" + n,
+		"make libnrt libnccom RELEASE=" + n,
+		"go run ./cmd/nrtabi-runtime demo --spec " + n,
+		"nrtabi check --spec " + n + " build/*.so*",
+	} {
+		fmt.Fprintf(out, "next: %s\n", step)
+	}
+}
+
+// shellWord is s as one POSIX shell word: bare when it holds only safe
+// bytes, else single-quoted; escaped for the terminal either way.
+func shellWord(s string) string {
+	safe := s != ""
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("._-/+=:,@%", c) >= 0) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return esc.String("'" + strings.ReplaceAll(s, "'", `'\''`) + "'")
 }
 
 func orNone(s string) string {

@@ -47,7 +47,7 @@ func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 			bins[i] = files
 			continue
 		}
-		s, where, err := cli.Resolve(arg)
+		s, where, err := cli.ResolveTo(arg, errw) // a shadowing checkout release is named on stderr
 		if err != nil {
 			return reportSpecError(c, errw, where, err)
 		}

@@ -69,7 +69,7 @@ func TestTerminalEscapesInOutput(t *testing.T) {
 		{[]string{"check", link}, want{1, "", `\x1b[2J\a\\nforged: ok\x7f\x9b.debug`}},
 		{[]string{"show", hostile.StructName, link}, want{1, "", `\x1b[2J\a\\nforged: ok\x7f\x9b.debug`}},
 		{[]string{"extract", "--struct", hostile.StructName, names}, want{0, "# file: " + dir + "/escape" + esc + ".o", ""}},
-		{[]string{"release", "new", "--name", "x", "--force", "--out", t.TempDir(), "--binary", names}, want{-1, "read " + dir + "/escape" + esc + ".o", ""}},
+		{[]string{"release", "new", "--name", "x", "--force", "--out", filepath.Join(t.TempDir(), "x"), "--binary", names}, want{-1, "read " + dir + "/escape" + esc + ".o", ""}},
 	} {
 		var out, errw bytes.Buffer
 		rc := run(c.args, &out, &errw)

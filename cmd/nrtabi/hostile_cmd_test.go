@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,7 +60,7 @@ func TestHostileInputsUnderMemoryLimit(t *testing.T) {
 			run{o.Name + "/check", []string{"check", "--debug-dir", dir, o.Path}},
 			run{o.Name + "/show", []string{"show", hostile.StructName, o.Path, "--debug-dir", dir}},
 			run{o.Name + "/extract", []string{"extract", "--struct", hostile.StructName, "--debug-dir", dir, o.Path}},
-			run{o.Name + "/release-new", []string{"release", "new", "--name", "x", "--force", "--out", t.TempDir(), "--binary", o.Path, "--debug-dir", dir}},
+			run{o.Name + "/release-new", []string{"release", "new", "--name", "x", "--force", "--out", filepath.Join(t.TempDir(), "x"), "--binary", o.Path, "--debug-dir", dir}},
 		)
 	}
 	for _, c := range append(hostile.SpecCases(), hostile.InjectionCases()...) {

@@ -54,6 +54,9 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	// The release lands in the checkout's spec/NAME wherever the command
 	// runs from, or exactly where -o says (docs/nrtabi-release-new.md).
 	dest, root := *outDir, ""
+	if dest != "" && filepath.Base(filepath.Clean(dest)) != *name {
+		return c.Usagef(errw, "-o %s: a release directory is named after the release; end it in /%s", dest, *name)
+	}
 	if dest == "" {
 		wd, err := os.Getwd()
 		if err == nil {

@@ -165,8 +165,11 @@ func TestReleaseNewWhere(t *testing.T) {
 	if entries, _ := os.ReadDir("."); len(entries) != 0 {
 		t.Errorf("wrote %v", entries)
 	}
+	if rc, _, errw := runCLI("release", "new", "--name", "2.40.0", "-o", "spec/2.41.0", "--binary", "x.so"); rc != 2 || !strings.Contains(errw, "end it in /2.40.0") {
+		t.Errorf("-o naming another release: exit %d %s", rc, errw)
+	}
 	for _, n := range []string{"../x", "a/b", "..", "x+y", ".hidden"} {
-		if rc, _, errw := runCLI("release", "new", "--name", n, "-o", "out", "--binary", "x.so"); rc != 2 || !strings.Contains(errw, "--name") {
+		if rc, _, errw := runCLI("release", "new", "--name", n, "-o", filepath.Join("out", n), "--binary", "x.so"); rc != 2 || !strings.Contains(errw, "--name") {
 			t.Errorf("--name %q: exit %d %s", n, rc, errw)
 		}
 	}

@@ -32,6 +32,23 @@ type Release struct {
 // load from root/name, its parents looked up in root (when not "") and among
 // the embedded releases.
 func New(base *spec.Spec, name string, obs *Observed, root string) (*Release, error) {
+	return NewWith(base, name, obs, root, Identity{})
+}
+
+// Identity is what the user states of a new release that no input shows:
+// the versions its libraries report (spec format, release identity). Empty
+// fields stay unknown; they are never taken from the name or the parent.
+type Identity struct {
+	RuntimeVersion, CollectivesVersion string
+}
+
+// NewWith is New with the versions the user states.
+func NewWith(base *spec.Spec, name string, obs *Observed, root string, id Identity) (*Release, error) {
+	for _, v := range []struct{ flag, v string }{{"runtime version", id.RuntimeVersion}, {"collectives version", id.CollectivesVersion}} {
+		if p := spec.VersionProblem(v.v); v.v != "" && p != "" {
+			return nil, fmt.Errorf("%s %q: %s", v.flag, v.v, p)
+		}
+	}
 	if obs.Libnrt == nil && obs.Libnccom == nil && len(obs.StructNames) == 0 {
 		return nil, fmt.Errorf("the binaries show nothing about the boundary: no libnrt or libnccom by SONAME (%s, %s) and no spec struct in their DWARF",
 			base.Release.LibNRT.SONAME, base.Release.LibNCCOM.SONAME)
@@ -54,7 +71,19 @@ func New(base *spec.Spec, name string, obs *Observed, root string) (*Release, er
 	// The release's name is the user's; its versions are not observed and
 	// never carried: a release that does not know them says so (spec
 	// format, release identity).
-	rel := spec.Release{Name: name, DerivedFrom: base.Release.Name, Fact: spec.Fact{Conf: spec.High, Source: "nrtabi release new --name " + name}}
+	rel := spec.Release{Name: name, DerivedFrom: base.Release.Name, RuntimeVersion: id.RuntimeVersion, CollectivesVersion: id.CollectivesVersion,
+		Fact: spec.Fact{Conf: spec.High, Source: "nrtabi release new --name " + name}}
+	if id.RuntimeVersion != "" || id.CollectivesVersion != "" {
+		// Stated by the user, not read from a binary: MED, and said so.
+		rel.Source += " (versions as stated on the command line)"
+		rel.ConfFields = map[string]string{}
+		if id.RuntimeVersion != "" {
+			rel.ConfFields["runtime_version"] = string(spec.Med)
+		}
+		if id.CollectivesVersion != "" {
+			rel.ConfFields["collectives_version"] = string(spec.Med)
+		}
+	}
 	if in := obs.Libnrt; in != nil {
 		rel.LibNRT = library(in, nr.source)
 	} else {
@@ -78,7 +107,7 @@ func New(base *spec.Spec, name string, obs *Observed, root string) (*Release, er
 	if len(nr.removed) > 0 {
 		out.files["release.toml"].Remove = nr.removed
 	}
-	out.heads["release.toml"] = comment(fmt.Sprintf("Release %s, made by `nrtabi release new --spec %s --name %s` from:\n  %s\nRows restated here are sourced to what the inputs show. A row with\ncarried_from = %q and a `carried` list keeps those keys from %s, at\n%s's confidence and source; with carried_from and no list the whole row is\n%s's. Rows not restated are inherited from %s, unconfirmed, and named in\ncarried_over. runtime_version and collectives_version are not observed:\nadd them to [release] when the vendor states them.", name, base.Release.Name, name, strings.Join(srcs, "\n  "), base.Release.Name, base.Release.Name, base.Release.Name, base.Release.Name, base.Release.Name)) + "\n"
+	out.heads["release.toml"] = comment(fmt.Sprintf("Release %s, made by `nrtabi release new --spec %s --name %s` from:\n  %s\nRows restated here are sourced to what the inputs show. A row with\ncarried_from = %q and a `carried` list keeps those keys from %s, at\n%s's confidence and source; with carried_from and no list the whole row is\n%s's. Rows not restated are inherited from %s, unconfirmed, and named in\ncarried_over. runtime_version and collectives_version are not observed:\nthey are what --runtime-version and --collectives-version stated, if anything.", name, base.Release.Name, name, strings.Join(srcs, "\n  "), base.Release.Name, base.Release.Name, base.Release.Name, base.Release.Name, base.Release.Name)) + "\n"
 	if len(fwd) > 0 {
 		out.files["forward.toml"] = &spec.File{Rows: &spec.Spec{Forward: fwd}}
 	}

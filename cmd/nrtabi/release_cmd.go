@@ -18,7 +18,7 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "release new", Summary: "make spec/NAME from an old release and what the new binaries show",
-		Synopsis: "--name NEW [--spec NAME|DIR] [-o DIR] [--force] (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]...)",
+		Synopsis: "--name NEW [--spec NAME|DIR] [-o DIR] [--force] [--runtime-version V] [--collectives-version V] (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]...)",
 		Example:  "release new --spec 2.31.24 --name 2.32.0 --binary libnrt.so.1,libnccom.so.2",
 		Run:      releaseNew})
 }
@@ -31,6 +31,9 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	outDir := fs.String("out", "", "the directory to write the new release to (default: spec/NAME at the root of the checkout above the working directory)")
 	fs.StringVar(outDir, "o", "", "short for --out")
 	force := fs.Bool("force", false, "replace the --out directory if it exists")
+	var id release.Identity
+	fs.StringVar(&id.RuntimeVersion, "runtime-version", "", "the version the new libnrt reports (major.minor.patch[.maintenance]), as the vendor states it; default: unknown")
+	fs.StringVar(&id.CollectivesVersion, "collectives-version", "", "the new libnccom's version, as the vendor states it; default: unknown")
 	headers := fs.String("headers", "", "the new release's C headers: their structs are read like a binary's DWARF (compiled with gcc -g in a temporary directory)")
 	var bins, include cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
@@ -50,6 +53,11 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	if p := releaseNameProblem(*name); p != "" {
 		return c.Usagef(errw, "--name %q: %s", *name, p)
+	}
+	for _, v := range []struct{ flag, v string }{{"--runtime-version", id.RuntimeVersion}, {"--collectives-version", id.CollectivesVersion}} {
+		if p := spec.VersionProblem(v.v); v.v != "" && p != "" {
+			return c.Usagef(errw, "%s %q: %s", v.flag, v.v, p)
+		}
 	}
 	// The release lands in the checkout's spec/NAME wherever the command
 	// runs from, or exactly where -o says (docs/nrtabi-release-new.md).
@@ -88,7 +96,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	if err != nil {
 		return reportSpecError(c, errw, where, err)
 	}
-	rel, obs, err := newReleaseFrom(base, *name, bins, dbg.get(), filepath.Dir(dest))
+	rel, obs, err := newReleaseWith(base, *name, bins, dbg.get(), filepath.Dir(dest), id)
 	if err == nil {
 		err = rel.Write(dest, release.WriteOptions{Force: *force})
 	}
@@ -183,10 +191,15 @@ func orNone(s string) string {
 // newReleaseFrom observes the binaries against base and makes the derived
 // release in memory, validated as it would load from root/name.
 func newReleaseFrom(base *spec.Spec, name string, bins, debugDirs []string, root string) (*release.Release, *release.Observed, error) {
+	return newReleaseWith(base, name, bins, debugDirs, root, release.Identity{})
+}
+
+// newReleaseWith is newReleaseFrom with the versions the user states.
+func newReleaseWith(base *spec.Spec, name string, bins, debugDirs []string, root string, id release.Identity) (*release.Release, *release.Observed, error) {
 	obs, err := release.Observe(bins, base, release.ObserveOptions{DebugDirs: debugDirs})
 	if err != nil {
 		return nil, nil, err
 	}
-	rel, err := release.New(base, name, obs, root)
+	rel, err := release.NewWith(base, name, obs, root, id)
 	return rel, obs, err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/fixture"
+	"github.com/nrtabi/nrtabi/spec"
 )
 
 func TestReleaseNewAndBinaryDiff(t *testing.T) {
@@ -96,9 +97,18 @@ func TestReleaseNewFromSubdirectory(t *testing.T) {
 		}
 	}
 	t.Chdir(sub)
-	rc, out, errw := runCLI("release", "new", "--name", "2.40.0", "--binary", bins.Libnrt+","+bins.Libnccom)
+	rc, out, errw := runCLI("release", "new", "--name", "2.40.0", "--runtime-version", "2.40.7.0", "--collectives-version", "2.39.1",
+		"--binary", bins.Libnrt+","+bins.Libnccom)
 	if rc != 0 {
 		t.Fatalf("release new: exit %d\n%s", rc, errw)
+	}
+	// The versions are the ones stated, never the name's; stated, so MED.
+	s, err := spec.LoadDir(filepath.Join(root, "spec", "2.40.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Release; r.RuntimeVersion != "2.40.7.0" || r.CollectivesVersion != "2.39.1" || r.ConfOf("runtime_version") != spec.Med {
+		t.Errorf("versions %q %q (conf %s)", r.RuntimeVersion, r.CollectivesVersion, r.ConfOf("runtime_version"))
 	}
 	if _, err := os.Stat(filepath.Join(root, "spec", "2.40.0", "release.toml")); err != nil {
 		t.Fatalf("not written to the module root's spec/2.40.0: %v\n%s", err, out)
@@ -167,6 +177,9 @@ func TestReleaseNewWhere(t *testing.T) {
 	}
 	if rc, _, errw := runCLI("release", "new", "--name", "2.40.0", "-o", "spec/2.41.0", "--binary", "x.so"); rc != 2 || !strings.Contains(errw, "end it in /2.40.0") {
 		t.Errorf("-o naming another release: exit %d %s", rc, errw)
+	}
+	if rc, _, errw := runCLI("release", "new", "--name", "2.40.0", "-o", "2.40.0", "--runtime-version", "sdk2.40", "--binary", "x.so"); rc != 2 || !strings.Contains(errw, `--runtime-version "sdk2.40"`) {
+		t.Errorf("a version that is not one: exit %d %s", rc, errw)
 	}
 	for _, n := range []string{"../x", "a/b", "..", "x+y", ".hidden"} {
 		if rc, _, errw := runCLI("release", "new", "--name", n, "-o", filepath.Join("out", n), "--binary", "x.so"); rc != 2 || !strings.Contains(errw, "--name") {

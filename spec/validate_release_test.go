@@ -53,8 +53,21 @@ func TestReleaseVersionsNotInherited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The synthetic release states its own, unlike its name.
+	if s.Release.RuntimeVersion != "2.32.5.0" || s.Release.CollectivesVersion != "2.31.30.0" {
+		t.Errorf("2.32.0-synthetic versions %q, %q", s.Release.RuntimeVersion, s.Release.CollectivesVersion)
+	}
+	// Without them, it has none: not its parent's, not its name's.
+	dir := filepath.Join(t.TempDir(), "2.32.0-synthetic")
+	if err := os.Rename(copyRelease(t, "2.32.0-synthetic"), dir); err != nil {
+		t.Fatal(err)
+	}
+	edit(t, dir, "release.toml", "[release]", "runtime_version = \"2.32.5.0\"\ncollectives_version = \"2.31.30.0\"\n", "")
+	if s, err = LoadDir(dir); err != nil {
+		t.Fatal(err)
+	}
 	if s.Release.RuntimeVersion != "" || s.Release.CollectivesVersion != "" {
-		t.Errorf("2.32.0-synthetic inherited versions %q, %q from its parent", s.Release.RuntimeVersion, s.Release.CollectivesVersion)
+		t.Errorf("a derived release without versions inherited %q, %q from its parent", s.Release.RuntimeVersion, s.Release.CollectivesVersion)
 	}
 	p, err := Load(Default)
 	if err != nil {

@@ -36,6 +36,8 @@ func SpecSummary(s *spec.Spec) string {
 		nodes = append(nodes, n.Name)
 	}
 	fmt.Fprintf(&b, "release %s (libnrt %s, libnccom %s)\n", s.Release.Name, s.Release.LibNRT.SONAME, s.Release.LibNCCOM.SONAME)
+	fmt.Fprintf(&b, "  identity:  runtime %s, collectives %s, libnrt git %s\n",
+		orUnknown(s.Release.RuntimeVersion), orUnknown(s.Release.CollectivesVersion), orUnknown(s.Release.LibNRT.OwnGit()))
 	fmt.Fprintf(&b, "  forward:   %d forward (dlsym 0..%d, slots %#x..%#x, %d guarded + %d exempt)\n",
 		len(s.Forward), len(s.Forward)-1, s.SlotTable.Base, s.SlotTable.Top, guarded, len(s.Forward)-guarded)
 	fmt.Fprintf(&b, "  reverse:   %d+%d reverse (%d nec_ + %d nrt_), %d total\n", nec, nrt, nec, nrt, len(s.Reverse))
@@ -45,4 +47,13 @@ func SpecSummary(s *spec.Spec) string {
 	fmt.Fprintf(&b, "  constants: %d, enums: %d, messages: %d, contradictions recorded: %d\n",
 		len(s.Constants), len(s.Enums), len(s.Messages), len(s.Contradictions))
 	return b.String()
+}
+
+// orUnknown is v, or "unknown" for a fact the release does not hold (or,
+// for a git hash, only carries from its parent: spec.Library.OwnGit).
+func orUnknown(v string) string {
+	if v == "" {
+		return "unknown"
+	}
+	return v
 }

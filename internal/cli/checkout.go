@@ -149,8 +149,22 @@ func sameFiles(dir, name string) bool {
 	if err != nil {
 		return false
 	}
-	got, err := filepath.Glob(filepath.Join(dir, "*.toml"))
-	if err != nil || len(got) != len(want) || len(got) > spec.MaxSpecDirFiles {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	entries, err := f.ReadDir(spec.MaxSpecDirEntries + 1) // bounded like the loader's listing
+	f.Close()
+	if err != nil || len(entries) > spec.MaxSpecDirEntries {
+		return false
+	}
+	got := 0
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".toml") {
+			got++
+		}
+	}
+	if got != len(want) {
 		return false
 	}
 	var total int64

@@ -155,3 +155,16 @@ func FuzzGoModModule(f *testing.F) {
 		}
 	})
 }
+
+// TestLocateExtraFile: a checkout release with one more file than the
+// embedded one is a different release (the file's rows would be lost).
+func TestLocateExtraFile(t *testing.T) {
+	root := fakeCheckout(t, "2.31.24")
+	t.Chdir(root)
+	if err := os.WriteFile(filepath.Join(root, "spec", "2.31.24", "zz.toml"), []byte("# more rows\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if src, err := Locate("2.31.24"); err != nil || src.Dir == "" || src.Note == "" {
+		t.Errorf("extra file: %+v %v, want the checkout's with a note", src, err)
+	}
+}

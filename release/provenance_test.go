@@ -8,6 +8,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
+	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -98,6 +99,10 @@ func TestHeaderOnlyClaimsNoBinaryFact(t *testing.T) {
 	st := rel.files["structs.toml"].Rows.StructByName("nrt_version_t")
 	if st == nil || !strings.Contains(st.Source, h.Source()) || st.CarriedFrom != from || !slices.Contains(st.Carried, "side") || st.IsCarried("size") {
 		t.Errorf("nrt_version_t from the headers: %+v", st.Fact)
+	}
+	// nrtabi diff does not present the parent's build-ids as the new side's.
+	if d := diff.Diff(base, s); d.New.Libnrt != "" || d.New.Libnccom != "" {
+		t.Errorf("diff's new side shows build-ids %q, %q carried from %s", d.New.Libnrt, d.New.Libnccom, from)
 	}
 	// And the written files say the same once loaded back.
 	dir := filepath.Join(t.TempDir(), "hdr")

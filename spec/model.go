@@ -78,6 +78,15 @@ func (l *Library) OwnGit() string {
 	return l.Git
 }
 
+// OwnBuildID is the library's build-id when the release observed it, ""
+// when it does not know it or carries its parent's.
+func (l *Library) OwnBuildID() string {
+	if l.IsCarried("build_id") {
+		return ""
+	}
+	return l.BuildID
+}
+
 // ConfOf is the confidence of one key of the row.
 func (f *Fact) ConfOf(key string) Conf {
 	if c, ok := f.ConfFields[key]; ok {

@@ -153,4 +153,12 @@ func TestCarriedFrom(t *testing.T) {
 	if l.OwnGit() != "" {
 		t.Error("a carried git is reported as the release's own")
 	}
+	l.BuildID = "ab"
+	if l.OwnBuildID() != "ab" {
+		t.Error("a build-id not in carried is not the release's own")
+	}
+	l.Carried = nil // the whole row
+	if l.OwnBuildID() != "" || l.OwnGit() != "" {
+		t.Error("a wholly carried library's build-id or git is reported as the release's own")
+	}
 }

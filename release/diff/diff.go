@@ -152,16 +152,8 @@ func side(s *spec.Spec) Side {
 	if name == "" {
 		name = s.Dir
 	}
-	return Side{Name: name, Source: s.Dir, Libnrt: ownBuildID(&s.Release.LibNRT), Libnccom: ownBuildID(&s.Release.LibNCCOM)}
-}
-
-// ownBuildID is the library's build-id when the release observed it: one
-// carried from a parent names the parent's binary, not this release's.
-func ownBuildID(l *spec.Library) string {
-	if l.IsCarried("build_id") {
-		return ""
-	}
-	return l.BuildID
+	// A build-id carried from a parent names the parent's binary.
+	return Side{Name: name, Source: s.Dir, Libnrt: s.Release.LibNRT.OwnBuildID(), Libnccom: s.Release.LibNCCOM.OwnBuildID()}
 }
 
 type differ struct {

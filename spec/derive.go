@@ -51,13 +51,13 @@ func derive(child *Spec, locate func(string) (source, error), chain []string) (*
 	}
 	errs = append(errs, perrs...)
 	m, merrs := merge(parent, child)
-	m.ancestors = append([]string{parentName}, parent.ancestors...) // what carried_from may name
 	return m, append(errs, merrs...), nil
 }
 
 // merge lays child over parent.
 func merge(parent, child *Spec) (*Spec, Errors) {
 	out := &Spec{Dir: child.Dir, index: map[string]*filePositions{}}
+	out.ancestors = append([]string{child.Release.DerivedFrom}, parent.ancestors...) // what carried_from may name
 	out.Files = append(append(out.Files, parent.Files...), child.Files...)
 	for k, v := range parent.index {
 		out.index[k] = v

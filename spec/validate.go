@@ -10,6 +10,9 @@ type checker struct {
 	s    *Spec
 	errs Errors
 	done map[Pos]bool // positions already reported, for texts
+	// rowKeys are the keys of the kind whose facts are being checked (what
+	// a carried list may name), nil outside that walk.
+	rowKeys map[string]bool
 }
 
 func (c *checker) at(f *Fact, key, rule, format string, args ...any) {
@@ -96,8 +99,10 @@ func (c *checker) facts() {
 		}
 	}
 	for _, k := range kinds {
+		c.rowKeys = rowKeys(k)
 		k.facts(c.s, check)
 	}
+	c.rowKeys = nil
 }
 
 // unique reports a row key written twice, kind by kind.

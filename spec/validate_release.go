@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,4 +91,48 @@ func (c *checker) carried(f *Fact, what string) {
 		c.at(f, "carried", "carried", "%s: carried = %s without carried_from; name the release the keys were carried from (derived_from = %s)",
 			what, quoteList(f.Carried), quoteName(c.s.Release.DerivedFrom))
 	}
+	// A misspelt key would mark nothing carried and leave the fact
+	// claiming the release's own provenance: refused like an unknown key.
+	if keys := c.rowKeys; keys != nil {
+		for _, k := range f.Carried {
+			if !keys[k] {
+				c.at(f, "carried", "carried", "%s: carried lists %s, which is no key of the row; name keys it holds (or \"signature\" for returns and params)", what, quoteName(k))
+			}
+		}
+	}
+}
+
+// rowKeys are the data keys a kind's rows (and the tables nested in them)
+// may hold, from the model's toml tags: what carried may list. A row that
+// embeds a Signature may also list "signature" (returns and params).
+func rowKeys(k kind) map[string]bool {
+	keys := map[string]bool{}
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] || t == reflect.TypeOf(Fact{}) {
+			return
+		}
+		seen[t] = true
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			tag := strings.Split(f.Tag.Get("toml"), ",")[0]
+			switch {
+			case f.Anonymous && f.Type == reflect.TypeOf(Signature{}):
+				keys["signature"] = true
+				walk(f.Type)
+			case f.Anonymous:
+				walk(f.Type)
+			case tag == "" || tag == "-":
+			default:
+				keys[tag] = true
+				walk(f.Type)
+			}
+		}
+	}
+	walk(k.field().Type)
+	return keys
 }

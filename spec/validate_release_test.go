@@ -116,6 +116,7 @@ func TestCarriedFrom(t *testing.T) {
 		{`source = "synthetic: one forward symbol added"`, "source = \"x\"\ncarried = [\"reverse_nec\"]\ncarried_from = \"2.31.24\"", ""},
 		{`source = "synthetic: one forward symbol added"`, "source = \"x\"\ncarried_from = \"2.30.0\"", `[counts]: carried_from = "2.30.0" names no release this one derives from (2.31.24)`},
 		{`source = "synthetic: one forward symbol added"`, "source = \"x\"\ncarried = [\"reverse_nec\"]", `[counts]: carried = ["reverse_nec"] without carried_from`},
+		{`source = "synthetic: one forward symbol added"`, "source = \"x\"\ncarried = [\"revrse_nec\"]\ncarried_from = \"2.31.24\"", `[counts]: carried lists "revrse_nec", which is no key of the row`},
 	} {
 		dir := filepath.Join(t.TempDir(), name)
 		if err := os.Rename(copyRelease(t, name), dir); err != nil {

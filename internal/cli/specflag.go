@@ -25,7 +25,7 @@ type SpecFlag struct {
 func (f *SpecFlag) Register(fs *flag.FlagSet, name, def, usage string) {
 	f.Value = def
 	f.notes = fs.Output()
-	fs.StringVar(&f.Value, name, def, usage+": a release NAME (of this checkout's spec/, else embedded) or a spec DIR on disk (see 'nrtabi help spec')")
+	fs.StringVar(&f.Value, name, def, usage+": a spec DIR, or a release NAME (the checkout's spec/NAME, else the embedded one; docs/nrtabi.md#naming-a-spec)")
 }
 
 // Load reads the spec f names (see Locate), saying on the command's stderr

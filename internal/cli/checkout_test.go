@@ -168,3 +168,29 @@ func TestLocateExtraFile(t *testing.T) {
 		t.Errorf("extra file: %+v %v, want the checkout's with a note", src, err)
 	}
 }
+
+// BenchmarkLocate is what step 3 adds to every --spec NAME inside a
+// checkout (the comparison with the embedded files), against the same name
+// outside one.
+func BenchmarkLocate(b *testing.B) {
+	root := b.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module github.com/nrtabi/nrtabi\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "spec"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(spectest.CopyRelease(b, spec.Embedded, spec.Default), filepath.Join(root, "spec", spec.Default)); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, dir string }{{"checkout", root}, {"outside", b.TempDir()}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.Chdir(c.dir)
+			for b.Loop() {
+				if src, err := Locate(spec.Default); err != nil || src.Dir != "" {
+					b.Fatal(src, err)
+				}
+			}
+		})
+	}
+}

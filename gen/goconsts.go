@@ -16,6 +16,9 @@ func goConsts(s *spec.Spec) ([]File, error) {
 	f.Comment("Release identity.")
 	f.Const().Defs(
 		jen.Id("Release").Op("=").Lit(r.Name),
+		// BuildTag is the tag a build of this release passes on to the go
+		// commands it runs (docs/generator.md#building-for-a-release).
+		jen.Id("BuildTag").Op("=").Lit(ReleaseTag(r.Name)),
 		jen.Id("LibnrtSONAME").Op("=").Lit(r.LibNRT.SONAME),
 		jen.Id("LibnrtBuildID").Op("=").Lit(r.LibNRT.BuildID),
 		jen.Id("LibnrtGit").Op("=").Lit(r.LibNRT.Git),

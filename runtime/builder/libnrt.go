@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/gen"
-	"github.com/nrtabi/nrtabi/spec"
 )
 
 // LibnrtFile is the file name (and SONAME) of the runtime library.
@@ -118,10 +117,9 @@ func (t *Tree) BuildLibnrt(ctx context.Context, dir string, v LinkVariant) (stri
 	}
 	out := filepath.Join(dir, LibnrtFile)
 	tmp := filepath.Join(dir, ".build-"+LibnrtFile)
-	args := []string{"build", "-buildmode=c-shared", "-trimpath"}
-	if t.Spec.Release.Name != spec.Default {
-		args = append(args, "-tags", gen.ReleaseTag(t.Spec.Release.Name))
-	}
+	// Every release, the default one included, is built under its own tag:
+	// without it generated/abi refuses to compile (docs/generator.md#building-for-a-release).
+	args := []string{"build", "-buildmode=c-shared", "-trimpath", "-tags", t.BuildTag()}
 	args = append(args, "-ldflags=-extldflags '"+ext+"'", "-o", tmp, "./runtime/libnrt")
 	if err := run(ctx, t.Root, []string{"CGO_ENABLED=1"}, "go", args...); err != nil {
 		return "", err

@@ -12,6 +12,7 @@ import "fmt"
 // Release identity.
 const (
 	Release         = "2.32.0-synthetic"
+	BuildTag        = "nrtabi_release_2_32_0_synthetic"
 	LibnrtSONAME    = "libnrt.so.1"
 	LibnrtBuildID   = ""
 	LibnrtGit       = ""

@@ -1,0 +1,97 @@
+package gen
+
+import (
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// goBuild runs go build in the module root with tags ("" for none).
+func goBuild(t *testing.T, tags string, pkgs ...string) (string, error) {
+	t.Helper()
+	args := []string{"build"}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	cmd := exec.Command("go", append(append(args, "-o", "/dev/null"), pkgs...)...)
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestReleaseGuard: generated/abi builds for exactly one known release tag;
+// no tag, the tag of a release that is not generated, or two tags stop the
+// compiler on an identifier that names the fix (issue 24: no silent
+// fallback). The exact compiler line is what a user sees, so it is checked
+// whole.
+func TestReleaseGuard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: runs go build (-short)")
+	}
+	none := "generated/abi/zguard_none.go:9:9: undefined: " + GuardIdent(spec.Default)
+	many := "generated/abi/zguard_many.go:8:9: undefined: " + ManyGuardIdent
+	for _, c := range []struct{ tags, want string }{
+		{"", none},
+		{"nrtabi_release_sdk2_28_0", none},
+		{"nrtabi_faults", none},
+		{ReleaseTag(spec.Default) + "," + ReleaseTag("2.32.0-synthetic"), many},
+	} {
+		out, err := goBuild(t, c.tags, "./generated/abi")
+		if err == nil {
+			t.Errorf("-tags %q: generated/abi built", c.tags)
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 2 || lines[0] != "# "+Module+"/generated/abi" || lines[1] != c.want {
+			t.Errorf("-tags %q: compiler said\n%s\nwant\n%s", c.tags, out, c.want)
+		}
+	}
+	for _, r := range spec.Releases() {
+		if out, err := goBuild(t, ReleaseTag(r), "./generated/abi"); err != nil {
+			t.Errorf("-tags %s: %v\n%s", ReleaseTag(r), err, out)
+		}
+	}
+}
+
+// TestGuardNamesDefault: the guard's identifier names the default release's
+// tag and the make command, and is a Go identifier.
+func TestGuardNamesDefault(t *testing.T) {
+	g := GuardIdent(spec.Default)
+	for _, want := range []string{ReleaseTag(spec.Default), "make_generate_RELEASE_NAME"} {
+		if !strings.Contains(g, want) {
+			t.Errorf("%s does not name %s", g, want)
+		}
+	}
+	for _, id := range []string{g, ManyGuardIdent} {
+		if !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(id) {
+			t.Errorf("%q is not a Go identifier", id)
+		}
+	}
+}
+
+// TestPureGoWithoutTags: the checking side (cmd/nrtabi and what it links)
+// never imports generated/abi, so `go install ./cmd/nrtabi` needs no release
+// tag and no C toolchain.
+func TestPureGoWithoutTags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: runs go list (-short)")
+	}
+	pkgs := []string{"./cmd/nrtabi", "./layoutcheck", "./spec", "./gen", "./release"}
+	cmd := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...)
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, Module+"/generated/") {
+			t.Errorf("%v import %s: they would need a release tag", pkgs, p)
+		}
+	}
+	if out, err := goBuild(t, "", pkgs...); err != nil {
+		t.Errorf("go build %v without tags: %v\n%s", pkgs, err, out)
+	}
+}

@@ -76,6 +76,7 @@ var Rules = map[string]string{
 	"message-args":    "a message's printf verbs match its declared arguments",
 	"constant":        "a constant's value has its declared type",
 	"release-name":    "the release name matches its directory",
+	"release-version": "runtime_version and collectives_version are major.minor.patch[.maintenance], each part decimal without a leading zero, at most 999999999",
 	"version-need":    "libnccom's version needs name declared libnrt nodes",
 	"name":            "every name fits the grammar of each place the generator emits it: a C identifier that is no keyword, reserved or generator name; a GNU ld version node; a file name; one Go name per scope",
 	"text":            "free text is UTF-8 without control characters; text emitted into a comment holds no */ or /*",

@@ -82,6 +82,13 @@ type Spec struct {
 type Release struct {
 	Name        string `toml:"name"`
 	DerivedFrom string `toml:"derived_from"`
+	// RuntimeVersion is the version libnrt reports (nrt_get_version's
+	// rt_major.rt_minor.rt_patch[.rt_maintenance]) and CollectivesVersion
+	// libnccom's; they differ in real releases, and neither is ever read
+	// from Name (docs/spec-format.md#release-identity). Empty: the release
+	// does not know it. A derived release does not inherit them.
+	RuntimeVersion     string `toml:"runtime_version"`
+	CollectivesVersion string `toml:"collectives_version"`
 	// CarriedOver names the parent rows ("struct enc_context", "constant X")
 	// that a release made from binaries inherits unconfirmed.
 	CarriedOver []string `toml:"carried_over"`

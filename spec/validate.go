@@ -58,6 +58,7 @@ func (c *checker) release(dirName string) {
 	} else if dirName != "." && dirName != r.Name {
 		c.at(&r.Fact, "name", "release-name", "release name %q does not match its directory %q; rename one of them", r.Name, dirName)
 	}
+	c.releaseVersions()
 	for _, k := range kinds {
 		if k.single() && !k.present(c.s) {
 			c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [" + k.key() + "] table in any file"})

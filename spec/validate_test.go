@@ -107,6 +107,7 @@ func TestRules(t *testing.T) {
 		{rule: "message-args", changes: []change{{"messages.toml", `id = "nccl_dlopen_failed"`, `args = ["dlerror()"]`, `args = []`}}, msg: "message nccl_dlopen_failed has 1 printf verbs but 0 args"},
 		{rule: "constant", changes: []change{{"constants.toml", `name = "NCCOM_COMPAT_ID"`, "value = 89", `value = "89"`}}, msg: "NCCOM_COMPAT_ID is declared u64 but its value is string"},
 		{rule: "release-name", changes: []change{{"release.toml", "[release]", `name = "2.31.24"`, `name = "2.31.25"`}}, msg: `release name "2.31.25" does not match its directory "2.31.24"`},
+		{rule: "release-version", changes: []change{{"release.toml", "[release]", `runtime_version = "2.31.24.0"`, `runtime_version = "2.31.024.0"`}}, msg: `[release] runtime_version = "2.31.024.0": part 3 (024) has a leading zero`},
 		{rule: "derive", changes: []change{{"release.toml", "[release]", `name = "2.31.24"`, "name = \"2.31.24\"\nderived_from = \"9.9.9\""}}, msg: `derived_from = "9.9.9": no release "9.9.9"`, atFile: "release.toml", atAnchor: "derived_from"},
 		{rule: "name", changes: []change{{"constants.toml", `name = "NRT_STATUS"`, `tag = "nrt_status"`, `tag = "nrt status"`}}, msg: `enum tag "nrt status" cannot be emitted as C`},
 		{rule: "text", changes: []change{{"structs_nrt.toml", `name = "nrt_version_t"`, `source = "facts nrt_version_t"`, `source = "facts */ nrt_version_t"`}}, msg: `struct nrt_version_t: source: byte 6 starts "*/"`},

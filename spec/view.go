@@ -44,10 +44,13 @@ func (v View) MarshalJSON() ([]byte, error) {
 
 // ReleaseView identifies the release.
 type ReleaseView struct {
-	Name        string  `json:"name"`
-	DerivedFrom string  `json:"derived_from,omitempty"`
-	LibNRT      Library `json:"libnrt"`
-	LibNCCOM    Library `json:"libnccom"`
+	Name        string `json:"name"`
+	DerivedFrom string `json:"derived_from,omitempty"`
+	// The versions the release describes, when it knows them.
+	RuntimeVersion     string  `json:"runtime_version,omitempty"`
+	CollectivesVersion string  `json:"collectives_version,omitempty"`
+	LibNRT             Library `json:"libnrt"`
+	LibNCCOM           Library `json:"libnccom"`
 }
 
 // VersionNodeView is a version node.
@@ -163,7 +166,8 @@ func (s *Spec) View() View {
 }
 
 func viewRelease(s *Spec) any {
-	return ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom, LibNRT: s.Release.LibNRT, LibNCCOM: s.Release.LibNCCOM}
+	return ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom,
+		RuntimeVersion: s.Release.RuntimeVersion, CollectivesVersion: s.Release.CollectivesVersion, LibNRT: s.Release.LibNRT, LibNCCOM: s.Release.LibNCCOM}
 }
 
 func viewSlotTable(s *Spec) any {

@@ -109,6 +109,12 @@ func (w *Writer) Release(r Release) {
 	if r.DerivedFrom != "" {
 		w.printf("derived_from = %s\n", Quote(r.DerivedFrom))
 	}
+	if r.RuntimeVersion != "" {
+		w.printf("runtime_version = %s\n", Quote(r.RuntimeVersion))
+	}
+	if r.CollectivesVersion != "" {
+		w.printf("collectives_version = %s\n", Quote(r.CollectivesVersion))
+	}
 	if len(r.CarriedOver) > 0 {
 		w.printf("carried_over = [\n")
 		for _, c := range r.CarriedOver {

@@ -22,6 +22,11 @@ func goConsts(s *spec.Spec) ([]File, error) {
 		jen.Id("LibnrtSONAME").Op("=").Lit(r.LibNRT.SONAME),
 		jen.Id("LibnrtBuildID").Op("=").Lit(r.LibNRT.BuildID),
 		jen.Id("LibnrtGit").Op("=").Lit(r.LibNRT.Git),
+		// The versions the release describes ([release] runtime_version,
+		// collectives_version), "" when its spec states none: libnrt reports
+		// these, never numbers read off the release's name.
+		jen.Id("LibnrtRuntimeVersion").Op("=").Lit(r.RuntimeVersion),
+		jen.Id("CollectivesVersion").Op("=").Lit(r.CollectivesVersion),
 		jen.Id("LibnccomSONAME").Op("=").Lit(r.LibNCCOM.SONAME),
 		jen.Id("LibnccomBuildID").Op("=").Lit(r.LibNCCOM.BuildID),
 		jen.Id("LibnccomGit").Op("=").Lit(r.LibNCCOM.Git),

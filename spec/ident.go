@@ -190,7 +190,7 @@ func quoteByte(c byte) string {
 // itself (gen/go*.go); a spec name whose Go form is one of them would
 // redeclare it.
 var goFixed = setOf("PthreadMutex", "StdVector", "CPUSet", "Release", "BuildTag", "LibnrtSONAME", "LibnrtBuildID",
-	"LibnrtGit", "LibnccomSONAME", "LibnccomBuildID", "LibnccomGit", "SlotBase", "SlotTop", "SlotStride",
+	"LibnrtGit", "LibnrtRuntimeVersion", "CollectivesVersion", "LibnccomSONAME", "LibnccomBuildID", "LibnccomGit", "SlotBase", "SlotTop", "SlotStride",
 	"NumForward", "NumReverse", "Guarded", "Probe", "Hot", "ForwardSymbol", "Forward", "ReverseSymbol",
 	"Reverse", "VersionNode", "VersionNodes", "TestLayout")
 

@@ -62,6 +62,8 @@ const (
 	LibnrtSONAME                  = r.LibnrtSONAME
 	LibnrtBuildID                 = r.LibnrtBuildID
 	LibnrtGit                     = r.LibnrtGit
+	LibnrtRuntimeVersion          = r.LibnrtRuntimeVersion
+	CollectivesVersion            = r.CollectivesVersion
 	LibnccomSONAME                = r.LibnccomSONAME
 	LibnccomBuildID               = r.LibnccomBuildID
 	LibnccomGit                   = r.LibnccomGit

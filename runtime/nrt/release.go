@@ -68,7 +68,8 @@ const (
 	msgRequestFailed = abi.MsgNcclRequestFailed
 	msgInitError     = abi.MsgNcclInitError
 
-	libnrtGit = abi.LibnrtGit
+	libnrtGit            = abi.LibnrtGit
+	libnrtRuntimeVersion = abi.LibnrtRuntimeVersion
 
 	statusSuccess       = abi.NRTSuccess
 	statusFailure       = abi.NRTFailure

@@ -51,9 +51,9 @@ func Open(release string) (*Tree, error) {
 	if err := CheckGenerated(root, release); err != nil {
 		return nil, err
 	}
-	s, err := compiled.Load(release)
+	s, err := loadRelease(root, release)
 	if err != nil {
-		return nil, fmt.Errorf("release %s is generated but not compiled in: %w (run %s and rebuild this command)", release, err, gen.GenerateCommand(release))
+		return nil, err
 	}
 	return &Tree{Root: root, Spec: s}, nil
 }
@@ -64,6 +64,25 @@ func (t *Tree) BuildTag() string { return gen.ReleaseTag(t.Spec.Release.Name) }
 
 // DefaultBuildTag is the build tag of the default release.
 var DefaultBuildTag = gen.ReleaseTag(spec.Default)
+
+// loadRelease reads release's spec: the embedded copy when this binary has
+// one, otherwise the checkout's spec/<release> the generated tree was made
+// from (a release added after this binary was built; gen reads the TOML too).
+func loadRelease(root, release string) (*spec.Spec, error) {
+	for _, r := range spec.Releases() {
+		if r == release {
+			return compiled.Load(release)
+		}
+	}
+	s, err := spec.LoadDir(filepath.Join(root, "spec", release))
+	if err != nil {
+		return nil, fmt.Errorf("release %s: %w", release, err)
+	}
+	if s.Release.Name != release {
+		return nil, fmt.Errorf("%s names release %q, not %s", filepath.Join(root, "spec", release), s.Release.Name, release)
+	}
+	return s, nil
+}
 
 // NotGenerated is a release the module checkout holds no generated tree for.
 type NotGenerated struct {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,13 +165,22 @@ func LibnrtRelease(path string) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%s: not a regular file", path)
 	}
-	f, err := elf.Open(path)
+	r, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	syms, err := f.DynamicSymbols()
+	defer r.Close()
+	return releaseFrom(path, r)
+}
+
+// releaseFrom is LibnrtRelease on an open file (path only names it).
+func releaseFrom(path string, r io.ReaderAt) (string, error) {
+	f, err := elf.NewFile(r)
 	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	syms, err := f.DynamicSymbols()
+	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	for _, s := range syms {

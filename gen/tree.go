@@ -45,8 +45,9 @@ var cgoPackages = []string{"runtime/collectives", "runtime/nrt"}
 const libnrtPackage = "runtime/libnrt"
 
 // Releases renders every release of specs into dir/<release>/ and the
-// release selector into dir (def is the release a build without a release
-// tag gets): the part of the tree `nrtabi gen --all --out DIR` writes.
+// release selector into dir (def is the release the selector's guard tells
+// a build without a release tag to name; no build gets it silently): the
+// part of the tree `nrtabi gen --all --out DIR` writes.
 func Releases(dir string, specs []*spec.Spec, def string) ([]Output, error) {
 	var out []Output
 	for _, s := range specs {

@@ -95,3 +95,22 @@ func TestPureGoWithoutTags(t *testing.T) {
 		t.Errorf("go build %v without tags: %v\n%s", pkgs, err, out)
 	}
 }
+
+// TestCheckReleaseTags: two releases with one tag, or a tag Go cannot
+// parse, are refused before anything is generated.
+func TestCheckReleaseTags(t *testing.T) {
+	if err := CheckReleaseTags(spec.Releases()); err != nil {
+		t.Errorf("the embedded releases: %v", err)
+	}
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"2.31.24", "2-31-24"}, `releases "2.31.24" and "2-31-24" have the same build tag nrtabi_release_2_31_24`},
+		{[]string{"2.31.24+fix"}, `release "2.31.24+fix": its build tag "nrtabi_release_2_31_24+fix" holds "+"`},
+	} {
+		if err := CheckReleaseTags(c.names); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckReleaseTags(%q) = %v, want %q", c.names, err, c.want)
+		}
+	}
+}

@@ -24,6 +24,27 @@ const ModulePath = "github.com/nrtabi/nrtabi"
 // release silently (issue 24; docs/generator.md#building-for-a-release).
 func ReleaseTag(release string) string { return "nrtabi_release_" + releaseIdent(release) }
 
+// CheckReleaseTags refuses a set of releases whose build tags would not
+// select each one alone: a tag that is not a Go identifier (a release name
+// may hold '+', a build tag may not), or two releases with one tag
+// (2.31.24 and 2-31-24), which would compile two releases into one package.
+func CheckReleaseTags(names []string) error {
+	seen := map[string]string{}
+	for _, n := range names {
+		tag := ReleaseTag(n)
+		for i := 0; i < len(tag); i++ {
+			if c := tag[i]; !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+				return fmt.Errorf("release %q: its build tag %q holds %q, which a Go build tag cannot; rename the release (letters, digits, '.', '-' and '_')", n, tag, string(c))
+			}
+		}
+		if o, ok := seen[tag]; ok {
+			return fmt.Errorf("releases %q and %q have the same build tag %s (. and - become _); rename one", o, n, tag)
+		}
+		seen[tag] = n
+	}
+	return nil
+}
+
 // GuardIdent is the undefined identifier a build of generated/abi without
 // any known release tag stops on (def: the release it suggests). Go has no
 // #error: the compiler's "undefined: <ident>" is the message, so the
@@ -131,6 +152,9 @@ func Selector(releases []*spec.Spec, def string) ([]File, error) {
 		names = append(names, s.Release.Name)
 	}
 	sort.Strings(names)
+	if err := CheckReleaseTags(names); err != nil {
+		return nil, err
+	}
 	var out []File
 	for _, s := range releases {
 		files, err := Generate(s)

@@ -1,6 +1,6 @@
 # nrtabi — one source of truth for the libnrt <-> libnccom boundary.
 #
-#   make demo       the main job on the embedded 2.31.24 spec
+#   make demo       the main job on the embedded 2.31.24 spec (RELEASE=X: on X)
 #   make test       every quality gate and every test
 #   make generate   regenerate every generated file from spec/ (RELEASE=X checks X exists)
 #   make bench      the benchmarks (not part of make test)
@@ -12,14 +12,33 @@ GO       ?= go
 RELEASE  ?=
 export CGO_ENABLED := 1
 
+# Every release is built under its own positive tag, the default included
+# (nrtabi_release_<name with . and - as _>); a go build of generated/abi with
+# no known release tag does not compile (docs/generator.md#building-for-a-release).
+# REL is the release the runtime targets build and test: RELEASE, or the default.
+DEFAULT_RELEASE := 2.31.24
+REL      := $(or $(RELEASE),$(DEFAULT_RELEASE))
+tagof     = nrtabi_release_$(subst -,_,$(subst .,_,$(1)))
+TAG      := $(call tagof,$(REL))
+# A release is a directory of spec/ with a release.toml (not spec/compiled, spec/testdata).
+RELEASES := $(notdir $(patsubst %/release.toml,%,$(wildcard spec/*/release.toml)))
+RELEASE_TAGS := $(foreach r,$(RELEASES),$(call tagof,$(r)))
+
 GOFILES := $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')
 
-.PHONY: all demo test lint generate check-generated bench model
+.PHONY: all demo test lint generate check-generated bench model generated-release
 
 all: test
 
-demo:
-	$(GO) run ./cmd/nrtabi-runtime demo
+# A runtime target for a release that is not generated is refused with the one
+# command that generates it, before anything is built (issue 24: no silent
+# fallback): its C header and its file of the release selector must exist.
+generated-release:
+	@test -f generated/$(REL)/c/nrtabi.h -a -f generated/abi/zselect_$(subst -,_,$(subst .,_,$(REL))).go || \
+	  { echo "release $(REL) is not generated: run make generate RELEASE=$(REL)" >&2; exit 2; }
+
+demo: generated-release
+	$(GO) run -tags $(TAG) ./cmd/nrtabi-runtime demo --spec $(REL)
 
 # The one generator command: `nrtabi gen --all` writes every generated file
 # of the tree (gen/tree.go says which); `go generate ./...` runs the same
@@ -41,11 +60,6 @@ endif
 check-generated:
 	$(GEN) --check
 
-# Build tags of the non-default releases (nrtabi_release_<name with . and - as _>):
-# a release is a directory of spec/ with a release.toml (not spec/compiled, spec/testdata).
-DEFAULT_RELEASE := 2.31.24
-RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE),$(notdir $(patsubst %/release.toml,%,$(wildcard spec/*/release.toml)))),nrtabi_release_$(subst -,_,$(subst .,_,$(r))))
-
 # Tidiness is decided by go mod tidy -diff's exit status and stdout only: on a
 # cold module cache it writes "go: downloading" lines to stderr, which say
 # nothing about go.mod; stderr goes to the terminal, so a real failure (no
@@ -53,21 +67,20 @@ RELEASE_TAGS := $(foreach r,$(filter-out $(DEFAULT_RELEASE),$(notdir $(patsubst 
 lint:
 	@bad=$$(gofmt -l $(GOFILES)); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	@if ! diff=$$($(GO) mod tidy -diff); then if [ -n "$$diff" ]; then echo "go.mod/go.sum are not tidy (run go mod tidy):"; echo "$$diff"; else echo "go mod tidy -diff failed (see above)"; fi; exit 1; fi
-	$(GO) vet ./...
 	@for tag in $(RELEASE_TAGS); do echo "$(GO) vet -tags $$tag ./..."; $(GO) vet -tags $$tag ./... || exit 1; done
-	$(GO) vet -tags nrtabi_faults ./runtime/launch ./cmd/nrtabi-runtime
-	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
+	$(GO) vet -tags nrtabi_faults,$(TAG) ./runtime/launch ./cmd/nrtabi-runtime
+	$(GO) run honnef.co/go/tools/cmd/staticcheck -tags $(TAG) ./...
 
 # The bootstrap fault hooks are compiled only with -tags nrtabi_faults (the
 # bootstrap tests build nrtabi-runtime that way); their own test runs here.
-test: lint check-generated
-	$(GO) test -race -count=1 ./...
-	$(GO) test -race -count=1 -tags nrtabi_faults ./runtime/launch
+test: lint check-generated generated-release
+	$(GO) test -race -count=1 -tags $(TAG) ./...
+	$(GO) test -race -count=1 -tags nrtabi_faults,$(TAG) ./runtime/launch
 
 # The Promela models (model/) at full bounds for every release; `make test`
 # runs the same checks at smaller bounds through go test.
 model:
-	NRTABI_MODEL=full $(GO) test -count=1 -timeout 60m -v -run 'Handoff|PerNC|Flat|SpecChange|Formulas' ./model
+	NRTABI_MODEL=full $(GO) test -tags $(TAG) -count=1 -timeout 60m -v -run 'Handoff|PerNC|Flat|SpecChange|Formulas' ./model
 
 # Stand-in binaries of a release (default: the synthetic one), for trying
 # `nrtabi release new` without shipped binaries.
@@ -77,14 +90,14 @@ fixture-binaries:
 	$(GO) run ./internal/fixture/cmd/nrtabi-fixture --release $(FIXTURE_RELEASE) --out build/fixtures
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -tags $(TAG) -run '^$$' -bench . -benchmem ./...
 
 # ---- collectives bootstrap scaling (runtime/collectives) --------------------
 # Rounds and time per bootstrap against N on the in-process transport, and the
 # ratio time(256)/time(16) (goal <= 2.5 with a modelled link latency).
 .PHONY: bench-collectives
 bench-collectives:
-	bench/bootstrap_scaling.sh
+	RELEASE=$(REL) bench/bootstrap_scaling.sh
 
 bench: bench-collectives
 
@@ -113,16 +126,16 @@ bench: bench-boundary
 #   make libnrt        build/libnrt.so.1 (go build -buildmode=c-shared, versioned exports)
 #   make nccom-stubs   build/nccom-stubs/<variant>/libnccom.so, linked against it
 .PHONY: libnrt nccom-stubs libnccom
-libnrt:
-	$(GO) run ./cmd/nrtabi-runtime build libnrt --out build $(if $(RELEASE),--spec $(RELEASE))
+libnrt: generated-release
+	$(GO) run -tags $(TAG) ./cmd/nrtabi-runtime build libnrt --out build --spec $(REL)
 
 nccom-stubs: libnrt
-	$(GO) run ./cmd/nrtabi-runtime build nccom-stubs --libnrt build --out build/nccom-stubs $(if $(RELEASE),--spec $(RELEASE))
+	$(GO) run -tags $(TAG) ./cmd/nrtabi-runtime build nccom-stubs --libnrt build --out build/nccom-stubs --spec $(REL)
 
 # The reference libnccom (runtime/libnccom): build/libnccom.so.2 and the
 # build/libnccom.so link libnrt dlopens; `nrtabi check build/libnccom.so.2`.
 libnccom: libnrt
-	$(GO) run ./cmd/nrtabi-runtime build libnccom --libnrt build --out build $(if $(RELEASE),--spec $(RELEASE))
+	$(GO) run -tags $(TAG) ./cmd/nrtabi-runtime build libnccom --libnrt build --out build --spec $(REL)
 
 # ---- TCP bootstrap across processes (runtime/transport/tcp) -----------------
 # Wall time for N = 2..64 processes on loopback to agree on a world (flat
@@ -130,7 +143,7 @@ libnccom: libnrt
 # everyone-to-root gather in the same run, and the ratio.
 .PHONY: bench-bootstrap-tcp
 bench-bootstrap-tcp:
-	bench/bootstrap_tcp.sh
+	RELEASE=$(REL) bench/bootstrap_tcp.sh
 
 bench: bench-bootstrap-tcp
 
@@ -140,7 +153,7 @@ bench: bench-bootstrap-tcp
 # `nrtabi-runtime bootstrap --local N` in the same run, and the ratio.
 .PHONY: bench-boundary-bootstrap
 bench-boundary-bootstrap:
-	bench/boundary_bootstrap.sh
+	RELEASE=$(REL) bench/boundary_bootstrap.sh
 
 bench: bench-boundary-bootstrap
 # ---- fuzzing (not part of make test; plain `go test` runs each seed corpus) --
@@ -155,11 +168,11 @@ FUZZMINIMIZE ?= 5s
 PROPERTY_N ?= 4000
 .PHONY: fuzz
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	@set -e; for pkg in $$($(GO) list -tags $(TAG) ./...); do \
+	  for t in $$($(GO) test -tags $(TAG) -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$t ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg; \
+	    $(GO) test -tags $(TAG) -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg; \
 	  done; \
 	done
 	@echo "== ./layoutcheck TestPropertyRoundTrip (NRTABI_PROPERTY_N=$(PROPERTY_N) random structs through gcc, extract, check)"
-	NRTABI_PROPERTY_N=$(PROPERTY_N) $(GO) test -count=1 -timeout 60m -run '^TestPropertyRoundTrip$$' ./layoutcheck
+	NRTABI_PROPERTY_N=$(PROPERTY_N) $(GO) test -tags $(TAG) -count=1 -timeout 60m -run '^TestPropertyRoundTrip$$' ./layoutcheck

@@ -9,8 +9,11 @@
 #         the time grows with N; shown for what it costs here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The release to measure, by its build tag (docs/generator.md#building-for-a-release).
+RELEASE=${RELEASE:-2.31.24}
+tags=nrtabi_release_$(printf %s "$RELEASE" | tr .- __)
 benchtime=${BENCHTIME:-20x}
-out=$(go test -run '^$' -bench 'BenchmarkBootstrap' -benchtime "$benchtime" ./runtime/collectives/)
+out=$(go test -tags "$tags" -run '^$' -bench 'BenchmarkBootstrap' -benchtime "$benchtime" ./runtime/collectives/)
 echo "$out" | grep -E '^(goos|goarch|cpu):' || true
 echo "$out" | awk -v goal=2.5 '
 /^BenchmarkBootstrap\// {

@@ -17,13 +17,16 @@
 # - (last rank starting); ranks start together after all have launched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The release to measure, by its build tag (docs/generator.md#building-for-a-release).
+RELEASE=${RELEASE:-2.31.24}
+tags=nrtabi_release_$(printf %s "$RELEASE" | tr .- __)
 reps=${REPS:-5}
 sizes=${SIZES:-"2 4 8 16 32 64"}
 export NEURON_CCOM_SOCK_TIMEOUT=${NEURON_CCOM_SOCK_TIMEOUT:-30}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-go build -o "$dir/nrtabi-runtime" ./cmd/nrtabi-runtime
-go build -o "$dir/bootstraptcp" ./bench/bootstraptcp
+go build -tags "$tags" -o "$dir/nrtabi-runtime" ./cmd/nrtabi-runtime
+go build -tags "$tags" -o "$dir/bootstraptcp" ./bench/bootstraptcp
 
 # timing COMMAND... -> "boot agree done" in ms
 timing() {

@@ -16,9 +16,17 @@ func goConsts(s *spec.Spec) ([]File, error) {
 	f.Comment("Release identity.")
 	f.Const().Defs(
 		jen.Id("Release").Op("=").Lit(r.Name),
+		// BuildTag is the tag a build of this release passes on to the go
+		// commands it runs (docs/generator.md#building-for-a-release).
+		jen.Id("BuildTag").Op("=").Lit(ReleaseTag(r.Name)),
 		jen.Id("LibnrtSONAME").Op("=").Lit(r.LibNRT.SONAME),
 		jen.Id("LibnrtBuildID").Op("=").Lit(r.LibNRT.BuildID),
 		jen.Id("LibnrtGit").Op("=").Lit(r.LibNRT.Git),
+		// The versions the release describes ([release] runtime_version,
+		// collectives_version), "" when its spec states none: libnrt reports
+		// these, never numbers read off the release's name.
+		jen.Id("LibnrtRuntimeVersion").Op("=").Lit(r.RuntimeVersion),
+		jen.Id("CollectivesVersion").Op("=").Lit(r.CollectivesVersion),
 		jen.Id("LibnccomSONAME").Op("=").Lit(r.LibNCCOM.SONAME),
 		jen.Id("LibnccomBuildID").Op("=").Lit(r.LibNCCOM.BuildID),
 		jen.Id("LibnccomGit").Op("=").Lit(r.LibNCCOM.Git),

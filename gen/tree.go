@@ -39,9 +39,15 @@ const (
 // (CgoRelease).
 var cgoPackages = []string{"runtime/collectives", "runtime/nrt"}
 
+// libnrtPackage is the c-shared main package of libnrt.so.1: it gets one
+// zrelease_<release>.go per release naming the release it is built for
+// (LibnrtRelease).
+const libnrtPackage = "runtime/libnrt"
+
 // Releases renders every release of specs into dir/<release>/ and the
-// release selector into dir (def is the release a build without a release
-// tag gets): the part of the tree `nrtabi gen --all --out DIR` writes.
+// release selector into dir (def is the release the selector's guard tells
+// a build without a release tag to name; no build gets it silently): the
+// part of the tree `nrtabi gen --all --out DIR` writes.
 func Releases(dir string, specs []*spec.Spec, def string) ([]Output, error) {
 	var out []Output
 	for _, s := range specs {
@@ -81,6 +87,12 @@ func Tree(root string, specs []*spec.Spec, def string) ([]Output, error) {
 		}
 		out = append(out, Output{dir, CgoRelease(specs, def, pkg, name)})
 	}
+	dir := filepath.Join(root, filepath.FromSlash(libnrtPackage))
+	name, err := packageName(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", libnrtPackage, err)
+	}
+	out = append(out, Output{dir, LibnrtRelease(specs, name)})
 	headers, err := promelaHeaders(specs)
 	if err != nil {
 		return nil, err
@@ -91,7 +103,7 @@ func Tree(root string, specs []*spec.Spec, def string) ([]Output, error) {
 // TreeSummary names what Tree writes, for a command's help.
 func TreeSummary() string {
 	return generatedDir + "/, " + compiledDir + "/" + CompiledSpecName + ", " + modelDir + "/" + PromelaHeaderName("*") +
-		" and the zrelease files of " + strings.Join(cgoPackages, ", ")
+		" and the zrelease files of " + strings.Join(append(append([]string(nil), cgoPackages...), libnrtPackage), ", ")
 }
 
 // packageName reads the package clause of the hand-written Go files in dir.

@@ -189,8 +189,8 @@ func quoteByte(c byte) string {
 // goFixed are the package-level identifiers the generated Go declares for
 // itself (gen/go*.go); a spec name whose Go form is one of them would
 // redeclare it.
-var goFixed = setOf("PthreadMutex", "StdVector", "CPUSet", "Release", "LibnrtSONAME", "LibnrtBuildID",
-	"LibnrtGit", "LibnccomSONAME", "LibnccomBuildID", "LibnccomGit", "SlotBase", "SlotTop", "SlotStride",
+var goFixed = setOf("PthreadMutex", "StdVector", "CPUSet", "Release", "BuildTag", "LibnrtSONAME", "LibnrtBuildID",
+	"LibnrtGit", "LibnrtRuntimeVersion", "CollectivesVersion", "LibnccomSONAME", "LibnccomBuildID", "LibnccomGit", "SlotBase", "SlotTop", "SlotStride",
 	"NumForward", "NumReverse", "Guarded", "Probe", "Hot", "ForwardSymbol", "Forward", "ReverseSymbol",
 	"Reverse", "VersionNode", "VersionNodes", "TestLayout")
 

@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
@@ -42,7 +43,9 @@ func main() {
 }
 
 func run(ctx context.Context, reps int, sizes []string) error {
-	t, err := builder.Open("")
+	// The release this program was built for (its -tags), so the libraries,
+	// the hosts and the Go-only ranks all run on one layout.
+	t, err := builder.Open(abi.Release)
 	if err != nil {
 		return err
 	}
@@ -62,7 +65,7 @@ func run(ctx context.Context, reps int, sizes []string) error {
 	if err := t.BuildWorldHost(ctx, host, lib); err != nil {
 		return err
 	}
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", nrtabi, builder.Module+"/cmd/nrtabi-runtime").CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", t.BuildTag(), "-o", nrtabi, builder.Module+"/cmd/nrtabi-runtime").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %w\n%s", err, out)
 	}
 	timeout := "NEURON_CCOM_SOCK_TIMEOUT=30"

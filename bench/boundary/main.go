@@ -167,7 +167,7 @@ var benchLine = regexp.MustCompile(`^(Benchmark\w+?)(?:-\d+)?\s+\d+\s+([\d.]+) n
 
 // goBench runs (d) and keeps the fastest run of each benchmark.
 func goBench(root string, count int) (map[string]float64, error) {
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "Cgo$", "-count", strconv.Itoa(count), "./runtime/nrt")
+	cmd := exec.Command("go", "test", "-tags", builder.DefaultBuildTag, "-run", "^$", "-bench", "Cgo$", "-count", strconv.Itoa(count), "./runtime/nrt")
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {

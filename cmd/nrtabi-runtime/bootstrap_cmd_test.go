@@ -26,7 +26,7 @@ import (
 // binary is built once per test run, without the race detector (so that 32
 // of them fit the machine) and with the test-only fault hooks
 // (runtime/launch/faults.go).
-var runtimeBin = testbin.New(".", "nrtabi-runtime", nil, "-tags", "nrtabi_faults")
+var runtimeBin = testbin.New(".", "nrtabi-runtime", nil, "-tags", "nrtabi_faults,"+abi.BuildTag)
 
 func TestMain(m *testing.M) {
 	rc := m.Run()

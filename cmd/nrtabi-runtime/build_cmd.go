@@ -40,7 +40,7 @@ func buildLibnrt(ctx context.Context, c *cli.Command, args []string, out, errw i
 
 // registerRelease is --spec of the build commands.
 func registerRelease(fs *flag.FlagSet, sf *cli.SpecFlag) {
-	sf.Register(fs, "spec", spec.Default, "the release to build (an embedded one: the generated tree holds only those)")
+	sf.Register(fs, "spec", spec.Default, "the release to build (embedded, or spec/NAME of this checkout; it must be generated: make generate RELEASE=NAME)")
 }
 
 // openTree opens the generated tree of --spec's release; a library linked
@@ -135,15 +135,18 @@ func buildStubs(ctx context.Context, c *cli.Command, args []string, out, errw io
 	return cli.ExitOK
 }
 
-// embeddedRelease resolves --spec for the build commands: the generated tree
-// holds the embedded releases only, so a spec directory is refused.
+// embeddedRelease resolves --spec for the build commands and the demo to a
+// release name: an embedded release or one the checkout holds under spec/
+// (cli.Locate). A spec directory elsewhere has no generated tree and is
+// refused; a release whose generated tree is missing is refused by
+// builder.Open with the one command that generates it.
 func embeddedRelease(c *cli.Command, sf *cli.SpecFlag, errw io.Writer) (string, int) {
 	src, err := cli.Locate(sf.Value)
 	if err != nil {
 		return "", c.Usagef(errw, "%v", err)
 	}
-	if src.Dir != "" {
-		return "", c.Usagef(errw, "--spec %s: a spec directory has no generated tree to build from; name an embedded release (add the directory under spec/ and run make generate first)", src.Dir)
+	if src.Release == "" {
+		return "", c.Usagef(errw, "--spec %s: a spec directory has no generated tree to build from; name a release (put the directory at spec/NAME and run make generate RELEASE=NAME first)", src.Dir)
 	}
 	return src.Release, -1
 }

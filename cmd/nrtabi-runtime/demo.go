@@ -62,7 +62,7 @@ func (d *demo) printf(format string, args ...any) { fmt.Fprintf(d.out, "    "+fo
 func demoCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	var sf cli.SpecFlag
-	sf.Register(fs, "spec", spec.Default, "the release to demonstrate (an embedded one)")
+	sf.Register(fs, "spec", spec.Default, "the release to demonstrate (this binary must be built for it: -tags "+gen.ReleaseTag("NAME")+")")
 	keep := fs.Bool("keep", false, "keep the scratch directory")
 	if rc := c.Parse(fs, args, errw); rc >= 0 {
 		return rc
@@ -70,6 +70,9 @@ func demoCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Wr
 	release, rc := embeddedRelease(c, &sf, errw)
 	if rc >= 0 {
 		return rc
+	}
+	if err := demoRelease(release); err != nil {
+		return c.Errorf(errw, "%v", err)
 	}
 	work, err := os.MkdirTemp("", "nrtabi-demo-")
 	if err != nil {
@@ -109,6 +112,34 @@ func demoCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Wr
 	}
 	fmt.Fprintf(out, "demo OK in %s\n", time.Since(start).Round(time.Millisecond))
 	return cli.ExitOK
+}
+
+// demoRelease refuses a demo that would not run wholly on release: one the
+// checkout has not generated (the command that generates it), or one this
+// binary was not compiled for. The in-process steps (collectives, the Go
+// ranks of the mixed world) run on the release compiled in through
+// generated/abi, the C side on the release's generated tree; a demo across
+// two releases would half-run on one layout and still print "demo OK"
+// (issue 24). Refusing, not re-executing a rebuilt binary, keeps one
+// process per demo and prints the command to run instead
+// (docs/nrtabi-runtime-demo.md).
+func demoRelease(release string) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	root, err := builder.FindRoot(wd)
+	if err != nil {
+		return err
+	}
+	if err := builder.CheckGenerated(root, release); err != nil {
+		return err
+	}
+	if release != abi.Release {
+		return fmt.Errorf("this nrtabi-runtime was built for release %s (-tags %s), not %s: run go run -tags %s ./cmd/nrtabi-runtime demo --spec %s (or make demo RELEASE=%s)",
+			abi.Release, abi.BuildTag, release, gen.ReleaseTag(release), release, release)
+	}
+	return nil
 }
 
 // ---- the spec, the generator, the compilers ----
@@ -224,6 +255,12 @@ func (d *demo) buildPair(ctx context.Context) error {
 		return err
 	}
 	d.printf("libnrt.so.1 (go build -buildmode=c-shared): %s", desc)
+	// The library says which release it was built for; the rest of the demo
+	// runs on it only when that is the release asked for.
+	if err := builder.CheckLibnrtRelease(p, d.release); err != nil {
+		return err
+	}
+	d.printf("libnrt.so.1 names its release: %s = %q", gen.LibnrtReleaseSymbol, d.release)
 	for _, name := range []string{builder.StubGood, t.StubIncompatible()} {
 		st, err := t.StubByName(name)
 		if err != nil {

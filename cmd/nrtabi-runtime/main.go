@@ -42,7 +42,7 @@ func newApp(ctx context.Context) *cli.App {
 			Synopsis: "[--spec NAME] [--libnrt DIR] [--out DIR]", Example: "build nccom-stubs --libnrt build --out build/nccom-stubs", Run: withCtx(buildStubs)},
 		{Name: "build libnccom", Summary: "build the reference libnccom.so.2 (hand-written C over the generated header) against a built libnrt.so.1",
 			Synopsis: "[--spec NAME] [--libnrt DIR] [--out DIR] [--git-hash H] [--sanitize]", Example: "build libnccom --libnrt build --out build", Run: withCtx(buildLibnccom)},
-		{Name: "demo", Summary: "run the main job on the embedded default release and print a summary",
+		{Name: "demo", Summary: "run the main job on the release this binary is built for (-tags nrtabi_release_NAME) and print a summary",
 			Synopsis: "[--spec NAME] [--keep]", Example: "demo", Run: withCtx(demoCmd)},
 	} {
 		a.Register(c)

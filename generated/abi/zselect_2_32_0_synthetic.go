@@ -5,6 +5,9 @@ package abi
 
 import r "github.com/nrtabi/nrtabi/generated/2.32.0-synthetic/abi"
 
+// The release is selected: zguard.go compiles.
+const nrtabi_no_generated_release_selected__build_with_tags_nrtabi_release_2_31_24_or_run_make_generate_RELEASE_NAME = true
+
 type (
 	NRTStatus             = r.NRTStatus
 	NcclResult            = r.NcclResult
@@ -58,9 +61,12 @@ type (
 
 const (
 	Release                       = r.Release
+	BuildTag                      = r.BuildTag
 	LibnrtSONAME                  = r.LibnrtSONAME
 	LibnrtBuildID                 = r.LibnrtBuildID
 	LibnrtGit                     = r.LibnrtGit
+	LibnrtRuntimeVersion          = r.LibnrtRuntimeVersion
+	CollectivesVersion            = r.CollectivesVersion
 	LibnccomSONAME                = r.LibnccomSONAME
 	LibnccomBuildID               = r.LibnccomBuildID
 	LibnccomGit                   = r.LibnccomGit

@@ -53,7 +53,7 @@ type goList struct {
 // CheckShims compiles runtime/nrt's reverse.c (or the Overlay's text for it)
 // in a temporary directory and lists its undefined symbols.
 func CheckShims(cfg Config) (*ShimResult, error) {
-	cmd := exec.Command("go", "list", "-json", Package)
+	cmd := exec.Command("go", append(append([]string{"list"}, cfg.buildFlags()...), "-json", Package)...)
 	cmd.Dir = cfg.Dir
 	out, err := cmd.Output()
 	if err != nil {

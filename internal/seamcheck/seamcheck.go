@@ -42,6 +42,17 @@ const module = "github.com/nrtabi/nrtabi/"
 type Config struct {
 	Dir     string
 	Overlay map[string][]byte
+	// Tags are the build tags of the release to load (runtime/nrt builds
+	// only under one release's tag: docs/generator.md#building-for-a-release).
+	Tags string
+}
+
+// buildFlags are the go command flags of cfg.
+func (cfg Config) buildFlags() []string {
+	if cfg.Tags == "" {
+		return nil
+	}
+	return []string{"-tags", cfg.Tags}
 }
 
 // Violation is one callback that reaches the forward side, with the call
@@ -71,7 +82,7 @@ func Check(cfg Config) (*Result, error) {
 	}
 	mode := packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
 		packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedTypesSizes
-	pkgs, err := packages.Load(&packages.Config{Mode: mode, Dir: cfg.Dir, Overlay: cfg.Overlay}, deps...)
+	pkgs, err := packages.Load(&packages.Config{Mode: mode, Dir: cfg.Dir, Overlay: cfg.Overlay, BuildFlags: cfg.buildFlags()}, deps...)
 	if err != nil {
 		return nil, fmt.Errorf("seamcheck: loading %s: %w", Package, err)
 	}
@@ -117,7 +128,7 @@ func Check(cfg Config) (*Result, error) {
 // moduleDeps is runtime/nrt and every package of this module it imports,
 // the packages whose bodies are analysed.
 func moduleDeps(cfg Config) ([]string, error) {
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedImports | packages.NeedDeps, Dir: cfg.Dir, Overlay: cfg.Overlay}, Package)
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedImports | packages.NeedDeps, Dir: cfg.Dir, Overlay: cfg.Overlay, BuildFlags: cfg.buildFlags()}, Package)
 	if err != nil {
 		return nil, fmt.Errorf("seamcheck: listing %s: %w", Package, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
 // The check bites: reverse.go with two planted calls into the forward leg —
@@ -32,7 +34,7 @@ func TestCheckCatchesPlantedCalls(t *testing.T) {
 		}
 		planted = strings.Replace(planted, p[0], p[1], 1)
 	}
-	res, err := Check(Config{Dir: root, Overlay: map[string][]byte{file: []byte(planted)}})
+	res, err := Check(Config{Dir: root, Tags: abi.BuildTag, Overlay: map[string][]byte{file: []byte(planted)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestCheckShimsCatchesPlantedCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clean, err := CheckShims(Config{Dir: root})
+	clean, err := CheckShims(Config{Dir: root, Tags: abi.BuildTag})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestCheckShimsCatchesPlantedCalls(t *testing.T) {
 		}
 		planted = strings.Replace(planted, p[0], p[1], 1)
 	}
-	bad, err := CheckShims(Config{Dir: root, Overlay: map[string][]byte{file: []byte(planted)}})
+	bad, err := CheckShims(Config{Dir: root, Tags: abi.BuildTag, Overlay: map[string][]byte{file: []byte(planted)}})
 	if err != nil {
 		t.Fatal(err)
 	}

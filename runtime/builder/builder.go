@@ -33,14 +33,12 @@ type Tree struct {
 }
 
 // Open finds the module root above the working directory and loads the
-// embedded spec of release ("" for the default release).
+// embedded spec of release ("" for the default release). A release whose
+// generated tree is missing is refused with the command that generates it
+// (NotGenerated), before anything is built: no silent fallback (issue 24).
 func Open(release string) (*Tree, error) {
 	if release == "" {
 		release = spec.Default
-	}
-	s, err := compiled.Load(release)
-	if err != nil {
-		return nil, err
 	}
 	dir, err := os.Getwd()
 	if err != nil {
@@ -50,7 +48,66 @@ func Open(release string) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckGenerated(root, release); err != nil {
+		return nil, err
+	}
+	s, err := loadRelease(root, release)
+	if err != nil {
+		return nil, err
+	}
 	return &Tree{Root: root, Spec: s}, nil
+}
+
+// BuildTag is the tag every go build of the tree's release passes
+// (gen.ReleaseTag): without it generated/abi does not compile.
+func (t *Tree) BuildTag() string { return gen.ReleaseTag(t.Spec.Release.Name) }
+
+// DefaultBuildTag is the build tag of the default release.
+var DefaultBuildTag = gen.ReleaseTag(spec.Default)
+
+// loadRelease reads release's spec: the embedded copy when this binary has
+// one, otherwise the checkout's spec/<release> the generated tree was made
+// from (a release added after this binary was built; gen reads the TOML too).
+func loadRelease(root, release string) (*spec.Spec, error) {
+	for _, r := range spec.Releases() {
+		if r == release {
+			return compiled.Load(release)
+		}
+	}
+	s, err := spec.LoadDir(filepath.Join(root, "spec", release))
+	if err != nil {
+		return nil, fmt.Errorf("release %s: %w", release, err)
+	}
+	if s.Release.Name != release {
+		return nil, fmt.Errorf("%s names release %q, not %s", filepath.Join(root, "spec", release), s.Release.Name, release)
+	}
+	return s, nil
+}
+
+// NotGenerated is a release the module checkout holds no generated tree for.
+type NotGenerated struct {
+	Release string
+	Missing string // the first missing file, relative to the root
+}
+
+func (e *NotGenerated) Error() string {
+	return fmt.Sprintf("release %s is not generated (no %s): run %s", e.Release, e.Missing, gen.GenerateCommand(e.Release))
+}
+
+// CheckGenerated is nil when the checkout at root holds release's generated
+// C header and selector file (gen.GeneratedFiles), a *NotGenerated
+// otherwise. Only regular files count.
+func CheckGenerated(root, release string) error {
+	if p := spec.FileNameProblem(release); p != "" {
+		return fmt.Errorf("release name %q: %s", release, p)
+	}
+	for _, f := range gen.GeneratedFiles(release) {
+		fi, err := os.Stat(filepath.Join(root, f))
+		if err != nil || !fi.Mode().IsRegular() {
+			return &NotGenerated{Release: release, Missing: f}
+		}
+	}
+	return nil
 }
 
 // FindRoot walks up from dir to the directory whose go.mod declares Module.

@@ -1,8 +1,12 @@
 package builder
 
 import (
+	"bytes"
 	"context"
+	"debug/elf"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +21,14 @@ const LibnrtFile = "libnrt.so.1"
 // LibnrtExports are the runtime's own entry points (runtime/libnrt's
 // //export functions, declared in nrtabi_runtime.h). They are versioned under
 // the reverse callbacks' node, never left unversioned.
-var LibnrtExports = []string{"nrtabi_init", "nrtabi_ccom_state", "nrtabi_ccom_call", "nrtabi_bootstrap_world"}
+var LibnrtExports = []string{"nrtabi_init", "nrtabi_ccom_state", "nrtabi_ccom_call", "nrtabi_bootstrap_world", gen.LibnrtReleaseFunc}
+
+// LibnrtData are the runtime's exported data symbols, versioned like
+// LibnrtExports: the name of the release the library is built for
+// (docs/runtime-boundary.md#release-identity). They sit in the entry points'
+// node, which the spec declares, so `nrtabi check` of the library stays
+// CLEAN ("version definitions equal the spec's").
+var LibnrtData = []string{gen.LibnrtReleaseSymbol}
 
 // LinkVariant is how a libnrt.so.1 is versioned. Only Versioned is the
 // runtime; the others exist to measure how the dynamic linker treats a
@@ -72,14 +83,15 @@ func (t *Tree) LibnrtScript(v LinkVariant) ([]byte, error) {
 		b.WriteString("};\n")
 		return b.String()
 	}
+	own := append(append([]string(nil), LibnrtExports...), LibnrtData...)
 	head := fmt.Sprintf("/* libnrt.so.1 link variant %q, for the dynamic-linker matrix; not the runtime. */\n", v)
 	switch v {
 	case Versioned:
-		return gen.LibnrtVersionScript(t.Spec, map[string][]string{node: LibnrtExports})
+		return gen.LibnrtVersionScript(t.Spec, map[string][]string{node: own})
 	case BaseFallback:
-		return []byte(head + block(node, LibnrtExports, false)), nil
+		return []byte(head + block(node, own, false)), nil
 	case NoNode:
-		return []byte(head + block(OtherNode, append(names, LibnrtExports...), true)), nil
+		return []byte(head + block(OtherNode, append(names, own...), true)), nil
 	case NotExported:
 		hidden := t.HiddenCallback()
 		var keep []string
@@ -88,7 +100,7 @@ func (t *Tree) LibnrtScript(v LinkVariant) ([]byte, error) {
 				keep = append(keep, n)
 			}
 		}
-		return []byte(head + block(node, append(keep, LibnrtExports...), true)), nil
+		return []byte(head + block(node, append(keep, own...), true)), nil
 	case Unversioned:
 		return nil, nil
 	}
@@ -118,10 +130,9 @@ func (t *Tree) BuildLibnrt(ctx context.Context, dir string, v LinkVariant) (stri
 	}
 	out := filepath.Join(dir, LibnrtFile)
 	tmp := filepath.Join(dir, ".build-"+LibnrtFile)
-	args := []string{"build", "-buildmode=c-shared", "-trimpath"}
-	if t.Spec.Release.Name != spec.Default {
-		args = append(args, "-tags", gen.ReleaseTag(t.Spec.Release.Name))
-	}
+	// Every release, the default one included, is built under its own tag:
+	// without it generated/abi refuses to compile (docs/generator.md#building-for-a-release).
+	args := []string{"build", "-buildmode=c-shared", "-trimpath", "-tags", t.BuildTag()}
 	args = append(args, "-ldflags=-extldflags '"+ext+"'", "-o", tmp, "./runtime/libnrt")
 	if err := run(ctx, t.Root, []string{"CGO_ENABLED=1"}, "go", args...); err != nil {
 		return "", err
@@ -137,3 +148,90 @@ func (t *Tree) BuildLibnrt(ctx context.Context, dir string, v LinkVariant) (stri
 
 // RuntimeHeaderDir holds nrtabi_runtime.h, the header of LibnrtExports.
 func (t *Tree) RuntimeHeaderDir() string { return t.LibnrtDir() }
+
+// maxReleaseName bounds the release name read from a library: a release
+// name is a short identifier, and the bytes come from a file on disk.
+const maxReleaseName = 256
+
+// LibnrtRelease reads the name of the release a libnrt.so.1 was built for
+// from its exported data symbol (gen.LibnrtReleaseSymbol), without loading
+// it. A library without the symbol (built before it existed, or not by
+// nrtabi) is an error that says so; only regular files are opened.
+func LibnrtRelease(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s: not a regular file", path)
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	return releaseFrom(path, r)
+}
+
+// releaseFrom is LibnrtRelease on an open file (path only names it).
+func releaseFrom(path string, r io.ReaderAt) (string, error) {
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	syms, err := f.DynamicSymbols()
+	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	for _, s := range syms {
+		if s.Name != gen.LibnrtReleaseSymbol || s.Section == elf.SHN_UNDEF || elf.ST_TYPE(s.Info) != elf.STT_OBJECT {
+			continue
+		}
+		if s.Size == 0 || s.Size > maxReleaseName {
+			return "", fmt.Errorf("%s: %s is %d bytes; a release name is 1 to %d", path, s.Name, s.Size, maxReleaseName-1)
+		}
+		for _, sec := range f.Sections {
+			if sec.Type == elf.SHT_NOBITS || s.Value < sec.Addr || s.Value+s.Size > sec.Addr+sec.Size {
+				continue
+			}
+			b := make([]byte, s.Size)
+			if _, err := sec.ReadAt(b, int64(s.Value-sec.Addr)); err != nil {
+				return "", fmt.Errorf("%s: reading %s: %w", path, s.Name, err)
+			}
+			n := bytes.IndexByte(b, 0)
+			if n < 0 {
+				return "", fmt.Errorf("%s: %s is not NUL-terminated", path, s.Name)
+			}
+			name := string(b[:n])
+			if p := spec.FileNameProblem(name); p != "" {
+				return "", fmt.Errorf("%s: %s is %q: %s", path, s.Name, name, p)
+			}
+			return name, nil
+		}
+		return "", fmt.Errorf("%s: %s at %#x lies in no section with contents", path, s.Name, s.Value)
+	}
+	return "", fmt.Errorf("%s exports no %s: not a libnrt.so.1 built by nrtabi with a release name (rebuild it: make libnrt)", path, gen.LibnrtReleaseSymbol)
+}
+
+// WrongRelease is a libnrt.so.1 built for another release than the one asked for.
+type WrongRelease struct {
+	Path      string
+	Got, Want string
+}
+
+func (e *WrongRelease) Error() string {
+	return fmt.Sprintf("%s was built for release %s, not %s: rebuild it with make libnrt RELEASE=%s", e.Path, e.Got, e.Want, e.Want)
+}
+
+// CheckLibnrtRelease is nil when the library at path was built for release
+// want, a *WrongRelease when for another, an error when it names none.
+func CheckLibnrtRelease(path, want string) error {
+	got, err := LibnrtRelease(path)
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return &WrongRelease{Path: path, Got: got, Want: want}
+	}
+	return nil
+}

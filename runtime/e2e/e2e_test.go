@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/builder"
 )
 
@@ -83,10 +84,16 @@ func buildAll(dir string) error {
 	// Built once for the whole package, outside any one test.
 	ctx := context.Background()
 	var err error
-	if tree, err = builder.Open(""); err != nil {
+	// The release this test binary was built for (its -tags): the C side
+	// and the Go side of every scenario run on one layout.
+	if tree, err = builder.Open(abi.Release); err != nil {
 		return err
 	}
-	if _, err := tree.BuildLibnrt(ctx, libnrtDir(), builder.Versioned); err != nil {
+	lib, err := tree.BuildLibnrt(ctx, libnrtDir(), builder.Versioned)
+	if err != nil {
+		return err
+	}
+	if err := builder.CheckLibnrtRelease(lib, abi.Release); err != nil {
 		return err
 	}
 	for _, v := range builder.LinkVariants[1:] {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/hostile"
 	"github.com/nrtabi/nrtabi/internal/proc"
 	"github.com/nrtabi/nrtabi/runtime/builder"
@@ -31,7 +32,7 @@ var (
 
 func startEscaper(t testing.TB) {
 	escOnce.Do(func() {
-		tr, err := builder.Open("")
+		tr, err := builder.Open(abi.Release)
 		if err != nil {
 			escErr = err
 			return

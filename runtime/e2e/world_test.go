@@ -66,7 +66,7 @@ func requireWorld(t *testing.T) {
 		}
 		// With the test-only fault hooks: the fault worlds plant
 		// NRTABI_BOOTSTRAP_FAULT in a Go rank.
-		out, err := exec.Command("go", "build", "-tags", "nrtabi_faults", "-o", nrtabiPath(), builder.Module+"/cmd/nrtabi-runtime").CombinedOutput()
+		out, err := exec.Command("go", "build", "-tags", "nrtabi_faults,"+abi.BuildTag, "-o", nrtabiPath(), builder.Module+"/cmd/nrtabi-runtime").CombinedOutput()
 		if err != nil {
 			worldErr = fmt.Errorf("go build nrtabi-runtime: %v\n%s", err, out)
 			return

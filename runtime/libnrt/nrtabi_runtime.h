@@ -14,6 +14,15 @@
 extern "C" {
 #endif
 
+/* The name of the boundary release this library was built for ("2.31.24"),
+ * compiled in from its build tag (docs/runtime-boundary.md#release-identity):
+ * a host checks it against the release it asked for. The library also
+ * exports the same string as the data symbol nrtabi_release_name, for
+ * checkers that read the file without loading it; C code must not name it:
+ * a copy relocation would fix its size at link time, and another release's
+ * library would then be read truncated. */
+const char *nrtabi_release(void);
+
 /* Once per process: load the simulated topology (NULL or "": the embedded
  * default) and run the forward handoff with libnccom (NULL or "": the spec's
  * "libnccom.so" through the normal search path). Every caller, concurrent or

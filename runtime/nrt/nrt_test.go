@@ -294,11 +294,38 @@ func TestProxyProgressAllocs(t *testing.T) {
 	}
 }
 
+// TestVersion: nrt_get_version reports the spec's runtime_version and git
+// hash, never numbers read off the release's name, and says "unknown" when
+// the spec states none (a release named sdk2.28.0 is not runtime 0.28.0).
 func TestVersion(t *testing.T) {
 	v := Version()
-	got := fmt.Sprintf("%d.%d.%d", v.RtMajor, v.RtMinor, v.RtPatch)
-	if got != Release || cut(v.GitHash[:]) != libnrtGit || !strings.Contains(cut(v.RtDetail[:]), Release) {
-		t.Errorf("Version() = %s %q %q", got, cut(v.RtDetail[:]), cut(v.GitHash[:]))
+	want := libnrtRuntimeVersion
+	got := fmt.Sprintf("%d.%d.%d.%d", v.RtMajor, v.RtMinor, v.RtPatch, v.RtMaintenance)
+	if want == "" {
+		want = "0.0.0.0"
+	} else if strings.Count(want, ".") == 2 {
+		want += ".0"
+	}
+	git := libnrtGit
+	if git == "" {
+		git = Unknown
+	}
+	if got != want || cut(v.GitHash[:]) != git || !strings.Contains(cut(v.RtDetail[:]), "release "+Release+",") {
+		t.Errorf("Version() = %s %q %q, want %s and git %s", got, cut(v.RtDetail[:]), cut(v.GitHash[:]), want, git)
+	}
+	for _, c := range []struct {
+		release, runtime, git string
+		nums                  [4]uint64
+		detail, hash          string
+	}{
+		{"sdk2.28.0", "", "", [4]uint64{}, "nrtabi libnrt for release sdk2.28.0, runtime version unknown", "unknown"},
+		{"neuron-2.30.0", "2.32.31", "abc123", [4]uint64{2, 32, 31, 0}, "nrtabi libnrt for release neuron-2.30.0, runtime version 2.32.31", "abc123"},
+		{"x", "1.2.3.4", "h", [4]uint64{1, 2, 3, 4}, "nrtabi libnrt for release x, runtime version 1.2.3.4", "h"},
+	} {
+		v := version(c.release, c.runtime, c.git)
+		if n := [4]uint64{v.RtMajor, v.RtMinor, v.RtPatch, v.RtMaintenance}; n != c.nums || cut(v.RtDetail[:]) != c.detail || cut(v.GitHash[:]) != c.hash {
+			t.Errorf("version(%q, %q, %q) = %v %q %q, want %v %q %q", c.release, c.runtime, c.git, n, cut(v.RtDetail[:]), cut(v.GitHash[:]), c.nums, c.detail, c.hash)
+		}
 	}
 }
 

@@ -2,7 +2,7 @@ package nrt
 
 // This file is where libnrt's typed API meets its boundary release: the
 // generated release selector (generated/abi, chosen by -tags
-// nrtabi_release_<release>, the default release without tags) and, in the
+// nrtabi_release_<release>, every release by its own tag; none is a compile error) and, in the
 // generated zrelease_*.go files of this package, the C include path of the
 // same release's header and slot table. The selector, not this file, is the
 // one door to the release: runtime/collectives (which has zrelease_*.go files
@@ -68,7 +68,8 @@ const (
 	msgRequestFailed = abi.MsgNcclRequestFailed
 	msgInitError     = abi.MsgNcclInitError
 
-	libnrtGit = abi.LibnrtGit
+	libnrtGit            = abi.LibnrtGit
+	libnrtRuntimeVersion = abi.LibnrtRuntimeVersion
 
 	statusSuccess       = abi.NRTSuccess
 	statusFailure       = abi.NRTFailure

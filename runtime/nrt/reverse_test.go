@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/seamcheck"
 )
 
@@ -15,7 +16,7 @@ import (
 // call graph (internal/seamcheck: SSA and class hierarchy analysis from
 // every //export function; its own test shows it catching planted calls).
 func TestReverseCallbacksStayOnTheirSide(t *testing.T) {
-	res, err := seamcheck.Check(seamcheck.Config{Dir: "."})
+	res, err := seamcheck.Check(seamcheck.Config{Dir: ".", Tags: abi.BuildTag})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestReverseCallbacksStayOnTheirSide(t *testing.T) {
 // object refers to no forward symbol (seamcheck.CheckShims; its own test
 // shows it catching planted calls).
 func TestReverseShimsCallNoForward(t *testing.T) {
-	res, err := seamcheck.CheckShims(seamcheck.Config{Dir: "."})
+	res, err := seamcheck.CheckShims(seamcheck.Config{Dir: ".", Tags: abi.BuildTag})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,13 +11,16 @@ import "fmt"
 
 // Release identity.
 const (
-	Release         = "2.31.24"
-	LibnrtSONAME    = "libnrt.so.1"
-	LibnrtBuildID   = "8bb57aba0fb2e0035f1d88e9fc4fb3e7387c102e"
-	LibnrtGit       = "0b044f4ce917b633a70eb3d0bc460f34ac3da620"
-	LibnccomSONAME  = "libnccom.so.2"
-	LibnccomBuildID = "9c00176c081788c9435d27d11bb40e92495463f0"
-	LibnccomGit     = "1a31ba186"
+	Release              = "2.31.24"
+	BuildTag             = "nrtabi_release_2_31_24"
+	LibnrtSONAME         = "libnrt.so.1"
+	LibnrtBuildID        = "8bb57aba0fb2e0035f1d88e9fc4fb3e7387c102e"
+	LibnrtGit            = "0b044f4ce917b633a70eb3d0bc460f34ac3da620"
+	LibnrtRuntimeVersion = "2.31.24.0"
+	CollectivesVersion   = "2.31.24.0"
+	LibnccomSONAME       = "libnccom.so.2"
+	LibnccomBuildID      = "9c00176c081788c9435d27d11bb40e92495463f0"
+	LibnccomGit          = "1a31ba186"
 )
 
 // Constants of the boundary.

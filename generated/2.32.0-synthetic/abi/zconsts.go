@@ -11,13 +11,16 @@ import "fmt"
 
 // Release identity.
 const (
-	Release         = "2.32.0-synthetic"
-	LibnrtSONAME    = "libnrt.so.1"
-	LibnrtBuildID   = ""
-	LibnrtGit       = ""
-	LibnccomSONAME  = "libnccom.so.2"
-	LibnccomBuildID = ""
-	LibnccomGit     = "5e1f00d"
+	Release              = "2.32.0-synthetic"
+	BuildTag             = "nrtabi_release_2_32_0_synthetic"
+	LibnrtSONAME         = "libnrt.so.1"
+	LibnrtBuildID        = ""
+	LibnrtGit            = ""
+	LibnrtRuntimeVersion = ""
+	CollectivesVersion   = ""
+	LibnccomSONAME       = "libnccom.so.2"
+	LibnccomBuildID      = ""
+	LibnccomGit          = "5e1f00d"
 )
 
 // Constants of the boundary.

@@ -21,7 +21,10 @@ func goConsts(s *spec.Spec) ([]File, error) {
 		jen.Id("BuildTag").Op("=").Lit(ReleaseTag(r.Name)),
 		jen.Id("LibnrtSONAME").Op("=").Lit(r.LibNRT.SONAME),
 		jen.Id("LibnrtBuildID").Op("=").Lit(r.LibNRT.BuildID),
-		jen.Id("LibnrtGit").Op("=").Lit(r.LibNRT.Git),
+		// LibnrtGit is the git hash of libnrt this release observed, "" when
+		// it only carries its parent's (rule carried): a libnrt built for a
+		// header-only release must not report 2.31.24's hash.
+		jen.Id("LibnrtGit").Op("=").Lit(r.LibNRT.OwnGit()),
 		// The versions the release describes ([release] runtime_version,
 		// collectives_version), "" when its spec states none: libnrt reports
 		// these, never numbers read off the release's name.

@@ -21,6 +21,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/hostile"
 	"github.com/nrtabi/nrtabi/internal/proc"
 	"github.com/nrtabi/nrtabi/runtime/builder"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
@@ -268,10 +269,10 @@ func TestCRootDrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			var env []string
-			msg := frame(record(1, 2, abi.LibnccomGit, abi.LibnrtGit))
+			msg := frame(record(1, 2, abi.LibnccomGit, tcp.ReleaseNRTGit()))
 			if ext {
 				env = append(env, "NRTABI_BOOTSTRAP_FRAMING=extended")
-				msg = extMsg(abi.BootstrapMsgInfoToRoot, record(1, 2, abi.LibnccomGit, abi.LibnrtGit))
+				msg = extMsg(abi.BootstrapMsgInfoToRoot, record(1, 2, abi.LibnccomGit, tcp.ReleaseNRTGit()))
 			}
 			r0 := startRank(t, 0, 2, root, "idle", 0, env...)
 			c := dialRetry(t, root)
@@ -500,7 +501,7 @@ func TestCRootOutOfRange(t *testing.T) {
 			r0 := startRank(t, 0, 3, root, "idle", 0)
 			c := dialRetry(t, root)
 			defer c.Close()
-			if _, err := c.Write(frame(record(rank, 3, abi.LibnccomGit, abi.LibnrtGit))); err != nil {
+			if _, err := c.Write(frame(record(rank, 3, abi.LibnccomGit, tcp.ReleaseNRTGit()))); err != nil {
 				t.Fatal(err)
 			}
 			r0.wait(t, time.Now())

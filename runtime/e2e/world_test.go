@@ -19,6 +19,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/internal/netns"
 	"github.com/nrtabi/nrtabi/runtime/builder"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
@@ -215,7 +216,7 @@ func TestBoundaryFaults(t *testing.T) {
 	const n = 4
 	tag := func(nccom string) string {
 		trim := func(s string) string { return strings.TrimRight(first8(s), "\x00") }
-		return fmt.Sprintf("libnccom %q + libnrt %q", trim(nccom), trim(abi.LibnrtGit))
+		return fmt.Sprintf("libnccom %q + libnrt %q", trim(nccom), trim(tcp.ReleaseNRTGit()))
 	}
 	for _, c := range []struct {
 		name string
@@ -364,7 +365,7 @@ func TestDefaultWireBytes(t *testing.T) {
 	sanity, _ := s.ConstantByName("BOOTSTRAP_SANITY").Int()
 	info := field("extInfoGlobal", "info")
 	le32 := func(b []byte, off int) int { return int(int32(binary.LittleEndian.Uint32(b[off:]))) }
-	wantTag := first8(abi.LibnccomGit) + first8(abi.LibnrtGit)
+	wantTag := first8(abi.LibnccomGit) + first8(tcp.ReleaseNRTGit())
 	seen := map[int]bool{}
 	if len(tap.up) != n-1 {
 		t.Fatalf("%d connections through the tap, want %d (ranks 1..%d)", len(tap.up), n-1, n-1)

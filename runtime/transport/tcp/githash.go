@@ -33,9 +33,19 @@ func (v SpecVersions) NccomVersion() (abi.NECVersionInfo, error) {
 // NRTVersion is libnrt's nrt_version_t with its git hash.
 func (v SpecVersions) NRTVersion() (abi.NRTVersion, error) {
 	var vi abi.NRTVersion
-	copy(vi.GitHash[:], pick(v.NRTGit, abi.LibnrtGit))
+	copy(vi.GitHash[:], pick(v.NRTGit, ReleaseNRTGit()))
 	return vi, nil
 }
+
+// unknownGit is what nrt_get_version reports as the git hash of a release
+// whose spec does not state libnrt's own (runtime/nrt.Unknown,
+// docs/runtime-boundary.md#release-identity); the Go side welds the same
+// bytes so a mixed Go/C world of such a release agrees.
+const unknownGit = "unknown"
+
+// ReleaseNRTGit is the libnrt git hash a runtime built for this release
+// reports through nrt_get_version: the spec's own, or "unknown".
+func ReleaseNRTGit() string { return pick(abi.LibnrtGit, unknownGit) }
 
 func pick(s, def string) string {
 	if s != "" {

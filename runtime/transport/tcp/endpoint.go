@@ -33,11 +33,11 @@ type Endpoint struct {
 	cluster    uint64
 	epoch      int64
 
-	ln                 *net.TCPListener // extListenFd
-	ringSend, ringRecv *link            // extRingSendFd, extRingRecvFd; the intra ring's when hier
-	interSend, interRecv *link          // a leader's inter-instance ring (docs/bootstrap-hierarchy.md)
-	hier               *shape           // nil: flat
-	st                 *abortState
+	ln                   *net.TCPListener // extListenFd
+	ringSend, ringRecv   *link            // extRingSendFd, extRingRecvFd; the intra ring's when hier
+	interSend, interRecv *link            // a leader's inter-instance ring (docs/bootstrap-hierarchy.md)
+	hier                 *shape           // nil: flat
+	st                   *abortState
 
 	ringMu    sync.Mutex
 	sendMu    []sync.Mutex

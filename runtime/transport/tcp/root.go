@@ -26,17 +26,17 @@ import (
 // the ranks until every one has wired its ring. Any failure is sent to every
 // rank as an ABORT naming the peer at fault.
 type Root struct {
-	n       *Net
-	ln      *net.TCPListener
-	addr    netip.AddrPort
-	nranks  int
-	global  bool
+	n      *Net
+	ln     *net.TCPListener
+	addr   netip.AddrPort
+	nranks int
+	global bool
 	// perInstance is L (Config.PerInstance); hier the dispatch
 	// (Hierarchical): the root's records and replies are the 2-tier ones.
 	perInstance int
 	hier        bool
 	cluster     uint64
-	epoch   int64
+	epoch       int64
 
 	st         *abortState // Close
 	mu         sync.Mutex
@@ -154,8 +154,8 @@ type rankConn struct {
 	rec      abi.ExtInfoGlobal
 	per      uint32 // extInfoHier.per_instance (hierarchical world)
 	inst     uint32 // extInfoHier.instance
-	gone     bool // its reader is finished (evGone)
-	admitted bool // its record made it a rank of the world
+	gone     bool   // its reader is finished (evGone)
+	admitted bool   // its record made it a rank of the world
 }
 
 func (rc *rankConn) who() string {

@@ -42,8 +42,14 @@ func (n *Net) InitComm(ctx context.Context, root netip.AddrPort, rank, nranks in
 			return nil, fmt.Errorf("initTransportRank AllGather1: rank %d's peer record says rank %d", r, got)
 		}
 	}
+	e.table = all
 	return e, nil
 }
+
+// PeerTable is a copy of the gathered "initTransportRank AllGather1" table
+// (nranks 112-byte ncclPeerInfo records, rank order): the same bytes on
+// every rank of a world, flat or hierarchical. nil before InitComm.
+func (e *Endpoint) PeerTable() []byte { return append([]byte(nil), e.table...) }
 
 func hostHash() uint64 {
 	h := fnv.New64a()

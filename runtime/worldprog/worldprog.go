@@ -52,12 +52,12 @@ type Report struct {
 	// PerInstance is L on a hierarchical world (Prev/Next are then the
 	// intra-instance ring's); Table a digest of the gathered peer-record
 	// table, the same on every rank of an agreeing world. Zero/"": not shown.
-	PerInstance int
-	Table       string
-	UID         string
-	Err                      error
-	TStart, TBoot, TAgree    time.Time
-	TDone                    time.Time
+	PerInstance           int
+	Table                 string
+	UID                   string
+	Err                   error
+	TStart, TBoot, TAgree time.Time
+	TDone                 time.Time
 }
 
 // NewReport is the report of rank before anything happened.

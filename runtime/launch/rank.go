@@ -14,7 +14,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"log/slog"
 	"net"
@@ -238,9 +237,7 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	if h, l := world.Hier(); h {
 		res.PerInstance = l
 	}
-	tab := fnv.New64a()
-	tab.Write(world.PeerTable())
-	res.Table = fmt.Sprintf("%016x", tab.Sum64())
+	res.Table = fmt.Sprintf("%016x", tcp.TableDigest(world.PeerTable()))
 
 	comms := &timedComms{Comms: tcp.NewComms(ctx, n)}
 	defer comms.Close()

@@ -112,18 +112,16 @@ func Launch(ctx context.Context, ms []Member, root string, env []string) ([]Run,
 
 // Agreed reports whether every run succeeded and agrees with rank 0 on the
 // world (cluster id, unique id, ring neighbours, size); the first rank
-// that does not is returned otherwise.
-func Agreed(runs []Run) (bool, int) { return AgreedShape(runs, 0) }
-
-// AgreedShape is Agreed for a world of per-instance l (0: flat): on a
-// hierarchical one the ring neighbours are the intra-instance ring's
-// (docs/bootstrap-hierarchy.md), and the ranks that print a gathered-table
-// digest must print the same.
-func AgreedShape(runs []Run, l int) (bool, int) {
+// that does not is returned otherwise. A rank that reports per_instance
+// (a hierarchical world, docs/bootstrap-hierarchy.md) must report the
+// intra-instance ring's neighbours; the ranks that print a gathered-table
+// digest must all print the same one.
+func Agreed(runs []Run) (bool, int) {
 	n := len(runs)
 	table := ""
 	for r, run := range runs {
 		f := run.Fields
+		l, _ := strconv.Atoi(f["per_instance"])
 		prev, next := RingNeighbours(r, n, l)
 		if run.Exit != 0 || f["verdict"] != "ok" || f["cluster_id"] != runs[0].Fields["cluster_id"] || f["unique_id"] != runs[0].Fields["unique_id"] ||
 			f["prev"] != strconv.Itoa(prev) || f["next"] != strconv.Itoa(next) || f["nranks"] != strconv.Itoa(n) {

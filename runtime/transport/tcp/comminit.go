@@ -51,6 +51,18 @@ func (n *Net) InitComm(ctx context.Context, root netip.AddrPort, rank, nranks in
 // every rank of a world, flat or hierarchical. nil before InitComm.
 func (e *Endpoint) PeerTable() []byte { return append([]byte(nil), e.table...) }
 
+// TableDigest is upstream's getHash (h = h*33 ^ byte from 5381) of a
+// gathered table: the digest the reference libnccom logs for its own
+// ("gathered tables: ... peers %016llx"), so a mixed world's Go and C ranks
+// can be compared.
+func TableDigest(b []byte) uint64 {
+	h := uint64(5381)
+	for _, c := range b {
+		h = (h<<5 + h) ^ uint64(c)
+	}
+	return h
+}
+
 func hostHash() uint64 {
 	h := fnv.New64a()
 	name, _ := os.Hostname()

@@ -47,9 +47,8 @@ NRT_STATUS nccom_ring_gather(int send_fd, int recv_fd, const char *next, const c
 	for (int i = 0; i < k - 1; i++) {
 		int out = (me - i + k) % k, in = (me - i - 1 + k) % k;
 		size_t out_len = out == k - 1 ? s->last : s->unit, in_len = in == k - 1 ? s->last : s->unit;
-		NRT_STATUS rc = nccom_send_data(send_fd, BOOTSTRAP_MSG_RING_DATA, s->base + (size_t)out * s->unit, (int)out_len, next);
-		if (rc == NRT_SUCCESS)
-			rc = nccom_recv_data(recv_fd, BOOTSTRAP_MSG_RING_DATA, s->base + (size_t)in * s->unit, (int)in_len, prev);
+		NRT_STATUS rc = nccom_ring_step(send_fd, s->base + (size_t)out * s->unit, (int)out_len, next, recv_fd, s->base + (size_t)in * s->unit,
+						 (int)in_len, prev);
 		if (rc != NRT_SUCCESS)
 			return rc;
 	}

@@ -22,17 +22,18 @@ struct hier_names {
 static void names_of(const struct nccom_bootstrap *b, struct hier_names *nm)
 {
 	int L = b->per_instance, h = b->instance, H = b->ninstances, ln = b->local_n, l = b->local;
-	snprintf(nm->intra_prev, sizeof nm->intra_prev, "intra-instance ring predecessor rank %d", h * L + (l - 1 + ln) % ln);
-	snprintf(nm->intra_next, sizeof nm->intra_next, "intra-instance ring successor rank %d", h * L + (l + 1) % ln);
-	snprintf(nm->inter_prev, sizeof nm->inter_prev, "inter-instance ring predecessor rank %d", ((h - 1 + H) % H) * L);
-	snprintf(nm->inter_next, sizeof nm->inter_next, "inter-instance ring successor rank %d", ((h + 1) % H) * L);
+	snprintf(nm->intra_prev, sizeof nm->intra_prev, "intra ring predecessor rank %d", h * L + (l - 1 + ln) % ln);
+	snprintf(nm->intra_next, sizeof nm->intra_next, "intra ring successor rank %d", h * L + (l + 1) % ln);
+	snprintf(nm->inter_prev, sizeof nm->inter_prev, "inter ring predecessor (leader) rank %d", ((h - 1 + H) % H) * L);
+	snprintf(nm->inter_next, sizeof nm->inter_next, "inter ring successor (leader) rank %d", ((h + 1) % H) * L);
 }
 
 /* A ring connection opens with the sender's rank, since a leader accepts
- * both its rings' predecessors on one listen socket: a HELLO (channel RING)
- * in the extended framing, one 4-byte frame {rank} in the default one (the
- * first frame of NCCL 2.9's point-to-point opening). */
-static NRT_STATUS open_ring(struct nccom_bootstrap *b, const nccl_socket_address_t *to, const char *who, int *fd)
+ * both its rings' predecessors on one listen socket
+ * (docs/bootstrap-hierarchy.md#wiring): a HELLO on channel RING (intra) or
+ * INTER_RING in the extended framing, one frame holding the rank as an int
+ * in the default one (the first frame of NCCL 2.9's point-to-point opening). */
+static NRT_STATUS open_ring(struct nccom_bootstrap *b, const nccl_socket_address_t *to, uint32_t channel, const char *who, int *fd)
 {
 	nccom_addr a;
 	memcpy(&a, to, sizeof a);
@@ -44,15 +45,17 @@ static NRT_STATUS open_ring(struct nccom_bootstrap *b, const nccl_socket_address
 	if (rc != NRT_SUCCESS)
 		return rc;
 	if (nccom_extended())
-		return nccom_send_hello(*fd, b->st.rank, b->st.nranks, BOOTSTRAP_CHANNEL_RING, who);
+		return nccom_send_hello(*fd, b->st.rank, b->st.nranks, channel, who);
 	int me = b->st.rank;
 	return nccom_send_frame(*fd, &me, (int)sizeof me, who);
 }
 
-/* Accept the count ring predecessors due (want[i] into *fds[i]), each told
- * by the rank its opening names, all by one deadline. Anything else is a
- * peer of another world or shape: refused by name, the join fails. */
-static NRT_STATUS accept_rings(struct nccom_bootstrap *b, int count, const int *want, const char *const *names, int **fds)
+/* Accept the count ring predecessors due (want[i] on channel[i] into
+ * *fds[i]) in whatever order they come, each told by the rank (and, in the
+ * extended framing, the channel) its opening names, all by one deadline.
+ * Anything else is a peer of another world or shape: refused by name, the
+ * join fails. */
+static NRT_STATUS accept_rings(struct nccom_bootstrap *b, int count, const int *want, const uint32_t *channel, const char *const *names, int **fds)
 {
 	nccom_deadline d = nccom_op_deadline();
 	for (int got_n = 0; got_n < count; got_n++) {
@@ -67,10 +70,12 @@ static NRT_STATUS accept_rings(struct nccom_bootstrap *b, int count, const int *
 		nccom_format_addr(&from, addr, sizeof addr);
 		snprintf(conn, sizeof conn, "a connecting ring peer %s", addr);
 		int r = -1, got = 0;
+		uint32_t ch = 0;
 		if (nccom_extended()) {
 			struct bootstrap_peer_hello h;
 			rc = nccom_recv_hello(fd, &h, conn, d);
-			if (rc == NRT_SUCCESS && (h.channel != BOOTSTRAP_CHANNEL_RING || h.nranks != b->st.nranks)) {
+			ch = h.channel;
+			if (rc == NRT_SUCCESS && ((h.channel != BOOTSTRAP_CHANNEL_RING && h.channel != BOOTSTRAP_CHANNEL_INTER_RING) || h.nranks != b->st.nranks)) {
 				nccom_warn("bootstrap rank %d: %s opened channel %u of a world of %d where a ring peer of this world of %d was due (%s)",
 					   b->st.rank, conn, h.channel, h.nranks, b->st.nranks, what);
 				rc = NRT_FAILURE;
@@ -82,12 +87,12 @@ static NRT_STATUS accept_rings(struct nccom_bootstrap *b, int count, const int *
 		}
 		int slot = -1;
 		for (int i = 0; i < count && rc == NRT_SUCCESS && got == (int)sizeof r; i++)
-			if (want[i] == r && *fds[i] < 0)
+			if (want[i] == r && *fds[i] < 0 && (!nccom_extended() || channel[i] == ch))
 				slot = i;
 		if (rc != NRT_SUCCESS || slot < 0) {
 			if (rc == NRT_SUCCESS)
-				nccom_warn("bootstrap rank %d: %s claims rank %d where the %s was due: a peer of another instance shape (%s)",
-					   b->st.rank, conn, got == (int)sizeof r ? r : -1, what, ENV_BOOTSTRAP_PER_INSTANCE);
+				nccom_warn("bootstrap rank %d: a connection from %s naming rank %d (channel %u) arrived where the %s was due (per_instance %d: is that rank's per_instance the same?)",
+					   b->st.rank, addr, got == (int)sizeof r ? r : -1, ch, what, b->per_instance);
 			nccom_close(&fd);
 			return rc != NRT_SUCCESS ? rc : NRT_FAILURE;
 		}
@@ -102,7 +107,7 @@ NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, co
 	int h = rank / L, H = nccom_hier_ninstances(n, L), ln = nccom_hier_local_n(n, L, h);
 	struct extInfoHier rec;
 	memset(&rec, 0, sizeof rec);
-	NRT_STATUS rc = nccom_fill_info(b, me, true, &rec.global);
+	NRT_STATUS rc = nccom_fill_info(b, me, true, &rec.info);
 	if (rc != NRT_SUCCESS)
 		return rc;
 	rec.per_instance = (uint32_t)L;
@@ -128,29 +133,40 @@ NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, co
 	b->local_n = ln;
 	*cluster_id = reply.cluster_id;
 	*epoch = reply.epoch;
+	/* A non-leader has no inter ring: an address there is one it must not use. */
+	static const nccl_socket_address_t none;
+	if (rank % L != 0 && memcmp(&reply.inter_next, &none, sizeof none) != 0) {
+		char text[80];
+		nccom_format_addr(root, text, sizeof text);
+		nccom_warn("bootstrap rank %d: the root %s gives this rank, local rank %d and no leader, an inter-instance successor", rank, text, rank % L);
+		return NRT_FAILURE;
+	}
 	nccom_info("bootstrap rank %d: hierarchical, local rank %d of %d in instance %d of %d", rank, b->local, ln, h, H);
 	struct hier_names nm;
 	names_of(b, &nm);
 	bool leader = b->local == 0, inter = leader && H > 1;
 	/* Connect first, then accept: a connect completes in the peer's
 	 * backlog, so no two ranks wait on each other here. */
-	if (ln > 1 && (rc = open_ring(b, &reply.intra_next, nm.intra_next, &b->st.extRingSendFd)) != NRT_SUCCESS)
+	if (ln > 1 && (rc = open_ring(b, &reply.intra_next, BOOTSTRAP_CHANNEL_RING, nm.intra_next, &b->st.extRingSendFd)) != NRT_SUCCESS)
 		return rc;
-	if (inter && (rc = open_ring(b, &reply.inter_next, nm.inter_next, &b->inter_send_fd)) != NRT_SUCCESS)
+	if (inter && (rc = open_ring(b, &reply.inter_next, BOOTSTRAP_CHANNEL_INTER_RING, nm.inter_next, &b->inter_send_fd)) != NRT_SUCCESS)
 		return rc;
 	int want[2], count = 0, *fds[2];
+	uint32_t channel[2];
 	const char *names[2];
 	if (ln > 1) {
 		want[count] = h * L + (b->local - 1 + ln) % ln;
 		names[count] = nm.intra_prev;
+		channel[count] = BOOTSTRAP_CHANNEL_RING;
 		fds[count++] = &b->st.extRingRecvFd;
 	}
 	if (inter) {
 		want[count] = ((h - 1 + H) % H) * L;
 		names[count] = nm.inter_prev;
+		channel[count] = BOOTSTRAP_CHANNEL_INTER_RING;
 		fds[count++] = &b->inter_recv_fd;
 	}
-	return count > 0 ? accept_rings(b, count, want, names, fds) : NRT_SUCCESS;
+	return count > 0 ? accept_rings(b, count, want, channel, names, fds) : NRT_SUCCESS;
 }
 
 NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, char *all, int size)

@@ -18,7 +18,6 @@
 #include <sys/socket.h>
 
 #include "nrtabi.h"
-#include "hier_wire.h"
 
 /* The git hash this build reports in neuronGetVersionInfo and welds into
  * nccl_nrt_git_hash; a test builds a skewed variant by overriding it. */
@@ -112,6 +111,11 @@ NRT_STATUS nccom_recv_hello(int fd, struct bootstrap_peer_hello *h, const char *
 /* send / receive one bootstrap message in the process's framing. */
 NRT_STATUS nccom_send_data(int fd, uint32_t type, const void *data, int size, const char *peer);
 NRT_STATUS nccom_recv_data(int fd, uint32_t type, void *data, int size, const char *peer);
+/* One step of a ring all-gather: out_len bytes to sfd while exactly in_len
+ * arrive from rfd, overlapped (a block can exceed the socket buffers, and
+ * every rank of a ring sends before it receives: docs/bootstrap-hierarchy.md),
+ * both within one deadline, in the process's framing. */
+NRT_STATUS nccom_ring_step(int sfd, const void *out, int out_len, const char *next, int rfd, void *in, int in_len, const char *prev);
 
 /* ---- version.c ------------------------------------------------------------ */
 /* getNcclNrtGitHash: libnccom's 8 bytes, then libnrt's (nrt_get_version). */

@@ -152,7 +152,7 @@ static void serve(struct root_args *a)
 			nccom_close(&fd);
 			goto done;
 		}
-		struct extInfoGlobal r = hr.global;
+		struct extInfoGlobal r = hr.info;
 		if (r.info.sanity != BOOTSTRAP_SANITY) {
 			nccom_warn(NRTABI_MSG_NCCOM_ROOT_BAD_SANITY, r.info.sanity, ptext, BOOTSTRAP_SANITY);
 			nccom_close(&fd);
@@ -178,8 +178,8 @@ static void serve(struct root_args *a)
 			goto done;
 		}
 		if (L > 0) {
-			char why[BOOTSTRAP_ABORT_TEXT_MAX] = "", pw[100];
-			snprintf(pw, sizeof pw, "Bootstrap Root : peer %s", ptext);
+			char why[BOOTSTRAP_ABORT_TEXT_MAX] = "", pw[128];
+			snprintf(pw, sizeof pw, "Bootstrap Root : peer %s rank %d", ptext, r.info.rank);
 			nccom_hier_check(&hr, n, L, pw, why, sizeof why);
 			if (why[0]) {
 				nccom_warn("%s", why);
@@ -418,10 +418,12 @@ static void serve_extended(struct root_args *a)
 			c->gone = true;
 			break;
 		}
-		struct extInfoGlobal r = hr.global;
+		struct extInfoGlobal r = hr.info;
 		admit(c, &r, by_rank, n, reason, sizeof reason);
-		if (!reason[0] && L > 0)
+		if (!reason[0] && L > 0) {
+			who(c, w2, sizeof w2); /* now with the rank admit took */
 			nccom_hier_check(&hr, n, L, w2, reason, sizeof reason);
+		}
 		if (!reason[0]) {
 			rec[r.info.rank] = r;
 			hrec[r.info.rank] = hr;

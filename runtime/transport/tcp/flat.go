@@ -63,6 +63,7 @@ func (n *Net) InitFlat(ctx context.Context, root netip.AddrPort, rank, nranks in
 		handshake = e.handshake
 	}
 	if err := handshake(global); err != nil {
+		e.tellRings(err)
 		e.Close()
 		n.log.Error(err.Error())
 		return nil, err

@@ -426,3 +426,32 @@ func (r *Root) reply(byRank []*rankConn, rank int) []byte {
 	reply.MarshalTo(b)
 	return b
 }
+
+// tellRings passes a failed handshake's reason down the ring links this
+// rank sends on, as an ABORT (extended framing: ABORT may travel on any
+// bootstrap socket), before they close: a successor blocked reading the
+// ring — a C rank among them — then reports the fault itself instead of
+// only "its predecessor hung up". One try each, briefly: the sockets are
+// about to close anyway.
+func (e *Endpoint) tellRings(err error) {
+	if !e.n.cfg.Extended {
+		return
+	}
+	text := err.Error()
+	if len(text) > int(abi.BootstrapAbortTextMax) {
+		text = text[:abi.BootstrapAbortTextMax]
+	}
+	h := abi.BootstrapMsgHeader{Type: abi.BootstrapMsgAbort, Length: uint32(len(text))}
+	frame := make([]byte, int(abi.BootstrapMsgHeaderSize)+len(text))
+	h.MarshalTo(frame)
+	copy(frame[abi.BootstrapMsgHeaderSize:], text)
+	for _, l := range []*link{e.ringSend, e.interSend} {
+		if l == nil || l.c == nil {
+			continue
+		}
+		// The abort already put every deadline in the past; this write
+		// gets its own.
+		_ = l.c.SetWriteDeadline(time.Now().Add(min(e.n.cfg.Timeout, 100*time.Millisecond)))
+		_, _ = l.c.Write(frame)
+	}
+}

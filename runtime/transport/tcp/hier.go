@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
@@ -454,4 +455,51 @@ func (e *Endpoint) tellRings(err error) {
 		_ = l.c.SetWriteDeadline(time.Now().Add(min(e.n.cfg.Timeout, 100*time.Millisecond)))
 		_, _ = l.c.Write(frame)
 	}
+}
+
+// explain is the root's verdict on a failed rank. A rank that hung up on
+// the root without a word is often not the first to fail: when a process
+// dies, its ring neighbours give up too, and which hang-up reaches the root
+// first is a race (a C rank of the extended framing closes without an
+// ABORT). So the root waits hangUpGrace for the others and names every rank
+// that hung up in that time, with the first reason a rank reported, rather
+// than whichever came first.
+func (r *Root) explain(s *session, first rootEvent) error {
+	if !first.hungUp {
+		return first.err
+	}
+	gone := []string{first.rc.who()}
+	var report error
+	grace := time.NewTimer(min(r.n.cfg.Timeout, hangUpGrace))
+	defer grace.Stop()
+	for {
+		select {
+		case ev := <-s.events:
+			s.note(ev)
+			switch {
+			case ev.kind != evFailed:
+			case ev.hungUp:
+				gone = append(gone, ev.rc.who())
+			case report == nil:
+				report = ev.err
+			}
+			continue
+		case <-grace.C:
+		case <-r.st.done:
+			return r.st.cause()
+		}
+		break
+	}
+	if len(gone) == 1 && report == nil {
+		return first.err
+	}
+	text := first.err.Error()
+	if len(gone) > 1 {
+		text = fmt.Sprintf("%s closed their root connections before the world was complete (did their processes die?)", strings.Join(gone, ", "))
+		text = r.errf("%s", text).Error()
+	}
+	if report != nil {
+		return fmt.Errorf("%s; %s", text, strings.TrimPrefix(report.Error(), fmt.Sprintf("bootstrap root %s: ", r.addr)))
+	}
+	return errors.New(text)
 }

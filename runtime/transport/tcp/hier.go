@@ -457,49 +457,57 @@ func (e *Endpoint) tellRings(err error) {
 	}
 }
 
-// explain is the root's verdict on a failed rank. A rank that hung up on
-// the root without a word is often not the first to fail: when a process
-// dies, its ring neighbours give up too, and which hang-up reaches the root
-// first is a race (a C rank of the extended framing closes without an
-// ABORT). So the root waits hangUpGrace for the others and names every rank
-// that hung up in that time, with the first reason a rank reported, rather
-// than whichever came first.
+// explain is the root's verdict on a failed rank. The first failure to
+// reach the root is often not the cause: when a process dies its ring
+// neighbours give up too, some reporting what they saw ("rank 5 closed the
+// connection"), some (a C rank of the extended framing) just hanging up,
+// and which reaches the root first is a race. So the root waits hangUpGrace
+// for the rest and names every rank that hung up in that time, then the
+// first reason a rank reported; a failure with nothing after it is told as
+// it is.
 func (r *Root) explain(s *session, first rootEvent) error {
-	if !first.hungUp {
-		return first.err
-	}
-	gone := []string{first.rc.who()}
+	var gone []string
 	var report error
+	take := func(ev rootEvent) {
+		switch {
+		case ev.hungUp:
+			gone = append(gone, ev.rc.who())
+		case report == nil:
+			report = ev.err
+		}
+	}
+	take(first)
+	more := false
 	grace := time.NewTimer(min(r.n.cfg.Timeout, hangUpGrace))
 	defer grace.Stop()
+wait:
 	for {
 		select {
 		case ev := <-s.events:
 			s.note(ev)
-			switch {
-			case ev.kind != evFailed:
-			case ev.hungUp:
-				gone = append(gone, ev.rc.who())
-			case report == nil:
-				report = ev.err
+			if ev.kind == evFailed {
+				take(ev)
+				more = true
 			}
-			continue
 		case <-grace.C:
+			break wait
 		case <-r.st.done:
 			return r.st.cause()
 		}
-		break
 	}
-	if len(gone) == 1 && report == nil {
+	if !more {
 		return first.err
 	}
-	text := first.err.Error()
-	if len(gone) > 1 {
-		text = fmt.Sprintf("%s closed their root connections before the world was complete (did their processes die?)", strings.Join(gone, ", "))
-		text = r.errf("%s", text).Error()
+	var parts []string
+	switch len(gone) {
+	case 0:
+	case 1:
+		parts = append(parts, gone[0]+" closed its root connection before the world was complete (did its process die?)")
+	default:
+		parts = append(parts, strings.Join(gone, ", ")+" closed their root connections before the world was complete (did their processes die?)")
 	}
 	if report != nil {
-		return fmt.Errorf("%s; %s", text, strings.TrimPrefix(report.Error(), fmt.Sprintf("bootstrap root %s: ", r.addr)))
+		parts = append(parts, strings.TrimPrefix(report.Error(), fmt.Sprintf("bootstrap root %s: ", r.addr)))
 	}
-	return errors.New(text)
+	return r.errf("%s", strings.Join(parts, "; "))
 }

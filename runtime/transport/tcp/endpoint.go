@@ -37,6 +37,7 @@ type Endpoint struct {
 	ringSend, ringRecv   *link            // extRingSendFd, extRingRecvFd; the intra ring's when hier
 	interSend, interRecv *link            // a leader's inter-instance ring (docs/bootstrap-hierarchy.md)
 	hier                 *shape           // nil: flat
+	table                []byte           // InitComm's gathered peer records
 	st                   *abortState
 
 	ringMu    sync.Mutex

@@ -57,12 +57,18 @@ func (n *Net) InitFlat(ctx context.Context, root netip.AddrPort, rank, nranks in
 		// The root's dispatch (contradiction bootstrap-dispatch), on this
 		// side too: docs/bootstrap-hierarchy.md.
 		e.hier = newShape(rank, nranks, n.cfg.PerInstance)
+		n.log.Info("bootstrap: hierarchical", "rank", rank, "nranks", nranks, "per_instance", e.hier.l,
+			"instance", e.hier.h, "instances", e.hier.hn, "local_rank", e.hier.local, "local_n", e.hier.lh)
+	} else if n.cfg.PerInstance > 0 {
+		n.log.Info("bootstrap: flat", "rank", rank, "nranks", nranks, "per_instance", n.cfg.PerInstance, "global", global,
+			"why", "the hierarchical bootstrap is for a global init of more ranks than one instance holds")
 	}
 	handshake := e.handshakeDefault
 	if n.cfg.Extended {
 		handshake = e.handshake
 	}
 	if err := handshake(global); err != nil {
+		e.tellRings(err)
 		e.Close()
 		n.log.Error(err.Error())
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
@@ -425,4 +426,88 @@ func (r *Root) reply(byRank []*rankConn, rank int) []byte {
 	b := make([]byte, abi.SizeofBootstrapRootReplyHier)
 	reply.MarshalTo(b)
 	return b
+}
+
+// tellRings passes a failed handshake's reason down the ring links this
+// rank sends on, as an ABORT (extended framing: ABORT may travel on any
+// bootstrap socket), before they close: a successor blocked reading the
+// ring — a C rank among them — then reports the fault itself instead of
+// only "its predecessor hung up". One try each, briefly: the sockets are
+// about to close anyway.
+func (e *Endpoint) tellRings(err error) {
+	if !e.n.cfg.Extended {
+		return
+	}
+	text := err.Error()
+	if len(text) > int(abi.BootstrapAbortTextMax) {
+		text = text[:abi.BootstrapAbortTextMax]
+	}
+	h := abi.BootstrapMsgHeader{Type: abi.BootstrapMsgAbort, Length: uint32(len(text))}
+	frame := make([]byte, int(abi.BootstrapMsgHeaderSize)+len(text))
+	h.MarshalTo(frame)
+	copy(frame[abi.BootstrapMsgHeaderSize:], text)
+	for _, l := range []*link{e.ringSend, e.interSend} {
+		if l == nil || l.c == nil {
+			continue
+		}
+		// The abort already put every deadline in the past; this write
+		// gets its own.
+		_ = l.c.SetWriteDeadline(time.Now().Add(min(e.n.cfg.Timeout, 100*time.Millisecond)))
+		_, _ = l.c.Write(frame)
+	}
+}
+
+// explain is the root's verdict on a failed rank. The first failure to
+// reach the root is often not the cause: when a process dies its ring
+// neighbours give up too, some reporting what they saw ("rank 5 closed the
+// connection"), some (a C rank of the extended framing) just hanging up,
+// and which reaches the root first is a race. So the root waits hangUpGrace
+// for the rest and names every rank that hung up in that time, then the
+// first reason a rank reported; a failure with nothing after it is told as
+// it is.
+func (r *Root) explain(s *session, first rootEvent) error {
+	var gone []string
+	var report error
+	take := func(ev rootEvent) {
+		switch {
+		case ev.hungUp:
+			gone = append(gone, ev.rc.who())
+		case report == nil:
+			report = ev.err
+		}
+	}
+	take(first)
+	more := false
+	grace := time.NewTimer(min(r.n.cfg.Timeout, hangUpGrace))
+	defer grace.Stop()
+wait:
+	for {
+		select {
+		case ev := <-s.events:
+			s.note(ev)
+			if ev.kind == evFailed {
+				take(ev)
+				more = true
+			}
+		case <-grace.C:
+			break wait
+		case <-r.st.done:
+			return r.st.cause()
+		}
+	}
+	if !more {
+		return first.err
+	}
+	var parts []string
+	switch len(gone) {
+	case 0:
+	case 1:
+		parts = append(parts, gone[0]+" closed its root connection before the world was complete (did its process die?)")
+	default:
+		parts = append(parts, strings.Join(gone, ", ")+" closed their root connections before the world was complete (did their processes die?)")
+	}
+	if report != nil {
+		parts = append(parts, strings.TrimPrefix(report.Error(), fmt.Sprintf("bootstrap root %s: ", r.addr)))
+	}
+	return r.errf("%s", strings.Join(parts, "; "))
 }

@@ -177,9 +177,10 @@ const (
 )
 
 type rootEvent struct {
-	kind evKind
-	rc   *rankConn
-	err  error
+	kind   evKind
+	rc     *rankConn
+	err    error
+	hungUp bool // evFailed: the rank closed its root connection, saying nothing
 }
 
 // session is one run of the root: the connections and their events.
@@ -270,7 +271,7 @@ func (r *Root) run(s *session) error {
 					rankList(missing(byRank, nil)), timeout, abi.EnvSockTimeout, have, r.nranks, s.unrecorded())
 			case evFailed:
 				s.culprit = ev.rc
-				return ev.err
+				return r.explain(s, ev)
 			case evDone:
 				s.culprit = ev.rc
 				return r.errf("%s sent RING_DONE before it had its INFO_FROM_ROOT", ev.rc.who())
@@ -312,7 +313,7 @@ func (r *Root) run(s *session) error {
 				last = time.Now()
 			case evFailed:
 				s.culprit = ev.rc
-				return ev.err
+				return r.explain(s, ev)
 			case evConn:
 				s.culprit = ev.rc
 				return r.errf("%s connected after the world was gathered", ev.rc.who())
@@ -421,7 +422,7 @@ func (r *Root) readRank(rc *rankConn, s *session) {
 			failed(r.errf("%s reports: %s", rc.who(), cfmt.Escape(ab.Reason, cfmt.PeerTextMax)))
 			return
 		case err != nil:
-			s.emit(rootEvent{kind: evFailed, rc: rc, err: r.errf("%s closed its root connection before the world was complete (did its process die?)", rc.who())})
+			s.emit(rootEvent{kind: evFailed, rc: rc, hungUp: true, err: r.errf("%s closed its root connection before the world was complete (did its process die?)", rc.who())})
 			return
 		case typ == abi.BootstrapMsgRingDone:
 			if !s.emit(rootEvent{kind: evDone, rc: rc}) {

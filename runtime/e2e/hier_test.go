@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -246,4 +248,129 @@ func framingEnv(framing string) string {
 		return "NRTABI_BOOTSTRAP_FRAMING=upstream"
 	}
 	return "NRTABI_BOOTSTRAP_FRAMING=" + framing
+}
+
+// TestHierarchicalWireBytes records the root connections of a hierarchical
+// default-framing world of C hosts (6 ranks as instances of 4 and 2, the C
+// root on rank 0) through a tap and checks each byte against the spec's
+// rows (docs/bootstrap-hierarchy.md#the-root): one bootstrap_frame_size then
+// an extInfoHier up (magic, rank, nranks, per_instance, instance, the
+// git-hash weld), one bootstrap_frame_size then a bootstrap_root_reply_hier
+// down (the instance arithmetic, intra_next the listen address of the
+// instance successor, inter_next only for a leader), then the root closes.
+func TestHierarchicalWireBytes(t *testing.T) {
+	requireHierWorld(t)
+	s := tree.Spec
+	root, err := worldprog.FreeLoopbackRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap := newWireTap(t, root)
+	const n, L = 6, 4
+	env := []string{"LD_LIBRARY_PATH=" + libnrtDir() + ":" + refLibDir("ref"), envPerInstance + "=" + strconv.Itoa(L)}
+	tapAddr := tap.ln.Addr().String()
+	ms := make([]worldprog.Member, n)
+	for r := range ms {
+		ms[r] = worldprog.WorldHost(worldHostPath(), false, env...)
+		if r > 0 {
+			args := ms[r].Args
+			ms[r].Args = func(rank, nranks int, _ string) []string { return args(rank, nranks, tapAddr) }
+		}
+	}
+	runs, _, err := worldprog.Launch(t.Context(), ms, root, []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=info"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap.close()
+	agree(t, runs)
+	sameTables(t, runs)
+
+	field := func(st, f string) int {
+		for _, x := range s.StructByName(st).Fields {
+			if x.Name == f {
+				return x.Offset
+			}
+		}
+		t.Fatalf("spec struct %s has no field %s", st, f)
+		return 0
+	}
+	frame := s.StructByName("bootstrap_frame_size").Size
+	up, down := s.StructByName("extInfoHier").Size, s.StructByName("bootstrap_root_reply_hier").Size
+	addrSize := s.StructByName("nccl_socket_address_t").Size
+	sanity, _ := s.ConstantByName("BOOTSTRAP_SANITY").Int()
+	info := field("extInfoHier", "info") + field("extInfoGlobal", "info")
+	listen := info + field("extInfo", "extAddressListen")
+	le32 := func(b []byte, off int) int { return int(int32(binary.LittleEndian.Uint32(b[off:]))) }
+	wantTag := first8(abi.LibnccomGit) + first8(abi.LibnrtGit)
+	if len(tap.up) != n-1 {
+		t.Fatalf("%d connections through the tap, want %d (ranks 1..%d)", len(tap.up), n-1, n-1)
+	}
+	addr := map[int][]byte{} // rank -> its listen address, as it reported it
+	replies := map[int][]byte{}
+	for i := range tap.up {
+		u, d := tap.up[i], tap.down[i]
+		if len(u) != frame+up || le32(u, 0) != up {
+			t.Errorf("connection %d up: %d bytes, size prefix %d; want one frame of %d (bootstrap_frame_size + extInfoHier)", i, len(u), le32(u, 0), up)
+			continue
+		}
+		rec := u[frame:]
+		rank := le32(rec, info+field("extInfo", "rank"))
+		if got := uint32(le32(rec, info+field("extInfo", "sanity"))); int64(got) != sanity {
+			t.Errorf("rank %d: sanity %#x, want %#x", rank, got, sanity)
+		}
+		if nr := le32(rec, info+field("extInfo", "nranks")); nr != n || rank < 1 || rank >= n || addr[rank] != nil {
+			t.Fatalf("record rank %d nranks %d", rank, nr)
+		}
+		addr[rank] = rec[listen : listen+addrSize]
+		if tag := string(rec[field("extInfoHier", "info")+field("extInfoGlobal", "nccl_nrt_git_hash"):][:16]); tag != wantTag {
+			t.Errorf("rank %d: nccl_nrt_git_hash %q, want %q", rank, tag, wantTag)
+		}
+		if per, inst := le32(rec, field("extInfoHier", "per_instance")), le32(rec, field("extInfoHier", "instance")); per != L || inst != rank/L {
+			t.Errorf("rank %d: per_instance %d instance %d, want %d and %d", rank, per, inst, L, rank/L)
+		}
+		if len(d) != frame+down || le32(d, 0) != down {
+			t.Errorf("rank %d down: %d bytes, size prefix %d; want one frame of %d (bootstrap_root_reply_hier), then close", rank, len(d), le32(d, 0), down)
+			continue
+		}
+		replies[rank] = d[frame:]
+	}
+	zero := make([]byte, addrSize)
+	for rank, reply := range replies {
+		h, H := rank/L, (n+L-1)/L
+		lh := min(L, n-h*L)
+		for _, f := range []struct {
+			name string
+			want int
+		}{{"instance", h}, {"ninstances", H}, {"local_rank", rank % L}, {"local_n", lh}} {
+			if got := le32(reply, field("bootstrap_root_reply_hier", f.name)); got != f.want {
+				t.Errorf("rank %d: reply %s %d, want %d", rank, f.name, got, f.want)
+			}
+		}
+		cluster := binary.LittleEndian.Uint64(reply[field("bootstrap_root_reply_hier", "cluster_id"):])
+		if got := fmt.Sprintf("%#016x", cluster); got != runs[rank].Fields["cluster_id"] {
+			t.Errorf("rank %d: the reply's cluster_id %s, the rank reports %s", rank, got, runs[rank].Fields["cluster_id"])
+		}
+		at := func(f string) []byte {
+			o := field("bootstrap_root_reply_hier", f)
+			return reply[o : o+addrSize]
+		}
+		next := h*L + (rank%L+1)%lh
+		if want := addr[next]; want != nil && !bytes.Equal(at("intra_next"), want) {
+			t.Errorf("rank %d: intra_next %x, want rank %d's listen address %x", rank, at("intra_next"), next, want)
+		} else if want == nil && binary.LittleEndian.Uint16(at("intra_next")) != 2 {
+			t.Errorf("rank %d: intra_next (rank %d) family %d, want AF_INET", rank, next, binary.LittleEndian.Uint16(at("intra_next")))
+		}
+		inter := at("inter_next")
+		switch {
+		case rank%L != 0 && !bytes.Equal(inter, zero):
+			t.Errorf("rank %d, not a leader: inter_next %x, want all zero", rank, inter)
+		case rank%L == 0:
+			leader := ((h + 1) % H) * L
+			if want := addr[leader]; want != nil && !bytes.Equal(inter, want) {
+				t.Errorf("rank %d: inter_next %x, want leader %d's listen address %x", rank, inter, leader, want)
+			} else if want == nil && binary.LittleEndian.Uint16(inter) != 2 {
+				t.Errorf("rank %d: inter_next (leader %d) family %d, want AF_INET", rank, leader, binary.LittleEndian.Uint16(inter))
+			}
+		}
+	}
 }

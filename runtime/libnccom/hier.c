@@ -23,10 +23,14 @@ NRT_STATUS nccom_per_instance(int *L)
 			nccom_info("bootstrap: %s unset: the flat bootstrap", ENV_BOOTSTRAP_PER_INSTANCE);
 		return NRT_SUCCESS;
 	}
+	/* Decimal digits after an optional sign, nothing else (no blanks):
+	 * what runtime/transport/tcp's ParsePerInstance (strconv.Atoi)
+	 * accepts, so one value means one L on both sides. */
+	const char *digits = s + (s[0] == '+' || s[0] == '-');
 	char *end = NULL;
 	errno = 0;
 	long v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != 0 || s[0] < '0' || s[0] > '9' || v < 1 || v > BOOTSTRAP_PER_INSTANCE_MAX) {
+	if (errno != 0 || *digits < '0' || *digits > '9' || *end != 0 || v < 1 || v > BOOTSTRAP_PER_INSTANCE_MAX) {
 		char shown[NCCOM_ESCAPED_SIZE(32)];
 		nccom_warn("bootstrap: %s=\"%s\" is not a number of ranks per instance in 1..%d: set it to the ranks of one instance, or unset it for the flat bootstrap",
 			   ENV_BOOTSTRAP_PER_INSTANCE, nccom_escape(s, strnlen(s, 64), shown, sizeof shown), BOOTSTRAP_PER_INSTANCE_MAX);

@@ -10,10 +10,9 @@
 
 #include "nccom.h"
 
-void nccom_hier_check(const struct extInfoHier *rec, int n, int L, const char *who, char *reason, size_t len)
+void nccom_hier_check(const struct extInfoHier *rec, int L, const char *who, char *reason, size_t len)
 {
 	int r = rec->info.info.rank;
-	(void)n;
 	/* The texts of runtime/transport/tcp's root, so either root names a
 	 * fault alike (docs/bootstrap-hierarchy.md#the-root). */
 	if (rec->per_instance != (uint32_t)L)

@@ -145,7 +145,7 @@ static inline int nccom_hier_local_n(int n, int L, int h) { return n - h * L < L
 bool nccom_fault(const char *name);
 /* The root's part: whether rank r's record fits the shape (a non-empty
  * reason refuses the world), and rank r's INFO_FROM_ROOT. */
-void nccom_hier_check(const struct extInfoHier *rec, int n, int L, const char *who, char *reason, size_t len);
+void nccom_hier_check(const struct extInfoHier *rec, int L, const char *who, char *reason, size_t len);
 struct bootstrap_root_reply_hier nccom_hier_reply(const struct extInfoHier *rec, int r, int n, int L, uint64_t cluster, time_t epoch);
 
 /* ---- bootstrap.c: the flat bootstrap and its extState ----------------------- */

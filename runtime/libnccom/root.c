@@ -180,7 +180,7 @@ static void serve(struct root_args *a)
 		if (L > 0) {
 			char why[BOOTSTRAP_ABORT_TEXT_MAX] = "", pw[128];
 			snprintf(pw, sizeof pw, "Bootstrap Root : peer %s rank %d", ptext, r.info.rank);
-			nccom_hier_check(&hr, n, L, pw, why, sizeof why);
+			nccom_hier_check(&hr, L, pw, why, sizeof why);
 			if (why[0]) {
 				nccom_warn("%s", why);
 				nccom_close(&fd);
@@ -422,7 +422,7 @@ static void serve_extended(struct root_args *a)
 		admit(c, &r, by_rank, n, reason, sizeof reason);
 		if (!reason[0] && L > 0) {
 			who(c, w2, sizeof w2); /* now with the rank admit took */
-			nccom_hier_check(&hr, n, L, w2, reason, sizeof reason);
+			nccom_hier_check(&hr, L, w2, reason, sizeof reason);
 		}
 		if (!reason[0]) {
 			rec[r.info.rank] = r;

@@ -79,7 +79,7 @@ func hierWorld(t *testing.T, ms []member, L int, extra ...string) ([]worldprog.R
 // world's last instance is short.
 func TestHierarchicalWorlds(t *testing.T) {
 	requireHierWorld(t)
-	for _, c := range []struct{ h, l, n int }{{2, 2, 4}, {4, 8, 32}, {8, 8, 64}, {3, 4, 10}, {5, 1, 5}} {
+	for _, c := range []struct{ h, l, n int }{{2, 2, 4}, {4, 8, 32}, {8, 8, 64}, {3, 4, 10}, {2, 4, 5}, {5, 1, 5}} {
 		for _, framing := range []string{"default", "extended"} {
 			t.Run(fmt.Sprintf("%dx%d-n%d-%s", c.h, c.l, c.n, framing), func(t *testing.T) {
 				// Sixty-four processes starting on two cores: the socket

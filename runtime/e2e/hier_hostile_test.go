@@ -43,31 +43,41 @@ func rankListen(rec []byte) string {
 // fakeHierRoot accepts one C rank (rank of n, L per instance), reads its
 // extInfoHier and answers mk(its listen address); the connection stays
 // open until the test ends.
-func fakeHierRoot(t *testing.T, rank, n, L int, mk func(listen string) abi.BootstrapRootReplyHier) (*cRank, string) {
+func fakeHierRoot(t *testing.T, rank, n, L int, ext bool, mk func(listen string) abi.BootstrapRootReplyHier) (*cRank, string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	r := startRank(t, rank, n, ln.Addr().String(), "idle", 0, envPerInstance+"="+strconv.Itoa(L))
+	env := []string{envPerInstance + "=" + strconv.Itoa(L)}
+	hl := 4 // bootstrap_frame_size
+	if ext {
+		env = append(env, "NRTABI_BOOTSTRAP_FRAMING=extended")
+		hl = int(abi.BootstrapMsgHeaderSize)
+	}
+	r := startRank(t, rank, n, ln.Addr().String(), "idle", 0, env...)
 	c, err := ln.Accept()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	rec := make([]byte, 4+abi.SizeofExtInfoHier)
+	rec := make([]byte, hl+abi.SizeofExtInfoHier)
 	if _, err := io.ReadFull(c, rec); err != nil {
 		t.Fatalf("reading the rank's extInfoHier: %v\n%s", err, r.stderr.String())
 	}
-	if got := int(binary.LittleEndian.Uint32(rec)); got != abi.SizeofExtInfoHier {
-		t.Fatalf("the rank's INFO_TO_ROOT frame is %d bytes, want %d", got, abi.SizeofExtInfoHier)
+	if got := int(binary.LittleEndian.Uint32(rec[hl-4:])); got != abi.SizeofExtInfoHier {
+		t.Fatalf("the rank's INFO_TO_ROOT is %d bytes, want %d", got, abi.SizeofExtInfoHier)
 	}
-	listen := rankListen(rec[4:])
+	listen := rankListen(rec[hl:])
 	reply := mk(listen)
 	b := make([]byte, abi.SizeofBootstrapRootReplyHier)
 	reply.MarshalTo(b)
-	if _, err := c.Write(frame(b)); err != nil {
+	msg := frame(b)
+	if ext {
+		msg = extMsg(abi.BootstrapMsgInfoFromRoot, b)
+	}
+	if _, err := c.Write(msg); err != nil {
 		t.Fatal(err)
 	}
 	return r, listen
@@ -116,7 +126,7 @@ func TestCHierFakeRoot(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
-			r, _ := fakeHierRoot(t, c.rank, n, L, func(string) abi.BootstrapRootReplyHier { return c.mk() })
+			r, _ := fakeHierRoot(t, c.rank, n, L, false, func(string) abi.BootstrapRootReplyHier { return c.mk() })
 			r.wait(t, start)
 			if !strings.Contains(r.stderr.String(), c.want) {
 				t.Errorf("the rank's log lacks %q:\n%s", c.want, r.stderr.String())
@@ -134,12 +144,17 @@ func TestCHierFakeRingPeer(t *testing.T) {
 	const n, L = 4, 2
 	for _, c := range []struct {
 		name  string
+		ext   bool
 		claim int32
 		slice []byte // what the predecessor sends at phase 1 (nil: nothing)
 		want  string
 	}{
-		{"predecessor names another rank", 3, nil, "naming rank 3 (channel 0) arrived where the intra ring predecessor rank 0 was due"},
-		{"a slice of the wrong size", 0, make([]byte, 30), "sent a 30-byte frame where 28 bytes were due"},
+		{"predecessor names another rank", false, 3, nil, "naming rank 3 (channel 0) arrived where the intra ring predecessor rank 0 was due"},
+		{"a slice of the wrong size", false, 0, make([]byte, 30), "sent a 30-byte frame where 28 bytes were due"},
+		{"predecessor names another rank (extended)", true, 3, nil, "naming rank 3 (channel 1) arrived where the intra ring predecessor rank 0 was due"},
+		{"a slice of the wrong size (extended)", true, 0, make([]byte, 30), "sent a 30-byte RING_DATA where RING_DATA (28 bytes) was due"},
+		{"an ABORT on the ring (extended)", true, 0, []byte("forged\n\x1b[31mlibnccom 1 NCCL WARN x"),
+			`bootstrap aborted by intra ring predecessor rank 0 (peer 127.0.0.1:`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			succ, err := net.Listen("tcp", "127.0.0.1:0")
@@ -148,7 +163,7 @@ func TestCHierFakeRingPeer(t *testing.T) {
 			}
 			defer succ.Close()
 			start := time.Now()
-			r, listen := fakeHierRoot(t, 1, n, L, func(string) abi.BootstrapRootReplyHier {
+			r, listen := fakeHierRoot(t, 1, n, L, c.ext, func(string) abi.BootstrapRootReplyHier {
 				rep := shape(1, n, L)
 				rep.IntraNext = sockAddr(succ.Addr().(*net.TCPAddr))
 				return rep
@@ -159,9 +174,12 @@ func TestCHierFakeRingPeer(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			opening := make([]byte, 8)
-			if _, err := io.ReadFull(s, opening); err != nil || int32(binary.LittleEndian.Uint32(opening[4:])) != 1 {
-				t.Fatalf("the rank's successor link opened with %x (%v), want frame{1}", opening, err)
+			opening, want := make([]byte, 8), frame(le32(1))
+			if c.ext {
+				opening, want = make([]byte, len(hello(1, n, abi.BootstrapChannelRing))), hello(1, n, abi.BootstrapChannelRing)
+			}
+			if _, err := io.ReadFull(s, opening); err != nil || string(opening) != string(want) {
+				t.Fatalf("the rank's successor link opened with %x (%v), want %x", opening, err, want)
 			}
 			p, err := net.Dial("tcp", listen)
 			if err != nil {
@@ -171,6 +189,15 @@ func TestCHierFakeRingPeer(t *testing.T) {
 			msg := frame(le32(c.claim))
 			if c.slice != nil {
 				msg = append(msg, frame(c.slice)...)
+			}
+			if c.ext {
+				msg = hello(c.claim, n, abi.BootstrapChannelRing)
+				switch {
+				case strings.Contains(c.name, "ABORT"):
+					msg = append(msg, extMsg(abi.BootstrapMsgAbort, c.slice)...)
+				case c.slice != nil:
+					msg = append(msg, extMsg(abi.BootstrapMsgRingData, c.slice)...)
+				}
 			}
 			if _, err := p.Write(msg); err != nil {
 				t.Fatal(err)
@@ -182,6 +209,7 @@ func TestCHierFakeRingPeer(t *testing.T) {
 			if !strings.Contains(r.stderr.String(), fmt.Sprint(p.LocalAddr())) && c.slice == nil {
 				t.Errorf("the rank's log does not name the connecting address %s:\n%s", p.LocalAddr(), r.stderr.String())
 			}
+			noForgery(t, r.stderr.String(), "libnccom 1 NCCL WARN x")
 		})
 	}
 }

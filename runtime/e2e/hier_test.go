@@ -79,7 +79,7 @@ func hierWorld(t *testing.T, ms []member, L int, extra ...string) ([]worldprog.R
 // world's last instance is short.
 func TestHierarchicalWorlds(t *testing.T) {
 	requireHierWorld(t)
-	for _, c := range []struct{ h, l, n int }{{2, 2, 4}, {4, 8, 32}, {8, 8, 64}, {3, 4, 10}, {5, 1, 5}} {
+	for _, c := range []struct{ h, l, n int }{{2, 2, 4}, {4, 8, 32}, {8, 8, 64}, {3, 4, 10}, {2, 4, 5}, {5, 1, 5}} {
 		for _, framing := range []string{"default", "extended"} {
 			t.Run(fmt.Sprintf("%dx%d-n%d-%s", c.h, c.l, c.n, framing), func(t *testing.T) {
 				// Sixty-four processes starting on two cores: the socket
@@ -169,6 +169,9 @@ func TestHierarchicalFaults(t *testing.T) {
 		{name: "skewed git hash", at: 2, bad: member{lib: "skew"}, abort: true,
 			def: []saw{{0, cfmt.Sprintf(abi.MsgNccomRootGitHashMismatch, 2, tag(skewHash), 0, tag(abi.LibnccomGit))}},
 			ext: []saw{{0, ` rank 2 carries nccl_nrt_git_hash libnccom "0000skew"`}}},
+		{name: "a flat root", at: 0, bad: member{env: []string{envPerInstance + "="}}, abort: true,
+			def: []saw{{0, "sent a 64-byte extInfo, expected 56 (a flat world at this root; 64 bytes is a hierarchical rank's extInfoHier: set " + envPerInstance}},
+			ext: []saw{{0, "sent a 64-byte message of type 1, expected a 56-byte INFO_TO_ROOT record (a flat world at this root"}}},
 		{name: "a flat rank", at: 6, bad: member{env: []string{envPerInstance + "="}}, abort: true,
 			def: []saw{{0, "sent a 56-byte extInfo, expected 64 (extInfoHier"}},
 			ext: []saw{{0, "sent a 56-byte message of type 1, expected a 64-byte INFO_TO_ROOT record (extInfoHier"}}},

@@ -160,14 +160,22 @@ static size_t step_header(uint32_t len, unsigned char *out)
 	return sizeof f;
 }
 
-/* Whether a received step header announces exactly want bytes of ring data. */
-static bool step_header_ok(const unsigned char *hdr, int want, const char *peer)
+/* Whether a received step header announces exactly want bytes of ring data.
+ * An ABORT (a predecessor passing on why its handshake failed,
+ * docs/bootstrap-hierarchy.md) is read and logged, escaped, with its sender. */
+static bool step_header_ok(int fd, const unsigned char *hdr, int want, const char *peer)
 {
 	if (nccom_extended()) {
 		struct bootstrap_msg_header h;
 		memcpy(&h, hdr, sizeof h);
 		if (h.type == BOOTSTRAP_MSG_RING_DATA && h.length == (uint32_t)want)
 			return true;
+		if (h.type == BOOTSTRAP_MSG_ABORT && h.length <= BOOTSTRAP_ABORT_TEXT_MAX) {
+			char text[BOOTSTRAP_ABORT_TEXT_MAX], shown[512];
+			if (nccom_xfer(fd, text, h.length, false, peer, nccom_op_deadline()) == NRT_SUCCESS)
+				nccom_warn("bootstrap aborted by %s: %s", peer, nccom_escape(text, strnlen(text, h.length), shown, sizeof shown));
+			return false;
+		}
 		nccom_warn("%s sent a %u-byte %s where RING_DATA (%d bytes) was due: the peers disagree on the protocol", peer, h.length, msg_name(h.type), want);
 		return false;
 	}
@@ -221,7 +229,7 @@ static bool step_io(struct step_side *s, bool send_dir, int want, bool *hdr_ok)
 	s->done += (size_t)k;
 	if (!send_dir && !*hdr_ok && s->done == s->hl) {
 		step_where(s, where, sizeof where);
-		if (!step_header_ok(s->hdr, want, where))
+		if (!step_header_ok(s->fd, s->hdr, want, where))
 			return false;
 		*hdr_ok = true;
 		s->total = s->hl + (size_t)want;

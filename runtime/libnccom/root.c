@@ -103,10 +103,14 @@ static int record_size(const struct root_args *a)
 	return a->global ? (int)sizeof(struct extInfoGlobal) : (int)sizeof(struct extInfo);
 }
 
-static const char *record_kind(const struct root_args *a)
+static const char *record_kind(const struct root_args *a, long got)
 {
 	if (a->per_instance > 0)
 		return "extInfoHier, a hierarchical world: " ENV_BOOTSTRAP_PER_INSTANCE " set alike on every rank";
+	/* A hierarchical rank at a flat root: the two disagree on L. */
+	if (got == (long)sizeof(struct extInfoHier))
+		return "a flat world at this root; 64 bytes is a hierarchical rank's extInfoHier: set " ENV_BOOTSTRAP_PER_INSTANCE
+		       " alike on every rank and the root";
 	return a->global ? "extInfo + nccl_nrt_git_hash, a global init" : "extInfo";
 }
 
@@ -148,7 +152,7 @@ static void serve(struct root_args *a)
 			goto done;
 		}
 		if (got != size) {
-			nccom_warn("Bootstrap Root : peer %s sent a %d-byte extInfo, expected %d (%s)", ptext, got, size, record_kind(a));
+			nccom_warn("Bootstrap Root : peer %s sent a %d-byte extInfo, expected %d (%s)", ptext, got, size, record_kind(a, got));
 			nccom_close(&fd);
 			goto done;
 		}
@@ -414,7 +418,7 @@ static void serve_extended(struct root_args *a)
 			break;
 		}
 		if (type != BOOTSTRAP_MSG_INFO_TO_ROOT || got != size) {
-			snprintf(reason, sizeof reason, "%s sent a %u-byte message of type %u, expected a %u-byte INFO_TO_ROOT record (%s)", w2, got, type, size, record_kind(a));
+			snprintf(reason, sizeof reason, "%s sent a %u-byte message of type %u, expected a %u-byte INFO_TO_ROOT record (%s)", w2, got, type, size, record_kind(a, (long)got));
 			c->gone = true;
 			break;
 		}

@@ -435,6 +435,7 @@ func (c *checker) structs() {
 			continue
 		}
 		c.structLayout(st)
+		c.fieldRanges(st)
 	}
 }
 

@@ -76,7 +76,7 @@ func TestBootstrapWorlds(t *testing.T) {
 			}
 			for r, node := range nodes {
 				m := node.Mirror()
-				if m.Refcnt != 1 || m.StreamID != 1 || m.ContextID != 0 || m.NcclComm == 0 || m.KeySz != uint64(4*n) ||
+				if m.Refcnt != 1 || m.GetStreamID() != 1 || m.ContextID != 0 || m.NcclComm == 0 || m.KeySz != uint64(4*n) ||
 					m.NumLocalParticipants != uint32(n) || m.MyLocalLeader != bp[0] || m.LocalBarrier == 0 || m.GlobalNcclCommNode {
 					t.Fatalf("rank %d node %+v", r, *m)
 				}

@@ -41,7 +41,7 @@ func (r *Runtime) NcclInitComm(ec *abi.EncContext, comm *abi.EncComm, commID int
 		if r.hooks.splitBinding != nil {
 			comm.ID = int32(commID)
 			r.hooks.splitBinding()
-			comm.StreamID = stream
+			comm.SetStreamID(stream)
 		} else {
 			bindComm(comm, int32(commID), stream)
 		}

@@ -63,7 +63,7 @@ func (r *Runtime) newNode(g *GlobalComm, key string, stream int, disableGraph, g
 	n.m.KeySz = uint64(len(key))
 	n.m.Refcnt = 1
 	n.m.ContextID = uint32(g.ctx)
-	n.m.StreamID = uint32(stream)
+	n.m.SetStreamID(uint32(stream))
 	n.m.DisableGraph = disableGraph
 	return n
 }

@@ -152,6 +152,10 @@ func withSpecMetadata(st *spec.Struct, base *spec.Spec) *spec.Struct {
 		}
 	}
 	out.Prefix = old.Prefix && st.Size <= old.Size
+	// A field the binaries show under a new name at an old field's offset
+	// keeps that field's stable name (docs/spec-format.md#stable-field-names).
+	out.Fields = slices.Clone(st.Fields)
+	spec.InferWas(old, &out)
 	return &out
 }
 

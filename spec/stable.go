@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 )
@@ -188,4 +189,56 @@ func (c *checker) fieldRanges(st *Struct) {
 			c.at(&f.Fact, "range", "range", "%s.%s: range = [%d, %d] holds values its type %s cannot; narrow the range or correct the type", st.Name, f.Name, lo, hi, f.Type)
 		}
 	}
+}
+
+// InferWas gives a was row to each field of st that a rename of parent's
+// same struct explains: no field of parent has its name, and parent's field
+// at its offset has a name no field of st has. It is for tools that restate
+// a struct from binaries or headers (nrtabi release new), which see the new
+// spelling but not the history; the row is marked INFERRED with a note, so
+// the guess is visible and a wrong one is one line to correct. It returns
+// the fields it marked, as "new (was old)".
+func InferWas(parent, st *Struct) []string {
+	if parent == nil || st == nil {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, f := range st.Fields {
+		have[f.Name] = true
+	}
+	var out []string
+	for j := range st.Fields {
+		f := &st.Fields[j]
+		if f.Was != "" || fieldNamed(parent, f.Name) != nil {
+			continue
+		}
+		var match *Field
+		for k := range parent.Fields {
+			pf := &parent.Fields[k]
+			if pf.Offset == f.Offset && !have[pf.Name] {
+				if match != nil { // two candidates at one offset: no guess
+					match = nil
+					break
+				}
+				match = pf
+			}
+		}
+		if match == nil {
+			continue
+		}
+		f.Was = match.Name
+		if f.ConfFields == nil {
+			f.ConfFields = map[string]string{}
+		} else {
+			f.ConfFields = maps.Clone(f.ConfFields)
+		}
+		f.ConfFields["was"] = string(Inferred)
+		note := fmt.Sprintf("was %s: the parent's field at offset %d, whose name this struct no longer has", match.Name, f.Offset)
+		if f.Note != "" {
+			note = f.Note + "; " + note
+		}
+		f.Note = note
+		out = append(out, fmt.Sprintf("%s (was %s)", f.Name, match.Name))
+	}
+	return out
 }

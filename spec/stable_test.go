@@ -169,3 +169,43 @@ func TestIntDomain(t *testing.T) {
 		t.Error("a pointer has an integer domain")
 	}
 }
+
+func TestInferWas(t *testing.T) {
+	base, err := Load("2.31.24")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := base.StructByName("enc_glb_comm")
+	st := *parent
+	st.Fields = slices.Clone(st.Fields)
+	st.Fields[fieldIndex(st.Fields, "reservation_id")].Name = "pod_id"
+	if got := InferWas(parent, &st); len(got) != 1 || got[0] != "pod_id (was reservation_id)" {
+		t.Fatalf("InferWas: %v", got)
+	}
+	f := st.Fields[fieldIndex(st.Fields, "pod_id")]
+	if f.Was != "reservation_id" || f.ConfOf("was") != Inferred || !strings.Contains(f.Note, "offset 48") {
+		t.Errorf("pod_id: was %q conf %s note %q", f.Was, f.ConfOf("was"), f.Note)
+	}
+	if parent.Fields[fieldIndex(parent.Fields, "reservation_id")].ConfFields != nil {
+		t.Error("InferWas wrote into the parent's row")
+	}
+	// Written and read back, the guess is a valid was row.
+	s, err := derivedStruct(t, "enc_glb_comm", func([]Field) []Field { return st.Fields })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := s.StructByName("enc_glb_comm"); g.Fields[fieldIndex(g.Fields, "pod_id")].StableName() != "reservation_id" {
+		t.Error("the inferred was row does not carry the stable name")
+	}
+	// No guess where the old name is still there, or for a field at an
+	// offset the parent's fields kept.
+	st2 := *parent
+	st2.Fields = slices.Clone(st2.Fields)
+	st2.Fields[fieldIndex(st2.Fields, "pod_sz")].Name = "pod_size"
+	st2.Fields = append(st2.Fields, Field{Name: "reservation_idx", Offset: 48, Type: "u64"})
+	st2.Fields[fieldIndex(st2.Fields, "reservation_id")].Offset = 48
+	got := InferWas(parent, &st2)
+	if len(got) != 1 || got[0] != "pod_size (was pod_sz)" {
+		t.Errorf("InferWas guessed %v, want only pod_size", got)
+	}
+}

@@ -225,7 +225,7 @@ func cStructOf(st *spec.Struct) cStruct {
 		if stable := f.StableName(); stable != f.Name {
 			cs.Asserts = append(cs.Asserts, cAssert{
 				Expr: fmt.Sprintf("offsetof(%s, %s) == %d", ref, stable, f.Offset),
-				Msg:  fmt.Sprintf("%s.%s (was %s): spec offset %d (%s)", st.Name, stable, f.Name, f.Offset, lineOf(f.Fact)),
+				Msg:  fmt.Sprintf("%s.%s (stable name %s): spec offset %d (%s)", st.Name, f.Name, stable, f.Offset, lineOf(f.Fact)),
 			})
 		}
 	}

@@ -108,8 +108,8 @@ func accessors(s *spec.Spec, st *spec.Struct) []jen.Code {
 		get := jen.Id("v").Dot(g)
 		set := jen.Id("x")
 		if !same {
-			get = jen.Parens(goType(stable)).Call(get)
-			set = jen.Parens(goType(fd.T)).Call(set)
+			get = jen.Add(goType(stable)).Call(get)
+			set = jen.Add(goType(fd.T)).Call(set)
 		}
 		note := fmt.Sprintf("Get%s and Set%s read and write %s in its stable type %s", g, g, fd.Name, fd.StableTypeName())
 		if !same {

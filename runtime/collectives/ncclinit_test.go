@@ -33,7 +33,7 @@ func newCObjects(t testing.TB) cObjects {
 		o.ec.StreamIDMap[i] = abi.EncStreamIDUninitialized
 	}
 	o.ec.StreamIDMap[5] = 2
-	o.comm.ID = sentinelID
+	o.comm.SetID(sentinelID)
 	o.comm.SetStreamID(sentinelStream)
 	return o
 }

@@ -315,7 +315,17 @@ func TestStubRequirements(t *testing.T) {
 	st := s.StructByName("nccl_comm_info_t")
 	for i := range st.Fields {
 		if st.Fields[i].Name == "cluster_id" {
+			// Renamed with its stable name kept, as a was row does: the
+			// header declares both spellings, so the double still compiles.
 			st.Fields[i].Name = "cluster"
+		}
+	}
+	if _, err := Generate(s); err != nil {
+		t.Fatalf("a member renamed with its stable name kept: %v", err)
+	}
+	for i := range st.Fields {
+		if st.Fields[i].Name == "cluster" {
+			st.Fields[i].Stable = "" // renamed without a was row
 		}
 	}
 	if _, err := Generate(s); err == nil || !strings.Contains(err.Error(), "nccl_comm_info_t.cluster_id, which the libnccom double's neuronGetCommInfo writes") {

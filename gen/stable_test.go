@@ -132,7 +132,11 @@ func streamAs(typ string, rng []int64) func([]spec.Field) []spec.Field {
 // one line naming the field, both releases and the row to add.
 func TestHandUsesRefused(t *testing.T) {
 	base := mustLoad(t, "2.31.24")
-	uses := handUses{"ReservationID": "runtime/collectives/init.go:67", "GetStreamID": "runtime/collectives/pool.go:66"}
+	// What runtime/collectives names: the global comm by type, its node
+	// through g.m.NcclCommNode.
+	mentions := map[string]bool{"EncGlbComm": true}
+	uses := handUses{named: map[string]string{"ReservationID": "runtime/collectives/init.go:67", "GetStreamID": "runtime/collectives/pool.go:66",
+		"NcclCommNode": "runtime/collectives/pool.go:57"}, mentioned: mentions}
 	for _, tc := range []struct {
 		name string
 		edit map[string]func([]spec.Field) []spec.Field
@@ -142,12 +146,18 @@ func TestHandUsesRefused(t *testing.T) {
 		{"rename with was", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(true)}, uses, ""},
 		{"rename without was", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(false)}, uses,
 			`gen: enc_glb_comm.reservation_id: in 2.31.24, gone from 9.0.0, and runtime/collectives/init.go:67 names ReservationID; if a field of 9.0.0 replaces it, add was = "reservation_id" to that field's row in `},
-		{"rename without was, unused", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(false)}, handUses{}, ""},
+		{"rename without was, unused", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(false)}, handUses{named: map[string]string{"Size": "runtime/x.go:1"}, mentioned: mentions}, ""},
+		// A ReservationID of a hand-written type is no use of the generated one.
+		{"rename without was, struct never named", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(false)}, handUses{named: uses.named, mentioned: map[string]bool{}}, ""},
+		// Reached only through a field of a struct hand-written code names.
+		{"narrowed, reached through a field", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("i8", nil)}, handUses{named: map[string]string{"GetStreamID": "runtime/x.go:2", "NcclCommNode": "runtime/x.go:1"}, mentioned: mentions},
+			"gen: enc_nccl_comm_node.stream_id: u32 in 2.31.24, i8 in 9.0.0 cannot hold every value"},
+		{"narrowed, not reached", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("i8", nil)}, handUses{named: map[string]string{"GetStreamID": "runtime/x.go:2"}, mentioned: mentions}, ""},
 		{"widened", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("u64", nil)}, uses, ""},
 		{"narrowed", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("i8", nil)}, uses,
 			"gen: enc_nccl_comm_node.stream_id: u32 in 2.31.24, i8 in 9.0.0 cannot hold every value; add range = [0, 127] to the field row in "},
 		{"narrowed with a range", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("i8", []int64{0, 63})}, uses, ""},
-		{"widened, named directly", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("u64", nil)}, handUses{"StreamID": "runtime/x.go:3"},
+		{"widened, named directly", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("u64", nil)}, handUses{named: map[string]string{"StreamID": "runtime/x.go:3"}, mentioned: map[string]bool{"EncNcclCommNode": true}},
 			"gen: enc_nccl_comm_node.stream_id: u32 in 2.31.24, u64 in 9.0.0, and runtime/x.go:3 names StreamID directly; use GetStreamID/SetStreamID there"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,12 +191,12 @@ func TestScanHandUses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"ReservationID", "SetStreamID", "GetStreamID", "GDeviceID"} {
-		if uses[n] == "" {
+		if uses.named[n] == "" {
 			t.Errorf("the scan misses %s", n)
 		}
 	}
-	if p := uses["SetReservationID"]; p != "" {
-		t.Errorf("SetReservationID named at %s: generated code was scanned", p)
+	if !uses.mentioned["EncGlbComm"] {
+		t.Error("the scan misses abi.EncGlbComm")
 	}
 	tmp := t.TempDir()
 	for p, body := range map[string]string{
@@ -201,7 +211,7 @@ func TestScanHandUses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if uses["PodSzStale"] != "runtime/x/x.go:3" || uses["KeyStale"] != "cmd/y/y.go:3" || uses["GeneratedOnly"] != "" {
+	if uses.named["PodSzStale"] != "runtime/x/x.go:3" || uses.named["KeyStale"] != "cmd/y/y.go:3" || uses.named["GeneratedOnly"] != "" || !uses.mentioned["T"] {
 		t.Errorf("scan of planted files: %v", uses)
 	}
 }

@@ -25,15 +25,19 @@ const maxHandFile = 4 << 20
 
 // handUses is what hand-written Go names: every selector (x.Name) and
 // composite-literal key (T{Name: v}), by identifier, with the first place
-// each is named. The scan reads syntax only, never types, so it needs no
-// generated code to exist and cannot go stale; it over-approximates (a Rank
-// of a hand-written struct counts as a use of every generated Rank), which
-// can only make generation refuse more, never less.
-type handUses map[string]string
+// each is named, and every identifier it mentions. The scan reads syntax
+// only, never types, so it needs no generated code to exist and cannot go
+// stale. It over-approximates: a field counts as used when its name is named
+// anywhere and its struct is reachable (reachable), which can only make
+// generation refuse more, never less.
+type handUses struct {
+	named     map[string]string // selector or key name -> first file:line
+	mentioned map[string]bool   // every identifier, for the types hand-written code names
+}
 
 // scanHandUses parses every non-generated .go file under root's handDirs.
 func scanHandUses(root string) (handUses, error) {
-	uses := handUses{}
+	uses := handUses{named: map[string]string{}, mentioned: map[string]bool{}}
 	fset := token.NewFileSet()
 	for _, d := range handDirs {
 		dir := filepath.Join(root, d)
@@ -73,12 +77,14 @@ func scanHandUses(root string) (handUses, error) {
 			}
 			rel, _ := filepath.Rel(root, path)
 			note := func(id *ast.Ident) {
-				if _, ok := uses[id.Name]; !ok {
-					uses[id.Name] = fmt.Sprintf("%s:%d", filepath.ToSlash(rel), fset.Position(id.Pos()).Line)
+				if _, ok := uses.named[id.Name]; !ok {
+					uses.named[id.Name] = fmt.Sprintf("%s:%d", filepath.ToSlash(rel), fset.Position(id.Pos()).Line)
 				}
 			}
 			ast.Inspect(f, func(n ast.Node) bool {
 				switch x := n.(type) {
+				case *ast.Ident:
+					uses.mentioned[x.Name] = true
 				case *ast.SelectorExpr:
 					note(x.Sel)
 				case *ast.CompositeLit:
@@ -95,7 +101,7 @@ func scanHandUses(root string) (handUses, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return handUses{}, err
 		}
 	}
 	return uses, nil
@@ -129,14 +135,21 @@ func checkHandUses(specs []*spec.Spec, uses handUses) error {
 	var msgs []string
 	for _, s := range specs {
 		parent := byName[s.Release.DerivedFrom]
+		reach := reachable(s, uses)
+		var preach map[*spec.Struct]bool
+		if parent != nil {
+			preach = reachable(parent, uses)
+		}
 		for _, st := range s.Structs {
-			for i := range st.Fields {
-				if m := checkField(s, st, &st.Fields[i], uses); m != "" {
-					msgs = append(msgs, m)
+			if reach[st] {
+				for i := range st.Fields {
+					if m := checkField(s, st, &st.Fields[i], uses); m != "" {
+						msgs = append(msgs, m)
+					}
 				}
 			}
-			if parent != nil {
-				msgs = append(msgs, goneFields(parent, s, st, uses)...)
+			if pst := parentStruct(parent, st); pst != nil && preach[pst] {
+				msgs = append(msgs, goneFields(parent, s, pst, st, uses)...)
 			}
 		}
 	}
@@ -147,11 +160,64 @@ func checkHandUses(specs []*spec.Spec, uses handUses) error {
 	return fmt.Errorf("%s", strings.Join(msgs, "\n"))
 }
 
+// reachable are the structs of s whose values hand-written code can hold:
+// those whose Go type it names (abi.EncGlbComm), and those held by value in
+// a field it names of a struct it can reach (g.m.NcclCommNode). A field of a
+// struct it cannot reach is no use, whatever its name: a hand-written type's
+// Size is no generated Size.
+func reachable(s *spec.Spec, uses handUses) map[*spec.Struct]bool {
+	reach := map[*spec.Struct]bool{}
+	var work []*spec.Struct
+	for _, st := range s.Structs {
+		if uses.mentioned[GoName(st.Name)] {
+			reach[st] = true
+			work = append(work, st)
+		}
+	}
+	for len(work) > 0 {
+		st := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, fd := range st.Fields {
+			if fd.T == nil {
+				continue
+			}
+			inner := byValueStruct(fd.T)
+			if inner == nil || reach[inner] {
+				continue
+			}
+			if _, ok := uses.named[GoName(fd.StableName())]; ok {
+				reach[inner] = true
+				work = append(work, inner)
+			}
+		}
+	}
+	return reach
+}
+
+// byValueStruct is the struct a field holds by value, directly or as array
+// elements.
+func byValueStruct(t *spec.Type) *spec.Struct {
+	for t.Kind == spec.KindArray {
+		t = t.Elem
+	}
+	if t.Kind == spec.KindStruct {
+		return t.Struct
+	}
+	return nil
+}
+
+func parentStruct(parent *spec.Spec, st *spec.Struct) *spec.Struct {
+	if parent == nil {
+		return nil
+	}
+	return parent.StructByName(st.Name)
+}
+
 // usedAs is where hand-written code names field g directly or through an
 // accessor ("" when nowhere), and how.
 func usedAs(uses handUses, g string) (at, how string) {
 	for _, n := range []string{g, "Get" + g, "Set" + g} {
-		if p, ok := uses[n]; ok {
+		if p, ok := uses.named[n]; ok {
 			return p, n
 		}
 	}
@@ -186,13 +252,9 @@ func checkField(s *spec.Spec, st *spec.Struct, fd *spec.Field, uses handUses) st
 	return ""
 }
 
-// goneFields reports the fields of parent's struct that no field of child's
-// same struct continues while hand-written code still names them.
-func goneFields(parent, child *spec.Spec, st *spec.Struct, uses handUses) []string {
-	pst := parent.StructByName(st.Name)
-	if pst == nil {
-		return nil
-	}
+// goneFields reports the fields of parent's struct pst that no field of
+// child's same struct st continues while hand-written code still names them.
+func goneFields(parent, child *spec.Spec, pst, st *spec.Struct, uses handUses) []string {
 	kept := map[string]bool{}
 	for _, f := range st.Fields {
 		kept[f.StableName()] = true

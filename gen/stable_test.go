@@ -334,3 +334,16 @@ func copyModule(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkScanHandUses is what the scan adds to `nrtabi gen --all`.
+func BenchmarkScanHandUses(b *testing.B) {
+	root, err := FindRoot(".")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := scanHandUses(root); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -26,12 +26,16 @@ func stableType(s *spec.Spec, fd *spec.Field) (*spec.Type, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stable type of %s: %w", fd.Name, err)
 	}
+	// A named type may be spelled by its typedef in one release and its tag
+	// in another: both name the same declaration.
 	if t.Kind == spec.KindStruct {
-		e := s.EnumByName(t.Name)
-		if e == nil {
-			return nil, fmt.Errorf("stable type %s of %s is no builtin or enum of release %s", t.Name, fd.Name, s.Release.Name)
+		if st := s.StructByName(t.Name); st != nil {
+			t.Struct = st
+		} else if e := s.EnumByName(t.Name); e != nil {
+			t.Kind, t.Enum = spec.KindEnum, e
+		} else {
+			return nil, fmt.Errorf("its stable type %s is no builtin, struct or enum of release %s", t.Name, s.Release.Name)
 		}
-		t.Kind, t.Enum = spec.KindEnum, e
 	}
 	return t, nil
 }

@@ -23,7 +23,11 @@ func mustType(t *testing.T, s *spec.Spec, expr string) *spec.Type {
 		t.Fatal(err)
 	}
 	if ty.Kind == spec.KindStruct {
-		ty.Kind, ty.Enum = spec.KindEnum, s.EnumByName(ty.Name)
+		if st := s.StructByName(ty.Name); st != nil {
+			ty.Struct = st
+		} else {
+			ty.Kind, ty.Enum = spec.KindEnum, s.EnumByName(ty.Name)
+		}
 	}
 	return ty
 }
@@ -49,6 +53,8 @@ func TestConversion(t *testing.T) {
 		{"bool", "u8", nil, false, false},
 		{"void*", "char*", nil, true, true}, // both uintptr
 		{"u32", "u32[2]", nil, false, false},
+		{"enc_nccl_comm_node_t", "enc_nccl_comm_node", nil, true, true}, // typedef and tag: one struct
+		{"enc_nccl_comm_node_t", "enc_comm", nil, false, false},
 	} {
 		same, ok := conversion(mustType(t, s, tc.from), mustType(t, s, tc.to), tc.rng)
 		if same != tc.same || ok != tc.ok {
@@ -64,7 +70,7 @@ func plantRelease(t *testing.T, root, name string, edit map[string]func([]spec.F
 	base := mustLoad(t, "2.31.24")
 	var b bytes.Buffer
 	w := &spec.Writer{W: &b}
-	for _, sn := range []string{"enc_nccl_comm_node", "enc_glb_comm"} {
+	for _, sn := range []string{"enc_nccl_comm_node", "enc_comm", "enc_glb_comm"} {
 		if edit[sn] == nil {
 			continue
 		}
@@ -127,6 +133,15 @@ func streamAs(typ string, rng []int64) func([]spec.Field) []spec.Field {
 	}
 }
 
+// commStreamAs re-types enc_comm.stream_id in place.
+func commStreamAs(typ string, rng []int64) func([]spec.Field) []spec.Field {
+	return func(fs []spec.Field) []spec.Field {
+		f := field(fs, "stream_id")
+		f.Type, f.Range = typ, rng
+		return fs
+	}
+}
+
 // TestHandUsesRefused plants each change the stable API cannot absorb
 // against a use hand-written code makes, and sees generation refuse it in
 // one line naming the field, both releases and the row to add.
@@ -145,20 +160,30 @@ func TestHandUsesRefused(t *testing.T) {
 	}{
 		{"rename with was", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(true)}, uses, ""},
 		{"rename without was", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(false)}, uses,
-			`gen: enc_glb_comm.reservation_id: in 2.31.24, gone from 9.0.0, and runtime/collectives/init.go:67 names ReservationID; if a field of 9.0.0 replaces it, add was = "reservation_id" to that field's row in `},
+			`enc_glb_comm.reservation_id: in 2.31.24, gone from 9.0.0, and runtime/collectives/init.go:67 names ReservationID; if a field of 9.0.0 replaces it, add was = "reservation_id" to that field's row in `},
 		{"rename without was, unused", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(false)}, handUses{named: map[string]string{"Size": "runtime/x.go:1"}, mentioned: mentions}, ""},
 		// A ReservationID of a hand-written type is no use of the generated one.
 		{"rename without was, struct never named", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(false)}, handUses{named: uses.named, mentioned: map[string]bool{}}, ""},
 		// Reached only through a field of a struct hand-written code names.
 		{"narrowed, reached through a field", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("i8", nil)}, handUses{named: map[string]string{"GetStreamID": "runtime/x.go:2", "NcclCommNode": "runtime/x.go:1"}, mentioned: mentions},
-			"gen: enc_nccl_comm_node.stream_id: u32 in 2.31.24, i8 in 9.0.0 cannot hold every value"},
+			"enc_nccl_comm_node.stream_id: u32 in 2.31.24, i8 in 9.0.0 cannot hold every value"},
 		{"narrowed, not reached", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("i8", nil)}, handUses{named: map[string]string{"GetStreamID": "runtime/x.go:2"}, mentioned: mentions}, ""},
 		{"widened", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("u64", nil)}, uses, ""},
 		{"narrowed", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("i8", nil)}, uses,
-			"gen: enc_nccl_comm_node.stream_id: u32 in 2.31.24, i8 in 9.0.0 cannot hold every value; add range = [0, 127] to the field row in "},
+			"enc_nccl_comm_node.stream_id: u32 in 2.31.24, i8 in 9.0.0 cannot hold every value; add range = [0, 127] to the field row in "},
 		{"narrowed with a range", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("i8", []int64{0, 63})}, uses, ""},
+		// The issue's vendor drop: enc_comm.stream_id u32 -> int, lossless
+		// with 2.31.24's range [0, 3] (carried by release new), refused without.
+		{"sign change with the parent's range", map[string]func([]spec.Field) []spec.Field{"enc_comm": commStreamAs("int", []int64{0, 3})}, handUses{named: map[string]string{"SetStreamID": "runtime/collectives/ncclinit.go:44"}, mentioned: map[string]bool{"EncComm": true}}, ""},
+		{"sign change without a range", map[string]func([]spec.Field) []spec.Field{"enc_comm": commStreamAs("int", nil)}, handUses{named: map[string]string{"SetStreamID": "runtime/collectives/ncclinit.go:44"}, mentioned: map[string]bool{"EncComm": true}},
+			"enc_comm.stream_id: u32 in 2.31.24, int in 9.0.0 cannot hold every value; add range = [0, 2147483647] to the field row in "},
+		// A vendor header spells the member's type by its tag, the spec by its typedef.
+		{"struct type by its tag", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": func(fs []spec.Field) []spec.Field {
+			field(fs, "nccl_comm_node").Type = "enc_nccl_comm_node"
+			return fs
+		}}, uses, ""},
 		{"widened, named directly", map[string]func([]spec.Field) []spec.Field{"enc_nccl_comm_node": streamAs("u64", nil)}, handUses{named: map[string]string{"StreamID": "runtime/x.go:3"}, mentioned: map[string]bool{"EncNcclCommNode": true}},
-			"gen: enc_nccl_comm_node.stream_id: u32 in 2.31.24, u64 in 9.0.0, and runtime/x.go:3 names StreamID directly; use GetStreamID/SetStreamID there"},
+			"enc_nccl_comm_node.stream_id: u32 in 2.31.24, u64 in 9.0.0, and runtime/x.go:3 names StreamID directly; use GetStreamID/SetStreamID there"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := plantRelease(t, t.TempDir(), "9.0.0", tc.edit)
@@ -237,7 +262,7 @@ func TestRuntimeCompilesAcrossReleases(t *testing.T) {
 		refused      string
 	}{
 		{"9.1.0", "u64", nil, ""},
-		{"9.2.0", "i8", nil, "gen: enc_nccl_comm_node.stream_id: u32 in 2.31.24, i8 in 9.2.0 cannot hold every value; add range = [0, 127] to the field row in "},
+		{"9.2.0", "i8", nil, "enc_nccl_comm_node.stream_id: u32 in 2.31.24, i8 in 9.2.0 cannot hold every value; add range = [0, 127] to the field row in "},
 		{"9.2.0", "i8", []int64{0, 63}, ""},
 	} {
 		tmp := t.TempDir()

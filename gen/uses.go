@@ -236,18 +236,21 @@ func checkField(s *spec.Spec, st *spec.Struct, fd *spec.Field, uses handUses) st
 	where := fmt.Sprintf("%s.%s: %s in %s, %s in %s", st.Name, fd.StableName(), fd.StableTypeName(), fd.StableFrom, fd.Type, s.Release.Name)
 	stable, err := stableType(s, fd)
 	if err != nil {
-		return fmt.Sprintf("gen: %s: %v, and %s names %s; keep the type, or give the field a new name (no was row) and change that use", where, err, at, how)
+		return fmt.Sprintf("%s: %v, and %s names %s; keep the type, or give the field a new name (no was row) and change that use", where, err, at, how)
 	}
+	// Array, pointer and struct types keep one Go type only when their
+	// spellings name the same declaration (typedef or tag): compare what Go
+	// sees.
 	same, ok := conversion(stable, fd.T, fd.Range)
 	switch {
 	case same:
 		return ""
 	case !ok && integerLike(stable) && integerLike(fd.T):
-		return fmt.Sprintf("gen: %s cannot hold every value; add range = %s to the field row in %s", where, rangeHint(stable, fd.T), fieldRow(fd))
+		return fmt.Sprintf("%s cannot hold every value; add range = %s to the field row in %s", where, rangeHint(stable, fd.T), fieldRow(fd))
 	case !ok:
-		return fmt.Sprintf("gen: %s: no lossless conversion, and %s names %s; keep the type in %s, or give the field a new name (no was row) and change that use", where, at, how, fieldRow(fd))
+		return fmt.Sprintf("%s: no lossless conversion, and %s names %s; keep the type in %s, or give the field a new name (no was row) and change that use", where, at, how, fieldRow(fd))
 	case how == g:
-		return fmt.Sprintf("gen: %s, and %s names %s directly; use Get%s/Set%s there, which keep the %s type in every release", where, at, g, g, g, fd.StableTypeName())
+		return fmt.Sprintf("%s, and %s names %s directly; use Get%s/Set%s there, which keep the %s type in every release", where, at, g, g, g, fd.StableTypeName())
 	}
 	return ""
 }
@@ -269,7 +272,7 @@ func goneFields(parent, child *spec.Spec, pst, st *spec.Struct, uses handUses) [
 		if at == "" {
 			continue
 		}
-		out = append(out, fmt.Sprintf("gen: %s.%s: in %s, gone from %s, and %s names %s; if a field of %s replaces it, add was = %q to that field's row in %s",
+		out = append(out, fmt.Sprintf("%s.%s: in %s, gone from %s, and %s names %s; if a field of %s replaces it, add was = %q to that field's row in %s",
 			st.Name, pf.Name, parent.Release.Name, child.Release.Name, at, how, child.Release.Name, pf.Name, structRow(st)))
 	}
 	return out

@@ -156,6 +156,7 @@ func withSpecMetadata(st *spec.Struct, base *spec.Spec) *spec.Struct {
 	// keeps that field's stable name (docs/spec-format.md#stable-field-names).
 	out.Fields = slices.Clone(st.Fields)
 	spec.InferWas(old, &out)
+	spec.CarryRanges(old, &out)
 	return &out
 }
 

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -239,6 +240,48 @@ func InferWas(parent, st *Struct) []string {
 		}
 		f.Note = note
 		out = append(out, fmt.Sprintf("%s (was %s)", f.Name, match.Name))
+	}
+	return out
+}
+
+// CarryRanges gives each field of st that continues a field of parent (by
+// its was row or its name) and has no range of its own the parent field's
+// range, where the field's type holds it: a value domain is a fact about
+// the program, which headers and binaries do not show. The key is listed in
+// the row's carried keys. It returns the fields it changed.
+func CarryRanges(parent, st *Struct) []string {
+	if parent == nil || st == nil {
+		return nil
+	}
+	var out []string
+	for j := range st.Fields {
+		f := &st.Fields[j]
+		if f.Range != nil {
+			continue
+		}
+		from := f.Name
+		if f.Was != "" {
+			from = f.Was
+		}
+		pf := fieldNamed(parent, from)
+		if pf == nil || len(pf.Range) != 2 || pf.Range[1] < 0 {
+			continue
+		}
+		t, err := ParseType(f.Type)
+		if err != nil {
+			continue
+		}
+		if t.Kind == KindStruct { // a named type: an enum is C's int
+			t = &Type{Kind: KindEnum}
+		}
+		if !t.DomainFits(pf.Range[0], uint64(pf.Range[1])) {
+			continue
+		}
+		f.Range = slices.Clone(pf.Range)
+		if !slices.Contains(f.Carried, "range") {
+			f.Carried = append(slices.Clone(f.Carried), "range")
+		}
+		out = append(out, f.Name)
 	}
 	return out
 }

@@ -209,3 +209,38 @@ func TestInferWas(t *testing.T) {
 		t.Errorf("InferWas guessed %v, want only pod_size", got)
 	}
 }
+
+func TestCarryRanges(t *testing.T) {
+	base, err := Load("2.31.24")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := base.StructByName("enc_comm")
+	if f := parent.Fields[fieldIndex(parent.Fields, "stream_id")]; len(f.Range) != 2 || f.Range[1] != 3 {
+		t.Fatalf("2.31.24 enc_comm.stream_id has range %v, want [0, 3] (below ENC_MAX_STREAM_N)", f.Range)
+	}
+	for typ, carried := range map[string]bool{"int": true, "i8": true, "u64": true, "bool": false, "u8*": false} {
+		st := *parent
+		st.Fields = slices.Clone(st.Fields)
+		f := &st.Fields[fieldIndex(st.Fields, "stream_id")]
+		f.Type, f.Range = typ, nil
+		got := CarryRanges(parent, &st)
+		if carried != (len(got) == 1 && len(f.Range) == 2 && slices.Contains(f.Carried, "range")) {
+			t.Errorf("stream_id as %s: carried %v, range %v, carried keys %v", typ, got, f.Range, f.Carried)
+		}
+	}
+	if parent.Fields[fieldIndex(parent.Fields, "stream_id")].Carried != nil {
+		t.Error("CarryRanges wrote into the parent's row")
+	}
+	// A vendor's re-type to int, restated with the carried range, loads.
+	s, err := derivedStruct(t, "enc_comm", func(fs []Field) []Field {
+		fs[fieldIndex(fs, "stream_id")].Type = "int"
+		return fs
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.StructByName("enc_comm").Fields[fieldIndex(s.StructByName("enc_comm").Fields, "stream_id")]; f.StableTypeName() != "u32" || len(f.Range) != 2 {
+		t.Errorf("stream_id as int: stable type %s, range %v", f.StableTypeName(), f.Range)
+	}
+}

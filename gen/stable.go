@@ -64,8 +64,8 @@ func conversion(stable, cur *spec.Type, rng []int64) (same, lossless bool) {
 	if !integerLike(stable) || !integerLike(cur) {
 		return false, false
 	}
-	if len(rng) == 2 && rng[1] >= 0 {
-		return false, stable.DomainFits(rng[0], uint64(rng[1])) && cur.DomainFits(rng[0], uint64(rng[1]))
+	if len(rng) == 2 {
+		return false, stable.RangeFits(rng[0], rng[1]) && cur.RangeFits(rng[0], rng[1])
 	}
 	lo, hi, _ := stable.IntDomain()
 	return false, cur.DomainFits(lo, hi)

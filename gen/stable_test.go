@@ -49,7 +49,9 @@ func TestConversion(t *testing.T) {
 		{"u32", "i8", []int64{0, 63}, false, true},
 		{"u32", "i8", []int64{0, 200}, false, false}, // the range does not fit i8
 		{"i64", "u64", []int64{-1, 5}, false, false}, // nor u64
-		{"int", "nec_pod_type_t", nil, false, true},  // an enum is C's int
+		{"i64", "i8", []int64{-9, -2}, false, true},  // a negative domain
+		{"i64", "u8", []int64{-9, -2}, false, false},
+		{"int", "nec_pod_type_t", nil, false, true}, // an enum is C's int
 		{"bool", "u8", nil, false, false},
 		{"void*", "char*", nil, true, true}, // both uintptr
 		{"u32", "u32[2]", nil, false, false},

@@ -170,6 +170,19 @@ func (t *Type) DomainFits(lo int64, hi uint64) bool {
 	return ok && lo >= tlo && hi <= thi
 }
 
+// RangeFits reports whether every value of a declared range [lo, hi]
+// (lo <= hi) is a value of t.
+func (t *Type) RangeFits(lo, hi int64) bool {
+	tlo, thi, ok := t.IntDomain()
+	if !ok || lo < tlo || lo > hi {
+		return false
+	}
+	if hi < 0 {
+		return true // lo <= hi < 0 and lo >= tlo
+	}
+	return uint64(hi) <= thi
+}
+
 // fieldRanges holds each range row to a well-formed domain its field's type
 // can hold: [lo, hi], lo <= hi, on an integer, enum, bool or char field.
 func (c *checker) fieldRanges(st *Struct) {
@@ -186,7 +199,7 @@ func (c *checker) fieldRanges(st *Struct) {
 			c.at(&f.Fact, "range", "range", "%s.%s: range on a %s field; a value domain applies only to integer, enum, bool and char fields, so drop it", st.Name, f.Name, f.Type)
 			continue
 		}
-		if lo, hi := f.Range[0], f.Range[1]; hi < 0 || !f.T.DomainFits(lo, uint64(hi)) {
+		if lo, hi := f.Range[0], f.Range[1]; !f.T.RangeFits(lo, hi) {
 			c.at(&f.Fact, "range", "range", "%s.%s: range = [%d, %d] holds values its type %s cannot; narrow the range or correct the type", st.Name, f.Name, lo, hi, f.Type)
 		}
 	}
@@ -264,7 +277,7 @@ func CarryRanges(parent, st *Struct) []string {
 			from = f.Was
 		}
 		pf := fieldNamed(parent, from)
-		if pf == nil || len(pf.Range) != 2 || pf.Range[1] < 0 {
+		if pf == nil || len(pf.Range) != 2 {
 			continue
 		}
 		t, err := ParseType(f.Type)
@@ -274,7 +287,7 @@ func CarryRanges(parent, st *Struct) []string {
 		if t.Kind == KindStruct { // a named type: an enum is C's int
 			t = &Type{Kind: KindEnum}
 		}
-		if !t.DomainFits(pf.Range[0], uint64(pf.Range[1])) {
+		if !t.RangeFits(pf.Range[0], pf.Range[1]) {
 			continue
 		}
 		f.Range = slices.Clone(pf.Range)

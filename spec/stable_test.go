@@ -165,6 +165,15 @@ func TestIntDomain(t *testing.T) {
 			t.Errorf("%s: [%d, %d] %v", expr, lo, hi, ok)
 		}
 	}
+	i8, _ := ParseType("i8")
+	for _, tc := range []struct {
+		lo, hi int64
+		fits   bool
+	}{{-128, 127, true}, {-9, -2, true}, {-129, 0, false}, {0, 128, false}, {5, 1, false}} {
+		if i8.RangeFits(tc.lo, tc.hi) != tc.fits {
+			t.Errorf("i8 holds [%d, %d]: %v", tc.lo, tc.hi, !tc.fits)
+		}
+	}
 	if _, _, ok := (&Type{Kind: KindPointer}).IntDomain(); ok {
 		t.Error("a pointer has an integer domain")
 	}

@@ -192,6 +192,14 @@ func cStructOf(st *spec.Struct) cStruct {
 			f := m.Field
 			mem.Decl = CDecl(f.T, f.Name)
 			mem.Comment = fmt.Sprintf("+%d %s", f.Offset, f.Conf)
+			if stable := f.StableName(); stable != f.Name {
+				// The release's spelling mirrors the vendor header; the
+				// stable one is what C in runtime/ names in every release
+				// (docs/generator.md#stable-fields). One anonymous union
+				// of one type adds no size or alignment.
+				mem.Decl = fmt.Sprintf("union { %s; %s; }", CDecl(f.T, f.Name), CDecl(f.T, stable))
+				mem.Comment += ", stable name " + stable
+			}
 			if c := f.ConfOf("type"); c != f.Conf {
 				mem.Comment += ", type " + string(c)
 			}
@@ -214,6 +222,12 @@ func cStructOf(st *spec.Struct) cStruct {
 			Expr: fmt.Sprintf("offsetof(%s, %s) == %d", ref, f.Name, f.Offset),
 			Msg:  fmt.Sprintf("%s.%s: spec offset %d (%s)", st.Name, f.Name, f.Offset, lineOf(f.Fact)),
 		})
+		if stable := f.StableName(); stable != f.Name {
+			cs.Asserts = append(cs.Asserts, cAssert{
+				Expr: fmt.Sprintf("offsetof(%s, %s) == %d", ref, stable, f.Offset),
+				Msg:  fmt.Sprintf("%s.%s (stable name %s): spec offset %d (%s)", st.Name, f.Name, stable, f.Offset, lineOf(f.Fact)),
+			})
+		}
 	}
 	return cs
 }

@@ -68,7 +68,7 @@ func buildGo(dir string, tags ...string) (string, error) {
 
 func TestHeaderCompiles(t *testing.T) {
 	needCC(t)
-	for _, s := range []*spec.Spec{loadMini(t), mustLoad(t, spec.Default)} {
+	for _, s := range []*spec.Spec{loadMini(t), loadMiniNext(t), mustLoad(t, spec.Default)} {
 		if err := compileC(writeRelease(t, s)); err != nil {
 			t.Errorf("release %s: %v", s.Release.Name, err)
 		}
@@ -133,12 +133,14 @@ func TestGoMirrorsBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: builds a Go module (-short)")
 	}
-	out, err := buildGo(writeRelease(t, loadMini(t)))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	if !strings.Contains(out, "layout facts hold") || !strings.Contains(out, "TestWireImage") {
-		t.Errorf("the generated tests did not run:\n%s", out)
+	for _, s := range []*spec.Spec{loadMini(t), loadMiniNext(t)} {
+		out, err := buildGo(writeRelease(t, s))
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", s.Release.Name, err, out)
+		}
+		if !strings.Contains(out, "layout facts hold") || !strings.Contains(out, "TestWireImage") {
+			t.Errorf("%s: the generated tests did not run:\n%s", s.Release.Name, out)
+		}
 	}
 }
 

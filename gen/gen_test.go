@@ -25,16 +25,42 @@ func loadMini(t *testing.T) *spec.Spec {
 	return s
 }
 
-// TestGolden regenerates the small release and compares every artefact with
-// its golden file (go test ./gen -update rewrites them).
-func TestGolden(t *testing.T) {
-	files, err := Generate(loadMini(t))
+// loadMiniNext is the small release's successor, which renames and re-types
+// fields (docs/generator.md#stable-fields).
+func loadMiniNext(t *testing.T) *spec.Spec {
+	t.Helper()
+	s, err := spec.LoadDir(miniNextDir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+const miniNextDir = "testdata/spec/0.0.2"
+
+// TestGolden regenerates the small releases and compares every artefact with
+// its golden file (go test ./gen -update rewrites them).
+func TestGolden(t *testing.T) {
 	want := map[string]bool{}
+	for _, s := range []*spec.Spec{loadMini(t), loadMiniNext(t)} {
+		golden(t, s, want)
+	}
+	// Every golden file must still be produced.
+	filepath.Walk(filepath.Join("testdata", "golden"), func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && !want[p] {
+			t.Errorf("%s is no longer generated; remove it", p)
+		}
+		return nil
+	})
+}
+
+func golden(t *testing.T, s *spec.Spec, want map[string]bool) {
+	files, err := Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range files {
-		golden := filepath.Join("testdata", "golden", "0.0.1", f.Path+".golden")
+		golden := filepath.Join("testdata", "golden", s.Release.Name, f.Path+".golden")
 		want[golden] = true
 		if *update {
 			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
@@ -54,13 +80,6 @@ func TestGolden(t *testing.T) {
 			t.Errorf("%s differs from %s (run go test ./gen -update and review the diff):\n%s", f.Path, golden, firstDiff(old, f.Data))
 		}
 	}
-	// Every golden file must still be produced.
-	filepath.Walk(filepath.Join("testdata", "golden"), func(p string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() && !want[p] {
-			t.Errorf("%s is no longer generated; remove it", p)
-		}
-		return nil
-	})
 }
 
 // firstDiff shows the first differing line.

@@ -32,7 +32,7 @@ func (r layoutRow) actual() jen.Code {
 	if r.Field == nil {
 		return jen.Qual("unsafe", "Sizeof").Call(lit)
 	}
-	return jen.Qual("unsafe", "Offsetof").Call(lit.Dot(GoName(r.Field.Name)))
+	return jen.Qual("unsafe", "Offsetof").Call(lit.Dot(GoName(r.Field.StableName())))
 }
 
 // layoutRows lists what the Go mirrors can assert: everything but packed

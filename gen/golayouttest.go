@@ -59,7 +59,7 @@ func goLayoutTest(s *spec.Spec) ([]File, error) {
 				continue
 			}
 			mark := 0x10 + i
-			set, ok := probeValue(fd.T, jen.Id("v").Dot(GoName(fd.Name)), mark)
+			set, ok := probeValue(fd.T, jen.Id("v").Dot(GoName(fd.StableName())), mark)
 			if !ok {
 				continue
 			}

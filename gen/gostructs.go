@@ -30,6 +30,10 @@ func goStructs(s *spec.Spec) ([]File, error) {
 	for _, st := range structsInOrder(s) {
 		f.Add(goStruct(st))
 		f.Line()
+		for _, a := range accessors(s, st) {
+			f.Add(a)
+			f.Line()
+		}
 		sizes = append(sizes, jen.Id("Sizeof"+GoName(st.Name)).Op("=").Lit(st.Size))
 	}
 	f.Comment("Sizes from the spec. For packed byte images these are the image sizes.")
@@ -66,7 +70,7 @@ func goStruct(st *spec.Struct) jen.Code {
 			doc = append(doc, commentText(fmt.Sprintf("The flexible array member %s (+%d, %s) has no Go form and adds no size.", fd.Name, fd.Offset, fd.Type)))
 			continue
 		}
-		fields = append(fields, jen.Id(GoName(fd.Name)).Add(goType(fd.T)).Comment(commentText(fmt.Sprintf("+%d %s %s", fd.Offset, fd.Type, fd.Conf))))
+		fields = append(fields, jen.Id(GoName(fd.StableName())).Add(goType(fd.T)).Comment(commentText(fmt.Sprintf("+%d %s %s", fd.Offset, fd.Type, fd.Conf))))
 	}
 	return jen.Comment(strings.Join(doc, "\n")).Line().Type().Id(name).Struct(fields...)
 }

@@ -31,7 +31,7 @@ func goWire(s *spec.Spec) ([]File, error) {
 			if flexible(fd) {
 				continue
 			}
-			p, g, err := wireField(le, fd.T, jen.Id("v").Dot(GoName(fd.Name)), fd.Offset)
+			p, g, err := wireField(le, fd.T, jen.Id("v").Dot(GoName(fd.StableName())), fd.Offset)
 			if err != nil {
 				return nil, fmt.Errorf("%s.%s: %w", st.Name, fd.Name, err)
 			}

@@ -70,6 +70,16 @@ func Releases(dir string, specs []*spec.Spec, def string) ([]Output, error) {
 // packages and the model headers model/zspec_<release>.pml. Nothing is
 // written.
 func Tree(root string, specs []*spec.Spec, def string) ([]Output, error) {
+	// Hand-written code must compile against every release the tree holds
+	// (docs/generator.md#stable-fields): refuse here, in one line per field,
+	// what would otherwise be a compile error inside runtime/.
+	uses, err := scanHandUses(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkHandUses(specs, uses); err != nil {
+		return nil, err
+	}
 	out, err := Releases(filepath.Join(root, generatedDir), specs, def)
 	if err != nil {
 		return nil, err

@@ -55,6 +55,18 @@ func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, dep
 			byName[m.Name] = m
 		}
 	}
+	// A field the generated header declares under two names (the release's
+	// and its stable one, docs/generator.md#stable-fields) is an anonymous
+	// union of one type: in C its members are members of the struct.
+	aliased := map[*elfread.Member]*elfread.Member{} // a union's member -> the union
+	for _, m := range l.Members {
+		for _, in := range aliasUnion(m) {
+			if byName[in.Name] == nil {
+				byName[in.Name] = in
+				aliased[in] = m
+			}
+		}
+	}
 	specNames := map[string]bool{}
 	for _, f := range st.Fields {
 		specNames[f.Name] = true
@@ -75,6 +87,9 @@ func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, dep
 				"%s: renamed to %s (same offset %d, size %d, type %s)", fp, m.Name, m.Offset, m.Size, elfread.TypeName(m.Type))
 		}
 		used[m] = true
+		if u := aliased[m]; u != nil {
+			used[u] = true
+		}
 		c.field(l, f, m, fp, root, depth)
 	}
 	for _, m := range l.Members {
@@ -177,4 +192,26 @@ func (c *structCheck) field(l *elfread.Layout, f *spec.Field, m *elfread.Member,
 			c.check(f.T.Struct, inner, fp, depth+1)
 		}
 	}
+}
+
+// aliasUnion is the members of m, an anonymous union whose members all
+// name the same bytes with the same type (the stable-name union of a
+// generated header), placed at m's offset; nil for any other member.
+func aliasUnion(m *elfread.Member) []*elfread.Member {
+	if m.Name != "" || m.Base || m.BitSize > 0 {
+		return nil
+	}
+	u, ok := elfread.Strip(m.Type).(*godwarf.StructType)
+	if !ok || u.Kind != "union" || len(u.Field) < 2 {
+		return nil
+	}
+	var out []*elfread.Member
+	for _, f := range u.Field {
+		if f.Name == "" || f.ByteOffset != 0 || f.BitSize != 0 || f.Type == nil || f.Type.Size() != m.Size ||
+			elfread.TypeName(f.Type) != elfread.TypeName(u.Field[0].Type) {
+			return nil
+		}
+		out = append(out, &elfread.Member{Name: f.Name, Offset: m.Offset, Size: m.Size, Type: f.Type})
+	}
+	return out
 }

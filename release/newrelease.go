@@ -207,6 +207,29 @@ func (nr *newRelease) withSpecMetadata(st *spec.Struct) *spec.Struct {
 	out.ConfFields = maps.Clone(out.ConfFields)
 	out.Carried = slices.Clone(out.Carried)
 	nr.carry(&out.Fact, old.Fact, carried...)
+	// A field the binaries show under a new name at an old field's offset
+	// keeps that field's stable name (docs/spec-format.md#stable-field-names);
+	// a range the parent declares is a fact about the program no input
+	// shows, so it is carried, from the parent, with the parent's grade.
+	out.Fields = slices.Clone(st.Fields)
+	spec.InferWas(old, &out)
+	for _, name := range spec.CarryRanges(old, &out) {
+		for j := range out.Fields {
+			f := &out.Fields[j]
+			if f.Name != name {
+				continue
+			}
+			from := f.Name
+			if f.Was != "" {
+				from = f.Was
+			}
+			for _, pf := range old.Fields {
+				if pf.Name == from {
+					nr.carry(&f.Fact, pf.Fact, "range")
+				}
+			}
+		}
+	}
 	return &out
 }
 

@@ -17,9 +17,9 @@ func derive(child *Spec, locate func(string) (source, error), chain []string) (*
 	if parentName == "" {
 		if len(child.removals) > 0 {
 			r := child.removals[0]
-			return child, Errors{{Pos: r.pos, Rule: "derive", Msg: "[remove] only makes sense in a release with derived_from"}}, nil
+			return child, append(Errors{{Pos: r.pos, Rule: "derive", Msg: "[remove] only makes sense in a release with derived_from"}}, rootStable(child)...), nil
 		}
-		return child, nil, nil
+		return child, rootStable(child), nil
 	}
 	// A parent is a release directory next to the spec or an embedded
 	// release: a bare name, never a path out of the spec root.
@@ -51,7 +51,8 @@ func derive(child *Spec, locate func(string) (source, error), chain []string) (*
 	}
 	errs = append(errs, perrs...)
 	m, merrs := merge(parent, child)
-	return m, append(errs, merrs...), nil
+	errs = append(errs, merrs...)
+	return m, append(errs, deriveStable(parent, child)...), nil
 }
 
 // merge lays child over parent.

@@ -27,6 +27,36 @@ func FuzzLoadSpec(f *testing.F) {
 			f.Add(data)
 		}
 	}
+	// A derived release with was and range rows (docs/spec-format.md#stable-field-names).
+	f.Add([]byte(`[release]
+name = "r"
+derived_from = "2.31.24"
+conf = "HIGH"
+source = "seed"
+
+[[struct]]
+name = "bootstrap_msg_header"
+size = 8
+side = "wire"
+conf = "HIGH"
+source = "seed"
+
+  [[struct.field]]
+  name = "kind"
+  offset = 0
+  type = "u32"
+  was = "type"
+  conf = "HIGH"
+  source = "seed"
+
+  [[struct.field]]
+  name = "length"
+  offset = 4
+  type = "i32"
+  range = [0, 65536]
+  conf = "HIGH"
+  source = "seed"
+`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fsys := fstest.MapFS{"r/spec.toml": {Data: data}}
 		s, err := LoadFS(fsys, "r", "r")
@@ -50,7 +80,7 @@ func FuzzLoadSpec(f *testing.F) {
 				t.Fatalf("a multi-line error: %q", e.Error())
 			}
 			switch e.Rule {
-			case "syntax", "decode", "unknown-key", "derive", "single-table":
+			case "syntax", "decode", "unknown-key", "derive", "single-table", "was", "range":
 				if e.Pos.File == "" || e.Pos.Line == 0 {
 					t.Fatalf("an error without a position: %v", e)
 				}

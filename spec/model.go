@@ -377,8 +377,38 @@ type Field struct {
 	Offset int    `toml:"offset"`
 	Type   string `toml:"type"`
 	Size   int    `toml:"size"` // optional; must agree with the type
-	T      *Type  `toml:"-"`
+	// Was is the field's name in the release this one derives from, when
+	// the release renamed it (docs/spec-format.md#stable-field-names).
+	Was string `toml:"was"`
+	// Range is the field's value domain [lo, hi], where the spec promises
+	// one: it makes a narrowing or sign-changing re-type lossless.
+	Range []int64 `toml:"range"`
+	T     *Type   `toml:"-"`
+	// Stable, StableType and StableFrom are set by the loader: the field's
+	// name, type and release where its chain of was rows begins. Hand-written
+	// code names the field by Stable in every release.
+	Stable     string `toml:"-"`
+	StableType string `toml:"-"`
+	StableFrom string `toml:"-"`
 	Fact
+}
+
+// StableName is the name hand-written code uses for the field in every
+// release: Stable once the loader has set it, else Name.
+func (f *Field) StableName() string {
+	if f.Stable != "" {
+		return f.Stable
+	}
+	return f.Name
+}
+
+// StableTypeName is the field's type where its stable name began (its own
+// type when the loader has not set one).
+func (f *Field) StableTypeName() string {
+	if f.StableType != "" {
+		return f.StableType
+	}
+	return f.Type
 }
 
 // Opaque is a byte range whose contents are not described.

@@ -442,6 +442,7 @@ func (c *checker) structs() {
 			continue
 		}
 		c.structLayout(st)
+		c.fieldRanges(st)
 	}
 }
 

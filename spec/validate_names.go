@@ -108,13 +108,30 @@ func (c *checker) names() {
 				c.at(&f.Fact, "name", "name", "field of %s %s cannot be emitted as C: %s; rename it to a plain C identifier", st.Name, quoteName(f.Name), p)
 				continue
 			}
-			g := GoName(f.Name)
+			if p := CMemberProblem(f.StableName()); p != "" {
+				c.at(&f.Fact, "was", "name", "field %s.%s keeps the stable name %s, which cannot be emitted as C: %s", st.Name, f.Name, quoteName(f.StableName()), p)
+				continue
+			}
+			// The Go field has the stable spelling in every release
+			// (docs/generator.md#stable-fields).
+			g := GoName(f.StableName())
 			if goMethods[g] {
 				c.at(&f.Fact, "name", "name", "field %s.%s becomes the Go field %s, which is a method of the generated mirror; rename it", st.Name, f.Name, g)
 			} else if other, ok := goFields[g]; ok {
 				c.at(&f.Fact, "name", "name", "fields %s and %s of %s both become the Go field %s; rename one", other, f.Name, st.Name, g)
 			}
 			goFields[g] = f.Name
+		}
+		// Each integer-like field also gets Get<Field> and Set<Field>
+		// accessors (gen/gostructs.go), which no field may shadow.
+		for j := range st.Fields {
+			f := &st.Fields[j]
+			g := GoName(f.StableName())
+			for _, acc := range []string{"Get" + g, "Set" + g} {
+				if other, ok := goFields[acc]; ok && other != f.Name {
+					c.at(&f.Fact, "name", "name", "field %s.%s's accessor %s is the Go field of %s.%s; rename one", st.Name, f.Name, acc, st.Name, other)
+				}
+			}
 		}
 	}
 	c.namespaces()

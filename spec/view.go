@@ -144,6 +144,10 @@ type FieldView struct {
 	Size   int    `json:"size"`
 	Type   string `json:"type"`
 	Conf   Conf   `json:"conf"`
+	// Stable is the field's stable name where it differs from Name
+	// (docs/spec-format.md#stable-field-names); Range its declared values.
+	Stable string  `json:"stable,omitempty"`
+	Range  []int64 `json:"range,omitempty"`
 }
 
 // OpaqueView is an undescribed byte range.
@@ -224,7 +228,10 @@ func viewStructs(s *Spec) any {
 		sv := StructView{Name: st.Name, Size: st.Size, Align: st.Align(), Side: st.Side, Packed: st.Packed,
 			Prefix: st.Prefix, Conf: st.Conf, Aliases: st.Aliases, Fields: []FieldView{}, Opaque: []OpaqueView{}}
 		for _, f := range st.Fields {
-			sv.Fields = append(sv.Fields, FieldView{f.Name, f.Offset, f.T.Size(), f.T.String(), f.Conf})
+			sv.Fields = append(sv.Fields, FieldView{Name: f.Name, Offset: f.Offset, Size: f.T.Size(), Type: f.T.String(), Conf: f.Conf, Range: f.Range})
+			if f.StableName() != f.Name {
+				sv.Fields[len(sv.Fields)-1].Stable = f.StableName()
+			}
 		}
 		for _, o := range st.Opaque {
 			sv.Opaque = append(sv.Opaque, OpaqueView{o.Offset, o.Size})

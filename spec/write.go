@@ -338,6 +338,12 @@ func (w *Writer) Struct(s *Struct) {
 			if f.Size != 0 {
 				w.printf("  size = %d\n", f.Size)
 			}
+			if f.Was != "" {
+				w.printf("  was = %s\n", Quote(f.Was))
+			}
+			if len(f.Range) > 0 {
+				w.printf("  range = [%s]\n", joinInts(f.Range))
+			}
 			w.factIn("  ", f.Fact)
 			continue
 		}
@@ -377,4 +383,12 @@ func (w *Writer) Spec(s *Spec) {
 	for _, k := range kinds {
 		k.write(w, s)
 	}
+}
+
+func joinInts(v []int64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -609,7 +609,7 @@ func (d *demo) collectives(context.Context) error {
 			switch {
 			case errs[r] == nil:
 				n := nodes[r].Mirror()
-				verdict += fmt.Sprintf(", node refcnt %d, stream %d, %d local participants", n.Refcnt, n.StreamID, n.NumLocalParticipants)
+				verdict += fmt.Sprintf(", node refcnt %d, stream %d, %d local participants", n.Refcnt, n.GetStreamID(), n.NumLocalParticipants)
 			case errors.As(errs[r], &e):
 				verdict = "refused: " + e.Msg
 				failed++

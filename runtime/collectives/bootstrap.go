@@ -52,7 +52,7 @@ func (r *Runtime) getNcclComm(g *GlobalComm, rg *ReplicaGroup, stream int, disab
 			}
 			n.m.DisableGraph = false
 		}
-		n.m.Refcnt++
+		n.m.SetRefcnt(n.m.GetRefcnt() + 1)
 		return n, nil
 	}
 
@@ -119,7 +119,7 @@ func (r *Runtime) bootstrapNode(g *GlobalComm, n *CommNode, rg *ReplicaGroup, bo
 		valid = match
 	}
 	if !valid {
-		return r.logged(fail(abi.NRTFailure, nil, abi.MsgSigValidationFailed, g.m.GDeviceID))
+		return r.logged(fail(abi.NRTFailure, nil, abi.MsgSigValidationFailed, g.m.GetGDeviceID()))
 	}
 	c, err := r.comms.InitComm(rankN, &uid, rank, disableGraph)
 	if err != nil {
@@ -143,16 +143,16 @@ func (r *Runtime) setupLocalBarrier(g *GlobalComm, n *CommNode, rg *ReplicaGroup
 			n.locals = append(n.locals, p)
 		}
 	}
-	if len(n.locals) == 0 || !here.has(g.m.GDeviceID) {
-		return fmt.Errorf("global device %d is not among its own local participants", g.m.GDeviceID)
+	if len(n.locals) == 0 || !here.has(g.m.GetGDeviceID()) {
+		return fmt.Errorf("global device %d is not among its own local participants", g.m.GetGDeviceID())
 	}
 	n.localsC = cbytes(u32Image(n.locals))
 	n.leadersC = cbytes(u32Image(n.locals[:1]))
-	n.m.NumLocalParticipants = uint32(len(n.locals))
+	n.m.SetNumLocalParticipants(uint32(len(n.locals)))
 	n.m.LocalParticipants = uintptr(n.localsC)
-	n.m.NumLocalLeaders = 1
+	n.m.SetNumLocalLeaders(1)
 	n.m.LocalLeaders = uintptr(n.leadersC)
-	n.m.MyLocalLeader = n.locals[0]
+	n.m.SetMyLocalLeader(n.locals[0])
 
 	key := string(uid[:])
 	b, err := r.barriers.arrive(key, len(n.locals))

@@ -76,8 +76,8 @@ func TestBootstrapWorlds(t *testing.T) {
 			}
 			for r, node := range nodes {
 				m := node.Mirror()
-				if m.Refcnt != 1 || m.StreamID != 1 || m.ContextID != 0 || m.NcclComm == 0 || m.KeySz != uint64(4*n) ||
-					m.NumLocalParticipants != uint32(n) || m.MyLocalLeader != bp[0] || m.LocalBarrier == 0 || m.GlobalNcclCommNode {
+				if m.GetRefcnt() != 1 || m.GetStreamID() != 1 || m.GetContextID() != 0 || m.NcclComm == 0 || m.GetKeySz() != uint64(4*n) ||
+					m.GetNumLocalParticipants() != uint32(n) || m.GetMyLocalLeader() != bp[0] || m.LocalBarrier == 0 || m.GlobalNcclCommNode {
 					t.Fatalf("rank %d node %+v", r, *m)
 				}
 				if string(node.Key()) != string(u32Image(bp)) {

@@ -41,8 +41,8 @@ func (g *GlobalComm) Device() int  { return g.dev }
 func (g *GlobalComm) Context() int { return g.ctx }
 
 // DeviceID and DeviceCount are g_device_id and g_device_cnt.
-func (g *GlobalComm) DeviceID() uint32    { return g.m.GDeviceID }
-func (g *GlobalComm) DeviceCount() uint32 { return g.m.GDeviceCnt }
+func (g *GlobalComm) DeviceID() uint32    { return g.m.GetGDeviceID() }
+func (g *GlobalComm) DeviceCount() uint32 { return g.m.GetGDeviceCnt() }
 
 // Node is comm.nccl_comm_node: the global replica group's comm node once
 // SetupGlobalComm has bootstrapped it, else nil.

@@ -28,9 +28,9 @@ func TestInitFillsTheMirror(t *testing.T) {
 	m := g.Mirror()
 	want := abi.EncGlbComm{GDeviceID: 6, GDeviceCnt: 8, VtpbIdx: 16, NECDevID: 9, MLAIdx: 4, HostDeviceID: 109, RoutingID: 9 ^ 5,
 		VirtualServerID: 1, ReservationID: 0xabc009, CheckSigs: true, IncRecvSemValuesBufferSize: abi.SemIncBufferSize}
-	got := abi.EncGlbComm{GDeviceID: m.GDeviceID, GDeviceCnt: m.GDeviceCnt, VtpbIdx: m.VtpbIdx, NECDevID: m.NECDevID, MLAIdx: m.MLAIdx,
-		HostDeviceID: m.HostDeviceID, RoutingID: m.RoutingID, VirtualServerID: m.VirtualServerID, ReservationID: m.ReservationID,
-		CheckSigs: m.CheckSigs, IncRecvSemValuesBufferSize: m.IncRecvSemValuesBufferSize}
+	got := abi.EncGlbComm{GDeviceID: m.GetGDeviceID(), GDeviceCnt: m.GetGDeviceCnt(), VtpbIdx: m.GetVtpbIdx(), NECDevID: m.GetNECDevID(), MLAIdx: m.GetMLAIdx(),
+		HostDeviceID: m.GetHostDeviceID(), RoutingID: m.GetRoutingID(), VirtualServerID: m.GetVirtualServerID(), ReservationID: m.GetReservationID(),
+		CheckSigs: m.CheckSigs, IncRecvSemValuesBufferSize: m.GetIncRecvSemValuesBufferSize()}
 	if got != want {
 		t.Fatalf("mirror identity\n got %+v\nwant %+v", got, want)
 	}
@@ -61,8 +61,8 @@ func TestSemaphoreBuffer(t *testing.T) {
 		t.Fatalf("buffer is %d bytes, spec %d / %d", len(g.sem), abi.SemIncBufferSize, abi.SizeofEncSemIncValues)
 	}
 	v := g.SemValues()
-	if v.Header != abi.SemIncHeader {
-		t.Fatalf("header %#x", v.Header)
+	if v.GetHeader() != abi.SemIncHeader {
+		t.Fatalf("header %#x", v.GetHeader())
 	}
 	for k, x := range v.Values {
 		if x != abi.SemIncFirstValue+uint32(k) {
@@ -166,7 +166,7 @@ func TestVirtualServerSize(t *testing.T) {
 	if err := rt.InitGlobalComm(0, 5, 6, 0, "", true); err != nil {
 		t.Fatal(err)
 	}
-	if id := rt.GlobalComm(0, 0).Mirror().VirtualServerID; id != 1 {
+	if id := rt.GlobalComm(0, 0).Mirror().GetVirtualServerID(); id != 1 {
 		t.Fatalf("virtual_server_id %d, want 5/3 = 1", id)
 	}
 }
@@ -193,8 +193,8 @@ func TestPodLimitsAreAsymmetric(t *testing.T) {
 			if err != nil {
 				t.Fatalf("pod %d node %d size %d: %v", tc.podType, tc.node, tc.size, err)
 			}
-			if m := rt.GlobalComm(0, 0).Mirror(); m.PodType != abi.NECPodType(tc.podType) || m.PodNodeID != tc.node || m.PodSz != tc.size {
-				t.Fatalf("pod fields %v/%d/%d", m.PodType, m.PodNodeID, m.PodSz)
+			if m := rt.GlobalComm(0, 0).Mirror(); m.GetPodType() != abi.NECPodType(tc.podType) || m.GetPodNodeID() != tc.node || m.GetPodSz() != tc.size {
+				t.Fatalf("pod fields %v/%d/%d", m.GetPodType(), m.GetPodNodeID(), m.GetPodSz())
 			}
 			continue
 		}

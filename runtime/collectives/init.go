@@ -59,25 +59,25 @@ func (r *Runtime) InitGlobalComm(vnc, gDeviceID, gDeviceCount uint32, ctx int, r
 		if gDeviceCount%vss != 0 {
 			return r.logged(fail(abi.NRTInvalid, nil, abi.MsgGcommVssDivisor, vss, gDeviceCount))
 		}
-		m.VirtualServerID = gDeviceID / vss
+		m.SetVirtualServerID(gDeviceID / vss)
 	}
-	m.GDeviceID = gDeviceID
-	m.GDeviceCnt = gDeviceCount
-	m.VtpbIdx = id.VtpbIdx
-	m.ReservationID = id.ReservationID
-	m.PodSz = id.PodSize
-	m.NECDevID = int32(id.NecDev)
-	m.MLAIdx = int32(id.MLAIdx)
-	m.HostDeviceID = int32(id.HostDeviceID)
-	m.RoutingID = int32(id.RoutingID)
+	m.SetGDeviceID(gDeviceID)
+	m.SetGDeviceCnt(gDeviceCount)
+	m.SetVtpbIdx(id.VtpbIdx)
+	m.SetReservationID(id.ReservationID)
+	m.SetPodSz(id.PodSize)
+	m.SetNECDevID(int32(id.NecDev))
+	m.SetMLAIdx(int32(id.MLAIdx))
+	m.SetHostDeviceID(int32(id.HostDeviceID))
+	m.SetRoutingID(int32(id.RoutingID))
 	g.rootID = cstring(rootCommID)
 	m.RootCommID = uintptr(g.rootID)
-	m.PodType = abi.NECPodType(id.PodType)
-	m.PodNodeID = id.PodNodeID
+	m.SetPodType(abi.NECPodType(id.PodType))
+	m.SetPodNodeID(id.PodNodeID)
 	m.CheckSigs = checkSigs
 	g.barriers = calloc(deviceBarrierTableSize)
 	m.DeviceBarrierTable = uintptr(g.barriers)
-	m.IncRecvSemValuesBufferSize = abi.SemIncBufferSize
+	m.SetIncRecvSemValuesBufferSize(abi.SemIncBufferSize)
 
 	mm := mmapAnon
 	if r.hooks.mmap != nil {
@@ -130,8 +130,8 @@ func (r *Runtime) coreIdentity(vnc uint32) (device.Identity, *Error) {
 
 // sameWorld is the re-entry check: the world size and rank are immutable.
 func (r *Runtime) sameWorld(g *GlobalComm, gDeviceID, gDeviceCount uint32) error {
-	if g.m.GDeviceID != gDeviceID || g.m.GDeviceCnt != gDeviceCount {
-		return r.logged(fail(abi.NRTInvalid, nil, abi.MsgGcommWorldMismatch, g.m.GDeviceCnt))
+	if g.m.GetGDeviceID() != gDeviceID || g.m.GetGDeviceCnt() != gDeviceCount {
+		return r.logged(fail(abi.NRTInvalid, nil, abi.MsgGcommWorldMismatch, g.m.GetGDeviceCnt()))
 	}
 	return nil
 }

@@ -39,9 +39,9 @@ func (r *Runtime) NcclInitComm(ec *abi.EncContext, comm *abi.EncComm, commID int
 	}
 	if rg.NumOps > 0 || r.hooks.bindWithoutOps {
 		if r.hooks.splitBinding != nil {
-			comm.ID = int32(commID)
+			comm.SetID(int32(commID))
 			r.hooks.splitBinding()
-			comm.StreamID = stream
+			comm.SetStreamID(stream)
 		} else {
 			bindComm(comm, int32(commID), stream)
 		}

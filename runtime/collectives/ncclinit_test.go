@@ -33,7 +33,8 @@ func newCObjects(t testing.TB) cObjects {
 		o.ec.StreamIDMap[i] = abi.EncStreamIDUninitialized
 	}
 	o.ec.StreamIDMap[5] = 2
-	o.comm.ID, o.comm.StreamID = sentinelID, sentinelStream
+	o.comm.SetID(sentinelID)
+	o.comm.SetStreamID(sentinelStream)
 	return o
 }
 
@@ -86,8 +87,8 @@ func TestNcclInitCommBindsOnlyGroupsWithOps(t *testing.T) {
 			nodes, errs := wd.initAll(objs, rgs)
 			noErrors(t, "nccl_init_comm", errs)
 			for r, node := range nodes {
-				if node.Mirror().StreamID != 2 || wd.rt.Pooled(r, 0, 2, perm) != node {
-					t.Fatalf("ops=%d rank %d: node not pooled on stream_id_map[5] = 2 (node stream %d)", ops, r, node.Mirror().StreamID)
+				if node.Mirror().GetStreamID() != 2 || wd.rt.Pooled(r, 0, 2, perm) != node {
+					t.Fatalf("ops=%d rank %d: node not pooled on stream_id_map[5] = 2 (node stream %d)", ops, r, node.Mirror().GetStreamID())
 				}
 			}
 			bad := bindingProblems(objs, ops > 0, 5, 2)

@@ -60,10 +60,10 @@ func (r *Runtime) newNode(g *GlobalComm, key string, stream int, disableGraph, g
 	}
 	n.keyC = cbytes([]byte(key))
 	n.m.Key = uintptr(n.keyC)
-	n.m.KeySz = uint64(len(key))
-	n.m.Refcnt = 1
-	n.m.ContextID = uint32(g.ctx)
-	n.m.StreamID = uint32(stream)
+	n.m.SetKeySz(uint64(len(key)))
+	n.m.SetRefcnt(1)
+	n.m.SetContextID(uint32(g.ctx))
+	n.m.SetStreamID(uint32(stream))
 	n.m.DisableGraph = disableGraph
 	return n
 }
@@ -95,7 +95,7 @@ func (r *Runtime) Refcnt(n *CommNode) int {
 	if n.freed {
 		return 0
 	}
-	return int(n.m.Refcnt)
+	return int(n.m.GetRefcnt())
 }
 
 // Release drops one reference; the last one frees the node and its comm.
@@ -106,11 +106,11 @@ func (r *Runtime) Release(n *CommNode) error {
 	if n.freed {
 		return invalid("comm node of nec_dev %d ctx %d stream %d was already freed", n.dev, n.ctx, n.stream)
 	}
-	if n.global && n.m.Refcnt <= 1 {
+	if n.global && n.m.GetRefcnt() <= 1 {
 		return invalid("the global comm's node of nec_dev %d ctx %d is released by DestroyGlobalComm, not Release", n.dev, n.ctx)
 	}
-	n.m.Refcnt--
-	if n.m.Refcnt <= 0 {
+	n.m.SetRefcnt(n.m.GetRefcnt() - 1)
+	if n.m.GetRefcnt() <= 0 {
 		r.freeNodeLocked(n)
 	}
 	return nil

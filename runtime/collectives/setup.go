@@ -42,7 +42,7 @@ func globalGroup(gid, n uint32) *ReplicaGroup {
 }
 
 func (r *Runtime) setupInternal(g *GlobalComm, boot transport.Transport) error {
-	gid, n := g.m.GDeviceID, g.m.GDeviceCnt
+	gid, n := g.m.GetGDeviceID(), g.m.GetGDeviceCnt()
 	if boot == nil {
 		return invalid("nec_dev %d ctx %d: no bootstrap transport given", g.dev, g.ctx)
 	}
@@ -79,10 +79,10 @@ func (g *GlobalComm) checkInvariants() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch {
-	case int(g.m.GDeviceID) != g.ciRank:
-		return g.broken("g_device_id %d != comm.ci.rank %d (enc.cc:0x3E5F)", g.m.GDeviceID, g.ciRank)
-	case int(g.m.GDeviceCnt) != g.ciN:
-		return g.broken("g_device_cnt %d != comm.ci.rank_n %d (enc.cc:0x3E60)", g.m.GDeviceCnt, g.ciN)
+	case int(g.m.GetGDeviceID()) != g.ciRank:
+		return g.broken("g_device_id %d != comm.ci.rank %d (enc.cc:0x3E5F)", g.m.GetGDeviceID(), g.ciRank)
+	case int(g.m.GetGDeviceCnt()) != g.ciN:
+		return g.broken("g_device_cnt %d != comm.ci.rank_n %d (enc.cc:0x3E60)", g.m.GetGDeviceCnt(), g.ciN)
 	case g.m.LocalRings == 0:
 		return g.broken("local_rings is NULL (enc.cc:0x3E61)")
 	case g.m.LocalPeerHandles == 0:

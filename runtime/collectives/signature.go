@@ -56,7 +56,7 @@ func (r *Runtime) CalculateSignature(dev, ctx int, c *Context) error {
 	if g == nil {
 		return invalid("nec_dev %d ctx %d has no global comm: call InitGlobalComm first", dev, ctx)
 	}
-	if err := Sign(c, g.m.GDeviceID); err != nil {
+	if err := Sign(c, g.m.GetGDeviceID()); err != nil {
 		if e, ok := err.(*Error); ok {
 			return r.logged(e)
 		}

@@ -34,6 +34,6 @@ func (r *Runtime) destroy(dev, ctx int) {
 	g.node, g.boot = nil, nil
 	g.mu.Unlock()
 	r.slots[dev][ctx].Store(nil)
-	r.locals.set(ctx, g.m.GDeviceID, false)
+	r.locals.set(ctx, g.m.GetGDeviceID(), false)
 	g.release()
 }

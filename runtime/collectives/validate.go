@@ -16,10 +16,10 @@ func (r *Runtime) ValidateGlobalComm(vnc, gDeviceID, gDeviceCount uint32, ctx in
 	if g == nil {
 		return r.InitGlobalComm(vnc, gDeviceID, gDeviceCount, ctx, rootCommID, checkSigs)
 	}
-	if g.m.GDeviceCnt < gDeviceCount {
-		return r.logged(fail(abi.NRTInvalid, nil, abi.MsgValidateNeffBigger, int32(gDeviceCount), int32(g.m.GDeviceCnt)))
+	if g.m.GetGDeviceCnt() < gDeviceCount {
+		return r.logged(fail(abi.NRTInvalid, nil, abi.MsgValidateNeffBigger, int32(gDeviceCount), int32(g.m.GetGDeviceCnt())))
 	}
-	if g.m.GDeviceCnt == gDeviceCount || g.Node() != nil {
+	if g.m.GetGDeviceCnt() == gDeviceCount || g.Node() != nil {
 		return nil
 	}
 	return r.logged(fail(abi.NRTInvalid, nil, abi.MsgValidateNeffMismatch))

@@ -781,14 +781,14 @@ _Static_assert(offsetof(struct enc_nccl_comm_node, disable_graph) == 24, "enc_nc
 _Static_assert(offsetof(struct enc_nccl_comm_node, global_nccl_comm_node) == 25, "enc_nccl_comm_node.global_nccl_comm_node: spec offset 25 (structs_nrt.toml:315)");
 _Static_assert(offsetof(struct enc_nccl_comm_node, refcnt) == 28, "enc_nccl_comm_node.refcnt: spec offset 28 (structs_nrt.toml:322)");
 _Static_assert(offsetof(struct enc_nccl_comm_node, stream_id) == 32, "enc_nccl_comm_node.stream_id: spec offset 32 (structs_nrt.toml:329)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, context_id) == 36, "enc_nccl_comm_node.context_id: spec offset 36 (structs_nrt.toml:336)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, num_local_participants) == 40, "enc_nccl_comm_node.num_local_participants: spec offset 40 (structs_nrt.toml:343)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, num_local_leaders) == 44, "enc_nccl_comm_node.num_local_leaders: spec offset 44 (structs_nrt.toml:350)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, my_local_leader) == 48, "enc_nccl_comm_node.my_local_leader: spec offset 48 (structs_nrt.toml:357)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, local_participants) == 56, "enc_nccl_comm_node.local_participants: spec offset 56 (structs_nrt.toml:364)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, local_leaders) == 64, "enc_nccl_comm_node.local_leaders: spec offset 64 (structs_nrt.toml:371)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, local_barrier) == 72, "enc_nccl_comm_node.local_barrier: spec offset 72 (structs_nrt.toml:378)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, intra_pod_interface) == 80, "enc_nccl_comm_node.intra_pod_interface: spec offset 80 (structs_nrt.toml:385)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, context_id) == 36, "enc_nccl_comm_node.context_id: spec offset 36 (structs_nrt.toml:338)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, num_local_participants) == 40, "enc_nccl_comm_node.num_local_participants: spec offset 40 (structs_nrt.toml:345)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, num_local_leaders) == 44, "enc_nccl_comm_node.num_local_leaders: spec offset 44 (structs_nrt.toml:352)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, my_local_leader) == 48, "enc_nccl_comm_node.my_local_leader: spec offset 48 (structs_nrt.toml:359)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, local_participants) == 56, "enc_nccl_comm_node.local_participants: spec offset 56 (structs_nrt.toml:366)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, local_leaders) == 64, "enc_nccl_comm_node.local_leaders: spec offset 64 (structs_nrt.toml:373)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, local_barrier) == 72, "enc_nccl_comm_node.local_barrier: spec offset 72 (structs_nrt.toml:380)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, intra_pod_interface) == 80, "enc_nccl_comm_node.intra_pod_interface: spec offset 80 (structs_nrt.toml:387)");
 
 /*
  * enc_comm: 561904 bytes, HIGH (facts enc_glb_comm (comm @208 spans to 562112)).
@@ -801,9 +801,9 @@ struct enc_comm {
 	uint32_t stream_id; /* +84 HIGH */
 	unsigned char nrtabi_opaque_88[561816]; /* +88..561904 opaque */
 };
-_Static_assert(sizeof(struct enc_comm) == 561904, "enc_comm: spec size 561904 (structs_nrt.toml:392)");
-_Static_assert(offsetof(struct enc_comm, id) == 80, "enc_comm.id: spec offset 80 (structs_nrt.toml:407)");
-_Static_assert(offsetof(struct enc_comm, stream_id) == 84, "enc_comm.stream_id: spec offset 84 (structs_nrt.toml:414)");
+_Static_assert(sizeof(struct enc_comm) == 561904, "enc_comm: spec size 561904 (structs_nrt.toml:394)");
+_Static_assert(offsetof(struct enc_comm, id) == 80, "enc_comm.id: spec offset 80 (structs_nrt.toml:409)");
+_Static_assert(offsetof(struct enc_comm, stream_id) == 84, "enc_comm.stream_id: spec offset 84 (structs_nrt.toml:416)");
 
 /*
  * enc_glb_comm: 564408 bytes, HIGH (facts enc_glb_comm; docs/sources.md#s004-1, §6 (calloc(1, 0x89CB8))).
@@ -839,35 +839,35 @@ struct enc_glb_comm {
 	void *proxy_queue; /* +564392 MED */
 	void *device_barrier_table; /* +564400 HIGH */
 };
-_Static_assert(sizeof(struct enc_glb_comm) == 564408, "enc_glb_comm: spec size 564408 (structs_nrt.toml:427)");
-_Static_assert(offsetof(struct enc_glb_comm, g_device_id) == 0, "enc_glb_comm.g_device_id: spec offset 0 (structs_nrt.toml:434)");
-_Static_assert(offsetof(struct enc_glb_comm, g_device_cnt) == 4, "enc_glb_comm.g_device_cnt: spec offset 4 (structs_nrt.toml:441)");
-_Static_assert(offsetof(struct enc_glb_comm, vtpb_idx) == 8, "enc_glb_comm.vtpb_idx: spec offset 8 (structs_nrt.toml:448)");
-_Static_assert(offsetof(struct enc_glb_comm, nec_dev_id) == 12, "enc_glb_comm.nec_dev_id: spec offset 12 (structs_nrt.toml:455)");
-_Static_assert(offsetof(struct enc_glb_comm, mla_idx) == 16, "enc_glb_comm.mla_idx: spec offset 16 (structs_nrt.toml:462)");
-_Static_assert(offsetof(struct enc_glb_comm, host_device_id) == 20, "enc_glb_comm.host_device_id: spec offset 20 (structs_nrt.toml:469)");
-_Static_assert(offsetof(struct enc_glb_comm, routing_id) == 24, "enc_glb_comm.routing_id: spec offset 24 (structs_nrt.toml:476)");
-_Static_assert(offsetof(struct enc_glb_comm, virtual_server_id) == 28, "enc_glb_comm.virtual_server_id: spec offset 28 (structs_nrt.toml:483)");
-_Static_assert(offsetof(struct enc_glb_comm, pod_type) == 32, "enc_glb_comm.pod_type: spec offset 32 (structs_nrt.toml:490)");
-_Static_assert(offsetof(struct enc_glb_comm, pod_node_id) == 36, "enc_glb_comm.pod_node_id: spec offset 36 (structs_nrt.toml:497)");
-_Static_assert(offsetof(struct enc_glb_comm, pod_sz) == 40, "enc_glb_comm.pod_sz: spec offset 40 (structs_nrt.toml:504)");
-_Static_assert(offsetof(struct enc_glb_comm, reservation_id) == 48, "enc_glb_comm.reservation_id: spec offset 48 (structs_nrt.toml:511)");
-_Static_assert(offsetof(struct enc_glb_comm, root_comm_id) == 56, "enc_glb_comm.root_comm_id: spec offset 56 (structs_nrt.toml:518)");
-_Static_assert(offsetof(struct enc_glb_comm, check_sigs) == 64, "enc_glb_comm.check_sigs: spec offset 64 (structs_nrt.toml:525)");
-_Static_assert(offsetof(struct enc_glb_comm, rank_nodes) == 72, "enc_glb_comm.rank_nodes: spec offset 72 (structs_nrt.toml:532)");
-_Static_assert(offsetof(struct enc_glb_comm, local_ranks) == 80, "enc_glb_comm.local_ranks: spec offset 80 (structs_nrt.toml:539)");
-_Static_assert(offsetof(struct enc_glb_comm, nccl_comm_node) == 88, "enc_glb_comm.nccl_comm_node: spec offset 88 (structs_nrt.toml:546)");
-_Static_assert(offsetof(struct enc_glb_comm, local_rings) == 176, "enc_glb_comm.local_rings: spec offset 176 (structs_nrt.toml:553)");
-_Static_assert(offsetof(struct enc_glb_comm, local_peer_handles) == 184, "enc_glb_comm.local_peer_handles: spec offset 184 (structs_nrt.toml:560)");
-_Static_assert(offsetof(struct enc_glb_comm, inc_recv_sem_values_buffer) == 192, "enc_glb_comm.inc_recv_sem_values_buffer: spec offset 192 (structs_nrt.toml:567)");
-_Static_assert(offsetof(struct enc_glb_comm, inc_recv_sem_values_buffer_size) == 200, "enc_glb_comm.inc_recv_sem_values_buffer_size: spec offset 200 (structs_nrt.toml:574)");
-_Static_assert(offsetof(struct enc_glb_comm, comm) == 208, "enc_glb_comm.comm: spec offset 208 (structs_nrt.toml:581)");
-_Static_assert(offsetof(struct enc_glb_comm, inter_rdh_devmem_res) == 562112, "enc_glb_comm.inter_rdh_devmem_res: spec offset 562112 (structs_nrt.toml:588)");
-_Static_assert(offsetof(struct enc_glb_comm, intra_rdh_devmem_res) == 562144, "enc_glb_comm.intra_rdh_devmem_res: spec offset 562144 (structs_nrt.toml:595)");
-_Static_assert(offsetof(struct enc_glb_comm, mesh_devmem_res_per_rg) == 562176, "enc_glb_comm.mesh_devmem_res_per_rg: spec offset 562176 (structs_nrt.toml:602)");
-_Static_assert(offsetof(struct enc_glb_comm, gcomm_setup_mtx) == 564352, "enc_glb_comm.gcomm_setup_mtx: spec offset 564352 (structs_nrt.toml:615)");
-_Static_assert(offsetof(struct enc_glb_comm, proxy_queue) == 564392, "enc_glb_comm.proxy_queue: spec offset 564392 (structs_nrt.toml:622)");
-_Static_assert(offsetof(struct enc_glb_comm, device_barrier_table) == 564400, "enc_glb_comm.device_barrier_table: spec offset 564400 (structs_nrt.toml:629)");
+_Static_assert(sizeof(struct enc_glb_comm) == 564408, "enc_glb_comm: spec size 564408 (structs_nrt.toml:431)");
+_Static_assert(offsetof(struct enc_glb_comm, g_device_id) == 0, "enc_glb_comm.g_device_id: spec offset 0 (structs_nrt.toml:438)");
+_Static_assert(offsetof(struct enc_glb_comm, g_device_cnt) == 4, "enc_glb_comm.g_device_cnt: spec offset 4 (structs_nrt.toml:445)");
+_Static_assert(offsetof(struct enc_glb_comm, vtpb_idx) == 8, "enc_glb_comm.vtpb_idx: spec offset 8 (structs_nrt.toml:452)");
+_Static_assert(offsetof(struct enc_glb_comm, nec_dev_id) == 12, "enc_glb_comm.nec_dev_id: spec offset 12 (structs_nrt.toml:459)");
+_Static_assert(offsetof(struct enc_glb_comm, mla_idx) == 16, "enc_glb_comm.mla_idx: spec offset 16 (structs_nrt.toml:466)");
+_Static_assert(offsetof(struct enc_glb_comm, host_device_id) == 20, "enc_glb_comm.host_device_id: spec offset 20 (structs_nrt.toml:473)");
+_Static_assert(offsetof(struct enc_glb_comm, routing_id) == 24, "enc_glb_comm.routing_id: spec offset 24 (structs_nrt.toml:480)");
+_Static_assert(offsetof(struct enc_glb_comm, virtual_server_id) == 28, "enc_glb_comm.virtual_server_id: spec offset 28 (structs_nrt.toml:487)");
+_Static_assert(offsetof(struct enc_glb_comm, pod_type) == 32, "enc_glb_comm.pod_type: spec offset 32 (structs_nrt.toml:494)");
+_Static_assert(offsetof(struct enc_glb_comm, pod_node_id) == 36, "enc_glb_comm.pod_node_id: spec offset 36 (structs_nrt.toml:501)");
+_Static_assert(offsetof(struct enc_glb_comm, pod_sz) == 40, "enc_glb_comm.pod_sz: spec offset 40 (structs_nrt.toml:508)");
+_Static_assert(offsetof(struct enc_glb_comm, reservation_id) == 48, "enc_glb_comm.reservation_id: spec offset 48 (structs_nrt.toml:515)");
+_Static_assert(offsetof(struct enc_glb_comm, root_comm_id) == 56, "enc_glb_comm.root_comm_id: spec offset 56 (structs_nrt.toml:522)");
+_Static_assert(offsetof(struct enc_glb_comm, check_sigs) == 64, "enc_glb_comm.check_sigs: spec offset 64 (structs_nrt.toml:529)");
+_Static_assert(offsetof(struct enc_glb_comm, rank_nodes) == 72, "enc_glb_comm.rank_nodes: spec offset 72 (structs_nrt.toml:536)");
+_Static_assert(offsetof(struct enc_glb_comm, local_ranks) == 80, "enc_glb_comm.local_ranks: spec offset 80 (structs_nrt.toml:543)");
+_Static_assert(offsetof(struct enc_glb_comm, nccl_comm_node) == 88, "enc_glb_comm.nccl_comm_node: spec offset 88 (structs_nrt.toml:550)");
+_Static_assert(offsetof(struct enc_glb_comm, local_rings) == 176, "enc_glb_comm.local_rings: spec offset 176 (structs_nrt.toml:557)");
+_Static_assert(offsetof(struct enc_glb_comm, local_peer_handles) == 184, "enc_glb_comm.local_peer_handles: spec offset 184 (structs_nrt.toml:564)");
+_Static_assert(offsetof(struct enc_glb_comm, inc_recv_sem_values_buffer) == 192, "enc_glb_comm.inc_recv_sem_values_buffer: spec offset 192 (structs_nrt.toml:571)");
+_Static_assert(offsetof(struct enc_glb_comm, inc_recv_sem_values_buffer_size) == 200, "enc_glb_comm.inc_recv_sem_values_buffer_size: spec offset 200 (structs_nrt.toml:578)");
+_Static_assert(offsetof(struct enc_glb_comm, comm) == 208, "enc_glb_comm.comm: spec offset 208 (structs_nrt.toml:585)");
+_Static_assert(offsetof(struct enc_glb_comm, inter_rdh_devmem_res) == 562112, "enc_glb_comm.inter_rdh_devmem_res: spec offset 562112 (structs_nrt.toml:592)");
+_Static_assert(offsetof(struct enc_glb_comm, intra_rdh_devmem_res) == 562144, "enc_glb_comm.intra_rdh_devmem_res: spec offset 562144 (structs_nrt.toml:599)");
+_Static_assert(offsetof(struct enc_glb_comm, mesh_devmem_res_per_rg) == 562176, "enc_glb_comm.mesh_devmem_res_per_rg: spec offset 562176 (structs_nrt.toml:606)");
+_Static_assert(offsetof(struct enc_glb_comm, gcomm_setup_mtx) == 564352, "enc_glb_comm.gcomm_setup_mtx: spec offset 564352 (structs_nrt.toml:619)");
+_Static_assert(offsetof(struct enc_glb_comm, proxy_queue) == 564392, "enc_glb_comm.proxy_queue: spec offset 564392 (structs_nrt.toml:626)");
+_Static_assert(offsetof(struct enc_glb_comm, device_barrier_table) == 564400, "enc_glb_comm.device_barrier_table: spec offset 564400 (structs_nrt.toml:633)");
 
 /*
  * enc_replica_group_info: 96 bytes, HIGH (facts enc_replica_group_info (stride 96 in enc_context.replica_groups @+840)).
@@ -886,19 +886,19 @@ struct enc_replica_group_info {
 	nrtabi_vector_u32_t bootstrap_participants; /* +64 HIGH */
 	int bootstrap_rank; /* +88 HIGH */
 };
-_Static_assert(sizeof(struct enc_replica_group_info) == 96, "enc_replica_group_info: spec size 96 (structs_nrt.toml:636)");
-_Static_assert(offsetof(struct enc_replica_group_info, rank) == 0, "enc_replica_group_info.rank: spec offset 0 (structs_nrt.toml:643)");
-_Static_assert(offsetof(struct enc_replica_group_info, rank_n) == 4, "enc_replica_group_info.rank_n: spec offset 4 (structs_nrt.toml:650)");
-_Static_assert(offsetof(struct enc_replica_group_info, group_id) == 8, "enc_replica_group_info.group_id: spec offset 8 (structs_nrt.toml:657)");
-_Static_assert(offsetof(struct enc_replica_group_info, src_target_pairs_id) == 12, "enc_replica_group_info.src_target_pairs_id: spec offset 12 (structs_nrt.toml:664)");
-_Static_assert(offsetof(struct enc_replica_group_info, num_ops) == 16, "enc_replica_group_info.num_ops: spec offset 16 (structs_nrt.toml:671)");
-_Static_assert(offsetof(struct enc_replica_group_info, sendrecv) == 20, "enc_replica_group_info.sendrecv: spec offset 20 (structs_nrt.toml:678)");
-_Static_assert(offsetof(struct enc_replica_group_info, nccl_mesh_supported) == 21, "enc_replica_group_info.nccl_mesh_supported: spec offset 21 (structs_nrt.toml:685)");
-_Static_assert(offsetof(struct enc_replica_group_info, must_use_ring_alg) == 22, "enc_replica_group_info.must_use_ring_alg: spec offset 22 (structs_nrt.toml:692)");
-_Static_assert(offsetof(struct enc_replica_group_info, signature) == 23, "enc_replica_group_info.signature: spec offset 23 (structs_nrt.toml:699)");
-_Static_assert(offsetof(struct enc_replica_group_info, participants) == 40, "enc_replica_group_info.participants: spec offset 40 (structs_nrt.toml:706)");
-_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_participants) == 64, "enc_replica_group_info.bootstrap_participants: spec offset 64 (structs_nrt.toml:713)");
-_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_rank) == 88, "enc_replica_group_info.bootstrap_rank: spec offset 88 (structs_nrt.toml:720)");
+_Static_assert(sizeof(struct enc_replica_group_info) == 96, "enc_replica_group_info: spec size 96 (structs_nrt.toml:640)");
+_Static_assert(offsetof(struct enc_replica_group_info, rank) == 0, "enc_replica_group_info.rank: spec offset 0 (structs_nrt.toml:647)");
+_Static_assert(offsetof(struct enc_replica_group_info, rank_n) == 4, "enc_replica_group_info.rank_n: spec offset 4 (structs_nrt.toml:654)");
+_Static_assert(offsetof(struct enc_replica_group_info, group_id) == 8, "enc_replica_group_info.group_id: spec offset 8 (structs_nrt.toml:661)");
+_Static_assert(offsetof(struct enc_replica_group_info, src_target_pairs_id) == 12, "enc_replica_group_info.src_target_pairs_id: spec offset 12 (structs_nrt.toml:668)");
+_Static_assert(offsetof(struct enc_replica_group_info, num_ops) == 16, "enc_replica_group_info.num_ops: spec offset 16 (structs_nrt.toml:675)");
+_Static_assert(offsetof(struct enc_replica_group_info, sendrecv) == 20, "enc_replica_group_info.sendrecv: spec offset 20 (structs_nrt.toml:682)");
+_Static_assert(offsetof(struct enc_replica_group_info, nccl_mesh_supported) == 21, "enc_replica_group_info.nccl_mesh_supported: spec offset 21 (structs_nrt.toml:689)");
+_Static_assert(offsetof(struct enc_replica_group_info, must_use_ring_alg) == 22, "enc_replica_group_info.must_use_ring_alg: spec offset 22 (structs_nrt.toml:696)");
+_Static_assert(offsetof(struct enc_replica_group_info, signature) == 23, "enc_replica_group_info.signature: spec offset 23 (structs_nrt.toml:703)");
+_Static_assert(offsetof(struct enc_replica_group_info, participants) == 40, "enc_replica_group_info.participants: spec offset 40 (structs_nrt.toml:710)");
+_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_participants) == 64, "enc_replica_group_info.bootstrap_participants: spec offset 64 (structs_nrt.toml:717)");
+_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_rank) == 88, "enc_replica_group_info.bootstrap_rank: spec offset 88 (structs_nrt.toml:724)");
 
 /*
  * enc_src_target_pairs_info: 80 bytes, HIGH (facts enc_src_target_pairs_info (stride 80 in enc_context @+816)).
@@ -909,10 +909,10 @@ struct enc_src_target_pairs_info {
 	uint8_t signature[16]; /* +48 HIGH */
 	unsigned char nrtabi_opaque_64[16]; /* +64..80 opaque */
 };
-_Static_assert(sizeof(struct enc_src_target_pairs_info) == 80, "enc_src_target_pairs_info: spec size 80 (structs_nrt.toml:727)");
-_Static_assert(offsetof(struct enc_src_target_pairs_info, pairs) == 0, "enc_src_target_pairs_info.pairs: spec offset 0 (structs_nrt.toml:734)");
-_Static_assert(offsetof(struct enc_src_target_pairs_info, participants) == 24, "enc_src_target_pairs_info.participants: spec offset 24 (structs_nrt.toml:741)");
-_Static_assert(offsetof(struct enc_src_target_pairs_info, signature) == 48, "enc_src_target_pairs_info.signature: spec offset 48 (structs_nrt.toml:748)");
+_Static_assert(sizeof(struct enc_src_target_pairs_info) == 80, "enc_src_target_pairs_info: spec size 80 (structs_nrt.toml:731)");
+_Static_assert(offsetof(struct enc_src_target_pairs_info, pairs) == 0, "enc_src_target_pairs_info.pairs: spec offset 0 (structs_nrt.toml:738)");
+_Static_assert(offsetof(struct enc_src_target_pairs_info, participants) == 24, "enc_src_target_pairs_info.participants: spec offset 24 (structs_nrt.toml:745)");
+_Static_assert(offsetof(struct enc_src_target_pairs_info, signature) == 48, "enc_src_target_pairs_info.signature: spec offset 48 (structs_nrt.toml:752)");
 
 /*
  * enc_context: 1008 bytes, MED (facts enc_context (partial)).
@@ -932,13 +932,13 @@ struct enc_context {
 	unsigned char nrtabi_opaque_872[120]; /* +872..992 opaque */
 	uint8_t signature[16]; /* +992 HIGH */
 };
-_Static_assert(sizeof(struct enc_context) == 1008, "enc_context: spec size 1008 (structs_nrt.toml:761)");
-_Static_assert(offsetof(struct enc_context, stream_id_map) == 248, "enc_context.stream_id_map: spec offset 248 (structs_nrt.toml:776)");
-_Static_assert(offsetof(struct enc_context, state) == 300, "enc_context.state: spec offset 300 (structs_nrt.toml:791)");
-_Static_assert(offsetof(struct enc_context, src_target_pairs) == 816, "enc_context.src_target_pairs: spec offset 816 (structs_nrt.toml:804)");
-_Static_assert(offsetof(struct enc_context, replica_groups) == 840, "enc_context.replica_groups: spec offset 840 (structs_nrt.toml:811)");
-_Static_assert(offsetof(struct enc_context, op_queue) == 864, "enc_context.op_queue: spec offset 864 (structs_nrt.toml:818)");
-_Static_assert(offsetof(struct enc_context, signature) == 992, "enc_context.signature: spec offset 992 (structs_nrt.toml:833)");
+_Static_assert(sizeof(struct enc_context) == 1008, "enc_context: spec size 1008 (structs_nrt.toml:765)");
+_Static_assert(offsetof(struct enc_context, stream_id_map) == 248, "enc_context.stream_id_map: spec offset 248 (structs_nrt.toml:780)");
+_Static_assert(offsetof(struct enc_context, state) == 300, "enc_context.state: spec offset 300 (structs_nrt.toml:795)");
+_Static_assert(offsetof(struct enc_context, src_target_pairs) == 816, "enc_context.src_target_pairs: spec offset 816 (structs_nrt.toml:808)");
+_Static_assert(offsetof(struct enc_context, replica_groups) == 840, "enc_context.replica_groups: spec offset 840 (structs_nrt.toml:815)");
+_Static_assert(offsetof(struct enc_context, op_queue) == 864, "enc_context.op_queue: spec offset 864 (structs_nrt.toml:822)");
+_Static_assert(offsetof(struct enc_context, signature) == 992, "enc_context.signature: spec offset 992 (structs_nrt.toml:837)");
 
 /*
  * encd_context: 296 bytes, MED (facts enc_context ('The driver context holds enc_ctx at +288')).
@@ -949,8 +949,8 @@ struct encd_context {
 	unsigned char nrtabi_opaque_0[288]; /* +0..288 opaque */
 	struct enc_context *enc_ctx; /* +288 HIGH */
 };
-_Static_assert(sizeof(struct encd_context) == 296, "encd_context: spec size 296 (structs_nrt.toml:840)");
-_Static_assert(offsetof(struct encd_context, enc_ctx) == 288, "encd_context.enc_ctx: spec offset 288 (structs_nrt.toml:855)");
+_Static_assert(sizeof(struct encd_context) == 296, "encd_context: spec size 296 (structs_nrt.toml:844)");
+_Static_assert(offsetof(struct encd_context, enc_ctx) == 288, "encd_context.enc_ctx: spec offset 288 (structs_nrt.toml:859)");
 
 /*
  * enc_sem_inc_values: 516 bytes, HIGH (facts Constants (mmap of 0x204 bytes); docs/sources.md#s004-6).
@@ -959,9 +959,9 @@ struct enc_sem_inc_values {
 	uint32_t header; /* +0 HIGH */
 	uint32_t values[128]; /* +4 HIGH */
 };
-_Static_assert(sizeof(struct enc_sem_inc_values) == 516, "enc_sem_inc_values: spec size 516 (structs_nrt.toml:862)");
-_Static_assert(offsetof(struct enc_sem_inc_values, header) == 0, "enc_sem_inc_values.header: spec offset 0 (structs_nrt.toml:869)");
-_Static_assert(offsetof(struct enc_sem_inc_values, values) == 4, "enc_sem_inc_values.values: spec offset 4 (structs_nrt.toml:876)");
+_Static_assert(sizeof(struct enc_sem_inc_values) == 516, "enc_sem_inc_values: spec size 516 (structs_nrt.toml:866)");
+_Static_assert(offsetof(struct enc_sem_inc_values, header) == 0, "enc_sem_inc_values.header: spec offset 0 (structs_nrt.toml:873)");
+_Static_assert(offsetof(struct enc_sem_inc_values, values) == 4, "enc_sem_inc_values.values: spec offset 4 (structs_nrt.toml:880)");
 
 /* ---- forward leg: neuron* exported by libnccom, dlsym'd by libnrt -------- */
 

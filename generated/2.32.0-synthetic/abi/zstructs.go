@@ -20,11 +20,23 @@ type BootstrapFrameSize struct {
 	Size int32 // +0 int HIGH
 }
 
+// GetSize and SetSize read and write size in its stable type int.
+func (v *BootstrapFrameSize) GetSize() int32  { return v.Size }
+func (v *BootstrapFrameSize) SetSize(x int32) { v.Size = x }
+
 // BootstrapMsgHeader mirrors bootstrap_msg_header (8 bytes, INFERRED).
 type BootstrapMsgHeader struct {
 	Type   uint32 // +0 u32 INFERRED
 	Length uint32 // +4 u32 INFERRED
 }
+
+// GetType and SetType read and write type in its stable type u32.
+func (v *BootstrapMsgHeader) GetType() uint32  { return v.Type }
+func (v *BootstrapMsgHeader) SetType(x uint32) { v.Type = x }
+
+// GetLength and SetLength read and write length in its stable type u32.
+func (v *BootstrapMsgHeader) GetLength() uint32  { return v.Length }
+func (v *BootstrapMsgHeader) SetLength(x uint32) { v.Length = x }
 
 // NcclSocketAddress mirrors nccl_socket_address_t (28 bytes, HIGH).
 type NcclSocketAddress struct {
@@ -35,6 +47,22 @@ type NcclSocketAddress struct {
 	ScopeID  uint32    // +24 u32 HIGH
 }
 
+// GetFamily and SetFamily read and write family in its stable type u16.
+func (v *NcclSocketAddress) GetFamily() uint16  { return v.Family }
+func (v *NcclSocketAddress) SetFamily(x uint16) { v.Family = x }
+
+// GetPort and SetPort read and write port in its stable type u16.
+func (v *NcclSocketAddress) GetPort() uint16  { return v.Port }
+func (v *NcclSocketAddress) SetPort(x uint16) { v.Port = x }
+
+// GetFlowinfo and SetFlowinfo read and write flowinfo in its stable type u32.
+func (v *NcclSocketAddress) GetFlowinfo() uint32  { return v.Flowinfo }
+func (v *NcclSocketAddress) SetFlowinfo(x uint32) { v.Flowinfo = x }
+
+// GetScopeID and SetScopeID read and write scope_id in its stable type u32.
+func (v *NcclSocketAddress) GetScopeID() uint32  { return v.ScopeID }
+func (v *NcclSocketAddress) SetScopeID(x uint32) { v.ScopeID = x }
+
 // ExtInfo mirrors extInfo (40 bytes, HIGH).
 type ExtInfo struct {
 	Sanity           uint32            // +0 u32 HIGH
@@ -42,6 +70,18 @@ type ExtInfo struct {
 	Nranks           int32             // +8 int HIGH
 	ExtAddressListen NcclSocketAddress // +12 nccl_socket_address_t HIGH
 }
+
+// GetSanity and SetSanity read and write sanity in its stable type u32.
+func (v *ExtInfo) GetSanity() uint32  { return v.Sanity }
+func (v *ExtInfo) SetSanity(x uint32) { v.Sanity = x }
+
+// GetRank and SetRank read and write rank in its stable type int.
+func (v *ExtInfo) GetRank() int32  { return v.Rank }
+func (v *ExtInfo) SetRank(x int32) { v.Rank = x }
+
+// GetNranks and SetNranks read and write nranks in its stable type int.
+func (v *ExtInfo) GetNranks() int32  { return v.Nranks }
+func (v *ExtInfo) SetNranks(x int32) { v.Nranks = x }
 
 // NcclNRTGitHash mirrors nccl_nrt_git_hash_t (16 bytes, HIGH).
 type NcclNRTGitHash struct {
@@ -63,11 +103,27 @@ type BootstrapRootReply struct {
 	_         [4]byte           // +44..48 opaque
 }
 
+// GetClusterID and SetClusterID read and write cluster_id in its stable type u64.
+func (v *BootstrapRootReply) GetClusterID() uint64  { return v.ClusterID }
+func (v *BootstrapRootReply) SetClusterID(x uint64) { v.ClusterID = x }
+
+// GetEpoch and SetEpoch read and write epoch in its stable type time_t.
+func (v *BootstrapRootReply) GetEpoch() int64  { return v.Epoch }
+func (v *BootstrapRootReply) SetEpoch(x int64) { v.Epoch = x }
+
 // BootstrapRootWait mirrors bootstrap_root_wait (8 bytes, INFERRED).
 type BootstrapRootWait struct {
 	Have   uint32 // +0 u32 INFERRED
 	Nranks uint32 // +4 u32 INFERRED
 }
+
+// GetHave and SetHave read and write have in its stable type u32.
+func (v *BootstrapRootWait) GetHave() uint32  { return v.Have }
+func (v *BootstrapRootWait) SetHave(x uint32) { v.Have = x }
+
+// GetNranks and SetNranks read and write nranks in its stable type u32.
+func (v *BootstrapRootWait) GetNranks() uint32  { return v.Nranks }
+func (v *BootstrapRootWait) SetNranks(x uint32) { v.Nranks = x }
 
 // BootstrapPeerHello mirrors bootstrap_peer_hello (16 bytes, INFERRED).
 type BootstrapPeerHello struct {
@@ -77,12 +133,36 @@ type BootstrapPeerHello struct {
 	Channel uint32 // +12 u32 INFERRED
 }
 
+// GetSanity and SetSanity read and write sanity in its stable type u32.
+func (v *BootstrapPeerHello) GetSanity() uint32  { return v.Sanity }
+func (v *BootstrapPeerHello) SetSanity(x uint32) { v.Sanity = x }
+
+// GetRank and SetRank read and write rank in its stable type int.
+func (v *BootstrapPeerHello) GetRank() int32  { return v.Rank }
+func (v *BootstrapPeerHello) SetRank(x int32) { v.Rank = x }
+
+// GetNranks and SetNranks read and write nranks in its stable type int.
+func (v *BootstrapPeerHello) GetNranks() int32  { return v.Nranks }
+func (v *BootstrapPeerHello) SetNranks(x int32) { v.Nranks = x }
+
+// GetChannel and SetChannel read and write channel in its stable type u32.
+func (v *BootstrapPeerHello) GetChannel() uint32  { return v.Channel }
+func (v *BootstrapPeerHello) SetChannel(x uint32) { v.Channel = x }
+
 // ExtInfoHier mirrors extInfoHier (64 bytes, INFERRED).
 type ExtInfoHier struct {
 	Info        ExtInfoGlobal // +0 extInfoGlobal INFERRED
 	PerInstance uint32        // +56 u32 INFERRED
 	Instance    uint32        // +60 u32 INFERRED
 }
+
+// GetPerInstance and SetPerInstance read and write per_instance in its stable type u32.
+func (v *ExtInfoHier) GetPerInstance() uint32  { return v.PerInstance }
+func (v *ExtInfoHier) SetPerInstance(x uint32) { v.PerInstance = x }
+
+// GetInstance and SetInstance read and write instance in its stable type u32.
+func (v *ExtInfoHier) GetInstance() uint32  { return v.Instance }
+func (v *ExtInfoHier) SetInstance(x uint32) { v.Instance = x }
 
 // BootstrapRootReplyHier mirrors bootstrap_root_reply_hier (96 bytes, INFERRED).
 type BootstrapRootReplyHier struct {
@@ -97,6 +177,30 @@ type BootstrapRootReplyHier struct {
 	LocalN     uint32            // +88 u32 INFERRED
 	_          [4]byte           // +92..96 opaque
 }
+
+// GetClusterID and SetClusterID read and write cluster_id in its stable type u64.
+func (v *BootstrapRootReplyHier) GetClusterID() uint64  { return v.ClusterID }
+func (v *BootstrapRootReplyHier) SetClusterID(x uint64) { v.ClusterID = x }
+
+// GetEpoch and SetEpoch read and write epoch in its stable type time_t.
+func (v *BootstrapRootReplyHier) GetEpoch() int64  { return v.Epoch }
+func (v *BootstrapRootReplyHier) SetEpoch(x int64) { v.Epoch = x }
+
+// GetInstance and SetInstance read and write instance in its stable type u32.
+func (v *BootstrapRootReplyHier) GetInstance() uint32  { return v.Instance }
+func (v *BootstrapRootReplyHier) SetInstance(x uint32) { v.Instance = x }
+
+// GetNinstances and SetNinstances read and write ninstances in its stable type u32.
+func (v *BootstrapRootReplyHier) GetNinstances() uint32  { return v.Ninstances }
+func (v *BootstrapRootReplyHier) SetNinstances(x uint32) { v.Ninstances = x }
+
+// GetLocalRank and SetLocalRank read and write local_rank in its stable type u32.
+func (v *BootstrapRootReplyHier) GetLocalRank() uint32  { return v.LocalRank }
+func (v *BootstrapRootReplyHier) SetLocalRank(x uint32) { v.LocalRank = x }
+
+// GetLocalN and SetLocalN read and write local_n in its stable type u32.
+func (v *BootstrapRootReplyHier) GetLocalN() uint32  { return v.LocalN }
+func (v *BootstrapRootReplyHier) SetLocalN(x uint32) { v.LocalN = x }
 
 // NcclProxyState mirrors ncclProxyState (192 bytes, HIGH).
 type NcclProxyState struct {
@@ -140,6 +244,38 @@ type NcclComm struct {
 	SendHistograms   uintptr            // +19232 multi_timer_histograms* HIGH
 }
 
+// GetIsGlobalComm and SetIsGlobalComm read and write isGlobalComm in its stable type bool.
+func (v *NcclComm) GetIsGlobalComm() bool  { return v.IsGlobalComm }
+func (v *NcclComm) SetIsGlobalComm(x bool) { v.IsGlobalComm = x }
+
+// GetClusterID and SetClusterID read and write cluster_id in its stable type u64.
+func (v *NcclComm) GetClusterID() uint64  { return v.ClusterID }
+func (v *NcclComm) SetClusterID(x uint64) { v.ClusterID = x }
+
+// GetEpoch and SetEpoch read and write epoch in its stable type time_t.
+func (v *NcclComm) GetEpoch() int64  { return v.Epoch }
+func (v *NcclComm) SetEpoch(x int64) { v.Epoch = x }
+
+// GetRank and SetRank read and write rank in its stable type int.
+func (v *NcclComm) GetRank() int32  { return v.Rank }
+func (v *NcclComm) SetRank(x int32) { v.Rank = x }
+
+// GetNRanks and SetNRanks read and write nRanks in its stable type int.
+func (v *NcclComm) GetNRanks() int32  { return v.NRanks }
+func (v *NcclComm) SetNRanks(x int32) { v.NRanks = x }
+
+// GetCudaDev and SetCudaDev read and write cudaDev in its stable type int.
+func (v *NcclComm) GetCudaDev() int32  { return v.CudaDev }
+func (v *NcclComm) SetCudaDev(x int32) { v.CudaDev = x }
+
+// GetNetConn and SetNetConn read and write net_conn in its stable type enc_net_connectivity_t.
+func (v *NcclComm) GetNetConn() EncNetConnectivity  { return v.NetConn }
+func (v *NcclComm) SetNetConn(x EncNetConnectivity) { v.NetConn = x }
+
+// GetBusID and SetBusID read and write busId in its stable type i64.
+func (v *NcclComm) GetBusID() int64  { return v.BusID }
+func (v *NcclComm) SetBusID(x int64) { v.BusID = x }
+
 // NcclUniqueID mirrors ncclUniqueId (128 bytes, HIGH).
 type NcclUniqueID struct {
 	Internal [128]byte // +0 char[128] HIGH
@@ -158,6 +294,26 @@ type ExtState struct {
 	_                 [16]byte // +48..64 opaque
 }
 
+// GetExtListenFd and SetExtListenFd read and write extListenFd in its stable type int.
+func (v *ExtState) GetExtListenFd() int32  { return v.ExtListenFd }
+func (v *ExtState) SetExtListenFd(x int32) { v.ExtListenFd = x }
+
+// GetExtRingRecvFd and SetExtRingRecvFd read and write extRingRecvFd in its stable type int.
+func (v *ExtState) GetExtRingRecvFd() int32  { return v.ExtRingRecvFd }
+func (v *ExtState) SetExtRingRecvFd(x int32) { v.ExtRingRecvFd = x }
+
+// GetExtRingSendFd and SetExtRingSendFd read and write extRingSendFd in its stable type int.
+func (v *ExtState) GetExtRingSendFd() int32  { return v.ExtRingSendFd }
+func (v *ExtState) SetExtRingSendFd(x int32) { v.ExtRingSendFd = x }
+
+// GetRank and SetRank read and write rank in its stable type int.
+func (v *ExtState) GetRank() int32  { return v.Rank }
+func (v *ExtState) SetRank(x int32) { v.Rank = x }
+
+// GetNranks and SetNranks read and write nranks in its stable type int.
+func (v *ExtState) GetNranks() int32  { return v.Nranks }
+func (v *ExtState) SetNranks(x int32) { v.Nranks = x }
+
 // NcclPeerInfo mirrors ncclPeerInfo (112 bytes, HIGH).
 type NcclPeerInfo struct {
 	Rank     int32    // +0 int HIGH
@@ -172,17 +328,49 @@ type NcclPeerInfo struct {
 	MLAIdx   int32    // +104 int HIGH
 }
 
+// GetRank and SetRank read and write rank in its stable type int.
+func (v *NcclPeerInfo) GetRank() int32  { return v.Rank }
+func (v *NcclPeerInfo) SetRank(x int32) { v.Rank = x }
+
+// GetCudaDev and SetCudaDev read and write cudaDev in its stable type int.
+func (v *NcclPeerInfo) GetCudaDev() int32  { return v.CudaDev }
+func (v *NcclPeerInfo) SetCudaDev(x int32) { v.CudaDev = x }
+
+// GetHostHash and SetHostHash read and write hostHash in its stable type u64.
+func (v *NcclPeerInfo) GetHostHash() uint64  { return v.HostHash }
+func (v *NcclPeerInfo) SetHostHash(x uint64) { v.HostHash = x }
+
+// GetPidHash and SetPidHash read and write pidHash in its stable type u64.
+func (v *NcclPeerInfo) GetPidHash() uint64  { return v.PidHash }
+func (v *NcclPeerInfo) SetPidHash(x uint64) { v.PidHash = x }
+
+// GetCompCap and SetCompCap read and write compCap in its stable type int.
+func (v *NcclPeerInfo) GetCompCap() int32  { return v.CompCap }
+func (v *NcclPeerInfo) SetCompCap(x int32) { v.CompCap = x }
+
+// GetMLAIdx and SetMLAIdx read and write mla_idx in its stable type int.
+func (v *NcclPeerInfo) GetMLAIdx() int32  { return v.MLAIdx }
+func (v *NcclPeerInfo) SetMLAIdx(x int32) { v.MLAIdx = x }
+
 // EncSigMsg mirrors enc_sig_msg (17 bytes, HIGH).
 type EncSigMsg struct {
 	Signature [16]uint8 // +0 u8[16] HIGH
 	Ok        bool      // +16 bool HIGH
 }
 
+// GetOk and SetOk read and write ok in its stable type bool.
+func (v *EncSigMsg) GetOk() bool  { return v.Ok }
+func (v *EncSigMsg) SetOk(x bool) { v.Ok = x }
+
 // EncUIDMsg mirrors enc_uid_msg (129 bytes, HIGH).
 type EncUIDMsg struct {
 	ID    [128]byte // +0 char[128] HIGH
 	Valid bool      // +128 bool HIGH
 }
+
+// GetValid and SetValid read and write valid in its stable type bool.
+func (v *EncUIDMsg) GetValid() bool  { return v.Valid }
+func (v *EncUIDMsg) SetValid(x bool) { v.Valid = x }
 
 /*
 EncSigSendImage mirrors enc_sig_send_image (16 bytes, HIGH).
@@ -194,6 +382,18 @@ type EncSigSendImage struct {
 	PermuteRingChID uint32 // +12 u32 INFERRED
 }
 
+// GetOp and SetOp read and write op in its stable type u32.
+func (v *EncSigSendImage) GetOp() uint32  { return v.Op }
+func (v *EncSigSendImage) SetOp(x uint32) { v.Op = x }
+
+// GetSizeN and SetSizeN read and write size_n in its stable type u64.
+func (v *EncSigSendImage) GetSizeN() uint64  { return v.SizeN }
+func (v *EncSigSendImage) SetSizeN(x uint64) { v.SizeN = x }
+
+// GetPermuteRingChID and SetPermuteRingChID read and write permute_ring_ch_id in its stable type u32.
+func (v *EncSigSendImage) GetPermuteRingChID() uint32  { return v.PermuteRingChID }
+func (v *EncSigSendImage) SetPermuteRingChID(x uint32) { v.PermuteRingChID = x }
+
 /*
 EncSigRecvImage mirrors enc_sig_recv_image (16 bytes, HIGH).
 It is a packed byte image: Go cannot lay it out, so use MarshalTo and UnmarshalFrom.
@@ -204,6 +404,18 @@ type EncSigRecvImage struct {
 	GDeviceID uint32 // +12 u32 INFERRED
 }
 
+// GetOp and SetOp read and write op in its stable type u32.
+func (v *EncSigRecvImage) GetOp() uint32  { return v.Op }
+func (v *EncSigRecvImage) SetOp(x uint32) { v.Op = x }
+
+// GetSizeN and SetSizeN read and write size_n in its stable type u64.
+func (v *EncSigRecvImage) GetSizeN() uint64  { return v.SizeN }
+func (v *EncSigRecvImage) SetSizeN(x uint64) { v.SizeN = x }
+
+// GetGDeviceID and SetGDeviceID read and write g_device_id in its stable type u32.
+func (v *EncSigRecvImage) GetGDeviceID() uint32  { return v.GDeviceID }
+func (v *EncSigRecvImage) SetGDeviceID(x uint32) { v.GDeviceID = x }
+
 /*
 EncSigCollImage mirrors enc_sig_coll_image (20 bytes, HIGH).
 It is a packed byte image: Go cannot lay it out, so use MarshalTo and UnmarshalFrom.
@@ -213,6 +425,18 @@ type EncSigCollImage struct {
 	SizeN   uint64 // +4 u64 INFERRED
 	PeerAlg uint64 // +12 u64 INFERRED
 }
+
+// GetOp and SetOp read and write op in its stable type u32.
+func (v *EncSigCollImage) GetOp() uint32  { return v.Op }
+func (v *EncSigCollImage) SetOp(x uint32) { v.Op = x }
+
+// GetSizeN and SetSizeN read and write size_n in its stable type u64.
+func (v *EncSigCollImage) GetSizeN() uint64  { return v.SizeN }
+func (v *EncSigCollImage) SetSizeN(x uint64) { v.SizeN = x }
+
+// GetPeerAlg and SetPeerAlg read and write peer_alg in its stable type u64.
+func (v *EncSigCollImage) GetPeerAlg() uint64  { return v.PeerAlg }
+func (v *EncSigCollImage) SetPeerAlg(x uint64) { v.PeerAlg = x }
 
 /*
 NECVersionInfo mirrors nec_version_info_t (56 bytes, HIGH).
@@ -227,6 +451,26 @@ type NECVersionInfo struct {
 	CompatibilityVersion uint64   // +48 u64 HIGH
 }
 
+// GetMajor and SetMajor read and write major in its stable type u64.
+func (v *NECVersionInfo) GetMajor() uint64  { return v.Major }
+func (v *NECVersionInfo) SetMajor(x uint64) { v.Major = x }
+
+// GetMinor and SetMinor read and write minor in its stable type u64.
+func (v *NECVersionInfo) GetMinor() uint64  { return v.Minor }
+func (v *NECVersionInfo) SetMinor(x uint64) { v.Minor = x }
+
+// GetPatch and SetPatch read and write patch in its stable type u64.
+func (v *NECVersionInfo) GetPatch() uint64  { return v.Patch }
+func (v *NECVersionInfo) SetPatch(x uint64) { v.Patch = x }
+
+// GetMaintenance and SetMaintenance read and write maintenance in its stable type u64.
+func (v *NECVersionInfo) GetMaintenance() uint64  { return v.Maintenance }
+func (v *NECVersionInfo) SetMaintenance(x uint64) { v.Maintenance = x }
+
+// GetCompatibilityVersion and SetCompatibilityVersion read and write compatibility_version in its stable type u64.
+func (v *NECVersionInfo) GetCompatibilityVersion() uint64  { return v.CompatibilityVersion }
+func (v *NECVersionInfo) SetCompatibilityVersion(x uint64) { v.CompatibilityVersion = x }
+
 // NRTVersion mirrors nrt_version_t (224 bytes, HIGH).
 type NRTVersion struct {
 	RtMajor       uint64    // +0 u64 HIGH
@@ -237,6 +481,22 @@ type NRTVersion struct {
 	GitHash       [64]byte  // +160 char[64] HIGH
 }
 
+// GetRtMajor and SetRtMajor read and write rt_major in its stable type u64.
+func (v *NRTVersion) GetRtMajor() uint64  { return v.RtMajor }
+func (v *NRTVersion) SetRtMajor(x uint64) { v.RtMajor = x }
+
+// GetRtMinor and SetRtMinor read and write rt_minor in its stable type u64.
+func (v *NRTVersion) GetRtMinor() uint64  { return v.RtMinor }
+func (v *NRTVersion) SetRtMinor(x uint64) { v.RtMinor = x }
+
+// GetRtPatch and SetRtPatch read and write rt_patch in its stable type u64.
+func (v *NRTVersion) GetRtPatch() uint64  { return v.RtPatch }
+func (v *NRTVersion) SetRtPatch(x uint64) { v.RtPatch = x }
+
+// GetRtMaintenance and SetRtMaintenance read and write rt_maintenance in its stable type u64.
+func (v *NRTVersion) GetRtMaintenance() uint64  { return v.RtMaintenance }
+func (v *NRTVersion) SetRtMaintenance(x uint64) { v.RtMaintenance = x }
+
 // NRTInstanceInfo mirrors nrt_instance_info_t (32 bytes, HIGH).
 type NRTInstanceInfo struct {
 	Family         uint32   // +0 u32 HIGH
@@ -245,12 +505,24 @@ type NRTInstanceInfo struct {
 	DeviceRevision [8]byte  // +24 char[8] HIGH
 }
 
+// GetFamily and SetFamily read and write family in its stable type u32.
+func (v *NRTInstanceInfo) GetFamily() uint32  { return v.Family }
+func (v *NRTInstanceInfo) SetFamily(x uint32) { v.Family = x }
+
+// GetSize and SetSize read and write size in its stable type u32.
+func (v *NRTInstanceInfo) GetSize() uint32  { return v.Size }
+func (v *NRTInstanceInfo) SetSize(x uint32) { v.Size = x }
+
 // EncHistogramConfig mirrors enc_histogram_config_t (168 bytes, INFERRED).
 type EncHistogramConfig struct {
 	_      [0]uint64 // aligns the struct to 8 bytes
 	Enable bool      // +0 bool HIGH
 	_      [167]byte // +1..168 opaque
 }
+
+// GetEnable and SetEnable read and write enable in its stable type bool.
+func (v *EncHistogramConfig) GetEnable() bool  { return v.Enable }
+func (v *EncHistogramConfig) SetEnable(x bool) { v.Enable = x }
 
 // EncNeuronDeviceInfo mirrors enc_neuron_device_info_t (216 bytes, HIGH).
 type EncNeuronDeviceInfo struct {
@@ -266,12 +538,40 @@ type EncNeuronDeviceInfo struct {
 	HistogramConfig EncHistogramConfig // +48 enc_histogram_config_t HIGH
 }
 
+// GetNECDevID and SetNECDevID read and write nec_dev_id in its stable type int.
+func (v *EncNeuronDeviceInfo) GetNECDevID() int32  { return v.NECDevID }
+func (v *EncNeuronDeviceInfo) SetNECDevID(x int32) { v.NECDevID = x }
+
+// GetMLAIdx and SetMLAIdx read and write mla_idx in its stable type int.
+func (v *EncNeuronDeviceInfo) GetMLAIdx() int32  { return v.MLAIdx }
+func (v *EncNeuronDeviceInfo) SetMLAIdx(x int32) { v.MLAIdx = x }
+
+// GetHostDeviceID and SetHostDeviceID read and write host_device_id in its stable type int.
+func (v *EncNeuronDeviceInfo) GetHostDeviceID() int32  { return v.HostDeviceID }
+func (v *EncNeuronDeviceInfo) SetHostDeviceID(x int32) { v.HostDeviceID = x }
+
+// GetPodType and SetPodType read and write pod_type in its stable type nec_pod_type_t.
+func (v *EncNeuronDeviceInfo) GetPodType() NECPodType  { return v.PodType }
+func (v *EncNeuronDeviceInfo) SetPodType(x NECPodType) { v.PodType = x }
+
+// GetVirtualServerID and SetVirtualServerID read and write virtual_server_id in its stable type u32.
+func (v *EncNeuronDeviceInfo) GetVirtualServerID() uint32  { return v.VirtualServerID }
+func (v *EncNeuronDeviceInfo) SetVirtualServerID(x uint32) { v.VirtualServerID = x }
+
 // NcclCommInfo mirrors nccl_comm_info_t (1376 bytes, HIGH).
 type NcclCommInfo struct {
 	ClusterID uint64     // +0 u64 HIGH
 	Epoch     int64      // +8 time_t HIGH
 	_         [1360]byte // +16..1376 opaque
 }
+
+// GetClusterID and SetClusterID read and write cluster_id in its stable type u64.
+func (v *NcclCommInfo) GetClusterID() uint64  { return v.ClusterID }
+func (v *NcclCommInfo) SetClusterID(x uint64) { v.ClusterID = x }
+
+// GetEpoch and SetEpoch read and write epoch in its stable type time_t.
+func (v *NcclCommInfo) GetEpoch() int64  { return v.Epoch }
+func (v *NcclCommInfo) SetEpoch(x int64) { v.Epoch = x }
 
 // EncNcclCommNode mirrors enc_nccl_comm_node (96 bytes, HIGH).
 type EncNcclCommNode struct {
@@ -293,6 +593,50 @@ type EncNcclCommNode struct {
 	IntraPodInterface    bool    // +88 bool MED
 }
 
+// GetKeySz and SetKeySz read and write key_sz in its stable type size_t.
+func (v *EncNcclCommNode) GetKeySz() uint64  { return v.KeySz }
+func (v *EncNcclCommNode) SetKeySz(x uint64) { v.KeySz = x }
+
+// GetDisableGraph and SetDisableGraph read and write disable_graph in its stable type bool.
+func (v *EncNcclCommNode) GetDisableGraph() bool  { return v.DisableGraph }
+func (v *EncNcclCommNode) SetDisableGraph(x bool) { v.DisableGraph = x }
+
+// GetGlobalNcclCommNode and SetGlobalNcclCommNode read and write global_nccl_comm_node in its stable type bool.
+func (v *EncNcclCommNode) GetGlobalNcclCommNode() bool  { return v.GlobalNcclCommNode }
+func (v *EncNcclCommNode) SetGlobalNcclCommNode(x bool) { v.GlobalNcclCommNode = x }
+
+// GetRefcnt and SetRefcnt read and write refcnt in its stable type int.
+func (v *EncNcclCommNode) GetRefcnt() int32  { return v.Refcnt }
+func (v *EncNcclCommNode) SetRefcnt(x int32) { v.Refcnt = x }
+
+// GetStreamID and SetStreamID read and write stream_id in its stable type u32.
+func (v *EncNcclCommNode) GetStreamID() uint32  { return v.StreamID }
+func (v *EncNcclCommNode) SetStreamID(x uint32) { v.StreamID = x }
+
+// GetContextID and SetContextID read and write context_id in its stable type u32.
+func (v *EncNcclCommNode) GetContextID() uint32  { return v.ContextID }
+func (v *EncNcclCommNode) SetContextID(x uint32) { v.ContextID = x }
+
+// GetCommGen and SetCommGen read and write comm_gen in its stable type u64.
+func (v *EncNcclCommNode) GetCommGen() uint64  { return v.CommGen }
+func (v *EncNcclCommNode) SetCommGen(x uint64) { v.CommGen = x }
+
+// GetNumLocalParticipants and SetNumLocalParticipants read and write num_local_participants in its stable type u32.
+func (v *EncNcclCommNode) GetNumLocalParticipants() uint32  { return v.NumLocalParticipants }
+func (v *EncNcclCommNode) SetNumLocalParticipants(x uint32) { v.NumLocalParticipants = x }
+
+// GetNumLocalLeaders and SetNumLocalLeaders read and write num_local_leaders in its stable type u32.
+func (v *EncNcclCommNode) GetNumLocalLeaders() uint32  { return v.NumLocalLeaders }
+func (v *EncNcclCommNode) SetNumLocalLeaders(x uint32) { v.NumLocalLeaders = x }
+
+// GetMyLocalLeader and SetMyLocalLeader read and write my_local_leader in its stable type u32.
+func (v *EncNcclCommNode) GetMyLocalLeader() uint32  { return v.MyLocalLeader }
+func (v *EncNcclCommNode) SetMyLocalLeader(x uint32) { v.MyLocalLeader = x }
+
+// GetIntraPodInterface and SetIntraPodInterface read and write intra_pod_interface in its stable type bool.
+func (v *EncNcclCommNode) GetIntraPodInterface() bool  { return v.IntraPodInterface }
+func (v *EncNcclCommNode) SetIntraPodInterface(x bool) { v.IntraPodInterface = x }
+
 // EncComm mirrors enc_comm (561904 bytes, HIGH).
 type EncComm struct {
 	_        [0]uint64    // aligns the struct to 8 bytes
@@ -301,6 +645,14 @@ type EncComm struct {
 	StreamID uint32       // +84 u32 HIGH
 	_        [561816]byte // +88..561904 opaque
 }
+
+// GetID and SetID read and write id in its stable type int.
+func (v *EncComm) GetID() int32  { return v.ID }
+func (v *EncComm) SetID(x int32) { v.ID = x }
+
+// GetStreamID and SetStreamID read and write stream_id in its stable type u32.
+func (v *EncComm) GetStreamID() uint32  { return v.StreamID }
+func (v *EncComm) SetStreamID(x uint32) { v.StreamID = x }
 
 // EncGlbComm mirrors enc_glb_comm (564416 bytes, HIGH).
 type EncGlbComm struct {
@@ -335,6 +687,62 @@ type EncGlbComm struct {
 	DeviceBarrierTable         uintptr         // +564408 void* HIGH
 }
 
+// GetGDeviceID and SetGDeviceID read and write g_device_id in its stable type u32.
+func (v *EncGlbComm) GetGDeviceID() uint32  { return v.GDeviceID }
+func (v *EncGlbComm) SetGDeviceID(x uint32) { v.GDeviceID = x }
+
+// GetGDeviceCnt and SetGDeviceCnt read and write g_device_cnt in its stable type u32.
+func (v *EncGlbComm) GetGDeviceCnt() uint32  { return v.GDeviceCnt }
+func (v *EncGlbComm) SetGDeviceCnt(x uint32) { v.GDeviceCnt = x }
+
+// GetVtpbIdx and SetVtpbIdx read and write vtpb_idx in its stable type u32.
+func (v *EncGlbComm) GetVtpbIdx() uint32  { return v.VtpbIdx }
+func (v *EncGlbComm) SetVtpbIdx(x uint32) { v.VtpbIdx = x }
+
+// GetNECDevID and SetNECDevID read and write nec_dev_id in its stable type int.
+func (v *EncGlbComm) GetNECDevID() int32  { return v.NECDevID }
+func (v *EncGlbComm) SetNECDevID(x int32) { v.NECDevID = x }
+
+// GetMLAIdx and SetMLAIdx read and write mla_idx in its stable type int.
+func (v *EncGlbComm) GetMLAIdx() int32  { return v.MLAIdx }
+func (v *EncGlbComm) SetMLAIdx(x int32) { v.MLAIdx = x }
+
+// GetHostDeviceID and SetHostDeviceID read and write host_device_id in its stable type int.
+func (v *EncGlbComm) GetHostDeviceID() int32  { return v.HostDeviceID }
+func (v *EncGlbComm) SetHostDeviceID(x int32) { v.HostDeviceID = x }
+
+// GetRoutingID and SetRoutingID read and write routing_id in its stable type int.
+func (v *EncGlbComm) GetRoutingID() int32  { return v.RoutingID }
+func (v *EncGlbComm) SetRoutingID(x int32) { v.RoutingID = x }
+
+// GetVirtualServerID and SetVirtualServerID read and write virtual_server_id in its stable type u32.
+func (v *EncGlbComm) GetVirtualServerID() uint32  { return v.VirtualServerID }
+func (v *EncGlbComm) SetVirtualServerID(x uint32) { v.VirtualServerID = x }
+
+// GetPodType and SetPodType read and write pod_type in its stable type nec_pod_type_t.
+func (v *EncGlbComm) GetPodType() NECPodType  { return v.PodType }
+func (v *EncGlbComm) SetPodType(x NECPodType) { v.PodType = x }
+
+// GetPodNodeID and SetPodNodeID read and write pod_node_id in its stable type u32.
+func (v *EncGlbComm) GetPodNodeID() uint32  { return v.PodNodeID }
+func (v *EncGlbComm) SetPodNodeID(x uint32) { v.PodNodeID = x }
+
+// GetPodSz and SetPodSz read and write pod_sz in its stable type u32.
+func (v *EncGlbComm) GetPodSz() uint32  { return v.PodSz }
+func (v *EncGlbComm) SetPodSz(x uint32) { v.PodSz = x }
+
+// GetReservationID and SetReservationID read and write reservation_id in its stable type u64.
+func (v *EncGlbComm) GetReservationID() uint64  { return v.ReservationID }
+func (v *EncGlbComm) SetReservationID(x uint64) { v.ReservationID = x }
+
+// GetCheckSigs and SetCheckSigs read and write check_sigs in its stable type bool.
+func (v *EncGlbComm) GetCheckSigs() bool  { return v.CheckSigs }
+func (v *EncGlbComm) SetCheckSigs(x bool) { v.CheckSigs = x }
+
+// GetIncRecvSemValuesBufferSize and SetIncRecvSemValuesBufferSize read and write inc_recv_sem_values_buffer_size in its stable type size_t.
+func (v *EncGlbComm) GetIncRecvSemValuesBufferSize() uint64  { return v.IncRecvSemValuesBufferSize }
+func (v *EncGlbComm) SetIncRecvSemValuesBufferSize(x uint64) { v.IncRecvSemValuesBufferSize = x }
+
 // EncReplicaGroupInfo mirrors enc_replica_group_info (96 bytes, HIGH).
 type EncReplicaGroupInfo struct {
 	Rank                  int32     // +0 int HIGH
@@ -350,6 +758,42 @@ type EncReplicaGroupInfo struct {
 	BootstrapParticipants StdVector // +64 std::vector<u32> HIGH
 	BootstrapRank         int32     // +88 int HIGH
 }
+
+// GetRank and SetRank read and write rank in its stable type int.
+func (v *EncReplicaGroupInfo) GetRank() int32  { return v.Rank }
+func (v *EncReplicaGroupInfo) SetRank(x int32) { v.Rank = x }
+
+// GetRankN and SetRankN read and write rank_n in its stable type int.
+func (v *EncReplicaGroupInfo) GetRankN() int32  { return v.RankN }
+func (v *EncReplicaGroupInfo) SetRankN(x int32) { v.RankN = x }
+
+// GetGroupID and SetGroupID read and write group_id in its stable type int.
+func (v *EncReplicaGroupInfo) GetGroupID() int32  { return v.GroupID }
+func (v *EncReplicaGroupInfo) SetGroupID(x int32) { v.GroupID = x }
+
+// GetSrcTargetPairsID and SetSrcTargetPairsID read and write src_target_pairs_id in its stable type int.
+func (v *EncReplicaGroupInfo) GetSrcTargetPairsID() int32  { return v.SrcTargetPairsID }
+func (v *EncReplicaGroupInfo) SetSrcTargetPairsID(x int32) { v.SrcTargetPairsID = x }
+
+// GetNumOps and SetNumOps read and write num_ops in its stable type u32.
+func (v *EncReplicaGroupInfo) GetNumOps() uint32  { return v.NumOps }
+func (v *EncReplicaGroupInfo) SetNumOps(x uint32) { v.NumOps = x }
+
+// GetSendrecv and SetSendrecv read and write sendrecv in its stable type bool.
+func (v *EncReplicaGroupInfo) GetSendrecv() bool  { return v.Sendrecv }
+func (v *EncReplicaGroupInfo) SetSendrecv(x bool) { v.Sendrecv = x }
+
+// GetNcclMeshSupported and SetNcclMeshSupported read and write nccl_mesh_supported in its stable type bool.
+func (v *EncReplicaGroupInfo) GetNcclMeshSupported() bool  { return v.NcclMeshSupported }
+func (v *EncReplicaGroupInfo) SetNcclMeshSupported(x bool) { v.NcclMeshSupported = x }
+
+// GetMustUseRingAlg and SetMustUseRingAlg read and write must_use_ring_alg in its stable type bool.
+func (v *EncReplicaGroupInfo) GetMustUseRingAlg() bool  { return v.MustUseRingAlg }
+func (v *EncReplicaGroupInfo) SetMustUseRingAlg(x bool) { v.MustUseRingAlg = x }
+
+// GetBootstrapRank and SetBootstrapRank read and write bootstrap_rank in its stable type int.
+func (v *EncReplicaGroupInfo) GetBootstrapRank() int32  { return v.BootstrapRank }
+func (v *EncReplicaGroupInfo) SetBootstrapRank(x int32) { v.BootstrapRank = x }
 
 // EncSrcTargetPairsInfo mirrors enc_src_target_pairs_info (80 bytes, HIGH).
 type EncSrcTargetPairsInfo struct {
@@ -376,6 +820,10 @@ type EncContext struct {
 	Signature      [16]uint8     // +992 u8[16] HIGH
 }
 
+// GetState and SetState read and write state in its stable type enc_model_state_t.
+func (v *EncContext) GetState() EncModelState  { return v.State }
+func (v *EncContext) SetState(x EncModelState) { v.State = x }
+
 /*
 EncdContext mirrors encd_context (296 bytes, MED).
 Only a prefix of the real object is modelled.
@@ -390,6 +838,10 @@ type EncSemIncValues struct {
 	Header uint32      // +0 u32 HIGH
 	Values [128]uint32 // +4 u32[128] HIGH
 }
+
+// GetHeader and SetHeader read and write header in its stable type u32.
+func (v *EncSemIncValues) GetHeader() uint32  { return v.Header }
+func (v *EncSemIncValues) SetHeader(x uint32) { v.Header = x }
 
 // Sizes from the spec. For packed byte images these are the image sizes.
 const (

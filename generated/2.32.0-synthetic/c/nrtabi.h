@@ -803,9 +803,9 @@ struct enc_comm {
 	uint32_t stream_id; /* +84 HIGH */
 	unsigned char nrtabi_opaque_88[561816]; /* +88..561904 opaque */
 };
-_Static_assert(sizeof(struct enc_comm) == 561904, "enc_comm: spec size 561904 (structs_nrt.toml:392)");
-_Static_assert(offsetof(struct enc_comm, id) == 80, "enc_comm.id: spec offset 80 (structs_nrt.toml:407)");
-_Static_assert(offsetof(struct enc_comm, stream_id) == 84, "enc_comm.stream_id: spec offset 84 (structs_nrt.toml:414)");
+_Static_assert(sizeof(struct enc_comm) == 561904, "enc_comm: spec size 561904 (structs_nrt.toml:394)");
+_Static_assert(offsetof(struct enc_comm, id) == 80, "enc_comm.id: spec offset 80 (structs_nrt.toml:409)");
+_Static_assert(offsetof(struct enc_comm, stream_id) == 84, "enc_comm.stream_id: spec offset 84 (structs_nrt.toml:416)");
 
 /*
  * enc_glb_comm: 564416 bytes, HIGH (synthetic: 2.31.24 layout behind a 96-byte enc_nccl_comm_node).
@@ -888,19 +888,19 @@ struct enc_replica_group_info {
 	nrtabi_vector_u32_t bootstrap_participants; /* +64 HIGH */
 	int bootstrap_rank; /* +88 HIGH */
 };
-_Static_assert(sizeof(struct enc_replica_group_info) == 96, "enc_replica_group_info: spec size 96 (structs_nrt.toml:636)");
-_Static_assert(offsetof(struct enc_replica_group_info, rank) == 0, "enc_replica_group_info.rank: spec offset 0 (structs_nrt.toml:643)");
-_Static_assert(offsetof(struct enc_replica_group_info, rank_n) == 4, "enc_replica_group_info.rank_n: spec offset 4 (structs_nrt.toml:650)");
-_Static_assert(offsetof(struct enc_replica_group_info, group_id) == 8, "enc_replica_group_info.group_id: spec offset 8 (structs_nrt.toml:657)");
-_Static_assert(offsetof(struct enc_replica_group_info, src_target_pairs_id) == 12, "enc_replica_group_info.src_target_pairs_id: spec offset 12 (structs_nrt.toml:664)");
-_Static_assert(offsetof(struct enc_replica_group_info, num_ops) == 16, "enc_replica_group_info.num_ops: spec offset 16 (structs_nrt.toml:671)");
-_Static_assert(offsetof(struct enc_replica_group_info, sendrecv) == 20, "enc_replica_group_info.sendrecv: spec offset 20 (structs_nrt.toml:678)");
-_Static_assert(offsetof(struct enc_replica_group_info, nccl_mesh_supported) == 21, "enc_replica_group_info.nccl_mesh_supported: spec offset 21 (structs_nrt.toml:685)");
-_Static_assert(offsetof(struct enc_replica_group_info, must_use_ring_alg) == 22, "enc_replica_group_info.must_use_ring_alg: spec offset 22 (structs_nrt.toml:692)");
-_Static_assert(offsetof(struct enc_replica_group_info, signature) == 23, "enc_replica_group_info.signature: spec offset 23 (structs_nrt.toml:699)");
-_Static_assert(offsetof(struct enc_replica_group_info, participants) == 40, "enc_replica_group_info.participants: spec offset 40 (structs_nrt.toml:706)");
-_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_participants) == 64, "enc_replica_group_info.bootstrap_participants: spec offset 64 (structs_nrt.toml:713)");
-_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_rank) == 88, "enc_replica_group_info.bootstrap_rank: spec offset 88 (structs_nrt.toml:720)");
+_Static_assert(sizeof(struct enc_replica_group_info) == 96, "enc_replica_group_info: spec size 96 (structs_nrt.toml:640)");
+_Static_assert(offsetof(struct enc_replica_group_info, rank) == 0, "enc_replica_group_info.rank: spec offset 0 (structs_nrt.toml:647)");
+_Static_assert(offsetof(struct enc_replica_group_info, rank_n) == 4, "enc_replica_group_info.rank_n: spec offset 4 (structs_nrt.toml:654)");
+_Static_assert(offsetof(struct enc_replica_group_info, group_id) == 8, "enc_replica_group_info.group_id: spec offset 8 (structs_nrt.toml:661)");
+_Static_assert(offsetof(struct enc_replica_group_info, src_target_pairs_id) == 12, "enc_replica_group_info.src_target_pairs_id: spec offset 12 (structs_nrt.toml:668)");
+_Static_assert(offsetof(struct enc_replica_group_info, num_ops) == 16, "enc_replica_group_info.num_ops: spec offset 16 (structs_nrt.toml:675)");
+_Static_assert(offsetof(struct enc_replica_group_info, sendrecv) == 20, "enc_replica_group_info.sendrecv: spec offset 20 (structs_nrt.toml:682)");
+_Static_assert(offsetof(struct enc_replica_group_info, nccl_mesh_supported) == 21, "enc_replica_group_info.nccl_mesh_supported: spec offset 21 (structs_nrt.toml:689)");
+_Static_assert(offsetof(struct enc_replica_group_info, must_use_ring_alg) == 22, "enc_replica_group_info.must_use_ring_alg: spec offset 22 (structs_nrt.toml:696)");
+_Static_assert(offsetof(struct enc_replica_group_info, signature) == 23, "enc_replica_group_info.signature: spec offset 23 (structs_nrt.toml:703)");
+_Static_assert(offsetof(struct enc_replica_group_info, participants) == 40, "enc_replica_group_info.participants: spec offset 40 (structs_nrt.toml:710)");
+_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_participants) == 64, "enc_replica_group_info.bootstrap_participants: spec offset 64 (structs_nrt.toml:717)");
+_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_rank) == 88, "enc_replica_group_info.bootstrap_rank: spec offset 88 (structs_nrt.toml:724)");
 
 /*
  * enc_src_target_pairs_info: 80 bytes, HIGH (facts enc_src_target_pairs_info (stride 80 in enc_context @+816)).
@@ -911,10 +911,10 @@ struct enc_src_target_pairs_info {
 	uint8_t signature[16]; /* +48 HIGH */
 	unsigned char nrtabi_opaque_64[16]; /* +64..80 opaque */
 };
-_Static_assert(sizeof(struct enc_src_target_pairs_info) == 80, "enc_src_target_pairs_info: spec size 80 (structs_nrt.toml:727)");
-_Static_assert(offsetof(struct enc_src_target_pairs_info, pairs) == 0, "enc_src_target_pairs_info.pairs: spec offset 0 (structs_nrt.toml:734)");
-_Static_assert(offsetof(struct enc_src_target_pairs_info, participants) == 24, "enc_src_target_pairs_info.participants: spec offset 24 (structs_nrt.toml:741)");
-_Static_assert(offsetof(struct enc_src_target_pairs_info, signature) == 48, "enc_src_target_pairs_info.signature: spec offset 48 (structs_nrt.toml:748)");
+_Static_assert(sizeof(struct enc_src_target_pairs_info) == 80, "enc_src_target_pairs_info: spec size 80 (structs_nrt.toml:731)");
+_Static_assert(offsetof(struct enc_src_target_pairs_info, pairs) == 0, "enc_src_target_pairs_info.pairs: spec offset 0 (structs_nrt.toml:738)");
+_Static_assert(offsetof(struct enc_src_target_pairs_info, participants) == 24, "enc_src_target_pairs_info.participants: spec offset 24 (structs_nrt.toml:745)");
+_Static_assert(offsetof(struct enc_src_target_pairs_info, signature) == 48, "enc_src_target_pairs_info.signature: spec offset 48 (structs_nrt.toml:752)");
 
 /*
  * enc_context: 1008 bytes, MED (facts enc_context (partial)).
@@ -934,13 +934,13 @@ struct enc_context {
 	unsigned char nrtabi_opaque_872[120]; /* +872..992 opaque */
 	uint8_t signature[16]; /* +992 HIGH */
 };
-_Static_assert(sizeof(struct enc_context) == 1008, "enc_context: spec size 1008 (structs_nrt.toml:761)");
-_Static_assert(offsetof(struct enc_context, stream_id_map) == 248, "enc_context.stream_id_map: spec offset 248 (structs_nrt.toml:776)");
-_Static_assert(offsetof(struct enc_context, state) == 300, "enc_context.state: spec offset 300 (structs_nrt.toml:791)");
-_Static_assert(offsetof(struct enc_context, src_target_pairs) == 816, "enc_context.src_target_pairs: spec offset 816 (structs_nrt.toml:804)");
-_Static_assert(offsetof(struct enc_context, replica_groups) == 840, "enc_context.replica_groups: spec offset 840 (structs_nrt.toml:811)");
-_Static_assert(offsetof(struct enc_context, op_queue) == 864, "enc_context.op_queue: spec offset 864 (structs_nrt.toml:818)");
-_Static_assert(offsetof(struct enc_context, signature) == 992, "enc_context.signature: spec offset 992 (structs_nrt.toml:833)");
+_Static_assert(sizeof(struct enc_context) == 1008, "enc_context: spec size 1008 (structs_nrt.toml:765)");
+_Static_assert(offsetof(struct enc_context, stream_id_map) == 248, "enc_context.stream_id_map: spec offset 248 (structs_nrt.toml:780)");
+_Static_assert(offsetof(struct enc_context, state) == 300, "enc_context.state: spec offset 300 (structs_nrt.toml:795)");
+_Static_assert(offsetof(struct enc_context, src_target_pairs) == 816, "enc_context.src_target_pairs: spec offset 816 (structs_nrt.toml:808)");
+_Static_assert(offsetof(struct enc_context, replica_groups) == 840, "enc_context.replica_groups: spec offset 840 (structs_nrt.toml:815)");
+_Static_assert(offsetof(struct enc_context, op_queue) == 864, "enc_context.op_queue: spec offset 864 (structs_nrt.toml:822)");
+_Static_assert(offsetof(struct enc_context, signature) == 992, "enc_context.signature: spec offset 992 (structs_nrt.toml:837)");
 
 /*
  * encd_context: 296 bytes, MED (facts enc_context ('The driver context holds enc_ctx at +288')).
@@ -951,8 +951,8 @@ struct encd_context {
 	unsigned char nrtabi_opaque_0[288]; /* +0..288 opaque */
 	struct enc_context *enc_ctx; /* +288 HIGH */
 };
-_Static_assert(sizeof(struct encd_context) == 296, "encd_context: spec size 296 (structs_nrt.toml:840)");
-_Static_assert(offsetof(struct encd_context, enc_ctx) == 288, "encd_context.enc_ctx: spec offset 288 (structs_nrt.toml:855)");
+_Static_assert(sizeof(struct encd_context) == 296, "encd_context: spec size 296 (structs_nrt.toml:844)");
+_Static_assert(offsetof(struct encd_context, enc_ctx) == 288, "encd_context.enc_ctx: spec offset 288 (structs_nrt.toml:859)");
 
 /*
  * enc_sem_inc_values: 516 bytes, HIGH (facts Constants (mmap of 0x204 bytes); docs/sources.md#s004-6).
@@ -961,9 +961,9 @@ struct enc_sem_inc_values {
 	uint32_t header; /* +0 HIGH */
 	uint32_t values[128]; /* +4 HIGH */
 };
-_Static_assert(sizeof(struct enc_sem_inc_values) == 516, "enc_sem_inc_values: spec size 516 (structs_nrt.toml:862)");
-_Static_assert(offsetof(struct enc_sem_inc_values, header) == 0, "enc_sem_inc_values.header: spec offset 0 (structs_nrt.toml:869)");
-_Static_assert(offsetof(struct enc_sem_inc_values, values) == 4, "enc_sem_inc_values.values: spec offset 4 (structs_nrt.toml:876)");
+_Static_assert(sizeof(struct enc_sem_inc_values) == 516, "enc_sem_inc_values: spec size 516 (structs_nrt.toml:866)");
+_Static_assert(offsetof(struct enc_sem_inc_values, header) == 0, "enc_sem_inc_values.header: spec offset 0 (structs_nrt.toml:873)");
+_Static_assert(offsetof(struct enc_sem_inc_values, values) == 4, "enc_sem_inc_values.values: spec offset 4 (structs_nrt.toml:880)");
 
 /* ---- forward leg: neuron* exported by libnccom, dlsym'd by libnrt -------- */
 

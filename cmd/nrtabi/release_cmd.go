@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -48,9 +49,13 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	if dest == "" {
 		dest = filepath.Join("spec", *name)
 	}
+	base, where, err := from.Load()
+	if err != nil {
+		return reportSpecError(c, errw, where, err)
+	}
 	label := map[string]string{}
 	if *headers != "" {
-		h, err := layoutcheck.CompileHeaders(*headers, include)
+		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers, layoutcheck.HeaderOptions{Include: include, Spec: base})
 		if err != nil {
 			return layoutError(c, errw, err)
 		}
@@ -58,12 +63,11 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		for _, n := range h.Notes {
 			fmt.Fprintf(out, "note: %s\n", esc.String(n))
 		}
+		for _, w := range h.Warnings {
+			fmt.Fprintf(errw, "%s: warning: %s\n", c.FullName(), esc.String(w))
+		}
 		bins = append(bins, h.Object)
 		label[h.Object] = h.Source()
-	}
-	base, where, err := from.Load()
-	if err != nil {
-		return reportSpecError(c, errw, where, err)
 	}
 	rel, obs, err := newReleaseFrom(base, *name, bins, dbg.get(), filepath.Dir(dest))
 	if err == nil {

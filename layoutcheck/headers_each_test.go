@@ -19,10 +19,10 @@ const (
 	goodVersion = "#include <stdint.h>\ntypedef struct nrt_version { uint64_t rt_major, rt_minor, rt_patch, rt_maintenance; char rt_detail[128]; char git_hash[64]; } nrt_version_t;\n"
 	// innocent uses size_t after <stddef.h>: the combined unit once
 	// blamed it for another header's fault.
-	innocentSize = "#include <stddef.h>\nstruct ring { size_t head, tail; };\n"
-	missingInc   = "#include <stdint.h>\n#include <ndl/neuron_driver_shared.h>\nstruct drv_window { uint64_t base; };\n"
+	innocentSize   = "#include <stddef.h>\nstruct ring { size_t head, tail; };\n"
+	missingInc     = "#include <stdint.h>\n#include <ndl/neuron_driver_shared.h>\nstruct drv_window { uint64_t base; };\n"
 	assertNoHeader = "#include <stdint.h>\nstatic_assert(sizeof(uint32_t) == 4, \"u32\");\nstruct sa_thing { uint32_t x; };\n"
-	syntaxErr    = "#include <stdint.h>\ntypedef struct q { int x; } q_t q2_t;\n"
+	syntaxErr      = "#include <stdint.h>\ntypedef struct q { int x; } q_t q2_t;\n"
 )
 
 func defaultSpec(t *testing.T) *spec.Spec {
@@ -190,4 +190,3 @@ func FuzzDeclaredStructs(f *testing.F) {
 		}
 	})
 }
-

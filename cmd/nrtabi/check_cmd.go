@@ -99,7 +99,7 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		files, notes = append(files, h.Object), h.Notes
 		for _, w := range h.Warnings {
 			fmt.Fprintf(errw, "%s: warning: %s\n", c.FullName(), esc.String(w))
-			notes = append(notes, "header left out: "+w)
+			notes = append(notes, w)
 		}
 	}
 	rep, err := layoutcheck.Check(files, layoutcheck.Options{

@@ -127,6 +127,12 @@ func TestHeadersEachNeeded(t *testing.T) {
 	if _, err := compileWith(t, dir, HeaderOptions{Spec: sp, IncludeDirs: []string{filepath.Join(drv, "nope")}}); err == nil || !strings.Contains(err.Error(), "nope: -I no such file or directory") {
 		t.Errorf("-I a missing directory: %v", err)
 	}
+	// A -I directory is searched by the pre-scan too: /dev's zero is
+	// refused before any compiler reads it.
+	zero := writeTree(t, map[string]string{"nrt/z.h": "#include <zero>\n"})
+	if _, err := compileWith(t, zero, HeaderOptions{Spec: sp, IncludeDirs: []string{"/dev"}}); err == nil || !strings.Contains(err.Error(), "nrt/z.h:1: #include <zero>, which is a device") {
+		t.Errorf("-I /dev and #include <zero>: %v", err)
+	}
 	// No spec: the first broken header is the error, as before.
 	if _, err := compileWith(t, dir, HeaderOptions{}); err == nil || !strings.Contains(err.Error(), "nrt/nrt.h: does not compile: nrt/nrt.h:2:10: fatal error") {
 		t.Errorf("no spec: %v", err)

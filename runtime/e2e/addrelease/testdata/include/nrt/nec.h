@@ -52,7 +52,7 @@ typedef struct enc_nccl_comm_node {
 struct enc_comm {
 	uint8_t reserved_0[80];
 	int id;
-	int stream_id; /* planted: the spec has u32 */
+	uint32_t stream_id;
 	uint8_t reserved_88[561816];
 };
 
@@ -67,11 +67,11 @@ struct enc_glb_comm {
 	uint32_t virtual_server_id;
 	nec_pod_type_t pod_type;
 	uint32_t pod_node_id;
-	uint32_t pod_sz;
-	uint32_t pod_rank; /* planted: a new member in what was padding */
-	uint64_t pod_id;   /* planted: the spec names it reservation_id */
+	uint64_t pod_sz; /* planted: the spec has u32 (a lossless widening into the padding after it) */
+	uint64_t pod_id; /* planted: the spec names it reservation_id */
 	const char *root_comm_id;
 	bool check_sigs;
+	bool pod_leader; /* planted: a new member in what was padding */
 	uint32_t *rank_nodes;
 	uint32_t *local_ranks;
 	enc_nccl_comm_node_t nccl_comm_node;

@@ -50,9 +50,24 @@ func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, dep
 			"%s: size %d B, spec %d B (struct %s)", path, l.Size, st.Size, verb)
 	}
 	byName := map[string]*elfread.Member{}
+	// holder maps a member read through an anonymous struct or union (C11)
+	// to the anonymous member holding it: generated headers spell a renamed
+	// field both ways in one (docs/generator.md#stable-fields).
+	holder := map[*elfread.Member]*elfread.Member{}
 	for _, m := range l.Members {
 		if !m.Base && m.Name != "" {
 			byName[m.Name] = m
+		}
+	}
+	for _, m := range l.Members {
+		if m.Base || m.Name != "" {
+			continue
+		}
+		for _, in := range anonymousMembers(m, 0) {
+			if _, ok := byName[in.Name]; !ok {
+				byName[in.Name] = in
+				holder[in] = m
+			}
 		}
 	}
 	specNames := map[string]bool{}
@@ -75,6 +90,9 @@ func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, dep
 				"%s: renamed to %s (same offset %d, size %d, type %s)", fp, m.Name, m.Offset, m.Size, elfread.TypeName(m.Type))
 		}
 		used[m] = true
+		if h := holder[m]; h != nil {
+			used[h] = true
+		}
 		c.field(l, f, m, fp, root, depth)
 	}
 	for _, m := range l.Members {
@@ -102,6 +120,33 @@ func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, dep
 				"%s: opaque range %d..%d runs past the struct's %d B", path, o.Offset, o.End(), l.Size)
 		}
 	}
+}
+
+// maxAnonymousDepth bounds the anonymous members read through one another.
+const maxAnonymousDepth = 8
+
+// anonymousMembers are the named members an unnamed struct or union member
+// m makes members of the enclosing struct (C11 6.7.2.1p13), at their offsets
+// in it, through nested anonymous members too. Bitfields are left to the
+// anonymous member: their offsets need the bit arithmetic of the reader.
+func anonymousMembers(m *elfread.Member, depth int) []*elfread.Member {
+	st, ok := elfread.Strip(m.Type).(*godwarf.StructType)
+	if !ok || st.StructName != "" || depth >= maxAnonymousDepth || m.BitSize != 0 {
+		return nil
+	}
+	var out []*elfread.Member
+	for _, f := range st.Field {
+		if f == nil || f.BitSize != 0 {
+			continue
+		}
+		in := &elfread.Member{Name: f.Name, Offset: elfread.SatAdd(m.Offset, f.ByteOffset), Size: elfread.TypeSize(f.Type), Type: f.Type}
+		if f.Name == "" {
+			out = append(out, anonymousMembers(in, depth+1)...)
+			continue
+		}
+		out = append(out, in)
+	}
+	return out
 }
 
 // fieldPath drops the struct name from a dotted path.

@@ -95,7 +95,8 @@ func (l *loop) step(name, dir string, argv ...string) string {
 func (l *loop) refused(name, dir string, argv ...string) {
 	l.t.Helper()
 	code, out, took := l.run(dir, argv...)
-	l.t.Logf("refusal, %s: exit %d in %.1f s", name, code, took.Seconds())
+	l.steps = append(l.steps, timed{"refused: " + name, took})
+	l.t.Logf("step %d, refusal, %s: exit %d in %.1f s", len(l.steps), name, code, took.Seconds())
 	switch {
 	case code == 0:
 		l.t.Errorf("refusal (%s): `%s` in %s succeeded for %s, which is not generated: a silent fallback to another release\n%s", name, strings.Join(argv, " "), orRoot(dir), release, tail(out))
@@ -161,12 +162,14 @@ func TestAddRelease(t *testing.T) {
 	l := &loop{t: t, ctx: ctx, mod: filepath.Join(tmp, "nrtabi"), bin: filepath.Join(tmp, "bin"), goCmd: goCmd, start: time.Now()}
 
 	// One Go build cache with the outer test, so the copy's dependencies
-	// are not compiled again.
+	// are not compiled again; -trimpath keeps the copy's temporary path out
+	// of the cache keys, so its own packages are not compiled again on the
+	// next run either.
 	cache, err := exec.CommandContext(ctx, goCmd, "env", "GOCACHE").Output()
 	if err != nil {
 		t.Fatalf("go env GOCACHE: %v", err)
 	}
-	l.env = append(os.Environ(), "PATH="+l.bin+string(os.PathListSeparator)+os.Getenv("PATH"), "GOCACHE="+strings.TrimSpace(string(cache)), "GOTOOLCHAIN=local", "GO="+goCmd, "CGO_ENABLED=1",
+	l.env = append(os.Environ(), "PATH="+l.bin+string(os.PathListSeparator)+os.Getenv("PATH"), "GOCACHE="+strings.TrimSpace(string(cache)), "GOTOOLCHAIN=local", "GO="+goCmd, "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"), "CGO_ENABLED=1",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=nrtabi test", "GIT_AUTHOR_EMAIL=test@nrtabi.invalid",
 		"GIT_COMMITTER_NAME=nrtabi test", "GIT_COMMITTER_EMAIL=test@nrtabi.invalid", "MAKEFLAGS=", "NRTABI_LOG_LEVEL=warn")
 

@@ -16,6 +16,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+	"github.com/nrtabi/nrtabi/spec"
 )
 
 // Headers is a tree of C headers (the vendor's public headers, say)
@@ -28,10 +29,15 @@ type Headers struct {
 	Roots  []string // the headers compiled, relative to Dir
 	Object string   // the compiled object, in a temporary directory
 	Notes  []string // what was worked around: headers that conflict, duplicate typedefs
-	tmp    string
-	opts   HeaderOptions
-	limit  context.Context // ends when opts.Timeout has passed, with errTimeLimit
-	abs    string          // Dir, absolute
+	// Warnings name each header left out because it does not compile on
+	// its own and no spec struct needs it, with the compiler's first error
+	// for it.
+	Warnings []string
+	declares map[string][]string // header (relative) -> the spec structs it defines, from the pre-scan
+	tmp      string
+	opts     HeaderOptions
+	limit    context.Context // ends when opts.Timeout has passed, with errTimeLimit
+	abs      string          // Dir, absolute
 }
 
 // errTimeLimit is the cause of the compile's deadline, which tells it from
@@ -66,6 +72,14 @@ type HeaderOptions struct {
 	Output int
 	// IncludeDepth is how deep #include may nest; 0: DefaultIncludeDepth.
 	IncludeDepth int
+	// IncludeDirs are more directories to look for included headers in
+	// (-I), after the tree: what a vendor header includes and the tree
+	// does not ship (a driver's header).
+	IncludeDirs []string
+	// Spec, if set, says which structs matter: a header that does not
+	// compile on its own and defines none of its structs is left out with
+	// a warning, not an error. Nil: every header must compile.
+	Spec *spec.Spec
 }
 
 // The defaults of HeaderOptions. The SDK's headers compile in a tenth of
@@ -168,7 +182,22 @@ func CompileHeadersContext(ctx context.Context, dir string, opts HeaderOptions) 
 	if err != nil {
 		return nil, elfread.InputErrorf(esc.String(dir), "%w", err)
 	}
-	all, hash, err := scanHeaders(abs, dir)
+	extra, err := includeDirs(opts.IncludeDirs)
+	if err != nil {
+		return nil, err
+	}
+	opts.IncludeDirs = extra
+	declares := map[string][]string{}
+	var visit func(string, []byte)
+	if opts.Spec != nil {
+		names := specStructNames(opts.Spec)
+		visit = func(rel string, text []byte) {
+			if d := declaredStructs(text, names); len(d) > 0 {
+				declares[filepath.ToSlash(rel)] = d
+			}
+		}
+	}
+	all, hash, err := scanHeaders(abs, dir, extra, visit)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +219,7 @@ func CompileHeadersContext(ctx context.Context, dir string, opts HeaderOptions) 
 	}
 	limit, cancel := context.WithTimeoutCause(ctx, opts.Timeout, errTimeLimit)
 	defer cancel()
-	h := &Headers{Dir: dir, Hash: hash, Roots: roots, tmp: tmp, Object: filepath.Join(tmp, "headers.o"), opts: opts, limit: limit, abs: abs}
+	h := &Headers{Dir: dir, Hash: hash, Roots: roots, tmp: tmp, Object: filepath.Join(tmp, "headers.o"), opts: opts, limit: limit, abs: abs, declares: declares}
 	if err := h.compile(); err != nil {
 		os.RemoveAll(tmp)
 		if ctx.Err() != nil {
@@ -201,6 +230,33 @@ func CompileHeadersContext(ctx context.Context, dir string, opts HeaderOptions) 
 	h.limit = nil
 	specmatch.SetLabel(h.Object, h.Source())
 	return h, nil
+}
+
+// includeDirs are the -I directories, absolute; each must be a directory.
+func includeDirs(dirs []string) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		st, err := os.Stat(d)
+		if err == nil && !st.IsDir() {
+			err = errors.New("not a directory")
+		}
+		if err != nil {
+			return nil, elfread.InputErrorf(esc.String(d), "-I %v; fix: name a directory of headers the tree includes", unwrapPath(err))
+		}
+		a, err := filepath.Abs(d)
+		if err != nil {
+			return nil, elfread.InputErrorf(esc.String(d), "%w", err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func unwrapPath(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
 }
 
 // headerRoots are the headers to compile: those named (each a header under
@@ -246,15 +302,24 @@ func unitSource(roots []string) string {
 // hit a bound is an *InputError naming the header and the bound; one that
 // failed otherwise is the *cc.Error.
 func (h *Headers) compileUnit(name string, roots []string) (string, error) {
+	var track includeTrack
+	return h.compileUnitTrack(name, roots, &track)
+}
+
+// compileUnitTrack is compileUnit following the headers entered in track.
+func (h *Headers) compileUnitTrack(name string, roots []string, track *includeTrack) (string, error) {
 	if err := os.WriteFile(filepath.Join(h.tmp, name+".c"), []byte(unitSource(roots)), 0o644); err != nil {
 		return "", err
 	}
 	// The parent is searched last, for headers that include each other as
 	// <nrt/nrt.h> when DIR is the nrt directory itself.
-	flags := append(append(append([]string{}, headerFlags...), boundFlags(h.opts.IncludeDepth)...), "-I"+h.abs, "-idirafter", filepath.Dir(h.abs))
-	var track includeTrack
-	err := cc.ObjectLimited(h.limit, h.tmp, name+".c", name+".o", h.limits(&track), flags...)
-	if lerr := h.bounded(err, &track, roots); lerr != nil {
+	flags := append(append(append([]string{}, headerFlags...), boundFlags(h.opts.IncludeDepth)...), "-I"+h.abs)
+	for _, d := range h.opts.IncludeDirs {
+		flags = append(flags, "-I"+d)
+	}
+	flags = append(flags, "-idirafter", filepath.Dir(h.abs))
+	err := cc.ObjectLimited(h.limit, h.tmp, name+".c", name+".o", h.limits(track), flags...)
+	if lerr := h.bounded(err, track, roots); lerr != nil {
 		return "", lerr
 	}
 	return name + ".o", err
@@ -272,30 +337,66 @@ func (h *Headers) compile() error {
 		return os.Rename(filepath.Join(h.tmp, obj), h.Object)
 	}
 	var ie *elfread.InputError
-	if errors.As(err, &ie) || len(h.Roots) == 1 {
-		if ie == nil {
-			return h.compileError(h.Roots[0], err)
-		}
+	if errors.As(err, &ie) {
 		return err // a bound was hit: compiling each header again would only hit it again
+	}
+	if len(h.Roots) == 1 {
+		return h.compileError(h.Roots[0], err)
 	}
 	combined := firstError(err)
 	if prev := previousDecl(err); prev != "" {
 		combined += "; previously declared at " + prev
 	}
-	// One unit per header: each must compile alone.
-	var objs []string
-	for i, r := range h.Roots {
-		obj, err := h.compileUnit(fmt.Sprintf("unit%d", i), []string{r})
+	// One unit per header, so that each failure is the header's own: the
+	// combined unit's first error can name an innocent header
+	// (docs/layoutcheck.md#headers-as-input).
+	units, err := h.compileEach()
+	if err != nil {
+		return err
+	}
+	var good []unit
+	var failed []unit
+	entered := map[string]bool{}
+	for _, u := range units {
+		if u.err != nil {
+			failed = append(failed, u)
+			continue
+		}
+		good = append(good, u)
+		for p := range u.entered {
+			entered[p] = true
+		}
+	}
+	if len(failed) > 0 {
+		if err := h.judgeFailures(failed, entered, len(good)); err != nil {
+			return err
+		}
+		h.Roots = nil
+		for _, u := range good {
+			h.Roots = append(h.Roots, u.root)
+		}
+		if len(good) == 1 {
+			return os.Rename(filepath.Join(h.tmp, good[0].obj), h.Object)
+		}
+		// Without the broken headers the rest may compile together.
+		var roots []string
+		for _, u := range good {
+			roots = append(roots, u.root)
+		}
+		obj, err := h.compileUnit("good", roots)
+		if err == nil {
+			return os.Rename(filepath.Join(h.tmp, obj), h.Object)
+		}
 		if errors.As(err, &ie) {
 			return err
 		}
-		if err != nil {
-			return h.compileError(r, err)
+		combined = firstError(err)
+		if prev := previousDecl(err); prev != "" {
+			combined += "; previously declared at " + prev
 		}
-		objs = append(objs, obj)
 	}
 	h.Notes = append(h.Notes, conflictNote(combined, h.abs, h.Dir))
-	args := append([]string{"-r", "-nostdlib", "-o", filepath.Base(h.Object)}, objs...)
+	args := append([]string{"-r", "-nostdlib", "-o", filepath.Base(h.Object)}, objectsOf(good)...)
 	var track includeTrack
 	err = cc.RunLimited(h.limit, h.tmp, h.limits(&track), args...)
 	if lerr := h.bounded(err, &track, nil); lerr != nil {
@@ -307,19 +408,113 @@ func (h *Headers) compile() error {
 	return nil
 }
 
+// unit is one header compiled on its own.
+type unit struct {
+	root    string
+	obj     string          // the object, when it compiled
+	err     error           // the compiler's failure (*cc.Error), when it did not
+	entered map[string]bool // the tree's headers the compiler entered (from -H), relative
+}
+
+func objectsOf(us []unit) []string {
+	var objs []string
+	for _, u := range us {
+		objs = append(objs, u.obj)
+	}
+	return objs
+}
+
+// maxParallelUnits is how many compilers run at once on one tree: the
+// machines nrtabi runs on are shared, and the wall-clock limit is one
+// total for the tree however the units are spread.
+const maxParallelUnits = 2
+
+// compileEach compiles every root in its own unit, at most
+// maxParallelUnits at a time, in the order of the roots. A bound hit by any
+// unit is the error (the first in root order); a header that merely does
+// not compile is its unit's err.
+func (h *Headers) compileEach() ([]unit, error) {
+	units := make([]unit, len(h.Roots))
+	lerrs := make([]error, len(h.Roots))
+	sem := make(chan struct{}, maxParallelUnits)
+	var wg sync.WaitGroup
+	for i, r := range h.Roots {
+		units[i].root = r
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, r string) {
+			defer func() { <-sem; wg.Done() }()
+			track := includeTrack{entered: map[string]bool{}}
+			obj, err := h.compileUnitTrack(fmt.Sprintf("unit%d", i), []string{r}, &track)
+			var ie *elfread.InputError
+			if errors.As(err, &ie) {
+				lerrs[i] = err
+				return
+			}
+			units[i].obj, units[i].err = obj, err
+			units[i].entered = map[string]bool{}
+			for p := range track.entered {
+				if rel, ok := h.rel(p); ok {
+					units[i].entered[filepath.ToSlash(rel)] = true
+				}
+			}
+		}(i, r)
+	}
+	wg.Wait()
+	for _, err := range lerrs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return units, nil
+}
+
+// judgeFailures decides what the headers that did not compile on their own
+// mean. With no spec to say which structs matter (opts.Spec nil), each is an
+// error, as is a tree where nothing compiled. Otherwise a header that
+// defines a spec struct and was not compiled inside another header's unit is
+// an error naming the struct: the check would otherwise go on without that
+// struct, a silent fallback. The rest are warnings, kept in h.Warnings: the
+// check goes on without them.
+func (h *Headers) judgeFailures(failed []unit, entered map[string]bool, good int) error {
+	if h.opts.Spec == nil || good == 0 {
+		return h.compileError(failed[0].root, failed[0].err)
+	}
+	for _, u := range failed {
+		if names := h.declares[u.root]; len(names) > 0 && !entered[u.root] {
+			return elfread.InputErrorf(esc.String(filepath.Join(h.Dir, u.root)), "declares the spec struct %s but does not compile on its own: %s; fix: give the directory holding what it includes with -I DIR, or name the headers to read with --include (gcc -fsyntax-only -I %s %s)",
+				esc.String(names[0]), h.message(u.err), esc.String(h.Dir), esc.String(filepath.Join(h.Dir, u.root)))
+		}
+	}
+	for _, u := range failed {
+		why := "declares no spec struct"
+		if entered[u.root] {
+			why = "its structs were read where another header includes it"
+		}
+		w := fmt.Sprintf("%s: does not compile on its own (%s), left out; %s", esc.String(filepath.Join(h.Dir, u.root)), why, h.message(u.err))
+		h.Warnings = append(h.Warnings, w)
+	}
+	return nil
+}
+
 // includeTrack follows gcc's -H lines (one dot per level of nesting, then
 // the header's path) to know which header the compiler was in when a bound
 // stopped it; they are not kept as output. It also notices the include
 // depth error.
 type includeTrack struct {
-	stack  []string // the headers the compiler is in, outermost first
-	depth  bool     // gcc reported #include nested too deep
-	guards bool     // past -H's closing list of headers without guards
+	stack   []string        // the headers the compiler is in, outermost first
+	entered map[string]bool // if not nil: every header entered, up to maxEntered
+	depth   bool            // gcc reported #include nested too deep
+	guards  bool            // past -H's closing list of headers without guards
 }
 
 // maxTrackDepth bounds the stack: gcc nests no deeper than
 // -fmax-include-depth, and a deeper line is not gcc's.
 const maxTrackDepth = 1024
+
+// maxEntered bounds the headers one unit is followed into: the tree holds
+// at most maxHeaderFiles, and the system headers a few hundred.
+const maxEntered = 2 * maxHeaderFiles
 
 func (t *includeTrack) keep(line string) bool {
 	n := 0
@@ -329,6 +524,9 @@ func (t *includeTrack) keep(line string) bool {
 	if n > 0 && n < len(line) && line[n] == ' ' {
 		if n <= len(t.stack)+1 && n <= maxTrackDepth {
 			t.stack = append(t.stack[:n-1], line[n+1:])
+			if t.entered != nil && len(t.entered) < maxEntered {
+				t.entered[line[n+1:]] = true
+			}
 		}
 		return false
 	}

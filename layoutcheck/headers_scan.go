@@ -9,12 +9,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/internal/regfile"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+	"github.com/nrtabi/nrtabi/spec"
 )
 
 // The pre-scan of a --headers tree, before any compiler runs on it
@@ -59,9 +62,10 @@ func describeByte(c byte) string {
 // compiler block or read without end if a header included it: anything
 // in the tree that is not a regular file, a directory or a symbolic link
 // resolving to one of those inside the tree, and an #include whose file
-// it can find and that is not a regular file. Symbolic links are checked,
-// not followed.
-func scanHeaders(abs, dir string) ([]string, string, error) {
+// it can find (in the tree, in extra, the -I directories, or the system's)
+// and that is not a regular file. Symbolic links are checked, not
+// followed. visit, if not nil, sees each header's text.
+func scanHeaders(abs, dir string, extra []string, visit func(rel string, text []byte)) ([]string, string, error) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return nil, "", elfread.InputErrorf(esc.String(dir), "%w", err)
@@ -125,8 +129,11 @@ func scanHeaders(abs, dir string) ([]string, string, error) {
 		binary.LittleEndian.PutUint64(n[:], uint64(len(text)))
 		sum.Write(n[:])
 		sum.Write(text)
+		if visit != nil {
+			visit(rel, text)
+		}
 		for _, inc := range includeNames(text) {
-			if err := checkInclude(inc, filepath.Dir(p), abs); err != nil {
+			if err := checkInclude(inc, filepath.Dir(p), abs, extra); err != nil {
 				return nil, "", elfread.InputErrorf(fmt.Sprintf("%s:%d", show, inc.Line), "%w", err)
 			}
 		}
@@ -189,15 +196,15 @@ var systemIncludeDirs = []string{"/usr/local/include", "/usr/include"}
 // tree and its parent, the system directories), exists and is not a
 // regular file: the compiler would block on a FIFO or read /dev/zero until
 // its memory limit. A name it cannot find is the compiler's to report.
-func checkInclude(inc includeRef, from, abs string) error {
+func checkInclude(inc includeRef, from, abs string, extra []string) error {
 	var dirs []string
 	switch {
 	case filepath.IsAbs(inc.Name):
 		dirs = []string{""}
 	case inc.Angled:
-		dirs = append([]string{abs, filepath.Dir(abs)}, systemIncludeDirs...)
+		dirs = append(append(append([]string{abs}, extra...), filepath.Dir(abs)), systemIncludeDirs...)
 	default:
-		dirs = append([]string{from, abs, filepath.Dir(abs)}, systemIncludeDirs...)
+		dirs = append(append(append([]string{from, abs}, extra...), filepath.Dir(abs)), systemIncludeDirs...)
 	}
 	for _, d := range dirs {
 		p := filepath.Join(d, inc.Name)
@@ -313,4 +320,50 @@ func headerName(s string) (name string, angled, ok bool) {
 		return "", false, false
 	}
 	return s[1 : 1+j], angled, true
+}
+
+// The pre-scan for spec structs: which headers define a struct the spec
+// describes, so that one that does not compile is refused by the struct's
+// name rather than left out (docs/layoutcheck.md#headers-as-input). It is
+// a reading of the text, not a parse: a definition in a comment is
+// dropped with the comments; one a macro makes is not seen, and such a
+// header, if it does not compile, is left out with a warning.
+var (
+	structDef  = regexp.MustCompile(`\b(?:struct|union)\s+([A-Za-z_][A-Za-z0-9_]*)\s*\{`)
+	typedefEnd = regexp.MustCompile(`\}\s*([A-Za-z_][A-Za-z0-9_]*)\s*[;,\[]`)
+	typedefTag = regexp.MustCompile(`\btypedef\s+(?:const\s+)?(?:struct|union)\s+[A-Za-z_][A-Za-z0-9_]*\s+([A-Za-z_][A-Za-z0-9_]*)\s*;`)
+	comments   = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+)
+
+// specStructNames maps every name a spec struct may carry in C (its name,
+// tag, typedefs and TAG_t) to the struct's spec name.
+func specStructNames(sp *spec.Spec) map[string]string {
+	names := map[string]string{}
+	for _, st := range sp.Structs {
+		for _, n := range specmatch.StructNames(st) {
+			if _, ok := names[n]; !ok {
+				names[n] = st.Name
+			}
+		}
+	}
+	return names
+}
+
+// declaredStructs are the spec structs (by spec name, sorted, once each)
+// text defines: a struct or union body under one of their names, or a
+// typedef naming one of them.
+func declaredStructs(text []byte, names map[string]string) []string {
+	src := comments.ReplaceAll(text, []byte(" "))
+	seen := map[string]bool{}
+	var out []string
+	for _, re := range []*regexp.Regexp{structDef, typedefEnd, typedefTag} {
+		for _, m := range re.FindAllSubmatch(src, -1) {
+			if n, ok := names[string(m[1])]; ok && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

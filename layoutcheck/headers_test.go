@@ -279,12 +279,12 @@ func FuzzCompilerMessages(f *testing.F) {
 		if m := h.message(err); strings.ContainsAny(m, "\n\r\x1b\x07") || len(m) > maxMessage*4+8 || strings.ContainsAny(note, "\x1b\x07") {
 			t.Fatalf("message %q, note %q: control bytes or over the bound (from %q)", m, note, out)
 		}
-		var tr includeTrack
+		tr := includeTrack{entered: map[string]bool{}}
 		for _, line := range strings.Split(out, "\n") {
 			tr.keep(line)
 		}
-		if len(tr.stack) > maxTrackDepth {
-			t.Fatalf("-H stack of %d", len(tr.stack))
+		if len(tr.stack) > maxTrackDepth || len(tr.entered) > maxEntered {
+			t.Fatalf("-H stack of %d, %d headers entered", len(tr.stack), len(tr.entered))
 		}
 	})
 }

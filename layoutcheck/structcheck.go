@@ -50,20 +50,23 @@ func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, dep
 			"%s: size %d B, spec %d B (struct %s)", path, l.Size, st.Size, verb)
 	}
 	byName := map[string]*elfread.Member{}
+	// holder maps a member read through an anonymous struct or union (C11)
+	// to the anonymous member holding it: generated headers spell a renamed
+	// field both ways in one (docs/generator.md#stable-fields).
+	holder := map[*elfread.Member]*elfread.Member{}
 	for _, m := range l.Members {
 		if !m.Base && m.Name != "" {
 			byName[m.Name] = m
 		}
 	}
-	// A field the generated header declares under two names (the release's
-	// and its stable one, docs/generator.md#stable-fields) is an anonymous
-	// union of one type: in C its members are members of the struct.
-	aliased := map[*elfread.Member]*elfread.Member{} // a union's member -> the union
 	for _, m := range l.Members {
-		for _, in := range aliasUnion(m) {
-			if byName[in.Name] == nil {
+		if m.Base || m.Name != "" {
+			continue
+		}
+		for _, in := range anonymousMembers(m, 0) {
+			if _, ok := byName[in.Name]; !ok {
 				byName[in.Name] = in
-				aliased[in] = m
+				holder[in] = m
 			}
 		}
 	}
@@ -87,8 +90,8 @@ func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, dep
 				"%s: renamed to %s (same offset %d, size %d, type %s)", fp, m.Name, m.Offset, m.Size, elfread.TypeName(m.Type))
 		}
 		used[m] = true
-		if u := aliased[m]; u != nil {
-			used[u] = true
+		if h := holder[m]; h != nil {
+			used[h] = true
 		}
 		c.field(l, f, m, fp, root, depth)
 	}
@@ -117,6 +120,33 @@ func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, dep
 				"%s: opaque range %d..%d runs past the struct's %d B", path, o.Offset, o.End(), l.Size)
 		}
 	}
+}
+
+// maxAnonymousDepth bounds the anonymous members read through one another.
+const maxAnonymousDepth = 8
+
+// anonymousMembers are the named members an unnamed struct or union member
+// m makes members of the enclosing struct (C11 6.7.2.1p13), at their offsets
+// in it, through nested anonymous members too. Bitfields are left to the
+// anonymous member: their offsets need the bit arithmetic of the reader.
+func anonymousMembers(m *elfread.Member, depth int) []*elfread.Member {
+	st, ok := elfread.Strip(m.Type).(*godwarf.StructType)
+	if !ok || st.StructName != "" || depth >= maxAnonymousDepth || m.BitSize != 0 {
+		return nil
+	}
+	var out []*elfread.Member
+	for _, f := range st.Field {
+		if f == nil || f.BitSize != 0 {
+			continue
+		}
+		in := &elfread.Member{Name: f.Name, Offset: elfread.SatAdd(m.Offset, f.ByteOffset), Size: elfread.TypeSize(f.Type), Type: f.Type}
+		if f.Name == "" {
+			out = append(out, anonymousMembers(in, depth+1)...)
+			continue
+		}
+		out = append(out, in)
+	}
+	return out
 }
 
 // fieldPath drops the struct name from a dotted path.
@@ -192,26 +222,4 @@ func (c *structCheck) field(l *elfread.Layout, f *spec.Field, m *elfread.Member,
 			c.check(f.T.Struct, inner, fp, depth+1)
 		}
 	}
-}
-
-// aliasUnion is the members of m, an anonymous union whose members all
-// name the same bytes with the same type (the stable-name union of a
-// generated header), placed at m's offset; nil for any other member.
-func aliasUnion(m *elfread.Member) []*elfread.Member {
-	if m.Name != "" || m.Base || m.BitSize > 0 {
-		return nil
-	}
-	u, ok := elfread.Strip(m.Type).(*godwarf.StructType)
-	if !ok || u.Kind != "union" || len(u.Field) < 2 {
-		return nil
-	}
-	var out []*elfread.Member
-	for _, f := range u.Field {
-		if f.Name == "" || f.ByteOffset != 0 || f.BitSize != 0 || f.Type == nil || f.Type.Size() != m.Size ||
-			elfread.TypeName(f.Type) != elfread.TypeName(u.Field[0].Type) {
-			return nil
-		}
-		out = append(out, &elfread.Member{Name: f.Name, Offset: m.Offset, Size: m.Size, Type: f.Type})
-	}
-	return out
 }

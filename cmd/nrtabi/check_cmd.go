@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -15,7 +16,7 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
-		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--headers DIR [--include FILE]...] FILE...",
+		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--headers DIR [--include FILE]... [-I DIR]...] FILE...",
 		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
 		Run:      checkCmd})
 }
@@ -55,8 +56,9 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	headers := fs.String("headers", "", "also check the C headers under this directory (compiled with gcc -g in a temporary directory)")
 	allowMissing := fs.Bool("allow-missing-debug", false, "check without a dwz supplementary file or .dwo the DWARF refers to when it cannot be found (the verdict says what was not read); default: exit 1 naming it")
 	addresses := fs.Bool("addresses", false, "also compare definer, trampoline and slot addresses with the release binaries")
-	var require, include cli.ListFlag
+	var require, include, incdirs cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
+	fs.Var(&incdirs, "I", "with --headers: a directory of headers the tree includes and does not ship (repeatable, or a comma list)")
 	fs.Var(&require, "require", "struct that must be found in some input (repeatable, or a comma list)")
 	var dirs debugDirFlag
 	dirs.register(fs)
@@ -70,6 +72,9 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if len(include) > 0 && *headers == "" {
 		return c.Usagef(errw, "--include names a header under --headers DIR; give --headers too")
 	}
+	if len(incdirs) > 0 && *headers == "" {
+		return c.Usagef(errw, "-I names a directory the headers under --headers DIR include; give --headers too")
+	}
 	if *format != "text" && *format != "json" && *format != "junit" {
 		return c.Usagef(errw, "--format %q: use text, json or junit", *format)
 	}
@@ -82,12 +87,20 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	// debug.FreeOSMemory cost milliseconds per run (bench/layoutcheck).
 	var notes []string
 	if *headers != "" {
-		h, err := layoutcheck.CompileHeaders(*headers, include)
+		// The spec's structs decide which headers must compile: one that
+		// defines none of them and does not compile is a warning
+		// (docs/layoutcheck.md#headers-as-input).
+		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers,
+			layoutcheck.HeaderOptions{Include: include, IncludeDirs: incdirs, Spec: structs})
 		if code := layoutError(c, errw, err); code >= 0 {
 			return code
 		}
 		defer h.Close()
 		files, notes = append(files, h.Object), h.Notes
+		for _, w := range h.Warnings {
+			fmt.Fprintf(errw, "%s: warning: %s\n", c.FullName(), esc.String(w))
+			notes = append(notes, w)
+		}
 	}
 	rep, err := layoutcheck.Check(files, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -54,13 +55,16 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 	}
 	if *headers != "" {
-		h, err := layoutcheck.CompileHeaders(*headers, include)
+		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers, layoutcheck.HeaderOptions{Include: include, Spec: sp})
 		if err != nil {
 			return layoutError(c, errw, err)
 		}
 		defer h.Close()
 		for _, n := range h.Notes {
 			fmt.Fprintf(errw, "%s: note: %s\n", c.FullName(), esc.String(n))
+		}
+		for _, w := range h.Warnings {
+			fmt.Fprintf(errw, "%s: warning: %s\n", c.FullName(), esc.String(w))
 		}
 		pos = []string{h.Object}
 	}

@@ -197,3 +197,48 @@ func TestReleaseNewHeadersPathStaysText(t *testing.T) {
 		t.Fatalf("the preprocessed header holds injected")
 	}
 }
+
+// TestCheckHeadersEach: check --headers on a tree where an unrelated
+// header does not compile warns on stderr, naming it and its own first
+// error, and checks the rest; a header defining a spec struct that does
+// not compile is exit 1 naming the struct; -I supplies what it includes.
+func TestCheckHeadersEach(t *testing.T) {
+	needCC(t)
+	dir := t.TempDir()
+	write := func(name, text string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("nrt/nrt_version.h", "#include <stdint.h>\ntypedef struct nrt_version { uint64_t rt_major, rt_minor, rt_patch, rt_maintenance; char rt_detail[128]; char git_hash[64]; } nrt_version_t;\n")
+	write("nrt/assert.h", "#include <stdint.h>\nstatic_assert(sizeof(uint32_t) == 4, \"u32\");\n")
+	rc, out, errw := runLayoutCLI("check", "--require", "nrt_version_t", "--headers", dir)
+	wantWarn := "nrtabi check: warning: " + dir + "/nrt/assert.h: does not compile on its own (declares no spec struct), left out; nrt/assert.h:2:15: error: expected declaration specifiers"
+	if rc != 0 || !strings.HasPrefix(errw, wantWarn) || strings.Count(errw, "\n") != 1 || !strings.Contains(out, "note: "+dir+"/nrt/assert.h: does not compile on its own (declares no spec struct), left out; ") || !strings.Contains(out, "verdict: CLEAN") {
+		t.Errorf("exit %d, want 0\nstdout %s\nstderr %q\nwant stderr %q", rc, out, errw, wantWarn)
+	}
+	write("nrt/nrt.h", "#include <ndl/neuron_driver_shared.h>\nstruct nrt_instance_info { int family; };\n")
+	rc, out, errw = runLayoutCLI("check", "--headers", dir)
+	want := "nrtabi check: " + dir + "/nrt/nrt.h: declares the spec struct nrt_instance_info_t but does not compile on its own: nrt/nrt.h:1:10: fatal error: ndl/neuron_driver_shared.h: No such file or directory; fix: give the directory holding what it includes with -I DIR"
+	if rc != 1 || out != "" || !strings.HasPrefix(errw, want) {
+		t.Errorf("exit %d, want 1\nstdout %s\nstderr %q\nwant %q", rc, out, errw, want)
+	}
+	drv := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(drv, "ndl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(drv, "ndl", "neuron_driver_shared.h"), []byte("#define NDL 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// With -I the struct is read (and differs from the spec: exit 8).
+	if rc, out, errw := runLayoutCLI("check", "--headers", dir, "-I", drv); rc != 8 || !strings.Contains(out, "nrt_instance_info_t") {
+		t.Errorf("with -I: exit %d, want 8\n%s%s", rc, out, errw)
+	}
+	if rc, _, _ := runLayoutCLI("check", "-I", drv, "x.so"); rc != 2 {
+		t.Errorf("-I without --headers: exit %d, want 2", rc)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
@@ -79,9 +81,13 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		dest = filepath.Join(root, "spec", *name)
 	}
+	base, where, err := from.Load()
+	if err != nil {
+		return reportSpecError(c, errw, where, err)
+	}
 	label := map[string]string{}
 	if *headers != "" {
-		h, err := layoutcheck.CompileHeaders(*headers, include)
+		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers, layoutcheck.HeaderOptions{Include: include, Spec: base})
 		if err != nil {
 			return layoutError(c, errw, err)
 		}
@@ -89,12 +95,11 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		for _, n := range h.Notes {
 			fmt.Fprintf(out, "note: %s\n", esc.String(n))
 		}
+		for _, w := range h.Warnings {
+			fmt.Fprintf(errw, "%s: warning: %s\n", c.FullName(), esc.String(w))
+		}
 		bins = append(bins, h.Object)
 		label[h.Object] = h.Source()
-	}
-	base, where, err := from.Load()
-	if err != nil {
-		return reportSpecError(c, errw, where, err)
 	}
 	rel, obs, err := newReleaseWith(base, *name, bins, dbg.get(), filepath.Dir(dest), id)
 	if err == nil {
@@ -157,7 +162,9 @@ func printNext(out io.Writer, dest, root, base, name string) {
 	for _, step := range []string{
 		"make generate RELEASE=" + n,
 		"make libnrt libnccom RELEASE=" + n,
-		"go run ./cmd/nrtabi-runtime demo --spec " + n,
+		// The demo runs Go steps too, so it is built for the release
+		// (docs/generator.md#building-for-a-release).
+		"go run -tags " + gen.ReleaseTag(name) + " ./cmd/nrtabi-runtime demo --spec " + n,
 		"nrtabi check --spec " + n + " build/*.so*",
 	} {
 		fmt.Fprintf(out, "next: %s\n", step)

@@ -311,7 +311,7 @@ func TestHierFormulas(t *testing.T) {
 // the truncating instance count by spin as well.
 func TestHierSpecChange(t *testing.T) {
 	for _, c := range []struct{ old, repl string }{
-		{`value = "(n + l - 1) / l"`, `value = "n / l"`},                                      // drops a short last instance
+		{`value = "(n + l - 1) / l"`, `value = "n / l"`},                                       // drops a short last instance
 		{`value = "(r / l) * l + (r % l + 1) % k"`, `value = "(r / l) * l + (r % l + 1) % l"`}, // ring of l in a short instance
 		{`value = "(r % l - i + k) % k"`, `value = "(r % l + i) % k"`},                         // wrong slice
 		{`value = "n > l"`, `value = "n != 0"`},                                                // the init side's garbled reading

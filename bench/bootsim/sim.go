@@ -207,26 +207,25 @@ func cubeRounds(n int) int {
 
 // ---- the root, event by event ------------------------------------------------
 
-type event struct {
+// retry is a dropped connect coming back.
+type retry struct {
 	t     float64
 	seq   int // FIFO among equal times: deterministic
-	rank  int
 	tries int
-	done  bool // the root finished accepting a connection
 }
 
-type events []event
+type retries []retry
 
-func (e events) Len() int { return len(e) }
-func (e events) Less(i, j int) bool {
+func (e retries) Len() int { return len(e) }
+func (e retries) Less(i, j int) bool {
 	if e[i].t != e[j].t {
 		return e[i].t < e[j].t
 	}
 	return e[i].seq < e[j].seq
 }
-func (e events) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
-func (e *events) Push(x any)   { *e = append(*e, x.(event)) }
-func (e *events) Pop() any {
+func (e retries) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
+func (e *retries) Push(x any)   { *e = append(*e, x.(retry)) }
+func (e *retries) Pop() any {
 	old := *e
 	x := old[len(old)-1]
 	*e = old[:len(old)-1]
@@ -234,16 +233,13 @@ func (e *events) Pop() any {
 }
 
 // rootGather is when the root has accepted every rank's INFO_TO_ROOT, and
-// how many connects a full listen queue dropped on the way.
+// how many connects a full listen queue dropped on the way. Three event
+// sources, taken in time order (ties: the root's accept finishing first,
+// then first connects, then retries): the first connects, already in time
+// order (rank r starts at its share of the skew, no earlier than its
+// stagger slot); retries, in a heap; the one accept in progress.
 func rootGather(n int, p Params) (float64, int) {
-	q := &events{}
-	seq := 0
-	push := func(e event) {
-		e.seq = seq
-		seq++
-		heap.Push(q, e)
-	}
-	for r := 0; r < n; r++ {
+	arrival := func(r int) float64 {
 		t := 0.0
 		if n > 1 {
 			t = p.Skew * float64(r) / float64(n-1)
@@ -251,32 +247,49 @@ func rootGather(n int, p Params) (float64, int) {
 		if p.Stagger > 0 {
 			t = max(t, float64(r)/p.Stagger)
 		}
-		push(event{t: t, rank: r})
+		return t
 	}
-	pending := 0 // in the listen queue, not yet accepted
-	busy := false
+	q := &retries{}
+	seq := 0
+	next := 0             // the next first connect
+	pending := 0          // in the listen queue, not yet accepted
+	doneAt := math.Inf(1) // when the accept in progress finishes
 	accepted, drops := 0, 0
 	var now float64
-	for q.Len() > 0 {
-		e := heap.Pop(q).(event)
-		now = e.t
+	for accepted < n {
+		ta, tr := math.Inf(1), math.Inf(1)
+		if next < n {
+			ta = arrival(next)
+		}
+		if q.Len() > 0 {
+			tr = (*q)[0].t
+		}
 		switch {
-		case e.done:
+		case doneAt <= ta && doneAt <= tr:
+			now = doneAt
 			accepted++
-			busy = false
-		case p.Backlog > 0 && pending >= p.Backlog:
-			drops++
-			push(event{t: now + p.Retry*float64(int(1)<<min(e.tries, 20)), rank: e.rank, tries: e.tries + 1})
-			continue
+			doneAt = math.Inf(1)
 		default:
+			tries := 0
+			if ta <= tr {
+				now = ta
+				next++
+			} else {
+				e := heap.Pop(q).(retry)
+				now, tries = e.t, e.tries
+			}
+			if p.Backlog > 0 && pending >= p.Backlog {
+				drops++
+				heap.Push(q, retry{t: now + p.Retry*float64(int(1)<<min(tries, 20)), seq: seq, tries: tries + 1})
+				seq++
+				continue
+			}
 			pending++
 		}
-		if !busy && pending > 0 {
+		if math.IsInf(doneAt, 1) && pending > 0 {
 			pending--
-			busy = true
-			push(event{t: now + p.Accept, done: true})
+			doneAt = now + p.Accept
 		}
 	}
-	_ = accepted
 	return now, drops
 }

@@ -134,6 +134,21 @@ bench-bootstrap-tcp:
 
 bench: bench-bootstrap-tcp
 
+# ---- hierarchical bootstrap at scale (bench/bootscale) ----------------------
+# Wall time to agreement for N = 8..256 processes: the naive star, the flat
+# ring and the hierarchical bootstrap (Go ranks, and C hosts through libnrt),
+# interleaved, medians of REPS, the ratios; then bench/bootsim fitted to the
+# star and flat rows, validated on every row, its 1k..100k table beside the
+# published anchors, and docs/bootstrap-scaling.svg
+# (docs/benchmarks.md#hierarchical-bootstrap). PER_INSTANCE: sqrt or an integer.
+REPS ?= 5
+PER_INSTANCE ?= sqrt
+.PHONY: bench-bootstrap
+bench-bootstrap:
+	$(GO) run ./bench/bootscale -reps $(REPS) -per-instance $(PER_INSTANCE) $(if $(SIZES),-sizes "$(SIZES)")
+
+bench: bench-bootstrap
+
 # ---- global comm init through the boundary (bench/bootcomm) ----------------
 # Wall time for N = 2..32 C hosts (libnrt + the reference libnccom) to finish
 # global comm init and the per-NC bootstrap, against the Go-only

@@ -31,15 +31,22 @@ func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw 
 	fs.IntVar(&o.ReorderRank, "reorder-rank", -1, "with --local: the rank whose program is reordered")
 	fs.IntVar(&o.SkewRank, "skew-rank", -1, "with --local: the rank that reports a different libnrt git hash")
 	fs.IntVar(&o.FaultRank, "fault-rank", -1, "with --local: the rank that gets "+launch.EnvFault+" (a test hook of -tags nrtabi_faults builds)")
+	fs.IntVar(&o.PerInstance, "per-instance", 0, "ranks per instance L: a world of more ranks takes the hierarchical bootstrap (default: --topology, else "+abi.EnvBootstrapPerInstance+", else flat)")
+	fs.StringVar(&o.Topology, "topology", "", "simulated-topology file whose [[core]] rows give the ranks per instance when --per-instance is not given")
+	fs.IntVar(&o.MisplaceRank, "misplace-rank", -1, "with --local and a hierarchical world: the rank given per_instance L+1 (a rank in the wrong instance)")
 	if rc := c.Parse(fs, args, errw); rc >= 0 {
 		return rc
 	}
 	o.Fault = os.Getenv(launch.EnvFault)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["per-instance"] && o.PerInstance == 0 {
+		// 0 is "unset" inside; given on the command line it is a mistake.
+		return c.Usagef(errw, "--per-instance 0: ranks per instance must be a whole number in 1..%d", abi.BootstrapPerInstanceMax)
+	}
 	if o.Local != 0 {
 		return exit(c, errw, launch.RunLocal(ctx, o, out, errw))
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if err := o.ResolveRank(set, os.Getenv); err != nil {
 		return c.Usagef(errw, "%v", err)
 	}

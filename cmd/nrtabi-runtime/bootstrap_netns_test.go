@@ -11,6 +11,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/netns"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
@@ -57,4 +58,57 @@ func TestBootstrapAcrossThreeHosts(t *testing.T) {
 		t.Errorf("the agreed unique id %s is not on host 0 (%s)", first["unique_id"], addrs[0])
 	}
 	t.Logf("3 hosts %v agree: cluster_id %s, unique id %s", addrs, first["cluster_id"], first["unique_id"])
+}
+
+// TestBootstrapHierAcrossFourHosts is a hierarchical world across four
+// hosts, three ranks each (an instance per host, L = 3): the intra rings
+// stay on a host, the leaders' ring crosses them; every rank agrees and
+// gathers the same table, in both framings.
+func TestBootstrapHierAcrossFourHosts(t *testing.T) {
+	const nhosts, l = 4, 3
+	const n = nhosts * l
+	hosts, addrs := netns.Hosts(t, nhosts)
+	bin := nrtabiBinary(t)
+	for i, ext := range []bool{false, true} {
+		t.Run(fmt.Sprintf("extended=%v", ext), func(t *testing.T) {
+			rootID := fmt.Sprintf("%s:%d", addrs[0], 29556+i)
+			res := make([]procResult, n)
+			var wg sync.WaitGroup
+			for r := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					cmd := exec.Command("ip", "netns", "exec", hosts[r/l], bin, "bootstrap", "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(n), "--per-instance", strconv.Itoa(l))
+					cmd.Env = append(os.Environ(), abi.EnvRootCommID+"="+rootID, abi.EnvSockTimeout+"="+strconv.Itoa(testTimeout))
+					if ext {
+						cmd.Env = append(cmd.Env, tcp.EnvFraming+"=extended")
+					}
+					var out, errw strings.Builder
+					cmd.Stdout, cmd.Stderr = &out, &errw
+					err := cmd.Run()
+					res[r] = procResult{stdout: out.String(), stderr: errw.String()}
+					if err != nil {
+						res[r].exit = cmd.ProcessState.ExitCode()
+					}
+				}()
+			}
+			wg.Wait()
+			first := worldprog.ParseLine(res[0].stdout)
+			for r, p := range res {
+				f := worldprog.ParseLine(p.stdout)
+				if p.exit != 0 || f["verdict"] != "ok" {
+					t.Fatalf("host %s rank %d: exit %d %q\n%s", hosts[r/l], r, p.exit, p.stdout, p.stderr)
+				}
+				prev, next := worldprog.RingNeighbours(r, n, l)
+				if f["cluster_id"] != first["cluster_id"] || f["unique_id"] != first["unique_id"] || f["table"] == "" || f["table"] != first["table"] ||
+					f["prev"] != strconv.Itoa(prev) || f["next"] != strconv.Itoa(next) || f["per_instance"] != strconv.Itoa(l) {
+					t.Errorf("rank %d disagrees: %s vs %s", r, f["line"], first["line"])
+				}
+				if want := fmt.Sprintf("Bootstrap : Using eth0:%s<0>", addrs[r/l]); !strings.Contains(p.stderr, want) {
+					t.Errorf("rank %d did not log %q:\n%s", r, want, p.stderr)
+				}
+			}
+			t.Logf("%d ranks on 4 hosts %v agree: table %s", n, addrs, first["table"])
+		})
+	}
 }

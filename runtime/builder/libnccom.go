@@ -23,6 +23,10 @@ type Libnccom struct {
 	// Sanitize builds it with AddressSanitizer and UBSan; a process loading
 	// it needs libasan preloaded (SanitizerRuntime).
 	Sanitize bool
+	// Faults compiles in the test-only fault hooks (NCCOM_REF_FAULTS:
+	// NRTABI_NCCOM_FAULT=die-leader|die-nonleader|wrong-instance, the
+	// hierarchical fault worlds of runtime/e2e); never in a shipped build.
+	Faults bool
 }
 
 // LibnccomSourceDir holds the reference libnccom's C sources.
@@ -55,6 +59,9 @@ func (t *Tree) BuildLibnccom(ctx context.Context, libnrtDir, dir string, o Libnc
 	flags := []string{"-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-I" + t.CDir()}
 	if o.GitHash != "" {
 		flags = append(flags, fmt.Sprintf("-DNCCOM_REF_GIT_HASH=%q", o.GitHash))
+	}
+	if o.Faults {
+		flags = append(flags, "-DNCCOM_REF_FAULTS")
 	}
 	if o.Sanitize {
 		flags = append(flags, "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined")

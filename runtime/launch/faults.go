@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"unsafe"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
@@ -54,6 +55,26 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 		}}, nil
 	case "die-after-reply":
 		return &tcp.Hooks{AfterReply: die}, nil
+	case "die-mid-gather":
+		// A hierarchical world: killed as the rank enters the leaders'
+		// phase of its first all-gather — a leader with its instance block
+		// owed to the next leader, a non-leader with the down pass owed to
+		// its successor (docs/bootstrap-hierarchy.md).
+		return &tcp.Hooks{GatherPhase: func(phase string) {
+			if phase == "inter" {
+				die()
+			}
+		}}, nil
+	case "wrong-instance":
+		// A hierarchical record claiming the next instance (extInfoHier.instance).
+		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, payload int) error {
+			if len(frame)-payload == abi.SizeofExtInfoHier {
+				at := frame[payload+int(unsafe.Offsetof(abi.ExtInfoHier{}.Instance)):]
+				binary.LittleEndian.PutUint32(at, binary.LittleEndian.Uint32(at)+1)
+			}
+			_, err := c.Write(frame)
+			return err
+		}}, nil
 	}
-	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record or die-after-reply", EnvFault, kind)
+	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record, die-after-reply, die-mid-gather or wrong-instance", EnvFault, kind)
 }

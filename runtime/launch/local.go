@@ -103,10 +103,22 @@ func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, err
 	rootID := rootLn.Addr().String()
 	base := append(localEnv(os.Environ()), o.ChildEnv...)
 	timeout := tcp.DefaultTimeout
-	if cfg, err := tcp.ConfigFromEnv(envLookup(base)); err != nil {
+	cfg, err := tcp.ConfigFromEnv(envLookup(base))
+	if err != nil {
 		return nil, localSummary{}, err
-	} else if cfg.Timeout > 0 {
+	}
+	if cfg.Timeout > 0 {
 		timeout = cfg.Timeout
+	}
+	// L is the launcher's to decide, once, and every rank's (a C rank
+	// reads only the variable): docs/bootstrap-hierarchy.md.
+	l, err := o.perInstance(cfg.PerInstance)
+	if err != nil {
+		return nil, localSummary{}, &UsageError{err}
+	}
+	o.PerInstance = l
+	if l > 0 {
+		base = append(base, abi.EnvBootstrapPerInstance+"="+strconv.Itoa(l))
 	}
 	// Every rank bounds its own waits; this deadline only guards against a
 	// rank that does not, and kills every rank's process group.
@@ -130,6 +142,9 @@ func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, err
 		}
 		if r == o.FaultRank && o.Fault != "" {
 			env = append(env, EnvFault+"="+o.Fault)
+		}
+		if r == o.MisplaceRank && l > 0 {
+			env = append(env, abi.EnvBootstrapPerInstance+"="+strconv.Itoa(l+1))
 		}
 		lr := &localRank{rank: r, cmd: proc.Command(ctx, rankCmd[0], args...)}
 		if r == 0 {
@@ -246,8 +261,12 @@ func judge(ranks []*localRank, o Options) localSummary {
 				disagree = append(disagree, fmt.Sprintf("  rank %d: %s=%s, rank 0 has %s", lr.rank, k, esc(f[k]), esc(ref[k])))
 			}
 		}
-		if f["prev"] != strconv.Itoa((lr.rank-1+n)%n) || f["next"] != strconv.Itoa((lr.rank+1)%n) {
-			disagree = append(disagree, fmt.Sprintf("  rank %d: ring neighbours %s/%s", lr.rank, esc(f["prev"]), esc(f["next"])))
+		if prev, next := worldprog.RingNeighbours(lr.rank, n, o.PerInstance); f["prev"] != strconv.Itoa(prev) || f["next"] != strconv.Itoa(next) {
+			disagree = append(disagree, fmt.Sprintf("  rank %d: ring neighbours %s/%s, want %d/%d", lr.rank, esc(f["prev"]), esc(f["next"]), prev, next))
+		}
+		// The gathered peer-record tables, compared whole (by digest).
+		if f["table"] != ref["table"] {
+			disagree = append(disagree, fmt.Sprintf("  rank %d: gathered table %s, rank 0 has %s", lr.rank, esc(f["table"]), esc(ref["table"])))
 		}
 		if f["rank"] != strconv.Itoa(lr.rank) {
 			disagree = append(disagree, fmt.Sprintf("  process %d reported rank %s", lr.rank, esc(f["rank"])))
@@ -256,8 +275,12 @@ func judge(ranks []*localRank, o Options) localSummary {
 	if len(disagree) > 0 {
 		return localSummary{text: fmt.Sprintf("bootstrap --local %d: the ranks disagree:\n%s", n, strings.Join(disagree, "\n"))}
 	}
-	s := localSummary{ok: true, text: fmt.Sprintf("bootstrap --local %d: all %d ranks agree: cluster_id %s, unique id %s, signature verdict %s",
-		n, n, esc(ref["cluster_id"]), esc(ref["unique_id"]), esc(ref["verdict"]))}
+	shape := "flat"
+	if tcp.Hierarchical(true, n, o.PerInstance) {
+		shape = fmt.Sprintf("hierarchical, %d instances of %d", (n+o.PerInstance-1)/o.PerInstance, o.PerInstance)
+	}
+	s := localSummary{ok: true, text: fmt.Sprintf("bootstrap --local %d: all %d ranks agree (%s): cluster_id %s, unique id %s, gathered table %s, signature verdict %s",
+		n, n, shape, esc(ref["cluster_id"]), esc(ref["unique_id"]), esc(ref["table"]), esc(ref["verdict"]))}
 	if o.Timing {
 		s.timing = timingLine(ranks)
 	}

@@ -59,10 +59,19 @@ type Options struct {
 	Timing       bool   // report phase timestamps
 	Hold         bool   // print "ready" and wait for stdin to close before starting
 	Verbose      bool
+	// PerInstance is L, the ranks of one instance (--per-instance; 0:
+	// unset); Topology a simulated-topology file whose [[core]] rows give
+	// L when PerInstance is unset. Else NRTABI_BOOTSTRAP_PER_INSTANCE;
+	// else flat (docs/bootstrap-hierarchy.md).
+	PerInstance int
+	Topology    string
 
-	Local                            int      // RunLocal: the world size
-	ReorderRank, SkewRank, FaultRank int      // RunLocal: the rank given each knob, or -1
-	ChildEnv                         []string // RunLocal: added to every rank's environment
+	Local                            int // RunLocal: the world size
+	ReorderRank, SkewRank, FaultRank int // RunLocal: the rank given each knob, or -1
+	// MisplaceRank is RunLocal's rank given per_instance L+1, so that it
+	// claims the wrong instance; -1: none.
+	MisplaceRank int
+	ChildEnv     []string // RunLocal: added to every rank's environment
 	// RankCmd is the program and arguments that run one rank, before the
 	// rank's flags (RunLocal; default: this executable's "bootstrap").
 	RankCmd []string
@@ -161,6 +170,12 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		return finish(err)
 	}
 	cfg.Logger = log
+	if cfg.PerInstance, err = o.perInstance(cfg.PerInstance); err != nil {
+		return &UsageError{err}
+	}
+	if cfg.PerInstance == 0 {
+		log.Info("bootstrap: ranks per instance unset (--per-instance, --topology, " + abi.EnvBootstrapPerInstance + "): the world is flat")
+	}
 	// libnrt's answers come from the runtime (its device layer and version);
 	// --vnc-count overrides the regime for this process.
 	cfg.VNC = nrt.BootstrapIdentity{}
@@ -219,6 +234,10 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	defer world.Close()
 	res.TBoot = time.Now()
 	res.Prev, res.Next, res.Cluster = world.Prev(), world.Next(), world.ClusterID()
+	if h, l := world.Hier(); h {
+		res.PerInstance = l
+	}
+	res.Table = fmt.Sprintf("%016x", tcp.TableDigest(world.PeerTable()))
 
 	comms := &timedComms{Comms: tcp.NewComms(ctx, n)}
 	defer comms.Close()
@@ -257,6 +276,23 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		}
 	}
 	return finish(nil)
+}
+
+// perInstance resolves L: --per-instance, else the topology file's vNC
+// count, else env (NRTABI_BOOTSTRAP_PER_INSTANCE, already checked); each
+// refused by name when it is no whole number in 1..BOOTSTRAP_PER_INSTANCE_MAX.
+func (o *Options) perInstance(env int) (int, error) {
+	switch {
+	case o.PerInstance != 0:
+		return o.PerInstance, tcp.CheckPerInstance("--per-instance", o.PerInstance)
+	case o.Topology != "":
+		t, err := nrt.LoadTopology(o.Topology)
+		if err != nil {
+			return 0, fmt.Errorf("--topology: %w", err)
+		}
+		return int(t.TotalVNCCount()), tcp.CheckPerInstance(fmt.Sprintf("--topology %s: its [[core]] rows (vNCs per instance)", o.Topology), int(t.TotalVNCCount()))
+	}
+	return env, nil
 }
 
 // hold waits for stdin to close (the launcher's start signal) or ctx to

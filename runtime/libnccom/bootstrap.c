@@ -41,21 +41,28 @@ static void peer_name(const struct nccom_bootstrap *b, int r, char *out, size_t 
 	snprintf(out, n, "rank %d (%s)", r, text);
 }
 
+NRT_STATUS nccom_ring_gather(int send_fd, int recv_fd, const char *next, const char *prev, const struct nccom_slices *s, int me)
+{
+	int k = s->k;
+	for (int i = 0; i < k - 1; i++) {
+		int out = (me - i + k) % k, in = (me - i - 1 + k) % k;
+		size_t out_len = out == k - 1 ? s->last : s->unit, in_len = in == k - 1 ? s->last : s->unit;
+		NRT_STATUS rc = nccom_ring_step(send_fd, s->base + (size_t)out * s->unit, (int)out_len, next, recv_fd, s->base + (size_t)in * s->unit,
+						 (int)in_len, prev);
+		if (rc != NRT_SUCCESS)
+			return rc;
+	}
+	return NRT_SUCCESS;
+}
+
 static NRT_STATUS ring_allgather(struct nccom_bootstrap *b, char *all, int size)
 {
 	int n = b->st.nranks, me = b->st.rank;
 	char left[48], right[48];
 	snprintf(left, sizeof left, "ring predecessor rank %d", (me - 1 + n) % n);
 	snprintf(right, sizeof right, "ring successor rank %d", (me + 1) % n);
-	for (int i = 0; i < n - 1; i++) {
-		int s = (me - i + n) % n, r = (me - i - 1 + n) % n;
-		NRT_STATUS rc = nccom_send_data(b->st.extRingSendFd, BOOTSTRAP_MSG_RING_DATA, all + (size_t)s * (size_t)size, size, right);
-		if (rc == NRT_SUCCESS)
-			rc = nccom_recv_data(b->st.extRingRecvFd, BOOTSTRAP_MSG_RING_DATA, all + (size_t)r * (size_t)size, size, left);
-		if (rc != NRT_SUCCESS)
-			return rc;
-	}
-	return NRT_SUCCESS;
+	struct nccom_slices sl = {.base = all, .unit = (size_t)size, .last = (size_t)size, .k = n};
+	return nccom_ring_gather(b->st.extRingSendFd, b->st.extRingRecvFd, right, left, &sl, me);
 }
 
 NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size)
@@ -65,7 +72,7 @@ NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int s
 	NRT_STATUS rc = lock(&b->ring_mu);
 	if (rc != NRT_SUCCESS)
 		return rc;
-	rc = ring_allgather(b, all, size);
+	rc = b->per_instance > 0 ? nccom_hier_allgather(b, all, size) : ring_allgather(b, all, size);
 	unlock(&b->ring_mu);
 	return rc;
 }
@@ -78,6 +85,7 @@ static struct nccom_bootstrap *alloc_bootstrap(int rank, int nranks)
 	b->st.rank = rank;
 	b->st.nranks = nranks;
 	b->st.extListenFd = b->st.extRingRecvFd = b->st.extRingSendFd = b->root_fd = -1;
+	b->inter_send_fd = b->inter_recv_fd = -1;
 	b->st.peerCommAddresses = calloc((size_t)nranks, sizeof(nccl_socket_address_t));
 	b->st.peerCommSendFd = malloc((size_t)nranks * sizeof(int));
 	b->st.peerCommRecvFd = malloc((size_t)nranks * sizeof(int));
@@ -115,6 +123,8 @@ void nccom_bootstrap_close(struct nccom_bootstrap *b)
 	nccom_close(&b->st.extListenFd);
 	nccom_close(&b->st.extRingSendFd);
 	nccom_close(&b->st.extRingRecvFd);
+	nccom_close(&b->inter_send_fd);
+	nccom_close(&b->inter_recv_fd);
 	free(b->st.peerCommAddresses);
 	free(b->st.peerCommSendFd);
 	free(b->st.peerCommRecvFd);
@@ -124,19 +134,19 @@ void nccom_bootstrap_close(struct nccom_bootstrap *b)
 	free(b);
 }
 
-/* INFO_TO_ROOT, then INFO_FROM_ROOT on the same fd, then close (docs/sources.md#s001-3). */
-static NRT_STATUS exchange_with_root(struct nccom_bootstrap *b, const nccom_addr *root, const nccom_addr *me, bool global,
-				     struct bootstrap_root_reply *reply)
+NRT_STATUS nccom_fill_info(const struct nccom_bootstrap *b, const nccom_addr *me, bool global, struct extInfoGlobal *info)
 {
-	struct extInfoGlobal info;
-	memset(&info, 0, sizeof info);
-	info.info.sanity = BOOTSTRAP_SANITY;
-	info.info.rank = b->st.rank;
-	info.info.nranks = b->st.nranks;
-	memcpy(&info.info.extAddressListen, me, sizeof info.info.extAddressListen);
-	NRT_STATUS rc;
-	if (global && (rc = nccom_git_hash(&info.nccl_nrt_git_hash)) != NRT_SUCCESS)
-		return rc;
+	memset(info, 0, sizeof *info);
+	info->info.sanity = BOOTSTRAP_SANITY;
+	info->info.rank = b->st.rank;
+	info->info.nranks = b->st.nranks;
+	memcpy(&info->info.extAddressListen, me, sizeof info->info.extAddressListen);
+	return global ? nccom_git_hash(&info->nccl_nrt_git_hash) : NRT_SUCCESS;
+}
+
+/* INFO_TO_ROOT, then INFO_FROM_ROOT on the same fd, then close (docs/sources.md#s001-3). */
+NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root, const void *rec, int size, void *reply, int reply_size)
+{
 	if (b->st.nranks > BOOTSTRAP_DELAY_CONNECT_RANKS) {
 		/* Upstream: spread the ranks' connects so the root is not flooded. */
 		struct timespec d = {b->st.rank / 1000, (long)(b->st.rank % 1000) * 1000000L};
@@ -146,16 +156,63 @@ static NRT_STATUS exchange_with_root(struct nccom_bootstrap *b, const nccom_addr
 	nccom_format_addr(root, text, sizeof text);
 	snprintf(where, sizeof where, "the root %s", text);
 	int fd = -1;
+	NRT_STATUS rc;
 	if ((rc = nccom_connect(root, &fd, nccom_op_deadline())) != NRT_SUCCESS)
 		return rc;
-	rc = nccom_send_data(fd, BOOTSTRAP_MSG_INFO_TO_ROOT, &info, global ? (int)sizeof info : (int)sizeof info.info, where);
+	rc = nccom_send_data(fd, BOOTSTRAP_MSG_INFO_TO_ROOT, rec, size, where);
 	if (rc == NRT_SUCCESS)
-		rc = nccom_recv_data(fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, reply, (int)sizeof *reply, where);
+		rc = nccom_recv_data(fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, reply, reply_size, where);
 	if (rc == NRT_SUCCESS && nccom_extended())
 		b->root_fd = fd; /* kept until COMPLETE */
 	else
 		nccom_close(&fd);
 	return rc;
+}
+
+static NRT_STATUS exchange_with_root(struct nccom_bootstrap *b, const nccom_addr *root, const nccom_addr *me, bool global,
+				     struct bootstrap_root_reply *reply)
+{
+	struct extInfoGlobal info;
+	NRT_STATUS rc = nccom_fill_info(b, me, global, &info);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	return nccom_root_exchange(b, root, &info, global ? (int)sizeof info : (int)sizeof info.info, reply, (int)sizeof *reply);
+}
+
+/* bootstrapInitFlat: the root exchange, then the ring (connect the
+ * successor, accept the predecessor). */
+static NRT_STATUS flat_join(struct nccom_bootstrap *b, const nccom_addr *root, const nccom_addr *me, bool global, struct bootstrap_root_reply *reply)
+{
+	int rank = b->st.rank, nranks = b->st.nranks;
+	NRT_STATUS rc = exchange_with_root(b, root, me, global, reply);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	nccom_addr next;
+	memcpy(&next, &reply->neighbour, sizeof next);
+	char pred[128], succ[48];
+	snprintf(pred, sizeof pred, "ring predecessor rank %d", (rank - 1 + nranks) % nranks);
+	snprintf(succ, sizeof succ, "ring successor rank %d", (rank + 1) % nranks);
+	if ((rc = nccom_connect(&next, &b->st.extRingSendFd, nccom_op_deadline())) != NRT_SUCCESS)
+		return rc;
+	if (nccom_extended() && (rc = nccom_send_hello(b->st.extRingSendFd, rank, nranks, BOOTSTRAP_CHANNEL_RING, succ)) != NRT_SUCCESS)
+		return rc;
+	nccom_addr from;
+	if ((rc = nccom_accept(b->st.extListenFd, &b->st.extRingRecvFd, &from, pred, nccom_op_deadline())) != NRT_SUCCESS)
+		return rc;
+	char from_text[80];
+	nccom_format_addr(&from, from_text, sizeof from_text);
+	snprintf(pred + strlen(pred), sizeof pred - strlen(pred), " (peer %s)", from_text);
+	if (nccom_extended()) {
+		struct bootstrap_peer_hello h;
+		if ((rc = nccom_recv_hello(b->st.extRingRecvFd, &h, pred, nccom_op_deadline())) != NRT_SUCCESS)
+			return rc;
+		if (h.channel != BOOTSTRAP_CHANNEL_RING || h.rank != (rank - 1 + nranks) % nranks || h.nranks != nranks) {
+			nccom_warn("a connection from %s claiming rank %d of %d (channel %u) arrived where the ring predecessor rank %d was due",
+				   from_text, h.rank, h.nranks, h.channel, (rank - 1 + nranks) % nranks);
+			return NRT_FAILURE;
+		}
+	}
+	return NRT_SUCCESS;
 }
 
 NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nranks, bool global,
@@ -176,6 +233,9 @@ NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nra
 		nccom_warn(NRTABI_MSG_NCCOM_INVALID_RANK, rank, nranks);
 		return NRT_INVALID;
 	}
+	int L = 0;
+	if ((rc = nccom_per_instance(&L)) != NRT_SUCCESS)
+		return rc;
 	if (global)
 		nccom_set_files_limit();
 	nccom_addr root;
@@ -188,35 +248,16 @@ NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nra
 	nccom_addr me = nccom_if_addr();
 	struct bootstrap_root_reply reply;
 	memset(&reply, 0, sizeof reply);
-	if ((rc = nccom_listen(&me, &b->st.extListenFd)) != NRT_SUCCESS ||
-	    (rc = exchange_with_root(b, &root, &me, global, &reply)) != NRT_SUCCESS)
+	if ((rc = nccom_listen(&me, &b->st.extListenFd)) != NRT_SUCCESS)
 		goto fail;
-	nccom_addr next;
-	memcpy(&next, &reply.neighbour, sizeof next);
-	char pred[128], succ[48];
-	snprintf(pred, sizeof pred, "ring predecessor rank %d", (rank - 1 + nranks) % nranks);
-	snprintf(succ, sizeof succ, "ring successor rank %d", (rank + 1) % nranks);
-	if ((rc = nccom_connect(&next, &b->st.extRingSendFd, nccom_op_deadline())) != NRT_SUCCESS)
+	/* bootstrapInitWithHierarchy (hier_rank.c) wires other rings; the
+	 * address all-gather and the root's RING_DONE/COMPLETE are the same. */
+	if (nccom_hierarchical(global, nranks, L))
+		rc = nccom_hier_join(b, &root, &me, L, &reply.cluster_id, &reply.epoch);
+	else
+		rc = flat_join(b, &root, &me, global, &reply);
+	if (rc != NRT_SUCCESS)
 		goto fail;
-	if (nccom_extended() && (rc = nccom_send_hello(b->st.extRingSendFd, rank, nranks, BOOTSTRAP_CHANNEL_RING, succ)) != NRT_SUCCESS)
-		goto fail;
-	nccom_addr from;
-	if ((rc = nccom_accept(b->st.extListenFd, &b->st.extRingRecvFd, &from, pred, nccom_op_deadline())) != NRT_SUCCESS)
-		goto fail;
-	char from_text[80];
-	nccom_format_addr(&from, from_text, sizeof from_text);
-	snprintf(pred + strlen(pred), sizeof pred - strlen(pred), " (peer %s)", from_text);
-	if (nccom_extended()) {
-		struct bootstrap_peer_hello h;
-		if ((rc = nccom_recv_hello(b->st.extRingRecvFd, &h, pred, nccom_op_deadline())) != NRT_SUCCESS)
-			goto fail;
-		if (h.channel != BOOTSTRAP_CHANNEL_RING || h.rank != (rank - 1 + nranks) % nranks || h.nranks != nranks) {
-			nccom_warn("a connection from %s claiming rank %d of %d (channel %u) arrived where the ring predecessor rank %d was due",
-				   from_text, h.rank, h.nranks, h.channel, (rank - 1 + nranks) % nranks);
-			rc = NRT_FAILURE;
-			goto fail;
-		}
-	}
 	memcpy(&b->st.peerCommAddresses[rank], &me, sizeof me);
 	if ((rc = nccom_bootstrap_allgather(b, b->st.peerCommAddresses, (int)sizeof(nccl_socket_address_t))) != NRT_SUCCESS)
 		goto fail;

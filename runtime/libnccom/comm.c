@@ -128,6 +128,12 @@ static NRT_STATUS init_transports(struct ncclComm *c, const struct ncclUniqueId 
 		free(all);
 		return rc;
 	}
+	/* Every rank of a world gathers the same two tables, flat or
+	 * hierarchical: their digests let a test compare them across processes. */
+	if (b != NULL)
+		nccom_info("initTransportRank: rank %d of %d gathered tables: addresses %016llx peers %016llx (%s)", c->rank, c->nRanks,
+			   (unsigned long long)get_hash((const char *)b->st.peerCommAddresses, (size_t)c->nRanks * sizeof(nccl_socket_address_t)),
+			   (unsigned long long)get_hash((const char *)all, (size_t)c->nRanks * sizeof *all), b->per_instance > 0 ? "hierarchical" : "flat");
 	*peers_out = all;
 	return NRT_SUCCESS;
 }

@@ -6,8 +6,11 @@
  * failed, naming the peer at fault, to every rank. runtime/transport/tcp
  * speaks the same.
  */
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "nccom.h"
 
@@ -142,4 +145,134 @@ NRT_STATUS nccom_recv_data(int fd, uint32_t type, void *data, int size, const ch
 		return NRT_FAILURE;
 	}
 	return rc;
+}
+
+/* The frame header a ring step's data goes in, by framing. */
+static size_t step_header(uint32_t len, unsigned char *out)
+{
+	if (nccom_extended()) {
+		struct bootstrap_msg_header h = {.type = BOOTSTRAP_MSG_RING_DATA, .length = len};
+		memcpy(out, &h, sizeof h);
+		return sizeof h;
+	}
+	struct bootstrap_frame_size f = {.size = (int)len};
+	memcpy(out, &f, sizeof f);
+	return sizeof f;
+}
+
+/* Whether a received step header announces exactly want bytes of ring data. */
+static bool step_header_ok(const unsigned char *hdr, int want, const char *peer)
+{
+	if (nccom_extended()) {
+		struct bootstrap_msg_header h;
+		memcpy(&h, hdr, sizeof h);
+		if (h.type == BOOTSTRAP_MSG_RING_DATA && h.length == (uint32_t)want)
+			return true;
+		nccom_warn("%s sent a %u-byte %s where RING_DATA (%d bytes) was due: the peers disagree on the protocol", peer, h.length, msg_name(h.type), want);
+		return false;
+	}
+	struct bootstrap_frame_size f;
+	memcpy(&f, hdr, sizeof f);
+	if (f.size == want)
+		return true;
+	nccom_warn("%s sent a %d-byte frame where %d bytes were due: the peers disagree on the message size", peer, f.size, want);
+	return false;
+}
+
+/* One side of a ring step: header then data, done counts both. */
+struct step_side {
+	int fd;
+	unsigned char hdr[8];
+	size_t hl, done, total;
+	char *data;
+	const char *name;
+	char addr[80];
+};
+
+static void step_where(const struct step_side *s, char *out, size_t n)
+{
+	if (strstr(s->name, s->addr) != NULL || strcmp(s->addr, "?") == 0)
+		snprintf(out, n, "%s", s->name);
+	else
+		snprintf(out, n, "%s (peer %s)", s->name, s->addr);
+}
+
+/* Move what the socket takes now; false on a failure already logged. */
+static bool step_io(struct step_side *s, bool send_dir, int want, bool *hdr_ok)
+{
+	bool in_hdr = s->done < s->hl;
+	char *p = in_hdr ? (char *)s->hdr + s->done : s->data + (s->done - s->hl);
+	size_t n = in_hdr ? s->hl - s->done : s->total - s->done;
+	ssize_t k = send_dir ? send(s->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(s->fd, p, n, MSG_DONTWAIT);
+	char where[200];
+	if (k == 0 && !send_dir) {
+		step_where(s, where, sizeof where);
+		nccom_warn("%s (%s)", NRTABI_MSG_NCCOM_CONNECTION_CLOSED, where);
+		return false;
+	}
+	if (k < 0) {
+		int e = errno;
+		if (e == EINTR || e == EAGAIN || e == EWOULDBLOCK)
+			return true;
+		step_where(s, where, sizeof where);
+		nccom_warn("Call to %s %s failed : %s", send_dir ? "send to" : "recv from", where, strerror(e));
+		return false;
+	}
+	s->done += (size_t)k;
+	if (!send_dir && !*hdr_ok && s->done == s->hl) {
+		step_where(s, where, sizeof where);
+		if (!step_header_ok(s->hdr, want, where))
+			return false;
+		*hdr_ok = true;
+		s->total = s->hl + (size_t)want;
+	}
+	return true;
+}
+
+NRT_STATUS nccom_ring_step(int sfd, const void *out, int out_len, const char *next, int rfd, void *in, int in_len, const char *prev)
+{
+	struct step_side s = {.fd = sfd, .data = (char *)(uintptr_t)out, .name = next};
+	struct step_side r = {.fd = rfd, .data = in, .name = prev};
+	s.hl = step_header((uint32_t)out_len, s.hdr);
+	s.total = s.hl + (size_t)out_len;
+	r.hl = s.hl;
+	r.total = r.hl; /* the data's length once the header is checked */
+	nccom_peer_of(sfd, s.addr, sizeof s.addr);
+	nccom_peer_of(rfd, r.addr, sizeof r.addr);
+	bool hdr_ok = false;
+	nccom_deadline d = nccom_op_deadline();
+	while (s.done < s.total || r.done < r.total) {
+		struct pollfd p[2];
+		int np = 0, si = -1, ri = -1;
+		if (s.done < s.total) {
+			si = np;
+			p[np++] = (struct pollfd){.fd = sfd, .events = POLLOUT};
+		}
+		if (r.done < r.total) {
+			ri = np;
+			p[np++] = (struct pollfd){.fd = rfd, .events = POLLIN};
+		}
+		int left = nccom_left_ms(d);
+		int w = left > 0 ? poll(p, (nfds_t)np, left) : 0;
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			nccom_warn("poll on %s / %s: %s", next, prev, strerror(errno));
+			return NRT_FAILURE;
+		}
+		if (w == 0 && nccom_left_ms(d) == 0) {
+			/* Whichever side is not done names the peer that stalled. */
+			struct step_side *late = r.done < r.total ? &r : &s;
+			char where[200];
+			step_where(late, where, sizeof where);
+			nccom_warn(NCCOM_MSG_DEADLINE ": %zu of %zu bytes", late == &r ? "receiving from" : "sending to", where, nccom_timeout(),
+				   late->done, late == &r && !hdr_ok ? r.hl + (size_t)in_len : late->total);
+			return NRT_TIMEOUT;
+		}
+		if (si >= 0 && p[si].revents != 0 && !step_io(&s, true, out_len, &hdr_ok))
+			return NRT_FAILURE;
+		if (ri >= 0 && p[ri].revents != 0 && !step_io(&r, false, in_len, &hdr_ok))
+			return NRT_FAILURE;
+	}
+	return NRT_SUCCESS;
 }

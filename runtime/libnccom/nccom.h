@@ -111,6 +111,11 @@ NRT_STATUS nccom_recv_hello(int fd, struct bootstrap_peer_hello *h, const char *
 /* send / receive one bootstrap message in the process's framing. */
 NRT_STATUS nccom_send_data(int fd, uint32_t type, const void *data, int size, const char *peer);
 NRT_STATUS nccom_recv_data(int fd, uint32_t type, void *data, int size, const char *peer);
+/* One step of a ring all-gather: out_len bytes to sfd while exactly in_len
+ * arrive from rfd, overlapped (a block can exceed the socket buffers, and
+ * every rank of a ring sends before it receives: docs/bootstrap-hierarchy.md),
+ * both within one deadline, in the process's framing. */
+NRT_STATUS nccom_ring_step(int sfd, const void *out, int out_len, const char *next, int rfd, void *in, int in_len, const char *prev);
 
 /* ---- version.c ------------------------------------------------------------ */
 /* getNcclNrtGitHash: libnccom's 8 bytes, then libnrt's (nrt_get_version). */
@@ -123,7 +128,40 @@ NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool fro
 /* setFilesLimit: RLIMIT_NOFILE to its hard limit (a global world). */
 void nccom_set_files_limit(void);
 
+/* ---- hier.c: the hierarchical bootstrap's shape (docs/libnccom.md#hierarchical) */
+/* L, the ranks per instance, from NRTABI_BOOTSTRAP_PER_INSTANCE: 0 when
+ * unset (flat, said once), NRT_INVALID naming the variable when it is not an
+ * integer in 1..BOOTSTRAP_PER_INSTANCE_MAX. */
+NRT_STATUS nccom_per_instance(int *L);
+/* The dispatch of both roles: the root-side condition of docs/sources.md#s001-3
+ * (isGlobalInit && nranks > vncPerInstance); the init-side "nranks != 0" is
+ * the garbled reading (contradiction row bootstrap-dispatch). */
+bool nccom_hierarchical(bool global, int nranks, int L);
+/* The grouping: instance h = r / L holds min(L, n - h*L) ranks, its leader is h*L. */
+static inline int nccom_hier_ninstances(int n, int L) { return (n + L - 1) / L; }
+static inline int nccom_hier_local_n(int n, int L, int h) { return n - h * L < L ? n - h * L : L; }
+/* Test-only fault hooks (a -DNCCOM_REF_FAULTS build, NRTABI_NCCOM_FAULT=name):
+ * always false in a normal build. */
+bool nccom_fault(const char *name);
+/* The root's part: whether rank r's record fits the shape (a non-empty
+ * reason refuses the world), and rank r's INFO_FROM_ROOT. */
+void nccom_hier_check(const struct extInfoHier *rec, int n, int L, const char *who, char *reason, size_t len);
+struct bootstrap_root_reply_hier nccom_hier_reply(const struct extInfoHier *rec, int r, int n, int L, uint64_t cluster, time_t epoch);
+
 /* ---- bootstrap.c: the flat bootstrap and its extState ----------------------- */
+/* k slices laid end to end from base: every one unit bytes but the last,
+ * which is last bytes (an uneven last instance). */
+struct nccom_slices {
+	char *base;
+	size_t unit, last;
+	int k;
+};
+/* The ring all-gather over one ring (send to next, receive from prev): k-1
+ * steps, at step i slice (me - i) mod k out and (me - i - 1) mod k in, each
+ * received frame exactly its slice's size (BOOTSTRAP_RING_SEND_SLICE /
+ * BOOTSTRAP_RING_RECV_SLICE). The flat ring, an instance's intra ring and the
+ * leaders' inter ring all run through it. */
+NRT_STATUS nccom_ring_gather(int send_fd, int recv_fd, const char *next, const char *prev, const struct nccom_slices *s, int me);
 /* The unexpected-connection queue of upstream bootstrapRecv. */
 struct nccom_unexpected {
 	int peer, tag, fd;
@@ -137,6 +175,10 @@ struct nccom_bootstrap {
 	pthread_mutex_t send_mu, recv_mu, ring_mu;
 	struct nccom_unexpected *queue;
 	int root_fd; /* extended framing: the root link, open until COMPLETE */
+	/* Hierarchical (per_instance > 0): extRingSendFd / extRingRecvFd are the
+	 * intra ring (-1 in an instance of one), inter_* the leaders' ring. */
+	int per_instance, instance, ninstances, local, local_n;
+	int inter_send_fd, inter_recv_fd;
 };
 
 NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nranks, bool global,
@@ -145,6 +187,20 @@ NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int s
 NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size);
 NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data, int size);
 void nccom_bootstrap_close(struct nccom_bootstrap *b);
+
+/* This rank's INFO_TO_ROOT record (the git hash on a global init). */
+NRT_STATUS nccom_fill_info(const struct nccom_bootstrap *b, const nccom_addr *me, bool global, struct extInfoGlobal *info);
+/* INFO_TO_ROOT of size bytes, INFO_FROM_ROOT of exactly reply_size; the
+ * root link is kept in b->root_fd in the extended framing. */
+NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root, const void *rec, int size, void *reply, int reply_size);
+
+/* ---- hier_rank.c: bootstrapInitWithHierarchy --------------------------------- */
+/* INFO_TO_ROOT (extInfoHier), INFO_FROM_ROOT (bootstrap_root_reply_hier), the
+ * intra and inter rings wired; me is this rank's listen address. */
+NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, const nccom_addr *me, int L, uint64_t *cluster_id, time_t *epoch);
+/* The all-gather of n records of size bytes: intra ring, leaders' inter
+ * ring of instance blocks, then down each intra ring. */
+NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, char *all, int size);
 
 /* ---- comm.c --------------------------------------------------------------- */
 /* The live comms this library allocated; a pointer not in it is refused. */

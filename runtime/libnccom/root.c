@@ -22,6 +22,7 @@
  * flags; ours says what the thread needs. */
 struct root_args {
 	int listen_fd, nranks;
+	int per_instance; /* L of a hierarchical world (hier_root.c), else 0 */
 	bool global;
 	char where[80];
 };
@@ -94,14 +95,30 @@ static int odd_tag(const struct extInfoGlobal *rec, int n, int *ref)
 	return 0;
 }
 
+/* The record a rank sends this root, and what it is called in a refusal. */
+static int record_size(const struct root_args *a)
+{
+	if (a->per_instance > 0)
+		return (int)sizeof(struct extInfoHier);
+	return a->global ? (int)sizeof(struct extInfoGlobal) : (int)sizeof(struct extInfo);
+}
+
+static const char *record_kind(const struct root_args *a)
+{
+	if (a->per_instance > 0)
+		return "extInfoHier, a hierarchical world: " ENV_BOOTSTRAP_PER_INSTANCE " set alike on every rank";
+	return a->global ? "extInfo + nccl_nrt_git_hash, a global init" : "extInfo";
+}
+
 static void serve(struct root_args *a)
 {
-	int n = a->nranks;
-	int size = a->global ? (int)sizeof(struct extInfoGlobal) : (int)sizeof(struct extInfo);
+	int n = a->nranks, L = a->per_instance;
+	int size = record_size(a);
 	struct extInfoGlobal *rec = calloc((size_t)n, sizeof *rec);
+	struct extInfoHier *hrec = calloc((size_t)n, sizeof *hrec);
 	int *fds = malloc((size_t)n * sizeof *fds);
 	nccom_addr *from = calloc((size_t)n, sizeof *from);
-	if (rec == NULL || fds == NULL || from == NULL) {
+	if (rec == NULL || hrec == NULL || fds == NULL || from == NULL) {
 		nccom_warn("bootstrap root %s: cannot allocate the tables of %d ranks", a->where, n);
 		goto done;
 	}
@@ -121,19 +138,21 @@ static void serve(struct root_args *a)
 		char ptext[80] = "?", pwho[96];
 		nccom_format_addr(&peer, ptext, sizeof ptext);
 		snprintf(pwho, sizeof pwho, "peer %s", ptext);
-		struct extInfoGlobal r;
-		memset(&r, 0, sizeof r);
+		/* Room for the largest record, so a record of the other shape is
+		 * named as such rather than as a truncated message. */
+		struct extInfoHier hr;
+		memset(&hr, 0, sizeof hr);
 		int got = 0;
-		if (nccom_recv_frame(fd, &r, size, &got, pwho) != NRT_SUCCESS) {
+		if (nccom_recv_frame(fd, &hr, (int)sizeof hr, &got, pwho) != NRT_SUCCESS) {
 			nccom_close(&fd);
 			goto done;
 		}
 		if (got != size) {
-			nccom_warn("Bootstrap Root : peer %s sent a %d-byte extInfo, expected %d (%s)", ptext, got, size,
-				   a->global ? "extInfo + nccl_nrt_git_hash, a global init" : "extInfo");
+			nccom_warn("Bootstrap Root : peer %s sent a %d-byte extInfo, expected %d (%s)", ptext, got, size, record_kind(a));
 			nccom_close(&fd);
 			goto done;
 		}
+		struct extInfoGlobal r = hr.info;
 		if (r.info.sanity != BOOTSTRAP_SANITY) {
 			nccom_warn(NRTABI_MSG_NCCOM_ROOT_BAD_SANITY, r.info.sanity, ptext, BOOTSTRAP_SANITY);
 			nccom_close(&fd);
@@ -158,7 +177,18 @@ static void serve(struct root_args *a)
 			nccom_close(&fd);
 			goto done;
 		}
+		if (L > 0) {
+			char why[BOOTSTRAP_ABORT_TEXT_MAX] = "", pw[128];
+			snprintf(pw, sizeof pw, "Bootstrap Root : peer %s rank %d", ptext, r.info.rank);
+			nccom_hier_check(&hr, n, L, pw, why, sizeof why);
+			if (why[0]) {
+				nccom_warn("%s", why);
+				nccom_close(&fd);
+				goto done;
+			}
+		}
 		rec[r.info.rank] = r;
+		hrec[r.info.rank] = hr;
 		fds[r.info.rank] = fd;
 		from[r.info.rank] = peer;
 		have++;
@@ -177,20 +207,24 @@ static void serve(struct root_args *a)
 	new_world(&cluster, &epoch);
 	for (int r = 0; r < n; r++) {
 		struct bootstrap_root_reply reply = reply_for(rec, r, n, cluster, epoch);
+		struct bootstrap_root_reply_hier hreply;
+		if (L > 0)
+			hreply = nccom_hier_reply(hrec, r, n, L, cluster, epoch);
 		char who[128], at[80];
 		nccom_format_addr(&from[r], at, sizeof at);
 		snprintf(who, sizeof who, "rank %d (peer %s)", r, at);
-		if (nccom_send_frame(fds[r], &reply, (int)sizeof reply, who) != NRT_SUCCESS)
+		if ((L > 0 ? nccom_send_frame(fds[r], &hreply, (int)sizeof hreply, who) : nccom_send_frame(fds[r], &reply, (int)sizeof reply, who)) != NRT_SUCCESS)
 			goto done; /* that rank is gone; the rest fail on the broken ring */
 		nccom_close(&fds[r]);
 	}
-	nccom_info("bootstrap root %s: %d ranks answered", a->where, n);
+	nccom_info("bootstrap root %s: %d ranks answered (%s)", a->where, n, L > 0 ? "hierarchical" : "flat");
 done:
 	if (fds != NULL)
 		for (int i = 0; i < n; i++)
 			nccom_close(&fds[i]);
 	free(fds);
 	free(rec);
+	free(hrec);
 	free(from);
 	nccom_close(&a->listen_fd);
 }
@@ -325,15 +359,16 @@ static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, i
 
 static void serve_extended(struct root_args *a)
 {
-	int n = a->nranks, cap = 2 * n + 16, nconns = 0;
-	uint32_t size = a->global ? sizeof(struct extInfoGlobal) : sizeof(struct extInfo);
+	int n = a->nranks, cap = 2 * n + 16, nconns = 0, L = a->per_instance;
+	uint32_t size = (uint32_t)record_size(a);
 	int64_t tmo = (int64_t)nccom_timeout() * 1000, hb = tmo / 3 > 10 ? tmo / 3 : 10;
 	struct xconn *conns = calloc((size_t)cap, sizeof *conns);
 	struct xconn **by_rank = calloc((size_t)n, sizeof *by_rank);
 	struct extInfoGlobal *rec = calloc((size_t)n, sizeof *rec);
+	struct extInfoHier *hrec = calloc((size_t)n, sizeof *hrec);
 	struct pollfd *pfd = calloc((size_t)n, sizeof *pfd);
 	char reason[BOOTSTRAP_ABORT_TEXT_MAX + 1] = "";
-	if (conns == NULL || by_rank == NULL || rec == NULL || pfd == NULL) {
+	if (conns == NULL || by_rank == NULL || rec == NULL || hrec == NULL || pfd == NULL) {
 		nccom_warn("bootstrap root %s: cannot allocate the tables of %d ranks", a->where, n);
 		goto done;
 	}
@@ -368,24 +403,30 @@ static void serve_extended(struct root_args *a)
 		socklen_t len = sizeof peer;
 		if (getpeername(fd, &peer.sa, &len) == 0)
 			nccom_format_addr(&peer, c->addr, sizeof c->addr);
-		struct extInfoGlobal r;
-		memset(&r, 0, sizeof r);
+		struct extInfoHier hr;
+		memset(&hr, 0, sizeof hr);
 		uint32_t type = 0, got = 0;
 		char w2[128];
 		who(c, w2, sizeof w2);
-		if (nccom_recv_msg(fd, &type, &r, size, &got, w2) != NRT_SUCCESS) {
+		if (nccom_recv_msg(fd, &type, &hr, sizeof hr, &got, w2) != NRT_SUCCESS) {
 			snprintf(reason, sizeof reason, "%s: its INFO_TO_ROOT record did not arrive whole (see the root's log)", w2);
 			c->gone = true;
 			break;
 		}
 		if (type != BOOTSTRAP_MSG_INFO_TO_ROOT || got != size) {
-			snprintf(reason, sizeof reason, "%s sent a %u-byte message of type %u, expected a %u-byte INFO_TO_ROOT record", w2, got, type, size);
+			snprintf(reason, sizeof reason, "%s sent a %u-byte message of type %u, expected a %u-byte INFO_TO_ROOT record (%s)", w2, got, type, size, record_kind(a));
 			c->gone = true;
 			break;
 		}
+		struct extInfoGlobal r = hr.info;
 		admit(c, &r, by_rank, n, reason, sizeof reason);
+		if (!reason[0] && L > 0) {
+			who(c, w2, sizeof w2); /* now with the rank admit took */
+			nccom_hier_check(&hr, n, L, w2, reason, sizeof reason);
+		}
 		if (!reason[0]) {
 			rec[r.info.rank] = r;
+			hrec[r.info.rank] = hr;
 			have++;
 			last = nccom_now_ms();
 		}
@@ -402,7 +443,11 @@ static void serve_extended(struct root_args *a)
 	new_world(&cluster, &epoch);
 	for (int r = 0; r < n; r++) {
 		struct bootstrap_root_reply reply = reply_for(rec, r, n, cluster, epoch);
-		if (nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &reply, sizeof reply, by_rank[r]->addr) != NRT_SUCCESS) {
+		struct bootstrap_root_reply_hier hreply;
+		if (L > 0)
+			hreply = nccom_hier_reply(hrec, r, n, L, cluster, epoch);
+		if ((L > 0 ? nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &hreply, sizeof hreply, by_rank[r]->addr)
+			   : nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &reply, sizeof reply, by_rank[r]->addr)) != NRT_SUCCESS) {
 			snprintf(reason, sizeof reason, "peer %s rank %d: INFO_FROM_ROOT not delivered (did its process die?)", by_rank[r]->addr, r);
 			abort_world(a, conns, &nconns, cap, reason);
 			goto done;
@@ -459,6 +504,7 @@ done:
 	free(conns);
 	free(by_rank);
 	free(rec);
+	free(hrec);
 	free(pfd);
 	nccom_close(&a->listen_fd);
 }
@@ -488,11 +534,15 @@ NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool fro
 		nccom_warn("bootstrap root: a world of %d ranks; give 1..%d", nranks, BOOTSTRAP_MAX_RANKS);
 		return NRT_INVALID;
 	}
+	int L = 0;
+	if ((rc = nccom_per_instance(&L)) != NRT_SUCCESS)
+		return rc;
 	struct root_args *a = calloc(1, sizeof *a);
 	if (a == NULL)
 		return NRT_FAIL_HOST_MEM_ALLOC;
 	a->nranks = nranks;
 	a->global = global;
+	a->per_instance = nccom_hierarchical(global, nranks, L) ? L : 0;
 	if ((rc = nccom_listen(addr, &a->listen_fd)) != NRT_SUCCESS) {
 		free(a);
 		return rc;

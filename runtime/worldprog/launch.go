@@ -112,15 +112,38 @@ func Launch(ctx context.Context, ms []Member, root string, env []string) ([]Run,
 
 // Agreed reports whether every run succeeded and agrees with rank 0 on the
 // world (cluster id, unique id, ring neighbours, size); the first rank
-// that does not is returned otherwise.
+// that does not is returned otherwise. A rank that reports per_instance
+// (a hierarchical world, docs/bootstrap-hierarchy.md) must report the
+// intra-instance ring's neighbours; the ranks that print a gathered-table
+// digest must all print the same one.
 func Agreed(runs []Run) (bool, int) {
 	n := len(runs)
+	table := ""
 	for r, run := range runs {
 		f := run.Fields
+		l, _ := strconv.Atoi(f["per_instance"])
+		prev, next := RingNeighbours(r, n, l)
 		if run.Exit != 0 || f["verdict"] != "ok" || f["cluster_id"] != runs[0].Fields["cluster_id"] || f["unique_id"] != runs[0].Fields["unique_id"] ||
-			f["prev"] != strconv.Itoa((r+n-1)%n) || f["next"] != strconv.Itoa((r+1)%n) || f["nranks"] != strconv.Itoa(n) {
+			f["prev"] != strconv.Itoa(prev) || f["next"] != strconv.Itoa(next) || f["nranks"] != strconv.Itoa(n) {
 			return false, r
+		}
+		if t := f["table"]; t != "" {
+			if table != "" && t != table {
+				return false, r
+			}
+			table = t
 		}
 	}
 	return true, -1
+}
+
+// RingNeighbours are the prev and next a rank reports: the flat ring's, or
+// on a hierarchical world (global, n > l >= 1) the intra-instance ring's.
+func RingNeighbours(r, n, l int) (prev, next int) {
+	if l < 1 || n <= l {
+		return (r + n - 1) % n, (r + 1) % n
+	}
+	base := r / l * l
+	lh := min(l, n-base)
+	return base + (r-base-1+lh)%lh, base + (r-base+1)%lh
 }

@@ -49,10 +49,15 @@ func Context(rank, nranks int, reordered bool) *collectives.Context {
 type Report struct {
 	Rank, NRanks, Prev, Next int // Prev < 0: no world (single vNC or failed early)
 	Cluster                  uint64
-	UID                      string
-	Err                      error
-	TStart, TBoot, TAgree    time.Time
-	TDone                    time.Time
+	// PerInstance is L on a hierarchical world (Prev/Next are then the
+	// intra-instance ring's); Table a digest of the gathered peer-record
+	// table, the same on every rank of an agreeing world. Zero/"": not shown.
+	PerInstance           int
+	Table                 string
+	UID                   string
+	Err                   error
+	TStart, TBoot, TAgree time.Time
+	TDone                 time.Time
 }
 
 // NewReport is the report of rank before anything happened.
@@ -67,6 +72,12 @@ func (r *Report) Line(timing bool) string {
 		s += fmt.Sprintf(" prev=%d next=%d cluster_id=%#016x", r.Prev, r.Next, r.Cluster)
 	} else {
 		s += " prev=- next=- cluster_id=-"
+	}
+	if r.PerInstance > 0 {
+		s += fmt.Sprintf(" per_instance=%d", r.PerInstance)
+	}
+	if r.Table != "" {
+		s += " table=" + r.Table
 	}
 	uid := r.UID
 	if uid == "" {

@@ -67,6 +67,9 @@ const (
 	SockaddrFamilyInet          uint32 = 2                                                         // SOCKADDR_FAMILY_INET HIGH
 	SockaddrFamilyInet6         uint32 = 10                                                        // SOCKADDR_FAMILY_INET6 HIGH
 	BootstrapSockTimeoutDefault int    = 30                                                        // BOOTSTRAP_SOCK_TIMEOUT_DEFAULT INFERRED
+	EnvBootstrapPerInstance            = "NRTABI_BOOTSTRAP_PER_INSTANCE"                           // ENV_BOOTSTRAP_PER_INSTANCE INFERRED
+	BootstrapPerInstanceMax     int    = 65536                                                     // BOOTSTRAP_PER_INSTANCE_MAX INFERRED
+	BootstrapChannelInterRing   uint32 = 4                                                         // BOOTSTRAP_CHANNEL_INTER_RING INFERRED
 	EncRgSendrecvRank           int    = -1                                                        // ENC_RG_SENDRECV_RANK HIGH
 	EncUIDHint                         = "nccl init comm"                                          // ENC_UID_HINT HIGH
 	SwitchPodMaxNodes           uint32 = 4                                                         // SWITCH_POD_MAX_NODES HIGH

@@ -77,6 +77,27 @@ type BootstrapPeerHello struct {
 	Channel uint32 // +12 u32 INFERRED
 }
 
+// ExtInfoHier mirrors extInfoHier (64 bytes, INFERRED).
+type ExtInfoHier struct {
+	Info        ExtInfoGlobal // +0 extInfoGlobal INFERRED
+	PerInstance uint32        // +56 u32 INFERRED
+	Instance    uint32        // +60 u32 INFERRED
+}
+
+// BootstrapRootReplyHier mirrors bootstrap_root_reply_hier (96 bytes, INFERRED).
+type BootstrapRootReplyHier struct {
+	ClusterID  uint64            // +0 u64 INFERRED
+	Epoch      int64             // +8 time_t INFERRED
+	IntraNext  NcclSocketAddress // +16 nccl_socket_address_t INFERRED
+	_          [4]byte           // +44..48 opaque
+	InterNext  NcclSocketAddress // +48 nccl_socket_address_t INFERRED
+	Instance   uint32            // +76 u32 INFERRED
+	Ninstances uint32            // +80 u32 INFERRED
+	LocalRank  uint32            // +84 u32 INFERRED
+	LocalN     uint32            // +88 u32 INFERRED
+	_          [4]byte           // +92..96 opaque
+}
+
 // NcclProxyState mirrors ncclProxyState (192 bytes, HIGH).
 type NcclProxyState struct {
 	_ [0]uint64 // aligns the struct to 8 bytes
@@ -372,38 +393,40 @@ type EncSemIncValues struct {
 
 // Sizes from the spec. For packed byte images these are the image sizes.
 const (
-	SizeofBootstrapFrameSize    = 4
-	SizeofBootstrapMsgHeader    = 8
-	SizeofNcclSocketAddress     = 28
-	SizeofExtInfo               = 40
-	SizeofNcclNRTGitHash        = 16
-	SizeofExtInfoGlobal         = 56
-	SizeofBootstrapRootReply    = 48
-	SizeofBootstrapRootWait     = 8
-	SizeofBootstrapPeerHello    = 16
-	SizeofNcclProxyState        = 192
-	SizeofNcclInfo              = 72
-	SizeofNcclComm              = 19240
-	SizeofNcclUniqueID          = 128
-	SizeofExtState              = 64
-	SizeofNcclPeerInfo          = 112
-	SizeofEncSigMsg             = 17
-	SizeofEncUIDMsg             = 129
-	SizeofEncSigSendImage       = 16
-	SizeofEncSigRecvImage       = 16
-	SizeofEncSigCollImage       = 20
-	SizeofNECVersionInfo        = 56
-	SizeofNRTVersion            = 224
-	SizeofNRTInstanceInfo       = 32
-	SizeofEncHistogramConfig    = 168
-	SizeofEncNeuronDeviceInfo   = 216
-	SizeofNcclCommInfo          = 1376
-	SizeofEncNcclCommNode       = 96
-	SizeofEncComm               = 561904
-	SizeofEncGlbComm            = 564416
-	SizeofEncReplicaGroupInfo   = 96
-	SizeofEncSrcTargetPairsInfo = 80
-	SizeofEncContext            = 1008
-	SizeofEncdContext           = 296
-	SizeofEncSemIncValues       = 516
+	SizeofBootstrapFrameSize     = 4
+	SizeofBootstrapMsgHeader     = 8
+	SizeofNcclSocketAddress      = 28
+	SizeofExtInfo                = 40
+	SizeofNcclNRTGitHash         = 16
+	SizeofExtInfoGlobal          = 56
+	SizeofBootstrapRootReply     = 48
+	SizeofBootstrapRootWait      = 8
+	SizeofBootstrapPeerHello     = 16
+	SizeofExtInfoHier            = 64
+	SizeofBootstrapRootReplyHier = 96
+	SizeofNcclProxyState         = 192
+	SizeofNcclInfo               = 72
+	SizeofNcclComm               = 19240
+	SizeofNcclUniqueID           = 128
+	SizeofExtState               = 64
+	SizeofNcclPeerInfo           = 112
+	SizeofEncSigMsg              = 17
+	SizeofEncUIDMsg              = 129
+	SizeofEncSigSendImage        = 16
+	SizeofEncSigRecvImage        = 16
+	SizeofEncSigCollImage        = 20
+	SizeofNECVersionInfo         = 56
+	SizeofNRTVersion             = 224
+	SizeofNRTInstanceInfo        = 32
+	SizeofEncHistogramConfig     = 168
+	SizeofEncNeuronDeviceInfo    = 216
+	SizeofNcclCommInfo           = 1376
+	SizeofEncNcclCommNode        = 96
+	SizeofEncComm                = 561904
+	SizeofEncGlbComm             = 564416
+	SizeofEncReplicaGroupInfo    = 96
+	SizeofEncSrcTargetPairsInfo  = 80
+	SizeofEncContext             = 1008
+	SizeofEncdContext            = 296
+	SizeofEncSemIncValues        = 516
 )

@@ -144,6 +144,48 @@ func (v *BootstrapPeerHello) UnmarshalFrom(b []byte) {
 	v.Channel = binary.LittleEndian.Uint32(b[12:])
 }
 
+// MarshalTo writes the 64-byte image of v to b (little-endian, spec offsets).
+func (v *ExtInfoHier) MarshalTo(b []byte) {
+	_ = b[63] // one bounds check
+	v.Info.MarshalTo(b[0:])
+	binary.LittleEndian.PutUint32(b[56:], v.PerInstance)
+	binary.LittleEndian.PutUint32(b[60:], v.Instance)
+}
+
+// UnmarshalFrom reads v from the 64-byte image in b.
+func (v *ExtInfoHier) UnmarshalFrom(b []byte) {
+	_ = b[63]
+	v.Info.UnmarshalFrom(b[0:])
+	v.PerInstance = binary.LittleEndian.Uint32(b[56:])
+	v.Instance = binary.LittleEndian.Uint32(b[60:])
+}
+
+// MarshalTo writes the 96-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapRootReplyHier) MarshalTo(b []byte) {
+	_ = b[95] // one bounds check
+	binary.LittleEndian.PutUint64(b[0:], v.ClusterID)
+	binary.LittleEndian.PutUint64(b[8:], uint64(v.Epoch))
+	v.IntraNext.MarshalTo(b[16:])
+	v.InterNext.MarshalTo(b[48:])
+	binary.LittleEndian.PutUint32(b[76:], v.Instance)
+	binary.LittleEndian.PutUint32(b[80:], v.Ninstances)
+	binary.LittleEndian.PutUint32(b[84:], v.LocalRank)
+	binary.LittleEndian.PutUint32(b[88:], v.LocalN)
+}
+
+// UnmarshalFrom reads v from the 96-byte image in b.
+func (v *BootstrapRootReplyHier) UnmarshalFrom(b []byte) {
+	_ = b[95]
+	v.ClusterID = binary.LittleEndian.Uint64(b[0:])
+	v.Epoch = int64(binary.LittleEndian.Uint64(b[8:]))
+	v.IntraNext.UnmarshalFrom(b[16:])
+	v.InterNext.UnmarshalFrom(b[48:])
+	v.Instance = binary.LittleEndian.Uint32(b[76:])
+	v.Ninstances = binary.LittleEndian.Uint32(b[80:])
+	v.LocalRank = binary.LittleEndian.Uint32(b[84:])
+	v.LocalN = binary.LittleEndian.Uint32(b[88:])
+}
+
 // MarshalTo writes the 17-byte image of v to b (little-endian, spec offsets).
 func (v *EncSigMsg) MarshalTo(b []byte) {
 	_ = b[16] // one bounds check

@@ -5,7 +5,7 @@
  * Every struct is declared with its natural member types in spec order; the
  * only filler is where the spec declares an opaque range. The compiler lays
  * the structs out and the _Static_asserts below compare its layout with the
- * spec (202 assertions): a spec that disagrees with C does not compile.
+ * spec (215 assertions): a spec that disagrees with C does not compile.
  *
  * cpu_set_t needs _GNU_SOURCE before the first system header.
  */
@@ -164,6 +164,9 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define SOCKADDR_FAMILY_INET 2U /* HIGH */
 #define SOCKADDR_FAMILY_INET6 10U /* HIGH */
 #define BOOTSTRAP_SOCK_TIMEOUT_DEFAULT 30 /* INFERRED */
+#define ENV_BOOTSTRAP_PER_INSTANCE "NRTABI_BOOTSTRAP_PER_INSTANCE" /* INFERRED */
+#define BOOTSTRAP_PER_INSTANCE_MAX 65536 /* INFERRED */
+#define BOOTSTRAP_CHANNEL_INTER_RING 4U /* INFERRED */
 #define ENC_RG_SENDRECV_RANK -1 /* HIGH */
 #define ENC_UID_HINT "nccl init comm" /* HIGH */
 #define SWITCH_POD_MAX_NODES 4U /* HIGH */
@@ -430,6 +433,48 @@ _Static_assert(offsetof(struct bootstrap_peer_hello, sanity) == 0, "bootstrap_pe
 _Static_assert(offsetof(struct bootstrap_peer_hello, rank) == 4, "bootstrap_peer_hello.rank: spec offset 4 (bootstrap_wire.toml:312)");
 _Static_assert(offsetof(struct bootstrap_peer_hello, nranks) == 8, "bootstrap_peer_hello.nranks: spec offset 8 (bootstrap_wire.toml:319)");
 _Static_assert(offsetof(struct bootstrap_peer_hello, channel) == 12, "bootstrap_peer_hello.channel: spec offset 12 (bootstrap_wire.toml:326)");
+
+/*
+ * extInfoHier: 64 bytes, INFERRED (docs/sources.md#s001-3 Considerations (bootstrapRootWithHierarchy groups ranks by vncPerInstance; its record is not traced); docs/bootstrap-hierarchy.md).
+ * the INFO_TO_ROOT payload of a hierarchical world: extInfoGlobal, then the rank's L and
+ * instance so the root can refuse a rank in the wrong instance by name
+ */
+struct extInfoHier {
+	struct extInfoGlobal info; /* +0 INFERRED */
+	uint32_t per_instance; /* +56 INFERRED */
+	uint32_t instance; /* +60 INFERRED */
+};
+_Static_assert(sizeof(struct extInfoHier) == 64, "extInfoHier: spec size 64 (bootstrap_wire.toml:445)");
+_Static_assert(offsetof(struct extInfoHier, info) == 0, "extInfoHier.info: spec offset 0 (bootstrap_wire.toml:453)");
+_Static_assert(offsetof(struct extInfoHier, per_instance) == 56, "extInfoHier.per_instance: spec offset 56 (bootstrap_wire.toml:460)");
+_Static_assert(offsetof(struct extInfoHier, instance) == 60, "extInfoHier.instance: spec offset 60 (bootstrap_wire.toml:467)");
+
+/*
+ * bootstrap_root_reply_hier: 96 bytes, INFERRED (docs/sources.md#s001-3 (the flat reply: cluster_id, epoch, the ring neighbour) extended by docs/bootstrap-hierarchy.md; the hierarchical root's reply is not traced).
+ * the INFO_FROM_ROOT payload of a hierarchical world; 8-byte aligned as
+ * bootstrap_root_reply, both addresses at 8-byte offsets
+ */
+struct bootstrap_root_reply_hier {
+	uint64_t cluster_id; /* +0 INFERRED */
+	time_t epoch; /* +8 INFERRED */
+	nccl_socket_address_t intra_next; /* +16 INFERRED */
+	unsigned char nrtabi_opaque_44[4]; /* +44..48 opaque */
+	nccl_socket_address_t inter_next; /* +48 INFERRED */
+	uint32_t instance; /* +76 INFERRED */
+	uint32_t ninstances; /* +80 INFERRED */
+	uint32_t local_rank; /* +84 INFERRED */
+	uint32_t local_n; /* +88 INFERRED */
+	unsigned char nrtabi_opaque_92[4]; /* +92..96 opaque */
+};
+_Static_assert(sizeof(struct bootstrap_root_reply_hier) == 96, "bootstrap_root_reply_hier: spec size 96 (bootstrap_wire.toml:474)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, cluster_id) == 0, "bootstrap_root_reply_hier.cluster_id: spec offset 0 (bootstrap_wire.toml:482)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, epoch) == 8, "bootstrap_root_reply_hier.epoch: spec offset 8 (bootstrap_wire.toml:489)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, intra_next) == 16, "bootstrap_root_reply_hier.intra_next: spec offset 16 (bootstrap_wire.toml:496)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, inter_next) == 48, "bootstrap_root_reply_hier.inter_next: spec offset 48 (bootstrap_wire.toml:509)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, instance) == 76, "bootstrap_root_reply_hier.instance: spec offset 76 (bootstrap_wire.toml:516)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, ninstances) == 80, "bootstrap_root_reply_hier.ninstances: spec offset 80 (bootstrap_wire.toml:523)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_rank) == 84, "bootstrap_root_reply_hier.local_rank: spec offset 84 (bootstrap_wire.toml:530)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_n) == 88, "bootstrap_root_reply_hier.local_n: spec offset 88 (bootstrap_wire.toml:537)");
 
 /*
  * ncclProxyState: 192 bytes, HIGH (facts ncclComm (proxyStateStream[3] @18384, stride 192); docs/sources.md#s001-2).

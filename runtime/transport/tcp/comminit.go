@@ -42,7 +42,25 @@ func (n *Net) InitComm(ctx context.Context, root netip.AddrPort, rank, nranks in
 			return nil, fmt.Errorf("initTransportRank AllGather1: rank %d's peer record says rank %d", r, got)
 		}
 	}
+	e.table = all
 	return e, nil
+}
+
+// PeerTable is a copy of the gathered "initTransportRank AllGather1" table
+// (nranks 112-byte ncclPeerInfo records, rank order): the same bytes on
+// every rank of a world, flat or hierarchical. nil before InitComm.
+func (e *Endpoint) PeerTable() []byte { return append([]byte(nil), e.table...) }
+
+// TableDigest is upstream's getHash (h = h*33 ^ byte from 5381) of a
+// gathered table: the digest the reference libnccom logs for its own
+// ("gathered tables: ... peers %016llx"), so a mixed world's Go and C ranks
+// can be compared.
+func TableDigest(b []byte) uint64 {
+	h := uint64(5381)
+	for _, c := range b {
+		h = (h<<5 + h) ^ uint64(c)
+	}
+	return h
 }
 
 func hostHash() uint64 {

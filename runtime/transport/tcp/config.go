@@ -36,6 +36,10 @@ type Config struct {
 	// rank; NRTABI_BOOTSTRAP_FRAMING=extended). The default is upstream NCCL
 	// 2.9's framing, which the reference libnccom speaks.
 	Extended bool
+	// PerInstance is L, the ranks of one instance (vncPerInstance;
+	// NRTABI_BOOTSTRAP_PER_INSTANCE): a global world of more ranks takes the
+	// hierarchical bootstrap (docs/bootstrap-hierarchy.md). 0 is unset: flat.
+	PerInstance int
 	// Hooks plant faults (tests); nil in normal use.
 	Hooks *Hooks
 
@@ -51,6 +55,10 @@ type Hooks struct {
 	WriteRecord func(c net.Conn, frame []byte, payload int) error
 	// AfterReply runs when the root's INFO_FROM_ROOT has arrived.
 	AfterReply func()
+	// GatherPhase runs as a hierarchical all-gather enters a phase
+	// ("intra", "inter", "down") — where a test kills a leader or a
+	// non-leader mid-gather.
+	GatherPhase func(phase string)
 }
 
 // ConfigFromEnv reads NEURON_CCOM_SOCK_TIMEOUT (whole seconds, at most
@@ -74,6 +82,11 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	default:
 		return c, fmt.Errorf("%s=%q: use upstream (the default, upstream NCCL 2.9's framing) or extended (nrtabi's, which names a failed peer to every rank)", EnvFraming, f)
 	}
+	l, err := ParsePerInstance(abi.EnvBootstrapPerInstance, getenv(abi.EnvBootstrapPerInstance))
+	if err != nil {
+		return c, err
+	}
+	c.PerInstance = l
 	c.IfName = getenv(abi.EnvSocketIfname)
 	c.Family = getenv(abi.EnvSocketFamily)
 	if _, err := parseFamily(c.Family); err != nil {

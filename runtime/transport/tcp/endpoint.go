@@ -33,9 +33,12 @@ type Endpoint struct {
 	cluster    uint64
 	epoch      int64
 
-	ln                 *net.TCPListener // extListenFd
-	ringSend, ringRecv *link            // extRingSendFd, extRingRecvFd
-	st                 *abortState
+	ln                   *net.TCPListener // extListenFd
+	ringSend, ringRecv   *link            // extRingSendFd, extRingRecvFd; the intra ring's when hier
+	interSend, interRecv *link            // a leader's inter-instance ring (docs/bootstrap-hierarchy.md)
+	hier                 *shape           // nil: flat
+	table                []byte           // InitComm's gathered peer records
+	st                   *abortState
 
 	ringMu    sync.Mutex
 	sendMu    []sync.Mutex
@@ -80,9 +83,21 @@ func newEndpoint(ctx context.Context, n *Net, ln *net.TCPListener, root netip.Ad
 func (e *Endpoint) Rank() int { return e.rank }
 func (e *Endpoint) Size() int { return e.size }
 
-// Prev and Next are the ring neighbours.
-func (e *Endpoint) Prev() int { return (e.rank - 1 + e.size) % e.size }
-func (e *Endpoint) Next() int { return (e.rank + 1) % e.size }
+// Prev and Next are the ring neighbours: on a hierarchical world, the
+// intra-instance ring's.
+func (e *Endpoint) Prev() int {
+	if e.hier != nil {
+		return e.hier.intraPrev()
+	}
+	return (e.rank - 1 + e.size) % e.size
+}
+
+func (e *Endpoint) Next() int {
+	if e.hier != nil {
+		return e.hier.intraNext()
+	}
+	return (e.rank + 1) % e.size
+}
 
 // ClusterID and Epoch are the root's reply, the same on every rank.
 func (e *Endpoint) ClusterID() uint64 { return e.cluster }
@@ -204,7 +219,8 @@ func (e *Endpoint) recvOn(l *link, typ uint32, data []byte) error {
 }
 
 // AllGather is bootstrapRingAllGather: size-1 steps round the ring, each
-// passing on the block received in the step before.
+// passing on the block received in the step before; on a hierarchical world
+// the three phases of docs/bootstrap-hierarchy.md, (L-1)+(H-1)+(L-1) steps.
 func (e *Endpoint) AllGather(data []byte) error {
 	if c := e.st.cause(); c != nil {
 		return e.fail(c)
@@ -217,33 +233,38 @@ func (e *Endpoint) AllGather(data []byte) error {
 	}
 	e.ringMu.Lock()
 	defer e.ringMu.Unlock()
-	if err := e.ringAllGather(data); err != nil {
+	if err := e.gather(data); err != nil {
 		return e.fail(err)
 	}
 	return nil
 }
 
-func (e *Endpoint) ringAllGather(data []byte) error {
-	n := e.size
-	blk := len(data) / n
+// ringSteps is bootstrapRingAllGather over one ring (send to the
+// successor, receive from the predecessor) of len(bounds)-1 parties, this
+// one at position k: party j's slice is data[bounds[j]:bounds[j+1]], and at
+// step i it sends slice (k - i) mod n and receives slice (k - i - 1) mod n.
+// The flat ring, the intra-instance ring and the leaders' ring of instance
+// blocks (whose last block may be short) all run it.
+func (e *Endpoint) ringSteps(send, recv *link, data []byte, bounds []int, k int) error {
+	n := len(bounds) - 1
 	for step := 0; step < n-1; step++ {
-		s := (e.rank - step + n) % n
-		r := (e.rank - step - 1 + n) % n
-		out, in := data[s*blk:(s+1)*blk], data[r*blk:(r+1)*blk]
-		if blk <= smallBlock {
+		s := (k - step + n) % n
+		r := (k - step - 1 + n) % n
+		out, in := data[bounds[s]:bounds[s+1]], data[bounds[r]:bounds[r+1]]
+		if max(len(out), len(in)) <= smallBlock {
 			// A small frame fits the socket buffer: sending cannot wait on
 			// the successor's read, so the two halves need not overlap.
-			if err := e.sendOn(e.ringSend, abi.BootstrapMsgRingData, out); err != nil {
+			if err := e.sendOn(send, abi.BootstrapMsgRingData, out); err != nil {
 				return err
 			}
-			if err := e.recvOn(e.ringRecv, abi.BootstrapMsgRingData, in); err != nil {
+			if err := e.recvOn(recv, abi.BootstrapMsgRingData, in); err != nil {
 				return err
 			}
 			continue
 		}
 		sent, got := make(chan error, 1), make(chan error, 1)
-		go func() { sent <- e.sendOn(e.ringSend, abi.BootstrapMsgRingData, out) }()
-		go func() { got <- e.recvOn(e.ringRecv, abi.BootstrapMsgRingData, in) }()
+		go func() { sent <- e.sendOn(send, abi.BootstrapMsgRingData, out) }()
+		go func() { got <- e.recvOn(recv, abi.BootstrapMsgRingData, in) }()
 		// The first failure cuts the other half short.
 		var first error
 		for pending := 2; pending > 0; pending-- {
@@ -251,12 +272,12 @@ func (e *Endpoint) ringAllGather(data []byte) error {
 			case err := <-sent:
 				if err != nil && first == nil {
 					first = err
-					_ = e.ringRecv.c.SetReadDeadline(time.Unix(1, 0))
+					_ = recv.c.SetReadDeadline(time.Unix(1, 0))
 				}
 			case err := <-got:
 				if err != nil && first == nil {
 					first = err
-					_ = e.ringSend.c.SetWriteDeadline(time.Unix(1, 0))
+					_ = send.c.SetWriteDeadline(time.Unix(1, 0))
 				}
 			}
 		}
@@ -429,6 +450,8 @@ func (e *Endpoint) Close() error {
 		e.ringMu.Lock()
 		e.ringSend.close()
 		e.ringRecv.close()
+		e.interSend.close()
+		e.interRecv.close()
 		e.ringMu.Unlock()
 		for r := range e.peers {
 			e.sendMu[r].Lock()

@@ -53,6 +53,11 @@ func (n *Net) InitFlat(ctx context.Context, root netip.AddrPort, rank, nranks in
 		return nil, fmt.Errorf("rank %d: cannot listen on %s: %w", rank, iface, err)
 	}
 	e := newEndpoint(ctx, n, ln, root, rank, nranks)
+	if Hierarchical(global, nranks, n.cfg.PerInstance) {
+		// The root's dispatch (contradiction bootstrap-dispatch), on this
+		// side too: docs/bootstrap-hierarchy.md.
+		e.hier = newShape(rank, nranks, n.cfg.PerInstance)
+	}
 	handshake := e.handshakeDefault
 	if n.cfg.Extended {
 		handshake = e.handshake
@@ -87,17 +92,16 @@ func (e *Endpoint) handshake(global bool) error {
 	if err != nil {
 		return e.errf("%w", err)
 	}
-	reply, err := awaitReply(rl)
+	reply, err := awaitReply(rl, e.replySize())
 	if err != nil {
 		return e.errf("%w", err)
 	}
 	if h := e.n.cfg.Hooks.AfterReply; h != nil {
 		h()
 	}
-	e.cluster, e.epoch = reply.ClusterID, reply.Epoch
-	next, err := DecodeAddr(reply.Neighbour)
+	next, inter, err := e.takeReply(reply)
 	if err != nil {
-		return e.report(rl, fmt.Errorf("the root's INFO_FROM_ROOT names no usable successor: %w", err))
+		return e.report(rl, err)
 	}
 
 	// From here the root connection is watched: an ABORT or a lost root
@@ -109,7 +113,12 @@ func (e *Endpoint) handshake(global bool) error {
 		e.superviseRoot(rl, complete)
 	}()
 
-	if e.size > 1 {
+	switch {
+	case e.hier != nil:
+		if err := e.wireHier(next, inter); err != nil {
+			return e.report(rl, err)
+		}
+	case e.size > 1:
 		if err := e.wireRing(next); err != nil {
 			return e.report(rl, err)
 		}
@@ -119,7 +128,7 @@ func (e *Endpoint) handshake(global bool) error {
 		buf := make([]byte, int(abi.NcclSocketAddressSize)*e.size)
 		sa := EncodeAddr(e.me)
 		sa.MarshalTo(buf[e.rank*int(abi.NcclSocketAddressSize):])
-		if err := e.ringAllGather(buf); err != nil {
+		if err := e.gather(buf); err != nil {
 			return e.report(rl, err)
 		}
 		for r := range e.peers {
@@ -130,7 +139,7 @@ func (e *Endpoint) handshake(global bool) error {
 			}
 			e.peers[r] = ap
 		}
-		e.ringRecv.peer = claimed(e.Prev(), e.ringRecv.c)
+		e.renameRings()
 	}
 	if err := rl.send(abi.BootstrapMsgRingDone, nil); err != nil {
 		return e.report(rl, err)
@@ -173,27 +182,49 @@ func (e *Endpoint) record(global bool) ([]byte, error) {
 		return nil, err
 	}
 	g := abi.ExtInfoGlobal{Info: info, NcclNRTGitHash: h}
+	if s := e.hier; s != nil {
+		x := abi.ExtInfoHier{Info: g, PerInstance: uint32(s.l), Instance: uint32(s.h)}
+		b := make([]byte, abi.SizeofExtInfoHier)
+		x.MarshalTo(b)
+		return b, nil
+	}
 	b := make([]byte, abi.SizeofExtInfoGlobal)
 	g.MarshalTo(b)
 	return b, nil
 }
 
-// awaitReply reads INFO_FROM_ROOT, passing over the root's heartbeats.
-func awaitReply(rl *link) (abi.BootstrapRootReply, error) {
-	var reply abi.BootstrapRootReply
+// awaitReply reads INFO_FROM_ROOT of size bytes (bootstrap_root_reply, or
+// bootstrap_root_reply_hier), passing over the root's heartbeats.
+func awaitReply(rl *link, size int) ([]byte, error) {
 	for {
-		typ, p, err := rl.recvAny("waiting for INFO_FROM_ROOT", abi.SizeofBootstrapRootReply, false)
+		typ, p, err := rl.recvAny("waiting for INFO_FROM_ROOT", max(size, abi.SizeofBootstrapRootWait), false)
 		if err != nil {
-			return reply, err
+			return nil, err
 		}
 		switch {
 		case typ == abi.BootstrapMsgRootWait:
 			continue
-		case typ == abi.BootstrapMsgInfoFromRoot && len(p) == abi.SizeofBootstrapRootReply:
-			reply.UnmarshalFrom(p)
-			return reply, nil
+		case typ == abi.BootstrapMsgInfoFromRoot && len(p) == size:
+			return p, nil
 		}
-		return reply, fmt.Errorf("%s sent a %d-byte %s where INFO_FROM_ROOT (%d bytes) was due", rl.peer, len(p), msgName(typ), abi.SizeofBootstrapRootReply)
+		return nil, fmt.Errorf("%s sent a %d-byte %s where INFO_FROM_ROOT (%d bytes) was due", rl.peer, len(p), msgName(typ), size)
+	}
+}
+
+// renameRings names the ring peers by rank and address once the addresses
+// are all-gathered.
+func (e *Endpoint) renameRings() {
+	if e.ringSend != nil {
+		e.ringSend.peer = e.peerName(e.Next())
+	}
+	if e.ringRecv != nil {
+		e.ringRecv.peer = claimed(e.Prev(), e.ringRecv.c)
+	}
+	if e.interSend != nil {
+		e.interSend.peer = "inter ring successor (leader) " + e.peerName(e.hier.interNext())
+	}
+	if e.interRecv != nil {
+		e.interRecv.peer = "inter ring predecessor (leader) " + claimed(e.hier.interPrev(), e.interRecv.c)
 	}
 }
 

@@ -35,29 +35,31 @@ func (e *Endpoint) handshakeDefault(global bool) error {
 	if err != nil {
 		return e.errf("%w", err)
 	}
-	var buf [abi.SizeofBootstrapRootReply]byte
-	if err := rl.recvExact(buf[:], "INFO_FROM_ROOT"); err != nil {
+	buf := make([]byte, e.replySize())
+	if err := rl.recvExact(buf, "INFO_FROM_ROOT"); err != nil {
 		return e.errf("%w", err)
 	}
 	rl.close()
 	if h := e.n.cfg.Hooks.AfterReply; h != nil {
 		h()
 	}
-	var reply abi.BootstrapRootReply
-	reply.UnmarshalFrom(buf[:])
-	e.cluster, e.epoch = reply.ClusterID, reply.Epoch
-	next, err := DecodeAddr(reply.Neighbour)
+	next, inter, err := e.takeReply(buf)
 	if err != nil {
-		return e.errf("the root's INFO_FROM_ROOT names no usable successor: %v", err)
+		return e.errf("%w", err)
 	}
-	if err := e.wireRingDefault(next); err != nil {
+	if e.hier != nil {
+		err = e.wireHier(next, inter)
+	} else {
+		err = e.wireRingDefault(next)
+	}
+	if err != nil {
 		return e.errf("%w", err)
 	}
 	e.peers[e.rank] = e.me
 	buf2 := make([]byte, int(abi.NcclSocketAddressSize)*e.size)
 	sa := EncodeAddr(e.me)
 	sa.MarshalTo(buf2[e.rank*int(abi.NcclSocketAddressSize):])
-	if err := e.ringAllGather(buf2); err != nil {
+	if err := e.gather(buf2); err != nil {
 		return e.errf("%w", err)
 	}
 	for r := range e.peers {
@@ -68,8 +70,7 @@ func (e *Endpoint) handshakeDefault(global bool) error {
 		}
 		e.peers[r] = ap
 	}
-	e.ringSend.peer = e.peerName(e.Next())
-	e.ringRecv.peer = claimed(e.Prev(), e.ringRecv.c)
+	e.renameRings()
 	return nil
 }
 

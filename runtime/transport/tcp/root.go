@@ -26,13 +26,17 @@ import (
 // the ranks until every one has wired its ring. Any failure is sent to every
 // rank as an ABORT naming the peer at fault.
 type Root struct {
-	n       *Net
-	ln      *net.TCPListener
-	addr    netip.AddrPort
-	nranks  int
-	global  bool
-	cluster uint64
-	epoch   int64
+	n      *Net
+	ln     *net.TCPListener
+	addr   netip.AddrPort
+	nranks int
+	global bool
+	// perInstance is L (Config.PerInstance); hier the dispatch
+	// (Hierarchical): the root's records and replies are the 2-tier ones.
+	perInstance int
+	hier        bool
+	cluster     uint64
+	epoch       int64
 
 	st         *abortState // Close
 	mu         sync.Mutex
@@ -90,6 +94,7 @@ func (n *Net) serveRoot(ctx context.Context, ln *net.TCPListener, nranks int, gl
 	ta := ln.Addr().(*net.TCPAddr).AddrPort()
 	r := &Root{
 		n: n, ln: ln, nranks: nranks, global: global,
+		perInstance: n.cfg.PerInstance, hier: Hierarchical(global, nranks, n.cfg.PerInstance),
 		addr:    netip.AddrPortFrom(ta.Addr().Unmap(), ta.Port()),
 		cluster: rand.Uint64(), epoch: time.Now().Unix(),
 		done: make(chan struct{}),
@@ -98,7 +103,7 @@ func (n *Net) serveRoot(ctx context.Context, ln *net.TCPListener, nranks int, gl
 		return r.errf("cancelled before the world was complete: %w", cause)
 	})
 	r.st.add(ln)
-	n.log.Info("bootstrap root listening", "addr", r.addr.String(), "nranks", nranks, "global", global, "cluster_id", fmt.Sprintf("%#016x", r.cluster))
+	n.log.Info("bootstrap root listening", "addr", r.addr.String(), "nranks", nranks, "global", global, "hierarchical", r.hier, "per_instance", r.perInstance, "cluster_id", fmt.Sprintf("%#016x", r.cluster))
 	go func() {
 		defer close(r.done)
 		defer r.st.release()
@@ -147,8 +152,10 @@ type rankConn struct {
 	remote   string
 	rank     int // the claimed rank, -1 before the record
 	rec      abi.ExtInfoGlobal
-	gone     bool // its reader is finished (evGone)
-	admitted bool // its record made it a rank of the world
+	per      uint32 // extInfoHier.per_instance (hierarchical world)
+	inst     uint32 // extInfoHier.instance
+	gone     bool   // its reader is finished (evGone)
+	admitted bool   // its record made it a rank of the world
 }
 
 func (rc *rankConn) who() string {
@@ -282,11 +289,8 @@ func (r *Root) run(s *session) error {
 	}
 
 	// Phase 2: every rank learns its ring successor.
-	var buf [abi.SizeofBootstrapRootReply]byte
 	for rank, rc := range byRank {
-		reply := abi.BootstrapRootReply{ClusterID: r.cluster, Epoch: r.epoch, Neighbour: byRank[(rank+1)%r.nranks].rec.Info.ExtAddressListen}
-		reply.MarshalTo(buf[:])
-		if err := rc.l.send(abi.BootstrapMsgInfoFromRoot, buf[:]); err != nil {
+		if err := rc.l.send(abi.BootstrapMsgInfoFromRoot, r.reply(byRank, rank)); err != nil {
 			return r.errf("%v", err)
 		}
 	}
@@ -372,10 +376,7 @@ func (r *Root) readRank(rc *rankConn, s *session) {
 		_ = rc.l.c.SetReadDeadline(time.Time{})
 		_, _ = io.Copy(io.Discard, rc.l.in())
 	}
-	size, what := abi.SizeofExtInfo, "extInfo 40 B"
-	if r.global {
-		size, what = abi.SizeofExtInfoGlobal, "extInfo 40 B + nccl_nrt_git_hash 16 B, a global init"
-	}
+	size, what := r.recordSize()
 	h, err := rc.l.recvHeader("waiting for its INFO_TO_ROOT record", false)
 	if err != nil {
 		failed(r.errf("%v", err))
@@ -385,11 +386,11 @@ func (r *Root) readRank(rc *rankConn, s *session) {
 		failed(r.errf("%s sent %s where its INFO_TO_ROOT record was due: not a bootstrap peer of this release", rc.who(), msgName(h.Type)))
 		return
 	}
-	if int(h.Length) != size {
+	if int(h.Length) != size && (h.Length > maxRecord || r.wrongShape(rc.who(), int(h.Length), make([]byte, h.Length)) == nil) {
 		failed(r.errf("%s sent a %d-byte INFO_TO_ROOT record, expected %d (%s)", rc.who(), h.Length, size, what))
 		return
 	}
-	buf := make([]byte, size)
+	buf := make([]byte, h.Length)
 	if n, err := io.ReadFull(rc.l.in(), buf); err != nil {
 		if n >= 8 {
 			rc.rank = int(int32(binary.LittleEndian.Uint32(buf[4:8])))
@@ -398,11 +399,12 @@ func (r *Root) readRank(rc *rankConn, s *session) {
 		failed(r.errf("%v", rc.l.readErr("reading its INFO_TO_ROOT record", err, n, size, "its INFO_TO_ROOT record")))
 		return
 	}
-	if r.global {
-		rc.rec.UnmarshalFrom(buf)
-	} else {
-		rc.rec.Info.UnmarshalFrom(buf)
+	if len(buf) != size {
+		rc.rank = int(int32(binary.LittleEndian.Uint32(buf[4:8])))
+		failed(r.wrongShape(rc.who(), len(buf), buf))
+		return
 	}
+	r.unmarshalRecord(rc, buf)
 	rc.rank = int(rc.rec.Info.Rank)
 	rc.l.peer = fmt.Sprintf("rank %d (peer %s)", rc.rank, rc.remote)
 	if !s.emit(rootEvent{kind: evRecord, rc: rc}) {
@@ -450,6 +452,9 @@ func (r *Root) admit(rc *rankConn, byRank []*rankConn) error {
 	}
 	if _, err := DecodeAddr(info.ExtAddressListen); err != nil {
 		return r.errf("%s: its listen address: %v", rc.who(), err)
+	}
+	if err := r.admitHier(rc); err != nil {
+		return err
 	}
 	byRank[info.Rank] = rc
 	rc.admitted = true

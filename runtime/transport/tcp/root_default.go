@@ -16,10 +16,7 @@ import (
 // world closes every connection, so the ranks waiting fail at once with the
 // upstream "Connection closed by remote peer"; the reason is the root's log.
 func (r *Root) serveDefault() error {
-	size := abi.SizeofExtInfo
-	if r.global {
-		size = abi.SizeofExtInfoGlobal
-	}
+	size, _ := r.recordSize()
 	byRank := make([]*rankConn, r.nranks)
 	defer func() {
 		r.ln.Close()
@@ -46,7 +43,8 @@ func (r *Root) serveDefault() error {
 		r.st.add(c)
 		remote := c.RemoteAddr().String()
 		rc := &rankConn{l: &link{c: c, peer: "peer " + remote, timeout: r.n.cfg.Timeout, st: r.st}, remote: remote, rank: -1}
-		buf := make([]byte, size)
+		// Room for any rank's record: one of the other shape is named.
+		buf := make([]byte, max(size, maxRecord))
 		n, err := rc.l.recvFrame(buf, "its INFO_TO_ROOT record")
 		if err != nil {
 			rc.l.close()
@@ -57,13 +55,18 @@ func (r *Root) serveDefault() error {
 		}
 		if n != size {
 			rc.l.close()
+			if n >= 8 {
+				rc.rank = int(int32(leUint32(buf[4:8])))
+			}
+			if err := r.wrongShape(rc.who(), n, buf[:n]); err != nil {
+				return fail(err)
+			}
+			if n > size {
+				return fail(r.errf("%s (its INFO_TO_ROOT record from %s)", cfmt.Sprintf(abi.MsgNccomMsgTruncated, n, size), rc.l.peer))
+			}
 			return fail(r.errf("Bootstrap Root : peer %s sent a %d-byte extInfo, expected %d", remote, n, size))
 		}
-		if r.global {
-			rc.rec.UnmarshalFrom(buf)
-		} else {
-			rc.rec.Info.UnmarshalFrom(buf)
-		}
+		r.unmarshalRecord(rc, buf)
 		info := rc.rec.Info
 		switch {
 		case info.Sanity != abi.BootstrapSanity:
@@ -88,6 +91,10 @@ func (r *Root) serveDefault() error {
 		}
 		rc.rank = int(info.Rank)
 		rc.l.peer = fmt.Sprintf("rank %d (peer %s)", rc.rank, remote)
+		if err := r.admitHier(rc); err != nil {
+			rc.l.close()
+			return fail(err)
+		}
 		byRank[info.Rank] = rc
 		have++
 	}
@@ -101,11 +108,8 @@ func (r *Root) serveDefault() error {
 	r.mu.Lock()
 	r.completing = true
 	r.mu.Unlock()
-	var buf [abi.SizeofBootstrapRootReply]byte
 	for rank, rc := range byRank {
-		reply := abi.BootstrapRootReply{ClusterID: r.cluster, Epoch: r.epoch, Neighbour: byRank[(rank+1)%r.nranks].rec.Info.ExtAddressListen}
-		reply.MarshalTo(buf[:])
-		if err := rc.l.sendFrame(buf[:], "INFO_FROM_ROOT"); err != nil {
+		if err := rc.l.sendFrame(r.reply(byRank, rank), "INFO_FROM_ROOT"); err != nil {
 			if err := r.stopped(); err != nil {
 				return err
 			}

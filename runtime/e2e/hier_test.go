@@ -1,0 +1,249 @@
+package e2e
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
+	"github.com/nrtabi/nrtabi/runtime/builder"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
+)
+
+// The hierarchical bootstrap of the reference libnccom (docs/libnccom.md,
+// docs/bootstrap-hierarchy.md) in C worlds through ld.so: every rank a C
+// host whose libnrt dlopens libnccom, NRTABI_BOOTSTRAP_PER_INSTANCE giving
+// L. A "faults" build carries the test-only hooks (NCCOM_REF_FAULTS) that
+// kill a leader or a non-leader mid-gather or misstate a rank's instance.
+
+const envPerInstance = "NRTABI_BOOTSTRAP_PER_INSTANCE"
+
+var (
+	hierOnce sync.Once
+	hierErr  error
+)
+
+func requireHierWorld(t *testing.T) {
+	t.Helper()
+	requireWorld(t)
+	hierOnce.Do(func() {
+		_, hierErr = tree.BuildLibnccom(t.Context(), libnrtDir(), refLibDir("faults"), builder.Libnccom{Faults: true})
+	})
+	if hierErr != nil {
+		t.Fatal(hierErr)
+	}
+}
+
+// tablesRE is libnccom's INFO line after the 112-byte peer all-gather:
+// digests of the gathered address and peer tables, and which path ran.
+var tablesRE = regexp.MustCompile(`gathered tables: addresses ([0-9a-f]{16}) peers ([0-9a-f]{16}) \((flat|hierarchical)\)`)
+
+// sameTables checks that every rank gathered identical tables over the
+// hierarchical path (a world that silently went flat fails here).
+func sameTables(t *testing.T, runs []worldprog.Run) {
+	t.Helper()
+	var first []string
+	for r, run := range runs {
+		m := tablesRE.FindStringSubmatch(run.Stderr)
+		if m == nil {
+			t.Errorf("rank %d logged no gathered tables:\n%s", r, run.Stderr)
+			continue
+		}
+		if m[3] != "hierarchical" {
+			t.Errorf("rank %d ran the %s bootstrap, not the hierarchical one", r, m[3])
+		}
+		if first == nil {
+			first = m
+		} else if m[1] != first[1] || m[2] != first[2] {
+			t.Errorf("rank %d gathered tables %s/%s, the first rank %s/%s", r, m[1], m[2], first[1], first[2])
+		}
+	}
+}
+
+// hierWorld runs n C hosts with L ranks per instance.
+func hierWorld(t *testing.T, ms []member, L int, extra ...string) ([]worldprog.Run, time.Duration) {
+	t.Helper()
+	env := append([]string{envPerInstance + "=" + strconv.Itoa(L), "NRTABI_LOG_LEVEL=info"}, extra...)
+	return runWorld(t, ms, env...)
+}
+
+// TestHierarchicalWorlds: H instances of L C hosts agree on one world, with
+// identical gathered tables on every rank, in both framings; the uneven
+// world's last instance is short.
+func TestHierarchicalWorlds(t *testing.T) {
+	requireHierWorld(t)
+	for _, c := range []struct{ h, l, n int }{{2, 2, 4}, {4, 8, 32}, {8, 8, 64}, {3, 4, 10}, {5, 1, 5}} {
+		for _, framing := range []string{"default", "extended"} {
+			t.Run(fmt.Sprintf("%dx%d-n%d-%s", c.h, c.l, c.n, framing), func(t *testing.T) {
+				// Sixty-four processes starting on two cores: the socket
+				// timeout covers their start-up skew, not the protocol.
+				runs, took := hierWorld(t, cHosts(c.n), c.l, framingEnv(framing), abi.EnvSockTimeout+"=20")
+				agree(t, runs)
+				sameTables(t, runs)
+				t.Logf("%d C hosts as %d instances of %d agreed in %s", c.n, c.h, c.l, took)
+			})
+		}
+	}
+}
+
+// TestHierarchicalDispatch: nranks <= L is flat (the root-side condition of
+// the bootstrap-dispatch row), and an L that is not a number of ranks is
+// refused by name on every rank.
+func TestHierarchicalDispatch(t *testing.T) {
+	requireHierWorld(t)
+	t.Run("n<=L is flat", func(t *testing.T) {
+		runs, _ := hierWorld(t, cHosts(4), 4)
+		agree(t, runs)
+		for r, run := range runs {
+			if m := tablesRE.FindStringSubmatch(run.Stderr); m == nil || m[3] != "flat" {
+				t.Errorf("rank %d: want the flat bootstrap for 4 ranks with L=4:\n%s", r, run.Stderr)
+			}
+		}
+	})
+	for _, bad := range []string{"0", "-2", "abc", "4x", "65537", "\x1b[31m"} {
+		t.Run(strconv.Quote(bad), func(t *testing.T) {
+			runs, took := runWorld(t, cHosts(3), envPerInstance+"="+bad)
+			if limit := time.Duration(2*worldTimeout)*time.Second + time.Second; took > limit {
+				t.Errorf("the world took %s to fail, more than %s", took, limit)
+			}
+			for r, run := range runs {
+				if run.Exit == 0 {
+					t.Errorf("rank %d exited 0 with %s=%q", r, envPerInstance, bad)
+				}
+				if !strings.Contains(run.Stderr, envPerInstance+"=") || !strings.Contains(run.Stderr, "is not a number of ranks per instance in 1..") {
+					t.Errorf("rank %d does not name %s:\n%s", r, envPerInstance, run.Stderr)
+				}
+				if strings.Contains(run.Stderr, "\x1b") {
+					t.Errorf("rank %d logged the variable's control byte unescaped", r)
+				}
+			}
+		})
+	}
+}
+
+// TestHierarchicalFaults plants one fault in a world of 8 C hosts as two
+// instances of 4 (leaders 0 and 4; rank 0 serves the root), in both
+// framings: every rank exits non-zero within the bound, and the rank that
+// can see the fault names it (the root, or the dead rank's ring successor).
+func TestHierarchicalFaults(t *testing.T) {
+	requireHierWorld(t)
+	const n, L = 8, 4
+	tag := func(nccom string) string {
+		trim := func(s string) string { return strings.TrimRight(first8(s), "\x00") }
+		return fmt.Sprintf("libnccom %q + libnrt %q", trim(nccom), trim(abi.LibnrtGit))
+	}
+	fault := func(name string) member {
+		return member{lib: "faults", env: []string{"NRTABI_NCCOM_FAULT=" + name}}
+	}
+	type saw struct {
+		rank int
+		text string
+	}
+	const closed = "closed its root connection before the world was complete"
+	for _, c := range []struct {
+		name  string
+		at    int
+		bad   member
+		both  []saw // named in either framing
+		ext   []saw // and in the extended one
+		def   []saw // and in the default one
+		abort bool  // the root refuses the world: its reason reaches every rank (extended)
+	}{
+		{name: "leader dies mid-gather", at: 4, bad: fault("die-leader"),
+			both: []saw{{0, "inter ring predecessor (leader) rank 4"}, {5, "intra ring predecessor rank 4"}},
+			ext:  []saw{{0, closed}}},
+		{name: "non-leader dies", at: 6, bad: fault("die-nonleader"),
+			both: []saw{{7, "intra ring predecessor rank 6"}},
+			ext:  []saw{{0, closed}}},
+		{name: "rank in the wrong instance", at: 5, bad: fault("wrong-instance"), abort: true,
+			both: []saw{{0, "rank 5 claims instance 0, but rank 5 with per_instance 4 is in instance 1: a rank in the wrong instance"}}},
+		{name: "another instance shape", at: 3, bad: member{env: []string{envPerInstance + "=2"}}, abort: true,
+			both: []saw{{0, "rank 3 reports per_instance 2, the root 4: set " + envPerInstance}}},
+		{name: "skewed git hash", at: 2, bad: member{lib: "skew"}, abort: true,
+			def: []saw{{0, cfmt.Sprintf(abi.MsgNccomRootGitHashMismatch, 2, tag(skewHash), 0, tag(abi.LibnccomGit))}},
+			ext: []saw{{0, ` rank 2 carries nccl_nrt_git_hash libnccom "0000skew"`}}},
+		{name: "a flat rank", at: 6, bad: member{env: []string{envPerInstance + "="}}, abort: true,
+			def: []saw{{0, "sent a 56-byte extInfo, expected 64 (extInfoHier"}},
+			ext: []saw{{0, "sent a 56-byte message of type 1, expected a 64-byte INFO_TO_ROOT record (extInfoHier"}}},
+	} {
+		for _, framing := range []string{"default", "extended"} {
+			t.Run(c.name+"/"+framing, func(t *testing.T) {
+				ms := cHosts(n)
+				ms[c.at] = c.bad
+				runs, took := hierWorld(t, ms, L, framingEnv(framing))
+				// The flat fault worlds' bound; the extended root may wait
+				// out the timeout twice for RING_DONE (docs/libnccom.md).
+				limit := time.Duration(2*worldTimeout)*time.Second + time.Second
+				if framing == "extended" {
+					limit = time.Duration(3*worldTimeout)*time.Second + time.Second
+				}
+				if took > limit {
+					t.Errorf("the world took %s to fail, more than %s", took, limit)
+				}
+				for r, run := range runs {
+					if run.Exit == 0 {
+						t.Errorf("rank %d exited 0: %s", r, run.Fields["line"])
+					}
+				}
+				checks := append([]saw(nil), c.both...)
+				if framing == "extended" {
+					checks = append(checks, c.ext...)
+				} else {
+					checks = append(checks, c.def...)
+				}
+				for _, w := range checks {
+					if !strings.Contains(runs[w.rank].Stderr, w.text) {
+						t.Errorf("rank %d did not log %q:\n%s", w.rank, w.text, runs[w.rank].Stderr)
+					}
+				}
+				if framing == "extended" && c.abort {
+					for r, run := range runs {
+						if !strings.Contains(run.Stderr, "bootstrap aborted by") && r != 0 {
+							t.Errorf("rank %d did not hear the root's ABORT:\n%s", r, run.Stderr)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestHierarchicalUnderSanitizers: an uneven hierarchical world (instances
+// of 4 and 2) with libnccom under ASan/UBSan, in both framings.
+func TestHierarchicalUnderSanitizers(t *testing.T) {
+	requireHierWorld(t)
+	pre, err := builder.SanitizerRuntime(t.Context())
+	if err != nil {
+		t.Skipf("no sanitizer runtime to preload: %v", err)
+	}
+	for _, framing := range []string{"default", "extended"} {
+		t.Run(framing, func(t *testing.T) {
+			ms := cHosts(6)
+			for r := range ms {
+				ms[r].lib = "asan"
+			}
+			runs, _ := hierWorld(t, ms, 4, framingEnv(framing), "LD_PRELOAD="+pre,
+				"ASAN_OPTIONS=detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1", abi.EnvSockTimeout+"=20")
+			agree(t, runs)
+			sameTables(t, runs)
+			for r, run := range runs {
+				if strings.Contains(run.Stderr, "Sanitizer") || strings.Contains(run.Stderr, "runtime error") {
+					t.Errorf("rank %d: a sanitizer spoke:\n%s", r, run.Stderr)
+				}
+			}
+		})
+	}
+}
+
+// framingEnv selects a framing: "default" is NCCL 2.9's (upstream).
+func framingEnv(framing string) string {
+	if framing == "default" {
+		return "NRTABI_BOOTSTRAP_FRAMING=upstream"
+	}
+	return "NRTABI_BOOTSTRAP_FRAMING=" + framing
+}

@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -265,6 +266,10 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 			if err != nil {
 				return 0, fmt.Errorf("%s %s: %w: %s%s", filepath.Base(bin), strings.Join(args, " "), err, lastLine(stderr.String()), lastLine(string(b)))
 			}
+			// the launcher names the shape it ran: a hierarchical row is never a flat run
+			if hier && !strings.Contains(string(b), "(hierarchical,") {
+				return 0, fmt.Errorf("%s %s: the world was not hierarchical: %s", filepath.Base(bin), strings.Join(args, " "), lastLine(string(b)))
+			}
 			ms, ok := timingField(string(b), "agree_ms")
 			if !ok {
 				return 0, fmt.Errorf("%s %s printed no timing line", filepath.Base(bin), strings.Join(args, " "))
@@ -293,38 +298,10 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 	}
 	vs[3].measure = cRun(host, env, false)
 	vs[4].measure = cRun(host, env, true)
-	if why := probeHierC(ctx, host, env); why != "" {
-		vs[4].skipped = why
+	if _, err := vs[4].measure(ctx, 4, 2); err != nil {
+		vs[4].skipped = "the probe world of 4 C hosts, " + perInstanceEnv + "=2 failed: " + err.Error()
 	}
 	return vs, nil
-}
-
-// probeHierC runs 4 C hosts with L=2 at log level debug and wants a rank
-// to say it bootstrapped hierarchically: a libnccom that ignores the
-// variable would otherwise be measured flat under the hierarchical name.
-func probeHierC(ctx context.Context, host string, env []string) string {
-	ms := make([]worldprog.Member, 4)
-	for r := range ms {
-		ms[r] = worldprog.WorldHost(host, false)
-	}
-	root, err := worldprog.FreeLoopbackRoot()
-	if err != nil {
-		return err.Error()
-	}
-	e := append(append([]string(nil), env...), perInstanceEnv+"=2", "NRTABI_LOG_LEVEL=debug")
-	runs, _, err := worldprog.Launch(ctx, ms, root, e)
-	if err != nil {
-		return err.Error()
-	}
-	if _, err := agreeMs(runs); err != nil {
-		return "the probe world of 4 C hosts, " + perInstanceEnv + "=2 failed: " + err.Error()
-	}
-	for _, r := range runs {
-		if strings.Contains(strings.ToLower(r.Stderr), "hierarch") {
-			return ""
-		}
-	}
-	return "the probe world of 4 C hosts with " + perInstanceEnv + "=2 agreed, but no rank logged a hierarchical bootstrap at NRTABI_LOG_LEVEL=debug (a libnccom without it runs flat; not measured under the hierarchical name)"
 }
 
 // buildC builds libnrt.so.1, the reference libnccom and the C world host
@@ -345,8 +322,13 @@ func buildC(ctx context.Context, dir string) (string, []string, error) {
 	if err := t.BuildWorldHost(ctx, host, lib); err != nil {
 		return "", nil, err
 	}
-	return host, []string{"LD_LIBRARY_PATH=" + lib + ":" + ref, sockTimeout, "NRTABI_LOG_LEVEL=error"}, nil
+	// info: libnccom's "gathered tables" line says which path ran (cRun)
+	return host, []string{"LD_LIBRARY_PATH=" + lib + ":" + ref, sockTimeout, "NRTABI_LOG_LEVEL=info"}, nil
 }
+
+// tablesRE is libnccom's INFO line after the 112-byte peer all-gather
+// (runtime/libnccom/comm.c): the digests of both gathered tables and the path.
+var tablesRE = regexp.MustCompile(`gathered tables: addresses ([0-9a-f]{16}) peers ([0-9a-f]{16}) \((flat|hierarchical)\)`)
 
 // cRun is one world of C hosts; the time is the launcher's definition
 // (runtime/launch timingLine): last rank starting to last rank agreeing.
@@ -367,6 +349,28 @@ func cRun(host string, env []string, hier bool) func(ctx context.Context, n, l i
 		runs, _, err := worldprog.Launch(ctx, ms, root, e)
 		if err != nil {
 			return 0, err
+		}
+		if ok, bad := worldprog.Agreed(runs); !ok {
+			return 0, fmt.Errorf("C host %d did not agree (exit %d): %s", bad, runs[bad].Exit, lastLine(runs[bad].Stderr))
+		}
+		want := "flat"
+		if hier {
+			want = "hierarchical"
+		}
+		var tables string
+		for r, run := range runs {
+			// each rank logs the path it ran and its gathered tables' digests
+			// (docs/libnccom.md): a hierarchical row is never a flat run
+			m := tablesRE.FindStringSubmatch(run.Stderr)
+			switch {
+			case m == nil:
+				return 0, fmt.Errorf("C host %d logged no gathered tables at NRTABI_LOG_LEVEL=info", r)
+			case m[3] != want:
+				return 0, fmt.Errorf("C host %d ran the %s bootstrap, not the %s one", r, m[3], want)
+			case tables != "" && m[1]+m[2] != tables:
+				return 0, fmt.Errorf("C host %d gathered tables %s/%s, unlike host 0", r, m[1], m[2])
+			}
+			tables = m[1] + m[2]
 		}
 		return agreeMs(runs)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/spectest"
 	"github.com/nrtabi/nrtabi/runtime/collectives"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -346,4 +347,28 @@ func TestHierSpecChange(t *testing.T) {
 		// the short last instance is never reached: ranks succeed without its record
 		rejected(t, workDir(t, h), "hier.pml", "have==((1<<3)-1)", hierDefs(3, 2)...)
 	})
+}
+
+// The spec's dispatch row is the one the Go bootstrap runs
+// (tcp.Hierarchical, on a global init; contradiction bootstrap-dispatch).
+func TestHierDispatchMatchesRuntime(t *testing.T) {
+	s, err := spec.Load(defaultRelease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := gen.Formulas(s, "BOOTSTRAP_HIER_DISPATCH", "n", "l")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 128; n++ {
+		for l := 1; l <= 130; l++ {
+			v, err := es[0].Eval(map[string]int64{"n": int64(n), "l": int64(l)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tcp.Hierarchical(true, n, l); got != (v != 0) {
+				t.Fatalf("n=%d l=%d: the spec says hierarchical=%v, runtime/transport/tcp %v", n, l, v != 0, got)
+			}
+		}
+	}
 }

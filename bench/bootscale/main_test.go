@@ -52,19 +52,19 @@ func TestTimingField(t *testing.T) {
 	}
 }
 
-func TestAgreeMs(t *testing.T) {
+func TestWorldTiming(t *testing.T) {
 	ok := func(start, agree string) worldprog.Run {
-		return worldprog.Run{Fields: map[string]string{"verdict": "ok", "cluster_id": "c", "unique_id": "u", "nranks": "2", "t_start": start, "t_agree": agree}}
+		return worldprog.Run{Fields: map[string]string{"verdict": "ok", "cluster_id": "c", "unique_id": "u", "nranks": "2", "t_start": start, "t_boot": start, "t_agree": agree}}
 	}
-	if ms, err := agreeMs([]worldprog.Run{ok("1000000", "5000000"), ok("2000000", "4000000")}); err != nil || ms != 3 {
-		t.Errorf("%v %v, want 3 ms", ms, err)
+	if tm, err := worldTiming([]worldprog.Run{ok("1000000", "5000000"), ok("2000000", "4000000")}); err != nil || tm.agree != 3 || tm.boot != 0 {
+		t.Errorf("%v %v, want boot 0 ms, agree 3 ms", tm, err)
 	}
 	bad := ok("1", "2")
 	bad.Fields["unique_id"] = "other"
 	failed := ok("1", "2")
 	failed.Exit, failed.Stderr = 1, "rank 1: boom\x1b[2J"
-	for _, runs := range [][]worldprog.Run{{ok("1", "2"), bad}, {ok("1", "2"), failed}, {ok("1", "2"), ok("x", "2")}} {
-		if _, err := agreeMs(runs); err == nil {
+	for _, runs := range [][]worldprog.Run{{ok("1", "2"), bad}, {ok("1", "2"), failed}, {ok("1", "2"), ok("x", "2")}, {ok("5", "2")}} {
+		if _, err := worldTiming(runs); err == nil {
 			t.Errorf("%+v: no error", runs)
 		} else if strings.ContainsRune(err.Error(), 0x1b) {
 			t.Errorf("an escape reached the error: %q", err)
@@ -81,7 +81,7 @@ func TestPlot(t *testing.T) {
 		"hier-go": {8: 10, 64: 60, 256: 250},
 	}
 	fit := &fitResult{
-		host:  bootsim.Params{Accept: 2e-4, Hop: 3e-4, HopPerRank: 1e-5, Gathers: 2, PerNC: true},
+		host:  bootsim.Params{Accept: 2e-4, Hop: 3e-4, HopPerActive: 1e-5, Gathers: 2, PerNC: true},
 		scale: bootsim.Params{Accept: 2e-4, Hop: 3e-4, Gathers: 2, PerNC: true}, // no backlog: the bursts are bootsim's tests
 	}
 	ss, err := plotSeries("sqrt", meds, fit)

@@ -23,10 +23,10 @@ var fitted = []struct {
 	{"fixed", func(p *Params, v float64) { p.Fixed = v }, func(p Params) float64 { return p.Fixed }},
 	{"accept", func(p *Params, v float64) { p.Accept = v }, func(p Params) float64 { return p.Accept }},
 	{"hop", func(p *Params, v float64) { p.Hop = v }, func(p Params) float64 { return p.Hop }},
-	{"hop_per_rank", func(p *Params, v float64) { p.HopPerRank = v }, func(p Params) float64 { return p.HopPerRank }},
+	{"hop_per_active", func(p *Params, v float64) { p.HopPerActive = v }, func(p Params) float64 { return p.HopPerActive }},
 }
 
-// Fit estimates Fixed, Accept, Hop and HopPerRank from the points (the rest
+// Fit estimates Fixed, Accept, Hop and HopPerActive from the points (the rest
 // of base is kept) by least squares on the relative error: with no backlog,
 // stagger or skew a prediction is linear in those four costs, so each
 // point's regressors are the predictions with one cost set to 1. A cost the

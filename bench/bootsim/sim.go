@@ -12,9 +12,13 @@
 // evaluated by their max-plus recurrence: with a uniform cost c per message
 // a ring of s steps over ranks ready at t_r completes at max(t_r) + s*c
 // (exact for the last rank; TestRingClosedForm checks it against a
-// step-by-step run). Costs are per message: Hop (+ HopPerRank * N, the
-// contention of N processes sharing one host's cores) plus Record per
-// record the message carries.
+// step-by-step run). Costs are per message: Hop, plus HopPerActive for
+// every rank busy in the same step (on one host, m ranks each handling a
+// message share its cores: a step takes about m times a message's CPU over
+// the cores; past one host the term is 0), plus Record per record the
+// message carries. The busy ranks of a step: all N in the flat ring and in
+// the intra rings (every instance at once), the H leaders on the inter
+// ring, one rank per instance going down.
 package bootsim
 
 import (
@@ -46,18 +50,19 @@ func (a Algo) String() string {
 
 // Params are the costs, in seconds, a prediction is driven by.
 type Params struct {
-	Fixed      float64 // once per bootstrap: what does not grow with N
-	Accept     float64 // the root's serial work per INFO_TO_ROOT (accept, read, check)
-	Reply      float64 // the root's serial work per reply
-	Hop        float64 // one ring message, send to receive
-	HopPerRank float64 // added to Hop per rank of the world: N processes on one host's cores
-	Record     float64 // per record a message carries (the star's table, a hierarchical block)
-	Gathers    int     // ring all-gathers after the replies (addresses, then the peer records)
-	PerNC      bool    // add the per-NC tree AND-reduce and hypercube broadcast hops
-	Skew       float64 // ranks start spread evenly over [0, Skew]
-	Stagger    float64 // connects per second at most (NCCL_UID_STAGGER_RATE); 0: all at once
-	Backlog    int     // listen backlog (BOOTSTRAP_LISTEN_BACKLOG); 0: unbounded
-	Retry      float64 // first SYN retransmit delay after a drop; doubles per retry
+	Fixed        float64 // once per bootstrap: what does not grow with N
+	Accept       float64 // the root's serial work per INFO_TO_ROOT (accept, read, check)
+	Reply        float64 // the root's serial work per reply
+	Hop          float64 // one ring message, send to receive
+	HopPerActive float64 // added to Hop per rank busy in the same step: ranks sharing one host's cores
+	Record       float64 // per record a message carries (the star's table, a hierarchical block)
+	Gathers      int     // ring all-gathers after the replies (addresses, then the peer records)
+	PerNC        bool    // add the per-NC tree AND-reduce and hypercube broadcast hops
+	Final        bool    // flat and hier: nrtabi's final round, RING_DONE from every rank through the root (Accept each) before COMPLETE
+	Skew         float64 // ranks start spread evenly over [0, Skew]
+	Stagger      float64 // connects per second at most (NCCL_UID_STAGGER_RATE); 0: all at once
+	Backlog      int     // listen backlog (BOOTSTRAP_LISTEN_BACKLOG); 0: unbounded
+	Retry        float64 // first SYN retransmit delay after a drop; doubles per retry
 }
 
 // Result is one prediction.
@@ -104,7 +109,7 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	accepted, drops := rootGather(n, p)
 	res.Drops = drops
 	res.Gathered = accepted
-	hop := p.Hop + p.HopPerRank*float64(n)
+	hop := func(active int) float64 { return p.Hop + p.HopPerActive*float64(active) }
 
 	// replies: serial at the root, in rank order; rank r has its reply at ready[r]
 	ready := make([]float64, n)
@@ -113,7 +118,7 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 		if a == Star {
 			cost += p.Record * float64(n) // the whole table to every rank
 		}
-		ready[r] = accepted + float64(r+1)*cost + hop
+		ready[r] = accepted + float64(r+1)*cost + hop(1)
 	}
 	if a == Star {
 		res.Seconds = p.Fixed + maxOf(ready)
@@ -127,14 +132,18 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	gathers := max(p.Gathers, 1)
 	for g := 0; g < gathers; g++ {
 		if a == Flat {
-			t = uniform(ring(t, n-1, hop+p.Record), n)
+			t = uniform(ring(t, n-1, hop(n)+p.Record), n)
 			continue
 		}
 		t = hierGather(t, n, l, hop, p.Record)
 	}
 	end := maxOf(t)
+	if p.Final {
+		// the root reads the N RING_DONEs one after another, then COMPLETE
+		end += float64(n)*p.Accept + hop(1)
+	}
 	if p.PerNC {
-		end += float64(treeRounds(n)+cubeRounds(n)) * hop
+		end += float64(treeRounds(n)+cubeRounds(n)) * hop(n)
 	}
 	res.Seconds = p.Fixed + end
 	return res, nil
@@ -143,22 +152,22 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 // hierGather is the three phases over ranks ready at t: the intra ring of
 // each instance, the leaders' ring of instance blocks, the leaders' blocks
 // down each intra ring. It returns when each rank holds the table.
-func hierGather(t []float64, n, l int, hop, record float64) []float64 {
+func hierGather(t []float64, n, l int, hop func(active int) float64, record float64) []float64 {
 	h := (n + l - 1) / l
 	size := func(j int) int { return min(l, n-j*l) }
 	intra := make([]float64, h)
 	for j := 0; j < h; j++ {
 		k := size(j)
-		intra[j] = ring(t[j*l:j*l+k], k-1, hop+record)
+		intra[j] = ring(t[j*l:j*l+k], k-1, hop(n)+record)
 	}
 	// a block of instance j carries size(j) records: the longest is l
-	inter := ring(intra, h-1, hop+record*float64(l))
+	inter := ring(intra, h-1, hop(h)+record*float64(l))
 	out := make([]float64, n)
 	for j := 0; j < h; j++ {
 		k := size(j)
 		// the leader's block of n - k records, hop by hop down the intra ring
 		for x := 0; x < k; x++ {
-			out[j*l+x] = inter + float64(x)*(hop+record*float64(n-k))
+			out[j*l+x] = inter + float64(x)*(hop(h)+record*float64(n-k))
 		}
 	}
 	return out

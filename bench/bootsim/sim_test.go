@@ -142,6 +142,15 @@ func TestSimulateShapes(t *testing.T) {
 	if math.Abs(flat.Seconds-want) > 1e-12 || flat.Steps != 63 {
 		t.Errorf("flat of 64: %v s in %d steps, want %v in 63", flat.Seconds, flat.Steps, want)
 	}
+	// nrtabi's final round: the root reads 64 RING_DONEs, then COMPLETE
+	p.Final = true
+	if f, _ := Simulate(Flat, 64, 0, p); math.Abs(f.Seconds-(want+64*1e-4+1e-3)) > 1e-12 {
+		t.Errorf("flat of 64 with the final round: %v s, want %v", f.Seconds, want+64*1e-4+1e-3)
+	}
+	if s, _ := Simulate(Star, 64, 0, p); s != star {
+		t.Errorf("the star has no final round: %+v, was %+v", s, star)
+	}
+	p.Final = false
 	// a world no larger than an instance is flat (BOOTSTRAP_HIER_DISPATCH)
 	if h, _ := Simulate(Hier, 8, 8, p); math.Abs(h.Seconds-(8*1e-4+1e-3+2*7*1e-3)) > 1e-12 || h.Steps != 7 {
 		t.Errorf("hier 8 of 8: %+v, want the flat ring", h)
@@ -164,7 +173,7 @@ func TestSimulateShapes(t *testing.T) {
 // Fit recovers the costs it was given from exact points, and a point held
 // out is then predicted exactly.
 func TestFitRecovers(t *testing.T) {
-	truth := Params{Fixed: 0.004, Accept: 3e-4, Hop: 2e-4, HopPerRank: 1e-5, Gathers: 2, PerNC: true}
+	truth := Params{Fixed: 0.004, Accept: 3e-4, Hop: 2e-4, HopPerActive: 1e-5, Gathers: 2, PerNC: true}
 	var pts []Point
 	for _, n := range []int{8, 16, 32, 64, 128, 256} {
 		for _, a := range []Algo{Star, Flat} {

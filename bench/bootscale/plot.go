@@ -17,8 +17,8 @@ import (
 // dashed: past one host, all ranks connecting at once).
 
 const (
-	plotW, plotH         = 820, 540
-	padL, padR, padT, pB = 80, 200, 40, 60
+	plotW, plotH         = 880, 540
+	padL, padR, padT, pB = 80, 240, 40, 60
 )
 
 var colors = map[bootsim.Algo]string{bootsim.Star: "#1f77b4", bootsim.Flat: "#d62728", bootsim.Hier: "#2ca02c"}
@@ -169,8 +169,23 @@ func renderPlot(title string, ss []series) string {
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11">%s</text>`+"\n", lx+28, ly, xmlText(s.label))
 	}
+	// the published anchors (docs/sources.md#ref-scale), as black diamonds
+	for _, a := range plotAnchors {
+		x, y := px(a.n), py(a.s)
+		fmt.Fprintf(&b, `<path d="M %.1f %.1f l 5 5 l -5 5 l -5 -5 z" fill="black"/>`+"\n", x, y-5)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="10" text-anchor="end">%s</text>`+"\n", x-8, y+4, xmlText(a.label))
+	}
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+// plotAnchors are the published points the plot marks (docs/sources.md#ref-scale).
+var plotAnchors = []struct {
+	n, s  float64
+	label string
+}{
+	{100000, 30, "NCCL goal: < 30 s at 100k"},
+	{96000, 100, "PyTorch TCPStore (libuv): ~100 s at 96k"},
 }
 
 func marker(kind string, x, y float64, c string) string {

@@ -4,10 +4,10 @@
 // bootstrap (`nrtabi-runtime bootstrap --local N [--per-instance L]`, and C
 // hosts through libnrt.so.1 and the reference libnccom with
 // NRTABI_BOOTSTRAP_PER_INSTANCE=L), interleaved in one run, medians of
-// -reps; then the simulator (bench/bootsim) fitted to the star and flat
-// rows of this run, validated against every measured row (the hierarchical
-// ones held out of the fit), its prediction for 1k .. 100k ranks beside the
-// published anchors, and an SVG plot of both.
+// -reps; then the simulator (bench/bootsim) fitted to this run twice (A:
+// the star and flat rows, the hierarchical ones held out; B: every Go row),
+// its error on every measured row, its prediction for 1k .. 100k ranks
+// beside the published anchors, and an SVG plot of both.
 //
 // Its results, dated, are in docs/benchmarks.md#hierarchical-bootstrap.
 package main
@@ -24,6 +24,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -496,6 +497,14 @@ func loadavg() string {
 
 // ---- the simulator ---------------------------------------------------------
 
+// interNodeHop is a message's latency between nodes (about 15 us over EFA,
+// docs/sources.md#ref-scale).
+const interNodeHop = 15e-6
+
+// ranksPerRoot is NCCL's "at most about 128-256 ranks per root"
+// (docs/sources.md#ref-scale), for the hier/R column.
+const ranksPerRoot = 256
+
 // scaleRecord is the per-record cost past one host: a 112-byte peer record
 // at 10 Gb/s.
 const scaleRecord = 112 * 8 / 10e9
@@ -565,32 +574,38 @@ func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error)
 	}
 	fmt.Fprintf(out, "largest error: B %.1f%% over every row; A %.1f%% on the held-out hierarchical rows (goal within 25%%)\n", res.maxErr*100, res.maxHeld*100)
 
+	// Past one host a rank has a core of its own: a message costs its CPU
+	// (the contention term times this host's cores) plus the wire's latency.
 	scale := host
-	scale.HopPerActive = 0 // one rank per core on many hosts: no shared-core contention
+	scale.Hop = host.Hop + host.HopPerActive*float64(runtime.NumCPU()) + interNodeHop
+	scale.HopPerActive = 0
 	scale.Record = scaleRecord
 	scale.Backlog = int(abi.BootstrapListenBacklog)
 	scale.Retry = 1 // the first SYN retransmit (Linux)
 	res.scale = scale
-	fmt.Fprintf(out, "\npast one host (B's accept, hop and fixed costs; no contention term; 112-B records at 10 Gb/s; listen backlog %d = BOOTSTRAP_LISTEN_BACKLOG, SYN retry 1 s doubling; L = %s):\n",
-		scale.Backlog, policyText(o.perInstance))
-	fmt.Fprintf(out, "%7s %6s | %10s %10s %10s | %10s %10s %10s | %s\n", "N", "L", "star", "flat", "hier", "star", "flat", "hier", "root drops (burst)")
-	fmt.Fprintf(out, "%7s %6s | %32s | %32s |\n", "", "", "all connect at once, s", "staggered 7000/s (NCCL), s")
+	fmt.Fprintf(out, "\npast one host (B's accept and fixed costs; a hop of %.1f us: B's per-message CPU on a core of its own + %.0f us between nodes; 112-B records at 10 Gb/s; listen backlog %d = BOOTSTRAP_LISTEN_BACKLOG, SYN retry 1 s doubling; L = %s; hier/R: one root per %d ranks, which nrtabi does not implement):\n",
+		scale.Hop*1e6, interNodeHop*1e6, scale.Backlog, policyText(o.perInstance), ranksPerRoot)
+	fmt.Fprintf(out, "%7s %5s | %8s %8s %8s %8s | %8s %8s %8s %8s | %s\n", "N", "L", "star", "flat", "hier", "hier/R", "star", "flat", "hier", "hier/R", "drops (burst, hier)")
+	fmt.Fprintf(out, "%7s %5s | %35s | %35s |\n", "", "", "all connect at once, s", "staggered 7000/s (NCCL), s")
 	for _, n := range []int{1000, 8000, 32000, 100000} {
 		l, _ := perInstance(o.perInstance, n)
-		fmt.Fprintf(out, "%7d %6d |", n, l)
+		fmt.Fprintf(out, "%7d %5d |", n, l)
 		drops := 0
 		for _, stagger := range []float64{0, 7000} {
-			p := scale
-			p.Stagger = stagger
-			for _, a := range []bootsim.Algo{bootsim.Star, bootsim.Flat, bootsim.Hier} {
+			for i, a := range []bootsim.Algo{bootsim.Star, bootsim.Flat, bootsim.Hier, bootsim.Hier} {
+				p := scale
+				p.Stagger = stagger
+				if i == 3 {
+					p.Roots = (n + ranksPerRoot - 1) / ranksPerRoot
+				}
 				r, err := bootsim.Simulate(a, n, l, p)
 				if err != nil {
 					return nil, err
 				}
-				if stagger == 0 && a == bootsim.Hier {
+				if stagger == 0 && i == 2 {
 					drops = r.Drops
 				}
-				fmt.Fprintf(out, " %10.1f", r.Seconds)
+				fmt.Fprintf(out, " %8.1f", r.Seconds)
 			}
 			fmt.Fprint(out, " |")
 		}

@@ -63,6 +63,7 @@ type Params struct {
 	Stagger      float64 // connects per second at most (NCCL_UID_STAGGER_RATE); 0: all at once
 	Backlog      int     // listen backlog (BOOTSTRAP_LISTEN_BACKLOG); 0: unbounded
 	Retry        float64 // first SYN retransmit delay after a drop; doubles per retry
+	Roots        int     // roots sharing the ranks evenly, each its own listener and thread (NCCL 2.23's several unique ids); 0 or 1: one
 }
 
 // Result is one prediction.
@@ -106,7 +107,11 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 		return Result{}, fmt.Errorf("bootsim: a listen backlog of %d needs a retry delay > 0", p.Backlog)
 	}
 	var res Result
-	accepted, drops := rootGather(n, p)
+	per := n // the ranks one root serves
+	if p.Roots > 1 {
+		per = (n + p.Roots - 1) / p.Roots
+	}
+	accepted, drops := rootGather(per, p)
 	res.Drops = drops
 	res.Gathered = accepted
 	hop := func(active int) float64 { return p.Hop + p.HopPerActive*float64(active) }
@@ -118,7 +123,7 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 		if a == Star {
 			cost += p.Record * float64(n) // the whole table to every rank
 		}
-		ready[r] = accepted + float64(r+1)*cost + hop(1)
+		ready[r] = accepted + float64(r%per+1)*cost + hop(1)
 	}
 	if a == Star {
 		res.Seconds = p.Fixed + maxOf(ready)
@@ -140,7 +145,7 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	end := maxOf(t)
 	if p.Final {
 		// the root reads the N RING_DONEs one after another, then COMPLETE
-		end += float64(n)*p.Accept + hop(1)
+		end += float64(per)*p.Accept + hop(1)
 	}
 	if p.PerNC {
 		end += float64(treeRounds(n)+cubeRounds(n)) * hop(n)

@@ -150,7 +150,13 @@ func TestSimulateShapes(t *testing.T) {
 	if s, _ := Simulate(Star, 64, 0, p); s != star {
 		t.Errorf("the star has no final round: %+v, was %+v", s, star)
 	}
-	p.Final = false
+	// 4 roots of 16 ranks each: the root's part is a world of 16's
+	p.Roots = 4
+	r4, _ := Simulate(Flat, 64, 0, p)
+	if w := want + 64*1e-4 + 1e-3 - 2*48*1e-4; math.Abs(r4.Seconds-w) > 1e-12 {
+		t.Errorf("flat of 64 over 4 roots: %v s, want %v", r4.Seconds, w)
+	}
+	p.Roots, p.Final = 0, false
 	// a world no larger than an instance is flat (BOOTSTRAP_HIER_DISPATCH)
 	if h, _ := Simulate(Hier, 8, 8, p); math.Abs(h.Seconds-(8*1e-4+1e-3+2*7*1e-3)) > 1e-12 || h.Steps != 7 {
 		t.Errorf("hier 8 of 8: %+v, want the flat ring", h)

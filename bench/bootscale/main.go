@@ -387,7 +387,7 @@ func cRun(host string, env []string, hier bool) func(ctx context.Context, n, l i
 			return timing{}, err
 		}
 		if ok, bad := worldprog.Agreed(runs); !ok {
-			return timing{}, fmt.Errorf("C host %d did not agree (exit %d): %s", bad, runs[bad].Exit, lastLine(runs[bad].Stderr))
+			return timing{}, fmt.Errorf("the C host %d did not agree (exit %d): %s", bad, runs[bad].Exit, lastLine(runs[bad].Stderr))
 		}
 		want := "flat"
 		if hier {
@@ -400,11 +400,11 @@ func cRun(host string, env []string, hier bool) func(ctx context.Context, n, l i
 			m := tablesRE.FindStringSubmatch(run.Stderr)
 			switch {
 			case m == nil:
-				return timing{}, fmt.Errorf("C host %d logged no gathered tables at NRTABI_LOG_LEVEL=info", r)
+				return timing{}, fmt.Errorf("the C host %d logged no gathered tables at NRTABI_LOG_LEVEL=info", r)
 			case m[3] != want:
-				return timing{}, fmt.Errorf("C host %d ran the %s bootstrap, not the %s one", r, m[3], want)
+				return timing{}, fmt.Errorf("the C host %d ran the %s bootstrap, not the %s one", r, m[3], want)
 			case tables != "" && m[1]+m[2] != tables:
-				return timing{}, fmt.Errorf("C host %d gathered tables %s/%s, unlike host 0", r, m[1], m[2])
+				return timing{}, fmt.Errorf("the C host %d gathered tables %s/%s, unlike host 0", r, m[1], m[2])
 			}
 			tables = m[1] + m[2]
 		}

@@ -308,7 +308,7 @@ func hierWorlds() (plain, faults [][2]int) {
 	plain = [][2]int{{2, 2}, {3, 1}, {3, 2}, {4, 2}}
 	faults = [][2]int{{2, 1}, {3, 2}}
 	if full {
-		plain = append(plain, [][2]int{{3, 3}, {4, 3}, {5, 2}, {6, 2}, {6, 3}}...)
+		plain = append(plain, [][2]int{{3, 3}, {4, 3}, {5, 2}}...)
 		faults = append(faults, [][2]int{{3, 1}, {4, 2}}...)
 	}
 	return plain, faults

@@ -137,3 +137,43 @@ func TestPlot(t *testing.T) {
 		t.Error("a plot into a missing directory: no error")
 	}
 }
+
+// FuzzTimingField: the launcher's output is another process's; whatever it
+// prints, the reader neither panics nor returns a value it did not read as
+// a finite non-negative number.
+func FuzzTimingField(f *testing.F) {
+	f.Add("timing: n=8 boot_ms=5.970 agree_ms=12.523 done_ms=15.926\n", "agree_ms")
+	f.Add("timing: agree_ms=1e400", "agree_ms")
+	f.Add("timing:\x00agree_ms=NaN", "agree_ms")
+	f.Fuzz(func(t *testing.T, out, key string) {
+		v, ok := timingField(out, key)
+		if ok && (math.IsNaN(v) || math.IsInf(v, 0) || v < 0) {
+			t.Fatalf("%q %q: accepted %v", out, key, v)
+		}
+		if !ok && v != 0 && !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 {
+			t.Fatalf("%q %q: refused %v", out, key, v)
+		}
+	})
+}
+
+// FuzzSizes: the -sizes and -per-instance flags refuse, never panic, and
+// what they accept is within the bench's bounds.
+func FuzzSizes(f *testing.F) {
+	f.Add("8 16 32", "sqrt", 64)
+	f.Add("", "0", 1)
+	f.Fuzz(func(t *testing.T, sizes, policy string, n int) {
+		if got, err := parseSizes(sizes); err == nil {
+			for _, x := range got {
+				if x < 2 || x > 4096 {
+					t.Fatalf("%q: accepted size %d", sizes, x)
+				}
+			}
+		}
+		if n < 1 || n > 1<<20 {
+			return
+		}
+		if l, err := perInstance(policy, n); err == nil && (l < 1 || l > 1<<16) {
+			t.Fatalf("%q for %d: L %d", policy, n, l)
+		}
+	})
+}

@@ -80,7 +80,7 @@ test: lint check-generated generated-release
 # The Promela models (model/) at full bounds for every release; `make test`
 # runs the same checks at smaller bounds through go test.
 model:
-	NRTABI_MODEL=full $(GO) test -tags $(TAG) -count=1 -timeout 60m -v -run 'Handoff|PerNC|Flat|SpecChange|Formulas' ./model
+	NRTABI_MODEL=full $(GO) test -tags $(TAG) -count=1 -timeout 60m -v -run 'Handoff|PerNC|Flat|Hier|SpecChange|Formulas' ./model
 
 # Stand-in binaries of a release (default: the synthetic one), for trying
 # `nrtabi release new` without shipped binaries.
@@ -146,6 +146,21 @@ bench-bootstrap-tcp:
 	RELEASE=$(REL) bench/bootstrap_tcp.sh
 
 bench: bench-bootstrap-tcp
+
+# ---- hierarchical bootstrap at scale (bench/bootscale) ----------------------
+# Wall time to agreement for N = 8..256 processes: the naive star, the flat
+# ring and the hierarchical bootstrap (Go ranks, and C hosts through libnrt),
+# interleaved, medians of REPS, the ratios; then bench/bootsim fitted to the
+# star and flat rows, validated on every row, its 1k..100k table beside the
+# published anchors, and docs/bootstrap-scaling.svg
+# (docs/benchmarks.md#hierarchical-bootstrap). PER_INSTANCE: sqrt or an integer.
+REPS ?= 5
+PER_INSTANCE ?= sqrt
+.PHONY: bench-bootstrap
+bench-bootstrap:
+	$(GO) run -tags $(TAG) ./bench/bootscale -reps $(REPS) -per-instance $(PER_INSTANCE) $(if $(SIZES),-sizes "$(SIZES)")
+
+bench: bench-bootstrap
 
 # ---- global comm init through the boundary (bench/bootcomm) ----------------
 # Wall time for N = 2..32 C hosts (libnrt + the reference libnccom) to finish

@@ -83,7 +83,7 @@ func plantText(s *spec.Spec, text string) {
 // formulaRow reports whether the constant is an expression the Promela
 // header parses (its value is not free text).
 func formulaRow(name string) bool {
-	for _, m := range pmlFormulas {
+	for _, m := range append(append([]pmlMacro{}, pmlFormulas...), pmlHierFormulas...) {
 		if m.row == name {
 			return true
 		}

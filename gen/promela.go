@@ -34,6 +34,30 @@ var pmlFormulas = []pmlMacro{
 	{"ring_recv_slice", []string{"r", "i", "n"}, "BOOTSTRAP_RING_RECV_SLICE"},
 }
 
+// pmlHierFormulas are the hierarchical bootstrap's grouping and ring shapes
+// (spec/<release>/bootstrap_hierarchy.toml): l is the ranks per instance, k
+// the size of r's instance (the last may be short).
+var pmlHierFormulas = []pmlMacro{
+	{"hier_dispatch", []string{"n", "l"}, "BOOTSTRAP_HIER_DISPATCH"},
+	{"hier_instance", []string{"r", "l"}, "BOOTSTRAP_HIER_INSTANCE"},
+	{"hier_local", []string{"r", "l"}, "BOOTSTRAP_HIER_LOCAL"},
+	{"hier_ninstances", []string{"n", "l"}, "BOOTSTRAP_HIER_NINSTANCES"},
+	{"hier_leader", []string{"r", "l"}, "BOOTSTRAP_HIER_LEADER"},
+	{"hier_local_n", []string{"r", "n", "l"}, "BOOTSTRAP_HIER_LOCAL_N"},
+	{"hier_intra_next", []string{"r", "l", "k"}, "BOOTSTRAP_HIER_INTRA_NEXT"},
+	{"hier_intra_prev", []string{"r", "l", "k"}, "BOOTSTRAP_HIER_INTRA_PREV"},
+	{"hier_intra_steps", []string{"k"}, "BOOTSTRAP_HIER_INTRA_STEPS"},
+	{"hier_intra_send_slice", []string{"r", "i", "l", "k"}, "BOOTSTRAP_HIER_INTRA_SEND_SLICE"},
+	{"hier_intra_recv_slice", []string{"r", "i", "l", "k"}, "BOOTSTRAP_HIER_INTRA_RECV_SLICE"},
+	{"hier_inter_next", []string{"r", "n", "l"}, "BOOTSTRAP_HIER_INTER_NEXT"},
+	{"hier_inter_prev", []string{"r", "n", "l"}, "BOOTSTRAP_HIER_INTER_PREV"},
+	{"hier_inter_steps", []string{"n", "l"}, "BOOTSTRAP_HIER_INTER_STEPS"},
+	{"hier_inter_send_block", []string{"r", "i", "n", "l"}, "BOOTSTRAP_HIER_INTER_SEND_BLOCK"},
+	{"hier_inter_recv_block", []string{"r", "i", "n", "l"}, "BOOTSTRAP_HIER_INTER_RECV_BLOCK"},
+	{"hier_down_hops", []string{"k"}, "BOOTSTRAP_HIER_DOWN_HOPS"},
+	{"hier_steps", []string{"n", "l"}, "BOOTSTRAP_HIER_STEPS"},
+}
+
 // pmlTreeChildrenRow lists the tree's children, one expression per child.
 const pmlTreeChildrenRow = "ENC_SIG_TREE_CHILDREN"
 
@@ -95,6 +119,11 @@ func PromelaHeader(s *spec.Spec) ([]byte, error) {
 		g.constant(t, t)
 	}
 	for _, m := range pmlFormulas[4:] {
+		g.formula(m)
+	}
+
+	b.WriteString("\n/* hierarchical bootstrap (hier.pml): grouping into instances, the three rings */\n")
+	for _, m := range pmlHierFormulas {
 		g.formula(m)
 	}
 	if g.err != nil {

@@ -300,3 +300,55 @@ func TestFlatBootstrap(t *testing.T) {
 		})
 	}
 }
+
+// hierWorlds are the (ranks, ranks per instance) shapes the hierarchical
+// model is checked at: flat by dispatch (n <= l), one rank per instance,
+// even instances and a short last instance.
+func hierWorlds() (plain, faults [][2]int) {
+	plain = [][2]int{{2, 2}, {3, 1}, {3, 2}, {4, 2}}
+	faults = [][2]int{{2, 1}, {3, 2}}
+	if full {
+		plain = append(plain, [][2]int{{3, 3}, {4, 3}, {5, 2}}...)
+		faults = append(faults, [][2]int{{3, 1}, {4, 2}}...)
+	}
+	return plain, faults
+}
+
+func hierDefs(n, l int, more ...string) []string {
+	return append([]string{fmt.Sprintf("-DNRANKS=%d", n), fmt.Sprintf("-DPER_INSTANCE=%d", l)}, more...)
+}
+
+func TestHierBootstrap(t *testing.T) {
+	needSpin(t)
+	plain, faults := hierWorlds()
+	for release, h := range headers(t) {
+		t.Run(release, func(t *testing.T) {
+			dir := workDir(t, h)
+			for _, w := range plain {
+				defs := hierDefs(w[0], w[1])
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, "hier.pml", defs...) })
+			}
+			for _, w := range faults {
+				defs := hierDefs(w[0], w[1], "-DFAULTS")
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, "hier.pml", defs...) })
+			}
+			// Each bug at the smallest world where it changes what happens:
+			// a leader's repeated block needs three instances, a wrong slice
+			// an instance of three, a dropped or mis-sized instance a short one.
+			for _, v := range []struct {
+				n, l      int
+				bug, want string
+			}{
+				{3, 1, "BUG_LEADER_TWICE", "(fault!=0)||(result[i]==1)"},
+				{3, 2, "BUG_NONLEADER_INTER", "(osucc!=255)&&((known&(1<<osucc))!=0)"},
+				{3, 2, "BUG_SPLIT_OFF_BY_ONE", "have==((1<<3)-1)"},
+				{4, 3, "BUG_INTRA_SLICE", "(have&(1<<"},
+				{3, 2, "BUG_DOWN_SKIP_LAST", invalidEnd},
+				{3, 2, "BUG_EVEN_LOCAL_N", "(fault!=0)||(result[i]==1)"},
+			} {
+				defs := hierDefs(v.n, v.l, "-D"+v.bug)
+				parallel(t, defs, func(t *testing.T) { rejected(t, dir, "hier.pml", v.want, defs...) })
+			}
+		})
+	}
+}

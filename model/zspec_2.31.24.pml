@@ -33,3 +33,23 @@
 #define ring_steps(n) ((n) - 1)	/* constant BOOTSTRAP_RING_STEPS */
 #define ring_send_slice(r, i, n) ((((r) - (i)) + (n)) % (n))	/* constant BOOTSTRAP_RING_SEND_SLICE */
 #define ring_recv_slice(r, i, n) (((((r) - (i)) - 1) + (n)) % (n))	/* constant BOOTSTRAP_RING_RECV_SLICE */
+
+/* hierarchical bootstrap (hier.pml): grouping into instances, the three rings */
+#define hier_dispatch(n, l) ((n) > (l))	/* constant BOOTSTRAP_HIER_DISPATCH */
+#define hier_instance(r, l) ((r) / (l))	/* constant BOOTSTRAP_HIER_INSTANCE */
+#define hier_local(r, l) ((r) % (l))	/* constant BOOTSTRAP_HIER_LOCAL */
+#define hier_ninstances(n, l) ((((n) + (l)) - 1) / (l))	/* constant BOOTSTRAP_HIER_NINSTANCES */
+#define hier_leader(r, l) (((r) / (l)) * (l))	/* constant BOOTSTRAP_HIER_LEADER */
+#define hier_local_n(r, n, l) ((l) + ((((n) - (((r) / (l)) * (l))) < (l)) * (((n) - (((r) / (l)) * (l))) - (l))))	/* constant BOOTSTRAP_HIER_LOCAL_N */
+#define hier_intra_next(r, l, k) ((((r) / (l)) * (l)) + ((((r) % (l)) + 1) % (k)))	/* constant BOOTSTRAP_HIER_INTRA_NEXT */
+#define hier_intra_prev(r, l, k) ((((r) / (l)) * (l)) + (((((r) % (l)) - 1) + (k)) % (k)))	/* constant BOOTSTRAP_HIER_INTRA_PREV */
+#define hier_intra_steps(k) ((k) - 1)	/* constant BOOTSTRAP_HIER_INTRA_STEPS */
+#define hier_intra_send_slice(r, i, l, k) (((((r) % (l)) - (i)) + (k)) % (k))	/* constant BOOTSTRAP_HIER_INTRA_SEND_SLICE */
+#define hier_intra_recv_slice(r, i, l, k) ((((((r) % (l)) - (i)) - 1) + (k)) % (k))	/* constant BOOTSTRAP_HIER_INTRA_RECV_SLICE */
+#define hier_inter_next(r, n, l) (((((r) / (l)) + 1) % ((((n) + (l)) - 1) / (l))) * (l))	/* constant BOOTSTRAP_HIER_INTER_NEXT */
+#define hier_inter_prev(r, n, l) ((((((r) / (l)) - 1) + ((((n) + (l)) - 1) / (l))) % ((((n) + (l)) - 1) / (l))) * (l))	/* constant BOOTSTRAP_HIER_INTER_PREV */
+#define hier_inter_steps(n, l) (((((n) + (l)) - 1) / (l)) - 1)	/* constant BOOTSTRAP_HIER_INTER_STEPS */
+#define hier_inter_send_block(r, i, n, l) (((((r) / (l)) - (i)) + ((((n) + (l)) - 1) / (l))) % ((((n) + (l)) - 1) / (l)))	/* constant BOOTSTRAP_HIER_INTER_SEND_BLOCK */
+#define hier_inter_recv_block(r, i, n, l) ((((((r) / (l)) - (i)) - 1) + ((((n) + (l)) - 1) / (l))) % ((((n) + (l)) - 1) / (l)))	/* constant BOOTSTRAP_HIER_INTER_RECV_BLOCK */
+#define hier_down_hops(k) ((k) - 1)	/* constant BOOTSTRAP_HIER_DOWN_HOPS */
+#define hier_steps(n, l) ((((l) - 1) + (((((n) + (l)) - 1) / (l)) - 1)) + ((l) - 1))	/* constant BOOTSTRAP_HIER_STEPS */

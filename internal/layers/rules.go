@@ -51,8 +51,8 @@ var rules = []rule{
 	{room: "generated", may: []string{"generated"},
 		why: "generated code stands alone: the release selector (generated/abi) picks one release's package; no spec or generator at run time"},
 	{room: "model",
-		tests: []string{"gen", "internal/spectest", "runtime/collectives", "spec"},
-		why:   "the Promela models hold no Go but their tests: gen writes their spec headers, and the tests hold the models to the Go collectives they model"},
+		tests: []string{"gen", "internal/spectest", "runtime/collectives", "runtime/transport/tcp", "spec"},
+		why:   "the Promela models hold no Go but their tests: gen writes their spec headers, and the tests hold the models to the Go collectives and the TCP bootstrap's dispatch they model"},
 
 	// The runtime works from the generated ABI only.
 	{room: "runtime", may: []string{"generated", "internal/cfmt", "internal/proc", "runtime", "!runtime/builder"},
@@ -97,8 +97,8 @@ var rules = []rule{
 		may:   []string{"gen", "generated", "internal/cc", "internal/cfmt", "internal/cli", "internal/proc", "layoutcheck", "release", "runtime", "spec"},
 		tests: []string{"internal/netns", "internal/testbin"},
 		why:   "the runtime command and its demo sit on top of everything they run"},
-	{room: "bench", may: []string{"gen", "generated", "internal/cc", "internal/cfmt", "runtime", "spec"},
-		why: "benchmarks sit on top and build what they measure"},
+	{room: "bench", may: []string{"bench/bootsim", "gen", "generated", "internal/cc", "internal/cfmt", "runtime", "spec"},
+		why: "benchmarks sit on top and build what they measure; bench/bootscale drives the simulator bench/bootsim with what it measured"},
 
 	// The manual's link test reads only files.
 	{room: "docs",

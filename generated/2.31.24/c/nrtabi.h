@@ -119,6 +119,24 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 
 /* ---- constants ------------------------------------------------------------- */
 
+#define BOOTSTRAP_HIER_DISPATCH "n > l" /* INFERRED */
+#define BOOTSTRAP_HIER_INSTANCE "r / l" /* INFERRED */
+#define BOOTSTRAP_HIER_LOCAL "r % l" /* INFERRED */
+#define BOOTSTRAP_HIER_NINSTANCES "(n + l - 1) / l" /* INFERRED */
+#define BOOTSTRAP_HIER_LEADER "(r / l) * l" /* INFERRED */
+#define BOOTSTRAP_HIER_LOCAL_N "l + (n - r / l * l < l) * (n - r / l * l - l)" /* INFERRED */
+#define BOOTSTRAP_HIER_INTRA_NEXT "(r / l) * l + (r % l + 1) % k" /* INFERRED */
+#define BOOTSTRAP_HIER_INTRA_PREV "(r / l) * l + (r % l - 1 + k) % k" /* INFERRED */
+#define BOOTSTRAP_HIER_INTRA_STEPS "k - 1" /* INFERRED */
+#define BOOTSTRAP_HIER_INTRA_SEND_SLICE "(r % l - i + k) % k" /* INFERRED */
+#define BOOTSTRAP_HIER_INTRA_RECV_SLICE "(r % l - i - 1 + k) % k" /* INFERRED */
+#define BOOTSTRAP_HIER_INTER_NEXT "((r / l + 1) % ((n + l - 1) / l)) * l" /* INFERRED */
+#define BOOTSTRAP_HIER_INTER_PREV "((r / l - 1 + (n + l - 1) / l) % ((n + l - 1) / l)) * l" /* INFERRED */
+#define BOOTSTRAP_HIER_INTER_STEPS "(n + l - 1) / l - 1" /* INFERRED */
+#define BOOTSTRAP_HIER_INTER_SEND_BLOCK "(r / l - i + (n + l - 1) / l) % ((n + l - 1) / l)" /* INFERRED */
+#define BOOTSTRAP_HIER_INTER_RECV_BLOCK "(r / l - i - 1 + (n + l - 1) / l) % ((n + l - 1) / l)" /* INFERRED */
+#define BOOTSTRAP_HIER_DOWN_HOPS "k - 1" /* INFERRED */
+#define BOOTSTRAP_HIER_STEPS "(l - 1) + ((n + l - 1) / l - 1) + (l - 1)" /* INFERRED */
 #define BOOTSTRAP_P2P_TAG 0 /* INFERRED */
 #define BOOTSTRAP_DELAY_CONNECT_RANKS 128 /* INFERRED */
 #define BOOTSTRAP_LISTEN_BACKLOG 16384 /* INFERRED */

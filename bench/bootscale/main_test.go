@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/xml"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/bench/bootsim"
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
+)
+
+func TestPerInstance(t *testing.T) {
+	for n, want := range map[int]int{1: 1, 4: 2, 8: 3, 9: 3, 10: 4, 64: 8, 65: 9, 256: 16, 100000: 317} {
+		if got, err := perInstance("sqrt", n); err != nil || got != want {
+			t.Errorf("sqrt of %d: %d, %v; want %d", n, got, err, want)
+		}
+	}
+	if got, _ := perInstance("8", 256); got != 8 {
+		t.Errorf("a fixed L of 8: %d", got)
+	}
+	for _, bad := range []string{"0", "-1", "x", "", "65537", "1e3"} {
+		if _, err := perInstance(bad, 8); err == nil {
+			t.Errorf("-per-instance %q: no error", bad)
+		}
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	if got, err := parseSizes("8 16\t256"); err != nil || len(got) != 3 || got[2] != 256 {
+		t.Errorf("%v %v", got, err)
+	}
+	for _, bad := range []string{"", "1", "8 x", "5000", "-8"} {
+		if _, err := parseSizes(bad); err == nil {
+			t.Errorf("-sizes %q: no error", bad)
+		}
+	}
+}
+
+func TestTimingField(t *testing.T) {
+	out := "bootstrap --local 8: all 8 ranks agree\ntiming: n=8 boot_ms=5.970 agree_ms=12.523 done_ms=15.926\n"
+	if v, ok := timingField(out, "agree_ms"); !ok || v != 12.523 {
+		t.Errorf("agree_ms: %v %v", v, ok)
+	}
+	for _, bad := range []string{"", "agree_ms=3", "timing: n=8", "timing: agree_ms=NaNx", "timing: agree_ms=-1", "timing: agree_ms=+Inf"} {
+		if v, ok := timingField(bad, "agree_ms"); ok {
+			t.Errorf("%q: read %v", bad, v)
+		}
+	}
+}
+
+func TestWorldTiming(t *testing.T) {
+	ok := func(start, agree string) worldprog.Run {
+		return worldprog.Run{Fields: map[string]string{"verdict": "ok", "cluster_id": "c", "unique_id": "u", "nranks": "2", "t_start": start, "t_boot": start, "t_agree": agree}}
+	}
+	if tm, err := worldTiming([]worldprog.Run{ok("1000000", "5000000"), ok("2000000", "4000000")}); err != nil || tm.agree != 3 || tm.boot != 0 {
+		t.Errorf("%v %v, want boot 0 ms, agree 3 ms", tm, err)
+	}
+	bad := ok("1", "2")
+	bad.Fields["unique_id"] = "other"
+	failed := ok("1", "2")
+	failed.Exit, failed.Stderr = 1, "rank 1: boom\x1b[2J"
+	for _, runs := range [][]worldprog.Run{{ok("1", "2"), bad}, {ok("1", "2"), failed}, {ok("1", "2"), ok("x", "2")}, {ok("5", "2")}} {
+		if _, err := worldTiming(runs); err == nil {
+			t.Errorf("%+v: no error", runs)
+		} else if strings.ContainsRune(err.Error(), 0x1b) {
+			t.Errorf("an escape reached the error: %q", err)
+		}
+	}
+}
+
+// The plot is well-formed SVG holding every series, with the measured
+// points and both simulated curves; written over a file, not beside it.
+func TestPlot(t *testing.T) {
+	meds := map[string]map[int]float64{
+		"star":    {8: 2, 64: 20, 256: 110},
+		"flat-go": {8: 15, 64: 400, 256: 2400},
+		"hier-go": {8: 10, 64: 60, 256: 250},
+	}
+	fit := &fitResult{
+		host:  bootsim.Params{Accept: 2e-4, Hop: 3e-4, HopPerActive: 1e-5, Gathers: 2, PerNC: true},
+		scale: bootsim.Params{Accept: 2e-4, Hop: 3e-4, Gathers: 2, PerNC: true}, // no backlog: the bursts are bootsim's tests
+	}
+	ss, err := plotSeries("sqrt", meds, fit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != 3+6 {
+		t.Fatalf("%d series, want 3 measured + 3x2 simulated", len(ss))
+	}
+	svg := renderPlot("a <title> & more", ss)
+	d := xml.NewDecoder(strings.NewReader(svg))
+	elems := map[string]int{}
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed: %v\n%s", err, svg)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			elems[se.Name.Local]++
+		}
+	}
+	if elems["svg"] != 1 || elems["polyline"] != 6 || elems["circle"] < 9 {
+		t.Errorf("elements %v: want one svg, 6 curves, 9 measured points and their legend", elems)
+	}
+	for _, s := range []string{"hier-go measured", "flat simulated, past one host", "stroke-dasharray"} {
+		if !strings.Contains(svg, s) {
+			t.Errorf("the plot has no %q", s)
+		}
+	}
+	for _, s := range ss {
+		for _, p := range s.pts {
+			if math.IsNaN(p[1]) || p[1] <= 0 {
+				t.Errorf("%s: a point %v", s.label, p)
+			}
+		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.svg")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writePlot(path, "sqrt", meds, fit); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := os.ReadDir(dir)
+	if got, _ := os.ReadFile(path); !strings.HasPrefix(string(got), "<svg") || len(files) != 1 {
+		t.Errorf("after writePlot: %d files, %q...", len(files), string(got)[:min(len(got), 20)])
+	}
+	if err := writePlot(filepath.Join(dir, "no", "such", "p.svg"), "sqrt", meds, fit); err == nil {
+		t.Error("a plot into a missing directory: no error")
+	}
+}
+
+// FuzzTimingField: the launcher's output is another process's; whatever it
+// prints, the reader neither panics nor returns a value it did not read as
+// a finite non-negative number.
+func FuzzTimingField(f *testing.F) {
+	f.Add("timing: n=8 boot_ms=5.970 agree_ms=12.523 done_ms=15.926\n", "agree_ms")
+	f.Add("timing: agree_ms=1e400", "agree_ms")
+	f.Add("timing:\x00agree_ms=NaN", "agree_ms")
+	f.Fuzz(func(t *testing.T, out, key string) {
+		v, ok := timingField(out, key)
+		if ok && (math.IsNaN(v) || math.IsInf(v, 0) || v < 0) {
+			t.Fatalf("%q %q: accepted %v", out, key, v)
+		}
+		if !ok && v != 0 && !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 {
+			t.Fatalf("%q %q: refused %v", out, key, v)
+		}
+	})
+}
+
+// FuzzSizes: the -sizes and -per-instance flags refuse, never panic, and
+// what they accept is within the bench's bounds.
+func FuzzSizes(f *testing.F) {
+	f.Add("8 16 32", "sqrt", 64)
+	f.Add("", "0", 1)
+	f.Fuzz(func(t *testing.T, sizes, policy string, n int) {
+		if got, err := parseSizes(sizes); err == nil {
+			for _, x := range got {
+				if x < 2 || x > 4096 {
+					t.Fatalf("%q: accepted size %d", sizes, x)
+				}
+			}
+		}
+		if n < 1 || n > 1<<20 {
+			return
+		}
+		if l, err := perInstance(policy, n); err == nil && (l < 1 || l > 1<<16) {
+			t.Fatalf("%q for %d: L %d", policy, n, l)
+		}
+	})
+}

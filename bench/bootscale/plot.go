@@ -1,0 +1,249 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/bench/bootsim"
+)
+
+// The plot is hand-written SVG (no dependency): time to agreement against
+// N, both on log scales; measured medians as markers, the simulator as
+// lines (solid: this host's fitted costs up to the largest measured N;
+// dashed: past one host, all ranks connecting at once).
+
+const (
+	plotW, plotH         = 880, 540
+	padL, padR, padT, pB = 80, 240, 40, 60
+)
+
+var colors = map[bootsim.Algo]string{bootsim.Star: "#1f77b4", bootsim.Flat: "#d62728", bootsim.Hier: "#2ca02c"}
+
+type series struct {
+	algo   bootsim.Algo
+	label  string
+	pts    [][2]float64 // N, seconds
+	dashed bool
+	marker string // "" for a line; "circle" or "square" for points
+}
+
+// plotSeries gathers what the plot shows: the measured medians and the
+// simulator's curves.
+func plotSeries(policy string, meds map[string]map[int]float64, fit *fitResult) ([]series, error) {
+	var out []series
+	for _, m := range []struct {
+		name, marker string
+		algo         bootsim.Algo
+	}{
+		{"star", "circle", bootsim.Star}, {"flat-go", "circle", bootsim.Flat}, {"hier-go", "circle", bootsim.Hier},
+		{"flat-c", "square", bootsim.Flat}, {"hier-c", "square", bootsim.Hier},
+	} {
+		ms := meds[m.name]
+		if len(ms) == 0 {
+			continue
+		}
+		s := series{algo: m.algo, label: m.name + " measured", marker: m.marker}
+		var ns []int
+		for n := range ms {
+			ns = append(ns, n)
+		}
+		sort.Ints(ns)
+		for _, n := range ns {
+			s.pts = append(s.pts, [2]float64{float64(n), ms[n] / 1000})
+		}
+		out = append(out, s)
+	}
+	if fit == nil {
+		return out, nil
+	}
+	maxN := 8
+	for _, ms := range meds {
+		for n := range ms {
+			maxN = max(maxN, n)
+		}
+	}
+	for _, a := range []bootsim.Algo{bootsim.Star, bootsim.Flat, bootsim.Hier} {
+		host := series{algo: a, label: a.String() + " simulated, this host"}
+		scale := series{algo: a, label: a.String() + " simulated, past one host", dashed: true}
+		for e := math.Log10(8); e <= 5.0001; e += 0.05 {
+			n := int(math.Round(math.Pow(10, e)))
+			l, err := perInstance(policy, n)
+			if err != nil {
+				return nil, err
+			}
+			if n <= maxN {
+				r, err := bootsim.Simulate(a, n, l, fit.host)
+				if err != nil {
+					return nil, err
+				}
+				host.pts = append(host.pts, [2]float64{float64(n), r.Seconds})
+			}
+			if n >= maxN {
+				r, err := bootsim.Simulate(a, n, l, fit.scale)
+				if err != nil {
+					return nil, err
+				}
+				scale.pts = append(scale.pts, [2]float64{float64(n), r.Seconds})
+			}
+		}
+		out = append(out, host, scale)
+	}
+	return out, nil
+}
+
+// renderPlot is the SVG text of the series.
+func renderPlot(title string, ss []series) string {
+	minY, maxY := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, p := range s.pts {
+			if p[1] > 0 {
+				minY, maxY = min(minY, p[1]), max(maxY, p[1])
+			}
+		}
+	}
+	if math.IsInf(minY, 0) {
+		minY, maxY = 1e-3, 1
+	}
+	y0, y1 := math.Floor(math.Log10(minY)), math.Ceil(math.Log10(maxY))
+	if y1 <= y0 {
+		y1 = y0 + 1
+	}
+	x0, x1 := math.Log10(8), 5.0
+	px := func(n float64) float64 { return padL + (math.Log10(n)-x0)/(x1-x0)*(plotW-padL-padR) }
+	py := func(t float64) float64 { return plotH - pB - (math.Log10(t)-y0)/(y1-y0)*(plotH-padT-pB) }
+
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", plotW, plotH, plotW, plotH)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", plotW, plotH)
+	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="15">%s</text>`+"\n", padL, xmlText(title))
+	// grid and ticks
+	for e := math.Ceil(x0); e <= x1; e++ {
+		x := px(math.Pow(10, e))
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>`+"\n", x, padT, x, plotH-pB)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x, plotH-pB+18, humanN(math.Pow(10, e)))
+	}
+	for e := y0; e <= y1; e++ {
+		y := py(math.Pow(10, e))
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>`+"\n", padL, y, plotW-padR, y)
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", padL-6, y+4, humanS(math.Pow(10, e)))
+	}
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>`+"\n", padL, padT, plotW-padL-padR, plotH-padT-pB)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">ranks N (log scale)</text>`+"\n", padL+(plotW-padL-padR)/2, plotH-18)
+	fmt.Fprintf(&b, `<text x="18" y="%d" transform="rotate(-90 18 %d)" text-anchor="middle">time to agreement (log scale)</text>`+"\n", padT+(plotH-padT-pB)/2, padT+(plotH-padT-pB)/2)
+	// series, then the legend
+	for i, s := range ss {
+		c := colors[s.algo]
+		if s.marker == "" {
+			var pts []string
+			for _, p := range s.pts {
+				if p[1] > 0 {
+					pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(p[0]), py(p[1])))
+				}
+			}
+			dash := ""
+			if s.dashed {
+				dash = ` stroke-dasharray="6 4"`
+			}
+			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.8"%s points="%s"/>`+"\n", c, dash, strings.Join(pts, " "))
+		} else {
+			for _, p := range s.pts {
+				if p[1] > 0 {
+					b.WriteString(marker(s.marker, px(p[0]), py(p[1]), c) + "\n")
+				}
+			}
+		}
+		ly := float64(padT + 14 + 18*i)
+		lx := float64(plotW - padR + 12)
+		if s.marker == "" {
+			dash := ""
+			if s.dashed {
+				dash = ` stroke-dasharray="6 4"`
+			}
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.8"%s/>`+"\n", lx, ly-4, lx+22, ly-4, c, dash)
+		} else {
+			b.WriteString(marker(s.marker, lx+11, ly-4, c) + "\n")
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11">%s</text>`+"\n", lx+28, ly, xmlText(s.label))
+	}
+	// the published anchors (docs/sources.md#ref-scale), as black diamonds
+	for _, a := range plotAnchors {
+		x, y := px(a.n), py(a.s)
+		fmt.Fprintf(&b, `<path d="M %.1f %.1f l 5 5 l -5 5 l -5 -5 z" fill="black"/>`+"\n", x, y-5)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="10" text-anchor="end">%s</text>`+"\n", x-8, y+4, xmlText(a.label))
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// plotAnchors are the published points the plot marks (docs/sources.md#ref-scale).
+var plotAnchors = []struct {
+	n, s  float64
+	label string
+}{
+	{100000, 30, "NCCL goal: < 30 s at 100k"},
+	{96000, 100, "PyTorch TCPStore (libuv): ~100 s at 96k"},
+}
+
+func marker(kind string, x, y float64, c string) string {
+	if kind == "square" {
+		return fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="8" height="8" fill="none" stroke="%s" stroke-width="1.5"/>`, x-4, y-4, c)
+	}
+	return fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="4" fill="%s"/>`, x, y, c)
+}
+
+func humanN(n float64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%gM", n/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%gk", n/1e3)
+	}
+	return fmt.Sprintf("%g", n)
+}
+
+func humanS(s float64) string {
+	switch {
+	case s >= 1:
+		return fmt.Sprintf("%g s", s)
+	case s >= 1e-3:
+		return fmt.Sprintf("%g ms", s*1e3)
+	}
+	return fmt.Sprintf("%g us", s*1e6)
+}
+
+func xmlText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+}
+
+// writePlot writes the SVG next to path and renames it over path, so a
+// failed run leaves the old plot, never half a new one.
+func writePlot(path, policy string, meds map[string]map[int]float64, fit *fitResult) error {
+	ss, err := plotSeries(policy, meds, fit)
+	if err != nil {
+		return err
+	}
+	title := fmt.Sprintf("Bootstrap time to agreement (L = %s)", policyText(policy))
+	f, err := os.CreateTemp(filepath.Dir(path), ".bootstrap-scaling-*.svg")
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(renderPlot(title, ss)); err != nil {
+		f.Close()
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return nil
+}

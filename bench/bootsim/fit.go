@@ -1,0 +1,158 @@
+package bootsim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Point is one measured median: a world of N ranks (L per instance for
+// Hier) reaching agreement in Seconds.
+type Point struct {
+	Algo    Algo
+	N, L    int
+	Seconds float64
+}
+
+// fitted are the costs Fit estimates; the rest of Params is given.
+var fitted = []struct {
+	name string
+	set  func(*Params, float64)
+	get  func(Params) float64
+}{
+	{"fixed", func(p *Params, v float64) { p.Fixed = v }, func(p Params) float64 { return p.Fixed }},
+	{"accept", func(p *Params, v float64) { p.Accept = v }, func(p Params) float64 { return p.Accept }},
+	{"hop", func(p *Params, v float64) { p.Hop = v }, func(p Params) float64 { return p.Hop }},
+	{"hop_per_active", func(p *Params, v float64) { p.HopPerActive = v }, func(p Params) float64 { return p.HopPerActive }},
+}
+
+// Fit estimates Fixed, Accept, Hop and HopPerActive from the points (the rest
+// of base is kept) by least squares on the relative error: with no backlog,
+// stagger or skew a prediction is linear in those four costs, so each
+// point's regressors are the predictions with one cost set to 1. A cost the
+// unconstrained fit makes negative is pinned to 0 and the rest refitted.
+// Fit uses only the points it is given: the caller holds out the ones it
+// validates against.
+func Fit(base Params, pts []Point) (Params, error) {
+	if base.Backlog != 0 || base.Stagger != 0 || base.Skew != 0 {
+		return Params{}, errors.New("bootsim: fit with no backlog, stagger or skew (the prediction is then linear in the costs)")
+	}
+	free := []int{0, 1, 2, 3}
+	for len(free) > 0 {
+		if len(pts) < len(free) {
+			return Params{}, fmt.Errorf("bootsim: %d points cannot fit %d costs", len(pts), len(free))
+		}
+		x := make([][]float64, len(pts))
+		y := make([]float64, len(pts))
+		for i, pt := range pts {
+			if pt.Seconds <= 0 {
+				return Params{}, fmt.Errorf("bootsim: a measured %v point of %d ranks took %v s", pt.Algo, pt.N, pt.Seconds)
+			}
+			// the base part (Record, Reply, ...) with every fitted cost at 0
+			p0 := base
+			for _, f := range fitted {
+				f.set(&p0, 0)
+			}
+			r0, err := Simulate(pt.Algo, pt.N, pt.L, p0)
+			if err != nil {
+				return Params{}, err
+			}
+			y[i] = (pt.Seconds - r0.Seconds) / pt.Seconds
+			for _, k := range free {
+				pk := p0
+				fitted[k].set(&pk, 1)
+				rk, err := Simulate(pt.Algo, pt.N, pt.L, pk)
+				if err != nil {
+					return Params{}, err
+				}
+				x[i] = append(x[i], (rk.Seconds-r0.Seconds)/pt.Seconds)
+			}
+		}
+		theta, err := leastSquares(x, y)
+		if err != nil {
+			return Params{}, err
+		}
+		neg := -1
+		for j, v := range theta {
+			if v < 0 && (neg < 0 || v < theta[neg]) {
+				neg = j
+			}
+		}
+		if neg < 0 {
+			out := base
+			for j, k := range free {
+				fitted[k].set(&out, theta[j])
+			}
+			for _, k := range []int{0, 1, 2, 3} {
+				if !contains(free, k) {
+					fitted[k].set(&out, 0)
+				}
+			}
+			return out, nil
+		}
+		free = append(free[:neg:neg], free[neg+1:]...)
+	}
+	return Params{}, errors.New("bootsim: no non-negative fit")
+}
+
+func contains(v []int, x int) bool {
+	for _, y := range v {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// leastSquares solves min |x theta - y| through the normal equations
+// (a handful of unknowns).
+func leastSquares(x [][]float64, y []float64) ([]float64, error) {
+	m := len(x[0])
+	a := make([][]float64, m)
+	for i := range a {
+		a[i] = make([]float64, m+1)
+	}
+	for r := range x {
+		for i := 0; i < m; i++ {
+			for j := 0; j < m; j++ {
+				a[i][j] += x[r][i] * x[r][j]
+			}
+			a[i][m] += x[r][i] * y[r]
+		}
+	}
+	for c := 0; c < m; c++ {
+		p := c
+		for r := c + 1; r < m; r++ {
+			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
+				p = r
+			}
+		}
+		if math.Abs(a[p][c]) < 1e-300 {
+			return nil, errors.New("bootsim: the points do not determine every cost (too few distinct world sizes)")
+		}
+		a[c], a[p] = a[p], a[c]
+		for r := 0; r < m; r++ {
+			if r == c {
+				continue
+			}
+			f := a[r][c] / a[c][c]
+			for k := c; k <= m; k++ {
+				a[r][k] -= f * a[c][k]
+			}
+		}
+	}
+	out := make([]float64, m)
+	for i := range out {
+		out[i] = a[i][m] / a[i][i]
+	}
+	return out, nil
+}
+
+// RelErr is (predicted - measured) / measured of one point under p.
+func RelErr(p Params, pt Point) (float64, error) {
+	r, err := Simulate(pt.Algo, pt.N, pt.L, p)
+	if err != nil {
+		return 0, err
+	}
+	return (r.Seconds - pt.Seconds) / pt.Seconds, nil
+}

@@ -213,21 +213,11 @@ func (nr *newRelease) withSpecMetadata(st *spec.Struct) *spec.Struct {
 	// shows, so it is carried, from the parent, with the parent's grade.
 	out.Fields = slices.Clone(st.Fields)
 	spec.InferWas(old, &out)
-	for _, name := range spec.CarryRanges(old, &out) {
-		for j := range out.Fields {
-			f := &out.Fields[j]
-			if f.Name != name {
-				continue
-			}
-			from := f.Name
-			if f.Was != "" {
-				from = f.Was
-			}
-			for _, pf := range old.Fields {
-				if pf.Name == from {
-					nr.carry(&f.Fact, pf.Fact, "range")
-				}
-			}
+	ranged := spec.CarryRanges(old, &out)
+	for j := range out.Fields {
+		f := &out.Fields[j]
+		if pf := spec.ContinuedField(old, f); pf != nil && slices.Contains(ranged, f.Name) {
+			nr.carry(&f.Fact, pf.Fact, "range")
 		}
 	}
 	return &out

@@ -109,6 +109,15 @@ func uniqueStable(s *Spec, st *Struct) Errors {
 	return errs
 }
 
+// ContinuedField is the field of parent that f continues: the one its was
+// row names, else the one of its own name; nil when there is none.
+func ContinuedField(parent *Struct, f *Field) *Field {
+	if f.Was != "" {
+		return fieldNamed(parent, f.Was)
+	}
+	return fieldNamed(parent, f.Name)
+}
+
 func fieldNamed(st *Struct, name string) *Field {
 	for j := range st.Fields {
 		if st.Fields[j].Name == name {
@@ -272,11 +281,7 @@ func CarryRanges(parent, st *Struct) []string {
 		if f.Range != nil {
 			continue
 		}
-		from := f.Name
-		if f.Was != "" {
-			from = f.Was
-		}
-		pf := fieldNamed(parent, from)
+		pf := ContinuedField(parent, f)
 		if pf == nil || len(pf.Range) != 2 {
 			continue
 		}

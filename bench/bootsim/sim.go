@@ -64,6 +64,29 @@ type Params struct {
 	Backlog      int     // listen backlog (BOOTSTRAP_LISTEN_BACKLOG); 0: unbounded
 	Retry        float64 // first SYN retransmit delay after a drop; doubles per retry
 	Roots        int     // roots sharing the ranks evenly, each its own listener and thread (NCCL 2.23's several unique ids); 0 or 1: one
+	RankDelay    bool    // each rank waits before its root connect as nrtabi's ranks do (ConnectDelay): a known delay, not a fitted cost
+}
+
+// The connect staggers nrtabi's ranks apply themselves (docs/bootstrap-
+// hierarchy.md#stagger), restated from the spec so the simulator has no
+// generated import; TestConnectDelayMatchesSpec holds them equal.
+const (
+	delayConnectRanks = 128  // BOOTSTRAP_DELAY_CONNECT_RANKS: flat, upstream 2.9.9
+	hierStaggerAbove  = 256  // BOOTSTRAP_HIER_STAGGER_THRESHOLD: hierarchical, upstream 2.23
+	hierStaggerRate   = 7000 // BOOTSTRAP_HIER_STAGGER_RATE, connects per second
+)
+
+// ConnectDelay is how long rank r of n waits before it connects to the
+// root: flat, 1 ms per rank past 128 ranks; hierarchical, r/7000 s past 256
+// (flat when n <= l, as the dispatch); the star not at all.
+func ConnectDelay(a Algo, n, l, r int) float64 {
+	switch {
+	case a == Hier && n > l && n > hierStaggerAbove:
+		return float64(r) / hierStaggerRate
+	case (a == Flat || a == Hier && n <= l) && n > delayConnectRanks:
+		return float64(r) * 1e-3
+	}
+	return 0
 }
 
 // Result is one prediction.
@@ -111,7 +134,11 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	if p.Roots > 1 {
 		per = (n + p.Roots - 1) / p.Roots
 	}
-	accepted, drops := rootGather(per, p)
+	var delay func(r int) float64
+	if p.RankDelay {
+		delay = func(r int) float64 { return ConnectDelay(a, n, l, r) }
+	}
+	accepted, drops := rootGather(per, p, delay)
 	res.Drops = drops
 	res.Gathered = accepted
 	hop := func(active int) float64 { return p.Hop + p.HopPerActive*float64(active) }
@@ -252,7 +279,7 @@ func (e *retries) Pop() any {
 // then first connects, then retries): the first connects, already in time
 // order (rank r starts at its share of the skew, no earlier than its
 // stagger slot); retries, in a heap; the one accept in progress.
-func rootGather(n int, p Params) (float64, int) {
+func rootGather(n int, p Params, delay func(r int) float64) (float64, int) {
 	arrival := func(r int) float64 {
 		t := 0.0
 		if n > 1 {
@@ -260,6 +287,10 @@ func rootGather(n int, p Params) (float64, int) {
 		}
 		if p.Stagger > 0 {
 			t = max(t, float64(r)/p.Stagger)
+		}
+		if delay != nil {
+			// a rank's own wait counts from its start (the skew)
+			t += delay(r)
 		}
 		return t
 	}

@@ -17,8 +17,8 @@
 // message share its cores: a step takes about m times a message's CPU over
 // the cores; past one host the term is 0), plus Record per record the
 // message carries. The busy ranks of a step: all N in the flat ring and in
-// the intra rings (every instance at once), the H leaders on the inter
-// ring, one rank per instance going down.
+// every hierarchical phase (the instances' phases overlap on one host; see
+// hierGather).
 package bootsim
 
 import (
@@ -192,14 +192,23 @@ func hierGather(t []float64, n, l int, hop func(active int) float64, record floa
 		k := size(j)
 		intra[j] = ring(t[j*l:j*l+k], k-1, hop(n)+record)
 	}
+	// Every hop is charged all n ranks busy, not only the H leaders: on one
+	// host the instances' phases overlap (an instance whose block came down
+	// starts the next all-gather's intra ring while others are still on
+	// the inter ring or going down), so a leader's message waits behind
+	// them. Measured (docs/benchmarks.md#hierarchical-bootstrap, a trace of
+	// N = 256, L = 16): inter and down hops took 1-2.5 ms, as long as an
+	// intra hop with all 256 busy. Past one host HopPerActive is 0 and the
+	// charge is moot.
+	busy := n
 	// a block of instance j carries size(j) records: the longest is l
-	inter := ring(intra, h-1, hop(h)+record*float64(l))
+	inter := ring(intra, h-1, hop(busy)+record*float64(l))
 	out := make([]float64, n)
 	for j := 0; j < h; j++ {
 		k := size(j)
 		// the leader's block of n - k records, hop by hop down the intra ring
 		for x := 0; x < k; x++ {
-			out[j*l+x] = inter + float64(x)*(hop(h)+record*float64(n-k))
+			out[j*l+x] = inter + float64(x)*(hop(busy)+record*float64(n-k))
 		}
 	}
 	return out

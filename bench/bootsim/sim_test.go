@@ -326,3 +326,17 @@ func TestFitRecoversWithRankDelay(t *testing.T) {
 		t.Error("a fit blind to the connect delay recovered the costs: the delay changes nothing")
 	}
 }
+
+// On one host every hierarchical hop is charged all N ranks busy (the
+// instances' phases overlap): a world of 64 in instances of 8 takes the
+// reply's hop and 21 steps of 64 busy ranks each, not 7 of 64 and 14 of 8.
+func TestHierHopsChargeEveryRank(t *testing.T) {
+	const c = 1e-6
+	r, err := Simulate(Hier, 64, 8, Params{HopPerActive: c, Gathers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := c + float64(Steps(Hier, 64, 8))*64*c; math.Abs(r.Seconds-want) > 1e-12 {
+		t.Errorf("hier 64/8: %v s, want %v", r.Seconds, want)
+	}
+}

@@ -510,14 +510,20 @@ func loadavg() string {
 // measured point.
 const simGoal = 0.25
 
-// missCause says what a missed row is made of: at a few milliseconds one
-// scheduling delay of the loaded host is a quarter of the time; otherwise
-// the model lacks a cost that row has (slower: under-predicted) or charges
-// one it does not (over-predicted).
+// missCause says what a missed row is made of, as far as this host's
+// traces tell (docs/benchmarks.md#hierarchical-bootstrap): at a few
+// milliseconds one scheduling delay of the loaded host is a quarter of the
+// time; otherwise the cost the model lacks or overcharges for that shape.
 func missCause(p bootsim.Point, e float64) string {
 	switch {
 	case p.Seconds < 0.015:
 		return fmt.Sprintf("%.1f ms in all, a few scheduling delays of this host", p.Seconds*1e3)
+	case p.Algo == bootsim.Star && e < 0:
+		return "its root sends every rank the whole table of N records, and the host fit has no per-record cost"
+	case p.Algo == bootsim.Hier && e < 0:
+		return "a hop that must wake a sleeping rank waits longer than the per-busy-rank cost fitted on the flat ring says"
+	case p.Algo == bootsim.Flat && e > 0:
+		return "the per-busy-rank cost fitted across sizes overcharges the longest ring, whose ranks are never all asleep"
 	case e < 0:
 		return "the row spends time the model has no cost for"
 	}

@@ -187,7 +187,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		row(out, vs, n, ls[n], agreeMeds)
 	}
 	fmt.Fprintln(out)
+	fmt.Fprintln(out, "goals on boot, issue 27's metric (wall time to agreement of the bootstrap: every rank holds the identical gathered table):")
 	goals(out, "boot", meds)
+	fmt.Fprintln(out, "the same ratios on agree, the whole world program (its replica-group comm init is flat by the dispatch), beside the goal, not the goal:")
 	goals(out, "agree", agreeMeds)
 	fit, err := simulate(out, o, pts)
 	if err != nil {
@@ -249,10 +251,10 @@ func policyText(p string) string {
 	return p
 }
 
-// goals prints issue 27's targets against the Go hierarchical rows, and
-// flat's ratio beside them.
+// goals prints issue 27's targets against the hierarchical rows of both
+// sides, and flat's ratio beside each.
 func goals(out io.Writer, metric string, meds map[string]map[int]float64) {
-	star, hier, flat := meds["star"], meds["hier-go"], meds["flat-go"]
+	star := meds["star"]
 	for _, g := range []struct {
 		n    int
 		goal float64
@@ -261,16 +263,23 @@ func goals(out io.Writer, metric string, meds map[string]map[int]float64) {
 		if !ok {
 			continue
 		}
-		h, ok := hier[g.n]
-		if !ok {
-			fmt.Fprintf(out, "%s, goal at N=%d (hier <= %.1fx star): not measured; flat %.2fx\n", metric, g.n, g.goal, flat[g.n]/s)
-			continue
+		for _, lang := range []string{"go", "c"} {
+			hv, fv := "hier-"+lang, "flat-"+lang
+			flat := fv + " not measured"
+			if f, ok := meds[fv][g.n]; ok {
+				flat = fmt.Sprintf("%s %.2fx", fv, f/s)
+			}
+			h, ok := meds[hv][g.n]
+			if !ok {
+				fmt.Fprintf(out, "  %s, goal at N=%d (hier <= %.1fx star): %s not measured; %s\n", metric, g.n, g.goal, hv, flat)
+				continue
+			}
+			verdict := "met"
+			if h/s > g.goal {
+				verdict = "MISSED"
+			}
+			fmt.Fprintf(out, "  %s, goal at N=%d: %s %.2fx star (goal <= %.1fx: %s); %s\n", metric, g.n, hv, h/s, g.goal, verdict, flat)
 		}
-		verdict := "met"
-		if h/s > g.goal {
-			verdict = "MISSED"
-		}
-		fmt.Fprintf(out, "%s, goal at N=%d: hier-go %.2fx star (goal <= %.1fx: %s); flat-go %.2fx\n", metric, g.n, h/s, g.goal, verdict, flat[g.n]/s)
 	}
 }
 
@@ -497,6 +506,30 @@ func loadavg() string {
 
 // ---- the simulator ---------------------------------------------------------
 
+// simGoal is issue 27's validation goal: a prediction within 25 % of the
+// measured point.
+const simGoal = 0.25
+
+// missCause says what a missed row is made of, as far as this host's
+// traces tell (docs/benchmarks.md#hierarchical-bootstrap): at a few
+// milliseconds one scheduling delay of the loaded host is a quarter of the
+// time; otherwise the cost the model lacks or overcharges for that shape.
+func missCause(p bootsim.Point, e float64) string {
+	switch {
+	case p.Seconds < 0.015:
+		return fmt.Sprintf("%.1f ms in all, a few scheduling delays of this host", p.Seconds*1e3)
+	case p.Algo == bootsim.Star && e < 0:
+		return "its root sends every rank the whole table of N records, and the host fit has no per-record cost"
+	case p.Algo == bootsim.Hier && e < 0:
+		return "a hop that must wake a sleeping rank waits longer than the per-busy-rank cost fitted on the flat ring says"
+	case p.Algo == bootsim.Flat && e > 0:
+		return "the per-busy-rank cost fitted across sizes overcharges the longest ring, whose ranks are never all asleep"
+	case e < 0:
+		return "the row spends time the model has no cost for"
+	}
+	return "the model charges a cost this row does not pay in full"
+}
+
 // interNodeHop is a message's latency between nodes (about 15 us over EFA,
 // docs/sources.md#ref-scale).
 const interNodeHop = 15e-6
@@ -532,9 +565,12 @@ func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error)
 			train = append(train, p)
 		}
 	}
-	// boot: the address all-gather, then the 112-byte peer records', then
-	// the extended framing's RING_DONE / COMPLETE round through the root
-	base := bootsim.Params{Gathers: 2, Final: true}
+	// boot: the address all-gather, then the 112-byte peer records'. The
+	// worlds run the default framing (NRTABI_BOOTSTRAP_FRAMING unset), which has no
+	// RING_DONE / COMPLETE round through the root; the ranks' own connect
+	// delays (flat: rank ms past 128; hierarchical: rank/7000 s past 256,
+	// docs/bootstrap-hierarchy.md#stagger) are known, not fitted.
+	base := bootsim.Params{Gathers: 2, RankDelay: true}
 	held, err := bootsim.Fit(base, train)
 	if err != nil {
 		fmt.Fprintf(out, "simulator: not fitted: %v\n", err)
@@ -570,6 +606,14 @@ func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error)
 		if p.Algo == bootsim.Hier {
 			mark = "  (held out of A)"
 		}
+		// A row outside the goal is named, on the fit that counts for it:
+		// A for the rows it did not see, B for the rest.
+		if e := eb; math.Abs(e) > simGoal || p.Algo == bootsim.Hier && math.Abs(ea) > simGoal {
+			if p.Algo == bootsim.Hier && math.Abs(ea) > simGoal {
+				e = ea
+			}
+			mark += fmt.Sprintf("  MISSED (%+.0f%%: %s)", e*100, missCause(p, e))
+		}
 		fmt.Fprintf(out, "%8s %5d %4d %12.2f %12.2f %+8.1f%% %12.2f %+8.1f%%%s\n", p.Algo.String(), p.N, p.L, p.Seconds*1e3, ra.Seconds*1e3, ea*100, rb.Seconds*1e3, eb*100, mark)
 	}
 	fmt.Fprintf(out, "largest error: B %.1f%% over every row; A %.1f%% on the held-out hierarchical rows (goal within 25%%)\n", res.maxErr*100, res.maxHeld*100)
@@ -582,6 +626,10 @@ func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error)
 	scale.Record = scaleRecord
 	scale.Backlog = int(abi.BootstrapListenBacklog)
 	scale.Retry = 1 // the first SYN retransmit (Linux)
+	// The columns are the root's accept scenarios (a burst, NCCL's rate);
+	// the flat path's own 2.9.9 stagger (1 ms per rank: 100 s at 100k) is
+	// left out of them.
+	scale.RankDelay = false
 	res.scale = scale
 	fmt.Fprintf(out, "\npast one host (B's accept and fixed costs; a hop of %.1f us: B's per-message CPU on a core of its own + %.0f us between nodes; 112-B records at 10 Gb/s; listen backlog %d = BOOTSTRAP_LISTEN_BACKLOG, SYN retry 1 s doubling; L = %s; hier/R: one root per %d ranks, which nrtabi does not implement):\n",
 		scale.Hop*1e6, interNodeHop*1e6, scale.Backlog, policyText(o.perInstance), ranksPerRoot)

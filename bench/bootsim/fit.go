@@ -27,16 +27,48 @@ var fitted = []struct {
 }
 
 // Fit estimates Fixed, Accept, Hop and HopPerActive from the points (the rest
-// of base is kept) by least squares on the relative error: with no backlog,
-// stagger or skew a prediction is linear in those four costs, so each
-// point's regressors are the predictions with one cost set to 1. A cost the
-// unconstrained fit makes negative is pinned to 0 and the rest refitted.
-// Fit uses only the points it is given: the caller holds out the ones it
-// validates against.
+// of base is kept) by least squares on the relative error. With no backlog,
+// stagger or skew a prediction is linear in those four costs except where
+// the ranks' own connect delays (RankDelay) meet the root's accepts: the
+// root's gather ends at max over r of (arrival r + (n - r) Accept), linear
+// in pieces. So the fit is Gauss-Newton: each round linearises every
+// prediction at the current costs (a cost's regressor is the prediction's
+// slope in it, exact within a piece) and solves the linear problem; with
+// no RankDelay the first round is exact. A cost the fit makes negative is
+// pinned to 0 and the rest refitted. Fit uses only the points it is given:
+// the caller holds out the ones it validates against.
 func Fit(base Params, pts []Point) (Params, error) {
 	if base.Backlog != 0 || base.Stagger != 0 || base.Skew != 0 {
-		return Params{}, errors.New("bootsim: fit with no backlog, stagger or skew (the prediction is then linear in the costs)")
+		return Params{}, errors.New("bootsim: fit with no backlog, stagger or skew (the prediction is then linear in the costs, in pieces)")
 	}
+	cur := base
+	for _, f := range fitted {
+		f.set(&cur, 0)
+	}
+	const rounds = 50
+	for round := 0; round < rounds; round++ {
+		next, err := fitRound(cur, pts)
+		if err != nil {
+			return Params{}, err
+		}
+		same := true
+		for _, f := range fitted {
+			a, b := f.get(cur), f.get(next)
+			if math.Abs(a-b) > 1e-9*max(math.Abs(a), math.Abs(b), 1e-9) {
+				same = false
+			}
+		}
+		cur = next
+		if same {
+			break
+		}
+	}
+	return cur, nil
+}
+
+// fitRound is one Gauss-Newton round about cur: the fitted costs that
+// minimise the linearised relative error, each >= 0.
+func fitRound(cur Params, pts []Point) (Params, error) {
 	free := []int{0, 1, 2, 3}
 	for len(free) > 0 {
 		if len(pts) < len(free) {
@@ -48,24 +80,34 @@ func Fit(base Params, pts []Point) (Params, error) {
 			if pt.Seconds <= 0 {
 				return Params{}, fmt.Errorf("bootsim: a measured %v point of %d ranks took %v s", pt.Algo, pt.N, pt.Seconds)
 			}
-			// the base part (Record, Reply, ...) with every fitted cost at 0
-			p0 := base
-			for _, f := range fitted {
-				f.set(&p0, 0)
-			}
-			r0, err := Simulate(pt.Algo, pt.N, pt.L, p0)
+			r0, err := Simulate(pt.Algo, pt.N, pt.L, cur)
 			if err != nil {
 				return Params{}, err
 			}
-			y[i] = (pt.Seconds - r0.Seconds) / pt.Seconds
+			// prediction ~ r0 + sum_k slope_k (theta_k - cur_k)
+			lin := r0.Seconds
+			var slopes []float64
 			for _, k := range free {
-				pk := p0
-				fitted[k].set(&pk, 1)
-				rk, err := Simulate(pt.Algo, pt.N, pt.L, pk)
+				slope, err := slopeOf(pt, cur, k)
 				if err != nil {
 					return Params{}, err
 				}
-				x[i] = append(x[i], (rk.Seconds-r0.Seconds)/pt.Seconds)
+				lin -= slope * fitted[k].get(cur)
+				slopes = append(slopes, slope)
+			}
+			// costs outside free are pinned to 0 in this solve
+			for k := range fitted {
+				if !contains(free, k) {
+					slope, err := slopeOf(pt, cur, k)
+					if err != nil {
+						return Params{}, err
+					}
+					lin -= slope * fitted[k].get(cur)
+				}
+			}
+			y[i] = (pt.Seconds - lin) / pt.Seconds
+			for _, sl := range slopes {
+				x[i] = append(x[i], sl/pt.Seconds)
 			}
 		}
 		theta, err := leastSquares(x, y)
@@ -79,11 +121,11 @@ func Fit(base Params, pts []Point) (Params, error) {
 			}
 		}
 		if neg < 0 {
-			out := base
+			out := cur
 			for j, k := range free {
 				fitted[k].set(&out, theta[j])
 			}
-			for _, k := range []int{0, 1, 2, 3} {
+			for k := range fitted {
 				if !contains(free, k) {
 					fitted[k].set(&out, 0)
 				}
@@ -93,6 +135,26 @@ func Fit(base Params, pts []Point) (Params, error) {
 		free = append(free[:neg:neg], free[neg+1:]...)
 	}
 	return Params{}, errors.New("bootsim: no non-negative fit")
+}
+
+// slopeStep is the finite difference a slope is taken over (1 us: far
+// below any cost, far above rounding at these magnitudes).
+const slopeStep = 1e-6
+
+// slopeOf is d prediction / d cost k at p, taken forward (the piece the
+// cost grows into).
+func slopeOf(pt Point, p Params, k int) (float64, error) {
+	r0, err := Simulate(pt.Algo, pt.N, pt.L, p)
+	if err != nil {
+		return 0, err
+	}
+	pk := p
+	fitted[k].set(&pk, fitted[k].get(p)+slopeStep)
+	r1, err := Simulate(pt.Algo, pt.N, pt.L, pk)
+	if err != nil {
+		return 0, err
+	}
+	return (r1.Seconds - r0.Seconds) / slopeStep, nil
 }
 
 func contains(v []int, x int) bool {

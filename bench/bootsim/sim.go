@@ -17,8 +17,8 @@
 // message share its cores: a step takes about m times a message's CPU over
 // the cores; past one host the term is 0), plus Record per record the
 // message carries. The busy ranks of a step: all N in the flat ring and in
-// the intra rings (every instance at once), the H leaders on the inter
-// ring, one rank per instance going down.
+// every hierarchical phase (the instances' phases overlap on one host; see
+// hierGather).
 package bootsim
 
 import (
@@ -64,6 +64,29 @@ type Params struct {
 	Backlog      int     // listen backlog (BOOTSTRAP_LISTEN_BACKLOG); 0: unbounded
 	Retry        float64 // first SYN retransmit delay after a drop; doubles per retry
 	Roots        int     // roots sharing the ranks evenly, each its own listener and thread (NCCL 2.23's several unique ids); 0 or 1: one
+	RankDelay    bool    // each rank waits before its root connect as nrtabi's ranks do (ConnectDelay): a known delay, not a fitted cost
+}
+
+// The connect staggers nrtabi's ranks apply themselves (docs/bootstrap-
+// hierarchy.md#stagger), restated from the spec so the simulator has no
+// generated import; TestConnectDelayMatchesSpec holds them equal.
+const (
+	delayConnectRanks = 128  // BOOTSTRAP_DELAY_CONNECT_RANKS: flat, upstream 2.9.9
+	hierStaggerAbove  = 256  // BOOTSTRAP_HIER_STAGGER_THRESHOLD: hierarchical, upstream 2.23
+	hierStaggerRate   = 7000 // BOOTSTRAP_HIER_STAGGER_RATE, connects per second
+)
+
+// ConnectDelay is how long rank r of n waits before it connects to the
+// root: flat, 1 ms per rank past 128 ranks; hierarchical, r/7000 s past 256
+// (flat when n <= l, as the dispatch); the star not at all.
+func ConnectDelay(a Algo, n, l, r int) float64 {
+	switch {
+	case a == Hier && n > l && n > hierStaggerAbove:
+		return float64(r) / hierStaggerRate
+	case (a == Flat || a == Hier && n <= l) && n > delayConnectRanks:
+		return float64(r) * 1e-3
+	}
+	return 0
 }
 
 // Result is one prediction.
@@ -111,7 +134,11 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	if p.Roots > 1 {
 		per = (n + p.Roots - 1) / p.Roots
 	}
-	accepted, drops := rootGather(per, p)
+	var delay func(r int) float64
+	if p.RankDelay {
+		delay = func(r int) float64 { return ConnectDelay(a, n, l, r) }
+	}
+	accepted, drops := rootGather(per, p, delay)
 	res.Drops = drops
 	res.Gathered = accepted
 	hop := func(active int) float64 { return p.Hop + p.HopPerActive*float64(active) }
@@ -165,14 +192,23 @@ func hierGather(t []float64, n, l int, hop func(active int) float64, record floa
 		k := size(j)
 		intra[j] = ring(t[j*l:j*l+k], k-1, hop(n)+record)
 	}
+	// Every hop is charged all n ranks busy, not only the H leaders: on one
+	// host the instances' phases overlap (an instance whose block came down
+	// starts the next all-gather's intra ring while others are still on
+	// the inter ring or going down), so a leader's message waits behind
+	// them. Measured (docs/benchmarks.md#hierarchical-bootstrap, a trace of
+	// N = 256, L = 16): inter and down hops took 1-2.5 ms, as long as an
+	// intra hop with all 256 busy. Past one host HopPerActive is 0 and the
+	// charge is moot.
+	busy := n
 	// a block of instance j carries size(j) records: the longest is l
-	inter := ring(intra, h-1, hop(h)+record*float64(l))
+	inter := ring(intra, h-1, hop(busy)+record*float64(l))
 	out := make([]float64, n)
 	for j := 0; j < h; j++ {
 		k := size(j)
 		// the leader's block of n - k records, hop by hop down the intra ring
 		for x := 0; x < k; x++ {
-			out[j*l+x] = inter + float64(x)*(hop(h)+record*float64(n-k))
+			out[j*l+x] = inter + float64(x)*(hop(busy)+record*float64(n-k))
 		}
 	}
 	return out
@@ -252,7 +288,7 @@ func (e *retries) Pop() any {
 // then first connects, then retries): the first connects, already in time
 // order (rank r starts at its share of the skew, no earlier than its
 // stagger slot); retries, in a heap; the one accept in progress.
-func rootGather(n int, p Params) (float64, int) {
+func rootGather(n int, p Params, delay func(r int) float64) (float64, int) {
 	arrival := func(r int) float64 {
 		t := 0.0
 		if n > 1 {
@@ -260,6 +296,10 @@ func rootGather(n int, p Params) (float64, int) {
 		}
 		if p.Stagger > 0 {
 			t = max(t, float64(r)/p.Stagger)
+		}
+		if delay != nil {
+			// a rank's own wait counts from its start (the skew)
+			t += delay(r)
 		}
 		return t
 	}

@@ -119,6 +119,8 @@ const (
 	BootstrapSockTimeoutDefault   = r.BootstrapSockTimeoutDefault
 	EnvBootstrapPerInstance       = r.EnvBootstrapPerInstance
 	BootstrapPerInstanceMax       = r.BootstrapPerInstanceMax
+	BootstrapHierStaggerThreshold = r.BootstrapHierStaggerThreshold
+	BootstrapHierStaggerRate      = r.BootstrapHierStaggerRate
 	BootstrapChannelInterRing     = r.BootstrapChannelInterRing
 	EncRgSendrecvRank             = r.EncRgSendrecvRank
 	EncUIDHint                    = r.EncUIDHint

@@ -144,12 +144,25 @@ NRT_STATUS nccom_fill_info(const struct nccom_bootstrap *b, const nccom_addr *me
 	return global ? nccom_git_hash(&info->nccl_nrt_git_hash) : NRT_SUCCESS;
 }
 
-/* INFO_TO_ROOT, then INFO_FROM_ROOT on the same fd, then close (docs/sources.md#s001-3). */
-NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root, const void *rec, int size, void *reply, int reply_size)
+/* How long a rank waits before it connects to the root, so that a large
+ * world's connects do not all reach the root at once. Flat: upstream
+ * 2.9.9's rank ms over BOOTSTRAP_DELAY_CONNECT_RANKS ranks. Hierarchical
+ * (not in 2.9.9): the stagger of the upstream that serves large worlds,
+ * rank/BOOTSTRAP_HIER_STAGGER_RATE s past BOOTSTRAP_HIER_STAGGER_THRESHOLD
+ * ranks (docs/bootstrap-hierarchy.md#stagger); the Go side's connectDelay. */
+long long nccom_connect_delay_ns(bool hier, int rank, int nranks)
 {
-	if (b->st.nranks > BOOTSTRAP_DELAY_CONNECT_RANKS) {
-		/* Upstream: spread the ranks' connects so the root is not flooded. */
-		struct timespec d = {b->st.rank / 1000, (long)(b->st.rank % 1000) * 1000000L};
+	if (hier)
+		return nranks > BOOTSTRAP_HIER_STAGGER_THRESHOLD ? (long long)rank * 1000000000LL / BOOTSTRAP_HIER_STAGGER_RATE : 0;
+	return nranks > BOOTSTRAP_DELAY_CONNECT_RANKS ? (long long)rank * 1000000LL : 0;
+}
+
+/* INFO_TO_ROOT, then INFO_FROM_ROOT on the same fd, then close (docs/sources.md#s001-3). */
+NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root, bool hier, const void *rec, int size, void *reply, int reply_size)
+{
+	long long ns = nccom_connect_delay_ns(hier, b->st.rank, b->st.nranks);
+	if (ns > 0) {
+		struct timespec d = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
 		nanosleep(&d, NULL);
 	}
 	char where[96], text[80];
@@ -176,7 +189,7 @@ static NRT_STATUS exchange_with_root(struct nccom_bootstrap *b, const nccom_addr
 	NRT_STATUS rc = nccom_fill_info(b, me, global, &info);
 	if (rc != NRT_SUCCESS)
 		return rc;
-	return nccom_root_exchange(b, root, &info, global ? (int)sizeof info : (int)sizeof info.info, reply, (int)sizeof *reply);
+	return nccom_root_exchange(b, root, false, &info, global ? (int)sizeof info : (int)sizeof info.info, reply, (int)sizeof *reply);
 }
 
 /* bootstrapInitFlat: the root exchange, then the ring (connect the

@@ -116,7 +116,7 @@ NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, co
 		rec.instance = (uint32_t)((h + 1) % H);
 	struct bootstrap_root_reply_hier reply;
 	memset(&reply, 0, sizeof reply);
-	if ((rc = nccom_root_exchange(b, root, &rec, (int)sizeof rec, &reply, (int)sizeof reply)) != NRT_SUCCESS)
+	if ((rc = nccom_root_exchange(b, root, true, &rec, (int)sizeof rec, &reply, (int)sizeof reply)) != NRT_SUCCESS)
 		return rc;
 	if (reply.instance != (uint32_t)h || reply.ninstances != (uint32_t)H || reply.local_rank != (uint32_t)(rank % L) ||
 	    reply.local_n != (uint32_t)ln) {

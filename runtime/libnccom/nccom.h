@@ -192,7 +192,8 @@ void nccom_bootstrap_close(struct nccom_bootstrap *b);
 NRT_STATUS nccom_fill_info(const struct nccom_bootstrap *b, const nccom_addr *me, bool global, struct extInfoGlobal *info);
 /* INFO_TO_ROOT of size bytes, INFO_FROM_ROOT of exactly reply_size; the
  * root link is kept in b->root_fd in the extended framing. */
-NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root, const void *rec, int size, void *reply, int reply_size);
+NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root, bool hier, const void *rec, int size, void *reply, int reply_size);
+long long nccom_connect_delay_ns(bool hier, int rank, int nranks);
 
 /* ---- hier_rank.c: bootstrapInitWithHierarchy --------------------------------- */
 /* INFO_TO_ROOT (extInfoHier), INFO_FROM_ROOT (bootstrap_root_reply_hier), the

@@ -166,6 +166,8 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define BOOTSTRAP_SOCK_TIMEOUT_DEFAULT 30 /* INFERRED */
 #define ENV_BOOTSTRAP_PER_INSTANCE "NRTABI_BOOTSTRAP_PER_INSTANCE" /* INFERRED */
 #define BOOTSTRAP_PER_INSTANCE_MAX 65536 /* INFERRED */
+#define BOOTSTRAP_HIER_STAGGER_THRESHOLD 256 /* INFERRED */
+#define BOOTSTRAP_HIER_STAGGER_RATE 7000 /* INFERRED */
 #define BOOTSTRAP_CHANNEL_INTER_RING 4U /* INFERRED */
 #define ENC_RG_SENDRECV_RANK -1 /* HIGH */
 #define ENC_UID_HINT "nccl init comm" /* HIGH */
@@ -444,10 +446,10 @@ struct extInfoHier {
 	uint32_t per_instance; /* +56 INFERRED */
 	uint32_t instance; /* +60 INFERRED */
 };
-_Static_assert(sizeof(struct extInfoHier) == 64, "extInfoHier: spec size 64 (bootstrap_wire.toml:445)");
-_Static_assert(offsetof(struct extInfoHier, info) == 0, "extInfoHier.info: spec offset 0 (bootstrap_wire.toml:453)");
-_Static_assert(offsetof(struct extInfoHier, per_instance) == 56, "extInfoHier.per_instance: spec offset 56 (bootstrap_wire.toml:460)");
-_Static_assert(offsetof(struct extInfoHier, instance) == 60, "extInfoHier.instance: spec offset 60 (bootstrap_wire.toml:467)");
+_Static_assert(sizeof(struct extInfoHier) == 64, "extInfoHier: spec size 64 (bootstrap_wire.toml:461)");
+_Static_assert(offsetof(struct extInfoHier, info) == 0, "extInfoHier.info: spec offset 0 (bootstrap_wire.toml:469)");
+_Static_assert(offsetof(struct extInfoHier, per_instance) == 56, "extInfoHier.per_instance: spec offset 56 (bootstrap_wire.toml:476)");
+_Static_assert(offsetof(struct extInfoHier, instance) == 60, "extInfoHier.instance: spec offset 60 (bootstrap_wire.toml:483)");
 
 /*
  * bootstrap_root_reply_hier: 96 bytes, INFERRED (docs/sources.md#s001-3 (the flat reply: cluster_id, epoch, the ring neighbour) extended by docs/bootstrap-hierarchy.md; the hierarchical root's reply is not traced).
@@ -466,15 +468,15 @@ struct bootstrap_root_reply_hier {
 	uint32_t local_n; /* +88 INFERRED */
 	unsigned char nrtabi_opaque_92[4]; /* +92..96 opaque */
 };
-_Static_assert(sizeof(struct bootstrap_root_reply_hier) == 96, "bootstrap_root_reply_hier: spec size 96 (bootstrap_wire.toml:474)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, cluster_id) == 0, "bootstrap_root_reply_hier.cluster_id: spec offset 0 (bootstrap_wire.toml:482)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, epoch) == 8, "bootstrap_root_reply_hier.epoch: spec offset 8 (bootstrap_wire.toml:489)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, intra_next) == 16, "bootstrap_root_reply_hier.intra_next: spec offset 16 (bootstrap_wire.toml:496)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, inter_next) == 48, "bootstrap_root_reply_hier.inter_next: spec offset 48 (bootstrap_wire.toml:509)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, instance) == 76, "bootstrap_root_reply_hier.instance: spec offset 76 (bootstrap_wire.toml:516)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, ninstances) == 80, "bootstrap_root_reply_hier.ninstances: spec offset 80 (bootstrap_wire.toml:523)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_rank) == 84, "bootstrap_root_reply_hier.local_rank: spec offset 84 (bootstrap_wire.toml:530)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_n) == 88, "bootstrap_root_reply_hier.local_n: spec offset 88 (bootstrap_wire.toml:537)");
+_Static_assert(sizeof(struct bootstrap_root_reply_hier) == 96, "bootstrap_root_reply_hier: spec size 96 (bootstrap_wire.toml:490)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, cluster_id) == 0, "bootstrap_root_reply_hier.cluster_id: spec offset 0 (bootstrap_wire.toml:498)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, epoch) == 8, "bootstrap_root_reply_hier.epoch: spec offset 8 (bootstrap_wire.toml:505)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, intra_next) == 16, "bootstrap_root_reply_hier.intra_next: spec offset 16 (bootstrap_wire.toml:512)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, inter_next) == 48, "bootstrap_root_reply_hier.inter_next: spec offset 48 (bootstrap_wire.toml:525)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, instance) == 76, "bootstrap_root_reply_hier.instance: spec offset 76 (bootstrap_wire.toml:532)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, ninstances) == 80, "bootstrap_root_reply_hier.ninstances: spec offset 80 (bootstrap_wire.toml:539)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_rank) == 84, "bootstrap_root_reply_hier.local_rank: spec offset 84 (bootstrap_wire.toml:546)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_n) == 88, "bootstrap_root_reply_hier.local_n: spec offset 88 (bootstrap_wire.toml:553)");
 
 /*
  * ncclProxyState: 192 bytes, HIGH (facts ncclComm (proxyStateStream[3] @18384, stride 192); docs/sources.md#s001-2).

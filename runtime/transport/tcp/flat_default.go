@@ -15,9 +15,8 @@ import (
 // successor and accept the predecessor with nothing said on either; then
 // the ring all-gather of the listen addresses.
 func (e *Endpoint) handshakeDefault(global bool) error {
-	if e.size > int(abi.BootstrapDelayConnectRanks) {
-		// Upstream spreads the connects of a large world over rank ms.
-		if err := e.st.sleep(time.Duration(e.rank) * time.Millisecond); err != nil {
+	if d := e.connectDelay(); d > 0 {
+		if err := e.st.sleep(d); err != nil {
 			return e.errf("%w", err)
 		}
 	}
@@ -72,6 +71,29 @@ func (e *Endpoint) handshakeDefault(global bool) error {
 	}
 	e.renameRings()
 	return nil
+}
+
+// connectDelay is how long this rank waits before it connects to the root,
+// so that a large world's connects do not all reach the root at once. The
+// flat path is upstream 2.9.9's: over BOOTSTRAP_DELAY_CONNECT_RANKS ranks,
+// rank r waits r ms (rank 255 of 256 a quarter of a second, more than the
+// whole star bootstrap on one host). The hierarchical path, which upstream
+// 2.9.9 does not have, takes the stagger of the upstream that serves large
+// worlds (2.23 and later): only past BOOTSTRAP_HIER_STAGGER_THRESHOLD ranks
+// per root, at BOOTSTRAP_HIER_STAGGER_RATE connects per second
+// (docs/bootstrap-hierarchy.md#stagger).
+func (e *Endpoint) connectDelay() time.Duration {
+	return connectDelay(e.hier != nil, e.rank, e.size)
+}
+
+func connectDelay(hier bool, rank, nranks int) time.Duration {
+	switch {
+	case hier && nranks > int(abi.BootstrapHierStaggerThreshold):
+		return time.Duration(rank) * time.Second / time.Duration(abi.BootstrapHierStaggerRate)
+	case !hier && nranks > int(abi.BootstrapDelayConnectRanks):
+		return time.Duration(rank) * time.Millisecond
+	}
+	return 0
 }
 
 // wireRingDefault connects to the successor and accepts the predecessor:

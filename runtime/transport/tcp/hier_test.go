@@ -358,3 +358,39 @@ func FuzzRootRecord(f *testing.F) {
 		}
 	})
 }
+
+// TestConnectDelay holds the two staggers apart: the flat path keeps
+// upstream 2.9.9's rank ms over BOOTSTRAP_DELAY_CONNECT_RANKS ranks, the
+// hierarchical one waits rank/BOOTSTRAP_HIER_STAGGER_RATE s only past
+// BOOTSTRAP_HIER_STAGGER_THRESHOLD ranks (docs/bootstrap-hierarchy.md#stagger).
+func TestConnectDelay(t *testing.T) {
+	flatN := int(abi.BootstrapDelayConnectRanks)
+	hierN := int(abi.BootstrapHierStaggerThreshold)
+	rate := time.Duration(abi.BootstrapHierStaggerRate)
+	for _, c := range []struct {
+		hier    bool
+		rank, n int
+		want    time.Duration
+	}{
+		{false, 5, flatN, 0},
+		{false, 5, flatN + 1, 5 * time.Millisecond},
+		{false, 255, 256, 255 * time.Millisecond},
+		{true, 255, hierN, 0},
+		{true, 100, 200, 0},
+		{true, 0, hierN + 1, 0},
+		{true, hierN, hierN + 1, time.Duration(hierN) * time.Second / rate},
+		{true, 6999, 100000, 6999 * time.Second / rate},
+	} {
+		if got := connectDelay(c.hier, c.rank, c.n); got != c.want {
+			t.Errorf("connectDelay(hier %v, rank %d, nranks %d) = %v, want %v", c.hier, c.rank, c.n, got, c.want)
+		}
+	}
+	// The hierarchical stagger is never longer than the flat one.
+	for _, n := range []int{129, 256, 257, 1000, 65536} {
+		for _, r := range []int{0, 1, n / 2, n - 1} {
+			if h, f := connectDelay(true, r, n), connectDelay(false, r, n); h > f {
+				t.Errorf("rank %d of %d: hierarchical stagger %v > flat %v", r, n, h, f)
+			}
+		}
+	}
+}

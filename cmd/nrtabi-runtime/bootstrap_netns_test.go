@@ -27,15 +27,7 @@ func TestBootstrapAcrossThreeHosts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command("ip", "netns", "exec", h, bin, "bootstrap", "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(len(hosts)))
-			cmd.Env = append(os.Environ(), abi.EnvRootCommID+"="+rootID, abi.EnvSockTimeout+"="+strconv.Itoa(testTimeout))
-			var out, errw strings.Builder
-			cmd.Stdout, cmd.Stderr = &out, &errw
-			err := cmd.Run()
-			res[r] = procResult{stdout: out.String(), stderr: errw.String()}
-			if err != nil {
-				res[r].exit = cmd.ProcessState.ExitCode()
-			}
+			res[r] = runInNetns(h, rootID, bin, []string{"bootstrap", "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(len(hosts))})
 		}()
 	}
 	wg.Wait()
@@ -78,18 +70,12 @@ func TestBootstrapHierAcrossFourHosts(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					cmd := exec.Command("ip", "netns", "exec", hosts[r/l], bin, "bootstrap", "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(n), "--per-instance", strconv.Itoa(l))
-					cmd.Env = append(os.Environ(), abi.EnvRootCommID+"="+rootID, abi.EnvSockTimeout+"="+strconv.Itoa(testTimeout))
+					args := []string{"bootstrap", "--rank", strconv.Itoa(r), "--nranks", strconv.Itoa(n), "--per-instance", strconv.Itoa(l)}
+					var env []string
 					if ext {
-						cmd.Env = append(cmd.Env, tcp.EnvFraming+"=extended")
+						env = append(env, tcp.EnvFraming+"=extended")
 					}
-					var out, errw strings.Builder
-					cmd.Stdout, cmd.Stderr = &out, &errw
-					err := cmd.Run()
-					res[r] = procResult{stdout: out.String(), stderr: errw.String()}
-					if err != nil {
-						res[r].exit = cmd.ProcessState.ExitCode()
-					}
+					res[r] = runInNetns(hosts[r/l], rootID, bin, args, env...)
 				}()
 			}
 			wg.Wait()
@@ -111,4 +97,19 @@ func TestBootstrapHierAcrossFourHosts(t *testing.T) {
 			t.Logf("%d ranks on 4 hosts %v agree: table %s", n, addrs, first["table"])
 		})
 	}
+}
+
+// runInNetns runs one rank of nrtabi-runtime in network namespace host,
+// told the root's address and the test's socket timeout.
+func runInNetns(host, rootID, bin string, args []string, env ...string) procResult {
+	cmd := exec.Command("ip", append([]string{"netns", "exec", host, bin}, args...)...)
+	cmd.Env = append(append(os.Environ(), abi.EnvRootCommID+"="+rootID, abi.EnvSockTimeout+"="+strconv.Itoa(testTimeout)), env...)
+	var out, errw strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errw
+	err := cmd.Run()
+	res := procResult{stdout: out.String(), stderr: errw.String()}
+	if err != nil {
+		res.exit = cmd.ProcessState.ExitCode()
+	}
+	return res
 }

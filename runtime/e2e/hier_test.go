@@ -288,15 +288,7 @@ func TestHierarchicalWireBytes(t *testing.T) {
 	agree(t, runs)
 	sameTables(t, runs)
 
-	field := func(st, f string) int {
-		for _, x := range s.StructByName(st).Fields {
-			if x.Name == f {
-				return x.Offset
-			}
-		}
-		t.Fatalf("spec struct %s has no field %s", st, f)
-		return 0
-	}
+	field := fieldOffsets(t, s)
 	frame := s.StructByName("bootstrap_frame_size").Size
 	up, down := s.StructByName("extInfoHier").Size, s.StructByName("bootstrap_root_reply_hier").Size
 	addrSize := s.StructByName("nccl_socket_address_t").Size

@@ -21,6 +21,7 @@ import (
 	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
+	"github.com/nrtabi/nrtabi/spec"
 )
 
 // The boundary worlds: every rank a real process, C hosts linked against the
@@ -351,15 +352,7 @@ func TestDefaultWireBytes(t *testing.T) {
 	tap.close()
 	agree(t, runs)
 
-	field := func(st, f string) int {
-		for _, x := range s.StructByName(st).Fields {
-			if x.Name == f {
-				return x.Offset
-			}
-		}
-		t.Fatalf("spec struct %s has no field %s", st, f)
-		return 0
-	}
+	field := fieldOffsets(t, s)
 	frame := s.StructByName("bootstrap_frame_size").Size
 	up, down := s.StructByName("extInfoGlobal").Size, s.StructByName("bootstrap_root_reply").Size
 	sanity, _ := s.ConstantByName("BOOTSTRAP_SANITY").Int()
@@ -550,5 +543,21 @@ func TestExtendedFraming(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// fieldOffsets looks up a field's offset in the spec's struct, failing the
+// test when the spec has no such field (the wire tests read every offset
+// from the spec, never from a copy).
+func fieldOffsets(t *testing.T, s *spec.Spec) func(st, f string) int {
+	return func(st, f string) int {
+		t.Helper()
+		for _, x := range s.StructByName(st).Fields {
+			if x.Name == f {
+				return x.Offset
+			}
+		}
+		t.Fatalf("spec struct %s has no field %s", st, f)
+		return 0
 	}
 }

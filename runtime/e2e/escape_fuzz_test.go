@@ -2,97 +2,36 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/hostile"
-	"github.com/nrtabi/nrtabi/internal/proc"
-	"github.com/nrtabi/nrtabi/runtime/builder"
 )
 
 // The reference libnccom's escaper (nccom_escape, runtime/libnccom/log.c)
 // run in a C process (escapecheck.c, with ASan/UBSan when the compiler has
 // them) that answers one record at a time, so a fuzz target reaches it at
 // pipe speed.
-var (
-	escOnce sync.Once
-	escErr  error
-	escMu   sync.Mutex
-	escIn   io.Writer
-	escOut  *bufio.Reader
-)
-
-func startEscaper(t testing.TB) {
-	escOnce.Do(func() {
-		tr, err := builder.Open(abi.Release)
-		if err != nil {
-			escErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "nrtabi-escape-")
-		if err != nil {
-			escErr = err
-			return
-		}
-		bin := filepath.Join(dir, "escapecheck")
-		srcs := []string{filepath.Join(tr.Root, "runtime", "e2e", "testdata", "common", "escapecheck.c"),
-			filepath.Join(tr.LibnccomSourceDir(), "log.c")}
-		flags := []string{"-I" + tr.LibnccomSourceDir()}
-		if _, err := builder.SanitizerRuntime(t.Context()); err == nil {
-			flags = append(flags, "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined")
-		}
-		if escErr = tr.BuildProgram(t.Context(), bin, srcs, flags...); escErr != nil {
-			return
-		}
-		// It lives as long as the test process; its input closing ends it.
-		cmd := proc.Command(context.Background(), bin)
-		cmd.Env = append(os.Environ(), "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1")
-		cmd.Stderr = os.Stderr
-		var in io.WriteCloser
-		var out io.ReadCloser
-		if in, escErr = cmd.StdinPipe(); escErr != nil {
-			return
-		}
-		if out, escErr = cmd.StdoutPipe(); escErr != nil {
-			return
-		}
-		if escErr = cmd.Start(); escErr != nil {
-			return
-		}
-		escIn, escOut = in, bufio.NewReader(out)
-		go func() { _ = cmd.Wait(); os.RemoveAll(dir) }()
-	})
-	if escErr != nil {
-		t.Fatal(escErr)
-	}
-}
+var escaperDriver = &cDriver{name: "escapecheck", libnccom: []string{"log.c"}, stderr: os.Stderr}
 
 // cEscape is nccom_escape(data, len, buf, capacity) as the C library runs it.
 func cEscape(t testing.TB, data []byte, capacity uint32) string {
-	startEscaper(t)
-	escMu.Lock()
-	defer escMu.Unlock()
 	rec := binary.LittleEndian.AppendUint32(nil, capacity)
 	rec = binary.LittleEndian.AppendUint32(rec, uint32(len(data)))
-	if _, err := escIn.Write(append(rec, data...)); err != nil {
-		t.Fatalf("escapecheck: %v", err)
-	}
-	var n [4]byte
-	if _, err := io.ReadFull(escOut, n[:]); err != nil {
-		t.Fatalf("escapecheck died (a sanitizer report is on stderr): %v", err)
-	}
-	out := make([]byte, binary.LittleEndian.Uint32(n[:]))
-	if _, err := io.ReadFull(escOut, out); err != nil {
-		t.Fatalf("escapecheck: %v", err)
-	}
+	var out []byte
+	escaperDriver.call(t, append(rec, data...), func(r *bufio.Reader) error {
+		var n [4]byte
+		if _, err := io.ReadFull(r, n[:]); err != nil {
+			return err
+		}
+		out = make([]byte, binary.LittleEndian.Uint32(n[:]))
+		_, err := io.ReadFull(r, out)
+		return err
+	})
 	return string(out)
 }
 

@@ -2,92 +2,31 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"encoding/binary"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
-	"github.com/nrtabi/nrtabi/internal/proc"
-	"github.com/nrtabi/nrtabi/runtime/builder"
 )
 
 // The reference libnccom's reading of NRTABI_BOOTSTRAP_PER_INSTANCE
 // (nccom_per_instance, runtime/libnccom/hier.c) run in a C process
 // (perinstancecheck.c, with ASan/UBSan when the compiler has them) that
 // answers one value at a time, as the escaper's fuzz target does.
-var (
-	perOnce sync.Once
-	perErr  error
-	perMu   sync.Mutex
-	perIn   io.Writer
-	perOut  *bufio.Reader
-)
-
-func startPerInstance(t testing.TB) {
-	perOnce.Do(func() {
-		tr, err := builder.Open("")
-		if err != nil {
-			perErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "nrtabi-perinstance-")
-		if err != nil {
-			perErr = err
-			return
-		}
-		bin := filepath.Join(dir, "perinstancecheck")
-		srcs := []string{filepath.Join(tr.Root, "runtime", "e2e", "testdata", "common", "perinstancecheck.c"),
-			filepath.Join(tr.LibnccomSourceDir(), "hier.c"), filepath.Join(tr.LibnccomSourceDir(), "log.c")}
-		flags := []string{"-I" + tr.LibnccomSourceDir()}
-		if _, err := builder.SanitizerRuntime(t.Context()); err == nil {
-			flags = append(flags, "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined")
-		}
-		if perErr = tr.BuildProgram(t.Context(), bin, srcs, flags...); perErr != nil {
-			return
-		}
-		// It lives as long as the test process; its input closing ends it.
-		cmd := proc.Command(context.Background(), bin)
-		cmd.Env = append(os.Environ(), "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1", "NRTABI_LOG_LEVEL=warn")
-		cmd.Stderr = io.Discard // one refusal line per bad value
-		var in io.WriteCloser
-		var out io.ReadCloser
-		if in, perErr = cmd.StdinPipe(); perErr != nil {
-			return
-		}
-		if out, perErr = cmd.StdoutPipe(); perErr != nil {
-			return
-		}
-		if perErr = cmd.Start(); perErr != nil {
-			return
-		}
-		perIn, perOut = in, bufio.NewReader(out)
-		go func() { _ = cmd.Wait(); os.RemoveAll(dir) }()
-	})
-	if perErr != nil {
-		t.Fatal(perErr)
-	}
-}
+var perInstanceDriver = &cDriver{name: "perinstancecheck", libnccom: []string{"hier.c", "log.c"},
+	env: []string{"NRTABI_LOG_LEVEL=warn"}, stderr: io.Discard} // one refusal line per bad value
 
 // cPerInstance is nccom_per_instance with the variable set to s ("" unset):
 // its status and L.
 func cPerInstance(t testing.TB, s string) (int32, int32) {
-	startPerInstance(t)
-	perMu.Lock()
-	defer perMu.Unlock()
-	rec := binary.LittleEndian.AppendUint32(nil, uint32(len(s)))
-	if _, err := perIn.Write(append(rec, s...)); err != nil {
-		t.Fatalf("perinstancecheck: %v", err)
-	}
 	var b [8]byte
-	if _, err := io.ReadFull(perOut, b[:]); err != nil {
-		t.Fatalf("perinstancecheck died (a sanitizer report is on its stderr): %v", err)
-	}
+	rec := binary.LittleEndian.AppendUint32(nil, uint32(len(s)))
+	perInstanceDriver.call(t, append(rec, s...), func(r *bufio.Reader) error {
+		_, err := io.ReadFull(r, b[:])
+		return err
+	})
 	return int32(binary.LittleEndian.Uint32(b[:])), int32(binary.LittleEndian.Uint32(b[4:]))
 }
 

@@ -12,19 +12,7 @@
 #include <unistd.h>
 
 #include "nccom.h"
-
-static int io_all(int fd, void *p, size_t n, int reading)
-{
-	char *c = p;
-	while (n > 0) {
-		ssize_t k = reading ? read(fd, c, n) : write(fd, c, n);
-		if (k <= 0)
-			return -1;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
+#include "pipeio.h"
 
 int main(void)
 {

@@ -19,12 +19,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/nrtabi/nrtabi/bench/benchenv"
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
@@ -70,7 +70,7 @@ func run(ctx context.Context, reps int, sizes []string) error {
 	}
 	timeout := "NEURON_CCOM_SOCK_TIMEOUT=30"
 	env := []string{"LD_LIBRARY_PATH=" + lib + ":" + ref, timeout, "NRTABI_LOG_LEVEL=error"}
-	fmt.Printf("nproc %s, %d runs per size (medians), %s\n", nproc(), reps, timeout)
+	fmt.Printf("nproc %s, %d runs per size (medians), %s\n", benchenv.NProc(), reps, timeout)
 	fmt.Printf("%5s %16s %16s %14s %14s %12s\n", "N", "boundary wall ms", "go-only wall ms", "boundary boot", "go-only boot", "wall ratio")
 	for _, s := range sizes {
 		n, err := strconv.Atoi(s)
@@ -107,7 +107,7 @@ func run(ctx context.Context, reps int, sizes []string) error {
 			gw = append(gw, ms64(time.Since(start)))
 			gb = append(gb, field(string(out), "boot_ms"))
 		}
-		fmt.Printf("%5d %16.1f %16.1f %14.1f %14.1f %12.2f\n", n, median(bw), median(gw), median(bb), median(gb), median(bw)/median(gw))
+		fmt.Printf("%5d %16.1f %16.1f %14.1f %14.1f %12.2f\n", n, benchenv.Median(bw), benchenv.Median(gw), benchenv.Median(bb), benchenv.Median(gb), benchenv.Median(bw)/benchenv.Median(gw))
 	}
 	return nil
 }
@@ -144,21 +144,4 @@ func field(out, key string) float64 {
 		}
 	}
 	return 0
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func nproc() string {
-	out, err := exec.Command("nproc").Output()
-	if err != nil {
-		return "?"
-	}
-	return strings.TrimSpace(string(out))
 }

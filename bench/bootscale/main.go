@@ -25,12 +25,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/nrtabi/nrtabi/bench/benchenv"
 	"github.com/nrtabi/nrtabi/bench/bootsim"
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/builder"
@@ -135,7 +135,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "%s, nproc %s, load %s, %d runs per size and variant (medians, interleaved), %s\n",
-		time.Now().UTC().Format(time.RFC3339), nproc(), loadavg(), o.reps, sockTimeout)
+		time.Now().UTC().Format(time.RFC3339), benchenv.NProc(), benchenv.LoadAvg(), o.reps, sockTimeout)
 	fmt.Fprintf(out, "L (ranks per instance) = %s\n", policyText(o.perInstance))
 	for _, v := range vs {
 		if v.skipped != "" {
@@ -172,8 +172,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 		for i, v := range vs {
 			if v.skipped == "" {
-				put(meds, v.name, n, median(boot[i]))
-				put(agreeMeds, v.name, n, median(agree[i]))
+				put(meds, v.name, n, benchenv.Median(boot[i]))
+				put(agreeMeds, v.name, n, benchenv.Median(agree[i]))
 				if v.lang == "go" {
 					pts = append(pts, bootsim.Point{Algo: v.algo, N: n, L: l, Seconds: meds[v.name][n] / 1000})
 				}
@@ -473,35 +473,6 @@ func lastLine(s string) string {
 		}
 		return r
 	}, s)
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func nproc() string {
-	out, err := exec.Command("nproc").Output()
-	if err != nil {
-		return "?"
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // ---- the simulator ---------------------------------------------------------

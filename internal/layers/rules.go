@@ -97,7 +97,7 @@ var rules = []rule{
 		may:   []string{"gen", "generated", "internal/cc", "internal/cfmt", "internal/cli", "internal/proc", "layoutcheck", "release", "runtime", "spec"},
 		tests: []string{"internal/netns", "internal/testbin"},
 		why:   "the runtime command and its demo sit on top of everything they run"},
-	{room: "bench", may: []string{"bench/bootsim", "gen", "generated", "internal/cc", "internal/cfmt", "runtime", "spec"},
+	{room: "bench", may: []string{"bench/benchenv", "bench/bootsim", "gen", "generated", "internal/cc", "internal/cfmt", "runtime", "spec"},
 		why: "benchmarks sit on top and build what they measure; bench/bootscale drives the simulator bench/bootsim with what it measured"},
 
 	// The manual's link test reads only files.

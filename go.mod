@@ -8,12 +8,12 @@ require (
 	github.com/go-delve/delve v1.27.2
 	github.com/klauspost/compress v1.18.0
 	golang.org/x/arch v0.33.0
+	golang.org/x/mod v0.42.0
 	golang.org/x/tools v0.52.0
 	honnef.co/go/tools v0.8.2
 )
 
 require (
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
-	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 )

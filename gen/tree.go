@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"bytes"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -135,19 +134,3 @@ func packageName(dir string) (string, error) {
 	return "", fmt.Errorf("no Go files in %s", dir)
 }
 
-// FindRoot walks up from dir to the directory whose go.mod declares Module.
-func FindRoot(dir string) (string, error) {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
-		if err == nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte("module "+Module+"\n")) {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no go.mod of module %s above %s: run from inside the nrtabi tree", Module, dir)
-		}
-	}
-}

@@ -70,9 +70,9 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	if dest == "" {
 		wd, err := os.Getwd()
 		if err == nil {
-			root, err = cli.CheckoutRoot(wd)
+			root, err = gen.FindRoot(wd)
 		}
-		var nc *cli.NotCheckoutError
+		var nc *gen.NotCheckoutError
 		if errors.As(err, &nc) {
 			return c.Usagef(errw, "%v; run it inside a checkout to write spec/%s there, or give -o DIR", err, *name)
 		}
@@ -147,7 +147,7 @@ func releaseNameProblem(name string) string {
 // checkout's spec/NAME to be generated and built.
 func printNext(out io.Writer, dest, root, base, name string) {
 	if root == "" {
-		if r, err := cli.CheckoutRoot(filepath.Dir(dest)); err == nil && filepath.Clean(dest) == filepath.Join(r, "spec", name) {
+		if r, err := gen.FindRoot(filepath.Dir(dest)); err == nil && filepath.Clean(dest) == filepath.Join(r, "spec", name) {
 			root = r
 		}
 	}

@@ -2,11 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/spectest"
@@ -96,64 +94,6 @@ func TestLocateChainDiffers(t *testing.T) {
 	if err != nil || s.Release.LibNCCOMNet.BuildID != "3415f096d479e7d7bef506bb68bc0fa7551a6500" {
 		t.Errorf("the child should inherit the checkout's parent: %v", err)
 	}
-}
-
-// TestCheckoutRoot: another module's go.mod is not a checkout (the walk
-// goes on up); a go.mod that is not a regular file is named, not waited on.
-func TestCheckoutRoot(t *testing.T) {
-	root := fakeCheckout(t)
-	inner := filepath.Join(root, "runtime", "deep")
-	if got, err := CheckoutRoot(inner); err != nil || got != root {
-		t.Errorf("CheckoutRoot(%s) = %q %v, want %s", inner, got, err, root)
-	}
-	if err := os.WriteFile(filepath.Join(inner, "go.mod"), []byte("module example.com/other\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := CheckoutRoot(inner); err != nil || got != root {
-		t.Errorf("under another module: %q %v, want %s", got, err, root)
-	}
-	out := t.TempDir()
-	var nc *NotCheckoutError
-	if _, err := CheckoutRoot(out); !errors.As(err, &nc) {
-		t.Errorf("outside a checkout: %v, want a NotCheckoutError", err)
-	}
-	fifo := filepath.Join(out, "fifo")
-	if err := os.Mkdir(fifo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(fifo, "go.mod"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := CheckoutRoot(fifo); err == nil || !strings.Contains(err.Error(), "go.mod") || errors.As(err, &nc) {
-		t.Errorf("FIFO go.mod: %v, want an error naming it", err)
-	}
-	for in, want := range map[string]string{
-		"module github.com/nrtabi/nrtabi\n":             "github.com/nrtabi/nrtabi",
-		"\n// x\nmodule \"github.com/nrtabi/nrtabi\"\n": "github.com/nrtabi/nrtabi",
-		"modulegithub.com/nrtabi/nrtabi\n":              "",
-		"go 1.24\nmodule github.com/nrtabi/nrtabi\n":    "",
-		"": "",
-	} {
-		if got := goModModule([]byte(in)); got != want {
-			t.Errorf("goModModule(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func FuzzGoModModule(f *testing.F) {
-	f.Add([]byte("module github.com/nrtabi/nrtabi\n"))
-	f.Add([]byte("// c\nmodule \"a b\" // x\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		// One line's path, never more: an invalid byte unquotes to U+FFFD
-		// (3 bytes), the only way the path outgrows its input.
-		m := goModModule(data)
-		if strings.ContainsAny(m, "\n") || len(m) > 3*len(data) {
-			t.Fatalf("%q from %d bytes", m, len(data))
-		}
-		if m == "github.com/nrtabi/nrtabi" && !bytes.Contains(data, []byte("github.com/nrtabi/nrtabi")) && !bytes.Contains(data, []byte(`\`)) {
-			t.Fatalf("this module's path from %q", data)
-		}
-	})
 }
 
 // TestLocateExtraFile: a checkout release with one more file than the

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/esc"
+	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/spec"
 	"github.com/nrtabi/nrtabi/spec/compiled"
 )
@@ -129,8 +130,8 @@ func checkoutRoot() (string, error) {
 	if err != nil {
 		return "", nil // no working directory: no checkout to look in
 	}
-	root, err := CheckoutRoot(wd)
-	var nc *NotCheckoutError
+	root, err := gen.FindRoot(wd)
+	var nc *gen.NotCheckoutError
 	if errors.As(err, &nc) {
 		return "", nil
 	}

@@ -133,4 +133,3 @@ func packageName(dir string) (string, error) {
 	}
 	return "", fmt.Errorf("no Go files in %s", dir)
 }
-

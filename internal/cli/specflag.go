@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/gen"
+	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/spec"
 	"github.com/nrtabi/nrtabi/spec/compiled"
 )

@@ -1,8 +1,11 @@
 package builder
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/nrtabi/nrtabi/gen"
 )
 
 func open(t *testing.T) *Tree {
@@ -90,7 +93,8 @@ func TestStubList(t *testing.T) {
 }
 
 func TestFindRoot(t *testing.T) {
-	if _, err := FindRoot(t.TempDir()); err == nil || !strings.Contains(err.Error(), "run from inside the nrtabi tree") {
-		t.Errorf("FindRoot outside the tree: %v", err)
+	var nc *gen.NotCheckoutError
+	if _, err := FindRoot(t.TempDir()); !errors.As(err, &nc) {
+		t.Errorf("FindRoot outside the tree: %v, want a gen.NotCheckoutError", err)
 	}
 }

@@ -632,6 +632,11 @@ func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error)
 	scale.Hop = host.Hop + host.HopPerActive*float64(runtime.NumCPU()) + interNodeHop
 	scale.HopPerActive = 0
 	scale.Record = scaleRecord
+	// The fitted table cost is this host's cores shared by the root's
+	// copies and N ranks reading N records each, a contention like
+	// HopPerActive's; past one host the table costs its bytes on the
+	// root's wire (Record).
+	scale.Table = 0
 	scale.Backlog = int(abi.BootstrapListenBacklog)
 	scale.Retry = 1 // the first SYN retransmit (Linux)
 	// The columns are the root's accept scenarios (a burst, NCCL's rate);
@@ -639,7 +644,7 @@ func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error)
 	// left out of them.
 	scale.RankDelay = false
 	res.scale = scale
-	fmt.Fprintf(out, "\npast one host (B's accept, fixed and star-table costs; a hop of %.1f us: B's per-message CPU on a core of its own + %.0f us between nodes; 112-B records at 10 Gb/s; listen backlog %d = BOOTSTRAP_LISTEN_BACKLOG, SYN retry 1 s doubling; L = %s; hier/R: one root per %d ranks, which nrtabi does not implement):\n",
+	fmt.Fprintf(out, "\npast one host (B's accept and fixed costs; the star's table at the wire's rate, not this host's contended table cost; a hop of %.1f us: B's per-message CPU on a core of its own + %.0f us between nodes; 112-B records at 10 Gb/s; listen backlog %d = BOOTSTRAP_LISTEN_BACKLOG, SYN retry 1 s doubling; L = %s; hier/R: one root per %d ranks, which nrtabi does not implement):\n",
 		scale.Hop*1e6, interNodeHop*1e6, scale.Backlog, policyText(o.perInstance), ranksPerRoot)
 	fmt.Fprintf(out, "%7s %5s | %8s %8s %8s %8s | %8s %8s %8s %8s | %s\n", "N", "L", "star", "flat", "hier", "hier/R", "star", "flat", "hier", "hier/R", "drops (burst, hier)")
 	fmt.Fprintf(out, "%7s %5s | %35s | %35s |\n", "", "", "all connect at once, s", "staggered 7000/s (NCCL), s")

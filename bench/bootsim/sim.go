@@ -56,7 +56,7 @@ type Params struct {
 	Hop          float64 // one ring message, send to receive
 	HopPerActive float64 // added to Hop per rank busy in the same step: ranks sharing one host's cores
 	Record       float64 // per record a message carries (the star's table, a hierarchical block): the wire
-	Table        float64 // the star root's serial work per record of the whole table it writes to each rank (N replies of N records: N*N*Table); fitted
+	Table        float64 // the star's CPU per record of the whole table sent to each rank (N replies of N records: N*N*Table), charged at the root; fitted. On one host the root's copies and the N ranks' reads share the cores and cannot be told apart; past one host set it 0 and let Record (the wire) carry the table
 	Gathers      int     // ring all-gathers after the replies (addresses, then the peer records)
 	PerNC        bool    // add the per-NC tree AND-reduce and hypercube broadcast hops
 	Final        bool    // flat and hier: nrtabi's final round, RING_DONE from every rank through the root (Accept each) before COMPLETE

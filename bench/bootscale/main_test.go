@@ -177,3 +177,28 @@ func FuzzSizes(f *testing.F) {
 		}
 	})
 }
+
+// TestWithinNoiseFloor: the absolute tolerance applies only below the noise
+// floor and only within 1.25 ms; above the floor a 30 % miss stays MISSED.
+func TestWithinNoiseFloor(t *testing.T) {
+	for _, c := range []struct {
+		sec, e float64
+		ok     bool
+		how    bool
+	}{
+		{0.100, 0.20, true, false},
+		{0.100, -0.30, false, false}, // above the floor: the 25 % alone
+		{0.006, 0.30, false, false},  // just above: 1.8 ms off is not forgiven
+		{0.004, 0.30, true, true},    // 1.2 ms off a 4 ms row: the tolerance, printed
+		{0.004, -0.40, false, false}, // 1.6 ms off: outside it
+		{0.0017, -0.70, true, true},
+	} {
+		ok, how := within(c.sec, c.e)
+		if ok != c.ok || (how != "") != c.how {
+			t.Errorf("within(%v s, %+.0f%%) = %v %q, want %v (printed %v)", c.sec, c.e*100, ok, how, c.ok, c.how)
+		}
+		if c.how && !strings.Contains(how, "%") {
+			t.Errorf("within(%v, %v): the tolerance grade hides the %% error: %q", c.sec, c.e, how)
+		}
+	}
+}

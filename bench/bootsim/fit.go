@@ -24,11 +24,17 @@ var fitted = []struct {
 	{"accept", func(p *Params, v float64) { p.Accept = v }, func(p Params) float64 { return p.Accept }},
 	{"hop", func(p *Params, v float64) { p.Hop = v }, func(p Params) float64 { return p.Hop }},
 	{"hop_per_active", func(p *Params, v float64) { p.HopPerActive = v }, func(p Params) float64 { return p.HopPerActive }},
+	// The star root's per-record table cost is N*N per world, so the star
+	// rows of several sizes tell it from Accept (N per world). Its
+	// per-message part is not fitted apart: one reply per rank at the root
+	// is once per rank, exactly as Accept, and the two are collinear on
+	// every row (docs/benchmarks.md#hierarchical-bootstrap).
+	{"table", func(p *Params, v float64) { p.Table = v }, func(p Params) float64 { return p.Table }},
 }
 
-// Fit estimates Fixed, Accept, Hop and HopPerActive from the points (the rest
+// Fit estimates Fixed, Accept, Hop, HopPerActive and Table from the points (the rest
 // of base is kept) by least squares on the relative error. With no backlog,
-// stagger or skew a prediction is linear in those four costs except where
+// stagger or skew a prediction is linear in those costs except where
 // the ranks' own connect delays (RankDelay) meet the root's accepts: the
 // root's gather ends at max over r of (arrival r + (n - r) Accept), linear
 // in pieces. So the fit is Gauss-Newton: each round linearises every
@@ -38,6 +44,16 @@ var fitted = []struct {
 // pinned to 0 and the rest refitted. Fit uses only the points it is given:
 // the caller holds out the ones it validates against.
 func Fit(base Params, pts []Point) (Params, error) {
+	all := make([]int, len(fitted))
+	for k := range all {
+		all[k] = k
+	}
+	return fitCosts(base, pts, all)
+}
+
+// fitCosts is Fit over the fitted costs whose indices are in use; the
+// others are pinned to 0 (a test fits without a term to see what it buys).
+func fitCosts(base Params, pts []Point, use []int) (Params, error) {
 	if base.Backlog != 0 || base.Stagger != 0 || base.Skew != 0 {
 		return Params{}, errors.New("bootsim: fit with no backlog, stagger or skew (the prediction is then linear in the costs, in pieces)")
 	}
@@ -47,7 +63,7 @@ func Fit(base Params, pts []Point) (Params, error) {
 	}
 	const rounds = 50
 	for round := 0; round < rounds; round++ {
-		next, err := fitRound(cur, pts)
+		next, err := fitRound(cur, pts, use)
 		if err != nil {
 			return Params{}, err
 		}
@@ -68,8 +84,8 @@ func Fit(base Params, pts []Point) (Params, error) {
 
 // fitRound is one Gauss-Newton round about cur: the fitted costs that
 // minimise the linearised relative error, each >= 0.
-func fitRound(cur Params, pts []Point) (Params, error) {
-	free := []int{0, 1, 2, 3}
+func fitRound(cur Params, pts []Point, use []int) (Params, error) {
+	free := append([]int(nil), use...)
 	for len(free) > 0 {
 		if len(pts) < len(free) {
 			return Params{}, fmt.Errorf("bootsim: %d points cannot fit %d costs", len(pts), len(free))

@@ -55,7 +55,8 @@ type Params struct {
 	Reply        float64 // the root's serial work per reply
 	Hop          float64 // one ring message, send to receive
 	HopPerActive float64 // added to Hop per rank busy in the same step: ranks sharing one host's cores
-	Record       float64 // per record a message carries (the star's table, a hierarchical block)
+	Record       float64 // per record a message carries (the star's table, a hierarchical block): the wire
+	Table        float64 // the star's CPU per record of the whole table sent to each rank (N replies of N records: N*N*Table), charged at the root; fitted. On one host the root's copies and the N ranks' reads share the cores and cannot be told apart; past one host set it 0 and let Record (the wire) carry the table
 	Gathers      int     // ring all-gathers after the replies (addresses, then the peer records)
 	PerNC        bool    // add the per-NC tree AND-reduce and hypercube broadcast hops
 	Final        bool    // flat and hier: nrtabi's final round, RING_DONE from every rank through the root (Accept each) before COMPLETE
@@ -148,7 +149,9 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	for r := range ready {
 		cost := p.Reply
 		if a == Star {
-			cost += p.Record * float64(n) // the whole table to every rank
+			// the whole table to every rank: its bytes on the wire and the
+			// root's own copy of them, serial at the one root thread
+			cost += (p.Record + p.Table) * float64(n)
 		}
 		ready[r] = accepted + float64(r%per+1)*cost + hop(1)
 	}

@@ -49,3 +49,26 @@ func TestRunLocalEndsWithContext(t *testing.T) {
 		t.Errorf("got %v\n%s", err, out.String())
 	}
 }
+
+// TestOneProcPerRank: GOMAXPROCS=1 only when the ranks outnumber the cores,
+// and never over the caller's own setting.
+func TestOneProcPerRank(t *testing.T) {
+	has := func(env []string, kv string) bool {
+		for _, e := range env {
+			if e == kv {
+				return true
+			}
+		}
+		return false
+	}
+	if got := oneProcPerRank([]string{"A=1"}, 64, 2); !has(got, "GOMAXPROCS=1") {
+		t.Errorf("64 ranks on 2 cores: %q, want GOMAXPROCS=1", got)
+	}
+	if got := oneProcPerRank([]string{"A=1"}, 2, 2); has(got, "GOMAXPROCS=1") {
+		t.Errorf("2 ranks on 2 cores: %q, want no GOMAXPROCS", got)
+	}
+	got := oneProcPerRank([]string{"GOMAXPROCS=4"}, 64, 2)
+	if has(got, "GOMAXPROCS=1") || !has(got, "GOMAXPROCS=4") {
+		t.Errorf("the caller's GOMAXPROCS=4: %q, want it kept alone", got)
+	}
+}

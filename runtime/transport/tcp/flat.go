@@ -158,11 +158,18 @@ func (e *Endpoint) handshake(global bool) error {
 	}
 }
 
-// record is the INFO_TO_ROOT payload: extInfo, and on a global init the
-// 16-byte git-hash tag after it.
 // dialRoot connects to the root and builds this rank's INFO_TO_ROOT record,
 // the opening both framings share; the caller closes the link.
+//
+// Both framings wait the connect stagger first, as the C side's
+// nccom_root_exchange does for both (docs/bootstrap-hierarchy.md#stagger):
+// the stagger is the root's accept load, which the framing does not change.
 func (e *Endpoint) dialRoot(global bool) (*link, []byte, error) {
+	if d := e.connectDelay(); d > 0 {
+		if err := e.st.sleep(d); err != nil {
+			return nil, nil, err
+		}
+	}
 	rl, err := dial(e.root.String(), "the root "+e.root.String(), e.n.cfg.Timeout, e.st)
 	if err != nil {
 		return nil, nil, err
@@ -176,6 +183,8 @@ func (e *Endpoint) dialRoot(global bool) (*link, []byte, error) {
 	return rl, rec, nil
 }
 
+// record is the INFO_TO_ROOT payload: extInfo, and on a global init the
+// 16-byte git-hash tag after it.
 func (e *Endpoint) record(global bool) ([]byte, error) {
 	info := abi.ExtInfo{Sanity: abi.BootstrapSanity, Rank: int32(e.rank), Nranks: int32(e.size), ExtAddressListen: EncodeAddr(e.me)}
 	if !global {

@@ -15,11 +15,6 @@ import (
 // successor and accept the predecessor with nothing said on either; then
 // the ring all-gather of the listen addresses.
 func (e *Endpoint) handshakeDefault(global bool) error {
-	if d := e.connectDelay(); d > 0 {
-		if err := e.st.sleep(d); err != nil {
-			return e.errf("%w", err)
-		}
-	}
 	rl, rec, err := e.dialRoot(global)
 	if err != nil {
 		return e.errf("%w", err)

@@ -2,6 +2,7 @@ package tcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"net"
@@ -393,4 +394,41 @@ func TestConnectDelay(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestConnectDelayBothFramings: a rank of a large world waits its connect
+// stagger before it reaches the root in either framing, as the C side does
+// in both (docs/bootstrap-hierarchy.md#stagger). Before the stagger moved
+// into dialRoot the extended rank connected at once.
+func TestConnectDelayBothFramings(t *testing.T) {
+	const rank, n = 100, int(abi.BootstrapDelayConnectRanks) + 1 // flat: rank ms
+	want := connectDelay(false, rank, n)
+	if want < 50*time.Millisecond {
+		t.Fatalf("connectDelay(flat, %d, %d) = %v: too short to measure", rank, n, want)
+	}
+	bothFramings(t, func(t *testing.T, mk func() *Net) {
+		root, accepted := silentRoot(t)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		start := time.Now()
+		done := make(chan error, 1)
+		go func() {
+			_, err := mk().InitFlat(ctx, root, rank, n, false)
+			done <- err
+		}()
+		select {
+		case <-accepted:
+		case err := <-done:
+			t.Fatalf("the rank ended before it reached the root: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the rank never reached the root")
+		}
+		if got := time.Since(start); got < want*9/10 {
+			t.Errorf("rank %d of %d reached the root after %v, before its stagger of %v", rank, n, got, want)
+		}
+		cancel()
+		if err := <-done; err == nil {
+			t.Error("the rank succeeded against a silent root")
+		}
+	})
 }

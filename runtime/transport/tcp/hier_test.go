@@ -22,25 +22,16 @@ func hierWorld(t testing.TB, extended bool, nranks, rootL int, rankL func(int) i
 	timeout := 5 * time.Second
 	rn := NewNet(Config{Timeout: timeout, IfName: "lo", Logger: quietLog, Extended: extended, PerInstance: rootL})
 	root := loopRoot(t, rn, nranks, true)
-	eps := make([]*Endpoint, nranks)
-	errs := make([]error, nranks)
-	var wg sync.WaitGroup
-	for r := range nranks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := Config{Timeout: timeout, IfName: "lo", Logger: quietLog, Extended: extended, PerInstance: rankL(r)}
-			if cfg != nil {
-				cfg(r, &c)
-			}
-			eps[r], errs[r] = NewNet(c).InitFlat(t.Context(), root.Addr(), r, nranks, true)
-		}()
+	all := make([]int, nranks)
+	for r := range all {
+		all[r] = r
 	}
-	wg.Wait()
-	t.Cleanup(func() {
-		for _, e := range eps {
-			e.Close()
+	eps, errs := startRanks(t, root, nranks, true, all, func(r int) Config {
+		c := Config{Timeout: timeout, IfName: "lo", Logger: quietLog, Extended: extended, PerInstance: rankL(r)}
+		if cfg != nil {
+			cfg(r, &c)
 		}
+		return c
 	})
 	return eps, errs, root
 }

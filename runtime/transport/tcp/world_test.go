@@ -61,23 +61,33 @@ func worldIn(t testing.TB, extended bool, nranks int, global bool, timeout time.
 		n = testNetExt(t, timeout)
 	}
 	root := loopRoot(t, n, nranks, global)
-	eps := make([]*Endpoint, nranks)
-	errs := make([]error, nranks)
-	var wg sync.WaitGroup
 	if only == nil {
 		for r := 0; r < nranks; r++ {
 			only = append(only, r)
 		}
 	}
-	for _, r := range only {
+	eps, errs := startRanks(t, root, nranks, global, only, func(r int) Config {
+		c := Config{Timeout: timeout, IfName: "lo", Logger: quietLog, Extended: extended}
+		if cfg != nil {
+			cfg(r, &c)
+		}
+		return c
+	})
+	return eps, errs, root
+}
+
+// startRanks runs InitFlat for each listed rank in a goroutine of its own,
+// each with its own Net as separate processes would have, conf giving the
+// rank's Config; the endpoints close when the test ends.
+func startRanks(t testing.TB, root *Root, nranks int, global bool, ranks []int, conf func(r int) Config) ([]*Endpoint, []error) {
+	eps := make([]*Endpoint, nranks)
+	errs := make([]error, nranks)
+	var wg sync.WaitGroup
+	for _, r := range ranks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := Config{Timeout: timeout, IfName: "lo", Logger: quietLog, Extended: extended}
-			if cfg != nil {
-				cfg(r, &c)
-			}
-			eps[r], errs[r] = NewNet(c).InitFlat(t.Context(), root.Addr(), r, nranks, global)
+			eps[r], errs[r] = NewNet(conf(r)).InitFlat(t.Context(), root.Addr(), r, nranks, global)
 		}()
 	}
 	wg.Wait()
@@ -86,7 +96,7 @@ func worldIn(t testing.TB, extended bool, nranks int, global bool, timeout time.
 			e.Close()
 		}
 	})
-	return eps, errs, root
+	return eps, errs
 }
 
 func TestWorldSendRecvAllGather(t *testing.T) {

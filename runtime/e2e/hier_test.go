@@ -14,6 +14,7 @@ import (
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/runtime/builder"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
@@ -296,7 +297,7 @@ func TestHierarchicalWireBytes(t *testing.T) {
 	info := field("extInfoHier", "info") + field("extInfoGlobal", "info")
 	listen := info + field("extInfo", "extAddressListen")
 	le32 := func(b []byte, off int) int { return int(int32(binary.LittleEndian.Uint32(b[off:]))) }
-	wantTag := first8(abi.LibnccomGit) + first8(abi.LibnrtGit)
+	wantTag := first8(abi.LibnccomGit) + first8(tcp.ReleaseNRTGit())
 	if len(tap.up) != n-1 {
 		t.Fatalf("%d connections through the tap, want %d (ranks 1..%d)", len(tap.up), n-1, n-1)
 	}

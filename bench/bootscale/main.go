@@ -33,6 +33,7 @@ import (
 	"github.com/nrtabi/nrtabi/bench/benchenv"
 	"github.com/nrtabi/nrtabi/bench/bootsim"
 	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
@@ -459,20 +460,15 @@ func timingField(out, key string) (float64, bool) {
 	return 0, false
 }
 
+// lastLine is the last line a child printed, for an error: escaped and cut
+// by the project's one escaping of outside bytes (internal/cfmt, package
+// esc), so a rank's output cannot forge a line of the bench's report.
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = s[i+1:]
 	}
-	if len(s) > 300 {
-		s = s[:300] + "..."
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
+	return cfmt.Escape(s, 300)
 }
 
 // ---- the simulator ---------------------------------------------------------

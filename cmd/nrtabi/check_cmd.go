@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
@@ -16,8 +17,9 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
-		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--headers DIR [--include FILE]... [-I DIR]...] FILE...",
+		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--headers DIR [--include FILE]... [-I DIR]...] FILE...",
 		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
+		Exits:    changeExits,
 		Run:      checkCmd})
 }
 
@@ -48,6 +50,12 @@ func (l *layoutFlags) load() (full, structs *spec.Spec, where string, err error)
 }
 
 func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+	doc := &errDoc{cmd: c, schema: layoutcheck.Schema}
+	rc := check(c, doc, args, out, doc.stderr(errw))
+	return doc.finish(rc, out)
+}
+
+func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	var lf layoutFlags
 	lf.register(fs)
@@ -62,9 +70,17 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	fs.Var(&require, "require", "struct that must be found in some input (repeatable, or a comma list)")
 	var dirs debugDirFlag
 	dirs.register(fs)
+	var failOn failOnFlag
+	failOn.register(fs)
 	files, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
+	}
+	if *format == "json" || *format == "junit" {
+		doc.format = *format
+	}
+	if err := failOn.check(); err != nil {
+		return c.Usagef(errw, "%v", err)
 	}
 	if len(files) == 0 && *headers == "" {
 		return c.Usagef(errw, "name at least one FILE (a shared object, executable, .o or debug file) or --headers DIR")
@@ -78,15 +94,23 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if *format != "text" && *format != "json" && *format != "junit" {
 		return c.Usagef(errw, "--format %q: use text, json or junit", *format)
 	}
+	doc.input = "--spec " + lf.spec.Value
 	full, structs, where, err := lf.load()
 	if err != nil {
+		if where != "" {
+			doc.input = where
+		}
 		return reportSpecError(c, errw, where, err)
+	}
+	if rc := checkArgOrder(c, errw, files, structs); rc >= 0 {
+		return rc
 	}
 	// No forced collection here: an embedded release is static data and a
 	// fragment is small, so loading leaves little garbage, while
 	// debug.FreeOSMemory cost milliseconds per run (bench/layoutcheck).
 	var notes []string
 	if *headers != "" {
+		doc.input = *headers
 		// The spec's structs decide which headers must compile: one that
 		// defines none of them and does not compile is a warning
 		// (docs/layoutcheck.md#headers-as-input).
@@ -102,17 +126,23 @@ func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 			notes = append(notes, w)
 		}
 	}
+	doc.input = strings.Join(files, ", ")
 	rep, err := layoutcheck.Check(files, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
 		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing,
 	})
 	if code := layoutError(c, errw, err); code >= 0 {
+		doc.input = inputOf(err, doc.input)
 		return code
 	}
 	rep.Notes = append(rep.Notes, notes...)
 	if hf := rep.Files[len(rep.Files)-1]; *headers != "" && len(hf.Structs) == 0 {
+		doc.input = *headers
 		return c.Errorf(errw, "%s: declares none of the %d structs of %s; name the directory holding the vendor's headers (the one with nrt/nec.h)", hf.Path, len(structs.Structs), where)
 	}
+	// The report states the status the process exits with.
+	rep.Exit = failOn.exit(rep.Exit)
+	doc.wrote = true
 	if *format == "junit" {
 		if err := rep.WriteJUnit(out); err != nil {
 			return c.Errorf(errw, "%v", err)

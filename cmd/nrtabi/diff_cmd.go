@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/esc"
+	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
 	"github.com/nrtabi/nrtabi/spec/compiled"
@@ -14,24 +20,42 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "diff",
-		Summary: "classify what changed between two releases (names, spec directories or binaries); " +
-			"OLD and NEW are each a spec (NAME|DIR, resolved like --spec) or binaries (one existing file, or a comma list, " +
-			"read like `release new` on top of the other side, or of the default release); " +
-			"exit 0 no change, 4 compatible changes only, 8 incompatible changes, 1 error, 2 usage",
-		Synopsis: "[--format text|json] [--verbose] [--debug-dir DIR]... OLD NEW",
+		Summary: "classify what changed between two releases (names, spec directories, binaries or header directories); " +
+			"OLD and NEW are each a spec (NAME|DIR, resolved like --spec), binaries (one existing file, or a comma list) " +
+			"or a directory of C headers (one holding *.h and no *.toml), the last two read like `release new` on top of " +
+			"the other side, or of the default release",
+		Synopsis: "[--format text|json] [--fail-on none|compatible|incompatible] [--verbose] [--debug-dir DIR]... [--include FILE]... [-I DIR]... OLD NEW",
 		Example:  "diff 2.31.24 2.32.0-synthetic",
+		Exits:    changeExits,
 		Run:      diffCmd})
 }
 
 func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+	doc := &errDoc{cmd: c, schema: diffSchema}
+	rc := diffRun(c, doc, args, out, doc.stderr(errw))
+	return doc.finish(rc, out)
+}
+
+// sideNames name diff's two arguments in messages.
+var sideNames = [2]string{"OLD", "NEW"}
+
+func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	format := fs.String("format", "text", "output format: text or json")
 	verbose := fs.Bool("verbose", false, "text: list every moved field, not one row per run of fields moved by the same delta")
 	var dbg debugDirFlag
 	dbg.register(fs)
+	var failOn failOnFlag
+	failOn.register(fs)
+	var include, incdirs cli.ListFlag
+	fs.Var(&include, "include", "for a header-directory side: a header to read, relative to it (repeatable, or a comma list); default every *.h")
+	fs.Var(&incdirs, "I", "for a header-directory side: a directory of headers the tree includes and does not ship (repeatable, or a comma list)")
 	pos, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
+	}
+	if *format == "json" {
+		doc.format = *format
 	}
 	if len(pos) != 2 {
 		return c.Usagef(errw, "want OLD NEW, got %d argument(s)", len(pos))
@@ -39,24 +63,38 @@ func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if *format != "text" && *format != "json" {
 		return c.Usagef(errw, "--format %q: use text or json", *format)
 	}
-	// Spec sides first: a binary side is read on top of the other side's spec.
+	if err := failOn.check(); err != nil {
+		return c.Usagef(errw, "%v", err)
+	}
+	// Spec sides first: a binary or header side is read on top of the
+	// other side's spec.
 	var sides [2]*spec.Spec
 	var bins [2][]string
+	var hdrs [2]bool
 	for i, arg := range pos {
 		if files := binaryFiles(arg); files != nil {
 			bins[i] = files
 			continue
 		}
+		if headerDir(arg) {
+			hdrs[i] = true
+			continue
+		}
+		doc.input = arg
 		s, where, err := cli.ResolveTo(arg, errw) // a shadowing checkout release is named on stderr
 		if err != nil {
 			return reportSpecError(c, errw, where, err)
 		}
 		sides[i] = s
 	}
+	if (len(include) > 0 || len(incdirs) > 0) && !hdrs[0] && !hdrs[1] {
+		return c.Usagef(errw, "--include and -I are for a side that is a directory of headers; neither OLD nor NEW is one")
+	}
 	for i := range pos {
-		if bins[i] == nil {
+		if bins[i] == nil && !hdrs[i] {
 			continue
 		}
+		doc.input = pos[i]
 		base := sides[1-i]
 		if base == nil {
 			var err error
@@ -64,10 +102,28 @@ func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 				return reportSpecError(c, errw, spec.Default, err)
 			}
 		}
+		files := bins[i]
+		if hdrs[i] {
+			// Read as release new --headers reads them, in memory
+			// (docs/nrtabi-diff.md#sides).
+			h, err := layoutcheck.CompileHeadersContext(context.Background(), pos[i],
+				layoutcheck.HeaderOptions{Include: include, IncludeDirs: incdirs, Spec: base})
+			if err != nil {
+				return layoutError(c, errw, fmt.Errorf("%s side %s: %w", sideNames[i], pos[i], err))
+			}
+			defer h.Close()
+			for _, w := range h.Warnings {
+				fmt.Fprintf(errw, "%s: warning: %s side: %s\n", c.FullName(), sideNames[i], esc.String(w))
+			}
+			files = []string{h.Object}
+		}
 		name := "binaries-" + fmt.Sprint(i)
-		rel, _, err := newReleaseFrom(base, name, bins[i], dbg.get(), "")
+		if hdrs[i] {
+			name = "headers-" + fmt.Sprint(i)
+		}
+		rel, _, err := newReleaseFrom(base, name, files, dbg.get(), "")
 		if err != nil {
-			return reportSpecError(c, errw, pos[i], err)
+			return reportSpecError(c, errw, pos[i], fmt.Errorf("%s side %s: %w", sideNames[i], pos[i], err))
 		}
 		s := rel.Spec
 		s.Dir, s.Release.Name = pos[i], pos[i] // the side is the files named
@@ -75,6 +131,9 @@ func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	r := diff.Diff(sides[0], sides[1])
 	r.Verbose = *verbose
+	// The report states the status the process exits with.
+	r.Summary.Exit = failOn.exit(r.Summary.Exit)
+	doc.wrote = true
 	var err error
 	if *format == "json" {
 		err = r.WriteJSON(out)
@@ -102,3 +161,36 @@ func binaryFiles(arg string) []string {
 	}
 	return parts
 }
+
+// headerDir reports whether dir is a directory of C headers rather than a
+// spec directory: no *.toml at its top, and a *.h within the first
+// maxHeaderScan entries under it.
+func headerDir(dir string) bool {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	if tomls, _ := filepath.Glob(filepath.Join(dir, "*.toml")); len(tomls) > 0 {
+		return false
+	}
+	seen, found := 0, false
+	stop := errors.New("stop")
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > maxHeaderScan {
+			return stop
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".h") {
+			found = true
+			return stop
+		}
+		return nil
+	})
+	return found
+}
+
+// maxHeaderScan bounds the walk that tells a header tree from a spec
+// directory: a header tree shows a header long before this.
+const maxHeaderScan = 10000

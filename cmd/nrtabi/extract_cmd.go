@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -38,6 +39,11 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if rc >= 0 {
 		return rc
 	}
+	if *headers == "" && len(pos) != 1 {
+		if rc := extractArgOrder(c, errw, pos); rc >= 0 {
+			return rc
+		}
+	}
 	if len(pos) != 1 && *headers == "" || len(pos) != 0 && *headers != "" {
 		return c.Usagef(errw, "name exactly one FILE, or --headers DIR")
 	}
@@ -47,6 +53,9 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	sp, where, err := sf.Load()
 	if err != nil {
 		return reportSpecError(c, errw, where, err)
+	}
+	if *headers == "" && missing(pos[0]) && specStruct(sp, pos[0]) {
+		return c.Usagef(errw, "%q is a struct of the spec, not a file; a struct is named with --struct: nrtabi extract --struct %s FILE", pos[0], pos[0])
 	}
 	all := len(names) == 0
 	if all {
@@ -91,20 +100,88 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	return done
 }
 
-// writeAtomic replaces path only once the whole content is on disk.
-func writeAtomic(path string, data []byte) error {
+// writeAtomic replaces path only once the whole content is on disk. The
+// directories it needs are made, and removed again when the write fails,
+// so nothing partial is left; every error names the user's path, never
+// the temporary file's (docs/nrtabi-extract.md#options).
+func writeAtomic(path string, data []byte) (err error) {
+	if st, e := os.Stat(path); e == nil && st.IsDir() {
+		return fmt.Errorf("-o %s: is a directory; name the file to write in it (e.g. %s)", path, filepath.Join(path, "structs.toml"))
+	}
+	created, err := mkdirs(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			for i := len(created) - 1; i >= 0; i-- {
+				os.Remove(created[i])
+			}
+		}
+	}()
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return err
+		return fmt.Errorf("-o %s: cannot create it: %w", path, bareError(err))
 	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return err
+		return fmt.Errorf("-o %s: writing it: %w", path, bareError(err))
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
-		return err
+		return fmt.Errorf("-o %s: writing it: %w", path, bareError(err))
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("-o %s: cannot replace it: %w", path, bareError(err))
+	}
+	return nil
+}
+
+// mkdirs makes dir and the missing directories above it, and returns those
+// it made, outermost first. What stands in the way is named.
+func mkdirs(dir string) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		if err == nil {
+			if !st.IsDir() {
+				return nil, fmt.Errorf("%s is not a directory", d)
+			}
+			break
+		}
+		if !os.IsNotExist(err) {
+			return nil, fmt.Errorf("%s: %w", d, bareError(err))
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	var made []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil {
+			for j := len(made) - 1; j >= 0; j-- {
+				os.Remove(made[j])
+			}
+			return nil, fmt.Errorf("cannot create the directory %s: %w", missing[i], bareError(err))
+		}
+		made = append(made, missing[i])
+	}
+	return made, nil
+}
+
+// bareError is err without the path an *fs.PathError or *os.LinkError
+// names, which may be a temporary file's: the caller names the user's.
+func bareError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }

@@ -11,6 +11,7 @@ func init() {
 	app.Register(&cli.Command{Name: "show", Summary: "print a struct's DWARF layout pahole-style with the spec's expectation beside each member",
 		Synopsis: "STRUCT FILE [--spec NAME|DIR [--base NAME|DIR]] [--debug-dir DIR]... [--c]",
 		Example:  "show nec_version_info_t build/libnrt.so.1",
+		Exits:    "0 printed and matching the spec (or not described by it; always with --c), 4 compatible differences, 8 incompatible differences, 12 both, 1 error (struct not found, unreadable input), 2 usage error",
 		Run:      showCmd})
 }
 
@@ -27,6 +28,9 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	if len(pos) != 2 {
 		return c.Usagef(errw, "want STRUCT FILE, e.g. nrtabi show nec_version_info_t libnrt.so.1")
+	}
+	if rc := showArgOrder(c, errw, pos); rc >= 0 {
+		return rc
 	}
 	if *asC {
 		_, err := layoutcheck.Show(pos[1], pos[0], layoutcheck.ShowOptions{DebugDirs: dirs.get(), C: true}, out)

@@ -30,6 +30,9 @@ type Command struct {
 	Summary  string
 	Synopsis string // the arguments after the command's name
 	Example  string // one command line, without the binary's name
+	// Exits lists the exit statuses, for -h; empty is the shared three
+	// (ExitOK, ExitError, ExitUsage).
+	Exits string
 	Run      func(c *Command, args []string, out, errw io.Writer) int
 	app      *App
 }
@@ -92,9 +95,12 @@ func (a *App) Run(args []string, out, errw io.Writer) int {
 		a.usage(errw)
 		return ExitUsage
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help" && len(args) == 1 {
 		a.usage(out)
 		return ExitOK
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "-V" {
+		return a.runGuarded(a.commands["version"], args[1:], out, errw)
 	}
 	if args[0] == "help" {
 		return a.help(args[1:], out, errw)
@@ -110,15 +116,48 @@ func (a *App) Run(args []string, out, errw io.Writer) int {
 			a.groupUsage(out, args[0])
 			return ExitOK
 		}
-		if len(args) > 1 {
-			fmt.Fprintf(errw, "%s %s: unknown command %q\n\n", a.Name, args[0], args[1])
+		if len(args) == 1 {
+			a.groupUsage(errw, args[0])
+			return ExitUsage
 		}
-		a.groupUsage(errw, args[0])
+		// One line, not the group's usage: a typo is answered by its fix
+		// (docs/nrtabi-help.md).
+		what := "command"
+		if strings.HasPrefix(args[1], "-") {
+			what = "flag"
+		}
+		fmt.Fprintln(errw, esc.String(unknownLine(a.Name+" "+args[0], what, args[1], a.groupWords(args[0]), a.Name+" "+args[0])))
 		return ExitUsage
 	}
-	fmt.Fprintf(errw, "%s: unknown command %q\n\n", a.Name, args[0])
-	a.usage(errw)
+	if strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(errw, esc.String(unknownLine(a.Name, "flag", args[0], []string{"--help", "--version", "-h", "-V"}, a.Name)))
+		return ExitUsage
+	}
+	fmt.Fprintln(errw, esc.String(unknownLine(a.Name, "command", args[0], a.topWords(), a.Name)))
 	return ExitUsage
+}
+
+// topWords are the words that may follow the binary's name: one-word
+// commands, groups and help.
+func (a *App) topWords() []string {
+	words := []string{"help"}
+	for _, n := range a.Names() {
+		if !strings.Contains(n, " ") {
+			words = append(words, n)
+		}
+	}
+	return append(words, a.Groups()...)
+}
+
+// groupWords are the second words of a group's commands.
+func (a *App) groupWords(group string) []string {
+	var words []string
+	for _, n := range a.Names() {
+		if w, ok := strings.CutPrefix(n, group+" "); ok {
+			words = append(words, w)
+		}
+	}
+	return words
 }
 
 // help answers "help CMD" and "help GROUP" on out.
@@ -131,7 +170,7 @@ func (a *App) help(args []string, out, errw io.Writer) int {
 		a.groupUsage(out, args[0])
 		return ExitOK
 	}
-	fmt.Fprintf(errw, "%s help: unknown command %q; the commands are: %s\n", a.Name, name, strings.Join(a.Names(), ", "))
+	fmt.Fprintln(errw, esc.String(unknownLine(a.Name+" help", "command", name, a.Names(), a.Name)))
 	return ExitUsage
 }
 
@@ -224,7 +263,19 @@ func (c *Command) PrintUsage(fs *flag.FlagSet) {
 		fs.PrintDefaults()
 	}
 	fmt.Fprintf(w, "\nexample:\n  %s %s\n", c.app.Name, c.Example)
+	fmt.Fprintf(w, "\nexit status: %s\n", c.ExitStatuses())
 }
+
+// ExitStatuses is the command's list of exit statuses, as -h prints it.
+func (c *Command) ExitStatuses() string {
+	if c.Exits != "" {
+		return c.Exits
+	}
+	return SharedExits
+}
+
+// SharedExits are the statuses every command may return.
+const SharedExits = "0 success, 1 error (bad input or a failure), 2 usage error"
 
 // Usagef prints a one-line usage error and the synopsis, and returns
 // ExitUsage. The message is escaped (package esc): it may carry names and
@@ -247,7 +298,7 @@ func (c *Command) Errorf(errw io.Writer, format string, args ...any) int {
 // left is a usage error. It returns the exit status to stop with, or -1 to
 // go on.
 func (c *Command) Parse(fs *flag.FlagSet, args []string, errw io.Writer) int {
-	if rc := parse(fs, args); rc >= 0 {
+	if rc := c.parse(fs, args); rc >= 0 {
 		return rc
 	}
 	if fs.NArg() > 0 {
@@ -262,7 +313,7 @@ func (c *Command) Parse(fs *flag.FlagSet, args []string, errw io.Writer) int {
 func (c *Command) ParseAnywhere(fs *flag.FlagSet, args []string) ([]string, int) {
 	var pos []string
 	for {
-		if rc := parse(fs, args); rc >= 0 {
+		if rc := c.parse(fs, args); rc >= 0 {
 			return nil, rc
 		}
 		rest := fs.Args()
@@ -277,12 +328,53 @@ func (c *Command) ParseAnywhere(fs *flag.FlagSet, args []string) ([]string, int)
 	}
 }
 
-func parse(fs *flag.FlagSet, args []string) int {
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return ExitOK
-		}
-		return ExitUsage
+// parse parses flags with Go's flag package, but answers a wrong flag in
+// one line naming the nearest valid one (docs/nrtabi.md#exit-status), not
+// with the package's message and the whole usage.
+func (c *Command) parse(fs *flag.FlagSet, args []string) int {
+	w, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(w)
+	fs.Usage = usage
+	switch {
+	case err == nil:
+		return -1
+	case err == flag.ErrHelp:
+		usage()
+		return ExitOK
 	}
-	return -1
+	fmt.Fprintln(w, esc.String(c.flagError(fs, args, err)))
+	return ExitUsage
+}
+
+// flagError is the one line for a flag the package refused.
+func (c *Command) flagError(fs *flag.FlagSet, args []string, err error) string {
+	more := c.FullName()
+	msg := err.Error()
+	name, undefined := strings.CutPrefix(msg, "flag provided but not defined: -")
+	if !undefined {
+		return fmt.Sprintf("%s: %s (%s -h for more)", c.FullName(), msg, more)
+	}
+	// Name the flag as it was typed (one dash or two).
+	typed := "-" + name
+	for _, a := range args {
+		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+			typed = "--" + name
+			break
+		}
+	}
+	var valid []string
+	fs.VisitAll(func(f *flag.Flag) { valid = append(valid, flagSpelling(f.Name)) })
+	return unknownLine(c.FullName(), "flag", typed, valid, more)
+}
+
+// flagSpelling is how the docs spell a flag: -I and -o with one dash,
+// words with two.
+func flagSpelling(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }

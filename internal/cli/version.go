@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
@@ -24,12 +25,22 @@ func ModuleVersion() string {
 	return bi.Main.Path + " " + v
 }
 
+// GoVersion is the Go toolchain that built the binary, as the build
+// recorded it.
+func GoVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.GoVersion != "" {
+		return bi.GoVersion
+	}
+	return runtime.Version()
+}
+
 func versionCmd(c *Command, args []string, out, errw io.Writer) int {
 	fs := c.Flags(errw)
 	if rc := c.Parse(fs, args, errw); rc >= 0 {
 		return rc
 	}
 	fmt.Fprintf(out, "%s %s\n", c.app.Name, ModuleVersion())
+	fmt.Fprintf(out, "built with %s %s/%s\n", GoVersion(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(out, "embedded spec releases: %s (default %s)\n", strings.Join(spec.Releases(), ", "), spec.Default)
 	return ExitOK
 }

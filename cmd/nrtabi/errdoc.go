@@ -120,7 +120,6 @@ type junitErrorFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-
 // inputOf is the input an error names (an elfread.InputError's file, a
 // path error's path), or def.
 func inputOf(err error, def string) string {

@@ -33,8 +33,8 @@ type Command struct {
 	// Exits lists the exit statuses, for -h; empty is the shared three
 	// (ExitOK, ExitError, ExitUsage).
 	Exits string
-	Run      func(c *Command, args []string, out, errw io.Writer) int
-	app      *App
+	Run   func(c *Command, args []string, out, errw io.Writer) int
+	app   *App
 }
 
 // App is one binary's set of commands.

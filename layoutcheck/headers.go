@@ -281,7 +281,7 @@ func headerRoots(dir string, all, include []string) ([]string, error) {
 		}
 		rel = filepath.ToSlash(filepath.Clean(rel))
 		if !have[rel] {
-			return nil, fmt.Errorf("--include %s: no such header under the directory (give a path relative to it, e.g. %s)", inc, all[0])
+			return nil, fmt.Errorf("--include %s: no such header under the directory; %s", inc, includeHint(inc, all))
 		}
 		roots = append(roots, rel)
 	}

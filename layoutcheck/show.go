@@ -56,6 +56,11 @@ func Show(path, name string, opt ShowOptions, w io.Writer) (*ShowResult, error) 
 		return nil, err
 	}
 	if found[0] == nil {
+		// A compiled header set is named by its headers, never by the
+		// temporary object (show --headers, docs/nrtabi-show.md).
+		if label, ok := specmatch.Label(path); ok {
+			return nil, elfread.InputErrorf(label, "no struct %s in these headers (looked for %s)", name, strings.Join(names, ", "))
+		}
 		return nil, elfread.InputErrorf(path, "no struct %s in the DWARF of %s (looked for %s)", name, dbg.Path(), strings.Join(names, ", "))
 	}
 	rd := dbg.NewReader()
@@ -77,7 +82,8 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 	if l.Name == "" {
 		title = l.Kind
 	}
-	printf(w, "/* %s: %s in %s (%s DWARF, DIE %#x) */\n", asked, res.Found.Via, res.Found.File, res.Found.From, res.Found.DIE)
+	file, _ := specmatch.Label(res.Found.File)
+	printf(w, "/* %s: %s in %s (%s DWARF, DIE %#x) */\n", asked, res.Found.Via, file, res.Found.From, res.Found.DIE)
 	if st == nil {
 		printf(w, "/* the spec has no struct %s: layout only */\n", asked)
 	}
@@ -231,4 +237,10 @@ func (res *ShowResult) specNote(m *elfread.Member, byName map[string]*spec.Field
 		return "  spec: beyond the modelled prefix"
 	}
 	return "  spec: -  <-- not in the spec"
+}
+
+// labelOf is path, or the header set it was compiled from.
+func labelOf(path string) string {
+	l, _ := specmatch.Label(path)
+	return l
 }

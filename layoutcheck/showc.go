@@ -25,7 +25,7 @@ func showC(dbg *elfread.Debug, path, name string, w io.Writer) error {
 		return err
 	}
 	if found[0] == nil {
-		return elfread.InputErrorf(path, "no struct %s in the DWARF of %s", name, dbg.Path())
+		return elfread.InputErrorf(labelOf(path), "no struct %s in the DWARF of %s", name, labelOf(dbg.Path()))
 	}
 	rd := dbg.NewReader()
 	l, err := rd.Layout(found[0].Offset)
@@ -62,7 +62,7 @@ func showC(dbg *elfread.Debug, path, name string, w io.Writer) error {
 	}
 	// Names and paths from outside reach the C only as comment text
 	// (cComment), string-literal bodies (cString) or identifiers (cIdent).
-	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x), as C: nrtabi show --c */\n", cComment(name), cComment(found[0].Via), cComment(found[0].File), cComment(found[0].From), found[0].DIE)
+	fmt.Fprintf(w, "/* %s: %s in %s (%s DWARF, DIE %#x), as C: nrtabi show --c */\n", cComment(name), cComment(found[0].Via), cComment(labelOf(found[0].File)), cComment(found[0].From), found[0].DIE)
 	if len(c.forward) > 0 {
 		sort.Strings(c.forward)
 		for _, f := range c.forward {

@@ -90,12 +90,13 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 	if (len(include) > 0 || len(incdirs) > 0) && !hdrs[0] && !hdrs[1] {
 		return c.Usagef(errw, "--include and -I are for a side that is a directory of headers; neither OLD nor NEW is one")
 	}
+	specSides := sides // a read side derives from a spec side, never from the other read side
 	for i := range pos {
 		if bins[i] == nil && !hdrs[i] {
 			continue
 		}
 		doc.input = pos[i]
-		base := sides[1-i]
+		base := specSides[1-i]
 		if base == nil {
 			var err error
 			if base, err = compiled.Load(spec.Default); err != nil {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
@@ -151,7 +152,8 @@ func mkdirs(dir string) ([]string, error) {
 			}
 			break
 		}
-		if !os.IsNotExist(err) {
+		// ENOTDIR: a file stands above d; walking on up names it.
+		if !os.IsNotExist(err) && !errors.Is(err, syscall.ENOTDIR) {
 			return nil, fmt.Errorf("%s: %w", d, bareError(err))
 		}
 		missing = append(missing, d)

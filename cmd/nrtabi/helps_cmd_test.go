@@ -304,7 +304,9 @@ func TestFailOnMatrix(t *testing.T) {
 				args = append(args, "--fail-on", level)
 			}
 			rc, out, errw := runCLI(args...)
-			var r struct{ Summary struct{ Compatible, Incompatible, Exit int } }
+			var r struct {
+				Summary struct{ Compatible, Incompatible, Exit int }
+			}
 			if err := json.Unmarshal([]byte(out), &r); err != nil {
 				t.Fatalf("%v: %v %s", args, err, errw)
 			}

@@ -11,7 +11,7 @@ import (
 // the tree: the headers of that base name (`nec.h` is `nrt/nec.h`), else
 // those whose path ends in it, else the nearest path by edit distance,
 // else an example. Never an unrelated header offered as the fix
-// (docs/layoutcheck.md#headers-as-input).
+// (docs/nrtabi-check.md#options).
 func includeHint(inc string, all []string) string {
 	want := path.Clean(strings.ReplaceAll(inc, "\\", "/"))
 	base := path.Base(want)

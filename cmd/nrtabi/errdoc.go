@@ -15,7 +15,7 @@ import (
 
 // diffSchema is the schema id of diff's JSON document, stated here for the
 // error document until release/diff states its own
-// (docs/nrtabi-diff.md#options).
+// (docs/nrtabi-diff.md#sides).
 const diffSchema = "nrtabi.diff/1"
 
 // errDoc makes an error a document in the format asked for: a CI reporter

@@ -329,7 +329,7 @@ func (c *Command) ParseAnywhere(fs *flag.FlagSet, args []string) ([]string, int)
 }
 
 // parse parses flags with Go's flag package, but answers a wrong flag in
-// one line naming the nearest valid one (docs/nrtabi.md#exit-status), not
+// one line naming the nearest valid one (docs/nrtabi.md#description), not
 // with the package's message and the whole usage.
 func (c *Command) parse(fs *flag.FlagSet, args []string) int {
 	w, usage := fs.Output(), fs.Usage

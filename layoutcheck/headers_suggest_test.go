@@ -35,3 +35,30 @@ func TestIncludeHint(t *testing.T) {
 		t.Errorf("a long name is not compared: %q", got)
 	}
 }
+
+// FuzzIncludeHint: any --include value gets a one-line hint of bounded
+// length that names a header of the tree or none, never a panic.
+func FuzzIncludeHint(f *testing.F) {
+	for _, s := range []string{"nec.h", "../nec.h", "nrt//nec.h", "", "/", "\\nec.h", "\x00", strings.Repeat("a/", 200)} {
+		f.Add(s)
+	}
+	all := []string{"aaa/first.h", "nrt/nec.h", "nrt/nrt.h", "nrt/nrt_version.h"}
+	f.Fuzz(func(t *testing.T, inc string) {
+		if len(inc) > 1<<14 {
+			return
+		}
+		h := includeHint(inc, all)
+		if strings.Contains(h, "\n") || len(h) > 1024 {
+			t.Fatalf("%q: hint %q", inc, h)
+		}
+		if strings.HasPrefix(h, "did you mean") {
+			named := false
+			for _, a := range all {
+				named = named || strings.Contains(h, a)
+			}
+			if !named {
+				t.Fatalf("%q: a suggestion that names no header: %q", inc, h)
+			}
+		}
+	})
+}

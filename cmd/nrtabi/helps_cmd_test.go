@@ -256,9 +256,15 @@ func TestErrorDocuments(t *testing.T) {
 	if rc, out, _ := runCLI("check", missing); rc != 1 || out != "" {
 		t.Errorf("text: exit %d stdout %q", rc, out)
 	}
-	// A report that was written is not followed by an error document.
-	if rc, out, _ := runCLI("diff", "--format", "json", "2.31.24", "2.31.24"); rc != 0 || strings.Contains(out, `"error"`) {
+	// A report that was written is not followed by an error document; the
+	// error document's schema is the report's, once the report states one.
+	rc, out, _ = runCLI("diff", "--format", "json", "2.31.24", "2.31.24")
+	var rep struct{ Schema string }
+	if rc != 0 || strings.Contains(out, `"error"`) || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Errorf("clean json diff: exit %d %s", rc, out)
+	}
+	if rep.Schema != "" && rep.Schema != diffSchema {
+		t.Errorf("diff's report says schema %q, its error document %q", rep.Schema, diffSchema)
 	}
 }
 

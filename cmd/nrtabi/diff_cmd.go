@@ -110,6 +110,7 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 			h, err := layoutcheck.CompileHeadersContext(context.Background(), pos[i],
 				layoutcheck.HeaderOptions{Include: include, IncludeDirs: incdirs, Spec: base})
 			if err != nil {
+				doc.input = inputOf(err, pos[i])
 				return layoutError(c, errw, fmt.Errorf("%s side %s: %w", sideNames[i], pos[i], err))
 			}
 			defer h.Close()
@@ -124,6 +125,7 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 		}
 		rel, _, err := newReleaseFrom(base, name, files, dbg.get(), "")
 		if err != nil {
+			doc.input = inputOf(err, pos[i])
 			return reportSpecError(c, errw, pos[i], fmt.Errorf("%s side %s: %w", sideNames[i], pos[i], err))
 		}
 		s := rel.Spec

@@ -37,6 +37,8 @@ func TestUnknownNamesOneLine(t *testing.T) {
 		{[]string{"xyzzy"}, `nrtabi: unknown command "xyzzy"; the commands are: check, diff, extract, gen, help, release, show, spec, version (nrtabi -h for more)`},
 		{[]string{"spec", "valdate"}, `nrtabi spec: unknown command "valdate"; did you mean "validate"? (nrtabi spec -h for more)`},
 		{[]string{"release", "nwe"}, `nrtabi release: unknown command "nwe"; did you mean "new"?`},
+		{[]string{"spec", "--halp"}, `nrtabi spec: unknown flag "--halp"; did you mean "--help"?`},
+		{[]string{"relese", "new"}, `nrtabi: unknown command "relese"; did you mean "release"?`},
 		{[]string{"help", "chek"}, `nrtabi help: unknown command "chek"; did you mean "check"?`},
 		{[]string{"--verison"}, `nrtabi: unknown flag "--verison"; did you mean "--version"?`},
 		{[]string{"check", "--formt", "json", "a.so"}, `nrtabi check: unknown flag "--formt"; did you mean "--format"? (nrtabi check -h for more)`},

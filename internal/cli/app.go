@@ -122,11 +122,11 @@ func (a *App) Run(args []string, out, errw io.Writer) int {
 		}
 		// One line, not the group's usage: a typo is answered by its fix
 		// (docs/nrtabi-help.md).
-		what := "command"
+		what, valid := "command", a.groupWords(args[0])
 		if strings.HasPrefix(args[1], "-") {
-			what = "flag"
+			what, valid = "flag", []string{"-h", "--help"}
 		}
-		fmt.Fprintln(errw, esc.String(unknownLine(a.Name+" "+args[0], what, args[1], a.groupWords(args[0]), a.Name+" "+args[0])))
+		fmt.Fprintln(errw, esc.String(unknownLine(a.Name+" "+args[0], what, args[1], valid, a.Name+" "+args[0])))
 		return ExitUsage
 	}
 	if strings.HasPrefix(args[0], "-") {

@@ -73,11 +73,12 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	var failOn failOnFlag
 	failOn.register(fs)
 	files, rc := c.ParseAnywhere(fs, args)
-	if rc >= 0 {
-		return rc
-	}
+	// A --format read before a wrong flag still decides the error's form.
 	if *format == "json" || *format == "junit" {
 		doc.format = *format
+	}
+	if rc >= 0 {
+		return rc
 	}
 	if err := failOn.check(); err != nil {
 		return c.Usagef(errw, "%v", err)

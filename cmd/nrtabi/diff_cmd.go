@@ -51,11 +51,12 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 	fs.Var(&include, "include", "for a header-directory side: a header to read, relative to it (repeatable, or a comma list); default every *.h")
 	fs.Var(&incdirs, "I", "for a header-directory side: a directory of headers the tree includes and does not ship (repeatable, or a comma list)")
 	pos, rc := c.ParseAnywhere(fs, args)
-	if rc >= 0 {
-		return rc
-	}
+	// A --format read before a wrong flag still decides the error's form.
 	if *format == "json" {
 		doc.format = *format
+	}
+	if rc >= 0 {
+		return rc
 	}
 	if len(pos) != 2 {
 		return c.Usagef(errw, "want OLD NEW, got %d argument(s)", len(pos))

@@ -212,6 +212,7 @@ func TestErrorDocuments(t *testing.T) {
 		{[]string{"check", "--format", "json", "--fail-on", "sometimes", notELF}, layoutcheck.Schema, "the command line", `--fail-on "sometimes"`, 2},
 		{[]string{"diff", "--format", "json", "2.31.24", "9.9.9"}, diffSchema, "9.9.9", "neither a directory nor an embedded release", 2},
 		{[]string{"diff", "--format", "json", "2.31.24", notELF}, diffSchema, notELF, "not an ELF file", 1},
+		{[]string{"diff", "--format", "json", "--fail-no", "none", "2.31.24", "2.31.24"}, diffSchema, "the command line", `unknown flag "--fail-no"; did you mean "--fail-on"?`, 2},
 	} {
 		rc, out, errw := runCLI(c.args...)
 		var doc struct {

@@ -110,6 +110,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	// fragment is small, so loading leaves little garbage, while
 	// debug.FreeOSMemory cost milliseconds per run (bench/layoutcheck).
 	var notes []string
+	object := "" // the compiled headers, named by their directory in the error document
 	if *headers != "" {
 		doc.input = *headers
 		// The spec's structs decide which headers must compile: one that
@@ -118,22 +119,33 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers,
 			layoutcheck.HeaderOptions{Include: include, IncludeDirs: incdirs, Spec: structs})
 		if code := layoutError(c, errw, err); code >= 0 {
+			doc.input = inputOf(err, *headers) // the header that failed
 			return code
 		}
 		defer h.Close()
+		object = h.Object
 		files, notes = append(files, h.Object), h.Notes
 		for _, w := range h.Warnings {
 			fmt.Fprintf(errw, "%s: warning: %s\n", c.FullName(), esc.String(w))
 			notes = append(notes, w)
 		}
 	}
-	doc.input = strings.Join(files, ", ")
+	named := make([]string, len(files))
+	for i, f := range files {
+		named[i] = f
+		if f == object {
+			named[i] = *headers
+		}
+	}
+	doc.input = strings.Join(named, ", ")
 	rep, err := layoutcheck.Check(files, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
 		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing,
 	})
 	if code := layoutError(c, errw, err); code >= 0 {
-		doc.input = inputOf(err, doc.input)
+		if doc.input = inputOf(err, doc.input); doc.input == object {
+			doc.input = *headers
+		}
 		return code
 	}
 	rep.Notes = append(rep.Notes, notes...)

@@ -495,3 +495,22 @@ func commandHasFlag(cmd, name string) bool {
 	}
 	return strings.Contains(errw.String(), "\n  -"+name+" ") || strings.Contains(errw.String(), "\n  -"+name+"\n")
 }
+
+// TestErrorDocumentHeaders: a header that does not compile is the input
+// the error document names, never the temporary object.
+func TestErrorDocumentHeaders(t *testing.T) {
+	needCC(t)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "nrt", "nec.h")
+	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("struct nec_version_info { int x; } oops oops;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, out, _ := runCLI("check", "--format", "json", "--headers", dir)
+	var doc struct{ Error struct{ Message, Input string } }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || rc != 1 || doc.Error.Input != bad || !strings.Contains(doc.Error.Message, "does not compile") {
+		t.Errorf("exit %d, %v, %+v", rc, err, doc)
+	}
+}

@@ -39,6 +39,7 @@ func Context(rank, nranks int, reordered bool) *collectives.Context {
 		parts[i] = uint32(i)
 	}
 	return &collectives.Context{
+		CCOpOwner: true, // the rank's driver context owns its collective ops
 		ReplicaGroups: []collectives.ReplicaGroup{{Rank: abi.EncRgSendrecvRank, RankN: nranks, GroupID: 1, SrcTargetPairsID: -1,
 			Participants: parts, BootstrapParticipants: parts, BootstrapRank: rank}},
 		Ops: Ops(reordered),

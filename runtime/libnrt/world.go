@@ -88,7 +88,12 @@ func bootstrapWorld(res *worldprog.Report, rootID string, reordered bool) error 
 	res.Cluster = info.ClusterID
 
 	comms := &recordingComms{Comms: &nrt.Comms{Device: &dev}}
-	rt, err := collectives.New(ids, comms, collectives.Options{})
+	// enc_init's ncclInit is the handoff nrtabi_init ran; Init reports that
+	// run's outcome (it runs once per process).
+	rt, err := collectives.New(ids, comms, collectives.Options{NcclInit: func() error {
+		_, err := nrt.Init(nrt.Options{})
+		return err
+	}})
 	if err != nil {
 		return err
 	}

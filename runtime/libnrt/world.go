@@ -112,7 +112,9 @@ func bootstrapWorld(res *worldprog.Report, rootID string, reordered bool) error 
 	if err := rt.CalculateSignature(core.NecDev, 0, c); err != nil {
 		return err
 	}
-	_, err = rt.GetNcclComm(&c.ReplicaGroups[0], core.NecDev, 0, 1, false)
+	// libnrt's own path, as enc_init_comm takes it: nccl_init_comm, which
+	// runs get_nccl_comm and binds the group's enc_comm.
+	_, res.Bound, err = worldprog.InitGroupComm(rt, c, core.NecDev, 0)
 	res.TAgree = comms.lastInit
 	if err != nil {
 		return err

@@ -22,6 +22,8 @@ func (r *Runtime) InitGlobalComm(vnc, gDeviceID, gDeviceCount uint32, ctx int, r
 	if err != nil {
 		return err
 	}
+	// The seed stores the world as given; refusing a rank outside it here is
+	// ours (extension global-init-rank-range).
 	if gDeviceCount == 0 || gDeviceID >= gDeviceCount {
 		return invalid("g_device_id %d is not a rank of a world of %d devices", gDeviceID, gDeviceCount)
 	}

@@ -589,6 +589,7 @@ func (d *demo) collectives(context.Context) error {
 			go func() {
 				defer wg.Done()
 				c := &collectives.Context{
+					CCOpOwner: true,
 					ReplicaGroups: []collectives.ReplicaGroup{{Rank: abi.EncRgSendrecvRank, RankN: demoRanks, GroupID: 1, SrcTargetPairsID: -1,
 						Participants: parts, BootstrapParticipants: parts, BootstrapRank: r}},
 					Ops: worldprog.Ops(r == run.reordered),

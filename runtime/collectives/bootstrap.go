@@ -68,7 +68,13 @@ func (r *Runtime) getNcclComm(g *GlobalComm, rg *ReplicaGroup, stream int, disab
 	return n, nil
 }
 
-// checkGroup holds rg to what get_nccl_comm asserts, with one-line errors.
+// checkGroup holds rg, with one-line errors, to what get_nccl_comm asserts
+// (stream_id < ENC_MAX_STREAM_N, enc.cc:0x29D; rank_n > 0 and
+// bootstrap_rank < rank_n, enc.cc:0x114/0x115) and to what the seed does not
+// check at all: group_id below ENC_MAX_COMM_N, one bootstrap participant per
+// rank, every participant a distinct global device id of the world, and
+// bp[bootstrap_rank] this rank's own id (extension pernc-group-checks: each
+// would otherwise hang the world on a misaddressed tree or cube message).
 func checkGroup(rg *ReplicaGroup, stream int, boot transport.Transport) error {
 	if rg == nil {
 		return invalid("no replica group given")

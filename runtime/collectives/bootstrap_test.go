@@ -292,3 +292,35 @@ func TestRounds(t *testing.T) {
 		}
 	}
 }
+
+// libncomStatus is an NRT_STATUS as a forward call returns it (runtime/nrt's
+// CallError carries one the same way).
+type libncomStatus uint32
+
+func (s libncomStatus) Error() string { return fmt.Sprintf("neuronInitComm: status %d", uint32(s)) }
+
+// Item 5 of issue 26, Go side: libnccom's core answers a bad rank with
+// ncclInvalidArgument (4) and its wrapper passes that through as the
+// NRT_STATUS (docs/sources.md#s001-2), which libnrt reads as NRT_RESOURCE.
+// get_nccl_comm frees the node and reports its own failure; the status
+// libnccom returned stays in the error chain exactly, not mapped to
+// NRT_INVALID (2) or anything else.
+func TestLibnccomStatusPassesThrough(t *testing.T) {
+	wd := newWorld(t, 4, inproc.Options{})
+	wd.rt.barrierTimeout = 200e6
+	wd.comms.FailInit = func(rank int) error {
+		if rank == 1 {
+			return libncomStatus(abi.NcclInvalidArgument)
+		}
+		return nil
+	}
+	_, errs := wd.bootstrap(groups(identity(4), 0), 1, false)
+	exactly(t, errs[1], "failed to init NCCL comm stream_id:1 group_id:0")
+	var st libncomStatus
+	if !errors.As(errs[1], &st) || uint32(st) != uint32(abi.NcclInvalidArgument) || abi.NRTStatus(st) != abi.NRTResource {
+		t.Fatalf("libnccom's status did not come through unchanged: %v", errs[1])
+	}
+	if Status(errs[1]) != abi.NRTFailure {
+		t.Fatalf("get_nccl_comm's own failure: status %d, want NRT_FAILURE", Status(errs[1]))
+	}
+}

@@ -61,3 +61,35 @@ func goString(p unsafe.Pointer) string {
 	}
 	return C.GoString((*C.char)(p))
 }
+
+// CompileObjects are one enc_context and one enc_comm in C memory, as the op
+// compiler holds them when it initialises a replica group's comm
+// (NcclInitComm): every stream of the context ENC_STREAM_ID_UNINITIALIZED,
+// the comm zeroed. Free releases both.
+type CompileObjects struct {
+	Context *abi.EncContext
+	Comm    *abi.EncComm
+}
+
+// NewCompileObjects allocates the pair; it fails only when calloc does.
+func NewCompileObjects() (*CompileObjects, error) {
+	o := &CompileObjects{
+		Context: (*abi.EncContext)(calloc(unsafe.Sizeof(abi.EncContext{}))),
+		Comm:    (*abi.EncComm)(calloc(unsafe.Sizeof(abi.EncComm{}))),
+	}
+	if o.Context == nil || o.Comm == nil {
+		o.Free()
+		return nil, &Error{Status: abi.NRTFailHostMemAlloc, Msg: "calloc of enc_context / enc_comm failed"}
+	}
+	for i := range o.Context.StreamIDMap {
+		o.Context.StreamIDMap[i] = abi.EncStreamIDUninitialized
+	}
+	return o, nil
+}
+
+// Free releases the C memory; safe to call twice.
+func (o *CompileObjects) Free() {
+	cfree(unsafe.Pointer(o.Context))
+	cfree(unsafe.Pointer(o.Comm))
+	o.Context, o.Comm = nil, nil
+}

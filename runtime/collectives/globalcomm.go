@@ -19,13 +19,17 @@ type GlobalComm struct {
 	rootID   unsafe.Pointer  // m.RootCommID
 	barriers unsafe.Pointer  // m.DeviceBarrierTable: operator new(0x18)
 
-	mu     sync.Mutex
-	boot   transport.Transport // the bootstrap socket: comm.nccl_comm_node->nccl_comm in libnrt
-	node   *CommNode           // comm.nccl_comm_node, nil until SetupGlobalComm
-	ciRank int                 // comm.ci.rank
-	ciN    int                 // comm.ci.rank_n
-	rings  unsafe.Pointer      // m.LocalRings
-	peers  unsafe.Pointer      // m.LocalPeerHandles
+	mu sync.Mutex
+	// boot is the bootstrap socket every get_nccl_comm of this comm talks
+	// over: the world neuronInitGlobalComm built. The seed names
+	// comm.nccl_comm_node->nccl_comm; that is node's own comm here, a
+	// separate neuronInitComm comm (contradiction global-comm-bootstrap-socket).
+	boot   transport.Transport
+	node   *CommNode      // comm.nccl_comm_node, nil until SetupGlobalComm
+	ciRank int            // comm.ci.rank
+	ciN    int            // comm.ci.rank_n
+	rings  unsafe.Pointer // m.LocalRings
+	peers  unsafe.Pointer // m.LocalPeerHandles
 }
 
 // Mirror is the enc_glb_comm object as C sees it.

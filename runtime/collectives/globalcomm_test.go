@@ -214,6 +214,24 @@ func TestInitFailures(t *testing.T) {
 			t.Fatalf("the cause is lost: %v", err)
 		}
 	})
+	// The MLA and the driver context are their own steps with their own
+	// messages (docs/sources.md#s004-6), not a missing core.
+	t.Run("no MLA", func(t *testing.T) {
+		rt := newRuntime(t, &testIDs{noMLA: map[uint32]bool{4: true}}, &inproc.Comms{})
+		err := rt.InitGlobalComm(4, 0, 1, 0, "", true)
+		exactly(t, err, "Failed to get MLA")
+		if Status(err) != abi.NRTInvalid || !errors.Is(err, device.ErrNoMLA) || rt.GlobalComm(4, 0) != nil {
+			t.Fatalf("status %d, cause %v, comm %p", Status(err), err, rt.GlobalComm(4, 0))
+		}
+	})
+	t.Run("no TDRV", func(t *testing.T) {
+		rt := newRuntime(t, &testIDs{noTDRV: map[uint32]bool{4: true}}, &inproc.Comms{})
+		err := rt.InitGlobalComm(4, 0, 1, 0, "", true)
+		exactly(t, err, "TDRV not initialized!")
+		if Status(err) != abi.NRTInvalid || !errors.Is(err, device.ErrNoTDRV) || rt.GlobalComm(4, 0) != nil {
+			t.Fatalf("status %d, cause %v, comm %p", Status(err), err, rt.GlobalComm(4, 0))
+		}
+	})
 	t.Run("mmap", func(t *testing.T) {
 		rt := newRuntime(t, &testIDs{}, &inproc.Comms{})
 		rt.hooks.mmap = func(int) ([]byte, error) { return nil, errors.New("ENOMEM") }
@@ -261,6 +279,19 @@ func TestValidateOutcomes(t *testing.T) {
 	}
 	exactly(t, wd.rt.ValidateGlobalComm(1, 1, 5, 0, "", true), "World size of neff 5 is greater than world size of global communicator 4")
 	exactly(t, rt.ValidateGlobalComm(9, 0, 1, 0, "", true), "Failed to find core 9")
+
+	// enc_validate_global_comm reads the core alone: a core whose MLA cannot
+	// be read validates against its device's comm, and without a comm the
+	// init it delegates to names the MLA.
+	ids := &testIDs{noMLA: map[uint32]bool{5: true}, over: map[uint32]device.Identity{6: {NecDev: 5}}}
+	rt2 := newRuntime(t, ids, &inproc.Comms{})
+	exactly(t, rt2.ValidateGlobalComm(5, 0, 2, 0, "", true), "Failed to get MLA")
+	if err := rt2.InitGlobalComm(6, 0, 2, 0, "", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt2.ValidateGlobalComm(5, 0, 2, 0, "", true); err != nil {
+		t.Fatalf("validate through a core whose MLA cannot be read, device 5 has a comm: %v", err)
+	}
 }
 
 func TestSetupAssertsInvariants(t *testing.T) {

@@ -20,12 +20,20 @@ import (
 type testIDs struct {
 	vss     uint32
 	missing map[uint32]bool
+	noMLA   map[uint32]bool // the core exists (device vnc), its MLA cannot be read
+	noTDRV  map[uint32]bool // the core exists (device vnc), the driver context does not
 	over    map[uint32]device.Identity
 }
 
 func (s *testIDs) CoreIdentity(vnc uint32) (device.Identity, error) {
 	if vnc >= uint32(abi.NECMaxDevices) || s.missing[vnc] {
 		return device.Identity{}, fmt.Errorf("virtual core %d is not in the test topology", vnc)
+	}
+	if s.noMLA[vnc] {
+		return device.Identity{NecDev: int(vnc)}, fmt.Errorf("virtual core %d: %w", vnc, device.ErrNoMLA)
+	}
+	if s.noTDRV[vnc] {
+		return device.Identity{NecDev: int(vnc)}, fmt.Errorf("virtual core %d: %w", vnc, device.ErrNoTDRV)
 	}
 	if id, ok := s.over[vnc]; ok {
 		return id, nil

@@ -1,6 +1,7 @@
 package collectives
 
 import (
+	"errors"
 	"unsafe"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
@@ -17,10 +18,12 @@ const deviceBarrierTableSize = 0x18
 // without the device lock (the fast path) and again under it, so racing
 // callers on one device allocate exactly one comm.
 func (r *Runtime) InitGlobalComm(vnc, gDeviceID, gDeviceCount uint32, ctx int, rootCommID string, checkSigs bool) error {
-	id, err := r.openCore(vnc, ctx)
+	id, err := r.openCore(vnc, ctx, true)
 	if err != nil {
 		return err
 	}
+	// The seed stores the world as given; refusing a rank outside it here is
+	// ours (extension global-init-rank-range).
 	if gDeviceCount == 0 || gDeviceID >= gDeviceCount {
 		return invalid("g_device_id %d is not a rank of a world of %d devices", gDeviceID, gDeviceCount)
 	}
@@ -105,12 +108,14 @@ func (r *Runtime) InitGlobalComm(vnc, gDeviceID, gDeviceCount uint32, ctx int, r
 }
 
 // openCore is the common entry of the global-comm calls: the runtime is
-// open, vnc names a core, and its device and ctx are in range.
-func (r *Runtime) openCore(vnc uint32, ctx int) (device.Identity, error) {
+// open, vnc names a core, and its device and ctx are in range. whole asks
+// for every step of enc_init_global_comm's lookup (core, MLA, TDRV); without
+// it only the core is needed (enc_validate_global_comm reads nec_dev alone).
+func (r *Runtime) openCore(vnc uint32, ctx int, whole bool) (device.Identity, error) {
 	if err := r.checkOpen(); err != nil {
 		return device.Identity{}, err
 	}
-	id, ierr := r.coreIdentity(vnc)
+	id, ierr := r.coreIdentity(vnc, whole)
 	if ierr != nil {
 		return id, ierr
 	}
@@ -120,12 +125,30 @@ func (r *Runtime) openCore(vnc uint32, ctx int) (device.Identity, error) {
 	return id, nil
 }
 
-func (r *Runtime) coreIdentity(vnc uint32) (device.Identity, *Error) {
+// coreIdentity is the first three steps of enc_init_global_comm, each
+// failing with its own message row (docs/sources.md#s004-6): the core
+// (gcomm_no_core), its MLA (gcomm_no_mla), the driver context
+// (gcomm_no_tdrv). The seed gives no status for the last two; they keep the
+// core's NRT_INVALID.
+func (r *Runtime) coreIdentity(vnc uint32, whole bool) (device.Identity, *Error) {
 	id, err := r.ids.CoreIdentity(vnc)
-	if err != nil {
-		return id, r.logged(fail(abi.NRTInvalid, err, abi.MsgGcommNoCore, vnc))
+	if err == nil {
+		return id, nil
 	}
-	return id, nil
+	var format string
+	var args []any
+	switch {
+	case errors.Is(err, device.ErrNoMLA):
+		format = abi.MsgGcommNoMLA
+	case errors.Is(err, device.ErrNoTDRV):
+		format = abi.MsgGcommNoTdrv
+	default:
+		format, args = abi.MsgGcommNoCore, []any{vnc}
+	}
+	if format != abi.MsgGcommNoCore && !whole {
+		return id, nil // the core was found; its device is all the caller reads
+	}
+	return id, r.logged(fail(abi.NRTInvalid, err, format, args...))
 }
 
 // sameWorld is the re-entry check: the world size and rank are immutable.

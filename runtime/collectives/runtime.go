@@ -28,6 +28,17 @@ const DefaultBarrierTimeout = time.Minute
 type Options struct {
 	Logger         *slog.Logger  // nil: slog.Default()
 	BarrierTimeout time.Duration // 0: DefaultBarrierTimeout
+	// ArchInit is arch_init, enc_init's first step (docs/sources.md#s004-6).
+	// nil: the process has no architecture layer to initialise (the
+	// simulated device layer has none); New says so at debug level.
+	ArchInit func() error
+	// NcclInit is ncclInit, enc_init's second step: the forward handoff that
+	// dlopens libnccom (docs/sources.md#s000-2). It runs once per process,
+	// so a caller whose handoff already ran passes a function reporting that
+	// run's outcome (runtime/nrt.Init does). nil: comms is not a libnccom
+	// behind the trampolines (a native or in-process transport), so there is
+	// nothing to hand off to; New says so at debug level.
+	NcclInit func() error
 }
 
 // Runtime is one process's collectives state (what enc_init builds and
@@ -64,8 +75,15 @@ type hooks struct {
 	splitBinding     func()                    // write id and stream_id as two stores, calling this between them
 }
 
-// New is enc_init: the locks and tables of every device, ready for
-// InitGlobalComm. ids describes the cores; comms is libnccom's comm layer.
+// New is enc_init (docs/sources.md#s004-6), in the seed's order: arch_init
+// (opt.ArchInit), ncclInit (opt.NcclInit), then the init lock and the setup
+// lock of each of the NEC_MAX_DEVICES devices; the first failure ends it and
+// no Runtime is made. ids describes the cores; comms is libnccom's comm layer.
+//
+// pthread_mutex_init can fail; a Go mutex cannot, so the two lock messages
+// (gcomm_init_lock_failed, gcomm_setup_lock_failed) fire only when the
+// package's lock initialiser reports a pthread-style error code, which only
+// its tests make it do.
 func New(ids device.IdentitySource, comms Comms, opt Options) (*Runtime, error) {
 	if ids == nil {
 		return nil, fmt.Errorf("collectives.New: no device identity source")
@@ -80,9 +98,35 @@ func New(ids device.IdentitySource, comms Comms, opt Options) (*Runtime, error) 
 	if r.barrierTimeout <= 0 {
 		r.barrierTimeout = DefaultBarrierTimeout
 	}
+	for _, step := range []struct {
+		name string
+		run  func() error
+	}{{"arch_init", opt.ArchInit}, {"ncclInit", opt.NcclInit}} {
+		if step.run == nil {
+			r.log.Debug("enc_init: no " + step.name + " to run")
+			continue
+		}
+		if err := step.run(); err != nil {
+			return nil, r.logged(&Error{Status: abi.NRTFailure, Msg: "enc_init: " + step.name + " failed", Err: err})
+		}
+	}
+	for dev := range abi.NECMaxDevices {
+		if ret := lockInit(dev, false); ret != 0 {
+			return nil, r.logged(fail(abi.NRTFailure, nil, abi.MsgGcommInitLockFailed, int32(ret)))
+		}
+		if ret := lockInit(dev, true); ret != 0 {
+			return nil, r.logged(fail(abi.NRTFailure, nil, abi.MsgGcommSetupLockFailed, int32(ret)))
+		}
+	}
 	r.barriers.m = map[string]*localBarrier{}
 	return r, nil
 }
+
+// lockInit is pthread_mutex_init of device dev's init lock (setup false) or
+// setup lock (setup true): 0 on success, else the error code. The locks are
+// Go mutexes, ready at their zero value, so it always succeeds; the package's
+// tests replace it to see the failure messages.
+var lockInit = func(dev int, setup bool) int { return 0 }
 
 // Stats is what the runtime has done so far.
 type Stats struct {

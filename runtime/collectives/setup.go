@@ -8,9 +8,12 @@ import (
 
 // SetupGlobalComm is enc_setup_global_comm, the second gate. The first call on
 // a comm binds boot as its bootstrap socket (boot's ranks are the world's
-// global device ids), bootstraps the global replica group's comm node (every
-// rank of the world takes part) and allocates the local ring tables; every
-// call then asserts the post-bootstrap invariants (enc.cc:0x3E5F..0x3E62).
+// global device ids; in libnrt it is the comm neuronInitGlobalComm built),
+// bootstraps the global replica group's comm node over it (every rank of the
+// world takes part; the node's nccl_comm is then that group's own
+// neuronInitComm comm, not boot: contradiction global-comm-bootstrap-socket)
+// and allocates the local ring tables; every call then asserts the
+// post-bootstrap invariants (enc.cc:0x3E5F..0x3E62).
 func (r *Runtime) SetupGlobalComm(dev, ctx int, boot transport.Transport) error {
 	if err := r.checkOpen(); err != nil {
 		return err

@@ -37,8 +37,14 @@ type SrcTargetPairs struct {
 	Signature    [16]byte
 }
 
-// Context is the part of enc_context the op-signature reads and writes.
+// Context is the part of enc_context the op-signature reads and writes, with
+// the one flag of the driver context (encd_context) that gates it.
 type Context struct {
+	// CCOpOwner is drv_ctx->ccop_owner: whether this driver context owns
+	// the collective ops. A context that does not is not signed at all
+	// (CalculateSignature returns success before any hashing,
+	// docs/sources.md#s004-4), so its signatures stay as they were.
+	CCOpOwner      bool
 	State          abi.EncModelState
 	ReplicaGroups  []ReplicaGroup
 	SrcTargetPairs []SrcTargetPairs
@@ -46,9 +52,21 @@ type Context struct {
 	Signature      [16]byte // enc_context+992
 }
 
-// CalculateSignature is enc_calculate_signature for the device's global comm:
-// it signs c with the comm's g_device_id.
+// CalculateSignature is enc_calculate_signature (docs/sources.md#s004-4) for
+// the device's global comm, in the seed's order: a missing enc_context (c
+// nil) or a driver context that does not own the collective ops
+// (!c.CCOpOwner) returns NRT_SUCCESS before anything is read or hashed; a
+// context past the parse state is refused with the seed's message; then c
+// is signed with the comm's g_device_id. The seed dereferences the global
+// comm without a check; a device, context or comm that does not exist is
+// refused here with a one-line error instead.
 func (r *Runtime) CalculateSignature(dev, ctx int, c *Context) error {
+	if c == nil || !c.CCOpOwner {
+		return nil
+	}
+	if c.State != abi.EncModelParse {
+		return r.logged(fail(abi.NRTInvalid, nil, abi.MsgSigNotParseState, int32(c.State)))
+	}
 	if err := checkDevCtx(dev, ctx); err != nil {
 		return err
 	}
@@ -70,7 +88,8 @@ func (r *Runtime) CalculateSignature(dev, ctx int, c *Context) error {
 // replica-group view) and per source-target-pair set (its pair vectors, then
 // its ops through the pair view), each written to the group's Signature; then
 // an outer MD5 over the inner digests in that order, written to c.Signature.
-// It runs only in the parse state.
+// It runs only in the parse state. Sign is the hashing alone: it signs c
+// whatever c.CCOpOwner says (the gate is CalculateSignature's).
 func Sign(c *Context, gDeviceID uint32) error {
 	return sign(c, gDeviceID, pairView)
 }

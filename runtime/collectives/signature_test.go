@@ -213,7 +213,7 @@ func TestSignedProgramBootstrap(t *testing.T) {
 			for i := range ops {
 				ops[i].GroupID = 1
 			}
-			c := &Context{ReplicaGroups: []ReplicaGroup{*rgs[r]}, Ops: ops}
+			c := &Context{CCOpOwner: true, ReplicaGroups: []ReplicaGroup{*rgs[r]}, Ops: ops}
 			if err := wd.rt.CalculateSignature(r, 0, c); err != nil {
 				return err
 			}
@@ -230,4 +230,54 @@ func TestSignedProgramBootstrap(t *testing.T) {
 	for r, err := range run(5) {
 		exactly(t, err, sigFailed(r))
 	}
+}
+
+// The gate of enc_calculate_signature (docs/sources.md#s004-4): no
+// enc_context, or a driver context that does not own the collective ops,
+// returns NRT_SUCCESS before anything is read or hashed — even a context past
+// the parse state on a device with no global comm. An owner is checked in the
+// seed's order: the parse state first, then the comm.
+func TestSignatureGateSkipsNonOwners(t *testing.T) {
+	rt := newRuntime(t, &testIDs{}, &inproc.Comms{})
+	if err := rt.InitGlobalComm(3, 3, 10, 0, "", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.CalculateSignature(3, 0, nil); err != nil {
+		t.Fatalf("no enc_context: %v, want NRT_SUCCESS", err)
+	}
+	planted := [16]byte{0xde, 0xad}
+	for _, tc := range []struct {
+		name  string
+		dev   int
+		state abi.EncModelState
+	}{
+		{"registered comm, parse state", 3, abi.EncModelParse},
+		{"no global comm, not in parse state", 4, abi.EncModelState(2)},
+		{"device out of range", abi.NECMaxDevices, abi.EncModelParse},
+	} {
+		c := p2pContext(Op{Kind: abi.EncSend, SizeN: 4096, Peer: 1, GroupID: 4})
+		c.State = tc.state
+		c.Signature, c.ReplicaGroups[0].Signature = planted, planted
+		if err := rt.CalculateSignature(tc.dev, 0, c); err != nil {
+			t.Fatalf("%s: a context that does not own the collective ops: %v, want NRT_SUCCESS", tc.name, err)
+		}
+		if c.Signature != planted || c.ReplicaGroups[0].Signature != planted {
+			t.Fatalf("%s: a context that does not own the collective ops was signed (%x)", tc.name, c.Signature)
+		}
+	}
+
+	// an owner is signed, and its digests are Sign's
+	owner := p2pContext(Op{Kind: abi.EncSend, SizeN: 4096, Peer: 1, GroupID: 4})
+	owner.CCOpOwner = true
+	if err := rt.CalculateSignature(3, 0, owner); err != nil {
+		t.Fatal(err)
+	}
+	want := p2pContext(Op{Kind: abi.EncSend, SizeN: 4096, Peer: 1, GroupID: 4})
+	if err := Sign(want, 3); err != nil || owner.Signature != want.Signature {
+		t.Fatalf("owner signed %x, Sign gives %x (%v)", owner.Signature, want.Signature, err)
+	}
+	// the parse state is checked before the global comm is looked up
+	late := p2pContext()
+	late.CCOpOwner, late.State = true, abi.EncModelState(2)
+	exactly(t, rt.CalculateSignature(4, 0, late), "cannot calculate CC signature: not in parse state (2)")
 }

@@ -8,7 +8,7 @@ import "github.com/nrtabi/nrtabi/generated/abi"
 // passes; a smaller world before the bootstrap is refused with the hint to
 // build the global comm first.
 func (r *Runtime) ValidateGlobalComm(vnc, gDeviceID, gDeviceCount uint32, ctx int, rootCommID string, checkSigs bool) error {
-	id, err := r.openCore(vnc, ctx)
+	id, err := r.openCore(vnc, ctx, false)
 	if err != nil {
 		return err
 	}

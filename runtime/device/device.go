@@ -8,6 +8,8 @@
 // docs/runtime-boundary.md#simulated-topology-file.
 package device
 
+import "errors"
+
 // Identity is what the global communicator reads about one virtual core
 // (enc_init_global_comm's inputs, docs/sources.md#s004-6).
 type Identity struct {
@@ -22,10 +24,23 @@ type Identity struct {
 	ReservationID uint64
 }
 
+// The three steps of enc_init_global_comm's identity lookup
+// (docs/sources.md#s004-6) fail with three different messages: the virtual
+// core ("Failed to find core %u"), its MLA ("Failed to get MLA") and the
+// device driver context ("TDRV not initialized!"). A CoreIdentity error that
+// wraps ErrNoMLA or ErrNoTDRV (errors.Is) says the core itself was found, and
+// the Identity returned with it has the core's NecDev; any other error means
+// the core was not found.
+var (
+	ErrNoMLA  = errors.New("the core's MLA and TPB could not be read (db_physical_core_get_mla_and_tpb)")
+	ErrNoTDRV = errors.New("the device driver context is not initialised (db_tdrv_ctx_get)")
+)
+
 // IdentitySource answers identity questions for the global communicator.
 type IdentitySource interface {
 	// CoreIdentity describes virtual core vnc, or fails naming the core
-	// ("Failed to find core %u").
+	// ("Failed to find core %u"); a failure past the core wraps ErrNoMLA
+	// or ErrNoTDRV.
 	CoreIdentity(vnc uint32) (Identity, error)
 	// VirtualServerSize is the configured virtual-server partition size; 0 disables it.
 	VirtualServerSize() uint32

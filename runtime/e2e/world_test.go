@@ -134,6 +134,15 @@ func agree(t *testing.T, runs []worldprog.Run) {
 	if id := runs[0].Fields["unique_id"]; !strings.HasPrefix(id, "127.0.0.1:") {
 		t.Errorf("rank 0's unique id %q is not a loopback root address", id)
 	}
+	// Every rank initialised the group's comm through nccl_init_comm, as
+	// libnrt's enc_init_comm does (docs/sources.md#s004-5), so its enc_comm
+	// is bound to {group id, stream}: worldprog.GroupID/Stream.
+	want := fmt.Sprintf("%d/%d", worldprog.GroupID, worldprog.Stream)
+	for r, run := range runs {
+		if got := run.Fields["bound"]; got != want {
+			t.Errorf("rank %d: enc_comm {id, stream_id} = %q, want %q (nccl_init_comm not on its path?): %s", r, got, want, run.Fields["line"])
+		}
+	}
 }
 
 func cHosts(n int) []member { return make([]member, n) }

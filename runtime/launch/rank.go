@@ -256,8 +256,8 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	if err := rt.CalculateSignature(0, 0, c); err != nil {
 		return finish(err)
 	}
-	node, err := rt.GetNcclComm(&c.ReplicaGroups[0], 0, 0, 1, false)
-	res.TAgree = comms.lastInit
+	node, bound, err := worldprog.InitGroupComm(rt, c, 0, 0)
+	res.TAgree, res.Bound = comms.lastInit, bound
 	if err != nil {
 		return finish(err)
 	}

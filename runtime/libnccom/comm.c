@@ -138,8 +138,10 @@ static NRT_STATUS init_transports(struct ncclComm *c, const struct ncclUniqueId 
 	return NRT_SUCCESS;
 }
 
-/* ncclGetUniqueId's id for a root comm id or, without one, a fresh root here. */
-static NRT_STATUS unique_id(const char *root_id, int nranks, bool global, struct ncclUniqueId *id, bool *from_env)
+/* ncclGetUniqueId's id for a root comm id or, without one, a fresh root here.
+ * That root is bootstrapGetUniqueId's, created with isGlobalInit = 0 whoever
+ * asks, neuronInitGlobalComm included (docs/sources.md#s001-5). */
+static NRT_STATUS unique_id(const char *root_id, int nranks, struct ncclUniqueId *id, bool *from_env)
 {
 	memset(id, 0, sizeof *id);
 	nccom_addr a;
@@ -158,7 +160,7 @@ static NRT_STATUS unique_id(const char *root_id, int nranks, bool global, struct
 		if (rc != NRT_SUCCESS)
 			return rc;
 		a = nccom_if_addr();
-		if ((rc = nccom_create_root(&a, nranks, global, false, NULL)) != NRT_SUCCESS)
+		if ((rc = nccom_create_root(&a, nranks, false, false, NULL)) != NRT_SUCCESS)
 			return rc;
 	}
 	memcpy(id->internal, &a, sizeof a);
@@ -235,7 +237,7 @@ NRT_STATUS neuronGetUniqueId(char id[128], int rank_n, const char *hint)
 		return NRT_INVALID;
 	struct ncclUniqueId u;
 	bool env = false;
-	NRT_STATUS rc = unique_id(NULL, rank_n, false, &u, &env);
+	NRT_STATUS rc = unique_id(NULL, rank_n, &u, &env);
 	if (rc == NRT_SUCCESS)
 		memcpy(id, u.internal, sizeof u.internal);
 	return rc;
@@ -254,8 +256,8 @@ NRT_STATUS neuronInitGlobalComm(int g_dev_id, int g_dev_count, const enc_neuron_
 	struct ncclUniqueId u;
 	bool env = false;
 	/* With a root comm id, rank 0 creates the root in comm_init_rank. */
-	NRT_STATUS rc = root_id != NULL && root_id[0] ? unique_id(root_id, g_dev_count, true, &u, &env)
-						       : unique_id(NULL, g_dev_count, true, &u, &env);
+	NRT_STATUS rc = root_id != NULL && root_id[0] ? unique_id(root_id, g_dev_count, &u, &env)
+						       : unique_id(NULL, g_dev_count, &u, &env);
 	if (rc != NRT_SUCCESS)
 		return rc;
 	return comm_init_rank(root_id, comm, g_dev_count, g_dev_id, dev, true, u);

@@ -151,7 +151,11 @@ static void serve(struct root_args *a)
 			nccom_close(&fd);
 			goto done;
 		}
-		if (got != size) {
+		/* A local flat root (isGlobalInit = 0) also serves the one rank of
+		 * a global init made without a root comm id, whose extInfo carries
+		 * the git-hash tag (docs/sources.md#s001-5): its tag is not compared. */
+		bool tagged_at_local = !a->global && L == 0 && got == (int)sizeof(struct extInfoGlobal);
+		if (got != size && !tagged_at_local) {
 			nccom_warn("Bootstrap Root : peer %s sent a %d-byte extInfo, expected %d (%s)", ptext, got, size, record_kind(a, got));
 			nccom_close(&fd);
 			goto done;
@@ -554,6 +558,8 @@ NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool fro
 	nccom_format_addr(addr, a->where, sizeof a->where);
 	if (from_env)
 		nccom_info(NRTABI_MSG_NCCOM_ROOT_FROM_ENV, a->where);
+	nccom_info("bootstrap root %s: %d ranks, isGlobalInit=%d, %s", a->where, nranks, (int)global,
+		   a->per_instance > 0 ? "hierarchical" : "flat");
 	pthread_attr_t attr;
 	pthread_t th;
 	int e = pthread_attr_init(&attr);

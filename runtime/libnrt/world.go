@@ -88,7 +88,12 @@ func bootstrapWorld(res *worldprog.Report, rootID string, reordered bool) error 
 	res.Cluster = info.ClusterID
 
 	comms := &recordingComms{Comms: &nrt.Comms{Device: &dev}}
-	rt, err := collectives.New(ids, comms, collectives.Options{})
+	// enc_init's ncclInit is the handoff nrtabi_init ran; Init reports that
+	// run's outcome (it runs once per process).
+	rt, err := collectives.New(ids, comms, collectives.Options{NcclInit: func() error {
+		_, err := nrt.Init(nrt.Options{})
+		return err
+	}})
 	if err != nil {
 		return err
 	}
@@ -107,7 +112,9 @@ func bootstrapWorld(res *worldprog.Report, rootID string, reordered bool) error 
 	if err := rt.CalculateSignature(core.NecDev, 0, c); err != nil {
 		return err
 	}
-	_, err = rt.GetNcclComm(&c.ReplicaGroups[0], core.NecDev, 0, 1, false)
+	// libnrt's own path, as enc_init_comm takes it: nccl_init_comm, which
+	// runs get_nccl_comm and binds the group's enc_comm.
+	_, res.Bound, err = worldprog.InitGroupComm(rt, c, core.NecDev, 0)
 	res.TAgree = comms.lastInit
 	if err != nil {
 		return err

@@ -38,11 +38,37 @@ func Context(rank, nranks int, reordered bool) *collectives.Context {
 	for i := range parts {
 		parts[i] = uint32(i)
 	}
+	ops := Ops(reordered)
 	return &collectives.Context{
-		ReplicaGroups: []collectives.ReplicaGroup{{Rank: abi.EncRgSendrecvRank, RankN: nranks, GroupID: 1, SrcTargetPairsID: -1,
-			Participants: parts, BootstrapParticipants: parts, BootstrapRank: rank}},
-		Ops: Ops(reordered),
+		CCOpOwner: true, // the rank's driver context owns its collective ops
+		ReplicaGroups: []collectives.ReplicaGroup{{Rank: abi.EncRgSendrecvRank, RankN: nranks, GroupID: GroupID, SrcTargetPairsID: -1,
+			Participants: parts, BootstrapParticipants: parts, BootstrapRank: rank, NumOps: uint32(len(ops))}},
+		Ops: ops,
 	}
+}
+
+// GroupID is the world group's replica group (and comm) id; Stream is the
+// stream its comm runs on.
+const GroupID, Stream = 1, 1
+
+// InitGroupComm is enc_init_comm's share for c's replica group
+// (docs/sources.md#s004-5): the op compiler's enc_context maps comm GroupID
+// to Stream, and nccl_init_comm (collectives.NcclInitComm) bootstraps the
+// group's comm node and binds the enc_comm. It returns the node and the
+// binding read back from the C enc_comm as "id/stream" (Report.Bound).
+func InitGroupComm(rt *collectives.Runtime, c *collectives.Context, dev, ctx int) (*collectives.CommNode, string, error) {
+	objs, err := collectives.NewCompileObjects()
+	if err != nil {
+		return nil, "", err
+	}
+	defer objs.Free()
+	objs.Context.StreamIDMap[GroupID] = Stream
+	node, err := rt.NcclInitComm(objs.Context, objs.Comm, GroupID, &c.ReplicaGroups[0], dev, ctx, false)
+	if err != nil {
+		return nil, "", err
+	}
+	id, stream := collectives.CommBinding(objs.Comm)
+	return node, fmt.Sprintf("%d/%d", id, stream), nil
 }
 
 // Report is what one rank prints: one line of key=value pairs.
@@ -52,8 +78,11 @@ type Report struct {
 	// PerInstance is L on a hierarchical world (Prev/Next are then the
 	// intra-instance ring's); Table a digest of the gathered peer-record
 	// table, the same on every rank of an agreeing world. Zero/"": not shown.
-	PerInstance           int
-	Table                 string
+	PerInstance int
+	Table       string
+	// Bound is the world group's enc_comm {id, stream_id} as nccl_init_comm
+	// left it ("1/1"); "": not shown.
+	Bound                 string
 	UID                   string
 	Err                   error
 	TStart, TBoot, TAgree time.Time
@@ -78,6 +107,9 @@ func (r *Report) Line(timing bool) string {
 	}
 	if r.Table != "" {
 		s += " table=" + r.Table
+	}
+	if r.Bound != "" {
+		s += " bound=" + r.Bound
 	}
 	uid := r.UID
 	if uid == "" {

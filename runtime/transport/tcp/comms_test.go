@@ -65,6 +65,7 @@ func TestCollectivesOverTCP(t *testing.T) {
 					return
 				}
 				c := &collectives.Context{
+					CCOpOwner: true,
 					ReplicaGroups: []collectives.ReplicaGroup{{Rank: abi.EncRgSendrecvRank, RankN: n, GroupID: 1, SrcTargetPairsID: -1,
 						Participants: parts, BootstrapParticipants: parts, BootstrapRank: r}},
 					Ops: program(r == reordered),

@@ -116,6 +116,7 @@ type FileReport struct {
 	Role         string          `json:"role"`
 	RoleFrom     string          `json:"role_from"`
 	Structs      []*StructResult `json:"structs"`
+	Enums        []*EnumResult   `json:"enums"` // spec enums found in the input's DWARF (enumcheck.go)
 	Contract     []ContractCheck `json:"contract"`
 }
 

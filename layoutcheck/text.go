@@ -37,6 +37,7 @@ func (r *Report) WriteText(w io.Writer) {
 				printf(w, "     %s %s [%s, %s]\n", marks[fd.Severity], fd.Message, fd.Kind, fd.Severity)
 			}
 		}
+		f.writeEnumsText(w)
 		if len(f.Contract) > 0 {
 			printf(w, "  link contract (%s)\n", f.Role)
 			for _, c := range f.Contract {

@@ -79,6 +79,7 @@ func Check(files []string, opt Options) (*Report, error) {
 		}
 	}
 	r.StructsInSpec = len(opt.Structs.Structs)
+	r.AbsentEnums = absentEnums(r.Files, opt.Structs)
 	for _, n := range r.Required {
 		if !seen[n] {
 			r.add(Finding{Severity: Incompatible, Kind: KindMissingStruct, Struct: n, Expected: n,

@@ -122,3 +122,26 @@ func (f *FileReport) junitEnumCases() []junitCase {
 	}
 	return out
 }
+
+// absentEnums are the spec enums no input's DWARF holds, in spec order.
+func absentEnums(files []*FileReport, s *spec.Spec) []string {
+	seen := map[string]bool{}
+	for _, f := range files {
+		for _, e := range f.Enums {
+			seen[e.Name] = true
+		}
+	}
+	out := []string{}
+	for _, e := range s.Enums {
+		if !seen[e.Name] {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+func (r *Report) writeAbsentEnumsText(w io.Writer) {
+	if len(r.AbsentEnums) > 0 {
+		printf(w, "absent from every input (%d spec enums, not graded): %s\n", len(r.AbsentEnums), strings.Join(r.AbsentEnums, ", "))
+	}
+}

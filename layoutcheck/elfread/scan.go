@@ -490,7 +490,7 @@ func (sc *scanner) decode(a *abbrev) dieInfo {
 
 // Found is where a wanted struct was found in the DWARF.
 type Found struct {
-	Offset dwarf.Offset // the struct, class or union DIE, in the combined offset space of the Debug's parts
+	Offset dwarf.Offset // the struct, class or union DIE (FindEnums: the enum DIE), in the combined offset space of the Debug's parts
 	Name   string       // its qualified DWARF name
 	Via    string       // "struct TAG" or "typedef NAME"
 	DIE    dwarf.Offset // the DIE's offset in File's .debug_info

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/grade"
@@ -56,7 +57,7 @@ func enumChange(c grade.EnumChange) Change {
 		ch.Detail = "value " + c.Value
 	case grade.EnumKindShifted:
 		if len(c.Run) > 1 {
-			ch.Detail = c.Message()[len(c.Enum)+2:]
+			ch.Detail = fmt.Sprintf("%d enumerators shifted by %+d", len(c.Run), c.Delta)
 			ch.Subject = c.Enum + "." + c.Run[0] + ".." + c.Run[len(c.Run)-1]
 		}
 	case grade.EnumKindAlias:

@@ -38,27 +38,6 @@ func (e *Enum) Range() (lo, hi int64) {
 	return 0, 1<<bits - 1
 }
 
-// AliasOf is the enumerator whose value the enumerator named by name
-// shares, the first declared with that value; "" when name is no alias or
-// no enumerator of e. Derived from the values, it is what alias_of states
-// in a valid spec and what a binary's DWARF implies.
-func (e *Enum) AliasOf(name string) string {
-	first := map[int64]string{}
-	for _, v := range e.Values {
-		f, ok := first[v.Value]
-		if !ok {
-			first[v.Value] = v.Name
-		}
-		if v.Name == name {
-			if ok {
-				return f
-			}
-			return ""
-		}
-	}
-	return ""
-}
-
 // EnumCrosses reports whether e is used across the boundary: the type of a
 // struct field or of a forward or reverse parameter or return, directly or
 // through a pointer or array. A shifted value of such an enum changes what

@@ -129,12 +129,12 @@ func EnumGrade(old, new *EnumSide, crosses bool) []EnumChange {
 		out = append(out, EnumChange{Kind: EnumKindSize, Severity: bin, Enum: old.Name, Old: fmt.Sprint(old.Size), New: fmt.Sprint(new.Size)})
 	}
 	newByName := map[string]int{}
-	newHas := map[int64]bool{}
+	newByValue := map[int64][]int{} // in declaration order; a rename takes the first free one
 	for i, v := range new.Values {
 		if _, ok := newByName[v.Name]; !ok {
 			newByName[v.Name] = i
 		}
-		newHas[v.Value] = true
+		newByValue[v.Value] = append(newByValue[v.Value], i)
 	}
 	oldByName := map[string]bool{}
 	for _, v := range old.Values {
@@ -152,8 +152,8 @@ func EnumGrade(old, new *EnumSide, crosses bool) []EnumChange {
 			continue
 		}
 		to := -1
-		for i, n := range new.Values {
-			if n.Value == o.Value && !claimed[i] && !oldByName[n.Name] {
+		for _, i := range newByValue[o.Value] {
+			if !claimed[i] && !oldByName[new.Values[i].Name] {
 				to = i
 				break
 			}
@@ -166,19 +166,20 @@ func EnumGrade(old, new *EnumSide, crosses bool) []EnumChange {
 			continue
 		}
 		sev := bin
-		if newHas[o.Value] {
+		if len(newByValue[o.Value]) > 0 {
 			sev = EnumCompatible // the value stays, under another name
 		}
 		out = append(out, EnumChange{Kind: EnumKindValueRemoved, Severity: sev, Enum: old.Name, Name: o.Name, Old: fmt.Sprint(o.Value)})
 	}
 	// Alias moves: a name kept with its value, now the alias of another
 	// enumerator (or of none), beyond what a rename of its target explains.
+	oldAlias, newAlias := aliases(old.Values), aliases(new.Values)
 	for _, o := range old.Values {
 		i, ok := newByName[o.Name]
 		if !ok || new.Values[i].Value != o.Value {
 			continue
 		}
-		was, is := aliasOf(old.Values, o.Name), aliasOf(new.Values, o.Name)
+		was, is := oldAlias[o.Name], newAlias[o.Name]
 		if r, ok := renamed[was]; ok {
 			was = r
 		}
@@ -202,19 +203,24 @@ func aliasWords(of string) string {
 	return "alias of " + of
 }
 
-// aliasOf is the first enumerator before name with its value, or "".
-func aliasOf(vs []EnumValue, name string) string {
+// aliases maps each alias to the first enumerator with its value (a name
+// declared twice keeps its first declaration).
+func aliases(vs []EnumValue) map[string]string {
 	first := map[int64]string{}
+	out := map[string]string{}
+	seen := map[string]bool{}
 	for _, v := range vs {
-		f, ok := first[v.Value]
-		if v.Name == name {
-			return f
+		if seen[v.Name] {
+			continue
 		}
-		if !ok {
+		seen[v.Name] = true
+		if f, ok := first[v.Value]; ok {
+			out[v.Name] = f
+		} else {
 			first[v.Value] = v.Name
 		}
 	}
-	return ""
+	return out
 }
 
 // EnumFold makes each run of enumerators shifted by one delta, adjacent in

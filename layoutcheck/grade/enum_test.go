@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func side(name string, size int64, kv ...any) *EnumSide {
@@ -105,5 +106,25 @@ func TestEnumFoldKeepsDeltasApart(t *testing.T) {
 	cs := EnumFold(EnumGrade(side("e", 4, "A", 0, "B", 1, "C", 2), side("e", 4, "A", 1, "B", 2, "C", 4), true))
 	if len(cs) != 2 || len(cs[0].Run) != 2 || cs[1].Name != "C" {
 		t.Errorf("got\n%s", lines(cs))
+	}
+}
+
+// TestEnumGradeLarge: an enum of 100000 enumerators, every one renamed and
+// every one an alias pair, grades in linear time (a hostile DWARF enum must
+// not make the grading quadratic: 1e10 steps would not end in the test).
+func TestEnumGradeLarge(t *testing.T) {
+	const n = 100000
+	old, new := &EnumSide{Name: "big", Size: 4}, &EnumSide{Name: "big", Size: 4}
+	for i := 0; i < n; i++ {
+		old.Values = append(old.Values, EnumValue{fmt.Sprintf("OLD_%d", i), int64(i / 2)})
+		new.Values = append(new.Values, EnumValue{fmt.Sprintf("NEW_%d", i), int64(i / 2)})
+	}
+	start := time.Now()
+	cs := EnumGrade(old, new, true)
+	if len(cs) != n || cs[0].Kind != EnumKindRenamed || cs[n-1].New != fmt.Sprintf("NEW_%d", n-1) {
+		t.Fatalf("%d changes, first %+v", len(cs), cs[0])
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("grading took %v", d)
 	}
 }

@@ -13,11 +13,37 @@ type cEnum struct {
 	Name, Tag string
 	Values    []cEnumValue
 	Comment   string
+	Size      int
+	Attr      string // between "enum" and the tag: the underlying size when not 4
+	Base      string // the integer type standing for an enum without enumerators
 }
 
 type cEnumValue struct {
-	Name  string
-	Value int64
+	Name    string
+	Value   int64
+	AliasOf string // the enumerator it aliases, written as its value
+}
+
+// enumModes are gcc's machine modes for the enum sizes other than 4. The
+// mode attribute fixes the underlying size whatever the values:
+// __attribute__((packed)) takes the smallest size that holds them (a 2-byte
+// enum whose values fit a byte would shrink), and C23's enum : type needs
+// gcc 13 (docs/generator.md#enums).
+var enumModes = map[int]string{1: "QI", 2: "HI", 8: "DI"}
+
+func cEnumOf(e spec.Enum) cEnum {
+	ce := cEnum{Name: e.Name, Tag: e.Tag, Size: e.Size, Comment: commentText(fmt.Sprintf("%s, %s", e.Conf, e.Source))}
+	if m, ok := enumModes[e.Size]; ok {
+		ce.Attr = "__attribute__((mode(" + m + "))) "
+	}
+	ce.Base = fmt.Sprintf("uint%d_t", e.Size*8)
+	if e.Signed() {
+		ce.Base = fmt.Sprintf("int%d_t", e.Size*8)
+	}
+	for _, v := range e.Values {
+		ce.Values = append(ce.Values, cEnumValue{v.Name, v.Value, v.AliasOf})
+	}
+	return ce
 }
 
 type cMacro struct {
@@ -70,11 +96,7 @@ func cHeader(s *spec.Spec) ([]File, error) {
 		Guard:   "NRTABI_" + releaseIdent(s.Release.Name) + "_H",
 	}
 	for _, e := range s.Enums {
-		ce := cEnum{Name: e.Name, Tag: e.Tag, Comment: commentText(fmt.Sprintf("%s, %s", e.Conf, e.Source))}
-		for _, v := range e.Values {
-			ce.Values = append(ce.Values, cEnumValue{v.Name, v.Value})
-		}
-		d.Enums = append(d.Enums, ce)
+		d.Enums = append(d.Enums, cEnumOf(e))
 	}
 	for _, o := range s.OpaqueTypes {
 		d.Opaques = append(d.Opaques, fmt.Sprintf("typedef struct %s %s;", o.CTag(), o.Name))

@@ -67,10 +67,19 @@ func goConsts(s *spec.Spec) ([]File, error) {
 	return []File{out}, err
 }
 
+// goEnumBase is the Go integer of an enum's size and sign, so a Go mirror
+// of a struct holding it keeps the C layout (docs/generator.md#enums).
+func goEnumBase(e spec.Enum) string {
+	if e.Signed() {
+		return fmt.Sprintf("int%d", e.Size*8)
+	}
+	return fmt.Sprintf("uint%d", e.Size*8)
+}
+
 func goEnum(f *jen.File, e spec.Enum) {
 	name := GoName(e.Name)
 	f.Commentf("%s is %s (%d bytes, %s).", name, e.Name, e.Size, e.Conf)
-	f.Type().Id(name).Uint32()
+	f.Type().Id(name).Id(goEnumBase(e))
 	if len(e.Values) == 0 {
 		f.Line()
 		return
@@ -79,7 +88,11 @@ func goEnum(f *jen.File, e spec.Enum) {
 	var cases []jen.Code
 	seen := map[int64]bool{}
 	for _, v := range e.Values {
-		defs = append(defs, jen.Id(GoName(v.Name)).Id(name).Op("=").Lit(int(v.Value)))
+		val := jen.Lit(int(v.Value))
+		if v.AliasOf != "" {
+			val = jen.Id(GoName(v.AliasOf)) // the alias stated, as in the C header
+		}
+		defs = append(defs, jen.Id(GoName(v.Name)).Id(name).Op("=").Add(val))
 		if !seen[v.Value] {
 			seen[v.Value] = true
 			cases = append(cases, jen.Case(jen.Id(GoName(v.Name))).Block(jen.Return(jen.Lit(v.Name))))
@@ -90,7 +103,7 @@ func goEnum(f *jen.File, e spec.Enum) {
 	f.Commentf("String returns the C enumerator name.")
 	f.Func().Params(jen.Id("v").Id(name)).Id("String").Params().String().Block(
 		jen.Switch(jen.Id("v")).Block(cases...),
-		jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit(e.Name+"(%d)"), jen.Uint32().Call(jen.Id("v")))),
+		jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit(e.Name+"(%d)"), jen.Id(goEnumBase(e)).Call(jen.Id("v")))),
 	)
 	f.Line()
 }

@@ -60,6 +60,11 @@ func Check(files []string, opt Options) (*Report, error) {
 				r.add(f)
 			}
 		}
+		for _, e := range fr.Enums {
+			for _, f := range e.Findings {
+				r.add(f)
+			}
+		}
 		for _, c := range fr.Contract {
 			for _, f := range c.Findings {
 				r.add(f)
@@ -74,6 +79,7 @@ func Check(files []string, opt Options) (*Report, error) {
 		}
 	}
 	r.StructsInSpec = len(opt.Structs.Structs)
+	r.AbsentEnums = absentEnums(r.Files, opt.Structs)
 	for _, n := range r.Required {
 		if !seen[n] {
 			r.add(Finding{Severity: Incompatible, Kind: KindMissingStruct, Struct: n, Expected: n,
@@ -168,6 +174,9 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 		fr.Structs = append(fr.Structs, sr)
 	}
 	sort.SliceStable(fr.Structs, func(a, b int) bool { return fr.Structs[a].Name < fr.Structs[b].Name })
+	if fr.Enums, err = checkEnums(dbg, opt); err != nil {
+		return nil, err
+	}
 	return fr, nil
 }
 

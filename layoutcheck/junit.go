@@ -86,6 +86,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		for _, st := range f.Structs {
 			s.add(junitCaseOf("struct", st.Name, st.Findings))
 		}
+		for _, c := range f.junitEnumCases() {
+			s.add(c)
+		}
 		for _, c := range f.Contract {
 			s.add(junitCaseOf("contract."+f.Role, c.Name, c.Findings))
 		}

@@ -56,8 +56,8 @@ func TestJUnit(t *testing.T) {
 	total, failures := 0, 0
 	for i, fr := range r.Files {
 		s := doc.Suites[i]
-		if s.Name != fr.Path || s.Tests != len(fr.Structs)+len(fr.Contract) || len(s.Cases) != s.Tests {
-			t.Errorf("suite %q: %d tests (%d cases), want %d structs + %d rules", s.Name, s.Tests, len(s.Cases), len(fr.Structs), len(fr.Contract))
+		if s.Name != fr.Path || s.Tests != len(fr.Structs)+len(fr.Enums)+len(fr.Contract) || len(s.Cases) != s.Tests {
+			t.Errorf("suite %q: %d tests (%d cases), want %d structs + %d enums + %d rules", s.Name, s.Tests, len(s.Cases), len(fr.Structs), len(fr.Enums), len(fr.Contract))
 		}
 		for _, c := range s.Cases {
 			if c.Failure != nil {
@@ -66,7 +66,7 @@ func TestJUnit(t *testing.T) {
 		}
 		total += s.Tests
 	}
-	if len(r.Files[0].Contract) == 0 || doc.Suites[0].Cases[len(r.Files[0].Structs)].Classname != "contract.libnrt" {
+	if len(r.Files[0].Contract) == 0 || doc.Suites[0].Cases[len(r.Files[0].Structs)+len(r.Files[0].Enums)].Classname != "contract.libnrt" {
 		t.Errorf("libnrt's contract rules are not cases: %+v", doc.Suites[0].Cases)
 	}
 	var fam, renamed bool

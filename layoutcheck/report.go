@@ -116,6 +116,7 @@ type FileReport struct {
 	Role         string          `json:"role"`
 	RoleFrom     string          `json:"role_from"`
 	Structs      []*StructResult `json:"structs"`
+	Enums        []*EnumResult   `json:"enums"` // spec enums found in the input's DWARF (enumcheck.go)
 	Contract     []ContractCheck `json:"contract"`
 }
 
@@ -128,6 +129,7 @@ type Report struct {
 	StructSpec     string        `json:"struct_spec"`
 	Files          []*FileReport `json:"files"`
 	Absent         []string      `json:"absent_structs"`
+	AbsentEnums    []string      `json:"absent_enums"` // spec enums in no input's DWARF (enumcheck.go): not graded
 	Required       []string      `json:"required_structs"`
 	Findings       []Finding     `json:"findings"` // every finding of every file, plus missing required structs
 	Compatible     int           `json:"compatible"`

@@ -37,6 +37,7 @@ func (r *Report) WriteText(w io.Writer) {
 				printf(w, "     %s %s [%s, %s]\n", marks[fd.Severity], fd.Message, fd.Kind, fd.Severity)
 			}
 		}
+		f.writeEnumsText(w)
 		if len(f.Contract) > 0 {
 			printf(w, "  link contract (%s)\n", f.Role)
 			for _, c := range f.Contract {
@@ -57,6 +58,7 @@ func (r *Report) WriteText(w io.Writer) {
 	if len(r.Absent) > 0 {
 		printf(w, "\nabsent from every input (%d of %d spec structs): %s\n", len(r.Absent), r.StructsInSpec, strings.Join(r.Absent, ", "))
 	}
+	r.writeAbsentEnumsText(w)
 	for _, fd := range r.Findings {
 		if fd.Kind == KindMissingStruct {
 			printf(w, "  %s %s [%s, %s]\n", marks[fd.Severity], fd.Message, fd.Kind, fd.Severity)

@@ -177,7 +177,8 @@ type xStruct struct {
 
 type xEnum struct {
 	name, tag string
-	values    []*godwarf.EnumValue
+	size      int
+	values    []spec.EnumValue // aliases stated (alias_of the first name of the value)
 }
 
 type extractor struct {
@@ -601,7 +602,10 @@ func sizeOfBuiltin(name string) int64 {
 }
 
 // enumType declares a DWARF enum as a spec enum when the spec's rules allow
-// (4 bytes, unique values and enumerator names), else spells it by size.
+// (1, 2, 4 or 8 bytes, values that fit them, enumerator names unique and C
+// identifiers), else spells it by size. Several names of one value are
+// aliases, written with alias_of naming the first (docs/spec-format.md#enums),
+// so that a field of the enum keeps its type.
 func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string, bool) {
 	name := d.EnumName
 	if len(tds) > 0 {
@@ -617,15 +621,29 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	if e, ok := x.enums[name]; ok {
 		return e.name, "", true
 	}
-	if !spec.IsIdent(name) || d.Size() != 4 || len(d.Val) == 0 || x.byName[name] != nil || x.opaques[name] {
+	if !spec.IsIdent(name) || !spec.EnumSizeValid(int(d.Size())) || len(d.Val) == 0 || x.byName[name] != nil || x.opaques[name] {
 		return bySize("spelled by size")
 	}
-	vals, names := map[int64]bool{}, map[string]bool{}
+	se := spec.Enum{Name: name, Size: int(d.Size())}
+	first, names := map[int64]string{}, map[string]bool{}
 	for _, v := range d.Val {
-		if vals[v.Val] || names[v.Name] || x.enumerators[v.Name] || !spec.IsIdent(v.Name) || v.Val < -1<<31 || v.Val > 1<<32-1 {
+		if v == nil || names[v.Name] || x.enumerators[v.Name] || !spec.IsIdent(v.Name) {
 			return bySize("its enumerators do not make a spec enum")
 		}
-		vals[v.Val], names[v.Name] = true, true
+		ev := spec.EnumValue{Name: v.Name, Value: v.Val}
+		if f, ok := first[v.Val]; ok {
+			ev.AliasOf = f
+		} else {
+			first[v.Val] = v.Name
+		}
+		names[v.Name] = true
+		se.Values = append(se.Values, ev)
+	}
+	lo, hi := se.Range()
+	for _, v := range se.Values {
+		if v.Value < lo || v.Value > hi {
+			return bySize(fmt.Sprintf("%s = %d does not fit its %d bytes", v.Name, v.Value, se.Size))
+		}
 	}
 	for n := range names {
 		x.enumerators[n] = true
@@ -634,7 +652,7 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	if d.EnumName != "" && d.EnumName != name {
 		tag = d.EnumName
 	}
-	x.enums[name] = &xEnum{name: name, tag: tag, values: d.Val}
+	x.enums[name] = &xEnum{name: name, tag: tag, size: se.Size, values: se.Values}
 	x.enumOrder = append(x.enumOrder, name)
 	return name, "", true
 }
@@ -677,11 +695,7 @@ func (x *extractor) rows(path, buildID string, dbg *elfread.Debug) *fragment {
 	}
 	for _, n := range x.enumOrder {
 		e := x.enums[n]
-		se := spec.Enum{Name: e.name, Tag: e.tag, Size: 4, Fact: fact(x.source)}
-		for _, v := range e.values {
-			se.Values = append(se.Values, spec.EnumValue{Name: v.Name, Value: v.Val})
-		}
-		f.Enums = append(f.Enums, se)
+		f.Enums = append(f.Enums, spec.Enum{Name: e.name, Tag: e.tag, Size: e.size, Values: e.values, Fact: fact(x.source)})
 	}
 	for _, s := range x.order {
 		if s.refused != "" {

@@ -72,7 +72,7 @@ var Rules = map[string]string{
 	"struct-size":     "a declared field size agrees with its type; the struct size is a multiple of its alignment",
 	"struct-cycle":    "structs do not embed themselves",
 	"opaque-overlap":  "opaque ranges are non-empty and overlap neither fields nor each other",
-	"enum":            "enums have size 4 (the only size gcc gives a plain enum on LP64) and unique enumerators",
+	"enum":            "enums have size 1, 2, 4 or 8 and values that fit it; a shared value is an alias stated by alias_of naming the first enumerator with that value",
 	"message-args":    "a message's printf verbs match its declared arguments",
 	"constant":        "a constant's value has its declared type",
 	"release-name":    "the release name matches its directory",

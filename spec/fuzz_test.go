@@ -82,6 +82,50 @@ chosen = "c"
 conf = "INFERRED"
 source = "seed"
 `))
+	// Enum rows: stated aliases, the four underlying sizes, signed values,
+	// and the faults the enum rule names (docs/spec-format.md#enums).
+	f.Add([]byte(`[release]
+name = "r"
+derived_from = "2.31.24"
+conf = "HIGH"
+source = "seed"
+
+[[enum]]
+name = "evt_t"
+tag = "evt"
+size = 1
+conf = "HIGH"
+source = "seed"
+values = [
+  { name = "EVT_A", value = 0 },
+  { name = "EVT_B", value = 1 },
+  { name = "EVT_FIRST", value = 0, alias_of = "EVT_A" },
+  { name = "EVT_LAST", value = 1, alias_of = "EVT_A" },
+  { name = "EVT_DUP", value = 1 },
+  { name = "EVT_BIG", value = 300 },
+]
+
+[[enum]]
+name = "wide_t"
+size = 8
+conf = "HIGH"
+source = "seed"
+values = [{ name = "WIDE_NEG", value = -1 }, { name = "WIDE_TOP", value = 0x7fffffffffffffff }]
+
+[[enum]]
+name = "half_t"
+size = 2
+conf = "HIGH"
+source = "seed"
+values = [{ name = "HALF_A", value = 65535 }, { name = "HALF_B", value = 7, alias_of = "HALF_B" }]
+
+[[enum]]
+name = "odd_t"
+size = 3
+conf = "HIGH"
+source = "seed"
+values = [{ name = "ODD_A", value = 1, alias_of = "NOWHERE" }]
+`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fsys := fstest.MapFS{"r/spec.toml": {Data: data}}
 		s, err := LoadFS(fsys, "r", "r")
@@ -105,7 +149,7 @@ source = "seed"
 				t.Fatalf("a multi-line error: %q", e.Error())
 			}
 			switch e.Rule {
-			case "syntax", "decode", "unknown-key", "derive", "single-table", "was", "range":
+			case "syntax", "decode", "unknown-key", "derive", "single-table", "was", "range", "enum":
 				if e.Pos.File == "" || e.Pos.Line == 0 {
 					t.Fatalf("an error without a position: %v", e)
 				}

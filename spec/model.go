@@ -335,7 +335,9 @@ func (c Constant) Str() (string, bool) {
 	return v, ok
 }
 
-// Enum is a C enum with a fixed size.
+// Enum is a C enum with a fixed size: 4 for a plain enum, 1 or 2 for a
+// packed one or one with a narrow underlying type, 8 when a value needs it
+// (docs/spec-format.md#enums).
 type Enum struct {
 	Name   string      `toml:"name"`
 	Tag    string      `toml:"tag"`
@@ -345,12 +347,15 @@ type Enum struct {
 	Fact
 }
 
-// EnumValue is one enumerator.
+// EnumValue is one enumerator. AliasOf states an intended alias: the name
+// of an earlier enumerator of the same enum with the same value, so that a
+// duplicate value without it is refused as an accident.
 type EnumValue struct {
-	Name  string `toml:"name" json:"name"`
-	Value int64  `toml:"value" json:"value"`
-	Conf  Conf   `toml:"conf" json:"conf,omitempty"`
-	Note  string `toml:"note" json:"note,omitempty"`
+	Name    string `toml:"name" json:"name"`
+	Value   int64  `toml:"value" json:"value"`
+	AliasOf string `toml:"alias_of" json:"alias_of,omitempty"`
+	Conf    Conf   `toml:"conf" json:"conf,omitempty"`
+	Note    string `toml:"note" json:"note,omitempty"`
 }
 
 // OpaqueType is a type known only by name, used behind pointers.

@@ -153,6 +153,9 @@ func (t *Type) IntDomain() (lo int64, hi uint64, ok bool) {
 		size, signed = t.Size(), t.Signed
 	case KindEnum:
 		size, signed = 4, true
+		if t.Enum != nil && t.Enum.Size != 4 { // a packed or wide enum holds its underlying type's values
+			size, signed = t.Enum.Size, t.Enum.Signed()
+		}
 	case KindChar:
 		size, signed = 1, true
 	case KindBool:

@@ -356,27 +356,57 @@ func (c *checker) enums() {
 	seen := map[string]string{}
 	for i := range s.Enums {
 		e := &s.Enums[i]
-		if e.Size != 4 {
-			c.at(&e.Fact, "size", "enum", "enum %s has size %d; gcc gives a plain enum 4 bytes on LP64", e.Name, e.Size)
+		if !EnumSizeValid(e.Size) {
+			c.at(&e.Fact, "size", "enum", "enum %s has size %d; use 4 (a plain enum), 1 or 2 (packed, or a narrow underlying type) or 8 (a value beyond 32 bits)", e.Name, e.Size)
 		}
-		vals := map[int64]string{}
+		lo, hi := e.Range()
+		vals := map[int64]int{}
+		index := map[string]int{}
 		for j, v := range e.Values {
 			key := fmt.Sprintf("values[%d]", j)
 			if other, ok := seen[v.Name]; ok {
 				c.at(&e.Fact, key, "unique", "enumerator %s of %s is already declared in %s", v.Name, e.Name, other)
 			}
 			seen[v.Name] = e.Name
-			if other, ok := vals[v.Value]; ok && !e.Status {
-				c.at(&e.Fact, key, "enum", "%s and %s of %s share the value %d", other, v.Name, e.Name, v.Value)
+			c.enumAlias(e, j, vals, index)
+			if _, ok := vals[v.Value]; !ok {
+				vals[v.Value] = j
 			}
-			vals[v.Value] = v.Name
-			if v.Value < -1<<31 || v.Value > 1<<32-1 {
-				c.at(&e.Fact, key, "enum", "%s = %d does not fit a 4-byte enum", v.Name, v.Value)
+			if _, ok := index[v.Name]; !ok {
+				index[v.Name] = j
+			}
+			if EnumSizeValid(e.Size) && (v.Value < lo || v.Value > hi) {
+				c.at(&e.Fact, key, "enum", "%s = %d does not fit a %d-byte enum (%d..%d with these values)", v.Name, v.Value, e.Size, lo, hi)
 			}
 			if v.Conf != "" && !v.Conf.Valid() {
 				c.at(&e.Fact, key, "conf", "%s: conf = %q; use HIGH, MED or INFERRED", v.Name, v.Conf)
 			}
 		}
+	}
+}
+
+// enumAlias holds enumerator j of e to the alias rule: a value already
+// taken is an alias that says so (alias_of naming the first enumerator with
+// that value), and alias_of is never stated on a value of its own.
+// vals and index hold the enumerators before j.
+func (c *checker) enumAlias(e *Enum, j int, vals map[int64]int, index map[string]int) {
+	v := e.Values[j]
+	key := fmt.Sprintf("values[%d]", j)
+	first, taken := vals[v.Value]
+	switch {
+	case v.AliasOf == "" && taken && !e.Status:
+		c.at(&e.Fact, key, "enum", "%s and %s of %s share the value %d; state alias_of = %s on %s if the alias is intended", e.Values[first].Name, v.Name, e.Name, v.Value, Quote(e.Values[first].Name), v.Name)
+	case v.AliasOf == "":
+	case v.AliasOf == v.Name:
+		c.at(&e.Fact, key, "enum", "%s of %s: alias_of names itself; drop alias_of", v.Name, e.Name)
+	case !taken:
+		if k, ok := index[v.AliasOf]; ok {
+			c.at(&e.Fact, key, "enum", "%s of %s: alias_of = %s but %s = %d and %s = %d; an alias has its target's value", v.Name, e.Name, Quote(v.AliasOf), v.AliasOf, e.Values[k].Value, v.Name, v.Value)
+		} else {
+			c.at(&e.Fact, key, "enum", "%s of %s: alias_of = %s names no earlier enumerator of %s; an alias follows its target", v.Name, e.Name, Quote(v.AliasOf), e.Name)
+		}
+	case e.Values[first].Name != v.AliasOf:
+		c.at(&e.Fact, key, "enum", "%s of %s: alias_of = %s but the first enumerator with the value %d is %s; name it", v.Name, e.Name, Quote(v.AliasOf), v.Value, e.Values[first].Name)
 	}
 }
 

@@ -297,6 +297,9 @@ func (w *Writer) Enum(e Enum) {
 	w.printf("values = [\n")
 	for _, v := range e.Values {
 		extra := ""
+		if v.AliasOf != "" {
+			extra += ", alias_of = " + Quote(v.AliasOf)
+		}
 		if v.Conf != "" {
 			extra += ", conf = " + Quote(string(v.Conf))
 		}

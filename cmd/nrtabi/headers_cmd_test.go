@@ -138,7 +138,7 @@ func TestCheckJUnit(t *testing.T) {
 	if err := xml.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if len(doc.Suites) != 2 || len(doc.Suites[0].Cases) != 4 || doc.Failures != 1 {
+	if len(doc.Suites) != 2 || len(doc.Suites[0].Cases) != 5 || doc.Failures != 1 { // four structs and the enum nec_pod_type_t
 		t.Fatalf("suites %d, failures %d:\n%s", len(doc.Suites), doc.Failures, out)
 	}
 	for _, c := range doc.Suites[0].Cases {

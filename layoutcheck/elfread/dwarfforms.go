@@ -57,6 +57,7 @@ const (
 	attrStrOffsetsBase   = 0x72
 	attrExportSymbols    = 0x89
 	tagClassType         = 0x02
+	tagEnumerationType   = 0x04
 	tagStructType        = 0x13
 	tagTypedef           = 0x16
 	tagUnionType         = 0x17

@@ -13,8 +13,8 @@ import (
 // FuzzReader feeds mutated real objects (the seeds are the checker's
 // FuzzReadObject corpus: gcc -g objects in DWARF 4 and 5, a compressed one,
 // a shared object) to every reading step on its own: open, the dynamic
-// table, the debug-file search, the struct scan and the layout and type
-// reader. NewFile, ReadDynTable, FindDebug and FindStructs end with a result
+// table, the debug-file search, the struct and enum scans and the layout and type
+// reader. NewFile, ReadDynTable, FindDebug, FindStructs and FindEnums end with a result
 // or a one-line *InputError; a layout error is any one-line error; a panic
 // fails the run.
 func FuzzReader(f *testing.F) {
@@ -49,7 +49,17 @@ func FuzzReader(f *testing.F) {
 		if !oneLine("find structs", err, true) {
 			return
 		}
+		enums, err := dbg.FindEnums([][]string{{"colour_t", "colour"}, {"wide"}, {hostile.StructName}})
+		if !oneLine("find enums", err, true) {
+			return
+		}
 		rd := dbg.NewReader()
+		for _, fd := range enums {
+			if fd != nil {
+				_, err := rd.Type(fd.Offset)
+				oneLine("enum type", err, false)
+			}
+		}
 		for _, fd := range found {
 			if fd == nil {
 				continue

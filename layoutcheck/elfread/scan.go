@@ -232,7 +232,7 @@ again:
 		tag := c.Uleb()
 		a := abbrev{tag: uint32(tag), children: c.U8() != 0}
 		switch a.tag {
-		case tagStructType, tagClassType, tagUnionType, tagTypedef, tagNamespace:
+		case tagStructType, tagClassType, tagUnionType, tagTypedef, tagNamespace, tagEnumerationType:
 			a.named = true
 		}
 		from := len(all)
@@ -490,7 +490,7 @@ func (sc *scanner) decode(a *abbrev) dieInfo {
 
 // Found is where a wanted struct was found in the DWARF.
 type Found struct {
-	Offset dwarf.Offset // the struct, class or union DIE, in the combined offset space of the Debug's parts
+	Offset dwarf.Offset // the struct, class or union DIE (FindEnums: the enum DIE), in the combined offset space of the Debug's parts
 	Name   string       // its qualified DWARF name
 	Via    string       // "struct TAG" or "typedef NAME"
 	DIE    dwarf.Offset // the DIE's offset in File's .debug_info
@@ -506,6 +506,7 @@ type wantName struct {
 // finder looks up structs by name in one Debug.
 type finder struct {
 	sc      *scanner
+	enums   bool // FindEnums: enumeration DIEs are wanted, struct-like ones not
 	byBase  map[string][]wantName
 	found   []*Found
 	missing int
@@ -544,7 +545,18 @@ func baseName(s string) string {
 // FindStructs locates each wanted struct, trying its names in order; the
 // result has one entry per want (nil when absent).
 func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
-	f := &finder{sc: &scanner{d: d}, byBase: map[string][]wantName{}}
+	return d.find(wants, false)
+}
+
+// FindEnums locates each wanted enum (a DW_TAG_enumeration_type, by tag or
+// through typedefs) as FindStructs does structs; read one with
+// Reader.Type, which gives a *godwarf.EnumType.
+func (d *Debug) FindEnums(wants [][]string) (found []*Found, err error) {
+	return d.find(wants, true)
+}
+
+func (d *Debug) find(wants [][]string, enums bool) (found []*Found, err error) {
+	f := &finder{sc: &scanner{d: d}, byBase: map[string][]wantName{}, enums: enums}
 	f.found = make([]*Found, len(wants))
 	f.missing = len(wants)
 	for i, names := range wants {
@@ -728,7 +740,7 @@ func (f *finder) match(di dieInfo, scopeNames []string, dieOff int) {
 			}
 			f.found[w.target] = f.at(off, qual, "typedef "+qual)
 		default:
-			if di.decl {
+			if di.decl || (di.tag == tagEnumerationType) != f.enums {
 				continue
 			}
 			f.found[w.target] = f.at(dieOff, qual, kindWord(di.tag)+" "+qual)
@@ -749,6 +761,8 @@ func kindWord(tag uint32) string {
 		return "class"
 	case tagUnionType:
 		return "union"
+	case tagEnumerationType:
+		return "enum"
 	}
 	return "struct"
 }
@@ -811,7 +825,7 @@ func TemplateArgs(s string) []string {
 }
 
 // resolveTypedef follows a typedef's target through typedefs and qualifiers
-// to a struct, class or union definition.
+// to a struct, class or union definition (an enum's, for FindEnums).
 func (f *finder) resolveTypedef(off int) (int, bool) {
 	sc := f.sc
 	for range 16 {
@@ -850,7 +864,12 @@ func (f *finder) resolveTypedef(off int) (int, bool) {
 		}
 		switch a.tag {
 		case tagStructType, tagClassType, tagUnionType:
-			if di.decl {
+			if di.decl || f.enums {
+				return 0, false
+			}
+			return off, true
+		case tagEnumerationType:
+			if di.decl || !f.enums {
 				return 0, false
 			}
 			return off, true

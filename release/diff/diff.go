@@ -9,7 +9,6 @@ package diff
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -68,7 +67,6 @@ const (
 	ConstantChanged    = "constant-changed"
 	ConstantAdded      = "constant-added"
 	ConstantRemoved    = "constant-removed"
-	EnumChanged        = "enum-changed"
 	MessageChanged     = "message-changed"
 	MessageAdded       = "message-added"
 	MessageRemoved     = "message-removed"
@@ -216,35 +214,6 @@ func (d *differ) messages() {
 	for _, n := range d.new.Messages {
 		if d.old.MessageByID(n.ID) == nil {
 			d.add("messages", MessageAdded, Informational, n.ID, "", n.Text, "")
-		}
-	}
-}
-
-func (d *differ) enums() {
-	for _, o := range d.old.Enums {
-		n := d.new.EnumByName(o.Name)
-		if n == nil {
-			continue
-		}
-		nv := map[string]int64{}
-		for _, v := range n.Values {
-			nv[v.Name] = v.Value
-		}
-		for _, v := range o.Values {
-			if x, ok := nv[v.Name]; !ok {
-				d.add("constants", EnumChanged, Incompatible, o.Name+"."+v.Name, fmt.Sprint(v.Value), "", "enumerator removed")
-			} else if x != v.Value {
-				d.add("constants", EnumChanged, Incompatible, o.Name+"."+v.Name, fmt.Sprint(v.Value), fmt.Sprint(x), "enumerator value changed")
-			}
-			delete(nv, v.Name)
-		}
-		names := make([]string, 0, len(nv))
-		for k := range nv {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			d.add("constants", EnumChanged, Compatible, o.Name+"."+k, "", fmt.Sprint(nv[k]), "enumerator added")
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -154,7 +155,22 @@ func TestKinds(t *testing.T) {
 				}
 			}
 		}, "informational struct-removed nec_version_info_t", 0},
-		{"enum value changed", func(t *testing.T, s *spec.Spec) { s.EnumByName("nec_pod_type_t").Values[2].Value = 7 }, "incompatible enum-changed nec_pod_type_t.NEC_POD_TYPE_SWITCH", 8},
+		{"enum value changed", func(t *testing.T, s *spec.Spec) { s.EnumByName("nec_pod_type_t").Values[2].Value = 7 }, "incompatible enumerator-shifted nec_pod_type_t.NEC_POD_TYPE_SWITCH", 8},
+		{"enumerator added", func(t *testing.T, s *spec.Spec) {
+			e := s.EnumByName("nec_pod_type_t")
+			e.Values = append(e.Values, spec.EnumValue{Name: "NEC_POD_TYPE_MESH", Value: 4})
+		}, "compatible enumerator-added nec_pod_type_t.NEC_POD_TYPE_MESH", 4},
+		{"enumerator renamed", func(t *testing.T, s *spec.Spec) { s.EnumByName("nec_pod_type_t").Values[1].Name = "NEC_POD_TYPE_PEER" }, "compatible enumerator-renamed nec_pod_type_t.NEC_POD_TYPE_P2P", 4},
+		{"enum size", func(t *testing.T, s *spec.Spec) { s.EnumByName("NRT_STATUS").Size = 8 }, "incompatible enum-size NRT_STATUS", 8},
+		{"enum removed", func(t *testing.T, s *spec.Spec) {
+			for i, e := range s.Enums {
+				if e.Name == "nec_pod_type_t" {
+					// A new array: the fields' types keep pointing at the old rows.
+					s.Enums = append(slices.Clone(s.Enums[:i]), s.Enums[i+1:]...)
+					return
+				}
+			}
+		}, "incompatible enum-removed nec_pod_type_t", 8},
 		{"constant changed", func(t *testing.T, s *spec.Spec) { s.ConstantByName("ENC_SIG_MSG_SIZE").Value = int64(18) }, "incompatible constant-changed ENC_SIG_MSG_SIZE", 8},
 		{"identity constant", func(t *testing.T, s *spec.Spec) { s.ConstantByName("NCCOM_VERSION_STRING").Value = "2.31.25.0" }, "informational constant-changed NCCOM_VERSION_STRING", 0},
 		{"message changed", func(t *testing.T, s *spec.Spec) { s.MessageByID("uid_failed").Text = "failed to get the unique ID" }, "informational message-changed uid_failed", 0},
@@ -182,5 +198,32 @@ func TestOutputs(t *testing.T) {
 	var back Report
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Changes) != len(r.Changes) || back.Summary != r.Summary {
 		t.Errorf("JSON round trip: %v %+v", err, back.Summary)
+	}
+}
+
+// TestEnumsSwappedAndRun: NRT_STATUS enumerators swapped (as abidiff
+// reports them) are two incompatible shifts; a value inserted in front of
+// a run is one addition and one line for the run it shifts.
+func TestEnumsSwappedAndRun(t *testing.T) {
+	r := mutate(t, func(s *spec.Spec) {
+		e := s.EnumByName("NRT_STATUS")
+		e.Values[1].Value, e.Values[2].Value = e.Values[2].Value, e.Values[1].Value
+	})
+	if got := strings.Join(keys(r), "\n"); got != "incompatible enumerator-shifted NRT_STATUS.NRT_FAILURE\nincompatible enumerator-shifted NRT_STATUS.NRT_INVALID" || r.Summary.Exit != 8 {
+		t.Errorf("swapped: got\n%s\n(exit %d)", got, r.Summary.Exit)
+	}
+	r = mutate(t, func(s *spec.Spec) {
+		e := s.EnumByName("nec_pod_type_t")
+		for i := 1; i < len(e.Values); i++ {
+			e.Values[i].Value++
+		}
+		e.Values = append(e.Values, spec.EnumValue{Name: "NEC_POD_TYPE_LOCAL", Value: 1})
+	})
+	want := "compatible enumerator-added nec_pod_type_t.NEC_POD_TYPE_LOCAL\nincompatible enumerator-shifted nec_pod_type_t.NEC_POD_TYPE_P2P..NEC_POD_TYPE_INVALID"
+	if got := strings.Join(keys(r), "\n"); got != want {
+		t.Errorf("run: got\n%s\nwant\n%s", got, want)
+	}
+	if c := r.Changes[0]; c.Old != "1" || c.New != "2" || !strings.Contains(c.Detail, "3 enumerators shifted by +1") {
+		t.Errorf("run change %+v", c)
 	}
 }

@@ -210,7 +210,7 @@ func TestAddRelease(t *testing.T) {
 		{"enc_glb_comm.pod_sz", "u32", "u64"},
 		{"struct-size", "enc_glb_comm", "564408 -> 564360"},
 		{"field-added", "enc_glb_comm.pod_leader", "bool @65"},
-		{"enum-changed", "nec_pod_type_t.NEC_POD_TYPE_SWITCH", "2 -> 3"},
+		{"enumerator-shifted", "nec_pod_type_t.NEC_POD_TYPE_SWITCH", "2 -> 3"},
 	} {
 		if !hasLine(out, want...) {
 			t.Errorf("release new: its diff has no line with the planted %q:\n%s", want, tail(out))

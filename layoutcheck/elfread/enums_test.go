@@ -1,0 +1,77 @@
+package elfread
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/internal/cc"
+)
+
+// TestFindEnums: an enum is found by its typedef name or its tag and reads
+// as a *godwarf.EnumType with its byte size and every enumerator, aliases
+// included; FindEnums never returns a struct and FindStructs never an enum,
+// though C lets a typedef and a tag of the other kind share a name.
+func TestFindEnums(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	dir := t.TempDir()
+	src := `typedef enum __attribute__((packed)) colour { RED = 1, CRIMSON = 1, BLUE = 300 } colour_t;
+typedef enum wide { W_NEG = -1, W_BIG = 0x100000000 } wide_t;
+typedef struct both { int x; } wide_s;
+struct wide_s_user { wide_s s; colour_t c; wide_t w; } u;
+typedef enum both_e { B_A } both;
+both b;
+`
+	if err := os.WriteFile(filepath.Join(dir, "e.c"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cc.Object(dir, "e.c", "e.o", "-g", "-fno-eliminate-unused-debug-types"); err != nil {
+		t.Fatal(err)
+	}
+	o, err := Open(filepath.Join(dir, "e.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	dbg, err := FindDebug(o, Lookup{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbg.Close()
+	found, err := dbg.FindEnums([][]string{{"colour_t"}, {"wide"}, {"wide_s"}, {"both"}, {"wide_s_user"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found[0] == nil || found[0].Via != "typedef colour_t" || found[1] == nil || found[1].Via != "enum wide" {
+		t.Fatalf("colour_t, wide: %+v %+v", found[0], found[1])
+	}
+	if found[2] != nil || found[4] != nil {
+		t.Errorf("FindEnums returned a struct: %+v %+v", found[2], found[4])
+	}
+	if found[3] == nil || found[3].Via != "typedef both" {
+		t.Errorf("both (a typedef of an enum named as a struct tag): %+v", found[3])
+	}
+	rd := dbg.NewReader()
+	ty, err := rd.Type(found[0].Offset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ok := Strip(ty).(*godwarf.EnumType)
+	if !ok || e.ByteSize != 2 || len(e.Val) != 3 || e.Val[1].Name != "CRIMSON" || e.Val[1].Val != 1 {
+		t.Fatalf("colour_t reads %#v", ty)
+	}
+	ty, err = rd.Type(found[1].Offset)
+	if e, ok := Strip(ty).(*godwarf.EnumType); err != nil || !ok || e.ByteSize != 8 || e.Val[0].Val != -1 || e.Val[1].Val != 1<<32 {
+		t.Fatalf("wide reads %#v (%v)", ty, err)
+	}
+	structs, err := dbg.FindStructs([][]string{{"both"}, {"wide_s"}, {"colour_t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if structs[0] == nil || structs[0].Via != "struct both" || structs[1] == nil || structs[2] != nil {
+		t.Errorf("FindStructs: %+v %+v %+v", structs[0], structs[1], structs[2])
+	}
+}

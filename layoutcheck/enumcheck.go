@@ -1,0 +1,147 @@
+package layoutcheck
+
+import (
+	"io"
+	"strings"
+
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/grade"
+	"github.com/nrtabi/nrtabi/spec"
+)
+
+// EnumResult is one spec enum found in one input's DWARF and graded
+// against its spec row (docs/nrtabi-check.md#enums).
+type EnumResult struct {
+	Name      string    `json:"name"`
+	Status    string    `json:"status"` // as StructResult's
+	DWARFName string    `json:"dwarf_name,omitempty"`
+	Via       string    `json:"via,omitempty"` // "enum TAG" or "typedef NAME"
+	Size      int64     `json:"size"`          // the DWARF byte size
+	SpecSize  int       `json:"spec_size"`
+	Crosses   bool      `json:"crosses"` // a spec struct field or prototype uses it: a shift is incompatible
+	Findings  []Finding `json:"findings"`
+}
+
+// enumNames are the names a spec enum may have in DWARF: its typedef name
+// and its tag.
+func enumNames(e *spec.Enum) []string {
+	if e.Tag != "" && e.Tag != e.Name {
+		return []string{e.Name, e.Tag}
+	}
+	return []string{e.Name}
+}
+
+// checkEnums finds the struct spec's enums in dbg and grades each with
+// grade.EnumGrade, the grading diff uses: the spec row is the old side,
+// the binary the new. An enum the input does not hold is not graded (a
+// binary's DWARF keeps only the enums its code uses).
+func checkEnums(dbg *elfread.Debug, opt Options) ([]*EnumResult, error) {
+	enums := opt.Structs.Enums
+	if len(enums) == 0 {
+		return []*EnumResult{}, nil
+	}
+	wants := make([][]string, len(enums))
+	for i := range enums {
+		wants[i] = enumNames(&enums[i])
+	}
+	found, err := dbg.FindEnums(wants)
+	if err != nil {
+		return nil, err
+	}
+	rd := dbg.NewReader()
+	out := []*EnumResult{}
+	for i := range enums {
+		e := &enums[i]
+		if found[i] == nil {
+			continue
+		}
+		t, err := rd.Type(found[i].Offset)
+		if err != nil {
+			return nil, elfread.InputErrorf(dbg.Path(), "enum %s: %w", e.Name, err)
+		}
+		et, ok := elfread.Strip(t).(*godwarf.EnumType)
+		if !ok {
+			return nil, elfread.InputErrorf(dbg.Path(), "enum %s: the DIE at %#x is no enumeration type", e.Name, found[i].DIE)
+		}
+		crosses := opt.Structs.EnumCrosses(e) || (opt.Spec != nil && opt.Spec.EnumCrosses(e))
+		res := &EnumResult{Name: e.Name, DWARFName: found[i].Name, Via: found[i].Via, Size: et.ByteSize, SpecSize: e.Size, Crosses: crosses, Findings: []Finding{}}
+		for _, c := range grade.EnumFold(grade.EnumGrade(grade.EnumFromSpec(e), enumOfDWARF(e.Name, et), crosses)) {
+			res.Findings = append(res.Findings, enumFinding(c))
+		}
+		res.Status = statusOf(res.Findings)
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// enumOfDWARF is the binary's side of an enum, under the spec's name.
+func enumOfDWARF(name string, et *godwarf.EnumType) *grade.EnumSide {
+	s := &grade.EnumSide{Name: name, Size: et.ByteSize}
+	for _, v := range et.Val {
+		if v != nil {
+			s.Values = append(s.Values, grade.EnumValue{Name: v.Name, Value: v.Val})
+		}
+	}
+	return s
+}
+
+// enumFinding is the one place an enum change becomes a Finding: Struct
+// names the enum, Field the enumerator (first..last of a run of shifts),
+// Expected and Actual the spec's and the binary's value, name or size.
+func enumFinding(c grade.EnumChange) Finding {
+	f := Finding{Kind: c.Kind, Struct: c.Enum, Field: c.Name, Expected: c.Old, Actual: c.New, Message: c.Message(), Severity: Compatible}
+	if c.Severity == grade.EnumIncompatible {
+		f.Severity = Incompatible
+	}
+	if len(c.Run) > 1 {
+		f.Field = c.Run[0] + ".." + c.Run[len(c.Run)-1]
+	}
+	return f
+}
+
+// writeEnumsText is the enums section of one input in check's text report.
+func (f *FileReport) writeEnumsText(w io.Writer) {
+	if len(f.Enums) == 0 {
+		return
+	}
+	printf(w, "  enums (%d found)\n", len(f.Enums))
+	for _, e := range f.Enums {
+		printf(w, "    %-12s %-28s %7d B  %s\n", strings.ToUpper(e.Status), e.Name, e.Size, e.Via)
+		for _, fd := range e.Findings {
+			printf(w, "     %s %s [%s, %s]\n", marks[fd.Severity], fd.Message, fd.Kind, fd.Severity)
+		}
+	}
+}
+
+// junitEnumCases are the enums of one input as JUnit test cases.
+func (f *FileReport) junitEnumCases() []junitCase {
+	var out []junitCase
+	for _, e := range f.Enums {
+		out = append(out, junitCaseOf("enum", e.Name, e.Findings))
+	}
+	return out
+}
+
+// absentEnums are the spec enums no input's DWARF holds, in spec order.
+func absentEnums(files []*FileReport, s *spec.Spec) []string {
+	seen := map[string]bool{}
+	for _, f := range files {
+		for _, e := range f.Enums {
+			seen[e.Name] = true
+		}
+	}
+	out := []string{}
+	for _, e := range s.Enums {
+		if !seen[e.Name] {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+func (r *Report) writeAbsentEnumsText(w io.Writer) {
+	if len(r.AbsentEnums) > 0 {
+		printf(w, "absent from every input (%d spec enums, not graded): %s\n", len(r.AbsentEnums), strings.Join(r.AbsentEnums, ", "))
+	}
+}

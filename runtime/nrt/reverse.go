@@ -149,6 +149,11 @@ func nrtArchGetPort(mla, port C.int) C.int {
 	return C.int(p)
 }
 
+// peerMLAIdx is the C nec_get_peer_mla_idx, called from Go (its tests).
+func peerMLAIdx(dev, mla, port int) int {
+	return int(C.nec_get_peer_mla_idx(C.int(dev), C.int(mla), C.int(port)))
+}
+
 //export nrtArchGetPeerMLAIdx
 func nrtArchGetPeerMLAIdx(dev, mla, port C.int) C.int {
 	peer, err := Device().PeerMLA(int(dev), int(mla), int(port))

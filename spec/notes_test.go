@@ -112,7 +112,7 @@ func TestExtensionRows(t *testing.T) {
 		{"double hyphen", anchor, `id = "nec--peer"`, "required", "a hyphen may only join two words", ""},
 		{"shared namespace", anchor, `id = "nec-count"`, "unique", `extension "nec-count" is also a contradiction id`, ""},
 		{"twice", anchor, `id = "cluster-epoch-minting"`, "unique", `extension "cluster-epoch-minting" is declared twice`, ""},
-		{"no ours", `ours = "a failed`, `ourz = "a failed`, "unknown-key", `unknown key "ourz"`, "ourz"},
+		{"no ours", `ours = "a port`, `ourz = "a port`, "unknown-key", `unknown key "ourz"`, "ourz"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

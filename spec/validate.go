@@ -379,7 +379,7 @@ func (c *checker) enums() {
 				c.at(&e.Fact, key, "enum", "%s = %d does not fit a %d-byte enum (%d..%d with these values)", v.Name, v.Value, e.Size, lo, hi)
 			}
 			if v.Conf != "" && !v.Conf.Valid() {
-				c.at(&e.Fact, key, "conf", "%s: conf = %q; use HIGH, MED or INFERRED", v.Name, v.Conf)
+				c.at(&e.Fact, key, "conf", "%s: conf = %q; use %s", v.Name, v.Conf, ConfChoices)
 			}
 		}
 	}

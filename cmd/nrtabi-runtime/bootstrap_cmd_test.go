@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -270,6 +271,28 @@ func TestBootstrapEnvironmentErrors(t *testing.T) {
 func TestBootstrapSingleVNCGate(t *testing.T) {
 	res := nrtabi(t, []string{abi.EnvRootCommID + "=127.0.0.1:9"}, "bootstrap", "--rank", "1", "--nranks", "2", "--vnc-count", "1")
 	if f := worldprog.ParseLine(res.stdout); res.exit != 0 || f["verdict"] != "ok" || f["unique_id"] != "none(single-vNC)" {
+		t.Errorf("exit %d %q %s", res.exit, res.stdout, res.stderr)
+	}
+}
+
+// The count is the runtime's: a rank given a topology whose vnc_regime is
+// single-vnc asks its device layer (nrt.BootstrapIdentity), hears a
+// non-zero count and opens no socket, with no --vnc-count.
+func TestBootstrapSingleVNCFromTopology(t *testing.T) {
+	def, err := os.ReadFile(filepath.Join("..", "..", "runtime", "device", "default.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(def), "port_remap = [1, 0, 3, 2]\n", "port_remap = [1, 0, 3, 2]\nvnc_regime = \"single-vnc\"\n", 1)
+	if src == string(def) {
+		t.Fatal("default.toml has no port_remap line to anchor vnc_regime on")
+	}
+	topo := filepath.Join(t.TempDir(), "single.toml")
+	if err := os.WriteFile(topo, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := nrtabi(t, []string{abi.EnvRootCommID + "=127.0.0.1:9"}, "bootstrap", "--rank", "1", "--nranks", "2", "--topology", topo)
+	if f := worldprog.ParseLine(res.stdout); res.exit != 0 || f["verdict"] != "ok" || f["unique_id"] != "none(single-vNC)" || !strings.Contains(res.stderr, "nrt_get_total_vnc_count=4") {
 		t.Errorf("exit %d %q %s", res.exit, res.stdout, res.stderr)
 	}
 }

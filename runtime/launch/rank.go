@@ -176,8 +176,18 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	if cfg.PerInstance == 0 {
 		log.Info("bootstrap: ranks per instance unset (--per-instance, --topology, " + abi.EnvBootstrapPerInstance + "): the world is flat")
 	}
-	// libnrt's answers come from the runtime (its device layer and version);
-	// --vnc-count overrides the regime for this process.
+	// libnrt's answers come from the runtime (its device layer and version):
+	// a --topology file is that device layer, so its vnc_regime decides
+	// what nrt_get_total_vnc_count reports (contradiction
+	// total-vnc-count-signature: the count, not a status); --vnc-count
+	// overrides the regime for this process.
+	if o.Topology != "" {
+		t, err := nrt.LoadTopology(o.Topology)
+		if err != nil {
+			return &UsageError{fmt.Errorf("--topology: %w", err)}
+		}
+		nrt.SetDevice(t)
+	}
 	cfg.VNC = nrt.BootstrapIdentity{}
 	if o.VNC != 0 {
 		cfg.VNC = tcp.FixedVNC(o.VNC)
@@ -228,7 +238,8 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	}
 	if world == nil {
 		res.UID = "none(single-vNC)"
-		log.Info("nothing to bootstrap", "nrt_get_total_vnc_count", o.VNC)
+		vnc, _ := cfg.VNC.TotalVNCCount()
+		log.Info("nothing to bootstrap", "nrt_get_total_vnc_count", vnc)
 		return finish(nil)
 	}
 	defer world.Close()

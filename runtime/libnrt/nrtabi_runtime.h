@@ -51,6 +51,13 @@ uint32_t nrtabi_ccom_call(int index, char *out, size_t n);
  * to line and returns the status. */
 uint32_t nrtabi_bootstrap_world(int rank, int nranks, const char *root_id, int reordered, char *line, size_t n);
 
+/* The proxy-<tid> driver loop (after nrtabi_init) over the loaded libnccom
+ * for stream 0, proxy 0 of a NULL comm: at most ms milliseconds (capped at a
+ * minute), or until a tick fails. Writes "thread=proxy-<tid> ticks=N
+ * progressed=N status=S" to line and returns S, the status that ended the
+ * loop (NRT_SUCCESS when the time ran out). */
+uint32_t nrtabi_proxy_run(uint32_t ms, char *line, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

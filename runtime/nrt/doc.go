@@ -18,6 +18,11 @@
 // (runtime/dyninput). None of them may reach a forward entry point;
 // internal/seamcheck proves that statically.
 //
+// Proxy: ProxyDriver (RunProxy, StartProxy) is the proxy-<tid> loop that
+// ticks the hot, unguarded ncclNetworkProxyProgress once per iteration on a
+// thread of its own and reads the semaphore word nec_inc_semaphore stores
+// into (proxy_driver.c; docs/runtime-boundary.md#behaviour-worth-knowing).
+//
 // Adapters: Bootstrap and Comms give runtime/collectives' per-NC bootstrap
 // the loaded libnccom's bootstrap socket and comm entry points, and
 // BootstrapIdentity answers what a Go bootstrap (runtime/transport/tcp) asks

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/nrtabi/nrtabi/internal/cfmt"
@@ -483,6 +484,20 @@ func childFailRC(bad func(string, ...any)) {
 		if n := strings.Count(logs.String(), lit); n != want {
 			bad("%s: %d log lines %q, want %d", f.Trampoline, n, lit, want)
 		}
+	}
+	// A failing tick ends the proxy-<tid> loop at once, with the status.
+	d, err := RunProxy(context.Background(), nil, 0, 0, ProxyOptions{})
+	if err != nil {
+		bad("RunProxy: %v", err)
+		return
+	}
+	select {
+	case <-d.Done():
+	case <-time.After(10 * time.Second):
+		bad("the proxy loop kept ticking a failing libnccom")
+	}
+	if err := d.Stop(); !errors.Is(err, Status(statusInvalid)) || d.Stats().Ticks != 1 || !strings.Contains(err.Error(), d.Thread()+": stream 0 proxy 0: tick 1: ") {
+		bad("proxy driver over a failing tick: %v after %d ticks; want NRT_INVALID after 1, naming its thread", err, d.Stats().Ticks)
 	}
 }
 

@@ -149,6 +149,17 @@ func nrtArchGetPort(mla, port C.int) C.int {
 	return C.int(p)
 }
 
+// totalVNCCount is the C nrt_get_total_vnc_count, called from Go (its
+// tests); out nil passes NULL.
+func totalVNCCount(out *uint32) uint32 {
+	return uint32(C.nrt_get_total_vnc_count((*C.uint32_t)(unsafe.Pointer(out))))
+}
+
+// peerMLAIdx is the C nec_get_peer_mla_idx, called from Go (its tests).
+func peerMLAIdx(dev, mla, port int) int {
+	return int(C.nec_get_peer_mla_idx(C.int(dev), C.int(mla), C.int(port)))
+}
+
 //export nrtArchGetPeerMLAIdx
 func nrtArchGetPeerMLAIdx(dev, mla, port C.int) C.int {
 	peer, err := Device().PeerMLA(int(dev), int(mla), int(port))

@@ -1,9 +1,13 @@
 package tcp
 
-// VNCCounter is libnrt's nrt_get_total_vnc_count() as the bootstrap sees it:
+// VNCCounter is libnrt's nrt_get_total_vnc_count as the bootstrap sees it:
 // non-zero is the single-vNC regime, where there is no peer to reach and the
-// bootstrap does nothing (docs/sources.md#s001-3-gotcha). The real libnrt answers it;
-// until it is wired here, a process reports FixedVNC(0).
+// bootstrap does nothing (docs/sources.md#s001-3-gotcha). The count is the
+// query's out-value, not its return (contradiction
+// total-vnc-count-signature); an error is a failed query, never a count. A
+// rank the launcher starts asks the runtime's device layer
+// (nrt.BootstrapIdentity, runtime/launch); FixedVNC(0), the Config default,
+// stands in for a caller that names none.
 type VNCCounter interface {
 	TotalVNCCount() (uint32, error)
 }

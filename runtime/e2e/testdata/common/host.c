@@ -280,6 +280,16 @@ static int hostile(const char *topo, const char *lib)
 	return 0;
 }
 
+/* The proxy-<tid> loop over libnccom for at most ms milliseconds. */
+static int proxy(const char *topo, const char *lib, const char *ms)
+{
+	printf("nrtabi_init: status %u\n", nrtabi_init(arg(topo), arg(lib)));
+	char line[256];
+	uint32_t s = nrtabi_proxy_run((uint32_t)strtoul(ms, NULL, 10), line, sizeof line);
+	printf("nrtabi_proxy_run: status %u: %s\n", s, line);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -291,6 +301,8 @@ int main(int argc, char **argv)
 		return reverse(argv[2], argv[3]);
 	if (argc == 4 && strcmp(argv[1], "hostile") == 0)
 		return hostile(argv[2], argv[3]);
-	fprintf(stderr, "usage: host run|reverse|hostile TOPOLOGY LIBNCCOM | host concurrent N TOPOLOGY LIBNCCOM\n");
+	if (argc == 5 && strcmp(argv[1], "proxy") == 0)
+		return proxy(argv[2], argv[3], argv[4]);
+	fprintf(stderr, "usage: host run|reverse|hostile TOPOLOGY LIBNCCOM | host concurrent N TOPOLOGY LIBNCCOM | host proxy TOPOLOGY LIBNCCOM MS\n");
 	return 2;
 }

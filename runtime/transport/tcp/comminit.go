@@ -3,8 +3,8 @@ package tcp
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"encoding/hex"
+	"fmt"
 	"net/netip"
 	"os"
 	"unsafe"

@@ -65,7 +65,7 @@ func processHashes() (host, pid uint64) {
 		name = "unknown"
 	}
 	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id") // absent: the hostname alone
-	ns, _ := os.Readlink("/proc/self/ns/pid")                // absent: the pid alone
+	ns, _ := os.Readlink("/proc/self/ns/pid")                 // absent: the pid alone
 	return GetHash(HostIdentity(name, boot)), GetHash(PidIdentity(os.Getpid(), ns))
 }
 
@@ -111,7 +111,7 @@ func IsUltraServer(podType uint32) bool {
 // refusing a table of any other length.
 func BuildGlobalMaps(table []byte, nranks int, podType uint32) (GlobalMaps, error) {
 	size := abi.SizeofNcclPeerInfo
-	if nranks < 1 || len(table) != nranks*size {
+	if nranks < 1 || len(table)%size != 0 || len(table)/size != nranks { // no product: it could wrap
 		return GlobalMaps{}, fmt.Errorf("initTransportRank: a gathered table of %d bytes is not %d records of %d bytes", len(table), nranks, size)
 	}
 	var p abi.NcclPeerInfo

@@ -103,6 +103,12 @@ func runWorld(t *testing.T, ms []member, extraEnv ...string) ([]worldprog.Run, t
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runWorldAt(t, root, ms, extraEnv...)
+}
+
+// runWorldAt is runWorld through the root id root.
+func runWorldAt(t *testing.T, root string, ms []member, extraEnv ...string) ([]worldprog.Run, time.Duration) {
+	t.Helper()
 	wms := make([]worldprog.Member, len(ms))
 	for r, m := range ms {
 		lib := m.lib

@@ -56,8 +56,8 @@ func (n *Net) InitCommID(ctx context.Context, id *UniqueID, rank, nranks int, gl
 	}
 	// The C side logs the same line: a test recomputes each rank's record
 	// from the process-local inputs it names (runtime/e2e peerrecord_test.go).
-	n.log.Info("initTransportRank: peer record", "rank", rank, "pid", os.Getpid(), "comm", fmt.Sprintf("%#x", comm),
-		"record", hex.EncodeToString(all[rank*size:(rank+1)*size]))
+	n.log.Info(fmt.Sprintf("initTransportRank: rank %d peer record pid %d comm %#x: %s", rank, os.Getpid(), comm,
+		hex.EncodeToString(all[rank*size:(rank+1)*size])))
 	if global {
 		m, err := BuildGlobalMaps(all, nranks, uint32(dev.PodType))
 		if err != nil {
@@ -65,8 +65,12 @@ func (n *Net) InitCommID(ctx context.Context, id *UniqueID, rank, nranks int, gl
 			return nil, err
 		}
 		e.maps = &m
-		n.log.Info("initTransportRank: global init maps", "rank", rank, "mla_indexes", intList(m.MLAIndexes),
-			"host_device_ids", intList(m.HostDeviceIDs), "pod_type", m.PodType, "ultraserver", m.UltraServer)
+		ultra := 0
+		if m.UltraServer {
+			ultra = 1
+		}
+		n.log.Info(fmt.Sprintf("initTransportRank: rank %d global init maps: mla_indexes %s host_device_ids %s pod_type %d ultraserver %d",
+			rank, intList(m.MLAIndexes), intList(m.HostDeviceIDs), m.PodType, ultra))
 	}
 	e.table = all
 	return e, nil

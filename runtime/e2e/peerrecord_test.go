@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -244,6 +245,7 @@ func TestPeerRecordsAcrossImplementations(t *testing.T) {
 			}
 		})
 	}
+	t.Run("all-C-distinct-cores", func(t *testing.T) { distinctCores(t, root) })
 	if len(flat) != 4 {
 		t.Fatalf("%d flat worlds ran", len(flat))
 	}
@@ -252,6 +254,74 @@ func TestPeerRecordsAcrossImplementations(t *testing.T) {
 			if !bytes.Equal(flat[i][r], flat[0][r]) {
 				t.Errorf("rank %d: %s's record (pid and comm masked)\n%x\n%s's\n%x", r, worlds[i].name, flat[i][r], worlds[0].name, flat[0][r])
 			}
+		}
+	}
+}
+
+// distinctCores: a C world of 4 whose rank r's core 0 is device r (the
+// default topology with its [[core]] rows rotated, given to libnrt through
+// NRTABI_WORLDHOST_TOPOLOGY), so every rank's cudaDev, MLA and host device
+// id differ: each record is the rule applied to its own rank's core, and
+// every rank's global maps list all four ranks' MLAs and host device ids
+// in rank order, read from the gathered records.
+func distinctCores(t *testing.T, root string) {
+	src, err := os.ReadFile(filepath.Join("..", "device", "default.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, coresText, ok := strings.Cut(string(src), "[[core]]")
+	if !ok {
+		t.Fatal("default.toml has no [[core]] rows")
+	}
+	cores := strings.Split("[[core]]"+coresText, "[[core]]")[1:]
+	const n = 4
+	if len(cores) < n {
+		t.Fatalf("default.toml has %d cores, want %d", len(cores), n)
+	}
+	ms := cHosts(n)
+	ids := make([]device.Identity, n)
+	for r := range n {
+		var b strings.Builder
+		b.WriteString(head)
+		for i := range cores {
+			b.WriteString("[[core]]" + cores[(i+r)%len(cores)])
+		}
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("rank%d.toml", r))
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		topo, err := device.LoadTopology(path, nrt.DeviceABI())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids[r], err = topo.CoreIdentity(0); err != nil {
+			t.Fatal(err)
+		}
+		ms[r].env = []string{"NRTABI_WORLDHOST_TOPOLOGY=" + path}
+	}
+	if ids[1].MLAIdx == ids[0].MLAIdx || ids[1].HostDeviceID == ids[0].HostDeviceID {
+		t.Fatalf("the rotated topologies do not give the ranks distinct cores: %+v", ids)
+	}
+	runs, _ := runWorldAt(t, root, ms, "NRTABI_LOG_LEVEL=info")
+	agree(t, runs)
+	var mla, hdi []string
+	for _, id := range ids {
+		mla = append(mla, strconv.Itoa(id.MLAIdx))
+		hdi = append(hdi, strconv.Itoa(id.HostDeviceID))
+	}
+	gid := oracleID(t, root)
+	for r, run := range runs {
+		ls := peerLines(t, r, run.Stderr)
+		if len(ls) == 0 {
+			t.Errorf("rank %d logged no peer record:\n%s", r, run.Stderr)
+			continue
+		}
+		if want := oracleRecord(t, r, gid, ids[r], ls[0].pid, ls[0].comm); !bytes.Equal(ls[0].rec, want) {
+			t.Errorf("rank %d: record\n%x\nwant\n%x", r, ls[0].rec, want)
+		}
+		mm := globalMapsRE.FindAllStringSubmatch(run.Stderr, -1)
+		if len(mm) != 1 || mm[0][2] != strings.Join(mla, ",") || mm[0][3] != strings.Join(hdi, ",") {
+			t.Errorf("rank %d: global init maps %q, want mla_indexes %s host_device_ids %s", r, mm, strings.Join(mla, ","), strings.Join(hdi, ","))
 		}
 	}
 }

@@ -38,6 +38,13 @@ func versionScripts(s *spec.Spec) ([]File, error) {
 	for _, f := range s.ByIndex() {
 		d.Symbols = append(d.Symbols, vsSym{Name: f.Name, Comment: fmt.Sprintf("dlsym #%d", f.Index)})
 	}
+	// ncclGetVersion is upstream's public call, not a dlsym slot: a libnccom
+	// answers it with the fork constant (seed 001 §4, NCCOM_NCCL_VERSION).
+	// A library that does not define it is still linked: GNU ld passes over
+	// a script's names that nothing defines.
+	if s.ConstantByName("NCCOM_NCCL_VERSION") != nil {
+		d.Symbols = append(d.Symbols, vsSym{Name: "ncclGetVersion", Comment: "NCCOM_NCCL_VERSION, not a dlsym slot"})
+	}
 	nccom, err := execTemplate("libnccom.map.tmpl", d)
 	if err != nil {
 		return nil, err

@@ -103,6 +103,12 @@ func runWorld(t *testing.T, ms []member, extraEnv ...string) ([]worldprog.Run, t
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runWorldAt(t, root, ms, extraEnv...)
+}
+
+// runWorldAt is runWorld through the root id root.
+func runWorldAt(t *testing.T, root string, ms []member, extraEnv ...string) ([]worldprog.Run, time.Duration) {
+	t.Helper()
 	wms := make([]worldprog.Member, len(ms))
 	for r, m := range ms {
 		lib := m.lib
@@ -412,8 +418,12 @@ func TestDefaultWireBytes(t *testing.T) {
 // TestReferenceLibnccomBadArguments calls every neuron* export of the
 // reference libnccom with NULL out-pointers, out-of-range sizes and ranks
 // and comms it never made (nccomedges.c), normally and under ASan/UBSan:
-// each answers NRT_INVALID and none crashes; the entry points it does not
-// provide refuse with a non-success status and one line naming themselves.
+// the init path (neuronGetUniqueId, neuronInitGlobalComm, neuronInitComm)
+// answers ncclInvalidArgument (4) as the seed's wrappers pass it through
+// (contradiction row init-status-invalid-argument), every other export
+// NRT_INVALID, and none crashes; the entry points it does not provide
+// refuse with a non-success status and one line naming themselves;
+// ncclGetVersion answers 2999 (NCCOM_NCCL_VERSION).
 func TestReferenceLibnccomBadArguments(t *testing.T) {
 	requireWorld(t)
 	pre, preErr := builder.SanitizerRuntime(t.Context())
@@ -436,8 +446,13 @@ func TestReferenceLibnccomBadArguments(t *testing.T) {
 			if len(lines) < 40 || lines[0] != "neuronGetVersionInfo(n=8) wrote nothing" {
 				t.Fatalf("nccomedges printed:\n%s", out.String())
 			}
+			if want := fmt.Sprintf("version %d %d", abi.NccomNcclVersion, abi.NcclSuccess); lines[1] != want {
+				t.Errorf("ncclGetVersion: printed %q, want %q", lines[1], want)
+			}
 			invalid := strconv.Itoa(int(abi.NRTInvalid))
-			for _, l := range lines[1:] {
+			invalidArg := strconv.Itoa(int(abi.NcclInvalidArgument))
+			seen := 0
+			for _, l := range lines[2:] {
 				i := strings.LastIndexByte(l, ' ')
 				name, rc := l[:i], l[i+1:]
 				if fn, ok := strings.CutPrefix(name, "unprovided "); ok {
@@ -446,9 +461,19 @@ func TestReferenceLibnccomBadArguments(t *testing.T) {
 					}
 					continue
 				}
-				if rc != invalid {
-					t.Errorf("%s: status %s, want NRT_INVALID (%s)", name, rc, invalid)
+				want, what := invalid, "NRT_INVALID"
+				for _, p := range []string{"ncclGetVersion(", "neuronGetUniqueId(", "neuronInitGlobalComm(", "neuronInitComm("} {
+					if strings.HasPrefix(name, p) {
+						want, what = invalidArg, "ncclInvalidArgument passed through"
+						seen++
+					}
 				}
+				if rc != want {
+					t.Errorf("%s: status %s, want %s (%s)", name, rc, what, want)
+				}
+			}
+			if seen != 13 {
+				t.Errorf("%d init-path calls checked, want 13:\n%s", seen, out.String())
 			}
 		})
 	}

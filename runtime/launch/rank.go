@@ -193,6 +193,9 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		cfg.VNC = tcp.FixedVNC(o.VNC)
 	}
 	cfg.Versions = nrt.BootstrapIdentity{NRTGit: o.NRTGit}
+	if cfg.Device, err = coreDeviceInfo(); err != nil {
+		return finish(err)
+	}
 	if cfg.Hooks, err = faultHooks(o.Fault); err != nil {
 		return &UsageError{err}
 	}
@@ -287,6 +290,23 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		}
 	}
 	return finish(nil)
+}
+
+// coreDeviceInfo is the enc_neuron_device_info_t libnrt hands libnccom's
+// init for core 0 of the device layer — what nrtabi_bootstrap_world gives
+// a C rank (runtime/libnrt/world.go) — so a Go rank's peer record is the
+// one a C rank in its place fills (docs/libnccom.md#the-peer-record).
+func coreDeviceInfo() (abi.EncNeuronDeviceInfo, error) {
+	ids, ok := nrt.Device().(device.IdentitySource)
+	if !ok {
+		return abi.EncNeuronDeviceInfo{}, errors.New("the device layer describes no cores: no device info for the peer record")
+	}
+	c, err := ids.CoreIdentity(0)
+	if err != nil {
+		return abi.EncNeuronDeviceInfo{}, fmt.Errorf("the peer record's device: %w", err)
+	}
+	return abi.EncNeuronDeviceInfo{NECDevID: int32(c.NecDev), MLAIdx: int32(c.MLAIdx), HostDeviceID: int32(c.HostDeviceID),
+		PodType: abi.NECPodType(c.PodType)}, nil
 }
 
 // perInstance resolves L: --per-instance, else the topology file's vNC

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,11 +15,21 @@
 _Static_assert(sizeof(struct ncclComm) == 0x4B28, "commAlloc callocs 19240 bytes (docs/sources.md#s001-2)");
 _Static_assert(sizeof(struct ncclPeerInfo) == 112, "the peer-info record is 112 bytes (docs/sources.md#s001-3)");
 
+/* A global init's two maps, built from the gathered peer records after
+ * AllGather1 (seed 001 §3), and neuronIsUltraServer's answer; the topology
+ * stage that would read them is not provided. */
+struct nccom_global_maps {
+	int *mla_indexes, *host_device_ids;
+	bool built, ultra_server;
+};
+
 /* The live comms and, beside each, what the seed keeps in places whose
  * offsets are not documented: the all-gathered peer records. */
 struct live {
 	struct ncclComm *comm;
 	struct ncclPeerInfo *peers;
+	/* A global init's maps from the gathered records (seed 001 §3). */
+	struct nccom_global_maps maps;
 	struct live *next;
 };
 static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -42,21 +53,86 @@ bool nccom_comm_live(const void *comm)
 	return ok;
 }
 
-/* getHash: upstream's djb2-style mix of the id bytes. */
+/* getHash: upstream NCCL 2.9's DJB2a (h = h*33 ^ c from 5381), each byte
+ * read as a char, which x86-64 sign-extends: bytes of 0x80 and up XOR in
+ * all-ones high bits (contradiction row peer-record-hosthash). The Go
+ * transport's tcp.GetHash is the same function. */
 static uint64_t get_hash(const char *s, size_t n)
 {
 	uint64_t h = 5381;
 	for (size_t i = 0; i < n; i++)
-		h = ((h << 5) + h) ^ (unsigned char)s[i];
+		h = ((h << 5) + h) ^ (uint64_t)(int64_t)(signed char)s[i];
 	return h;
 }
 
+/* The identity strings are built in upstream's 1024-byte buffers, so both
+ * sides cut them at the same length. */
+#define NCCOM_HASH_BUF 1024
+
+/* getHostHash (upstream 2.9): the hostname, then the first word of the
+ * kernel's boot id, hashed (contradiction row peer-record-hosthash). */
 static uint64_t host_hash(void)
 {
-	char host[256] = {0};
-	if (gethostname(host, sizeof host - 1) != 0)
-		strcpy(host, "?");
-	return get_hash(host, strlen(host));
+	char buf[NCCOM_HASH_BUF] = {0};
+	if (gethostname(buf, sizeof buf - 1) != 0)
+		snprintf(buf, sizeof buf, "unknown");
+	size_t off = strlen(buf);
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f != NULL) {
+		char word[NCCOM_HASH_BUF];
+		if (fscanf(f, "%1023s", word) == 1) {
+			size_t n = strlen(word);
+			if (n > sizeof buf - 1 - off)
+				n = sizeof buf - 1 - off;
+			memcpy(buf + off, word, n);
+			buf[off + n] = 0;
+		}
+		if (fclose(f) != 0)
+			nccom_warn("getHostHash: closing the boot id failed");
+	}
+	return get_hash(buf, strlen(buf));
+}
+
+/* getPidHash (upstream 2.9, which seed 001 §3 names): the decimal pid, then
+ * the target of /proc/self/ns/pid, hashed (contradiction row
+ * peer-record-pidhash; no longer getpid() itself). */
+static uint64_t pid_hash(void)
+{
+	char buf[NCCOM_HASH_BUF];
+	int n = snprintf(buf, sizeof buf, "%ld", (long)getpid());
+	if (n < 0)
+		n = 0;
+	ssize_t l = readlink("/proc/self/ns/pid", buf + n, sizeof buf - 1 - (size_t)n);
+	if (l < 0)
+		l = 0;
+	buf[n + l] = 0;
+	return get_hash(buf, strlen(buf));
+}
+
+/* neuronIsUltraServer(pod_type), whose body no seed traces: an UltraServer
+ * is a pod of instances, P2P or switched (contradiction row
+ * global-init-maps). */
+static bool is_ultra_server(nec_pod_type_t pod_type)
+{
+	return pod_type == NEC_POD_TYPE_P2P || pod_type == NEC_POD_TYPE_SWITCH;
+}
+
+/* n ints as "a,b,c", at most max of them ("..." after), within cap. */
+static const char *int_list(const int *v, int n, int max, char *out, size_t cap)
+{
+	size_t k = 0;
+	out[0] = 0;
+	for (int i = 0; i < n && k + 16 < cap; i++) {
+		if (i == max) {
+			snprintf(out + k, cap - k, ",...");
+			break;
+		}
+		int w = snprintf(out + k, cap - k, i ? ",%d" : "%d", v[i]);
+		if (w < 0)
+			break;
+		k += (size_t)w;
+	}
+	return out;
 }
 
 static void comm_free(struct ncclComm *c)
@@ -101,9 +177,56 @@ static NRT_STATUS comm_alloc(struct ncclComm **out, int nranks, int rank, const 
 	return NRT_SUCCESS;
 }
 
+/* fillInfo: this rank's 112-byte record, every field from the seed's rule
+ * (docs/libnccom.md#the-peer-record); the Go transport's tcp.PeerRecord
+ * fills the same bytes from the same inputs. */
+static void fill_peer(struct ncclPeerInfo *me, struct ncclComm *c, uint64_t id_hash, const enc_neuron_device_info_t *dev)
+{
+	me->rank = c->rank;
+	me->cudaDev = c->cudaDev; /* ncclRtGetDevice: the device ncclRtSetDevice(dev->nec_dev_id) selected */
+	me->hostHash = host_hash() + id_hash + dev->virtual_server_id;
+	me->pidHash = pid_hash() + id_hash;
+	me->comm = c;
+	/* ncclCudaCompCap() is "capcc | host_device_id" and there is no CUDA
+	 * capability: host_device_id alone (contradiction row peer-record-fill). */
+	me->compCap = dev->host_device_id;
+	me->mla_idx = dev->mla_idx;
+}
+
+/* The global init's maps from the gathered records (seed 001 §3): the MLA
+ * of every rank, and its host device id, carried in compCap since
+ * host_dev_id's own offset is undocumented (contradiction row
+ * global-init-maps); then neuronIsUltraServer(dev->pod_type). */
+static NRT_STATUS build_global_maps(const struct ncclPeerInfo *all, int n, const enc_neuron_device_info_t *dev, int rank,
+				    struct nccom_global_maps *m)
+{
+	m->mla_indexes = calloc((size_t)n, sizeof(int));
+	m->host_device_ids = calloc((size_t)n, sizeof(int));
+	if (m->mla_indexes == NULL || m->host_device_ids == NULL)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	for (int r = 0; r < n; r++) {
+		m->mla_indexes[r] = all[r].mla_idx;
+		m->host_device_ids[r] = all[r].compCap;
+	}
+	m->ultra_server = is_ultra_server(dev->pod_type);
+	m->built = true;
+	char mla[512], hdi[512];
+	nccom_info("initTransportRank: rank %d global init maps: mla_indexes %s host_device_ids %s pod_type %u ultraserver %d", rank,
+		   int_list(m->mla_indexes, n, 32, mla, sizeof mla), int_list(m->host_device_ids, n, 32, hdi, sizeof hdi),
+		   (unsigned)dev->pod_type, m->ultra_server ? 1 : 0);
+	return NRT_SUCCESS;
+}
+
+static void free_global_maps(struct nccom_global_maps *m)
+{
+	free(m->mla_indexes);
+	free(m->host_device_ids);
+	*m = (struct nccom_global_maps){0};
+}
+
 /* initTransportsRank up to the topology stage, which this library leaves out. */
 static NRT_STATUS init_transports(struct ncclComm *c, const struct ncclUniqueId *id, const enc_neuron_device_info_t *dev,
-				  bool global, struct ncclPeerInfo **peers_out)
+				  bool global, struct ncclPeerInfo **peers_out, struct nccom_global_maps *maps)
 {
 	c->isGlobalComm = global;
 	uint64_t h = get_hash(id->internal, sizeof id->internal);
@@ -116,24 +239,31 @@ static NRT_STATUS init_transports(struct ncclComm *c, const struct ncclUniqueId 
 	if (all == NULL)
 		return NRT_FAIL_HOST_MEM_ALLOC;
 	struct ncclPeerInfo *me = &all[c->rank];
-	me->rank = c->rank;
-	me->cudaDev = c->cudaDev;
-	me->hostHash = host_hash() + h + dev->virtual_server_id;
-	me->pidHash = (uint64_t)getpid() + h;
-	me->comm = c;
-	me->compCap = dev->host_device_id;
-	me->mla_idx = dev->mla_idx;
+	fill_peer(me, c, h, dev);
 	if (b != NULL && (rc = nccom_bootstrap_allgather(b, all, (int)sizeof *all)) != NRT_SUCCESS) {
 		nccom_warn("initTransportRank AllGather1 failed (rank %d of %d)", c->rank, c->nRanks);
 		free(all);
 		return rc;
 	}
 	/* Every rank of a world gathers the same two tables, flat or
-	 * hierarchical: their digests let a test compare them across processes. */
-	if (b != NULL)
+	 * hierarchical: their digests let a test compare them across processes,
+	 * and this rank's own record, with the process-local inputs it was made
+	 * from, lets it recompute the record (runtime/e2e peerrecord_test.go). */
+	if (b != NULL) {
 		nccom_info("initTransportRank: rank %d of %d gathered tables: addresses %016llx peers %016llx (%s)", c->rank, c->nRanks,
 			   (unsigned long long)get_hash((const char *)b->st.peerCommAddresses, (size_t)c->nRanks * sizeof(nccl_socket_address_t)),
 			   (unsigned long long)get_hash((const char *)all, (size_t)c->nRanks * sizeof *all), b->per_instance > 0 ? "hierarchical" : "flat");
+		char hex[2 * sizeof *me + 1];
+		const unsigned char *p = (const unsigned char *)&all[c->rank];
+		for (size_t i = 0; i < sizeof *me; i++)
+			snprintf(hex + 2 * i, 3, "%02x", p[i]);
+		nccom_info("initTransportRank: rank %d peer record pid %ld comm %p: %s", c->rank, (long)getpid(), (void *)c, hex);
+	}
+	if (global && (rc = build_global_maps(all, c->nRanks, dev, c->rank, maps)) != NRT_SUCCESS) {
+		free_global_maps(maps);
+		free(all);
+		return rc;
+	}
 	*peers_out = all;
 	return NRT_SUCCESS;
 }
@@ -149,7 +279,7 @@ static NRT_STATUS unique_id(const char *root_id, int nranks, struct ncclUniqueId
 	if (*from_env) {
 		if (!nccom_parse_addr(root_id, &a)) {
 			nccom_warn(NRTABI_MSG_NCCOM_INVALID_COMM_ID, root_id);
-			return NRT_INVALID;
+			return NCCOM_INVALID_ARGUMENT;
 		}
 		nccom_info(NRTABI_MSG_NCCOM_ROOT_ID_FROM_ENV, root_id);
 		NRT_STATUS rc = nccom_net_init(&a);
@@ -198,31 +328,33 @@ static NRT_STATUS comm_init_rank_sync(void **newcomm, int nranks, int rank, cons
 	struct ncclUniqueId id = *idp;
 	nccom_info(NCCOM_VERSION_BANNER);
 	if (newcomm == NULL || dev == NULL)
-		return NRT_INVALID;
+		return NCCOM_INVALID_ARGUMENT; /* PtrCheck */
 	if (rank < 0 || rank >= nranks || nranks > BOOTSTRAP_MAX_RANKS) {
 		nccom_warn(NRTABI_MSG_NCCOM_INVALID_RANK, rank, nranks);
-		return NRT_INVALID;
+		return NCCOM_INVALID_ARGUMENT;
 	}
 	struct ncclComm *c = NULL;
 	if ((rc = comm_alloc(&c, nranks, rank, dev)) != NRT_SUCCESS)
 		return rc;
 	*newcomm = c;
 	struct ncclPeerInfo *peers = NULL;
+	struct nccom_global_maps maps = {0};
 	struct live *l = malloc(sizeof *l);
 	if (l == NULL)
 		rc = NRT_FAIL_HOST_MEM_ALLOC;
 	else
-		rc = init_transports(c, &id, dev, global, &peers);
+		rc = init_transports(c, &id, dev, global, &peers, &maps);
 	if (rc == NRT_SUCCESS && pthread_mutex_lock(&live_mu) != 0)
 		rc = NRT_FAILURE;
 	if (rc != NRT_SUCCESS) {
 		free(l);
 		free(peers);
+		free_global_maps(&maps);
 		comm_free(c); /* bootstrapAbort: closes the sockets, NULL-safe */
 		*newcomm = NULL;
 		return rc;
 	}
-	*l = (struct live){.comm = c, .peers = peers, .next = live_list};
+	*l = (struct live){.comm = c, .peers = peers, .maps = maps, .next = live_list};
 	live_list = l;
 	if (pthread_mutex_unlock(&live_mu) != 0)
 		nccom_warn("comm registry: unlock failed");
@@ -234,7 +366,7 @@ NRT_STATUS neuronGetUniqueId(char id[128], int rank_n, const char *hint)
 {
 	(void)hint;
 	if (id == NULL || rank_n < 1 || rank_n > BOOTSTRAP_MAX_RANKS)
-		return NRT_INVALID;
+		return NCCOM_INVALID_ARGUMENT;
 	struct ncclUniqueId u;
 	bool env = false;
 	NRT_STATUS rc = unique_id(NULL, rank_n, &u, &env);
@@ -248,10 +380,10 @@ NRT_STATUS neuronInitGlobalComm(int g_dev_id, int g_dev_count, const enc_neuron_
 {
 	(void)hint;
 	if (dev == NULL || comm == NULL)
-		return NRT_INVALID;
+		return NCCOM_INVALID_ARGUMENT;
 	if (g_dev_count < 1 || g_dev_count > BOOTSTRAP_MAX_RANKS || g_dev_id < 0 || g_dev_id >= g_dev_count) {
 		nccom_warn(NRTABI_MSG_NCCOM_INVALID_RANK, g_dev_id, g_dev_count);
-		return NRT_INVALID;
+		return NCCOM_INVALID_ARGUMENT;
 	}
 	struct ncclUniqueId u;
 	bool env = false;
@@ -267,7 +399,7 @@ NRT_STATUS neuronInitComm(void **comm, int rank_n, char *id, int rank, const enc
 {
 	(void)bypass_graph; /* carried to the graph build, which is a separate call (docs/sources.md#s001 NOTE) */
 	if (comm == NULL || id == NULL || dev == NULL)
-		return NRT_INVALID;
+		return NCCOM_INVALID_ARGUMENT;
 	struct ncclUniqueId u;
 	memcpy(u.internal, id, sizeof u.internal);
 	return comm_init_rank(NULL, comm, rank_n, rank, dev, false, u);
@@ -300,6 +432,7 @@ NRT_STATUS neuronFreeComm(void *comm)
 		return NRT_INVALID;
 	comm_free(l->comm);
 	free(l->peers);
+	free_global_maps(&l->maps);
 	free(l);
 	return NRT_SUCCESS;
 }

@@ -25,6 +25,18 @@
 #define NCCOM_REF_GIT_HASH "1a31ba186"
 #endif
 
+/* What the init path returns for a bad pointer, rank or root comm id: the
+ * core's ncclInvalidArgument, which the seed's wrappers pass through as
+ * their NRT_STATUS ("return ncclCommInitRank(...)", seed 001 §1-§2), so
+ * libnrt reads 4, which is NRT_RESOURCE in its own enum (contradiction row
+ * init-status-invalid-argument). The other exports, whose bodies no seed
+ * traces, refuse with NRT_INVALID. */
+#define NCCOM_INVALID_ARGUMENT ((NRT_STATUS)ncclInvalidArgument)
+
+/* ncclGetVersion (upstream's public call): the fork constant 2999, not the
+ * release (seed 001 §4). */
+ncclResult_t ncclGetVersion(int *version);
+
 /* ---- log.c ---------------------------------------------------------------- */
 void nccom_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void nccom_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

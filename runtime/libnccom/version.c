@@ -51,3 +51,13 @@ NRT_STATUS nccom_git_hash(nccl_nrt_git_hash_t *out)
 	memcpy(out->nrt, nrt.git_hash, sizeof out->nrt);
 	return NRT_SUCCESS;
 }
+
+/* ncclGetVersion: upstream's PtrCheck, then the fork constant
+ * (movl $0xbb7,(%rdi), seed 001 §4), never the release's 23124. */
+ncclResult_t ncclGetVersion(int *version)
+{
+	if (version == NULL)
+		return ncclInvalidArgument;
+	*version = NCCOM_NCCL_VERSION;
+	return ncclSuccess;
+}

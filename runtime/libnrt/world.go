@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/collectives"
 	"github.com/nrtabi/nrtabi/runtime/device"
 	"github.com/nrtabi/nrtabi/runtime/nrt"
@@ -73,7 +74,10 @@ func bootstrapWorld(res *worldprog.Report, rootID string, reordered bool) error 
 	if err != nil {
 		return err
 	}
-	dev := nrt.DeviceInfo{NECDevID: int32(core.NecDev), MLAIdx: int32(core.MLAIdx), HostDeviceID: int32(core.HostDeviceID)}
+	// The Go ranks' launch fills the same fields (runtime/launch
+	// coreDeviceInfo): the peer records of a mixed world match.
+	dev := nrt.DeviceInfo{NECDevID: int32(core.NecDev), MLAIdx: int32(core.MLAIdx), HostDeviceID: int32(core.HostDeviceID),
+		PodType: abi.NECPodType(core.PodType)}
 	state, err := nrt.InitGlobalComm(res.Rank, res.NRanks, &dev, rootID, "nrtabi_bootstrap_world")
 	if err != nil {
 		return err

@@ -62,11 +62,7 @@ func (c *Comms) GetUniqueID(id *UniqueID, rankN int, hint string) error {
 
 // InitComm joins rank to the comm whose root id names.
 func (c *Comms) InitComm(rankN int, id *UniqueID, rank int, bypassGraph bool) (uintptr, error) {
-	root, err := RootAddr(id)
-	if err != nil {
-		return 0, err
-	}
-	e, err := c.n.InitComm(c.ctx, root, rank, rankN, false)
+	e, err := c.n.InitCommID(c.ctx, id, rank, rankN, false)
 	if err != nil {
 		return 0, err
 	}

@@ -42,8 +42,23 @@ type Config struct {
 	PerInstance int
 	// Hooks plant faults (tests); nil in normal use.
 	Hooks *Hooks
+	// Device is the enc_neuron_device_info_t libnrt hands libnccom's comm
+	// init: the peer record's cudaDev, mla_idx, compCap and hostHash's
+	// virtual_server_id, and a global init's pod_type (PeerRecord,
+	// GlobalMaps). The zero value is device 0, MLA 0, no pod.
+	Device abi.EncNeuronDeviceInfo
 
 	interfaces func() ([]hostInterface, error) // nil: the system's
+	// procHashes replaces getHostHash() and getPidHash() (tests); nil:
+	// this process's (processHashes).
+	procHashes func() (host, pid uint64)
+}
+
+func (c *Config) hashes() (host, pid uint64) {
+	if c.procHashes != nil {
+		return c.procHashes()
+	}
+	return processHashes()
 }
 
 // Hooks let a test make one rank misbehave at a precise point of the

@@ -38,6 +38,7 @@ type Endpoint struct {
 	interSend, interRecv *link            // a leader's inter-instance ring (docs/bootstrap-hierarchy.md)
 	hier                 *shape           // nil: flat
 	table                []byte           // InitComm's gathered peer records
+	maps                 *GlobalMaps      // a global InitComm's maps from them
 	st                   *abortState
 
 	ringMu    sync.Mutex

@@ -2,14 +2,19 @@
  * Bad arguments on every neuron* export of the reference libnccom: NULL
  * out-pointers, out-of-range sizes and ranks, a comm it never made. Each
  * call must return (never crash) and print "<name> <status>"; the test
- * holds the statuses to NRT_INVALID, and the entry points the reference
- * does not provide to a non-success status.
+ * holds the init path's statuses to ncclInvalidArgument (passed through as
+ * the NRT_STATUS, contradiction row init-status-invalid-argument), the
+ * others' to NRT_INVALID, and the entry points the reference does not
+ * provide to a non-success status. "version <n>" is ncclGetVersion's answer.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "nrtabi.h"
 #include "nrtabi_runtime.h"
+
+/* Upstream's public call, exported beside the 37 slots (libnccom.map). */
+ncclResult_t ncclGetVersion(int *version);
 
 #define SHOW(name, call) printf("%s %d\n", name, (int)(call))
 
@@ -31,6 +36,10 @@ int main(void)
 	memset(&vi, 0xaa, sizeof vi);
 	neuronGetVersionInfo(&vi, 8); /* too small for the version words: nothing written */
 	printf("neuronGetVersionInfo(n=8) wrote %s\n", vi.major == 0xaaaaaaaaaaaaaaaaULL ? "nothing" : "something");
+	int version = 0;
+	ncclResult_t vr = ncclGetVersion(&version);
+	printf("version %d %d\n", version, (int)vr);
+	SHOW("ncclGetVersion(NULL)", ncclGetVersion(NULL));
 	SHOW("neuronGetUniqueId(NULL)", neuronGetUniqueId(NULL, 2, "t"));
 	SHOW("neuronGetUniqueId(rank_n=0)", neuronGetUniqueId(id, 0, "t"));
 	SHOW("neuronGetUniqueId(rank_n=-1)", neuronGetUniqueId(id, -1, "t"));

@@ -7,6 +7,8 @@
  *   worldhost RANK NRANKS ROOT_ID [reordered]
  *
  * Prints the rank's report line; exits 0 when the rank agreed, 1 otherwise.
+ * NRTABI_WORLDHOST_TOPOLOGY, when set, is the simulated-topology file libnrt
+ * loads (a rank whose core 0 is another device: peerrecord_test.go).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +35,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: worldhost RANK NRANKS ROOT_ID [reordered]\n");
 		return 2;
 	}
-	uint32_t st = nrtabi_init(NULL, getenv("LIBNCCOM"));
+	uint32_t st = nrtabi_init(getenv("NRTABI_WORLDHOST_TOPOLOGY"), getenv("LIBNCCOM"));
 	if (st != NRT_SUCCESS) {
 		fprintf(stderr, "worldhost: nrtabi_init: status %u\n", st);
 		return 1;

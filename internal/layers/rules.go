@@ -85,9 +85,11 @@ var rules = []rule{
 	{room: "release", may: []string{"internal/esc", "layoutcheck", "spec"},
 		tests: []string{"gen", "internal/cc", "internal/fixture", "internal/specsame", "release/diff"},
 		why:   "the release workflow reads binaries through layoutcheck's readers and matchers and writes spec rows"},
-	{room: "release/diff", may: []string{"spec"},
+	{room: "layoutcheck/grade", may: []string{"spec"},
+		why: "the one grading of struct layouts, for check (spec against DWARF) and diff (spec against spec): a neutral model with a converter from spec, no binary reading"},
+	{room: "release/diff", may: []string{"layoutcheck/grade", "spec"},
 		tests: []string{"internal/specsame"},
-		why:   "the diff compares two specs and reads no binary"},
+		why:   "the diff compares two specs and reads no binary; struct layouts are graded by layoutcheck/grade, as check grades them"},
 
 	// On top.
 	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "internal/esc", "layoutcheck", "release", "spec"},

@@ -346,8 +346,10 @@ func (c *comparer) added(used map[*Member]bool, usedRange map[*Range]bool) {
 				continue // the old side named it already
 			}
 			f = c.add(AddedOpaque, Compatible, p.label, fmt.Sprintf("opaque %d..%d", o.Off, o.End), what, "inside a range the old side left opaque")
-		} else if over := c.overlaps(p.start, p.end); over != "" {
+		} else if over, kept := c.overlaps(p.start, p.end); over != "" && !kept {
 			f = c.add(LaidOver, Incompatible, p.label, over, what, "an unknown member laid over the bytes of "+over)
+		} else if over != "" {
+			f = c.add(Added, Incompatible, p.label, "", what, "inserted where "+over+" was")
 		} else if p.end <= old.Size {
 			f = c.add(AddedPadding, Compatible, p.label, "padding", what, "in bytes no old member held")
 		} else {
@@ -366,14 +368,26 @@ func coveredAll(r *Range, names []string) bool {
 	return true
 }
 
-// overlaps names the old member whose bytes [start, end) overlap.
-func (c *comparer) overlaps(start, end int64) string {
+// overlaps names the old member whose bytes [start, end) overlap, and
+// whether the new layout still has it (moved: the new member is an
+// insertion; gone: it took the old member's place).
+func (c *comparer) overlaps(start, end int64) (string, bool) {
 	for _, f := range c.old.Members {
 		if start < f.End() && f.Offset < end {
-			return f.Name
+			for _, m := range c.new.Members {
+				if m.Name == f.Name {
+					return f.Name, true
+				}
+				for _, in := range m.Group {
+					if in.Name == f.Name {
+						return f.Name, true
+					}
+				}
+			}
+			return f.Name, false
 		}
 	}
-	return ""
+	return "", false
 }
 
 // member grades an old member against the new member of its name.

@@ -239,7 +239,7 @@ type FileReport struct {
 
 // Report is the result of one check run. Its JSON form is the stable schema
 // documented in docs/nrtabi-check.md#json-output (schema
-// "nrtabi.layoutcheck/1").
+// "nrtabi.layoutcheck/2").
 type Report struct {
 	Schema         string        `json:"schema"`
 	Release        string        `json:"release"`
@@ -255,10 +255,14 @@ type Report struct {
 	StructsChecked int           `json:"structs_checked"` // spec structs found in some input and checked; the others are in Absent
 	StructsInSpec  int           `json:"structs_in_spec"` // spec structs asked for: StructsChecked + len(Absent)
 	Notes          []string      `json:"notes,omitempty"` // what the inputs needed worked around (headers that conflict)
+	// Verbose: the text lists every field of a moved run.
+	Verbose bool `json:"-"`
 }
 
-// Schema is the JSON schema id.
-const Schema = "nrtabi.layoutcheck/1"
+// Schema is the JSON schema id. /2 (issue 25): each fact once, at the
+// struct that defines it, with embedded_in, consequences, and moved runs
+// as one finding with fields and delta; counts are facts.
+const Schema = "nrtabi.layoutcheck/2"
 
 func (r *Report) add(f Finding) {
 	r.Findings = append(r.Findings, f)

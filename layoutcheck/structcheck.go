@@ -13,10 +13,38 @@ import (
 
 // CheckStruct compares one DWARF layout, read by r, with its spec struct:
 // the facts of the struct and of the structs embedded in it, each once.
+// The list is flat, for a view of the one struct (show): consequences are
+// listed after their cause, a moved run is one finding per field, and a
+// fact of an embedded struct is named by its path in st.
 func CheckStruct(r *elfread.Reader, st *spec.Struct, l *elfread.Layout) []Finding {
 	c := newStructChecker(r, nil)
 	c.grade(st, l)
-	return c.findings(nil)
+	var out []Finding
+	for _, f := range c.findings(nil) {
+		f.Walk(func(x Finding, _ int) {
+			x.Consequences = nil
+			base := ""
+			if x.Struct != st.Name {
+				for _, at := range x.EmbeddedIn {
+					if rest, ok := strings.CutPrefix(at, st.Name+"."); ok {
+						base, x.Struct = rest+".", st.Name
+						break
+					}
+				}
+			}
+			if len(x.Fields) > 1 {
+				for _, name := range x.Fields {
+					y := x
+					y.Field, y.Fields = base+name, nil
+					out = append(out, y)
+				}
+				return
+			}
+			x.Field = strings.TrimSuffix(base+x.Field, ".")
+			out = append(out, x)
+		})
+	}
+	return out
 }
 
 // structChecker grades the structs of one input against the spec through

@@ -244,8 +244,9 @@ func (c *comparer) unmatched(f *Member, oldNames map[string]bool, used map[*Memb
 		}
 		if m.Offset == f.Offset && m.Size == f.Size && sameType(f.Type, m.Type) {
 			used[m] = true
-			r := c.add(Renamed, Compatible, f.Name, f.Name, m.Name, fmt.Sprintf("same %s at %d", f.Type.Canon, f.Offset))
+			r := c.add(Renamed, Compatible, f.Name, f.Name, m.Name, fmt.Sprintf("same %s at %d", f.Type.Show(), f.Offset))
 			r.OldOffset, r.NewOffset, r.OldSize, r.NewSize = f.Offset, m.Offset, f.Size, m.Size
+			r.OldType, r.NewType = f.Type, m.Type
 			return
 		}
 	}
@@ -261,6 +262,7 @@ func (c *comparer) unmatched(f *Member, oldNames map[string]bool, used map[*Memb
 				used[h] = true
 				r := c.add(Renamed, Compatible, f.Name, f.Name, "<anonymous>."+in.Name, fmt.Sprintf("same %s at %d, in an anonymous member of its size", f.Type.Show(), f.Offset))
 				r.OldOffset, r.NewOffset, r.OldSize, r.NewSize = f.Offset, in.Offset, f.Size, in.Size
+				r.OldType, r.NewType = f.Type, in.Type
 				return
 			}
 		}

@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/nrtabi/nrtabi/internal/esc"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -35,7 +36,12 @@ func (r Report) WriteText(w io.Writer) error {
 	return nil
 }
 
+// row prints one change. Names in it may come from a binary's DWARF (an
+// opaque range's covers name its members), so every string is escaped
+// (package esc) before it reaches a terminal.
 func (r Report) row(w io.Writer, c Change, depth int) {
+	c.Subject, c.Old, c.New, c.Detail = esc.String(c.Subject), esc.String(c.Old), esc.String(c.New), esc.String(c.Detail)
+	c.Fields, c.EmbeddedIn = escAll(c.Fields), escAll(c.EmbeddedIn)
 	indent := strings.Repeat("    ", depth)
 	mark := ""
 	if depth > 0 {
@@ -66,6 +72,14 @@ func (r Report) row(w io.Writer, c Change, depth int) {
 		detail = strings.TrimSpace(detail + " (embedded in " + strings.Join(c.EmbeddedIn, ", ") + ")")
 	}
 	fmt.Fprintf(w, "  %s%s%s\t%s\t%s\t%s\t%s\n", indent, mark, c.Severity, c.Kind, c.Subject, change, detail)
+}
+
+func escAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = esc.String(s)
+	}
+	return out
 }
 
 func describeSide(s Side) string {

@@ -268,22 +268,34 @@ func (c *comparer) unmatched(f *Member, oldNames map[string]bool, used map[*Memb
 		}
 	}
 	// The new side's opaque ranges (a spec side: extract writes a bitfield
-	// or an anonymous union as a range covering it).
-	if r := new.opaqueHolding(f.Offset, f.End()); r != nil {
-		usedRange[r] = true
+	// or an anonymous union as a range covering it). A range naming the
+	// member holds it wherever it now is; otherwise the range must hold its
+	// old bytes.
+	r := new.opaqueHolding(f.Offset, f.End())
+	for i := range new.Opaque {
+		if slices.Contains(new.Opaque[i].Covers, f.Name) {
+			r = &new.Opaque[i]
+		}
+	}
+	if r != nil {
 		switch {
 		case slices.Contains(r.Covers, f.Name):
+			usedRange[r] = true
 			x := c.add(Bitfield, Incompatible, f.Name, fmt.Sprintf("%s @%d", f.Type.Show(), f.Offset), fmt.Sprintf("in the bitfield or overlapping members %d..%d (%s)", r.Off, r.End, strings.Join(r.Covers, ", ")),
 				"now a bitfield or overlapped by another member")
 			x.OldOffset, x.OldSize = f.Offset, f.Size
 		case r.Off == f.Offset && r.End == f.End() && len(r.Covers) == 1 && isAnon(r.Covers[0]):
+			usedRange[r] = true
 			// The side is a spec, whose grammar has no unions: the range
 			// says the member's bytes are kept, not what the union holds.
 			c.add(UnionWrap, Info, f.Name, f.Type.Show(), r.Covers[0], "now in an anonymous member of the same size at the same offset; a spec cannot spell what it holds")
 		case len(r.Covers) == 0:
+			usedRange[r] = true
 			x := c.add(Undescribed, Info, f.Name, fmt.Sprintf("%s @%d", f.Type.Show(), f.Offset), "opaque", "the bytes are kept, no longer described")
 			x.OldOffset, x.OldSize = f.Offset, f.Size
 		default:
+			// Gone; what now holds its bytes is graded as a new member
+			// (laid over it), as a DWARF side's would be.
 			x := c.add(Removed, Incompatible, f.Name, fmt.Sprintf("%s @%d", f.Type.Show(), f.Offset), "",
 				fmt.Sprintf("its bytes are now held by %s", strings.Join(r.Covers, ", ")))
 			x.OldOffset, x.OldSize = f.Offset, f.Size
@@ -339,6 +351,9 @@ func (c *comparer) added(used map[*Member]bool, usedRange map[*Range]bool) {
 	}
 	for _, p := range ps {
 		what := fmt.Sprintf("%s @%d", p.typ, p.start)
+		if c.inBitfield(p.start, p.end) {
+			continue // the rest of the storage an old member's bitfield now shares: part of that fact
+		}
 		if old.Prefix && p.start >= old.Size {
 			continue // beyond the modelled prefix: not the spec's business
 		}
@@ -370,12 +385,28 @@ func coveredAll(r *Range, names []string) bool {
 	return true
 }
 
+// inBitfield reports whether [start, end) lies within the old bytes of a
+// member graded as now a bitfield.
+func (c *comparer) inBitfield(start, end int64) bool {
+	for _, f := range c.local {
+		if f.Kind == Bitfield && f.OldOffset >= 0 && start >= f.OldOffset && end <= f.OldOffset+f.OldSize {
+			return true
+		}
+	}
+	return false
+}
+
 // overlaps names the old member whose bytes [start, end) overlap, and
 // whether the new layout still has it (moved: the new member is an
 // insertion; gone: it took the old member's place).
 func (c *comparer) overlaps(start, end int64) (string, bool) {
 	for _, f := range c.old.Members {
 		if start < f.End() && f.Offset < end {
+			for _, r := range c.new.Opaque {
+				if slices.Contains(r.Covers, f.Name) {
+					return f.Name, true
+				}
+			}
 			for _, m := range c.new.Members {
 				if m.Name == f.Name {
 					return f.Name, true
@@ -461,7 +492,7 @@ func (c *comparer) embedded(f, m *Member) {
 	if f.Size != m.Size {
 		x := &Finding{Kind: Resized, Severity: Incompatible, Struct: c.old.Name, Field: f.Name,
 			Old: fmt.Sprintf("%s (%d B)", f.Type.Canon, f.Size), New: fmt.Sprintf("%s (%d B)", m.Type.Canon, m.Size),
-			OldOffset: f.Offset, NewOffset: m.Offset, OldSize: f.Size, NewSize: m.Size}
+			OldOffset: f.Offset, NewOffset: m.Offset, OldSize: f.Size, NewSize: m.Size, OldType: f.Type, NewType: m.Type}
 		c.local = append(c.local, x)
 		if inner != nil && inner.size != nil {
 			if c.causeOf == nil {

@@ -214,7 +214,9 @@ func TestAcceptanceDrift(t *testing.T) {
 				t.Errorf("check: enc_ring_t.seq embedded in %q", got)
 			}
 			var under []string
-			f.Walk(func(x Finding, depth int) { under = append(under, fmt.Sprintf("%d %s %s.%s %v", depth, x.Grade, x.Struct, x.Field, x.Fields)) })
+			f.Walk(func(x Finding, depth int) {
+				under = append(under, fmt.Sprintf("%d %s %s.%s %v", depth, x.Grade, x.Struct, x.Field, x.Fields))
+			})
 			t.Logf("enc_ring_t.seq and its consequences:\n%s", strings.Join(under, "\n"))
 		}
 	}

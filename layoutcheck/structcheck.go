@@ -156,6 +156,9 @@ func (c *structChecker) typeOf(d godwarf.Type, t *spec.Type, depth int) *grade.T
 			agree = false
 		}
 	}
+	if t != nil && t.Kind == spec.KindOpaque {
+		agree = false // specmatch takes any pointee for an opaque type; its name is what tells two apart
+	}
 	var elemSpec *spec.Type
 	if t != nil && (t.Kind == spec.KindPointer || t.Kind == spec.KindArray) {
 		elemSpec = t.Elem

@@ -664,27 +664,22 @@ func (c *comparer) runs() []*Finding {
 	}
 	ms := slices.Clone(c.moves)
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].new < ms[j].new })
-	// next[i]: whether the member after ms[i] in the new layout is ms[i+1]
-	// (no unmoved member between them).
-	var order []int64
-	for _, m := range c.new.Members {
-		order = append(order, m.Offset)
+	// A run ends at a member that did not move: the offsets of those, in
+	// order, so each gap between two moved members is one search.
+	moved := map[int64]bool{}
+	for _, m := range ms {
+		moved[m.new] = true
 	}
-	between := func(a, b int64) bool {
-		for _, o := range order {
-			if o > a && o < b {
-				moved := false
-				for _, m := range ms {
-					if m.new == o {
-						moved = true
-					}
-				}
-				if !moved {
-					return true
-				}
-			}
+	var still []int64
+	for _, m := range c.new.Members {
+		if !moved[m.Offset] {
+			still = append(still, m.Offset)
 		}
-		return false
+	}
+	slices.Sort(still)
+	between := func(a, b int64) bool {
+		i := sort.Search(len(still), func(i int) bool { return still[i] > a })
+		return i < len(still) && still[i] < b
 	}
 	var out []*Finding
 	for i := 0; i < len(ms); {

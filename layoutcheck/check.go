@@ -215,16 +215,6 @@ func statusOfSeverity(w Severity) string {
 	return StatusOK
 }
 
-func statusOf(fs []Finding) string {
-	switch worst(fs) {
-	case Incompatible:
-		return StatusIncompatible
-	case Compatible:
-		return StatusCompatible
-	}
-	return StatusOK
-}
-
 // coverage says what a clean verdict rests on, so that structs absent from
 // every input (debug info stripped, moved to a file not found) are never read
 // as checked.

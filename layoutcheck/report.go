@@ -266,7 +266,8 @@ const Schema = "nrtabi.layoutcheck/2"
 
 func (r *Report) add(f Finding) {
 	r.Findings = append(r.Findings, f)
-	switch f.Severity {
+	// A fact counts once, at the worst of it and what it forces.
+	switch worst([]Finding{f}) {
 	case Compatible:
 		r.Compatible++
 		r.Exit |= int(Compatible)

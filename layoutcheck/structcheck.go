@@ -56,7 +56,6 @@ type structChecker struct {
 	sp      *spec.Spec // for the names of structs and opaque types a pointer or member refers to (nil: none)
 	g       *grade.Grader
 	layouts map[string]*grade.Layout
-	verbose bool
 }
 
 func newStructChecker(r *elfread.Reader, sp *spec.Spec) *structChecker {
@@ -309,14 +308,6 @@ func anonymousMembers(m *elfread.Member, depth int) []*elfread.Member {
 		out = append(out, in)
 	}
 	return out
-}
-
-// fieldPath drops the struct name from a dotted path.
-func fieldPath(p string) string {
-	if i := strings.IndexByte(p, '.'); i >= 0 {
-		return p[i+1:]
-	}
-	return ""
 }
 
 func opaqueHolding(st *spec.Struct, m *elfread.Member) *spec.Opaque {

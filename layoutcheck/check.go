@@ -198,6 +198,7 @@ func attachFacts(srs []*StructResult, facts []Finding) {
 			for _, at := range f.EmbeddedIn {
 				if strings.HasPrefix(at, sr.Name+".") {
 					w = max(w, worst([]Finding{f}))
+					sr.Through = append(sr.Through, f.Struct+"."+f.Field+" (at "+at+")")
 				}
 			}
 		}

@@ -202,7 +202,11 @@ type StructResult struct {
 	// supplementary, dwo, dwp).
 	DWARFFile string    `json:"dwarf_file,omitempty"`
 	DWARFVia  string    `json:"dwarf_via,omitempty"`
-	Findings  []Finding `json:"findings"`
+	Findings  []Finding `json:"findings"` // the facts defined at this struct
+	// Through names the facts of structs embedded in this one that change
+	// it ("enc_ring_t.seq (at enc_glb_comm_t.spare_ring)"); they are
+	// reported at their own struct.
+	Through []string `json:"through,omitempty"`
 }
 
 // DWARFPart is a file besides DWARFFile that the input's DWARF was read

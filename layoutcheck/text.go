@@ -36,6 +36,9 @@ func (r *Report) WriteText(w io.Writer) {
 			for _, fd := range s.Findings {
 				r.writeFact(w, fd)
 			}
+			for _, t := range s.Through {
+				printf(w, "        through %s, reported there\n", t)
+			}
 		}
 		if len(f.Contract) > 0 {
 			printf(w, "  link contract (%s)\n", f.Role)

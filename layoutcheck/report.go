@@ -77,7 +77,8 @@ type Finding struct {
 	Actual   string   `json:"actual,omitempty"`
 	Message  string   `json:"message"`
 	// Fields: an offset finding for a run of fields moved by the same
-	// delta lists each; Delta is the distance, in bytes.
+	// delta lists each (its Field is "first .. last"); Delta is the
+	// distance, in bytes.
 	Fields []string `json:"fields,omitempty"`
 	Delta  int64    `json:"delta,omitempty"`
 	// EmbeddedIn: where Struct is embedded by value in the structs checked
@@ -114,9 +115,6 @@ var checkKinds = map[grade.Kind]string{
 func fromGrade(g *grade.Finding) Finding {
 	f := Finding{Severity: Severity(g.Severity), Kind: checkKinds[g.Kind], Grade: string(g.Kind), Struct: g.Struct, Field: g.Field,
 		Expected: g.Old, Actual: g.New, Fields: g.Fields, Delta: g.Delta, EmbeddedIn: g.EmbeddedIn}
-	if len(g.Fields) > 1 {
-		f.Field = ""
-	}
 	path := g.Path()
 	detail := ""
 	if g.Detail != "" {

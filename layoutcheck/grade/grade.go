@@ -543,7 +543,7 @@ func sameType(a, b *Type) bool {
 // elements. It returns the compatible findings inside, to fold under the
 // rename.
 func (c *comparer) sameLayout(a, b *Type, depth int) ([]*Finding, bool) {
-	if a == nil || b == nil || depth > maxDepth || a.Kind != b.Kind || a.Size != b.Size || a.Align != b.Align && a.Kind != TPointer {
+	if a == nil || b == nil || depth+c.depth > maxDepth || a.Kind != b.Kind || a.Size != b.Size || a.Align != b.Align && a.Kind != TPointer {
 		return nil, false
 	}
 	if sameType(a, b) {

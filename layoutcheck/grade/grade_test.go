@@ -115,3 +115,29 @@ func FuzzGrade(f *testing.F) {
 		}
 	})
 }
+
+// TestRenameChainBounded: types renamed inside renamed types, deeper than
+// maxDepth (hostile DWARF can nest them), end: the grading stops at the
+// bound and calls what it could not follow a retype.
+func TestRenameChainBounded(t *testing.T) {
+	chain := func(side string, n int) *Type {
+		t := scalar("u64", 8)
+		for i := range n {
+			inner := t
+			l := &Layout{Name: fmt.Sprintf("%s%d", side, i), Key: fmt.Sprintf("%s%d", side, i), Size: 8, Align: 8, Members: []Member{mem("m", 0, inner)}}
+			t = &Type{Kind: TStruct, Canon: l.Name, Size: 8, Align: 8, Struct: func() (*Layout, error) { return l, nil }}
+		}
+		return t
+	}
+	for _, n := range []int{3, 4 * maxDepth} {
+		g := New()
+		g.Grade(lay("s", 8, mem("f", 0, chain("a", n))), lay("s", 8, mem("f", 0, chain("b", n))))
+		want := "compatible type-renamed s.f []\n"
+		if n > maxDepth {
+			want = "incompatible retyped s.f []\n"
+		}
+		if got := tree(g.Facts()); !strings.HasPrefix(got, want) {
+			t.Errorf("chain of %d: %s", n, got)
+		}
+	}
+}

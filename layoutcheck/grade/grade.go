@@ -632,21 +632,43 @@ func (c *comparer) fold(size *Finding) []*Finding {
 		top = append(top, f)
 	}
 	sort.SliceStable(causes, func(i, j int) bool { return offsetOf(causes[i]) < offsetOf(causes[j]) })
+	// growth is how far a cause pushes what follows it. A run or the size
+	// is folded under the last cause before it only when the causes before
+	// it push the same way: a run moved -48 after a field that grew by 4
+	// has another cause (an opaque range the spec sizes differently, say)
+	// and is a fact of its own.
+	growth := func(f *Finding) int64 {
+		switch f.Kind {
+		case Resized:
+			return f.NewSize - f.OldSize
+		case Added, LaidOver:
+			return max(f.NewSize, 0)
+		case Removed:
+			return -max(f.OldSize, 0)
+		}
+		return 0
+	}
+	sign := func(v int64) int64 { return min(max(v, -1), 1) }
 	for _, r := range runs {
 		var cause *Finding
+		var pushed int64
 		for _, k := range causes {
 			if offsetOf(k) < r.NewOffset || offsetOf(k) < r.OldOffset {
-				cause = k
+				cause, pushed = k, pushed+growth(k)
 			}
 		}
-		if cause != nil {
+		if cause != nil && pushed != 0 && sign(pushed) == sign(r.Delta) {
 			cause.Consequences = append(cause.Consequences, r)
 			continue
 		}
 		top = append(top, r)
 	}
 	if size != nil {
-		if len(causes) > 0 {
+		var pushed int64
+		for _, k := range causes {
+			pushed += growth(k)
+		}
+		if len(causes) > 0 && pushed != 0 && sign(pushed) == sign(size.NewSize-size.OldSize) {
 			k := causes[len(causes)-1]
 			k.Consequences = append([]*Finding{size}, k.Consequences...)
 		} else {

@@ -141,3 +141,19 @@ func TestRenameChainBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldNeedsTheSamePush: a run that moved against the growth of the
+// change before it (a field grew by 4, what follows moved -8) is not that
+// change's consequence: both are facts, and so is the size.
+func TestFoldNeedsTheSamePush(t *testing.T) {
+	u32, u64 := scalar("u32", 4), scalar("u64", 8)
+	old := &Layout{Name: "s", Key: "o", Size: 32, Align: 8, Members: []Member{mem("a", 0, u32), mem("b", 16, u64), mem("c", 24, u64)},
+		Opaque: []Range{{Off: 4, End: 16}}}
+	new := lay("s", 24, mem("a", 0, u64), mem("b", 8, u64), mem("c", 16, u64))
+	g := New()
+	g.Grade(old, new)
+	want := "incompatible size s []\nincompatible resized s.a []\nincompatible moved s.b .. c [b c]\n"
+	if got := tree(g.Facts()); got != want {
+		t.Errorf("facts:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -87,6 +87,8 @@ func TestOneGrading(t *testing.T) {
 			map[string]string{"s.b": "incompatible"}},
 		{"anonymous-union wrap keeping the member", "struct s { uint32_t a; uint32_t b; };", "struct s { uint32_t a; union { uint32_t b; uint32_t b2; }; };",
 			map[string]string{"s.b": "none"}},
+		{"retyped to a type a spec cannot spell", "struct s { uint32_t a; uint32_t b; };", "struct s { uint32_t a; float b; };",
+			map[string]string{"s.b": "incompatible"}},
 		{"resized", "struct s { uint32_t a; uint32_t b; };", "struct s { uint32_t a; uint16_t b; };",
 			map[string]string{"s.b": "incompatible"}},
 		{"renamed", "struct s { uint32_t a; uint32_t b; };", "struct s { uint32_t a; uint32_t bee; };",
@@ -103,7 +105,9 @@ func TestOneGrading(t *testing.T) {
 				t.Fatal(err)
 			}
 			dr := diff.Diff(old, new)
+			var rules map[string][]string
 			grades := func(fs []fact) map[string]string {
+				rules = map[string][]string{}
 				out := map[string]string{}
 				for _, f := range fs {
 					if f.grade == "struct-added" || f.grade == "struct-removed" {
@@ -114,10 +118,19 @@ func TestOneGrading(t *testing.T) {
 						g = "none"
 					}
 					out[f.path] = g
+					rules[f.path] = append(rules[f.path], f.grade)
 				}
 				return out
 			}
-			cg, dg := grades(checkFacts(cr)), grades(diffFacts(dr))
+			cg := grades(checkFacts(cr))
+			cr2 := rules
+			dg := grades(diffFacts(dr))
+			// Graded facts are graded by the same rule too.
+			for p, w := range tc.want {
+				if w != "none" && strings.Join(cr2[p], ",") != strings.Join(rules[p], ",") {
+					t.Errorf("%s: check's rule %v, diff's %v", p, cr2[p], rules[p])
+				}
+			}
 			for p, w := range tc.want {
 				c, d := cg[p], dg[p]
 				if c == "" {

@@ -279,6 +279,15 @@ func (c *comparer) unmatched(f *Member, oldNames map[string]bool, used map[*Memb
 	}
 	if r != nil {
 		switch {
+		case len(r.Covers) == 1 && r.Covers[0] == f.Name && r.End-r.Off == f.Size:
+			// The member alone, of its size: a type the spec grammar cannot
+			// spell (a float, a union), as a DWARF side would see a retype.
+			usedRange[r] = true
+			x := c.add(Retyped, Incompatible, f.Name, f.Type.Show(), fmt.Sprintf("opaque %d..%d", r.Off, r.End), "now of a type a spec cannot spell (nrtabi extract left it opaque)")
+			x.OldOffset, x.NewOffset, x.OldSize, x.NewSize = f.Offset, r.Off, f.Size, r.End-r.Off
+			if r.Off != f.Offset {
+				c.moves = append(c.moves, move{f.Name, f.Offset, r.Off})
+			}
 		case slices.Contains(r.Covers, f.Name):
 			usedRange[r] = true
 			x := c.add(Bitfield, Incompatible, f.Name, fmt.Sprintf("%s @%d", f.Type.Show(), f.Offset), fmt.Sprintf("in the bitfield or overlapping members %d..%d (%s)", r.Off, r.End, strings.Join(r.Covers, ", ")),

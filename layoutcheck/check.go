@@ -152,6 +152,9 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 		return nil, err
 	}
 	rd := dbg.NewReader()
+	// One grader per input: a struct embedded in several checked structs
+	// is graded once, its facts reported once with where it is embedded.
+	sc := newStructChecker(rd, opt.Structs)
 	for i, st := range structs {
 		if found[i] == nil {
 			continue
@@ -166,13 +169,10 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 		if _, headers := specmatch.Label(path); headers {
 			sr.DWARFFile, sr.DWARFVia = fr.DWARFFile, fr.DWARFVia
 		}
-		sr.Findings = CheckStruct(rd, st, l)
-		if sr.Findings == nil {
-			sr.Findings = []Finding{}
-		}
-		sr.Status = statusOf(sr.Findings)
+		sc.grade(st, l)
 		fr.Structs = append(fr.Structs, sr)
 	}
+	attachFacts(fr.Structs, sc.findings(nil))
 	sort.SliceStable(fr.Structs, func(a, b int) bool { return fr.Structs[a].Name < fr.Structs[b].Name })
 	if fr.Enums, err = checkEnums(dbg, opt); err != nil {
 		return nil, err
@@ -180,8 +180,43 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 	return fr, nil
 }
 
-func statusOf(fs []Finding) string {
-	switch worst(fs) {
+// attachFacts gives each fact to the struct that defines it, or, for a
+// struct found only embedded, to the first checked struct embedding it; a
+// struct's status is also the worst of the facts of what it embeds.
+func attachFacts(srs []*StructResult, facts []Finding) {
+	byName := map[string]*StructResult{}
+	for _, sr := range srs {
+		byName[sr.Name] = sr
+		sr.Findings = []Finding{}
+	}
+	for _, f := range facts {
+		sr := byName[f.Struct]
+		for _, at := range f.EmbeddedIn {
+			if sr != nil {
+				break
+			}
+			sr = byName[strings.SplitN(at, ".", 2)[0]]
+		}
+		if sr != nil {
+			sr.Findings = append(sr.Findings, f)
+		}
+	}
+	for _, sr := range srs {
+		w := worst(sr.Findings)
+		for _, f := range facts {
+			for _, at := range f.EmbeddedIn {
+				if strings.HasPrefix(at, sr.Name+".") {
+					w = max(w, worst([]Finding{f}))
+					sr.Through = append(sr.Through, f.Struct+"."+f.Field+" (at "+at+")")
+				}
+			}
+		}
+		sr.Status = statusOfSeverity(w)
+	}
+}
+
+func statusOfSeverity(w Severity) string {
+	switch w {
 	case Incompatible:
 		return StatusIncompatible
 	case Compatible:

@@ -69,7 +69,7 @@ func checkEnums(dbg *elfread.Debug, opt Options) ([]*EnumResult, error) {
 		for _, c := range grade.EnumFold(grade.EnumGrade(grade.EnumFromSpec(e), enumOfDWARF(e.Name, et), crosses)) {
 			res.Findings = append(res.Findings, enumFinding(c))
 		}
-		res.Status = statusOf(res.Findings)
+		res.Status = statusOfSeverity(worst(res.Findings))
 		out = append(out, res)
 	}
 	return out, nil
@@ -90,7 +90,7 @@ func enumOfDWARF(name string, et *godwarf.EnumType) *grade.EnumSide {
 // names the enum, Field the enumerator (first..last of a run of shifts),
 // Expected and Actual the spec's and the binary's value, name or size.
 func enumFinding(c grade.EnumChange) Finding {
-	f := Finding{Kind: c.Kind, Struct: c.Enum, Field: c.Name, Expected: c.Old, Actual: c.New, Message: c.Message(), Severity: Compatible}
+	f := Finding{Kind: c.Kind, Grade: c.Kind, Struct: c.Enum, Field: c.Name, Expected: c.Old, Actual: c.New, Message: c.Message(), Severity: Compatible}
 	if c.Severity == grade.EnumIncompatible {
 		f.Severity = Incompatible
 	}

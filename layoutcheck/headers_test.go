@@ -64,7 +64,7 @@ func TestHeadersReportPlanted(t *testing.T) {
 	}
 	var got []string
 	for _, f := range r.Findings {
-		got = append(got, f.Severity.String()+" "+f.Kind+" "+f.Struct+"."+f.Field)
+		f.Walk(func(f Finding, _ int) { got = append(got, f.Severity.String()+" "+f.Kind+" "+f.Struct+"."+f.Field) })
 	}
 	sort.Strings(got)
 	want := []string{

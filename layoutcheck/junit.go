@@ -53,11 +53,16 @@ func junitCaseOf(class, name string, fs []Finding) junitCase {
 	c := junitCase{Name: name, Classname: class}
 	var fail, other []string
 	for _, f := range fs {
-		line := fmt.Sprintf("%s [%s, %s]", f.Message, f.Kind, f.Severity)
-		if f.Severity == Incompatible {
-			fail = append(fail, line)
+		// One fact per line, its consequences indented under it in the
+		// same body (docs/nrtabi-check.md#junit-output).
+		var lines []string
+		f.Walk(func(x Finding, depth int) {
+			lines = append(lines, fmt.Sprintf("%s%s [%s, %s]", strings.Repeat("  -> ", min(depth, 1))+strings.Repeat("  ", max(depth-1, 0)), x.Message, x.Kind, x.Severity))
+		})
+		if worst([]Finding{f}) == Incompatible {
+			fail = append(fail, lines...)
 		} else {
-			other = append(other, line)
+			other = append(other, lines...)
 		}
 	}
 	if len(fail) > 0 {
@@ -84,7 +89,13 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	for _, f := range r.Files {
 		s := junitSuite{Name: f.Path}
 		for _, st := range f.Structs {
-			s.add(junitCaseOf("struct", st.Name, st.Findings))
+			c := junitCaseOf("struct", st.Name, st.Findings)
+			if c.Failure == nil && st.Status == StatusIncompatible {
+				// Its own members are as the spec says; a struct it embeds
+				// is not, and that fact is reported at that struct.
+				c.Failure = &junitFailure{Message: "an embedded struct changed incompatibly (reported at that struct)", Type: "incompatible", Text: "an embedded struct changed incompatibly; its facts are reported once, at the struct that defines the changed member"}
+			}
+			s.add(c)
 		}
 		for _, c := range f.junitEnumCases() {
 			s.add(c)

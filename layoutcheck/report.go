@@ -1,5 +1,12 @@
 package layoutcheck
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/layoutcheck/grade"
+)
+
 // Severity of a finding. The values are the exit-status bits.
 type Severity int
 
@@ -23,19 +30,26 @@ func (s Severity) String() string {
 // MarshalText makes the JSON form a word.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// Finding kinds (the JSON "kind" values).
+// Finding kinds (the JSON "kind" values). The struct-layout kinds are
+// package grade's rules (docs/layoutcheck.md#one-grading) under check's
+// names.
 const (
 	KindSize          = "size"                   // struct size differs
-	KindOffset        = "offset"                 // a known field moved
+	KindOffset        = "offset"                 // a known field moved (a run of fields moved by one delta is one finding)
 	KindFieldSize     = "field-size"             // a known field was resized
 	KindType          = "type"                   // a known field was retyped
 	KindBitfield      = "bitfield"               // a known field became a bitfield
 	KindMissingField  = "missing-field"          // a known field is gone
+	KindLaidOver      = "laid-over"              // a member the spec does not know over a spec field's bytes
 	KindRenamed       = "renamed"                // same offset, size and type under another name
 	KindTypeRenamed   = "type-renamed"           // a member's type has a new name and an identical layout
 	KindFlexElem      = "flexible-array-element" // a flexible array's element type changed; size, offset, alignment did not
+	KindPointerTarget = "pointer-target"         // a pointer to an undescribed type (void*, an opaque type) now points to another
+	KindUnionWrap     = "union-wrap"             // int x -> union { int x; int y; }: same bytes, same type
 	KindAddedOpaque   = "added-in-opaque"        // a member inside an opaque range
-	KindAdded         = "added"                  // a member the spec does not know, outside opaque ranges
+	KindAddedPadding  = "added-in-padding"       // a member in bytes no spec field holds, inside the struct
+	KindAdded         = "added"                  // a member beyond the spec's end of the struct
+	KindUndescribed   = "undescribed"            // a spec field's bytes are now an opaque range
 	KindOpaqueBounds  = "opaque-bounds"          // an opaque range runs past the struct
 	KindMissingStruct = "missing-struct"         // a --require'd struct is in no input
 	KindSONAME        = "soname"
@@ -51,7 +65,8 @@ const (
 	KindUnverified    = "unverified"   // --addresses: nothing to compare with
 )
 
-// Finding is one difference between an input and the spec.
+// Finding is one difference between an input and the spec: one fact,
+// reported once.
 type Finding struct {
 	Severity Severity `json:"severity"`
 	Kind     string   `json:"kind"`
@@ -61,6 +76,107 @@ type Finding struct {
 	Expected string   `json:"expected,omitempty"`
 	Actual   string   `json:"actual,omitempty"`
 	Message  string   `json:"message"`
+	// Fields: an offset finding for a run of fields moved by the same
+	// delta lists each (its Field is "first .. last"); Delta is the
+	// distance, in bytes.
+	Fields []string `json:"fields,omitempty"`
+	Delta  int64    `json:"delta,omitempty"`
+	// EmbeddedIn: where Struct is embedded by value in the structs checked
+	// ("enc_glb_comm.comm.ring[0]").
+	EmbeddedIn []string `json:"embedded_in,omitempty"`
+	// Consequences: what this fact forces elsewhere (the struct's size, the
+	// fields after it moving, the embedding fields' sizes), not counted as
+	// facts of their own.
+	Consequences []Finding `json:"consequences,omitempty"`
+	// Grade is package grade's rule, the same word for the same fact in
+	// check and diff.
+	Grade string `json:"grade,omitempty"`
+}
+
+// Walk calls fn on f and each consequence under it, depth first.
+func (f Finding) Walk(fn func(Finding, int)) { f.walk(fn, 0) }
+
+func (f Finding) walk(fn func(Finding, int), depth int) {
+	fn(f, depth)
+	for _, c := range f.Consequences {
+		c.walk(fn, depth+1)
+	}
+}
+
+var checkKinds = map[grade.Kind]string{
+	grade.Size: KindSize, grade.Moved: KindOffset, grade.Resized: KindFieldSize, grade.Retyped: KindType,
+	grade.Bitfield: KindBitfield, grade.Removed: KindMissingField, grade.LaidOver: KindLaidOver, grade.Added: KindAdded,
+	grade.OpaqueBounds: KindOpaqueBounds, grade.Renamed: KindRenamed, grade.TypeRenamed: KindTypeRenamed,
+	grade.FlexElem: KindFlexElem, grade.PointerTarget: KindPointerTarget, grade.UnionWrap: KindUnionWrap,
+	grade.AddedOpaque: KindAddedOpaque, grade.AddedPadding: KindAddedPadding, grade.Undescribed: KindUndescribed,
+}
+
+// fromGrade words a grade finding (spec: old side; binary: new side).
+func fromGrade(g *grade.Finding) Finding {
+	f := Finding{Severity: Severity(g.Severity), Kind: checkKinds[g.Kind], Grade: string(g.Kind), Struct: g.Struct, Field: g.Field,
+		Expected: g.Old, Actual: g.New, Fields: g.Fields, Delta: g.Delta, EmbeddedIn: g.EmbeddedIn}
+	path := g.Path()
+	detail := ""
+	if g.Detail != "" {
+		detail = " (" + g.Detail + ")"
+	}
+	f.Message = checkMessage(g, path, detail)
+	for _, c := range g.Consequences {
+		f.Consequences = append(f.Consequences, fromGrade(c))
+	}
+	return f
+}
+
+// checkMessage words a fact as check has worded it: the binary's side
+// against the spec's.
+func checkMessage(g *grade.Finding, path, detail string) string {
+	switch g.Kind {
+	case grade.Size:
+		return fmt.Sprintf("%s: size %s B, spec %s B%s", path, g.New, g.Old, detail)
+	case grade.Moved:
+		if len(g.Fields) > 1 {
+			return fmt.Sprintf("%s: moved %+d (%s; --verbose lists each)", path, g.Delta, g.Detail)
+		}
+		return fmt.Sprintf("%s: offset %s, spec %s (field moved), %+d B", path, g.New, g.Old, g.Delta)
+	case grade.Resized:
+		return fmt.Sprintf("%s: size %d B, spec %d B (field resized: %s, spec %s)", path, g.NewSize, g.OldSize, g.NewType.Show(), g.OldType.Show())
+	case grade.Retyped:
+		why := ""
+		if g.Detail != "" {
+			why = "; " + g.Detail
+		}
+		return fmt.Sprintf("%s: type %s, spec %s (field retyped%s)", path, orNone(g.New), g.Old, why)
+	case grade.Renamed:
+		return fmt.Sprintf("%s: renamed to %s (same offset %d, size %d, type %s)", path, g.New, g.NewOffset, g.NewSize, g.OldType.Show())
+	case grade.TypeRenamed:
+		return fmt.Sprintf("%s: type renamed %s -> %s%s", path, g.Old, g.New, detail)
+	case grade.FlexElem:
+		return fmt.Sprintf("%s: flexible array of %s, spec %s%s", path, g.NewType.Elem.Show(), g.OldType.Elem.Show(), detail)
+	case grade.PointerTarget:
+		return fmt.Sprintf("%s: pointer %s, spec %s%s", path, g.New, g.Old, detail)
+	case grade.Bitfield:
+		return fmt.Sprintf("%s: now a %s, spec %s", path, g.New, g.Old)
+	case grade.Removed:
+		return fmt.Sprintf("%s: missing (spec %s)%s", path, g.Old, detail)
+	case grade.AddedOpaque:
+		return fmt.Sprintf("%s: new member inside the %s (%s, %d B)", path, strings.Replace(g.Old, "opaque ", "opaque range ", 1), g.New, g.NewSize)
+	case grade.LaidOver:
+		return fmt.Sprintf("%s: member the spec does not know (%s, %d B), laid over the spec field %s", path, g.New, g.NewSize, g.Old)
+	case grade.AddedPadding:
+		return fmt.Sprintf("%s: member the spec does not know (%s, %d B), in bytes no spec field holds", path, g.New, g.NewSize)
+	case grade.Added:
+		return fmt.Sprintf("%s: member the spec does not know (%s, %d B), beyond the spec's end of the struct", path, g.New, g.NewSize)
+	case grade.OpaqueBounds:
+		return fmt.Sprintf("%s: %s", path, g.Detail)
+	}
+	return fmt.Sprintf("%s: %s, spec %s%s", path, orNone(g.New), orNone(g.Old), detail)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // The statuses of a StructResult.
@@ -84,7 +200,11 @@ type StructResult struct {
 	// supplementary, dwo, dwp).
 	DWARFFile string    `json:"dwarf_file,omitempty"`
 	DWARFVia  string    `json:"dwarf_via,omitempty"`
-	Findings  []Finding `json:"findings"`
+	Findings  []Finding `json:"findings"` // the facts defined at this struct
+	// Through names the facts of structs embedded in this one that change
+	// it ("enc_ring_t.seq (at enc_glb_comm_t.spare_ring)"); they are
+	// reported at their own struct.
+	Through []string `json:"through,omitempty"`
 }
 
 // DWARFPart is a file besides DWARFFile that the input's DWARF was read
@@ -122,7 +242,7 @@ type FileReport struct {
 
 // Report is the result of one check run. Its JSON form is the stable schema
 // documented in docs/nrtabi-check.md#json-output (schema
-// "nrtabi.layoutcheck/1").
+// "nrtabi.layoutcheck/2").
 type Report struct {
 	Schema         string        `json:"schema"`
 	Release        string        `json:"release"`
@@ -139,14 +259,19 @@ type Report struct {
 	StructsChecked int           `json:"structs_checked"` // spec structs found in some input and checked; the others are in Absent
 	StructsInSpec  int           `json:"structs_in_spec"` // spec structs asked for: StructsChecked + len(Absent)
 	Notes          []string      `json:"notes,omitempty"` // what the inputs needed worked around (headers that conflict)
+	// Verbose: the text lists every field of a moved run.
+	Verbose bool `json:"-"`
 }
 
-// Schema is the JSON schema id.
-const Schema = "nrtabi.layoutcheck/1"
+// Schema is the JSON schema id. /2 (issue 25): each fact once, at the
+// struct that defines it, with embedded_in, consequences, and moved runs
+// as one finding with fields and delta; counts are facts.
+const Schema = "nrtabi.layoutcheck/2"
 
 func (r *Report) add(f Finding) {
 	r.Findings = append(r.Findings, f)
-	switch f.Severity {
+	// A fact counts once, at the worst of it and what it forces.
+	switch worst([]Finding{f}) {
 	case Compatible:
 		r.Compatible++
 		r.Exit |= int(Compatible)
@@ -159,7 +284,7 @@ func (r *Report) add(f Finding) {
 func worst(fs []Finding) Severity {
 	w := Info
 	for _, f := range fs {
-		w = max(w, f.Severity)
+		f.Walk(func(c Finding, _ int) { w = max(w, c.Severity) })
 	}
 	return w
 }

@@ -6,120 +6,281 @@ import (
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/grade"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// CheckStruct compares one DWARF layout, read by r, with its spec struct.
+// CheckStruct compares one DWARF layout, read by r, with its spec struct:
+// the facts of the struct and of the structs embedded in it, each once.
+// The list is flat, for a view of the one struct (show): consequences are
+// listed after their cause, a moved run is one finding per field, and a
+// fact of an embedded struct is named by its path in st.
 func CheckStruct(r *elfread.Reader, st *spec.Struct, l *elfread.Layout) []Finding {
-	c := &structCheck{r: r}
-	c.check(st, l, st.Name, 0)
-	return c.out
+	c := newStructChecker(r, nil)
+	c.grade(st, l)
+	var out []Finding
+	for _, f := range c.findings(nil) {
+		f.Walk(func(x Finding, _ int) {
+			x.Consequences = nil
+			base := ""
+			if x.Struct != st.Name {
+				for _, at := range x.EmbeddedIn {
+					if rest, ok := strings.CutPrefix(at, st.Name+"."); ok {
+						base, x.Struct = rest+".", st.Name
+						break
+					}
+				}
+			}
+			if len(x.Fields) > 1 {
+				for _, name := range x.Fields {
+					y := x
+					y.Field, y.Fields = base+name, nil
+					out = append(out, y)
+				}
+				return
+			}
+			x.Field = strings.TrimSuffix(base+x.Field, ".")
+			out = append(out, x)
+		})
+	}
+	return out
 }
 
-type structCheck struct {
-	r   *elfread.Reader
-	out []Finding
-	// assumed holds the (spec struct, DWARF struct) pairs whose layouts are
-	// being compared, so a self-referential renamed struct is compared once.
-	assumed map[layoutPair]bool
+// structChecker grades the structs of one input against the spec through
+// package grade, the one grading check and diff share
+// (docs/layoutcheck.md#one-grading): the spec side is grade.FromSpec, the
+// binary's side is converted from DWARF here.
+type structChecker struct {
+	r       *elfread.Reader
+	sp      *spec.Spec // for the names of structs and opaque types a pointer or member refers to (nil: none)
+	g       *grade.Grader
+	layouts map[string]*grade.Layout
 }
 
-func (c *structCheck) add(sev Severity, kind, strct, field, exp, act, format string, args ...any) {
-	c.out = append(c.out, Finding{Severity: sev, Kind: kind, Struct: strct, Field: field, Expected: exp, Actual: act, Message: fmt.Sprintf(format, args...)})
+func newStructChecker(r *elfread.Reader, sp *spec.Spec) *structChecker {
+	return &structChecker{r: r, sp: sp, g: grade.New(), layouts: map[string]*grade.Layout{}}
+}
+
+func (c *structChecker) grade(st *spec.Struct, l *elfread.Layout) []*grade.Finding {
+	return c.g.Grade(grade.FromSpec(st, "spec"), c.layout(st, l, 0))
+}
+
+// findings are the facts graded so far, as check reports them; only
+// those defined at the named structs when names is not nil.
+func (c *structChecker) findings(names map[string]bool) []Finding {
+	out := []Finding{}
+	for _, f := range c.g.Facts() {
+		if names == nil || names[f.Struct] {
+			out = append(out, fromGrade(f))
+		}
+	}
+	return out
 }
 
 // isFiller reports whether m is the header generator's stand-in for an
 // opaque range of st.
 func isFiller(st *spec.Struct, m *elfread.Member) bool {
-	return strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) && st.OpaqueHolding(m.Offset, m.End()) != nil
+	return st != nil && strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) && st.OpaqueHolding(m.Offset, m.End()) != nil
 }
 
-func (c *structCheck) check(st *spec.Struct, l *elfread.Layout, path string, depth int) {
-	root := strings.SplitN(path, ".", 2)[0]
-	switch {
-	case st.Prefix && l.Size < int64(st.Size):
-		c.add(Incompatible, KindSize, root, fieldPath(path), fmt.Sprintf(">= %d", st.Size), fmt.Sprint(l.Size),
-			"%s: size %d B, but the spec models the first %d B (struct shrunk)", path, l.Size, st.Size)
-	case !st.Prefix && l.Size != int64(st.Size):
-		verb := "grew"
-		if l.Size < int64(st.Size) {
-			verb = "shrunk"
-		}
-		c.add(Incompatible, KindSize, root, fieldPath(path), fmt.Sprint(st.Size), fmt.Sprint(l.Size),
-			"%s: size %d B, spec %d B (struct %s)", path, l.Size, st.Size, verb)
+// layout converts a DWARF layout into the grading model. st is the spec
+// struct it is compared with: a member of the same name whose type
+// specmatch finds to be the spec's is spelled as the spec spells it, so
+// typedef and tag spellings of one type are one type.
+func (c *structChecker) layout(st *spec.Struct, l *elfread.Layout, depth int) *grade.Layout {
+	key := fmt.Sprintf("dwarf:%#x", l.Offset)
+	if st != nil {
+		key += ":" + st.Name
 	}
-	byName := map[string]*elfread.Member{}
-	// holder maps a member read through an anonymous struct or union (C11)
-	// to the anonymous member holding it: generated headers spell a renamed
-	// field both ways in one (docs/generator.md#stable-fields).
-	holder := map[*elfread.Member]*elfread.Member{}
-	for _, m := range l.Members {
-		if !m.Base && m.Name != "" {
-			byName[m.Name] = m
-		}
+	if g, ok := c.layouts[key]; ok {
+		return g
 	}
-	for _, m := range l.Members {
-		if m.Base || m.Name != "" {
-			continue
-		}
-		for _, in := range anonymousMembers(m, 0) {
-			if _, ok := byName[in.Name]; !ok {
-				byName[in.Name] = in
-				holder[in] = m
-			}
+	name := l.Name
+	if st != nil {
+		name = st.Name
+	}
+	out := &grade.Layout{Name: name, Key: key, Size: l.Size, Align: l.Align}
+	c.layouts[key] = out
+	specField := map[string]*spec.Field{}
+	if st != nil {
+		for i := range st.Fields {
+			specField[st.Fields[i].Name] = &st.Fields[i]
 		}
 	}
-	specNames := map[string]bool{}
-	for _, f := range st.Fields {
-		specNames[f.Name] = true
-	}
-	used := map[*elfread.Member]bool{}
-	for i := range st.Fields {
-		f := &st.Fields[i]
-		fp := path + "." + f.Name
-		m := byName[f.Name]
-		if m == nil {
-			m = c.renameOf(st, l, f, specNames, used)
-			if m == nil {
-				c.add(Incompatible, KindMissingField, root, fieldPath(fp), fmt.Sprintf("%s @%d", f.T, f.Offset), "",
-					"%s: missing (spec %s at offset %d, %d B); no member of that name, and none of the same offset, size and type", fp, f.T, f.Offset, f.T.Size())
-				continue
-			}
-			c.add(Compatible, KindRenamed, root, fieldPath(fp), f.Name, m.Name,
-				"%s: renamed to %s (same offset %d, size %d, type %s)", fp, m.Name, m.Offset, m.Size, elfread.TypeName(m.Type))
-		}
-		used[m] = true
-		if h := holder[m]; h != nil {
-			used[h] = true
-		}
-		c.field(l, f, m, fp, root, depth)
-	}
-	for _, m := range l.Members {
-		if used[m] || isFiller(st, m) || m.Virtual || m.Size == 0 && m.BitSize == 0 || m.Base && specmatch.EmptyClass(m.Type) {
+	for i, m := range l.Members {
+		_, isArray := elfread.Strip(m.Type).(*godwarf.ArrayType)
+		last := i == len(l.Members)-1 && isArray
+		if m.Virtual || m.Size == 0 && m.BitSize == 0 && !last || m.Base && specmatch.EmptyClass(m.Type) {
 			continue // virtual bases have no fixed offset; zero-length members take no bytes
 		}
-		if st.Prefix && m.Offset >= int64(st.Size) {
-			continue // beyond the modelled prefix
+		gm := grade.Member{Name: m.Name, Offset: m.Offset, Size: m.Size, BitOffset: m.BitOffset, BitSize: m.BitSize, Filler: isFiller(st, m)}
+		if m.Base {
+			gm.Name = specmatch.MemberLabel(m)
 		}
-		name := specmatch.MemberLabel(m)
-		if o := opaqueHolding(st, m); o != nil {
-			if covered(o, m) {
-				continue
+		var ft *spec.Type
+		if f := specField[m.Name]; f != nil && !m.Base {
+			ft = f.T
+		}
+		gm.Type = c.typeOf(m.Type, ft, depth)
+		if m.Name == "" && !m.Base {
+			for _, in := range anonymousMembers(m, 0) {
+				var it *spec.Type
+				if f := specField[in.Name]; f != nil {
+					it = f.T
+				}
+				gm.Group = append(gm.Group, grade.Member{Name: in.Name, Offset: in.Offset, Size: in.Size, Type: c.typeOf(in.Type, it, depth)})
 			}
-			c.add(Compatible, KindAddedOpaque, root, fieldPath(path+"."+name), fmt.Sprintf("opaque %d..%d", o.Offset, o.End()), fmt.Sprintf("%s @%d", elfread.TypeName(m.Type), m.Offset),
-				"%s.%s: new member inside the opaque range %d..%d (%s at %d, %d B)", path, name, o.Offset, o.End(), elfread.TypeName(m.Type), m.Offset, m.Size)
-			continue
 		}
-		c.add(Compatible, KindAdded, root, fieldPath(path+"."+name), "", fmt.Sprintf("%s @%d", elfread.TypeName(m.Type), m.Offset),
-			"%s.%s: member the spec does not know (%s at %d, %d B), outside every known field and opaque range", path, name, elfread.TypeName(m.Type), m.Offset, m.Size)
+		out.Members = append(out.Members, gm)
 	}
-	for _, o := range st.Opaque {
-		if int64(o.End()) > l.Size && !(st.Prefix) {
-			c.add(Incompatible, KindOpaqueBounds, root, fieldPath(path), fmt.Sprintf("%d..%d", o.Offset, o.End()), fmt.Sprint(l.Size),
-				"%s: opaque range %d..%d runs past the struct's %d B", path, o.Offset, o.End(), l.Size)
+	return out
+}
+
+// typeOf converts a DWARF type; t is the spec type it is compared with,
+// or nil.
+func (c *structChecker) typeOf(d godwarf.Type, t *spec.Type, depth int) *grade.Type {
+	sd := elfread.Strip(d)
+	out := &grade.Type{Size: elfread.TypeSize(d), Align: elfread.TypeAlign(d), Len: -1, Display: elfread.TypeName(d)}
+	if depth > 16 {
+		out.Canon = elfread.TypeName(d)
+		return out
+	}
+	// The spec's spelling when specmatch says the types agree, except where
+	// the spec says only "some pointer" (void* or an opaque pointee): there
+	// the pointee's own name is kept, so a new pointee is seen.
+	agree := t != nil && specmatch.MatchType(t, d, 0) == ""
+	if agree && t.Kind == spec.KindPointer {
+		if k := t.Elem.Base().Kind; k == spec.KindVoid || k == spec.KindOpaque {
+			agree = false
 		}
 	}
+	if t != nil && t.Kind == spec.KindOpaque {
+		agree = false // specmatch takes any pointee for an opaque type; its name is what tells two apart
+	}
+	var elemSpec *spec.Type
+	if t != nil && (t.Kind == spec.KindPointer || t.Kind == spec.KindArray) {
+		elemSpec = t.Elem
+	}
+	switch x := sd.(type) {
+	case nil, *godwarf.VoidType:
+		out.Kind, out.Canon = grade.TVoid, "void"
+	case *godwarf.PtrType:
+		out.Kind, out.Elem = grade.TPointer, c.typeOf(x.Type, elemSpec, depth+1)
+		out.Canon = out.Elem.Canon + "*"
+		if out.Elem.Kind == grade.TFunc || out.Elem.Canon == "" {
+			out.Canon = "void*" // what nrtabi extract writes for a pointee the grammar cannot spell
+		}
+	case *godwarf.ArrayType:
+		out.Kind, out.Elem, out.Len = grade.TArray, c.typeOf(x.Type, elemSpec, depth+1), x.Count
+		if x.Count <= 0 {
+			out.Len = -1
+			out.Canon = out.Elem.Canon + "[]"
+		} else {
+			out.Canon = fmt.Sprintf("%s[%d]", out.Elem.Canon, x.Count)
+		}
+	case *godwarf.FuncType:
+		out.Kind = grade.TFunc
+	case *godwarf.StructType:
+		out.Kind = grade.TStruct
+		out.Canon = c.structName(x, specmatch.TypedefNames(d))
+		if x.Kind != "union" && x.StructName != "" || x.Kind != "union" && len(specmatch.TypedefNames(d)) > 0 {
+			var inner *spec.Struct
+			if t != nil && t.Kind == spec.KindStruct {
+				inner = t.Struct
+			}
+			if inner == nil && c.sp != nil {
+				inner = c.sp.StructByName(out.Canon)
+			}
+			off := c.r.GlobalOffset(x)
+			out.Struct = func() (*grade.Layout, error) {
+				l, err := c.r.Layout(off)
+				if err != nil {
+					return nil, err
+				}
+				if l.Declared {
+					return nil, fmt.Errorf("%s has no layout in this DWARF (a declaration)", out.Canon)
+				}
+				return c.layout(inner, l, depth+1), nil
+			}
+			if l, err := c.r.Layout(off); err == nil && l.Declared {
+				out.Struct = nil // a declaration: undescribed, like an opaque type
+			}
+		}
+	default:
+		out.Kind = grade.TScalar
+		out.Canon = scalarCanon(d, sd)
+	}
+	if agree {
+		out.Canon = grade.Canon(t)
+	}
+	return out
+}
+
+var intNames = map[string]string{
+	"uint8_t": "u8", "uint16_t": "u16", "uint32_t": "u32", "uint64_t": "u64",
+	"int8_t": "i8", "int16_t": "i16", "int32_t": "i32", "int64_t": "i64",
+	"size_t": "size_t", "ssize_t": "ssize_t", "time_t": "time_t", "uintptr_t": "uintptr_t",
+	"pthread_mutex_t": "pthread_mutex_t", "cpu_set_t": "cpu_set_t",
+}
+
+// scalarCanon spells a scalar as the spec grammar would (grade.Canon's
+// spelling: int as i32).
+func scalarCanon(d, sd godwarf.Type) string {
+	for _, n := range specmatch.TypedefNames(d) {
+		if b, ok := intNames[n]; ok {
+			return b
+		}
+	}
+	switch x := sd.(type) {
+	case *godwarf.BoolType:
+		return "bool"
+	case *godwarf.EnumType:
+		if tds := specmatch.TypedefNames(d); len(tds) > 0 {
+			return tds[0]
+		}
+		return x.EnumName
+	}
+	if sd.Common().Name == "char" {
+		return "char"
+	}
+	if size, signed, ok := specmatch.IntShape(sd); ok {
+		p := "u"
+		if signed {
+			p = "i"
+		}
+		return fmt.Sprintf("%s%d", p, size*8)
+	}
+	return sd.Common().Name
+}
+
+// structName is the spec's name for a DWARF struct when the spec has one
+// (a struct or an opaque type), else its typedef or tag.
+func (c *structChecker) structName(d *godwarf.StructType, tds []string) string {
+	if c.sp != nil {
+		for _, st := range c.sp.Structs {
+			if specmatch.StructNamesMatch(st, d, tds) {
+				return st.Name
+			}
+		}
+		for _, o := range c.sp.OpaqueTypes {
+			if d.StructName == o.CTag() || d.StructName == o.Name {
+				return o.Name
+			}
+			for _, n := range tds {
+				if n == o.Name {
+					return o.Name
+				}
+			}
+		}
+	}
+	if len(tds) > 0 {
+		return tds[0]
+	}
+	if d.StructName == "" {
+		return fmt.Sprintf("<anonymous %s of %d B>", d.Kind, d.Size())
+	}
+	return d.StructName
 }
 
 // maxAnonymousDepth bounds the anonymous members read through one another.
@@ -149,14 +310,6 @@ func anonymousMembers(m *elfread.Member, depth int) []*elfread.Member {
 	return out
 }
 
-// fieldPath drops the struct name from a dotted path.
-func fieldPath(p string) string {
-	if i := strings.IndexByte(p, '.'); i >= 0 {
-		return p[i+1:]
-	}
-	return ""
-}
-
 func opaqueHolding(st *spec.Struct, m *elfread.Member) *spec.Opaque {
 	start := m.Offset
 	if m.BitSize > 0 {
@@ -172,54 +325,4 @@ func covered(o *spec.Opaque, m *elfread.Member) bool {
 		}
 	}
 	return false
-}
-
-// renameOf finds a member that holds the field's bytes under another name:
-// same offset, size and type, and not a name the spec gives another field.
-func (c *structCheck) renameOf(st *spec.Struct, l *elfread.Layout, f *spec.Field, specNames map[string]bool, used map[*elfread.Member]bool) *elfread.Member {
-	for _, m := range l.Members {
-		if used[m] || m.Base || m.BitSize > 0 || specNames[m.Name] || isFiller(st, m) {
-			continue
-		}
-		if m.Offset == int64(f.Offset) && m.Size == int64(f.T.Size()) && specmatch.MatchType(f.T, m.Type, 0) == "" {
-			return m
-		}
-	}
-	return nil
-}
-
-func (c *structCheck) field(l *elfread.Layout, f *spec.Field, m *elfread.Member, fp, root string, depth int) {
-	if m.BitSize > 0 {
-		c.add(Incompatible, KindBitfield, root, fieldPath(fp), fmt.Sprintf("%s @%d", f.T, f.Offset), fmt.Sprintf("%d-bit field at bit %d", m.BitSize, m.BitOffset),
-			"%s: now a %d-bit bitfield at bit %d, spec %s at offset %d", fp, m.BitSize, m.BitOffset, f.T, f.Offset)
-		return
-	}
-	if m.Offset != int64(f.Offset) {
-		c.add(Incompatible, KindOffset, root, fieldPath(fp), fmt.Sprint(f.Offset), fmt.Sprint(m.Offset),
-			"%s: offset %d, spec %d (field moved)", fp, m.Offset, f.Offset)
-	}
-	resized := m.Size != int64(f.T.Size())
-	if resized {
-		c.add(Incompatible, KindFieldSize, root, fieldPath(fp), fmt.Sprint(f.T.Size()), fmt.Sprint(m.Size),
-			"%s: size %d B, spec %d B (field resized: %s, spec %s)", fp, m.Size, f.T.Size(), elfread.TypeName(m.Type), f.T)
-	}
-	why := specmatch.MatchType(f.T, m.Type, 0)
-	if why != "" && !resized {
-		if c.graded(l, f, m, fp, root, depth) {
-			return
-		}
-		c.add(Incompatible, KindType, root, fieldPath(fp), f.T.String(), elfread.TypeName(m.Type), "%s: %s (field retyped%s)", fp, why, c.flexAlignNote(l, f, m))
-	}
-	// Embedded structs are compared member by member, recursively, also when
-	// resized: the inner findings say what changed.
-	if why == "" && f.T.Kind == spec.KindStruct && f.T.Struct != nil && depth < 8 {
-		if sd, ok := elfread.Strip(m.Type).(*godwarf.StructType); ok {
-			inner, err := c.r.Layout(c.r.GlobalOffset(sd))
-			if err != nil {
-				c.add(Incompatible, KindType, root, fieldPath(fp), f.T.String(), "", "%s: cannot read the embedded struct: %v", fp, err)
-				return
-			}
-			c.check(f.T.Struct, inner, fp, depth+1)
-		}
-	}
 }

@@ -34,7 +34,10 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 			fmt.Fprintln(w)
 			for _, fd := range s.Findings {
-				printf(w, "     %s %s [%s, %s]\n", marks[fd.Severity], fd.Message, fd.Kind, fd.Severity)
+				r.writeFact(w, fd)
+			}
+			for _, t := range s.Through {
+				printf(w, "        through %s, reported there\n", t)
 			}
 		}
 		f.writeEnumsText(w)
@@ -68,6 +71,28 @@ func (r *Report) WriteText(w io.Writer) {
 		printf(w, "note: %s\n", n)
 	}
 	printf(w, "\nverdict: %s (exit %d)\n", r.Verdict, r.Exit)
+}
+
+// writeFact prints one fact on one line, where the struct is embedded, and
+// its consequences indented under it (not facts of their own); with
+// Verbose, every field of a moved run.
+func (r *Report) writeFact(w io.Writer, fd Finding) {
+	fd.Walk(func(x Finding, depth int) {
+		indent := strings.Repeat("    ", depth)
+		arrow := ""
+		if depth > 0 {
+			arrow = "-> "
+		}
+		printf(w, "     %s%s %s%s [%s, %s]\n", indent, marks[x.Severity], arrow, x.Message, x.Kind, x.Severity)
+		if depth == 0 && len(x.EmbeddedIn) > 0 {
+			printf(w, "         embedded in %s\n", strings.Join(x.EmbeddedIn, ", "))
+		}
+		if r.Verbose && len(x.Fields) > 1 {
+			for i, f := range x.Fields {
+				printf(w, "     %s       %s.%s %+d (%d of %d)\n", indent, x.Struct, f, x.Delta, i+1, len(x.Fields))
+			}
+		}
+	})
 }
 
 // printf is fmt.Fprintf for the text a terminal shows (check's report,

@@ -64,6 +64,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	headers := fs.String("headers", "", "also check the C headers under this directory (compiled with gcc -g in a temporary directory)")
 	allowMissing := fs.Bool("allow-missing-debug", false, "check without a dwz supplementary file or .dwo the DWARF refers to when it cannot be found (the verdict says what was not read); default: exit 1 naming it")
 	addresses := fs.Bool("addresses", false, "also compare definer, trampoline and slot addresses with the release binaries")
+	verbose := fs.Bool("verbose", false, "text: list every field of a run of fields moved by the same delta")
 	var require, include, incdirs cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
 	fs.Var(&incdirs, "I", "with --headers: a directory of headers the tree includes and does not ship (repeatable, or a comma list)")
@@ -169,6 +170,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 			return c.Errorf(errw, "%v", err)
 		}
 	} else {
+		rep.Verbose = *verbose
 		rep.WriteText(out)
 	}
 	return rep.Exit

@@ -11,12 +11,12 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/release/diff"
 )
 
-// diffSchema is the schema id of diff's JSON document, stated here for the
-// error document until release/diff states its own
-// (docs/nrtabi-diff.md#sides).
-const diffSchema = "nrtabi.diff/1"
+// diffSchema is the schema id of diff's JSON document, which its error
+// document states too (docs/nrtabi-diff.md).
+const diffSchema = diff.Schema
 
 // errDoc makes an error a document in the format asked for: a CI reporter
 // reading check's or diff's stdout as JSON or JUnit then shows a failure

@@ -509,7 +509,9 @@ func TestErrorDocumentHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc, out, _ := runCLI("check", "--format", "json", "--headers", dir)
-	var doc struct{ Error struct{ Message, Input string } }
+	var doc struct {
+		Error struct{ Message, Input string }
+	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || rc != 1 || doc.Error.Input != bad || !strings.Contains(doc.Error.Message, "does not compile") {
 		t.Errorf("exit %d, %v, %+v", rc, err, doc)
 	}

@@ -94,6 +94,7 @@ func TestCheckCLIExitBitsAndJSON(t *testing.T) {
 		Exit     int    `json:"exit"`
 		Findings []struct {
 			Severity, Kind, Struct, Field, Expected, Actual, Message string
+			EmbeddedIn                                               []string `json:"embedded_in"`
 		} `json:"findings"`
 		Files []struct {
 			Structs []struct {
@@ -104,12 +105,13 @@ func TestCheckCLIExitBitsAndJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
-	// Found twice: inside enc_glb_comm (embedded) and as enc_nccl_comm_node.
-	if rep.Schema != "nrtabi.layoutcheck/1" || rep.Exit != 4 || len(rep.Findings) != 2 {
+	// One fact (issue 25): at enc_nccl_comm_node, which defines the field,
+	// embedded in enc_glb_comm.
+	if rep.Schema != "nrtabi.layoutcheck/2" || rep.Exit != 4 || len(rep.Findings) != 1 {
 		t.Fatalf("JSON report: %+v", rep)
 	}
 	f := rep.Findings[0]
-	if f.Severity != "compatible" || f.Kind != "renamed" || f.Struct != "enc_glb_comm" || f.Field != "nccl_comm_node.refcnt" || f.Expected != "refcnt" || f.Actual != "refs" {
+	if f.Severity != "compatible" || f.Kind != "renamed" || f.Struct != "enc_nccl_comm_node" || f.Field != "refcnt" || f.Expected != "refcnt" || f.Actual != "refs" || len(f.EmbeddedIn) != 1 || f.EmbeddedIn[0] != "enc_glb_comm.nccl_comm_node" {
 		t.Fatalf("finding %+v", f)
 	}
 	shrunk := typesObject(t, "\tchar device_revision[8]; /* +24 HIGH */\n", "\tchar device_revision[4];\n")

@@ -72,7 +72,7 @@ var rules = []rule{
 	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "layoutcheck", "spec"},
 		tests: []string{"gen", "internal/hostile", "internal/specsame", "release", "release/diff", "runtime/builder"},
 		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
-			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's"},
+			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (the issue-25 acceptance test grades one drift with both)"},
 	{room: "layoutcheck/elfread", may: []string{"internal/regfile", "layoutcheck/debuginfod"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile"},
 		why:   "elfread is a pure ELF/DWARF reader in the debug/elf style: no spec, no checker; a missing debug file is fetched by build-id through debuginfod"},
@@ -85,9 +85,11 @@ var rules = []rule{
 	{room: "release", may: []string{"internal/esc", "layoutcheck", "spec"},
 		tests: []string{"gen", "internal/cc", "internal/fixture", "internal/specsame", "release/diff"},
 		why:   "the release workflow reads binaries through layoutcheck's readers and matchers and writes spec rows"},
-	{room: "release/diff", may: []string{"layoutcheck/grade", "spec"},
+	{room: "layoutcheck/grade", may: []string{"spec"},
+		why: "the one grading of struct layouts, for check (spec against DWARF) and diff (spec against spec): a neutral model with a converter from spec, no binary reading"},
+	{room: "release/diff", may: []string{"internal/esc", "layoutcheck/grade", "spec"},
 		tests: []string{"internal/specsame"},
-		why:   "the diff compares two specs and reads no binary; it grades with check's one grading (layoutcheck/grade), so a fact has one grade in both"},
+		why:   "the diff compares two specs and reads no binary; struct layouts are graded by layoutcheck/grade, as check grades them; names from a binary side are escaped before they are printed"},
 
 	// On top.
 	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "internal/esc", "layoutcheck", "release", "spec"},

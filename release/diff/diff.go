@@ -64,6 +64,12 @@ const (
 	FieldAddedOpaque   = "field-added-in-opaque"
 	FieldRemoved       = "field-removed"
 	FieldUndescribed   = "field-undescribed"
+	FieldBitfield      = "field-bitfield"         // now a bitfield, or overlapped by another member
+	FieldLaidOver      = "field-laid-over"        // an unknown member over an old field's bytes
+	FieldPointerTarget = "field-pointer-target"   // a pointer to an undescribed type now points to another
+	FieldUnionWrap     = "field-union-wrap"       // its bytes now exactly an anonymous member's
+	FieldAddedPadding  = "field-added-in-padding" // in bytes no old field held
+	StructOpaqueBounds = "struct-opaque-bounds"   // an old opaque range runs past the struct
 	ConstantChanged    = "constant-changed"
 	ConstantAdded      = "constant-added"
 	ConstantRemoved    = "constant-removed"
@@ -73,15 +79,38 @@ const (
 	TableChanged       = "slot-table-changed"
 )
 
-// Change is one classified difference.
+// Change is one classified difference: one fact, once.
 type Change struct {
 	Kind     string   `json:"kind"`
 	Severity Severity `json:"severity"`
 	Group    string   `json:"group"`   // forward, reverse, versions, compatibility, structs, constants, messages
-	Subject  string   `json:"subject"` // symbol, struct or struct.field, constant
+	Subject  string   `json:"subject"` // symbol, struct or struct.field, constant ("struct.a .. z" for a run of moved fields)
 	Old      string   `json:"old,omitempty"`
 	New      string   `json:"new,omitempty"`
 	Detail   string   `json:"detail,omitempty"`
+	// Struct layouts (package grade's facts): the rule's own name, the
+	// numbers as numbers, the fields of a moved run and their delta, where
+	// the struct is embedded, and what the change forces elsewhere (not
+	// counted as changes of their own).
+	Grade        string   `json:"grade,omitempty"`
+	OldOffset    *int64   `json:"old_offset,omitempty"`
+	NewOffset    *int64   `json:"new_offset,omitempty"`
+	OldSize      *int64   `json:"old_size,omitempty"`
+	NewSize      *int64   `json:"new_size,omitempty"`
+	Fields       []string `json:"fields,omitempty"`
+	Delta        int64    `json:"delta,omitempty"`
+	EmbeddedIn   []string `json:"embedded_in,omitempty"`
+	Consequences []Change `json:"consequences,omitempty"`
+}
+
+// Walk calls fn on c and each consequence under it, depth first.
+func (c Change) Walk(fn func(Change, int)) { c.walk(fn, 0) }
+
+func (c Change) walk(fn func(Change, int), depth int) {
+	fn(c, depth)
+	for _, x := range c.Consequences {
+		x.walk(fn, depth+1)
+	}
 }
 
 // Side names one side of a diff.
@@ -92,14 +121,18 @@ type Side struct {
 	Libnccom string `json:"libnccom_build_id,omitempty"`
 }
 
+// Schema is the JSON schema id of a diff report (docs/nrtabi-diff.md):
+// members are only added within one id.
+const Schema = "nrtabi.diff/1"
+
 // Report is the result of a diff.
 type Report struct {
-	Old     Side        `json:"old"`
-	New     Side        `json:"new"`
-	Changes []Change    `json:"changes"`
-	Moves   []MoveGroup `json:"moved_groups"` // runs of field-moved changes with one delta, each also in changes
-	Summary Summary     `json:"summary"`
-	Verbose bool        `json:"-"` // WriteText lists every change of a run
+	Schema  string   `json:"schema"`
+	Old     Side     `json:"old"`
+	New     Side     `json:"new"`
+	Changes []Change `json:"changes"` // each fact once; the summary counts these
+	Summary Summary  `json:"summary"`
+	Verbose bool     `json:"-"` // WriteText lists every field of a moved run
 }
 
 // Summary counts changes by severity.
@@ -121,15 +154,18 @@ func Diff(old, new *spec.Spec) Report {
 	d.enums()
 	d.constants()
 	d.messages()
-	r := Report{Old: side(old), New: side(new), Changes: d.changes, Moves: groupMoves(d.changes, new)}
+	r := Report{Schema: Schema, Old: side(old), New: side(new), Changes: d.changes}
 	if r.Changes == nil {
 		r.Changes = []Change{}
 	}
-	if r.Moves == nil {
-		r.Moves = []MoveGroup{}
-	}
 	for _, c := range r.Changes {
-		switch c.Severity {
+		sev := c.Severity
+		c.Walk(func(x Change, _ int) {
+			if x.Severity == Incompatible || x.Severity == Compatible && sev != Incompatible {
+				sev = x.Severity
+			}
+		})
+		switch sev {
 		case Incompatible:
 			r.Summary.Incompatible++
 			r.Summary.Exit |= ExitIncompatible

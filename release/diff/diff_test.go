@@ -45,19 +45,53 @@ func TestIdentical(t *testing.T) {
 }
 
 // TestPlanted: the synthetic release plants three changes; the diff lists
-// them and their layout consequences, and nothing else.
+// them, each fact once: the inserted comm_gen, under which the layout
+// consequences are folded (its struct grew, the fields after it moved,
+// the struct embedding it grew and its fields moved), and nothing else.
 func TestPlanted(t *testing.T) {
 	old, new := load(t, spec.Default), load(t, "2.32.0-synthetic")
 	want := []string{
 		"incompatible compat-id NCCOM_COMPAT_ID",
+		"incompatible field-added enc_nccl_comm_node.comm_gen",
 		"incompatible forward-added neuronNetGetProperties",
 		"informational message-changed nccl_incompatible",
-		"incompatible struct-size enc_nccl_comm_node",
-		"incompatible field-added enc_nccl_comm_node.comm_gen",
-		"incompatible struct-size enc_glb_comm",
-		"incompatible field-resized enc_glb_comm.nccl_comm_node",
 	}
-	// Every field after the insertion point moves by 8, in both structs.
+	r := Diff(old, new)
+	got := keys(r)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The consequences, in order under the insertion.
+	var under []string
+	for _, c := range r.Changes {
+		if c.Kind == FieldAdded {
+			c.Walk(func(x Change, depth int) {
+				under = append(under, fmt.Sprintf("%d %s %s %d", depth, x.Kind, x.Subject, len(x.Fields)))
+			})
+			if len(c.EmbeddedIn) != 1 || c.EmbeddedIn[0] != "enc_glb_comm.nccl_comm_node" {
+				t.Errorf("embedded in %v", c.EmbeddedIn)
+			}
+		}
+	}
+	wantUnder := []string{
+		"0 field-added enc_nccl_comm_node.comm_gen 0",
+		"1 struct-size enc_nccl_comm_node 0",
+		"2 field-resized enc_glb_comm.nccl_comm_node 0",
+		"3 struct-size enc_glb_comm 0",
+		"3 field-moved enc_glb_comm.local_rings .. device_barrier_table 11",
+		"1 field-moved enc_nccl_comm_node.num_local_participants .. intra_pod_interface 7",
+	}
+	if strings.Join(under, "\n") != strings.Join(wantUnder, "\n") {
+		t.Errorf("consequences:\n%s\nwant:\n%s", strings.Join(under, "\n"), strings.Join(wantUnder, "\n"))
+	}
+	// Every field after the insertion point moves by 8, in both structs,
+	// and is in a run.
+	inRun := map[string]bool{}
+	for _, m := range runs(r) {
+		for _, f := range m.Fields {
+			inRun[m.Subject[:strings.IndexByte(m.Subject, '.')]+"."+f] = true
+		}
+	}
 	for _, name := range []string{"enc_nccl_comm_node", "enc_glb_comm"} {
 		o, n := old.StructByName(name), new.StructByName(name)
 		pivot := 40
@@ -69,15 +103,11 @@ func TestPlanted(t *testing.T) {
 				if nf := field(n, f.Name); nf == nil || nf.Offset != f.Offset+8 {
 					t.Fatalf("fixture: %s.%s did not move by 8", name, f.Name)
 				}
-				want = append(want, "incompatible field-moved "+name+"."+f.Name)
+				if !inRun[name+"."+f.Name] {
+					t.Errorf("%s.%s moved and is in no run", name, f.Name)
+				}
 			}
 		}
-	}
-	sort.Strings(want)
-	r := Diff(old, new)
-	got := keys(r)
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if r.Summary.Exit != ExitIncompatible {
 		t.Errorf("exit %d", r.Summary.Exit)
@@ -189,7 +219,7 @@ func TestOutputs(t *testing.T) {
 	r := Diff(load(t, spec.Default), load(t, "2.32.0-synthetic"))
 	var text, js bytes.Buffer
 	r.WriteText(&text)
-	for _, want := range []string{"diff 2.31.24 -> 2.32.0-synthetic", "compatibility\n", "forward-added", "verdict: INCOMPATIBLE: 25 changes (24 incompatible, 0 compatible, 1 informational) (exit 8)"} {
+	for _, want := range []string{"diff 2.31.24 -> 2.32.0-synthetic", "compatibility\n", "forward-added", "verdict: INCOMPATIBLE: 4 changes (3 incompatible, 0 compatible, 1 informational; each fact once, its consequences under it) (exit 8)"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}

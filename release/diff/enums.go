@@ -48,7 +48,7 @@ func (d *differ) enumChanges(cs []grade.EnumChange) {
 // enum.enumerator (the enum alone for a change of the enum itself), old and
 // new the values (the names of a rename, the sizes of a size change).
 func enumChange(c grade.EnumChange) Change {
-	ch := Change{Kind: c.Kind, Severity: Severity(c.Severity), Group: "constants", Subject: c.Enum, Old: c.Old, New: c.New}
+	ch := Change{Kind: c.Kind, Grade: c.Kind, Severity: Severity(c.Severity), Group: "constants", Subject: c.Enum, Old: c.Old, New: c.New}
 	if c.Name != "" {
 		ch.Subject = c.Enum + "." + c.Name
 	}

@@ -3,32 +3,46 @@ package diff
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/nrtabi/nrtabi/spec"
 )
 
+// runs are the moved runs of a report, wherever they are folded.
+func runs(r Report) []Change {
+	var out []Change
+	for _, c := range r.Changes {
+		c.Walk(func(x Change, _ int) {
+			if x.Kind == FieldMoved {
+				out = append(out, x)
+			}
+		})
+	}
+	return out
+}
+
 // TestMovesGrouped: the fields after the synthetic release's insertion are
-// one row per struct in text, every one with --verbose, and every one in
-// JSON beside the runs.
+// one run per struct, folded under the insertion that moved them (issue
+// 25: one fact, one line), every field listed with --verbose and in JSON.
 func TestMovesGrouped(t *testing.T) {
 	r := Diff(load(t, spec.Default), load(t, "2.32.0-synthetic"))
 	var got []string
-	for _, m := range r.Moves {
-		got = append(got, m.Struct+": "+m.Summary())
-		if c := r.Changes[m.First]; c.Subject != m.Struct+"."+m.Fields[0] {
-			t.Errorf("run %s starts at change %d, %s", m.Summary(), m.First, c.Subject)
-		}
+	for _, m := range runs(r) {
+		got = append(got, fmt.Sprintf("%s: %s (%d fields, after %s)", m.Subject, m.Detail, len(m.Fields), m.Fields[0]))
 	}
-	want := "enc_nccl_comm_node: 7 fields after `comm_gen` moved +8\nenc_glb_comm: 11 fields after `nccl_comm_node` moved +8"
+	want := "enc_glb_comm.local_rings .. device_barrier_table: 11 fields after `nccl_comm_node` moved +8 (11 fields, after local_rings)\n" +
+		"enc_nccl_comm_node.num_local_participants .. intra_pod_interface: 7 fields after `comm_gen` moved +8 (7 fields, after num_local_participants)"
+	sort.Strings(got)
 	if strings.Join(got, "\n") != want {
 		t.Errorf("runs:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 	var text, verbose, js bytes.Buffer
 	r.WriteText(&text)
 	for _, w := range []string{
-		"field-moved    enc_glb_comm.local_rings .. device_barrier_table",
+		"enc_glb_comm.local_rings .. device_barrier_table",
 		"(11 fields after `nccl_comm_node` moved +8; --verbose lists each)",
 		"(7 fields after `comm_gen` moved +8; --verbose lists each)",
 	} {
@@ -41,25 +55,17 @@ func TestMovesGrouped(t *testing.T) {
 	}
 	r.Verbose = true
 	r.WriteText(&verbose)
-	if n := strings.Count(verbose.String(), "field-moved"); n != 18 || strings.Contains(verbose.String(), "fields after") {
-		t.Errorf("--verbose: %d field-moved rows, want 18:\n%s", n, verbose.String())
+	if n := strings.Count(verbose.String(), "field-moved"); n != 2+18 {
+		t.Errorf("--verbose: %d field-moved rows, want the 2 runs and their 18 fields:\n%s", n, verbose.String())
 	}
 	r.WriteJSON(&js)
-	var back struct {
-		Changes []Change
-		Moves   []MoveGroup `json:"moved_groups"`
-	}
+	var back Report
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	moved := 0
-	for _, c := range back.Changes {
-		if c.Kind == FieldMoved {
-			moved++
-		}
-	}
-	if moved != 18 || len(back.Moves) != 2 || len(back.Moves[1].Fields) != 11 || back.Moves[1].After != "nccl_comm_node" || back.Moves[1].Delta != 8 {
-		t.Errorf("JSON: %d field-moved changes, runs %+v", moved, back.Moves)
+	rs := runs(back)
+	if back.Schema != Schema || len(rs) != 2 || len(rs[0].Fields) != 11 || rs[0].Delta != 8 || rs[0].NewOffset == nil || *rs[0].NewOffset-*rs[0].OldOffset != 8 {
+		t.Errorf("JSON: schema %q, runs %+v", back.Schema, rs)
 	}
 }
 
@@ -71,8 +77,10 @@ func TestMovesNotGrouped(t *testing.T) {
 		st.Fields[0].Offset, st.Fields[1].Offset = 8, 0 // swapped: -8 and +8
 		s.StructByName("nec_version_info_t").Fields[5].Offset = 40
 	})
-	if len(r.Moves) != 0 {
-		t.Errorf("runs %+v, want none", r.Moves)
+	for _, m := range runs(r) {
+		if len(m.Fields) != 1 {
+			t.Errorf("run %+v, want none", m)
+		}
 	}
 	var text bytes.Buffer
 	r.WriteText(&text)

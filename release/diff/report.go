@@ -3,7 +3,9 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/nrtabi/nrtabi/internal/esc"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -14,16 +16,9 @@ func (r Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "diff %s -> %s\n", r.Old.Name, r.New.Name)
 	fmt.Fprintf(w, "  old: %s\n  new: %s\n", describeSide(r.Old), describeSide(r.New))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	runAt := map[int]MoveGroup{}
-	if !r.Verbose {
-		for _, m := range r.Moves {
-			runAt[m.First] = m
-		}
-	}
 	for _, g := range groupOrder {
 		first := true
-		for i := 0; i < len(r.Changes); i++ {
-			c := r.Changes[i]
+		for _, c := range r.Changes {
 			if c.Group != g {
 				continue
 			}
@@ -31,29 +26,60 @@ func (r Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(tw, "%s\n", g)
 				first = false
 			}
-			if m, ok := runAt[i]; ok {
-				fmt.Fprintf(tw, "  %s\t%s\t%s.%s .. %s\t%+d\t(%s; --verbose lists each)\n",
-					c.Severity, c.Kind, m.Struct, m.Fields[0], m.Fields[len(m.Fields)-1], m.Delta, m.Summary())
-				i += len(m.Fields) - 1
-				continue
-			}
-			change := c.Old + " -> " + c.New
-			switch {
-			case c.Old == "":
-				change = c.New
-			case c.New == "":
-				change = c.Old
-			}
-			detail := ""
-			if c.Detail != "" {
-				detail = "(" + c.Detail + ")"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Severity, c.Kind, c.Subject, change, detail)
+			// A fact's consequences are indented under it, not facts of
+			// their own (docs/nrtabi-diff.md).
+			c.Walk(func(x Change, depth int) { r.row(tw, x, depth) })
 		}
 	}
 	tw.Flush()
 	fmt.Fprintln(w, r.Verdict())
 	return nil
+}
+
+// row prints one change. Names in it may come from a binary's DWARF (an
+// opaque range's covers name its members), so every string is escaped
+// (package esc) before it reaches a terminal.
+func (r Report) row(w io.Writer, c Change, depth int) {
+	c.Subject, c.Old, c.New, c.Detail = esc.String(c.Subject), esc.String(c.Old), esc.String(c.New), esc.String(c.Detail)
+	c.Fields, c.EmbeddedIn = escAll(c.Fields), escAll(c.EmbeddedIn)
+	indent := strings.Repeat("    ", depth)
+	mark := ""
+	if depth > 0 {
+		mark = "-> "
+	}
+	if len(c.Fields) > 1 {
+		fmt.Fprintf(w, "  %s%s%s\t%s\t%s\t%+d\t(%s; --verbose lists each)\n", indent, mark, c.Severity, c.Kind, c.Subject, c.Delta, c.Detail)
+		if r.Verbose {
+			st := c.Subject[:strings.IndexByte(c.Subject, '.')]
+			for i, f := range c.Fields {
+				fmt.Fprintf(w, "  %s    %s\t%s\t%s.%s\t%+d\t(%d of %d)\n", indent, c.Severity, c.Kind, st, f, c.Delta, i+1, len(c.Fields))
+			}
+		}
+		return
+	}
+	change := c.Old + " -> " + c.New
+	switch {
+	case c.Old == "":
+		change = c.New
+	case c.New == "":
+		change = c.Old
+	}
+	detail := ""
+	if c.Detail != "" {
+		detail = "(" + c.Detail + ")"
+	}
+	if len(c.EmbeddedIn) > 0 {
+		detail = strings.TrimSpace(detail + " (embedded in " + strings.Join(c.EmbeddedIn, ", ") + ")")
+	}
+	fmt.Fprintf(w, "  %s%s%s\t%s\t%s\t%s\t%s\n", indent, mark, c.Severity, c.Kind, c.Subject, change, detail)
+}
+
+func escAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = esc.String(s)
+	}
+	return out
 }
 
 func describeSide(s Side) string {
@@ -86,7 +112,7 @@ func (r Report) Verdict() string {
 	case r.Summary.Compatible == 0:
 		word = "no boundary change"
 	}
-	return fmt.Sprintf("verdict: %s: %d changes (%d incompatible, %d compatible, %d informational) (exit %d)",
+	return fmt.Sprintf("verdict: %s: %d changes (%d incompatible, %d compatible, %d informational; each fact once, its consequences under it) (exit %d)",
 		word, len(r.Changes), r.Summary.Incompatible, r.Summary.Compatible, r.Summary.Informational, r.Summary.Exit)
 }
 

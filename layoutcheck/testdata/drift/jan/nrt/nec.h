@@ -1,0 +1,64 @@
+/* Written for nrtabi's issue-25 acceptance test (see ../../README).
+ * Not a vendor file. State jan. */
+#ifndef DRIFT_NEC_H
+#define DRIFT_NEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "nrt/nrt.h"
+
+typedef enum enc_mesh_event_type {
+	EVT_NONE = 0,
+	EVT_SEND = 1,
+	EVT_RECV = 2,
+	EVT_REDUCE = 3,
+	EVT_REDUCE_WRITE = 4,
+	EVT_DONE = 5,
+} enc_mesh_event_type_t;
+
+typedef struct enc_mesh_event {
+	enc_mesh_event_type_t type;
+	uint32_t seq;
+} enc_mesh_event_t;
+
+typedef struct enc_ring {
+	uint32_t ring_id;
+	uint32_t num_ranks;
+	uint64_t send_buf;
+	uint64_t recv_buf;
+} enc_ring_t;
+
+typedef struct hist_cfg {
+	uint32_t buckets;
+	uint32_t flags;
+	uint64_t base;
+} hist_cfg_t;
+
+typedef struct enc_comm {
+	uint32_t id;
+	uint32_t stream_id;
+	enc_ring_t ring[2];
+	uint64_t epoch;
+} enc_comm_t;
+
+typedef struct enc_glb_comm {
+	uint32_t g_device_id;
+	uint32_t pod_sz;
+	void *local_rings;
+	enc_comm_t comm;
+	enc_ring_t spare_ring;
+	uint32_t vtpb_idx;
+	uint32_t dev_count;
+	hist_cfg_t hist;
+} enc_glb_comm_t;
+
+typedef struct enc_msg {
+	uint32_t kind;
+	uint32_t len;
+	uint8_t payload[];
+} enc_msg_t;
+
+int enc_glb_comm_init(enc_glb_comm_t *g, const nrt_instance_info_t *info);
+int enc_msg_post(enc_glb_comm_t *g, enc_msg_t *m, enc_mesh_event_t *ev);
+
+#endif

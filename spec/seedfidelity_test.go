@@ -329,7 +329,7 @@ func TestSeedFidelityCatchesBadRows(t *testing.T) {
 
 	cases := []struct {
 		name, line, want string
-		drop            bool
+		drop             bool
 	}{
 		{name: "todo status", line: row("1", "TODO exact (26A)", "`runtime/neff.TestGood`", "", ""), want: "still says TODO"},
 		{name: "todo note", line: row("1", "exact", "`runtime/neff.TestGood`", "", "TODO check"), want: "still says TODO"},

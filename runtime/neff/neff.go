@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -108,7 +109,13 @@ func Load(path string) (*Set, error) {
 		case errors.As(err, &tl):
 			return nil, &Error{File: path, Msg: fmt.Sprintf("larger than %d bytes, the bound of a replica-group file", MaxFileSize), Err: err}
 		}
-		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read the replica-group file: %v", err), Err: err}
+		// The path is in File, escaped; the raw one in a *fs.PathError is not repeated.
+		why := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err.Error()
+		}
+		return nil, &Error{File: path, Msg: "cannot read the replica-group file: " + why, Err: err}
 	}
 	return Parse(path, data)
 }

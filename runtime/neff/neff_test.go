@@ -175,6 +175,8 @@ func TestLoad(t *testing.T) {
 		_, err := Load(path)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Load(%q): %v, want %q", path, err, want)
+		} else if strings.ContainsAny(err.Error(), "\n\x1b") {
+			t.Errorf("Load(%q): the error carries a raw control byte: %q", path, err)
 		}
 	}
 }

@@ -57,6 +57,31 @@ source = "seed"
   conf = "HIGH"
   source = "seed"
 `))
+	// Extension and contradiction rows, the LOW grade (docs/spec-format.md#extensions).
+	f.Add([]byte(`[release]
+name = "r"
+derived_from = "2.31.24"
+conf = "LOW"
+source = "seed"
+conf_fields = { name = "LOW" }
+
+[[extension]]
+id = "a-b"
+topic = "t"
+seed = "s"
+ours = "o"
+reason = "r"
+conf = "LOW"
+source = "seed"
+
+[[contradiction]]
+id = "a-b"
+topic = "t"
+claims = ["x"]
+chosen = "c"
+conf = "INFERRED"
+source = "seed"
+`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fsys := fstest.MapFS{"r/spec.toml": {Data: data}}
 		s, err := LoadFS(fsys, "r", "r")

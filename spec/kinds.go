@@ -114,6 +114,11 @@ var kinds = []kind{
 		rowKey: func(c *Contradiction) string { return c.ID }, fact: func(c *Contradiction) *Fact { return &c.Fact },
 		json: "contradictions", toView: func(s *Spec) any { return s.Contradictions }, toTOML: (*Writer).Contradiction,
 	},
+	rows[Extension]{
+		name: "extension", noun: "extension", keyName: "id", get: func(s *Spec) *[]Extension { return &s.Extensions },
+		rowKey: func(e *Extension) string { return e.ID }, fact: func(e *Extension) *Fact { return &e.Fact },
+		json: "extensions", toView: func(s *Spec) any { return s.Extensions }, toTOML: (*Writer).Extension,
+	},
 	rows[LinkBehaviour]{
 		name: "link_behaviour", noun: "link behaviour", keyName: "variant", get: func(s *Spec) *[]LinkBehaviour { return &s.LinkBehaviours },
 		rowKey: func(l *LinkBehaviour) string { return l.Variant }, fact: func(l *LinkBehaviour) *Fact { return &l.Fact },

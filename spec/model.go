@@ -5,20 +5,40 @@ import (
 	"strings"
 )
 
-// Conf is the confidence of a fact: HIGH is byte-anchored in the binary, MED
-// is named from debug info or partly traced, INFERRED is a consistent reading
-// of garbled or partial evidence.
+// Conf is the confidence of a fact, from most to least sure
+// (docs/spec-format.md#provenance-and-confidence): HIGH is byte-anchored in
+// the binary, MED is named from debug info or partly traced, LOW is what a
+// source document states but grades LOW itself (seen, not traced), INFERRED
+// is the spec's own reading where no document states the fact.
 type Conf string
 
-// The three confidence levels.
+// The four confidence levels, most sure first.
 const (
 	High     Conf = "HIGH"
 	Med      Conf = "MED"
+	Low      Conf = "LOW"
 	Inferred Conf = "INFERRED"
 )
 
-// Valid reports whether c is one of the three levels.
-func (c Conf) Valid() bool { return c == High || c == Med || c == Inferred }
+// ConfLevels are the levels in order, most sure first.
+var ConfLevels = []Conf{High, Med, Low, Inferred}
+
+// ConfChoices is the levels as an error message lists them.
+const ConfChoices = "HIGH, MED, LOW or INFERRED"
+
+// Valid reports whether c is one of the four levels.
+func (c Conf) Valid() bool { return c == High || c == Med || c == Low || c == Inferred }
+
+// Rank is the level's place in ConfLevels (0 is HIGH, the most sure), -1 for
+// no level: a smaller rank is a surer fact.
+func (c Conf) Rank() int {
+	for i, l := range ConfLevels {
+		if c == l {
+			return i
+		}
+	}
+	return -1
+}
 
 // Pos is a position in a spec file.
 type Pos struct {
@@ -110,6 +130,7 @@ type Spec struct {
 	Messages       []Message
 	Structs        []*Struct
 	Contradictions []Contradiction
+	Extensions     []Extension
 	LinkBehaviours []LinkBehaviour
 
 	Dir   string   // where it was read from: "spec/<release>" for an embedded release, else the directory as given
@@ -495,6 +516,19 @@ type Contradiction struct {
 	Fact
 }
 
+// Extension records behaviour the project has beyond (or instead of) what
+// the source documents describe: a check the seed does not make, a value
+// it leaves untraced and the runtime has to make up. Its id shares one
+// namespace with the contradictions (docs/spec-format.md#extensions).
+type Extension struct {
+	ID     string `toml:"id" json:"id"`
+	Topic  string `toml:"topic" json:"topic"`
+	Seed   string `toml:"seed" json:"seed"`     // what the source document does, with its section
+	Ours   string `toml:"ours" json:"ours"`     // what the project does instead or besides
+	Reason string `toml:"reason" json:"reason"` // why
+	Fact
+}
+
 // LinkBehaviour is an observed dynamic-linker outcome for a libnrt variant.
 type LinkBehaviour struct {
 	Variant string `toml:"variant"`
@@ -545,6 +579,16 @@ func (s *Spec) ReverseByName(name string) *Reverse {
 // ConstantByName finds a constant by name.
 func (s *Spec) ConstantByName(name string) *Constant {
 	return find(s.Constants, func(c *Constant) bool { return c.Name == name })
+}
+
+// ContradictionByID finds a contradiction by id.
+func (s *Spec) ContradictionByID(id string) *Contradiction {
+	return find(s.Contradictions, func(c *Contradiction) bool { return c.ID == id })
+}
+
+// ExtensionByID finds an extension by id.
+func (s *Spec) ExtensionByID(id string) *Extension {
+	return find(s.Extensions, func(e *Extension) bool { return e.ID == id })
 }
 
 // MessageByID finds a message by id.

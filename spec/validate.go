@@ -44,6 +44,7 @@ func (s *Spec) validate(dirName string) Errors {
 	c.enums()
 	c.constants()
 	c.messages()
+	c.notes()
 	c.structs()
 	c.names()
 	c.texts()
@@ -81,7 +82,7 @@ func (c *checker) facts() {
 			return
 		}
 		if !f.Conf.Valid() {
-			c.at(f, "conf", "conf", "%s: conf = %q; use HIGH, MED or INFERRED", what, f.Conf)
+			c.at(f, "conf", "conf", "%s: conf = %q; use %s", what, f.Conf, ConfChoices)
 		}
 		if strings.TrimSpace(f.Source) == "" {
 			c.at(f, "source", "conf", "%s: source is empty; say where the fact comes from", what)
@@ -94,7 +95,7 @@ func (c *checker) facts() {
 		sort.Strings(keys)
 		for _, k := range keys {
 			if !Conf(f.ConfFields[k]).Valid() {
-				c.at(f, "conf_fields", "conf", "%s: conf_fields.%s = %q; use HIGH, MED or INFERRED", what, k, f.ConfFields[k])
+				c.at(f, "conf_fields", "conf", "%s: conf_fields.%s = %q; use %s", what, k, f.ConfFields[k], ConfChoices)
 			}
 		}
 	}

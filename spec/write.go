@@ -366,6 +366,13 @@ func (w *Writer) Contradiction(c Contradiction) {
 	w.fact(c.Fact)
 }
 
+// Extension writes one [[extension]].
+func (w *Writer) Extension(e Extension) {
+	w.printf("\n[[extension]]\nid = %s\ntopic = %s\nseed = %s\nours = %s\nreason = %s\n",
+		Quote(e.ID), Quote(e.Topic), Quote(e.Seed), Quote(e.Ours), Quote(e.Reason))
+	w.fact(e.Fact)
+}
+
 // LinkBehaviour writes one [[link_behaviour]].
 func (w *Writer) LinkBehaviour(l LinkBehaviour) {
 	w.printf("\n[[link_behaviour]]\nvariant = %s\n", Quote(l.Variant))

@@ -349,12 +349,12 @@ struct nccl_socket_address {
 	uint8_t addr[16]; /* +8 HIGH */
 	uint32_t scope_id; /* +24 HIGH */
 };
-_Static_assert(sizeof(struct nccl_socket_address) == 28, "nccl_socket_address_t: spec size 28 (structs_nccom.toml:217)");
-_Static_assert(offsetof(struct nccl_socket_address, family) == 0, "nccl_socket_address_t.family: spec offset 0 (structs_nccom.toml:225)");
-_Static_assert(offsetof(struct nccl_socket_address, port) == 2, "nccl_socket_address_t.port: spec offset 2 (structs_nccom.toml:232)");
-_Static_assert(offsetof(struct nccl_socket_address, flowinfo) == 4, "nccl_socket_address_t.flowinfo: spec offset 4 (structs_nccom.toml:239)");
-_Static_assert(offsetof(struct nccl_socket_address, addr) == 8, "nccl_socket_address_t.addr: spec offset 8 (structs_nccom.toml:246)");
-_Static_assert(offsetof(struct nccl_socket_address, scope_id) == 24, "nccl_socket_address_t.scope_id: spec offset 24 (structs_nccom.toml:253)");
+_Static_assert(sizeof(struct nccl_socket_address) == 28, "nccl_socket_address_t: spec size 28 (structs_nccom.toml:221)");
+_Static_assert(offsetof(struct nccl_socket_address, family) == 0, "nccl_socket_address_t.family: spec offset 0 (structs_nccom.toml:229)");
+_Static_assert(offsetof(struct nccl_socket_address, port) == 2, "nccl_socket_address_t.port: spec offset 2 (structs_nccom.toml:236)");
+_Static_assert(offsetof(struct nccl_socket_address, flowinfo) == 4, "nccl_socket_address_t.flowinfo: spec offset 4 (structs_nccom.toml:243)");
+_Static_assert(offsetof(struct nccl_socket_address, addr) == 8, "nccl_socket_address_t.addr: spec offset 8 (structs_nccom.toml:250)");
+_Static_assert(offsetof(struct nccl_socket_address, scope_id) == 24, "nccl_socket_address_t.scope_id: spec offset 24 (structs_nccom.toml:257)");
 
 /*
  * extInfo: 40 bytes, HIGH (facts Bootstrap records; docs/sources.md#s001-3 (INFO_TO_ROOT payload)).
@@ -365,11 +365,11 @@ struct extInfo {
 	int nranks; /* +8 HIGH */
 	nccl_socket_address_t extAddressListen; /* +12 HIGH */
 };
-_Static_assert(sizeof(struct extInfo) == 40, "extInfo: spec size 40 (structs_nccom.toml:343)");
-_Static_assert(offsetof(struct extInfo, sanity) == 0, "extInfo.sanity: spec offset 0 (structs_nccom.toml:350)");
-_Static_assert(offsetof(struct extInfo, rank) == 4, "extInfo.rank: spec offset 4 (structs_nccom.toml:357)");
-_Static_assert(offsetof(struct extInfo, nranks) == 8, "extInfo.nranks: spec offset 8 (structs_nccom.toml:364)");
-_Static_assert(offsetof(struct extInfo, extAddressListen) == 12, "extInfo.extAddressListen: spec offset 12 (structs_nccom.toml:371)");
+_Static_assert(sizeof(struct extInfo) == 40, "extInfo: spec size 40 (structs_nccom.toml:347)");
+_Static_assert(offsetof(struct extInfo, sanity) == 0, "extInfo.sanity: spec offset 0 (structs_nccom.toml:354)");
+_Static_assert(offsetof(struct extInfo, rank) == 4, "extInfo.rank: spec offset 4 (structs_nccom.toml:361)");
+_Static_assert(offsetof(struct extInfo, nranks) == 8, "extInfo.nranks: spec offset 8 (structs_nccom.toml:368)");
+_Static_assert(offsetof(struct extInfo, extAddressListen) == 12, "extInfo.extAddressListen: spec offset 12 (structs_nccom.toml:375)");
 
 /*
  * nccl_nrt_git_hash_t: 16 bytes, HIGH (facts; docs/sources.md#s001-4 (getNcclNrtGitHash: memcpy 8 + memcpy 8)).
@@ -378,9 +378,9 @@ struct nccl_nrt_git_hash {
 	char nccom[8]; /* +0 HIGH */
 	char nrt[8]; /* +8 HIGH */
 };
-_Static_assert(sizeof(struct nccl_nrt_git_hash) == 16, "nccl_nrt_git_hash_t: spec size 16 (structs_nccom.toml:378)");
-_Static_assert(offsetof(struct nccl_nrt_git_hash, nccom) == 0, "nccl_nrt_git_hash_t.nccom: spec offset 0 (structs_nccom.toml:385)");
-_Static_assert(offsetof(struct nccl_nrt_git_hash, nrt) == 8, "nccl_nrt_git_hash_t.nrt: spec offset 8 (structs_nccom.toml:392)");
+_Static_assert(sizeof(struct nccl_nrt_git_hash) == 16, "nccl_nrt_git_hash_t: spec size 16 (structs_nccom.toml:382)");
+_Static_assert(offsetof(struct nccl_nrt_git_hash, nccom) == 0, "nccl_nrt_git_hash_t.nccom: spec offset 0 (structs_nccom.toml:389)");
+_Static_assert(offsetof(struct nccl_nrt_git_hash, nrt) == 8, "nccl_nrt_git_hash_t.nrt: spec offset 8 (structs_nccom.toml:396)");
 
 /*
  * extInfoGlobal: 56 bytes, HIGH (facts Bootstrap records (extInfo 40 B; 'when the init is global the 16-byte nccl_nrt_git_hash follows'); docs/sources.md#s001-3 (if (wantExt) getNcclNrtGitHash(&info.nccl_nrt_git_hash, 16))).
@@ -407,8 +407,8 @@ struct bootstrap_root_reply {
 };
 _Static_assert(sizeof(struct bootstrap_root_reply) == 48, "bootstrap_root_reply: spec size 48 (bootstrap_wire.toml:242)");
 _Static_assert(offsetof(struct bootstrap_root_reply, cluster_id) == 0, "bootstrap_root_reply.cluster_id: spec offset 0 (bootstrap_wire.toml:250)");
-_Static_assert(offsetof(struct bootstrap_root_reply, epoch) == 8, "bootstrap_root_reply.epoch: spec offset 8 (bootstrap_wire.toml:257)");
-_Static_assert(offsetof(struct bootstrap_root_reply, neighbour) == 16, "bootstrap_root_reply.neighbour: spec offset 16 (bootstrap_wire.toml:264)");
+_Static_assert(offsetof(struct bootstrap_root_reply, epoch) == 8, "bootstrap_root_reply.epoch: spec offset 8 (bootstrap_wire.toml:259)");
+_Static_assert(offsetof(struct bootstrap_root_reply, neighbour) == 16, "bootstrap_root_reply.neighbour: spec offset 16 (bootstrap_wire.toml:268)");
 
 /*
  * bootstrap_root_wait: 8 bytes, INFERRED (nrtabi extension (BOOTSTRAP_MSG_ROOT_WAIT)).
@@ -417,9 +417,9 @@ struct bootstrap_root_wait {
 	uint32_t have; /* +0 INFERRED */
 	uint32_t nranks; /* +4 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_root_wait) == 8, "bootstrap_root_wait: spec size 8 (bootstrap_wire.toml:277)");
-_Static_assert(offsetof(struct bootstrap_root_wait, have) == 0, "bootstrap_root_wait.have: spec offset 0 (bootstrap_wire.toml:284)");
-_Static_assert(offsetof(struct bootstrap_root_wait, nranks) == 4, "bootstrap_root_wait.nranks: spec offset 4 (bootstrap_wire.toml:291)");
+_Static_assert(sizeof(struct bootstrap_root_wait) == 8, "bootstrap_root_wait: spec size 8 (bootstrap_wire.toml:281)");
+_Static_assert(offsetof(struct bootstrap_root_wait, have) == 0, "bootstrap_root_wait.have: spec offset 0 (bootstrap_wire.toml:288)");
+_Static_assert(offsetof(struct bootstrap_root_wait, nranks) == 4, "bootstrap_root_wait.nranks: spec offset 4 (bootstrap_wire.toml:295)");
 
 /*
  * bootstrap_peer_hello: 16 bytes, INFERRED (stock NCCL bootstrap connections open with the sender's rank; the sanity word is the extInfo magic).
@@ -430,11 +430,11 @@ struct bootstrap_peer_hello {
 	int nranks; /* +8 INFERRED */
 	uint32_t channel; /* +12 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_peer_hello) == 16, "bootstrap_peer_hello: spec size 16 (bootstrap_wire.toml:298)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, sanity) == 0, "bootstrap_peer_hello.sanity: spec offset 0 (bootstrap_wire.toml:305)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, rank) == 4, "bootstrap_peer_hello.rank: spec offset 4 (bootstrap_wire.toml:312)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, nranks) == 8, "bootstrap_peer_hello.nranks: spec offset 8 (bootstrap_wire.toml:319)");
-_Static_assert(offsetof(struct bootstrap_peer_hello, channel) == 12, "bootstrap_peer_hello.channel: spec offset 12 (bootstrap_wire.toml:326)");
+_Static_assert(sizeof(struct bootstrap_peer_hello) == 16, "bootstrap_peer_hello: spec size 16 (bootstrap_wire.toml:302)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, sanity) == 0, "bootstrap_peer_hello.sanity: spec offset 0 (bootstrap_wire.toml:309)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, rank) == 4, "bootstrap_peer_hello.rank: spec offset 4 (bootstrap_wire.toml:316)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, nranks) == 8, "bootstrap_peer_hello.nranks: spec offset 8 (bootstrap_wire.toml:323)");
+_Static_assert(offsetof(struct bootstrap_peer_hello, channel) == 12, "bootstrap_peer_hello.channel: spec offset 12 (bootstrap_wire.toml:330)");
 
 /*
  * extInfoHier: 64 bytes, INFERRED (docs/sources.md#s001-3 Considerations (bootstrapRootWithHierarchy groups ranks by vncPerInstance; its record is not traced); docs/bootstrap-hierarchy.md).
@@ -446,10 +446,10 @@ struct extInfoHier {
 	uint32_t per_instance; /* +56 INFERRED */
 	uint32_t instance; /* +60 INFERRED */
 };
-_Static_assert(sizeof(struct extInfoHier) == 64, "extInfoHier: spec size 64 (bootstrap_wire.toml:461)");
-_Static_assert(offsetof(struct extInfoHier, info) == 0, "extInfoHier.info: spec offset 0 (bootstrap_wire.toml:469)");
-_Static_assert(offsetof(struct extInfoHier, per_instance) == 56, "extInfoHier.per_instance: spec offset 56 (bootstrap_wire.toml:476)");
-_Static_assert(offsetof(struct extInfoHier, instance) == 60, "extInfoHier.instance: spec offset 60 (bootstrap_wire.toml:483)");
+_Static_assert(sizeof(struct extInfoHier) == 64, "extInfoHier: spec size 64 (bootstrap_wire.toml:465)");
+_Static_assert(offsetof(struct extInfoHier, info) == 0, "extInfoHier.info: spec offset 0 (bootstrap_wire.toml:473)");
+_Static_assert(offsetof(struct extInfoHier, per_instance) == 56, "extInfoHier.per_instance: spec offset 56 (bootstrap_wire.toml:480)");
+_Static_assert(offsetof(struct extInfoHier, instance) == 60, "extInfoHier.instance: spec offset 60 (bootstrap_wire.toml:487)");
 
 /*
  * bootstrap_root_reply_hier: 96 bytes, INFERRED (docs/sources.md#s001-3 (the flat reply: cluster_id, epoch, the ring neighbour) extended by docs/bootstrap-hierarchy.md; the hierarchical root's reply is not traced).
@@ -468,15 +468,15 @@ struct bootstrap_root_reply_hier {
 	uint32_t local_n; /* +88 INFERRED */
 	unsigned char nrtabi_opaque_92[4]; /* +92..96 opaque */
 };
-_Static_assert(sizeof(struct bootstrap_root_reply_hier) == 96, "bootstrap_root_reply_hier: spec size 96 (bootstrap_wire.toml:490)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, cluster_id) == 0, "bootstrap_root_reply_hier.cluster_id: spec offset 0 (bootstrap_wire.toml:498)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, epoch) == 8, "bootstrap_root_reply_hier.epoch: spec offset 8 (bootstrap_wire.toml:505)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, intra_next) == 16, "bootstrap_root_reply_hier.intra_next: spec offset 16 (bootstrap_wire.toml:512)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, inter_next) == 48, "bootstrap_root_reply_hier.inter_next: spec offset 48 (bootstrap_wire.toml:525)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, instance) == 76, "bootstrap_root_reply_hier.instance: spec offset 76 (bootstrap_wire.toml:532)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, ninstances) == 80, "bootstrap_root_reply_hier.ninstances: spec offset 80 (bootstrap_wire.toml:539)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_rank) == 84, "bootstrap_root_reply_hier.local_rank: spec offset 84 (bootstrap_wire.toml:546)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_n) == 88, "bootstrap_root_reply_hier.local_n: spec offset 88 (bootstrap_wire.toml:553)");
+_Static_assert(sizeof(struct bootstrap_root_reply_hier) == 96, "bootstrap_root_reply_hier: spec size 96 (bootstrap_wire.toml:494)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, cluster_id) == 0, "bootstrap_root_reply_hier.cluster_id: spec offset 0 (bootstrap_wire.toml:502)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, epoch) == 8, "bootstrap_root_reply_hier.epoch: spec offset 8 (bootstrap_wire.toml:509)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, intra_next) == 16, "bootstrap_root_reply_hier.intra_next: spec offset 16 (bootstrap_wire.toml:516)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, inter_next) == 48, "bootstrap_root_reply_hier.inter_next: spec offset 48 (bootstrap_wire.toml:529)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, instance) == 76, "bootstrap_root_reply_hier.instance: spec offset 76 (bootstrap_wire.toml:536)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, ninstances) == 80, "bootstrap_root_reply_hier.ninstances: spec offset 80 (bootstrap_wire.toml:543)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_rank) == 84, "bootstrap_root_reply_hier.local_rank: spec offset 84 (bootstrap_wire.toml:550)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_n) == 88, "bootstrap_root_reply_hier.local_n: spec offset 88 (bootstrap_wire.toml:557)");
 
 /*
  * ncclProxyState: 192 bytes, HIGH (facts ncclComm (proxyStateStream[3] @18384, stride 192); docs/sources.md#s001-2).
@@ -534,19 +534,19 @@ _Static_assert(offsetof(struct ncclComm, connectSend) == 17576, "ncclComm.connec
 _Static_assert(offsetof(struct ncclComm, connectRecv) == 17584, "ncclComm.connectRecv: spec offset 17584 (structs_nccom.toml:67)");
 _Static_assert(offsetof(struct ncclComm, isGlobalComm) == 17592, "ncclComm.isGlobalComm: spec offset 17592 (structs_nccom.toml:74)");
 _Static_assert(offsetof(struct ncclComm, cluster_id) == 17600, "ncclComm.cluster_id: spec offset 17600 (structs_nccom.toml:82)");
-_Static_assert(offsetof(struct ncclComm, epoch) == 17608, "ncclComm.epoch: spec offset 17608 (structs_nccom.toml:89)");
-_Static_assert(offsetof(struct ncclComm, rank) == 17616, "ncclComm.rank: spec offset 17616 (structs_nccom.toml:96)");
-_Static_assert(offsetof(struct ncclComm, nRanks) == 17620, "ncclComm.nRanks: spec offset 17620 (structs_nccom.toml:103)");
-_Static_assert(offsetof(struct ncclComm, cudaDev) == 17624, "ncclComm.cudaDev: spec offset 17624 (structs_nccom.toml:110)");
-_Static_assert(offsetof(struct ncclComm, net_conn) == 17628, "ncclComm.net_conn: spec offset 17628 (structs_nccom.toml:117)");
-_Static_assert(offsetof(struct ncclComm, busId) == 17632, "ncclComm.busId: spec offset 17632 (structs_nccom.toml:124)");
-_Static_assert(offsetof(struct ncclComm, doneEvent) == 17672, "ncclComm.doneEvent: spec offset 17672 (structs_nccom.toml:138)");
-_Static_assert(offsetof(struct ncclComm, abortFlag) == 18192, "ncclComm.abortFlag: spec offset 18192 (structs_nccom.toml:151)");
-_Static_assert(offsetof(struct ncclComm, proxyStateStream) == 18384, "ncclComm.proxyStateStream: spec offset 18384 (structs_nccom.toml:164)");
-_Static_assert(offsetof(struct ncclComm, asyncOps) == 19160, "ncclComm.asyncOps: spec offset 19160 (structs_nccom.toml:177)");
-_Static_assert(offsetof(struct ncclComm, p2pSends) == 19184, "ncclComm.p2pSends: spec offset 19184 (structs_nccom.toml:190)");
-_Static_assert(offsetof(struct ncclComm, p2pRecvs) == 19192, "ncclComm.p2pRecvs: spec offset 19192 (structs_nccom.toml:197)");
-_Static_assert(offsetof(struct ncclComm, send_histograms) == 19232, "ncclComm.send_histograms: spec offset 19232 (structs_nccom.toml:210)");
+_Static_assert(offsetof(struct ncclComm, epoch) == 17608, "ncclComm.epoch: spec offset 17608 (structs_nccom.toml:91)");
+_Static_assert(offsetof(struct ncclComm, rank) == 17616, "ncclComm.rank: spec offset 17616 (structs_nccom.toml:100)");
+_Static_assert(offsetof(struct ncclComm, nRanks) == 17620, "ncclComm.nRanks: spec offset 17620 (structs_nccom.toml:107)");
+_Static_assert(offsetof(struct ncclComm, cudaDev) == 17624, "ncclComm.cudaDev: spec offset 17624 (structs_nccom.toml:114)");
+_Static_assert(offsetof(struct ncclComm, net_conn) == 17628, "ncclComm.net_conn: spec offset 17628 (structs_nccom.toml:121)");
+_Static_assert(offsetof(struct ncclComm, busId) == 17632, "ncclComm.busId: spec offset 17632 (structs_nccom.toml:128)");
+_Static_assert(offsetof(struct ncclComm, doneEvent) == 17672, "ncclComm.doneEvent: spec offset 17672 (structs_nccom.toml:142)");
+_Static_assert(offsetof(struct ncclComm, abortFlag) == 18192, "ncclComm.abortFlag: spec offset 18192 (structs_nccom.toml:155)");
+_Static_assert(offsetof(struct ncclComm, proxyStateStream) == 18384, "ncclComm.proxyStateStream: spec offset 18384 (structs_nccom.toml:168)");
+_Static_assert(offsetof(struct ncclComm, asyncOps) == 19160, "ncclComm.asyncOps: spec offset 19160 (structs_nccom.toml:181)");
+_Static_assert(offsetof(struct ncclComm, p2pSends) == 19184, "ncclComm.p2pSends: spec offset 19184 (structs_nccom.toml:194)");
+_Static_assert(offsetof(struct ncclComm, p2pRecvs) == 19192, "ncclComm.p2pRecvs: spec offset 19192 (structs_nccom.toml:201)");
+_Static_assert(offsetof(struct ncclComm, send_histograms) == 19232, "ncclComm.send_histograms: spec offset 19232 (structs_nccom.toml:214)");
 
 /*
  * ncclUniqueId: 128 bytes, HIGH (facts Constants (128 bytes, the root listener's socket address); docs/sources.md#s001-1 (passed by value in 8 XMM registers)).
@@ -554,8 +554,8 @@ _Static_assert(offsetof(struct ncclComm, send_histograms) == 19232, "ncclComm.se
 struct ncclUniqueId {
 	char internal[128]; /* +0 HIGH */
 };
-_Static_assert(sizeof(struct ncclUniqueId) == 128, "ncclUniqueId: spec size 128 (structs_nccom.toml:260)");
-_Static_assert(offsetof(struct ncclUniqueId, internal) == 0, "ncclUniqueId.internal: spec offset 0 (structs_nccom.toml:267)");
+_Static_assert(sizeof(struct ncclUniqueId) == 128, "ncclUniqueId: spec size 128 (structs_nccom.toml:264)");
+_Static_assert(offsetof(struct ncclUniqueId, internal) == 0, "ncclUniqueId.internal: spec offset 0 (structs_nccom.toml:271)");
 
 /*
  * extState: 64 bytes, HIGH (facts Bootstrap records; docs/sources.md#s001-3 (calloc(64))).
@@ -571,15 +571,15 @@ struct extState {
 	int nranks; /* +44 HIGH */
 	unsigned char nrtabi_opaque_48[16]; /* +48..64 opaque */
 };
-_Static_assert(sizeof(struct extState) == 64, "extState: spec size 64 (structs_nccom.toml:274)");
-_Static_assert(offsetof(struct extState, extListenFd) == 0, "extState.extListenFd: spec offset 0 (structs_nccom.toml:281)");
-_Static_assert(offsetof(struct extState, extRingRecvFd) == 4, "extState.extRingRecvFd: spec offset 4 (structs_nccom.toml:288)");
-_Static_assert(offsetof(struct extState, extRingSendFd) == 8, "extState.extRingSendFd: spec offset 8 (structs_nccom.toml:295)");
-_Static_assert(offsetof(struct extState, peerCommAddresses) == 16, "extState.peerCommAddresses: spec offset 16 (structs_nccom.toml:302)");
-_Static_assert(offsetof(struct extState, peerCommSendFd) == 24, "extState.peerCommSendFd: spec offset 24 (structs_nccom.toml:309)");
-_Static_assert(offsetof(struct extState, peerCommRecvFd) == 32, "extState.peerCommRecvFd: spec offset 32 (structs_nccom.toml:316)");
-_Static_assert(offsetof(struct extState, rank) == 40, "extState.rank: spec offset 40 (structs_nccom.toml:323)");
-_Static_assert(offsetof(struct extState, nranks) == 44, "extState.nranks: spec offset 44 (structs_nccom.toml:330)");
+_Static_assert(sizeof(struct extState) == 64, "extState: spec size 64 (structs_nccom.toml:278)");
+_Static_assert(offsetof(struct extState, extListenFd) == 0, "extState.extListenFd: spec offset 0 (structs_nccom.toml:285)");
+_Static_assert(offsetof(struct extState, extRingRecvFd) == 4, "extState.extRingRecvFd: spec offset 4 (structs_nccom.toml:292)");
+_Static_assert(offsetof(struct extState, extRingSendFd) == 8, "extState.extRingSendFd: spec offset 8 (structs_nccom.toml:299)");
+_Static_assert(offsetof(struct extState, peerCommAddresses) == 16, "extState.peerCommAddresses: spec offset 16 (structs_nccom.toml:306)");
+_Static_assert(offsetof(struct extState, peerCommSendFd) == 24, "extState.peerCommSendFd: spec offset 24 (structs_nccom.toml:313)");
+_Static_assert(offsetof(struct extState, peerCommRecvFd) == 32, "extState.peerCommRecvFd: spec offset 32 (structs_nccom.toml:320)");
+_Static_assert(offsetof(struct extState, rank) == 40, "extState.rank: spec offset 40 (structs_nccom.toml:327)");
+_Static_assert(offsetof(struct extState, nranks) == 44, "extState.nranks: spec offset 44 (structs_nccom.toml:334)");
 
 /*
  * ncclPeerInfo: 112 bytes, HIGH (facts Bootstrap records (peer-info record 112 B); docs/sources.md#s001-3 (fillInfo, AllGather1)).
@@ -597,14 +597,14 @@ struct ncclPeerInfo {
 	unsigned char nrtabi_opaque_100[4]; /* +100..104 opaque */
 	int mla_idx; /* +104 HIGH */
 };
-_Static_assert(sizeof(struct ncclPeerInfo) == 112, "ncclPeerInfo: spec size 112 (structs_nccom.toml:399)");
-_Static_assert(offsetof(struct ncclPeerInfo, rank) == 0, "ncclPeerInfo.rank: spec offset 0 (structs_nccom.toml:407)");
-_Static_assert(offsetof(struct ncclPeerInfo, cudaDev) == 4, "ncclPeerInfo.cudaDev: spec offset 4 (structs_nccom.toml:414)");
-_Static_assert(offsetof(struct ncclPeerInfo, hostHash) == 16, "ncclPeerInfo.hostHash: spec offset 16 (structs_nccom.toml:427)");
-_Static_assert(offsetof(struct ncclPeerInfo, pidHash) == 24, "ncclPeerInfo.pidHash: spec offset 24 (structs_nccom.toml:434)");
-_Static_assert(offsetof(struct ncclPeerInfo, comm) == 88, "ncclPeerInfo.comm: spec offset 88 (structs_nccom.toml:447)");
-_Static_assert(offsetof(struct ncclPeerInfo, compCap) == 96, "ncclPeerInfo.compCap: spec offset 96 (structs_nccom.toml:454)");
-_Static_assert(offsetof(struct ncclPeerInfo, mla_idx) == 104, "ncclPeerInfo.mla_idx: spec offset 104 (structs_nccom.toml:467)");
+_Static_assert(sizeof(struct ncclPeerInfo) == 112, "ncclPeerInfo: spec size 112 (structs_nccom.toml:403)");
+_Static_assert(offsetof(struct ncclPeerInfo, rank) == 0, "ncclPeerInfo.rank: spec offset 0 (structs_nccom.toml:411)");
+_Static_assert(offsetof(struct ncclPeerInfo, cudaDev) == 4, "ncclPeerInfo.cudaDev: spec offset 4 (structs_nccom.toml:418)");
+_Static_assert(offsetof(struct ncclPeerInfo, hostHash) == 16, "ncclPeerInfo.hostHash: spec offset 16 (structs_nccom.toml:431)");
+_Static_assert(offsetof(struct ncclPeerInfo, pidHash) == 24, "ncclPeerInfo.pidHash: spec offset 24 (structs_nccom.toml:438)");
+_Static_assert(offsetof(struct ncclPeerInfo, comm) == 88, "ncclPeerInfo.comm: spec offset 88 (structs_nccom.toml:451)");
+_Static_assert(offsetof(struct ncclPeerInfo, compCap) == 96, "ncclPeerInfo.compCap: spec offset 96 (structs_nccom.toml:458)");
+_Static_assert(offsetof(struct ncclPeerInfo, mla_idx) == 104, "ncclPeerInfo.mla_idx: spec offset 104 (structs_nccom.toml:471)");
 
 /*
  * enc_sig_msg: 17 bytes, HIGH (docs/sources.md#s004-5 (0x11 = 16-byte signature + status byte, up the binary tree)).
@@ -613,9 +613,9 @@ struct enc_sig_msg {
 	uint8_t signature[16]; /* +0 HIGH */
 	bool ok; /* +16 HIGH */
 };
-_Static_assert(sizeof(struct enc_sig_msg) == 17, "enc_sig_msg: spec size 17 (structs_nccom.toml:476)");
-_Static_assert(offsetof(struct enc_sig_msg, signature) == 0, "enc_sig_msg.signature: spec offset 0 (structs_nccom.toml:483)");
-_Static_assert(offsetof(struct enc_sig_msg, ok) == 16, "enc_sig_msg.ok: spec offset 16 (structs_nccom.toml:490)");
+_Static_assert(sizeof(struct enc_sig_msg) == 17, "enc_sig_msg: spec size 17 (structs_nccom.toml:480)");
+_Static_assert(offsetof(struct enc_sig_msg, signature) == 0, "enc_sig_msg.signature: spec offset 0 (structs_nccom.toml:487)");
+_Static_assert(offsetof(struct enc_sig_msg, ok) == 16, "enc_sig_msg.ok: spec offset 16 (structs_nccom.toml:494)");
 
 /*
  * enc_uid_msg: 129 bytes, HIGH (docs/sources.md#s004-5 (0x81 = 128-byte unique id + validity byte, down the hypercube)).
@@ -624,9 +624,9 @@ struct enc_uid_msg {
 	char id[128]; /* +0 HIGH */
 	bool valid; /* +128 HIGH */
 };
-_Static_assert(sizeof(struct enc_uid_msg) == 129, "enc_uid_msg: spec size 129 (structs_nccom.toml:497)");
-_Static_assert(offsetof(struct enc_uid_msg, id) == 0, "enc_uid_msg.id: spec offset 0 (structs_nccom.toml:504)");
-_Static_assert(offsetof(struct enc_uid_msg, valid) == 128, "enc_uid_msg.valid: spec offset 128 (structs_nccom.toml:511)");
+_Static_assert(sizeof(struct enc_uid_msg) == 129, "enc_uid_msg: spec size 129 (structs_nccom.toml:501)");
+_Static_assert(offsetof(struct enc_uid_msg, id) == 0, "enc_uid_msg.id: spec offset 0 (structs_nccom.toml:508)");
+_Static_assert(offsetof(struct enc_uid_msg, valid) == 128, "enc_uid_msg.valid: spec offset 128 (structs_nccom.toml:515)");
 
 /*
  * enc_sig_send_image: 16 bytes, HIGH (docs/sources.md#s004-4 (MD5_Update(md, {ENC_SEND, op.size_n, op.permute_ring_ch_id}, 16))).
@@ -637,10 +637,10 @@ struct __attribute__((packed)) enc_sig_send_image {
 	uint64_t size_n; /* +4 INFERRED */
 	uint32_t permute_ring_ch_id; /* +12 INFERRED */
 };
-_Static_assert(sizeof(struct enc_sig_send_image) == 16, "enc_sig_send_image: spec size 16 (structs_nccom.toml:520)");
-_Static_assert(offsetof(struct enc_sig_send_image, op) == 0, "enc_sig_send_image.op: spec offset 0 (structs_nccom.toml:529)");
-_Static_assert(offsetof(struct enc_sig_send_image, size_n) == 4, "enc_sig_send_image.size_n: spec offset 4 (structs_nccom.toml:536)");
-_Static_assert(offsetof(struct enc_sig_send_image, permute_ring_ch_id) == 12, "enc_sig_send_image.permute_ring_ch_id: spec offset 12 (structs_nccom.toml:543)");
+_Static_assert(sizeof(struct enc_sig_send_image) == 16, "enc_sig_send_image: spec size 16 (structs_nccom.toml:524)");
+_Static_assert(offsetof(struct enc_sig_send_image, op) == 0, "enc_sig_send_image.op: spec offset 0 (structs_nccom.toml:533)");
+_Static_assert(offsetof(struct enc_sig_send_image, size_n) == 4, "enc_sig_send_image.size_n: spec offset 4 (structs_nccom.toml:540)");
+_Static_assert(offsetof(struct enc_sig_send_image, permute_ring_ch_id) == 12, "enc_sig_send_image.permute_ring_ch_id: spec offset 12 (structs_nccom.toml:547)");
 
 /*
  * enc_sig_recv_image: 16 bytes, HIGH (docs/sources.md#s004-4-quirk (RECV hashes as {ENC_SEND, size_n, g_device_id}, 16)).
@@ -651,10 +651,10 @@ struct __attribute__((packed)) enc_sig_recv_image {
 	uint64_t size_n; /* +4 INFERRED */
 	uint32_t g_device_id; /* +12 INFERRED */
 };
-_Static_assert(sizeof(struct enc_sig_recv_image) == 16, "enc_sig_recv_image: spec size 16 (structs_nccom.toml:550)");
-_Static_assert(offsetof(struct enc_sig_recv_image, op) == 0, "enc_sig_recv_image.op: spec offset 0 (structs_nccom.toml:559)");
-_Static_assert(offsetof(struct enc_sig_recv_image, size_n) == 4, "enc_sig_recv_image.size_n: spec offset 4 (structs_nccom.toml:566)");
-_Static_assert(offsetof(struct enc_sig_recv_image, g_device_id) == 12, "enc_sig_recv_image.g_device_id: spec offset 12 (structs_nccom.toml:573)");
+_Static_assert(sizeof(struct enc_sig_recv_image) == 16, "enc_sig_recv_image: spec size 16 (structs_nccom.toml:554)");
+_Static_assert(offsetof(struct enc_sig_recv_image, op) == 0, "enc_sig_recv_image.op: spec offset 0 (structs_nccom.toml:563)");
+_Static_assert(offsetof(struct enc_sig_recv_image, size_n) == 4, "enc_sig_recv_image.size_n: spec offset 4 (structs_nccom.toml:570)");
+_Static_assert(offsetof(struct enc_sig_recv_image, g_device_id) == 12, "enc_sig_recv_image.g_device_id: spec offset 12 (structs_nccom.toml:577)");
 
 /*
  * enc_sig_coll_image: 20 bytes, HIGH (docs/sources.md#s004-4 (MD5_Update(md, {op.enc_op, op.size_n, *(&op.peer + 1)}, 20))).
@@ -666,10 +666,10 @@ struct __attribute__((packed)) enc_sig_coll_image {
 	uint64_t size_n; /* +4 INFERRED */
 	uint64_t peer_alg; /* +12 INFERRED */
 };
-_Static_assert(sizeof(struct enc_sig_coll_image) == 20, "enc_sig_coll_image: spec size 20 (structs_nccom.toml:580)");
-_Static_assert(offsetof(struct enc_sig_coll_image, op) == 0, "enc_sig_coll_image.op: spec offset 0 (structs_nccom.toml:589)");
-_Static_assert(offsetof(struct enc_sig_coll_image, size_n) == 4, "enc_sig_coll_image.size_n: spec offset 4 (structs_nccom.toml:596)");
-_Static_assert(offsetof(struct enc_sig_coll_image, peer_alg) == 12, "enc_sig_coll_image.peer_alg: spec offset 12 (structs_nccom.toml:603)");
+_Static_assert(sizeof(struct enc_sig_coll_image) == 20, "enc_sig_coll_image: spec size 20 (structs_nccom.toml:584)");
+_Static_assert(offsetof(struct enc_sig_coll_image, op) == 0, "enc_sig_coll_image.op: spec offset 0 (structs_nccom.toml:593)");
+_Static_assert(offsetof(struct enc_sig_coll_image, size_n) == 4, "enc_sig_coll_image.size_n: spec offset 4 (structs_nccom.toml:600)");
+_Static_assert(offsetof(struct enc_sig_coll_image, peer_alg) == 12, "enc_sig_coll_image.peer_alg: spec offset 12 (structs_nccom.toml:607)");
 
 /*
  * nec_version_info_t: 56 bytes, HIGH (facts nec_version_info_t; docs/sources.md#s001-4 (movq $0x59,0x30(%rax): 0x30 = compatibility_version)).
@@ -771,7 +771,7 @@ struct nccl_comm_info {
 };
 _Static_assert(sizeof(struct nccl_comm_info) == 1376, "nccl_comm_info_t: spec size 1376 (structs_nrt.toml:252)");
 _Static_assert(offsetof(struct nccl_comm_info, cluster_id) == 0, "nccl_comm_info_t.cluster_id: spec offset 0 (structs_nrt.toml:259)");
-_Static_assert(offsetof(struct nccl_comm_info, epoch) == 8, "nccl_comm_info_t.epoch: spec offset 8 (structs_nrt.toml:266)");
+_Static_assert(offsetof(struct nccl_comm_info, epoch) == 8, "nccl_comm_info_t.epoch: spec offset 8 (structs_nrt.toml:268)");
 
 /*
  * enc_nccl_comm_node: 88 bytes, HIGH (facts enc_nccl_comm_node; docs/sources.md#s004-2, §5 (calloc(1, 0x58))).
@@ -793,22 +793,22 @@ struct enc_nccl_comm_node {
 	bp_barrier *local_barrier; /* +72 HIGH */
 	bool intra_pod_interface; /* +80 MED */
 };
-_Static_assert(sizeof(struct enc_nccl_comm_node) == 88, "enc_nccl_comm_node: spec size 88 (structs_nrt.toml:279)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, nccl_comm) == 0, "enc_nccl_comm_node.nccl_comm: spec offset 0 (structs_nrt.toml:287)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, key) == 8, "enc_nccl_comm_node.key: spec offset 8 (structs_nrt.toml:294)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, key_sz) == 16, "enc_nccl_comm_node.key_sz: spec offset 16 (structs_nrt.toml:301)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, disable_graph) == 24, "enc_nccl_comm_node.disable_graph: spec offset 24 (structs_nrt.toml:308)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, global_nccl_comm_node) == 25, "enc_nccl_comm_node.global_nccl_comm_node: spec offset 25 (structs_nrt.toml:315)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, refcnt) == 28, "enc_nccl_comm_node.refcnt: spec offset 28 (structs_nrt.toml:322)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, stream_id) == 32, "enc_nccl_comm_node.stream_id: spec offset 32 (structs_nrt.toml:329)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, context_id) == 36, "enc_nccl_comm_node.context_id: spec offset 36 (structs_nrt.toml:338)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, num_local_participants) == 40, "enc_nccl_comm_node.num_local_participants: spec offset 40 (structs_nrt.toml:345)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, num_local_leaders) == 44, "enc_nccl_comm_node.num_local_leaders: spec offset 44 (structs_nrt.toml:352)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, my_local_leader) == 48, "enc_nccl_comm_node.my_local_leader: spec offset 48 (structs_nrt.toml:359)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, local_participants) == 56, "enc_nccl_comm_node.local_participants: spec offset 56 (structs_nrt.toml:366)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, local_leaders) == 64, "enc_nccl_comm_node.local_leaders: spec offset 64 (structs_nrt.toml:373)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, local_barrier) == 72, "enc_nccl_comm_node.local_barrier: spec offset 72 (structs_nrt.toml:380)");
-_Static_assert(offsetof(struct enc_nccl_comm_node, intra_pod_interface) == 80, "enc_nccl_comm_node.intra_pod_interface: spec offset 80 (structs_nrt.toml:387)");
+_Static_assert(sizeof(struct enc_nccl_comm_node) == 88, "enc_nccl_comm_node: spec size 88 (structs_nrt.toml:283)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, nccl_comm) == 0, "enc_nccl_comm_node.nccl_comm: spec offset 0 (structs_nrt.toml:291)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, key) == 8, "enc_nccl_comm_node.key: spec offset 8 (structs_nrt.toml:298)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, key_sz) == 16, "enc_nccl_comm_node.key_sz: spec offset 16 (structs_nrt.toml:305)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, disable_graph) == 24, "enc_nccl_comm_node.disable_graph: spec offset 24 (structs_nrt.toml:312)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, global_nccl_comm_node) == 25, "enc_nccl_comm_node.global_nccl_comm_node: spec offset 25 (structs_nrt.toml:319)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, refcnt) == 28, "enc_nccl_comm_node.refcnt: spec offset 28 (structs_nrt.toml:326)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, stream_id) == 32, "enc_nccl_comm_node.stream_id: spec offset 32 (structs_nrt.toml:333)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, context_id) == 36, "enc_nccl_comm_node.context_id: spec offset 36 (structs_nrt.toml:342)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, num_local_participants) == 40, "enc_nccl_comm_node.num_local_participants: spec offset 40 (structs_nrt.toml:349)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, num_local_leaders) == 44, "enc_nccl_comm_node.num_local_leaders: spec offset 44 (structs_nrt.toml:356)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, my_local_leader) == 48, "enc_nccl_comm_node.my_local_leader: spec offset 48 (structs_nrt.toml:363)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, local_participants) == 56, "enc_nccl_comm_node.local_participants: spec offset 56 (structs_nrt.toml:370)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, local_leaders) == 64, "enc_nccl_comm_node.local_leaders: spec offset 64 (structs_nrt.toml:377)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, local_barrier) == 72, "enc_nccl_comm_node.local_barrier: spec offset 72 (structs_nrt.toml:384)");
+_Static_assert(offsetof(struct enc_nccl_comm_node, intra_pod_interface) == 80, "enc_nccl_comm_node.intra_pod_interface: spec offset 80 (structs_nrt.toml:391)");
 
 /*
  * enc_comm: 561904 bytes, HIGH (facts enc_glb_comm (comm @208 spans to 562112)).
@@ -821,9 +821,9 @@ struct enc_comm {
 	uint32_t stream_id; /* +84 HIGH */
 	unsigned char nrtabi_opaque_88[561816]; /* +88..561904 opaque */
 };
-_Static_assert(sizeof(struct enc_comm) == 561904, "enc_comm: spec size 561904 (structs_nrt.toml:394)");
-_Static_assert(offsetof(struct enc_comm, id) == 80, "enc_comm.id: spec offset 80 (structs_nrt.toml:409)");
-_Static_assert(offsetof(struct enc_comm, stream_id) == 84, "enc_comm.stream_id: spec offset 84 (structs_nrt.toml:416)");
+_Static_assert(sizeof(struct enc_comm) == 561904, "enc_comm: spec size 561904 (structs_nrt.toml:398)");
+_Static_assert(offsetof(struct enc_comm, id) == 80, "enc_comm.id: spec offset 80 (structs_nrt.toml:413)");
+_Static_assert(offsetof(struct enc_comm, stream_id) == 84, "enc_comm.stream_id: spec offset 84 (structs_nrt.toml:420)");
 
 /*
  * enc_glb_comm: 564408 bytes, HIGH (facts enc_glb_comm; docs/sources.md#s004-1, §6 (calloc(1, 0x89CB8))).
@@ -859,35 +859,35 @@ struct enc_glb_comm {
 	void *proxy_queue; /* +564392 MED */
 	void *device_barrier_table; /* +564400 HIGH */
 };
-_Static_assert(sizeof(struct enc_glb_comm) == 564408, "enc_glb_comm: spec size 564408 (structs_nrt.toml:431)");
-_Static_assert(offsetof(struct enc_glb_comm, g_device_id) == 0, "enc_glb_comm.g_device_id: spec offset 0 (structs_nrt.toml:438)");
-_Static_assert(offsetof(struct enc_glb_comm, g_device_cnt) == 4, "enc_glb_comm.g_device_cnt: spec offset 4 (structs_nrt.toml:445)");
-_Static_assert(offsetof(struct enc_glb_comm, vtpb_idx) == 8, "enc_glb_comm.vtpb_idx: spec offset 8 (structs_nrt.toml:452)");
-_Static_assert(offsetof(struct enc_glb_comm, nec_dev_id) == 12, "enc_glb_comm.nec_dev_id: spec offset 12 (structs_nrt.toml:459)");
-_Static_assert(offsetof(struct enc_glb_comm, mla_idx) == 16, "enc_glb_comm.mla_idx: spec offset 16 (structs_nrt.toml:466)");
-_Static_assert(offsetof(struct enc_glb_comm, host_device_id) == 20, "enc_glb_comm.host_device_id: spec offset 20 (structs_nrt.toml:473)");
-_Static_assert(offsetof(struct enc_glb_comm, routing_id) == 24, "enc_glb_comm.routing_id: spec offset 24 (structs_nrt.toml:480)");
-_Static_assert(offsetof(struct enc_glb_comm, virtual_server_id) == 28, "enc_glb_comm.virtual_server_id: spec offset 28 (structs_nrt.toml:487)");
-_Static_assert(offsetof(struct enc_glb_comm, pod_type) == 32, "enc_glb_comm.pod_type: spec offset 32 (structs_nrt.toml:494)");
-_Static_assert(offsetof(struct enc_glb_comm, pod_node_id) == 36, "enc_glb_comm.pod_node_id: spec offset 36 (structs_nrt.toml:501)");
-_Static_assert(offsetof(struct enc_glb_comm, pod_sz) == 40, "enc_glb_comm.pod_sz: spec offset 40 (structs_nrt.toml:508)");
-_Static_assert(offsetof(struct enc_glb_comm, reservation_id) == 48, "enc_glb_comm.reservation_id: spec offset 48 (structs_nrt.toml:515)");
-_Static_assert(offsetof(struct enc_glb_comm, root_comm_id) == 56, "enc_glb_comm.root_comm_id: spec offset 56 (structs_nrt.toml:522)");
-_Static_assert(offsetof(struct enc_glb_comm, check_sigs) == 64, "enc_glb_comm.check_sigs: spec offset 64 (structs_nrt.toml:529)");
-_Static_assert(offsetof(struct enc_glb_comm, rank_nodes) == 72, "enc_glb_comm.rank_nodes: spec offset 72 (structs_nrt.toml:536)");
-_Static_assert(offsetof(struct enc_glb_comm, local_ranks) == 80, "enc_glb_comm.local_ranks: spec offset 80 (structs_nrt.toml:543)");
-_Static_assert(offsetof(struct enc_glb_comm, nccl_comm_node) == 88, "enc_glb_comm.nccl_comm_node: spec offset 88 (structs_nrt.toml:550)");
-_Static_assert(offsetof(struct enc_glb_comm, local_rings) == 176, "enc_glb_comm.local_rings: spec offset 176 (structs_nrt.toml:557)");
-_Static_assert(offsetof(struct enc_glb_comm, local_peer_handles) == 184, "enc_glb_comm.local_peer_handles: spec offset 184 (structs_nrt.toml:564)");
-_Static_assert(offsetof(struct enc_glb_comm, inc_recv_sem_values_buffer) == 192, "enc_glb_comm.inc_recv_sem_values_buffer: spec offset 192 (structs_nrt.toml:571)");
-_Static_assert(offsetof(struct enc_glb_comm, inc_recv_sem_values_buffer_size) == 200, "enc_glb_comm.inc_recv_sem_values_buffer_size: spec offset 200 (structs_nrt.toml:578)");
-_Static_assert(offsetof(struct enc_glb_comm, comm) == 208, "enc_glb_comm.comm: spec offset 208 (structs_nrt.toml:585)");
-_Static_assert(offsetof(struct enc_glb_comm, inter_rdh_devmem_res) == 562112, "enc_glb_comm.inter_rdh_devmem_res: spec offset 562112 (structs_nrt.toml:592)");
-_Static_assert(offsetof(struct enc_glb_comm, intra_rdh_devmem_res) == 562144, "enc_glb_comm.intra_rdh_devmem_res: spec offset 562144 (structs_nrt.toml:599)");
-_Static_assert(offsetof(struct enc_glb_comm, mesh_devmem_res_per_rg) == 562176, "enc_glb_comm.mesh_devmem_res_per_rg: spec offset 562176 (structs_nrt.toml:606)");
-_Static_assert(offsetof(struct enc_glb_comm, gcomm_setup_mtx) == 564352, "enc_glb_comm.gcomm_setup_mtx: spec offset 564352 (structs_nrt.toml:619)");
-_Static_assert(offsetof(struct enc_glb_comm, proxy_queue) == 564392, "enc_glb_comm.proxy_queue: spec offset 564392 (structs_nrt.toml:626)");
-_Static_assert(offsetof(struct enc_glb_comm, device_barrier_table) == 564400, "enc_glb_comm.device_barrier_table: spec offset 564400 (structs_nrt.toml:633)");
+_Static_assert(sizeof(struct enc_glb_comm) == 564408, "enc_glb_comm: spec size 564408 (structs_nrt.toml:435)");
+_Static_assert(offsetof(struct enc_glb_comm, g_device_id) == 0, "enc_glb_comm.g_device_id: spec offset 0 (structs_nrt.toml:442)");
+_Static_assert(offsetof(struct enc_glb_comm, g_device_cnt) == 4, "enc_glb_comm.g_device_cnt: spec offset 4 (structs_nrt.toml:449)");
+_Static_assert(offsetof(struct enc_glb_comm, vtpb_idx) == 8, "enc_glb_comm.vtpb_idx: spec offset 8 (structs_nrt.toml:456)");
+_Static_assert(offsetof(struct enc_glb_comm, nec_dev_id) == 12, "enc_glb_comm.nec_dev_id: spec offset 12 (structs_nrt.toml:463)");
+_Static_assert(offsetof(struct enc_glb_comm, mla_idx) == 16, "enc_glb_comm.mla_idx: spec offset 16 (structs_nrt.toml:470)");
+_Static_assert(offsetof(struct enc_glb_comm, host_device_id) == 20, "enc_glb_comm.host_device_id: spec offset 20 (structs_nrt.toml:477)");
+_Static_assert(offsetof(struct enc_glb_comm, routing_id) == 24, "enc_glb_comm.routing_id: spec offset 24 (structs_nrt.toml:484)");
+_Static_assert(offsetof(struct enc_glb_comm, virtual_server_id) == 28, "enc_glb_comm.virtual_server_id: spec offset 28 (structs_nrt.toml:491)");
+_Static_assert(offsetof(struct enc_glb_comm, pod_type) == 32, "enc_glb_comm.pod_type: spec offset 32 (structs_nrt.toml:498)");
+_Static_assert(offsetof(struct enc_glb_comm, pod_node_id) == 36, "enc_glb_comm.pod_node_id: spec offset 36 (structs_nrt.toml:505)");
+_Static_assert(offsetof(struct enc_glb_comm, pod_sz) == 40, "enc_glb_comm.pod_sz: spec offset 40 (structs_nrt.toml:512)");
+_Static_assert(offsetof(struct enc_glb_comm, reservation_id) == 48, "enc_glb_comm.reservation_id: spec offset 48 (structs_nrt.toml:519)");
+_Static_assert(offsetof(struct enc_glb_comm, root_comm_id) == 56, "enc_glb_comm.root_comm_id: spec offset 56 (structs_nrt.toml:526)");
+_Static_assert(offsetof(struct enc_glb_comm, check_sigs) == 64, "enc_glb_comm.check_sigs: spec offset 64 (structs_nrt.toml:533)");
+_Static_assert(offsetof(struct enc_glb_comm, rank_nodes) == 72, "enc_glb_comm.rank_nodes: spec offset 72 (structs_nrt.toml:540)");
+_Static_assert(offsetof(struct enc_glb_comm, local_ranks) == 80, "enc_glb_comm.local_ranks: spec offset 80 (structs_nrt.toml:547)");
+_Static_assert(offsetof(struct enc_glb_comm, nccl_comm_node) == 88, "enc_glb_comm.nccl_comm_node: spec offset 88 (structs_nrt.toml:554)");
+_Static_assert(offsetof(struct enc_glb_comm, local_rings) == 176, "enc_glb_comm.local_rings: spec offset 176 (structs_nrt.toml:561)");
+_Static_assert(offsetof(struct enc_glb_comm, local_peer_handles) == 184, "enc_glb_comm.local_peer_handles: spec offset 184 (structs_nrt.toml:568)");
+_Static_assert(offsetof(struct enc_glb_comm, inc_recv_sem_values_buffer) == 192, "enc_glb_comm.inc_recv_sem_values_buffer: spec offset 192 (structs_nrt.toml:575)");
+_Static_assert(offsetof(struct enc_glb_comm, inc_recv_sem_values_buffer_size) == 200, "enc_glb_comm.inc_recv_sem_values_buffer_size: spec offset 200 (structs_nrt.toml:582)");
+_Static_assert(offsetof(struct enc_glb_comm, comm) == 208, "enc_glb_comm.comm: spec offset 208 (structs_nrt.toml:589)");
+_Static_assert(offsetof(struct enc_glb_comm, inter_rdh_devmem_res) == 562112, "enc_glb_comm.inter_rdh_devmem_res: spec offset 562112 (structs_nrt.toml:596)");
+_Static_assert(offsetof(struct enc_glb_comm, intra_rdh_devmem_res) == 562144, "enc_glb_comm.intra_rdh_devmem_res: spec offset 562144 (structs_nrt.toml:603)");
+_Static_assert(offsetof(struct enc_glb_comm, mesh_devmem_res_per_rg) == 562176, "enc_glb_comm.mesh_devmem_res_per_rg: spec offset 562176 (structs_nrt.toml:610)");
+_Static_assert(offsetof(struct enc_glb_comm, gcomm_setup_mtx) == 564352, "enc_glb_comm.gcomm_setup_mtx: spec offset 564352 (structs_nrt.toml:623)");
+_Static_assert(offsetof(struct enc_glb_comm, proxy_queue) == 564392, "enc_glb_comm.proxy_queue: spec offset 564392 (structs_nrt.toml:630)");
+_Static_assert(offsetof(struct enc_glb_comm, device_barrier_table) == 564400, "enc_glb_comm.device_barrier_table: spec offset 564400 (structs_nrt.toml:637)");
 
 /*
  * enc_replica_group_info: 96 bytes, HIGH (facts enc_replica_group_info (stride 96 in enc_context.replica_groups @+840)).
@@ -906,19 +906,19 @@ struct enc_replica_group_info {
 	nrtabi_vector_u32_t bootstrap_participants; /* +64 HIGH */
 	int bootstrap_rank; /* +88 HIGH */
 };
-_Static_assert(sizeof(struct enc_replica_group_info) == 96, "enc_replica_group_info: spec size 96 (structs_nrt.toml:640)");
-_Static_assert(offsetof(struct enc_replica_group_info, rank) == 0, "enc_replica_group_info.rank: spec offset 0 (structs_nrt.toml:647)");
-_Static_assert(offsetof(struct enc_replica_group_info, rank_n) == 4, "enc_replica_group_info.rank_n: spec offset 4 (structs_nrt.toml:654)");
-_Static_assert(offsetof(struct enc_replica_group_info, group_id) == 8, "enc_replica_group_info.group_id: spec offset 8 (structs_nrt.toml:661)");
-_Static_assert(offsetof(struct enc_replica_group_info, src_target_pairs_id) == 12, "enc_replica_group_info.src_target_pairs_id: spec offset 12 (structs_nrt.toml:668)");
-_Static_assert(offsetof(struct enc_replica_group_info, num_ops) == 16, "enc_replica_group_info.num_ops: spec offset 16 (structs_nrt.toml:675)");
-_Static_assert(offsetof(struct enc_replica_group_info, sendrecv) == 20, "enc_replica_group_info.sendrecv: spec offset 20 (structs_nrt.toml:682)");
-_Static_assert(offsetof(struct enc_replica_group_info, nccl_mesh_supported) == 21, "enc_replica_group_info.nccl_mesh_supported: spec offset 21 (structs_nrt.toml:689)");
-_Static_assert(offsetof(struct enc_replica_group_info, must_use_ring_alg) == 22, "enc_replica_group_info.must_use_ring_alg: spec offset 22 (structs_nrt.toml:696)");
-_Static_assert(offsetof(struct enc_replica_group_info, signature) == 23, "enc_replica_group_info.signature: spec offset 23 (structs_nrt.toml:703)");
-_Static_assert(offsetof(struct enc_replica_group_info, participants) == 40, "enc_replica_group_info.participants: spec offset 40 (structs_nrt.toml:710)");
-_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_participants) == 64, "enc_replica_group_info.bootstrap_participants: spec offset 64 (structs_nrt.toml:717)");
-_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_rank) == 88, "enc_replica_group_info.bootstrap_rank: spec offset 88 (structs_nrt.toml:724)");
+_Static_assert(sizeof(struct enc_replica_group_info) == 96, "enc_replica_group_info: spec size 96 (structs_nrt.toml:644)");
+_Static_assert(offsetof(struct enc_replica_group_info, rank) == 0, "enc_replica_group_info.rank: spec offset 0 (structs_nrt.toml:651)");
+_Static_assert(offsetof(struct enc_replica_group_info, rank_n) == 4, "enc_replica_group_info.rank_n: spec offset 4 (structs_nrt.toml:658)");
+_Static_assert(offsetof(struct enc_replica_group_info, group_id) == 8, "enc_replica_group_info.group_id: spec offset 8 (structs_nrt.toml:665)");
+_Static_assert(offsetof(struct enc_replica_group_info, src_target_pairs_id) == 12, "enc_replica_group_info.src_target_pairs_id: spec offset 12 (structs_nrt.toml:672)");
+_Static_assert(offsetof(struct enc_replica_group_info, num_ops) == 16, "enc_replica_group_info.num_ops: spec offset 16 (structs_nrt.toml:679)");
+_Static_assert(offsetof(struct enc_replica_group_info, sendrecv) == 20, "enc_replica_group_info.sendrecv: spec offset 20 (structs_nrt.toml:686)");
+_Static_assert(offsetof(struct enc_replica_group_info, nccl_mesh_supported) == 21, "enc_replica_group_info.nccl_mesh_supported: spec offset 21 (structs_nrt.toml:693)");
+_Static_assert(offsetof(struct enc_replica_group_info, must_use_ring_alg) == 22, "enc_replica_group_info.must_use_ring_alg: spec offset 22 (structs_nrt.toml:700)");
+_Static_assert(offsetof(struct enc_replica_group_info, signature) == 23, "enc_replica_group_info.signature: spec offset 23 (structs_nrt.toml:707)");
+_Static_assert(offsetof(struct enc_replica_group_info, participants) == 40, "enc_replica_group_info.participants: spec offset 40 (structs_nrt.toml:714)");
+_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_participants) == 64, "enc_replica_group_info.bootstrap_participants: spec offset 64 (structs_nrt.toml:721)");
+_Static_assert(offsetof(struct enc_replica_group_info, bootstrap_rank) == 88, "enc_replica_group_info.bootstrap_rank: spec offset 88 (structs_nrt.toml:728)");
 
 /*
  * enc_src_target_pairs_info: 80 bytes, HIGH (facts enc_src_target_pairs_info (stride 80 in enc_context @+816)).
@@ -929,10 +929,10 @@ struct enc_src_target_pairs_info {
 	uint8_t signature[16]; /* +48 HIGH */
 	unsigned char nrtabi_opaque_64[16]; /* +64..80 opaque */
 };
-_Static_assert(sizeof(struct enc_src_target_pairs_info) == 80, "enc_src_target_pairs_info: spec size 80 (structs_nrt.toml:731)");
-_Static_assert(offsetof(struct enc_src_target_pairs_info, pairs) == 0, "enc_src_target_pairs_info.pairs: spec offset 0 (structs_nrt.toml:738)");
-_Static_assert(offsetof(struct enc_src_target_pairs_info, participants) == 24, "enc_src_target_pairs_info.participants: spec offset 24 (structs_nrt.toml:745)");
-_Static_assert(offsetof(struct enc_src_target_pairs_info, signature) == 48, "enc_src_target_pairs_info.signature: spec offset 48 (structs_nrt.toml:752)");
+_Static_assert(sizeof(struct enc_src_target_pairs_info) == 80, "enc_src_target_pairs_info: spec size 80 (structs_nrt.toml:735)");
+_Static_assert(offsetof(struct enc_src_target_pairs_info, pairs) == 0, "enc_src_target_pairs_info.pairs: spec offset 0 (structs_nrt.toml:742)");
+_Static_assert(offsetof(struct enc_src_target_pairs_info, participants) == 24, "enc_src_target_pairs_info.participants: spec offset 24 (structs_nrt.toml:749)");
+_Static_assert(offsetof(struct enc_src_target_pairs_info, signature) == 48, "enc_src_target_pairs_info.signature: spec offset 48 (structs_nrt.toml:756)");
 
 /*
  * enc_context: 1008 bytes, MED (facts enc_context (partial)).
@@ -952,13 +952,13 @@ struct enc_context {
 	unsigned char nrtabi_opaque_872[120]; /* +872..992 opaque */
 	uint8_t signature[16]; /* +992 HIGH */
 };
-_Static_assert(sizeof(struct enc_context) == 1008, "enc_context: spec size 1008 (structs_nrt.toml:765)");
-_Static_assert(offsetof(struct enc_context, stream_id_map) == 248, "enc_context.stream_id_map: spec offset 248 (structs_nrt.toml:780)");
-_Static_assert(offsetof(struct enc_context, state) == 300, "enc_context.state: spec offset 300 (structs_nrt.toml:795)");
-_Static_assert(offsetof(struct enc_context, src_target_pairs) == 816, "enc_context.src_target_pairs: spec offset 816 (structs_nrt.toml:808)");
-_Static_assert(offsetof(struct enc_context, replica_groups) == 840, "enc_context.replica_groups: spec offset 840 (structs_nrt.toml:815)");
-_Static_assert(offsetof(struct enc_context, op_queue) == 864, "enc_context.op_queue: spec offset 864 (structs_nrt.toml:822)");
-_Static_assert(offsetof(struct enc_context, signature) == 992, "enc_context.signature: spec offset 992 (structs_nrt.toml:837)");
+_Static_assert(sizeof(struct enc_context) == 1008, "enc_context: spec size 1008 (structs_nrt.toml:769)");
+_Static_assert(offsetof(struct enc_context, stream_id_map) == 248, "enc_context.stream_id_map: spec offset 248 (structs_nrt.toml:784)");
+_Static_assert(offsetof(struct enc_context, state) == 300, "enc_context.state: spec offset 300 (structs_nrt.toml:799)");
+_Static_assert(offsetof(struct enc_context, src_target_pairs) == 816, "enc_context.src_target_pairs: spec offset 816 (structs_nrt.toml:812)");
+_Static_assert(offsetof(struct enc_context, replica_groups) == 840, "enc_context.replica_groups: spec offset 840 (structs_nrt.toml:819)");
+_Static_assert(offsetof(struct enc_context, op_queue) == 864, "enc_context.op_queue: spec offset 864 (structs_nrt.toml:826)");
+_Static_assert(offsetof(struct enc_context, signature) == 992, "enc_context.signature: spec offset 992 (structs_nrt.toml:841)");
 
 /*
  * encd_context: 296 bytes, MED (facts enc_context ('The driver context holds enc_ctx at +288')).
@@ -969,8 +969,8 @@ struct encd_context {
 	unsigned char nrtabi_opaque_0[288]; /* +0..288 opaque */
 	struct enc_context *enc_ctx; /* +288 HIGH */
 };
-_Static_assert(sizeof(struct encd_context) == 296, "encd_context: spec size 296 (structs_nrt.toml:844)");
-_Static_assert(offsetof(struct encd_context, enc_ctx) == 288, "encd_context.enc_ctx: spec offset 288 (structs_nrt.toml:859)");
+_Static_assert(sizeof(struct encd_context) == 296, "encd_context: spec size 296 (structs_nrt.toml:848)");
+_Static_assert(offsetof(struct encd_context, enc_ctx) == 288, "encd_context.enc_ctx: spec offset 288 (structs_nrt.toml:863)");
 
 /*
  * enc_sem_inc_values: 516 bytes, HIGH (facts Constants (mmap of 0x204 bytes); docs/sources.md#s004-6).
@@ -979,9 +979,9 @@ struct enc_sem_inc_values {
 	uint32_t header; /* +0 HIGH */
 	uint32_t values[128]; /* +4 HIGH */
 };
-_Static_assert(sizeof(struct enc_sem_inc_values) == 516, "enc_sem_inc_values: spec size 516 (structs_nrt.toml:866)");
-_Static_assert(offsetof(struct enc_sem_inc_values, header) == 0, "enc_sem_inc_values.header: spec offset 0 (structs_nrt.toml:873)");
-_Static_assert(offsetof(struct enc_sem_inc_values, values) == 4, "enc_sem_inc_values.values: spec offset 4 (structs_nrt.toml:880)");
+_Static_assert(sizeof(struct enc_sem_inc_values) == 516, "enc_sem_inc_values: spec size 516 (structs_nrt.toml:870)");
+_Static_assert(offsetof(struct enc_sem_inc_values, header) == 0, "enc_sem_inc_values.header: spec offset 0 (structs_nrt.toml:877)");
+_Static_assert(offsetof(struct enc_sem_inc_values, values) == 4, "enc_sem_inc_values.values: spec offset 4 (structs_nrt.toml:884)");
 
 /* ---- forward leg: neuron* exported by libnccom, dlsym'd by libnrt -------- */
 

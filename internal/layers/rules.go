@@ -67,6 +67,9 @@ var rules = []rule{
 		why: "the device model is a leaf under collectives and nrt"},
 	{room: "runtime/dyninput",
 		why: "the dynamic-input reader is a leaf under nrt"},
+	{room: "runtime/neff", may: []string{"generated", "internal/esc", "internal/regfile", "runtime/collectives"},
+		tests: []string{"runtime/device", "runtime/transport/inproc"},
+		why:   "the replica-group reader opens its file through regfile, escapes what it quotes of it, and yields the records runtime/collectives consumes; its test bootstraps them in an in-process world"},
 
 	// Checking binaries against a spec, and the spec-side work above it.
 	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "layoutcheck", "spec"},

@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -172,18 +173,21 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 		sc.grade(st, l)
 		fr.Structs = append(fr.Structs, sr)
 	}
-	attachFacts(fr.Structs, sc.findings(nil))
-	sort.SliceStable(fr.Structs, func(a, b int) bool { return fr.Structs[a].Name < fr.Structs[b].Name })
 	if fr.Enums, err = checkEnums(dbg, opt); err != nil {
 		return nil, err
 	}
+	facts, byEnum := foldEnumCauses(sc.findings(nil), fr.Enums, opt.Structs)
+	attachFacts(fr.Structs, facts, byEnum)
+	sort.SliceStable(fr.Structs, func(a, b int) bool { return fr.Structs[a].Name < fr.Structs[b].Name })
 	return fr, nil
 }
 
 // attachFacts gives each fact to the struct that defines it, or, for a
 // struct found only embedded, to the first checked struct embedding it; a
-// struct's status is also the worst of the facts of what it embeds.
-func attachFacts(srs []*StructResult, facts []Finding) {
+// struct's status is also the worst of the facts of what it embeds, and of
+// the facts an enum's size change caused in it (byEnum: reported under the
+// enum, docs/layoutcheck.md#enums).
+func attachFacts(srs []*StructResult, facts, byEnum []Finding) {
 	byName := map[string]*StructResult{}
 	for _, sr := range srs {
 		byName[sr.Name] = sr
@@ -203,7 +207,13 @@ func attachFacts(srs []*StructResult, facts []Finding) {
 	}
 	for _, sr := range srs {
 		w := worst(sr.Findings)
-		for _, f := range facts {
+		for _, f := range byEnum {
+			if t := f.Struct + "." + f.Field + " (its enum's size changed)"; f.Struct == sr.Name && !slices.Contains(sr.Through, t) {
+				w = max(w, worst([]Finding{f}))
+				sr.Through = append(sr.Through, t)
+			}
+		}
+		for _, f := range append(facts[:len(facts):len(facts)], byEnum...) {
 			for _, at := range f.EmbeddedIn {
 				if strings.HasPrefix(at, sr.Name+".") {
 					w = max(w, worst([]Finding{f}))

@@ -101,7 +101,7 @@ func enumFinding(c grade.EnumChange) Finding {
 }
 
 // writeEnumsText is the enums section of one input in check's text report.
-func (f *FileReport) writeEnumsText(w io.Writer) {
+func (f *FileReport) writeEnumsText(w io.Writer, writeFact func(io.Writer, Finding)) {
 	if len(f.Enums) == 0 {
 		return
 	}
@@ -109,7 +109,7 @@ func (f *FileReport) writeEnumsText(w io.Writer) {
 	for _, e := range f.Enums {
 		printf(w, "    %-12s %-28s %7d B  %s\n", strings.ToUpper(e.Status), e.Name, e.Size, e.Via)
 		for _, fd := range e.Findings {
-			printf(w, "     %s %s [%s, %s]\n", marks[fd.Severity], fd.Message, fd.Kind, fd.Severity)
+			writeFact(w, fd)
 		}
 	}
 }
@@ -144,4 +144,31 @@ func (r *Report) writeAbsentEnumsText(w io.Writer) {
 	if len(r.AbsentEnums) > 0 {
 		printf(w, "absent from every input (%d spec enums, not graded): %s\n", len(r.AbsentEnums), strings.Join(r.AbsentEnums, ", "))
 	}
+}
+
+// foldEnumCauses puts a struct field's resize or move that follows from
+// its enum's size change under that change, as diff does
+// (grade.EnumSizeCause): one fact, its consequences under it.
+func foldEnumCauses(facts []Finding, enums []*EnumResult, s *spec.Spec) (kept, folded []Finding) {
+	cause := map[string]*Finding{}
+	names := map[string]bool{}
+	for _, e := range enums {
+		for i := range e.Findings {
+			if e.Findings[i].Kind == grade.EnumKindSize {
+				cause[e.Name], names[e.Name] = &e.Findings[i], true
+			}
+		}
+	}
+	if len(cause) == 0 {
+		return facts, nil
+	}
+	for _, f := range facts {
+		if n := grade.EnumSizeCause(s.StructByName(f.Struct), f.Field, grade.Kind(f.Grade), names); n != "" {
+			cause[n].Consequences = append(cause[n].Consequences, f)
+			folded = append(folded, f)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	return kept, folded
 }

@@ -40,7 +40,7 @@ func (r *Report) WriteText(w io.Writer) {
 				printf(w, "        through %s, reported there\n", t)
 			}
 		}
-		f.writeEnumsText(w)
+		f.writeEnumsText(w, r.writeFact)
 		if len(f.Contract) > 0 {
 			printf(w, "  link contract (%s)\n", f.Role)
 			for _, c := range f.Contract {

@@ -152,6 +152,7 @@ func Diff(old, new *spec.Spec) Report {
 	d.nodes()
 	d.structs()
 	d.enums()
+	d.foldEnumCauses()
 	d.constants()
 	d.messages()
 	r := Report{Schema: Schema, Old: side(old), New: side(new), Changes: d.changes}

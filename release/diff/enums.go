@@ -68,3 +68,40 @@ func enumChange(c grade.EnumChange) Change {
 	ch.Detail = strings.TrimSpace(ch.Detail)
 	return ch
 }
+
+// foldEnumCauses puts a struct field's resize or move that follows from
+// its enum's size change under that change, as check does
+// (grade.EnumSizeCause): one fact, its consequences under it.
+func (d *differ) foldEnumCauses() {
+	at := map[string]int{} // enum name -> index of its size change
+	names := map[string]bool{}
+	for i, c := range d.changes {
+		if c.Kind == EnumSize {
+			at[c.Subject], names[c.Subject] = i, true
+		}
+	}
+	if len(at) == 0 {
+		return
+	}
+	causes := map[int][]Change{}
+	folded := map[int]bool{}
+	for i, c := range d.changes {
+		if c.Group != "structs" || len(c.Fields) > 1 {
+			continue
+		}
+		st, field, _ := strings.Cut(c.Subject, ".")
+		if n := grade.EnumSizeCause(d.old.StructByName(st), field, grade.Kind(c.Grade), names); n != "" {
+			causes[at[n]] = append(causes[at[n]], c)
+			folded[i] = true
+		}
+	}
+	out := make([]Change, 0, len(d.changes)-len(folded))
+	for i, c := range d.changes {
+		if folded[i] {
+			continue
+		}
+		c.Consequences = append(c.Consequences, causes[i]...)
+		out = append(out, c)
+	}
+	d.changes = out
+}

@@ -344,6 +344,10 @@ type Enum struct {
 	Size   int         `toml:"size"`
 	Values []EnumValue `toml:"values"`
 	Status bool        `toml:"status"` // the NRT_STATUS code set
+	// Partial: the row lists only the enumerators the documents name, not
+	// every one the binary has; a binary's other enumerators are then not
+	// changes (docs/spec-format.md#enums).
+	Partial bool `toml:"partial"`
 	Fact
 }
 

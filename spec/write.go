@@ -293,6 +293,9 @@ func (w *Writer) Enum(e Enum) {
 	if e.Status {
 		w.printf("status = true\n")
 	}
+	if e.Partial {
+		w.printf("partial = true\n")
+	}
 	w.fact(e.Fact)
 	w.printf("values = [\n")
 	for _, v := range e.Values {

@@ -12,6 +12,9 @@ type EnumSide struct {
 	Name   string // the spec name (the DWARF side is found by it)
 	Size   int64  // the underlying size in bytes; 0 when not known
 	Values []EnumValue
+	// Partial: the side lists only some enumerators (a spec row's
+	// partial = true): what it does not list is not a change.
+	Partial bool
 }
 
 // EnumValue is one enumerator, in declaration order. An alias is an
@@ -90,7 +93,7 @@ func EnumFromSpec(e *spec.Enum) *EnumSide {
 	if e == nil {
 		return nil
 	}
-	s := &EnumSide{Name: e.Name, Size: int64(e.Size)}
+	s := &EnumSide{Name: e.Name, Size: int64(e.Size), Partial: e.Partial}
 	for _, v := range e.Values {
 		s.Values = append(s.Values, EnumValue{v.Name, v.Value})
 	}
@@ -165,6 +168,9 @@ func EnumGrade(old, new *EnumSide, crosses bool) []EnumChange {
 				Old: o.Name, New: new.Values[to].Name, Value: fmt.Sprint(o.Value)})
 			continue
 		}
+		if new.Partial {
+			continue // not listed is not removed
+		}
 		sev := bin
 		if len(newByValue[o.Value]) > 0 {
 			sev = EnumCompatible // the value stays, under another name
@@ -189,7 +195,7 @@ func EnumGrade(old, new *EnumSide, crosses bool) []EnumChange {
 		}
 	}
 	for i, n := range new.Values {
-		if !claimed[i] && !oldByName[n.Name] {
+		if !claimed[i] && !oldByName[n.Name] && !old.Partial {
 			out = append(out, EnumChange{Kind: EnumKindValueAdded, Severity: EnumCompatible, Enum: old.Name, Name: n.Name, New: fmt.Sprint(n.Value)})
 		}
 	}

@@ -111,17 +111,6 @@ const (
 	MaxEntries = 1 << 20
 )
 
-// Error is an argument or a walked entry that cannot be used; its message
-// is one line naming it and the fix.
-type Error struct {
-	Path string
-	Msg  string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Path + ": " + e.Msg }
-func (e *Error) Unwrap() error { return e.Err }
-
 // Expand turns the arguments into inputs, in argument order; a directory's
 // entries follow in the order of their names (bytes), depth first. A file
 // named as an argument is an input as it is (its errors come when it is
@@ -129,7 +118,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // whose first bytes are ELF's magic are inputs, symbolic links are followed
 // only to regular files inside the tree given (a link to a directory, out
 // of the tree, dangling or in a loop is not followed), and everything else
-// is a skipped entry or, under NonELFFail, an *Error.
+// is a skipped entry or, under NonELFFail, an *elfread.InputError naming
+// it (as every error here is).
 func Expand(args []string, opt Options) ([]Input, error) {
 	if opt.NonELF == "" {
 		opt.NonELF = NonELFSkip
@@ -143,10 +133,10 @@ func Expand(args []string, opt Options) ([]Input, error) {
 		if err == nil && st.IsDir() {
 			root, err := filepath.EvalSymlinks(a)
 			if err != nil {
-				return nil, &Error{Path: a, Msg: fmt.Sprintf("cannot resolve the directory: %v", errors.Unwrap(err)), Err: err}
+				return nil, elfread.InputErrorf(a, "cannot resolve the directory: %w", err)
 			}
 			if root, err = filepath.Abs(root); err != nil {
-				return nil, &Error{Path: a, Msg: err.Error(), Err: err}
+				return nil, elfread.InputErrorf(a, "%w", err)
 			}
 			if err := w.dir(a, root, root, 0); err != nil {
 				return nil, err
@@ -168,10 +158,10 @@ type walker struct {
 
 func (w *walker) add(in Input) error {
 	if w.n++; w.n > MaxEntries {
-		return &Error{Path: in.Name, Msg: fmt.Sprintf("more than %d entries in the trees given; name fewer or smaller directories", MaxEntries)}
+		return elfread.InputErrorf(in.Name, "more than %d entries in the trees given; name fewer or smaller directories", MaxEntries)
 	}
 	if in.Skip != "" && in.Fail && w.opt.NonELF == NonELFFail {
-		return &Error{Path: in.Name, Msg: in.Skip + "; remove it, or pass --non-elf skip to list it as skipped and go on"}
+		return elfread.InputErrorf(in.Name, "%s; remove it, or pass --non-elf skip to list it as not read and go on", in.Skip)
 	}
 	w.out = append(w.out, in)
 	return nil
@@ -203,7 +193,7 @@ func (w *walker) arg(path string) error {
 // tree's root, the real path of the directory named on the command line.
 func (w *walker) dir(name, real, root string, depth int) error {
 	if depth > MaxDepth {
-		return &Error{Path: name, Msg: fmt.Sprintf("directories nested more than %d deep; name a shallower directory", MaxDepth)}
+		return elfread.InputErrorf(name, "directories nested more than %d deep; name a shallower directory", MaxDepth)
 	}
 	ents, err := os.ReadDir(name) // sorted by name
 	if err != nil {
@@ -290,7 +280,7 @@ func (w *walker) file(p, open string) error {
 			return nil
 		}
 	}
-	return w.add(Input{Name: p, Skip: fmt.Sprintf("not an ELF file (starts with %q)", printable(head)), Fail: true})
+	return w.add(Input{Name: p, Skip: fmt.Sprintf("not an ELF file (starts with \"%s\")", printable(head)), Fail: true})
 }
 
 func isELF(head []byte) bool { return bytes.HasPrefix(head, []byte(elf.ELFMAG)) }
@@ -327,9 +317,15 @@ func errText(err error) string {
 	return err.Error()
 }
 
+// printable is the first bytes as elfread shows them: a byte that is not
+// printable ASCII is a dot, so the reason needs no escaping of its own.
 func printable(b []byte) string {
-	if len(b) > 4 {
-		b = b[:4]
+	out := make([]byte, min(len(b), 4))
+	for i := range out {
+		out[i] = b[i]
+		if b[i] < 32 || b[i] > 126 {
+			out[i] = '.'
+		}
 	}
-	return string(b)
+	return string(out)
 }

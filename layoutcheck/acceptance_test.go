@@ -31,20 +31,7 @@ var driftStructs = []string{"nrt_instance_info_t", "enc_mesh_event_t", "enc_ring
 // --headers` and `extract --headers` do: compile them with -g, extract.
 func driftSpec(t *testing.T, dir string) *spec.Spec {
 	t.Helper()
-	h := compileHeaders(t, dir)
-	var b bytes.Buffer
-	err := release.Extract(h.Object, &b, release.ExtractOptions{Names: driftStructs, SkipAbsent: true, DebugDirs: []string{t.TempDir()}})
-	if err != nil {
-		t.Fatalf("extract %s: %v", dir, err)
-	}
-	out := t.TempDir()
-	if err := os.WriteFile(filepath.Join(out, "structs.toml"), b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := spec.LoadDir(out)
-	if err != nil {
-		t.Fatalf("fragment of %s: %v\n%s", dir, err, b.String())
-	}
+	s, _ := extractFragment(t, compileHeaders(t, dir).Object, release.ExtractOptions{Names: driftStructs, SkipAbsent: true})
 	return s
 }
 
@@ -74,6 +61,24 @@ int enc_msg_post(enc_glb_comm_t *g, enc_msg_t *m, enc_mesh_event_t *ev) { ev->se
 		t.Fatal(err)
 	}
 	return so
+}
+
+// driftReports checks state feb, compiled, against the spec of state jan,
+// and diffs the specs of the two states.
+func driftReports(t *testing.T) (*Report, diff.Report) {
+	t.Helper()
+	jan, feb := driftSpec(t, driftJan), driftSpec(t, driftFeb)
+	so := driftLibrary(t, driftFeb)
+	base, err := compiled.Load(spec.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := Check([]string{so}, Options{Spec: base, Structs: jan, StructsSrc: "jan", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr := diff.Diff(jan, feb)
+	return cr, dr
 }
 
 // fact is one graded fact as both reports name it.
@@ -130,17 +135,7 @@ func factStrings(fs []fact, keep func(fact) bool) []string {
 // against the spec of state feb (diff). Each distinct fact is reported
 // once, both count the same facts, and both grade every fact the same.
 func TestAcceptanceDrift(t *testing.T) {
-	jan, feb := driftSpec(t, driftJan), driftSpec(t, driftFeb)
-	so := driftLibrary(t, driftFeb)
-	base, err := compiled.Load(spec.Default)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr, err := Check([]string{so}, Options{Spec: base, Structs: jan, StructsSrc: "jan", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dr := diff.Diff(jan, feb)
+	cr, dr := driftReports(t)
 	var text bytes.Buffer
 	cr.WriteText(&text)
 	dr.WriteText(&text)
@@ -231,17 +226,7 @@ func TestAcceptanceDrift(t *testing.T) {
 // EVT_REDUCE_SCATTER, so EVT_REDUCE_WRITE and EVT_DONE shift, and gains an
 // alias; check and diff report the same three facts, graded alike.
 func TestAcceptanceDriftEnums(t *testing.T) {
-	jan, feb := driftSpec(t, driftJan), driftSpec(t, driftFeb)
-	so := driftLibrary(t, driftFeb)
-	base, err := compiled.Load(spec.Default)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr, err := Check([]string{so}, Options{Spec: base, Structs: jan, StructsSrc: "jan", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dr := diff.Diff(jan, feb)
+	cr, dr := driftReports(t)
 	mentions := func(s string) (check, diffs bool) {
 		var b bytes.Buffer
 		cr.WriteText(&b)

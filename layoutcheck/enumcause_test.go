@@ -26,18 +26,7 @@ func TestEnumSizeIsOneFact(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := compileHeaders(t, dir)
-		var b bytes.Buffer
-		if err := release.Extract(h.Object, &b, release.ExtractOptions{Names: []string{"s_t"}, DebugDirs: []string{t.TempDir()}}); err != nil {
-			t.Fatal(err)
-		}
-		out := t.TempDir()
-		if err := os.WriteFile(filepath.Join(out, "structs.toml"), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s, err := spec.LoadDir(out)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, b.String())
-		}
+		s, _ := extractFragment(t, h.Object, release.ExtractOptions{Names: []string{"s_t"}})
 		return s, h
 	}
 	before, _ := side(old)

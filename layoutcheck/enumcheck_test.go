@@ -1,10 +1,7 @@
 package layoutcheck
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -49,19 +46,7 @@ func extractEnums(t *testing.T, header string) (*spec.Spec, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := release.Extract(h.Object, &b, release.ExtractOptions{Names: []string{"holder_t"}, Spec: sp}); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "structs.toml"), b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	frag, err := spec.LoadDir(dir)
-	if err != nil {
-		t.Fatalf("the extracted fragment does not validate: %v\n%s", err, b.String())
-	}
-	return frag, b.String()
+	return extractFragment(t, h.Object, release.ExtractOptions{Names: []string{"holder_t"}, Spec: sp})
 }
 
 // TestExtractKeepsEnums: an enum whose names share values (EVT_FIRST and

@@ -42,9 +42,21 @@ func compileTypes(t *testing.T, src string) string {
 // fragmentOf extracts the named structs of obj as a loaded spec fragment.
 func fragmentOf(t *testing.T, obj string, names ...string) *spec.Spec {
 	t.Helper()
+	s, _ := extractFragment(t, obj, release.ExtractOptions{Names: names})
+	return s
+}
+
+// extractFragment runs extract on obj as `nrtabi extract` does (no debug
+// directory unless opt names one) and loads the fragment it writes, which
+// must validate; it returns the fragment and its text.
+func extractFragment(t *testing.T, obj string, opt release.ExtractOptions) (*spec.Spec, string) {
+	t.Helper()
+	if opt.DebugDirs == nil {
+		opt.DebugDirs = []string{t.TempDir()}
+	}
 	var b bytes.Buffer
-	if err := release.Extract(obj, &b, release.ExtractOptions{Names: names, DebugDirs: []string{t.TempDir()}}); err != nil {
-		t.Fatal(err)
+	if err := release.Extract(obj, &b, opt); err != nil {
+		t.Fatalf("extract %s: %v", obj, err)
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "structs.toml"), b.Bytes(), 0o644); err != nil {
@@ -52,9 +64,9 @@ func fragmentOf(t *testing.T, obj string, names ...string) *spec.Spec {
 	}
 	s, err := spec.LoadDir(dir)
 	if err != nil {
-		t.Fatalf("fragment: %v\n%s", err, b.String())
+		t.Fatalf("the fragment extracted from %s does not validate: %v\n%s", obj, err, b.String())
 	}
-	return s
+	return s, b.String()
 }
 
 func gradingCheck(t *testing.T, frag *spec.Spec, obj string) *Report {

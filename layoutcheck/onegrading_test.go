@@ -36,18 +36,7 @@ func pairSides(t *testing.T, oldSrc, newSrc string, names ...string) (*spec.Spec
 		return so
 	}
 	frag := func(so string) *spec.Spec {
-		var b bytes.Buffer
-		if err := release.Extract(so, &b, release.ExtractOptions{Names: names, SkipAbsent: true, DebugDirs: []string{t.TempDir()}}); err != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "structs.toml"), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s, err := spec.LoadDir(dir)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, b.String())
-		}
+		s, _ := extractFragment(t, so, release.ExtractOptions{Names: names, SkipAbsent: true})
 		return s
 	}
 	newSO := build(newSrc)

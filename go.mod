@@ -14,6 +14,7 @@ require (
 )
 
 require (
+	github.com/ulikunitz/xz v0.5.17 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 )

@@ -34,5 +34,5 @@ func (m *manyFlags) check() error {
 
 // expand turns FILE and DIR arguments into the run's inputs.
 func (m *manyFlags) expand(args []string) ([]inputs.Input, error) {
-	return inputs.Expand(args, inputs.Options{NonELF: m.nonELF})
+	return expandPackages(args, inputs.Options{NonELF: m.nonELF})
 }

@@ -14,7 +14,7 @@ const arMagic = "!<arch>\n"
 func (r *reader) deb(data []byte) error {
 	off := len(arMagic)
 	found := false
-	for off < len(data) {
+	for n := 0; off < len(data); n++ {
 		if len(data)-off < 60 {
 			return r.fail("", "truncated: %d bytes after the last ar member, too few for a 60-byte member header", len(data)-off)
 		}
@@ -37,6 +37,11 @@ func (r *reader) deb(data []byte) error {
 			off++ // ar pads members to even offsets
 		}
 		name = strings.TrimSuffix(name, "/") // GNU ar's form
+		if n == 0 && name != "debian-binary" {
+			// A .deb starts with debian-binary; an ar archive that does
+			// not is a static library or the like, not a package.
+			return r.fail("", "an ar archive whose first member is not debian-binary: no .deb: %w", ErrNotPackage)
+		}
 		if !strings.HasPrefix(name, "data.tar") {
 			continue
 		}

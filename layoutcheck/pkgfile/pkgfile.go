@@ -61,6 +61,24 @@ type Package struct {
 	Unpacked int64
 }
 
+// ErrNotPackage: the file starts like an archive (an ar archive, a
+// compressed stream) but is no package: a static library, a compressed
+// text. A walk lists it as not an ELF file rather than failing on it.
+var ErrNotPackage = errors.New("not a package")
+
+// Reader is a member's bytes as an io.ReaderAt that hands them back whole
+// (Bytes), so the ELF reader uses them in place instead of copying.
+type Reader struct {
+	*bytes.Reader
+	data []byte
+}
+
+// NewReader returns a Reader of the member's bytes.
+func NewReader(m Member) Reader { return Reader{bytes.NewReader(m.Data), m.Data} }
+
+// Bytes returns the member's bytes, not to be changed.
+func (r Reader) Bytes() []byte { return r.data }
+
 // Display is how a member is named in reports and errors.
 func (p *Package) Display(m Member) string { return p.Path + "!" + m.Name }
 
@@ -151,11 +169,20 @@ type reader struct {
 
 // fail is an error about the package as a whole (member "") or a member.
 func (r *reader) fail(member, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
+	e := fmt.Errorf(format, args...)
+	msg := e.Error()
 	if member != "" {
 		msg = "member " + member + ": " + msg
 	}
+	if w := errors.Unwrap(e); w != nil {
+		return &elfread.InputError{Path: r.pkg.Path, Msg: oneLine(msg), Err: w}
+	}
 	return elfread.InputErrorf(r.pkg.Path, "%s", msg)
+}
+
+// oneLine keeps a message on one line whatever names it holds.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
 
 // memberName is the name a stored name is shown with.

@@ -36,11 +36,12 @@ func (r *reader) tarball(data []byte, in string) error {
 	last := ""
 	for n := 0; ; n++ {
 		h, err := tr.Next()
-		if err == io.EOF {
-			if n == 0 {
-				return r.fail(where(""), "holds no tar header: not a tar archive, or empty")
-			}
+		if err == io.EOF && n > 0 {
 			return nil
+		}
+		if n == 0 && err != nil && !errors.Is(err, errBound) {
+			// Not a tar at all: a compressed file of something else.
+			return r.fail(where(""), "a %s stream that holds no tar archive: %w", kind, ErrNotPackage)
 		}
 		if err != nil {
 			return r.streamErr(where(last), err, "after this member the next tar header is unreadable (a member larger than its header declares, or a truncated archive)")

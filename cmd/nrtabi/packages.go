@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/inputs"
+	"github.com/nrtabi/nrtabi/layoutcheck/pkgfile"
+)
+
+// packageArgs expands package arguments (.deb, .rpm, .tar.*) into their
+// ELF members, read in memory, and collects the debug files of every
+// package of the run, so that a -dbgsym or -debuginfo package given beside
+// its main package answers the debug lookup of all inputs
+// (docs/packages.md#debug-packages).
+type packageArgs struct {
+	mem  elfread.MemDebug
+	pkgs []*pkgfile.Package
+}
+
+// expand is an inputs.Expander.
+func (p *packageArgs) expand(path string, head []byte) ([]inputs.Input, bool, error) {
+	if pkgfile.Detect(head) == "" {
+		return nil, false, nil
+	}
+	pkg, err := pkgfile.Open(path)
+	if errors.Is(err, pkgfile.ErrNotPackage) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	p.pkgs = append(p.pkgs, pkg)
+	pkg.AddDebug(&p.mem)
+	var out []inputs.Input
+	for _, m := range pkg.Inputs() {
+		out = append(out, inputs.Input{Name: pkg.Display(m), Mem: pkgfile.NewReader(m)})
+	}
+	return out, true, nil
+}
+
+// pair gives every input the packages' debug files, once all arguments are
+// expanded: a debug package may come before or after its main package, and
+// a plain file may have its debug file in a package too.
+func (p *packageArgs) pair(ins []inputs.Input) {
+	if p.mem.Len() == 0 {
+		return
+	}
+	for i := range ins {
+		prev := ins[i].Debug
+		ins[i].Debug = func(lk *elfread.Lookup) {
+			if prev != nil {
+				prev(lk)
+			}
+			lk.Mem = &p.mem
+		}
+	}
+}
+
+// expandPackages expands args with packages taken apart in memory.
+func expandPackages(args []string, opt inputs.Options) ([]inputs.Input, error) {
+	var pa packageArgs
+	opt.Expand = pa.expand
+	ins, err := inputs.Expand(args, opt)
+	if err != nil {
+		return nil, err
+	}
+	pa.pair(ins)
+	return ins, nil
+}

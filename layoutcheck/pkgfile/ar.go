@@ -14,6 +14,7 @@ const arMagic = "!<arch>\n"
 func (r *reader) deb(data []byte) error {
 	off := len(arMagic)
 	found := false
+	last := ""
 	for n := 0; off < len(data); n++ {
 		if len(data)-off < 60 {
 			return r.fail("", "truncated: %d bytes after the last ar member, too few for a 60-byte member header", len(data)-off)
@@ -21,7 +22,10 @@ func (r *reader) deb(data []byte) error {
 		h := data[off : off+60]
 		name := strings.TrimRight(string(h[:16]), " ")
 		if string(h[58:60]) != "`\n" {
-			return r.fail(name, "ar header at offset %d does not end with \"`\\n\" (a member larger than its header declares, or a corrupt archive)", off)
+			if last == "" {
+				return r.fail("", "the first ar header does not end with \"`\\n\": a corrupt archive")
+			}
+			return r.fail(last, "the ar header after this member, at offset %d, does not end with \"`\\n\" (a member larger than its header declares, or a corrupt archive)", off)
 		}
 		size, err := strconv.ParseInt(strings.TrimRight(string(h[48:58]), " "), 10, 64)
 		if err != nil || size < 0 {
@@ -37,6 +41,7 @@ func (r *reader) deb(data []byte) error {
 			off++ // ar pads members to even offsets
 		}
 		name = strings.TrimSuffix(name, "/") // GNU ar's form
+		last = name
 		if n == 0 && name != "debian-binary" {
 			// A .deb starts with debian-binary; an ar archive that does
 			// not is a static library or the like, not a package.

@@ -115,6 +115,7 @@ func (r *reader) cpio(src io.Reader) error {
 	last := ""
 	for n := 0; ; n++ {
 		if _, err := io.ReadFull(src, hdr[:]); err != nil {
+			err = unexpected(err)
 			if n == 0 {
 				return r.streamErr("", err, "the payload ends before its first cpio header (truncated)")
 			}

@@ -19,7 +19,9 @@ import (
 
 // fakeELF is enough of an ELF file for the archive readers, which know ELF
 // only by its magic.
-func fakeELF(tag string) []byte { return append([]byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"), tag...) }
+func fakeELF(tag string) []byte {
+	return append([]byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"), tag...)
+}
 
 type entry struct {
 	name string

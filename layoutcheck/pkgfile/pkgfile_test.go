@@ -92,7 +92,10 @@ func TestHostile(t *testing.T) {
 		{"deb without data", arOf(entry{name: "debian-binary", data: []byte("2.0\n")}), "a .deb without a data.tar member"},
 		{"cpio member larger than declared", rpmOf(t, "gzip", cpioOf(entry{name: "./usr/lib/a.so", data: append(lib, 1, 2, 3, 4, 5, 6, 7, 8), size: int64(len(lib))})), "member ./usr/lib/a.so: after this member comes no cpio header"},
 		{"cpio member smaller than declared", rpmOf(t, "gzip", cpioOf(entry{name: "./usr/lib/a.so", data: lib, size: 1 << 20})[:200]), "member ./usr/lib/a.so: the payload ends inside this member"},
-		{"cpio without trailer", rpmOf(t, "xz", func() []byte { c := cpioOf(entry{name: "./a.so", data: lib}); return c[:bytes.LastIndex(c, []byte("070701"))] }()), "the payload ends"},
+		{"cpio without trailer", rpmOf(t, "xz", func() []byte {
+			c := cpioOf(entry{name: "./a.so", data: lib})
+			return c[:bytes.LastIndex(c, []byte("070701"))]
+		}()), "the payload ends"},
 		{"rpm compressor lies", func() []byte {
 			r := rpmOf(t, "xz", cpioOf(entry{name: "./a.so", data: lib}))
 			i := bytes.Index(r, []byte{0xfd, '7', 'z', 'X', 'Z', 0})

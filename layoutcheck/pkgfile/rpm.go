@@ -3,6 +3,7 @@ package pkgfile
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"strconv"
 )
@@ -57,7 +58,7 @@ func (r *reader) rpm(data []byte) error {
 	r.pkg.Stream = comp
 	src, done, err := r.open(payload, comp)
 	if err != nil {
-		return r.fail("", "payload: %v", err)
+		return r.streamErr("", fmt.Errorf("payload: %w", err), "")
 	}
 	defer done()
 	return r.cpio(src)

@@ -79,9 +79,14 @@ func (r *reader) open(data []byte, kind string) (io.Reader, func(), error) {
 		// read them as one stream, and so does this.
 		dr, done = z, func() { z.Close() }
 	case "xz":
-		// The dictionary the stream asks for is allocated, not touched:
-		// what is written to it is bounded by the budget.
-		z, err := xz.NewReader(bufio.NewReader(src))
+		total, err := xzCheck(data)
+		if err != nil {
+			return nil, nil, err
+		}
+		if total > r.budget {
+			return nil, nil, errBound
+		}
+		z, err := xz.ReaderConfig{SingleStream: true}.NewReader(bufio.NewReader(src))
 		if err != nil {
 			return nil, nil, err
 		}

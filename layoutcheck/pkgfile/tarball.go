@@ -3,6 +3,7 @@ package pkgfile
 import (
 	"archive/tar"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -29,7 +30,7 @@ func (r *reader) tarball(data []byte, in string) error {
 	}
 	src, done, err := r.open(data, kind)
 	if err != nil {
-		return r.fail(where(""), "%s stream: %v", kind, err)
+		return r.streamErr(where(""), fmt.Errorf("%s stream: %w", kind, err), "")
 	}
 	defer done()
 	tr := tar.NewReader(src)
@@ -108,7 +109,7 @@ func (r *reader) streamErr(member string, err error, truncated string) error {
 	switch {
 	case errors.Is(err, errBound):
 		return r.fail(member, "%s", r.boundMsg())
-	case errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, io.ErrUnexpectedEOF) && truncated != "":
 		return r.fail(member, "%s", truncated)
 	case errors.Is(err, tar.ErrHeader):
 		return r.fail(member, "%s", "after this member comes no valid tar header (a member larger than its header declares, or a corrupt archive)")

@@ -2,10 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/layoutcheck/inputs"
 	"github.com/nrtabi/nrtabi/layoutcheck/pkgfile"
+	"github.com/nrtabi/nrtabi/release"
+	"github.com/nrtabi/nrtabi/spec"
 )
 
 // packageArgs expands package arguments (.deb, .rpm, .tar.*) into their
@@ -67,4 +71,41 @@ func expandPackages(args []string, opt inputs.Options) ([]inputs.Input, error) {
 	}
 	pa.pair(ins)
 	return ins, nil
+}
+
+// diffSide reads a diff side's binaries: each package taken apart in memory
+// (its libraries, paired with the debug packages of the same side), plain
+// files as they are; then release new's reading of them on top of base.
+func diffSide(base *spec.Spec, name string, files, debugDirs []string) (*release.Release, error) {
+	var pa packageArgs
+	ins, err := inputs.Expand(files, inputs.Options{Expand: pa.expand})
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]inputs.Input{}
+	var names []string
+	for _, in := range ins {
+		if in.Skip != "" {
+			continue
+		}
+		byName[in.Name] = in
+		names = append(names, in.Name)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: no ELF file outside %s in it; name the package holding the libraries, beside its debug package", strings.Join(files, ","), pkgfile.DebugDir)
+	}
+	opt := release.ObserveOptions{DebugDirs: debugDirs, Open: func(n string) (*elfread.File, error) {
+		if in, ok := byName[n]; ok {
+			return in.Open()
+		}
+		return elfread.Open(n)
+	}}
+	if pa.mem.Len() > 0 {
+		opt.Mem = &pa.mem
+	}
+	obs, err := release.Observe(names, base, opt)
+	if err != nil {
+		return nil, err
+	}
+	return release.NewWith(base, name, obs, "", release.Identity{})
 }

@@ -168,3 +168,72 @@ func TestCheckPackages(t *testing.T) {
 		t.Errorf("check wrote next to the packages: %d entries before, %d after", len(before), len(after))
 	}
 }
+
+// TestDiffPackages: diff OLD.deb,OLD-dbgsym.deb NEW.deb,NEW-dbgsym.deb
+// compares the libraries of two package versions, each paired with its own
+// debug package: the same package is no change, a renamed field is the one
+// compatible change.
+func TestDiffPackages(t *testing.T) {
+	old := splitTree(t, typesObject(t, "", ""))
+	renamed := splitTree(t, typesObject(t, "\tint refcnt; /* +28 HIGH */\n", "\tint refs;\n"))
+	oldSide := old.deb(t, old.main, "libdev", "xz") + "," + old.deb(t, old.dbg, "libdev-dbgsym", "xz")
+	newSide := renamed.deb(t, renamed.main, "libdev", "zstd") + "," + renamed.deb(t, renamed.dbg, "libdev-dbgsym", "zstd")
+	if rc, out, errs := runLayoutCLI("diff", oldSide, oldSide); rc != 0 || !strings.Contains(out, "verdict: no changes") {
+		t.Errorf("a package against itself: exit %d\n%s%s", rc, out, errs)
+	}
+	rc, out, errs := runLayoutCLI("diff", oldSide, newSide)
+	if rc != 4 || !strings.Contains(out, "refcnt") || !strings.Contains(out, "refs") {
+		t.Errorf("a renamed field: exit %d, want 4 naming refcnt -> refs\n%s%s", rc, out, errs)
+	}
+	// Without the debug packages the libraries have no DWARF: their
+	// structs are not there to compare, which diff must not call equal.
+	rc, out, errs = runLayoutCLI("diff", strings.Split(oldSide, ",")[0], strings.Split(newSide, ",")[0])
+	if rc == 0 && strings.Contains(out, "verdict: no changes") {
+		t.Errorf("stripped packages compared as equal: exit %d\n%s%s", rc, out, errs)
+	}
+	// A debug package alone is no side.
+	rc, _, errs = runLayoutCLI("diff", oldSide, strings.Split(newSide, ",")[1])
+	if rc != 1 || !strings.Contains(errs, "no ELF file outside /usr/lib/debug/") {
+		t.Errorf("a debug package alone: exit %d\n%s", rc, errs)
+	}
+}
+
+// TestHostilePackagesCLI: a hostile package is refused with one line,
+// exit 1, naming the package and the member, its bytes escaped.
+func TestHostilePackagesCLI(t *testing.T) {
+	needTool(t, "tar")
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	elf := append([]byte("\x7fELF\x02\x01\x01"), make([]byte, 64)...)
+	// A tar whose member is named with a terminal escape and ../, and
+	// which ends inside that member.
+	var tb strings.Builder
+	hdr := make([]byte, 512)
+	copy(hdr, "../\x1b[31mevil.so")
+	copy(hdr[100:], "0000644\x00")
+	copy(hdr[108:], "0000000\x00")
+	copy(hdr[116:], "0000000\x00")
+	copy(hdr[124:], fmt.Sprintf("%011o\x00", 4096))
+	copy(hdr[136:], "00000000000\x00")
+	hdr[156] = '0'
+	copy(hdr[257:], "ustar\x0000")
+	copy(hdr[148:], "        ")
+	sum := 0
+	for _, c := range hdr {
+		sum += int(c)
+	}
+	copy(hdr[148:], fmt.Sprintf("%06o\x00 ", sum))
+	tb.Write(hdr)
+	tb.Write(elf)
+	cut := write("cut.tar", []byte(tb.String()))
+	rc, out, errs := runLayoutCLI("check", "--spec", "2.31.24", cut)
+	if rc != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, cut+": member ../\\x1b[31mevil.so: the archive ends inside this member") {
+		t.Errorf("truncated tar with an escape in a name: exit %d\n%q", rc, errs)
+	}
+}

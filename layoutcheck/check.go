@@ -122,23 +122,35 @@ func CheckInputs(ins []inputs.Input, opt Options) (*Report, error) {
 }
 
 // checkAll checks each input, opt.Jobs at a time, and returns their
-// reports by input index, whatever order they finish in; the error is that
-// of the first input (in input order) that failed, so it too is the same
-// whatever opt.Jobs. An input after a failed one is not started.
+// reports by input index, whatever order they finish in.
 func checkAll(ins []inputs.Input, opt Options) ([]*FileReport, error) {
 	frs := make([]*FileReport, len(ins))
-	errs := make([]error, len(ins))
-	jobs := min(max(opt.Jobs, 1), max(len(ins), 1))
+	err := forEach(len(ins), opt.Jobs, func(i int) (err error) {
+		if ins[i].Skip == "" {
+			frs[i], err = checkFile(ins[i], opt)
+		}
+		return err
+	})
+	return frs, err
+}
+
+// forEach runs fn(0..n-1), jobs at a time, each under elfread.Guard (a
+// fault is per goroutine: elfread/fault.go), and returns the error of the
+// lowest index that failed, so the error, like the results fn stores by
+// index, is the same whatever jobs is. An index after a failed one is not
+// started. A panic (a bug) is raised again on the caller's goroutine, where
+// the command's one recover reports it (internal/cli runGuarded).
+func forEach(n, jobs int, fn func(i int) error) error {
+	jobs = min(max(jobs, 1), max(n, 1))
+	errs := make([]error, n)
 	var next, failed atomic.Int64
-	failed.Store(int64(len(ins)))
-	var wg sync.WaitGroup
+	failed.Store(int64(n))
 	var panicked atomic.Value
+	var wg sync.WaitGroup
 	for range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// A bug's panic is handed to the caller's goroutine, where the
-			// command's one recover reports it (internal/cli runGuarded).
 			defer func() {
 				if r := recover(); r != nil {
 					panicked.CompareAndSwap(nil, fmt.Sprintf("%v\n%s", r, debug.Stack()))
@@ -146,26 +158,14 @@ func checkAll(ins []inputs.Input, opt Options) ([]*FileReport, error) {
 				}
 			}()
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(ins) || int64(i) > failed.Load() {
+				i := next.Add(1) - 1
+				if i >= int64(n) || i > failed.Load() {
 					return
 				}
-				if ins[i].Skip != "" {
+				if errs[i] = elfread.Guard(func() error { return fn(int(i)) }); errs[i] == nil {
 					continue
 				}
-				// Each worker reads its mappings itself, so each guards
-				// its own faults (elfread/fault.go: per goroutine).
-				errs[i] = elfread.Guard(func() (err error) {
-					frs[i], err = checkFile(ins[i], opt)
-					return err
-				})
-				if errs[i] != nil {
-					for {
-						f := failed.Load()
-						if int64(i) >= f || failed.CompareAndSwap(f, int64(i)) {
-							break
-						}
-					}
+				for f := failed.Load(); i < f && !failed.CompareAndSwap(f, i); f = failed.Load() {
 				}
 			}
 		}()
@@ -176,10 +176,10 @@ func checkAll(ins []inputs.Input, opt Options) ([]*FileReport, error) {
 	}
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return frs, nil
+	return nil
 }
 
 func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {

@@ -212,7 +212,11 @@ func TestBomb(t *testing.T) {
 				t.Fatalf("%s: the bomb (%d bytes) is within the bound %d; make it larger", k, len(data), Limit(int64(len(data))))
 			}
 			p, err := Read("bomb.tar", data)
-			if err == nil || !strings.Contains(err.Error(), "bomb.tar: member ./big: decompresses to more than") || !strings.Contains(err.Error(), "decompression bomb") {
+			want := "bomb.tar: member ./big: decompresses to more than"
+			if k == "xz" {
+				want = "bomb.tar: decompresses to more than" // from the index, before any member
+			}
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "decompression bomb") {
 				t.Errorf("%s: want the bomb refused naming bomb.tar and ./big, got %v (%v)", k, err, p)
 			}
 		}

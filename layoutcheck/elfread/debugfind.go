@@ -69,6 +69,9 @@ func findMain(obj *File, lk Lookup) (*Debug, error) {
 	}
 	if lk.Mem != nil && obj.BuildID != "" {
 		for _, e := range lk.Mem.withID(obj.BuildID) {
+			if e.name == obj.Path {
+				continue // the input itself: every member of a package is indexed
+			}
 			dbg, why := tryMem(obj, e, func(c *File) bool { return c.BuildID == obj.BuildID }, ViaBuildID, "has another build-id")
 			if dbg != nil {
 				return dbg, nil
@@ -86,6 +89,9 @@ func findMain(obj *File, lk Lookup) (*Debug, error) {
 		// A package's debug files first: given beside the package, they
 		// are what the user means (docs/packages.md#debug-packages).
 		for _, e := range lk.Mem.named(obj.debugLink) {
+			if e.name == obj.Path {
+				continue
+			}
 			dbg, why := tryMem(obj, e, linkCRC, ViaDebugLink, "fails the .gnu_debuglink CRC")
 			if dbg != nil {
 				return dbg, nil

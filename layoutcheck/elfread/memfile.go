@@ -86,9 +86,6 @@ func (m *MemDebug) named(name string) []memEntry {
 
 // tryMem opens an in-memory candidate as tryDebugFile opens one on disk.
 func tryMem(obj *File, e memEntry, match func(*File) bool, via, mismatch string) (*Debug, string) {
-	if e.name == obj.Path {
-		return nil, "is the input itself"
-	}
 	c, err := NewMemFile(e.name, e.data)
 	if err != nil {
 		return nil, errMsg(err)

@@ -80,6 +80,14 @@ func TestMemDebugByBuildID(t *testing.T) {
 	}
 	dbg.Close()
 
+	// The package's own members are indexed too: the stripped library
+	// finding itself is no candidate, and no DWARF is still ErrNoDWARF
+	// (release new goes on from symbols then).
+	var self MemDebug
+	self.Add("p.deb!/usr/lib/libs.so", lib)
+	if _, err := find(&self); !errors.Is(err, ErrNoDWARF) {
+		t.Errorf("only the library itself: want ErrNoDWARF, got %v", err)
+	}
 	if _, err := find(nil); !errors.Is(err, ErrNoDWARF) || !strings.Contains(err.Error(), "p.deb!/usr/lib/libs.so") {
 		t.Errorf("no debug package: want ErrNoDWARF naming the member, got %v", err)
 	}

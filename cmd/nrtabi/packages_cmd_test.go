@@ -161,6 +161,25 @@ func TestCheckPackages(t *testing.T) {
 			t.Errorf("%s without its debug package: exit %d, want 1 naming %s\n%s", name, rc, member, errs)
 		}
 	}
+	// The debug package first, and both met in a walked directory: the
+	// pairing does not depend on the order or on how they were named.
+	c := cases["deb xz+zstd"]
+	walked := filepath.Join(tr.dir, "walked")
+	if err := os.Mkdir(walked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{c.main, c.dbg} {
+		if err := os.Link(p, filepath.Join(walked, filepath.Base(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ = os.ReadDir(tr.dir)
+	for _, args := range [][]string{{c.dbg, c.main}, {walked}} {
+		rc, out, errs := runLayoutCLI(append([]string{"check", "--spec", "2.31.24"}, args...)...)
+		if rc != 0 || !strings.Contains(out, "!/usr/lib/libtypes.so (shared object") || !strings.Contains(out, "-dbgsym_2.31.24_amd64.deb!/usr/lib/debug/.build-id/") || !strings.Contains(out, "verdict: CLEAN") {
+			t.Errorf("check %v: exit %d, want CLEAN with the library's DWARF from the dbgsym package\n%s%s", args, rc, out, errs)
+		}
+	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("check wrote into TMPDIR: %v", ents)
 	}

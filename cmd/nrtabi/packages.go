@@ -109,3 +109,7 @@ func diffSide(base *spec.Spec, name string, files, debugDirs []string) (*release
 	}
 	return release.NewWith(base, name, obs, "", release.Identity{})
 }
+
+// isPackage reports whether the file at path starts like a package or
+// archive: a single FILE argument that is one is many inputs, its members.
+func isPackage(path string) bool { return pkgfile.IsPackageFile(path) }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -180,6 +182,14 @@ func TestCheckPackages(t *testing.T) {
 			t.Errorf("check %v: exit %d, want CLEAN with the library's DWARF from the dbgsym package\n%s%s", args, rc, out, errs)
 		}
 	}
+	// show STRUCT PACKAGE: one package argument is its members.
+	rc, out, errs := runLayoutCLI("show", "nrt_instance_info_t", c.main, c.dbg)
+	if rc != 0 || !strings.Contains(out, "== "+c.main+"!/usr/lib/libtypes.so") || !strings.Contains(out, "nrt_instance_info_t: size 32") {
+		t.Errorf("show of a package: exit %d\n%s%s", rc, out, errs)
+	}
+	if rc, _, errs := runLayoutCLI("show", "--c", "nrt_instance_info_t", c.main); rc != 2 || !strings.Contains(errs, "a directory or a package") {
+		t.Errorf("show --c of a package: exit %d, want 2\n%s", rc, errs)
+	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("check wrote into TMPDIR: %v", ents)
 	}
@@ -248,5 +258,40 @@ func TestHostilePackagesCLI(t *testing.T) {
 	rc, out, errs := runLayoutCLI("check", "--spec", "2.31.24", cut)
 	if rc != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, cut+": member ../\\x1b[31mevil.so: the archive ends inside this member") {
 		t.Errorf("truncated tar with an escape in a name: exit %d\n%q", rc, errs)
+	}
+}
+
+// TestPackageMemberNamesEscaped: a member stored under a ../ name with a
+// terminal escape in it is read as a name only (nothing is written) and
+// reaches the report and show's output escaped, never raw.
+func TestPackageMemberNamesEscaped(t *testing.T) {
+	lib, err := os.ReadFile(typesObject(t, "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	name := "../\x1b[2Jlib.so"
+	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(lib)), Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Write(lib)
+	tw.Close()
+	pkg := filepath.Join(dir, "evil.tar")
+	if err := os.WriteFile(pkg, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check", "--spec", "2.31.24", pkg}, {"show", "nec_version_info_t", pkg, pkg}} {
+		rc, out, errs := runLayoutCLI(args...)
+		if rc != 0 || strings.Contains(out+errs, "\x1b") || !strings.Contains(out, pkg+`!/../\x1b[2Jlib.so`) {
+			t.Errorf("%s: exit %d, want the member named escaped\n%q\n%s", args[0], rc, out, errs)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("something was written beside the package: %v", ents)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "\x1b[2Jlib.so")); err == nil {
+		t.Error("the ../ member was written")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"strings"
 
@@ -116,6 +117,20 @@ func Detect(head []byte) string {
 		return Tar
 	}
 	return ""
+}
+
+// IsPackageFile reports whether the regular file at path starts like a
+// package or archive (Detect of its first 512 bytes). A file that cannot be
+// read is not: its reader names the problem.
+func IsPackageFile(path string) bool {
+	f, _, err := regfile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	return Detect(head[:n]) != ""
 }
 
 // Open reads the package file at path: only a regular file, at most

@@ -154,7 +154,7 @@ func (r *reader) cpio(src io.Reader) error {
 		var body []byte
 		var err error
 		if mode&0o170000 == 0o100000 {
-			body, err = r.body(src, size)
+			body, err = r.body(src, size, true)
 		} else {
 			// A symlink's body is its target: a name, never followed.
 			_, err = io.CopyN(io.Discard, src, size)

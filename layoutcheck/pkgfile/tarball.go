@@ -59,7 +59,10 @@ func (r *reader) tarball(data []byte, in string) error {
 		if h.Size < 0 {
 			return r.fail(where(h.Name), "declares a negative size")
 		}
-		b, err := r.body(tr, h.Size)
+		// The rest of a non-ELF member is left to tr.Next, which skips
+		// what the archive stores of it: a sparse member's holes are
+		// never made (a 1 TiB hole would be a time bomb).
+		b, err := r.body(tr, h.Size, false)
 		if err != nil {
 			return r.streamErr(where(h.Name), err, "the archive ends inside this member (a member smaller than its header declares, or a truncated archive)")
 		}
@@ -70,15 +73,18 @@ func (r *reader) tarball(data []byte, in string) error {
 }
 
 // body reads a member of size bytes: its first bytes decide whether it is
-// ELF; the rest of a non-ELF member is read through (it counts against the
-// bound) and dropped.
-func (r *reader) body(src io.Reader, size int64) ([]byte, error) {
+// ELF; with drain, the rest of a non-ELF member is read through (it counts
+// against the bound) and dropped, else left unread.
+func (r *reader) body(src io.Reader, size int64, drain bool) ([]byte, error) {
 	var head [4]byte
 	n, err := io.ReadFull(src, head[:min(size, 4)])
 	if err != nil {
 		return nil, unexpected(err)
 	}
 	if n < 4 || string(head[:]) != "\x7fELF" {
+		if !drain {
+			return nil, nil
+		}
 		if _, err := io.CopyN(io.Discard, src, size-int64(n)); err != nil {
 			return nil, unexpected(err)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
@@ -113,3 +114,57 @@ func diffSide(base *spec.Spec, name string, files, debugDirs []string) (*release
 // isPackage reports whether the file at path starts like a package or
 // archive: a single FILE argument that is one is many inputs, its members.
 func isPackage(path string) bool { return pkgfile.IsPackageFile(path) }
+
+// extractArg resolves extract's FILE when it names packages: PKG or
+// PKG,DEBUGPKG... (as a diff side), the one library of the packages, or the
+// member named PKG!/path/in/package when they hold several. It returns the
+// member's name and completes opt to read it in memory; a FILE that is no
+// package is returned as it is.
+func extractArg(arg string, opt *release.ExtractOptions) (string, error) {
+	parts := strings.Split(arg, ",")
+	want := ""
+	if pkg, member, ok := strings.Cut(parts[0], "!"); ok && !exists(parts[0]) && pkgfile.IsPackageFile(pkg) {
+		parts[0], want = pkg, member
+	}
+	if !pkgfile.IsPackageFile(parts[0]) {
+		return arg, nil
+	}
+	var pa packageArgs
+	ins, err := inputs.Expand(parts, inputs.Options{Expand: pa.expand})
+	if err != nil {
+		return "", err
+	}
+	var libs []inputs.Input
+	var names []string
+	for _, in := range ins {
+		if in.Skip != "" || !strings.HasPrefix(in.Name, parts[0]+"!") {
+			continue
+		}
+		if want == "" || in.Name == parts[0]+"!"+want {
+			libs = append(libs, in)
+		}
+		names = append(names, in.Name)
+	}
+	switch {
+	case len(libs) == 1:
+	case want != "":
+		return "", elfread.InputErrorf(parts[0], "no ELF member %s outside %s (its ELF members: %s)", want, pkgfile.DebugDir, strings.Join(names, ", "))
+	case len(libs) == 0:
+		return "", elfread.InputErrorf(parts[0], "no ELF file outside %s in it; name the package holding the library, beside its debug package", pkgfile.DebugDir)
+	default:
+		return "", elfread.InputErrorf(parts[0], "holds %d ELF files (%s); extract reads one: name it as %s", len(libs), strings.Join(names, ", "), names[0])
+	}
+	in := libs[0]
+	opt.Open = func(string) (*elfread.File, error) { return in.Open() }
+	if pa.mem.Len() > 0 {
+		opt.Mem = &pa.mem
+	}
+	return in.Name, nil
+}
+
+// exists reports whether a file of that name is there (a name with "!" in
+// it is a file first, a package member second).
+func exists(name string) bool {
+	_, err := os.Lstat(name)
+	return err == nil
+}

@@ -190,6 +190,17 @@ func TestCheckPackages(t *testing.T) {
 	if rc, _, errs := runLayoutCLI("show", "--c", "nrt_instance_info_t", c.main); rc != 2 || !strings.Contains(errs, "a directory or a package") {
 		t.Errorf("show --c of a package: exit %d, want 2\n%s", rc, errs)
 	}
+	// extract PKG,DEBUGPKG and extract PKG!/member,DEBUGPKG: the one
+	// library, its DWARF from the debug package in memory.
+	for _, arg := range []string{c.main + "," + c.dbg, c.main + "!/usr/lib/libtypes.so," + c.dbg} {
+		rc, out, errs := runLayoutCLI("extract", "--struct", "nrt_instance_info_t", arg)
+		if rc != 0 || !strings.Contains(out, `name = "nrt_instance_info_t"`) || !strings.Contains(out, "# DWARF: "+c.dbg+"!/usr/lib/debug/.build-id/") {
+			t.Errorf("extract %s: exit %d\n%s%s", arg, rc, out, errs)
+		}
+	}
+	if rc, _, errs := runLayoutCLI("extract", "--struct", "nrt_instance_info_t", c.main+"!/usr/lib/nope.so"); rc != 1 || !strings.Contains(errs, "no ELF member /usr/lib/nope.so outside /usr/lib/debug/ (its ELF members: "+c.main+"!/usr/lib/libtypes.so)") {
+		t.Errorf("extract of a member the package lacks: exit %d\n%s", rc, errs)
+	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("check wrote into TMPDIR: %v", ents)
 	}

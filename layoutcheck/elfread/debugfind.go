@@ -228,3 +228,16 @@ func OpenDebug(path string, lk Lookup) (*Debug, error) {
 	dbg.ownsInput = true
 	return dbg, nil
 }
+
+// OpenDebugFile is OpenDebug of a File already open (a package member read
+// in memory, NewMemFile): the Debug owns it, and Close releases both; on
+// error obj is closed.
+func OpenDebugFile(obj *File, lk Lookup) (*Debug, error) {
+	dbg, err := FindDebug(obj, lk)
+	if err != nil {
+		obj.Close()
+		return nil, err
+	}
+	dbg.ownsInput = true
+	return dbg, nil
+}

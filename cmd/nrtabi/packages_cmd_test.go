@@ -163,6 +163,9 @@ func TestCheckPackages(t *testing.T) {
 			t.Errorf("%s without its debug package: exit %d, want 1 naming %s\n%s", name, rc, member, errs)
 		}
 	}
+	if after, _ := os.ReadDir(tr.dir); len(after) != len(before) {
+		t.Errorf("check wrote next to the packages: %d entries before, %d after", len(before), len(after))
+	}
 	// The debug package first, and both met in a walked directory: the
 	// pairing does not depend on the order or on how they were named.
 	c := cases["deb xz+zstd"]

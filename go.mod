@@ -7,6 +7,7 @@ require (
 	github.com/dave/jennifer v1.7.1
 	github.com/go-delve/delve v1.27.2
 	github.com/klauspost/compress v1.18.0
+	github.com/ulikunitz/xz v0.5.17
 	golang.org/x/arch v0.33.0
 	golang.org/x/mod v0.42.0
 	golang.org/x/tools v0.52.0

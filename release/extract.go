@@ -28,6 +28,11 @@ type ExtractOptions struct {
 	// spec gives it (tag, typedefs, TAG_t), and names the row by its spec
 	// name.
 	Spec *spec.Spec
+	// Open and Mem, when set, read the file from memory (a package member)
+	// and its DWARF from the run's debug packages (docs/packages.md).
+	Open func(name string) (*elfread.File, error)
+	Mem  *elfread.MemDebug
+
 	// DebugDirs are where separate debug files are looked for when the file
 	// holds no DWARF of its own (elfread.FindDebug).
 	DebugDirs []string
@@ -42,7 +47,7 @@ type ExtractOptions struct {
 // layout a spec struct can hold are left out: the fragment of the others is
 // written and the error is a *RefusedError naming them.
 func Extract(path string, w io.Writer, opt ExtractOptions) error {
-	dbg, err := elfread.OpenDebug(path, elfread.DefaultLookup(opt.DebugDirs))
+	dbg, err := openDebug(path, opt)
 	if err != nil {
 		return err
 	}

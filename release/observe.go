@@ -72,6 +72,11 @@ func (in *ObservedInput) Source() string {
 type ObserveOptions struct {
 	// DebugDirs are searched for separate debug files (elfread.FindDebug).
 	DebugDirs []string
+	// Open, when set, opens each file by the name given: a package member
+	// read in memory (docs/packages.md); nil: elfread.Open.
+	Open func(name string) (*elfread.File, error)
+	// Mem holds debug files read in memory from packages; nil: none.
+	Mem *elfread.MemDebug
 }
 
 // Observe reads the files against base: roles from their SONAMEs, symbols
@@ -85,11 +90,17 @@ func Observe(files []string, base *spec.Spec, opt ObserveOptions) (*Observed, er
 	var fragPaths []string
 	seen := map[string]bool{}
 	for _, path := range files {
-		o, err := elfread.Open(path)
+		open := elfread.Open
+		if opt.Open != nil {
+			open = opt.Open
+		}
+		o, err := open(path)
 		if err != nil {
 			return nil, err
 		}
-		frag, names, ferr := obs.observe(o, path, base, opt.DebugDirs)
+		lk := elfread.DefaultLookup(opt.DebugDirs)
+		lk.Mem = opt.Mem
+		frag, names, ferr := obs.observe(o, path, base, lk)
 		o.Close()
 		if ferr != nil {
 			return nil, ferr
@@ -118,8 +129,8 @@ func Observe(files []string, base *spec.Spec, opt ObserveOptions) (*Observed, er
 // observe reads one file: its role's symbols, and the base structs, slot
 // table and signatures its DWARF holds. A file without DWARF anywhere gives
 // symbols only; a debug file that exists but cannot be used is an error.
-func (obs *Observed) observe(o *elfread.File, path string, base *spec.Spec, debugDirs []string) (*fragment, []string, error) {
-	dbg, err := elfread.FindDebug(o, elfread.DefaultLookup(debugDirs))
+func (obs *Observed) observe(o *elfread.File, path string, base *spec.Spec, lk elfread.Lookup) (*fragment, []string, error) {
+	dbg, err := elfread.FindDebug(o, lk)
 	switch {
 	case errors.Is(err, elfread.ErrNoDWARF):
 		dbg = nil

@@ -124,7 +124,9 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 		if hdrs[i] {
 			name = "headers-" + fmt.Sprint(i)
 		}
-		rel, _, err := newReleaseFrom(base, name, files, dbg.get(), "")
+		// Packages (.deb, .rpm, .tar.*) are read in memory, each side's
+		// debug packages paired with its libraries (docs/packages.md).
+		rel, err := diffSide(base, name, files, dbg.get())
 		if err != nil {
 			doc.input = inputOf(err, pos[i])
 			return reportSpecError(c, errw, pos[i], fmt.Errorf("%s side %s: %w", sideNames[i], pos[i], err))

@@ -84,7 +84,14 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	// refusal goes to stderr and the exit status says not everything was.
 	done := cli.ExitOK
 	var refused *release.RefusedError
-	if err := release.Extract(pos[0], &buf, release.ExtractOptions{Names: names, SkipAbsent: all, Spec: sp, DebugDirs: dirs.get()}); errors.As(err, &refused) {
+	opt := release.ExtractOptions{Names: names, SkipAbsent: all, Spec: sp, DebugDirs: dirs.get()}
+	// A package FILE (PKG[,DEBUGPKG...] or PKG!/member) is read in memory
+	// (docs/packages.md).
+	file, err := extractArg(pos[0], &opt)
+	if err != nil {
+		return layoutError(c, errw, err)
+	}
+	if err := release.Extract(file, &buf, opt); errors.As(err, &refused) {
 		done = c.Errorf(errw, "%v", err)
 	} else if err != nil {
 		return layoutError(c, errw, err)

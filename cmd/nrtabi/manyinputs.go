@@ -32,13 +32,9 @@ func (m *manyFlags) check() error {
 	return nil
 }
 
-// expandArchive, when set, turns a package or archive argument (or one met
-// in a walk) into its ELF members read in memory: the place where package
-// support plugs in (issue 28 item 2), for every command that takes many
-// inputs at once.
-var expandArchive inputs.Expander
-
-// expand turns FILE and DIR arguments into the run's inputs.
+// expand turns FILE and DIR arguments into the run's inputs; packages and
+// archives, named or met in a walk, into their ELF members read in memory,
+// paired with the debug packages of the run (packages.go; issue 28 item 2).
 func (m *manyFlags) expand(args []string) ([]inputs.Input, error) {
-	return inputs.Expand(args, inputs.Options{NonELF: m.nonELF, Expand: expandArchive})
+	return expandPackages(args, inputs.Options{NonELF: m.nonELF})
 }

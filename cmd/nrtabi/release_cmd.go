@@ -195,13 +195,10 @@ func orNone(s string) string {
 	return s
 }
 
-// newReleaseFrom observes the binaries against base and makes the derived
-// release in memory, validated as it would load from root/name.
-func newReleaseFrom(base *spec.Spec, name string, bins, debugDirs []string, root string) (*release.Release, *release.Observed, error) {
-	return newReleaseWith(base, name, bins, debugDirs, root, release.Identity{})
-}
-
-// newReleaseWith is newReleaseFrom with the versions the user states.
+// newReleaseWith observes the binaries against base and makes the derived
+// release in memory, validated as it would load from root/name, with the
+// versions the user states. (diff's sides, which may be packages, go
+// through diffSide.)
 func newReleaseWith(base *spec.Spec, name string, bins, debugDirs []string, root string, id release.Identity) (*release.Release, *release.Observed, error) {
 	obs, err := release.Observe(bins, base, release.ObserveOptions{DebugDirs: debugDirs})
 	if err != nil {

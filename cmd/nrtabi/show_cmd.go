@@ -54,9 +54,9 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		if rc := showArgOrder(c, errw, pos); rc >= 0 {
 			return rc
 		}
-		if len(pos) > 2 || isDir(pos[1]) {
+		if len(pos) > 2 || isDir(pos[1]) || isPackage(pos[1]) {
 			if *asC {
-				return c.Usagef(errw, "--c prints one struct of one FILE as C that compiles; name one FILE (not %d inputs or a directory)", len(pos)-1)
+				return c.Usagef(errw, "--c prints one struct of one FILE as C that compiles; name one ELF FILE (not %d inputs, a directory or a package)", len(pos)-1)
 			}
 			_, structs, where, err := lf.load()
 			if err != nil {

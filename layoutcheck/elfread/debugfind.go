@@ -67,12 +67,44 @@ func findMain(obj *File, lk Lookup) (*Debug, error) {
 			tried, broken = append(tried, candidate(p, why)), broken || why != ""
 		}
 	}
+	if lk.Mem != nil && obj.BuildID != "" {
+		for _, e := range lk.Mem.withID(obj.BuildID) {
+			if e.name == obj.Path {
+				continue // the input itself: every member of a package is indexed
+			}
+			dbg, why := tryMem(obj, e, func(c *File) bool { return c.BuildID == obj.BuildID }, ViaBuildID, "has another build-id")
+			if dbg != nil {
+				return dbg, nil
+			}
+			tried, broken = append(tried, candidate(e.name, why)), broken || why != ""
+		}
+	}
 	refused := ""
-	if obj.debugLink != "" && !debugLinkName(obj.debugLink) {
+	linkCRC := func(c *File) bool { return crc32.ChecksumIEEE(c.data) == obj.debugLinkCRC }
+	switch {
+	case obj.debugLink == "":
+	case !debugLinkName(obj.debugLink):
 		refused = fmt.Sprintf("; .gnu_debuglink %q is not a plain file name, so it is not followed", obj.debugLink)
-	} else if obj.debugLink != "" && obj.Path == "" {
-		refused = "; .gnu_debuglink is not followed for data that is not a named file"
-	} else if obj.debugLink != "" {
+	default:
+		// A package's debug files first: given beside the package, they
+		// are what the user means (docs/packages.md#debug-packages).
+		for _, e := range lk.Mem.named(obj.debugLink) {
+			if e.name == obj.Path {
+				continue
+			}
+			dbg, why := tryMem(obj, e, linkCRC, ViaDebugLink, "fails the .gnu_debuglink CRC")
+			if dbg != nil {
+				return dbg, nil
+			}
+			tried, broken = append(tried, candidate(e.name, why)), broken || why != ""
+		}
+		if obj.Path == "" && lk.Mem.Len() == 0 {
+			refused = "; .gnu_debuglink is not followed for data that is not a named file"
+			break
+		}
+		if obj.Path == "" || obj.inMemory {
+			break // next to nothing on disk: only the debug directories' build-id trees apply
+		}
 		dir := filepath.Dir(obj.Path)
 		abs, _ := filepath.Abs(dir)
 		cands := []string{filepath.Join(dir, obj.debugLink), filepath.Join(dir, ".debug", obj.debugLink)}
@@ -83,12 +115,15 @@ func findMain(obj *File, lk Lookup) (*Debug, error) {
 			if p == obj.Path || sameFile(p, obj.Path) {
 				continue
 			}
-			dbg, why := tryDebugFile(obj, p, func(c *File) bool { return crc32.ChecksumIEEE(c.data) == obj.debugLinkCRC }, ViaDebugLink, "fails the .gnu_debuglink CRC")
+			dbg, why := tryDebugFile(obj, p, linkCRC, ViaDebugLink, "fails the .gnu_debuglink CRC")
 			if dbg != nil {
 				return dbg, nil
 			}
 			tried, broken = append(tried, candidate(p, why)), broken || why != ""
 		}
+	}
+	if lk.Mem.Len() > 0 && !broken {
+		tried = append(tried, fmt.Sprintf("the %d ELF members of the packages given (none with build-id %q or named %q)", lk.Mem.Len(), obj.BuildID, obj.debugLink))
 	}
 	if lk.Debuginfod != nil && obj.BuildID != "" {
 		p, err := lk.fetch(obj.BuildID)
@@ -109,7 +144,7 @@ func findMain(obj *File, lk Lookup) (*Debug, error) {
 		why += "; no matching separate debug file at " + strings.Join(tried, ", ")
 	}
 	why += refused
-	err := InputErrorf(obj.Path, "no DWARF anywhere (%s); rebuild with -g, install the debug package, or pass --debug-dir", why)
+	err := InputErrorf(obj.Path, "no DWARF anywhere (%s); rebuild with -g, install the debug package, give it beside the package, or pass --debug-dir", why)
 	if !broken {
 		err.(*InputError).Err = ErrNoDWARF
 	}
@@ -185,6 +220,19 @@ func OpenDebug(path string, lk Lookup) (*Debug, error) {
 	if err != nil {
 		return nil, err
 	}
+	dbg, err := FindDebug(obj, lk)
+	if err != nil {
+		obj.Close()
+		return nil, err
+	}
+	dbg.ownsInput = true
+	return dbg, nil
+}
+
+// OpenDebugFile is OpenDebug of a File already open (a package member read
+// in memory, NewMemFile): the Debug owns it, and Close releases both; on
+// error obj is closed.
+func OpenDebugFile(obj *File, lk Lookup) (*Debug, error) {
 	dbg, err := FindDebug(obj, lk)
 	if err != nil {
 		obj.Close()

@@ -25,6 +25,8 @@ type File struct {
 
 	data  []byte // the whole file
 	unmap bool   // data is an mmap of the file (Open), not heap (NewFile)
+	// inMemory: a package member (NewMemFile), named but not on disk.
+	inMemory bool
 
 	BuildID      string // hex, "" when the file has none
 	debugLink    string // .gnu_debuglink file name

@@ -28,6 +28,9 @@ type Lookup struct {
 	// are then absent.
 	AllowMissing bool
 	Debuginfod   *debuginfod.Client // nil: no download
+	// Mem holds debug files read in memory from packages
+	// (docs/packages.md#debug-packages); nil: none.
+	Mem *MemDebug
 	// Context bounds the downloads from Debuginfod (nil: none but their
 	// own limits). It rides in the lookup because the lookup is what is
 	// threaded through every function that may end up downloading.
@@ -150,7 +153,7 @@ func findSupplement(d *Debug, l supRef, lk Lookup) (*Debug, error) {
 	add := cands.add
 	if filepath.IsAbs(l.Path) {
 		add(filepath.Clean(l.Path))
-	} else if d.Path() != "" { // "": a File from NewFile is next to nothing
+	} else if d.Path() != "" && !d.File.inMemory { // "": a File from NewFile is next to nothing
 		add(filepath.Join(dir, l.Path))
 		// A debug file reached through a build-id symlink: the link is
 		// relative to where the file really is (../../.dwz/NAME).
@@ -160,10 +163,10 @@ func findSupplement(d *Debug, l supRef, lk Lookup) (*Debug, error) {
 	}
 	base := filepath.Base(l.Path)
 	if base != "." && base != ".." && base != "/" {
-		if d.Path() != "" {
+		if d.Path() != "" && !d.File.inMemory {
 			add(filepath.Join(dir, base))
 		}
-		if in := filepath.Dir(d.Input.Path); d.Input.Path != "" && in != dir {
+		if in := filepath.Dir(d.Input.Path); d.Input.Path != "" && !d.Input.inMemory && in != dir {
 			add(filepath.Join(in, base))
 		}
 		for _, dd := range lk.Dirs {
@@ -175,7 +178,6 @@ func findSupplement(d *Debug, l supRef, lk Lookup) (*Debug, error) {
 			add(filepath.Join(dd, ".build-id", l.BuildID[:2], l.BuildID[2:]+".debug"))
 		}
 	}
-	var tried []string
 	seen := map[string]bool{}
 	// .gnu_debugaltlink records the supplement's build-id; .debug_sup the
 	// checksum the supplement's own .debug_sup carries (dwz --dwarf-5
@@ -186,6 +188,24 @@ func findSupplement(d *Debug, l supRef, lk Lookup) (*Debug, error) {
 		what = "checksum"
 	}
 	mismatch := "has another " + what + " than " + l.Section + " records (" + l.BuildID + ")"
+	// A package's members first (docs/packages.md#debug-packages): a
+	// dwz'd debug package ships its supplement under /usr/lib/debug/.dwz.
+	var tried []string
+	for _, e := range append(lk.Mem.withID(l.BuildID), lk.Mem.named(base)...) {
+		if e.name == d.Path() {
+			continue
+		}
+		c, err := NewMemFile(e.name, e.data)
+		if err != nil {
+			tried = append(tried, candidate(e.name, errMsg(err)))
+			continue
+		}
+		sup, why := usePart(d.Input, c, match, ViaSupplement, mismatch, "")
+		if sup != nil {
+			return sup, nil
+		}
+		tried = append(tried, candidate(e.name, why))
+	}
 	for _, p := range cands.paths {
 		if p == d.Path() || sameFile(p, d.Path()) {
 			continue

@@ -67,6 +67,10 @@ func (in Input) Open() (*elfread.File, error) {
 	if in.Mem == nil {
 		return nil, elfread.InputErrorf(in.Name, "no file and no bytes to read (an inputs.Input must have Path or Mem)")
 	}
+	if b, ok := in.Mem.(interface{ Bytes() []byte }); ok {
+		// A package member (layoutcheck/pkgfile): read in place, named.
+		return elfread.NewMemFile(in.Name, b.Bytes())
+	}
 	f, err := elfread.NewFile(in.Mem)
 	if err != nil {
 		var ie *elfread.InputError

@@ -337,7 +337,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		return s, nil
 	}
 	s.size = l.Size
-	if l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name {
+	if l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name && !strings.HasSuffix(s.name, "::"+l.Name) {
 		s.tag = l.Name
 	}
 	if l.Kind == "union" {
@@ -573,13 +573,17 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 		if st, ok := pt.(*godwarf.StructType); ok {
 			ptds := specmatch.TypedefNames(d.Type)
 			name := x.specName(st, ptds)
-			if s, ok := x.byName[name]; ok && s.refused == "" {
+			if s, ok := x.byName[name]; ok && s.refused == "" && spec.IsIdent(s.name) {
 				return pq.prefix() + s.name + "*" + self, "", true
 			}
 			if spec.IsIdent(name) && !x.enumerators[name] && x.enums[name] == nil {
 				x.opaques[name] = true
 				return pq.prefix() + name + "*" + self, "", true
 			}
+			// A struct the grammar cannot name (a C++ scoped or template
+			// name): an opaque range, which check passes, where a void*
+			// would be a pointer-target change against the file itself.
+			return "", "", false
 		}
 		return "void*" + self, "points to " + elfread.TypeName(d.Type), true
 	case *godwarf.ArrayType:
@@ -635,7 +639,9 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			return "", "", false
 		}
 		s, err := x.structAt(off, name)
-		if err != nil || s.refused != "" {
+		if err != nil || s.refused != "" || !spec.IsIdent(s.name) {
+			// A row named by C++ scope (extractAll) is no type the grammar
+			// can spell: the member is an opaque range.
 			return "", "", false
 		}
 		return named(s.name, "", true)
@@ -677,6 +683,11 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	name := d.EnumName
 	if len(tds) > 0 {
 		name = tds[0]
+	} else if q, ok := x.qualified[x.rd.GlobalOffset(d)]; ok {
+		// An enum in a namespace or a class (extractAll): its qualified
+		// name, which no spec enum can have, not the bare name another
+		// scope's enum may share.
+		name = q
 	}
 	bySize := func(why string) (string, string, bool) {
 		switch d.Size() {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"debug/dwarf"
 	"fmt"
-	"slices"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +35,10 @@ type Index struct {
 	Duplicates int
 	// Anonymous counts definitions without a name no typedef gives one.
 	Anonymous int
+	// Nested counts the named definitions inside a struct, class or union
+	// (std::string::_Alloc_hider): they are not listed, because a struct
+	// is looked up by name at namespace scope only (FindStructs).
+	Nested int
 	// Qualified names every definition (the duplicates' too) whose
 	// qualified name is not its DWARF name (a type in a namespace or a
 	// class), by its offset: a member's type read through godwarf carries
@@ -54,9 +58,9 @@ type scanItem struct {
 
 // unitTypes is what one unit holds: its named definitions in DIE order.
 type unitTypes struct {
-	types     []*Named
-	anonymous int
-	err       error
+	types             []*Named
+	anonymous, nested int
+	err               error
 }
 
 // plantCompletionOrder is a planted fault for the tests only: merge the
@@ -161,6 +165,7 @@ func (idx *Index) merge(items []scanItem, res []unitTypes, order []int) (*Index,
 			return nil, r.err
 		}
 		idx.Anonymous += r.anonymous
+		idx.Nested += r.nested
 		for _, t := range r.types {
 			if t.qualified {
 				idx.Qualified[t.Offset] = t.Name
@@ -183,8 +188,9 @@ func (idx *Index) merge(items []scanItem, res []unitTypes, order []int) (*Index,
 // typeScope is a scope of unitTypes' walk: whether its children are
 // looked at, and the qualified name they are in.
 type typeScope struct {
-	scan bool
-	qual string // "a::b" of the enclosing namespaces and types ("" at the top)
+	scan   bool
+	nested bool   // inside a struct, class or union: definitions are counted only
+	qual   string // "a::b" of the enclosing namespaces ("" at the top)
 }
 
 // unitTypes walks one unit, decoding the named DIEs at namespace scope and
@@ -279,11 +285,20 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 				inner.qual = qualify(top.qual, name)
 			}
 		case tagTypedef:
-			if name != "" && di.typ > 0 && !di.typAlt && di.typ >= u.dieStart && di.typ < u.end {
+			if !top.nested && name != "" && di.typ > 0 && !di.typAlt && di.typ >= u.dieStart && di.typ < u.end {
 				typedefs = append(typedefs, typedef{qualify(top.qual, name), di.typ})
 			}
 		default: // struct, class, union, enum
 			if di.decl {
+				break
+			}
+			if top.nested {
+				if name != "" {
+					out.nested++
+				}
+				if a.tag != tagEnumerationType {
+					inner = typeScope{scan: true, nested: true}
+				}
 				break
 			}
 			t := sc.named(dieOff, qualify(top.qual, name), a.tag)
@@ -294,7 +309,7 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 			}
 			out.types = append(out.types, t)
 			if a.tag != tagEnumerationType {
-				inner = typeScope{scan: true, qual: t.Name}
+				inner = typeScope{scan: true, nested: true}
 			}
 		}
 		if !di.children {

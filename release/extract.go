@@ -211,15 +211,15 @@ type xStruct struct {
 	die             dwarf.Offset
 	size, align     int64
 	packed, done    bool
-	err             error  // structAt failed: every later call fails alike
+	err             error // structAt failed: every later call fails alike
 	// rowless: extractAll gives the struct no row; fixed before its workers
 	// start, so they read it (and name) without a lock, never refused or
 	// building, which the worker reading the struct writes.
-	rowless bool
-	refused         string // why the struct has no spec layout ("" when it has one)
-	building        bool   // structAt is inside it: a by-value reference now is a cycle
-	fields          []xField
-	opaque          []*xOpaque
+	rowless  bool
+	refused  string // why the struct has no spec layout ("" when it has one)
+	building bool   // structAt is inside it: a by-value reference now is a cycle
+	fields   []xField
+	opaque   []*xOpaque
 }
 
 type xEnum struct {

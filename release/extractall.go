@@ -70,10 +70,29 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	var enums []*elfread.Named
 	var refused []string
 	clashes := 0
+	enumAt := map[dwarf.Offset]bool{}
+	// Definitions under their own names first, then the other names
+	// typedefs give them: a row is named as its DWARF names the struct,
+	// which is how a pointer to it is spelled.
+	var defs, aliases []*elfread.Named
 	for _, t := range idx.Types {
+		if t.Alias {
+			aliases = append(aliases, t)
+		} else {
+			defs = append(defs, t)
+		}
+	}
+	for _, t := range append(defs, aliases...) {
 		if t.Kind == "enum" {
-			enums = append(enums, t)
+			// A typedef of an enum is another name of its one row.
+			if !enumAt[t.Offset] {
+				enumAt[t.Offset] = true
+				enums = append(enums, t)
+			}
 			continue
+		}
+		if _, ok := x.byOff[t.Offset]; ok {
+			continue // another name (a typedef) of a struct that has its row
 		}
 		name := t.Name
 		if opt.Spec != nil {
@@ -160,19 +179,24 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	// The structs pointed to that have no row: known once every struct is
 	// read, so they follow the structs (a TOML file's tables may come in
 	// any order).
-	var unread []string
+	var unread, dropped []string
 	for _, c := range chunks {
 		for n := range c.opaques {
 			x.opaques[n] = true
 		}
 		unread = append(unread, c.unread...)
+		dropped = append(dropped, c.dropped...)
 	}
 	var late skips
 	if len(unread) > 0 {
-		late.add(len(unread), "structs whose members cannot be read, each one opaque range of its DWARF size; the first: "+unread[0])
+		late.add(len(unread)-len(dropped), "structs whose members cannot be read, each one opaque range of its DWARF size (a member names it); the first: "+unread[0])
+		late.add(len(dropped), "structs whose members cannot be read and that no member names, each named in a not-extracted comment")
 	}
 	for _, l := range late.lines {
 		sw.Comment("skipped: " + l)
+	}
+	for _, n := range dropped {
+		sw.Comment("not extracted: " + n)
 	}
 	for _, o := range x.opaqueRows() {
 		sw.OpaqueType(o)
@@ -183,7 +207,7 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing the fragment of %s: %w", obj.Path, err)
 	}
-	st.Structs, st.Enums = len(structs), len(x.enumOrder)
+	st.Structs, st.Enums = len(structs)-len(dropped), len(x.enumOrder)
 	st.Skipped = append(skip.lines, late.lines...)
 	return nil
 }
@@ -195,7 +219,8 @@ type chunk struct {
 	done     chan struct{}
 	text     []byte
 	opaques  map[string]bool
-	unread   []string
+	unread   []string // every struct whose members cannot be read
+	dropped  []string // those of them without a row
 	err      error
 }
 
@@ -290,6 +315,13 @@ func (x *extractor) readChunk(c *chunk, structs []*xStruct) {
 				why = err.Error()
 			}
 			c.unread = append(c.unread, esc.String(s.name+" ("+why+")"))
+			if !spec.IsIdent(s.name) {
+				// No member names it (a scoped or template name is never a
+				// member's type), so it gets no row: check would fail to
+				// read it as extract did.
+				c.dropped = append(c.dropped, s.name+" ("+why+")")
+				continue
+			}
 			s.fields, s.opaque, s.size, s.tag, s.packed, s.align = nil, []*xOpaque{{offset: 0, end: size}}, size, "", false, 0
 			s.note = "its members cannot be read: " + why
 			s.refused = "" // it has its row

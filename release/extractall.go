@@ -254,7 +254,9 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 				if err := ctx.Err(); err != nil {
 					c.err = err
 				} else {
-					x.fork(dbg).readChunk(c, structs)
+					// SetPanicOnFault is per goroutine: a file truncated
+					// while a worker reads it is an input error here too.
+					c.err = elfread.Guard(func() error { x.fork(dbg).readChunk(c, structs); return nil })
 				}
 				close(c.done)
 			}

@@ -3,6 +3,7 @@ package elfread
 import (
 	"context"
 	"debug/dwarf"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -142,7 +143,12 @@ func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 					if sc == nil || sc.d != it.p {
 						sc = &scanner{d: it.p}
 					}
-					res[i] = sc.unitTypes(it.u)
+					// SetPanicOnFault is per goroutine: each worker guards
+					// its own reads of the mapping (fault.go).
+					if err := Guard(func() error { res[i] = sc.unitTypes(it.u); return nil }); err != nil {
+						res[i] = unitTypes{err: err}
+						sc = nil
+					}
 				}
 				if plantCompletionOrder {
 					mu.Lock()
@@ -170,7 +176,8 @@ func (idx *Index) merge(items []scanItem, res []unitTypes, order []int) (*Index,
 	for _, i := range order {
 		r := &res[i]
 		if r.err != nil {
-			if p := items[i].p; r.err != context.Canceled && r.err != context.DeadlineExceeded {
+			var ie *InputError
+			if p := items[i].p; r.err != context.Canceled && r.err != context.DeadlineExceeded && !errors.As(r.err, &ie) {
 				return nil, InputErrorf(p.Path(), "corrupted DWARF: %w", r.err)
 			}
 			return nil, r.err

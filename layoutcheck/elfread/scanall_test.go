@@ -263,3 +263,47 @@ func benchInput(b *testing.B) string {
 }
 
 func tempDir(pattern string) (string, error) { return os.MkdirTemp("", pattern) }
+
+// TestScanAllTruncatedWhileReading: a file truncated after Open, past its
+// first unit's header, faults in a worker of ScanAll, not in the caller's
+// goroutine; the worker's own Guard makes it the *InputError naming the
+// file (without it the process dies with "fatal error: fault").
+func TestScanAllTruncatedWhileReading(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	dir := t.TempDir()
+	var src strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&src, "struct s%d { int a; long b; char c[%d]; } v%d;\n", i, i+1, i)
+	}
+	if err := writeFile(dir, "v.c", src.String()); err != nil {
+		t.Fatal(err)
+	}
+	if err := cc.Shared(dir, "libv.so", "libv.so.1", "", []string{"v.c"}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "libv.so")
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dbg, err := FindDebug(f, Lookup{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := f.File.Section(".debug_info")
+	if info == nil || info.Size < 3*4096 {
+		t.Fatalf("want a .debug_info of several pages: %v", info)
+	}
+	// The unit header's page stays; the DIEs after it are gone.
+	if err := os.Truncate(path, int64((info.Offset+64+4095)/4096*4096)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = dbg.ScanAll(context.Background(), 2)
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Path != path || !strings.Contains(err.Error(), "changed while it was being read") {
+		t.Fatalf("want an InputError naming %s, got %v", path, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/esc"
@@ -54,6 +55,10 @@ type ExtractStats struct {
 	// Skipped has one line per kind of thing passed over, counted
 	// ("3 anonymous definitions no typedef names").
 	Skipped []string
+	// The wall time of extractAll's steps: the parallel scan, the serial
+	// naming of the rows and the enums, the parallel reading and writing of
+	// the structs (docs/nrtabi-extract.md#every-type---all).
+	ScanTime, NameTime, ReadTime time.Duration
 }
 
 // Extract reads the structs opt names from the DWARF of path and writes them

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/esc"
@@ -47,6 +48,7 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	if jobs == 0 {
 		jobs = elfread.DefaultJobs()
 	}
+	start := time.Now()
 	idx, err := dbg.ScanAll(ctx, jobs)
 	if err != nil {
 		return err
@@ -55,6 +57,8 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	if st == nil {
 		st = &ExtractStats{}
 	}
+	st.ScanTime = time.Since(start)
+	start = time.Now()
 	st.Units, st.InfoBytes, st.Types = idx.Units, idx.InfoBytes, len(idx.Types)
 	x := newExtractor(obj, dbg, opt.Spec)
 	x.qualified = idx.Qualified
@@ -159,6 +163,8 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	if err := dbg.ShareViews(); err != nil {
 		return err
 	}
+	st.NameTime = time.Since(start)
+	start = time.Now()
 	// Step 3.
 	bw := bufio.NewWriterSize(w, 1<<16)
 	sw := &spec.Writer{W: bw}
@@ -208,6 +214,7 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 		return fmt.Errorf("writing the fragment of %s: %w", obj.Path, err)
 	}
 	st.Structs, st.Enums = len(structs)-len(dropped), len(x.enumOrder)
+	st.ReadTime = time.Since(start)
 	st.Skipped = append(skip.lines, late.lines...)
 	return nil
 }

@@ -68,6 +68,16 @@ func (w *Writer) put(ss ...string) {
 	}
 }
 
+// putQ writes s as Quote renders it, without building the quoted copy when
+// there is nothing to escape.
+func (w *Writer) putQ(s string) {
+	if plainString(s) {
+		w.put(`"`, s, `"`)
+		return
+	}
+	w.put(Quote(s))
+}
+
 // Err is the first write error.
 func (w *Writer) Err() error { return w.err }
 
@@ -92,7 +102,11 @@ func (w *Writer) fact(f Fact) { w.factIn("", f) }
 
 // factIn writes a fact's keys, each line after indent.
 func (w *Writer) factIn(indent string, f Fact) {
-	w.put(indent, "conf = ", Quote(string(f.Conf)), "\n", indent, "source = ", Quote(f.Source), "\n")
+	w.put(indent, "conf = ")
+	w.putQ(string(f.Conf))
+	w.put("\n", indent, "source = ")
+	w.putQ(f.Source)
+	w.put("\n")
 	if f.Note != "" {
 		w.printf("%snote = %s\n", indent, Quote(f.Note))
 	}
@@ -364,7 +378,11 @@ func (w *Writer) Struct(s *Struct) {
 	// Row facts of fields are written indented under their struct.
 	for _, m := range s.Members() {
 		if f := m.Field; f != nil {
-			w.put("\n  [[struct.field]]\n  name = ", Quote(f.Name), "\n  offset = ", strconv.Itoa(f.Offset), "\n  type = ", Quote(f.Type), "\n")
+			w.put("\n  [[struct.field]]\n  name = ")
+			w.putQ(f.Name)
+			w.put("\n  offset = ", strconv.Itoa(f.Offset), "\n  type = ")
+			w.putQ(f.Type)
+			w.put("\n")
 			if f.Size != 0 {
 				w.printf("  size = %d\n", f.Size)
 			}

@@ -240,10 +240,13 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// No more workers than chunks: -j is the user's number, and the
+	// window's size must not overflow with it.
+	jobs = min(jobs, max(len(chunks), 1))
 	window := make(chan struct{}, allWindow*jobs)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(jobs, max(len(chunks), 1)) {
+	for range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

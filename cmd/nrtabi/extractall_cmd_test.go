@@ -27,6 +27,10 @@ func TestExtractAllCmd(t *testing.T) {
 	if rc != 0 || two != string(one) || errw2 != errw {
 		t.Fatalf("extract --all -j 2 to stdout: exit %d, same bytes as -j 1: %v, stderr %q against %q", rc, two == string(one), errw2, errw)
 	}
+	// A -j far beyond the work is as many workers as there is work.
+	if rc, huge, _ := runLayoutCLI("extract", "--all", "-j", "9223372036854775807", obj); rc != 0 || huge != two {
+		t.Fatalf("extract --all -j MaxInt64: exit %d, same bytes: %v", rc, huge == two)
+	}
 	for _, want := range []string{`name = "nec_version_info_t"`, "[[enum]]"} {
 		if !strings.Contains(two, want) {
 			t.Errorf("the fragment lacks %s", want)

@@ -1,11 +1,13 @@
 package release
 
 import (
+	"context"
 	"debug/dwarf"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/esc"
@@ -36,6 +38,32 @@ type ExtractOptions struct {
 	// DebugDirs are where separate debug files are looked for when the file
 	// holds no DWARF of its own (elfread.FindDebug).
 	DebugDirs []string
+	// All extracts every named struct, class, union and enum the DWARF
+	// defines (Names is not used): the units are scanned on Jobs workers
+	// (elfread.ScanAll; 0 is elfread.DefaultJobs) and the fragment is the
+	// same for every Jobs. What it passes over is counted in Stats.Skipped
+	// and in the fragment's comments; a struct without a layout is one of
+	// those, not an error.
+	All  bool
+	Jobs int
+	// Stats, when set, is filled with what the extraction read.
+	Stats *ExtractStats
+}
+
+// ExtractStats is what an extraction read and passed over.
+type ExtractStats struct {
+	Units     int   // units scanned (All)
+	InfoBytes int64 // bytes of .debug_info over every part (All)
+	Types     int   // named definitions found (All)
+	Structs   int   // struct rows written
+	Enums     int   // enum rows written
+	// Skipped has one line per kind of thing passed over, counted
+	// ("3 anonymous definitions no typedef names").
+	Skipped []string
+	// The wall time of extractAll's steps: the parallel scan, the serial
+	// naming of the rows and the enums, the parallel reading and writing of
+	// the structs (docs/nrtabi-extract.md#every-type---all).
+	ScanTime, NameTime, ReadTime time.Duration
 }
 
 // Extract reads the structs opt names from the DWARF of path and writes them
@@ -47,11 +75,20 @@ type ExtractOptions struct {
 // layout a spec struct can hold are left out: the fragment of the others is
 // written and the error is a *RefusedError naming them.
 func Extract(path string, w io.Writer, opt ExtractOptions) error {
+	return ExtractContext(context.Background(), path, w, opt)
+}
+
+// ExtractContext is Extract ending early, with ctx's error, when ctx is
+// done (the scan of ExtractOptions.All checks it between units).
+func ExtractContext(ctx context.Context, path string, w io.Writer, opt ExtractOptions) error {
 	dbg, err := openDebug(path, opt)
 	if err != nil {
 		return err
 	}
 	defer dbg.Close()
+	if opt.All {
+		return extractAll(ctx, dbg.Input, dbg, opt, w)
+	}
 	frag, err := extractFrom(dbg.Input, dbg, opt)
 	if frag == nil {
 		return err
@@ -98,23 +135,7 @@ func extractFrom(obj *elfread.File, dbg *elfread.Debug, opt ExtractOptions) (*fr
 		return nil, elfread.InputErrorf(path, "no struct %s in the DWARF of %s", strings.Join(missing, ", "), dbg.Path())
 	}
 	found, outNames, names = keep, keepNames, keepAsked
-	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
-		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High, mainDebug: dbg.Path()}
-	x.source = fmt.Sprintf("nrtabi extract from %s", inputText(path))
-	if obj.BuildID != "" {
-		x.source += " (build-id " + obj.BuildID + ")"
-	}
-	if dbg.Via != elfread.ViaEmbedded {
-		x.source += fmt.Sprintf(", DWARF from %s via %s", inputText(dbg.Path()), dbg.Via)
-	}
-	for _, p := range dbg.Parts()[1:] {
-		x.source += fmt.Sprintf(", and from %s (%s)", inputText(p.Path), p.Via)
-	}
-	if label, ok := specmatch.Label(path); ok {
-		// A compiled header set: the headers are the source, not the
-		// temporary object; a declaration is not a byte-anchored fact.
-		x.source, x.conf = "nrtabi extract from "+inputText(label), spec.Med
-	}
+	x := newExtractor(obj, dbg, sp)
 	for i, f := range found {
 		x.reserve(f.Offset, outNames[i])
 	}
@@ -133,10 +154,36 @@ func extractFrom(obj *elfread.File, dbg *elfread.Debug, opt ExtractOptions) (*fr
 	}
 	frag := x.rows(path, obj.BuildID, dbg)
 	frag.Refused = refused
+	if st := opt.Stats; st != nil {
+		st.Structs, st.Enums = len(frag.Structs), len(frag.Enums)
+	}
 	if len(refused) > 0 {
 		return frag, &RefusedError{Path: dbg.Path(), Refused: refused}
 	}
 	return frag, nil
+}
+
+// newExtractor prepares to read structs from dbg, the DWARF of obj.
+func newExtractor(obj *elfread.File, dbg *elfread.Debug, sp *spec.Spec) *extractor {
+	path := obj.Path
+	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
+		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High, mainDebug: dbg.Path()}
+	x.source = fmt.Sprintf("nrtabi extract from %s", inputText(path))
+	if obj.BuildID != "" {
+		x.source += " (build-id " + obj.BuildID + ")"
+	}
+	if dbg.Via != elfread.ViaEmbedded {
+		x.source += fmt.Sprintf(", DWARF from %s via %s", inputText(dbg.Path()), dbg.Via)
+	}
+	for _, p := range dbg.Parts()[1:] {
+		x.source += fmt.Sprintf(", and from %s (%s)", inputText(p.Path), p.Via)
+	}
+	if label, ok := specmatch.Label(path); ok {
+		// A compiled header set: the headers are the source, not the
+		// temporary object; a declaration is not a byte-anchored fact.
+		x.source, x.conf = "nrtabi extract from "+inputText(label), spec.Med
+	}
+	return x
 }
 
 // RefusedError: these structs have no layout a spec struct can hold (a
@@ -174,10 +221,15 @@ type xStruct struct {
 	die             dwarf.Offset
 	size, align     int64
 	packed, done    bool
-	refused         string // why the struct has no spec layout ("" when it has one)
-	building        bool   // structAt is inside it: a by-value reference now is a cycle
-	fields          []xField
-	opaque          []*xOpaque
+	err             error // structAt failed: every later call fails alike
+	// rowless: extractAll gives the struct no row; fixed before its workers
+	// start, so they read it (and name) without a lock, never refused or
+	// building, which the worker reading the struct writes.
+	rowless  bool
+	refused  string // why the struct has no spec layout ("" when it has one)
+	building bool   // structAt is inside it: a by-value reference now is a cycle
+	fields   []xField
+	opaque   []*xOpaque
 }
 
 type xEnum struct {
@@ -201,6 +253,30 @@ type extractor struct {
 	structDepth int       // structAt levels in progress
 	conf        spec.Conf // of the facts written: HIGH from a binary's DWARF
 	mainDebug   string    // the file the DWARF was found in (its parts are named per DIE)
+	// qualified names the definitions of a type in a scope by offset
+	// (extractAll): godwarf gives a member's type its DWARF name only.
+	qualified map[dwarf.Offset]string
+	// closed: every row is reserved (extractAll); a struct found through a
+	// member under a name no row has is spelled as an opaque range.
+	closed bool
+	// enumsClosed: every enum row is made (extractAll); an enum met in a
+	// member and not among them is spelled by its size.
+	enumsClosed bool
+	// worker: this is one of extractAll's workers (extractor.fork), which
+	// reads only the structs it is given. It shares the maps above with
+	// the others read-only; what it learns goes to local and its own
+	// opaques.
+	worker bool
+	local  map[dwarf.Offset]*xStruct // byOff entries this worker found (ODR copies)
+	cur    *xStruct                  // the struct this worker is reading
+}
+
+// hasRow: s is written as a row. A worker asks rowless only (see there).
+func (x *extractor) hasRow(s *xStruct) bool {
+	if x.worker {
+		return !s.rowless
+	}
+	return s.refused == ""
 }
 
 // maxStructDepth bounds structs nested by value inside each other (real
@@ -211,9 +287,19 @@ func (x *extractor) reserve(off dwarf.Offset, name string) *xStruct {
 	if s, ok := x.byOff[off]; ok {
 		return s
 	}
-	if s, ok := x.byName[name]; ok {
-		x.byOff[off] = s
+	if s, ok := x.local[off]; ok {
 		return s
+	}
+	if s, ok := x.byName[name]; ok {
+		if x.worker {
+			x.local[off] = s
+		} else {
+			x.byOff[off] = s
+		}
+		return s
+	}
+	if x.closed {
+		return nil
 	}
 	s := &xStruct{name: name, die: off}
 	x.byOff[off], x.byName[name] = s, s
@@ -224,6 +310,9 @@ func (x *extractor) reserve(off dwarf.Offset, name string) *xStruct {
 // specName prefers the spec's name for a DWARF struct, so a fragment and the
 // release spec speak of the same struct.
 func (x *extractor) specName(d *godwarf.StructType, tds []string) string {
+	if q, ok := x.qualified[x.rd.GlobalOffset(d)]; ok && len(tds) == 0 {
+		d = &godwarf.StructType{StructName: q, Kind: d.Kind}
+	}
 	if x.sp != nil {
 		for _, st := range x.sp.Structs {
 			if specmatch.StructNamesMatch(st, d, tds) {
@@ -237,14 +326,28 @@ func (x *extractor) specName(d *godwarf.StructType, tds []string) string {
 	return d.StructName
 }
 
-func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
-	s := x.reserve(off, name)
+func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err error) {
+	s = x.reserve(off, name)
+	if s == nil {
+		return nil, fmt.Errorf("no row is named %s", name)
+	}
 	if s.done {
+		if s.err != nil {
+			return nil, s.err
+		}
 		return s, nil
 	}
 	s.done = true
 	s.building = true
-	defer func() { s.building = false }()
+	self := s // s is the result, nil on an error
+	defer func() {
+		self.building = false
+		if err != nil {
+			// A struct read again (a member of a later struct) fails as the
+			// first read did, never as a row without a layout.
+			self.err, self.refused = err, "its layout cannot be read: "+err.Error()
+		}
+	}()
 	if x.structDepth >= maxStructDepth {
 		return nil, fmt.Errorf("structs nest by value more than %d deep", maxStructDepth)
 	}
@@ -275,7 +378,9 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		return s, nil
 	}
 	s.size = l.Size
-	if l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name {
+	// extractAll names every row before any is read, each name and the tag
+	// it implies unique; a DWARF tag set here could be another row's name.
+	if !x.closed && l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name {
 		s.tag = l.Name
 	}
 	if l.Kind == "union" {
@@ -511,13 +616,36 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 		if st, ok := pt.(*godwarf.StructType); ok {
 			ptds := specmatch.TypedefNames(d.Type)
 			name := x.specName(st, ptds)
-			if s, ok := x.byName[name]; ok && s.refused == "" {
+			if x.closed {
+				// Every row is known (extractAll): the pointee's own row,
+				// whatever typedef the pointer goes through (__c_file is
+				// struct _IO_FILE), or, for a defined struct without one
+				// (nested in a class, anonymous), an opaque range: check
+				// compares the pointee.
+				s := x.rowOf(st, name)
+				switch {
+				case s != nil && x.hasRow(s) && spec.IsIdent(s.name):
+					return pq.prefix() + s.name + "*" + self, "", true
+				case s != nil && x.hasRow(s), s == nil && !st.Incomplete:
+					return "", "", false
+				}
+			}
+			if s, ok := x.byName[name]; ok && x.hasRow(s) && spec.IsIdent(s.name) {
 				return pq.prefix() + s.name + "*" + self, "", true
 			}
 			if spec.IsIdent(name) && !x.enumerators[name] && x.enums[name] == nil {
 				x.opaques[name] = true
 				return pq.prefix() + name + "*" + self, "", true
 			}
+			// A struct the grammar cannot name (a C++ scoped or template
+			// name): an opaque range, which check passes, where a void*
+			// would be a pointer-target change against the file itself.
+			return "", "", false
+		}
+		if x.closed && pointsToStruct(d.Type) {
+			// A pointer to a pointer to a struct: check compares the
+			// pointee, so a void* would be a change against the file itself.
+			return "", "", false
 		}
 		return "void*" + self, "points to " + elfread.TypeName(d.Type), true
 	case *godwarf.ArrayType:
@@ -567,18 +695,65 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			return "", "", false
 		}
 		off := x.rd.GlobalOffset(d)
+		if x.worker {
+			// Another worker may be reading that struct: its row is named,
+			// and whether it has one was settled before the workers
+			// started (extractAll).
+			s := x.reserve(off, name)
+			if s == nil || s.rowless || s == x.cur || !spec.IsIdent(s.name) {
+				return "", "", false
+			}
+			return named(s.name, "", true)
+		}
 		if s, ok := x.byOff[off]; ok && s.building {
 			// A struct that holds itself by value (only corrupted DWARF says
 			// so): the spec would refuse it, so it stays an opaque range.
 			return "", "", false
 		}
 		s, err := x.structAt(off, name)
-		if err != nil || s.refused != "" {
+		if err != nil || s.refused != "" || !spec.IsIdent(s.name) {
+			// A row named by C++ scope (extractAll) is no type the grammar
+			// can spell: the member is an opaque range.
 			return "", "", false
 		}
 		return named(s.name, "", true)
 	}
 	return "", "", false
+}
+
+// rowOf is the row of a struct type met in a member (extractAll): by its
+// DIE, else by name (an ODR copy in another unit), else by its DWARF name.
+func (x *extractor) rowOf(st *godwarf.StructType, name string) *xStruct {
+	off := x.rd.GlobalOffset(st)
+	if s, ok := x.byOff[off]; ok {
+		return s
+	}
+	if s, ok := x.local[off]; ok {
+		return s
+	}
+	if s, ok := x.byName[name]; ok {
+		return s
+	}
+	if q, ok := x.qualified[off]; ok {
+		return x.byName[q]
+	}
+	return x.byName[st.StructName]
+}
+
+// pointsToStruct: t is a pointer chain (through typedefs and qualifiers)
+// that ends at a struct, class or union.
+func pointsToStruct(t godwarf.Type) bool {
+	for range elfread.MaxTypeDepth {
+		switch p := elfread.Strip(t).(type) {
+		case *godwarf.PtrType:
+			t = p.Type
+		case *godwarf.StructType:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // generatedVector recognises the C spelling of std::vector<T> that the
@@ -615,6 +790,11 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	name := d.EnumName
 	if len(tds) > 0 {
 		name = tds[0]
+	} else if q, ok := x.qualified[x.rd.GlobalOffset(d)]; ok {
+		// An enum in a namespace or a class (extractAll): its qualified
+		// name, which no spec enum can have, not the bare name another
+		// scope's enum may share.
+		name = q
 	}
 	bySize := func(why string) (string, string, bool) {
 		switch d.Size() {
@@ -625,6 +805,9 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	}
 	if e, ok := x.enums[name]; ok {
 		return e.name, "", true
+	}
+	if x.enumsClosed {
+		return bySize("an enum without a row of its own")
 	}
 	if !spec.IsIdent(name) || !spec.EnumSizeValid(int(d.Size())) || len(d.Val) == 0 || x.byName[name] != nil || x.opaques[name] {
 		return bySize("spelled by size")
@@ -669,12 +852,27 @@ type fragment struct {
 	Enums   []spec.Enum
 	Structs []*spec.Struct
 	Refused []string // "NAME (why)": asked for, left out
+	Skipped []string // what extractAll passed over, one counted line per kind
 	header  string   // the comment naming the file and its DWARF
 }
 
 func (x *extractor) rows(path, buildID string, dbg *elfread.Debug) *fragment {
-	// File names are escaped (package esc): a newline in one would end its
-	// comment and start a TOML line.
+	f := &fragment{header: x.header(path, buildID, dbg)}
+	f.Opaques = x.opaqueRows()
+	f.Enums = x.enumRows()
+	for _, s := range x.order {
+		if s.refused != "" {
+			continue
+		}
+		f.Structs = append(f.Structs, x.structRow(s))
+	}
+	return f
+}
+
+// header is the comment naming the file and its DWARF. File names are
+// escaped (package esc): a newline in one would end its comment and start
+// a TOML line.
+func (x *extractor) header(path, buildID string, dbg *elfread.Debug) string {
 	var h strings.Builder
 	if label, ok := specmatch.Label(path); ok {
 		fmt.Fprintf(&h, "# Struct fragment written by nrtabi extract.\n# from: %s\n# DWARF: gcc -g of the headers\n#\n", esc.String(label))
@@ -686,8 +884,13 @@ func (x *extractor) rows(path, buildID string, dbg *elfread.Debug) *fragment {
 		fmt.Fprintf(&h, "# DWARF: %s (%s)\n#\n", esc.String(dbg.Path()), esc.String(dbg.Via))
 	}
 	fmt.Fprintf(&h, "# A fragment holds structs only: check it with\n#   nrtabi check --spec DIR FILE\n# (the link-contract facts come from the embedded release).\n")
-	f := &fragment{header: h.String()}
-	fact := func(source string) spec.Fact { return spec.Fact{Conf: x.conf, Source: source} }
+	return h.String()
+}
+
+func (x *extractor) fact(source string) spec.Fact { return spec.Fact{Conf: x.conf, Source: source} }
+
+// opaqueRows are the structs pointed to that have no row, by name.
+func (x *extractor) opaqueRows() []spec.OpaqueType {
 	names := make([]string, 0, len(x.opaques))
 	for n := range x.opaques {
 		if s := x.byName[n]; s == nil || s.refused != "" {
@@ -695,31 +898,36 @@ func (x *extractor) rows(path, buildID string, dbg *elfread.Debug) *fragment {
 		}
 	}
 	sort.Strings(names)
+	var out []spec.OpaqueType
 	for _, n := range names {
-		f.Opaques = append(f.Opaques, spec.OpaqueType{Name: n, Fact: fact(x.source)})
+		out = append(out, spec.OpaqueType{Name: n, Fact: x.fact(x.source)})
 	}
+	return out
+}
+
+func (x *extractor) enumRows() []spec.Enum {
+	var out []spec.Enum
 	for _, n := range x.enumOrder {
 		e := x.enums[n]
-		f.Enums = append(f.Enums, spec.Enum{Name: e.name, Tag: e.tag, Size: e.size, Values: e.values, Fact: fact(x.source)})
+		out = append(out, spec.Enum{Name: e.name, Tag: e.tag, Size: e.size, Values: e.values, Fact: x.fact(x.source)})
 	}
-	for _, s := range x.order {
-		if s.refused != "" {
-			continue
-		}
-		st := &spec.Struct{Name: s.name, Tag: s.tag, Size: int(s.size), Packed: s.packed,
-			Fact: spec.Fact{Conf: x.conf, Source: x.dieSource(s.die), Note: s.note}}
-		if !s.packed && s.align > 1 {
-			st.MinAlign = int(s.align)
-		}
-		for _, f := range s.fields {
-			st.Fields = append(st.Fields, spec.Field{Name: f.name, Offset: int(f.offset), Type: f.typ, Fact: spec.Fact{Conf: x.conf, Source: "DWARF", Note: f.note}})
-		}
-		for _, o := range s.opaque {
-			st.Opaque = append(st.Opaque, spec.Opaque{Offset: int(o.offset), Size: int(o.end - o.offset), Covers: o.covers, Fact: fact("DWARF")})
-		}
-		f.Structs = append(f.Structs, st)
+	return out
+}
+
+// structRow is the [[struct]] row of a struct read by structAt.
+func (x *extractor) structRow(s *xStruct) *spec.Struct {
+	st := &spec.Struct{Name: s.name, Tag: s.tag, Size: int(s.size), Packed: s.packed,
+		Fact: spec.Fact{Conf: x.conf, Source: x.dieSource(s.die), Note: s.note}}
+	if !s.packed && s.align > 1 {
+		st.MinAlign = int(s.align)
 	}
-	return f
+	for _, f := range s.fields {
+		st.Fields = append(st.Fields, spec.Field{Name: f.name, Offset: int(f.offset), Type: f.typ, Fact: spec.Fact{Conf: x.conf, Source: "DWARF", Note: f.note}})
+	}
+	for _, o := range s.opaque {
+		st.Opaque = append(st.Opaque, spec.Opaque{Offset: int(o.offset), Size: int(o.end - o.offset), Covers: o.covers, Fact: x.fact("DWARF")})
+	}
+	return st
 }
 
 // write renders the fragment as a spec file.
@@ -733,6 +941,9 @@ func (f *fragment) write(w io.Writer) error {
 	}
 	for _, e := range f.Enums {
 		sw.Enum(e)
+	}
+	for _, n := range f.Skipped {
+		sw.Comment("skipped: " + n)
 	}
 	for _, n := range f.Refused {
 		sw.Comment("not extracted: " + n)

@@ -9,18 +9,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
 func init() {
 	app.Register(&cli.Command{Name: "extract", Summary: "write spec TOML (a struct fragment) for structs read from a binary's DWARF",
-		Synopsis: "[--struct NAME]... [--spec NAME|DIR] [-o FILE.toml] FILE | --headers DIR [--include FILE]...",
+		Synopsis: "[--struct NAME]... | --all [-j N] [--spec NAME|DIR] [-o FILE.toml] FILE | --headers DIR [--include FILE]...",
 		Example:  "extract --struct nec_version_info_t -o fragment.toml build/libnrt.so.1",
 		Run:      extractCmd})
 }
@@ -34,11 +36,19 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	var names, include cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
 	fs.Var(&names, "struct", "struct to extract (repeatable, or a comma list); default: every spec struct the file has")
+	all := fs.Bool("all", false, "extract every named struct, union and enum of the file, not the spec's structs")
+	jobs := fs.Int("j", elfread.DefaultJobs(), "with --all: scan the file's compilation units on N workers (the fragment is the same for every N)")
 	var dirs debugDirFlag
 	dirs.register(fs)
 	pos, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
+	}
+	if *jobs < 1 {
+		return c.Usagef(errw, "-j %d: the number of workers is at least 1", *jobs)
+	}
+	if *all && len(names) > 0 {
+		return c.Usagef(errw, "--all extracts every struct; give it or --struct, not both")
 	}
 	if *headers == "" && len(pos) != 1 {
 		if rc := extractArgOrder(c, errw, pos); rc >= 0 {
@@ -58,8 +68,8 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if *headers == "" && missing(pos[0]) && specStruct(sp, pos[0]) {
 		return c.Usagef(errw, "%q is a struct of the spec, not a file; a struct is named with --struct: nrtabi extract --struct %s FILE", pos[0], pos[0])
 	}
-	all := len(names) == 0
-	if all {
+	specStructs := len(names) == 0 && !*all
+	if specStructs {
 		for _, st := range sp.Structs {
 			names = append(names, st.Name)
 		}
@@ -78,19 +88,25 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		pos = []string{h.Object}
 	}
-	var buf bytes.Buffer
-	// Structs without a spec layout (declarations, empty GNU C structs) are
-	// refused one by one: the fragment of the others is still written, the
-	// refusal goes to stderr and the exit status says not everything was.
-	done := cli.ExitOK
-	var refused *release.RefusedError
-	opt := release.ExtractOptions{Names: names, SkipAbsent: all, Spec: sp, DebugDirs: dirs.get()}
+	opt := release.ExtractOptions{Names: names, SkipAbsent: specStructs, Spec: sp, DebugDirs: dirs.get()}
+	if *all {
+		opt = release.ExtractOptions{Spec: sp, DebugDirs: dirs.get(), All: true, Jobs: *jobs}
+	}
 	// A package FILE (PKG[,DEBUGPKG...] or PKG!/member) is read in memory
 	// (docs/packages.md).
 	file, err := extractArg(pos[0], &opt)
 	if err != nil {
 		return layoutError(c, errw, err)
 	}
+	if *all {
+		return extractAllCmd(c, file, *outPath, out, errw, opt)
+	}
+	var buf bytes.Buffer
+	// Structs without a spec layout (declarations, empty GNU C structs) are
+	// refused one by one: the fragment of the others is still written, the
+	// refusal goes to stderr and the exit status says not everything was.
+	done := cli.ExitOK
+	var refused *release.RefusedError
 	if err := release.Extract(file, &buf, opt); errors.As(err, &refused) {
 		done = c.Errorf(errw, "%v", err)
 	} else if err != nil {
@@ -108,11 +124,51 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	return done
 }
 
+// extractAllCmd is extract --all: the fragment is streamed (it can be
+// several times the input's size) to the temporary file that replaces -o
+// once complete, or to stdout; what was passed over is one counted line
+// per kind on stderr (docs/nrtabi-extract.md#every-type---all).
+func extractAllCmd(c *cli.Command, path, outPath string, out, errw io.Writer, opt release.ExtractOptions) int {
+	var stats release.ExtractStats
+	opt.Stats = &stats
+	if os.Getenv("GOGC") == "" {
+		// The rows are built and written at a high allocation rate over a
+		// small live heap: GOGC=400 halves the CPU time on the synthetic
+		// object for a larger, still bounded, peak (docs/nrtabi-extract.md#every-type---all).
+		debug.SetGCPercent(400)
+	}
+	run := func(w io.Writer) error { return release.ExtractContext(context.Background(), path, w, opt) }
+	var err error
+	if outPath == "" {
+		err = run(out)
+	} else {
+		err = writeAtomicFunc(outPath, run)
+	}
+	if err != nil {
+		return layoutError(c, errw, err)
+	}
+	for _, s := range stats.Skipped {
+		fmt.Fprintf(errw, "%s: %s: skipped %s\n", c.FullName(), esc.String(path), esc.String(s))
+	}
+	return cli.ExitOK
+}
+
 // writeAtomic replaces path only once the whole content is on disk. The
 // directories it needs are made, and removed again when the write fails,
 // so nothing partial is left; every error names the user's path, never
 // the temporary file's (docs/nrtabi-extract.md#options).
-func writeAtomic(path string, data []byte) (err error) {
+func writeAtomic(path string, data []byte) error {
+	return writeAtomicFunc(path, func(w io.Writer) error {
+		if _, err := w.Write(data); err != nil {
+			return fmt.Errorf("-o %s: writing it: %w", path, bareError(err))
+		}
+		return nil
+	})
+}
+
+// writeAtomicFunc is writeAtomic of what write writes; an error of write
+// is returned as it is (it names its own subject), and nothing is left.
+func writeAtomicFunc(path string, write func(io.Writer) error) (err error) {
 	if st, e := os.Stat(path); e == nil && st.IsDir() {
 		return fmt.Errorf("-o %s: is a directory; name the file to write in it (e.g. %s)", path, filepath.Join(path, "structs.toml"))
 	}
@@ -131,10 +187,10 @@ func writeAtomic(path string, data []byte) (err error) {
 	if err != nil {
 		return fmt.Errorf("-o %s: cannot create it: %w", path, bareError(err))
 	}
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return fmt.Errorf("-o %s: writing it: %w", path, bareError(err))
+		return err
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())

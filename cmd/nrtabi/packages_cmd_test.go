@@ -201,6 +201,11 @@ func TestCheckPackages(t *testing.T) {
 			t.Errorf("extract %s: exit %d\n%s%s", arg, rc, out, errs)
 		}
 	}
+	// extract --all of a package: every named type of its one library,
+	// the DWARF from the debug package, read in memory.
+	if rc, out, errs := runLayoutCLI("extract", "--all", "-j", "2", c.main+","+c.dbg); rc != 0 || !strings.Contains(out, `name = "nrt_instance_info_t"`) || !strings.Contains(out, c.dbg+"!/usr/lib/debug/.build-id/") {
+		t.Errorf("extract --all of a package: exit %d\n%s%s", rc, out, errs)
+	}
 	if rc, _, errs := runLayoutCLI("extract", "--struct", "nrt_instance_info_t", c.main+"!/usr/lib/nope.so"); rc != 1 || !strings.Contains(errs, "no ELF member /usr/lib/nope.so outside /usr/lib/debug/ (its ELF members: "+c.main+"!/usr/lib/libtypes.so)") {
 		t.Errorf("extract of a member the package lacks: exit %d\n%s", rc, errs)
 	}

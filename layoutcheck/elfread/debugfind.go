@@ -2,7 +2,6 @@ package elfread
 
 import (
 	"debug/elf"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -182,12 +181,15 @@ func tryDebugFile(obj *File, path string, match func(*File) bool, via, mismatch 
 	}
 	c, err := Open(path)
 	if err != nil {
-		var ie *InputError
-		if errors.As(err, &ie) {
-			return nil, ie.Msg
-		}
-		return nil, err.Error()
+		return nil, errMsg(err)
 	}
+	return acceptDebug(obj, c, match, via, mismatch)
+}
+
+// acceptDebug takes an open candidate c as obj's DWARF when it has DWARF
+// and passes match; else it is closed and the reason returned, for the
+// error that names the candidates tried. The Debug owns c.
+func acceptDebug(obj, c *File, match func(*File) bool, via, mismatch string) (*Debug, string) {
 	why := ""
 	switch {
 	case !hasDWARF(c):
@@ -202,11 +204,7 @@ func tryDebugFile(obj *File, path string, match func(*File) bool, via, mismatch 
 	dbg, err := loadDebug(obj, c, via)
 	if err != nil {
 		c.Close()
-		var ie *InputError
-		if errors.As(err, &ie) {
-			return nil, ie.Msg
-		}
-		return nil, err.Error()
+		return nil, errMsg(err)
 	}
 	dbg.owned = c
 	return dbg, ""

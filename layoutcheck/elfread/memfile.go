@@ -90,22 +90,5 @@ func tryMem(obj *File, e memEntry, match func(*File) bool, via, mismatch string)
 	if err != nil {
 		return nil, errMsg(err)
 	}
-	why := ""
-	switch {
-	case !hasDWARF(c):
-		why = "has no .debug_info"
-	case !match(c):
-		why = mismatch
-	}
-	if why != "" {
-		c.Close()
-		return nil, why
-	}
-	dbg, err := loadDebug(obj, c, via)
-	if err != nil {
-		c.Close()
-		return nil, errMsg(err)
-	}
-	dbg.owned = c
-	return dbg, ""
+	return acceptDebug(obj, c, match, via, mismatch)
 }

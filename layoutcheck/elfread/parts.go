@@ -3,6 +3,7 @@ package elfread
 import (
 	"context"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -281,7 +282,8 @@ func usePart(input, c *File, match func(*File) bool, via, mismatch, suffix strin
 // input, and a refused candidate's own cause (its ErrNoDWARF, say) must not
 // read as the input's.
 func errMsg(err error) string {
-	if ie, ok := err.(*InputError); ok {
+	var ie *InputError
+	if errors.As(err, &ie) {
 		return ie.Msg
 	}
 	return err.Error()

@@ -320,6 +320,27 @@ func (sc *scanner) skipForm(form uint32) {
 	c.Fail("unknown attribute form %#x", form)
 }
 
+// passOver moves past a DIE whose subtree cannot hold a wanted type: over
+// the whole subtree when the producer left a sibling pointer, else past its
+// attributes. It reports whether the DIE's children are still to be walked
+// (without decoding). The pointer is taken forward only and inside the unit
+// (end), so it can never make the scan go round.
+func (sc *scanner) passOver(a *abbrev, end int) bool {
+	if !a.children {
+		sc.skipAttrs(a)
+		return false
+	}
+	if a.sibling {
+		if di := sc.decode(a); di.sibling > sc.c.Off() && di.sibling <= end {
+			sc.c.Seek(di.sibling)
+			return false
+		}
+	} else {
+		sc.skipAttrs(a)
+	}
+	return true
+}
+
 func (sc *scanner) skipAttrs(a *abbrev) {
 	if a.fixed >= 0 {
 		sc.c.Skip(uint64(a.fixed))
@@ -662,24 +683,9 @@ func (f *finder) scanUnit(u *unit) error {
 		}
 		top := &stack[len(stack)-1]
 		if !top.scan || !a.named {
-			if !a.children {
-				sc.skipAttrs(a)
-				continue
+			if sc.passOver(a, u.end) {
+				stack = append(stack, scope{})
 			}
-			// A subtree that cannot hold a wanted type: jump over it when the
-			// producer left a sibling pointer, else walk it without decoding.
-			if a.sibling {
-				di := sc.decode(a)
-				// Forward only and inside the unit: a sibling pointer can never
-				// make the scan go round.
-				if di.sibling > sc.c.Off() && di.sibling <= u.end {
-					sc.c.Seek(di.sibling)
-					continue
-				}
-			} else {
-				sc.skipAttrs(a)
-			}
-			stack = append(stack, scope{})
 			continue
 		}
 		di := sc.decode(a)

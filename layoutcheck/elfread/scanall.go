@@ -274,20 +274,9 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 		}
 		top := stack[len(stack)-1]
 		if !top.scan || !a.named {
-			if !a.children {
-				sc.skipAttrs(a)
-				continue
+			if sc.passOver(a, u.end) {
+				stack = append(stack, typeScope{})
 			}
-			if a.sibling {
-				di := sc.decode(a)
-				if di.sibling > sc.c.Off() && di.sibling <= u.end {
-					sc.c.Seek(di.sibling)
-					continue
-				}
-			} else {
-				sc.skipAttrs(a)
-			}
-			stack = append(stack, typeScope{})
 			continue
 		}
 		di := sc.decode(a)

@@ -182,21 +182,27 @@ func (w *walker) add(in Input) error {
 func (w *walker) arg(path string) error {
 	if w.opt.Expand != nil {
 		if head, err := readHead(path); err == nil && !isELF(head) {
-			members, ok, err := w.opt.Expand(path, head)
-			if err != nil {
+			if ok, err := w.expand(path, head); ok || err != nil {
 				return err
-			}
-			if ok {
-				for _, m := range members {
-					if err := w.add(m); err != nil {
-						return err
-					}
-				}
-				return nil
 			}
 		}
 	}
 	return w.add(Input{Name: path, Path: path})
+}
+
+// expand adds the members of the archive at path when the Expander takes
+// it, and says whether it did.
+func (w *walker) expand(path string, head []byte) (bool, error) {
+	members, ok, err := w.opt.Expand(path, head)
+	if err != nil || !ok {
+		return ok, err
+	}
+	for _, m := range members {
+		if err := w.add(m); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
 
 // dir walks name (whose real path is real) at the given depth below the
@@ -277,17 +283,8 @@ func (w *walker) file(p, open string) error {
 		return w.add(Input{Name: p, Path: open})
 	}
 	if w.opt.Expand != nil {
-		members, ok, err := w.opt.Expand(open, head)
-		if err != nil {
+		if ok, err := w.expand(open, head); ok || err != nil {
 			return err
-		}
-		if ok {
-			for _, m := range members {
-				if err := w.add(m); err != nil {
-					return err
-				}
-			}
-			return nil
 		}
 	}
 	return w.add(Input{Name: p, Skip: fmt.Sprintf("not an ELF file (starts with \"%s\")", printable(head)), Fail: true})

@@ -15,17 +15,20 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// Synthetic object shape: 102 units of 500 structs of 150 members
-// (51 000 structs, about 102 MiB of .debug_info).
-const (
-	synUnits   = 102
-	synStructs = 500
-	synMembers = 150
+// synShape is the synthetic object's shape: units of structs of members.
+type synShape struct{ units, structs, members int }
+
+// fullSyn is 102 units of 500 structs of 150 members (51 000 structs,
+// about 102 MiB of .debug_info); quickSyn is the quick mode's.
+var (
+	fullSyn  = synShape{units: 102, structs: 500, members: 150}
+	quickSyn = synShape{units: 2, structs: 5, members: 5}
 )
 
-// synthetic builds (once, cached) a shared object from synUnits generated C
-// units plus one unit holding every struct of the generated header.
-func synthetic(cache string) (string, error) {
+// synthetic builds (once, cached) a shared object from the shape's generated
+// C units plus one unit holding every struct of the generated header.
+func synthetic(cache string, shape synShape) (string, error) {
+	synUnits, synStructs, synMembers := shape.units, shape.structs, shape.members
 	header, err := filepath.Abs(filepath.Join("generated", spec.Default, "c", gen.HeaderName))
 	if err != nil {
 		return "", err

@@ -2,10 +2,14 @@ package layoutcheck
 
 import (
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/inputs"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -23,6 +27,10 @@ type Options struct {
 	// and that is not found is reported (the structs it holds are absent)
 	// instead of failing the run.
 	AllowMissingDebug bool
+	// Jobs is how many inputs are checked at once (at most that many are
+	// open); 0 means 1. The report is the same whatever it is: files in
+	// input order (docs/nrtabi-check.md#many-inputs).
+	Jobs int
 }
 
 // UsageError is a command-line mistake (exit 2).
@@ -33,6 +41,17 @@ func (e *UsageError) Error() string { return e.Msg }
 // Check runs every struct and link-contract check on the files. The error is
 // an *InputError or *UsageError; findings are in the report.
 func Check(files []string, opt Options) (*Report, error) {
+	ins := make([]inputs.Input, len(files))
+	for i, f := range files {
+		ins[i] = inputs.Input{Name: f, Path: f}
+	}
+	return CheckInputs(ins, opt)
+}
+
+// CheckInputs is Check of inputs as package inputs expands them: files,
+// walked directories' ELF files and archive members. A skipped input is
+// listed in the report's Skipped, in its place of the input order.
+func CheckInputs(ins []inputs.Input, opt Options) (*Report, error) {
 	if opt.Structs == nil {
 		opt.Structs = opt.Spec
 	}
@@ -48,14 +67,19 @@ func Check(files []string, opt Options) (*Report, error) {
 	default:
 		return nil, &UsageError{Msg: fmt.Sprintf("--role %q: use libnrt, libnccom, none or auto", opt.Role)}
 	}
+	frs, err := checkAll(ins, opt)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
-	for _, path := range files {
-		fr, err := checkFile(path, opt, seen)
-		if err != nil {
-			return nil, err
+	for i, fr := range frs {
+		if ins[i].Skip != "" {
+			r.Skipped = append(r.Skipped, SkippedInput{Path: ins[i].Name, Reason: ins[i].Skip})
+			continue
 		}
 		r.Files = append(r.Files, fr)
 		for _, s := range fr.Structs {
+			seen[s.Name] = true
 			for _, f := range s.Findings {
 				r.add(f)
 			}
@@ -97,13 +121,75 @@ func Check(files []string, opt Options) (*Report, error) {
 	return r, nil
 }
 
-func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, err error) {
-	obj, err := elfread.Open(path)
+// checkAll checks each input, opt.Jobs at a time, and returns their
+// reports by input index, whatever order they finish in.
+func checkAll(ins []inputs.Input, opt Options) ([]*FileReport, error) {
+	frs := make([]*FileReport, len(ins))
+	err := forEach(len(ins), opt.Jobs, func(i int) (err error) {
+		if ins[i].Skip == "" {
+			frs[i], err = checkFile(ins[i], opt)
+		}
+		return err
+	})
+	return frs, err
+}
+
+// forEach runs fn(0..n-1), jobs at a time, each under elfread.Guard (a
+// fault is per goroutine: elfread/fault.go), and returns the error of the
+// lowest index that failed, so the error, like the results fn stores by
+// index, is the same whatever jobs is. An index after a failed one is not
+// started. A panic (a bug) is raised again on the caller's goroutine, where
+// the command's one recover reports it (internal/cli runGuarded).
+func forEach(n, jobs int, fn func(i int) error) error {
+	jobs = min(max(jobs, 1), max(n, 1))
+	errs := make([]error, n)
+	var next, failed atomic.Int64
+	failed.Store(int64(n))
+	var panicked atomic.Value
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					panicked.CompareAndSwap(nil, fmt.Sprintf("%v\n%s", r, debug.Stack()))
+					failed.Store(-1)
+				}
+			}()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(n) || i > failed.Load() {
+					return
+				}
+				if errs[i] = elfread.Guard(func() error { return fn(int(i)) }); errs[i] == nil {
+					continue
+				}
+				for f := failed.Load(); i < f && !failed.CompareAndSwap(f, i); f = failed.Load() {
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if p := panicked.Load(); p != nil {
+		panic(p)
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {
+	path := in.Path // "" for a member read in memory
+	obj, err := in.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer obj.Close()
-	fr = &FileReport{Path: path, ELFKind: obj.Kind(), BuildID: obj.BuildID, SONAME: obj.SONAME, Structs: []*StructResult{}, Contract: []ContractCheck{}}
+	fr = &FileReport{Path: in.Name, ELFKind: obj.Kind(), BuildID: obj.BuildID, SONAME: obj.SONAME, Structs: []*StructResult{}, Contract: []ContractCheck{}}
 	fr.Role, fr.RoleFrom = specmatch.DetectRole(obj, opt.Spec)
 	if _, headers := specmatch.Label(path); opt.Role != "" && opt.Role != "auto" && !headers {
 		fr.Role, fr.RoleFrom = opt.Role, "--role" // headers declare types, not a library's symbols
@@ -127,7 +213,7 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 		fr.Contract = append(fr.Contract, checks...)
 	}
 
-	lk := elfread.DefaultLookup(opt.DebugDirs)
+	lk := in.Lookup(elfread.DefaultLookup(opt.DebugDirs))
 	lk.AllowMissing = opt.AllowMissingDebug
 	dbg, err := elfread.FindDebug(obj, lk)
 	if err != nil {
@@ -163,7 +249,6 @@ func checkFile(path string, opt Options, seen map[string]bool) (fr *FileReport, 
 		if err != nil {
 			return nil, elfread.InputErrorf(dbg.Path(), "%s: %w", st.Name, err)
 		}
-		seen[st.Name] = true
 		sr := &StructResult{Name: st.Name, DWARFName: found[i].Name, Via: found[i].Via, DIE: fmt.Sprintf("%#x", found[i].DIE), Size: l.Size, SpecSize: st.Size,
 			DWARFFile: found[i].File, DWARFVia: found[i].From}
 		if _, headers := specmatch.Label(path); headers {

@@ -105,6 +105,13 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		}
 		all.Suites = append(all.Suites, s)
 	}
+	if len(r.Skipped) > 0 {
+		s := junitSuite{Name: "entries not read"}
+		for _, sk := range r.Skipped {
+			s.add(junitCase{Name: sk.Path, Classname: "input", Skipped: &junitSkipped{Message: sk.Reason}})
+		}
+		all.Suites = append(all.Suites, s)
+	}
 	if len(r.Absent) > 0 || len(r.Required) > 0 {
 		s := junitSuite{Name: "structs of " + r.StructSpec + " found in no input"}
 		for _, n := range r.Absent {

@@ -207,6 +207,13 @@ type StructResult struct {
 	Through []string `json:"through,omitempty"`
 }
 
+// SkippedInput is a walked entry that was not read, and why
+// (package inputs).
+type SkippedInput struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
 // DWARFPart is a file besides DWARFFile that the input's DWARF was read
 // from: a dwz supplementary file, a .dwo, a unit of a .dwp.
 type DWARFPart struct {
@@ -259,6 +266,9 @@ type Report struct {
 	StructsChecked int           `json:"structs_checked"` // spec structs found in some input and checked; the others are in Absent
 	StructsInSpec  int           `json:"structs_in_spec"` // spec structs asked for: StructsChecked + len(Absent)
 	Notes          []string      `json:"notes,omitempty"` // what the inputs needed worked around (headers that conflict)
+	// Skipped: entries of walked directories that were not read (not an
+	// ELF file, unreadable, a symbolic link not followed), in input order.
+	Skipped []SkippedInput `json:"skipped,omitempty"`
 	// Verbose: the text lists every field of a moved run.
 	Verbose bool `json:"-"`
 }

@@ -1,11 +1,14 @@
 package layoutcheck
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/inputs"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -35,7 +38,24 @@ type ShowOptions struct {
 // name) and writes its layout to w, compared with the spec struct of that
 // name, if any; with opt.C it writes C instead.
 func Show(path, name string, opt ShowOptions, w io.Writer) (*ShowResult, error) {
-	dbg, err := elfread.OpenDebug(path, elfread.DefaultLookup(opt.DebugDirs))
+	return ShowInput(inputs.Input{Name: path, Path: path}, name, opt, w)
+}
+
+// ErrStructNotFound is the cause of Show's error when the input's DWARF
+// has no struct of that name (errors.Is): show over many inputs lists
+// those inputs and fails only when every one lacks it.
+var ErrStructNotFound = errors.New("struct not found")
+
+// ShowInput is Show of an input as package inputs expands it: a file, or
+// a member read in memory with its own debug lookup.
+func ShowInput(in inputs.Input, name string, opt ShowOptions, w io.Writer) (*ShowResult, error) {
+	path := in.Name // what the output and errors call it; a headers object's label is looked up by it
+	obj, err := in.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Close()
+	dbg, err := elfread.FindDebug(obj, in.Lookup(elfread.DefaultLookup(opt.DebugDirs)))
 	if err != nil {
 		return nil, err
 	}
@@ -59,9 +79,13 @@ func Show(path, name string, opt ShowOptions, w io.Writer) (*ShowResult, error) 
 		// A compiled header set is named by its headers, never by the
 		// temporary object (show --headers, docs/nrtabi-show.md).
 		if label, ok := specmatch.Label(path); ok {
-			return nil, elfread.InputErrorf(label, "no struct %s in these headers (looked for %s)", name, strings.Join(names, ", "))
+			return nil, &elfread.InputError{Path: label, Msg: fmt.Sprintf("no struct %s in these headers (looked for %s)", name, strings.Join(names, ", ")), Err: ErrStructNotFound}
 		}
-		return nil, elfread.InputErrorf(path, "no struct %s in the DWARF of %s (looked for %s)", name, dbg.Path(), strings.Join(names, ", "))
+		where := dbg.Path()
+		if where == "" { // DWARF read in memory
+			where = path
+		}
+		return nil, &elfread.InputError{Path: path, Msg: fmt.Sprintf("no struct %s in the DWARF of %s (looked for %s)", name, where, strings.Join(names, ", ")), Err: ErrStructNotFound}
 	}
 	rd := dbg.NewReader()
 	l, err := rd.Layout(found[0].Offset)
@@ -74,6 +98,45 @@ func Show(path, name string, opt ShowOptions, w io.Writer) (*ShowResult, error) 
 	}
 	res.write(w, name, sp)
 	return res, nil
+}
+
+// ShowOutcome is Show of one input of many: what it printed, its result,
+// or NotFound when its DWARF has no such struct.
+type ShowOutcome struct {
+	Input    inputs.Input
+	Output   []byte
+	Result   *ShowResult // nil when NotFound or skipped
+	NotFound error       // the ErrStructNotFound error naming the input
+}
+
+// ShowMany is Show over many inputs, jobs at a time, each input's output
+// kept apart and returned in input order whatever jobs is. An input whose
+// DWARF lacks the struct is an outcome, not an error; any other error is
+// the first input's (in input order) that failed. The Debug of each result
+// is closed (a result's layout and findings stay).
+func ShowMany(ins []inputs.Input, name string, opt ShowOptions, jobs int) ([]ShowOutcome, error) {
+	outs := make([]ShowOutcome, len(ins))
+	err := forEach(len(ins), jobs, func(i int) error {
+		outs[i].Input = ins[i]
+		if ins[i].Skip != "" {
+			return nil
+		}
+		var buf bytes.Buffer
+		res, err := ShowInput(ins[i], name, opt, &buf)
+		if errors.Is(err, ErrStructNotFound) {
+			outs[i].NotFound = err
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		outs[i].Output, outs[i].Result = buf.Bytes(), res
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return outs, nil
 }
 
 func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {

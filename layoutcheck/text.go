@@ -58,6 +58,12 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 		}
 	}
+	if len(r.Skipped) > 0 {
+		printf(w, "\nnot read (%d)\n", len(r.Skipped))
+		for _, sk := range r.Skipped {
+			printf(w, "    %s: %s\n", sk.Path, sk.Reason)
+		}
+	}
 	if len(r.Absent) > 0 {
 		printf(w, "\nabsent from every input (%d of %d spec structs): %s\n", len(r.Absent), r.StructsInSpec, strings.Join(r.Absent, ", "))
 	}

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"debug/dwarf"
 	"fmt"
 	"io"
@@ -31,6 +32,28 @@ type ExtractOptions struct {
 	// DebugDirs are where separate debug files are looked for when the file
 	// holds no DWARF of its own (elfread.FindDebug).
 	DebugDirs []string
+	// All extracts every named struct, class, union and enum the DWARF
+	// defines (Names is not used): the units are scanned on Jobs workers
+	// (elfread.ScanAll; 0 is elfread.DefaultJobs) and the fragment is the
+	// same for every Jobs. What it passes over is counted in Stats.Skipped
+	// and in the fragment's comments; a struct without a layout is one of
+	// those, not an error.
+	All  bool
+	Jobs int
+	// Stats, when set, is filled with what the extraction read.
+	Stats *ExtractStats
+}
+
+// ExtractStats is what an extraction read and passed over.
+type ExtractStats struct {
+	Units     int   // units scanned (All)
+	InfoBytes int64 // bytes of .debug_info over every part (All)
+	Types     int   // named definitions found (All)
+	Structs   int   // struct rows written
+	Enums     int   // enum rows written
+	// Skipped has one line per kind of thing passed over, counted
+	// ("3 anonymous definitions no typedef names").
+	Skipped []string
 }
 
 // Extract reads the structs opt names from the DWARF of path and writes them
@@ -42,12 +65,23 @@ type ExtractOptions struct {
 // layout a spec struct can hold are left out: the fragment of the others is
 // written and the error is a *RefusedError naming them.
 func Extract(path string, w io.Writer, opt ExtractOptions) error {
+	return ExtractContext(context.Background(), path, w, opt)
+}
+
+// ExtractContext is Extract ending early, with ctx's error, when ctx is
+// done (the scan of ExtractOptions.All checks it between units).
+func ExtractContext(ctx context.Context, path string, w io.Writer, opt ExtractOptions) error {
 	dbg, err := elfread.OpenDebug(path, elfread.DefaultLookup(opt.DebugDirs))
 	if err != nil {
 		return err
 	}
 	defer dbg.Close()
-	frag, err := extractFrom(dbg.Input, dbg, opt)
+	var frag *fragment
+	if opt.All {
+		frag, err = extractAll(ctx, dbg.Input, dbg, opt)
+	} else {
+		frag, err = extractFrom(dbg.Input, dbg, opt)
+	}
 	if frag == nil {
 		return err
 	}
@@ -93,23 +127,7 @@ func extractFrom(obj *elfread.File, dbg *elfread.Debug, opt ExtractOptions) (*fr
 		return nil, elfread.InputErrorf(path, "no struct %s in the DWARF of %s", strings.Join(missing, ", "), dbg.Path())
 	}
 	found, outNames, names = keep, keepNames, keepAsked
-	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
-		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High, mainDebug: dbg.Path()}
-	x.source = fmt.Sprintf("nrtabi extract from %s", inputText(path))
-	if obj.BuildID != "" {
-		x.source += " (build-id " + obj.BuildID + ")"
-	}
-	if dbg.Via != elfread.ViaEmbedded {
-		x.source += fmt.Sprintf(", DWARF from %s via %s", inputText(dbg.Path()), dbg.Via)
-	}
-	for _, p := range dbg.Parts()[1:] {
-		x.source += fmt.Sprintf(", and from %s (%s)", inputText(p.Path), p.Via)
-	}
-	if label, ok := specmatch.Label(path); ok {
-		// A compiled header set: the headers are the source, not the
-		// temporary object; a declaration is not a byte-anchored fact.
-		x.source, x.conf = "nrtabi extract from "+inputText(label), spec.Med
-	}
+	x := newExtractor(obj, dbg, sp)
 	for i, f := range found {
 		x.reserve(f.Offset, outNames[i])
 	}
@@ -128,10 +146,36 @@ func extractFrom(obj *elfread.File, dbg *elfread.Debug, opt ExtractOptions) (*fr
 	}
 	frag := x.rows(path, obj.BuildID, dbg)
 	frag.Refused = refused
+	if st := opt.Stats; st != nil {
+		st.Structs, st.Enums = len(frag.Structs), len(frag.Enums)
+	}
 	if len(refused) > 0 {
 		return frag, &RefusedError{Path: dbg.Path(), Refused: refused}
 	}
 	return frag, nil
+}
+
+// newExtractor prepares to read structs from dbg, the DWARF of obj.
+func newExtractor(obj *elfread.File, dbg *elfread.Debug, sp *spec.Spec) *extractor {
+	path := obj.Path
+	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
+		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High, mainDebug: dbg.Path()}
+	x.source = fmt.Sprintf("nrtabi extract from %s", inputText(path))
+	if obj.BuildID != "" {
+		x.source += " (build-id " + obj.BuildID + ")"
+	}
+	if dbg.Via != elfread.ViaEmbedded {
+		x.source += fmt.Sprintf(", DWARF from %s via %s", inputText(dbg.Path()), dbg.Via)
+	}
+	for _, p := range dbg.Parts()[1:] {
+		x.source += fmt.Sprintf(", and from %s (%s)", inputText(p.Path), p.Via)
+	}
+	if label, ok := specmatch.Label(path); ok {
+		// A compiled header set: the headers are the source, not the
+		// temporary object; a declaration is not a byte-anchored fact.
+		x.source, x.conf = "nrtabi extract from "+inputText(label), spec.Med
+	}
+	return x
 }
 
 // RefusedError: these structs have no layout a spec struct can hold (a
@@ -169,6 +213,7 @@ type xStruct struct {
 	die             dwarf.Offset
 	size, align     int64
 	packed, done    bool
+	err             error  // structAt failed: every later call fails alike
 	refused         string // why the struct has no spec layout ("" when it has one)
 	building        bool   // structAt is inside it: a by-value reference now is a cycle
 	fields          []xField
@@ -196,6 +241,12 @@ type extractor struct {
 	structDepth int       // structAt levels in progress
 	conf        spec.Conf // of the facts written: HIGH from a binary's DWARF
 	mainDebug   string    // the file the DWARF was found in (its parts are named per DIE)
+	// qualified names the definitions of a type in a scope by offset
+	// (extractAll): godwarf gives a member's type its DWARF name only.
+	qualified map[dwarf.Offset]string
+	// closed: every row is reserved (extractAll); a struct found through a
+	// member under a name no row has is spelled as an opaque range.
+	closed bool
 }
 
 // maxStructDepth bounds structs nested by value inside each other (real
@@ -210,6 +261,9 @@ func (x *extractor) reserve(off dwarf.Offset, name string) *xStruct {
 		x.byOff[off] = s
 		return s
 	}
+	if x.closed {
+		return nil
+	}
 	s := &xStruct{name: name, die: off}
 	x.byOff[off], x.byName[name] = s, s
 	x.order = append(x.order, s)
@@ -219,6 +273,9 @@ func (x *extractor) reserve(off dwarf.Offset, name string) *xStruct {
 // specName prefers the spec's name for a DWARF struct, so a fragment and the
 // release spec speak of the same struct.
 func (x *extractor) specName(d *godwarf.StructType, tds []string) string {
+	if q, ok := x.qualified[x.rd.GlobalOffset(d)]; ok && len(tds) == 0 {
+		d = &godwarf.StructType{StructName: q, Kind: d.Kind}
+	}
 	if x.sp != nil {
 		for _, st := range x.sp.Structs {
 			if specmatch.StructNamesMatch(st, d, tds) {
@@ -232,14 +289,24 @@ func (x *extractor) specName(d *godwarf.StructType, tds []string) string {
 	return d.StructName
 }
 
-func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
-	s := x.reserve(off, name)
+func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err error) {
+	s = x.reserve(off, name)
+	if s == nil {
+		return nil, fmt.Errorf("no row is named %s", name)
+	}
 	if s.done {
-		return s, nil
+		return s, s.err
 	}
 	s.done = true
 	s.building = true
-	defer func() { s.building = false }()
+	defer func() {
+		s.building = false
+		if err != nil {
+			// A struct read again (a member of a later struct) fails as the
+			// first read did, never as a row without a layout.
+			s.err, s.refused = err, "its layout cannot be read: "+err.Error()
+		}
+	}()
 	if x.structDepth >= maxStructDepth {
 		return nil, fmt.Errorf("structs nest by value more than %d deep", maxStructDepth)
 	}
@@ -270,7 +337,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (*xStruct, error) {
 		return s, nil
 	}
 	s.size = l.Size
-	if l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name {
+	if l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name && !strings.HasSuffix(s.name, "::"+l.Name) {
 		s.tag = l.Name
 	}
 	if l.Kind == "union" {
@@ -506,13 +573,17 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 		if st, ok := pt.(*godwarf.StructType); ok {
 			ptds := specmatch.TypedefNames(d.Type)
 			name := x.specName(st, ptds)
-			if s, ok := x.byName[name]; ok && s.refused == "" {
+			if s, ok := x.byName[name]; ok && s.refused == "" && spec.IsIdent(s.name) {
 				return pq.prefix() + s.name + "*" + self, "", true
 			}
 			if spec.IsIdent(name) && !x.enumerators[name] && x.enums[name] == nil {
 				x.opaques[name] = true
 				return pq.prefix() + name + "*" + self, "", true
 			}
+			// A struct the grammar cannot name (a C++ scoped or template
+			// name): an opaque range, which check passes, where a void*
+			// would be a pointer-target change against the file itself.
+			return "", "", false
 		}
 		return "void*" + self, "points to " + elfread.TypeName(d.Type), true
 	case *godwarf.ArrayType:
@@ -568,7 +639,9 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			return "", "", false
 		}
 		s, err := x.structAt(off, name)
-		if err != nil || s.refused != "" {
+		if err != nil || s.refused != "" || !spec.IsIdent(s.name) {
+			// A row named by C++ scope (extractAll) is no type the grammar
+			// can spell: the member is an opaque range.
 			return "", "", false
 		}
 		return named(s.name, "", true)
@@ -610,6 +683,11 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	name := d.EnumName
 	if len(tds) > 0 {
 		name = tds[0]
+	} else if q, ok := x.qualified[x.rd.GlobalOffset(d)]; ok {
+		// An enum in a namespace or a class (extractAll): its qualified
+		// name, which no spec enum can have, not the bare name another
+		// scope's enum may share.
+		name = q
 	}
 	bySize := func(why string) (string, string, bool) {
 		switch d.Size() {
@@ -664,6 +742,7 @@ type fragment struct {
 	Enums   []spec.Enum
 	Structs []*spec.Struct
 	Refused []string // "NAME (why)": asked for, left out
+	Skipped []string // what extractAll passed over, one counted line per kind
 	header  string   // the comment naming the file and its DWARF
 }
 
@@ -728,6 +807,9 @@ func (f *fragment) write(w io.Writer) error {
 	}
 	for _, e := range f.Enums {
 		sw.Enum(e)
+	}
+	for _, n := range f.Skipped {
+		sw.Comment("skipped: " + n)
 	}
 	for _, n := range f.Refused {
 		sw.Comment("not extracted: " + n)

@@ -12,12 +12,13 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
+	"github.com/nrtabi/nrtabi/layoutcheck/inputs"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
 func init() {
 	app.Register(&cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
-		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--headers DIR [--include FILE]... [-I DIR]...] FILE...",
+		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--headers DIR [--include FILE]... [-I DIR]...] [-j N] [--non-elf skip|fail] FILE|DIR...",
 		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
 		Exits:    changeExits,
 		Run:      checkCmd})
@@ -73,6 +74,8 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	dirs.register(fs)
 	var failOn failOnFlag
 	failOn.register(fs)
+	var many manyFlags
+	many.register(fs)
 	files, rc := c.ParseAnywhere(fs, args)
 	// A --format read before a wrong flag still decides the error's form.
 	if *format == "json" || *format == "junit" {
@@ -82,6 +85,9 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 		return rc
 	}
 	if err := failOn.check(); err != nil {
+		return c.Usagef(errw, "%v", err)
+	}
+	if err := many.check(); err != nil {
 		return c.Usagef(errw, "%v", err)
 	}
 	if len(files) == 0 && *headers == "" {
@@ -107,6 +113,15 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	if rc := checkArgOrder(c, errw, files, structs); rc >= 0 {
 		return rc
 	}
+	doc.input = strings.Join(files, ", ")
+	ins, err := many.expand(files)
+	if err != nil {
+		doc.input = inputOf(err, doc.input)
+		return c.Errorf(errw, "%v", err)
+	}
+	if len(files) > 0 && *headers == "" && !anyRead(ins) {
+		return c.Errorf(errw, "%s: no ELF file to check (%d entries not read; the report of --non-elf skip lists them); name a shared object, executable, .o or debug file, or a directory holding one", strings.Join(files, ", "), len(ins))
+	}
 	// No forced collection here: an embedded release is static data and a
 	// fragment is small, so loading leaves little garbage, while
 	// debug.FreeOSMemory cost milliseconds per run (bench/layoutcheck).
@@ -126,6 +141,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 		defer h.Close()
 		object = h.Object
 		files, notes = append(files, h.Object), h.Notes
+		ins = append(ins, inputs.Input{Name: h.Object, Path: h.Object})
 		for _, w := range h.Warnings {
 			fmt.Fprintf(errw, "%s: warning: %s\n", c.FullName(), esc.String(w))
 			notes = append(notes, w)
@@ -139,9 +155,9 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 		}
 	}
 	doc.input = strings.Join(named, ", ")
-	rep, err := layoutcheck.Check(files, layoutcheck.Options{
+	rep, err := layoutcheck.CheckInputs(ins, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
-		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing,
+		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing, Jobs: many.jobs,
 	})
 	if code := layoutError(c, errw, err); code >= 0 {
 		if doc.input = inputOf(err, doc.input); doc.input == object {
@@ -150,7 +166,8 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 		return code
 	}
 	rep.Notes = append(rep.Notes, notes...)
-	if hf := rep.Files[len(rep.Files)-1]; *headers != "" && len(hf.Structs) == 0 {
+	if *headers != "" && len(rep.Files[len(rep.Files)-1].Structs) == 0 {
+		hf := rep.Files[len(rep.Files)-1]
 		doc.input = *headers
 		return c.Errorf(errw, "%s: declares none of the %d structs of %s; name the directory holding the vendor's headers (the one with nrt/nec.h)", hf.Path, len(structs.Structs), where)
 	}
@@ -188,4 +205,14 @@ func layoutError(c *cli.Command, errw io.Writer, err error) int {
 		return cli.ExitUsage
 	}
 	return c.Errorf(errw, "%v", err)
+}
+
+// anyRead says whether some input is to be read, not only listed.
+func anyRead(ins []inputs.Input) bool {
+	for _, in := range ins {
+		if in.Skip == "" {
+			return true
+		}
+	}
+	return false
 }

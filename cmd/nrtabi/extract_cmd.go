@@ -14,13 +14,14 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
+	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
 func init() {
 	app.Register(&cli.Command{Name: "extract", Summary: "write spec TOML (a struct fragment) for structs read from a binary's DWARF",
-		Synopsis: "[--struct NAME]... [--spec NAME|DIR] [-o FILE.toml] FILE | --headers DIR [--include FILE]...",
+		Synopsis: "[--struct NAME]... | --all [-j N] [--spec NAME|DIR] [-o FILE.toml] FILE | --headers DIR [--include FILE]...",
 		Example:  "extract --struct nec_version_info_t -o fragment.toml build/libnrt.so.1",
 		Run:      extractCmd})
 }
@@ -34,11 +35,19 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	var names, include cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
 	fs.Var(&names, "struct", "struct to extract (repeatable, or a comma list); default: every spec struct the file has")
+	all := fs.Bool("all", false, "extract every named struct, union and enum of the file, not the spec's structs")
+	jobs := fs.Int("j", elfread.DefaultJobs(), "with --all: scan the file's compilation units on N workers (the fragment is the same for every N)")
 	var dirs debugDirFlag
 	dirs.register(fs)
 	pos, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
+	}
+	if *jobs < 1 {
+		return c.Usagef(errw, "-j %d: the number of workers is at least 1", *jobs)
+	}
+	if *all && len(names) > 0 {
+		return c.Usagef(errw, "--all extracts every struct; give it or --struct, not both")
 	}
 	if *headers == "" && len(pos) != 1 {
 		if rc := extractArgOrder(c, errw, pos); rc >= 0 {
@@ -58,8 +67,8 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if *headers == "" && missing(pos[0]) && specStruct(sp, pos[0]) {
 		return c.Usagef(errw, "%q is a struct of the spec, not a file; a struct is named with --struct: nrtabi extract --struct %s FILE", pos[0], pos[0])
 	}
-	all := len(names) == 0
-	if all {
+	specStructs := len(names) == 0 && !*all
+	if specStructs {
 		for _, st := range sp.Structs {
 			names = append(names, st.Name)
 		}
@@ -84,10 +93,17 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	// refusal goes to stderr and the exit status says not everything was.
 	done := cli.ExitOK
 	var refused *release.RefusedError
-	if err := release.Extract(pos[0], &buf, release.ExtractOptions{Names: names, SkipAbsent: all, Spec: sp, DebugDirs: dirs.get()}); errors.As(err, &refused) {
+	var stats release.ExtractStats
+	opt := release.ExtractOptions{Names: names, SkipAbsent: specStructs, Spec: sp, DebugDirs: dirs.get(), All: *all, Jobs: *jobs, Stats: &stats}
+	if err := release.ExtractContext(context.Background(), pos[0], &buf, opt); errors.As(err, &refused) {
 		done = c.Errorf(errw, "%v", err)
 	} else if err != nil {
 		return layoutError(c, errw, err)
+	}
+	// What --all passed over, one counted line per kind (also in the
+	// fragment's comments): docs/nrtabi-extract.md#every-type---all.
+	for _, s := range stats.Skipped {
+		fmt.Fprintf(errw, "%s: %s: skipped %s\n", c.FullName(), esc.String(pos[0]), esc.String(s))
 	}
 	if *outPath == "" {
 		if _, err := out.Write(buf.Bytes()); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
@@ -12,9 +14,9 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "show", Summary: "print a struct's DWARF layout pahole-style with the spec's expectation beside each member",
-		Synopsis: "STRUCT FILE | --headers DIR [--include FILE]... [-I DIR]... STRUCT [--spec NAME|DIR [--base NAME|DIR]] [--debug-dir DIR]... [--c]",
+		Synopsis: "STRUCT FILE|DIR... | --headers DIR [--include FILE]... [-I DIR]... STRUCT [--spec NAME|DIR [--base NAME|DIR]] [--debug-dir DIR]... [--c] [-j N] [--non-elf skip|fail]",
 		Example:  "show nec_version_info_t build/libnrt.so.1",
-		Exits:    "0 printed and matching the spec (or not described by it; always with --c), 4 compatible differences, 8 incompatible differences, 12 both, 1 error (struct not found, unreadable input), 2 usage error",
+		Exits:    "0 printed and matching the spec (or not described by it; always with --c), 4 compatible differences, 8 incompatible differences, 12 both (over many inputs, the bits of all), 1 error (struct not found, in no input of many, unreadable input), 2 usage error",
 		Run:      showCmd})
 }
 
@@ -29,9 +31,14 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	fs.Var(&incdirs, "I", "with --headers: a directory of headers the tree includes and does not ship (repeatable, or a comma list)")
 	var dirs debugDirFlag
 	dirs.register(fs)
+	var many manyFlags
+	many.register(fs)
 	pos, rc := c.ParseAnywhere(fs, args)
 	if rc >= 0 {
 		return rc
+	}
+	if err := many.check(); err != nil {
+		return c.Usagef(errw, "%v", err)
 	}
 	if (len(include) > 0 || len(incdirs) > 0) && *headers == "" {
 		return c.Usagef(errw, "--include and -I name headers under --headers DIR; give --headers too")
@@ -41,11 +48,21 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 			return c.Usagef(errw, "with --headers DIR, want one STRUCT, e.g. nrtabi show --headers /opt/aws/neuron/include nec_version_info_t")
 		}
 	} else {
-		if len(pos) != 2 {
-			return c.Usagef(errw, "want STRUCT FILE, e.g. nrtabi show nec_version_info_t libnrt.so.1")
+		if len(pos) < 2 {
+			return c.Usagef(errw, "want STRUCT FILE (or STRUCT FILE|DIR...), e.g. nrtabi show nec_version_info_t libnrt.so.1")
 		}
 		if rc := showArgOrder(c, errw, pos); rc >= 0 {
 			return rc
+		}
+		if len(pos) > 2 || isDir(pos[1]) {
+			if *asC {
+				return c.Usagef(errw, "--c prints one struct of one FILE as C that compiles; name one FILE (not %d inputs or a directory)", len(pos)-1)
+			}
+			_, structs, where, err := lf.load()
+			if err != nil {
+				return reportSpecError(c, errw, where, err)
+			}
+			return showMany(c, pos[0], pos[1:], &many, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get()}, out, errw)
 		}
 	}
 	_, structs, where, err := lf.load()
@@ -85,4 +102,57 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		exit |= int(f.Severity)
 	}
 	return exit
+}
+
+// showMany is show over many inputs (docs/nrtabi-show.md#many-inputs): each
+// input's layout under its name, in input order whatever -j; the inputs
+// whose DWARF lacks the struct are named in their place; the status is the
+// bits of all, or 1 when no input has the struct.
+func showMany(c *cli.Command, name string, args []string, many *manyFlags, opt layoutcheck.ShowOptions, out, errw io.Writer) int {
+	ins, err := many.expand(args)
+	if err != nil {
+		return c.Errorf(errw, "%v", err)
+	}
+	outs, err := layoutcheck.ShowMany(ins, name, opt, many.jobs)
+	if code := layoutError(c, errw, err); code >= 0 {
+		return code
+	}
+	exit, found, read := 0, 0, 0
+	var skipped []string
+	for _, o := range outs {
+		switch {
+		case o.Input.Skip != "":
+			skipped = append(skipped, esc.String(o.Input.Name+": "+o.Input.Skip))
+			continue
+		case o.NotFound != nil:
+			fmt.Fprintf(out, "== %s: %s\n\n", esc.String(o.Input.Name), esc.String(strings.TrimPrefix(o.NotFound.Error(), o.Input.Name+": ")))
+		default:
+			fmt.Fprintf(out, "== %s\n", esc.String(o.Input.Name))
+			out.Write(o.Output)
+			fmt.Fprintln(out)
+			found++
+			for _, f := range o.Result.Findings {
+				exit |= int(f.Severity)
+			}
+		}
+		read++
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(out, "not read (%d)\n", len(skipped))
+		for _, s := range skipped {
+			fmt.Fprintf(out, "    %s\n", s)
+		}
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintf(out, "%s: found in %d of %d inputs read\n", esc.String(name), found, read)
+	if found == 0 {
+		return c.Errorf(errw, "no struct %s in any of the %d inputs read from %s", name, read, strings.Join(args, ", "))
+	}
+	return exit
+}
+
+// isDir says whether path names a directory (following a link).
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }

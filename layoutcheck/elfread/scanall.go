@@ -1,0 +1,378 @@
+package elfread
+
+import (
+	"context"
+	"debug/dwarf"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Named is a named type definition found by ScanAll: a struct, class,
+// union or enum with a body, at namespace scope or nested in a named type.
+type Named struct {
+	Found
+	Kind string // "struct", "class", "union" or "enum"
+	// qualified: Name is not the DIE's own name (a scope or a typedef).
+	qualified bool
+}
+
+// Index is what ScanAll found: the first definition of every qualified
+// name, in unit order, and what it passed over.
+type Index struct {
+	Types []*Named
+	// Units is the number of units scanned; TypeUnits the type units left
+	// out (-fdebug-types-section: their types are not extracted).
+	Units, TypeUnits int
+	// InfoBytes is the size of .debug_info over every part.
+	InfoBytes int64
+	// Duplicates counts definitions of a name already taken by an earlier
+	// unit (a C++ header's types are defined once per unit including it):
+	// the first, in unit order, is the one listed.
+	Duplicates int
+	// Anonymous counts definitions without a name no typedef gives one.
+	Anonymous int
+	// Nested counts the named definitions inside a struct, class or union
+	// (std::string::_Alloc_hider): they are not listed, because a struct
+	// is looked up by name at namespace scope only (FindStructs).
+	Nested int
+	// Qualified names every definition (the duplicates' too) whose
+	// qualified name is not its DWARF name (a type in a namespace or a
+	// class), by its offset: a member's type read through godwarf carries
+	// only its DWARF name.
+	Qualified map[dwarf.Offset]string
+}
+
+// DefaultJobs is ScanAll's parallelism when the caller has no preference:
+// one worker per CPU.
+func DefaultJobs() int { return runtime.NumCPU() }
+
+// scanItem is one unit of one part: the unit of parallel work.
+type scanItem struct {
+	p *Debug
+	u *unit
+}
+
+// unitTypes is what one unit holds: its named definitions in DIE order.
+type unitTypes struct {
+	types             []*Named
+	anonymous, nested int
+	err               error
+}
+
+// plantCompletionOrder is a planted fault for the tests only: merge the
+// per-unit results in the order the workers finished them instead of unit
+// order. The determinism tests must fail with it set.
+var plantCompletionOrder bool
+
+// ScanAll finds every named struct, class, union and enum definition of
+// the DWARF and its parts, scanning the units on jobs workers. The workers
+// share the sections (one mapped or inflated copy, never one per worker)
+// and each fills the result slot of the unit it took; the slots are merged
+// in unit order, so the Index is the same for every jobs
+// (docs/layoutcheck.md#the-parallel-scan). A compressed .debug_info is
+// inflated whole first: the workers read it without locking. The first
+// error in unit order is returned, whatever worker met it first.
+func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
+	if jobs < 1 {
+		return nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
+	}
+	idx := &Index{}
+	var items []scanItem
+	for _, p := range d.all() {
+		if err := p.ensure(p.infoZ, len(p.info)); err != nil {
+			return nil, err
+		}
+		if err := p.ensure(p.abbrevZ, len(p.abbrev)); err != nil {
+			return nil, err
+		}
+		idx.InfoBytes += int64(len(p.info))
+		for i := 0; ; i++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			u, ok, err := p.unit(i)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+			if u.typeUnit {
+				idx.TypeUnits++
+				continue
+			}
+			items = append(items, scanItem{p, u})
+		}
+	}
+	idx.Units = len(items)
+	res := make([]unitTypes, len(items))
+	order := make([]int, 0, len(items)) // completion order (the planted fault's)
+	var mu sync.Mutex
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(jobs, max(len(items), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sc *scanner
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(items) {
+					return
+				}
+				it := items[i]
+				if err := ctx.Err(); err != nil {
+					res[i].err = err
+				} else {
+					if sc == nil || sc.d != it.p {
+						sc = &scanner{d: it.p}
+					}
+					res[i] = sc.unitTypes(it.u)
+				}
+				if plantCompletionOrder {
+					mu.Lock()
+					order = append(order, i)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if !plantCompletionOrder {
+		order = order[:0]
+		for i := range items {
+			order = append(order, i)
+		}
+	}
+	return idx.merge(items, res, order)
+}
+
+// merge lists the units' definitions in order, each qualified name once
+// (the structs and the enums are separate name spaces, as in C).
+func (idx *Index) merge(items []scanItem, res []unitTypes, order []int) (*Index, error) {
+	seen := map[string]bool{}
+	idx.Qualified = map[dwarf.Offset]string{}
+	for _, i := range order {
+		r := &res[i]
+		if r.err != nil {
+			if p := items[i].p; r.err != context.Canceled && r.err != context.DeadlineExceeded {
+				return nil, InputErrorf(p.Path(), "corrupted DWARF: %w", r.err)
+			}
+			return nil, r.err
+		}
+		idx.Anonymous += r.anonymous
+		idx.Nested += r.nested
+		for _, t := range r.types {
+			if t.qualified {
+				idx.Qualified[t.Offset] = t.Name
+			}
+			key := t.Name
+			if t.Kind == "enum" {
+				key = "enum " + key
+			}
+			if seen[key] {
+				idx.Duplicates++
+				continue
+			}
+			seen[key] = true
+			idx.Types = append(idx.Types, t)
+		}
+	}
+	return idx, nil
+}
+
+// typeScope is a scope of unitTypes' walk: whether its children are
+// looked at, and the qualified name they are in.
+type typeScope struct {
+	scan   bool
+	nested bool   // inside a struct, class or union: definitions are counted only
+	qual   string // "a::b" of the enclosing namespaces ("" at the top)
+}
+
+// unitTypes walks one unit, decoding the named DIEs at namespace scope and
+// inside named types, and skipping every other subtree (by its sibling
+// pointer when it has one).
+func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
+	sc.u, sc.err = u, nil
+	tab, err := sc.abbrevTable(u, 0)
+	if err != nil {
+		out.err = err
+		return out
+	}
+	sc.tab = tab
+	sc.strOffBase = defaultStrOffBase(u)
+	sc.c = newCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
+	sc.c.Limit(u.end)
+	code := sc.c.Uleb()
+	if code == 0 {
+		out.err = sc.failed()
+		return out
+	}
+	cu := sc.abbrevAt(code)
+	if cu == nil {
+		out.err = sc.failed()
+		return out
+	}
+	for i := range cu.attrs {
+		as := &cu.attrs[i]
+		if as.attr == attrStrOffsetsBase {
+			sc.strOffBase = sc.readUint(as.form)
+		} else {
+			sc.skipForm(as.form)
+		}
+	}
+	if !cu.children {
+		out.err = sc.failed()
+		return out
+	}
+	// Anonymous definitions by offset, and the typedefs that may name
+	// them (gcc writes `typedef struct {...} t;` as the struct, then the
+	// typedef; the order is not relied on).
+	anon := map[int]*Named{}
+	type typedef struct {
+		name string
+		to   int
+	}
+	var typedefs []typedef
+	stack := []typeScope{{scan: true}}
+	for sc.c.Left() > 0 && len(stack) > 0 && sc.failed() == nil {
+		dieOff := sc.c.Off()
+		code := sc.c.Uleb()
+		if code == 0 {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		a := sc.abbrevAt(code)
+		if a == nil {
+			break
+		}
+		if a.children && len(stack) >= maxScopeDepth {
+			sc.c.Fail("DIEs nest more than %d deep", maxScopeDepth)
+			break
+		}
+		top := stack[len(stack)-1]
+		if !top.scan || !a.named {
+			if !a.children {
+				sc.skipAttrs(a)
+				continue
+			}
+			if a.sibling {
+				di := sc.decode(a)
+				if di.sibling > sc.c.Off() && di.sibling <= u.end {
+					sc.c.Seek(di.sibling)
+					continue
+				}
+			} else {
+				sc.skipAttrs(a)
+			}
+			stack = append(stack, typeScope{})
+			continue
+		}
+		di := sc.decode(a)
+		if sc.failed() != nil {
+			break
+		}
+		name := string(di.name)
+		inner := typeScope{}
+		switch a.tag {
+		case tagNamespace:
+			inner = typeScope{scan: true, qual: top.qual}
+			if !di.export && name != "__cxx11" {
+				inner.qual = qualify(top.qual, name)
+			}
+		case tagTypedef:
+			if !top.nested && name != "" && di.typ > 0 && !di.typAlt && di.typ >= u.dieStart && di.typ < u.end {
+				typedefs = append(typedefs, typedef{qualify(top.qual, name), di.typ})
+			}
+		default: // struct, class, union, enum
+			if di.decl {
+				break
+			}
+			if top.nested {
+				if name != "" {
+					out.nested++
+				}
+				if a.tag != tagEnumerationType {
+					inner = typeScope{scan: true, nested: true}
+				}
+				break
+			}
+			t := sc.named(dieOff, qualify(top.qual, name), a.tag)
+			t.qualified = top.qual != ""
+			if name == "" {
+				anon[dieOff] = t
+				break
+			}
+			out.types = append(out.types, t)
+			if a.tag != tagEnumerationType {
+				inner = typeScope{scan: true, nested: true}
+			}
+		}
+		if !di.children {
+			continue
+		}
+		if !inner.scan && di.sibling > sc.c.Off() && di.sibling <= u.end {
+			sc.c.Seek(di.sibling)
+			continue
+		}
+		stack = append(stack, inner)
+	}
+	if out.err = sc.failed(); out.err != nil {
+		return out
+	}
+	// A typedef names an anonymous definition; the first typedef of it
+	// (in DIE order) gives its name, and it is listed where it was defined.
+	named := map[int]bool{}
+	for _, td := range typedefs {
+		t := anon[td.to]
+		if t == nil || named[td.to] {
+			continue
+		}
+		named[td.to] = true
+		t.Name = td.name
+		t.Via = "typedef " + td.name
+		t.qualified = true
+	}
+	all := out.types
+	for off, t := range anon {
+		if named[off] {
+			all = append(all, t)
+		} else {
+			out.anonymous++
+		}
+	}
+	sortNamed(all)
+	out.types = all
+	return out
+}
+
+// named is a Named for a DIE of the unit being scanned.
+func (sc *scanner) named(dieOff int, qual string, tag uint32) *Named {
+	p := sc.d
+	kind := kindWord(tag)
+	return &Named{Kind: kind, Found: Found{Offset: dwarf.Offset(p.base + dieOff), Name: qual, Via: kind + " " + qual,
+		DIE: dwarf.Offset(dieOff), File: p.Path(), From: p.Via}}
+}
+
+// sortNamed puts a unit's definitions in DIE order (anonymous ones named
+// by a typedef join the others where they were defined, not in the map's
+// random order).
+func sortNamed(ts []*Named) {
+	slices.SortFunc(ts, func(a, b *Named) int { return int(a.DIE) - int(b.DIE) })
+}
+
+func qualify(scope, name string) string {
+	if scope == "" {
+		return name
+	}
+	var b strings.Builder
+	b.Grow(len(scope) + 2 + len(name))
+	b.WriteString(scope)
+	b.WriteString("::")
+	b.WriteString(name)
+	return b.String()
+}

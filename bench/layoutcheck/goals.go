@@ -18,10 +18,14 @@ type goal struct {
 	limit   float64 // 0: no goal stated, the ratio is printed
 	atLeast bool    // the ratio must be >= limit (a speed-up), else <=
 	na      string  // no ratio: why (a peer not installed)
+	failed  bool    // nrtabi failed the run: missed, whatever the peer did
 	bound   string  // printed when missed
 }
 
 func (g goal) missed() bool {
+	if g.failed {
+		return true
+	}
 	if g.na != "" || g.limit == 0 {
 		return false
 	}
@@ -33,6 +37,8 @@ func (g goal) missed() bool {
 
 func (g goal) verdict() string {
 	switch {
+	case g.failed:
+		return "**FAILED**: " + g.na
 	case g.na != "":
 		return "no ratio: " + g.na
 	case g.limit == 0:
@@ -58,7 +64,7 @@ func wallRatio(input, what string, a, b stat, limit float64, bound func() string
 	g := goal{input: input, what: what, limit: limit}
 	switch {
 	case a.na != "":
-		g.na = a.na
+		g.na, g.failed = a.na, a.failed
 	case b.na != "":
 		g.na = b.na
 	default:
@@ -109,7 +115,9 @@ func bigGoals(results []bigResult) []goal {
 				wallRatio(in, "wall: extract --all -j 2 / pahole -j2", ex2, ph, 0.5, cause(ph, "pahole")),
 				wallRatio(in, "wall: extract --all -j 2 / abidw", ex2, ab, 0.1, cause(ab, "abidw")))
 			rss := goal{input: in, what: "peak RSS: extract --all -j 2 / pahole -j2", limit: 1}
-			if ph.na != "" {
+			if ex2.na != "" {
+				rss.na, rss.failed = ex2.na, ex2.failed
+			} else if ph.na != "" {
 				rss.na = ph.na
 			} else {
 				rss.ratio = float64(ex2.maxRSS) / float64(ph.maxRSS)
@@ -118,9 +126,16 @@ func bigGoals(results []bigResult) []goal {
 				}
 			}
 			gs = append(gs, rss)
-			sp := goal{input: in, what: "speed-up: extract -j 1 wall / -j 2 wall", limit: 1.7, atLeast: true,
-				ratio: float64(ex1.wall) / float64(ex2.wall)}
-			if sp.missed() {
+			sp := goal{input: in, what: "speed-up: extract -j 1 wall / -j 2 wall", limit: 1.7, atLeast: true}
+			switch {
+			case ex2.na != "":
+				sp.na, sp.failed = ex2.na, ex2.failed
+			case ex1.na != "":
+				sp.na, sp.failed = ex1.na, ex1.failed
+			default:
+				sp.ratio = float64(ex1.wall) / float64(ex2.wall)
+			}
+			if sp.missed() && !sp.failed {
 				// Amdahl on 2 cores: S = 1 / (f + (1-f)/2), so f = 2/S - 1.
 				sp.bound = fmt.Sprintf("a serial fraction of %.0f%% by Amdahl (2/S − 1); CPU %s at -j 1, %s at -j 2 (%.2fx: the parallel scan's own overhead)",
 					100*(2/sp.ratio-1), msd(ex1.cpu), msd(ex2.cpu), float64(ex2.cpu)/float64(ex1.cpu))
@@ -191,7 +206,7 @@ func reportBig(w io.Writer, runs int, results []bigResult, goals []goal) {
 			r = fmt.Sprintf("%.2fx", g.ratio)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", g.input, g.what, r, g.limitText(), g.verdict())
-		if g.na == "" && g.limit != 0 {
+		if (g.na == "" && g.limit != 0) || g.failed {
 			rated++
 			if g.missed() {
 				missed = append(missed, g)
@@ -207,6 +222,10 @@ func reportBig(w io.Writer, runs int, results []bigResult, goals []goal) {
 	}
 	fmt.Fprintln(w, "; missed:")
 	for _, g := range missed {
+		if g.failed {
+			fmt.Fprintf(w, "- %s, %s: %s\n", g.input, g.what, g.verdict())
+			continue
+		}
 		fmt.Fprintf(w, "- %s, %s: %.2fx (goal %s); %s\n", g.input, g.what, g.ratio, g.limitText(), g.bound)
 	}
 }

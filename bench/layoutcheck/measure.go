@@ -115,6 +115,7 @@ type stat struct {
 	cpu    time.Duration // median user + system time
 	maxRSS int64
 	na     string // why the tool has no number on this row
+	failed bool   // it ran and failed its judged run (na says how): a miss
 }
 
 type result struct {

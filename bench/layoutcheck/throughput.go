@@ -70,17 +70,25 @@ func measureBig(runs int, cache string, r bigRow) (bigResult, error) {
 	cpus := make([][]time.Duration, n)
 	rss := make([]int64, n)
 	codes := make([]int, n)
+	failed := make([]string, n)
 	for i := -1; i < runs; i++ {
 		for k := range n {
 			idx := (max(i, 0) + k) % n
 			t := r.tools[idx]
-			if t.bin == "" {
+			if t.bin == "" || failed[idx] != "" {
 				continue
 			}
 			if i < 0 {
 				s, sum, note, err := warmUp(cache, t)
 				if err != nil {
-					return res, fmt.Errorf("%s: %s %s: %w", r.label, t.name, strings.Join(t.args, " "), err)
+					// Kept in the table as a failure, not dropped, and not
+					// timed: no time is reported for work not done.
+					failed[idx] = err.Error()
+					if first, _, _ := strings.Cut(strings.TrimSpace(string(s.errOut)), "\n"); first != "" {
+						failed[idx] += ": " + first
+					}
+					slog.Warn("failed; its row stays, marked", "row", r.label, "tool", t.name, "args", strings.Join(t.args, " "), "err", err)
+					continue
 				}
 				codes[idx], res.notes[idx], res.outSum[idx] = s.code, note, sum
 				continue
@@ -100,6 +108,11 @@ func measureBig(runs int, cache string, r bigRow) (bigResult, error) {
 	for k, t := range r.tools {
 		if t.bin == "" {
 			res.stats[k] = stat{na: t.na}
+			continue
+		}
+		if failed[k] != "" {
+			first, _, _ := strings.Cut(failed[k], "\n")
+			res.stats[k] = stat{na: "FAILED: " + first, failed: true}
 			continue
 		}
 		res.stats[k] = stat{wall: median(walls[k]), cpu: median(cpus[k]), maxRSS: rss[k]}
@@ -123,7 +136,7 @@ func warmUp(cache string, t bigTool) (sample, [32]byte, string, error) {
 	}
 	note, err := t.ok(s, f.Name())
 	if err != nil {
-		return s, sum, "", fmt.Errorf("%w\nstderr:\n%s", err, clip(s.errOut))
+		return s, sum, "", err
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return s, sum, "", err

@@ -299,12 +299,14 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 	}
 	s.done = true
 	s.building = true
+	// The row, not the result: an error return sets s to nil.
+	row := s
 	defer func() {
-		s.building = false
+		row.building = false
 		if err != nil {
 			// A struct read again (a member of a later struct) fails as the
 			// first read did, never as a row without a layout.
-			s.err, s.refused = err, "its layout cannot be read: "+err.Error()
+			row.err, row.refused = err, "its layout cannot be read: "+err.Error()
 		}
 	}()
 	if x.structDepth >= maxStructDepth {

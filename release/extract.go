@@ -76,12 +76,10 @@ func ExtractContext(ctx context.Context, path string, w io.Writer, opt ExtractOp
 		return err
 	}
 	defer dbg.Close()
-	var frag *fragment
 	if opt.All {
-		frag, err = extractAll(ctx, dbg.Input, dbg, opt)
-	} else {
-		frag, err = extractFrom(dbg.Input, dbg, opt)
+		return extractAll(ctx, dbg.Input, dbg, opt, w)
 	}
+	frag, err := extractFrom(dbg.Input, dbg, opt)
 	if frag == nil {
 		return err
 	}
@@ -213,11 +211,15 @@ type xStruct struct {
 	die             dwarf.Offset
 	size, align     int64
 	packed, done    bool
-	err             error  // structAt failed: every later call fails alike
-	refused         string // why the struct has no spec layout ("" when it has one)
-	building        bool   // structAt is inside it: a by-value reference now is a cycle
-	fields          []xField
-	opaque          []*xOpaque
+	err             error // structAt failed: every later call fails alike
+	// rowless: extractAll gives the struct no row; fixed before its workers
+	// start, so they read it (and name) without a lock, never refused or
+	// building, which the worker reading the struct writes.
+	rowless  bool
+	refused  string // why the struct has no spec layout ("" when it has one)
+	building bool   // structAt is inside it: a by-value reference now is a cycle
+	fields   []xField
+	opaque   []*xOpaque
 }
 
 type xEnum struct {
@@ -247,6 +249,24 @@ type extractor struct {
 	// closed: every row is reserved (extractAll); a struct found through a
 	// member under a name no row has is spelled as an opaque range.
 	closed bool
+	// enumsClosed: every enum row is made (extractAll); an enum met in a
+	// member and not among them is spelled by its size.
+	enumsClosed bool
+	// worker: this is one of extractAll's workers (extractor.fork), which
+	// reads only the structs it is given. It shares the maps above with
+	// the others read-only; what it learns goes to local and its own
+	// opaques.
+	worker bool
+	local  map[dwarf.Offset]*xStruct // byOff entries this worker found (ODR copies)
+	cur    *xStruct                  // the struct this worker is reading
+}
+
+// hasRow: s is written as a row. A worker asks rowless only (see there).
+func (x *extractor) hasRow(s *xStruct) bool {
+	if x.worker {
+		return !s.rowless
+	}
+	return s.refused == ""
 }
 
 // maxStructDepth bounds structs nested by value inside each other (real
@@ -257,8 +277,15 @@ func (x *extractor) reserve(off dwarf.Offset, name string) *xStruct {
 	if s, ok := x.byOff[off]; ok {
 		return s
 	}
+	if s, ok := x.local[off]; ok {
+		return s
+	}
 	if s, ok := x.byName[name]; ok {
-		x.byOff[off] = s
+		if x.worker {
+			x.local[off] = s
+		} else {
+			x.byOff[off] = s
+		}
 		return s
 	}
 	if x.closed {
@@ -575,7 +602,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 		if st, ok := pt.(*godwarf.StructType); ok {
 			ptds := specmatch.TypedefNames(d.Type)
 			name := x.specName(st, ptds)
-			if s, ok := x.byName[name]; ok && s.refused == "" && spec.IsIdent(s.name) {
+			if s, ok := x.byName[name]; ok && x.hasRow(s) && spec.IsIdent(s.name) {
 				return pq.prefix() + s.name + "*" + self, "", true
 			}
 			if spec.IsIdent(name) && !x.enumerators[name] && x.enums[name] == nil {
@@ -635,6 +662,16 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			return "", "", false
 		}
 		off := x.rd.GlobalOffset(d)
+		if x.worker {
+			// Another worker may be reading that struct: its row is named,
+			// and whether it has one was settled before the workers
+			// started (extractAll).
+			s := x.reserve(off, name)
+			if s == nil || s.rowless || s == x.cur || !spec.IsIdent(s.name) {
+				return "", "", false
+			}
+			return named(s.name, "", true)
+		}
 		if s, ok := x.byOff[off]; ok && s.building {
 			// A struct that holds itself by value (only corrupted DWARF says
 			// so): the spec would refuse it, so it stays an opaque range.
@@ -701,6 +738,9 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	if e, ok := x.enums[name]; ok {
 		return e.name, "", true
 	}
+	if x.enumsClosed {
+		return bySize("an enum without a row of its own")
+	}
 	if !spec.IsIdent(name) || !spec.EnumSizeValid(int(d.Size())) || len(d.Val) == 0 || x.byName[name] != nil || x.opaques[name] {
 		return bySize("spelled by size")
 	}
@@ -749,8 +789,22 @@ type fragment struct {
 }
 
 func (x *extractor) rows(path, buildID string, dbg *elfread.Debug) *fragment {
-	// File names are escaped (package esc): a newline in one would end its
-	// comment and start a TOML line.
+	f := &fragment{header: x.header(path, buildID, dbg)}
+	f.Opaques = x.opaqueRows()
+	f.Enums = x.enumRows()
+	for _, s := range x.order {
+		if s.refused != "" {
+			continue
+		}
+		f.Structs = append(f.Structs, x.structRow(s))
+	}
+	return f
+}
+
+// header is the comment naming the file and its DWARF. File names are
+// escaped (package esc): a newline in one would end its comment and start
+// a TOML line.
+func (x *extractor) header(path, buildID string, dbg *elfread.Debug) string {
 	var h strings.Builder
 	if label, ok := specmatch.Label(path); ok {
 		fmt.Fprintf(&h, "# Struct fragment written by nrtabi extract.\n# from: %s\n# DWARF: gcc -g of the headers\n#\n", esc.String(label))
@@ -762,8 +816,13 @@ func (x *extractor) rows(path, buildID string, dbg *elfread.Debug) *fragment {
 		fmt.Fprintf(&h, "# DWARF: %s (%s)\n#\n", esc.String(dbg.Path()), esc.String(dbg.Via))
 	}
 	fmt.Fprintf(&h, "# A fragment holds structs only: check it with\n#   nrtabi check --spec DIR FILE\n# (the link-contract facts come from the embedded release).\n")
-	f := &fragment{header: h.String()}
-	fact := func(source string) spec.Fact { return spec.Fact{Conf: x.conf, Source: source} }
+	return h.String()
+}
+
+func (x *extractor) fact(source string) spec.Fact { return spec.Fact{Conf: x.conf, Source: source} }
+
+// opaqueRows are the structs pointed to that have no row, by name.
+func (x *extractor) opaqueRows() []spec.OpaqueType {
 	names := make([]string, 0, len(x.opaques))
 	for n := range x.opaques {
 		if s := x.byName[n]; s == nil || s.refused != "" {
@@ -771,31 +830,36 @@ func (x *extractor) rows(path, buildID string, dbg *elfread.Debug) *fragment {
 		}
 	}
 	sort.Strings(names)
+	var out []spec.OpaqueType
 	for _, n := range names {
-		f.Opaques = append(f.Opaques, spec.OpaqueType{Name: n, Fact: fact(x.source)})
+		out = append(out, spec.OpaqueType{Name: n, Fact: x.fact(x.source)})
 	}
+	return out
+}
+
+func (x *extractor) enumRows() []spec.Enum {
+	var out []spec.Enum
 	for _, n := range x.enumOrder {
 		e := x.enums[n]
-		f.Enums = append(f.Enums, spec.Enum{Name: e.name, Tag: e.tag, Size: e.size, Values: e.values, Fact: fact(x.source)})
+		out = append(out, spec.Enum{Name: e.name, Tag: e.tag, Size: e.size, Values: e.values, Fact: x.fact(x.source)})
 	}
-	for _, s := range x.order {
-		if s.refused != "" {
-			continue
-		}
-		st := &spec.Struct{Name: s.name, Tag: s.tag, Size: int(s.size), Packed: s.packed,
-			Fact: spec.Fact{Conf: x.conf, Source: x.dieSource(s.die), Note: s.note}}
-		if !s.packed && s.align > 1 {
-			st.MinAlign = int(s.align)
-		}
-		for _, f := range s.fields {
-			st.Fields = append(st.Fields, spec.Field{Name: f.name, Offset: int(f.offset), Type: f.typ, Fact: spec.Fact{Conf: x.conf, Source: "DWARF", Note: f.note}})
-		}
-		for _, o := range s.opaque {
-			st.Opaque = append(st.Opaque, spec.Opaque{Offset: int(o.offset), Size: int(o.end - o.offset), Covers: o.covers, Fact: fact("DWARF")})
-		}
-		f.Structs = append(f.Structs, st)
+	return out
+}
+
+// structRow is the [[struct]] row of a struct read by structAt.
+func (x *extractor) structRow(s *xStruct) *spec.Struct {
+	st := &spec.Struct{Name: s.name, Tag: s.tag, Size: int(s.size), Packed: s.packed,
+		Fact: spec.Fact{Conf: x.conf, Source: x.dieSource(s.die), Note: s.note}}
+	if !s.packed && s.align > 1 {
+		st.MinAlign = int(s.align)
 	}
-	return f
+	for _, f := range s.fields {
+		st.Fields = append(st.Fields, spec.Field{Name: f.name, Offset: int(f.offset), Type: f.typ, Fact: spec.Fact{Conf: x.conf, Source: "DWARF", Note: f.note}})
+	}
+	for _, o := range s.opaque {
+		st.Opaque = append(st.Opaque, spec.Opaque{Offset: int(o.offset), Size: int(o.end - o.offset), Covers: o.covers, Fact: x.fact("DWARF")})
+	}
+	return st
 }
 
 // write renders the fragment as a spec file.

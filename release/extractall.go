@@ -1,26 +1,55 @@
 package release
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"debug/dwarf"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/spec"
 )
 
-// extractAll is extractFrom for every named definition of the DWARF
-// (ExtractOptions.All): the index of elfread.ScanAll, in unit order, then
-// the rows in that order, so the fragment does not depend on opt.Jobs
-// (docs/nrtabi-extract.md#every-type---all).
-func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt ExtractOptions) (*fragment, error) {
+// allChunk is how many structs a worker of extractAll reads at a time: a
+// chunk is read with a fresh elfread.Reader (its type cache dies with the
+// chunk) and written as one piece of text.
+const allChunk = 32
+
+// allWindow bounds, per worker, how many chunks may be read ahead of the
+// one being written: the text waiting to be written is bounded by it, not
+// by the input.
+const allWindow = 4
+
+// extractAll writes the fragment of every named definition of the DWARF
+// (ExtractOptions.All) to w (docs/nrtabi-extract.md#every-type---all):
+//
+//  1. elfread.ScanAll indexes the named definitions on opt.Jobs workers,
+//     in unit order;
+//  2. serially, each struct of the index gets its row name (or is left
+//     out, counted) and each enum its row: from here on the set of rows is
+//     fixed, so a member naming another struct needs nothing of that
+//     struct but its name;
+//  3. the structs are read on opt.Jobs workers, a chunk of allChunk at a
+//     time, each worker with its own Reader over the shared sections, and
+//     the chunks are written in index order as they complete.
+//
+// The text is the same for every opt.Jobs. Nothing is written before step
+// 3, so an input error leaves w untouched.
+func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt ExtractOptions, w io.Writer) error {
 	jobs := opt.Jobs
 	if jobs == 0 {
 		jobs = elfread.DefaultJobs()
 	}
 	idx, err := dbg.ScanAll(ctx, jobs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	st := opt.Stats
 	if st == nil {
@@ -34,17 +63,12 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	skip.add(idx.Anonymous, "anonymous structs, unions and enums no typedef names (their members are covered where they are used)")
 	skip.add(idx.Nested, "structs, unions and enums defined inside a struct or class (check looks a struct up at namespace scope only)")
 	skip.add(idx.TypeUnits, "type units (-fdebug-types-section), not scanned: their types are not extracted")
-	// Names first, so that a member of a struct found later in the index
-	// is spelled by the row that struct gets, and no row takes a name (or
-	// the tag a _t name implies) an earlier row has: the loader would refuse
-	// the fragment.
+	// Step 2: no row takes a name (or the tag a _t name implies) an earlier
+	// row has, or the loader would refuse the fragment.
 	taken := map[string]bool{}
-	type want struct {
-		t    *elfread.Named
-		name string
-	}
-	var structs []want
+	var structs []*xStruct
 	var enums []*elfread.Named
+	var refused []string
 	clashes := 0
 	for _, t := range idx.Types {
 		if t.Kind == "enum" {
@@ -68,56 +92,213 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 		for _, k := range keys {
 			taken[k] = true
 		}
-		x.reserve(t.Offset, name)
-		structs = append(structs, want{t, name})
+		s := x.reserve(t.Offset, name)
+		// What structAt would refuse, known from the scan: a member of
+		// another struct must not name a struct that gets no row.
+		switch {
+		case !t.Sized:
+			s.refused = fmt.Sprintf("%s %s has no size in this DWARF (an incomplete or variable-size type)", t.Kind, t.Name)
+		case t.Size == 0:
+			s.refused = fmt.Sprintf("%s %s is empty (0 bytes: a GNU C struct {}, a Rust zero-sized type); a spec struct has at least one byte", t.Kind, t.Name)
+		case t.Size > spec.MaxObjectSize:
+			s.refused = fmt.Sprintf("%s %s is %d bytes; a spec struct has at most %d", t.Kind, t.Name, t.Size, spec.MaxObjectSize)
+		}
+		if s.refused != "" {
+			s.rowless = true
+			refused = append(refused, t.Name+" ("+s.refused+")")
+			continue
+		}
+		s.size = t.Size
+		structs = append(structs, s)
 	}
 	skip.add(clashes, "structs whose name or tag another struct's row already has (struct foo beside typedef struct {...} foo_t): a spec names a struct once")
+	skip.add(len(refused), "structs without a layout a spec struct can hold, each named in a not-extracted comment")
 	x.closed = true
 	// Every enum gets a row when the spec can state it, used or not.
 	unstated := 0
 	for _, t := range enums {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		ty, err := x.rd.Type(t.Offset)
 		if err != nil {
-			return nil, wrapInput(dbg.Path(), err, "enum %s", t.Name)
+			return wrapInput(dbg.Path(), err, "enum %s", t.Name)
 		}
 		et, ok := ty.(*godwarf.EnumType)
 		if !ok {
-			return nil, elfread.InputErrorf(dbg.Path(), "enum %s at DIE %#x reads as %T", t.Name, t.DIE, ty)
+			return elfread.InputErrorf(dbg.Path(), "enum %s at DIE %#x reads as %T", t.Name, t.DIE, ty)
 		}
 		if name, _, _ := x.enumType(et, []string{t.Name}); x.enums[name] == nil {
 			unstated++
 		}
 	}
+	x.enumsClosed = true
 	skip.add(unstated, "enums the spec cannot state (a name that is no C identifier, as a C++ scoped name; an enumerator another enum declares; a size other than 1, 2, 4 or 8), spelled as the integer of their size where a member uses them")
-	var refused, unread []string
-	for _, w := range structs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		s, err := x.structAt(w.t.Offset, w.name)
-		switch {
-		case err != nil:
-			unread = append(unread, fmt.Sprintf("%s (%v)", w.t.Name, err))
-			x.drop(w.name)
-		case s.refused != "":
-			refused = append(refused, w.t.Name+" ("+s.refused+")")
-		}
+	if len(structs) == 0 && len(x.enumOrder) == 0 {
+		return elfread.InputErrorf(dbg.Path(), "nothing to extract: the DWARF defines no named struct, union or enum a spec can hold (%s)", strings.Join(skip.lines, "; "))
 	}
-	skip.add(len(refused), "structs without a layout a spec struct can hold (a declaration without a size, a GNU C empty struct), each named in a not-extracted comment")
+	if err := dbg.ShareViews(); err != nil {
+		return err
+	}
+	// Step 3.
+	bw := bufio.NewWriterSize(w, 1<<16)
+	sw := &spec.Writer{W: bw}
+	io.WriteString(bw, x.header(obj.Path, obj.BuildID, dbg))
+	for _, l := range skip.lines {
+		sw.Comment("skipped: " + l)
+	}
+	for _, n := range refused {
+		sw.Comment("not extracted: " + n)
+	}
+	for _, e := range x.enumRows() {
+		sw.Enum(e)
+	}
+	chunks, err := x.readAll(ctx, dbg, structs, jobs, bw)
+	if err != nil {
+		return err
+	}
+	// The structs pointed to that have no row: known once every struct is
+	// read, so they follow the structs (a TOML file's tables may come in
+	// any order).
+	var unread []string
+	for _, c := range chunks {
+		for n := range c.opaques {
+			x.opaques[n] = true
+		}
+		unread = append(unread, c.unread...)
+	}
+	var late skips
 	if len(unread) > 0 {
-		skip.add(len(unread), "structs whose layout cannot be read into a spec struct, the first: "+unread[0])
+		late.add(len(unread), "structs whose members cannot be read, each one opaque range of its DWARF size; the first: "+unread[0])
 	}
-	frag := x.rows(obj.Path, obj.BuildID, dbg)
-	if len(frag.Structs) == 0 && len(frag.Enums) == 0 {
-		return nil, elfread.InputErrorf(dbg.Path(), "nothing to extract: the DWARF defines no named struct, union or enum a spec can hold (%s)", strings.Join(skip.lines, "; "))
+	for _, l := range late.lines {
+		sw.Comment("skipped: " + l)
 	}
-	frag.Refused = refused
-	frag.Skipped = skip.lines
-	st.Structs, st.Enums, st.Skipped = len(frag.Structs), len(frag.Enums), skip.lines
-	return frag, nil
+	for _, o := range x.opaqueRows() {
+		sw.OpaqueType(o)
+	}
+	if err := sw.Err(); err != nil {
+		return fmt.Errorf("writing the fragment of %s: %w", obj.Path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing the fragment of %s: %w", obj.Path, err)
+	}
+	st.Structs, st.Enums = len(structs), len(x.enumOrder)
+	st.Skipped = append(skip.lines, late.lines...)
+	return nil
+}
+
+// chunk is one piece of extractAll's step 3: structs[from:to], read by one
+// worker into text.
+type chunk struct {
+	from, to int
+	done     chan struct{}
+	text     []byte
+	opaques  map[string]bool
+	unread   []string
+	err      error
+}
+
+// readAll reads structs on jobs workers and writes each chunk's text to w
+// in order, at most allWindow*jobs chunks ahead of the writer.
+func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*xStruct, jobs int, w io.Writer) ([]*chunk, error) {
+	var chunks []*chunk
+	for i := 0; i < len(structs); i += allChunk {
+		chunks = append(chunks, &chunk{from: i, to: min(i+allChunk, len(structs)), done: make(chan struct{})})
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	window := make(chan struct{}, allWindow*jobs)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(jobs, max(len(chunks), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case window <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= len(chunks) {
+					return
+				}
+				c := chunks[i]
+				if err := ctx.Err(); err != nil {
+					c.err = err
+				} else {
+					x.fork(dbg).readChunk(c, structs)
+				}
+				close(c.done)
+			}
+		}()
+	}
+	var err error
+	for _, c := range chunks {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err != nil {
+			break
+		}
+		if c.err != nil {
+			err = c.err
+			break
+		}
+		if _, werr := w.Write(c.text); werr != nil {
+			err = werr
+			break
+		}
+		c.text = nil
+		<-window
+	}
+	cancel()
+	wg.Wait()
+	return chunks, err
+}
+
+// fork is a worker's extractor for one chunk: the rows, names and enums
+// of x shared read-only, its own Reader (and so its own type cache), its
+// own record of the structs pointed to.
+func (x *extractor) fork(dbg *elfread.Debug) *extractor {
+	w := *x
+	w.rd = dbg.NewReader()
+	w.worker = true
+	w.local = map[dwarf.Offset]*xStruct{}
+	return &w
+}
+
+// readChunk reads the chunk's structs and renders their rows.
+func (x *extractor) readChunk(c *chunk, structs []*xStruct) {
+	x.opaques = map[string]bool{}
+	var b bytes.Buffer
+	sw := &spec.Writer{W: &b}
+	for _, s := range structs[c.from:c.to] {
+		size := s.size
+		x.cur = s
+		_, err := x.structAt(s.die, s.name)
+		if err != nil || s.refused != "" {
+			// The row is named already (other structs may spell members
+			// by it), so it is written with the size the scan read, as one
+			// opaque range that says why.
+			why := s.refused
+			if err != nil {
+				why = err.Error()
+			}
+			c.unread = append(c.unread, esc.String(s.name+" ("+why+")"))
+			s.fields, s.opaque, s.size, s.tag, s.packed, s.align = nil, []*xOpaque{{offset: 0, end: size}}, size, "", false, 0
+			s.note = "its members cannot be read: " + why
+			s.refused = "" // it has its row
+		}
+		sw.Struct(x.structRow(s))
+		// The row is written: its members are not needed again.
+		s.fields, s.opaque = nil, nil
+	}
+	c.text, c.opaques = b.Bytes(), x.opaques
 }
 
 // skips counts what extractAll passes over, one line per kind.
@@ -126,13 +307,5 @@ type skips struct{ lines []string }
 func (s *skips) add(n int, what string) {
 	if n > 0 {
 		s.lines = append(s.lines, fmt.Sprintf("%d %s", n, what))
-	}
-}
-
-// drop forgets a struct reserved by extractAll that could not be read, so
-// no row and no member names it.
-func (x *extractor) drop(name string) {
-	if s := x.byName[name]; s != nil && s.refused == "" {
-		s.refused = "its layout cannot be read"
 	}
 }

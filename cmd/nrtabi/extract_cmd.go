@@ -87,23 +87,20 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		pos = []string{h.Object}
 	}
+	if *all {
+		return extractAllCmd(c, pos[0], *outPath, out, errw, release.ExtractOptions{Spec: sp, DebugDirs: dirs.get(), All: true, Jobs: *jobs})
+	}
 	var buf bytes.Buffer
 	// Structs without a spec layout (declarations, empty GNU C structs) are
 	// refused one by one: the fragment of the others is still written, the
 	// refusal goes to stderr and the exit status says not everything was.
 	done := cli.ExitOK
 	var refused *release.RefusedError
-	var stats release.ExtractStats
-	opt := release.ExtractOptions{Names: names, SkipAbsent: specStructs, Spec: sp, DebugDirs: dirs.get(), All: *all, Jobs: *jobs, Stats: &stats}
-	if err := release.ExtractContext(context.Background(), pos[0], &buf, opt); errors.As(err, &refused) {
+	opt := release.ExtractOptions{Names: names, SkipAbsent: specStructs, Spec: sp, DebugDirs: dirs.get()}
+	if err := release.Extract(pos[0], &buf, opt); errors.As(err, &refused) {
 		done = c.Errorf(errw, "%v", err)
 	} else if err != nil {
 		return layoutError(c, errw, err)
-	}
-	// What --all passed over, one counted line per kind (also in the
-	// fragment's comments): docs/nrtabi-extract.md#every-type---all.
-	for _, s := range stats.Skipped {
-		fmt.Fprintf(errw, "%s: %s: skipped %s\n", c.FullName(), esc.String(pos[0]), esc.String(s))
 	}
 	if *outPath == "" {
 		if _, err := out.Write(buf.Bytes()); err != nil {
@@ -117,11 +114,45 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	return done
 }
 
+// extractAllCmd is extract --all: the fragment is streamed (it can be
+// several times the input's size) to the temporary file that replaces -o
+// once complete, or to stdout; what was passed over is one counted line
+// per kind on stderr (docs/nrtabi-extract.md#every-type---all).
+func extractAllCmd(c *cli.Command, path, outPath string, out, errw io.Writer, opt release.ExtractOptions) int {
+	var stats release.ExtractStats
+	opt.Stats = &stats
+	run := func(w io.Writer) error { return release.ExtractContext(context.Background(), path, w, opt) }
+	var err error
+	if outPath == "" {
+		err = run(out)
+	} else {
+		err = writeAtomicFunc(outPath, run)
+	}
+	if err != nil {
+		return layoutError(c, errw, err)
+	}
+	for _, s := range stats.Skipped {
+		fmt.Fprintf(errw, "%s: %s: skipped %s\n", c.FullName(), esc.String(path), esc.String(s))
+	}
+	return cli.ExitOK
+}
+
 // writeAtomic replaces path only once the whole content is on disk. The
 // directories it needs are made, and removed again when the write fails,
 // so nothing partial is left; every error names the user's path, never
 // the temporary file's (docs/nrtabi-extract.md#options).
-func writeAtomic(path string, data []byte) (err error) {
+func writeAtomic(path string, data []byte) error {
+	return writeAtomicFunc(path, func(w io.Writer) error {
+		if _, err := w.Write(data); err != nil {
+			return fmt.Errorf("-o %s: writing it: %w", path, bareError(err))
+		}
+		return nil
+	})
+}
+
+// writeAtomicFunc is writeAtomic of what write writes; an error of write
+// is returned as it is (it names its own subject), and nothing is left.
+func writeAtomicFunc(path string, write func(io.Writer) error) (err error) {
 	if st, e := os.Stat(path); e == nil && st.IsDir() {
 		return fmt.Errorf("-o %s: is a directory; name the file to write in it (e.g. %s)", path, filepath.Join(path, "structs.toml"))
 	}
@@ -140,10 +171,10 @@ func writeAtomic(path string, data []byte) (err error) {
 	if err != nil {
 		return fmt.Errorf("-o %s: cannot create it: %w", path, bareError(err))
 	}
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return fmt.Errorf("-o %s: writing it: %w", path, bareError(err))
+		return err
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())

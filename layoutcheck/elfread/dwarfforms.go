@@ -52,6 +52,7 @@ const (
 
 	attrSibling          = 0x01
 	attrName             = 0x03
+	attrByteSize         = 0x0b
 	attrDeclaration      = 0x3c
 	attrType             = 0x49
 	attrStrOffsetsBase   = 0x72

@@ -122,7 +122,7 @@ func (r *Reader) viewFor(off dwarf.Offset) (*view, error) {
 		if v, ok := r.views[-2]; ok {
 			return v, nil
 		}
-		data, err := r.d.mergedData()
+		data, err := r.d.mergedView()
 		if err != nil {
 			return nil, err
 		}

@@ -24,6 +24,51 @@ var mainAltForms = map[uint64]uint64{
 	formStrpSup:    formStrp,
 }
 
+// ShareViews makes, once, every debug/dwarf view that Readers of d share
+// (the merged view of a file and its supplement, the whole-section view a
+// unit with cross-unit references needs, a split part's rewritten
+// abbreviations), so that Readers made afterwards by NewReader can each be
+// used by a goroutine of its own: they then only read d. The views are
+// the one copy; a Reader adds only its own type cache.
+func (d *Debug) ShareViews() error {
+	if d.alt != nil && len(d.parts) > 0 && d.parts[0] == d.alt {
+		if _, err := d.mergedView(); err != nil {
+			return err
+		}
+	}
+	for _, p := range d.all() {
+		p.goAbbrev()
+		for i := 0; ; i++ {
+			u, ok, err := p.unit(i)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			if p.crossUnitRefs(u) {
+				if _, err := p.DWARFData(); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// mergedView is mergedData made once and kept.
+func (d *Debug) mergedView() (*dwarf.Data, error) {
+	if d.merged == nil {
+		data, err := d.mergedData()
+		if err != nil {
+			return nil, err
+		}
+		d.merged = data
+	}
+	return d.merged, nil
+}
+
 // mergedData builds the merged view of d and its supplement.
 func (d *Debug) mergedData() (*dwarf.Data, error) {
 	a := d.alt

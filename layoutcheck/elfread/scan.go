@@ -22,6 +22,9 @@ type unit struct {
 type attrSpec struct {
 	attr, form uint32
 	fixed      int32 // encoded size when fixed, else -1
+	// implicit is a DW_FORM_implicit_const's value, read as unsigned (a
+	// positive signed LEB128 reads the same; ScanAll reads byte sizes so).
+	implicit uint64
 }
 
 type abbrev struct {
@@ -242,15 +245,16 @@ again:
 			if at == 0 && fm == 0 {
 				break
 			}
+			var implicit uint64
 			if fm == formImplicitConst {
-				c.SkipLeb()
+				implicit = c.Uleb()
 			}
 			if fm > 0xffff {
 				c.Fail("attribute form %#x", fm)
 				break
 			}
 			fs := fixedFormSize(uint32(fm), u.version, u.addrSize, u.offSize)
-			all = append(all, attrSpec{attr: uint32(at), form: uint32(fm), fixed: int32(fs)})
+			all = append(all, attrSpec{attr: uint32(at), form: uint32(fm), fixed: int32(fs), implicit: implicit})
 			if at == attrSibling {
 				a.sibling = true
 			}
@@ -449,6 +453,8 @@ type dieInfo struct {
 	export   bool
 	children bool
 	tag      uint32
+	size     uint64 // DW_AT_byte_size (ScanAll only)
+	sized    bool
 }
 
 // decode reads the attributes of a DIE the scanner cares about, leaving the
@@ -477,6 +483,15 @@ func (sc *scanner) decode(a *abbrev) dieInfo {
 			}
 		case attrExportSymbols:
 			di.export = form == formFlagPresent || sc.readUint(form) != 0
+		case attrByteSize:
+			switch form {
+			case formData1, formData2, formData4, formData8, formUdata:
+				di.size, di.sized = sc.readUint(form), true
+			case formImplicitConst:
+				di.size, di.sized = as.implicit, true
+			default:
+				sc.skipForm(form) // an expression (a variable-size type): no size
+			}
 		default:
 			if as.fixed >= 0 && form == as.form {
 				sc.c.Skip(uint64(as.fixed))

@@ -16,6 +16,10 @@ import (
 type Named struct {
 	Found
 	Kind string // "struct", "class", "union" or "enum"
+	// Size is DW_AT_byte_size; Sized is false when the DIE has none (an
+	// incomplete type, a variable-size one).
+	Size  int64
+	Sized bool
 	// qualified: Name is not the DIE's own name (a scope or a typedef).
 	qualified bool
 }
@@ -303,6 +307,7 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 			}
 			t := sc.named(dieOff, qualify(top.qual, name), a.tag)
 			t.qualified = top.qual != ""
+			t.Size, t.Sized = int64(min(di.size, maxTypeSize)), di.sized
 			if name == "" {
 				anon[dieOff] = t
 				break

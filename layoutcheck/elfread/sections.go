@@ -46,6 +46,9 @@ type Debug struct {
 	// decides the string offsets base.
 	dwo  bool
 	goAb []byte // the abbreviations rewritten for debug/dwarf (split parts)
+	// merged is the merged view of the file and its supplement, made once
+	// (mergedView) and shared by every Reader.
+	merged *dwarf.Data
 	// Missing (main Debug only): debug files the DWARF refers to that were
 	// not found, with where they were looked for (Lookup.AllowMissing).
 	Missing []string

@@ -15,6 +15,8 @@ import (
 // extract --all, and the struct that embeds it is refused by name — it was
 // a nil dereference in structAt's deferred bookkeeping (an error return
 // sets the named result to nil), found by bench/layoutcheck's libstdc++ row.
+// (Since extract --all reads sizes before structAt, this input no longer
+// reaches that path; the test keeps the refusal by name.)
 func TestExtractAllUnreadableLayout(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("no C compiler: %v", err)
@@ -34,7 +36,7 @@ func TestExtractAllUnreadableLayout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("extract --all: %v\n%s", err, out.String())
 	}
-	if !strings.Contains(out.String(), `name = "fine"`) || !strings.Contains(out.String(), "cannot be read") {
-		t.Errorf("want struct fine written and the unreadable layouts counted:\n%s", out.String())
+	if !strings.Contains(out.String(), `name = "fine"`) || !strings.Contains(out.String(), "big (struct big is 2147483648 bytes") {
+		t.Errorf("want struct fine written and struct big named as not extracted:\n%s", out.String())
 	}
 }

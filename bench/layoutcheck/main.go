@@ -123,9 +123,6 @@ func run(w io.Writer, o options) error {
 	}
 	var bigResults []bigResult
 	for _, r := range big {
-		if !selected(r.label, o.only) {
-			continue
-		}
 		res, err := measureBig(o.runs, o.cache, r)
 		if err != nil {
 			return err
@@ -168,57 +165,76 @@ func smallRows(o options, bin string) ([]row, error) {
 }
 
 // bigRows are the throughput rows: the directory, then each whole library.
+// Only the selected rows' inputs are built (the C++ object takes minutes).
 func bigRows(o options, bin string) ([]bigRow, error) {
 	syn, cxx := fullSyn, fullCXX
 	if o.quick {
 		syn, cxx = quickSyn, quickCXX
 	}
-	synObj, err := synthetic(o.cache, syn)
-	if err != nil {
-		return nil, err
-	}
-	cxxObj, err := cxxObject(o.cache, cxx)
-	if err != nil {
-		return nil, err
-	}
-	var files []string
+	synLabel := fmt.Sprintf("synthetic C object (%d units × %d structs × %d members)", syn.units, syn.structs, syn.members)
+	cxxLabel := fmt.Sprintf("generated C++ object (%d units × %d structs through templates, g++ -g)", cxx.units, cxx.structs)
 	dirLabel := "directory: libc6-dbg and libstdc++6-12-dbg, the reference libnrt.so.1 and libnccom double"
 	if o.quick {
-		tiny, err := tinyObject(o.cache)
-		if err != nil {
-			return nil, err
-		}
-		dw4, err := dwarf4Object(o.cache)
-		if err != nil {
-			return nil, err
-		}
-		files = []string{tiny, dw4, synObj, cxxObj}
 		dirLabel = "directory (quick): the tiny, DWARF 4, synthetic and C++ objects"
-	} else {
-		if files, err = distributionFiles(); err != nil {
-			return nil, err
+	}
+	var rows []bigRow
+	if selected(dirLabel, o.only) {
+		var files []string
+		if o.quick {
+			tiny, err := tinyObject(o.cache)
+			if err != nil {
+				return nil, err
+			}
+			dw4, err := dwarf4Object(o.cache)
+			if err != nil {
+				return nil, err
+			}
+			synObj, err := synthetic(o.cache, syn)
+			if err != nil {
+				return nil, err
+			}
+			cxxObj, err := cxxObject(o.cache, cxx)
+			if err != nil {
+				return nil, err
+			}
+			files = []string{tiny, dw4, synObj, cxxObj}
+		} else {
+			var err error
+			if files, err = distributionFiles(); err != nil {
+				return nil, err
+			}
+			lib, stub, err := referenceBuild(o.cache)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, lib, stub)
 		}
-		lib, stub, err := referenceBuild(o.cache)
+		dir, err := directoryRow(dirLabel, o.cache, bin, files)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, lib, stub)
+		rows = append(rows, dir)
 	}
-	dir, err := directoryRow(dirLabel, o.cache, bin, files)
-	if err != nil {
-		return nil, err
+	type lib struct {
+		label string
+		file  func() (string, error)
 	}
-	rows := []bigRow{dir}
-	type lib struct{ label, file string }
 	libs := []lib{
-		{fmt.Sprintf("synthetic C object (%d units × %d structs × %d members)", syn.units, syn.structs, syn.members), synObj},
-		{fmt.Sprintf("generated C++ object (%d units × %d structs through templates, g++ -g)", cxx.units, cxx.structs), cxxObj},
+		{synLabel, func() (string, error) { return synthetic(o.cache, syn) }},
+		{cxxLabel, func() (string, error) { return cxxObject(o.cache, cxx) }},
 	}
 	if !o.quick {
-		libs = append([]lib{{"libstdc++.so.6.0.30 (libstdc++6-12-dbg)", libstdcxx}}, libs...)
+		libs = append([]lib{{"libstdc++.so.6.0.30 (libstdc++6-12-dbg)", func() (string, error) { return libstdcxx, nil }}}, libs...)
 	}
 	for _, l := range libs {
-		r, err := wholeLibraryRow(l.label, bin, l.file)
+		if !selected(l.label, o.only) {
+			continue
+		}
+		file, err := l.file()
+		if err != nil {
+			return nil, err
+		}
+		r, err := wholeLibraryRow(l.label, bin, file)
 		if err != nil {
 			return nil, err
 		}

@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -33,13 +34,14 @@ func main() {
 	cache := flag.String("cache", filepath.Join(os.TempDir(), "nrtabi-bench-layoutcheck"), "where built inputs and the tool build are kept between runs")
 	bin := flag.String("nrtabi", "", "measure this nrtabi binary instead of building ./cmd/nrtabi (to compare two builds)")
 	only := flag.String("only", "", "run only the rows whose label contains one of these comma-separated texts")
+	slow := flag.Duration("slow", 2*time.Minute, "a throughput tool whose judged run takes longer is timed from that run alone (said in its note); 0: every tool -runs times")
 	quick := flag.Bool("quick", false, "one run of every kind of row on small inputs built here (what go test runs, so the harness cannot rot); peers optional")
 	flag.Parse()
 	if *runs < 1 {
 		fmt.Fprintln(os.Stderr, "bench/layoutcheck: -runs must be at least 1")
 		os.Exit(2)
 	}
-	o := options{runs: *runs, cache: *cache, bin: *bin, only: *only, quick: *quick}
+	o := options{runs: *runs, cache: *cache, bin: *bin, only: *only, quick: *quick, slow: *slow}
 	if o.quick {
 		o.runs = 1
 	}
@@ -54,6 +56,7 @@ type options struct {
 	runs             int
 	cache, bin, only string
 	quick            bool
+	slow             time.Duration
 }
 
 func selected(label, only string) bool {
@@ -123,7 +126,7 @@ func run(w io.Writer, o options) error {
 	}
 	var bigResults []bigResult
 	for _, r := range big {
-		res, err := measureBig(o.runs, o.cache, r)
+		res, err := measureBig(o.runs, o.slow, o.cache, r)
 		if err != nil {
 			return err
 		}

@@ -176,7 +176,7 @@ func TestMeasureBigKeepsFailure(t *testing.T) {
 		{name: "good", bin: sh, args: []string{"-c", "echo done"}, cores: 1, ok: exitOK},
 		{name: "bad", bin: sh, args: []string{"-c", "echo broken >&2; exit 3"}, cores: 1, ok: exitOK},
 	}}
-	res, err := measureBig(3, cache, r)
+	res, err := measureBig(3, 0, cache, r)
 	if err != nil {
 		t.Fatal(err)
 	}

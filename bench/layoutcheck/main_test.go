@@ -187,3 +187,36 @@ func TestMeasureBigKeepsFailure(t *testing.T) {
 		t.Errorf("the failing tool is not kept as a failure with its message: %+v", res.stats[1])
 	}
 }
+
+// TestMeasureBigSlowToolOnce: a tool whose judged run exceeds -slow is
+// timed from that run alone, says so in its note, and is not run again;
+// a fast tool beside it still runs every time.
+func TestMeasureBigSlowToolOnce(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("no C compiler for csrc/measure.c: %v", err)
+	}
+	cache := t.TempDir()
+	if err := buildMeasureHelper(cache); err != nil {
+		t.Fatal(err)
+	}
+	count := filepath.Join(cache, "count")
+	ok := func(s sample, out string) (string, error) { return "", nil }
+	r := bigRow{label: "slow", kind: "whole library", tools: []bigTool{
+		{name: "fast", bin: "sh", args: []string{"-c", "true"}, cores: 1, ok: ok},
+		{name: "slow", bin: "sh", args: []string{"-c", "echo x >> " + count + "; sleep 0.3"}, cores: 1, ok: ok},
+	}}
+	res, err := measureBig(4, 100*time.Millisecond, cache, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(count)
+	if n := bytes.Count(b, []byte("x")); n != 1 {
+		t.Errorf("the slow tool ran %d times, want its judged run alone", n)
+	}
+	if !strings.Contains(res.notes[1], "one run (the judged one") || res.stats[1].wall < 300*time.Millisecond {
+		t.Errorf("the slow tool: %+v, note %q", res.stats[1], res.notes[1])
+	}
+	if res.stats[0].wall == 0 || strings.Contains(res.notes[0], "one run") {
+		t.Errorf("the fast tool: %+v, note %q", res.stats[0], res.notes[0])
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/esc"
@@ -54,6 +55,10 @@ type ExtractStats struct {
 	// Skipped has one line per kind of thing passed over, counted
 	// ("3 anonymous definitions no typedef names").
 	Skipped []string
+	// The wall time of extractAll's steps: the parallel scan, the serial
+	// naming of the rows and the enums, the parallel reading and writing of
+	// the structs (docs/nrtabi-extract.md#every-type---all).
+	ScanTime, NameTime, ReadTime time.Duration
 }
 
 // Extract reads the structs opt names from the DWARF of path and writes them
@@ -322,18 +327,20 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		return nil, fmt.Errorf("no row is named %s", name)
 	}
 	if s.done {
-		return s, s.err
+		if s.err != nil {
+			return nil, s.err
+		}
+		return s, nil
 	}
 	s.done = true
 	s.building = true
-	// The row, not the result: an error return sets s to nil.
-	row := s
+	self := s // s is the result, nil on an error
 	defer func() {
-		row.building = false
+		self.building = false
 		if err != nil {
 			// A struct read again (a member of a later struct) fails as the
 			// first read did, never as a row without a layout.
-			row.err, row.refused = err, "its layout cannot be read: "+err.Error()
+			self.err, self.refused = err, "its layout cannot be read: "+err.Error()
 		}
 	}()
 	if x.structDepth >= maxStructDepth {
@@ -366,7 +373,9 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		return s, nil
 	}
 	s.size = l.Size
-	if l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name && !strings.HasSuffix(s.name, "::"+l.Name) {
+	// extractAll names every row before any is read, each name and the tag
+	// it implies unique; a DWARF tag set here could be another row's name.
+	if !x.closed && l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name {
 		s.tag = l.Name
 	}
 	if l.Kind == "union" {
@@ -602,6 +611,20 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 		if st, ok := pt.(*godwarf.StructType); ok {
 			ptds := specmatch.TypedefNames(d.Type)
 			name := x.specName(st, ptds)
+			if x.closed {
+				// Every row is known (extractAll): the pointee's own row,
+				// whatever typedef the pointer goes through (__c_file is
+				// struct _IO_FILE), or, for a defined struct without one
+				// (nested in a class, anonymous), an opaque range: check
+				// compares the pointee.
+				s := x.rowOf(st, name)
+				switch {
+				case s != nil && x.hasRow(s) && spec.IsIdent(s.name):
+					return pq.prefix() + s.name + "*" + self, "", true
+				case s != nil && x.hasRow(s), s == nil && !st.Incomplete:
+					return "", "", false
+				}
+			}
 			if s, ok := x.byName[name]; ok && x.hasRow(s) && spec.IsIdent(s.name) {
 				return pq.prefix() + s.name + "*" + self, "", true
 			}
@@ -612,6 +635,11 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			// A struct the grammar cannot name (a C++ scoped or template
 			// name): an opaque range, which check passes, where a void*
 			// would be a pointer-target change against the file itself.
+			return "", "", false
+		}
+		if x.closed && pointsToStruct(d.Type) {
+			// A pointer to a pointer to a struct: check compares the
+			// pointee, so a void* would be a change against the file itself.
 			return "", "", false
 		}
 		return "void*" + self, "points to " + elfread.TypeName(d.Type), true
@@ -686,6 +714,41 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 		return named(s.name, "", true)
 	}
 	return "", "", false
+}
+
+// rowOf is the row of a struct type met in a member (extractAll): by its
+// DIE, else by name (an ODR copy in another unit), else by its DWARF name.
+func (x *extractor) rowOf(st *godwarf.StructType, name string) *xStruct {
+	off := x.rd.GlobalOffset(st)
+	if s, ok := x.byOff[off]; ok {
+		return s
+	}
+	if s, ok := x.local[off]; ok {
+		return s
+	}
+	if s, ok := x.byName[name]; ok {
+		return s
+	}
+	if q, ok := x.qualified[off]; ok {
+		return x.byName[q]
+	}
+	return x.byName[st.StructName]
+}
+
+// pointsToStruct: t is a pointer chain (through typedefs and qualifiers)
+// that ends at a struct, class or union.
+func pointsToStruct(t godwarf.Type) bool {
+	for range elfread.MaxTypeDepth {
+		switch p := elfread.Strip(t).(type) {
+		case *godwarf.PtrType:
+			t = p.Type
+		case *godwarf.StructType:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // generatedVector recognises the C spelling of std::vector<T> that the

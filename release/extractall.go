@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/esc"
@@ -47,6 +48,7 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	if jobs == 0 {
 		jobs = elfread.DefaultJobs()
 	}
+	start := time.Now()
 	idx, err := dbg.ScanAll(ctx, jobs)
 	if err != nil {
 		return err
@@ -55,6 +57,8 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	if st == nil {
 		st = &ExtractStats{}
 	}
+	st.ScanTime = time.Since(start)
+	start = time.Now()
 	st.Units, st.InfoBytes, st.Types = idx.Units, idx.InfoBytes, len(idx.Types)
 	x := newExtractor(obj, dbg, opt.Spec)
 	x.qualified = idx.Qualified
@@ -70,10 +74,29 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	var enums []*elfread.Named
 	var refused []string
 	clashes := 0
+	enumAt := map[dwarf.Offset]bool{}
+	// Definitions under their own names first, then the other names
+	// typedefs give them: a row is named as its DWARF names the struct,
+	// which is how a pointer to it is spelled.
+	var defs, aliases []*elfread.Named
 	for _, t := range idx.Types {
+		if t.Alias {
+			aliases = append(aliases, t)
+		} else {
+			defs = append(defs, t)
+		}
+	}
+	for _, t := range append(defs, aliases...) {
 		if t.Kind == "enum" {
-			enums = append(enums, t)
+			// A typedef of an enum is another name of its one row.
+			if !enumAt[t.Offset] {
+				enumAt[t.Offset] = true
+				enums = append(enums, t)
+			}
 			continue
+		}
+		if _, ok := x.byOff[t.Offset]; ok {
+			continue // another name (a typedef) of a struct that has its row
 		}
 		name := t.Name
 		if opt.Spec != nil {
@@ -140,6 +163,8 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	if err := dbg.ShareViews(); err != nil {
 		return err
 	}
+	st.NameTime = time.Since(start)
+	start = time.Now()
 	// Step 3.
 	bw := bufio.NewWriterSize(w, 1<<16)
 	sw := &spec.Writer{W: bw}
@@ -160,19 +185,24 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	// The structs pointed to that have no row: known once every struct is
 	// read, so they follow the structs (a TOML file's tables may come in
 	// any order).
-	var unread []string
+	var unread, dropped []string
 	for _, c := range chunks {
 		for n := range c.opaques {
 			x.opaques[n] = true
 		}
 		unread = append(unread, c.unread...)
+		dropped = append(dropped, c.dropped...)
 	}
 	var late skips
 	if len(unread) > 0 {
-		late.add(len(unread), "structs whose members cannot be read, each one opaque range of its DWARF size; the first: "+unread[0])
+		late.add(len(unread)-len(dropped), "structs whose members cannot be read, each one opaque range of its DWARF size (a member names it); the first: "+unread[0])
+		late.add(len(dropped), "structs whose members cannot be read and that no member names, each named in a not-extracted comment")
 	}
 	for _, l := range late.lines {
 		sw.Comment("skipped: " + l)
+	}
+	for _, n := range dropped {
+		sw.Comment("not extracted: " + n)
 	}
 	for _, o := range x.opaqueRows() {
 		sw.OpaqueType(o)
@@ -183,7 +213,8 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("writing the fragment of %s: %w", obj.Path, err)
 	}
-	st.Structs, st.Enums = len(structs), len(x.enumOrder)
+	st.Structs, st.Enums = len(structs)-len(dropped), len(x.enumOrder)
+	st.ReadTime = time.Since(start)
 	st.Skipped = append(skip.lines, late.lines...)
 	return nil
 }
@@ -195,7 +226,8 @@ type chunk struct {
 	done     chan struct{}
 	text     []byte
 	opaques  map[string]bool
-	unread   []string
+	unread   []string // every struct whose members cannot be read
+	dropped  []string // those of them without a row
 	err      error
 }
 
@@ -208,10 +240,13 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// No more workers than chunks: -j is the user's number, and the
+	// window's size must not overflow with it.
+	jobs = min(jobs, max(len(chunks), 1))
 	window := make(chan struct{}, allWindow*jobs)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(jobs, max(len(chunks), 1)) {
+	for range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -229,7 +264,9 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 				if err := ctx.Err(); err != nil {
 					c.err = err
 				} else {
-					x.fork(dbg).readChunk(c, structs)
+					// SetPanicOnFault is per goroutine: a file truncated
+					// while a worker reads it is an input error here too.
+					c.err = elfread.Guard(func() error { x.fork(dbg).readChunk(c, structs); return nil })
 				}
 				close(c.done)
 			}
@@ -290,6 +327,13 @@ func (x *extractor) readChunk(c *chunk, structs []*xStruct) {
 				why = err.Error()
 			}
 			c.unread = append(c.unread, esc.String(s.name+" ("+why+")"))
+			if !spec.IsIdent(s.name) {
+				// No member names it (a scoped or template name is never a
+				// member's type), so it gets no row: check would fail to
+				// read it as extract did.
+				c.dropped = append(c.dropped, s.name+" ("+why+")")
+				continue
+			}
 			s.fields, s.opaque, s.size, s.tag, s.packed, s.align = nil, []*xOpaque{{offset: 0, end: size}}, size, "", false, 0
 			s.note = "its members cannot be read: " + why
 			s.refused = "" // it has its row

@@ -46,7 +46,7 @@ func TestUnknownNamesOneLine(t *testing.T) {
 		{[]string{"check", "-formt", "json", "a.so"}, `nrtabi check: unknown flag "-formt"; did you mean "--format"?`},
 		{[]string{"diff", "--fail-no", "none", "a", "b"}, `nrtabi diff: unknown flag "--fail-no"; did you mean "--fail-on"?`},
 		{[]string{"show", "--header", "d", "s"}, `nrtabi show: unknown flag "--header"; did you mean "--headers"?`},
-		{[]string{"extract", "--qqqqqqqq", "a.so"}, `nrtabi extract: unknown flag "--qqqqqqqq"; the flags are: --debug-dir, --headers, --include, --spec, --struct, -o`},
+		{[]string{"extract", "--qqqqqqqq", "a.so"}, `nrtabi extract: unknown flag "--qqqqqqqq"; the flags are: --all, --debug-dir, --headers, --include, --spec, --struct, -j, -o`},
 		{[]string{"check", "--spec"}, `nrtabi check: flag needs an argument: -spec (nrtabi check -h for more)`},
 	} {
 		rc, out, errw := runCLI(c.args...)

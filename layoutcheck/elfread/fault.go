@@ -15,8 +15,9 @@ import (
 // raises SIGBUS on the next page touched past its new end, which Go turns
 // into "fatal error: fault" and a stack dump unless the goroutine asked for
 // a panic instead (runtime/debug.SetPanicOnFault, which is per goroutine).
-// The reader starts no goroutine of its own, so the goroutine that calls it
-// is the only one that touches a mapping: Guard (or a caller that sets
+// The reader starts no goroutine of its own but ScanAll's workers, which
+// guard themselves; otherwise the goroutine that calls it is the only one
+// that touches a mapping: Guard (or a caller that sets
 // SetPanicOnFault and asks FaultError, as the CLI's command runner does)
 // turns the fault into an *InputError naming the file.
 

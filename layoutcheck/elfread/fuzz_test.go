@@ -2,6 +2,7 @@ package elfread
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 // FuzzReadObject corpus: gcc -g objects in DWARF 4 and 5, a compressed one,
 // a shared object) to every reading step on its own: open, the dynamic
 // table, the debug-file search, the struct and enum scans and the layout and type
-// reader. NewFile, ReadDynTable, FindDebug, FindStructs and FindEnums end with a result
+// reader, and the whole-library scan. NewFile, ReadDynTable, FindDebug, FindStructs, FindEnums and ScanAll end with a result
 // or a one-line *InputError; a layout error is any one-line error; a panic
 // fails the run.
 func FuzzReader(f *testing.F) {
@@ -52,6 +53,22 @@ func FuzzReader(f *testing.F) {
 		enums, err := dbg.FindEnums([][]string{{"colour_t", "colour"}, {"wide"}, {hostile.StructName}})
 		if !oneLine("find enums", err, true) {
 			return
+		}
+		// The whole-library scan (extract --all) on two workers, and the
+		// views its readers share.
+		idx, err := dbg.ScanAll(context.Background(), 2)
+		if oneLine("scan all", err, true) {
+			if err := dbg.ShareViews(); oneLine("share views", err, false) {
+				rd := dbg.NewReader()
+				for _, n := range idx.Types[:min(len(idx.Types), 8)] {
+					if n.Kind == "enum" {
+						_, err = rd.Type(n.Offset)
+					} else {
+						_, err = rd.Layout(n.Offset)
+					}
+					oneLine("type of "+n.Name, err, false)
+				}
+			}
 		}
 		rd := dbg.NewReader()
 		for _, fd := range enums {

@@ -9,5 +9,9 @@ func TestMain(m *testing.M) {
 	// Debian's debuginfod package sets DEBUGINFOD_URLS for login shells; the
 	// tests never download from a server they did not start.
 	os.Unsetenv("DEBUGINFOD_URLS")
-	os.Exit(m.Run())
+	rc := m.Run()
+	if multiDir != "" {
+		os.RemoveAll(multiDir) // scanall_test.go's object, built once
+	}
+	os.Exit(rc)
 }

@@ -3,6 +3,7 @@ package elfread
 import (
 	"context"
 	"debug/dwarf"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -20,8 +21,15 @@ type Named struct {
 	// incomplete type, a variable-size one).
 	Size  int64
 	Sized bool
+	// Alias: another name a typedef gives a definition (Offset is the
+	// definition's), which is listed under its own name too unless an
+	// earlier unit took that name.
+	Alias bool
 	// qualified: Name is not the DIE's own name (a scope or a typedef).
 	qualified bool
+	// at orders the unit's list: the DIE, or for another name a typedef
+	// gives a definition, the typedef's DIE.
+	at int
 }
 
 // Index is what ScanAll found: the first definition of every qualified
@@ -135,7 +143,12 @@ func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 					if sc == nil || sc.d != it.p {
 						sc = &scanner{d: it.p}
 					}
-					res[i] = sc.unitTypes(it.u)
+					// SetPanicOnFault is per goroutine: each worker guards
+					// its own reads of the mapping (fault.go).
+					if err := Guard(func() error { res[i] = sc.unitTypes(it.u); return nil }); err != nil {
+						res[i] = unitTypes{err: err}
+						sc = nil
+					}
 				}
 				if plantCompletionOrder {
 					mu.Lock()
@@ -163,7 +176,8 @@ func (idx *Index) merge(items []scanItem, res []unitTypes, order []int) (*Index,
 	for _, i := range order {
 		r := &res[i]
 		if r.err != nil {
-			if p := items[i].p; r.err != context.Canceled && r.err != context.DeadlineExceeded {
+			var ie *InputError
+			if p := items[i].p; r.err != context.Canceled && r.err != context.DeadlineExceeded && !errors.As(r.err, &ie) {
 				return nil, InputErrorf(p.Path(), "corrupted DWARF: %w", r.err)
 			}
 			return nil, r.err
@@ -238,8 +252,8 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 	// typedef; the order is not relied on).
 	anon := map[int]*Named{}
 	type typedef struct {
-		name string
-		to   int
+		name   string
+		at, to int
 	}
 	var typedefs []typedef
 	stack := []typeScope{{scan: true}}
@@ -290,7 +304,7 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 			}
 		case tagTypedef:
 			if !top.nested && name != "" && di.typ > 0 && !di.typAlt && di.typ >= u.dieStart && di.typ < u.end {
-				typedefs = append(typedefs, typedef{qualify(top.qual, name), di.typ})
+				typedefs = append(typedefs, typedef{qualify(top.qual, name), dieOff, di.typ})
 			}
 		default: // struct, class, union, enum
 			if di.decl {
@@ -329,20 +343,52 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 	if out.err = sc.failed(); out.err != nil {
 		return out
 	}
-	// A typedef names an anonymous definition; the first typedef of it
-	// (in DIE order) gives its name, and it is listed where it was defined.
-	named := map[int]bool{}
+	// A typedef names a definition of the unit, through typedefs as
+	// FindStructs follows them. The first typedef of an anonymous one (in
+	// DIE order) gives it its name, and it is listed where it was defined;
+	// any other is another name of it, listed where the typedef is, as
+	// FindStructs would find it there.
+	defs := map[int]*Named{}
+	for _, t := range out.types {
+		defs[int(t.DIE)] = t
+	}
+	for off, t := range anon {
+		defs[off] = t
+	}
+	tdTo := map[int]int{}
 	for _, td := range typedefs {
-		t := anon[td.to]
-		if t == nil || named[td.to] {
+		tdTo[td.at] = td.to
+	}
+	resolve := func(to int) *Named {
+		for range 16 {
+			if t := defs[to]; t != nil {
+				return t
+			}
+			next, ok := tdTo[to]
+			if !ok {
+				return nil
+			}
+			to = next
+		}
+		return nil
+	}
+	named := map[int]bool{}
+	all := out.types
+	for _, td := range typedefs {
+		t := resolve(td.to)
+		if t == nil {
 			continue
 		}
-		named[td.to] = true
-		t.Name = td.name
-		t.Via = "typedef " + td.name
-		t.qualified = true
+		if _, isAnon := anon[int(t.DIE)]; isAnon && !named[int(t.DIE)] {
+			named[int(t.DIE)] = true
+			t.Name = td.name
+			t.Via = "typedef " + td.name
+			t.qualified = true
+			continue
+		}
+		all = append(all, &Named{Kind: t.Kind, Size: t.Size, Sized: t.Sized, Alias: true, at: td.at,
+			Found: Found{Offset: t.Offset, Name: td.name, Via: "typedef " + td.name, DIE: t.DIE, File: t.File, From: t.From}})
 	}
-	all := out.types
 	for off, t := range anon {
 		if named[off] {
 			all = append(all, t)
@@ -359,15 +405,14 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 func (sc *scanner) named(dieOff int, qual string, tag uint32) *Named {
 	p := sc.d
 	kind := kindWord(tag)
-	return &Named{Kind: kind, Found: Found{Offset: dwarf.Offset(p.base + dieOff), Name: qual, Via: kind + " " + qual,
+	return &Named{Kind: kind, at: dieOff, Found: Found{Offset: dwarf.Offset(p.base + dieOff), Name: qual, Via: kind + " " + qual,
 		DIE: dwarf.Offset(dieOff), File: p.Path(), From: p.Via}}
 }
 
-// sortNamed puts a unit's definitions in DIE order (anonymous ones named
-// by a typedef join the others where they were defined, not in the map's
-// random order).
+// sortNamed puts a unit's names in DIE order (not in the maps' random
+// order).
 func sortNamed(ts []*Named) {
-	slices.SortFunc(ts, func(a, b *Named) int { return int(a.DIE) - int(b.DIE) })
+	slices.SortFunc(ts, func(a, b *Named) int { return a.at - b.at })
 }
 
 func qualify(scope, name string) string {

@@ -115,7 +115,7 @@ func TestStrayArguments(t *testing.T) {
 		{"spec", "validate", "2.31.24", "2.32.0-synthetic"},
 		{"spec", "validate", "--spec", "2.31.24", "2.32.0-synthetic"},
 		{"spec", "show", "2.31.24", "stray"},
-		{"show", "nec_version_info_t", "a.so", "stray"},
+		// show STRUCT FILE... takes many inputs (docs/nrtabi-show.md#many-inputs): no stray place there.
 		{"extract", "a.so", "b.so"},
 		{"diff", "2.31.24", "2.31.24", "2.31.24"},
 	} {

@@ -32,7 +32,13 @@ func (m *manyFlags) check() error {
 	return nil
 }
 
+// expandArchive, when set, turns a package or archive argument (or one met
+// in a walk) into its ELF members read in memory: the place where package
+// support plugs in (issue 28 item 2), for every command that takes many
+// inputs at once.
+var expandArchive inputs.Expander
+
 // expand turns FILE and DIR arguments into the run's inputs.
 func (m *manyFlags) expand(args []string) ([]inputs.Input, error) {
-	return inputs.Expand(args, inputs.Options{NonELF: m.nonELF})
+	return inputs.Expand(args, inputs.Options{NonELF: m.nonELF, Expand: expandArchive})
 }

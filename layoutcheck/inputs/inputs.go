@@ -56,7 +56,13 @@ func (in Input) Open() (*elfread.File, error) {
 		return nil, elfread.InputErrorf(in.Name, "%s", in.Skip)
 	}
 	if in.Path != "" {
-		return elfread.Open(in.Path)
+		f, err := elfread.Open(in.Path)
+		var ie *elfread.InputError
+		if err != nil && in.Name != in.Path && errors.As(err, &ie) && ie.Path == in.Path {
+			// A walked link is named as walked, not by its target.
+			return nil, &elfread.InputError{Path: in.Name, Msg: ie.Msg, Err: ie.Err}
+		}
+		return f, err
 	}
 	if in.Mem == nil {
 		return nil, elfread.InputErrorf(in.Name, "no file and no bytes to read (an inputs.Input must have Path or Mem)")

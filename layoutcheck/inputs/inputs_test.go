@@ -77,6 +77,24 @@ func TestExpandWalk(t *testing.T) {
 	}
 }
 
+// An error reading a walked link names the link, not its target.
+func TestLinkErrorNamesLink(t *testing.T) {
+	dir, _ := tree(t)
+	ins, err := Expand([]string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range ins {
+		if strings.HasSuffix(in.Name, "/c.so") {
+			if _, err := in.Open(); err == nil || !strings.HasPrefix(err.Error(), in.Name+": ") {
+				t.Fatalf("error %v, want it to name %s", err, in.Name)
+			}
+			return
+		}
+	}
+	t.Fatal("no c.so in the walk")
+}
+
 func TestExpandFail(t *testing.T) {
 	dir, _ := tree(t)
 	_, err := Expand([]string{dir}, Options{NonELF: NonELFFail})

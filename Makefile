@@ -101,14 +101,18 @@ bench-collectives:
 
 bench: bench-collectives
 
-# ---- layoutcheck vs pahole (bench/layoutcheck) ------------------------------
+# ---- layoutcheck vs pahole and abidw (bench/layoutcheck) --------------------
 # Wall time and peak RSS of nrtabi show, nrtabi check --require and pahole -C
 # on the same structs, interleaved, per input
-# (docs/benchmarks.md#layoutcheck-vs-pahole). Needs what make test does not:
-# apt-get install dwarves libc6-dbg libstdc++6-12-dbg (the bench
-# lists whatever is missing before it starts); builds a 100 MB synthetic
-# object, a DWARF 4 object and the reference libnrt/libnccom once into
-# $TMPDIR/nrtabi-bench-layoutcheck.
+# (docs/benchmarks.md#layoutcheck-vs-pahole); then the throughput rows: a
+# directory of every debug file against pahole/abidw per file, and
+# extract --all against pahole -j2 and abidw on whole libraries, each goal
+# marked met or missed (docs/benchmarks.md#throughput). Needs what make test
+# does not: apt-get install dwarves abigail-tools libc6-dbg libstdc++6-12-dbg
+# g++ (the bench lists whatever is missing before it starts); builds a 100 MB
+# synthetic object, a 60 MiB C++ one, a DWARF 4 object and the reference
+# libnrt/libnccom once into $TMPDIR/nrtabi-bench-layoutcheck. Not part of
+# make test, which runs its quick mode (go test ./bench/layoutcheck).
 .PHONY: bench-layoutcheck
 bench-layoutcheck:
 	$(GO) run ./bench/layoutcheck

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,7 +21,8 @@ import (
 // peak RSS the kernel reports for it in wait4's rusage.
 type sample struct {
 	wall   time.Duration
-	maxRSS int64 // bytes
+	maxRSS int64         // bytes
+	cpu    time.Duration // user + system, the child's and its waited-for descendants'
 	code   int
 	out    []byte
 	errOut []byte
@@ -48,10 +50,33 @@ func buildMeasureHelper(cache string) error {
 	return nil
 }
 
-func runOnce(bin string, args []string) (sample, error) {
+func runOnce(bin string, args []string) (sample, error) { return runTo(bin, args, false) }
+
+// runTo runs bin under the measure helper; with devnull its standard output
+// goes straight to /dev/null, as `pahole FILE >/dev/null` in a shell: a
+// whole library's output is megabytes, and copying them into the bench
+// would be charged to whichever tool writes most.
+func runTo(bin string, args []string, devnull bool) (sample, error) {
+	if !devnull {
+		return runFile(bin, args, nil)
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return sample{}, err
+	}
+	defer null.Close()
+	return runFile(bin, args, null)
+}
+
+// runFile runs bin under the measure helper with its standard output to
+// stdout, or into the sample when stdout is nil.
+func runFile(bin string, args []string, stdout *os.File) (sample, error) {
 	cmd := exec.Command(measureHelper, append([]string{bin}, args...)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return sample{}, err
@@ -68,11 +93,11 @@ func runOnce(bin string, args []string) (sample, error) {
 	if cmd.ProcessState == nil {
 		return sample{}, fmt.Errorf("%s: did not run", bin)
 	}
-	var ns, kb int64
-	if _, err := fmt.Sscan(string(rep), &ns, &kb); err != nil {
+	var ns, kb, cpu int64
+	if _, err := fmt.Sscan(string(rep), &ns, &kb, &cpu); err != nil {
 		return sample{}, fmt.Errorf("%s %s: the measure helper reported %q (%w); stderr: %s", bin, strings.Join(args, " "), rep, err, clip(errb.Bytes()))
 	}
-	return sample{wall: time.Duration(ns), maxRSS: kb * 1024, code: cmd.ProcessState.ExitCode(), out: out.Bytes(), errOut: errb.Bytes()}, nil
+	return sample{wall: time.Duration(ns), maxRSS: kb * 1024, cpu: time.Duration(cpu), code: cmd.ProcessState.ExitCode(), out: out.Bytes(), errOut: errb.Bytes()}, nil
 }
 
 // tool is one command of a row and how to tell that it did the job (a run
@@ -87,8 +112,10 @@ type tool struct {
 // stat is a tool's result over the runs: median wall, largest peak RSS.
 type stat struct {
 	wall   time.Duration
+	cpu    time.Duration // median user + system time
 	maxRSS int64
 	na     string // why the tool has no number on this row
+	failed bool   // it ran and failed its judged run (na says how): a miss
 }
 
 type result struct {
@@ -161,24 +188,35 @@ type floor struct {
 	stat stat
 }
 
+// The floors the start-up guard compares (startupGoal).
+const (
+	floorEmpty = "empty Go program (the Go runtime's floor)"
+	floorHelp  = "nrtabi --help"
+)
+
 // measureFloors times what every command pays before it reads a byte of
 // DWARF: an empty Go program (the runtime's own floor), nrtabi's spec
 // commands, and nrtabi show on a tiny object.
-func measureFloors(runs int, cache, nrtabi, empty string) ([]floor, error) {
+func measureFloors(runs int, cache, nrtabi, empty string, quick bool) ([]floor, error) {
 	tiny, err := tinyObject(cache)
 	if err != nil {
 		return nil, err
 	}
-	list := []struct {
+	type proc struct {
 		what string
 		bin  string
 		args []string
-	}{
-		{"empty Go program (the Go runtime's floor)", empty, nil},
-		{"nrtabi --help", nrtabi, []string{"--help"}},
+	}
+	list := []proc{
+		{floorEmpty, empty, nil},
+		{floorHelp, nrtabi, []string{"--help"}},
 		{"nrtabi spec validate (embedded 2.31.24)", nrtabi, []string{"spec", "validate"}},
 		{"nrtabi show nec_version_info_t on a 1-struct object", nrtabi, []string{"show", "nec_version_info_t", tiny}},
-		{"pahole -C nec_version_info on the same object", "pahole", []string{"-C", "nec_version_info", tiny}},
+	}
+	if p, na := peer("pahole", "dwarves"); na == "" {
+		list = append(list, proc{"pahole -C nec_version_info on the same object", p, []string{"-C", "nec_version_info", tiny}})
+	} else if !quick {
+		return nil, errors.New(na)
 	}
 	walls := make([][]time.Duration, len(list))
 	rss := make([]int64, len(list))

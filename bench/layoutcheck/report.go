@@ -34,7 +34,10 @@ func report(w io.Writer, runs int, floors []floor, results []result) {
 		}
 		shR, ckR, rssR := ratio(sh.wall, ph.wall, sh.na), ratio(ck.wall, ph.wall, ""), ratio(time.Duration(ck.maxRSS), time.Duration(ph.maxRSS), "")
 		floorR := ratio(empty.wall, ph.wall, "")
-		if r.noAnswer != "" {
+		if ph.na != "" {
+			na := "no ratio: " + ph.na
+			shR, ckR, floorR, rssR = na, na, "—", "—"
+		} else if r.noAnswer != "" {
 			// pahole ran and was timed, but found nothing: no ratio.
 			na := "no answer from pahole (`" + r.noAnswer + "`)"
 			shR, ckR, rssR = na, na, "—"

@@ -1,8 +1,13 @@
 /*
  * measure: run a command and report its wall time and its own peak RSS.
  *
- *   measure PROG [ARG]...   prints "WALL_NS MAXRSS_KB" on fd 3, exits with
- *                           the command's status (128+N on signal N)
+ *   measure PROG [ARG]...   prints "WALL_NS MAXRSS_KB CPU_NS" on fd 3, exits
+ *                           with the command's status (128+N on signal N)
+ *
+ * MAXRSS_KB and CPU_NS are wait4's rusage of the child, which Linux fills
+ * with the child's own usage and that of every descendant it waited for
+ * (RUSAGE_BOTH): for `xargs -P 2 pahole ...` the peak is the largest single
+ * pahole's and the CPU time the sum of all of them.
  *
  * Why it exists: a process that a large parent starts with vfork (as Go's
  * os/exec does) inherits the parent's peak RSS in its rusage, so wait4 in
@@ -64,9 +69,12 @@ int main(int argc, char **argv)
 		perror("measure: clock_gettime");
 		return 2;
 	}
-	if (fprintf(report, "%lld %ld\n",
+	if (fprintf(report, "%lld %ld %lld\n",
 		    (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec),
-		    ru.ru_maxrss) < 0 || fclose(report) != 0) {
+		    ru.ru_maxrss,
+		    ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
+			    ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL) < 0 ||
+	    fclose(report) != 0) {
 		perror("measure: report");
 		return 2;
 	}

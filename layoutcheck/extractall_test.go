@@ -112,3 +112,48 @@ func TestExtractAllRoundTrip(t *testing.T) {
 		t.Fatalf("checking the object against its own --all fragment is not clean:\n%s", b.String())
 	}
 }
+
+// An ODR copy of a struct (struct io, in every unit that includes io.h)
+// typedef'd in a later unit only: extract --all gives both copies one row,
+// io, so a member pointing at the later copy is spelled io* and checking
+// the object against its fragment is clean (before, the typedef made a
+// second row __io and check graded io* -> __io* a renamed type, as on
+// libc's struct _IO_FILE and __FILE).
+func TestExtractAllODRTypedef(t *testing.T) {
+	f := loadFixtures(t)
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"io.h": "struct io { int a; struct io *next; };\n",
+		"a.c":  "#include \"io.h\"\nstruct io use_a(struct io x) { return x; }\n",
+		"b.c":  "#include \"io.h\"\ntypedef struct io __io;\nstruct user { __io *f; struct io *g; };\nstruct user use_b(struct user u) { return u; }\n",
+	} {
+		if err := writeFile(dir, name, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obj := filepath.Join(dir, "libodr.so")
+	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", obj, "a.c", "b.c"); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := release.Extract(obj, &buf, release.ExtractOptions{All: true, Jobs: 2, Spec: f.sp}); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	if strings.Contains(text, `name = "__io"`) || !strings.Contains(text, `type = "io*"`) {
+		t.Errorf("the ODR copy got its own row, or a pointer to it another name:\n%s", text)
+	}
+	specDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(specDir, "structs.toml"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	frag, err := spec.LoadDir(specDir)
+	if err != nil {
+		t.Fatalf("the fragment does not load: %v\n%s", err, text)
+	}
+	if r := runCheck(t, f, Options{Structs: frag, StructsSrc: specDir}, obj); r.Exit != 0 {
+		var b bytes.Buffer
+		r.WriteText(&b)
+		t.Fatalf("checking the object against its own --all fragment is not clean:\n%s\n%s", b.String(), text)
+	}
+}

@@ -98,6 +98,18 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 		if _, ok := x.byOff[t.Offset]; ok {
 			continue // another name (a typedef) of a struct that has its row
 		}
+		if t.Alias {
+			// A typedef of a copy of a struct another unit's copy gave its
+			// row under its own name (ODR: struct _IO_FILE in every unit
+			// that includes stdio.h, typedef'd __FILE in one): the same C
+			// type, so the same row, and a member pointing at this copy is
+			// spelled with that row's name, which check then matches by
+			// name instead of grading a renamed type.
+			if s := x.odrRow(t); s != nil {
+				x.byOff[t.Offset] = s
+				continue
+			}
+		}
 		name := t.Name
 		if opt.Spec != nil {
 			if s := opt.Spec.StructByName(name); s != nil {
@@ -352,4 +364,22 @@ func (s *skips) add(n int, what string) {
 	if n > 0 {
 		s.lines = append(s.lines, fmt.Sprintf("%d %s", n, what))
 	}
+}
+
+// odrRow is the row a typedef's definition already has under the
+// definition's own name in another unit, when the sizes agree; nil when it
+// has none, or the definition cannot be read.
+func (x *extractor) odrRow(t *elfread.Named) *xStruct {
+	ty, err := x.rd.Type(t.Offset)
+	if err != nil {
+		return nil
+	}
+	st, ok := ty.(*godwarf.StructType)
+	if !ok || st.StructName == "" {
+		return nil
+	}
+	if s, ok := x.byName[st.StructName]; ok && t.Sized && s.size == t.Size && s.refused == "" {
+		return s
+	}
+	return nil
 }

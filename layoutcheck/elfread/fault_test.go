@@ -11,11 +11,11 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cc"
 )
 
-// TestGuardTruncatedWhileReading: a mapped file truncated after Open, while
-// its DWARF is being scanned, is an *InputError naming the file under
-// Guard, and its Close still works. (The CLI's runner does the same for
-// every command: cmd/nrtabi's TestInputTruncatedWhileMapped.)
-func TestGuardTruncatedWhileReading(t *testing.T) {
+// manyPagesObject builds a shared object with enough structs that its
+// .debug_info runs over many pages, for the tests that truncate it while it
+// is read.
+func manyPagesObject(t *testing.T) string {
+	t.Helper()
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
 	}
@@ -32,6 +32,15 @@ func TestGuardTruncatedWhileReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "libv.so")
+	return path
+}
+
+// TestGuardTruncatedWhileReading: a mapped file truncated after Open, while
+// its DWARF is being scanned, is an *InputError naming the file under
+// Guard, and its Close still works. (The CLI's runner does the same for
+// every command: cmd/nrtabi's TestInputTruncatedWhileMapped.)
+func TestGuardTruncatedWhileReading(t *testing.T) {
+	path := manyPagesObject(t)
 	f, err := Open(path)
 	if err != nil {
 		t.Fatal(err)

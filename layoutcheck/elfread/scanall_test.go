@@ -269,21 +269,7 @@ func tempDir(pattern string) (string, error) { return os.MkdirTemp("", pattern) 
 // goroutine; the worker's own Guard makes it the *InputError naming the
 // file (without it the process dies with "fatal error: fault").
 func TestScanAllTruncatedWhileReading(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("skipping: %v", err)
-	}
-	dir := t.TempDir()
-	var src strings.Builder
-	for i := range 400 {
-		fmt.Fprintf(&src, "struct s%d { int a; long b; char c[%d]; } v%d;\n", i, i+1, i)
-	}
-	if err := writeFile(dir, "v.c", src.String()); err != nil {
-		t.Fatal(err)
-	}
-	if err := cc.Shared(dir, "libv.so", "libv.so.1", "", []string{"v.c"}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "libv.so")
+	path := manyPagesObject(t)
 	f, err := Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -109,5 +109,5 @@ func (r *reader) open(data []byte, kind string) (io.Reader, func(), error) {
 // boundMsg is the one line for a reached bound.
 func (r *reader) boundMsg() string {
 	return fmt.Sprintf("decompresses to more than %d bytes, the bound for a %d-byte package (%d× its size + %d MiB; docs/packages.md#bounds): refused as a decompression bomb",
-		Limit(r.size), r.size, Ratio, Floor>>20)
+		Limit(r.size), r.size, Ratio, floor>>20)
 }

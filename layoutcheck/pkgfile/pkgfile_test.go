@@ -225,6 +225,14 @@ func TestBomb(t *testing.T) {
 			}
 		}
 	}
+	// A zstd frame whose window the bound cannot hold is the bound reached,
+	// not "a stream that holds no tar archive".
+	floor = 1 << 20
+	wide := compress(t, "zstd", tarOf(t, entry{name: "./big", data: zeros}))
+	if _, err := Read("wide.tar.zst", wide); err == nil || !strings.Contains(err.Error(), "decompression bomb") {
+		t.Errorf("a zstd window past the bound: %v", err)
+	}
+	floor = 8 << 20
 	// Within the bound: the same bytes at a lower ratio read.
 	small := compress(t, "zstd", tarOf(t, entry{name: "./ok.so", data: append(fakeELF("ok"), make([]byte, 1<<20)...)}))
 	if _, err := Read("ok.tar.zst", small); err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // tarball reads a tar archive, compressed or not, from data: a plain
@@ -39,6 +41,11 @@ func (r *reader) tarball(data []byte, in string) error {
 		h, err := tr.Next()
 		if err == io.EOF && n > 0 {
 			return nil
+		}
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
+			// The frame asks for more memory than the package's bound
+			// (or a window past maxWindow): a bound reached, not "no tar".
+			err = errBound
 		}
 		if n == 0 && err != nil && !errors.Is(err, errBound) {
 			// Not a tar at all: a compressed file of something else.

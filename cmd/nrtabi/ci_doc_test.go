@@ -143,16 +143,7 @@ func TestCIDoc(t *testing.T) {
 			if err != nil {
 				t.Fatalf("no JUnit for the reporter: %v\n%s", err, out)
 			}
-			var suites struct {
-				Failures int `xml:"failures,attr"`
-				Suites   []struct {
-					Name  string `xml:"name,attr"`
-					Cases []struct {
-						Name    string    `xml:"name,attr"`
-						Failure *struct{} `xml:"failure"`
-					} `xml:"testcase"`
-				} `xml:"testsuite"`
-			}
+			var suites junitDoc
 			if err := xml.Unmarshal(data, &suites); err != nil || len(suites.Suites) == 0 {
 				t.Fatalf("JUnit does not parse (%v):\n%s", err, data)
 			}

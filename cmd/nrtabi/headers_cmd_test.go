@@ -123,18 +123,7 @@ func TestCheckJUnit(t *testing.T) {
 	if rc != 12 {
 		t.Fatalf("exit %d: %s", rc, errw)
 	}
-	var doc struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
-		Suites   []struct {
-			Cases []struct {
-				Name    string `xml:"name,attr"`
-				Failure *struct {
-					Message string `xml:"message,attr"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
+	var doc junitDoc
 	if err := xml.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -235,18 +235,7 @@ func TestErrorDocuments(t *testing.T) {
 		}
 	}
 	rc, out, errw := runCLI("check", "--format", "junit", missing)
-	var suites struct {
-		Failures int `xml:"failures,attr"`
-		Suites   []struct {
-			Name  string `xml:"name,attr"`
-			Cases []struct {
-				Name    string `xml:"name,attr"`
-				Failure *struct {
-					Message string `xml:"message,attr"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
+	var suites junitDoc
 	if err := xml.Unmarshal([]byte(out), &suites); err != nil {
 		t.Fatalf("junit: stdout does not parse (%v): %q", err, out)
 	}

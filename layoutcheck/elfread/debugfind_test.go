@@ -3,34 +3,15 @@ package elfread
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/nrtabi/nrtabi/internal/cc"
-	"github.com/nrtabi/nrtabi/internal/fixture"
 )
 
 // TestBrokenDebugFileNamed: a separate debug file that exists where the
 // build-id says but cannot be read is named in the error with why, not
 // passed over as if it were missing.
 func TestBrokenDebugFileNamed(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("skipping: %v", err)
-	}
-	dir := t.TempDir()
-	if err := writeFile(dir, "s.c", "struct s { int a; long b; } s;\n"); err != nil {
-		t.Fatal(err)
-	}
-	if err := cc.Shared(dir, "libs.so", "libs.so", "", []string{"s.c"}, "-Wl,--build-id"); err != nil {
-		t.Fatal(err)
-	}
-	stripped, debugDir, debug, err := fixture.SplitDebug(filepath.Join(dir, "libs.so"), filepath.Join(dir, "split"))
-	if errors.Is(err, fixture.ErrNoObjcopy) {
-		t.Skipf("skipping: %v", err)
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	stripped, debugDir, debug := splitObject(t)
 	find := func() (string, error) {
 		o, err := Open(stripped)
 		if err != nil {

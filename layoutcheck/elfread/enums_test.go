@@ -31,12 +31,7 @@ both b;
 	if err := cc.Object(dir, "e.c", "e.o", "-g", "-fno-eliminate-unused-debug-types"); err != nil {
 		t.Fatal(err)
 	}
-	o, err := Open(filepath.Join(dir, "e.o"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
-	dbg, err := FindDebug(o, Lookup{})
+	dbg, err := OpenDebug(filepath.Join(dir, "e.o"), Lookup{})
 	if err != nil {
 		t.Fatal(err)
 	}

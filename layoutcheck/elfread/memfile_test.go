@@ -12,10 +12,10 @@ import (
 	"github.com/nrtabi/nrtabi/internal/fixture"
 )
 
-// splitLib builds a small shared object with -g and splits it: the
-// stripped library's bytes and its debug file's, as a package would carry
-// them; link adds a .gnu_debuglink to the stripped copy.
-func splitLib(t *testing.T, link bool) (lib, debug []byte) {
+// splitObject builds a small shared object with -g and a build-id and
+// splits it as fixture.SplitDebug does: the stripped library, the debug
+// directory (its build-id tree) and the debug file in it.
+func splitObject(t *testing.T) (stripped, debugDir, debug string) {
 	t.Helper()
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
@@ -27,14 +27,24 @@ func splitLib(t *testing.T, link bool) (lib, debug []byte) {
 	if err := cc.Shared(dir, "libs.so", "libs.so", "", []string{"s.c"}, "-Wl,--build-id"); err != nil {
 		t.Fatal(err)
 	}
-	stripped, _, dfile, err := fixture.SplitDebug(filepath.Join(dir, "libs.so"), filepath.Join(dir, "split"))
+	stripped, debugDir, debug, err := fixture.SplitDebug(filepath.Join(dir, "libs.so"), filepath.Join(dir, "split"))
 	if errors.Is(err, fixture.ErrNoObjcopy) {
 		t.Skipf("skipping: %v", err)
 	} else if err != nil {
 		t.Fatal(err)
 	}
+	return stripped, debugDir, debug
+}
+
+// splitLib builds a small shared object with -g and splits it: the
+// stripped library's bytes and its debug file's, as a package would carry
+// them; link adds a .gnu_debuglink to the stripped copy.
+func splitLib(t *testing.T, link bool) (lib, debug []byte) {
+	t.Helper()
+	stripped, _, dfile := splitObject(t)
+	var err error
 	if link {
-		named := filepath.Join(dir, "libs.so.debug")
+		named := filepath.Join(t.TempDir(), "libs.so.debug")
 		if err := os.Rename(dfile, named); err != nil {
 			t.Fatal(err)
 		}

@@ -67,8 +67,17 @@ func (in Input) Open() (*elfread.File, error) {
 	if in.Mem == nil {
 		return nil, elfread.InputErrorf(in.Name, "no file and no bytes to read (an inputs.Input must have Path or Mem)")
 	}
+	if l, ok := in.Mem.(interface{ Load() ([]byte, error) }); ok {
+		// A package member (layoutcheck/pkgfile): its bytes are read
+		// now, from the package, and dropped when the file is.
+		b, err := l.Load()
+		if err != nil {
+			return nil, err
+		}
+		return elfread.NewMemFile(in.Name, b)
+	}
 	if b, ok := in.Mem.(interface{ Bytes() []byte }); ok {
-		// A package member (layoutcheck/pkgfile): read in place, named.
+		// Bytes held in memory: read in place, named.
 		return elfread.NewMemFile(in.Name, b.Bytes())
 	}
 	f, err := elfread.NewFile(in.Mem)

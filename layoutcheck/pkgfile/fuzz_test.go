@@ -23,8 +23,12 @@ func fuzzRead(t *testing.T, data []byte) {
 		t.Fatalf("decompressed %d bytes, past the bound %d", p.Unpacked, Limit(int64(len(data))))
 	}
 	for _, m := range p.Members {
-		if !bytes.HasPrefix(m.Data, []byte("\x7fELF")) {
-			t.Fatalf("member %q is no ELF file", m.Name)
+		b, err := m.Load()
+		if err != nil {
+			t.Fatalf("member %q indexed but not read again: %v", m.Name, err)
+		}
+		if !bytes.HasPrefix(b, []byte("\x7fELF")) || int64(len(b)) != m.Size {
+			t.Fatalf("member %q is no ELF file of its size", m.Name)
 		}
 	}
 }

@@ -186,8 +186,8 @@ func TestNotNested(t *testing.T) {
 		t.Errorf("nested archives: %v, members %v; want none", err, names(p))
 	}
 	for name, data := range map[string][]byte{
-		"gzip text":      compress(t, "gzip", []byte(strings.Repeat("changelog\n", 100))),
-		"xz text":        compress(t, "xz", []byte("x")),
+		"gzip text": compress(t, "gzip", []byte(strings.Repeat("changelog\n", 100))),
+		"xz text":   compress(t, "xz", []byte("x")),
 	} {
 		if _, err := Read("f", data); !errors.Is(err, ErrNotPackage) {
 			t.Errorf("%s: want ErrNotPackage, got %v", name, err)

@@ -56,3 +56,25 @@ func FuzzTar(f *testing.F) {
 	}
 	f.Fuzz(fuzzRead)
 }
+
+// FuzzAr: static libraries (ar archives that are no .deb): GNU's symbol
+// table and long-name table, BSD's #1/N names, members of one name, the
+// empty archive.
+func FuzzAr(f *testing.F) {
+	lib := fakeELF("lib")
+	f.Add([]byte(arMagic))
+	f.Add(arOf(entry{name: "/", data: make([]byte, 8)}, entry{name: "//", data: []byte("a_very_long_member_name.o/\n")},
+		entry{name: "/0", data: lib}, entry{name: "b.o/", data: lib}, entry{name: "b.o/", data: lib}, entry{name: "notes/", data: []byte("text")}))
+	f.Add(arOf(entry{name: "#1/8", data: append([]byte("bsd.o\x00\x00\x00"), lib...)}))
+	f.Fuzz(fuzzRead)
+}
+
+// FuzzXZStreams: xz streams back to back, with stream padding, walked from
+// the end before anything is decoded.
+func FuzzXZStreams(f *testing.F) {
+	t := tarOf(f, usual()...)
+	a, b := compress(f, "xz", t[:len(t)/2]), compress(f, "xz", t[len(t)/2:])
+	f.Add(append(append(append([]byte(nil), a...), 0, 0, 0, 0), b...))
+	f.Add(append(append([]byte(nil), a...), b...))
+	f.Fuzz(fuzzRead)
+}

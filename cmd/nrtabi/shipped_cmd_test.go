@@ -72,3 +72,30 @@ func TestAmbiguousDebugPackages(t *testing.T) {
 		t.Errorf("one debug package given twice: exit %d, want CLEAN\n%s%s", rc, out, errs)
 	}
 }
+
+// TestStaticLibraryWalk: a walk meets glibc's 8-byte empty libanl.a stub
+// (listed, not an error that ends the walk) and a static library whose
+// object, built with -g, is an input named lib.a!t.o and shown. (Before,
+// the stub ended the walk: "a .deb without a data.tar member".)
+func TestStaticLibraryWalk(t *testing.T) {
+	needTool(t, "ar")
+	needTool(t, "gcc")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "t.c")
+	if err := os.WriteFile(src, []byte("struct walk_probe { int a; long b; } walk_v;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree := filepath.Join(dir, "lib")
+	if err := os.Mkdir(tree, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "gcc", "-g", "-c", "-o", filepath.Join(dir, "t.o"), src)
+	mustRun(t, "ar", "rcs", filepath.Join(tree, "libt.a"), filepath.Join(dir, "t.o"))
+	if err := os.WriteFile(filepath.Join(tree, "libanl.a"), []byte("!<arch>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, out, errs := runLayoutCLI("show", "walk_probe", tree)
+	if rc != 0 || !strings.Contains(out, filepath.Join(tree, "libt.a")+"!t.o") || !strings.Contains(out, "/* size: 16, cachelines: 1, members: 2 */") || !strings.Contains(out, "libanl.a: an archive holding no ELF file") {
+		t.Errorf("show over a tree of static libraries: exit %d\n%s%s", rc, out, errs)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/hostile"
 )
 
 // Packages as they ship and as they pair (docs/packages.md#debug-packages).
@@ -97,5 +99,37 @@ func TestStaticLibraryWalk(t *testing.T) {
 	rc, out, errs := runLayoutCLI("show", "walk_probe", tree)
 	if rc != 0 || !strings.Contains(out, filepath.Join(tree, "libt.a")+"!t.o") || !strings.Contains(out, "/* size: 16, cachelines: 1, members: 2 */") || !strings.Contains(out, "libanl.a: an archive holding no ELF file") {
 		t.Errorf("show over a tree of static libraries: exit %d\n%s%s", rc, out, errs)
+	}
+}
+
+// TestCraftedPackagesCLI: internal/hostile's crafted packages through
+// check: a stream failing its own integrity check is exit 1 and one line
+// naming the package and the format; the inputs as tools ship them are
+// read (exit 0, or 1 with one line for the empty stub, which holds no
+// input).
+func TestCraftedPackagesCLI(t *testing.T) {
+	lib, err := os.ReadFile(typesObject(t, "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, skipped, err := hostile.PackageCases(t.TempDir(), lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range skipped {
+		t.Logf("not run: %s", s)
+	}
+	for _, c := range cases {
+		rc, out, errs := runLayoutCLI("check", "--spec", "2.31.24", c.Path)
+		switch {
+		case strings.Count(errs, "\n") > 1 || strings.Contains(errs, "goroutine "):
+			t.Errorf("%s: more than one line:\n%s", c.Name, errs)
+		case c.Want != "" && (rc != 1 || !strings.Contains(errs, c.Path+": ") || !strings.Contains(errs, c.Want)):
+			t.Errorf("%s: exit %d, want 1 and %q\n%s", c.Name, rc, c.Want, errs)
+		case c.Want == "" && c.Members > 0 && (rc != 0 || !strings.Contains(out, "verdict: CLEAN")):
+			t.Errorf("%s: exit %d, want it read CLEAN\n%s%s", c.Name, rc, out, errs)
+		case c.Want == "" && c.Members == 0 && rc != 0 && rc != 1:
+			t.Errorf("%s: exit %d\n%s%s", c.Name, rc, out, errs)
+		}
 	}
 }

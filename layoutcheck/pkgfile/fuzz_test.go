@@ -34,6 +34,7 @@ func fuzzRead(t *testing.T, data []byte) {
 }
 
 func FuzzDeb(f *testing.F) {
+	xzDictCap = 64 << 10
 	lib := fakeELF("lib")
 	for _, k := range []string{"none", "gzip", "xz", "zstd"} {
 		f.Add(debOf(f, k, usual()...))
@@ -43,6 +44,7 @@ func FuzzDeb(f *testing.F) {
 }
 
 func FuzzRPM(f *testing.F) {
+	xzDictCap = 64 << 10
 	for _, k := range []string{"gzip", "xz", "zstd", ""} {
 		f.Add(rpmOf(f, k, cpioOf(usual()[1:]...)))
 	}
@@ -51,6 +53,7 @@ func FuzzRPM(f *testing.F) {
 }
 
 func FuzzTar(f *testing.F) {
+	xzDictCap = 64 << 10
 	for _, k := range []string{"none", "gzip", "xz", "zstd"} {
 		f.Add(compress(f, k, tarOf(f, usual()...)))
 	}
@@ -72,6 +75,7 @@ func FuzzAr(f *testing.F) {
 // FuzzXZStreams: xz streams back to back, with stream padding, walked from
 // the end before anything is decoded.
 func FuzzXZStreams(f *testing.F) {
+	xzDictCap = 64 << 10
 	t := tarOf(f, usual()...)
 	a, b := compress(f, "xz", t[:len(t)/2]), compress(f, "xz", t[len(t)/2:])
 	f.Add(append(append(append([]byte(nil), a...), 0, 0, 0, 0), b...))

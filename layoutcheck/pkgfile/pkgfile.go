@@ -67,6 +67,7 @@ type Member struct {
 	BuildID string
 	crc     uint32 // of the bytes, to know a later read got the same ones
 	ord     int    // the member's place among the package's ELF members
+	at      int64  // where a stored (not compressed) member starts in the file, or -1
 	pkg     *Package
 }
 
@@ -244,7 +245,7 @@ func Read(name string, data []byte) (*Package, error) {
 // index reads the package once through: every stream to its end (so each
 // format's own integrity check runs), every ELF member's build-id and CRC.
 func (p *Package) index(ra io.ReaderAt, size int64) error {
-	r := &reader{pkg: p, ra: ra, size: size, budget: Limit(size), want: -1}
+	r := &reader{pkg: p, ra: ra, size: size, budget: Limit(size), want: -1, at: -1}
 	return r.run()
 }
 
@@ -256,10 +257,18 @@ func (p *Package) load(m Member) ([]byte, error) {
 	}
 	defer done()
 	q := &Package{Path: p.Path}
-	r := &reader{pkg: q, ra: ra, size: size, budget: Limit(size), want: m.ord}
-	err = r.run()
-	if errors.Is(err, errFound) {
-		err = nil
+	r := &reader{pkg: q, ra: ra, size: size, budget: Limit(size), want: m.ord, at: -1}
+	if m.at >= 0 && m.at <= size && m.Size <= size-m.at {
+		// Stored as is: read in place.
+		r.got = make([]byte, m.Size)
+		if _, err := ra.ReadAt(r.got, m.at); err != nil {
+			return nil, elfread.InputErrorf(p.Path, "member %s: cannot read again: %w", m.Name, err)
+		}
+	} else {
+		err = r.run()
+		if errors.Is(err, errFound) {
+			err = nil
+		}
 	}
 	switch {
 	case err != nil:
@@ -283,6 +292,7 @@ type reader struct {
 	n      int             // ELF members met so far
 	want   int             // the ELF member a load wants, or -1 to index
 	got    []byte          // its bytes
+	at     int64           // where the member being read starts in the file, when it is stored as is (a static library's), else -1
 }
 
 func (r *reader) run() error {
@@ -340,6 +350,8 @@ func isELF(data []byte) bool { return len(data) >= 16 && bytes.HasPrefix(data, [
 // member is indexed (its bytes dropped once its build-id and CRC are
 // known), or, when it is the one a load wants, kept and the read stopped.
 func (r *reader) file(stored string, data []byte, elf bool) error {
+	at := r.at
+	r.at = -1
 	name := memberName(stored)
 	if r.pkg.Format == Ar {
 		name = stored // a static library's member: as ar names it
@@ -364,7 +376,7 @@ func (r *reader) file(stored string, data []byte, elf bool) error {
 		}
 		return nil
 	}
-	m := Member{Name: name, Size: int64(len(data)), crc: crc32.ChecksumIEEE(data), ord: ord, pkg: r.pkg}
+	m := Member{Name: name, Size: int64(len(data)), crc: crc32.ChecksumIEEE(data), ord: ord, pkg: r.pkg, at: at}
 	if f, err := elfread.NewMemFile(r.pkg.Display(m), data); err == nil {
 		m.BuildID = f.BuildID
 		f.Close()

@@ -30,6 +30,10 @@ func fuzzRead(t *testing.T, data []byte) {
 		if !bytes.HasPrefix(b, []byte("\x7fELF")) || int64(len(b)) != m.Size {
 			t.Fatalf("member %q is no ELF file of its size", m.Name)
 		}
+		// A kept member read again from the package all the same.
+		if again, err := p.load(m); err != nil || !bytes.Equal(again, b) {
+			t.Fatalf("member %q read again: %v", m.Name, err)
+		}
 	}
 }
 

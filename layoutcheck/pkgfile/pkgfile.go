@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nrtabi/nrtabi/internal/regfile"
@@ -68,8 +70,22 @@ type Member struct {
 	crc     uint32 // of the bytes, to know a later read got the same ones
 	ord     int    // the member's place among the package's ELF members
 	at      int64  // where a stored (not compressed) member starts in the file, or -1
+	kept    []byte // the bytes of a small member, kept (see keepMember)
 	pkg     *Package
 }
+
+// A small ELF member's bytes are kept from the indexing pass, so reading it
+// again costs no second decompression of what precedes it (a library
+// stored after a large payload): members of at most keepMember bytes, at
+// most keepTotal bytes in all in the process, whatever the number or the
+// size of the packages (docs/packages.md#memory).
+const (
+	keepMember = 4 << 20
+	keepTotal  = 64 << 20
+)
+
+// keptBytes is what kept holds in the process.
+var keptBytes atomic.Int64
 
 // Debug reports whether the member is a separate debug file.
 func (m Member) Debug() bool { return strings.HasPrefix(m.Name, DebugDir) }
@@ -81,6 +97,9 @@ func (m Member) Debug() bool { return strings.HasPrefix(m.Name, DebugDir) }
 func (m Member) Load() ([]byte, error) {
 	if m.pkg == nil {
 		return nil, errors.New("a pkgfile.Member not made by pkgfile")
+	}
+	if m.kept != nil {
+		return m.kept, nil
 	}
 	return m.pkg.load(m)
 }
@@ -224,6 +243,18 @@ func Open(path string) (*Package, error) {
 	return p, nil
 }
 
+// index's kept bytes are given back to the process's budget when the
+// package is dropped.
+func (p *Package) keepAccount() {
+	var n int64
+	for _, m := range p.Members {
+		n += int64(len(m.kept))
+	}
+	if n > 0 {
+		runtime.AddCleanup(p, func(n int64) { keptBytes.Add(-n) }, n)
+	}
+}
+
 func changed(path string, st os.FileInfo, size int64, mod time.Time) error {
 	return elfread.InputErrorf(path, "changed while it was read (%d bytes, modified %s; first %d bytes, modified %s): give a package file nothing writes to",
 		st.Size(), st.ModTime().UTC().Format(time.RFC3339Nano), size, mod.UTC().Format(time.RFC3339Nano))
@@ -246,7 +277,15 @@ func Read(name string, data []byte) (*Package, error) {
 // format's own integrity check runs), every ELF member's build-id and CRC.
 func (p *Package) index(ra io.ReaderAt, size int64) error {
 	r := &reader{pkg: p, ra: ra, size: size, budget: Limit(size), want: -1, at: -1}
-	return r.run()
+	err := r.run()
+	if err != nil {
+		for _, m := range p.Members {
+			keptBytes.Add(-int64(len(m.kept)))
+		}
+		return err
+	}
+	p.keepAccount()
+	return nil
 }
 
 // load reads member m again (Member.Load).
@@ -380,6 +419,11 @@ func (r *reader) file(stored string, data []byte, elf bool) error {
 	if f, err := elfread.NewMemFile(r.pkg.Display(m), data); err == nil {
 		m.BuildID = f.BuildID
 		f.Close()
+	}
+	if m.Size <= keepMember && m.at < 0 && keptBytes.Add(m.Size) <= keepTotal {
+		m.kept = data
+	} else if m.Size <= keepMember && m.at < 0 {
+		keptBytes.Add(-m.Size)
 	}
 	r.pkg.Members = append(r.pkg.Members, m)
 	return nil

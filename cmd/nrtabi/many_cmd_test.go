@@ -25,7 +25,7 @@ import (
 //	tree/clean.so           clean
 //	tree/renamed.so         a field renamed (compatible)
 //	tree/sub/deep/shrunk.so a struct shrunk (incompatible)
-//	tree/sub/libtypes.so.1  clean, reached again through the link tree/clean-link.so
+//	tree/sub/libtypes.so.1  clean, reached first through the link tree/clean-link.so: read once, listed as that file
 //	tree/notes.txt          not an ELF file
 //	tree/sub/fifo           not a regular file (cannot be read)
 //	tree/out.so             a symbolic link out of the tree
@@ -190,7 +190,7 @@ func TestManyInputsReport(t *testing.T) {
 	for _, s := range rep.Skipped {
 		skipped = append(skipped, strings.TrimPrefix(s.Path, c.dir+"/")+": "+strings.ReplaceAll(s.Reason, c.dir, "TREE"))
 	}
-	wantFiles := "00-big.so clean-link.so clean.so renamed.so sub/deep/shrunk.so sub/libtypes.so.1"
+	wantFiles := "00-big.so clean-link.so clean.so renamed.so sub/deep/shrunk.so"
 	if strings.Join(files, " ") != wantFiles {
 		t.Errorf("files in the report: %s\nwant %s", strings.Join(files, " "), wantFiles)
 	}
@@ -200,18 +200,19 @@ func TestManyInputsReport(t *testing.T) {
 		`notes.txt: not an ELF file (starts with "rele")`,
 		"out.so: symbolic link out of TREE, not followed",
 		"sub/fifo: is a FIFO, not a regular file",
+		"sub/libtypes.so.1: the same file as TREE/clean-link.so (one device and inode), read once",
 		"sub/up: symbolic link to a directory of the tree, not followed",
 	}
 	if strings.Join(skipped, "\n") != strings.Join(wantSkipped, "\n") {
 		t.Errorf("not read:\n%s\nwant:\n%s", strings.Join(skipped, "\n"), strings.Join(wantSkipped, "\n"))
 	}
 	_, text, _ := runLayoutCLI("check", c.dir)
-	if !strings.Contains(text, "\nnot read (6)\n    "+filepath.Join(c.dir, "loop1")+": symbolic link loop") ||
+	if !strings.Contains(text, "\nnot read (7)\n    "+filepath.Join(c.dir, "loop1")+": symbolic link loop") ||
 		strings.Index(text, "== "+filepath.Join(c.dir, "00-big.so")) > strings.Index(text, "== "+filepath.Join(c.dir, "clean.so")) {
 		t.Errorf("text report:\n%s", text)
 	}
 	_, junit, _ := runLayoutCLI("check", "--format", "junit", c.dir)
-	if strings.Count(junit, "<testsuite ") != 6+1 || !strings.Contains(junit, `<testcase name="`+filepath.Join(c.dir, "notes.txt")+`" classname="input">`) {
+	if strings.Count(junit, "<testsuite ") != 5+1 || !strings.Contains(junit, `<testcase name="`+filepath.Join(c.dir, "notes.txt")+`" classname="input">`) {
 		t.Errorf("JUnit: want a suite per file and one of entries not read (every spec struct is found):\n%s", junit)
 	}
 	// --fail-on applies to the whole: the shrink in one file keeps the
@@ -281,7 +282,7 @@ func TestManyInputsFail(t *testing.T) {
 	if rc, _, errs := runLayoutCLI("show", "--c", "nrt_instance_info_t", c.dir); rc != 2 || !strings.Contains(errs, "--c prints one struct of one FILE") {
 		t.Errorf("show --c over a tree: exit %d %q", rc, errs)
 	}
-	if rc, out, errs := runLayoutCLI("show", "no_such_struct_anywhere", c.dir); rc != 1 || !strings.Contains(errs, "no struct no_such_struct_anywhere in any of the 6 inputs") || !strings.Contains(out, "found in 0 of 6 inputs read") {
+	if rc, out, errs := runLayoutCLI("show", "no_such_struct_anywhere", c.dir); rc != 1 || !strings.Contains(errs, "no struct no_such_struct_anywhere in any of the 5 inputs") || !strings.Contains(out, "found in 0 of 5 inputs read") {
 		t.Errorf("show of a struct in no input: exit %d %q\n%s", rc, errs, out)
 	}
 }

@@ -41,7 +41,31 @@ func (p *packageArgs) expand(path string, head []byte) ([]inputs.Input, bool, er
 	for _, m := range pkg.Inputs() {
 		out = append(out, inputs.Input{Name: pkg.Display(m), Mem: pkgfile.NewReader(m)})
 	}
+	if len(pkg.Members) == 0 {
+		// An empty static library (glibc's libanl.a stub), a package of
+		// documentation: listed, not an error that ends a walk.
+		out = append(out, inputs.Input{Name: path, Skip: "an archive holding no ELF file"})
+	}
 	return out, true, nil
+}
+
+// debugOnly makes the debug files of the run's debug-only packages its
+// inputs when nothing else is read: a -dbgsym .deb given alone is read
+// (docs/packages.md#debug-packages), beside its main package it is not.
+func (p *packageArgs) debugOnly(ins []inputs.Input) []inputs.Input {
+	for _, in := range ins {
+		if in.Skip == "" {
+			return ins
+		}
+	}
+	for _, pkg := range p.pkgs {
+		if pkg.DebugOnly() {
+			for _, m := range pkg.Members {
+				ins = append(ins, inputs.Input{Name: pkg.Display(m), Mem: pkgfile.NewReader(m)})
+			}
+		}
+	}
+	return ins
 }
 
 // pair gives every input the packages' debug files, once all arguments are
@@ -70,6 +94,7 @@ func expandPackages(args []string, opt inputs.Options) ([]inputs.Input, error) {
 	if err != nil {
 		return nil, err
 	}
+	ins = pa.debugOnly(ins)
 	pa.pair(ins)
 	return ins, nil
 }

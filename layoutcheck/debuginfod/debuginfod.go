@@ -39,6 +39,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -127,9 +128,13 @@ func validBuildID(id string) bool {
 }
 
 // Fetch returns the path of the file of this kind with this build-id: from
-// the cache when it is there and passes Verify, else downloaded from each
-// server in turn into the cache. The first server that serves a file that
-// passes Verify wins; the error of a failure names every server's.
+// the cache when it is there and passes Verify, else downloaded from every
+// server at once, as elfutils' client queries them: the first file that
+// passes Verify wins and the other downloads are cancelled. DEBUGINFOD_MAXTIME
+// is one deadline for the whole Fetch, whatever the number of servers; a
+// silent server costs its DEBUGINFOD_TIMEOUT once, side by side with the
+// others, never one after another. The error of a failure names every
+// server's, in the order DEBUGINFOD_URLS lists them.
 func (c *Client) Fetch(ctx context.Context, buildID string, kind Kind) (string, error) {
 	if !validBuildID(buildID) {
 		return "", fmt.Errorf("build-id %q is not a hex build-id", buildID)
@@ -157,24 +162,62 @@ func (c *Client) Fetch(ctx context.Context, buildID string, kind Kind) (string, 
 		cd.close(true)
 		return dst, nil
 	}
-	var errs []string
-	for _, u := range c.URLs {
-		err := c.download(ctx, u, buildID, kind, cd, dst)
-		if err == nil {
-			cd.close(true)
-			return dst, nil
+	caller := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if c.MaxTime > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, c.MaxTime, errTimeUp)
+		defer stop()
+	}
+	type answer struct {
+		i   int
+		tmp string // a verified download, not yet in place
+		err error
+	}
+	answers := make(chan answer, len(c.URLs))
+	for i, u := range c.URLs {
+		go func() {
+			tmp, err := c.download(ctx, u, buildID, kind, cd)
+			answers <- answer{i, tmp, err}
+		}()
+	}
+	errs := make([]string, len(c.URLs))
+	won := false
+	var placeErr error
+	for range c.URLs {
+		a := <-answers
+		switch {
+		case a.err == nil && !won:
+			// A rename replaces a link at dst, never follows it.
+			if err := cd.dir.Rename(a.tmp, string(kind)); err != nil {
+				cd.dir.Remove(a.tmp)
+				placeErr = fmt.Errorf("cache: %w", err)
+				continue
+			}
+			won = true
+			cancel() // the first good answer wins: the others are stopped
+		case a.err == nil:
+			cd.dir.Remove(a.tmp)
+		default:
+			errs[a.i] = a.err.Error()
 		}
-		if ctx.Err() != nil {
-			// The server's words are text by now (see word); what a caller
-			// may test for is the cancellation.
-			cd.close(false)
-			return "", fmt.Errorf("%s: %w", err.Error(), ctx.Err())
-		}
-		errs = append(errs, err.Error())
+	}
+	if won {
+		cd.close(true)
+		return dst, nil
+	}
+	cd.close(false)
+	if placeErr != nil {
+		return "", placeErr
+	}
+	if caller.Err() != nil {
+		// The server's words are text by now (see word); what a caller
+		// may test for is the cancellation.
+		return "", fmt.Errorf("%s: %w", strings.Join(errs, "; "), caller.Err())
 	}
 	// One line per server, joined by "; " (errors.Join would break the line);
 	// each is already text, so nothing is left to unwrap.
-	cd.close(false)
 	return "", errors.New(strings.Join(errs, "; "))
 }
 
@@ -206,7 +249,7 @@ func openCacheDir(cacheRoot, buildID string) (_ *cacheDir, err error) {
 			cd.close(false)
 		}
 	}()
-	if cd.root, err = os.OpenRoot(cacheRoot); err != nil {
+	if cd.root, err = openRoot(cacheRoot); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	st, err := cd.root.Lstat(buildID)
@@ -234,7 +277,10 @@ func openCacheDir(cacheRoot, buildID string) (_ *cacheDir, err error) {
 }
 
 // cached reports whether the directory holds a regular file name; a
-// symbolic link or anything else there is refused by name.
+// symbolic link, a FIFO or anything else there is refused by name. The
+// file is opened without following a link and without blocking
+// (O_NOFOLLOW|O_NONBLOCK: a FIFO swapped in after the Lstat would
+// otherwise wait for a writer forever), and what was opened is checked.
 func (cd *cacheDir) cached(name string) (bool, error) {
 	st, err := cd.dir.Lstat(name)
 	switch {
@@ -245,7 +291,40 @@ func (cd *cacheDir) cached(name string) (bool, error) {
 	case !st.Mode().IsRegular():
 		return false, fmt.Errorf("cache: %s is %s, not a regular file; the cache holds only files it wrote: remove it", filepath.Join(cd.path, name), fileKind(st))
 	}
+	f, err := cd.dir.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false, fmt.Errorf("cache: %s changed while it was opened (%w); remove it", filepath.Join(cd.path, name), err)
+	}
+	defer f.Close()
+	if now, err := f.Stat(); err != nil || !now.Mode().IsRegular() || !os.SameFile(now, st) {
+		return false, fmt.Errorf("cache: %s changed while it was opened; remove it", filepath.Join(cd.path, name))
+	}
 	return true, nil
+}
+
+// openRoot opens the cache root, which may be a symbolic link (the user's
+// setting) but must be a directory: it is opened first without blocking
+// and as a directory only (a FIFO named as the cache would block
+// os.OpenRoot's open forever), and the os.Root is made from that very
+// directory (/proc/self/fd), so nothing swapped in meanwhile is opened.
+func openRoot(path string) (*os.Root, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, syscall.ENOTDIR) {
+		what := "something else"
+		if st, serr := os.Stat(path); serr == nil {
+			what = fileKind(st)
+		}
+		return nil, fmt.Errorf("%s is %s, not a directory; DEBUGINFOD_CACHE_PATH names a directory", path, what)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	r, err := os.OpenRoot(fmt.Sprintf("/proc/self/fd/%d", fd))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (is /proc mounted?)", path, err)
+	}
+	return r, nil
 }
 
 // close releases the directory; after a failure (ok false) it also removes
@@ -274,6 +353,12 @@ func fileKind(st fs.FileInfo) string {
 		return "a directory"
 	case m.IsRegular():
 		return "a regular file"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
 	}
 	return "a special file"
 }
@@ -305,15 +390,18 @@ type transfer struct {
 	hops             int      // redirects followed
 }
 
-func (c *Client) download(ctx context.Context, server, buildID string, kind Kind, cd *cacheDir, dst string) error {
+// download fetches from one server into a temporary file of the build-id
+// directory and verifies it; it returns the file's name, for Fetch to put
+// in place, or an error naming the server (and nothing left behind).
+func (c *Client) download(ctx context.Context, server, buildID string, kind Kind, cd *cacheDir) (string, error) {
 	notURL := fmt.Errorf("%s: not an http or https URL; DEBUGINFOD_URLS takes http:// and https:// server URLs", redactUserinfo(server))
 	base, err := url.Parse(strings.TrimRight(server, "/"))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return notURL
+		return "", notURL
 	}
 	src, err := url.Parse(base.String() + "/buildid/" + buildID + "/" + string(kind))
 	if err != nil {
-		return notURL
+		return "", notURL
 	}
 	t := &transfer{timeout: c.Timeout, maxTime: c.MaxTime, max: c.MaxBytes, at: src}
 	if t.timeout <= 0 {
@@ -324,9 +412,8 @@ func (c *Client) download(ctx context.Context, server, buildID string, kind Kind
 	}
 	tmp, tmpName, err := cd.createTemp(string(kind))
 	if err != nil {
-		return fmt.Errorf("cache: %w", err)
+		return "", fmt.Errorf("cache: %w", err)
 	}
-	defer cd.dir.Remove(tmpName) // after the rename there is nothing left to remove
 	err = c.get(ctx, t, src, tmp)
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("cache: %w", cerr)
@@ -335,19 +422,19 @@ func (c *Client) download(ctx context.Context, server, buildID string, kind Kind
 	if t.hops > 0 {
 		where += " (redirected to " + t.at.Redacted() + ")"
 	}
-	if err != nil {
-		return fmt.Errorf("%s: %s", where, t.word(err))
+	if err == nil {
+		if verr := c.Verify(filepath.Join(cd.path, tmpName), buildID); verr != nil {
+			// Flattened on purpose: the refusal names bytes the server
+			// sent, which must stay one line; no caller tests the
+			// reader's error type.
+			err = fmt.Errorf("what arrived is refused: %s", oneLine.Replace(verr.Error()))
+			cd.dir.Remove(tmpName)
+			return "", fmt.Errorf("%s: %s", where, err.Error())
+		}
+		return tmpName, nil
 	}
-	if err := c.Verify(filepath.Join(cd.path, tmpName), buildID); err != nil {
-		// Flattened on purpose: the refusal names bytes the server sent, which
-		// must stay one line; no caller tests the reader's error type.
-		return fmt.Errorf("%s: what arrived is refused: %s", where, oneLine.Replace(err.Error()))
-	}
-	// A rename replaces a link at dst, never follows it.
-	if err := cd.dir.Rename(tmpName, string(kind)); err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	return nil
+	cd.dir.Remove(tmpName)
+	return "", fmt.Errorf("%s: %s", where, t.word(err))
 }
 
 // createTemp makes a new file in the build-id directory (O_EXCL: never an
@@ -368,16 +455,12 @@ func (cd *cacheDir) createTemp(kind string) (*os.File, string, error) {
 
 // get fetches src into w within t's limits. The stall timeout is a timer
 // reset by every read that brings bytes, and cancels the request when it
-// fires; DEBUGINFOD_MAXTIME is the context's deadline, so it bounds the
-// connect, the TLS handshake, the head and the body together.
+// fires; DEBUGINFOD_MAXTIME is the context's deadline (set by Fetch, one
+// for every server), so it bounds the connect, the TLS handshake, the head
+// and the body together.
 func (c *Client) get(ctx context.Context, t *transfer, src *url.URL, w io.Writer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if t.maxTime > 0 {
-		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, t.maxTime, errTimeUp)
-		defer stop()
-	}
 	tr := &http.Transport{
 		Proxy:                  http.ProxyFromEnvironment,
 		DialContext:            (&net.Dialer{Timeout: t.timeout}).DialContext,

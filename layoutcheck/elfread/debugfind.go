@@ -67,10 +67,11 @@ func findMain(obj *File, lk Lookup) (*Debug, error) {
 		}
 	}
 	if lk.Mem != nil && obj.BuildID != "" {
-		for _, e := range lk.Mem.withID(obj.BuildID) {
-			if e.name == obj.Path {
-				continue // the input itself: every member of a package is indexed
-			}
+		cands, err := lk.Mem.oneDWARF(obj)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range cands {
 			dbg, why := tryMem(obj, e, func(c *File) bool { return c.BuildID == obj.BuildID }, ViaBuildID, "has another build-id")
 			if dbg != nil {
 				return dbg, nil

@@ -22,15 +22,26 @@ import (
 // turns the fault into an *InputError naming the file.
 
 // mapped is every live mapping Open made, by its first byte's address, so
-// that a fault address names its file.
+// that a fault address names its file; retired is the last mappings Close
+// unmapped. A fault unwinds through the deferred Close of the very File it
+// hit (open, defer Close, read: the usual shape) before any recover runs,
+// so the recover must still find the file it was in, or the fault reads as
+// an unnamed "invalid memory address or nil pointer dereference".
 var mapped struct {
 	sync.Mutex
-	m map[uintptr]mapping
+	m       map[uintptr]mapping
+	retired [16]retiredMapping
+	next    int
 }
 
 type mapping struct {
 	size uintptr
 	path string
+}
+
+type retiredMapping struct {
+	base uintptr
+	mapping
 }
 
 func registerMapping(data []byte, path string) {
@@ -39,23 +50,41 @@ func registerMapping(data []byte, path string) {
 	if mapped.m == nil {
 		mapped.m = map[uintptr]mapping{}
 	}
-	mapped.m[uintptr(unsafe.Pointer(unsafe.SliceData(data)))] = mapping{uintptr(len(data)), path}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	mapped.m[base] = mapping{uintptr(len(data)), path}
+	// The range is live again: no retired entry may claim it.
+	for i, r := range mapped.retired {
+		if r.size > 0 && base < r.base+r.size && r.base < base+uintptr(len(data)) {
+			mapped.retired[i] = retiredMapping{}
+		}
+	}
 }
 
 func unregisterMapping(data []byte) {
 	mapped.Lock()
 	defer mapped.Unlock()
-	delete(mapped.m, uintptr(unsafe.Pointer(unsafe.SliceData(data))))
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	if m, ok := mapped.m[base]; ok {
+		mapped.retired[mapped.next] = retiredMapping{base, m}
+		mapped.next = (mapped.next + 1) % len(mapped.retired)
+	}
+	delete(mapped.m, base)
 }
 
-// mappedFile names the file whose live mapping holds addr, and the offset
-// of addr in it.
+// mappedFile names the file whose live mapping holds addr, else the last
+// unmapped one that held it, and the offset of addr in it.
 func mappedFile(addr uintptr) (path string, off uintptr, ok bool) {
 	mapped.Lock()
 	defer mapped.Unlock()
 	for base, m := range mapped.m {
 		if addr >= base && addr-base < m.size {
 			return m.path, addr - base, true
+		}
+	}
+	for i := range len(mapped.retired) {
+		r := mapped.retired[(mapped.next-1-i+2*len(mapped.retired))%len(mapped.retired)]
+		if r.size > 0 && addr >= r.base && addr-r.base < r.size {
+			return r.path, addr - r.base, true
 		}
 	}
 	return "", 0, false

@@ -33,7 +33,16 @@ type MemDebug struct {
 
 type memEntry struct {
 	name string
-	data []byte
+	data []byte                 // the bytes, or nil with load
+	load func() ([]byte, error) // reads them when asked (a package's member)
+}
+
+// bytes are the entry's bytes, read now when they are not held.
+func (e memEntry) bytes() ([]byte, error) {
+	if e.data != nil || e.load == nil {
+		return e.data, nil
+	}
+	return e.load()
 }
 
 // Add indexes the ELF file held in data under its build-id (read from the
@@ -47,14 +56,24 @@ func (m *MemDebug) Add(name string, data []byte) {
 	}
 	id := f.BuildID
 	f.Close()
+	m.add(memEntry{name: name, data: data}, id)
+}
+
+// AddLazy indexes a file whose build-id is already known (id, "" for none)
+// and whose bytes load reads when a lookup tries it: a package's member,
+// whose bytes are not held between uses (docs/packages.md#memory).
+func (m *MemDebug) AddLazy(name, id string, load func() ([]byte, error)) {
+	m.add(memEntry{name: name, load: load}, id)
+}
+
+func (m *MemDebug) add(e memEntry, id string) {
 	if m.byID == nil {
 		m.byID, m.byName = map[string][]memEntry{}, map[string][]memEntry{}
 	}
-	e := memEntry{name, data}
 	if id != "" {
 		m.byID[id] = append(m.byID[id], e)
 	}
-	base := path.Base(name)
+	base := path.Base(e.name)
 	m.byName[base] = append(m.byName[base], e)
 }
 
@@ -86,7 +105,11 @@ func (m *MemDebug) named(name string) []memEntry {
 
 // tryMem opens an in-memory candidate as tryDebugFile opens one on disk.
 func tryMem(obj *File, e memEntry, match func(*File) bool, via, mismatch string) (*Debug, string) {
-	c, err := NewMemFile(e.name, e.data)
+	data, err := e.bytes()
+	if err != nil {
+		return nil, errMsg(err)
+	}
+	c, err := NewMemFile(e.name, data)
 	if err != nil {
 		return nil, errMsg(err)
 	}

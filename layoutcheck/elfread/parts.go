@@ -196,7 +196,12 @@ func findSupplement(d *Debug, l supRef, lk Lookup) (*Debug, error) {
 		if e.name == d.Path() {
 			continue
 		}
-		c, err := NewMemFile(e.name, e.data)
+		data, err := e.bytes()
+		if err != nil {
+			tried = append(tried, candidate(e.name, errMsg(err)))
+			continue
+		}
+		c, err := NewMemFile(e.name, data)
 		if err != nil {
 			tried = append(tried, candidate(e.name, errMsg(err)))
 			continue

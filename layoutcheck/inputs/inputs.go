@@ -67,8 +67,17 @@ func (in Input) Open() (*elfread.File, error) {
 	if in.Mem == nil {
 		return nil, elfread.InputErrorf(in.Name, "no file and no bytes to read (an inputs.Input must have Path or Mem)")
 	}
+	if l, ok := in.Mem.(interface{ Load() ([]byte, error) }); ok {
+		// A package member (layoutcheck/pkgfile): its bytes are read
+		// now, from the package, and dropped when the file is.
+		b, err := l.Load()
+		if err != nil {
+			return nil, err
+		}
+		return elfread.NewMemFile(in.Name, b)
+	}
 	if b, ok := in.Mem.(interface{ Bytes() []byte }); ok {
-		// A package member (layoutcheck/pkgfile): read in place, named.
+		// Bytes held in memory: read in place, named.
 		return elfread.NewMemFile(in.Name, b.Bytes())
 	}
 	f, err := elfread.NewFile(in.Mem)
@@ -161,9 +170,42 @@ func Expand(args []string, opt Options) ([]Input, error) {
 }
 
 type walker struct {
-	opt Options
-	out []Input
-	n   int
+	opt  Options
+	out  []Input
+	n    int
+	seen map[fileID]string // the name each file was first read by
+}
+
+// fileID is a file's device and inode: two names of one file (a symbolic
+// link and its target, a hard link) have one.
+type fileID struct{ dev, ino uint64 }
+
+// again reports the name the file at path was first read by, when another
+// name reached it before (docs/nrtabi-check.md#many-inputs): the file is
+// read once, and the later name is listed as that file.
+func (w *walker) again(name, path string) (string, bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", false // its reader names the problem
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return "", false
+	}
+	id := fileID{uint64(sys.Dev), uint64(sys.Ino)}
+	if first, ok := w.seen[id]; ok {
+		return first, true
+	}
+	if w.seen == nil {
+		w.seen = map[fileID]string{}
+	}
+	w.seen[id] = name
+	return "", false
+}
+
+// sameAs is the skipped entry of a file reached again by another name.
+func sameAs(name, first string) Input {
+	return Input{Name: name, Skip: "the same file as " + first + " (one device and inode), read once"}
 }
 
 func (w *walker) add(in Input) error {
@@ -180,6 +222,9 @@ func (w *walker) add(in Input) error {
 // arg is a file named on the command line: read as it is, unless an
 // Expander recognises it as an archive.
 func (w *walker) arg(path string) error {
+	if first, ok := w.again(path, path); ok {
+		return w.add(sameAs(path, first))
+	}
 	if w.opt.Expand != nil {
 		if head, err := readHead(path); err == nil && !isELF(head) {
 			if ok, err := w.expand(path, head); ok || err != nil {
@@ -278,6 +323,9 @@ func (w *walker) file(p, open string) error {
 	head, err := readHead(open)
 	if err != nil {
 		return w.add(Input{Name: p, Skip: "cannot read: " + errText(err), Fail: true})
+	}
+	if first, ok := w.again(p, open); ok {
+		return w.add(sameAs(p, first))
 	}
 	if isELF(head) {
 		return w.add(Input{Name: p, Path: open})

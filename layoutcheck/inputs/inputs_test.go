@@ -62,7 +62,7 @@ func TestExpandWalk(t *testing.T) {
 		"loop1 SKIP symbolic link loop, not followed",
 		"loop2 SKIP symbolic link loop, not followed",
 		"out.so SKIP symbolic link out of BASE/tree, not followed",
-		"sub/deeper/c.so.1",
+		"sub/deeper/c.so.1 SKIP the same file as BASE/tree/c.so (one device and inode), read once",
 		"sub/fifo SKIP is a FIFO, not a regular file",
 		"sub/up SKIP symbolic link to a directory of the tree, not followed",
 	}
@@ -162,5 +162,42 @@ func TestExpandUnreadable(t *testing.T) {
 	ins, err := Expand([]string{dir}, Options{})
 	if err != nil || len(ins) != 1 || !strings.Contains(ins[0].Skip, "cannot read") {
 		t.Fatalf("%+v %v", ins, err)
+	}
+}
+
+// TestSameFileOnce: one file reached through two names — a symbolic link
+// and its target named as arguments (check build/*.so* on libnccom.so.2 ->
+// libnccom.so.2.x), or a hard link — is read once; the later name is
+// listed as that file, never read twice. (Before, both were inputs.)
+func TestSameFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "libnccom.so.2.31.24")
+	if err := os.WriteFile(target, []byte("\x7fELF\x02\x01\x01rest"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "libnccom.so.2")
+	hard := filepath.Join(dir, "hard.so")
+	if err := os.Symlink(filepath.Base(target), link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(target, hard); err != nil {
+		t.Fatal(err)
+	}
+	ins, err := Expand([]string{link, target, hard}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, in := range ins {
+		if in.Skip == "" {
+			read++
+			continue
+		}
+		if in.Skip != "the same file as "+link+" (one device and inode), read once" || in.Fail {
+			t.Errorf("%s: skipped as %q (fail %v)", in.Name, in.Skip, in.Fail)
+		}
+	}
+	if read != 1 || len(ins) != 3 {
+		t.Errorf("%d inputs read of %d listed, want 1 of 3: %+v", read, len(ins), ins)
 	}
 }

@@ -9,12 +9,17 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// tarball reads a tar archive, compressed or not, from data: a plain
+// tarball reads a tar archive, compressed or not, from src: a plain
 // .tar.*, or a .deb's data.tar.* (in is then that member's name, for
 // errors). Only regular files are read; links, devices and directories are
-// names only.
-func (r *reader) tarball(data []byte, in string) error {
-	kind := compression(data)
+// names only. After the tar's end marker the stream is read to its end, so
+// that its own integrity check (gzip's CRC-32 and ISIZE trailer, xz's
+// block checks, zstd's content checksum, bzip2's CRCs) is enforced, not
+// skipped because the archive ended first.
+func (r *reader) tarball(src *io.SectionReader, in string) error {
+	var head [6]byte
+	n, _ := src.ReadAt(head[:], 0)
+	kind := compression(head[:n])
 	if kind == "" {
 		kind = "none"
 	}
@@ -30,17 +35,17 @@ func (r *reader) tarball(data []byte, in string) error {
 		}
 		return in + "!" + m
 	}
-	src, done, err := r.open(data, kind)
+	dec, done, err := r.open(src, kind)
 	if err != nil {
 		return r.streamErr(where(""), fmt.Errorf("%s stream: %w", kind, err), "")
 	}
 	defer done()
-	tr := tar.NewReader(src)
+	tr := tar.NewReader(dec)
 	last := ""
 	for n := 0; ; n++ {
 		h, err := tr.Next()
 		if err == io.EOF && n > 0 {
-			return nil
+			return r.trailer(dec, kind, where(""))
 		}
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
 			// The frame asks for more memory than the package's bound
@@ -48,11 +53,14 @@ func (r *reader) tarball(data []byte, in string) error {
 			err = errBound
 		}
 		if n == 0 && err != nil && !errors.Is(err, errBound) {
+			if ce := corrupt(kind, err); ce != nil {
+				return r.fail(where(""), "%v", ce)
+			}
 			// Not a tar at all: a compressed file of something else.
 			return r.fail(where(""), "a %s stream that holds no tar archive: %w", kind, ErrNotPackage)
 		}
 		if err != nil {
-			return r.streamErr(where(last), err, "after this member the next tar header is unreadable (a member larger than its header declares, or a truncated archive)")
+			return r.streamErr(where(last), integrity(kind, err), "after this member the next tar header is unreadable (a member larger than its header declares, or a truncated archive)")
 		}
 		last = h.Name
 		switch h.Typeflag {
@@ -67,45 +75,60 @@ func (r *reader) tarball(data []byte, in string) error {
 			return r.fail(where(h.Name), "declares a negative size")
 		}
 		// The rest of a non-ELF member is left to tr.Next, which skips
-		// what the archive stores of it: a sparse member's holes are
-		// never made (a 1 TiB hole would be a time bomb).
-		b, err := r.body(tr, h.Size, false)
+		// what the archive stores of it (seeking over it when the tar is
+		// not compressed): a sparse member's holes are never made (a
+		// 1 TiB hole would be a time bomb).
+		b, elf, err := r.body(tr, h.Size, false)
 		if err != nil {
-			return r.streamErr(where(h.Name), err, "the archive ends inside this member (a member smaller than its header declares, or a truncated archive)")
+			return r.streamErr(where(h.Name), integrity(kind, err), "the archive ends inside this member (a member smaller than its header declares, or a truncated archive)")
 		}
-		if err := r.file(h.Name, b); err != nil {
+		if err := r.file(h.Name, b, elf); err != nil {
 			return err
 		}
 	}
 }
 
-// body reads a member of size bytes: its first bytes decide whether it is
-// ELF; with drain, the rest of a non-ELF member is read through (it counts
-// against the bound) and dropped, else left unread.
-func (r *reader) body(src io.Reader, size int64, drain bool) ([]byte, error) {
-	var head [4]byte
-	n, err := io.ReadFull(src, head[:min(size, 4)])
-	if err != nil {
-		return nil, unexpected(err)
+// trailer reads a stream to its end once the archive in it has ended, so
+// the compression's own check runs; what follows the archive is the tar's
+// zero padding and, for gzip, further members, all checked the same way.
+func (r *reader) trailer(dec io.Reader, kind, where string) error {
+	if kind == "none" {
+		return nil // no check of its own; the tar's own padding is not read
 	}
-	if n < 4 || string(head[:]) != "\x7fELF" {
-		if !drain {
-			return nil, nil
+	if _, err := io.Copy(io.Discard, dec); err != nil {
+		return r.streamErr(where, integrity(kind, err), "the "+kind+" stream ends before its trailer (truncated)")
+	}
+	return nil
+}
+
+// body reads a member of size bytes: its first bytes decide whether it is
+// ELF (elf). An ELF member's bytes are read unless a load wants another
+// member; with drain, the rest of a member not read is read through (it
+// counts against the bound) and dropped, else left unread.
+func (r *reader) body(src io.Reader, size int64, drain bool) ([]byte, bool, error) {
+	var head [16]byte
+	n, err := io.ReadFull(src, head[:min(size, 16)])
+	if err != nil {
+		return nil, false, unexpected(err)
+	}
+	elf := n == 16 && isELF(head[:])
+	if !elf || r.skipELF() {
+		if drain {
+			if _, err := io.CopyN(io.Discard, src, size-int64(n)); err != nil {
+				return nil, false, unexpected(err)
+			}
 		}
-		if _, err := io.CopyN(io.Discard, src, size-int64(n)); err != nil {
-			return nil, unexpected(err)
-		}
-		return nil, nil
+		return nil, elf, nil
 	}
 	if size > r.budget+int64(n) {
-		return nil, errBound
+		return nil, false, errBound
 	}
 	b := make([]byte, size)
 	copy(b, head[:])
-	if _, err := io.ReadFull(src, b[4:]); err != nil {
-		return nil, unexpected(err)
+	if _, err := io.ReadFull(src, b[n:]); err != nil {
+		return nil, false, unexpected(err)
 	}
-	return b, nil
+	return b, true, nil
 }
 
 // unexpected makes an early end of a member an io.ErrUnexpectedEOF.
@@ -119,9 +142,12 @@ func unexpected(err error) error {
 // streamErr is a failed read of a member: the bound, a truncation, or a
 // corrupt stream, each said so.
 func (r *reader) streamErr(member string, err error, truncated string) error {
+	var ie *integrityError
 	switch {
 	case errors.Is(err, errBound):
 		return r.fail(member, "%s", r.boundMsg())
+	case errors.As(err, &ie):
+		return r.fail(member, "%v", err)
 	case errors.Is(err, io.ErrUnexpectedEOF) && truncated != "":
 		return r.fail(member, "%s", truncated)
 	case errors.Is(err, tar.ErrHeader):

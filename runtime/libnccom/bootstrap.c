@@ -173,7 +173,14 @@ NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root
 	if ((rc = nccom_connect(root, &fd, nccom_op_deadline())) != NRT_SUCCESS)
 		return rc;
 	rc = nccom_send_data(fd, BOOTSTRAP_MSG_INFO_TO_ROOT, rec, size, where);
-	if (rc == NRT_SUCCESS)
+	/* The root cannot answer before the world's last rank has connected:
+	 * the stagger still to come joins the three timeouts heartbeats may
+	 * fill (nccom_recv_want_by), as on the Go side (replyWithin). */
+	long long rest = nccom_connect_delay_ns(hier, b->st.nranks - 1, b->st.nranks) - ns;
+	if (rc == NRT_SUCCESS && nccom_extended())
+		rc = nccom_recv_want_by(fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, reply, (uint32_t)reply_size, where,
+					nccom_now_ms() + 3 * (int64_t)nccom_timeout() * 1000 + rest / 1000000LL);
+	else if (rc == NRT_SUCCESS)
 		rc = nccom_recv_data(fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, reply, reply_size, where);
 	if (rc == NRT_SUCCESS && nccom_extended())
 		b->root_fd = fd; /* kept until COMPLETE */

@@ -115,7 +115,10 @@ NRT_STATUS nccom_send_msg(int fd, uint32_t type, const void *data, uint32_t len,
 NRT_STATUS nccom_recv_msg(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer);
 /* The same by d, a deadline the caller's operation set. */
 NRT_STATUS nccom_recv_msg_by(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer, nccom_deadline d);
-/* A message of type want and exactly size bytes, passing over ROOT_WAIT. */
+/* A message of type want and exactly size bytes, passing over ROOT_WAIT
+ * heartbeats until total, a deadline they never move. */
+NRT_STATUS nccom_recv_want_by(int fd, uint32_t want, void *buf, uint32_t size, const char *peer, nccom_deadline total);
+/* nccom_recv_want_by three timeouts from now. */
 NRT_STATUS nccom_recv_want(int fd, uint32_t want, void *buf, uint32_t size, const char *peer);
 NRT_STATUS nccom_send_hello(int fd, int rank, int nranks, uint32_t channel, const char *peer);
 /* The HELLO opening a connection, by d. */

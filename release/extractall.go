@@ -116,6 +116,15 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 				name = s.Name
 			}
 		}
+		if why := rowNameProblem(name); why != "" {
+			// Refused by name, as a struct without a layout is: a member
+			// using it is an opaque range, so the fragment still checks
+			// clean against the object.
+			s := x.reserve(t.Offset, name)
+			s.refused, s.rowless = t.Kind+" "+why, true
+			refused = append(refused, esc.String(t.Name+" ("+s.refused+")"))
+			continue
+		}
 		keys := []string{name, strings.TrimSuffix(name, "_t")}
 		if !strings.HasPrefix(t.Via, "typedef ") && t.Name != name {
 			keys = append(keys, t.Name)
@@ -140,14 +149,14 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 		}
 		if s.refused != "" {
 			s.rowless = true
-			refused = append(refused, t.Name+" ("+s.refused+")")
+			refused = append(refused, esc.String(t.Name+" ("+s.refused+")"))
 			continue
 		}
 		s.size = t.Size
 		structs = append(structs, s)
 	}
 	skip.add(clashes, "structs whose name or tag another struct's row already has (struct foo beside typedef struct {...} foo_t): a spec names a struct once")
-	skip.add(len(refused), "structs without a layout a spec struct can hold, each named in a not-extracted comment")
+	skip.add(len(refused), "structs without a layout a spec struct can hold, or with a name no row can carry, each named in a not-extracted comment")
 	x.closed = true
 	// Every enum gets a row when the spec can state it, used or not.
 	unstated := 0
@@ -382,4 +391,25 @@ func (x *extractor) odrRow(t *elfread.Named) *xStruct {
 		return s
 	}
 	return nil
+}
+
+// rowNameProblem says why a struct named name can have no row of that
+// name, "" when it can. A name the spec's type language reads as one of
+// its own words (u32, int, char, const) would read back as the built-in in
+// every member typed by it, a check of the object against its own
+// fragment then INCOMPATIBLE; a name with control bytes is text the
+// loader refuses (spec.TextProblem). Both are refused by name, never
+// renamed: check finds a row by the name its DWARF gives.
+func rowNameProblem(name string) string {
+	if _, _, ok := spec.Builtin(name); ok {
+		return fmt.Sprintf("named as the spec type language's built-in %s, which a member typed %s would read back as", name, name)
+	}
+	switch name {
+	case "const", "volatile", "std::vector":
+		return fmt.Sprintf("named as the spec type language's keyword %s", name)
+	}
+	if p := spec.TextProblem(name); p != "" {
+		return "its name is no text a spec row can hold: " + p
+	}
+	return ""
 }

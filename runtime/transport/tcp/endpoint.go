@@ -41,10 +41,10 @@ type Endpoint struct {
 	maps                 *GlobalMaps      // a global InitComm's maps from them
 	st                   *abortState
 
-	ringMu    sync.Mutex
+	ringMu sync.Mutex
 	// relayed, set for one AllGatherRecords under ringMu, holds each
 	// record received to its slot's rank before it is passed on.
-	relayed *recordCheck
+	relayed   *recordCheck
 	sendMu    []sync.Mutex
 	sendc     []*link // peerCommSendFd
 	recvMu    []sync.Mutex
@@ -245,7 +245,7 @@ func (e *Endpoint) AllGather(data []byte) error {
 
 // recordCheck is what AllGatherRecords holds every received record to.
 type recordCheck struct {
-	size  int                             // bytes per rank
+	size  int                              // bytes per rank
 	check func(rank int, rec []byte) error // nil: the record may sit in rank's slot
 }
 

@@ -49,8 +49,27 @@ NRT_STATUS nccom_ring_gather(int send_fd, int recv_fd, const char *next, const c
 		size_t out_len = out == k - 1 ? s->last : s->unit, in_len = in == k - 1 ? s->last : s->unit;
 		NRT_STATUS rc = nccom_ring_step(send_fd, s->base + (size_t)out * s->unit, (int)out_len, next, recv_fd, s->base + (size_t)in * s->unit,
 						 (int)in_len, prev);
+		if (rc == NRT_SUCCESS && s->check)
+			rc = nccom_check_relayed(s, s->first + (int)((size_t)in * s->unit / s->rec), s->base + (size_t)in * s->unit, in_len, prev);
 		if (rc != NRT_SUCCESS)
 			return rc;
+	}
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS nccom_check_relayed(const struct nccom_slices *s, int first, const char *in, size_t len, const char *from)
+{
+	if (!s->check || s->rec < s->rank_off + sizeof(int32_t))
+		return NRT_SUCCESS;
+	for (size_t i = 0; i + s->rec <= len; i += s->rec) {
+		int32_t got;
+		memcpy(&got, in + i + s->rank_off, sizeof got);
+		int rank = first + (int)(i / s->rec);
+		if (got != rank) {
+			nccom_warn("bootstrap all-gather: a forged record in rank %d's slot (the record says rank %d): the forger is %s, which relayed it, not rank %d",
+				   rank, (int)got, from, rank);
+			return NRT_FAILURE;
+		}
 	}
 	return NRT_SUCCESS;
 }
@@ -61,8 +80,24 @@ static NRT_STATUS ring_allgather(struct nccom_bootstrap *b, char *all, int size)
 	char left[48], right[48];
 	snprintf(left, sizeof left, "ring predecessor rank %d", (me - 1 + n) % n);
 	snprintf(right, sizeof right, "ring successor rank %d", (me + 1) % n);
-	struct nccom_slices sl = {.base = all, .unit = (size_t)size, .last = (size_t)size, .k = n};
+	struct nccom_slices sl = {.base = all, .unit = (size_t)size, .last = (size_t)size, .k = n,
+				  .check = b->relay_check, .rec = (size_t)size, .rank_off = b->relay_rank_off};
 	return nccom_ring_gather(b->st.extRingSendFd, b->st.extRingRecvFd, right, left, &sl, me);
+}
+
+NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *all, int size, size_t rank_off)
+{
+	if (b->st.nranks == 1)
+		return NRT_SUCCESS;
+	NRT_STATUS rc = lock(&b->ring_mu);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	b->relay_check = true;
+	b->relay_rank_off = rank_off;
+	rc = b->per_instance > 0 ? nccom_hier_allgather(b, all, size) : ring_allgather(b, all, size);
+	b->relay_check = false;
+	unlock(&b->ring_mu);
+	return rc;
 }
 
 NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size)

@@ -274,7 +274,11 @@ func (e *Endpoint) AllGatherRecords(data []byte, size int, check func(rank int, 
 // Hooks.Relay forges it.
 func (e *Endpoint) relayOut(out []byte) []byte {
 	if h := e.n.cfg.Hooks; h != nil && h.Relay != nil {
-		return h.Relay(out)
+		rec := 0
+		if e.relayed != nil {
+			rec = e.relayed.size
+		}
+		return h.Relay(out, rec)
 	}
 	return out
 }

@@ -22,7 +22,12 @@ func TestForgedRelayNamesTheForger(t *testing.T) {
 			cfg := func(r int) Config {
 				c := Config{Timeout: 3 * time.Second, IfName: "lo", Logger: quietLog, Extended: extended, PerInstance: l}
 				if r == forger {
-					c.Hooks = &Hooks{Relay: func(out []byte) []byte { return hostile.ForgeRelay(out, abi.SizeofNcclPeerInfo) }}
+					c.Hooks = &Hooks{Relay: func(out []byte, rec int) []byte {
+						if rec != abi.SizeofNcclPeerInfo {
+							return out
+						}
+						return hostile.ForgeRelay(out, rec)
+					}}
 				}
 				return c
 			}

@@ -120,3 +120,43 @@ func TestRootHeartbeatsDoNotHoldRank(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAwaitReply feeds arbitrary bytes to the wait for INFO_FROM_ROOT, as
+// a root would send them (heartbeats, replies, garbage): each run ends
+// with the reply or an error, never a panic, and never later than the
+// total deadline however many heartbeats the bytes hold.
+func FuzzAwaitReply(f *testing.F) {
+	hb := func(have uint32) []byte {
+		h := make([]byte, abi.BootstrapMsgHeaderSize+abi.SizeofBootstrapRootWait)
+		x := abi.BootstrapMsgHeader{Type: abi.BootstrapMsgRootWait, Length: uint32(abi.SizeofBootstrapRootWait)}
+		x.MarshalTo(h)
+		w := abi.BootstrapRootWait{Have: have, Nranks: 2}
+		w.MarshalTo(h[abi.BootstrapMsgHeaderSize:])
+		return h
+	}
+	f.Add(append(hb(0), hb(1)...))
+	f.Add([]byte{2, 0, 0, 0, 48, 0, 0, 0})
+	f.Add([]byte{3, 0, 0, 0, 0xff, 0xff, 0xff, 0xff})
+	const total = 200 * time.Millisecond
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, b := net.Pipe()
+		defer b.Close()
+		go func() {
+			for range 64 { // the same bytes again and again: a root that never stops
+				if _, err := a.Write(data); err != nil || len(data) == 0 {
+					break
+				}
+			}
+			a.Close()
+		}()
+		l := &link{c: b, peer: "the fuzzer", timeout: time.Second}
+		start := time.Now()
+		p, err := awaitReply(l, abi.SizeofBootstrapRootReply, total)
+		if took := time.Since(start); took > total+time.Second {
+			t.Fatalf("awaitReply took %s, past its %s total", took, total)
+		}
+		if err == nil && len(p) != abi.SizeofBootstrapRootReply {
+			t.Fatalf("a %d-byte reply", len(p))
+		}
+	})
+}

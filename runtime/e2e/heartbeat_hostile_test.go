@@ -23,68 +23,66 @@ import (
 func TestCRankFakeRootHeartbeatPatterns(t *testing.T) {
 	requirePeerHost(t)
 	const due = "INFO_FROM_ROOT"
-	{
-		for _, hb := range hostile.HeartbeatRoots() {
-			t.Run(due+"/"+hb.Name, func(t *testing.T) {
-				t.Parallel()
-				ln, err := net.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer ln.Close()
-				r := startRank(t, 1, 2, ln.Addr().String(), "idle", 0, "NRTABI_BOOTSTRAP_FRAMING=extended")
-				_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(hostileBound))
-				c, err := ln.Accept()
-				if err != nil {
-					<-r.done
-					t.Fatalf("the rank did not connect: %v (%v)\n%s", err, r.err, r.stderr.String())
-				}
-				_ = c.SetDeadline(time.Now().Add(hostileCap))
-				defer c.Close()
-				read := func() {
-					h := make([]byte, abi.BootstrapMsgHeaderSize)
-					if _, err := io.ReadFull(c, h); err != nil {
-						t.Fatalf("reading the rank: %v\n%s", err, r.stderr.String())
-					}
-					p := make([]byte, min(binary.LittleEndian.Uint32(h[4:]), 4096))
-					if _, err := io.ReadFull(c, p); err != nil {
-						t.Fatalf("reading the rank: %v\n%s", err, r.stderr.String())
-					}
-				}
-				read()
-				start := time.Now()
-				stop := make(chan struct{})
-				defer close(stop)
-				go func() {
-					w := make([]byte, abi.SizeofBootstrapRootWait)
-					tick := time.NewTicker(hb.Every)
-					defer tick.Stop()
-					for i := 0; ; i++ {
-						v := abi.BootstrapRootWait{Have: hb.Have(i), Nranks: hb.Nranks}
-						v.MarshalTo(w)
-						if _, err := c.Write(extMsg(abi.BootstrapMsgRootWait, w)); err != nil {
-							return
-						}
-						select {
-						case <-stop:
-							return
-						case <-tick.C:
-						}
-					}
-				}()
+	for _, hb := range hostile.HeartbeatRoots() {
+		t.Run(due+"/"+hb.Name, func(t *testing.T) {
+			t.Parallel()
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			r := startRank(t, 1, 2, ln.Addr().String(), "idle", 0, "NRTABI_BOOTSTRAP_FRAMING=extended")
+			_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(hostileBound))
+			c, err := ln.Accept()
+			if err != nil {
 				<-r.done
-				took := r.ended.Sub(start)
-				log := r.stderr.String()
-				if strings.Contains(log, "Sanitizer") || strings.Contains(log, "runtime error") {
-					t.Errorf("a sanitizer spoke:\n%s", log)
+				t.Fatalf("the rank did not connect: %v (%v)\n%s", err, r.err, r.stderr.String())
+			}
+			_ = c.SetDeadline(time.Now().Add(hostileCap))
+			defer c.Close()
+			read := func() {
+				h := make([]byte, abi.BootstrapMsgHeaderSize)
+				if _, err := io.ReadFull(c, h); err != nil {
+					t.Fatalf("reading the rank: %v\n%s", err, r.stderr.String())
 				}
-				if limit := (3*hostileTimeout + 2) * time.Second; took > limit || r.err == nil {
-					t.Errorf("the rank ended %s after the heartbeats started (%v), want a failure within %s\n%s", took.Round(time.Millisecond), r.err, limit, log)
+				p := make([]byte, min(binary.LittleEndian.Uint32(h[4:]), 4096))
+				if _, err := io.ReadFull(c, p); err != nil {
+					t.Fatalf("reading the rank: %v\n%s", err, r.stderr.String())
 				}
-				if want := "and no " + due + " for 6 s: heartbeats do not extend the wait"; !strings.Contains(log, want) {
-					t.Errorf("the rank's log lacks %q:\n%s", want, log)
+			}
+			read()
+			start := time.Now()
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() {
+				w := make([]byte, abi.SizeofBootstrapRootWait)
+				tick := time.NewTicker(hb.Every)
+				defer tick.Stop()
+				for i := 0; ; i++ {
+					v := abi.BootstrapRootWait{Have: hb.Have(i), Nranks: hb.Nranks}
+					v.MarshalTo(w)
+					if _, err := c.Write(extMsg(abi.BootstrapMsgRootWait, w)); err != nil {
+						return
+					}
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+					}
 				}
-			})
-		}
+			}()
+			<-r.done
+			took := r.ended.Sub(start)
+			log := r.stderr.String()
+			if strings.Contains(log, "Sanitizer") || strings.Contains(log, "runtime error") {
+				t.Errorf("a sanitizer spoke:\n%s", log)
+			}
+			if limit := (3*hostileTimeout + 2) * time.Second; took > limit || r.err == nil {
+				t.Errorf("the rank ended %s after the heartbeats started (%v), want a failure within %s\n%s", took.Round(time.Millisecond), r.err, limit, log)
+			}
+			if want := "and no " + due + " for 6 s: heartbeats do not extend the wait"; !strings.Contains(log, want) {
+				t.Errorf("the rank's log lacks %q:\n%s", want, log)
+			}
+		})
 	}
 }

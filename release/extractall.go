@@ -63,18 +63,6 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	x := newExtractor(obj, dbg, opt.Spec)
 	x.qualified = idx.Qualified
 	var skip skips
-	skip.add(idx.Duplicates, "later definitions of a name an earlier unit already defines (the first, in unit order, is extracted; a C++ header's types are defined once per unit that includes it)")
-	skip.add(idx.Anonymous, "anonymous structs, unions and enums no typedef names (their members are covered where they are used)")
-	skip.add(idx.Nested, "structs, unions and enums defined inside a struct or class (check looks a struct up at namespace scope only)")
-	skip.add(idx.TypeUnits, "type units (-fdebug-types-section), not scanned: their types are not extracted")
-	// Step 2: no row takes a name (or the tag a _t name implies) an earlier
-	// row has, or the loader would refuse the fragment.
-	taken := map[string]bool{}
-	var structs []*xStruct
-	var enums []*elfread.Named
-	var refused []string
-	clashes := 0
-	enumAt := map[dwarf.Offset]bool{}
 	// Definitions under their own names first, then the other names
 	// typedefs give them: a row is named as its DWARF names the struct,
 	// which is how a pointer to it is spelled.
@@ -86,6 +74,22 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 			defs = append(defs, t)
 		}
 	}
+	conflicts, err := x.odrConflicts(ctx, defs, idx.Later)
+	if err != nil {
+		return err
+	}
+	skip.add(idx.Duplicates-conflicts.copies, "later definitions of a name an earlier unit already defines (the first, in unit order, is extracted; a C++ header's types are defined once per unit that includes it)")
+	skip.add(idx.Anonymous, "anonymous structs, unions and enums no typedef names (their members are covered where they are used)")
+	skip.add(idx.Nested, "structs, unions and enums defined inside a struct or class (check looks a struct up at namespace scope only)")
+	skip.add(idx.TypeUnits, "type units (-fdebug-types-section), not scanned: their types are not extracted")
+	// Step 2: no row takes a name (or the tag a _t name implies) an earlier
+	// row has, or the loader would refuse the fragment.
+	taken := map[string]bool{}
+	var structs []*xStruct
+	var enums []*elfread.Named
+	var refused []string
+	clashes := 0
+	enumAt := map[dwarf.Offset]bool{}
 	for _, t := range append(defs, aliases...) {
 		if t.Kind == "enum" {
 			// A typedef of an enum is another name of its one row.
@@ -116,6 +120,19 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 				name = s.Name
 			}
 		}
+		why := rowNameProblem(name)
+		if c, ok := conflicts.byName[t.Name]; ok && !t.Alias && t.Kind != "enum" {
+			why = c
+		}
+		if why != "" {
+			// Refused by name, as a struct without a layout is: a member
+			// using it is an opaque range, so the fragment still checks
+			// clean against the object.
+			s := x.reserve(t.Offset, name)
+			s.refused, s.rowless = t.Kind+" "+why, true
+			refused = append(refused, esc.String(t.Name+" ("+s.refused+")"))
+			continue
+		}
 		keys := []string{name, strings.TrimSuffix(name, "_t")}
 		if !strings.HasPrefix(t.Via, "typedef ") && t.Name != name {
 			keys = append(keys, t.Name)
@@ -140,14 +157,14 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 		}
 		if s.refused != "" {
 			s.rowless = true
-			refused = append(refused, t.Name+" ("+s.refused+")")
+			refused = append(refused, esc.String(t.Name+" ("+s.refused+")"))
 			continue
 		}
 		s.size = t.Size
 		structs = append(structs, s)
 	}
 	skip.add(clashes, "structs whose name or tag another struct's row already has (struct foo beside typedef struct {...} foo_t): a spec names a struct once")
-	skip.add(len(refused), "structs without a layout a spec struct can hold, each named in a not-extracted comment")
+	skip.add(len(refused), "structs without a layout a spec struct can hold, with a name no row can carry, or that units define differently (ODR conflicts), each named in a not-extracted comment")
 	x.closed = true
 	// Every enum gets a row when the spec can state it, used or not.
 	unstated := 0
@@ -382,4 +399,103 @@ func (x *extractor) odrRow(t *elfread.Named) *xStruct {
 		return s
 	}
 	return nil
+}
+
+// rowNameProblem says why a struct named name can have no row of that
+// name, "" when it can. A name the spec's type language reads as one of
+// its own words (u32, int, char, const) would read back as the built-in in
+// every member typed by it, a check of the object against its own
+// fragment then INCOMPATIBLE; a name with control bytes is text the
+// loader refuses (spec.TextProblem). Both are refused by name, never
+// renamed: check finds a row by the name its DWARF gives.
+func rowNameProblem(name string) string {
+	if _, _, ok := spec.Builtin(name); ok {
+		return fmt.Sprintf("named as the spec type language's built-in %s, which a member typed %s would read back as", name, name)
+	}
+	switch name {
+	case "const", "volatile", "std::vector":
+		return fmt.Sprintf("named as the spec type language's keyword %s", name)
+	}
+	if p := spec.TextProblem(name); p != "" {
+		return "its name is no text a spec row can hold: " + p
+	}
+	return ""
+}
+
+// odr is what odrConflicts found: the names whose later definitions lay
+// the type out differently from the first, each with why, and how many
+// later definitions those are.
+type odr struct {
+	byName map[string]string
+	copies int
+}
+
+// odrConflicts compares every later definition of a struct, class or
+// union name (another unit's) with the first: an identical copy is the
+// same C type, passed over as before; one with another size or other
+// members is an ODR conflict, which no single row can state and which
+// must not be decided by unit order (check would judge whichever copy it
+// finds first). Such a name is refused by name, naming both copies'
+// units' DIEs and how they differ (docs/nrtabi-extract.md#every-type---all).
+func (x *extractor) odrConflicts(ctx context.Context, defs, later []*elfread.Named) (odr, error) {
+	c := odr{byName: map[string]string{}}
+	first := map[string]*elfread.Named{}
+	for _, t := range defs {
+		if t.Kind != "enum" {
+			first[t.Name] = t
+		}
+	}
+	layouts := map[dwarf.Offset]*elfread.Layout{}
+	layout := func(t *elfread.Named) *elfread.Layout {
+		if l, ok := layouts[t.Offset]; ok {
+			return l
+		}
+		l, err := x.rd.Layout(t.Offset)
+		if err != nil {
+			l = nil // unreadable: the extraction of the first reports it
+		}
+		layouts[t.Offset] = l
+		return l
+	}
+	for _, t := range later {
+		if t.Alias || t.Kind == "enum" {
+			continue
+		}
+		f := first[t.Name]
+		if f == nil || !f.Sized || !t.Sized {
+			continue // a declaration says nothing of a layout
+		}
+		if err := ctx.Err(); err != nil {
+			return c, err
+		}
+		why := ""
+		if f.Size != t.Size {
+			why = fmt.Sprintf("%d bytes", t.Size)
+		} else if a, b := layout(f), layout(t); a != nil && b != nil {
+			why = membersDiffer(a, b)
+		}
+		if why == "" {
+			continue
+		}
+		c.copies++
+		if _, seen := c.byName[t.Name]; !seen {
+			c.byName[t.Name] = fmt.Sprintf("defined differently by two units (an ODR conflict): the definition at DIE %#x is %d bytes, the one at DIE %#x %s; no one row states both, and which one a check judged would depend on unit order", f.DIE, f.Size, t.DIE, why)
+		}
+	}
+	return c, nil
+}
+
+// membersDiffer says how b's members differ from a's ("" when they are
+// laid out alike: the same names at the same offsets and sizes).
+func membersDiffer(a, b *elfread.Layout) string {
+	if len(a.Members) != len(b.Members) {
+		return fmt.Sprintf("has %d members where the first has %d", len(b.Members), len(a.Members))
+	}
+	for i, m := range a.Members {
+		n := b.Members[i]
+		if m.Name != n.Name || m.Offset != n.Offset || m.Size != n.Size || m.BitSize != n.BitSize || m.BitOffset != n.BitOffset {
+			return fmt.Sprintf("has member %d as %s at %d (%d bytes) where the first has %s at %d (%d bytes)", i, n.Name, n.Offset, n.Size, m.Name, m.Offset, m.Size)
+		}
+	}
+	return ""
 }

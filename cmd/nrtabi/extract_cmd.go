@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
@@ -168,9 +170,17 @@ func writeAtomic(path string, data []byte) error {
 
 // writeAtomicFunc is writeAtomic of what write writes; an error of write
 // is returned as it is (it names its own subject), and nothing is left.
+// Only a regular file (or nothing) is replaced: a device node, a FIFO, a
+// socket, a symbolic link or a directory at path is refused by name before
+// anything is written, and again just before the rename, so -o /dev/null
+// never turns the system's node into a file. The temporary file is made
+// in path's directory (a rename within one file system), with the mode of
+// the file it replaces (or 0666 less the umask for a new one), and is on
+// disk before it takes path's name (docs/nrtabi-extract.md#options).
 func writeAtomicFunc(path string, write func(io.Writer) error) (err error) {
-	if st, e := os.Stat(path); e == nil && st.IsDir() {
-		return fmt.Errorf("-o %s: is a directory; name the file to write in it (e.g. %s)", path, filepath.Join(path, "structs.toml"))
+	old, err := outTarget(path)
+	if err != nil {
+		return err
 	}
 	created, err := mkdirs(filepath.Dir(path))
 	if err != nil {
@@ -183,24 +193,108 @@ func writeAtomicFunc(path string, write func(io.Writer) error) (err error) {
 			}
 		}
 	}()
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	tmp, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".")
 	if err != nil {
 		return fmt.Errorf("-o %s: cannot create it: %w", path, bareError(err))
 	}
-	if err := write(tmp); err != nil {
+	fail := func(e error) error {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return err
+		return e
+	}
+	if old != nil {
+		if err := keepOwnerAndMode(tmp, old); err != nil {
+			return fail(fmt.Errorf("-o %s: cannot keep its mode: %w", path, bareError(err)))
+		}
+	}
+	if err := write(tmp); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(fmt.Errorf("-o %s: writing it: %w", path, bareError(err)))
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("-o %s: writing it: %w", path, bareError(err))
 	}
+	// What stands at path may have changed while the fragment was written.
+	if _, err := outTarget(path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("-o %s: cannot replace it: %w", path, bareError(err))
 	}
+	// The new name is durable once the directory is on disk too.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
 	return nil
+}
+
+// outTarget is what stands at -o's path: nil when nothing (or a missing
+// directory above it: mkdirs makes it or names what blocks it), the file's
+// status when it is a regular file, and an error naming the path and its
+// kind for anything else. The path is not followed: a symbolic link is
+// refused, not replaced and not written through.
+func outTarget(path string) (fs.FileInfo, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		if os.IsNotExist(err) || errors.Is(err, syscall.ENOTDIR) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("-o %s: %w", path, bareError(err))
+	}
+	m := st.Mode()
+	var kind string
+	switch {
+	case m.IsRegular():
+		return st, nil
+	case m.IsDir():
+		return nil, fmt.Errorf("-o %s: is a directory; name the file to write in it (e.g. %s)", path, filepath.Join(path, "structs.toml"))
+	case m&fs.ModeSymlink != 0:
+		kind = "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a FIFO"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&fs.ModeDevice != 0:
+		kind = "a block device"
+	default:
+		kind = "not a regular file"
+	}
+	return nil, fmt.Errorf("-o %s: is %s, and -o replaces only a regular file; name a regular file (or a new one), or leave -o out to write to stdout", path, kind)
+}
+
+// createTemp makes a new file in dir named prefix and a random suffix,
+// with O_EXCL (never an existing name) and mode 0666 less the umask, as a
+// new file written in place would have.
+func createTemp(dir, prefix string) (*os.File, error) {
+	var err error
+	for range 16 {
+		var f *os.File
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, err
+}
+
+// keepOwnerAndMode gives f the permission bits of the file it replaces,
+// and, when the process may (as root), its owner and group.
+func keepOwnerAndMode(f *os.File, old fs.FileInfo) error {
+	if sys, ok := old.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
+		if err := f.Chown(int(sys.Uid), int(sys.Gid)); err != nil {
+			return err
+		}
+	}
+	return f.Chmod(old.Mode().Perm() | old.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
 }
 
 // mkdirs makes dir and the missing directories above it, and returns those

@@ -97,7 +97,7 @@ func Locate(v string) (SpecSource, error) {
 		return SpecSource{Dir: v}, nil
 	}
 	if isDir {
-		return SpecSource{Dir: v}, nil
+		return dirNamedAsRelease(v)
 	}
 	if releaseName(v) {
 		root, err := checkoutRoot()
@@ -122,6 +122,60 @@ func Locate(v string) (SpecSource, error) {
 		return SpecSource{Release: v}, nil
 	}
 	return SpecSource{}, nameErrorf("spec %q: neither a directory nor an embedded release; the embedded releases are: %s%s", v, strings.Join(spec.Releases(), ", "), checkoutOnly())
+}
+
+// dirNamedAsRelease is step 2 of Locate: v, a bare name, is a directory
+// of the working directory. When v is also a release's name (embedded, or
+// the checkout's), the directory wins, and a Note names the directory read
+// so that --spec 2.31.24 run beside a stray ./2.31.24 never reads it
+// silently (docs/nrtabi.md#naming-a-spec). The checkout's own spec/NAME,
+// reached from spec/, is that release (step 3), no stray directory.
+func dirNamedAsRelease(v string) (SpecSource, error) {
+	if !releaseName(v) {
+		return SpecSource{Dir: v}, nil
+	}
+	abs, err := filepath.Abs(v)
+	if err != nil {
+		abs = v
+	}
+	root, err := checkoutRoot()
+	if err != nil {
+		return SpecSource{}, err
+	}
+	release := embedded(v)
+	if root != "" {
+		own := filepath.Join(root, "spec", v)
+		if st, err := os.Stat(own); err == nil && st.IsDir() {
+			if same, err := sameDir(abs, own); err == nil && same {
+				switch {
+				case !embedded(v):
+					return SpecSource{Dir: own, Release: v}, nil
+				case sameAsEmbedded(root, v):
+					return SpecSource{Release: v}, nil
+				default:
+					return SpecSource{Dir: own, Release: v, Note: fmt.Sprintf("--spec %s: using the checkout's %s, which differs from the embedded release %s (this binary's copy)", v, own, v)}, nil
+				}
+			}
+			release = true
+		}
+	}
+	if !release {
+		return SpecSource{Dir: v}, nil
+	}
+	return SpecSource{Dir: v, Note: fmt.Sprintf("--spec %s: reading the directory %s (in the working directory), not the release %s of the same name; name it ./%s to mean the directory, or run from elsewhere for the release", v, abs, v, v)}, nil
+}
+
+// sameDir reports whether a and b are one directory.
+func sameDir(a, b string) (bool, error) {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false, err
+	}
+	sb, err := os.Stat(b)
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(sa, sb), nil
 }
 
 // checkoutRoot is the checkout above the working directory, "" outside one.

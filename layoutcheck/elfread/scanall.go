@@ -45,6 +45,9 @@ type Index struct {
 	// unit (a C++ header's types are defined once per unit including it):
 	// the first, in unit order, is the one listed.
 	Duplicates int
+	// Later lists those definitions, in unit order: an extractor tells an
+	// identical copy from one the One Definition Rule forbids.
+	Later []*Named
 	// Anonymous counts definitions without a name no typedef gives one.
 	Anonymous int
 	// Nested counts the named definitions inside a struct, class or union
@@ -194,6 +197,7 @@ func (idx *Index) merge(items []scanItem, res []unitTypes, order []int) (*Index,
 			}
 			if seen[key] {
 				idx.Duplicates++
+				idx.Later = append(idx.Later, t)
 				continue
 			}
 			seen[key] = true

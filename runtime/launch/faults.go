@@ -65,6 +65,21 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 				die()
 			}
 		}}, nil
+	case "forge-relay":
+		// A relay that passes on forged copies: every record after the
+		// first of each block it sends replaced by the first (another
+		// rank's genuine record), as internal/hostile.ForgeRelay does for
+		// the in-process tests; the next rank must name this one.
+		return &tcp.Hooks{Relay: func(out []byte, rec int) []byte {
+			if rec != abi.SizeofNcclPeerInfo {
+				return out // the listen addresses' all-gather: passed on as is
+			}
+			forged := append([]byte(nil), out...)
+			for i := rec; i+rec <= len(forged); i += rec {
+				copy(forged[i:i+rec], out[:rec])
+			}
+			return forged
+		}}, nil
 	case "wrong-instance":
 		// A hierarchical record claiming the next instance (extInfoHier.instance).
 		return &tcp.Hooks{WriteRecord: func(c net.Conn, frame []byte, payload int) error {
@@ -76,5 +91,5 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 			return err
 		}}, nil
 	}
-	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record, die-after-reply, die-mid-gather or wrong-instance", EnvFault, kind)
+	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record, die-after-reply, die-mid-gather, forge-relay or wrong-instance", EnvFault, kind)
 }

@@ -49,8 +49,27 @@ NRT_STATUS nccom_ring_gather(int send_fd, int recv_fd, const char *next, const c
 		size_t out_len = out == k - 1 ? s->last : s->unit, in_len = in == k - 1 ? s->last : s->unit;
 		NRT_STATUS rc = nccom_ring_step(send_fd, s->base + (size_t)out * s->unit, (int)out_len, next, recv_fd, s->base + (size_t)in * s->unit,
 						 (int)in_len, prev);
+		if (rc == NRT_SUCCESS && s->check)
+			rc = nccom_check_relayed(s, s->first + (int)((size_t)in * s->unit / s->rec), s->base + (size_t)in * s->unit, in_len, prev);
 		if (rc != NRT_SUCCESS)
 			return rc;
+	}
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS nccom_check_relayed(const struct nccom_slices *s, int first, const char *in, size_t len, const char *from)
+{
+	if (!s->check || s->rec < s->rank_off + sizeof(int32_t))
+		return NRT_SUCCESS;
+	for (size_t i = 0; i + s->rec <= len; i += s->rec) {
+		int32_t got;
+		memcpy(&got, in + i + s->rank_off, sizeof got);
+		int rank = first + (int)(i / s->rec);
+		if (got != rank) {
+			nccom_warn("bootstrap all-gather: a forged record in rank %d's slot (the record says rank %d): the forger is %s, which relayed it, not rank %d",
+				   rank, (int)got, from, rank);
+			return NRT_FAILURE;
+		}
 	}
 	return NRT_SUCCESS;
 }
@@ -61,8 +80,24 @@ static NRT_STATUS ring_allgather(struct nccom_bootstrap *b, char *all, int size)
 	char left[48], right[48];
 	snprintf(left, sizeof left, "ring predecessor rank %d", (me - 1 + n) % n);
 	snprintf(right, sizeof right, "ring successor rank %d", (me + 1) % n);
-	struct nccom_slices sl = {.base = all, .unit = (size_t)size, .last = (size_t)size, .k = n};
+	struct nccom_slices sl = {.base = all, .unit = (size_t)size, .last = (size_t)size, .k = n,
+				  .check = b->relay_check, .rec = (size_t)size, .rank_off = b->relay_rank_off};
 	return nccom_ring_gather(b->st.extRingSendFd, b->st.extRingRecvFd, right, left, &sl, me);
+}
+
+NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *all, int size, size_t rank_off)
+{
+	if (b->st.nranks == 1)
+		return NRT_SUCCESS;
+	NRT_STATUS rc = lock(&b->ring_mu);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	b->relay_check = true;
+	b->relay_rank_off = rank_off;
+	rc = b->per_instance > 0 ? nccom_hier_allgather(b, all, size) : ring_allgather(b, all, size);
+	b->relay_check = false;
+	unlock(&b->ring_mu);
+	return rc;
 }
 
 NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size)
@@ -173,7 +208,14 @@ NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root
 	if ((rc = nccom_connect(root, &fd, nccom_op_deadline())) != NRT_SUCCESS)
 		return rc;
 	rc = nccom_send_data(fd, BOOTSTRAP_MSG_INFO_TO_ROOT, rec, size, where);
-	if (rc == NRT_SUCCESS)
+	/* The root cannot answer before the world's last rank has connected:
+	 * the stagger still to come joins the three timeouts heartbeats may
+	 * fill (nccom_recv_want_by), as on the Go side (replyWithin). */
+	long long rest = nccom_connect_delay_ns(hier, b->st.nranks - 1, b->st.nranks) - ns;
+	if (rc == NRT_SUCCESS && nccom_extended())
+		rc = nccom_recv_want_by(fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, reply, (uint32_t)reply_size, where,
+					nccom_now_ms() + 3 * (int64_t)nccom_timeout() * 1000 + rest / 1000000LL);
+	else if (rc == NRT_SUCCESS)
 		rc = nccom_recv_data(fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, reply, reply_size, where);
 	if (rc == NRT_SUCCESS && nccom_extended())
 		b->root_fd = fd; /* kept until COMPLETE */

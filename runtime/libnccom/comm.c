@@ -240,7 +240,7 @@ static NRT_STATUS init_transports(struct ncclComm *c, const struct ncclUniqueId 
 		return NRT_FAIL_HOST_MEM_ALLOC;
 	struct ncclPeerInfo *me = &all[c->rank];
 	fill_peer(me, c, h, dev);
-	if (b != NULL && (rc = nccom_bootstrap_allgather(b, all, (int)sizeof *all)) != NRT_SUCCESS) {
+	if (b != NULL && (rc = nccom_bootstrap_allgather_records(b, all, (int)sizeof *all, offsetof(struct ncclPeerInfo, rank))) != NRT_SUCCESS) {
 		nccom_warn("initTransportRank AllGather1 failed (rank %d of %d)", c->rank, c->nRanks);
 		free(all);
 		return rc;

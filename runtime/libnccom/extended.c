@@ -63,36 +63,42 @@ NRT_STATUS nccom_recv_msg_by(int fd, uint32_t *type, void *buf, uint32_t max, ui
 	return h.length > 0 ? nccom_xfer(fd, buf, h.length, false, peer, d) : NRT_SUCCESS;
 }
 
-/* ROOT_WAIT heartbeats carry the root past each message's deadline, but
- * only while their count moves: a live root (ours or runtime/transport/tcp)
- * gives up after at most twice the timeout and a heartbeat period without
- * progress, so one that heartbeats unchanged for three times the timeout is
- * not a root worth waiting for (issue 22: a fake root must not hold a rank). */
-NRT_STATUS nccom_recv_want(int fd, uint32_t want, void *buf, uint32_t size, const char *peer)
+/* ROOT_WAIT heartbeats carry the root past each message's deadline, never
+ * past total: a live root (ours or runtime/transport/tcp) answers or aborts
+ * within two timeouts and a heartbeat period, so one that only heartbeats
+ * until total, whatever counts it reports (a count that moves is as cheap
+ * to fake as one that stands still), is not a root worth waiting for
+ * (docs/bootstrap.md#bounds-and-tests). */
+static NRT_STATUS held(int fd, uint32_t want, const struct bootstrap_root_wait *w, int64_t began, const char *peer)
 {
-	nccom_deadline stall = nccom_op_deadline() + 2 * (int64_t)nccom_timeout() * 1000;
-	int64_t last_have = -1;
+	char addr[80];
+	nccom_peer_of(fd, addr, sizeof addr);
+	nccom_warn("%s (peer %s) sent ROOT_WAIT (%u of %u) and no %s for %lld s: heartbeats do not extend the wait (%s)",
+		   peer, addr, w->have, w->nranks, msg_name(want), (long long)((nccom_now_ms() - began + 500) / 1000), ENV_SOCK_TIMEOUT);
+	return NRT_TIMEOUT;
+}
+
+NRT_STATUS nccom_recv_want_by(int fd, uint32_t want, void *buf, uint32_t size, const char *peer, nccom_deadline total)
+{
+	int64_t began = nccom_now_ms();
+	struct bootstrap_root_wait w = {0, 0};
+	bool heard = false;
 	for (;;) {
 		uint32_t type = 0, got = 0;
 		char wait[sizeof(struct bootstrap_root_wait)];
 		void *into = size >= sizeof wait ? buf : wait;
-		NRT_STATUS rc = nccom_recv_msg(fd, &type, into, size >= sizeof wait ? size : sizeof wait, &got, peer);
+		nccom_deadline d = nccom_op_deadline();
+		if (d > total)
+			d = total;
+		NRT_STATUS rc = nccom_recv_msg_by(fd, &type, into, size >= sizeof wait ? size : sizeof wait, &got, peer, d);
 		if (rc != NRT_SUCCESS)
-			return rc;
+			return heard && nccom_left_ms(total) == 0 ? held(fd, want, &w, began, peer) : rc;
 		if (type == BOOTSTRAP_MSG_ROOT_WAIT && want != BOOTSTRAP_MSG_ROOT_WAIT) {
-			struct bootstrap_root_wait w = {0, 0};
+			heard = true;
 			if (got == sizeof w)
 				memcpy(&w, into, sizeof w);
-			if (got == sizeof w && (int64_t)w.have != last_have) {
-				last_have = w.have;
-				stall = nccom_op_deadline() + 2 * (int64_t)nccom_timeout() * 1000;
-			} else if (nccom_left_ms(stall) == 0) {
-				char addr[80];
-				nccom_peer_of(fd, addr, sizeof addr);
-				nccom_warn("%s (peer %s) sent ROOT_WAIT (%u of %u) without progress for %d s while %s was due: not waited for (%s)",
-					   peer, addr, w.have, w.nranks, 3 * nccom_timeout(), msg_name(want), ENV_SOCK_TIMEOUT);
-				return NRT_TIMEOUT;
-			}
+			if (nccom_left_ms(total) == 0)
+				return held(fd, want, &w, began, peer);
 			continue;
 		}
 		if (type != want || got != size) {
@@ -103,6 +109,11 @@ NRT_STATUS nccom_recv_want(int fd, uint32_t want, void *buf, uint32_t size, cons
 			memcpy(buf, into, size);
 		return NRT_SUCCESS;
 	}
+}
+
+NRT_STATUS nccom_recv_want(int fd, uint32_t want, void *buf, uint32_t size, const char *peer)
+{
+	return nccom_recv_want_by(fd, want, buf, size, peer, nccom_now_ms() + 3 * (int64_t)nccom_timeout() * 1000);
 }
 
 NRT_STATUS nccom_send_hello(int fd, int rank, int nranks, uint32_t channel, const char *peer)

@@ -179,7 +179,8 @@ NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, char *all, int size)
 	if (l != 0 && nccom_fault("die-nonleader"))
 		_exit(3);
 	/* 1: the instance's records over the intra ring (L_h - 1 steps). */
-	struct nccom_slices intra = {.base = all + (size_t)h * (size_t)L * B, .unit = B, .last = B, .k = ln};
+	struct nccom_slices intra = {.base = all + (size_t)h * (size_t)L * B, .unit = B, .last = B, .k = ln,
+				     .check = b->relay_check, .first = h * L, .rec = B, .rank_off = b->relay_rank_off};
 	if (ln > 1 && (rc = nccom_ring_gather(b->st.extRingSendFd, b->st.extRingRecvFd, nm.intra_next, nm.intra_prev, &intra, l)) != NRT_SUCCESS)
 		return rc;
 	/* 2: the leaders' instance blocks over the inter ring (H - 1 steps);
@@ -187,7 +188,8 @@ NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, char *all, int size)
 	if (l == 0 && H > 1) {
 		if (nccom_fault("die-leader"))
 			_exit(3);
-		struct nccom_slices blocks = {.base = all, .unit = (size_t)L * B, .last = (size_t)(n - (H - 1) * L) * B, .k = H};
+		struct nccom_slices blocks = {.base = all, .unit = (size_t)L * B, .last = (size_t)(n - (H - 1) * L) * B, .k = H,
+					      .check = b->relay_check, .rec = B, .rank_off = b->relay_rank_off};
 		if ((rc = nccom_ring_gather(b->inter_send_fd, b->inter_recv_fd, nm.inter_next, nm.inter_prev, &blocks, h)) != NRT_SUCCESS)
 			return rc;
 	}
@@ -205,6 +207,11 @@ NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, char *all, int size)
 		memcpy(buf + before, all + before + (size_t)ln * B, after);
 	} else {
 		rc = nccom_recv_data(b->st.extRingRecvFd, BOOTSTRAP_MSG_RING_DATA, buf, (int)other, nm.intra_prev);
+		/* buf is the ranks before this instance, then those after it. */
+		if (rc == NRT_SUCCESS)
+			rc = nccom_check_relayed(&intra, 0, buf, before, nm.intra_prev);
+		if (rc == NRT_SUCCESS)
+			rc = nccom_check_relayed(&intra, h * L + ln, buf + before, after, nm.intra_prev);
 		if (rc == NRT_SUCCESS) {
 			memcpy(all, buf, before);
 			memcpy(all + before + (size_t)ln * B, buf + before, after);

@@ -115,7 +115,10 @@ NRT_STATUS nccom_send_msg(int fd, uint32_t type, const void *data, uint32_t len,
 NRT_STATUS nccom_recv_msg(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer);
 /* The same by d, a deadline the caller's operation set. */
 NRT_STATUS nccom_recv_msg_by(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer, nccom_deadline d);
-/* A message of type want and exactly size bytes, passing over ROOT_WAIT. */
+/* A message of type want and exactly size bytes, passing over ROOT_WAIT
+ * heartbeats until total, a deadline they never move. */
+NRT_STATUS nccom_recv_want_by(int fd, uint32_t want, void *buf, uint32_t size, const char *peer, nccom_deadline total);
+/* nccom_recv_want_by three timeouts from now. */
 NRT_STATUS nccom_recv_want(int fd, uint32_t want, void *buf, uint32_t size, const char *peer);
 NRT_STATUS nccom_send_hello(int fd, int rank, int nranks, uint32_t channel, const char *peer);
 /* The HELLO opening a connection, by d. */
@@ -167,7 +170,17 @@ struct nccom_slices {
 	char *base;
 	size_t unit, last;
 	int k;
+	/* check: every record received is held to its slot before it is
+	 * passed on (nccom_check_relayed); first is the rank of base's first
+	 * record, rec the record size, rank_off where its int rank sits. */
+	bool check;
+	int first;
+	size_t rec, rank_off;
 };
+/* The records of in (len bytes, ranks first, first+1, ...) held to their
+ * slots: a record whose rank is another's was forged, by from, the party
+ * that relayed it (every rank checks before it relays). */
+NRT_STATUS nccom_check_relayed(const struct nccom_slices *s, int first, const char *in, size_t len, const char *from);
 /* The ring all-gather over one ring (send to next, receive from prev): k-1
  * steps, at step i slice (me - i) mod k out and (me - i - 1) mod k in, each
  * received frame exactly its slice's size (BOOTSTRAP_RING_SEND_SLICE /
@@ -191,11 +204,18 @@ struct nccom_bootstrap {
 	 * intra ring (-1 in an instance of one), inter_* the leaders' ring. */
 	int per_instance, instance, ninstances, local, local_n;
 	int inter_send_fd, inter_recv_fd;
+	/* Set for one nccom_bootstrap_allgather_records under ring_mu. */
+	bool relay_check;
+	size_t relay_rank_off;
 };
 
 NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nranks, bool global,
 				struct nccom_bootstrap **out, uint64_t *cluster_id, time_t *epoch);
 NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size);
+/* The all-gather of records of size bytes whose int at rank_off names their
+ * rank: each is held to its slot as it arrives, before it is relayed, so a
+ * forging relay is named (docs/bootstrap-hierarchy.md#forged-relays). */
+NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *all, int size, size_t rank_off);
 NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size);
 NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data, int size);
 void nccom_bootstrap_close(struct nccom_bootstrap *b);

@@ -43,16 +43,12 @@ func (n *Net) InitCommID(ctx context.Context, id *UniqueID, rank, nranks int, gl
 	// its ncclComm's; the Endpoint is never moved (Go's heap does not move).
 	comm := uint64(uintptr(unsafe.Pointer(e)))
 	copy(all[rank*size:], PeerRecord(rank, id, &dev, host, pid, comm))
-	if err := e.AllGather(all); err != nil {
+	// Each record is held to its slot as it arrives, before it is passed
+	// on: a relay that forwards forged copies is named, not the rank whose
+	// slot it filled (AllGatherRecords).
+	if err := e.AllGatherRecords(all, size, recordOfRank); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("initTransportRank AllGather1: %w", err)
-	}
-	var p abi.NcclPeerInfo
-	for r := range nranks {
-		if got := int(int32(binary.LittleEndian.Uint32(all[r*size+int(unsafe.Offsetof(p.Rank)):]))); got != r {
-			e.Close()
-			return nil, fmt.Errorf("initTransportRank AllGather1: rank %d's peer record says rank %d", r, got)
-		}
 	}
 	// The C side logs the same line: a test recomputes each rank's record
 	// from the process-local inputs it names (runtime/e2e peerrecord_test.go).
@@ -74,6 +70,16 @@ func (n *Net) InitCommID(ctx context.Context, id *UniqueID, rank, nranks int, gl
 	}
 	e.table = all
 	return e, nil
+}
+
+// recordOfRank holds a gathered peer record to the slot it sits in: its
+// rank field names that rank.
+func recordOfRank(r int, rec []byte) error {
+	var p abi.NcclPeerInfo
+	if got := int(int32(binary.LittleEndian.Uint32(rec[unsafe.Offsetof(p.Rank):]))); got != r {
+		return fmt.Errorf("the record says rank %d", got)
+	}
+	return nil
 }
 
 // GlobalMaps are the maps a global init built after AllGather1; nil for

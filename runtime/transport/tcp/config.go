@@ -74,6 +74,11 @@ type Hooks struct {
 	// ("intra", "inter", "down") — where a test kills a leader or a
 	// non-leader mid-gather.
 	GatherPhase func(phase string)
+	// Relay, when set, gives the bytes this rank sends in place of out at
+	// each all-gather step and hop down an instance (rec is the record size
+	// of an AllGatherRecords, 0 in a plain AllGather): where a test makes a
+	// relay forge the records it passes on.
+	Relay func(out []byte, rec int) []byte
 }
 
 // ConfigFromEnv reads NEURON_CCOM_SOCK_TIMEOUT (whole seconds, at most

@@ -41,7 +41,10 @@ type Endpoint struct {
 	maps                 *GlobalMaps      // a global InitComm's maps from them
 	st                   *abortState
 
-	ringMu    sync.Mutex
+	ringMu sync.Mutex
+	// relayed, set for one AllGatherRecords under ringMu, holds each
+	// record received to its slot's rank before it is passed on.
+	relayed   *recordCheck
 	sendMu    []sync.Mutex
 	sendc     []*link // peerCommSendFd
 	recvMu    []sync.Mutex
@@ -240,18 +243,81 @@ func (e *Endpoint) AllGather(data []byte) error {
 	return nil
 }
 
+// recordCheck is what AllGatherRecords holds every received record to.
+type recordCheck struct {
+	size  int                              // bytes per rank
+	check func(rank int, rec []byte) error // nil: the record may sit in rank's slot
+}
+
+// AllGatherRecords is AllGather of one size-byte record per rank, each
+// record held to check as it arrives, before it is passed on: a record
+// that fails is blamed on the party it came from, which forged it or took
+// it from a forger unchecked. Every rank checks before it relays, so the
+// first honest rank after a forging relay names that relay, not the rank
+// whose slot was forged (docs/bootstrap-hierarchy.md#forged-relays).
+func (e *Endpoint) AllGatherRecords(data []byte, size int, check func(rank int, rec []byte) error) error {
+	if size <= 0 || len(data) != size*e.size {
+		return e.errf("all-gather of %d bytes is not %d records of %d bytes", len(data), e.size, size)
+	}
+	e.ringMu.Lock()
+	e.relayed = &recordCheck{size: size, check: check}
+	e.ringMu.Unlock()
+	defer func() {
+		e.ringMu.Lock()
+		e.relayed = nil
+		e.ringMu.Unlock()
+	}()
+	return e.AllGather(data)
+}
+
+// relayOut is out as this rank sends it: out, unless a test's
+// Hooks.Relay forges it.
+func (e *Endpoint) relayOut(out []byte) []byte {
+	if h := e.n.cfg.Hooks; h != nil && h.Relay != nil {
+		rec := 0
+		if e.relayed != nil {
+			rec = e.relayed.size
+		}
+		return h.Relay(out, rec)
+	}
+	return out
+}
+
+// verifyRelayed holds the records of in (the slots of ranks first...)
+// that from sent to the AllGatherRecords check in progress, if any.
+func (e *Endpoint) verifyRelayed(from *link, first int, in []byte) error {
+	c := e.relayed
+	if c == nil || c.check == nil {
+		return nil
+	}
+	for i := 0; i+c.size <= len(in); i += c.size {
+		rank := first + i/c.size
+		if err := c.check(rank, in[i:i+c.size]); err != nil {
+			return fmt.Errorf("a forged record in rank %d's slot (%v): the forger is %s, which relayed it, not rank %d", rank, err, from.peer, rank)
+		}
+	}
+	return nil
+}
+
 // ringSteps is bootstrapRingAllGather over one ring (send to the
 // successor, receive from the predecessor) of len(bounds)-1 parties, this
 // one at position k: party j's slice is data[bounds[j]:bounds[j+1]], and at
 // step i it sends slice (k - i) mod n and receives slice (k - i - 1) mod n.
 // The flat ring, the intra-instance ring and the leaders' ring of instance
 // blocks (whose last block may be short) all run it.
-func (e *Endpoint) ringSteps(send, recv *link, data []byte, bounds []int, k int) error {
+func (e *Endpoint) ringSteps(send, recv *link, data []byte, bounds []int, k, rank0 int) error {
 	n := len(bounds) - 1
+	rankOf := func(r int) int { // the rank of slice r's first record
+		if e.relayed == nil {
+			return 0
+		}
+		return rank0 + bounds[r]/e.relayed.size
+	}
 	for step := 0; step < n-1; step++ {
 		s := (k - step + n) % n
 		r := (k - step - 1 + n) % n
 		out, in := data[bounds[s]:bounds[s+1]], data[bounds[r]:bounds[r+1]]
+		out = e.relayOut(out)
 		if max(len(out), len(in)) <= smallBlock {
 			// A small frame fits the socket buffer: sending cannot wait on
 			// the successor's read, so the two halves need not overlap.
@@ -259,6 +325,9 @@ func (e *Endpoint) ringSteps(send, recv *link, data []byte, bounds []int, k int)
 				return err
 			}
 			if err := e.recvOn(recv, abi.BootstrapMsgRingData, in); err != nil {
+				return err
+			}
+			if err := e.verifyRelayed(recv, rankOf(r), in); err != nil {
 				return err
 			}
 			continue
@@ -284,6 +353,9 @@ func (e *Endpoint) ringSteps(send, recv *link, data []byte, bounds []int, k int)
 		}
 		if first != nil {
 			return first
+		}
+		if err := e.verifyRelayed(recv, rankOf(r), in); err != nil {
+			return err
 		}
 	}
 	return nil

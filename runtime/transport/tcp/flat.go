@@ -98,7 +98,7 @@ func (e *Endpoint) handshake(global bool) error {
 	if err != nil {
 		return e.errf("%w", err)
 	}
-	reply, err := awaitReply(rl, e.replySize())
+	reply, err := awaitReply(rl, e.replySize(), e.replyWithin())
 	if err != nil {
 		return e.errf("%w", err)
 	}
@@ -150,11 +150,19 @@ func (e *Endpoint) handshake(global bool) error {
 	if err := rl.send(abi.BootstrapMsgRingDone, nil); err != nil {
 		return e.report(rl, err)
 	}
+	// COMPLETE is due within one total, as INFO_FROM_ROOT was: the
+	// supervisor passes over heartbeats, this timer does not.
+	within := rootAnswerWithin(e.n.cfg.Timeout)
+	late := time.NewTimer(within)
+	defer late.Stop()
 	select {
 	case <-complete:
 		return nil
 	case <-e.st.done:
 		return e.errf("%w", e.st.cause())
+	case <-late.C:
+		return e.errf("waiting for COMPLETE: %s sent no answer within %s in all (3 × %s, %s): its ROOT_WAIT heartbeats do not extend the wait",
+			rl.peer, within, e.n.cfg.Timeout, abi.EnvSockTimeout)
 	}
 }
 
@@ -209,8 +217,12 @@ func (e *Endpoint) record(global bool) ([]byte, error) {
 }
 
 // awaitReply reads INFO_FROM_ROOT of size bytes (bootstrap_root_reply, or
-// bootstrap_root_reply_hier), passing over the root's heartbeats.
-func awaitReply(rl *link, size int) ([]byte, error) {
+// bootstrap_root_reply_hier), passing over the root's heartbeats, within
+// total in all: a heartbeat says the root lives, it does not move the
+// deadline (a root that only ever heartbeats would hold the rank forever).
+func awaitReply(rl *link, size int, total time.Duration) ([]byte, error) {
+	rl.until, rl.waitFor = time.Now().Add(total), total
+	defer func() { rl.until, rl.waitFor = time.Time{}, 0 }()
 	for {
 		typ, p, err := rl.recvAny("waiting for INFO_FROM_ROOT", max(size, abi.SizeofBootstrapRootWait), false)
 		if err != nil {
@@ -224,6 +236,20 @@ func awaitReply(rl *link, size int) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("%s sent a %d-byte %s where INFO_FROM_ROOT (%d bytes) was due", rl.peer, len(p), msgName(typ), size)
 	}
+}
+
+// rootAnswerWithin is how long a rank waits in all for one answer of the
+// root (INFO_FROM_ROOT, COMPLETE) however many heartbeats come: three
+// socket timeouts, as the C ranks wait (nccom_recv_want). A live root
+// answers sooner: it declares a missing rank missing after one timeout
+// without a record, a missing RING_DONE after two (docs/bootstrap.md#bounds-and-tests).
+func rootAnswerWithin(timeout time.Duration) time.Duration { return 3 * timeout }
+
+// replyWithin is rootAnswerWithin plus the part of the world's connect
+// stagger still to come after this rank's own: the root cannot answer
+// before the last rank has connected.
+func (e *Endpoint) replyWithin() time.Duration {
+	return rootAnswerWithin(e.n.cfg.Timeout) + connectDelay(e.hier != nil, e.size-1, e.size) - e.connectDelay()
 }
 
 // renameRings names the ring peers by rank and address once the addresses

@@ -64,6 +64,11 @@ type link struct {
 	peer    string // "rank 3 (127.0.0.1:40001)", "the root 127.0.0.1:5000"
 	timeout time.Duration
 	st      *abortState // interrupts blocked operations; may be nil
+	// until, when set, is a total deadline no read passes, however many
+	// frames arrive before it: the wait for one root answer, which
+	// ROOT_WAIT heartbeats must not stretch (docs/bootstrap.md#bounds-and-tests).
+	until   time.Time
+	waitFor time.Duration // what until allows in all, for the error
 	hdr     [abi.BootstrapMsgHeaderSize]byte
 	r       *bufio.Reader // header and payload usually arrive in one read
 }
@@ -109,6 +114,9 @@ func (l *link) recvHeader(waiting string, idle bool) (abi.BootstrapMsgHeader, er
 	d := time.Time{}
 	if !idle {
 		d = time.Now().Add(l.timeout)
+		if !l.until.IsZero() && l.until.Before(d) {
+			d = l.until
+		}
 	}
 	if err := l.c.SetReadDeadline(d); err != nil {
 		return h, l.ioErr(waiting+" from", err)
@@ -185,6 +193,8 @@ func (l *link) readErr(waiting string, err error, got, want int, what string) er
 		// A peer that stalls part-way is named with how far it got, not
 		// confused with one that never spoke.
 		return fmt.Errorf("%s: %s stalled after %d of %d bytes of %s for %s (%s)", waiting, l.peer, got, want, what, l.timeout, abi.EnvSockTimeout)
+	case errors.As(err, &ne) && ne.Timeout() && !l.until.IsZero() && !time.Now().Before(l.until):
+		return fmt.Errorf("%s: %s sent no answer within %s in all (3 × %s, %s): its ROOT_WAIT heartbeats do not extend the wait", waiting, l.peer, l.waitFor, l.timeout, abi.EnvSockTimeout)
 	case errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("%s: nothing from %s within %s (%s)", waiting, l.peer, l.timeout, abi.EnvSockTimeout)
 	case got > 0 && got < want:

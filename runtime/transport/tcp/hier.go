@@ -276,7 +276,7 @@ func (e *Endpoint) hierAllGather(data []byte) error {
 	}
 	phase("intra")
 	if s.lh > 1 {
-		if err := e.ringSteps(e.ringSend, e.ringRecv, data[base:end], evenBounds(s.lh, b), s.local); err != nil {
+		if err := e.ringSteps(e.ringSend, e.ringRecv, data[base:end], evenBounds(s.lh, b), s.local, s.leader(s.h)); err != nil {
 			return err
 		}
 	}
@@ -286,7 +286,7 @@ func (e *Endpoint) hierAllGather(data []byte) error {
 		for h := range s.hn {
 			bounds[h+1] = bounds[h] + s.size(h)*b
 		}
-		if err := e.ringSteps(e.interSend, e.interRecv, data, bounds, s.h); err != nil {
+		if err := e.ringSteps(e.interSend, e.interRecv, data, bounds, s.h, 0); err != nil {
 			return err
 		}
 	}
@@ -298,13 +298,20 @@ func (e *Endpoint) hierAllGather(data []byte) error {
 	if s.isLeader() {
 		copy(rest, data[:base])
 		copy(rest[base:], data[end:])
-		return e.sendOn(e.ringSend, abi.BootstrapMsgRingData, rest)
+		return e.sendOn(e.ringSend, abi.BootstrapMsgRingData, e.relayOut(rest))
 	}
 	if err := e.recvOn(e.ringRecv, abi.BootstrapMsgRingData, rest); err != nil {
 		return err
 	}
+	// rest is the ranks before this instance, then those after it.
+	if err := e.verifyRelayed(e.ringRecv, 0, rest[:base]); err != nil {
+		return err
+	}
+	if err := e.verifyRelayed(e.ringRecv, s.leader(s.h)+s.lh, rest[base:]); err != nil {
+		return err
+	}
 	if s.intraNext() != s.leader(s.h) {
-		if err := e.sendOn(e.ringSend, abi.BootstrapMsgRingData, rest); err != nil {
+		if err := e.sendOn(e.ringSend, abi.BootstrapMsgRingData, e.relayOut(rest)); err != nil {
 			return err
 		}
 	}
@@ -327,7 +334,7 @@ func (e *Endpoint) gather(data []byte) error {
 	if e.hier != nil {
 		return e.hierAllGather(data)
 	}
-	return e.ringSteps(e.ringSend, e.ringRecv, data, evenBounds(e.size, len(data)/e.size), e.rank)
+	return e.ringSteps(e.ringSend, e.ringRecv, data, evenBounds(e.size, len(data)/e.size), e.rank, 0)
 }
 
 // recordSize is the INFO_TO_ROOT payload this root takes and what it is.

@@ -457,3 +457,23 @@ func TestProxyRefusesBadLists(t *testing.T) {
 		}
 	}
 }
+
+// A comm closed with its registration left releases it first (one line
+// says so), and a pointer that is no registration is refused.
+func TestCloseReleasesRegistrations(t *testing.T) {
+	s := stacks(t, false)
+	recv, send := pair(t, s, s.doubles[builder.NetDoubleGood], 1<<20, "NETHOST_LEAVE_MR=1")
+	if send.code != 0 || recv.code != 0 {
+		t.Fatalf("exit %d/%d\n%s\n%s\n%s\n%s", send.code, recv.code, send.out, send.stderr, recv.out, recv.stderr)
+	}
+	if send.field("dereg-foreign") != fmt.Sprint(int(abi.NRTInvalid)) {
+		t.Errorf("deregistering a buffer that is no registration: status %q, want NRT_INVALID", send.field("dereg-foreign"))
+	}
+	if send.field("live_mrs") != "0" {
+		t.Errorf("live_mrs %q after the close, want 0", send.field("live_mrs"))
+	}
+	w := send.warns()
+	if len(w) != 2 || !strings.Contains(w[1], "still held 1 registrations of neuronNetRegMrOG; released before the close") {
+		t.Errorf("WARN lines %q, want the refused deregistration and the released registration", w)
+	}
+}

@@ -129,6 +129,7 @@ func TestProxyListsByDriver(t *testing.T) {
 		{"good", good, byte(abi.NRTSuccess), 0},
 		{"call-again", append([]byte{good[0], good[1], good[2], 1}, good[4:]...), byte(abi.NRTSuccess), 0},
 		{"oversized-receive", append([]byte{good[0], good[1], good[2], 2}, good[4:]...), byte(abi.NRTSuccess), 1},
+		{"unregistered", append([]byte{good[0], good[1], good[2], 4}, good[4:]...), byte(abi.NRTInvalid), 2},
 		{"no-end", record(1, 0, [][8]byte{entry(0, 8, -1, 0)}, [][8]byte{entry(0, 0, 0, 2)}), byte(abi.NRTInvalid), 2},
 		{"bad-op", record(1, 0, [][8]byte{entry(3, 8, -1, 0), entry(0, 0, 0, 2)}, [][8]byte{entry(0, 0, 0, 2)}), byte(abi.NRTInvalid), 2},
 		{"self", record(1, 0, [][8]byte{entry(0, 8, 0, 0), entry(0, 0, 0, 2)}, [][8]byte{entry(0, 0, 0, 2)}), byte(abi.NRTInvalid), 2},

@@ -431,8 +431,9 @@ func TestNICAndAffinity(t *testing.T) {
 }
 
 // Start refuses a list that does not end in EXEC_COMPLETE, names an op it
-// does not have, a rank without a connector or a stream the comm has not,
-// each in one line; the good list then runs.
+// does not have, a rank without a connector, a stream the comm has not or
+// a registration of another connector, each in one line; the good list
+// then runs.
 func TestProxyRefusesBadLists(t *testing.T) {
 	s := stacks(t, false)
 	runs := world(t, s, s.doubles[builder.NetDoubleGood], 2, 1<<20, map[int][]string{0: {"NETHOST_BADFIFO=1"}, 1: {"NETHOST_BADFIFO=1"}})
@@ -441,19 +442,19 @@ func TestProxyRefusesBadLists(t *testing.T) {
 		if run.code != 0 {
 			t.Fatalf("rank %d exited %d\n%s\n%s", r, run.code, run.out, run.stderr)
 		}
-		for _, k := range []string{"end", "op", "peer", "stream"} {
+		for _, k := range []string{"end", "op", "peer", "stream", "mhandle"} {
 			if got := run.field("badfifo " + k); got != invalid {
 				t.Errorf("rank %d: bad list (%s): status %q, want NRT_INVALID", r, k, got)
 			}
 		}
 		w := strings.Join(run.warns(), "\n")
-		for _, want := range []string{"does not end in EXEC_COMPLETE", "net_op_idx 9 is not one of the 2 ops", "no connector to rank 7", "stream 3 is not one of"} {
+		for _, want := range []string{"does not end in EXEC_COMPLETE", "net_op_idx 9 is not one of the 2 ops", "no connector to rank 7", "stream 3 is not one of", "is no registration of the connector send to rank"} {
 			if !strings.Contains(w, want) {
 				t.Errorf("rank %d: no line says %q:\n%s", r, want, w)
 			}
 		}
-		if len(run.warns()) != 4 {
-			t.Errorf("rank %d: %d WARN lines, want 4", r, len(run.warns()))
+		if len(run.warns()) != 5 {
+			t.Errorf("rank %d: %d WARN lines, want 5", r, len(run.warns()))
 		}
 	}
 }

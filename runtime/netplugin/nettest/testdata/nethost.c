@@ -283,6 +283,10 @@ static int world(int rank, int n, const char *root, size_t size)
 		printf("badfifo peer %d\n", (int)neuronStartNetworkProxy(comm, 0, 3, ops, 2, src, ns, dst, nd));
 		src[0].dst_rank = peer;
 		printf("badfifo stream %d\n", (int)neuronStartNetworkProxy(comm, NCCOM_PROXY_STREAMS, 4, ops, 2, src, ns, dst, nd));
+		void *mh0 = src[0].nccl_mhandle;
+		src[0].nccl_mhandle = mh[1]; /* the ring's receive registration, not its send */
+		printf("badfifo mhandle %d\n", (int)neuronStartNetworkProxy(comm, 0, 5, ops, 2, src, ns, dst, nd));
+		src[0].nccl_mhandle = mh0;
 	}
 	CALL(neuronStartNetworkProxy(comm, 0, 7, ops, 2, src, ns, dst, nd));
 	double end = now() + DEADLINE_S;

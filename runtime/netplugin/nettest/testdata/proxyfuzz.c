@@ -7,7 +7,8 @@
  * Record: u8 n_ops, u8 n_src, u8 n_dst, u8 flags, then n_src and n_dst
  * entries of 8 bytes {u16 op, u8 size, i8 rank, u8 mark, u8 semaphore,
  * u16 pad}. flags bit 0: every other post answers "call again"; bit 1:
- * a receive reports more bytes than it asked for. Answer: the start status
+ * a receive reports more bytes than it asked for; bit 2: no entry carries a
+ * registration. Answer: the start status
  * byte, then the ticks' outcome byte (0 done, 1 failed, 2 not started, 3
  * still running after 256 ticks).
  */
@@ -41,6 +42,14 @@ struct nccom_connector *nccom_connector_find(void *comm, enc_pattern_t pattern, 
 	c->send_comm = c->recv_comm = c;
 	snprintf(c->label, sizeof c->label, "%s rank %d", is_send ? "send to" : "receive from", peer);
 	return c;
+}
+
+/* The fake registration covers each entry's scratch buffer whole. */
+static int fake_mr;
+bool nccom_connector_covers(struct nccom_connector *c, void *pc, void *mh, const void *data, size_t size)
+{
+	(void)c, (void)pc, (void)data;
+	return mh == &fake_mr && size <= sizeof scratch[0][0];
 }
 
 /* Requests are slots of sizes[]: the size posted, -1 when free. */
@@ -142,10 +151,11 @@ int main(void)
 			uint32_t op = (uint32_t)(e[0] | e[1] << 8), size = e[2];
 			int rank = (int8_t)e[3];
 			net_addr_mark_t mark = (net_addr_mark_t)e[4];
+			void *mh = (flags & 4) ? NULL : &fake_mr;
 			if (i < n_src)
-				src[i] = (net_src_addr_t){.net_op_idx = op, .host_addr = scratch[0][i], .size = size, .mark = mark, .dst_rank = rank};
+				src[i] = (net_src_addr_t){.net_op_idx = op, .host_addr = scratch[0][i], .nccl_mhandle = mh, .size = size, .mark = mark, .dst_rank = rank};
 			else
-				dst[i - n_src] = (net_dest_addr_t){.net_op_idx = op, .host_addr = scratch[1][i - n_src], .size = size, .mark = mark, .src_rank = rank};
+				dst[i - n_src] = (net_dest_addr_t){.net_op_idx = op, .host_addr = scratch[1][i - n_src], .nccl_mhandle = mh, .size = size, .mark = mark, .src_rank = rank};
 		}
 		if (!ok)
 			break;

@@ -430,6 +430,7 @@ NRT_STATUS neuronFreeComm(void *comm)
 		nccom_warn("comm registry: unlock failed");
 	if (l == NULL)
 		return NRT_INVALID;
+	nccom_net_comm_free(l->comm); /* its proxies and connectors (docs/net-seam.md#connectors) */
 	comm_free(l->comm);
 	free(l->peers);
 	free_global_maps(&l->maps);
@@ -483,7 +484,7 @@ NRT_STATUS neuronBuildGraphComm(void *comm)
 {
 	if (!nccom_comm_live(comm))
 		return NRT_INVALID;
-	nccom_warn("neuronBuildGraphComm: the topology and graph build are not provided by the reference libnccom");
+	nccom_warn("neuronBuildGraphComm: the topology and graph build are not provided by the reference libnccom (docs/net-seam.md#graph-build)");
 	return NRT_FAILURE;
 }
 

@@ -669,8 +669,8 @@ type WriteOptions struct {
 // scratch directory next to dir and moved into place, so an error leaves
 // everything as it was. An existing dir is replaced only with opt.Force.
 func (r *Release) Write(dir string, opt WriteOptions) error {
-	if _, err := os.Stat(dir); err == nil && !opt.Force {
-		return fmt.Errorf("%s already exists; remove it or pass --force", dir)
+	if err := CheckDest(dir, opt); err != nil {
+		return err
 	}
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -699,4 +699,54 @@ func (r *Release) Write(dir string, opt WriteOptions) error {
 		}
 	}
 	return os.Rename(stage, dir)
+}
+
+// CheckDest is whether Write may write dir: absent, or a release directory
+// and opt.Force. A caller checks before the work of making the release.
+func CheckDest(dir string, opt WriteOptions) error {
+	if _, err := os.Lstat(dir); err != nil {
+		return nil
+	}
+	if p := notARelease(dir); p != "" {
+		return fmt.Errorf("%s exists and is not a release directory (%s); a release never replaces it, --force or not: choose another --name", dir, p)
+	}
+	if !opt.Force {
+		return fmt.Errorf("%s already exists; remove it or pass --force", dir)
+	}
+	return nil
+}
+
+// notARelease says why dir, which exists, is not a release directory that
+// --force may replace ("" when it is one): a release holds release.toml and
+// TOML files only, so a Go package (spec/compiled), a testdata tree or any
+// other directory is never removed in its place.
+func notARelease(dir string) string {
+	st, err := os.Lstat(dir)
+	switch {
+	case err != nil:
+		return err.Error()
+	case !st.IsDir():
+		return "not a directory"
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err.Error()
+	}
+	if len(entries) == 0 {
+		return "" // empty: nothing to lose
+	}
+	release := false
+	for _, e := range entries {
+		switch {
+		case e.Name() == "release.toml" && e.Type().IsRegular():
+			release = true
+		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".toml"):
+		default:
+			return fmt.Sprintf("it holds %s, which is not a release's TOML file", strconv.Quote(e.Name()))
+		}
+	}
+	if !release {
+		return "it holds no release.toml"
+	}
+	return ""
 }

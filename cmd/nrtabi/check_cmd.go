@@ -18,7 +18,7 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
-		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--headers DIR [--include FILE]... [-I DIR]...] [-j N] [--non-elf skip|fail] FILE|DIR...",
+		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--allow-empty] [--headers DIR [--include FILE]... [-I DIR]...] [-j N] [--non-elf skip|fail] FILE|DIR...",
 		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
 		Exits:    changeExits,
 		Run:      checkCmd})
@@ -65,6 +65,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	headers := fs.String("headers", "", "also check the C headers under this directory (compiled with gcc -g in a temporary directory)")
 	allowMissing := fs.Bool("allow-missing-debug", false, "check without a dwz supplementary file or .dwo the DWARF refers to when it cannot be found (the verdict says what was not read); default: exit 1 naming it")
 	addresses := fs.Bool("addresses", false, "also compare definer, trampoline and slot addresses with the release binaries")
+	allowEmpty := fs.Bool("allow-empty", false, "accept a check that found none of the spec's structs and no library role (default: exit 1 saying what was not found)")
 	verbose := fs.Bool("verbose", false, "text: list every field of a run of fields moved by the same delta")
 	var require, include, incdirs cli.ListFlag
 	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
@@ -157,7 +158,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	doc.input = strings.Join(named, ", ")
 	rep, err := layoutcheck.CheckInputs(ins, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
-		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing, Jobs: many.jobs,
+		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing, AllowEmpty: *allowEmpty, Jobs: many.jobs,
 	})
 	if code := layoutError(c, errw, err); code >= 0 {
 		if doc.input = inputOf(err, doc.input); doc.input == object {

@@ -81,6 +81,12 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		dest = filepath.Join(root, "spec", *name)
 	}
+	if p := releaseTagCollision(*name, filepath.Dir(dest)); p != "" {
+		return c.Usagef(errw, "--name %q: %s", *name, p)
+	}
+	if err := release.CheckDest(dest, release.WriteOptions{Force: *force}); err != nil {
+		return c.Errorf(errw, "%v", err)
+	}
 	base, where, err := from.Load()
 	if err != nil {
 		return reportSpecError(c, errw, where, err)
@@ -120,6 +126,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	s := rel.Spec
 	s.Dir = dest // where it landed
 	r := diff.Diff(base, s)
+	r.Quoted = true // release new's own exit status is 0: it wrote the release
 	r.WriteText(out)
 	printNext(out, dest, root, base.Release.Name, *name)
 	return cli.ExitOK
@@ -138,6 +145,30 @@ func releaseNameProblem(name string) string {
 		return "it holds \"+\"; use letters, digits, ., _ and -"
 	}
 	return spec.FileNameProblem(name)
+}
+
+// releaseTagCollision says which existing release name's build tag is
+// already taken by ("" when none): 2-31-24 and 2_31_24 select the same
+// generated files as 2.31.24 (docs/generator.md#building-for-a-release), so
+// the generator would refuse the pair later; the name is refused now,
+// naming the release it collides with. The releases are the embedded ones
+// and those in specDir (the spec/ directory the new one goes to).
+func releaseTagCollision(name, specDir string) string {
+	names := spec.Releases()
+	if entries, err := os.ReadDir(specDir); err == nil {
+		for _, e := range entries {
+			if st, err := os.Stat(filepath.Join(specDir, e.Name(), "release.toml")); err == nil && st.Mode().IsRegular() {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	tag := gen.ReleaseTag(name)
+	for _, o := range names {
+		if o != name && gen.ReleaseTag(o) == tag {
+			return fmt.Sprintf("its build tag %s is release %s's (. and - become _); choose a name that differs from %s in more than punctuation", tag, o, o)
+		}
+	}
+	return ""
 }
 
 // printNext prints the steps after release new, each runnable exactly as

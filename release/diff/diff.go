@@ -133,6 +133,9 @@ type Report struct {
 	Changes []Change `json:"changes"` // each fact once; the summary counts these
 	Summary Summary  `json:"summary"`
 	Verbose bool     `json:"-"` // WriteText lists every field of a moved run
+	// Quoted: the report is printed inside another command (release new),
+	// whose exit status is its own, so the verdict names no exit status.
+	Quoted bool `json:"-"`
 }
 
 // Summary counts changes by severity.

@@ -25,35 +25,19 @@ import (
 // compiler would otherwise read without bound; what it cannot see (a name
 // a macro computes) is left to the limits of headers.go.
 
-// includable refuses a header name that cannot stand between the quotes
-// of the generated #include line: C has no escapes there, so a quote or a
-// line break would end the line and splice the rest of the name in as
-// code (a struct declared only in a file name was read and judged), and a
-// backslash, an apostrophe or a comment opener is undefined behaviour.
+// includable refuses a header name the compiler cannot be given or a
+// one-line message cannot name: one holding a control byte (a newline
+// would split gcc's -H lines and every message naming it). The name is
+// never spliced into source: each header is an -include argument
+// (unitSource), so a quote, an apostrophe, a backslash or a comment
+// opener in it is only a byte of a path, as C's #include "..." takes it.
 func includable(rel string) error {
 	for i := 0; i < len(rel); i++ {
-		if c := rel[i]; c < 0x20 || c == 0x7f || c == '"' || c == '\\' || c == '\'' {
-			return fmt.Errorf("the file name cannot be #included by name (it holds %s); fix: rename the header, or leave it out with --include", describeByte(c))
-		}
-	}
-	for _, seq := range []string{"/*", "//", "??"} {
-		if strings.Contains(rel, seq) {
-			return fmt.Errorf("the file name cannot be #included by name (it holds %q, a comment or trigraph opener); fix: rename the header, or leave it out with --include", seq)
+		if c := rel[i]; c < 0x20 || c == 0x7f {
+			return fmt.Errorf("the file name holds the control byte 0x%02x; fix: rename the header, or leave it out with --include", c)
 		}
 	}
 	return nil
-}
-
-func describeByte(c byte) string {
-	switch c {
-	case '"':
-		return "a double quote"
-	case '\\':
-		return "a backslash"
-	case '\'':
-		return "an apostrophe"
-	}
-	return fmt.Sprintf("the control byte 0x%02x", c)
 }
 
 // scanHeaders reads the tree under abs (dir as the user gave it, for

@@ -576,8 +576,8 @@ func (h *Headers) judgeFailures(failed []unit, entered map[string]bool, good int
 	}
 	for _, u := range failed {
 		if names := h.declares[u.root]; len(names) > 0 && !entered[u.root] {
-			return elfread.InputErrorf(esc.String(filepath.Join(h.Dir, u.root)), "declares the spec struct %s but does not compile on its own: %s; fix: give the directory holding what it includes with -I DIR, or name the headers to read with --include (gcc -fsyntax-only -I %s %s)",
-				esc.String(names[0]), h.message(u.err), esc.String(h.Dir), esc.String(filepath.Join(h.Dir, u.root)))
+			return elfread.InputErrorf(esc.String(filepath.Join(h.Dir, u.root)), "declares the spec struct %s but does not compile on its own (after the prelude %s): %s; fix: %s",
+				esc.String(names[0]), h.preludeText(), h.message(u.err), compileFix)
 		}
 	}
 	for _, u := range failed {
@@ -709,8 +709,21 @@ func (h *Headers) message(err error) string {
 }
 
 func (h *Headers) compileError(header string, err error) error {
-	return elfread.InputErrorf(esc.String(filepath.Join(h.Dir, header)), "does not compile: %s; fix: make the header compile on its own (gcc -fsyntax-only -I %s %s), or name the headers to read with --include",
-		h.message(err), esc.String(h.Dir), esc.String(filepath.Join(h.Dir, header)))
+	return elfread.InputErrorf(esc.String(filepath.Join(h.Dir, header)), "does not compile (after the prelude %s): %s; fix: %s, or name the headers to read with --include",
+		h.preludeText(), h.message(err), compileFix)
+}
+
+// compileFix is the advice for a header that does not compile, in the
+// flags every command reading headers takes (release new, check, show,
+// diff).
+const compileFix = "if it includes a header the tree does not ship, give that header's directory with -I DIR; if it uses what it does not include, give the header that declares it with --cflags '-include FILE' (FILE under the tree or an -I directory), or a macro with --cflags -DNAME"
+
+// preludeText names the prelude for messages.
+func (h *Headers) preludeText() string {
+	if len(h.Prelude) == 0 {
+		return "none, --no-prelude"
+	}
+	return strings.Join(h.Prelude, ", ")
 }
 
 var conflicting = sync.OnceValue(func() *regexp.Regexp {

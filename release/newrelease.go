@@ -121,6 +121,18 @@ func NewWith(base *spec.Spec, name string, obs *Observed, root string, id Identi
 		out.files["constants.toml"] = &spec.File{Rows: &spec.Spec{Constants: consts, Messages: msgs}}
 	}
 	if obs.Structs != nil {
+		// A parent opaque type the inputs define is now a struct: its
+		// opaque row goes (docs/nrtabi-release-new.md#boundary-pointees).
+		for _, st := range obs.Structs.Structs {
+			for _, o := range base.OpaqueTypes {
+				if o.Name == st.Name && base.StructByName(st.Name) == nil {
+					nr.removed["opaque_type"] = append(nr.removed["opaque_type"], o.Name)
+				}
+			}
+		}
+		if len(nr.removed) > 0 {
+			out.files["release.toml"].Remove = nr.removed
+		}
 		f := &spec.File{Rows: &spec.Spec{OpaqueTypes: obs.Structs.Opaques, Enums: obs.Structs.Enums}}
 		for _, st := range obs.Structs.Structs {
 			f.Rows.Structs = append(f.Rows.Structs, nr.withSpecMetadata(st))

@@ -20,7 +20,7 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "release new", Summary: "make spec/NAME from an old release and what the new binaries show",
-		Synopsis: "--name NEW [--spec NAME|DIR] [-o DIR] [--force] [--runtime-version V] [--collectives-version V] (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]...)",
+		Synopsis: "--name NEW [--spec NAME|DIR] [-o DIR] [--force] [--runtime-version V] [--collectives-version V] (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS])",
 		Example:  "release new --spec 2.31.24 --name 2.32.0 --binary libnrt.so.1,libnccom.so.2",
 		Run:      releaseNew})
 }
@@ -37,8 +37,9 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	fs.StringVar(&id.RuntimeVersion, "runtime-version", "", "the version the new libnrt reports (major.minor.patch[.maintenance]), as the vendor states it; default: unknown")
 	fs.StringVar(&id.CollectivesVersion, "collectives-version", "", "the new libnccom's version, as the vendor states it; default: unknown")
 	headers := fs.String("headers", "", "the new release's C headers: their structs are read like a binary's DWARF (compiled with gcc -g in a temporary directory)")
-	var bins, include cli.ListFlag
-	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
+	var bins cli.ListFlag
+	var cf compileFlags
+	cf.register(fs, "with --headers")
 	fs.Var(&bins, "binary", "a binary of the new release (repeatable, or a comma list): libnrt, libnccom, or any object with their DWARF")
 	var dbg debugDirFlag
 	dbg.register(fs)
@@ -50,8 +51,8 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		return c.Usagef(errw, "--name is required")
 	case len(bins) == 0 && *headers == "":
 		return c.Usagef(errw, "name the new release's binaries (--binary) or headers (--headers)")
-	case len(include) > 0 && *headers == "":
-		return c.Usagef(errw, "--include names a header under --headers DIR; give --headers too")
+	case cf.given() && *headers == "":
+		return c.Usagef(errw, "--include, -I and --cflags are how the headers under --headers DIR are compiled; give --headers too")
 	}
 	if p := releaseNameProblem(*name); p != "" {
 		return c.Usagef(errw, "--name %q: %s", *name, p)
@@ -93,7 +94,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	label := map[string]string{}
 	if *headers != "" {
-		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers, layoutcheck.HeaderOptions{Include: include, Spec: base})
+		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers, cf.options(base))
 		if err != nil {
 			return layoutError(c, errw, err)
 		}

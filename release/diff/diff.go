@@ -53,6 +53,7 @@ const (
 	CompatID           = "compat-id"
 	StructAdded        = "struct-added"
 	StructRemoved      = "struct-removed"
+	StructDescribed    = "struct-described" // an old opaque type the new side lays out
 	StructSize         = "struct-size"
 	FieldMoved         = "field-moved"
 	FieldResized       = "field-resized"

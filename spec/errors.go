@@ -82,4 +82,6 @@ var Rules = map[string]string{
 	"name":            "every name fits the grammar of each place the generator emits it: a C identifier that is no keyword, reserved or generator name; a GNU ld version node; a file name; one Go name per scope",
 	"text":            "free text is UTF-8 without control characters; text emitted into a comment holds no */ or /*",
 	"derive":          "derived_from names an existing release, the chain does not loop, [remove] names parent rows",
+	"absent":          "an absent-field row names a C member that its struct does not also list as a field",
+	"headers":         "[release.headers] names its tree; its prelude lists header names, its cflags single flags, its paths one line each",
 }

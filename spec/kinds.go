@@ -21,7 +21,7 @@ var kinds = []kind{
 			for _, l := range r.libraries() {
 				out = append(out, nestedFact{key: l.key, fact: &l.lib.Fact, what: "[release." + l.key + "]"})
 			}
-			return out
+			return append(out, nestedFact{key: headersKey, fact: &r.Headers.Fact, what: "[release." + headersKey + "]"})
 		},
 		inherit: func(child, parent *Release) {
 			// A library table the child leaves out is the parent's, and
@@ -98,11 +98,14 @@ var kinds = []kind{
 				// it has a position but is not held to the provenance rules.
 				out = append(out, nestedFact{key: fmt.Sprintf("opaque[%d]", j), fact: &st.Opaque[j].Fact, unchecked: true})
 			}
+			for j := range st.Absent {
+				out = append(out, nestedFact{key: fmt.Sprintf("absent[%d]", j), fact: &st.Absent[j].Fact, what: st.Name + "." + st.Absent[j].Name + " (absent)"})
+			}
 			return out
 		},
 		own: func(p **Struct) {
 			st := **p
-			st.Fields, st.Opaque = slices.Clone(st.Fields), slices.Clone(st.Opaque)
+			st.Fields, st.Opaque, st.Absent = slices.Clone(st.Fields), slices.Clone(st.Opaque), slices.Clone(st.Absent)
 			*p = &st
 		},
 		ownUnique:  true, // names, tags and aliases share one namespace: checker.structs

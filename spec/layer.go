@@ -71,6 +71,9 @@ func Assemble(dir, root string, files map[string]*File) (*Spec, error) {
 					idx.put("release."+l.key, Pos{File: name})
 				}
 			}
+			if f.Rows.Release.Headers.Written() {
+				idx.put("release."+headersKey, Pos{File: name})
+			}
 		}
 		doc, derrs := files[n].doc(name)
 		errs = append(errs, derrs...)

@@ -98,7 +98,7 @@ func assemble(s *Spec, errs Errors, name string, locate func(string) (source, er
 	}
 	// Unknown keys do not stop validation: the rest of the spec still gets checked.
 	if !fatal(errs) {
-		rerrs := s.resolve()
+		rerrs := append(s.resolve(), s.resolveAbsent()...)
 		errs = append(errs, rerrs...)
 		if len(rerrs) == 0 {
 			errs = append(errs, s.validate(name)...)

@@ -158,8 +158,33 @@ type Release struct {
 	LibNRT      Library  `toml:"libnrt"`
 	LibNCCOM    Library  `toml:"libnccom"`
 	LibNCCOMNet Library  `toml:"libnccom_net"`
+	// Headers records how a release made from a header tree compiled it
+	// (docs/spec-format.md#header-provenance); the zero value for a release
+	// made otherwise. A derived release never inherits its parent's.
+	Headers Headers `toml:"headers"`
 	Fact
 }
+
+// Headers is the compile provenance of a release made from vendor headers
+// (`nrtabi release new --headers`): the tree as given, the C standard
+// headers prepended to every unit (a vendor header may rely on them without
+// including them), the files force-included before it (--include), the
+// include directories (-I), any other compiler flags, and the order the
+// tree's headers were compiled in when it matters. Each is recorded as used,
+// so the release can be made again the same way.
+type Headers struct {
+	Tree        string   `toml:"tree" json:"tree"`
+	Prelude     []string `toml:"prelude" json:"prelude,omitempty"`
+	Include     []string `toml:"include" json:"include,omitempty"`
+	IncludeDirs []string `toml:"include_dirs" json:"include_dirs,omitempty"`
+	CFlags      []string `toml:"cflags" json:"cflags,omitempty"`
+	Order       []string `toml:"order" json:"order,omitempty"`
+	Fact
+}
+
+// Written reports whether the release records header provenance: a
+// [release.headers] table read from a file, or one naming a tree.
+func (h Headers) Written() bool { return h.Pos.File != "" || h.Tree != "" }
 
 // libraries are the release's library tables, by key, in file order.
 func (r *Release) libraries() []struct {
@@ -398,7 +423,33 @@ type Struct struct {
 	Side     string   `toml:"side"`   // libnrt, libnccom, both, wire
 	Fields   []Field  `toml:"field"`
 	Opaque   []Opaque `toml:"opaque"`
+	// Absent lists fields the hand-written runtime knows that this
+	// release's struct does not have (docs/spec-format.md#absent-fields):
+	// a fact about the vendor's layout, never a field of it.
+	Absent []AbsentField `toml:"absent"`
 	Fact
+}
+
+// AbsentField is a field the runtime names by its stable name that the
+// release lacks: the struct is laid out without it, and the generated
+// mirror answers its presence accessors with false
+// (docs/generator.md#absent-fields). Type is the type the runtime expects
+// where the field is present; the accessors have it in every release.
+type AbsentField struct {
+	Name string `toml:"name"`
+	Type string `toml:"type"`
+	T    *Type  `toml:"-"`
+	Fact
+}
+
+// AbsentByName is the struct's absent row for a stable field name, or nil.
+func (s *Struct) AbsentByName(name string) *AbsentField {
+	for i := range s.Absent {
+		if s.Absent[i].Name == name {
+			return &s.Absent[i]
+		}
+	}
+	return nil
 }
 
 // Field is one known member of a struct.

@@ -63,6 +63,7 @@ func (c *checker) release(dirName string) {
 		c.at(&r.Fact, "name", "release-name", "release name %q does not match its directory %q; rename one of them", r.Name, dirName)
 	}
 	c.releaseVersions()
+	c.headers()
 	for _, k := range kinds {
 		if k.single() && !k.present(c.s) {
 			c.errs = append(c.errs, &Error{Pos: r.Pos, Rule: "required", Msg: "no [" + k.key() + "] table in any file"})
@@ -474,6 +475,7 @@ func (c *checker) structs() {
 		}
 		c.structLayout(st)
 		c.fieldRanges(st)
+		c.absent(st)
 	}
 }
 

@@ -200,6 +200,25 @@ func (w *Writer) Release(r Release) {
 		}
 		w.fact(l.lib.Fact)
 	}
+	if r.Headers.Written() {
+		w.Headers(r.Headers)
+	}
+}
+
+// Headers writes [release.headers], the compile provenance of a release made
+// from a header tree (docs/spec-format.md#header-provenance). Release calls
+// it; it is exported for tools that write the table on its own.
+func (w *Writer) Headers(h Headers) {
+	w.printf("\n[release.%s]\ntree = %s\n", headersKey, Quote(h.Tree))
+	for _, kv := range []struct {
+		key  string
+		list []string
+	}{{"prelude", h.Prelude}, {"include", h.Include}, {"include_dirs", h.IncludeDirs}, {"cflags", h.CFlags}, {"order", h.Order}} {
+		if kv.list != nil {
+			w.printf("%s = %s\n", kv.key, quoteList(kv.list))
+		}
+	}
+	w.fact(h.Fact)
 }
 
 // Counts writes [counts].
@@ -405,6 +424,20 @@ func (w *Writer) Struct(s *Struct) {
 		}
 		w.factIn("  ", o.Fact)
 	}
+	for _, a := range s.Absent {
+		w.AbsentField(a)
+	}
+}
+
+// AbsentField writes one [[struct.absent]] row, indented under the struct
+// Struct is writing (docs/spec-format.md#absent-fields).
+func (w *Writer) AbsentField(a AbsentField) {
+	w.put("\n  [[struct.absent]]\n  name = ")
+	w.putQ(a.Name)
+	w.put("\n  type = ")
+	w.putQ(a.Type)
+	w.put("\n")
+	w.factIn("  ", a.Fact)
 }
 
 // Contradiction writes one [[contradiction]].

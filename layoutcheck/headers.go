@@ -34,6 +34,9 @@ type Headers struct {
 	Prelude     []string
 	IncludeDirs []string // absolute
 	CFlags      []string
+	// Order is the order the headers were compiled in when it is not the
+	// tree's (a header compiled after one defining a type it uses), or nil.
+	Order []string
 	// Warnings name each header left out because it does not compile on
 	// its own and no spec struct needs it, with the compiler's first error
 	// for it.
@@ -460,6 +463,9 @@ func (h *Headers) compile() error {
 		// Without the broken headers the rest may compile together, each
 		// after the headers it needs first.
 		roots := orderedRoots(good)
+		if reordered {
+			h.Order = roots
+		}
 		obj, err := h.compileUnit("good", roots)
 		if err == nil {
 			return os.Rename(filepath.Join(h.tmp, obj), h.Object)

@@ -34,3 +34,30 @@ func (f *compileFlags) given() bool {
 func (f *compileFlags) options(sp *spec.Spec) layoutcheck.HeaderOptions {
 	return layoutcheck.HeaderOptions{Include: f.include, IncludeDirs: f.incdirs, CFlags: strings.Fields(f.cflags), NoPrelude: f.noPrelude, Spec: sp}
 }
+
+// provenance is how the tree was compiled, as [release.headers] records
+// it (docs/spec-format.md#header-provenance): the files force-included
+// (--cflags -include FILE) apart from the other flags, the -I directories
+// as given, and the order when the headers to read were named or reordered.
+func (f *compileFlags) provenance(tree string, h *layoutcheck.Headers) spec.Headers {
+	p := spec.Headers{Tree: tree, Prelude: h.Prelude, IncludeDirs: f.incdirs}
+	words := strings.Fields(f.cflags)
+	for i := 0; i < len(words); i++ {
+		if words[i] == "-include" && i+1 < len(words) {
+			p.Include = append(p.Include, words[i+1])
+			i++
+			continue
+		}
+		p.CFlags = append(p.CFlags, words[i])
+	}
+	switch {
+	case len(h.Order) > 0:
+		p.Order = h.Order
+	case len(f.include) > 0:
+		p.Order = f.include
+	}
+	if p.Prelude == nil {
+		p.Prelude = []string{}
+	}
+	return p
+}

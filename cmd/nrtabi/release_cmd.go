@@ -107,6 +107,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		bins = append(bins, h.Object)
 		label[h.Object] = h.Source()
+		id.Headers = cf.provenance(*headers, h)
 	}
 	rel, obs, err := newReleaseWith(base, *name, bins, dbg.get(), filepath.Dir(dest), id)
 	if err == nil {

@@ -25,19 +25,30 @@ import (
 // compiler would otherwise read without bound; what it cannot see (a name
 // a macro computes) is left to the limits of headers.go.
 
-// includable refuses a header name the compiler cannot be given or a
-// one-line message cannot name: one holding a control byte (a newline
-// would split gcc's -H lines and every message naming it). The name is
-// never spliced into source: each header is an -include argument
-// (unitSource), so a quote, an apostrophe, a backslash or a comment
-// opener in it is only a byte of a path, as C's #include "..." takes it.
+// includable refuses a header name that cannot stand between the quotes
+// of the generated #include line (unitSource): C has no escapes there, so
+// a double quote or a line break would end the line and splice the rest
+// of the name in as code (a struct declared only in a file name was read
+// and judged), and a backslash is undefined. Anything else is a byte of a
+// path as C's #include "..." takes it: an apostrophe (it's.h), a comment
+// opener or ?? (trigraphs are off in gnu11) included.
 func includable(rel string) error {
 	for i := 0; i < len(rel); i++ {
-		if c := rel[i]; c < 0x20 || c == 0x7f {
-			return fmt.Errorf("the file name holds the control byte 0x%02x; fix: rename the header, or leave it out with --include", c)
+		if c := rel[i]; c < 0x20 || c == 0x7f || c == '"' || c == '\\' {
+			return fmt.Errorf("the file name cannot be #included by name (it holds %s); fix: rename the header, or leave it out with --include", describeByte(c))
 		}
 	}
 	return nil
+}
+
+func describeByte(c byte) string {
+	switch c {
+	case '"':
+		return "a double quote"
+	case '\\':
+		return "a backslash"
+	}
+	return fmt.Sprintf("the control byte 0x%02x", c)
 }
 
 // scanHeaders reads the tree under abs (dir as the user gave it, for

@@ -87,9 +87,10 @@ type headerData struct {
 	Structs                []cStruct
 	Forward, Reverse       []cFunc
 	Asserts                int
+	Presence               []cMacro // NRTABI_HAS_<STRUCT>_<FIELD> (docs/generator.md#absent-fields)
 }
 
-func cHeader(s *spec.Spec) ([]File, error) {
+func cHeader(s *spec.Spec, p presence) ([]File, error) {
 	d := headerData{
 		Banner:  cBanner(s),
 		Release: commentText(s.Release.Name),
@@ -126,6 +127,7 @@ func cHeader(s *spec.Spec) ([]File, error) {
 		d.Reverse = append(d.Reverse, cFunc{Name: r.Name, Ret: cRet(r.Signature), Params: cParams(r.Params),
 			Comment: commentText(fmt.Sprintf("@@%s, %s", r.Version, r.Shape))})
 	}
+	d.Presence = presenceMacros(p, s)
 	data, err := execTemplate("header.h.tmpl", d)
 	if err != nil {
 		return nil, err

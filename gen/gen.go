@@ -44,14 +44,25 @@ var templates = sync.OnceValues(func() (*template.Template, error) {
 })
 
 // Generate renders every artefact for one release. Nothing is written.
+// Its own absent rows decide which fields get presence accessors
+// (docs/generator.md#absent-fields); Releases decides it for a whole tree.
 func Generate(s *spec.Spec) ([]File, error) {
+	p, err := presenceOf([]*spec.Spec{s})
+	if err != nil {
+		return nil, fmt.Errorf("generate %s: %w", s.Release.Name, err)
+	}
+	return generate(s, p)
+}
+
+// generate renders one release with the presence accessors of p.
+func generate(s *spec.Spec, p presence) ([]File, error) {
 	if err := requirements(s); err != nil {
 		return nil, fmt.Errorf("generate %s: %w", s.Release.Name, err)
 	}
 	var files []File
 	for _, g := range []func(*spec.Spec) ([]File, error){
-		cHeader, cSlots, versionScripts, cStub,
-		goConsts, goStructs, goAsserts, goTables, goWire, goLayoutTest,
+		func(s *spec.Spec) ([]File, error) { return cHeader(s, p) }, cSlots, versionScripts, cStub,
+		goConsts, func(s *spec.Spec) ([]File, error) { return goStructs(s, p) }, goAsserts, goTables, goWire, goLayoutTest,
 	} {
 		fs, err := g(s)
 		if err != nil {

@@ -156,11 +156,28 @@ func TestSelectorUpToDate(t *testing.T) {
 
 func mustGenerate(t *testing.T, release string) []File {
 	t.Helper()
-	s, err := spec.Load(release)
+	// A release is generated with the tree's presence accessors
+	// (docs/generator.md#absent-fields), as nrtabi gen --all does.
+	var specs []*spec.Spec
+	var s *spec.Spec
+	for _, r := range spec.Releases() {
+		x, err := spec.Load(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r == release {
+			s = x
+		}
+		specs = append(specs, x)
+	}
+	if s == nil {
+		t.Fatalf("no embedded release %s", release)
+	}
+	p, err := presenceOf(specs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := Generate(s)
+	files, err := generate(s, p)
 	if err != nil {
 		t.Fatal(err)
 	}

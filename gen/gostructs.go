@@ -11,7 +11,7 @@ import (
 // goStructs mirrors every spec struct in Go: natural member types in spec
 // order, filler only for opaque ranges, as in the C header. Go computes the
 // layout; zasserts.go compares it with the spec at compile time.
-func goStructs(s *spec.Spec) ([]File, error) {
+func goStructs(s *spec.Spec, p presence) ([]File, error) {
 	f := newGoFile(s)
 	f.Comment("PthreadMutex has the size and alignment of glibc's pthread_mutex_t on x86-64.")
 	f.Type().Id("PthreadMutex").Index(jen.Lit(5)).Uint64()
@@ -28,9 +28,13 @@ func goStructs(s *spec.Spec) ([]File, error) {
 	f.Line()
 	var sizes []jen.Code
 	for _, st := range structsInOrder(s) {
-		f.Add(goStruct(st))
+		f.Add(goStruct(st, p))
 		f.Line()
-		for _, a := range accessors(s, st) {
+		for _, a := range accessors(s, st, p) {
+			f.Add(a)
+			f.Line()
+		}
+		for _, a := range presenceAccessors(p, st) {
 			f.Add(a)
 			f.Line()
 		}
@@ -42,7 +46,7 @@ func goStructs(s *spec.Spec) ([]File, error) {
 	return []File{out}, err
 }
 
-func goStruct(st *spec.Struct) jen.Code {
+func goStruct(st *spec.Struct, p presence) jen.Code {
 	name := GoName(st.Name)
 	doc := []string{commentText(fmt.Sprintf("%s mirrors %s (%d bytes, %s).", name, st.Name, st.Size, st.Conf))}
 	if st.Packed {
@@ -50,6 +54,11 @@ func goStruct(st *spec.Struct) jen.Code {
 	}
 	if st.Prefix {
 		doc = append(doc, "Only a prefix of the real object is modelled.")
+	}
+	for _, name := range p.ofStruct(st) {
+		if a := st.AbsentByName(name); a != nil && stableField(st, name) == nil {
+			doc = append(doc, commentText(fmt.Sprintf("It has no %s (%s): Has%s reports false (docs/generator.md#absent-fields).", name, a.Type, GoName(name))))
+		}
 	}
 	var fields []jen.Code
 	natural := 1

@@ -89,13 +89,16 @@ func goTypeString(t *spec.Type) string { return fmt.Sprintf("%#v", goType(t)) }
 // type the release holds losslessly, in the stable type. A field whose
 // re-type loses values gets none: `nrtabi gen --all` refuses the tree when
 // hand-written code names it (checkHandUses).
-func accessors(s *spec.Spec, st *spec.Struct) []jen.Code {
+func accessors(s *spec.Spec, st *spec.Struct, p presence) []jen.Code {
 	var out []jen.Code
 	recv := GoName(st.Name)
 	for i := range st.Fields {
 		fd := &st.Fields[i]
 		if fd.T == nil || flexible(*fd) {
 			continue
+		}
+		if p[st.Name][fd.StableName()] != nil {
+			continue // presence accessors take Get and Set (presenceAccessors)
 		}
 		if _, _, ok := fd.T.IntDomain(); !ok {
 			continue

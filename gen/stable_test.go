@@ -162,7 +162,7 @@ func TestHandUsesRefused(t *testing.T) {
 	}{
 		{"rename with was", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(true)}, uses, ""},
 		{"rename without was", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(false)}, uses,
-			`enc_glb_comm.reservation_id: in 2.31.24, gone from 9.0.0, and runtime/collectives/init.go:67 names ReservationID; if a field of 9.0.0 replaces it, add was = "reservation_id" to that field's row in `},
+			`runtime/collectives/init.go:67: names ReservationID, but enc_glb_comm.reservation_id (in 2.31.24) is gone from 9.0.0; either mark it absent there (a [[struct.absent]] row name = "reservation_id", type = "u64" in the struct at `},
 		{"rename without was, unused", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(false)}, handUses{named: map[string]string{"Size": "runtime/x.go:1"}, mentioned: mentions}, ""},
 		// A ReservationID of a hand-written type is no use of the generated one.
 		{"rename without was, struct never named", map[string]func([]spec.Field) []spec.Field{"enc_glb_comm": renamed(false)}, handUses{named: uses.named, mentioned: map[string]bool{}}, ""},

@@ -48,9 +48,15 @@ const libnrtPackage = "runtime/libnrt"
 // a build without a release tag to name; no build gets it silently): the
 // part of the tree `nrtabi gen --all --out DIR` writes.
 func Releases(dir string, specs []*spec.Spec, def string) ([]Output, error) {
+	// A field one release lacks has presence accessors in every release,
+	// so hand-written code compiles for each (docs/generator.md#absent-fields).
+	p, err := presenceOf(specs)
+	if err != nil {
+		return nil, err
+	}
 	var out []Output
 	for _, s := range specs {
-		files, err := Generate(s)
+		files, err := generate(s, p)
 		if err != nil {
 			return nil, err
 		}

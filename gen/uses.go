@@ -31,13 +31,26 @@ const maxHandFile = 4 << 20
 // anywhere and its struct is reachable (reachable), which can only make
 // generation refuse more, never less.
 type handUses struct {
-	named     map[string]string // selector or key name -> first file:line
-	mentioned map[string]bool   // every identifier, for the types hand-written code names
+	named     map[string]string   // selector or key name -> first file:line
+	sites     map[string][]string // selector or key name -> every file:line, in scan order
+	mentioned map[string]bool     // every identifier, for the types hand-written code names
+}
+
+// sitesOf is every place hand-written code names n (the first one, when
+// only that is known).
+func (u handUses) sitesOf(n string) []string {
+	if len(u.sites[n]) > 0 {
+		return u.sites[n]
+	}
+	if at, ok := u.named[n]; ok {
+		return []string{at}
+	}
+	return nil
 }
 
 // scanHandUses parses every non-generated .go file under root's handDirs.
 func scanHandUses(root string) (handUses, error) {
-	uses := handUses{named: map[string]string{}, mentioned: map[string]bool{}}
+	uses := handUses{named: map[string]string{}, sites: map[string][]string{}, mentioned: map[string]bool{}}
 	fset := token.NewFileSet()
 	for _, d := range handDirs {
 		dir := filepath.Join(root, d)
@@ -77,8 +90,12 @@ func scanHandUses(root string) (handUses, error) {
 			}
 			rel, _ := filepath.Rel(root, path)
 			note := func(id *ast.Ident) {
+				at := fmt.Sprintf("%s:%d", filepath.ToSlash(rel), fset.Position(id.Pos()).Line)
 				if _, ok := uses.named[id.Name]; !ok {
-					uses.named[id.Name] = fmt.Sprintf("%s:%d", filepath.ToSlash(rel), fset.Position(id.Pos()).Line)
+					uses.named[id.Name] = at
+				}
+				if ss := uses.sites[id.Name]; len(ss) == 0 || ss[len(ss)-1] != at {
+					uses.sites[id.Name] = append(ss, at)
 				}
 			}
 			ast.Inspect(f, func(n ast.Node) bool {
@@ -122,17 +139,25 @@ func isGenerated(src []byte) bool {
 	return false
 }
 
-// checkHandUses refuses, in one line each, a tree in which hand-written code
-// would not compile against some release because a field it names changed
-// in a way the stable API cannot absorb: a field that is gone (renamed
-// without a was row, or removed), a re-type that loses values, or a re-typed
-// field named directly instead of through its accessors.
+// checkHandUses refuses, in one line per use site, a tree in which
+// hand-written code would not compile against some release because a field
+// it names changed in a way the stable API cannot absorb: a field that is
+// gone (renamed without a was row, or removed without an absent row), a
+// re-type that loses values, a re-typed field named directly instead of
+// through its accessors, or a field some release lacks named directly
+// instead of through its presence accessors (docs/generator.md#absent-fields).
+// The error is a *Refusal.
 func checkHandUses(specs []*spec.Spec, uses handUses) error {
+	p, err := presenceOf(specs)
+	if err != nil {
+		return err
+	}
 	byName := map[string]*spec.Spec{}
 	for _, s := range specs {
 		byName[s.Release.Name] = s
 	}
 	var msgs []string
+	reached := map[string]bool{} // struct names some release lets hand-written code reach
 	for _, s := range specs {
 		parent := byName[s.Release.DerivedFrom]
 		reach := reachable(s, uses)
@@ -142,6 +167,7 @@ func checkHandUses(specs []*spec.Spec, uses handUses) error {
 		}
 		for _, st := range s.Structs {
 			if reach[st] {
+				reached[st.Name] = true
 				for i := range st.Fields {
 					if m := checkField(s, st, &st.Fields[i], uses); m != "" {
 						msgs = append(msgs, m)
@@ -153,11 +179,37 @@ func checkHandUses(specs []*spec.Spec, uses handUses) error {
 			}
 		}
 	}
+	msgs = append(msgs, absentUses(specs, p, reached, uses)...)
 	if len(msgs) == 0 {
 		return nil
 	}
 	sort.Strings(msgs)
-	return fmt.Errorf("%s", strings.Join(msgs, "\n"))
+	return &Refusal{Lines: msgs}
+}
+
+// absentUses refuses each place hand-written code names a field some
+// release lacks as a Go field (x.ArchName, T{ArchName: v}): it compiles for
+// the releases that have the field and for no other.
+func absentUses(specs []*spec.Spec, p presence, reached map[string]bool, uses handUses) []string {
+	var out []string
+	names := make([]string, 0, len(p))
+	for n := range p {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, sn := range names {
+		if !reached[sn] {
+			continue
+		}
+		for field, pf := range p[sn] {
+			g := GoName(field)
+			for _, at := range uses.sitesOf(g) {
+				out = append(out, fmt.Sprintf("%s: names %s directly, but %s.%s is absent in %s (%s); use Has%s/Get%s/Set%s here, which every release has (docs/generator.md#absent-fields)",
+					at, g, sn, field, strings.Join(pf.absent, ", "), pf.firstAt, g, g, g))
+			}
+		}
+	}
+	return out
 }
 
 // reachable are the structs of s whose values hand-written code can hold:
@@ -216,12 +268,23 @@ func parentStruct(parent *spec.Spec, st *spec.Struct) *spec.Struct {
 // usedAs is where hand-written code names field g directly or through an
 // accessor ("" when nowhere), and how.
 func usedAs(uses handUses, g string) (at, how string) {
-	for _, n := range []string{g, "Get" + g, "Set" + g} {
+	for _, n := range []string{g, "Get" + g, "Set" + g, "Has" + g} {
 		if p, ok := uses.named[n]; ok {
 			return p, n
 		}
 	}
 	return "", ""
+}
+
+// useSites is every place hand-written code names field g, directly or
+// through an accessor, each with the name it uses.
+func useSites(uses handUses, g string) (sites [][2]string) {
+	for _, n := range []string{g, "Get" + g, "Set" + g, "Has" + g} {
+		for _, at := range uses.sitesOf(n) {
+			sites = append(sites, [2]string{at, n})
+		}
+	}
+	return sites
 }
 
 func checkField(s *spec.Spec, st *spec.Struct, fd *spec.Field, uses handUses) string {
@@ -255,8 +318,9 @@ func checkField(s *spec.Spec, st *spec.Struct, fd *spec.Field, uses handUses) st
 	return ""
 }
 
-// goneFields reports the fields of parent's struct pst that no field of
-// child's same struct st continues while hand-written code still names them.
+// goneFields reports, once per use site, the fields of parent's struct pst
+// that no field of child's same struct st continues and that st does not
+// mark absent, while hand-written code still names them.
 func goneFields(parent, child *spec.Spec, pst, st *spec.Struct, uses handUses) []string {
 	kept := map[string]bool{}
 	for _, f := range st.Fields {
@@ -264,16 +328,14 @@ func goneFields(parent, child *spec.Spec, pst, st *spec.Struct, uses handUses) [
 	}
 	var out []string
 	for _, pf := range pst.Fields {
-		if kept[pf.StableName()] {
+		if kept[pf.StableName()] || st.AbsentByName(pf.StableName()) != nil {
 			continue
 		}
 		g := GoName(pf.StableName())
-		at, how := usedAs(uses, g)
-		if at == "" {
-			continue
+		for _, site := range useSites(uses, g) {
+			out = append(out, fmt.Sprintf("%s: names %s, but %s.%s (in %s) is gone from %s; either mark it absent there (a [[struct.absent]] row name = %q, type = %q in the struct at %s) and use Has%s/Get%s/Set%s here, or, if a field of %s replaces it, add was = %q to that field's row",
+				site[0], site[1], st.Name, pf.StableName(), parent.Release.Name, child.Release.Name, pf.StableName(), pf.StableTypeName(), structRow(st), g, g, g, child.Release.Name, pf.Name))
 		}
-		out = append(out, fmt.Sprintf("%s.%s: in %s, gone from %s, and %s names %s; if a field of %s replaces it, add was = %q to that field's row in %s",
-			st.Name, pf.Name, parent.Release.Name, child.Release.Name, at, how, child.Release.Name, pf.Name, structRow(st)))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -84,6 +86,14 @@ func genCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		var files []gen.File
 		files, err = gen.Generate(specs[0])
 		results = []gen.Output{{Dir: *dest, Files: files}}
+	}
+	if r := (*gen.Refusal)(nil); errors.As(err, &r) {
+		// One line per reason, each escaped on its own: joined, the
+		// escaping would fold them into one line of literal \n.
+		for _, l := range r.Lines {
+			fmt.Fprintln(errw, esc.String(l))
+		}
+		return c.Errorf(errw, "%d reason(s) above refuse generation (docs/generator.md#stable-fields, #absent-fields)", len(r.Lines))
 	}
 	if err != nil {
 		return c.Errorf(errw, "%v", err)

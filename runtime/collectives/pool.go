@@ -62,7 +62,11 @@ func (r *Runtime) newNode(g *GlobalComm, key string, stream int, disableGraph, g
 	n.m.Key = uintptr(n.keyC)
 	n.m.SetKeySz(uint64(len(key)))
 	n.m.SetRefcnt(1)
-	n.m.SetContextID(uint32(g.ctx))
+	// The Go node records the context (n.ctx) in every release; the C node
+	// only where its release has context_id (docs/generator.md#absent-fields).
+	if n.m.HasContextID() {
+		n.m.SetContextID(uint32(g.ctx))
+	}
 	n.m.SetStreamID(uint32(stream))
 	n.m.DisableGraph = disableGraph
 	return n

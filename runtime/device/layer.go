@@ -74,11 +74,16 @@ type Port struct {
 
 // Instance is the instance description nrt_get_instance_info reports.
 type Instance struct {
-	Family         string // e.g. "trn2"
-	FamilyID       uint32 // nrt_instance_info_t.family
-	Size           uint32 // nrt_instance_info_t.size
-	ArchName       string
-	DeviceRevision string
+	Family   string // e.g. "trn2"
+	FamilyID uint32 // nrt_instance_info_t.family
+	Size     uint32 // nrt_instance_info_t.size
+	// Arch and Revision are what nrt_instance_info_t.arch_name and
+	// device_revision report, in a release whose struct has them: a release
+	// may lack either (docs/generator.md#absent-fields), and then reports
+	// none. Their Go names are not the generated fields' (ArchName,
+	// DeviceRevision), which only presence accessors may name.
+	Arch     string
+	Revision string
 }
 
 // ABI is what the device layer needs from the boundary release it serves:
@@ -89,7 +94,7 @@ type Instance struct {
 type ABI struct {
 	PodTypes          map[string]uint32 // "none", "p2p", "switch" -> nec_pod_type_t
 	MsgNoCore         string            // "Failed to find core %u", a C format
-	MaxArchName       int               // bytes of nrt_instance_info_t.arch_name, NUL included
-	MaxDeviceRevision int               // bytes of nrt_instance_info_t.device_revision, NUL included
+	MaxArchName       int               // bytes of nrt_instance_info_t.arch_name, NUL included; 0 where the release lacks the field (nothing reported, nothing to fit)
+	MaxDeviceRevision int               // bytes of nrt_instance_info_t.device_revision, NUL included; 0 where the release lacks the field
 	MaxDevices        int               // NEC_MAX_DEVICES
 }

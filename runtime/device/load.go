@@ -28,8 +28,8 @@ type fileInstance struct {
 	Family            string  `toml:"family"`
 	FamilyID          *uint32 `toml:"family_id"`
 	Size              uint32  `toml:"size"`
-	ArchName          string  `toml:"arch_name"`
-	DeviceRevision    string  `toml:"device_revision"`
+	Arch              string  `toml:"arch_name"`
+	Revision          string  `toml:"device_revision"`
 	VcoreSize         *uint32 `toml:"vcore_size"`
 	VirtualServerSize uint32  `toml:"virtual_server_size"`
 	PortRemap         []int   `toml:"port_remap"`
@@ -244,13 +244,13 @@ func build(name string, doc *fileDoc, abi ABI, fail func(field, format string, a
 			seen[p] = true
 		}
 	}
-	if abi.MaxArchName > 0 && len(in.ArchName) >= abi.MaxArchName {
-		return nil, fail("instance.arch_name", "%q is %d bytes; it must fit nrt_instance_info_t.arch_name (%d bytes with the NUL)", in.ArchName, len(in.ArchName), abi.MaxArchName)
+	if abi.MaxArchName > 0 && len(in.Arch) >= abi.MaxArchName {
+		return nil, fail("instance.arch_name", "%q is %d bytes; it must fit nrt_instance_info_t.arch_name (%d bytes with the NUL)", in.Arch, len(in.Arch), abi.MaxArchName)
 	}
-	if abi.MaxDeviceRevision > 0 && len(in.DeviceRevision) >= abi.MaxDeviceRevision {
-		return nil, fail("instance.device_revision", "%q is %d bytes; it must fit nrt_instance_info_t.device_revision (%d bytes with the NUL)", in.DeviceRevision, len(in.DeviceRevision), abi.MaxDeviceRevision)
+	if abi.MaxDeviceRevision > 0 && len(in.Revision) >= abi.MaxDeviceRevision {
+		return nil, fail("instance.device_revision", "%q is %d bytes; it must fit nrt_instance_info_t.device_revision (%d bytes with the NUL)", in.Revision, len(in.Revision), abi.MaxDeviceRevision)
 	}
-	t.inst = Instance{Family: in.Family, FamilyID: *in.FamilyID, Size: in.Size, ArchName: in.ArchName, DeviceRevision: in.DeviceRevision}
+	t.inst = Instance{Family: in.Family, FamilyID: *in.FamilyID, Size: in.Size, Arch: in.Arch, Revision: in.Revision}
 	t.vcoreSize, t.vss, t.remap = *in.VcoreSize, in.VirtualServerSize, in.PortRemap
 	switch in.VNCRegime {
 	case "", RegimeDistributed:

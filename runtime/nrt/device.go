@@ -27,10 +27,20 @@ func DeviceABI() device.ABI {
 	for _, p := range podTypes {
 		codes[strings.ToLower(strings.TrimPrefix(p.String(), "NEC_POD_TYPE_"))] = uint32(p)
 	}
+	// A release may lack arch_name or device_revision
+	// (docs/generator.md#absent-fields): it reports none, so a topology's
+	// value has nothing to fit (limit 0).
 	var info InstanceInfo
+	maxArch, maxRev := 0, 0
+	if arch, ok := info.GetArchName(); ok {
+		maxArch = len(arch)
+	}
+	if rev, ok := info.GetDeviceRevision(); ok {
+		maxRev = len(rev)
+	}
 	return device.ABI{
 		PodTypes: codes, MsgNoCore: msgNoCore,
-		MaxArchName: len(info.ArchName), MaxDeviceRevision: len(info.DeviceRevision), MaxDevices: maxDevices,
+		MaxArchName: maxArch, MaxDeviceRevision: maxRev, MaxDevices: maxDevices,
 	}
 }
 

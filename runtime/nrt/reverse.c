@@ -13,6 +13,18 @@
 #include "handoff.h"
 #include "_cgo_export.h"
 
+/* A release may lack members the runtime knows (docs/generator.md#absent-fields):
+ * its header defines NRTABI_HAS_<STRUCT>_<FIELD> 0 for each it lacks, and 1
+ * for each it has that another release of the tree lacks. A header generated
+ * for one release alone names only its own absent fields: any other is a
+ * member, so 1. */
+#ifndef NRTABI_HAS_NRT_INSTANCE_INFO_T_ARCH_NAME
+#define NRTABI_HAS_NRT_INSTANCE_INFO_T_ARCH_NAME 1
+#endif
+#ifndef NRTABI_HAS_NRT_INSTANCE_INFO_T_DEVICE_REVISION
+#define NRTABI_HAS_NRT_INSTANCE_INFO_T_DEVICE_REVISION 1
+#endif
+
 /* Copy field f of *src into *dst only when the caller's size n covers all of
  * it: the size-tolerant copy of the nrt_* queries. */
 #define COPY_IF_COVERED(dst, src, n, f)                                              \
@@ -134,8 +146,12 @@ NRT_STATUS nrt_get_instance_info(nrt_instance_info_t *out, size_t n)
 	nrtInstanceInfo(&full);
 	COPY_IF_COVERED(out, &full, n, family);
 	COPY_IF_COVERED(out, &full, n, size);
+#if NRTABI_HAS_NRT_INSTANCE_INFO_T_ARCH_NAME
 	COPY_IF_COVERED(out, &full, n, arch_name);
+#endif
+#if NRTABI_HAS_NRT_INSTANCE_INFO_T_DEVICE_REVISION
 	COPY_IF_COVERED(out, &full, n, device_revision);
+#endif
 	return NRT_SUCCESS;
 }
 

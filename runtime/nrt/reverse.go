@@ -155,6 +155,12 @@ func totalVNCCount(out *uint32) uint32 {
 	return uint32(C.nrt_get_total_vnc_count((*C.uint32_t)(unsafe.Pointer(out))))
 }
 
+// instanceInfo is the C nrt_get_instance_info into out with the caller's
+// size len(out), called from Go (its tests).
+func instanceInfo(out []byte) uint32 {
+	return uint32(C.nrt_get_instance_info((*C.nrt_instance_info_t)(unsafe.Pointer(&out[0])), C.size_t(len(out))))
+}
+
 // peerMLAIdx is the C nec_get_peer_mla_idx, called from Go (its tests).
 func peerMLAIdx(dev, mla, port int) int {
 	return int(C.nec_get_peer_mla_idx(C.int(dev), C.int(mla), C.int(port)))
@@ -321,16 +327,25 @@ func nrtTotalVNCCount(out *C.uint32_t) C.uint32_t {
 	return C.uint32_t(statusSuccess)
 }
 
-// nrtInstanceInfo fills a whole nrt_instance_info_t; nrt_get_instance_info
-// copies what its caller's size covers.
+// nrtInstanceInfo fills a whole nrt_instance_info_t, as this release lays
+// it out; nrt_get_instance_info copies what its caller's size covers. A
+// release may lack arch_name and device_revision
+// (docs/generator.md#absent-fields): the struct then has no room for them
+// and they are not reported.
 //
 //export nrtInstanceInfo
 func nrtInstanceInfo(out *C.nrt_instance_info_t) {
 	in := Device().Instance()
 	info := (*InstanceInfo)(unsafe.Pointer(out))
 	*info = InstanceInfo{Family: in.FamilyID, Size: in.Size}
-	copy(info.ArchName[:len(info.ArchName)-1], in.ArchName)
-	copy(info.DeviceRevision[:len(info.DeviceRevision)-1], in.DeviceRevision)
+	if arch, ok := info.GetArchName(); ok {
+		copy(arch[:len(arch)-1], in.Arch)
+		info.SetArchName(arch)
+	}
+	if rev, ok := info.GetDeviceRevision(); ok {
+		copy(rev[:len(rev)-1], in.Revision)
+		info.SetDeviceRevision(rev)
+	}
 	traceReverse("nrt_get_instance_info", "family", in.Family, "family_id", in.FamilyID)
 }
 

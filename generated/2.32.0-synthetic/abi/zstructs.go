@@ -513,6 +513,16 @@ func (v *NRTInstanceInfo) SetFamily(x uint32) { v.Family = x }
 func (v *NRTInstanceInfo) GetSize() uint32  { return v.Size }
 func (v *NRTInstanceInfo) SetSize(x uint32) { v.Size = x }
 
+// HasArchName, GetArchName and SetArchName reach arch_name, which this release has and another lacks (docs/generator.md#absent-fields).
+func (v *NRTInstanceInfo) HasArchName() bool                  { return true }
+func (v *NRTInstanceInfo) GetArchName() (x [16]byte, ok bool) { return v.ArchName, true }
+func (v *NRTInstanceInfo) SetArchName(x [16]byte) bool        { v.ArchName = x; return true }
+
+// HasDeviceRevision, GetDeviceRevision and SetDeviceRevision reach device_revision, which this release has and another lacks (docs/generator.md#absent-fields).
+func (v *NRTInstanceInfo) HasDeviceRevision() bool                 { return true }
+func (v *NRTInstanceInfo) GetDeviceRevision() (x [8]byte, ok bool) { return v.DeviceRevision, true }
+func (v *NRTInstanceInfo) SetDeviceRevision(x [8]byte) bool        { v.DeviceRevision = x; return true }
+
 // EncHistogramConfig mirrors enc_histogram_config_t (168 bytes, INFERRED).
 type EncHistogramConfig struct {
 	_      [0]uint64 // aligns the struct to 8 bytes
@@ -613,10 +623,6 @@ func (v *EncNcclCommNode) SetRefcnt(x int32) { v.Refcnt = x }
 func (v *EncNcclCommNode) GetStreamID() uint32  { return v.StreamID }
 func (v *EncNcclCommNode) SetStreamID(x uint32) { v.StreamID = x }
 
-// GetContextID and SetContextID read and write context_id in its stable type u32.
-func (v *EncNcclCommNode) GetContextID() uint32  { return v.ContextID }
-func (v *EncNcclCommNode) SetContextID(x uint32) { v.ContextID = x }
-
 // GetCommGen and SetCommGen read and write comm_gen in its stable type u64.
 func (v *EncNcclCommNode) GetCommGen() uint64  { return v.CommGen }
 func (v *EncNcclCommNode) SetCommGen(x uint64) { v.CommGen = x }
@@ -636,6 +642,11 @@ func (v *EncNcclCommNode) SetMyLocalLeader(x uint32) { v.MyLocalLeader = x }
 // GetIntraPodInterface and SetIntraPodInterface read and write intra_pod_interface in its stable type bool.
 func (v *EncNcclCommNode) GetIntraPodInterface() bool  { return v.IntraPodInterface }
 func (v *EncNcclCommNode) SetIntraPodInterface(x bool) { v.IntraPodInterface = x }
+
+// HasContextID, GetContextID and SetContextID reach context_id, which this release has and another lacks (docs/generator.md#absent-fields).
+func (v *EncNcclCommNode) HasContextID() bool                { return true }
+func (v *EncNcclCommNode) GetContextID() (x uint32, ok bool) { return v.ContextID, true }
+func (v *EncNcclCommNode) SetContextID(x uint32) bool        { v.ContextID = x; return true }
 
 // EncComm mirrors enc_comm (561904 bytes, HIGH).
 type EncComm struct {

@@ -985,6 +985,13 @@ _Static_assert(sizeof(struct enc_sem_inc_values) == 516, "enc_sem_inc_values: sp
 _Static_assert(offsetof(struct enc_sem_inc_values, header) == 0, "enc_sem_inc_values.header: spec offset 0 (structs_nrt.toml:877)");
 _Static_assert(offsetof(struct enc_sem_inc_values, values) == 4, "enc_sem_inc_values.values: spec offset 4 (structs_nrt.toml:884)");
 
+/* ---- field presence: 1 where this release has a field another lacks, 0 where
+ * it lacks it (docs/generator.md#absent-fields) ---------------------------- */
+
+#define NRTABI_HAS_NRT_INSTANCE_INFO_T_ARCH_NAME 1 /* nrt_instance_info_t.arch_name is a member here; another release lacks it */
+#define NRTABI_HAS_NRT_INSTANCE_INFO_T_DEVICE_REVISION 1 /* nrt_instance_info_t.device_revision is a member here; another release lacks it */
+#define NRTABI_HAS_ENC_NCCL_COMM_NODE_CONTEXT_ID 1 /* enc_nccl_comm_node.context_id is a member here; another release lacks it */
+
 /* ---- forward leg: neuron* exported by libnccom, dlsym'd by libnrt -------- */
 
 typedef void (*neuronGetVersionInfo_fn)(nec_version_info_t *out, uint32_t n);

@@ -266,6 +266,16 @@ func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {
 		sc.grade(st, l)
 		fr.Structs = append(fr.Structs, sr)
 	}
+	// A library role's DWARF must describe the structs its definers take.
+	if _, headers := specmatch.Label(path); !headers && (fr.Role == specmatch.RoleLibnrt || fr.Role == specmatch.RoleLibnccom) {
+		have := map[string]bool{}
+		for i, st := range structs {
+			have[st.Name] = found[i] != nil
+		}
+		if rule, ok := roleStructsRule(fr.Role, opt.Spec, opt.Structs, have); ok {
+			fr.Contract = append(fr.Contract, rule)
+		}
+	}
 	if fr.Enums, err = checkEnums(dbg, opt); err != nil {
 		return nil, err
 	}

@@ -32,18 +32,23 @@ const (
 
 // oldLoop is one run of the loop in a copy of the module.
 type oldLoop struct {
-	t     *testing.T
-	ctx   context.Context
-	mod   string
-	env   []string
-	steps []string
-	start time.Time
+	t      *testing.T
+	ctx    context.Context
+	mod    string
+	nrtabi string
+	env    []string
+	steps  []string
+	start  time.Time
 }
 
 // run runs argv in dir (relative to the copy): its exit status and output.
 func (l *oldLoop) run(dir string, argv ...string) (int, string) {
 	l.t.Helper()
-	cmd := exec.CommandContext(l.ctx, argv[0], argv[1:]...)
+	name := argv[0]
+	if name == "nrtabi" {
+		name = l.nrtabi // the installed binary, as PATH in l.env finds it
+	}
+	cmd := exec.CommandContext(l.ctx, name, argv[1:]...)
 	cmd.Dir = filepath.Join(l.mod, dir)
 	cmd.Env = l.env
 	cmd.WaitDelay = 10 * time.Second
@@ -141,6 +146,7 @@ func TestOlderDropLoop(t *testing.T) {
 		l.must("", argv...)
 	}
 	nrtabi := filepath.Join(bin, "nrtabi")
+	l.nrtabi = nrtabi
 	l.must("", goCmd, "build", "-o", nrtabi, "./cmd/nrtabi")
 
 	// Step 1, as documented, from a subdirectory.

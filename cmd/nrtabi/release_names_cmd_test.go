@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/cc"
+)
+
+// TestReleaseNewNames: a name whose build tag is an existing release's
+// (2_31_24, 2-31-24 and 2.31.24 select the same files) is refused before
+// anything is read, naming that release; a directory that is not a
+// release (a Go package like spec/compiled, a testdata tree) is never
+// replaced, --force or not, and is left as it was. Against the code
+// before, --force replaced both and the tag collision passed.
+func TestReleaseNewNames(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module github.com/nrtabi/nrtabi\n\ngo 1.24\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"spec/compiled", "spec/testdata/fuzz"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := filepath.Join(root, "spec", "compiled", "compiled.go")
+	if err := os.WriteFile(src, []byte("package compiled\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	for _, n := range []string{"2_31_24", "2-31-24"} {
+		rc, _, errw := runCLI("release", "new", "--name", n, "--binary", "x.so")
+		if rc != 2 || !strings.Contains(errw, "release 2.31.24's") || strings.Count(strings.TrimSpace(errw), "\n") > 1 {
+			t.Errorf("--name %s: exit %d %q", n, rc, errw)
+		}
+	}
+	for _, n := range []string{"compiled", "testdata"} {
+		for _, force := range []bool{false, true} {
+			args := []string{"release", "new", "--name", n, "--binary", "x.so"}
+			if force {
+				args = append(args, "--force")
+			}
+			rc, _, errw := runCLI(args...)
+			if rc != 1 || !strings.Contains(errw, "is not a release directory") || !strings.Contains(errw, "choose another --name") {
+				t.Errorf("--name %s (force %v): exit %d %q", n, force, rc, errw)
+			}
+		}
+	}
+	if data, err := os.ReadFile(src); err != nil || string(data) != "package compiled\n" {
+		t.Errorf("spec/compiled was touched: %v %q", err, data)
+	}
+	if _, err := os.Stat(filepath.Join(root, "spec", "testdata", "fuzz")); err != nil {
+		t.Errorf("spec/testdata was touched: %v", err)
+	}
+}
+
+// TestCheckNothingChecked: a check of a file holding none of the spec's
+// structs and playing no library role exits 1 with one line naming it,
+// never CLEAN; --allow-empty accepts it. release new's diff names no exit
+// status (it exits 0 when it wrote the release).
+func TestCheckNothingChecked(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "none.c"), []byte("int nothing_here;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cc.Shared(dir, "libnone.so", "libnone.so", "", []string{"none.c"}); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "libnone.so")
+	rc, out, errw := runCLI("check", "--spec", "2.31.24", lib)
+	if rc != 1 || out != "" || !strings.Contains(errw, "nothing checked: none of the") || !strings.Contains(errw, lib) || strings.Count(strings.TrimSpace(errw), "\n") != 0 {
+		t.Errorf("check of a library without spec structs: exit %d\n%s%s", rc, out, errw)
+	}
+	if rc, out, errw := runCLI("check", "--allow-empty", "--spec", "2.31.24", lib); rc != 0 || !strings.Contains(out, "0 of 36 spec structs found") {
+		t.Errorf("--allow-empty: exit %d\n%s%s", rc, out, errw)
+	}
+	tree, err := filepath.Abs(filepath.Join("..", "..", "release", "testdata", "olddrop", "include"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module github.com/nrtabi/nrtabi\n\ngo 1.24\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	rc, out, errw = runCLI("release", "new", "--name", "2.29.0-old", "--headers", tree)
+	if rc != 0 || strings.Contains(out, "(exit ") || !strings.Contains(out, "verdict: INCOMPATIBLE") || !strings.Contains(out, "struct-described") {
+		t.Errorf("release new --headers on the older drop: exit %d, want 0 and a verdict without an exit status\n%s%s", rc, out, errw)
+	}
+	if rc, out, errw := runCLI("check", "--spec", "2.29.0-old", "--headers", tree); rc != 0 || !strings.Contains(out, "verdict: CLEAN") {
+		t.Errorf("check --spec 2.29.0-old --headers the same tree: exit %d\n%s%s", rc, out, errw)
+	}
+}

@@ -33,7 +33,7 @@ func TestAbsentRowsLoad(t *testing.T) {
 		t.Error("family is a field, not absent")
 	}
 	// The parent release's rows are untouched: 2.31.24 has the fields.
-	if p := s.StructByName("enc_nccl_comm_node"); p == nil || len(p.Absent) != 0 {
+	if p := s.StructByName("nrt_version_t"); p == nil || len(p.Absent) != 0 {
 		t.Errorf("an inherited struct gained absent rows: %+v", p)
 	}
 	h := s.Release.Headers
@@ -204,5 +204,56 @@ func copyDir(t *testing.T, from, to string) {
 			t.Fatal(err)
 		}
 		writeFile(t, to, e.Name(), string(data))
+	}
+}
+
+// TestOneLinePerFault: one bad key is one error, however many rules it
+// breaks: a field name written twice (a duplicate, and a clash of Go
+// fields), a field name that is no identifier (neither a C member nor
+// valid), a struct written twice (its name, its tag, its Go names), and a
+// struct written twice in a derived release, which the merge would
+// otherwise decide silently.
+func TestOneLinePerFault(t *testing.T) {
+	dup := func(src string) string {
+		i := strings.Index(src, "[[struct]]\nname = \"nrt_instance_info_t\"")
+		j := strings.Index(src[i+1:], "\n[[struct]]\n") + i + 1
+		return src + "\n" + src[i:j] + "\n"
+	}
+	for _, tc := range []struct {
+		name, release, file string
+		edit                func(string) string
+		want                string
+	}{
+		{"field twice", Default, "structs_nrt.toml", func(s string) string {
+			return strings.Replace(s, `name = "device_revision"`, `name = "arch_name"`, 1)
+		}, "[unique] nrt_instance_info_t.arch_name is declared twice"},
+		{"field name no identifier", Default, "structs_nrt.toml", func(s string) string {
+			return strings.Replace(s, `name = "device_revision"`, `name = "device revision"`, 1)
+		}, `nrt_instance_info_t: field name "device revision" is not a C identifier`},
+		{"struct twice", Default, "structs_nrt.toml", dup, `[unique] struct name "nrt_instance_info_t" is already used (first at `},
+		{"struct twice in a derived release", "2.20.0-older", "structs.toml", dup, `[unique] struct name "nrt_instance_info_t" is already used (first at `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var dir string
+			if tc.release == Default {
+				dir = copyRelease(t, Default)
+			} else {
+				dir = filepath.Join(t.TempDir(), tc.release)
+				copyDir(t, olderDrop, dir)
+			}
+			p := filepath.Join(dir, tc.file)
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(tc.edit(string(data))), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = LoadDir(dir)
+			var errs Errors
+			if !errors.As(err, &errs) || len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) || strings.Count(err.Error(), "\n") != 0 {
+				t.Fatalf("got %v\nwant one error line containing %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -50,6 +50,9 @@ func derive(child *Spec, locate func(string) (source, error), chain []string) (*
 		return nil, append(errs, perrs...), err
 	}
 	errs = append(errs, perrs...)
+	// A row key the child writes twice would be decided by the merge (the
+	// later row replaces the earlier silently): report it on the layer.
+	errs = append(errs, layerDuplicates(child)...)
 	m, merrs := merge(parent, child)
 	errs = append(errs, merrs...)
 	return m, append(errs, deriveStable(parent, child)...), nil
@@ -131,4 +134,20 @@ func overlay[T any](parent, child []T, key func(*T) string, keep func(string) bo
 		}
 	}
 	return out
+}
+
+// layerDuplicates reports each row key one release layer writes twice, at
+// the second row, as the validator does for a release without a parent.
+func layerDuplicates(layer *Spec) Errors {
+	c := &checker{s: layer}
+	c.unique()
+	seen := map[string]*Fact{}
+	for _, st := range layer.Structs {
+		if first, ok := seen[st.Name]; ok {
+			c.at(&st.Fact, "name", "unique", "struct name %q is already used (first at %s)", st.Name, first.Pos)
+			continue
+		}
+		seen[st.Name] = &st.Fact
+	}
+	return c.errs
 }

@@ -14,6 +14,7 @@ type Error struct {
 	Pos  Pos
 	Rule string
 	Msg  string
+	key  string // the row and key the validator found it at (checker.at), for fold
 }
 
 // Error is one line: names quoted from the spec (and a directory's path)
@@ -36,6 +37,29 @@ func (es Errors) Error() string {
 		b.WriteString(e.Error())
 	}
 	return b.String()
+}
+
+// fold keeps one error per key of a row: a key with one bad value breaks
+// several rules at once (a duplicate struct name is a duplicate, a clash of
+// its Go names and of its C tag; a field name that is no identifier is
+// neither a C member nor a Go field), and the first rule the validator
+// checks names the fault; the others add lines, not facts. Errors not tied
+// to a key (a table missing from every file) are distinct and all kept.
+// es is sorted.
+func (es Errors) fold() Errors {
+	out := es[:0:0]
+	seen := map[string]bool{}
+	for _, e := range es {
+		if e.key != "" {
+			k := e.Pos.String() + "\x00" + e.key
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 func (es Errors) sort() {

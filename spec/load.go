@@ -93,7 +93,7 @@ func assemble(s *Spec, errs Errors, name string, locate func(string) (source, er
 		errs = append(errs, derr...)
 		if s == nil {
 			errs.sort()
-			return nil, errs
+			return nil, errs.fold()
 		}
 	}
 	// Unknown keys do not stop validation: the rest of the spec still gets checked.
@@ -106,7 +106,7 @@ func assemble(s *Spec, errs Errors, name string, locate func(string) (source, er
 	}
 	if len(errs) > 0 {
 		errs.sort()
-		return nil, errs
+		return nil, errs.fold()
 	}
 	return s, nil
 }

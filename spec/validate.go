@@ -16,7 +16,7 @@ type checker struct {
 }
 
 func (c *checker) at(f *Fact, key, rule, format string, args ...any) {
-	c.errs = append(c.errs, &Error{Pos: c.s.PosOf(f, key), Rule: rule, Msg: fmt.Sprintf(format, args...)})
+	c.errs = append(c.errs, &Error{Pos: c.s.PosOf(f, key), Rule: rule, Msg: fmt.Sprintf(format, args...), key: f.Path + "." + key})
 }
 
 // validate holds the merged, resolved spec to every rule in Rules.

@@ -68,10 +68,9 @@ func genCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	for _, n := range names {
 		s, where, err := cli.ResolveTOML(n) // never a (possibly stale) compiled form
 		if err != nil {
-			if rc := reportSpecError(c, errw, where, err); rc == cli.ExitUsage {
-				return rc
-			}
-			return c.Errorf(errw, "%s is not a valid spec", where)
+			// The errors, one line each (a count when several), and no
+			// line more: the spec's own lines say what is wrong where.
+			return reportSpecError(c, errw, where, err)
 		}
 		specs = append(specs, s)
 	}

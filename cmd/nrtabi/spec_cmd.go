@@ -61,7 +61,9 @@ func reportSpecError(c *cli.Command, errw io.Writer, where string, err error) in
 	var errs spec.Errors
 	if errors.As(err, &errs) {
 		fmt.Fprintln(errw, errs.Error())
-		fmt.Fprintf(errw, "%s: %d error(s)\n", where, len(errs))
+		if len(errs) > 1 { // one error is its own line: it names file:line:col
+			fmt.Fprintf(errw, "%s: %d error(s)\n", where, len(errs))
+		}
 		return cli.ExitError
 	}
 	var ne *cli.NameError

@@ -68,7 +68,7 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 	// A spec that names nothing is a usage error listing what exists.
-	if rc, _, errw := runCLI("spec", "validate", "--spec", "9.9.9"); rc != 2 || !strings.Contains(errw, `spec "9.9.9": neither a directory nor an embedded release; the embedded releases are: 2.31.24, 2.32.0-synthetic`) {
+	if rc, _, errw := runCLI("spec", "validate", "--spec", "9.9.9"); rc != 2 || !strings.Contains(errw, `spec "9.9.9": neither a directory nor an embedded release; the embedded releases are: 2.20.0-synthetic, 2.31.24, 2.32.0-synthetic`) {
 		t.Errorf("unknown release: exit %d: %s", rc, errw)
 	}
 	if rc, _, errw := runCLI("spec", "validate", "--spec", "/nonexistent/spec"); rc != 2 || !strings.Contains(errw, "/nonexistent/spec: no such directory") {

@@ -31,9 +31,9 @@ func TestLocateOrder(t *testing.T) {
 		{value: "2.31.24", dir: "2.31.24"}, // the directory here shadows the embedded release
 		{value: "./2.31.24", dir: "./2.31.24"},
 		{value: filepath.Join(work, "2.31.24"), dir: filepath.Join(work, "2.31.24")},
-		{value: "./2.32.0-synthetic", err: "spec ./2.32.0-synthetic: no such directory (embedded releases: 2.31.24, 2.32.0-synthetic)"},
+		{value: "./2.32.0-synthetic", err: "spec ./2.32.0-synthetic: no such directory (embedded releases: 2.20.0-synthetic, 2.31.24, 2.32.0-synthetic)"},
 		{value: "./file.toml", err: "not a directory"},
-		{value: "9.9.9", err: `spec "9.9.9": neither a directory nor an embedded release; the embedded releases are: 2.31.24, 2.32.0-synthetic`},
+		{value: "9.9.9", err: `spec "9.9.9": neither a directory nor an embedded release; the embedded releases are: 2.20.0-synthetic, 2.31.24, 2.32.0-synthetic`},
 		{value: "", err: "no spec named"},
 	} {
 		src, err := Locate(c.value)

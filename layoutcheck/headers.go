@@ -417,7 +417,7 @@ func (h *Headers) compile() error {
 		if u.err != nil {
 			// A type another header defines: compiled after it
 			// (headers_order.go).
-			pre, obj, err, track := h.withPrerequisites(u, fmt.Sprintf("unit%d-after", i))
+			pre, obj, track, err := h.withPrerequisites(u, fmt.Sprintf("unit%d-after", i))
 			var ie *elfread.InputError
 			if errors.As(err, &ie) {
 				return err

@@ -45,7 +45,7 @@ func (h *Headers) definer(name, self string, skip []string) string {
 // again after the headers defining the types it lacks, one type at a time.
 // It returns the headers it was compiled after and the result of the last
 // run; pre is nil when no header of the tree defines the first type.
-func (h *Headers) withPrerequisites(u unit, name string) (pre []string, obj string, err error, track includeTrack) {
+func (h *Headers) withPrerequisites(u unit, name string) (pre []string, obj string, track includeTrack, err error) {
 	err = u.err
 	var notes []string
 	for range maxPrerequisites {
@@ -64,8 +64,8 @@ func (h *Headers) withPrerequisites(u unit, name string) (pre []string, obj stri
 		obj, err = h.compileUnitTrack(name, append(append([]string{}, pre...), u.root), &track)
 		if err == nil {
 			h.Notes = append(h.Notes, notes...)
-			return pre, obj, nil, track
+			return pre, obj, track, nil
 		}
 	}
-	return pre, obj, err, track
+	return pre, obj, track, err
 }

@@ -96,3 +96,50 @@ func TestCheckNothingChecked(t *testing.T) {
 		t.Errorf("check --spec 2.29.0-old --headers the same tree: exit %d\n%s%s", rc, out, errw)
 	}
 }
+
+// TestDiffHeaderTrees: nrtabi diff DIR DIR of two header trees that both
+// define a parent opaque type as a struct (the older drop and a copy in
+// which net_src_addr grew from 56 to 72 bytes and net_ops_info lost a
+// field) reports both pointee changes, and no clash of an opaque type and
+// a struct of one name. Before, the opaque type stayed next to the struct
+// and the diff could not run.
+func TestDiffHeaderTrees(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	old := filepath.Join("..", "..", "release", "testdata", "olddrop", "include")
+	dir := t.TempDir()
+	for _, f := range []string{"nec.h", "nrt.h", "nrt_status.h", "nrt_types.h", "nrt_version.h", "nccom_net.h"} {
+		data, err := os.ReadFile(filepath.Join(old, "nrt", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "nccom_net.h" {
+			text := strings.Replace(string(data), "\tchar name[24];\n} net_src_addr_t;", "\tchar name[24];\n\tuint64_t scope;\n\tuint64_t flow;\n} net_src_addr_t;", 1)
+			data = []byte(strings.Replace(text, "\tint peer;\n", "", 1))
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "nrt"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "nrt", f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc, out, errw := runCLI("diff", old, dir)
+	for _, want := range [][]string{{"struct-size", "net_src_addr_t", "56 -> 72"}, {"field-removed", "net_ops_info_t.peer"}} {
+		found := false
+		for _, l := range strings.Split(out, "\n") {
+			all := true
+			for _, w := range want {
+				all = all && strings.Contains(l, w)
+			}
+			found = found || all
+		}
+		if !found {
+			t.Errorf("diff DIR DIR: no line with %q (exit %d)\n%s%s", want, rc, out, errw)
+		}
+	}
+	if rc != 8 || strings.Contains(out, "enc_alg_hier") {
+		t.Errorf("diff DIR DIR: exit %d, want 8 and nothing of enc_alg_hier (unchanged, anonymous members)\n%s%s", rc, out, errw)
+	}
+}

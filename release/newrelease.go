@@ -133,7 +133,7 @@ func NewWith(base *spec.Spec, name string, obs *Observed, root string, id Identi
 	}
 	if obs.Structs != nil {
 		// A parent opaque type the inputs define is now a struct: its
-		// opaque row goes (docs/nrtabi-release-new.md#boundary-pointees).
+		// opaque row goes (docs/nrtabi-release-new.md#what-the-inputs-declare-wins).
 		for _, st := range obs.Structs.Structs {
 			for _, o := range base.OpaqueTypes {
 				if o.Name == st.Name && base.StructByName(st.Name) == nil {

@@ -15,7 +15,7 @@ import (
 // or reverse signature takes as X* (net_ops_info_t*, enc_host_mem_t*),
 // and every struct such a struct points to in turn, is described from the
 // inputs' DWARF when they define it, so a change to it is a change the
-// diff and check see (docs/nrtabi-release-new.md#boundary-pointees). The
+// diff and check see (docs/nrtabi-release-new.md#what-the-inputs-declare-wins). The
 // parent's opaque type of that name is then a struct: "now described".
 
 // maxPointeeRounds bounds the walk from the signatures through pointers;

@@ -93,6 +93,12 @@ func NewWith(base *spec.Spec, name string, obs *Observed, root string, id Identi
 	}
 	if id.Headers.Tree != "" {
 		rel.Headers = id.Headers
+		// Paths as given, escaped as every input name in the spec is.
+		rel.Headers.Tree = inputText(id.Headers.Tree)
+		rel.Headers.IncludeDirs = nil
+		for _, d := range id.Headers.IncludeDirs {
+			rel.Headers.IncludeDirs = append(rel.Headers.IncludeDirs, inputText(d))
+		}
 		rel.Headers.Fact = spec.Fact{Conf: spec.High, Source: "nrtabi release new --headers " + inputText(id.Headers.Tree)}
 	}
 	if in := obs.Libnrt; in != nil {

@@ -143,3 +143,56 @@ func TestDiffHeaderTrees(t *testing.T) {
 		t.Errorf("diff DIR DIR: exit %d, want 8 and nothing of enc_alg_hier (unchanged, anonymous members)\n%s%s", rc, out, errw)
 	}
 }
+
+// TestReleaseNewCompileOptions: release new takes the compile options
+// check and show take (-I, --cflags) and records them in
+// [release.headers]: the force-included file apart from the other flags,
+// the -I directory; a --cflags word that is no compile flag is a usage
+// error naming it; and check with the same options is CLEAN.
+func TestReleaseNewCompileOptions(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	tree, vendor := t.TempDir(), t.TempDir()
+	for p, text := range map[string]string{
+		filepath.Join(tree, "nrt", "nrt.h"):         "typedef struct nrt_instance_info { uint32_t family; uint32_t size; thing_t thing; } nrt_instance_info_t;\n",
+		filepath.Join(vendor, "drv", "thing.h"):     "typedef unsigned long long thing_t;\n",
+		filepath.Join(tree, "nrt", "nrt_version.h"): "typedef struct nrt_version { uint64_t rt_major, rt_minor, rt_patch, rt_maintenance; char rt_detail[128]; char git_hash[64]; } nrt_version_t;\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module github.com/nrtabi/nrtabi\n\ngo 1.24\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	rc, _, errw := runCLI("release", "new", "--name", "2.28.0", "--headers", tree)
+	if rc != 1 || !strings.Contains(errw, "unknown type name") || !strings.Contains(errw, "--cflags '-include FILE'") || strings.Count(strings.TrimSpace(errw), "\n") != 0 {
+		t.Fatalf("without the vendor file: exit %d, want 1 and one line naming the flag\n%s", rc, errw)
+	}
+	if rc, _, errw := runCLI("release", "new", "--name", "2.28.0", "--headers", tree, "--cflags", "-fplugin=evil.so"); rc != 2 || !strings.Contains(errw, `"-fplugin=evil.so"`) {
+		t.Errorf("--cflags -fplugin: exit %d %s", rc, errw)
+	}
+	opts := []string{"--headers", tree, "-I", vendor, "--cflags", "-DNRT_OLD=1 -include drv/thing.h"}
+	rc, out, errw := runCLI(append([]string{"release", "new", "--name", "2.28.0"}, opts...)...)
+	if rc != 0 {
+		t.Fatalf("with -I and --cflags: exit %d\n%s%s", rc, out, errw)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "spec", "2.28.0", "release.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`include = ["drv/thing.h"]`, `cflags = ["-DNRT_OLD=1"]`, `include_dirs = ["` + vendor + `"]`, `prelude = ["stddef.h"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("[release.headers] lacks %s:\n%s", want, data)
+		}
+	}
+	if rc, out, errw := runCLI(append([]string{"check", "--spec", "2.28.0"}, opts...)...); rc != 0 || !strings.Contains(out, "verdict: CLEAN") {
+		t.Errorf("check with the same options: exit %d\n%s%s", rc, out, errw)
+	}
+}

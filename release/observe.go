@@ -194,7 +194,8 @@ func structsOf(o *elfread.File, dbg *elfread.Debug, base *spec.Spec) (*fragment,
 	if err != nil {
 		return nil, nil, err
 	}
-	enums, err := refreshEnums(dbg, base, inputSource(o.Path))
+	src, conf := inputSource(o.Path)
+	enums, err := refreshEnums(dbg, base, src, conf)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -157,7 +157,7 @@ func hasLayout(dbg *elfread.Debug, off dwarf.Offset) bool {
 // enumerators as the input has them (a renamed value, a new one), each
 // value's note and alias kept where the parent has the same name and
 // value; the status flag and partial are the parent's.
-func refreshEnums(dbg *elfread.Debug, base *spec.Spec, source string) ([]spec.Enum, error) {
+func refreshEnums(dbg *elfread.Debug, base *spec.Spec, source string, conf spec.Conf) ([]spec.Enum, error) {
 	if len(base.Enums) == 0 {
 		return nil, nil
 	}
@@ -188,7 +188,7 @@ func refreshEnums(dbg *elfread.Debug, base *spec.Spec, source string) ([]spec.En
 		}
 		old := base.Enums[i]
 		e := spec.Enum{Name: old.Name, Tag: old.Tag, Size: int(et.ByteSize), Status: old.Status, Partial: old.Partial,
-			Fact: spec.Fact{Conf: spec.High, Source: source, Note: old.Note}}
+			Fact: spec.Fact{Conf: conf, Source: source, Note: old.Note}}
 		prev := map[string]spec.EnumValue{}
 		for _, v := range old.Values {
 			prev[v.Name] = v
@@ -214,10 +214,13 @@ func refreshEnums(dbg *elfread.Debug, base *spec.Spec, source string) ([]spec.En
 	return out, nil
 }
 
-// inputSource names an input in the rows read from it.
-func inputSource(path string) string {
+// inputSource names an input in the rows read from it, escaped as every
+// input name in the spec is (a header directory may hold "*/"), and the
+// confidence of what it declares: a header's declaration is MED, as
+// extract grades it.
+func inputSource(path string) (string, spec.Conf) {
 	if label, ok := specmatch.Label(path); ok {
-		return label
+		return "nrtabi release new from " + inputText(label), spec.Med
 	}
-	return inputText(path)
+	return "nrtabi release new from " + inputText(path), spec.High
 }

@@ -155,7 +155,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	doc.input = strings.Join(named, ", ")
 	rep, err := layoutcheck.CheckInputs(ins, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
-		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing, AllowEmpty: *allowEmpty, Jobs: many.jobs,
+		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing, AllowEmpty: *allowEmpty || *headers != "", Jobs: many.jobs,
 	})
 	if code := layoutError(c, errw, err); code >= 0 {
 		if doc.input = inputOf(err, doc.input); doc.input == object {
@@ -164,6 +164,9 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 		return code
 	}
 	rep.Notes = append(rep.Notes, notes...)
+	// With --headers, a tree declaring none of the spec's structs is
+	// refused below, naming the directory; inputs beside it that hold
+	// nothing are accepted only when the headers held something.
 	if *headers != "" && len(rep.Files[len(rep.Files)-1].Structs) == 0 {
 		hf := rep.Files[len(rep.Files)-1]
 		doc.input = *headers

@@ -88,10 +88,12 @@ const maxTypeDepth = 64
 // once, and no field's: a release either has a field or lacks it.
 func (c *checker) absent(st *Struct) {
 	fields := map[string]*Field{}
+	goFields := map[string]*Field{}
 	for j := range st.Fields {
 		f := &st.Fields[j]
 		fields[f.Name] = f
 		fields[f.StableName()] = f
+		goFields[GoName(f.StableName())] = f
 	}
 	seen := map[string]*Fact{}
 	for j := range st.Absent {
@@ -107,6 +109,9 @@ func (c *checker) absent(st *Struct) {
 		seen[a.Name] = &a.Fact
 		if f := fields[a.Name]; f != nil {
 			c.at(&a.Fact, "name", "absent", "%s.%s is marked absent, but the struct lists it as a field at %s; a release has the field or lacks it, so drop one", st.Name, a.Name, c.s.PosOf(&f.Fact, "name"))
+		} else if f := goFields[GoName(a.Name)]; f != nil {
+			// Its presence accessors would be the field's Go name's.
+			c.at(&a.Fact, "name", "absent", "%s.%s is marked absent, but the field %s at %s has its Go name %s; name the absent field as the runtime does, or drop the row", st.Name, a.Name, f.Name, c.s.PosOf(&f.Fact, "name"), GoName(a.Name))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -40,6 +41,15 @@ func TestAbsentRowsLoad(t *testing.T) {
 	if !h.Written() || h.Tree != "include" || strings.Join(h.Prelude, ",") != "stddef.h,stdint.h,stdbool.h,assert.h" ||
 		len(h.Include) != 1 || len(h.IncludeDirs) != 2 || len(h.CFlags) != 1 || len(h.Order) != 2 || h.Conf != High {
 		t.Errorf("[release.headers]: %+v", h)
+	}
+	b, err := json.Marshal(s.View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"absent":[{"name":"arch_name","type":"char[16]","conf":"HIGH"}`, `"headers":{"tree":"include","prelude":["stddef.h",`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the JSON view lacks %s", want)
+		}
 	}
 	if p := s.PosOf(&h.Fact, "tree"); filepath.Base(p.File) != "release.toml" || p.Line != 13 {
 		t.Errorf("[release.headers] tree at %s, want release.toml:13", p)
@@ -124,6 +134,8 @@ func TestAbsentErrors(t *testing.T) {
 	}{
 		{"field and absent", "structs.toml", `name = "arch_name"`, `name = "size"`, `name = "size"` + "\n  type = \"char[16]\"",
 			"[absent] nrt_instance_info_t.size is marked absent, but the struct lists it as a field at "},
+		{"Go name of a field", "structs.toml", `name = "arch_name"`, `name = "Size"`, `name = "Size"`,
+			"[absent] nrt_instance_info_t.Size is marked absent, but the field size at "},
 		{"twice", "structs.toml", `name = "device_revision"`, `name = "arch_name"`, `name = "arch_name"` + "\n  type = \"char[8]\"",
 			"[unique] nrt_instance_info_t.arch_name is marked absent twice (first at "},
 		{"no identifier", "structs.toml", `name = "arch_name"`, `name = "arch name"`, `name = "arch name"`,

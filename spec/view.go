@@ -51,6 +51,9 @@ type ReleaseView struct {
 	CollectivesVersion string  `json:"collectives_version,omitempty"`
 	LibNRT             Library `json:"libnrt"`
 	LibNCCOM           Library `json:"libnccom"`
+	// Headers is how a release made from headers compiled them
+	// (docs/spec-format.md#header-provenance); nil otherwise.
+	Headers *Headers `json:"headers,omitempty"`
 }
 
 // VersionNodeView is a version node.
@@ -135,6 +138,17 @@ type StructView struct {
 	Opaque  []OpaqueView `json:"opaque"`
 	Conf    Conf         `json:"conf"`
 	Aliases []string     `json:"aliases,omitempty"`
+	// Absent are the fields the runtime knows that this release's struct
+	// lacks (docs/spec-format.md#absent-fields).
+	Absent []AbsentView `json:"absent,omitempty"`
+}
+
+// AbsentView is a field the release lacks: its stable name and the type it
+// has where present.
+type AbsentView struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Conf Conf   `json:"conf"`
 }
 
 // FieldView is one known field.
@@ -170,8 +184,12 @@ func (s *Spec) View() View {
 }
 
 func viewRelease(s *Spec) any {
-	return ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom,
+	v := ReleaseView{Name: s.Release.Name, DerivedFrom: s.Release.DerivedFrom,
 		RuntimeVersion: s.Release.RuntimeVersion, CollectivesVersion: s.Release.CollectivesVersion, LibNRT: s.Release.LibNRT, LibNCCOM: s.Release.LibNCCOM}
+	if h := s.Release.Headers; h.Written() {
+		v.Headers = &h
+	}
+	return v
 }
 
 func viewSlotTable(s *Spec) any {
@@ -235,6 +253,9 @@ func viewStructs(s *Spec) any {
 		}
 		for _, o := range st.Opaque {
 			sv.Opaque = append(sv.Opaque, OpaqueView{o.Offset, o.Size})
+		}
+		for _, a := range st.Absent {
+			sv.Absent = append(sv.Absent, AbsentView{Name: a.Name, Type: a.Type, Conf: a.Conf})
 		}
 		return sv
 	})

@@ -30,7 +30,7 @@ func TestBuildCommandErrors(t *testing.T) {
 		{[]string{"build", "libnrt", "--variant", "sideways", "--out", t.TempDir()}, cli.ExitError, `unknown link variant "sideways"`},
 		// Only embedded releases have a generated tree to build from.
 		{[]string{"build", "libnrt", "--spec", t.TempDir()}, cli.ExitUsage, "a spec directory has no generated tree"},
-		{[]string{"demo", "--spec", "9.9.9"}, cli.ExitUsage, "the embedded releases are: 2.31.24"},
+		{[]string{"demo", "--spec", "9.9.9"}, cli.ExitUsage, "the embedded releases are: 2.20.0-synthetic, 2.31.24"},
 		{[]string{"demo", "stray"}, cli.ExitUsage, `unexpected argument "stray"`},
 	} {
 		var out, errw bytes.Buffer

@@ -38,7 +38,7 @@ func TestDiffCommand(t *testing.T) {
 	if rc, out, _ := runCLI("diff", "2.31.24", dir); rc != 0 || !strings.Contains(out, "message-changed  uid_failed") {
 		t.Errorf("directory side: exit %d\n%s", rc, out)
 	}
-	if rc, _, errw := runCLI("diff", "2.31.24", "no-such-thing"); rc != 2 || !strings.Contains(errw, "neither a directory nor an embedded release; the embedded releases are: 2.31.24") {
+	if rc, _, errw := runCLI("diff", "2.31.24", "no-such-thing"); rc != 2 || !strings.Contains(errw, "neither a directory nor an embedded release; the embedded releases are: 2.20.0-synthetic, 2.31.24") {
 		t.Errorf("bad side: exit %d %s", rc, errw)
 	}
 	if rc, _, _ := runCLI("diff", "2.31.24"); rc != 2 {

@@ -33,10 +33,10 @@ func DeviceABI() device.ABI {
 	var info InstanceInfo
 	maxArch, maxRev := 0, 0
 	if arch, ok := info.GetArchName(); ok {
-		maxArch = len(arch)
+		maxArch = len(arch[:])
 	}
 	if rev, ok := info.GetDeviceRevision(); ok {
-		maxRev = len(rev)
+		maxRev = len(rev[:])
 	}
 	return device.ABI{
 		PodTypes: codes, MsgNoCore: msgNoCore,

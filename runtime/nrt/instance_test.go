@@ -2,11 +2,45 @@ package nrt
 
 import (
 	"bytes"
+	"context"
+	"os/exec"
+	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 )
+
+// olderTag builds the package for 2.20.0-synthetic, the embedded release
+// that lacks arch_name, device_revision and context_id.
+const olderTag = "nrtabi_release_2_20_0_synthetic"
+
+// TestInstanceInfoOnOlderRelease runs TestInstanceInfoPresence and
+// TestDeviceABI in this package built for the release that lacks the fields,
+// whatever release this run is built for: the callback on the vendor's 8
+// bytes is part of every test run, not only of a run with that tag.
+func TestInstanceInfoOnOlderRelease(t *testing.T) {
+	if abi.BuildTag == olderTag {
+		t.Skip("skipping: this run is built for the older release; TestInstanceInfoPresence runs here directly")
+	}
+	if testing.Short() {
+		t.Skip("skipping: builds this package for another release (-short)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-v", "-tags", olderTag, "-run", "^(TestInstanceInfoPresence|TestDeviceABI)$", ".")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go test -tags %s: %v\n%s", olderTag, err, out)
+	}
+	for _, want := range []string{"release 2.20.0-synthetic: nrt_instance_info_t 8 bytes, arch_name present false, device_revision present false",
+		"--- PASS: TestInstanceInfoPresence", "--- PASS: TestDeviceABI"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the run for %s does not say %q:\n%s", olderTag, want, out)
+		}
+	}
+}
 
 // TestInstanceInfoPresence calls the C nrt_get_instance_info with the
 // vendor's size of nrt_instance_info_t in the release the test is built

@@ -64,7 +64,9 @@ func TestMain(m *testing.M) {
 		os.Exit(runChild(name))
 	}
 	var err error
-	if tree, err = builder.Open(""); err == nil {
+	// The doubles of the release this test is built for: a release other
+	// than the default reports its own compat id and git hash.
+	if tree, err = builder.Open(Release); err == nil {
 		stubs, err = os.MkdirTemp("", "nrtabi-nrt-")
 	}
 	if err == nil {
@@ -377,7 +379,7 @@ func TestChildMissingLib(t *testing.T)   { child(t, "missing-library") }
 func runChild(name string) int {
 	stubs = os.Getenv("NRTABI_STUBS")
 	var err error
-	if tree, err = builder.Open(""); err != nil {
+	if tree, err = builder.Open(Release); err != nil {
 		fmt.Println(err)
 		return 1
 	}

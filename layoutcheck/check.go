@@ -28,6 +28,11 @@ type Options struct {
 	// and that is not found is reported (the structs it holds are absent)
 	// instead of failing the run.
 	AllowMissingDebug bool
+	// AllowEmpty accepts a run that found none of the spec's structs in
+	// any input and checked no link contract (no input plays a library
+	// role): without it that run is a *NothingCheckedError, never CLEAN
+	// (docs/nrtabi-check.md#nothing-checked).
+	AllowEmpty bool
 	// Jobs is how many inputs are checked at once (at most that many are
 	// open); 0 means 1. The report is the same whatever it is: files in
 	// input order (docs/nrtabi-check.md#many-inputs).
@@ -110,6 +115,9 @@ func CheckInputs(ins []inputs.Input, opt Options) (*Report, error) {
 			r.add(Finding{Severity: Incompatible, Kind: KindMissingStruct, Struct: n, Expected: n,
 				Message: fmt.Sprintf("%s: required struct not found in any input (looked for %s)", n, strings.Join(specmatch.StructNames(opt.Structs.StructByName(n)), ", "))})
 		}
+	}
+	if err := r.nothingChecked(opt); err != nil {
+		return nil, err
 	}
 	switch {
 	case r.Exit&int(Incompatible) != 0:
@@ -258,6 +266,16 @@ func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {
 		sc.grade(st, l)
 		fr.Structs = append(fr.Structs, sr)
 	}
+	// A library role's DWARF must describe the structs its definers take.
+	if _, headers := specmatch.Label(path); !headers && (fr.Role == specmatch.RoleLibnrt || fr.Role == specmatch.RoleLibnccom) {
+		have := map[string]bool{}
+		for i, st := range structs {
+			have[st.Name] = found[i] != nil
+		}
+		if rule, ok := roleStructsRule(fr.Role, opt.Spec, opt.Structs, have); ok {
+			fr.Contract = append(fr.Contract, rule)
+		}
+	}
 	if fr.Enums, err = checkEnums(dbg, opt); err != nil {
 		return nil, err
 	}
@@ -347,4 +365,37 @@ func (r *Report) coverage() string {
 	default:
 		return fmt.Sprintf("%d of %d spec structs found and checked (%d absent); %s", r.StructsChecked, r.StructsInSpec, len(r.Absent), contract)
 	}
+}
+
+// NothingCheckedError is a check that found none of the spec's structs in
+// its inputs and checked no link contract: it rests on nothing, so it does
+// not pass (docs/nrtabi-check.md#nothing-checked).
+type NothingCheckedError struct {
+	Inputs  []string // the inputs read
+	Structs int      // the spec's structs, none found
+	Release string
+}
+
+func (e *NothingCheckedError) Error() string {
+	in := strings.Join(e.Inputs, ", ")
+	if len(e.Inputs) > 3 {
+		in = fmt.Sprintf("%s and %d more", strings.Join(e.Inputs[:3], ", "), len(e.Inputs)-3)
+	}
+	return fmt.Sprintf("nothing checked: none of the %d structs of %s found in %s, and none of them is libnrt or libnccom (by SONAME) for the link contract; give the release's libraries or their debug files, or pass --allow-empty to accept an empty check", e.Structs, e.Release, in)
+}
+
+// nothingChecked is the *NothingCheckedError of a report that found no
+// spec struct and checked no contract rule, unless opt allows it.
+func (r *Report) nothingChecked(opt Options) error {
+	if opt.AllowEmpty || r.StructsChecked > 0 || len(r.Files) == 0 || r.StructsInSpec == 0 && len(r.Findings) > 0 {
+		return nil
+	}
+	var names []string
+	for _, fr := range r.Files {
+		if len(fr.Contract) > 0 {
+			return nil
+		}
+		names = append(names, fr.Path)
+	}
+	return &NothingCheckedError{Inputs: names, Structs: r.StructsInSpec, Release: r.Release}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -231,4 +232,71 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// RoleStructs are the spec structs a library of role must describe in its
+// DWARF: those a signature of a function it defines takes or returns,
+// directly or by pointer (libnccom: the forward rows' neuron* definers;
+// libnrt: the reverse callbacks). A library built with DWARF holds the
+// types of its definers' parameters, so one missing is a library that is
+// not the release's, or DWARF that does not describe it
+// (docs/nrtabi-check.md#library-roles).
+func RoleStructs(role string, s *spec.Spec) []string {
+	var sigs []spec.Signature
+	switch role {
+	case specmatch.RoleLibnccom:
+		for _, f := range s.Forward {
+			sigs = append(sigs, f.Signature)
+		}
+	case specmatch.RoleLibnrt:
+		for _, r := range s.Reverse {
+			sigs = append(sigs, r.Signature)
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, sg := range sigs {
+		for _, t := range append([]string{sg.Returns}, paramTypes(sg)...) {
+			n := strings.TrimSpace(strings.TrimRight(t, "* "))
+			n = strings.TrimSpace(strings.TrimPrefix(n, "const "))
+			if st := s.StructByName(n); st != nil && !seen[st.Name] {
+				seen[st.Name] = true
+				out = append(out, st.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func paramTypes(sg spec.Signature) []string {
+	out := make([]string, len(sg.Params))
+	for i, p := range sg.Params {
+		out[i] = p.Type
+	}
+	return out
+}
+
+// roleStructsRule is the contract rule that the file's DWARF describes its
+// role's structs (RoleStructs), given the ones found in it.
+func roleStructsRule(role string, s, structs *spec.Spec, found map[string]bool) (ContractCheck, bool) {
+	want := RoleStructs(role, s)
+	if len(want) == 0 {
+		return ContractCheck{}, false
+	}
+	var fs []Finding
+	for _, n := range want {
+		if !found[n] && structs.StructByName(n) != nil {
+			fs = append(fs, finding(Incompatible, KindMissingStruct, "", n, "", "%s's DWARF does not describe %s, which its definers' signatures take; a %s of this release holds it (docs/nrtabi-check.md#library-roles)", role, n, role))
+			fs[len(fs)-1].Struct = n
+		}
+	}
+	return ContractCheck{Name: role + " DWARF describes " + strings.Join(want, ", "), OK: len(fs) == 0, Findings: orEmpty(fs)}, true
+}
+
+func orEmpty(fs []Finding) []Finding {
+	if fs == nil {
+		return []Finding{}
+	}
+	return fs
 }

@@ -40,6 +40,13 @@ func New(base *spec.Spec, name string, obs *Observed, root string) (*Release, er
 // fields stay unknown; they are never taken from the name or the parent.
 type Identity struct {
 	RuntimeVersion, CollectivesVersion string
+	// Headers is how a header tree read as an input was compiled, recorded
+	// as [release.headers] (docs/spec-format.md#header-provenance).
+	Headers spec.Headers
+	// Uses, when set, says which fields (struct, stable name) hand-written
+	// code uses: a field the inputs lack becomes an absent row only then
+	// (docs/spec-format.md#absent-fields). Nil: every field they lack.
+	Uses func(structName, field string) bool
 }
 
 // NewWith is New with the versions the user states.
@@ -53,7 +60,7 @@ func NewWith(base *spec.Spec, name string, obs *Observed, root string, id Identi
 		return nil, fmt.Errorf("the binaries show nothing about the boundary: no libnrt or libnccom by SONAME (%s, %s) and no spec struct in their DWARF",
 			base.Release.LibNRT.SONAME, base.Release.LibNCCOM.SONAME)
 	}
-	nr := &newRelease{base: base, obs: obs, removed: map[string][]string{}}
+	nr := &newRelease{base: base, obs: obs, removed: map[string][]string{}, uses: id.Uses}
 	var srcs []string
 	for _, in := range obs.Inputs {
 		srcs = append(srcs, inputText(in.Source()))
@@ -83,6 +90,16 @@ func NewWith(base *spec.Spec, name string, obs *Observed, root string, id Identi
 		if id.CollectivesVersion != "" {
 			rel.ConfFields["collectives_version"] = string(spec.Med)
 		}
+	}
+	if id.Headers.Tree != "" {
+		rel.Headers = id.Headers
+		// Paths as given, escaped as every input name in the spec is.
+		rel.Headers.Tree = inputText(id.Headers.Tree)
+		rel.Headers.IncludeDirs = nil
+		for _, d := range id.Headers.IncludeDirs {
+			rel.Headers.IncludeDirs = append(rel.Headers.IncludeDirs, inputText(d))
+		}
+		rel.Headers.Fact = spec.Fact{Conf: spec.High, Source: "nrtabi release new --headers " + inputText(id.Headers.Tree)}
 	}
 	if in := obs.Libnrt; in != nil {
 		rel.LibNRT = library(in, nr.source)
@@ -121,6 +138,18 @@ func NewWith(base *spec.Spec, name string, obs *Observed, root string, id Identi
 		out.files["constants.toml"] = &spec.File{Rows: &spec.Spec{Constants: consts, Messages: msgs}}
 	}
 	if obs.Structs != nil {
+		// A parent opaque type the inputs define is now a struct: its
+		// opaque row goes (docs/nrtabi-release-new.md#what-the-inputs-declare-wins).
+		for _, st := range obs.Structs.Structs {
+			for _, o := range base.OpaqueTypes {
+				if o.Name == st.Name && base.StructByName(st.Name) == nil {
+					nr.removed["opaque_type"] = append(nr.removed["opaque_type"], o.Name)
+				}
+			}
+		}
+		if len(nr.removed) > 0 {
+			out.files["release.toml"].Remove = nr.removed
+		}
 		f := &spec.File{Rows: &spec.Spec{OpaqueTypes: obs.Structs.Opaques, Enums: obs.Structs.Enums}}
 		for _, st := range obs.Structs.Structs {
 			f.Rows.Structs = append(f.Rows.Structs, nr.withSpecMetadata(st))
@@ -220,7 +249,58 @@ func (nr *newRelease) withSpecMetadata(st *spec.Struct) *spec.Struct {
 			nr.carry(&f.Fact, pf.Fact, "range")
 		}
 	}
+	out.Absent = nr.absent(old, &out)
 	return &out
+}
+
+// absent are the absent rows of st, restated from old: every field of old
+// (by its stable name) the inputs show no member for — neither a field
+// continuing it nor a member an opaque range covers — and every absent row
+// of old still absent. The runtime's code names those fields; the spec
+// says the release lacks them rather than inventing them
+// (docs/spec-format.md#absent-fields). Fields no hand-written code uses
+// are left out when nr.uses says which are used.
+func (nr *newRelease) absent(old, st *spec.Struct) []spec.AbsentField {
+	has := map[string]bool{}
+	for i := range st.Fields {
+		has[st.Fields[i].Name] = true
+		if w := st.Fields[i].Was; w != "" {
+			has[w] = true
+		}
+		if pf := spec.ContinuedField(old, &st.Fields[i]); pf != nil {
+			has[pf.Name], has[pf.StableName()] = true, true
+		}
+	}
+	for _, o := range st.Opaque {
+		for _, c := range o.Covers {
+			has[c] = true
+		}
+	}
+	var out []spec.AbsentField
+	seen := map[string]bool{}
+	add := func(name, typ string, f spec.Fact) {
+		if has[name] || seen[name] || nr.uses != nil && !nr.uses(old.Name, name) {
+			return
+		}
+		seen[name] = true
+		out = append(out, spec.AbsentField{Name: name, Type: typ, Fact: f})
+	}
+	for i := range old.Fields {
+		f := &old.Fields[i]
+		if has[f.Name] {
+			continue
+		}
+		typ := f.StableType
+		if typ == "" {
+			typ = f.Type
+		}
+		add(f.StableName(), typ, spec.Fact{Conf: spec.High,
+			Source: fmt.Sprintf("%s: %s has no member %s (%s @%d in %s)", nr.source, st.Name, f.Name, f.Type, f.Offset, nr.base.Release.Name)})
+	}
+	for _, a := range old.Absent {
+		add(a.Name, a.Type, spec.Fact{Conf: spec.High, Source: fmt.Sprintf("%s: %s has no member %s (absent in %s too)", nr.source, st.Name, a.Name, nr.base.Release.Name)})
+	}
+	return out
 }
 
 type newRelease struct {
@@ -228,6 +308,9 @@ type newRelease struct {
 	obs     *Observed
 	source  string
 	removed map[string][]string // [remove] lists
+	// uses, when set, says whether hand-written code uses a field of a
+	// struct (by stable name): only those become absent rows.
+	uses func(structName, field string) bool
 }
 
 func library(in *ObservedInput, source string) spec.Library {
@@ -669,8 +752,8 @@ type WriteOptions struct {
 // scratch directory next to dir and moved into place, so an error leaves
 // everything as it was. An existing dir is replaced only with opt.Force.
 func (r *Release) Write(dir string, opt WriteOptions) error {
-	if _, err := os.Stat(dir); err == nil && !opt.Force {
-		return fmt.Errorf("%s already exists; remove it or pass --force", dir)
+	if err := CheckDest(dir, opt); err != nil {
+		return err
 	}
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -699,4 +782,54 @@ func (r *Release) Write(dir string, opt WriteOptions) error {
 		}
 	}
 	return os.Rename(stage, dir)
+}
+
+// CheckDest is whether Write may write dir: absent, or a release directory
+// and opt.Force. A caller checks before the work of making the release.
+func CheckDest(dir string, opt WriteOptions) error {
+	if _, err := os.Lstat(dir); err != nil {
+		return nil
+	}
+	if p := notARelease(dir); p != "" {
+		return fmt.Errorf("%s exists and is not a release directory (%s); a release never replaces it, --force or not: choose another --name", dir, p)
+	}
+	if !opt.Force {
+		return fmt.Errorf("%s already exists; remove it or pass --force", dir)
+	}
+	return nil
+}
+
+// notARelease says why dir, which exists, is not a release directory that
+// --force may replace ("" when it is one): a release holds release.toml and
+// TOML files only, so a Go package (spec/compiled), a testdata tree or any
+// other directory is never removed in its place.
+func notARelease(dir string) string {
+	st, err := os.Lstat(dir)
+	switch {
+	case err != nil:
+		return err.Error()
+	case !st.IsDir():
+		return "not a directory"
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err.Error()
+	}
+	if len(entries) == 0 {
+		return "" // empty: nothing to lose
+	}
+	release := false
+	for _, e := range entries {
+		switch {
+		case e.Name() == "release.toml" && e.Type().IsRegular():
+			release = true
+		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".toml"):
+		default:
+			return fmt.Sprintf("it holds %s, which is not a release's TOML file", strconv.Quote(e.Name()))
+		}
+	}
+	if !release {
+		return "it holds no release.toml"
+	}
+	return ""
 }

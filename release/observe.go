@@ -182,14 +182,79 @@ func structsOf(o *elfread.File, dbg *elfread.Debug, base *spec.Spec) (*fragment,
 			names = append(names, base.Structs[i].Name)
 		}
 	}
-	if len(names) == 0 {
-		return nil, nil, nil
+	var frag *fragment
+	if len(names) > 0 {
+		if frag, err = extractFrom(o, dbg, ExtractOptions{Names: names, SkipAbsent: true, Spec: base}); err != nil {
+			return nil, nil, err
+		}
 	}
-	frag, err := extractFrom(o, dbg, ExtractOptions{Names: names, SkipAbsent: true, Spec: base})
+	// The structs the signatures pass by pointer, and the enums of the
+	// spec the input declares, restated from it (pointees.go).
+	pf, err := pointees(o, dbg, base)
 	if err != nil {
 		return nil, nil, err
 	}
+	src, conf := inputSource(o.Path)
+	enums, err := refreshEnums(dbg, base, src, conf)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pf == nil && len(enums) == 0 && frag == nil {
+		return nil, nil, nil
+	}
+	if frag == nil {
+		frag = &fragment{}
+	}
+	if pf != nil {
+		frag.Structs = append(frag.Structs, pf.Structs...)
+		frag.Enums = append(frag.Enums, pf.Enums...)
+		frag.Opaques = append(frag.Opaques, pf.Opaques...)
+		for _, st := range pf.Structs {
+			names = append(names, st.Name)
+		}
+	}
+	frag.Enums = mergeEnums(frag.Enums, enums)
+	frag.Opaques = withoutStructs(frag.Opaques, frag.Structs)
 	return frag, names, nil
+}
+
+// mergeEnums is have with each enum of fresh in place of the one of that
+// name, and the others of fresh after; each name once.
+func mergeEnums(have, fresh []spec.Enum) []spec.Enum {
+	byName := map[string]int{}
+	var out []spec.Enum
+	for _, e := range have {
+		if _, ok := byName[e.Name]; !ok {
+			byName[e.Name] = len(out)
+			out = append(out, e)
+		}
+	}
+	for _, e := range fresh {
+		if i, ok := byName[e.Name]; ok {
+			out[i] = e
+			continue
+		}
+		byName[e.Name] = len(out)
+		out = append(out, e)
+	}
+	return out
+}
+
+// withoutStructs drops the opaque rows a struct row now describes.
+func withoutStructs(ops []spec.OpaqueType, structs []*spec.Struct) []spec.OpaqueType {
+	described := map[string]bool{}
+	for _, st := range structs {
+		described[st.Name] = true
+	}
+	seen := map[string]bool{}
+	var out []spec.OpaqueType
+	for _, o := range ops {
+		if !described[o.Name] && !seen[o.Name] {
+			seen[o.Name] = true
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 func (obs *Observed) libnccom(o *elfread.File, dbg *elfread.Debug, in *ObservedInput, base *spec.Spec) error {

@@ -18,7 +18,7 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
-		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--headers DIR [--include FILE]... [-I DIR]...] [-j N] [--non-elf skip|fail] FILE|DIR...",
+		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--allow-empty] [--headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS]] [-j N] [--non-elf skip|fail] FILE|DIR...",
 		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
 		Exits:    changeExits,
 		Run:      checkCmd})
@@ -65,10 +65,11 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	headers := fs.String("headers", "", "also check the C headers under this directory (compiled with gcc -g in a temporary directory)")
 	allowMissing := fs.Bool("allow-missing-debug", false, "check without a dwz supplementary file or .dwo the DWARF refers to when it cannot be found (the verdict says what was not read); default: exit 1 naming it")
 	addresses := fs.Bool("addresses", false, "also compare definer, trampoline and slot addresses with the release binaries")
+	allowEmpty := fs.Bool("allow-empty", false, "accept a check that found none of the spec's structs and no library role (default: exit 1 saying what was not found)")
 	verbose := fs.Bool("verbose", false, "text: list every field of a run of fields moved by the same delta")
-	var require, include, incdirs cli.ListFlag
-	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
-	fs.Var(&incdirs, "I", "with --headers: a directory of headers the tree includes and does not ship (repeatable, or a comma list)")
+	var require cli.ListFlag
+	var cf compileFlags
+	cf.register(fs, "with --headers")
 	fs.Var(&require, "require", "struct that must be found in some input (repeatable, or a comma list)")
 	var dirs debugDirFlag
 	dirs.register(fs)
@@ -93,11 +94,8 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	if len(files) == 0 && *headers == "" {
 		return c.Usagef(errw, "name at least one FILE (a shared object, executable, .o or debug file) or --headers DIR")
 	}
-	if len(include) > 0 && *headers == "" {
-		return c.Usagef(errw, "--include names a header under --headers DIR; give --headers too")
-	}
-	if len(incdirs) > 0 && *headers == "" {
-		return c.Usagef(errw, "-I names a directory the headers under --headers DIR include; give --headers too")
+	if cf.given() && *headers == "" {
+		return c.Usagef(errw, "--include, -I and --cflags are how the headers under --headers DIR are compiled; give --headers too")
 	}
 	if *format != "text" && *format != "json" && *format != "junit" {
 		return c.Usagef(errw, "--format %q: use text, json or junit", *format)
@@ -133,7 +131,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 		// defines none of them and does not compile is a warning
 		// (docs/layoutcheck.md#headers-as-input).
 		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers,
-			layoutcheck.HeaderOptions{Include: include, IncludeDirs: incdirs, Spec: structs})
+			cf.options(structs))
 		if code := layoutError(c, errw, err); code >= 0 {
 			doc.input = inputOf(err, *headers) // the header that failed
 			return code
@@ -157,7 +155,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	doc.input = strings.Join(named, ", ")
 	rep, err := layoutcheck.CheckInputs(ins, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
-		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing, Jobs: many.jobs,
+		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing, AllowEmpty: *allowEmpty || *headers != "", Jobs: many.jobs,
 	})
 	if code := layoutError(c, errw, err); code >= 0 {
 		if doc.input = inputOf(err, doc.input); doc.input == object {
@@ -166,6 +164,9 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 		return code
 	}
 	rep.Notes = append(rep.Notes, notes...)
+	// With --headers, a tree declaring none of the spec's structs is
+	// refused below, naming the directory; inputs beside it that hold
+	// nothing are accepted only when the headers held something.
 	if *headers != "" && len(rep.Files[len(rep.Files)-1].Structs) == 0 {
 		hf := rep.Files[len(rep.Files)-1]
 		doc.input = *headers

@@ -110,10 +110,14 @@ func TestCIDoc(t *testing.T) {
 		name, include string
 		exit          int
 		failures      bool
+		described     string // a change the diff artefact must hold
 	}{
-		{"compatible drift", good, 0, false},
-		{"incompatible field", neuronInclude, 12, true},
-		{"missing directory", filepath.Join(t.TempDir(), "no-such-include"), 1, true},
+		{"compatible drift", good, 0, false, ""},
+		{"incompatible field", neuronInclude, 12, true, ""},
+		{"missing directory", filepath.Join(t.TempDir(), "no-such-include"), 1, true, ""},
+		// An older drop defines a parent opaque type: the artefact says
+		// "now described", never an error document.
+		{"older drop", "../../release/testdata/olddrop/include", 12, true, `"struct-described"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			checkout := t.TempDir()
@@ -160,6 +164,9 @@ func TestCIDoc(t *testing.T) {
 			}
 			if _, isErr := doc["error"]; isErr != (c.exit == 1) {
 				t.Errorf("diff JSON error member present: %v, want %v:\n%s", isErr, c.exit == 1, js)
+			}
+			if c.described != "" && !strings.Contains(string(js), c.described) {
+				t.Errorf("diff JSON lacks %s:\n%s", c.described, js)
 			}
 		})
 	}

@@ -45,7 +45,13 @@ func TestCheckMissingDWO(t *testing.T) {
 	if rc != cli.ExitError || out != "" || !strings.Contains(errs, "needs the split DWARF file liba.dwo") || !strings.Contains(errs, "--allow-missing-debug") || strings.Count(errs, "\n") != 1 {
 		t.Fatalf("without the .dwo: exit %d (want %d), stdout %q, stderr %q", rc, cli.ExitError, out, errs)
 	}
+	// The .dwo held every struct: without it nothing is checked, which
+	// passes only when accepted (docs/nrtabi-check.md#nothing-checked).
 	rc, out, errs = runLayoutCLI("check", "--role", "none", "--allow-missing-debug", lib)
+	if rc != cli.ExitError || !strings.Contains(errs, "nothing checked") {
+		t.Fatalf("--allow-missing-debug alone: exit %d, want 1 saying nothing was checked\n%s%s", rc, out, errs)
+	}
+	rc, out, errs = runLayoutCLI("check", "--role", "none", "--allow-missing-debug", "--allow-empty", lib)
 	if rc != 0 || strings.Contains(out, "CLEAN: all ") || !strings.Contains(out, "DWARF NOT READ: needs the split DWARF file liba.dwo") || !strings.Contains(out, "not read (--allow-missing-debug)") {
 		t.Fatalf("--allow-missing-debug: exit %d\n%s%s", rc, out, errs)
 	}

@@ -24,7 +24,7 @@ func init() {
 			"OLD and NEW are each a spec (NAME|DIR, resolved like --spec), binaries (one existing file, or a comma list) " +
 			"or a directory of C headers (one holding *.h and no *.toml), the last two read like `release new` on top of " +
 			"the other side, or of the default release",
-		Synopsis: "[--format text|json] [--fail-on none|compatible|incompatible] [--verbose] [--debug-dir DIR]... [--include FILE]... [-I DIR]... OLD NEW",
+		Synopsis: "[--format text|json] [--fail-on none|compatible|incompatible] [--verbose] [--debug-dir DIR]... [--include FILE]... [-I DIR]... [--cflags FLAGS] OLD NEW",
 		Example:  "diff 2.31.24 2.32.0-synthetic",
 		Exits:    changeExits,
 		Run:      diffCmd})
@@ -47,9 +47,8 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 	dbg.register(fs)
 	var failOn failOnFlag
 	failOn.register(fs)
-	var include, incdirs cli.ListFlag
-	fs.Var(&include, "include", "for a header-directory side: a header to read, relative to it (repeatable, or a comma list); default every *.h")
-	fs.Var(&incdirs, "I", "for a header-directory side: a directory of headers the tree includes and does not ship (repeatable, or a comma list)")
+	var cf compileFlags
+	cf.register(fs, "for a header-directory side")
 	pos, rc := c.ParseAnywhere(fs, args)
 	// A --format read before a wrong flag still decides the error's form.
 	if *format == "json" {
@@ -88,8 +87,8 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 		}
 		sides[i] = s
 	}
-	if (len(include) > 0 || len(incdirs) > 0) && !hdrs[0] && !hdrs[1] {
-		return c.Usagef(errw, "--include and -I are for a side that is a directory of headers; neither OLD nor NEW is one")
+	if cf.given() && !hdrs[0] && !hdrs[1] {
+		return c.Usagef(errw, "--include, -I and --cflags are for a side that is a directory of headers; neither OLD nor NEW is one")
 	}
 	specSides := sides // a read side derives from a spec side, never from the other read side
 	for i := range pos {
@@ -109,7 +108,7 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 			// Read as release new --headers reads them, in memory
 			// (docs/nrtabi-diff.md#sides).
 			h, err := layoutcheck.CompileHeadersContext(context.Background(), pos[i],
-				layoutcheck.HeaderOptions{Include: include, IncludeDirs: incdirs, Spec: base})
+				cf.options(base))
 			if err != nil {
 				doc.input = inputOf(err, pos[i])
 				return layoutError(c, errw, fmt.Errorf("%s side %s: %w", sideNames[i], pos[i], err))

@@ -20,7 +20,7 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "release new", Summary: "make spec/NAME from an old release and what the new binaries show",
-		Synopsis: "--name NEW [--spec NAME|DIR] [-o DIR] [--force] [--runtime-version V] [--collectives-version V] (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]...)",
+		Synopsis: "--name NEW [--spec NAME|DIR] [-o DIR] [--force] [--runtime-version V] [--collectives-version V] (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS])",
 		Example:  "release new --spec 2.31.24 --name 2.32.0 --binary libnrt.so.1,libnccom.so.2",
 		Run:      releaseNew})
 }
@@ -37,8 +37,9 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	fs.StringVar(&id.RuntimeVersion, "runtime-version", "", "the version the new libnrt reports (major.minor.patch[.maintenance]), as the vendor states it; default: unknown")
 	fs.StringVar(&id.CollectivesVersion, "collectives-version", "", "the new libnccom's version, as the vendor states it; default: unknown")
 	headers := fs.String("headers", "", "the new release's C headers: their structs are read like a binary's DWARF (compiled with gcc -g in a temporary directory)")
-	var bins, include cli.ListFlag
-	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
+	var bins cli.ListFlag
+	var cf compileFlags
+	cf.register(fs, "with --headers")
 	fs.Var(&bins, "binary", "a binary of the new release (repeatable, or a comma list): libnrt, libnccom, or any object with their DWARF")
 	var dbg debugDirFlag
 	dbg.register(fs)
@@ -50,8 +51,8 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		return c.Usagef(errw, "--name is required")
 	case len(bins) == 0 && *headers == "":
 		return c.Usagef(errw, "name the new release's binaries (--binary) or headers (--headers)")
-	case len(include) > 0 && *headers == "":
-		return c.Usagef(errw, "--include names a header under --headers DIR; give --headers too")
+	case cf.given() && *headers == "":
+		return c.Usagef(errw, "--include, -I and --cflags are how the headers under --headers DIR are compiled; give --headers too")
 	}
 	if p := releaseNameProblem(*name); p != "" {
 		return c.Usagef(errw, "--name %q: %s", *name, p)
@@ -81,13 +82,19 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		dest = filepath.Join(root, "spec", *name)
 	}
+	if p := releaseTagCollision(*name, filepath.Dir(dest)); p != "" {
+		return c.Usagef(errw, "--name %q: %s", *name, p)
+	}
+	if err := release.CheckDest(dest, release.WriteOptions{Force: *force}); err != nil {
+		return c.Errorf(errw, "%v", err)
+	}
 	base, where, err := from.Load()
 	if err != nil {
 		return reportSpecError(c, errw, where, err)
 	}
 	label := map[string]string{}
 	if *headers != "" {
-		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers, layoutcheck.HeaderOptions{Include: include, Spec: base})
+		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers, cf.options(base))
 		if err != nil {
 			return layoutError(c, errw, err)
 		}
@@ -100,6 +107,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		bins = append(bins, h.Object)
 		label[h.Object] = h.Source()
+		id.Headers = cf.provenance(*headers, h)
 	}
 	rel, obs, err := newReleaseWith(base, *name, bins, dbg.get(), filepath.Dir(dest), id)
 	if err == nil {
@@ -120,6 +128,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	s := rel.Spec
 	s.Dir = dest // where it landed
 	r := diff.Diff(base, s)
+	r.Quoted = true // release new's own exit status is 0: it wrote the release
 	r.WriteText(out)
 	printNext(out, dest, root, base.Release.Name, *name)
 	return cli.ExitOK
@@ -138,6 +147,30 @@ func releaseNameProblem(name string) string {
 		return "it holds \"+\"; use letters, digits, ., _ and -"
 	}
 	return spec.FileNameProblem(name)
+}
+
+// releaseTagCollision says which existing release name's build tag is
+// already taken by ("" when none): 2-31-24 and 2_31_24 select the same
+// generated files as 2.31.24 (docs/generator.md#building-for-a-release), so
+// the generator would refuse the pair later; the name is refused now,
+// naming the release it collides with. The releases are the embedded ones
+// and those in specDir (the spec/ directory the new one goes to).
+func releaseTagCollision(name, specDir string) string {
+	names := spec.Releases()
+	if entries, err := os.ReadDir(specDir); err == nil {
+		for _, e := range entries {
+			if st, err := os.Stat(filepath.Join(specDir, e.Name(), "release.toml")); err == nil && st.Mode().IsRegular() {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	tag := gen.ReleaseTag(name)
+	for _, o := range names {
+		if o != name && gen.ReleaseTag(o) == tag {
+			return fmt.Sprintf("its build tag %s is release %s's (. and - become _); choose a name that differs from %s in more than punctuation", tag, o, o)
+		}
+	}
+	return ""
 }
 
 // printNext prints the steps after release new, each runnable exactly as

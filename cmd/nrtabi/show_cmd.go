@@ -14,7 +14,7 @@ import (
 
 func init() {
 	app.Register(&cli.Command{Name: "show", Summary: "print a struct's DWARF layout pahole-style with the spec's expectation beside each member",
-		Synopsis: "STRUCT FILE|DIR... | --headers DIR [--include FILE]... [-I DIR]... STRUCT [--spec NAME|DIR [--base NAME|DIR]] [--debug-dir DIR]... [--c] [-j N] [--non-elf skip|fail]",
+		Synopsis: "STRUCT FILE|DIR... | --headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS] STRUCT [--spec NAME|DIR [--base NAME|DIR]] [--debug-dir DIR]... [--c] [-j N] [--non-elf skip|fail]",
 		Example:  "show nec_version_info_t build/libnrt.so.1",
 		Exits:    "0 printed and matching the spec (or not described by it; always with --c), 4 compatible differences, 8 incompatible differences, 12 both (over many inputs, the bits of all), 1 error (struct not found, in no input of many, unreadable input), 2 usage error",
 		Run:      showCmd})
@@ -26,9 +26,8 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	lf.register(fs)
 	asC := fs.Bool("c", false, "print the struct and the types it needs as C that compiles, with _Static_asserts of its size and every member's offset and size")
 	headers := fs.String("headers", "", "read the struct from the C headers under this directory (compiled with gcc -g in a temporary directory, as check --headers does) instead of a FILE")
-	var include, incdirs cli.ListFlag
-	fs.Var(&include, "include", "with --headers: a header to read, relative to DIR (repeatable, or a comma list); default every *.h")
-	fs.Var(&incdirs, "I", "with --headers: a directory of headers the tree includes and does not ship (repeatable, or a comma list)")
+	var cf compileFlags
+	cf.register(fs, "with --headers")
 	var dirs debugDirFlag
 	dirs.register(fs)
 	var many manyFlags
@@ -40,8 +39,8 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if err := many.check(); err != nil {
 		return c.Usagef(errw, "%v", err)
 	}
-	if (len(include) > 0 || len(incdirs) > 0) && *headers == "" {
-		return c.Usagef(errw, "--include and -I name headers under --headers DIR; give --headers too")
+	if cf.given() && *headers == "" {
+		return c.Usagef(errw, "--include, -I and --cflags are how the headers under --headers DIR are compiled; give --headers too")
 	}
 	if *headers != "" {
 		if len(pos) != 1 {
@@ -74,7 +73,7 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		// The same header machinery as check --headers: the spec's structs
 		// decide which headers must compile (docs/layoutcheck.md#headers-as-input).
 		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers,
-			layoutcheck.HeaderOptions{Include: include, IncludeDirs: incdirs, Spec: structs})
+			cf.options(structs))
 		if code := layoutError(c, errw, err); code >= 0 {
 			return code
 		}

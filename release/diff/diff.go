@@ -53,6 +53,7 @@ const (
 	CompatID           = "compat-id"
 	StructAdded        = "struct-added"
 	StructRemoved      = "struct-removed"
+	StructDescribed    = "struct-described" // an old opaque type the new side lays out
 	StructSize         = "struct-size"
 	FieldMoved         = "field-moved"
 	FieldResized       = "field-resized"
@@ -133,6 +134,9 @@ type Report struct {
 	Changes []Change `json:"changes"` // each fact once; the summary counts these
 	Summary Summary  `json:"summary"`
 	Verbose bool     `json:"-"` // WriteText lists every field of a moved run
+	// Quoted: the report is printed inside another command (release new),
+	// whose exit status is its own, so the verdict names no exit status.
+	Quoted bool `json:"-"`
 }
 
 // Summary counts changes by severity.

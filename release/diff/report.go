@@ -102,8 +102,12 @@ func orDash(s string) string {
 
 // Verdict is the one-line summary.
 func (r Report) Verdict() string {
+	exit := fmt.Sprintf(" (exit %d)", r.Summary.Exit)
+	if r.Quoted {
+		exit = ""
+	}
 	if len(r.Changes) == 0 {
-		return fmt.Sprintf("verdict: no changes (exit %d)", r.Summary.Exit)
+		return "verdict: no changes" + exit
 	}
 	word := "compatible"
 	switch {
@@ -112,8 +116,8 @@ func (r Report) Verdict() string {
 	case r.Summary.Compatible == 0:
 		word = "no boundary change"
 	}
-	return fmt.Sprintf("verdict: %s: %d changes (%d incompatible, %d compatible, %d informational; each fact once, its consequences under it) (exit %d)",
-		word, len(r.Changes), r.Summary.Incompatible, r.Summary.Compatible, r.Summary.Informational, r.Summary.Exit)
+	return fmt.Sprintf("verdict: %s: %d changes (%d incompatible, %d compatible, %d informational; each fact once, its consequences under it)%s",
+		word, len(r.Changes), r.Summary.Incompatible, r.Summary.Compatible, r.Summary.Informational, exit)
 }
 
 // WriteJSON prints the report in its stable JSON form.

@@ -28,16 +28,36 @@ func (d *differ) structs() {
 			d.add("structs", StructRemoved, Informational, o.Name, fmt.Sprintf("%d bytes", o.Size), "", "no longer described")
 			continue
 		}
-		g.Grade(grade.FromSpec(o, "old"), grade.FromSpec(n, "new"))
+		lo, ln := grade.FromSpec(o, "old"), grade.FromSpec(n, "new")
+		pairCovered(lo, ln) // anonymous members by position (anonymous.go)
+		g.Grade(lo, ln)
 	}
 	for _, f := range g.Facts() {
 		d.changes = append(d.changes, fromGrade(f))
 	}
 	for _, n := range d.new.Structs {
 		if d.old.StructByName(n.Name) == nil {
+			// A type the old side knew only by name (an opaque type, used
+			// behind pointers) that the new one lays out: a fact gained,
+			// compatible, never a clash of two rows of one name
+			// (docs/nrtabi-diff.md#now-described).
+			if o := opaqueNamed(d.old, n); o != nil {
+				d.add("structs", StructDescribed, Compatible, n.Name, "opaque", fmt.Sprintf("%d bytes", n.Size), "now described: the old side's opaque type "+o.Name+" is laid out")
+				continue
+			}
 			d.add("structs", StructAdded, Informational, n.Name, "", fmt.Sprintf("%d bytes", n.Size), "newly described")
 		}
 	}
+}
+
+// opaqueNamed is s's opaque type that st describes: by name, or by tag.
+func opaqueNamed(s *spec.Spec, st *spec.Struct) *spec.OpaqueType {
+	for i, o := range s.OpaqueTypes {
+		if o.Name == st.Name || o.CTag() == st.CTag() {
+			return &s.OpaqueTypes[i]
+		}
+	}
+	return nil
 }
 
 func num(v int64) *int64 {

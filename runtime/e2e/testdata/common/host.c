@@ -189,13 +189,23 @@ static int reverse(const char *topo, const char *lib)
 		nrt_instance_info_t info;
 		fill(&info, sizeof info);
 		s = nrt_get_instance_info(&info, sizes[i]);
+#if NRTABI_HAS_NRT_INSTANCE_INFO_T_ARCH_NAME && NRTABI_HAS_NRT_INSTANCE_INFO_T_DEVICE_REVISION
 		printf("nrt_get_instance_info(n=%zu): status %d family %#x size %#x arch[0] %#x revision[0] %#x\n", sizes[i], s,
 		       info.family, info.size, (unsigned char)info.arch_name[0], (unsigned char)info.device_revision[0]);
+#else
+		/* A release without them (docs/generator.md#absent-fields). */
+		printf("nrt_get_instance_info(n=%zu): status %d family %#x size %#x (no arch_name, no device_revision)\n", sizes[i], s,
+		       info.family, info.size);
+#endif
 	}
 	nrt_instance_info_t info;
 	nrt_get_instance_info(&info, sizeof info);
+#if NRTABI_HAS_NRT_INSTANCE_INFO_T_ARCH_NAME && NRTABI_HAS_NRT_INSTANCE_INFO_T_DEVICE_REVISION
 	printf("instance: family %u size %u arch %.*s revision %.*s\n", info.family, info.size,
 	       (int)sizeof info.arch_name, info.arch_name, (int)sizeof info.device_revision, info.device_revision);
+#else
+	printf("instance: family %u size %u (no arch_name, no device_revision)\n", info.family, info.size);
+#endif
 	printf("nrt_get_instance_info(NULL): status %d\n", nrt_get_instance_info(NULL, sizeof info));
 
 	size_t vsizes[] = {sizeof(nrt_version_t), offsetof(nrt_version_t, git_hash), offsetof(nrt_version_t, rt_detail), 8};

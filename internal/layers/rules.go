@@ -124,6 +124,8 @@ var rules = []rule{
 		why: "seamcheck compiles its C shims through the one toolchain path; its tests load runtime/nrt under the release tag generated/abi names"},
 	{room: "internal/esc",
 		why: "the one escaping of outside bytes for terminals and logs: a leaf"},
+	{room: "internal/vendorbuild", may: []string{"internal/esc", "internal/proc"},
+		why: "vendorbuild builds the third-party net plugin from its tarballs in a scratch cache: its steps are child processes of internal/proc, its log's end escaped before it is quoted"},
 	{room: "internal/hostile", may: []string{"internal/cc"},
 		why: "hostile crafts bad objects with the one toolchain path"},
 	{room: "internal/specsame", may: []string{"spec"},

@@ -120,6 +120,18 @@ const (
 	EnvSocketIfname                      = "CCOM_SOCKET_IFNAME"                                      // ENV_SOCKET_IFNAME HIGH
 	EnvSocketFamily                      = "CCOM_SOCKET_FAMILY"                                      // ENV_SOCKET_FAMILY HIGH
 	EnvRootCommID                        = "NEURON_RT_ROOT_COMM_ID"                                  // ENV_ROOT_COMM_ID MED
+	NcclNetHandleMaxsize          int    = 128                                                       // NCCL_NET_HANDLE_MAXSIZE MED
+	NcclNetHandleMaxsizeV4        int    = 64                                                        // NCCL_NET_HANDLE_MAXSIZE_V4 MED
+	NcclPtrHost                   int    = 1                                                         // NCCL_PTR_HOST MED
+	NcclPtrCuda                   int    = 2                                                         // NCCL_PTR_CUDA MED
+	NcclPtrNeuron                 int    = 4                                                         // NCCL_PTR_NEURON MED
+	NcclNetMaxRequests            int    = 128                                                       // NCCL_NET_MAX_REQUESTS MED
+	NcclNetPluginV6Symbol                = "ncclNetPlugin_v6"                                        // NCCL_NET_PLUGIN_V6_SYMBOL HIGH
+	NcclNetPluginV5Symbol                = "ncclNetPlugin_v5"                                        // NCCL_NET_PLUGIN_V5_SYMBOL HIGH
+	NcclNetPluginV4Symbol                = "ncclNetPlugin_v4"                                        // NCCL_NET_PLUGIN_V4_SYMBOL HIGH
+	NECNetConnectorRank           int    = -1                                                        // NEC_NET_CONNECTOR_RANK MED
+	NECMaxStreamN                 int    = 4                                                         // NEC_MAX_STREAM_N MED
+	NccomProxyStreams             int    = 3                                                         // NCCOM_PROXY_STREAMS HIGH
 )
 
 // Exact messages of the shipped binaries, as printf formats.
@@ -330,12 +342,18 @@ func (v EncModelState) String() string {
 type EncNetConnectivity uint32
 
 const (
+	EncConnectivityMesh    EncNetConnectivity = 0
+	EncConnectivityRDH     EncNetConnectivity = 1
 	EncConnectivityDefault EncNetConnectivity = 2
 )
 
 // String returns the C enumerator name.
 func (v EncNetConnectivity) String() string {
 	switch v {
+	case EncConnectivityMesh:
+		return "ENC_CONNECTIVITY_MESH"
+	case EncConnectivityRDH:
+		return "ENC_CONNECTIVITY_RDH"
 	case EncConnectivityDefault:
 		return "ENC_CONNECTIVITY_DEFAULT"
 	}
@@ -345,8 +363,52 @@ func (v EncNetConnectivity) String() string {
 // EncPattern is enc_pattern_t (4 bytes, MED).
 type EncPattern uint32
 
+const (
+	EncPatternRing    EncPattern = 0
+	EncPatternMesh    EncPattern = 1
+	EncPatternInvalid EncPattern = 2
+)
+
+// String returns the C enumerator name.
+func (v EncPattern) String() string {
+	switch v {
+	case EncPatternRing:
+		return "ENC_PATTERN_RING"
+	case EncPatternMesh:
+		return "ENC_PATTERN_MESH"
+	case EncPatternInvalid:
+		return "ENC_PATTERN_INVALID"
+	}
+	return fmt.Sprintf("enc_pattern_t(%d)", uint32(v))
+}
+
 // OFICommType is ofi_comm_type_t (4 bytes, MED).
 type OFICommType uint32
+
+const (
+	NetSendComm       OFICommType = 0
+	NetRecvComm       OFICommType = 1
+	NetRecvListenComm OFICommType = 2
+	LocalRecvComm     OFICommType = 3
+	LocalSendComm     OFICommType = 4
+)
+
+// String returns the C enumerator name.
+func (v OFICommType) String() string {
+	switch v {
+	case NetSendComm:
+		return "NET_SEND_COMM"
+	case NetRecvComm:
+		return "NET_RECV_COMM"
+	case NetRecvListenComm:
+		return "NET_RECV_LISTEN_COMM"
+	case LocalRecvComm:
+		return "LOCAL_RECV_COMM"
+	case LocalSendComm:
+		return "LOCAL_SEND_COMM"
+	}
+	return fmt.Sprintf("ofi_comm_type_t(%d)", uint32(v))
+}
 
 // EncOp is enc_op_t (4 bytes, INFERRED).
 type EncOp uint32
@@ -377,4 +439,26 @@ func (v EncOp) String() string {
 		return "ENC_RECV"
 	}
 	return fmt.Sprintf("enc_op_t(%d)", uint32(v))
+}
+
+// NetAddrMark is net_addr_mark_t (4 bytes, MED).
+type NetAddrMark uint32
+
+const (
+	NetTransfer   NetAddrMark = 0
+	NetOpComplete NetAddrMark = 1
+	ExecComplete  NetAddrMark = 2
+)
+
+// String returns the C enumerator name.
+func (v NetAddrMark) String() string {
+	switch v {
+	case NetTransfer:
+		return "NET_TRANSFER"
+	case NetOpComplete:
+		return "NET_OP_COMPLETE"
+	case ExecComplete:
+		return "EXEC_COMPLETE"
+	}
+	return fmt.Sprintf("net_addr_mark_t(%d)", uint32(v))
 }

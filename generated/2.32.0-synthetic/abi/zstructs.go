@@ -202,6 +202,312 @@ func (v *BootstrapRootReplyHier) SetLocalRank(x uint32) { v.LocalRank = x }
 func (v *BootstrapRootReplyHier) GetLocalN() uint32  { return v.LocalN }
 func (v *BootstrapRootReplyHier) SetLocalN(x uint32) { v.LocalN = x }
 
+// NcclNetV6 mirrors ncclNet_v6_t (176 bytes, MED).
+type NcclNetV6 struct {
+	Name          uintptr // +0 const char* MED
+	Init          uintptr // +8 void* MED
+	Fini          uintptr // +16 void* MED
+	Devices       uintptr // +24 void* MED
+	GetProperties uintptr // +32 void* MED
+	Listen        uintptr // +40 void* MED
+	Connect       uintptr // +48 void* MED
+	Accept        uintptr // +56 void* MED
+	RegMR         uintptr // +64 void* MED
+	RegMRDmaBuf   uintptr // +72 void* MED
+	DeregMR       uintptr // +80 void* MED
+	Isend         uintptr // +88 void* MED
+	Irecv         uintptr // +96 void* MED
+	Iflush        uintptr // +104 void* MED
+	Test          uintptr // +112 void* MED
+	CloseSend     uintptr // +120 void* MED
+	CloseRecv     uintptr // +128 void* MED
+	CloseListen   uintptr // +136 void* MED
+	GetMRKey      uintptr // +144 void* MED
+	Iwrite        uintptr // +152 void* MED
+	IwriteInline  uintptr // +160 void* MED
+	Iread         uintptr // +168 void* MED
+}
+
+// NcclNetV5 mirrors ncclNet_v5_t (168 bytes, INFERRED).
+type NcclNetV5 struct {
+	Name          uintptr // +0 const char* INFERRED
+	Init          uintptr // +8 void* INFERRED
+	Devices       uintptr // +16 void* INFERRED
+	GetProperties uintptr // +24 void* INFERRED
+	Listen        uintptr // +32 void* INFERRED
+	Connect       uintptr // +40 void* INFERRED
+	Accept        uintptr // +48 void* INFERRED
+	RegMR         uintptr // +56 void* INFERRED
+	RegMRDmaBuf   uintptr // +64 void* INFERRED
+	DeregMR       uintptr // +72 void* INFERRED
+	Isend         uintptr // +80 void* INFERRED
+	Irecv         uintptr // +88 void* INFERRED
+	Iflush        uintptr // +96 void* INFERRED
+	Test          uintptr // +104 void* INFERRED
+	CloseSend     uintptr // +112 void* INFERRED
+	CloseRecv     uintptr // +120 void* INFERRED
+	CloseListen   uintptr // +128 void* INFERRED
+	GetMRKey      uintptr // +136 void* INFERRED
+	Iwrite        uintptr // +144 void* INFERRED
+	IwriteInline  uintptr // +152 void* INFERRED
+	Iread         uintptr // +160 void* INFERRED
+}
+
+// NcclNetV4 mirrors ncclNet_v4_t (128 bytes, MED).
+type NcclNetV4 struct {
+	Name          uintptr // +0 const char* MED
+	Init          uintptr // +8 void* MED
+	Devices       uintptr // +16 void* MED
+	GetProperties uintptr // +24 void* MED
+	Listen        uintptr // +32 void* MED
+	Connect       uintptr // +40 void* MED
+	Accept        uintptr // +48 void* MED
+	RegMR         uintptr // +56 void* MED
+	DeregMR       uintptr // +64 void* MED
+	Isend         uintptr // +72 void* MED
+	Irecv         uintptr // +80 void* MED
+	Iflush        uintptr // +88 void* MED
+	Test          uintptr // +96 void* MED
+	CloseSend     uintptr // +104 void* MED
+	CloseRecv     uintptr // +112 void* MED
+	CloseListen   uintptr // +120 void* MED
+}
+
+// NcclNetPropertiesV6 mirrors ncclNetProperties_v6_t (80 bytes, MED).
+type NcclNetPropertiesV6 struct {
+	Name               uintptr // +0 char* MED
+	PCIPath            uintptr // +8 char* MED
+	Guid               uint64  // +16 u64 MED
+	PtrSupport         int32   // +24 int MED
+	RegIsGlobal        int32   // +28 int MED
+	Speed              int32   // +32 int MED
+	Port               int32   // +36 int MED
+	_                  [4]byte // +40..44 opaque
+	MaxComms           int32   // +44 int MED
+	MaxRecvs           int32   // +48 int MED
+	MaxWriteInlineSize uint64  // +56 size_t MED
+	MaxMRKeySize       uint64  // +64 size_t MED
+	RmaSupported       int32   // +72 int MED
+}
+
+// GetGuid and SetGuid read and write guid in its stable type u64.
+func (v *NcclNetPropertiesV6) GetGuid() uint64  { return v.Guid }
+func (v *NcclNetPropertiesV6) SetGuid(x uint64) { v.Guid = x }
+
+// GetPtrSupport and SetPtrSupport read and write ptrSupport in its stable type int.
+func (v *NcclNetPropertiesV6) GetPtrSupport() int32  { return v.PtrSupport }
+func (v *NcclNetPropertiesV6) SetPtrSupport(x int32) { v.PtrSupport = x }
+
+// GetRegIsGlobal and SetRegIsGlobal read and write regIsGlobal in its stable type int.
+func (v *NcclNetPropertiesV6) GetRegIsGlobal() int32  { return v.RegIsGlobal }
+func (v *NcclNetPropertiesV6) SetRegIsGlobal(x int32) { v.RegIsGlobal = x }
+
+// GetSpeed and SetSpeed read and write speed in its stable type int.
+func (v *NcclNetPropertiesV6) GetSpeed() int32  { return v.Speed }
+func (v *NcclNetPropertiesV6) SetSpeed(x int32) { v.Speed = x }
+
+// GetPort and SetPort read and write port in its stable type int.
+func (v *NcclNetPropertiesV6) GetPort() int32  { return v.Port }
+func (v *NcclNetPropertiesV6) SetPort(x int32) { v.Port = x }
+
+// GetMaxComms and SetMaxComms read and write maxComms in its stable type int.
+func (v *NcclNetPropertiesV6) GetMaxComms() int32  { return v.MaxComms }
+func (v *NcclNetPropertiesV6) SetMaxComms(x int32) { v.MaxComms = x }
+
+// GetMaxRecvs and SetMaxRecvs read and write maxRecvs in its stable type int.
+func (v *NcclNetPropertiesV6) GetMaxRecvs() int32  { return v.MaxRecvs }
+func (v *NcclNetPropertiesV6) SetMaxRecvs(x int32) { v.MaxRecvs = x }
+
+// GetMaxWriteInlineSize and SetMaxWriteInlineSize read and write max_write_inline_size in its stable type size_t.
+func (v *NcclNetPropertiesV6) GetMaxWriteInlineSize() uint64  { return v.MaxWriteInlineSize }
+func (v *NcclNetPropertiesV6) SetMaxWriteInlineSize(x uint64) { v.MaxWriteInlineSize = x }
+
+// GetMaxMRKeySize and SetMaxMRKeySize read and write max_mr_key_size in its stable type size_t.
+func (v *NcclNetPropertiesV6) GetMaxMRKeySize() uint64  { return v.MaxMRKeySize }
+func (v *NcclNetPropertiesV6) SetMaxMRKeySize(x uint64) { v.MaxMRKeySize = x }
+
+// GetRmaSupported and SetRmaSupported read and write rma_supported in its stable type int.
+func (v *NcclNetPropertiesV6) GetRmaSupported() int32  { return v.RmaSupported }
+func (v *NcclNetPropertiesV6) SetRmaSupported(x int32) { v.RmaSupported = x }
+
+// NcclNetPropertiesV4 mirrors ncclNetProperties_v4_t (40 bytes, MED).
+type NcclNetPropertiesV4 struct {
+	Name       uintptr // +0 char* MED
+	PCIPath    uintptr // +8 char* MED
+	Guid       uint64  // +16 u64 MED
+	PtrSupport int32   // +24 int MED
+	Speed      int32   // +28 int MED
+	Port       int32   // +32 int MED
+	MaxComms   int32   // +36 int MED
+}
+
+// GetGuid and SetGuid read and write guid in its stable type u64.
+func (v *NcclNetPropertiesV4) GetGuid() uint64  { return v.Guid }
+func (v *NcclNetPropertiesV4) SetGuid(x uint64) { v.Guid = x }
+
+// GetPtrSupport and SetPtrSupport read and write ptrSupport in its stable type int.
+func (v *NcclNetPropertiesV4) GetPtrSupport() int32  { return v.PtrSupport }
+func (v *NcclNetPropertiesV4) SetPtrSupport(x int32) { v.PtrSupport = x }
+
+// GetSpeed and SetSpeed read and write speed in its stable type int.
+func (v *NcclNetPropertiesV4) GetSpeed() int32  { return v.Speed }
+func (v *NcclNetPropertiesV4) SetSpeed(x int32) { v.Speed = x }
+
+// GetPort and SetPort read and write port in its stable type int.
+func (v *NcclNetPropertiesV4) GetPort() int32  { return v.Port }
+func (v *NcclNetPropertiesV4) SetPort(x int32) { v.Port = x }
+
+// GetMaxComms and SetMaxComms read and write maxComms in its stable type int.
+func (v *NcclNetPropertiesV4) GetMaxComms() int32  { return v.MaxComms }
+func (v *NcclNetPropertiesV4) SetMaxComms(x int32) { v.MaxComms = x }
+
+// NetSrcAddr mirrors net_src_addr_t (56 bytes, MED).
+type NetSrcAddr struct {
+	NetOpIdx          uint32      // +0 u32 MED
+	Complete          int32       // +4 int MED
+	DevAddr           uint64      // +8 u64 MED
+	HostAddr          uintptr     // +16 void* MED
+	NcclMhandle       uintptr     // +24 void* MED
+	Size              uint32      // +32 u32 MED
+	Mark              NetAddrMark // +36 net_addr_mark_t MED
+	ProxyHistogramTag uintptr     // +40 void* MED
+	DstRank           int32       // +48 int MED
+}
+
+// GetNetOpIdx and SetNetOpIdx read and write net_op_idx in its stable type u32.
+func (v *NetSrcAddr) GetNetOpIdx() uint32  { return v.NetOpIdx }
+func (v *NetSrcAddr) SetNetOpIdx(x uint32) { v.NetOpIdx = x }
+
+// GetComplete and SetComplete read and write complete in its stable type int.
+func (v *NetSrcAddr) GetComplete() int32  { return v.Complete }
+func (v *NetSrcAddr) SetComplete(x int32) { v.Complete = x }
+
+// GetDevAddr and SetDevAddr read and write dev_addr in its stable type u64.
+func (v *NetSrcAddr) GetDevAddr() uint64  { return v.DevAddr }
+func (v *NetSrcAddr) SetDevAddr(x uint64) { v.DevAddr = x }
+
+// GetSize and SetSize read and write size in its stable type u32.
+func (v *NetSrcAddr) GetSize() uint32  { return v.Size }
+func (v *NetSrcAddr) SetSize(x uint32) { v.Size = x }
+
+// GetMark and SetMark read and write mark in its stable type net_addr_mark_t.
+func (v *NetSrcAddr) GetMark() NetAddrMark  { return v.Mark }
+func (v *NetSrcAddr) SetMark(x NetAddrMark) { v.Mark = x }
+
+// GetDstRank and SetDstRank read and write dst_rank in its stable type int.
+func (v *NetSrcAddr) GetDstRank() int32  { return v.DstRank }
+func (v *NetSrcAddr) SetDstRank(x int32) { v.DstRank = x }
+
+// NetDestAddr mirrors net_dest_addr_t (48 bytes, MED).
+type NetDestAddr struct {
+	NetOpIdx    uint32      // +0 u32 MED
+	Complete    int32       // +4 int MED
+	DevAddr     uint64      // +8 u64 MED
+	HostAddr    uintptr     // +16 void* MED
+	NcclMhandle uintptr     // +24 void* MED
+	Size        uint32      // +32 u32 MED
+	Mark        NetAddrMark // +36 net_addr_mark_t MED
+	SrcRank     int32       // +40 int MED
+}
+
+// GetNetOpIdx and SetNetOpIdx read and write net_op_idx in its stable type u32.
+func (v *NetDestAddr) GetNetOpIdx() uint32  { return v.NetOpIdx }
+func (v *NetDestAddr) SetNetOpIdx(x uint32) { v.NetOpIdx = x }
+
+// GetComplete and SetComplete read and write complete in its stable type int.
+func (v *NetDestAddr) GetComplete() int32  { return v.Complete }
+func (v *NetDestAddr) SetComplete(x int32) { v.Complete = x }
+
+// GetDevAddr and SetDevAddr read and write dev_addr in its stable type u64.
+func (v *NetDestAddr) GetDevAddr() uint64  { return v.DevAddr }
+func (v *NetDestAddr) SetDevAddr(x uint64) { v.DevAddr = x }
+
+// GetSize and SetSize read and write size in its stable type u32.
+func (v *NetDestAddr) GetSize() uint32  { return v.Size }
+func (v *NetDestAddr) SetSize(x uint32) { v.Size = x }
+
+// GetMark and SetMark read and write mark in its stable type net_addr_mark_t.
+func (v *NetDestAddr) GetMark() NetAddrMark  { return v.Mark }
+func (v *NetDestAddr) SetMark(x NetAddrMark) { v.Mark = x }
+
+// GetSrcRank and SetSrcRank read and write src_rank in its stable type int.
+func (v *NetDestAddr) GetSrcRank() int32  { return v.SrcRank }
+func (v *NetDestAddr) SetSrcRank(x int32) { v.SrcRank = x }
+
+// NetOpsInfo mirrors net_ops_info_t (88 bytes, MED).
+type NetOpsInfo struct {
+	SemaShiftOffset     uint16  // +0 u16 MED
+	EarlySendCompletion bool    // +2 bool MED
+	EarlyRecvPosting    bool    // +3 bool MED
+	IncSendHandshake    uintptr // +8 volatile u32* MED
+	IncSendComplete     uintptr // +16 volatile u32* MED
+	IncRecvHandshake    uintptr // +24 volatile u32* MED
+	IncRecvComplete     uintptr // +32 volatile u32* MED
+	TxEntryCnt          uint32  // +40 u32 MED
+	RxEntryCnt          uint32  // +44 u32 MED
+	NetIdxLoopSize      uint32  // +48 u32 MED
+	InitialSendCredits  uint32  // +52 u32 MED
+	EndingRecvCredits   uint32  // +56 u32 MED
+	DataTypeSz          uint64  // +64 size_t MED
+	IsDynamicSendRecvSz bool    // +72 bool MED
+	IsRecvSzKnownByDst  bool    // +73 bool MED
+	VariablePeer        bool    // +74 bool MED
+	AddToHistogram      bool    // +75 bool MED
+	EncChannel          uintptr // +80 void* MED
+}
+
+// GetSemaShiftOffset and SetSemaShiftOffset read and write sema_shift_offset in its stable type u16.
+func (v *NetOpsInfo) GetSemaShiftOffset() uint16  { return v.SemaShiftOffset }
+func (v *NetOpsInfo) SetSemaShiftOffset(x uint16) { v.SemaShiftOffset = x }
+
+// GetEarlySendCompletion and SetEarlySendCompletion read and write early_send_completion in its stable type bool.
+func (v *NetOpsInfo) GetEarlySendCompletion() bool  { return v.EarlySendCompletion }
+func (v *NetOpsInfo) SetEarlySendCompletion(x bool) { v.EarlySendCompletion = x }
+
+// GetEarlyRecvPosting and SetEarlyRecvPosting read and write early_recv_posting in its stable type bool.
+func (v *NetOpsInfo) GetEarlyRecvPosting() bool  { return v.EarlyRecvPosting }
+func (v *NetOpsInfo) SetEarlyRecvPosting(x bool) { v.EarlyRecvPosting = x }
+
+// GetTxEntryCnt and SetTxEntryCnt read and write tx_entry_cnt in its stable type u32.
+func (v *NetOpsInfo) GetTxEntryCnt() uint32  { return v.TxEntryCnt }
+func (v *NetOpsInfo) SetTxEntryCnt(x uint32) { v.TxEntryCnt = x }
+
+// GetRxEntryCnt and SetRxEntryCnt read and write rx_entry_cnt in its stable type u32.
+func (v *NetOpsInfo) GetRxEntryCnt() uint32  { return v.RxEntryCnt }
+func (v *NetOpsInfo) SetRxEntryCnt(x uint32) { v.RxEntryCnt = x }
+
+// GetNetIdxLoopSize and SetNetIdxLoopSize read and write net_idx_loop_size in its stable type u32.
+func (v *NetOpsInfo) GetNetIdxLoopSize() uint32  { return v.NetIdxLoopSize }
+func (v *NetOpsInfo) SetNetIdxLoopSize(x uint32) { v.NetIdxLoopSize = x }
+
+// GetInitialSendCredits and SetInitialSendCredits read and write initial_send_credits in its stable type u32.
+func (v *NetOpsInfo) GetInitialSendCredits() uint32  { return v.InitialSendCredits }
+func (v *NetOpsInfo) SetInitialSendCredits(x uint32) { v.InitialSendCredits = x }
+
+// GetEndingRecvCredits and SetEndingRecvCredits read and write ending_recv_credits in its stable type u32.
+func (v *NetOpsInfo) GetEndingRecvCredits() uint32  { return v.EndingRecvCredits }
+func (v *NetOpsInfo) SetEndingRecvCredits(x uint32) { v.EndingRecvCredits = x }
+
+// GetDataTypeSz and SetDataTypeSz read and write data_type_sz in its stable type size_t.
+func (v *NetOpsInfo) GetDataTypeSz() uint64  { return v.DataTypeSz }
+func (v *NetOpsInfo) SetDataTypeSz(x uint64) { v.DataTypeSz = x }
+
+// GetIsDynamicSendRecvSz and SetIsDynamicSendRecvSz read and write is_dynamic_send_recv_sz in its stable type bool.
+func (v *NetOpsInfo) GetIsDynamicSendRecvSz() bool  { return v.IsDynamicSendRecvSz }
+func (v *NetOpsInfo) SetIsDynamicSendRecvSz(x bool) { v.IsDynamicSendRecvSz = x }
+
+// GetIsRecvSzKnownByDst and SetIsRecvSzKnownByDst read and write is_recv_sz_known_by_dst in its stable type bool.
+func (v *NetOpsInfo) GetIsRecvSzKnownByDst() bool  { return v.IsRecvSzKnownByDst }
+func (v *NetOpsInfo) SetIsRecvSzKnownByDst(x bool) { v.IsRecvSzKnownByDst = x }
+
+// GetVariablePeer and SetVariablePeer read and write variable_peer in its stable type bool.
+func (v *NetOpsInfo) GetVariablePeer() bool  { return v.VariablePeer }
+func (v *NetOpsInfo) SetVariablePeer(x bool) { v.VariablePeer = x }
+
+// GetAddToHistogram and SetAddToHistogram read and write add_to_histogram in its stable type bool.
+func (v *NetOpsInfo) GetAddToHistogram() bool  { return v.AddToHistogram }
+func (v *NetOpsInfo) SetAddToHistogram(x bool) { v.AddToHistogram = x }
+
 // NcclProxyState mirrors ncclProxyState (192 bytes, HIGH).
 type NcclProxyState struct {
 	_ [0]uint64 // aligns the struct to 8 bytes
@@ -856,6 +1162,14 @@ const (
 	SizeofBootstrapPeerHello     = 16
 	SizeofExtInfoHier            = 64
 	SizeofBootstrapRootReplyHier = 96
+	SizeofNcclNetV6              = 176
+	SizeofNcclNetV5              = 168
+	SizeofNcclNetV4              = 128
+	SizeofNcclNetPropertiesV6    = 80
+	SizeofNcclNetPropertiesV4    = 40
+	SizeofNetSrcAddr             = 56
+	SizeofNetDestAddr            = 48
+	SizeofNetOpsInfo             = 88
 	SizeofNcclProxyState         = 192
 	SizeofNcclInfo               = 72
 	SizeofNcclComm               = 19240

@@ -430,6 +430,7 @@ NRT_STATUS neuronFreeComm(void *comm)
 		nccom_warn("comm registry: unlock failed");
 	if (l == NULL)
 		return NRT_INVALID;
+	nccom_net_comm_free(l->comm); /* its proxies and connectors (docs/net-seam.md#connectors) */
 	comm_free(l->comm);
 	free(l->peers);
 	free_global_maps(&l->maps);

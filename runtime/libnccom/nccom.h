@@ -215,6 +215,73 @@ NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, co
  * ring of instance blocks, then down each intra ring. */
 NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, char *all, int size);
 
+/* ---- net_plugin.c: the net plugin under libnccom (docs/net-seam.md) ------- */
+/* The logger a plugin's init receives (net.h's ncclDebugLogger_t). */
+typedef void (*nccom_net_logger)(int level, unsigned long flags, const char *file, int line, const char *fmt, ...);
+/* The plugin table in its newest (v6) shape: neuronInitNet fills it from the
+ * table it chose; a v4 or v5 member is reached through an adapter in
+ * net_plugin.c, so callers never look at the version. A member the table
+ * lacks is NULL (v4 and v5 have no fini, v4 no getMrKey). */
+struct nccom_net {
+	int version; /* 6, 5 or 4 */
+	const void *table; /* the ncclNetPlugin_vN object */
+	const char *name; /* the table's name member */
+	char path[256]; /* where the dynamic linker found the plugin */
+	int ndev;
+	ncclResult_t (*fini)(void);
+	ncclResult_t (*get_properties)(int dev, ncclNetProperties_v6_t *props);
+	ncclResult_t (*listen)(int dev, void *handle, void **listen_comm);
+	ncclResult_t (*connect)(int dev, void *handle, void **send_comm);
+	ncclResult_t (*accept)(void *listen_comm, void **recv_comm);
+	ncclResult_t (*reg_mr)(void *comm, void *data, size_t size, int type, void **mhandle);
+	ncclResult_t (*dereg_mr)(void *comm, void *mhandle);
+	ncclResult_t (*isend)(void *send_comm, void *data, int size, void *mhandle, void **request);
+	ncclResult_t (*irecv)(void *recv_comm, void *data, int size, void *mhandle, void **request);
+	ncclResult_t (*iflush)(void *recv_comm, void *data, int size, void *mhandle, void **request);
+	ncclResult_t (*test)(void *request, int *done, int *size);
+	ncclResult_t (*close_send)(void *send_comm);
+	ncclResult_t (*close_recv)(void *recv_comm);
+	ncclResult_t (*close_listen)(void *listen_comm);
+	ncclResult_t (*get_mr_key)(void *mhandle, uint64_t *key);
+};
+/* The plugin neuronInitNet loaded, NULL before (and after neuronFiniPlugin). */
+const struct nccom_net *nccom_net_plugin(void);
+/* The one error line of a plugin call: "NET/Plugin <path> (<table>):
+ * <member> returned <rc> (<peer>)"; returns what the entry point returns. */
+NRT_STATUS nccom_net_fail(const struct nccom_net *n, const char *member, ncclResult_t rc, const char *peer);
+/* The plugin, or the error line saying none is loaded and why; entry names
+ * the export that asked. */
+const struct nccom_net *nccom_net_need(const char *entry);
+/* The handle size of the chosen table: 128, or 64 for v4. */
+int nccom_net_handle_size(const struct nccom_net *n);
+
+/* ---- net_conn.c: connectors (docs/net-seam.md#connectors) ------------------ */
+/* One direction of one peer of a comm's pattern: the plugin comms and the
+ * registrations made on them through neuronNetRegMr. */
+struct nccom_mr {
+	void *plugin_comm, *mhandle;
+	struct nccom_mr *next;
+};
+struct nccom_connector {
+	void *comm; /* the ncclComm */
+	enc_pattern_t pattern;
+	int peer;
+	bool is_send;
+	void *send_comm, *recv_comm, *listen_comm;
+	char label[64]; /* "send to rank 3 (mesh)" */
+	struct nccom_mr *mrs;
+	struct nccom_connector *next;
+};
+/* The connector of (pattern, peer, direction) of comm, NULL when none was built. */
+struct nccom_connector *nccom_connector_find(void *comm, enc_pattern_t pattern, int peer, bool is_send);
+/* The ring's neighbours of this rank (flat ring: rank+1, rank-1). */
+NRT_STATUS nccom_comm_rank(void *comm, int *rank, int *nranks);
+/* Everything the net layer holds for comm: its proxies, then its connectors
+ * (registrations released first); neuronFreeComm calls it. */
+void nccom_net_comm_free(void *comm);
+/* The proxies of comm (net_proxy.c). */
+void nccom_proxy_comm_free(void *comm);
+
 /* ---- comm.c --------------------------------------------------------------- */
 /* The live comms this library allocated; a pointer not in it is refused. */
 bool nccom_comm_live(const void *comm);

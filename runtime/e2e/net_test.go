@@ -275,3 +275,14 @@ func TestNetWorldsRealPlugin(t *testing.T) {
 		})
 	}
 }
+
+// TestNetWorldUnderSanitizers: a world of 2 with the reference libnccom
+// and the net host built with AddressSanitizer and UBSan (libasan
+// preloaded: libnrt is Go), over the real plugin.
+func TestNetWorldUnderSanitizers(t *testing.T) {
+	requireNetHosts(t)
+	pl := realPlugin(t)
+	runs := netWorld{n: 2, pl: pl, variant: "asan"}.run(t)
+	moved := wantWorld(t, runs)
+	t.Logf("2 ranks under ASan/UBSan over %s: %d MiB moved and checked", pl.name, moved>>20)
+}

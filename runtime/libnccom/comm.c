@@ -484,7 +484,7 @@ NRT_STATUS neuronBuildGraphComm(void *comm)
 {
 	if (!nccom_comm_live(comm))
 		return NRT_INVALID;
-	nccom_warn("neuronBuildGraphComm: the topology and graph build are not provided by the reference libnccom");
+	nccom_warn("neuronBuildGraphComm: the topology and graph build are not provided by the reference libnccom (docs/net-seam.md#graph-build)");
 	return NRT_FAILURE;
 }
 

@@ -345,7 +345,10 @@ NRT_STATUS neuronFiniPlugin(void)
 	if (pthread_mutex_lock(&net_mu) != 0)
 		return NRT_FAILURE;
 	NRT_STATUS st = NRT_SUCCESS;
-	if (net_loaded && net.fini != NULL) {
+	if (!net_loaded) {
+		nccom_warn("neuronFiniPlugin: no net plugin is loaded (neuronInitNet loads one)");
+		st = NRT_INVALID;
+	} else if (net.fini != NULL) {
 		ncclResult_t rc = net.fini();
 		if (rc != ncclSuccess)
 			st = nccom_net_fail(&net, "fini", rc, "no peer");

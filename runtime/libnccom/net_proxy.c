@@ -331,9 +331,13 @@ static NRT_STATUS stop_where(void *comm, bool all_streams, uint32_t stream_id)
 	while (mine) {
 		struct proxy *p = mine;
 		mine = p->next;
-		if (n != NULL && !drain(n, p, d)) {
-			nccom_warn("neuronStopNetworkProxy: stream %u proxy %u: %d requests %s", p->stream, p->id, p->posted,
-				   p->failed ? "left after a failure" : "not done within " ENV_SOCK_TIMEOUT);
+		/* A failed proxy said so on the tick that failed: one line. */
+		if (p->failed) {
+			st = NRT_FAILURE;
+		} else if (n != NULL && !drain(n, p, d)) {
+			if (!p->failed)
+				nccom_warn("neuronStopNetworkProxy: stream %u proxy %u: %d requests not done within %d s (" ENV_SOCK_TIMEOUT
+					   ", a total deadline)", p->stream, p->id, p->posted, nccom_timeout());
 			st = p->failed ? NRT_FAILURE : NRT_TIMEOUT;
 		}
 		free(p->se), free(p->de), free(p);

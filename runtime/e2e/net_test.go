@@ -133,6 +133,7 @@ type netWorld struct {
 	env     []string // for every rank
 	rankEnv map[int][]string
 	timeout time.Duration
+	mib     int // per peer and direction through the entry points; 0: netMiB
 }
 
 // netRun is what one rank did.
@@ -168,6 +169,9 @@ func (w netWorld) run(t *testing.T) []netRun {
 		}
 		if w.pl.perRankAddr {
 			env = append(env, "NRTABI_NETPLUGIN_ADDR="+addrs[r])
+		}
+		if w.mib != 0 {
+			env = append(env, "NRTABI_NETHOST_MIB="+strconv.Itoa(w.mib))
 		}
 		env = append(append(append(env, w.pl.env...), w.env...), w.rankEnv[r]...)
 		if w.variant == "asan" {
@@ -253,16 +257,19 @@ const (
 // wantWorld checks that every rank of a world finished, moved its share
 // through the entry points and the proxy, and checked every byte; it
 // returns the bytes the world moved.
-func wantWorld(t *testing.T, runs []netRun) uint64 {
+func wantWorld(t *testing.T, runs []netRun, mib int) uint64 {
 	t.Helper()
 	var moved uint64
 	n := uint64(len(runs))
+	if mib == 0 {
+		mib = netMiB
+	}
 	for r, run := range runs {
 		if run.exit != 0 || run.fields["verdict"] != "ok" {
 			t.Errorf("rank %d: exit %d: %s\n%s", r, run.exit, run.line, tailLines(run.stderr, 30))
 			continue
 		}
-		want := (n - 1) * netMiB << 20
+		want := (n - 1) * uint64(mib) << 20
 		pwant := (n - 1) * netProxyMiB << 20
 		ps, _ := strconv.ParseUint(run.fields["proxy_sent"], 10, 64)
 		pr, _ := strconv.ParseUint(run.fields["proxy_received"], 10, 64)
@@ -296,7 +303,7 @@ func TestNetWorldsRealPlugin(t *testing.T) {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			start := time.Now()
 			runs := netWorld{n: n, pl: pl, variant: "ref"}.run(t)
-			moved := wantWorld(t, runs)
+			moved := wantWorld(t, runs, 0)
 			t.Logf("%d ranks over %s: %d MiB moved and checked in %s (plugin %q)", n, pl.name, moved>>20, time.Since(start).Round(time.Millisecond), runs[0].fields["plugin"])
 		})
 	}
@@ -311,8 +318,17 @@ func TestNetWorldsDouble(t *testing.T) {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			start := time.Now()
 			runs := netWorld{n: n, pl: pl, variant: "ref"}.run(t)
-			moved := wantWorld(t, runs)
+			moved := wantWorld(t, runs, 0)
 			t.Logf("%d ranks over the %s: %d MiB moved and checked in %s", n, pl.name, moved>>20, time.Since(start).Round(time.Millisecond))
+		})
+	}
+	// A plugin without the newest table: libnccom takes the next one
+	// (docs/net-seam.md#plugin-choice) and the world runs on it.
+	for _, v := range []string{builder.NetDoubleV5Only, builder.NetDoubleV4Only} {
+		t.Run(v, func(t *testing.T) {
+			runs := netWorld{n: 2, pl: double(v, false), variant: "ref", mib: 8}.run(t)
+			moved := wantWorld(t, runs, 8)
+			t.Logf("2 ranks over the double %s: %d MiB moved and checked", v, moved>>20)
 		})
 	}
 }
@@ -324,6 +340,80 @@ func TestNetWorldUnderSanitizers(t *testing.T) {
 	requireNetHosts(t)
 	pl := double(builder.NetDoubleGood, true)
 	runs := netWorld{n: 2, pl: pl, variant: "asan"}.run(t)
-	moved := wantWorld(t, runs)
+	moved := wantWorld(t, runs, 0)
 	t.Logf("2 ranks under ASan/UBSan over the %s: %d MiB moved and checked", pl.name, moved>>20)
+}
+
+// netWarns are the libnccom WARN lines of a rank's stderr.
+func netWarns(stderr string) []string {
+	var w []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "NCCL WARN") {
+			w = append(w, l)
+		}
+	}
+	return w
+}
+
+// TestNetFaults: a plugin with no table, one exporting only a table
+// version libnccom does not know, one with a NULL member, one failing
+// mid-transfer, and a peer that vanishes mid-send: every rank that
+// notices exits non-zero with one failure line naming the plugin, and
+// libnccom's one WARN line names the plugin, the member and the peer;
+// nothing waits past the deadline.
+func TestNetFaults(t *testing.T) {
+	requireNetHosts(t)
+	v7 := plantedPlugin(t, "v7-only", "void *ncclNetPlugin_v7[24] = {0};\n")
+	const deadline = 20
+	for _, c := range []struct {
+		name    string
+		pl      *plugin
+		rankEnv map[int][]string
+		faulty  []int    // the ranks that must fail
+		want    []string // in the WARN line, besides the plugin's path
+		member  string   // in the failure line, with the plugin and the peer
+	}{
+		{"no-table", double(builder.NetDoubleNoTables, false), nil, []int{0, 1}, []string{"not a net plugin", "ncclNetPlugin_v6", "ncclNetPlugin_v4"}, "neuronInitNet"},
+		{"another-version", &plugin{name: "v7 only", path: v7}, nil, []int{0, 1}, []string{"not a net plugin", "ncclNetPlugin_v6"}, "neuronInitNet"},
+		{"null-member", double(builder.NetDoubleNullIsend, false), nil, []int{0, 1}, []string{"ncclNetPlugin_v6 has a NULL isend member"}, "neuronInitNet"},
+		{"error-mid-transfer", double(builder.NetDoubleFailMidway, false), nil, []int{0, 1}, []string{"(ncclNetPlugin_v6): test returned"}, "plugin member test"},
+		{"peer-vanishes", double(builder.NetDoubleGood, false), map[int][]string{1: {"NRTABI_NETHOST_VANISH=2"}}, []int{0}, []string{"(ncclNetPlugin_v6): test returned"}, "plugin member test"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			runs := netWorld{n: 2, pl: c.pl, variant: "ref", rankEnv: c.rankEnv,
+				env: []string{"NRTABI_NETHOST_DEADLINE=" + strconv.Itoa(deadline)}, timeout: 2 * deadline * time.Second}.run(t)
+			took := time.Since(start)
+			for _, r := range c.faulty {
+				run := runs[r]
+				if run.exit == 0 {
+					t.Errorf("rank %d exited 0 on the fault: %s", r, run.line)
+					continue
+				}
+				peer := fmt.Sprintf("peer %d", 1-r)
+				if c.member == "neuronInitNet" {
+					peer = "peer -1" // before any peer: the plugin is refused at init
+				}
+				for _, s := range []string{c.pl.path, c.member, peer} {
+					if !strings.HasPrefix(run.line, "nethost: rank") || !strings.Contains(run.line, s) {
+						t.Errorf("rank %d: its failure line does not name %q: %q", r, s, run.line)
+					}
+				}
+				w := netWarns(run.stderr)
+				if len(w) != 1 {
+					t.Errorf("rank %d: %d WARN lines, want one:\n%s", r, len(w), tailLines(run.stderr, 20))
+					continue
+				}
+				for _, s := range append([]string{c.pl.path}, c.want...) {
+					if !strings.Contains(w[0], s) {
+						t.Errorf("rank %d: the WARN line does not name %q: %s", r, s, w[0])
+					}
+				}
+				t.Logf("rank %d: exit %d: %s\n    %s", r, run.exit, run.line, w[0])
+			}
+			if took > (deadline+10)*time.Second {
+				t.Errorf("the world took %s, past the %d s deadline", took.Round(time.Second), deadline)
+			}
+		})
+	}
 }

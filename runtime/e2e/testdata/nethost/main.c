@@ -19,13 +19,33 @@
 
 static const struct world *current;
 
+/* The plugin member a 1:1 net entry point forwards to (neuronNetIsend ->
+ * isend, neuronNetRegMrOG -> regMr), or "-" for the others. */
+static void member_of(const char *entry, char *out, size_t n)
+{
+	const char *prefix = "neuronNet";
+	size_t len = strlen(entry);
+	if (strncmp(entry, prefix, strlen(prefix)) != 0 || len == strlen(prefix) || n < 2) {
+		snprintf(out, n, "-");
+		return;
+	}
+	snprintf(out, n, "%s", entry + strlen(prefix));
+	size_t m = strlen(out);
+	if (m > 2 && strcmp(out + m - 2, "OG") == 0)
+		out[m - 2] = 0;
+	if (out[0] >= 'A' && out[0] <= 'Z')
+		out[0] = (char)(out[0] - 'A' + 'a');
+}
+
 _Noreturn void fail(const struct world *w, const char *entry, int status, int peer, const char *what)
 {
-	char net[512] = "";
+	char net[512] = "", member[64];
 	int err = 0;
 	if (nrt_get_libnccl_net(&err, net, sizeof net) != NULL)
 		snprintf(net, sizeof net, "%s", getenv("NRTABI_NET_PLUGIN") ? getenv("NRTABI_NET_PLUGIN") : NCCOM_NET_LIBRARY);
-	printf("nethost: rank %d: %s: status %d, peer %d: %s (plugin %s)\n", w ? w->rank : -1, entry, status, peer, what, net);
+	member_of(entry, member, sizeof member);
+	printf("nethost: rank %d: %s (plugin member %s): status %d, peer %d: %s (plugin %s)\n", w ? w->rank : -1, entry, member, status,
+	       peer, what, net);
 	fflush(stdout);
 	exit(1);
 }

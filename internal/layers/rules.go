@@ -103,7 +103,9 @@ var rules = []rule{
 		tests: []string{"internal/netns", "internal/testbin"},
 		why:   "the runtime command and its demo sit on top of everything they run"},
 	{room: "bench", may: []string{"bench/benchenv", "bench/bootsim", "gen", "generated", "internal/cc", "internal/cfmt", "runtime", "spec"},
-		why: "benchmarks sit on top and build what they measure; bench/bootscale drives the simulator bench/bootsim with what it measured"},
+		tests: []string{"internal/netns", "internal/proc", "internal/vendorbuild"},
+		why: "benchmarks sit on top and build what they measure; bench/bootscale drives the simulator bench/bootsim with what it measured; " +
+			"bench/net (a go test -bench) runs its ends in the network namespaces of internal/netns over the plugin internal/vendorbuild builds"},
 
 	// The manual's link test reads only files.
 	{room: "docs",

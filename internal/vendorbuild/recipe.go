@@ -76,6 +76,9 @@ func (b *builder) Extract(name string) error {
 	return untar(f, filepath.Join(b.dir, "src"), name)
 }
 
+// systemFabricHeader is a system libfabric's main header.
+var systemFabricHeader = "/usr/include/rdma/fabric.h"
+
 // jobs is make's -j: the cores there are, at most 2 (the recipe's
 // measured setting, and a fair share of a shared machine).
 func jobs() string { return "-j" + strconv.Itoa(min(runtime.NumCPU(), 2)) }
@@ -125,6 +128,12 @@ func recipe(ctx context.Context, b *builder) error {
 		}
 	}
 
+	// Debian's libfabric-dev (1.17) puts its headers where the plugin's
+	// configure looks first; the plugin then refuses them ("Libfabric
+	// 1.22.0 or later is required"), or worse, builds against them.
+	if _, err := os.Stat(systemFabricHeader); err == nil {
+		return fmt.Errorf("%s is installed (a system libfabric, e.g. Debian's libfabric-dev): aws-ofi-nccl would find its headers before the one built here; remove it (apt-get remove libfabric-dev)", systemFabricHeader)
+	}
 	psrc := filepath.Join("src", PluginTop)
 	if err := os.WriteFile(filepath.Join(b.dir, psrc, ".release_version"), []byte(PluginVersion+"\n"), 0o644); err != nil {
 		return err

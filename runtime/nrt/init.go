@@ -10,6 +10,8 @@ import "C"
 import (
 	"fmt"
 	"os"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -36,7 +38,7 @@ const EnvNetPlugin = "NRTABI_NET_PLUGIN"
 // NetPluginTables are the table symbols a net plugin exports, newest first
 // (spec release.toml [release.libnccom_net] object, a test holds this list
 // to it): a file that loads but exports none of them is refused by name.
-var NetPluginTables = []string{"ncclNetPlugin_v6", "ncclNetPlugin_v5", "ncclNetPlugin_v4"}
+var NetPluginTables = []string{abi.NcclNetPluginV6Symbol, abi.NcclNetPluginV5Symbol, abi.NcclNetPluginV4Symbol}
 
 // Stage is where the handoff stopped.
 type Stage int

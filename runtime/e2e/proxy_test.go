@@ -25,8 +25,9 @@ var proxyLine = regexp.MustCompile(`nrtabi_proxy_run: status (\d+): thread=proxy
 // The proxy-<tid> loop (docs/sources.md#s000-3, runtime/nrt's ProxyDriver)
 // through the real dynamic linker and the real libraries: a C host loads
 // libnrt.so.1, which dlopens the libnccom named and runs the loop there.
-// The reference libnccom provides no proxy (docs/libnccom.md), so its first
-// tick ends the loop with its NRT_FAILURE and its one warning; over the good
+// The reference libnccom's proxy needs a net plugin neuronInitNet loaded
+// (docs/net-seam.md#proxy); without one its first tick ends the loop with
+// its NRT_FAILURE and its one warning; over the good
 // double, whose tick progresses, the loop runs until its time is up.
 func TestProxyDriverThroughLibnccom(t *testing.T) {
 	requireBuild(t)
@@ -59,7 +60,7 @@ func TestProxyDriverThroughLibnccom(t *testing.T) {
 	if m[1] != "1" || m[3] != "1" || m[4] != "0" || m[5] != "NRT_FAILURE" {
 		t.Errorf("over the reference libnccom: %q; want status 1 after 1 tick, no progress, NRT_FAILURE", m[0])
 	}
-	if n := strings.Count(stderr, "neuronNetworkProxyProgress: not provided by the reference libnccom"); n != 1 {
+	if n := strings.Count(stderr, "neuronNetworkProxyProgress: no net plugin is loaded"); n != 1 {
 		t.Errorf("%d warnings from the reference libnccom's tick, want 1:\n%s", n, stderr)
 	}
 	if !strings.Contains(stderr, "thread=proxy-"+m[2]) {

@@ -260,6 +260,8 @@ int nccom_net_handle_size(const struct nccom_net *n);
  * registrations made on them through neuronNetRegMr. */
 struct nccom_mr {
 	void *plugin_comm, *mhandle;
+	const char *data;
+	size_t size;
 	struct nccom_mr *next;
 };
 struct nccom_connector {
@@ -274,7 +276,10 @@ struct nccom_connector {
 };
 /* The connector of (pattern, peer, direction) of comm, NULL when none was built. */
 struct nccom_connector *nccom_connector_find(void *comm, enc_pattern_t pattern, int peer, bool is_send);
-/* The ring's neighbours of this rank (flat ring: rank+1, rank-1). */
+/* Whether mh is a registration neuronNetRegMr made on c's plugin comm pc
+ * that covers size bytes at data: the proxy hands only those to the plugin. */
+bool nccom_connector_covers(struct nccom_connector *c, void *pc, void *mh, const void *data, size_t size);
+/* This rank and the comm's size. */
 NRT_STATUS nccom_comm_rank(void *comm, int *rank, int *nranks);
 /* Everything the net layer holds for comm: its proxies, then its connectors
  * (registrations released first); neuronFreeComm calls it. */

@@ -127,7 +127,7 @@ static void free_list(const struct nccom_net *n, struct nccom_connector *list)
 static void nap(void)
 {
 	struct timespec ts = {0, 200 * 1000};
-	nanosleep(&ts, NULL);
+	(void)nanosleep(&ts, NULL); /* an early wake only polls sooner */
 }
 
 /* The handles (receivers to senders), then connect / accept to the end. */
@@ -301,6 +301,8 @@ NRT_STATUS neuronNetRegMr(void *comm, enc_pattern_t pattern, int peer, bool is_s
 		return nccom_net_fail(n, "regMr", rc, c->label);
 	}
 	m->plugin_comm = pc;
+	m->data = data;
+	m->size = size;
 	if (pthread_mutex_lock(&conn_mu) != 0) {
 		if (n->dereg_mr(pc, m->mhandle) != ncclSuccess)
 			nccom_warn("%s: deregMr after a failed lock failed too", __func__);
@@ -313,6 +315,19 @@ NRT_STATUS neuronNetRegMr(void *comm, enc_pattern_t pattern, int peer, bool is_s
 	if (pthread_mutex_unlock(&conn_mu) != 0)
 		return NRT_FAILURE;
 	return NRT_SUCCESS;
+}
+
+bool nccom_connector_covers(struct nccom_connector *c, void *pc, void *mh, const void *data, size_t size)
+{
+	if (mh == NULL || pthread_mutex_lock(&conn_mu) != 0)
+		return false;
+	bool ok = false;
+	const char *d = data;
+	for (const struct nccom_mr *m = c->mrs; m && !ok; m = m->next)
+		ok = m->mhandle == mh && m->plugin_comm == pc && d >= m->data && (size_t)(d - m->data) <= m->size && size <= m->size - (size_t)(d - m->data);
+	if (pthread_mutex_unlock(&conn_mu) != 0)
+		return false;
+	return ok;
 }
 
 NRT_STATUS neuronNetDeregMr(void *comm, enc_pattern_t pattern, int peer, bool is_send, ofi_comm_type_t comm_type, void *mhandle)

@@ -7,8 +7,69 @@
  * plugin, the member and the comm it was called on, and NRT_FAILURE.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "nccom.h"
+
+/* The registrations made through neuronNetRegMrOG, so a comm closed with
+ * some left releases them first: nothing stays registered on a plugin comm
+ * that is gone. */
+struct og_mr {
+	void *comm, *mhandle;
+	struct og_mr *next;
+};
+static pthread_mutex_t og_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct og_mr *og_mrs;
+
+static bool og_add(void *comm, void *mh)
+{
+	struct og_mr *m = malloc(sizeof *m);
+	if (m == NULL || pthread_mutex_lock(&og_mu) != 0) {
+		free(m);
+		return false;
+	}
+	*m = (struct og_mr){comm, mh, og_mrs};
+	og_mrs = m;
+	return pthread_mutex_unlock(&og_mu) == 0;
+}
+
+/* Takes (comm, mh) out of the list; mh NULL: the first of comm's. */
+static void *og_take(void *comm, void *mh)
+{
+	if (pthread_mutex_lock(&og_mu) != 0)
+		return NULL;
+	struct og_mr **p = &og_mrs;
+	while (*p && ((*p)->comm != comm || (mh != NULL && (*p)->mhandle != mh)))
+		p = &(*p)->next;
+	struct og_mr *m = *p;
+	void *got = NULL;
+	if (m) {
+		*p = m->next;
+		got = m->mhandle;
+		free(m);
+	}
+	if (pthread_mutex_unlock(&og_mu) != 0)
+		return NULL;
+	return got;
+}
+
+/* Releases what is left registered on comm before it closes. */
+static NRT_STATUS og_release(const struct nccom_net *n, void *comm, const char *closing)
+{
+	int k = 0;
+	NRT_STATUS st = NRT_SUCCESS;
+	for (void *mh; (mh = og_take(comm, NULL)) != NULL; k++) {
+		ncclResult_t rc = n->dereg_mr(comm, mh);
+		if (rc != ncclSuccess) {
+			char peer[64];
+			snprintf(peer, sizeof peer, "comm %p", comm);
+			st = nccom_net_fail(n, "deregMr", rc, peer);
+		}
+	}
+	if (k > 0)
+		nccom_warn("%s: comm %p still held %d registrations of neuronNetRegMrOG; released before the close", closing, comm, k);
+	return st;
+}
 
 #define NEED(p)                          \
 	do {                             \
@@ -72,7 +133,16 @@ NRT_STATUS neuronNetRegMrOG(void *comm, void *data, size_t size, int type, void 
 	NEED(mhandle);
 	PLUGIN(n);
 	*mhandle = NULL;
-	return done(n, "regMr", n->reg_mr(comm, data, size, type, mhandle), comm);
+	NRT_STATUS st = done(n, "regMr", n->reg_mr(comm, data, size, type, mhandle), comm);
+	if (st != NRT_SUCCESS || *mhandle == NULL)
+		return st != NRT_SUCCESS ? st : NRT_FAILURE;
+	if (!og_add(comm, *mhandle)) {
+		if (n->dereg_mr(comm, *mhandle) != ncclSuccess)
+			nccom_warn("%s: deregMr after a failed bookkeeping failed too", __func__);
+		*mhandle = NULL;
+		return NRT_RESOURCE;
+	}
+	return NRT_SUCCESS;
 }
 
 NRT_STATUS neuronNetDeregMrOG(void *comm, void *mhandle)
@@ -80,6 +150,10 @@ NRT_STATUS neuronNetDeregMrOG(void *comm, void *mhandle)
 	NEED(comm);
 	NEED(mhandle);
 	PLUGIN(n);
+	if (og_take(comm, mhandle) == NULL) {
+		nccom_warn("%s: %p is no registration neuronNetRegMrOG made on comm %p", __func__, mhandle, comm);
+		return NRT_INVALID;
+	}
 	return done(n, "deregMr", n->dereg_mr(comm, mhandle), comm);
 }
 
@@ -148,14 +222,18 @@ NRT_STATUS neuronNetCloseSend(void *send_comm)
 {
 	NEED(send_comm);
 	PLUGIN(n);
-	return done(n, "closeSend", n->close_send(send_comm), send_comm);
+	NRT_STATUS st = og_release(n, send_comm, __func__);
+	NRT_STATUS cl = done(n, "closeSend", n->close_send(send_comm), send_comm);
+	return cl != NRT_SUCCESS ? cl : st;
 }
 
 NRT_STATUS neuronNetCloseRecv(void *recv_comm)
 {
 	NEED(recv_comm);
 	PLUGIN(n);
-	return done(n, "closeRecv", n->close_recv(recv_comm), recv_comm);
+	NRT_STATUS st = og_release(n, recv_comm, __func__);
+	NRT_STATUS cl = done(n, "closeRecv", n->close_recv(recv_comm), recv_comm);
+	return cl != NRT_SUCCESS ? cl : st;
 }
 
 NRT_STATUS neuronNetCloseListen(void *listen_comm)

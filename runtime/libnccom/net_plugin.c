@@ -246,7 +246,7 @@ static NRT_STATUS init_plugin(void)
 	void *handle = nrt_get_libnccl_net(&err, msg, sizeof msg); /* reverse leg, @NRT_2.0.0 */
 	if (handle == NULL) {
 		char esc[NCCOM_ESCAPED_SIZE(sizeof msg)];
-		nccom_warn("NET/Plugin: libnrt holds no %s (nrt_get_libnccl_net: %s); the net entry points need it (NRTABI_NET_PLUGIN names one)",
+		nccom_warn("neuronInitNet: libnrt holds no %s (nrt_get_libnccl_net: %s); the net entry points need it (NRTABI_NET_PLUGIN names one)",
 			   NCCOM_NET_LIBRARY, nccom_escape(msg, strnlen(msg, sizeof msg), esc, sizeof esc));
 		return NRT_FAILURE;
 	}

@@ -61,7 +61,7 @@ static struct nccom_connector *resolve(void *comm, int rank, bool is_send, int m
 /* One FIFO's shape: EXEC_COMPLETE last and only last, ops in range,
  * transfers sized for the plugin and connected. */
 static bool check_fifo(const char *fifo, void *comm, bool is_send, int n_ops, int count, const uint32_t *idx, const net_addr_mark_t *mark,
-		       const uint32_t *size, const int *rank, size_t stride, struct entry *e, int me, int n)
+		       const uint32_t *size, const int *rank, void *const *host, void *const *mh, size_t stride, struct entry *e, int me, int n)
 {
 #define AT(p, i) (*(const __typeof__(*(p)) *)((const char *)(p) + (size_t)(i) * stride))
 	for (int i = 0; i < count; i++) {
@@ -89,6 +89,12 @@ static bool check_fifo(const char *fifo, void *comm, bool is_send, int n_ops, in
 		if (e[i].conn == NULL) {
 			nccom_warn("neuronStartNetworkProxy: %s[%d]: no connector %s rank %d (neuronExpandConnectivity builds them)", fifo, i,
 				   is_send ? "to" : "from", AT(rank, i) >= 0 ? AT(rank, i) : is_send ? (me + 1) % n : (me + n - 1) % n);
+			return false;
+		}
+		void *pc = is_send ? e[i].conn->send_comm : e[i].conn->recv_comm;
+		if (!nccom_connector_covers(e[i].conn, pc, AT(mh, i), AT(host, i), AT(size, i))) {
+			nccom_warn("neuronStartNetworkProxy: %s[%d]: nccl_mhandle %p is no registration of the connector %s covering its %u bytes "
+				   "(neuronNetRegMr makes them)", fifo, i, AT(mh, i), e[i].conn->label, AT(size, i));
 			return false;
 		}
 	}
@@ -119,8 +125,8 @@ NRT_STATUS neuronStartNetworkProxy(void *comm, uint32_t stream_id, uint32_t prox
 	}
 	p->comm = comm, p->stream = stream_id, p->id = proxy_id;
 	p->ops = ops, p->n_ops = n_ops, p->src = src, p->n_src = n_src, p->dst = dst, p->n_dst = n_dst;
-	if (!check_fifo("src", comm, true, n_ops, n_src, &src->net_op_idx, &src->mark, &src->size, &src->dst_rank, sizeof *src, p->se, me, n) ||
-	    !check_fifo("dst", comm, false, n_ops, n_dst, &dst->net_op_idx, &dst->mark, &dst->size, &dst->src_rank, sizeof *dst, p->de, me, n)) {
+	if (!check_fifo("src", comm, true, n_ops, n_src, &src->net_op_idx, &src->mark, &src->size, &src->dst_rank, &src->host_addr, &src->nccl_mhandle, sizeof *src, p->se, me, n) ||
+	    !check_fifo("dst", comm, false, n_ops, n_dst, &dst->net_op_idx, &dst->mark, &dst->size, &dst->src_rank, &dst->host_addr, &dst->nccl_mhandle, sizeof *dst, p->de, me, n)) {
 		free(p->se), free(p->de), free(p);
 		return NRT_INVALID;
 	}
@@ -260,7 +266,9 @@ NRT_STATUS neuronNetworkProxyProgress(void *comm, uint32_t stream_id, uint32_t p
 		return NRT_INVALID;
 	*progressed = false;
 	*failed = false;
-	const struct nccom_net *n = nccom_net_plugin();
+	/* A tick without a plugin is a host that skipped neuronInitNet: said
+	 * once per tick, which the proxy driver ends on. */
+	const struct nccom_net *n = nccom_net_need(__func__);
 	if (n == NULL || pthread_mutex_lock(&proxy_mu) != 0)
 		return NRT_FAILURE;
 	struct proxy *p = *find(comm, stream_id, proxy_id);
@@ -300,7 +308,7 @@ static bool drain(const struct nccom_net *n, struct proxy *p, nccom_deadline d)
 			break;
 		if (!moved) {
 			struct timespec ts = {0, 200 * 1000};
-			nanosleep(&ts, NULL);
+			(void)nanosleep(&ts, NULL); /* an early wake only polls sooner */
 		}
 	}
 	return p->posted == 0;

@@ -69,7 +69,7 @@ ncclResult_t np_listen(int dev, void *handle, void **listen_comm)
 	if (l->fd < 0 || getrandom(&l->nonce, sizeof l->nonce, 0) != sizeof l->nonce) {
 		NP_WARN("listen: %s", strerror(errno));
 		if (l->fd >= 0)
-			close(l->fd);
+			(void)close(l->fd); /* the error being reported is the first one */
 		free(l);
 		return ncclSystemError;
 	}
@@ -113,12 +113,12 @@ ncclResult_t np_connect(int dev, void *handle, void **send_comm)
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
 	    send(fd, &h.nonce, sizeof h.nonce, MSG_NOSIGNAL) != (ssize_t)sizeof h.nonce) {
 		NP_WARN("connect to port %u: %s", ntohs(h.port), strerror(errno));
-		close(fd);
+		(void)close(fd); /* the error being reported is the first one */
 		return ncclRemoteError;
 	}
 	struct np_comm *c = new_comm(fd, true);
 	if (c == NULL) {
-		close(fd);
+		(void)close(fd); /* the error being reported is the first one */
 		return ncclSystemError;
 	}
 	*send_comm = c;
@@ -146,7 +146,7 @@ ncclResult_t np_accept(void *listen_comm, void **recv_comm)
 		l->got_n += (int)r;
 	if (r <= 0 || (l->got_n == (int)sizeof l->got && memcmp(l->got, &l->nonce, sizeof l->got) != 0)) {
 		NP_WARN("accept: a connection without this listener's nonce, dropped");
-		close(l->pending_fd);
+		(void)close(l->pending_fd); /* a stranger's socket: nothing to report */
 		l->pending_fd = -1;
 		return ncclSuccess;
 	}
@@ -177,9 +177,8 @@ ncclResult_t np_close_listen(void *lc)
 	struct np_listen *l = lc;
 	if (l == NULL)
 		return ncclInvalidArgument;
-	if (l->pending_fd >= 0)
-		close(l->pending_fd);
-	int rc = close(l->fd);
+	int rc = l->pending_fd >= 0 ? close(l->pending_fd) : 0;
+	rc |= close(l->fd);
 	free(l);
 	return rc == 0 ? ncclSuccess : ncclSystemError;
 }

@@ -41,7 +41,7 @@ int np_listen_socket(uint32_t addr, uint16_t *port)
 	socklen_t len = sizeof sa;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 64) != 0 || getsockname(fd, (struct sockaddr *)&sa, &len) != 0 ||
 	    np_set_nonblock(fd) != 0) {
-		close(fd);
+		(void)close(fd); /* the error being reported is the first one */
 		return -1;
 	}
 	*port = sa.sin_port;

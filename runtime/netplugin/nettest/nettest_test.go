@@ -83,12 +83,19 @@ func stacks(t *testing.T, sanitize bool) *stack {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
+		// The two stacks build side by side (one compiler each).
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := builder.SanitizerRuntime(ctx); err != nil {
+				buildErr[1] = err
+				return
+			}
+			built[1], buildErr[1] = build(ctx, tr, filepath.Join(buildDir, "asan"), true)
+		}()
 		built[0], buildErr[0] = build(ctx, tr, filepath.Join(buildDir, "plain"), false)
-		if _, err := builder.SanitizerRuntime(ctx); err != nil {
-			buildErr[1] = err
-			return
-		}
-		built[1], buildErr[1] = build(ctx, tr, filepath.Join(buildDir, "asan"), true)
+		wg.Wait()
 	})
 	i := 0
 	if sanitize {
@@ -385,5 +392,89 @@ func TestSanitized(t *testing.T) {
 		if strings.Contains(run.stderr, "Sanitizer") {
 			t.Errorf("rank %d: a sanitizer report:\n%s", r, run.stderr)
 		}
+	}
+}
+
+// NIC preference over the double's one device, its missing PCI address
+// refused by name, affinity pinned and restored, and a second fini refused.
+func TestNICAndAffinity(t *testing.T) {
+	s := stacks(t, false)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	p, err := s.start(ctx, s.doubles[builder.NetDoubleGood], nil, "misc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.wait()
+	if r.code != 0 {
+		t.Fatalf("misc exited %d\n%s\n%s", r.code, r.out, r.stderr)
+	}
+	if r.field("nic") != "0" {
+		t.Errorf("nic %q, want 0 ((3 + 5) mod 1 device)", r.field("nic"))
+	}
+	if r.field("bdf") != fmt.Sprint(int(abi.NRTFailure)) {
+		t.Errorf("bdf status %q, want NRT_FAILURE: the double's device has no PCI address", r.field("bdf"))
+	}
+	if !strings.HasPrefix(r.field("pinned"), "1 of ") {
+		t.Errorf("pinned %q, want one CPU", r.field("pinned"))
+	}
+	if r.field("restored") != "1" {
+		t.Errorf("restored %q: the saved affinity did not come back", r.field("restored"))
+	}
+	if r.field("fini-again") != fmt.Sprint(int(abi.NRTInvalid)) {
+		t.Errorf("a second fini: status %q, want NRT_INVALID", r.field("fini-again"))
+	}
+	w := r.warns()
+	if len(w) != 2 || !strings.Contains(w[0], "has no PCI address") || !strings.Contains(w[1], "no net plugin is loaded") {
+		t.Errorf("WARN lines %q, want the missing PCI address and the second fini", w)
+	}
+}
+
+// Start refuses a list that does not end in EXEC_COMPLETE, names an op it
+// does not have, a rank without a connector, a stream the comm has not or
+// a registration of another connector, each in one line; the good list
+// then runs.
+func TestProxyRefusesBadLists(t *testing.T) {
+	s := stacks(t, false)
+	runs := world(t, s, s.doubles[builder.NetDoubleGood], 2, 1<<20, map[int][]string{0: {"NETHOST_BADFIFO=1"}, 1: {"NETHOST_BADFIFO=1"}})
+	invalid := fmt.Sprint(int(abi.NRTInvalid))
+	for r, run := range runs {
+		if run.code != 0 {
+			t.Fatalf("rank %d exited %d\n%s\n%s", r, run.code, run.out, run.stderr)
+		}
+		for _, k := range []string{"end", "op", "peer", "stream", "mhandle"} {
+			if got := run.field("badfifo " + k); got != invalid {
+				t.Errorf("rank %d: bad list (%s): status %q, want NRT_INVALID", r, k, got)
+			}
+		}
+		w := strings.Join(run.warns(), "\n")
+		for _, want := range []string{"does not end in EXEC_COMPLETE", "net_op_idx 9 is not one of the 2 ops", "no connector to rank 7", "stream 3 is not one of", "is no registration of the connector send to rank"} {
+			if !strings.Contains(w, want) {
+				t.Errorf("rank %d: no line says %q:\n%s", r, want, w)
+			}
+		}
+		if len(run.warns()) != 5 {
+			t.Errorf("rank %d: %d WARN lines, want 5", r, len(run.warns()))
+		}
+	}
+}
+
+// A comm closed with its registration left releases it first (one line
+// says so), and a pointer that is no registration is refused.
+func TestCloseReleasesRegistrations(t *testing.T) {
+	s := stacks(t, false)
+	recv, send := pair(t, s, s.doubles[builder.NetDoubleGood], 1<<20, "NETHOST_LEAVE_MR=1")
+	if send.code != 0 || recv.code != 0 {
+		t.Fatalf("exit %d/%d\n%s\n%s\n%s\n%s", send.code, recv.code, send.out, send.stderr, recv.out, recv.stderr)
+	}
+	if send.field("dereg-foreign") != fmt.Sprint(int(abi.NRTInvalid)) {
+		t.Errorf("deregistering a buffer that is no registration: status %q, want NRT_INVALID", send.field("dereg-foreign"))
+	}
+	if send.field("live_mrs") != "0" {
+		t.Errorf("live_mrs %q after the close, want 0", send.field("live_mrs"))
+	}
+	w := send.warns()
+	if len(w) != 2 || !strings.Contains(w[1], "still held 1 registrations of neuronNetRegMrOG; released before the close") {
+		t.Errorf("WARN lines %q, want the refused deregistration and the released registration", w)
 	}
 }

@@ -5,16 +5,20 @@
  *
  *   nethost recv SIZE              listen, print "handle <hex>", accept, receive SIZE bytes
  *   nethost send SIZE HEX          connect to that handle, send SIZE bytes
+ *   nethost misc                   NIC preference, affinity, fini twice
  *   nethost world RANK N ROOT SIZE a global comm; ring and mesh connectors;
  *                                  one proxy op list: SIZE bytes to the ring's
  *                                  next and SIZE/4 to every mesh peer
  *
+ * NETHOST_BADFIFO=1: a world rank first starts four malformed proxy lists.
+ * NETHOST_LEAVE_MR=1: the pair closes its comm with its registration left.
  * NETHOST_VANISH=1: a sender (or world rank 1) exits mid-transfer, without
  * closing anything. Prints "table vN", "moved <bytes>", "live_mrs <n>";
  * exits 0 when every call succeeded and every byte was right, 1 otherwise
  * (the failed call's line is libnccom's, on stderr).
  */
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,7 +183,10 @@ static int pair(bool is_send, size_t size, const char *hex)
 		if (!check(buf, size, 0, 1))
 			return 1;
 	}
-	CALL(neuronNetDeregMrOG(comm, mh));
+	if (getenv("NETHOST_LEAVE_MR") == NULL)
+		CALL(neuronNetDeregMrOG(comm, mh));
+	else
+		printf("dereg-foreign %d\n", (int)neuronNetDeregMrOG(comm, buf)); /* not a registration */
 	CALL(is_send ? neuronNetCloseSend(comm) : neuronNetCloseRecv(comm));
 	if (lc)
 		CALL(neuronNetCloseListen(lc));
@@ -261,6 +268,26 @@ static int world(int rank, int n, const char *root, size_t size)
 	dst[nd++] = (net_dest_addr_t){.net_op_idx = 1, .mark = NET_OP_COMPLETE};
 	src[ns++] = (net_src_addr_t){.mark = EXEC_COMPLETE};
 	dst[nd++] = (net_dest_addr_t){.mark = EXEC_COMPLETE};
+	if (getenv("NETHOST_BADFIFO") != NULL) {
+		/* Planted faults, each refused by name before anything moves. */
+		net_src_addr_t keep = src[ns - 1];
+		src[ns - 1].mark = NET_TRANSFER; /* no EXEC_COMPLETE at the end */
+		printf("badfifo end %d\n", (int)neuronStartNetworkProxy(comm, 0, 1, ops, 2, src, ns, dst, nd));
+		src[ns - 1] = keep;
+		uint32_t op = src[0].net_op_idx;
+		src[0].net_op_idx = 9; /* an op the list does not have */
+		printf("badfifo op %d\n", (int)neuronStartNetworkProxy(comm, 0, 2, ops, 2, src, ns, dst, nd));
+		src[0].net_op_idx = op;
+		int peer = src[0].dst_rank;
+		src[0].dst_rank = n + 5; /* a rank without a connector */
+		printf("badfifo peer %d\n", (int)neuronStartNetworkProxy(comm, 0, 3, ops, 2, src, ns, dst, nd));
+		src[0].dst_rank = peer;
+		printf("badfifo stream %d\n", (int)neuronStartNetworkProxy(comm, NCCOM_PROXY_STREAMS, 4, ops, 2, src, ns, dst, nd));
+		void *mh0 = src[0].nccl_mhandle;
+		src[0].nccl_mhandle = mh[1]; /* the ring's receive registration, not its send */
+		printf("badfifo mhandle %d\n", (int)neuronStartNetworkProxy(comm, 0, 5, ops, 2, src, ns, dst, nd));
+		src[0].nccl_mhandle = mh0;
+	}
 	CALL(neuronStartNetworkProxy(comm, 0, 7, ops, 2, src, ns, dst, nd));
 	double end = now() + DEADLINE_S;
 	int ticks = 0;
@@ -311,6 +338,31 @@ static int world(int rank, int n, const char *root, size_t size)
 	return 0;
 }
 
+/* The entry points beside the data path: NIC preference and affinity. */
+static int misc(void)
+{
+	CALL(neuronInitNet(NULL));
+	int nic = -1;
+	CALL(neuronPreferredNcRidNic(3, 5, &nic));
+	printf("nic %d\n", nic);
+	char bdf[64];
+	printf("bdf %d\n", (int)neuronPreferredNcRidNicBdf(3, 5, bdf, sizeof bdf)); /* the double has no PCI address */
+	cpu_set_t before, save, now_set, back;
+	if (sched_getaffinity(0, sizeof before, &before) != 0)
+		return 1;
+	CALL(neuronSetAffinity(NULL, NULL, &save, 1));
+	if (sched_getaffinity(0, sizeof now_set, &now_set) != 0)
+		return 1;
+	printf("pinned %d of %d saved %d\n", CPU_COUNT(&now_set), CPU_COUNT(&before), CPU_COUNT(&save));
+	CALL(neuronSetAffinity(NULL, &save, &back, -1));
+	if (sched_getaffinity(0, sizeof now_set, &now_set) != 0)
+		return 1;
+	printf("restored %d\n", CPU_EQUAL(&now_set, &before));
+	CALL(neuronFiniPlugin());
+	printf("fini-again %d\n", (int)neuronFiniPlugin());
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -319,6 +371,8 @@ int main(int argc, char **argv)
 		return pair(false, strtoull(argv[2], NULL, 10), NULL);
 	if (argc == 4 && strcmp(argv[1], "send") == 0)
 		return pair(true, strtoull(argv[2], NULL, 10), argv[3]);
+	if (argc == 2 && strcmp(argv[1], "misc") == 0)
+		return misc();
 	if (argc == 6 && strcmp(argv[1], "world") == 0)
 		return world(atoi(argv[2]), atoi(argv[3]), argv[4], strtoull(argv[5], NULL, 10));
 	fprintf(stderr, "usage: nethost recv SIZE | send SIZE HEX | world RANK N ROOT SIZE\n");

@@ -302,7 +302,7 @@ static void run_tcp(int rank, const char *peer)
 
 /* ---- per call: the trampoline vs the libnccom entry point ----------------
  * neuronGetOFIHandle after neuronInitNet (a guarded call that succeeds and
- * does no I/O), N calls each way, interleaved in blocks. */
+ * does no I/O), N calls each way, interleaved in 200 blocks. */
 static void run_calls(const char *root, long n)
 {
 	if (nrtabi_init(NULL, NULL) != NRT_SUCCESS || nrtabi_trampolines(&T, sizeof T) != NRT_SUCCESS)
@@ -318,8 +318,8 @@ static void run_calls(const char *root, long n)
 	 * CPU says nothing about the call. */
 	double tt = 1e30, td = 1e30;
 	void *out = NULL;
-	long per = n / 20;
-	for (int block = 0; block < 20; block++) {
+	long per = n / 200;
+	for (int block = 0; block < 200; block++) {
 		double t0 = now();
 		for (long i = 0; i < per; i++)
 			if (tramp(&out) != NRT_SUCCESS)

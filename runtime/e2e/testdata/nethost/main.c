@@ -147,13 +147,20 @@ int main(int argc, char **argv)
 	void *table = NULL;
 	if ((rc = w.t.neuronGetOFIHandle(&table)) != NRT_SUCCESS || table == NULL)
 		fail(&w, "neuronGetOFIHandle", rc, -1, "no plugin table");
-	const char *name = *(const char *const *)table; /* every table version starts with its name */
+	/* Every table version starts with its name: the plugin's bytes, so only
+	 * printable ASCII of at most 64 of them reaches the report. */
+	const char *raw = *(const char *const *)table;
+	char name[65] = "?";
+	for (size_t i = 0; raw != NULL && raw[i] != 0 && i < sizeof name - 1; i++) {
+		name[i] = raw[i] >= 0x20 && raw[i] < 0x7f && raw[i] != '"' ? raw[i] : '?';
+		name[i + 1] = 0;
+	}
 	if ((rc = w.t.neuronFreeComm(w.comm)) != NRT_SUCCESS)
 		fail(&w, "neuronFreeComm", rc, -1, "the comm did not free");
 	if ((rc = w.t.neuronFiniPlugin()) != NRT_SUCCESS)
 		fail(&w, "neuronFiniPlugin", rc, -1, "the plugin did not finish");
 	printf("rank=%d nranks=%d plugin=\"%s\" sent=%llu received=%llu checked=%llu proxy_sent=%llu proxy_received=%llu direct_s=%.3f proxy_s=%.3f verdict=ok\n",
-	       w.rank, w.nranks, name ? name : "?", (unsigned long long)w.sent, (unsigned long long)w.received,
+	       w.rank, w.nranks, name, (unsigned long long)w.sent, (unsigned long long)w.received,
 	       (unsigned long long)w.checked, (unsigned long long)w.proxy_sent, (unsigned long long)w.proxy_received, t1 - t0, t2 - t1);
 	return 0;
 }

@@ -546,28 +546,28 @@ struct ncclNet_v6 {
 	void *iread; /* +168 MED */
 };
 _Static_assert(sizeof(struct ncclNet_v6) == 176, "ncclNet_v6_t: spec size 176 (net_plugin.toml:15)");
-_Static_assert(offsetof(struct ncclNet_v6, name) == 0, "ncclNet_v6_t.name: spec offset 0 (net_plugin.toml:23)");
-_Static_assert(offsetof(struct ncclNet_v6, init) == 8, "ncclNet_v6_t.init: spec offset 8 (net_plugin.toml:31)");
-_Static_assert(offsetof(struct ncclNet_v6, fini) == 16, "ncclNet_v6_t.fini: spec offset 16 (net_plugin.toml:39)");
-_Static_assert(offsetof(struct ncclNet_v6, devices) == 24, "ncclNet_v6_t.devices: spec offset 24 (net_plugin.toml:47)");
-_Static_assert(offsetof(struct ncclNet_v6, getProperties) == 32, "ncclNet_v6_t.getProperties: spec offset 32 (net_plugin.toml:55)");
-_Static_assert(offsetof(struct ncclNet_v6, listen) == 40, "ncclNet_v6_t.listen: spec offset 40 (net_plugin.toml:63)");
-_Static_assert(offsetof(struct ncclNet_v6, connect) == 48, "ncclNet_v6_t.connect: spec offset 48 (net_plugin.toml:71)");
-_Static_assert(offsetof(struct ncclNet_v6, accept) == 56, "ncclNet_v6_t.accept: spec offset 56 (net_plugin.toml:79)");
-_Static_assert(offsetof(struct ncclNet_v6, regMr) == 64, "ncclNet_v6_t.regMr: spec offset 64 (net_plugin.toml:87)");
-_Static_assert(offsetof(struct ncclNet_v6, regMrDmaBuf) == 72, "ncclNet_v6_t.regMrDmaBuf: spec offset 72 (net_plugin.toml:95)");
-_Static_assert(offsetof(struct ncclNet_v6, deregMr) == 80, "ncclNet_v6_t.deregMr: spec offset 80 (net_plugin.toml:103)");
-_Static_assert(offsetof(struct ncclNet_v6, isend) == 88, "ncclNet_v6_t.isend: spec offset 88 (net_plugin.toml:111)");
-_Static_assert(offsetof(struct ncclNet_v6, irecv) == 96, "ncclNet_v6_t.irecv: spec offset 96 (net_plugin.toml:119)");
-_Static_assert(offsetof(struct ncclNet_v6, iflush) == 104, "ncclNet_v6_t.iflush: spec offset 104 (net_plugin.toml:127)");
-_Static_assert(offsetof(struct ncclNet_v6, test) == 112, "ncclNet_v6_t.test: spec offset 112 (net_plugin.toml:135)");
-_Static_assert(offsetof(struct ncclNet_v6, closeSend) == 120, "ncclNet_v6_t.closeSend: spec offset 120 (net_plugin.toml:143)");
-_Static_assert(offsetof(struct ncclNet_v6, closeRecv) == 128, "ncclNet_v6_t.closeRecv: spec offset 128 (net_plugin.toml:151)");
-_Static_assert(offsetof(struct ncclNet_v6, closeListen) == 136, "ncclNet_v6_t.closeListen: spec offset 136 (net_plugin.toml:159)");
-_Static_assert(offsetof(struct ncclNet_v6, getMrKey) == 144, "ncclNet_v6_t.getMrKey: spec offset 144 (net_plugin.toml:167)");
-_Static_assert(offsetof(struct ncclNet_v6, iwrite) == 152, "ncclNet_v6_t.iwrite: spec offset 152 (net_plugin.toml:175)");
-_Static_assert(offsetof(struct ncclNet_v6, iwriteInline) == 160, "ncclNet_v6_t.iwriteInline: spec offset 160 (net_plugin.toml:183)");
-_Static_assert(offsetof(struct ncclNet_v6, iread) == 168, "ncclNet_v6_t.iread: spec offset 168 (net_plugin.toml:191)");
+_Static_assert(offsetof(struct ncclNet_v6, name) == 0, "ncclNet_v6_t.name: spec offset 0 (net_plugin.toml:24)");
+_Static_assert(offsetof(struct ncclNet_v6, init) == 8, "ncclNet_v6_t.init: spec offset 8 (net_plugin.toml:32)");
+_Static_assert(offsetof(struct ncclNet_v6, fini) == 16, "ncclNet_v6_t.fini: spec offset 16 (net_plugin.toml:40)");
+_Static_assert(offsetof(struct ncclNet_v6, devices) == 24, "ncclNet_v6_t.devices: spec offset 24 (net_plugin.toml:48)");
+_Static_assert(offsetof(struct ncclNet_v6, getProperties) == 32, "ncclNet_v6_t.getProperties: spec offset 32 (net_plugin.toml:56)");
+_Static_assert(offsetof(struct ncclNet_v6, listen) == 40, "ncclNet_v6_t.listen: spec offset 40 (net_plugin.toml:64)");
+_Static_assert(offsetof(struct ncclNet_v6, connect) == 48, "ncclNet_v6_t.connect: spec offset 48 (net_plugin.toml:72)");
+_Static_assert(offsetof(struct ncclNet_v6, accept) == 56, "ncclNet_v6_t.accept: spec offset 56 (net_plugin.toml:80)");
+_Static_assert(offsetof(struct ncclNet_v6, regMr) == 64, "ncclNet_v6_t.regMr: spec offset 64 (net_plugin.toml:88)");
+_Static_assert(offsetof(struct ncclNet_v6, regMrDmaBuf) == 72, "ncclNet_v6_t.regMrDmaBuf: spec offset 72 (net_plugin.toml:96)");
+_Static_assert(offsetof(struct ncclNet_v6, deregMr) == 80, "ncclNet_v6_t.deregMr: spec offset 80 (net_plugin.toml:104)");
+_Static_assert(offsetof(struct ncclNet_v6, isend) == 88, "ncclNet_v6_t.isend: spec offset 88 (net_plugin.toml:112)");
+_Static_assert(offsetof(struct ncclNet_v6, irecv) == 96, "ncclNet_v6_t.irecv: spec offset 96 (net_plugin.toml:120)");
+_Static_assert(offsetof(struct ncclNet_v6, iflush) == 104, "ncclNet_v6_t.iflush: spec offset 104 (net_plugin.toml:128)");
+_Static_assert(offsetof(struct ncclNet_v6, test) == 112, "ncclNet_v6_t.test: spec offset 112 (net_plugin.toml:136)");
+_Static_assert(offsetof(struct ncclNet_v6, closeSend) == 120, "ncclNet_v6_t.closeSend: spec offset 120 (net_plugin.toml:144)");
+_Static_assert(offsetof(struct ncclNet_v6, closeRecv) == 128, "ncclNet_v6_t.closeRecv: spec offset 128 (net_plugin.toml:152)");
+_Static_assert(offsetof(struct ncclNet_v6, closeListen) == 136, "ncclNet_v6_t.closeListen: spec offset 136 (net_plugin.toml:160)");
+_Static_assert(offsetof(struct ncclNet_v6, getMrKey) == 144, "ncclNet_v6_t.getMrKey: spec offset 144 (net_plugin.toml:168)");
+_Static_assert(offsetof(struct ncclNet_v6, iwrite) == 152, "ncclNet_v6_t.iwrite: spec offset 152 (net_plugin.toml:176)");
+_Static_assert(offsetof(struct ncclNet_v6, iwriteInline) == 160, "ncclNet_v6_t.iwriteInline: spec offset 160 (net_plugin.toml:184)");
+_Static_assert(offsetof(struct ncclNet_v6, iread) == 168, "ncclNet_v6_t.iread: spec offset 168 (net_plugin.toml:192)");
 
 /*
  * ncclNet_v5_t: 168 bytes, INFERRED (members aws-ofi-nccl 1.21.1 3rd-party/nccl/neuron/include/nccl/net_v5.h (21); facts Release identity gives ncclNetPlugin_v5 24 slots: contradiction net-plugin-v5-slots).
@@ -596,28 +596,28 @@ struct ncclNet_v5 {
 	void *iwriteInline; /* +152 INFERRED */
 	void *iread; /* +160 INFERRED */
 };
-_Static_assert(sizeof(struct ncclNet_v5) == 168, "ncclNet_v5_t: spec size 168 (net_plugin.toml:199)");
-_Static_assert(offsetof(struct ncclNet_v5, name) == 0, "ncclNet_v5_t.name: spec offset 0 (net_plugin.toml:207)");
-_Static_assert(offsetof(struct ncclNet_v5, init) == 8, "ncclNet_v5_t.init: spec offset 8 (net_plugin.toml:215)");
-_Static_assert(offsetof(struct ncclNet_v5, devices) == 16, "ncclNet_v5_t.devices: spec offset 16 (net_plugin.toml:223)");
-_Static_assert(offsetof(struct ncclNet_v5, getProperties) == 24, "ncclNet_v5_t.getProperties: spec offset 24 (net_plugin.toml:231)");
-_Static_assert(offsetof(struct ncclNet_v5, listen) == 32, "ncclNet_v5_t.listen: spec offset 32 (net_plugin.toml:239)");
-_Static_assert(offsetof(struct ncclNet_v5, connect) == 40, "ncclNet_v5_t.connect: spec offset 40 (net_plugin.toml:247)");
-_Static_assert(offsetof(struct ncclNet_v5, accept) == 48, "ncclNet_v5_t.accept: spec offset 48 (net_plugin.toml:255)");
-_Static_assert(offsetof(struct ncclNet_v5, regMr) == 56, "ncclNet_v5_t.regMr: spec offset 56 (net_plugin.toml:263)");
-_Static_assert(offsetof(struct ncclNet_v5, regMrDmaBuf) == 64, "ncclNet_v5_t.regMrDmaBuf: spec offset 64 (net_plugin.toml:271)");
-_Static_assert(offsetof(struct ncclNet_v5, deregMr) == 72, "ncclNet_v5_t.deregMr: spec offset 72 (net_plugin.toml:279)");
-_Static_assert(offsetof(struct ncclNet_v5, isend) == 80, "ncclNet_v5_t.isend: spec offset 80 (net_plugin.toml:287)");
-_Static_assert(offsetof(struct ncclNet_v5, irecv) == 88, "ncclNet_v5_t.irecv: spec offset 88 (net_plugin.toml:295)");
-_Static_assert(offsetof(struct ncclNet_v5, iflush) == 96, "ncclNet_v5_t.iflush: spec offset 96 (net_plugin.toml:303)");
-_Static_assert(offsetof(struct ncclNet_v5, test) == 104, "ncclNet_v5_t.test: spec offset 104 (net_plugin.toml:311)");
-_Static_assert(offsetof(struct ncclNet_v5, closeSend) == 112, "ncclNet_v5_t.closeSend: spec offset 112 (net_plugin.toml:319)");
-_Static_assert(offsetof(struct ncclNet_v5, closeRecv) == 120, "ncclNet_v5_t.closeRecv: spec offset 120 (net_plugin.toml:327)");
-_Static_assert(offsetof(struct ncclNet_v5, closeListen) == 128, "ncclNet_v5_t.closeListen: spec offset 128 (net_plugin.toml:335)");
-_Static_assert(offsetof(struct ncclNet_v5, getMrKey) == 136, "ncclNet_v5_t.getMrKey: spec offset 136 (net_plugin.toml:343)");
-_Static_assert(offsetof(struct ncclNet_v5, iwrite) == 144, "ncclNet_v5_t.iwrite: spec offset 144 (net_plugin.toml:351)");
-_Static_assert(offsetof(struct ncclNet_v5, iwriteInline) == 152, "ncclNet_v5_t.iwriteInline: spec offset 152 (net_plugin.toml:359)");
-_Static_assert(offsetof(struct ncclNet_v5, iread) == 160, "ncclNet_v5_t.iread: spec offset 160 (net_plugin.toml:367)");
+_Static_assert(sizeof(struct ncclNet_v5) == 168, "ncclNet_v5_t: spec size 168 (net_plugin.toml:200)");
+_Static_assert(offsetof(struct ncclNet_v5, name) == 0, "ncclNet_v5_t.name: spec offset 0 (net_plugin.toml:208)");
+_Static_assert(offsetof(struct ncclNet_v5, init) == 8, "ncclNet_v5_t.init: spec offset 8 (net_plugin.toml:216)");
+_Static_assert(offsetof(struct ncclNet_v5, devices) == 16, "ncclNet_v5_t.devices: spec offset 16 (net_plugin.toml:224)");
+_Static_assert(offsetof(struct ncclNet_v5, getProperties) == 24, "ncclNet_v5_t.getProperties: spec offset 24 (net_plugin.toml:232)");
+_Static_assert(offsetof(struct ncclNet_v5, listen) == 32, "ncclNet_v5_t.listen: spec offset 32 (net_plugin.toml:240)");
+_Static_assert(offsetof(struct ncclNet_v5, connect) == 40, "ncclNet_v5_t.connect: spec offset 40 (net_plugin.toml:248)");
+_Static_assert(offsetof(struct ncclNet_v5, accept) == 48, "ncclNet_v5_t.accept: spec offset 48 (net_plugin.toml:256)");
+_Static_assert(offsetof(struct ncclNet_v5, regMr) == 56, "ncclNet_v5_t.regMr: spec offset 56 (net_plugin.toml:264)");
+_Static_assert(offsetof(struct ncclNet_v5, regMrDmaBuf) == 64, "ncclNet_v5_t.regMrDmaBuf: spec offset 64 (net_plugin.toml:272)");
+_Static_assert(offsetof(struct ncclNet_v5, deregMr) == 72, "ncclNet_v5_t.deregMr: spec offset 72 (net_plugin.toml:280)");
+_Static_assert(offsetof(struct ncclNet_v5, isend) == 80, "ncclNet_v5_t.isend: spec offset 80 (net_plugin.toml:288)");
+_Static_assert(offsetof(struct ncclNet_v5, irecv) == 88, "ncclNet_v5_t.irecv: spec offset 88 (net_plugin.toml:296)");
+_Static_assert(offsetof(struct ncclNet_v5, iflush) == 96, "ncclNet_v5_t.iflush: spec offset 96 (net_plugin.toml:304)");
+_Static_assert(offsetof(struct ncclNet_v5, test) == 104, "ncclNet_v5_t.test: spec offset 104 (net_plugin.toml:312)");
+_Static_assert(offsetof(struct ncclNet_v5, closeSend) == 112, "ncclNet_v5_t.closeSend: spec offset 112 (net_plugin.toml:320)");
+_Static_assert(offsetof(struct ncclNet_v5, closeRecv) == 120, "ncclNet_v5_t.closeRecv: spec offset 120 (net_plugin.toml:328)");
+_Static_assert(offsetof(struct ncclNet_v5, closeListen) == 128, "ncclNet_v5_t.closeListen: spec offset 128 (net_plugin.toml:336)");
+_Static_assert(offsetof(struct ncclNet_v5, getMrKey) == 136, "ncclNet_v5_t.getMrKey: spec offset 136 (net_plugin.toml:344)");
+_Static_assert(offsetof(struct ncclNet_v5, iwrite) == 144, "ncclNet_v5_t.iwrite: spec offset 144 (net_plugin.toml:352)");
+_Static_assert(offsetof(struct ncclNet_v5, iwriteInline) == 152, "ncclNet_v5_t.iwriteInline: spec offset 152 (net_plugin.toml:360)");
+_Static_assert(offsetof(struct ncclNet_v5, iread) == 160, "ncclNet_v5_t.iread: spec offset 160 (net_plugin.toml:368)");
 
 /*
  * ncclNet_v4_t: 128 bytes, MED (facts Release identity (ncclNetPlugin_v4, 16 slots: HIGH); members aws-ofi-nccl 1.21.1 3rd-party/nccl/neuron/include/nccl/net_v4.h (16, agreeing)).
@@ -642,23 +642,23 @@ struct ncclNet_v4 {
 	void *closeRecv; /* +112 MED */
 	void *closeListen; /* +120 MED */
 };
-_Static_assert(sizeof(struct ncclNet_v4) == 128, "ncclNet_v4_t: spec size 128 (net_plugin.toml:375)");
-_Static_assert(offsetof(struct ncclNet_v4, name) == 0, "ncclNet_v4_t.name: spec offset 0 (net_plugin.toml:383)");
-_Static_assert(offsetof(struct ncclNet_v4, init) == 8, "ncclNet_v4_t.init: spec offset 8 (net_plugin.toml:391)");
-_Static_assert(offsetof(struct ncclNet_v4, devices) == 16, "ncclNet_v4_t.devices: spec offset 16 (net_plugin.toml:399)");
-_Static_assert(offsetof(struct ncclNet_v4, getProperties) == 24, "ncclNet_v4_t.getProperties: spec offset 24 (net_plugin.toml:407)");
-_Static_assert(offsetof(struct ncclNet_v4, listen) == 32, "ncclNet_v4_t.listen: spec offset 32 (net_plugin.toml:415)");
-_Static_assert(offsetof(struct ncclNet_v4, connect) == 40, "ncclNet_v4_t.connect: spec offset 40 (net_plugin.toml:423)");
-_Static_assert(offsetof(struct ncclNet_v4, accept) == 48, "ncclNet_v4_t.accept: spec offset 48 (net_plugin.toml:431)");
-_Static_assert(offsetof(struct ncclNet_v4, regMr) == 56, "ncclNet_v4_t.regMr: spec offset 56 (net_plugin.toml:439)");
-_Static_assert(offsetof(struct ncclNet_v4, deregMr) == 64, "ncclNet_v4_t.deregMr: spec offset 64 (net_plugin.toml:447)");
-_Static_assert(offsetof(struct ncclNet_v4, isend) == 72, "ncclNet_v4_t.isend: spec offset 72 (net_plugin.toml:455)");
-_Static_assert(offsetof(struct ncclNet_v4, irecv) == 80, "ncclNet_v4_t.irecv: spec offset 80 (net_plugin.toml:463)");
-_Static_assert(offsetof(struct ncclNet_v4, iflush) == 88, "ncclNet_v4_t.iflush: spec offset 88 (net_plugin.toml:471)");
-_Static_assert(offsetof(struct ncclNet_v4, test) == 96, "ncclNet_v4_t.test: spec offset 96 (net_plugin.toml:479)");
-_Static_assert(offsetof(struct ncclNet_v4, closeSend) == 104, "ncclNet_v4_t.closeSend: spec offset 104 (net_plugin.toml:487)");
-_Static_assert(offsetof(struct ncclNet_v4, closeRecv) == 112, "ncclNet_v4_t.closeRecv: spec offset 112 (net_plugin.toml:495)");
-_Static_assert(offsetof(struct ncclNet_v4, closeListen) == 120, "ncclNet_v4_t.closeListen: spec offset 120 (net_plugin.toml:503)");
+_Static_assert(sizeof(struct ncclNet_v4) == 128, "ncclNet_v4_t: spec size 128 (net_plugin.toml:376)");
+_Static_assert(offsetof(struct ncclNet_v4, name) == 0, "ncclNet_v4_t.name: spec offset 0 (net_plugin.toml:385)");
+_Static_assert(offsetof(struct ncclNet_v4, init) == 8, "ncclNet_v4_t.init: spec offset 8 (net_plugin.toml:393)");
+_Static_assert(offsetof(struct ncclNet_v4, devices) == 16, "ncclNet_v4_t.devices: spec offset 16 (net_plugin.toml:401)");
+_Static_assert(offsetof(struct ncclNet_v4, getProperties) == 24, "ncclNet_v4_t.getProperties: spec offset 24 (net_plugin.toml:409)");
+_Static_assert(offsetof(struct ncclNet_v4, listen) == 32, "ncclNet_v4_t.listen: spec offset 32 (net_plugin.toml:417)");
+_Static_assert(offsetof(struct ncclNet_v4, connect) == 40, "ncclNet_v4_t.connect: spec offset 40 (net_plugin.toml:425)");
+_Static_assert(offsetof(struct ncclNet_v4, accept) == 48, "ncclNet_v4_t.accept: spec offset 48 (net_plugin.toml:433)");
+_Static_assert(offsetof(struct ncclNet_v4, regMr) == 56, "ncclNet_v4_t.regMr: spec offset 56 (net_plugin.toml:441)");
+_Static_assert(offsetof(struct ncclNet_v4, deregMr) == 64, "ncclNet_v4_t.deregMr: spec offset 64 (net_plugin.toml:449)");
+_Static_assert(offsetof(struct ncclNet_v4, isend) == 72, "ncclNet_v4_t.isend: spec offset 72 (net_plugin.toml:457)");
+_Static_assert(offsetof(struct ncclNet_v4, irecv) == 80, "ncclNet_v4_t.irecv: spec offset 80 (net_plugin.toml:465)");
+_Static_assert(offsetof(struct ncclNet_v4, iflush) == 88, "ncclNet_v4_t.iflush: spec offset 88 (net_plugin.toml:473)");
+_Static_assert(offsetof(struct ncclNet_v4, test) == 96, "ncclNet_v4_t.test: spec offset 96 (net_plugin.toml:481)");
+_Static_assert(offsetof(struct ncclNet_v4, closeSend) == 104, "ncclNet_v4_t.closeSend: spec offset 104 (net_plugin.toml:489)");
+_Static_assert(offsetof(struct ncclNet_v4, closeRecv) == 112, "ncclNet_v4_t.closeRecv: spec offset 112 (net_plugin.toml:497)");
+_Static_assert(offsetof(struct ncclNet_v4, closeListen) == 120, "ncclNet_v4_t.closeListen: spec offset 120 (net_plugin.toml:505)");
 
 /*
  * ncclNetProperties_v6_t: 80 bytes, MED (aws-ofi-nccl 1.21.1 3rd-party/nccl/neuron/include/nccl/net_v6.h (ncclNetProperties_v6_t)).
@@ -679,19 +679,19 @@ struct ncclNetProperties_v6 {
 	size_t max_mr_key_size; /* +64 MED */
 	int rma_supported; /* +72 MED */
 };
-_Static_assert(sizeof(struct ncclNetProperties_v6) == 80, "ncclNetProperties_v6_t: spec size 80 (net_plugin.toml:511)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, name) == 0, "ncclNetProperties_v6_t.name: spec offset 0 (net_plugin.toml:520)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, pciPath) == 8, "ncclNetProperties_v6_t.pciPath: spec offset 8 (net_plugin.toml:527)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, guid) == 16, "ncclNetProperties_v6_t.guid: spec offset 16 (net_plugin.toml:535)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, ptrSupport) == 24, "ncclNetProperties_v6_t.ptrSupport: spec offset 24 (net_plugin.toml:542)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, regIsGlobal) == 28, "ncclNetProperties_v6_t.regIsGlobal: spec offset 28 (net_plugin.toml:550)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, speed) == 32, "ncclNetProperties_v6_t.speed: spec offset 32 (net_plugin.toml:557)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, port) == 36, "ncclNetProperties_v6_t.port: spec offset 36 (net_plugin.toml:565)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, maxComms) == 44, "ncclNetProperties_v6_t.maxComms: spec offset 44 (net_plugin.toml:579)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, maxRecvs) == 48, "ncclNetProperties_v6_t.maxRecvs: spec offset 48 (net_plugin.toml:586)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, max_write_inline_size) == 56, "ncclNetProperties_v6_t.max_write_inline_size: spec offset 56 (net_plugin.toml:593)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, max_mr_key_size) == 64, "ncclNetProperties_v6_t.max_mr_key_size: spec offset 64 (net_plugin.toml:601)");
-_Static_assert(offsetof(struct ncclNetProperties_v6, rma_supported) == 72, "ncclNetProperties_v6_t.rma_supported: spec offset 72 (net_plugin.toml:609)");
+_Static_assert(sizeof(struct ncclNetProperties_v6) == 80, "ncclNetProperties_v6_t: spec size 80 (net_plugin.toml:513)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, name) == 0, "ncclNetProperties_v6_t.name: spec offset 0 (net_plugin.toml:522)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, pciPath) == 8, "ncclNetProperties_v6_t.pciPath: spec offset 8 (net_plugin.toml:529)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, guid) == 16, "ncclNetProperties_v6_t.guid: spec offset 16 (net_plugin.toml:537)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, ptrSupport) == 24, "ncclNetProperties_v6_t.ptrSupport: spec offset 24 (net_plugin.toml:544)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, regIsGlobal) == 28, "ncclNetProperties_v6_t.regIsGlobal: spec offset 28 (net_plugin.toml:552)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, speed) == 32, "ncclNetProperties_v6_t.speed: spec offset 32 (net_plugin.toml:559)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, port) == 36, "ncclNetProperties_v6_t.port: spec offset 36 (net_plugin.toml:567)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, maxComms) == 44, "ncclNetProperties_v6_t.maxComms: spec offset 44 (net_plugin.toml:581)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, maxRecvs) == 48, "ncclNetProperties_v6_t.maxRecvs: spec offset 48 (net_plugin.toml:588)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, max_write_inline_size) == 56, "ncclNetProperties_v6_t.max_write_inline_size: spec offset 56 (net_plugin.toml:595)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, max_mr_key_size) == 64, "ncclNetProperties_v6_t.max_mr_key_size: spec offset 64 (net_plugin.toml:603)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, rma_supported) == 72, "ncclNetProperties_v6_t.rma_supported: spec offset 72 (net_plugin.toml:611)");
 
 /*
  * ncclNetProperties_v4_t: 40 bytes, MED (aws-ofi-nccl 1.21.1 3rd-party/nccl/neuron/include/nccl/net_v4.h (ncclNetProperties_v4_t)).
@@ -705,14 +705,14 @@ struct ncclNetProperties_v4 {
 	int port; /* +32 MED */
 	int maxComms; /* +36 MED */
 };
-_Static_assert(sizeof(struct ncclNetProperties_v4) == 40, "ncclNetProperties_v4_t: spec size 40 (net_plugin.toml:617)");
-_Static_assert(offsetof(struct ncclNetProperties_v4, name) == 0, "ncclNetProperties_v4_t.name: spec offset 0 (net_plugin.toml:624)");
-_Static_assert(offsetof(struct ncclNetProperties_v4, pciPath) == 8, "ncclNetProperties_v4_t.pciPath: spec offset 8 (net_plugin.toml:631)");
-_Static_assert(offsetof(struct ncclNetProperties_v4, guid) == 16, "ncclNetProperties_v4_t.guid: spec offset 16 (net_plugin.toml:638)");
-_Static_assert(offsetof(struct ncclNetProperties_v4, ptrSupport) == 24, "ncclNetProperties_v4_t.ptrSupport: spec offset 24 (net_plugin.toml:645)");
-_Static_assert(offsetof(struct ncclNetProperties_v4, speed) == 28, "ncclNetProperties_v4_t.speed: spec offset 28 (net_plugin.toml:652)");
-_Static_assert(offsetof(struct ncclNetProperties_v4, port) == 32, "ncclNetProperties_v4_t.port: spec offset 32 (net_plugin.toml:659)");
-_Static_assert(offsetof(struct ncclNetProperties_v4, maxComms) == 36, "ncclNetProperties_v4_t.maxComms: spec offset 36 (net_plugin.toml:666)");
+_Static_assert(sizeof(struct ncclNetProperties_v4) == 40, "ncclNetProperties_v4_t: spec size 40 (net_plugin.toml:619)");
+_Static_assert(offsetof(struct ncclNetProperties_v4, name) == 0, "ncclNetProperties_v4_t.name: spec offset 0 (net_plugin.toml:626)");
+_Static_assert(offsetof(struct ncclNetProperties_v4, pciPath) == 8, "ncclNetProperties_v4_t.pciPath: spec offset 8 (net_plugin.toml:633)");
+_Static_assert(offsetof(struct ncclNetProperties_v4, guid) == 16, "ncclNetProperties_v4_t.guid: spec offset 16 (net_plugin.toml:640)");
+_Static_assert(offsetof(struct ncclNetProperties_v4, ptrSupport) == 24, "ncclNetProperties_v4_t.ptrSupport: spec offset 24 (net_plugin.toml:647)");
+_Static_assert(offsetof(struct ncclNetProperties_v4, speed) == 28, "ncclNetProperties_v4_t.speed: spec offset 28 (net_plugin.toml:654)");
+_Static_assert(offsetof(struct ncclNetProperties_v4, port) == 32, "ncclNetProperties_v4_t.port: spec offset 32 (net_plugin.toml:661)");
+_Static_assert(offsetof(struct ncclNetProperties_v4, maxComms) == 36, "ncclNetProperties_v4_t.maxComms: spec offset 36 (net_plugin.toml:668)");
 
 /*
  * net_src_addr_t: 56 bytes, MED (public nec.h (Neuron runtime headers, 'Network transport FIFOs'); facts FORWARD row 8 names the type).
@@ -729,16 +729,16 @@ struct net_src_addr {
 	void *proxy_histogram_tag; /* +40 MED */
 	int dst_rank; /* +48 MED */
 };
-_Static_assert(sizeof(struct net_src_addr) == 56, "net_src_addr_t: spec size 56 (net_plugin.toml:673)");
-_Static_assert(offsetof(struct net_src_addr, net_op_idx) == 0, "net_src_addr_t.net_op_idx: spec offset 0 (net_plugin.toml:681)");
-_Static_assert(offsetof(struct net_src_addr, complete) == 4, "net_src_addr_t.complete: spec offset 4 (net_plugin.toml:689)");
-_Static_assert(offsetof(struct net_src_addr, dev_addr) == 8, "net_src_addr_t.dev_addr: spec offset 8 (net_plugin.toml:697)");
-_Static_assert(offsetof(struct net_src_addr, host_addr) == 16, "net_src_addr_t.host_addr: spec offset 16 (net_plugin.toml:705)");
-_Static_assert(offsetof(struct net_src_addr, nccl_mhandle) == 24, "net_src_addr_t.nccl_mhandle: spec offset 24 (net_plugin.toml:712)");
-_Static_assert(offsetof(struct net_src_addr, size) == 32, "net_src_addr_t.size: spec offset 32 (net_plugin.toml:720)");
-_Static_assert(offsetof(struct net_src_addr, mark) == 36, "net_src_addr_t.mark: spec offset 36 (net_plugin.toml:727)");
-_Static_assert(offsetof(struct net_src_addr, proxy_histogram_tag) == 40, "net_src_addr_t.proxy_histogram_tag: spec offset 40 (net_plugin.toml:734)");
-_Static_assert(offsetof(struct net_src_addr, dst_rank) == 48, "net_src_addr_t.dst_rank: spec offset 48 (net_plugin.toml:741)");
+_Static_assert(sizeof(struct net_src_addr) == 56, "net_src_addr_t: spec size 56 (net_plugin.toml:675)");
+_Static_assert(offsetof(struct net_src_addr, net_op_idx) == 0, "net_src_addr_t.net_op_idx: spec offset 0 (net_plugin.toml:683)");
+_Static_assert(offsetof(struct net_src_addr, complete) == 4, "net_src_addr_t.complete: spec offset 4 (net_plugin.toml:691)");
+_Static_assert(offsetof(struct net_src_addr, dev_addr) == 8, "net_src_addr_t.dev_addr: spec offset 8 (net_plugin.toml:699)");
+_Static_assert(offsetof(struct net_src_addr, host_addr) == 16, "net_src_addr_t.host_addr: spec offset 16 (net_plugin.toml:707)");
+_Static_assert(offsetof(struct net_src_addr, nccl_mhandle) == 24, "net_src_addr_t.nccl_mhandle: spec offset 24 (net_plugin.toml:714)");
+_Static_assert(offsetof(struct net_src_addr, size) == 32, "net_src_addr_t.size: spec offset 32 (net_plugin.toml:722)");
+_Static_assert(offsetof(struct net_src_addr, mark) == 36, "net_src_addr_t.mark: spec offset 36 (net_plugin.toml:729)");
+_Static_assert(offsetof(struct net_src_addr, proxy_histogram_tag) == 40, "net_src_addr_t.proxy_histogram_tag: spec offset 40 (net_plugin.toml:736)");
+_Static_assert(offsetof(struct net_src_addr, dst_rank) == 48, "net_src_addr_t.dst_rank: spec offset 48 (net_plugin.toml:743)");
 
 /*
  * net_dest_addr_t: 48 bytes, MED (public nec.h (Neuron runtime headers, 'Network transport FIFOs'); facts FORWARD row 8 names the type).
@@ -754,15 +754,15 @@ struct net_dest_addr {
 	net_addr_mark_t mark; /* +36 MED */
 	int src_rank; /* +40 MED */
 };
-_Static_assert(sizeof(struct net_dest_addr) == 48, "net_dest_addr_t: spec size 48 (net_plugin.toml:749)");
-_Static_assert(offsetof(struct net_dest_addr, net_op_idx) == 0, "net_dest_addr_t.net_op_idx: spec offset 0 (net_plugin.toml:757)");
-_Static_assert(offsetof(struct net_dest_addr, complete) == 4, "net_dest_addr_t.complete: spec offset 4 (net_plugin.toml:764)");
-_Static_assert(offsetof(struct net_dest_addr, dev_addr) == 8, "net_dest_addr_t.dev_addr: spec offset 8 (net_plugin.toml:771)");
-_Static_assert(offsetof(struct net_dest_addr, host_addr) == 16, "net_dest_addr_t.host_addr: spec offset 16 (net_plugin.toml:779)");
-_Static_assert(offsetof(struct net_dest_addr, nccl_mhandle) == 24, "net_dest_addr_t.nccl_mhandle: spec offset 24 (net_plugin.toml:786)");
-_Static_assert(offsetof(struct net_dest_addr, size) == 32, "net_dest_addr_t.size: spec offset 32 (net_plugin.toml:793)");
-_Static_assert(offsetof(struct net_dest_addr, mark) == 36, "net_dest_addr_t.mark: spec offset 36 (net_plugin.toml:800)");
-_Static_assert(offsetof(struct net_dest_addr, src_rank) == 40, "net_dest_addr_t.src_rank: spec offset 40 (net_plugin.toml:807)");
+_Static_assert(sizeof(struct net_dest_addr) == 48, "net_dest_addr_t: spec size 48 (net_plugin.toml:751)");
+_Static_assert(offsetof(struct net_dest_addr, net_op_idx) == 0, "net_dest_addr_t.net_op_idx: spec offset 0 (net_plugin.toml:759)");
+_Static_assert(offsetof(struct net_dest_addr, complete) == 4, "net_dest_addr_t.complete: spec offset 4 (net_plugin.toml:766)");
+_Static_assert(offsetof(struct net_dest_addr, dev_addr) == 8, "net_dest_addr_t.dev_addr: spec offset 8 (net_plugin.toml:773)");
+_Static_assert(offsetof(struct net_dest_addr, host_addr) == 16, "net_dest_addr_t.host_addr: spec offset 16 (net_plugin.toml:781)");
+_Static_assert(offsetof(struct net_dest_addr, nccl_mhandle) == 24, "net_dest_addr_t.nccl_mhandle: spec offset 24 (net_plugin.toml:788)");
+_Static_assert(offsetof(struct net_dest_addr, size) == 32, "net_dest_addr_t.size: spec offset 32 (net_plugin.toml:795)");
+_Static_assert(offsetof(struct net_dest_addr, mark) == 36, "net_dest_addr_t.mark: spec offset 36 (net_plugin.toml:802)");
+_Static_assert(offsetof(struct net_dest_addr, src_rank) == 40, "net_dest_addr_t.src_rank: spec offset 40 (net_plugin.toml:809)");
 
 /*
  * net_ops_info_t: 88 bytes, MED (public nec.h (Neuron runtime headers, 'Network transport FIFOs'); facts FORWARD row 8 names the type).
@@ -788,25 +788,25 @@ struct net_ops_info {
 	bool add_to_histogram; /* +75 MED */
 	void *enc_channel; /* +80 MED */
 };
-_Static_assert(sizeof(struct net_ops_info) == 88, "net_ops_info_t: spec size 88 (net_plugin.toml:815)");
-_Static_assert(offsetof(struct net_ops_info, sema_shift_offset) == 0, "net_ops_info_t.sema_shift_offset: spec offset 0 (net_plugin.toml:823)");
-_Static_assert(offsetof(struct net_ops_info, early_send_completion) == 2, "net_ops_info_t.early_send_completion: spec offset 2 (net_plugin.toml:830)");
-_Static_assert(offsetof(struct net_ops_info, early_recv_posting) == 3, "net_ops_info_t.early_recv_posting: spec offset 3 (net_plugin.toml:837)");
-_Static_assert(offsetof(struct net_ops_info, inc_send_handshake) == 8, "net_ops_info_t.inc_send_handshake: spec offset 8 (net_plugin.toml:844)");
-_Static_assert(offsetof(struct net_ops_info, inc_send_complete) == 16, "net_ops_info_t.inc_send_complete: spec offset 16 (net_plugin.toml:851)");
-_Static_assert(offsetof(struct net_ops_info, inc_recv_handshake) == 24, "net_ops_info_t.inc_recv_handshake: spec offset 24 (net_plugin.toml:859)");
-_Static_assert(offsetof(struct net_ops_info, inc_recv_complete) == 32, "net_ops_info_t.inc_recv_complete: spec offset 32 (net_plugin.toml:866)");
-_Static_assert(offsetof(struct net_ops_info, tx_entry_cnt) == 40, "net_ops_info_t.tx_entry_cnt: spec offset 40 (net_plugin.toml:874)");
-_Static_assert(offsetof(struct net_ops_info, rx_entry_cnt) == 44, "net_ops_info_t.rx_entry_cnt: spec offset 44 (net_plugin.toml:881)");
-_Static_assert(offsetof(struct net_ops_info, net_idx_loop_size) == 48, "net_ops_info_t.net_idx_loop_size: spec offset 48 (net_plugin.toml:888)");
-_Static_assert(offsetof(struct net_ops_info, initial_send_credits) == 52, "net_ops_info_t.initial_send_credits: spec offset 52 (net_plugin.toml:895)");
-_Static_assert(offsetof(struct net_ops_info, ending_recv_credits) == 56, "net_ops_info_t.ending_recv_credits: spec offset 56 (net_plugin.toml:902)");
-_Static_assert(offsetof(struct net_ops_info, data_type_sz) == 64, "net_ops_info_t.data_type_sz: spec offset 64 (net_plugin.toml:909)");
-_Static_assert(offsetof(struct net_ops_info, is_dynamic_send_recv_sz) == 72, "net_ops_info_t.is_dynamic_send_recv_sz: spec offset 72 (net_plugin.toml:916)");
-_Static_assert(offsetof(struct net_ops_info, is_recv_sz_known_by_dst) == 73, "net_ops_info_t.is_recv_sz_known_by_dst: spec offset 73 (net_plugin.toml:923)");
-_Static_assert(offsetof(struct net_ops_info, variable_peer) == 74, "net_ops_info_t.variable_peer: spec offset 74 (net_plugin.toml:930)");
-_Static_assert(offsetof(struct net_ops_info, add_to_histogram) == 75, "net_ops_info_t.add_to_histogram: spec offset 75 (net_plugin.toml:937)");
-_Static_assert(offsetof(struct net_ops_info, enc_channel) == 80, "net_ops_info_t.enc_channel: spec offset 80 (net_plugin.toml:944)");
+_Static_assert(sizeof(struct net_ops_info) == 88, "net_ops_info_t: spec size 88 (net_plugin.toml:817)");
+_Static_assert(offsetof(struct net_ops_info, sema_shift_offset) == 0, "net_ops_info_t.sema_shift_offset: spec offset 0 (net_plugin.toml:825)");
+_Static_assert(offsetof(struct net_ops_info, early_send_completion) == 2, "net_ops_info_t.early_send_completion: spec offset 2 (net_plugin.toml:832)");
+_Static_assert(offsetof(struct net_ops_info, early_recv_posting) == 3, "net_ops_info_t.early_recv_posting: spec offset 3 (net_plugin.toml:839)");
+_Static_assert(offsetof(struct net_ops_info, inc_send_handshake) == 8, "net_ops_info_t.inc_send_handshake: spec offset 8 (net_plugin.toml:846)");
+_Static_assert(offsetof(struct net_ops_info, inc_send_complete) == 16, "net_ops_info_t.inc_send_complete: spec offset 16 (net_plugin.toml:853)");
+_Static_assert(offsetof(struct net_ops_info, inc_recv_handshake) == 24, "net_ops_info_t.inc_recv_handshake: spec offset 24 (net_plugin.toml:861)");
+_Static_assert(offsetof(struct net_ops_info, inc_recv_complete) == 32, "net_ops_info_t.inc_recv_complete: spec offset 32 (net_plugin.toml:868)");
+_Static_assert(offsetof(struct net_ops_info, tx_entry_cnt) == 40, "net_ops_info_t.tx_entry_cnt: spec offset 40 (net_plugin.toml:876)");
+_Static_assert(offsetof(struct net_ops_info, rx_entry_cnt) == 44, "net_ops_info_t.rx_entry_cnt: spec offset 44 (net_plugin.toml:883)");
+_Static_assert(offsetof(struct net_ops_info, net_idx_loop_size) == 48, "net_ops_info_t.net_idx_loop_size: spec offset 48 (net_plugin.toml:890)");
+_Static_assert(offsetof(struct net_ops_info, initial_send_credits) == 52, "net_ops_info_t.initial_send_credits: spec offset 52 (net_plugin.toml:897)");
+_Static_assert(offsetof(struct net_ops_info, ending_recv_credits) == 56, "net_ops_info_t.ending_recv_credits: spec offset 56 (net_plugin.toml:904)");
+_Static_assert(offsetof(struct net_ops_info, data_type_sz) == 64, "net_ops_info_t.data_type_sz: spec offset 64 (net_plugin.toml:911)");
+_Static_assert(offsetof(struct net_ops_info, is_dynamic_send_recv_sz) == 72, "net_ops_info_t.is_dynamic_send_recv_sz: spec offset 72 (net_plugin.toml:918)");
+_Static_assert(offsetof(struct net_ops_info, is_recv_sz_known_by_dst) == 73, "net_ops_info_t.is_recv_sz_known_by_dst: spec offset 73 (net_plugin.toml:925)");
+_Static_assert(offsetof(struct net_ops_info, variable_peer) == 74, "net_ops_info_t.variable_peer: spec offset 74 (net_plugin.toml:932)");
+_Static_assert(offsetof(struct net_ops_info, add_to_histogram) == 75, "net_ops_info_t.add_to_histogram: spec offset 75 (net_plugin.toml:939)");
+_Static_assert(offsetof(struct net_ops_info, enc_channel) == 80, "net_ops_info_t.enc_channel: spec offset 80 (net_plugin.toml:946)");
 
 /*
  * ncclProxyState: 192 bytes, HIGH (facts ncclComm (proxyStateStream[3] @18384, stride 192); docs/sources.md#s001-2).

@@ -378,6 +378,10 @@ func TestNetFaults(t *testing.T) {
 		{"null-member", double(builder.NetDoubleNullIsend, false), nil, []int{0, 1}, []string{"ncclNetPlugin_v6 has a NULL isend member"}, "neuronInitNet"},
 		{"error-mid-transfer", double(builder.NetDoubleFailMidway, false), nil, []int{0, 1}, []string{"(ncclNetPlugin_v6): test returned"}, "plugin member test"},
 		{"peer-vanishes", double(builder.NetDoubleGood, false), map[int][]string{1: {"NRTABI_NETHOST_VANISH=2"}}, []int{0}, []string{"(ncclNetPlugin_v6): test returned"}, "plugin member test"},
+		// Through the proxy only (no direct rounds): libnccom names the
+		// connector's peer, the host the proxy call.
+		{"error-in-the-proxy", double(builder.NetDoubleFailMidway, false), map[int][]string{0: {"NRTABI_NETHOST_MIB=0"}, 1: {"NRTABI_NETHOST_MIB=0"}},
+			[]int{0, 1}, []string{"(ncclNetPlugin_v6)", "returned", "rank", "(mesh)"}, "neuronNetworkProxyProgress"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
@@ -391,8 +395,15 @@ func TestNetFaults(t *testing.T) {
 					continue
 				}
 				peer := fmt.Sprintf("peer %d", 1-r)
-				if c.member == "neuronInitNet" {
+				switch c.member {
+				case "neuronInitNet":
 					peer = "peer -1" // before any peer: the plugin is refused at init
+				case "neuronNetworkProxyProgress":
+					peer = fmt.Sprintf("rank %d", 1-r) // the WARN line's connector names it
+					if w := netWarns(run.stderr); len(w) == 1 && !strings.Contains(w[0], peer) {
+						t.Errorf("rank %d: the proxy's WARN line does not name %s: %s", r, peer, w[0])
+					}
+					peer = "peer -1"
 				}
 				for _, s := range []string{c.pl.path, c.member, peer} {
 					if !strings.HasPrefix(run.line, "nethost: rank") || !strings.Contains(run.line, s) {

@@ -20,12 +20,13 @@
 static const struct world *current;
 
 /* The plugin member a 1:1 net entry point forwards to (neuronNetIsend ->
- * isend, neuronNetRegMrOG -> regMr), or "-" for the others. */
+ * isend, neuronNetRegMrOG -> regMr), or "-" for the others (the proxy's
+ * calls among them: libnccom's WARN line names the member and connector). */
 static void member_of(const char *entry, char *out, size_t n)
 {
 	const char *prefix = "neuronNet";
 	size_t len = strlen(entry);
-	if (strncmp(entry, prefix, strlen(prefix)) != 0 || len == strlen(prefix) || n < 2) {
+	if (strncmp(entry, prefix, strlen(prefix)) != 0 || strncmp(entry, "neuronNetwork", 13) == 0 || len == strlen(prefix) || n < 2) {
 		snprintf(out, n, "-");
 		return;
 	}

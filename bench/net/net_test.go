@@ -23,8 +23,8 @@ import (
 )
 
 // reps is how many times each path runs each size (interleaved); the
-// medians are reported.
-const reps = 3
+// medians are reported. NETBENCH_REPS overrides it.
+var reps = 5
 
 type stack struct {
 	libnrt, libnccom, host string
@@ -117,6 +117,9 @@ var callsLine = regexp.MustCompile(`trampoline_ns=([0-9.]+) direct_ns=([0-9.]+)`
 func BenchmarkNet(b *testing.B) {
 	if _, err := exec.LookPath("ip"); err != nil {
 		b.Skip("skipped: no ip command (iproute2)")
+	}
+	if v, err := strconv.Atoi(os.Getenv("NETBENCH_REPS")); err == nil && v > 0 && v <= 100 {
+		reps = v
 	}
 	s := build(b)
 	hosts, addrs := netns.Hosts(b, 2)

@@ -383,13 +383,15 @@ func (e *NothingCheckedError) Error() string {
 	if len(e.Inputs) > 3 {
 		in = fmt.Sprintf("%s and %d more", strings.Join(e.Inputs[:3], ", "), len(e.Inputs)-3)
 	}
-	return fmt.Sprintf("nothing checked: none of the %d structs of %s found in %s, and none of them is libnrt or libnccom (by SONAME) for the link contract; give the release's libraries or their debug files, or pass --allow-empty to accept an empty check", e.Structs, e.Release, in)
+	return fmt.Sprintf("nothing checked: none of the %d structs of %s found in %s, and none of them is libnrt, libnccom or the net plugin (by SONAME) for the link contract; give the release's libraries or their debug files, or pass --allow-empty to accept an empty check", e.Structs, e.Release, in)
 }
 
 // nothingChecked is the *NothingCheckedError of a report that found no
-// spec struct and checked no contract rule, unless opt allows it.
+// spec struct and checked no contract rule, unless opt allows it. A run
+// that names structs it requires (--require) has checked them: each one
+// not found is a missing-struct finding, not an empty check.
 func (r *Report) nothingChecked(opt Options) error {
-	if opt.AllowEmpty || r.StructsChecked > 0 || len(r.Files) == 0 || r.StructsInSpec == 0 && len(r.Findings) > 0 {
+	if opt.AllowEmpty || r.StructsChecked > 0 || len(r.Files) == 0 || len(r.Required) > 0 || r.StructsInSpec == 0 && len(r.Findings) > 0 {
 		return nil
 	}
 	var names []string

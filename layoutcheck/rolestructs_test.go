@@ -17,7 +17,7 @@ import (
 // CLEAN over a libnccom holding no spec struct at all.
 func TestRoleStructs(t *testing.T) {
 	f := loadFixtures(t)
-	if got := RoleStructs(specmatch.RoleLibnccom, f.sp); !slices.Equal(got, []string{"enc_neuron_device_info_t", "nccl_comm_info_t", "nec_version_info_t"}) {
+	if got := RoleStructs(specmatch.RoleLibnccom, f.sp); !slices.Equal(got, []string{"enc_neuron_device_info_t", "nccl_comm_info_t", "nec_version_info_t", "net_dest_addr_t", "net_ops_info_t", "net_src_addr_t"}) {
 		t.Errorf("libnccom's structs %q", got)
 	}
 	if got := RoleStructs(specmatch.RoleLibnrt, f.sp); !slices.Equal(got, []string{"nrt_instance_info_t", "nrt_version_t"}) {
@@ -37,8 +37,8 @@ func TestRoleStructs(t *testing.T) {
 		src     string
 		missing []string
 	}{
-		{"bare.c", []string{"enc_neuron_device_info_t", "nccl_comm_info_t", "nec_version_info_t"}},
-		{"n.c", []string{"enc_neuron_device_info_t", "nccl_comm_info_t"}},
+		{"bare.c", []string{"enc_neuron_device_info_t", "nccl_comm_info_t", "nec_version_info_t", "net_dest_addr_t", "net_ops_info_t", "net_src_addr_t"}},
+		{"n.c", []string{"enc_neuron_device_info_t", "nccl_comm_info_t", "net_dest_addr_t", "net_ops_info_t", "net_src_addr_t"}},
 	} {
 		lib := filepath.Join(dir, strings.TrimSuffix(c.src, ".c")+".so")
 		if err := cc.Shared(dir, filepath.Base(lib), soname, "", []string{c.src}); err != nil {

@@ -1,5 +1,5 @@
 /* Written for nrtabi's older-drop acceptance test (see ../../README).
- * Not a vendor file. planted: uses nrt_addr_family_t, which nrt_types.h
+ * Not a vendor file. planted: uses net_addr_mark_t, which nrt_types.h
  * defines, without including it (the code that includes this header
  * includes nrt_types.h first). */
 #ifndef NRTABI_OLDDROP_NCCOM_NET_H
@@ -27,24 +27,42 @@ struct enc_alg_hier {
 	} pipeline;
 };
 
-/* planted: the parent holds these as opaque types; a forward signature
- * passes them by pointer */
-typedef struct net_ops_info {
-	uint32_t op;
-	uint32_t flags;
-	void *buf;
-	size_t size;
-	int peer;
-	struct enc_alg_hier *hier;
-	uint64_t tag;
-} net_ops_info_t;
-
+/* planted: boundary pointees that changed. neuronStartNetworkProxy takes
+ * them by pointer; the parent describes their later shape. This drop's
+ * net_src_addr has no proxy_histogram_tag (48 bytes, dst_rank at 40), and
+ * its net_ops_info holds a struct enc_alg_hier pointer where later drops
+ * hold the enc_channel pointer (enc_alg_hier is reached through it). Uses
+ * net_addr_mark_t, which nrt_types.h defines, without including it. */
 typedef struct net_src_addr {
-	nrt_addr_family_t family;
-	uint32_t port;
-	uint8_t addr[16];
-	uint64_t ifindex;
-	char name[24];
+	uint32_t net_op_idx;
+	int complete;
+	uint64_t dev_addr;
+	void *host_addr;
+	void *nccl_mhandle;
+	uint32_t size;
+	net_addr_mark_t mark;
+	int dst_rank;
 } net_src_addr_t;
+
+typedef struct net_ops_info {
+	uint16_t sema_shift_offset;
+	_Bool early_send_completion;
+	_Bool early_recv_posting;
+	volatile uint32_t *inc_send_handshake;
+	volatile uint32_t *inc_send_complete;
+	volatile uint32_t *inc_recv_handshake;
+	volatile uint32_t *inc_recv_complete;
+	uint32_t tx_entry_cnt;
+	uint32_t rx_entry_cnt;
+	uint32_t net_idx_loop_size;
+	uint32_t initial_send_credits;
+	uint32_t ending_recv_credits;
+	size_t data_type_sz;
+	_Bool is_dynamic_send_recv_sz;
+	_Bool is_recv_sz_known_by_dst;
+	_Bool variable_peer;
+	_Bool add_to_histogram;
+	struct enc_alg_hier *hier;
+} net_ops_info_t;
 
 #endif

@@ -175,6 +175,19 @@ bench-boundary-bootstrap:
 	RELEASE=$(REL) bench/boundary_bootstrap.sh
 
 bench: bench-boundary-bootstrap
+# ---- the net plugin through the whole stack (bench/net) ---------------------
+# MiB/s between two network namespaces for 4 KiB .. 64 MiB messages: the
+# stack (C host -> libnrt trampolines -> reference libnccom -> plugin) vs
+# the plugin's table called directly vs plain TCP, and ns per trampolined
+# call vs the libnccom entry point called directly, with the ratios and the
+# load (docs/benchmarks.md#net-plugin). Needs root (ip netns); the plugin is
+# aws-ofi-nccl built from the vendor tarballs (cached), else the double.
+.PHONY: bench-net
+bench-net:
+	$(GO) test -tags $(TAG) -run '^$$' -bench Net -benchtime 1x -count 1 ./bench/net
+
+bench: bench-net
+
 # ---- fuzzing (not part of make test; plain `go test` runs each seed corpus) --
 # Runs every Fuzz target of every package for FUZZTIME each, one at a time
 # (go test -fuzz takes one target per run); targets are discovered with

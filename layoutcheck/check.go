@@ -69,9 +69,9 @@ func CheckInputs(ins []inputs.Input, opt Options) (*Report, error) {
 		r.Required = append(r.Required, opt.Structs.StructByName(n).Name)
 	}
 	switch opt.Role {
-	case "", "auto", specmatch.RoleLibnrt, specmatch.RoleLibnccom, specmatch.RoleNone:
+	case "", "auto", specmatch.RoleLibnrt, specmatch.RoleLibnccom, specmatch.RoleLibnccomNet, specmatch.RoleNone:
 	default:
-		return nil, &UsageError{Msg: fmt.Sprintf("--role %q: use libnrt, libnccom, none or auto", opt.Role)}
+		return nil, &UsageError{Msg: fmt.Sprintf("--role %q: use libnrt, libnccom, libnccom-net, none or auto", opt.Role)}
 	}
 	frs, err := checkAll(ins, opt)
 	if err != nil {
@@ -209,6 +209,8 @@ func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {
 		checks, err = CheckLibnrt(obj, opt.Spec)
 	case specmatch.RoleLibnccom:
 		checks, err = CheckLibnccom(obj, opt.Spec)
+	case specmatch.RoleLibnccomNet:
+		checks, err = CheckLibnccomNet(obj, opt.Spec)
 	}
 	if err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	fs := c.Flags(errw)
 	var lf layoutFlags
 	lf.register(fs)
-	role := fs.String("role", "auto", "link contract to check: libnrt, libnccom, none, or auto (from the SONAME)")
+	role := fs.String("role", "auto", "link contract to check: libnrt, libnccom, libnccom-net, none, or auto (from the SONAME)")
 	format := fs.String("format", "text", "output format: text, json or junit (one test case per struct and per contract rule)")
 	headers := fs.String("headers", "", "also check the C headers under this directory (compiled with gcc -g in a temporary directory)")
 	allowMissing := fs.Bool("allow-missing-debug", false, "check without a dwz supplementary file or .dwo the DWARF refers to when it cannot be found (the verdict says what was not read); default: exit 1 naming it")

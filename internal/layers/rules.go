@@ -56,7 +56,7 @@ var rules = []rule{
 
 	// The runtime works from the generated ABI only.
 	{room: "runtime", may: []string{"generated", "internal/cfmt", "internal/proc", "runtime", "!runtime/builder"},
-		tests: []string{"internal/hostile", "internal/netns", "internal/seamcheck", "runtime/builder", "spec"},
+		tests: []string{"internal/hostile", "internal/netns", "internal/seamcheck", "internal/vendorbuild", "runtime/builder", "spec"},
 		why:   "the runtime sees the generated ABI, never the spec or the generator; runtime/builder, which runs them, is for tests"},
 	{room: "runtime/builder", may: []string{"gen", "internal/cc", "internal/proc", "spec"},
 		why: "builder generates and compiles the C of a release for tests, benches and the demo, through the one toolchain path"},
@@ -103,7 +103,9 @@ var rules = []rule{
 		tests: []string{"internal/netns", "internal/testbin"},
 		why:   "the runtime command and its demo sit on top of everything they run"},
 	{room: "bench", may: []string{"bench/benchenv", "bench/bootsim", "gen", "generated", "internal/cc", "internal/cfmt", "runtime", "spec"},
-		why: "benchmarks sit on top and build what they measure; bench/bootscale drives the simulator bench/bootsim with what it measured"},
+		tests: []string{"internal/netns", "internal/proc", "internal/vendorbuild"},
+		why: "benchmarks sit on top and build what they measure; bench/bootscale drives the simulator bench/bootsim with what it measured; " +
+			"bench/net (a go test -bench) runs its ends in the network namespaces of internal/netns over the plugin internal/vendorbuild builds"},
 
 	// The manual's link test reads only files.
 	{room: "docs",
@@ -124,6 +126,8 @@ var rules = []rule{
 		why: "seamcheck compiles its C shims through the one toolchain path; its tests load runtime/nrt under the release tag generated/abi names"},
 	{room: "internal/esc",
 		why: "the one escaping of outside bytes for terminals and logs: a leaf"},
+	{room: "internal/vendorbuild", may: []string{"internal/esc", "internal/proc"},
+		why: "vendorbuild builds the third-party net plugin from its tarballs in a scratch cache: its steps are child processes of internal/proc, its log's end escaped before it is quoted"},
 	{room: "internal/hostile", may: []string{"internal/cc"},
 		why: "hostile crafts bad objects with the one toolchain path"},
 	{room: "internal/specsame", may: []string{"spec"},

@@ -5,16 +5,56 @@
 package netns
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 )
 
+var seq atomic.Int64
+
+func ip(args ...string) error {
+	out, err := exec.Command("ip", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// sweep removes the namespaces of test processes that are gone: a test
+// binary killed at its deadline runs no cleanup, and its namespaces would
+// stay (with their bridges and veths) until the next boot.
+func sweep() {
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		rest, ok := strings.CutPrefix(name, "nrtabi-")
+		if !ok {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			_ = ip("netns", "del", name)
+		}
+	}
+}
+
 // Hosts builds n hosts on 10.231.7.0/24 (addresses .1 .. .n) and returns
-// their namespace names and addresses; everything is removed when t ends.
+// their namespace names and addresses; everything is removed when t ends,
+// failed or not (and, by the next Hosts of any test, when the process that
+// made them died without its cleanup). The subnet exists only inside the
+// namespaces: each world is its own network, never the machine's.
 func Hosts(t testing.TB, n int) (hosts, addrs []string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -23,15 +63,11 @@ func Hosts(t testing.TB, n int) (hosts, addrs []string) {
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Skip("skipped: the ip command (iproute2) is not installed")
 	}
-	tag := strconv.Itoa(os.Getpid())
+	// The process and a sequence number: two worlds of one test binary
+	// (parallel subtests) get distinct namespaces.
+	tag := strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(seq.Add(1), 10)
 	sw := "nrtabi-" + tag + "-sw"
-	ip := func(args ...string) error {
-		out, err := exec.Command("ip", args...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-		}
-		return nil
-	}
+	sweep()
 	if err := ip("netns", "add", sw); err != nil {
 		t.Skipf("skipped: this process may not create network namespaces: %v", err)
 	}

@@ -81,7 +81,7 @@ func TestCheckShimsCatchesPlantedCalls(t *testing.T) {
 	planted := strings.Replace(string(src), "#include \"handoff.h\"\n", "#include \"handoff.h\"\n#include \"nrt_slots.h\"\n", 1)
 	for _, p := range [][2]string{
 		{"NRT_STATUS nrt_get_total_vnc_count(uint32_t *out)\n{\n", "NRT_STATUS nrt_get_total_vnc_count(uint32_t *out)\n{\n\tnec_version_info_t v;\n\t(void)ncclGetVersionInfo(&v, sizeof v);\n"},
-		{"void nec_ndl_printk(char *str, uint32_t size, uint32_t action)\n{\n", "void nec_ndl_printk(char *str, uint32_t size, uint32_t action)\n{\n\t(void)nrt_handoff_run(NULL, NULL, NULL);\n"},
+		{"void nec_ndl_printk(char *str, uint32_t size, uint32_t action)\n{\n", "void nec_ndl_printk(char *str, uint32_t size, uint32_t action)\n{\n\t(void)nrt_handoff_run(NULL, NULL, NULL, NULL);\n"},
 	} {
 		if !strings.Contains(planted, p[0]) {
 			t.Fatalf("reverse.c no longer has %q to plant into", p[0])

@@ -21,7 +21,7 @@ const LibnrtFile = "libnrt.so.1"
 // LibnrtExports are the runtime's own entry points (runtime/libnrt's
 // //export functions, declared in nrtabi_runtime.h). They are versioned under
 // the reverse callbacks' node, never left unversioned.
-var LibnrtExports = []string{"nrtabi_init", "nrtabi_ccom_state", "nrtabi_ccom_call", "nrtabi_bootstrap_world", "nrtabi_proxy_run", gen.LibnrtReleaseFunc}
+var LibnrtExports = []string{"nrtabi_init", "nrtabi_ccom_state", "nrtabi_ccom_call", "nrtabi_bootstrap_world", "nrtabi_proxy_run", "nrtabi_trampolines", gen.LibnrtReleaseFunc}
 
 // LibnrtData are the runtime's exported data symbols, versioned like
 // LibnrtExports: the name of the release the library is built for

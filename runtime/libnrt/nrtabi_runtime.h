@@ -58,6 +58,14 @@ uint32_t nrtabi_bootstrap_world(int rank, int nranks, const char *root_id, int r
  * loop (NRT_SUCCESS when the time ran out). */
 uint32_t nrtabi_proxy_run(uint32_t ms, char *line, size_t n);
 
+/* The nccl* trampolines, for a host that calls libnccom the way libnrt's own
+ * layers do, guard included (docs/runtime-boundary.md#the-trampoline-table):
+ * out is a struct nrt_nccl_slots (nrt_slots.h) and n its size; each member is
+ * filled with the trampoline of its slot (neuronGetVersionInfo, the probe the
+ * handoff ran, with NULL). Returns NRT_SUCCESS, or NRT_INVALID with nothing
+ * written for a NULL out or any other n. */
+uint32_t nrtabi_trampolines(void *out, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

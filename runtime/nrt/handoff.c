@@ -42,15 +42,41 @@ static const char *reason(void)
 	return e ? e : "dlsym returned NULL";
 }
 
+/* The first of the plugin tables (NULL-terminated, newest first) that net
+ * exports, or NULL. */
+static const char *net_table(void *net, const char *const *tables)
+{
+	for (; tables != NULL && *tables != NULL; tables++)
+		if (dlsym(net, *tables) != NULL)
+			return *tables;
+	return NULL;
+}
+
 /* On failure, libfabric's presence decides what to tell the operator; either
- * way the runtime carries on without the plugin. The wording is nrtabi's. */
-static void load_net_plugin(const char *net_library)
+ * way the runtime carries on without the plugin. A file that loads but
+ * exports none of the plugin tables is no plugin: it is closed and refused
+ * by name, never handed to libnccom (docs/runtime-boundary.md#the-net-plugin).
+ * The wording is nrtabi's. */
+static void load_net_plugin(const char *net_library, const char *const *tables)
 {
 	dlerror();
 	void *net = dlopen(net_library, NCCOM_RTLD_FLAGS);
-	if (net != NULL) {
+	if (net != NULL && net_table(net, tables) != NULL) {
 		nrt_nccl_net_handle = net;
 		nrt_nccl_log(NRT_NCCL_LOG_INFO, "ncclInit", NRTABI_MSG_NCCL_NET_PLUGIN);
+		return;
+	}
+	if (net != NULL) {
+		char names[256] = "";
+		for (const char *const *t = tables; t != NULL && *t != NULL; t++) {
+			size_t used = strlen(names);
+			snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", *t);
+		}
+		snprintf(nrt_nccl_net_error, sizeof nrt_nccl_net_error,
+			 "%s is not a net plugin: it exports none of %s", net_library, names);
+		if (dlclose(net) != 0)
+			nrt_nccl_log(NRT_NCCL_LOG_ERROR, "ncclInit", "dlclose %s: %s", net_library, reason());
+		nrt_nccl_log(NRT_NCCL_LOG_ERROR, "ncclInit", "%s", nrt_nccl_net_error);
 		return;
 	}
 	snprintf(nrt_nccl_net_error, sizeof nrt_nccl_net_error, "%s", reason());
@@ -66,7 +92,8 @@ static void load_net_plugin(const char *net_library)
 	}
 }
 
-NRT_STATUS nrt_handoff_run(const char *library, const char *net_library, struct nrt_handoff_outcome *out)
+NRT_STATUS nrt_handoff_run(const char *library, const char *net_library, const char *const *net_tables,
+			   struct nrt_handoff_outcome *out)
 {
 	memset(out, 0, sizeof *out);
 	out->missing = -1;
@@ -128,7 +155,7 @@ NRT_STATUS nrt_handoff_run(const char *library, const char *net_library, struct 
 		*slot_at(sym->offset) = p;
 	}
 
-	load_net_plugin(net_library);
+	load_net_plugin(net_library, net_tables);
 	return NRT_SUCCESS;
 }
 

@@ -29,7 +29,10 @@ struct nrt_handoff_outcome {
 	void *handle;                /* the libnccom handle, NULL if it did not load */
 };
 
-NRT_STATUS nrt_handoff_run(const char *library, const char *net_library, struct nrt_handoff_outcome *out);
+/* net_tables: the plugin table symbols (NULL-terminated) a net plugin must
+ * export at least one of. */
+NRT_STATUS nrt_handoff_run(const char *library, const char *net_library, const char *const *net_tables,
+			   struct nrt_handoff_outcome *out);
 
 /* The table and the sentinel as they are now. */
 int nrt_handoff_valid_slots(void);

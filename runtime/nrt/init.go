@@ -9,6 +9,9 @@ import "C"
 
 import (
 	"fmt"
+	"os"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -21,9 +24,21 @@ type Options struct {
 	// ("libnccom.so"). Tests point it at a test double.
 	Library string
 	// NetLibrary is the net plugin loaded softly after a successful
-	// handoff; "" means DefaultNetLibrary ("libnccom-net.so").
+	// handoff; "" means $NRTABI_NET_PLUGIN (EnvNetPlugin), else
+	// DefaultNetLibrary ("libnccom-net.so") through the search path.
 	NetLibrary string
 }
+
+// EnvNetPlugin names the net plugin to load instead of the default: on a
+// real Neuron host, the installed libnccom-net.so; in the tests, the vendor
+// plugin built from source or the plugin double
+// (docs/runtime-boundary.md#the-net-plugin).
+const EnvNetPlugin = "NRTABI_NET_PLUGIN"
+
+// NetPluginTables are the table symbols a net plugin exports, newest first
+// (spec release.toml [release.libnccom_net] object, a test holds this list
+// to it): a file that loads but exports none of them is refused by name.
+var NetPluginTables = []string{abi.NcclNetPluginV6Symbol, abi.NcclNetPluginV5Symbol, abi.NcclNetPluginV4Symbol}
 
 // Stage is where the handoff stopped.
 type Stage int
@@ -107,14 +122,25 @@ func handoff(opts Options) Outcome {
 		opts.Library = DefaultLibrary
 	}
 	if opts.NetLibrary == "" {
+		opts.NetLibrary = os.Getenv(EnvNetPlugin)
+	}
+	if opts.NetLibrary == "" {
 		opts.NetLibrary = DefaultNetLibrary
 	}
 	lib, net := C.CString(opts.Library), C.CString(opts.NetLibrary)
 	defer C.free(unsafe.Pointer(lib))
 	defer C.free(unsafe.Pointer(net))
+	tables := C.malloc(C.size_t(len(NetPluginTables)+1) * C.size_t(unsafe.Sizeof(uintptr(0))))
+	defer C.free(tables)
+	names := unsafe.Slice((**C.char)(tables), len(NetPluginTables)+1)
+	for i, n := range NetPluginTables {
+		names[i] = C.CString(n)
+		defer C.free(unsafe.Pointer(names[i]))
+	}
+	names[len(NetPluginTables)] = nil
 
 	var out C.struct_nrt_handoff_outcome
-	rc := C.nrt_handoff_run(lib, net, &out)
+	rc := C.nrt_handoff_run(lib, net, (**C.char)(tables), &out)
 	o := Outcome{Options: opts, Status: Status(rc), Stage: Stage(out.stage), Probed: out.probed != 0}
 	o.Version = *(*VersionInfo)(unsafe.Pointer(&out.version))
 	if out.missing >= 0 {

@@ -340,7 +340,7 @@ func (nr *newRelease) netLibrary(in *ObservedInput, net *ObservedNet) spec.Libra
 		}
 		l.Objects = append(l.Objects, t)
 	}
-	l.Note = net.note()
+	l.Note = net.Summary()
 	if carried {
 		nr.carry(&l.Fact, old.Fact, "bound")
 	}

@@ -212,10 +212,10 @@ func pluginVersion(o *elfread.File) (version, from string) {
 	return string(data[loc[2]:loc[3]]) + " " + string(data[loc[4]:loc[5]]), string(data[start:end])
 }
 
-// netNote words what the plugin's binary says of itself, for the
-// library row's note.
-func (n *ObservedNet) note() string {
-	name := "its tables' name member is not readable"
+// Summary words what the plugin's binary says of itself: its name, its
+// version or that it shows none, its tables' sizes (the library row's note).
+func (n *ObservedNet) Summary() string {
+	name := "its tables' name member is not readable (no relocation or bytes give it)"
 	if n.Name != "" {
 		name = fmt.Sprintf("its tables name it %s", inputText(n.Name))
 		if inputText(n.Name) == n.Name {

@@ -122,6 +122,11 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(out, "read %s as %s (SONAME %q, build-id %s)\n", esc.String(in.Path), in.Role, in.SONAME, esc.String(orNone(in.BuildID)))
+		if obs.Libnet != nil && in.Path == obs.Libnet.Path && obs.Net != nil {
+			// What the plugin says of itself, and what it does not
+			// (docs/nrtabi-release-new.md#the-net-plugin).
+			fmt.Fprintf(out, "  net plugin: %s\n", esc.String(obs.Net.Summary()))
+		}
 	}
 	fmt.Fprintf(out, "wrote %s: derived from %s, %d structs confirmed from DWARF, %d facts carried over unconfirmed\n",
 		esc.String(dest), base.Release.Name, len(obs.StructNames), len(rel.Spec.Release.CarriedOver))

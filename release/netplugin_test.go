@@ -2,6 +2,7 @@ package release
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -14,11 +15,12 @@ import (
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // buildTestPlugin compiles testdata/netplugin/plugin.c with -g and the
 // given PLANT_* defines into a shared object named soname.
-func buildTestPlugin(t *testing.T, soname string, defines ...string) string {
+func buildTestPlugin(t testing.TB, soname string, defines ...string) string {
 	t.Helper()
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
@@ -202,4 +204,39 @@ func TestNewFromRealNetPlugin(t *testing.T) {
 			t.Errorf("the real plugin breaks the spec's boundary: %s %s %s (%s)", c.Kind, c.Subject, c.New, c.Detail)
 		}
 	}
+}
+
+// FuzzObserveNetPlugin feeds mutated plugins (the test plugin of each
+// planted shape) to Observe: the plugin's tables, the relocation its name
+// is read through and the .rodata scanned for a version come from the
+// file. Each input ends in a result or a one-line error; a panic fails.
+func FuzzObserveNetPlugin(f *testing.F) {
+	base, err := compiled.Load(spec.Default)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, d := range [][]string{nil, {"-DPLANT_VERSION"}, {"-DPLANT_NO_V6", "-DPLANT_V5_SEED"}} {
+		data, err := os.ReadFile(buildTestPlugin(f, "libnccom-net.so", d...))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "libnccom-net.so")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		obs, err := Observe([]string{p}, base, ObserveOptions{DebugDirs: []string{filepath.Join(dir, "no-debug")}})
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("a refusal over several lines: %q", err)
+			}
+			return
+		}
+		if obs.Net != nil && len(obs.Net.Name) > maxName {
+			t.Fatalf("a name of %d bytes, past the bound %d", len(obs.Net.Name), maxName)
+		}
+	})
 }

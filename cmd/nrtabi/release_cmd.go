@@ -40,7 +40,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	var bins cli.ListFlag
 	var cf compileFlags
 	cf.register(fs, "with --headers")
-	fs.Var(&bins, "binary", "a binary of the new release (repeatable, or a comma list): libnrt, libnccom, or any object with their DWARF")
+	fs.Var(&bins, "binary", "a binary of the new release (repeatable, or a comma list): libnrt, libnccom, the net plugin (libnccom-net.so, or any file exporting ncclNetPlugin_v* tables), or any object with their DWARF")
 	var dbg debugDirFlag
 	dbg.register(fs)
 	if rc := c.Parse(fs, args, errw); rc >= 0 {

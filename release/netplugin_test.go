@@ -22,6 +22,13 @@ import (
 // given PLANT_* defines into a shared object named soname.
 func buildTestPlugin(t testing.TB, soname string, defines ...string) string {
 	t.Helper()
+	return buildTestPluginAs(t, soname, soname, defines...)
+}
+
+// buildTestPluginAs is buildTestPlugin into file, its SONAME soname (""
+// for none).
+func buildTestPluginAs(t testing.TB, file, soname string, defines ...string) string {
+	t.Helper()
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
 	}
@@ -30,7 +37,7 @@ func buildTestPlugin(t testing.TB, soname string, defines ...string) string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	out := filepath.Join(dir, soname)
+	out := filepath.Join(dir, file)
 	flags := append([]string{"-std=c11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"}, defines...)
 	if err := cc.SharedContext(t.Context(), dir, out, soname, "", []string{src}, flags...); err != nil {
 		t.Fatal(err)
@@ -142,13 +149,17 @@ func TestNewFromNetPlugin(t *testing.T) {
 	}
 }
 
-// TestNetPluginRefused: a file playing the plugin by its SONAME with no
-// table is one error naming it; so is a second plugin.
+// TestNetPluginRefused: a file playing the plugin by its SONAME, or by
+// its file name when it has no SONAME, with no table is one error naming
+// it; so is a second plugin.
 func TestNetPluginRefused(t *testing.T) {
 	base := mustSpec(t, spec.Default)
-	none := buildTestPlugin(t, "libnccom-net.so", "-DPLANT_NO_TABLES")
-	if _, err := Observe([]string{none}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), none) || !strings.Contains(err.Error(), "exports no ncclNetPlugin_v* data object") {
-		t.Errorf("a plugin without tables: %v", err)
+	for _, soname := range []string{"libnccom-net.so", ""} {
+		none := buildTestPluginAs(t, "libnccom-net.so", soname, "-DPLANT_NO_TABLES")
+		_, err := Observe([]string{none}, base, ObserveOptions{})
+		if err == nil || !strings.Contains(err.Error(), none) || !strings.Contains(err.Error(), "exports no ncclNetPlugin_v* data object") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("a plugin (SONAME %q) without tables: %v", soname, err)
+		}
 	}
 	a, b := buildTestPlugin(t, "libnccom-net.so"), buildTestPlugin(t, "libnccl-net.so")
 	if _, err := Observe([]string{a, b}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), "a second net plugin") {

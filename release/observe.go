@@ -142,7 +142,7 @@ func (obs *Observed) observe(o *elfread.File, path string, base *spec.Spec, lk e
 		defer dbg.Close()
 	}
 	role, _ := specmatch.DetectRole(o, base)
-	if net, err := isNetPlugin(o, role); err != nil {
+	if net, err := isNetPlugin(o, path, role, base); err != nil {
 		return nil, nil, err
 	} else if net {
 		role = specmatch.RoleLibnccomNet

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -44,15 +45,22 @@ func netTables(t *elfread.DynTable) []*elf.Symbol {
 	return out
 }
 
-// isNetPlugin reports whether o plays the net plugin: the SONAME the
-// spec names it by (specmatch.DetectRole), or else any
-// ncclNetPlugin_v* data object it exports — a plugin built under another
-// SONAME (upstream's libnccl-net.so) still hands libnccom those tables.
-func isNetPlugin(o *elfread.File, role string) (bool, error) {
+// isNetPlugin reports whether o, read from path, plays the net plugin:
+// the SONAME the spec names it by (specmatch.DetectRole), else a file of
+// that name without a SONAME, else any ncclNetPlugin_v* data object it
+// exports — a plugin built under another SONAME (upstream's
+// libnccl-net.so) still hands libnccom those tables.
+func isNetPlugin(o *elfread.File, path, role string, base *spec.Spec) (bool, error) {
 	if role == specmatch.RoleLibnccomNet {
 		return true, nil
 	}
-	if role != specmatch.RoleNone || o.File.Section(".dynsym") == nil {
+	if role != specmatch.RoleNone {
+		return false, nil
+	}
+	if f := base.Release.LibNCCOMNet.File; o.SONAME == "" && f != "" && filepath.Base(path) == f {
+		return true, nil
+	}
+	if o.File.Section(".dynsym") == nil {
 		return false, nil
 	}
 	t, err := elfread.ReadDynTable(o)
@@ -70,7 +78,7 @@ func (obs *Observed) netPlugin(o *elfread.File, path string) error {
 	}
 	syms := netTables(t)
 	if len(syms) == 0 {
-		return elfread.InputErrorf(path, "plays the net plugin (SONAME %s) but exports no %s* data object: build it with its tables, or give another file", o.SONAME, netTablePrefix)
+		return elfread.InputErrorf(path, "plays the net plugin (SONAME %q) but exports no %s* data object: build it with its tables, or give another file", o.SONAME, netTablePrefix)
 	}
 	n := &ObservedNet{Sizes: map[string]uint64{}}
 	for _, s := range syms {

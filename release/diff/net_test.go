@@ -126,3 +126,12 @@ func TestNetTableGrewWithItsType(t *testing.T) {
 		t.Errorf("net-table-size %d times (want 1), exit %d: %v", tables, r.Summary.Exit, keys(r))
 	}
 }
+
+// TestNetSideWithoutTables: a side that names no plugin tables (a struct
+// fragment) is not a plugin that lost them all.
+func TestNetSideWithoutTables(t *testing.T) {
+	r := mutate(t, func(s *spec.Spec) { s.Release.LibNCCOMNet = spec.Library{} })
+	if got := keys(r); len(got) != 0 {
+		t.Errorf("got %v, want no change", got)
+	}
+}

@@ -56,9 +56,9 @@ func NewWith(base *spec.Spec, name string, obs *Observed, root string, id Identi
 			return nil, fmt.Errorf("%s %q: %s", v.flag, v.v, p)
 		}
 	}
-	if obs.Libnrt == nil && obs.Libnccom == nil && len(obs.StructNames) == 0 {
-		return nil, fmt.Errorf("the binaries show nothing about the boundary: no libnrt or libnccom by SONAME (%s, %s) and no spec struct in their DWARF",
-			base.Release.LibNRT.SONAME, base.Release.LibNCCOM.SONAME)
+	if obs.Libnrt == nil && obs.Libnccom == nil && obs.Libnet == nil && len(obs.StructNames) == 0 {
+		return nil, fmt.Errorf("the binaries show nothing about the boundary: no libnrt or libnccom by SONAME (%s, %s), no net plugin (%s, or %s* tables) and no spec struct in their DWARF",
+			base.Release.LibNRT.SONAME, base.Release.LibNCCOM.SONAME, orNone(base.Release.LibNCCOMNet.File), netTablePrefix)
 	}
 	nr := &newRelease{base: base, obs: obs, removed: map[string][]string{}, uses: id.Uses}
 	var srcs []string
@@ -115,8 +115,11 @@ func NewWith(base *spec.Spec, name string, obs *Observed, root string, id Identi
 	} else {
 		rel.LibNCCOM = nr.carriedWhole(base.Release.LibNCCOM)
 	}
-	// The net plugin is never an input: its table is the parent's.
-	rel.LibNCCOMNet = nr.carriedWhole(base.Release.LibNCCOMNet)
+	if in := obs.Libnet; in != nil {
+		rel.LibNCCOMNet = nr.netLibrary(in, obs.Net)
+	} else {
+		rel.LibNCCOMNet = nr.carriedWhole(base.Release.LibNCCOMNet)
+	}
 	rel.CarriedOver = nr.carriedOver(fwd, rev, nodes, consts, msgs)
 	counts, table := nr.counts(fwd, rev), nr.table(fwd)
 	out := &Release{files: map[string]*spec.File{}, heads: map[string]string{}}
@@ -316,6 +319,39 @@ type newRelease struct {
 func library(in *ObservedInput, source string) spec.Library {
 	return spec.Library{File: filepath.Base(in.Path), SONAME: in.SONAME, BuildID: in.BuildID, Needed: in.Needed,
 		VersionNeeds: in.VersionNeeds, Fact: spec.Fact{Conf: spec.High, Source: source}}
+}
+
+// netLibrary is the net plugin's library row from its binary: its file,
+// SONAME, build-id and needs, the tables it exports with their sizes from
+// the symbol table (slots = st_size / 8), and what it says of its name and
+// version in the note. Which table libnccom binds is libnccom's fact, not
+// the plugin's: bound is carried from the parent and marked so.
+func (nr *newRelease) netLibrary(in *ObservedInput, net *ObservedNet) spec.Library {
+	l := library(in, nr.source)
+	old := nr.base.Release.LibNCCOMNet
+	bound := map[string]bool{}
+	for _, o := range old.Objects {
+		bound[o.Name] = o.Bound
+	}
+	carried := false
+	for _, t := range net.Tables {
+		if bound[t.Name] {
+			t.Bound, carried = true, true
+		}
+		l.Objects = append(l.Objects, t)
+	}
+	l.Note = net.Summary()
+	if carried {
+		nr.carry(&l.Fact, old.Fact, "bound")
+	}
+	return l
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none named"
+	}
+	return s
 }
 
 // factFrom is the provenance of a parent row restated from what the inputs

@@ -22,6 +22,8 @@ type Observed struct {
 	Inputs   []ObservedInput
 	Libnrt   *ObservedInput // the input playing libnrt, if any
 	Libnccom *ObservedInput // the input playing libnccom, if any
+	Libnet   *ObservedInput // the input playing the net plugin, if any
+	Net      *ObservedNet   // what Libnet shows (observenet.go)
 
 	// From libnccom.
 	Exports    map[string]uint64         // neuron* definers -> address
@@ -140,8 +142,21 @@ func (obs *Observed) observe(o *elfread.File, path string, base *spec.Spec, lk e
 		defer dbg.Close()
 	}
 	role, _ := specmatch.DetectRole(o, base)
+	if net, err := isNetPlugin(o, path, role, base); err != nil {
+		return nil, nil, err
+	} else if net {
+		role = specmatch.RoleLibnccomNet
+	}
 	in := &ObservedInput{Path: path, Role: role, SONAME: o.SONAME, BuildID: o.BuildID, Needed: o.Needed}
 	switch role {
+	case specmatch.RoleLibnccomNet:
+		if obs.Libnet != nil {
+			return nil, nil, elfread.InputErrorf(path, "a second net plugin (the first is %s); give one of each library", obs.Libnet.Path)
+		}
+		obs.Libnet = in
+		if err := obs.netPlugin(o, path); err != nil {
+			return nil, nil, err
+		}
 	case specmatch.RoleLibnccom:
 		if obs.Libnccom != nil {
 			return nil, nil, elfread.InputErrorf(path, "a second libnccom (the first is %s); give one of each library", obs.Libnccom.Path)

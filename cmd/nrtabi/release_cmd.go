@@ -40,7 +40,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	var bins cli.ListFlag
 	var cf compileFlags
 	cf.register(fs, "with --headers")
-	fs.Var(&bins, "binary", "a binary of the new release (repeatable, or a comma list): libnrt, libnccom, or any object with their DWARF")
+	fs.Var(&bins, "binary", "a binary of the new release (repeatable, or a comma list): libnrt, libnccom, the net plugin (libnccom-net.so, or any file exporting ncclNetPlugin_v* tables), or any object with their DWARF")
 	var dbg debugDirFlag
 	dbg.register(fs)
 	if rc := c.Parse(fs, args, errw); rc >= 0 {
@@ -122,6 +122,11 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(out, "read %s as %s (SONAME %q, build-id %s)\n", esc.String(in.Path), in.Role, in.SONAME, esc.String(orNone(in.BuildID)))
+		if obs.Libnet != nil && in.Path == obs.Libnet.Path && obs.Net != nil {
+			// What the plugin says of itself, and what it does not
+			// (docs/nrtabi-release-new.md#the-net-plugin).
+			fmt.Fprintf(out, "  net plugin: %s\n", esc.String(obs.Net.Summary()))
+		}
 	}
 	fmt.Fprintf(out, "wrote %s: derived from %s, %d structs confirmed from DWARF, %d facts carried over unconfirmed\n",
 		esc.String(dest), base.Release.Name, len(obs.StructNames), len(rel.Spec.Release.CarriedOver))

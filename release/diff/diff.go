@@ -84,7 +84,7 @@ const (
 type Change struct {
 	Kind     string   `json:"kind"`
 	Severity Severity `json:"severity"`
-	Group    string   `json:"group"`   // forward, reverse, versions, compatibility, structs, constants, messages
+	Group    string   `json:"group"`   // forward, reverse, versions, compatibility, net, structs, constants, messages
 	Subject  string   `json:"subject"` // symbol, struct or struct.field, constant ("struct.a .. z" for a run of moved fields)
 	Old      string   `json:"old,omitempty"`
 	New      string   `json:"new,omitempty"`
@@ -120,6 +120,7 @@ type Side struct {
 	Source   string `json:"source"` // release, directory or binaries
 	Libnrt   string `json:"libnrt_build_id,omitempty"`
 	Libnccom string `json:"libnccom_build_id,omitempty"`
+	Libnet   string `json:"libnccom_net_build_id,omitempty"`
 }
 
 // Schema is the JSON schema id of a diff report (docs/nrtabi-diff.md):
@@ -159,6 +160,8 @@ func Diff(old, new *spec.Spec) Report {
 	d.foldEnumCauses()
 	d.constants()
 	d.messages()
+	d.net()
+	d.regroupNet()
 	r := Report{Schema: Schema, Old: side(old), New: side(new), Changes: d.changes}
 	if r.Changes == nil {
 		r.Changes = []Change{}
@@ -192,7 +195,8 @@ func side(s *spec.Spec) Side {
 		name = s.Dir
 	}
 	// A build-id carried from a parent names the parent's binary.
-	return Side{Name: name, Source: s.Dir, Libnrt: s.Release.LibNRT.OwnBuildID(), Libnccom: s.Release.LibNCCOM.OwnBuildID()}
+	return Side{Name: name, Source: s.Dir, Libnrt: s.Release.LibNRT.OwnBuildID(), Libnccom: s.Release.LibNCCOM.OwnBuildID(),
+		Libnet: s.Release.LibNCCOMNet.OwnBuildID()}
 }
 
 type differ struct {

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 )
 
-var groupOrder = []string{"compatibility", "forward", "reverse", "versions", "structs", "constants", "messages"}
+var groupOrder = []string{"compatibility", "forward", "reverse", "versions", "net", "structs", "constants", "messages"}
 
 // WriteText prints the report grouped by area, with a one-line verdict.
 func (r Report) WriteText(w io.Writer) error {
@@ -87,8 +87,15 @@ func describeSide(s Side) string {
 	if s.Source == s.Name {
 		out = s.Source // a directory or files, named as given
 	}
+	var ids []string
 	if s.Libnrt != "" || s.Libnccom != "" {
-		out += fmt.Sprintf(" (libnrt build-id %s, libnccom build-id %s)", orDash(s.Libnrt), orDash(s.Libnccom))
+		ids = append(ids, "libnrt build-id "+orDash(s.Libnrt), "libnccom build-id "+orDash(s.Libnccom))
+	}
+	if s.Libnet != "" {
+		ids = append(ids, "libnccom-net build-id "+s.Libnet)
+	}
+	if ids != nil {
+		out += " (" + strings.Join(ids, ", ") + ")"
 	}
 	return out
 }

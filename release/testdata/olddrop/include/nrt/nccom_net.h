@@ -11,7 +11,7 @@
 /* planted: anonymous members (an unnamed union, a member of an unnamed
  * struct type) */
 struct enc_alg_hier {
-	uint64_t kind;
+	uint32_t kind;
 	union {
 		struct {
 			uint32_t ranks;

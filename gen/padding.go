@@ -12,12 +12,14 @@ import (
 //
 // C and Go lay a struct out from its member types; that puts a member at its
 // spec offset only when the offset is where the previous member ends,
-// rounded up to the member's own alignment. An opaque range is bytes
-// (alignment 1) and often stands for a member of larger alignment — an
-// 8-byte-aligned anonymous union after a u32 at 0 is the range 8..16, not
-// 4..12 — and a hand-written spec may leave bytes between two members
-// undescribed. Wherever the natural position is short of the spec offset,
-// explicit padding fills the gap (docs/generator.md#padding).
+// rounded up to the member's own alignment. A field's alignment is its
+// type's, so a field the natural layout does not put at its spec offset is
+// a spec that contradicts C, and the size and offset assertions refuse it
+// (TestMutationBites). An opaque range is bytes, of alignment 1, standing
+// for members whose alignment the spec does not say — an 8-byte-aligned
+// anonymous union after a u32 at 0 is the range 8..16, not 4..12 — so
+// before a range, and only there, explicit padding fills whatever gap the
+// natural layout leaves (docs/generator.md#padding).
 type placed struct {
 	spec.Member
 	At, Size int
@@ -26,41 +28,25 @@ type placed struct {
 // isPadding reports whether p is padding rather than a spec member.
 func (p placed) isPadding() bool { return p.Field == nil && p.Opaque == nil }
 
-// placeMembers lists st's members with the padding that puts each at its
-// spec offset, and the tail padding that makes the size the spec's. A
-// member the spec places before its natural position (an overlap or a
-// misaligned offset, both refused by the validator) gets no padding: the
-// size and offset assertions report it.
+// placeMembers lists st's members with the padding that puts each opaque
+// range at its spec offset.
 func placeMembers(st *spec.Struct) []placed {
 	var out []placed
 	end := 0
 	for _, m := range st.Members() {
-		off, size, align := m.Offset(), 0, 1
-		if m.Field != nil {
-			size = m.Field.T.Size()
-			if !st.Packed {
-				align = m.Field.T.Align()
-			}
-		} else {
-			size = m.Opaque.Size
+		if f := m.Field; f != nil {
+			out = append(out, placed{Member: m, At: f.Offset, Size: f.T.Size()})
+			end = max(end, f.End())
+			continue
 		}
-		if off > alignUp(end, align) {
-			out = append(out, placed{At: end, Size: off - end})
+		o := m.Opaque
+		if o.Offset > end {
+			out = append(out, placed{At: end, Size: o.Offset - end})
 		}
-		out = append(out, placed{Member: m, At: off, Size: size})
-		end = max(end, off+size)
-	}
-	if st.Size > alignUp(end, st.Align()) {
-		out = append(out, placed{At: end, Size: st.Size - end})
+		out = append(out, placed{Member: m, At: o.Offset, Size: o.Size})
+		end = max(end, o.End())
 	}
 	return out
-}
-
-func alignUp(n, a int) int {
-	if a <= 1 {
-		return n
-	}
-	return (n + a - 1) / a * a
 }
 
 // cPadding declares n bytes of padding at offset at as unnamed bit-fields:

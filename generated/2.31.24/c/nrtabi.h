@@ -4,7 +4,7 @@
  *
  * Every struct is declared with its natural member types in spec order; the
  * filler is where the spec declares an opaque range, and unnamed bit-fields
- * pad where the natural layout would put a member short of its spec offset.
+ * pad before a range the natural layout would put short of its spec offset.
  * The compiler lays the structs out and the _Static_asserts below compare its
  * layout with the spec (368 assertions): a spec that disagrees with C
  * does not compile.

@@ -93,10 +93,11 @@ func TestOldDropClasses(t *testing.T) {
 		kinds[c.Subject] = c.Kind + " " + string(c.Severity)
 	}
 	for subject, want := range map[string]string{
-		"enc_host_mem_t":          "struct-described compatible",
-		"net_ops_info_t":          "struct-described compatible",
-		"net_src_addr_t":          "struct-described compatible",
-		"NRT_STATUS.NRT_EXEC_OOB": "enumerator-renamed compatible",
+		"enc_host_mem_t":                     "struct-described compatible",
+		"net_ops_info_t.hier":                "field-added incompatible",
+		"net_ops_info_t.add_to_histogram":    "field-removed incompatible",
+		"net_src_addr_t.proxy_histogram_tag": "field-removed incompatible",
+		"NRT_STATUS.NRT_EXEC_OOB":            "enumerator-renamed compatible",
 	} {
 		if kinds[subject] != want {
 			t.Errorf("diff: %s is %q, want %q", subject, kinds[subject], want)

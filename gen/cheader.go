@@ -210,7 +210,25 @@ func cStructOf(st *spec.Struct) cStruct {
 		natural = max(natural, f.T.Align())
 	}
 	ref := "struct " + cs.Tag
-	for i, m := range st.Members() {
+	// The alignment floor goes on the first member it does not move: one
+	// at a multiple of it (in every struct but a hand-written one whose
+	// members all start off it, the member at 0). Failing that, on the
+	// struct.
+	alignAt := -1
+	if st.MinAlign > natural && !st.Packed {
+		cs.Attr = fmt.Sprintf("__attribute__((aligned(%d))) ", st.MinAlign)
+		for i, m := range placeMembers(st) {
+			if !m.isPadding() && m.At%st.MinAlign == 0 {
+				alignAt, cs.Attr = i, ""
+				break
+			}
+		}
+	}
+	for i, m := range placeMembers(st) {
+		if m.isPadding() {
+			cs.Members = append(cs.Members, cPadding(m.At, m.Size))
+			continue
+		}
 		var mem cMember
 		if m.Field != nil {
 			f := m.Field
@@ -232,7 +250,7 @@ func cStructOf(st *spec.Struct) cStruct {
 			mem.Decl = opaqueMember(*m.Opaque)
 			mem.Comment = fmt.Sprintf("+%d..%d opaque", m.Opaque.Offset, m.Opaque.End())
 		}
-		if i == 0 && st.MinAlign > natural && !st.Packed {
+		if i == alignAt {
 			mem.Decl = fmt.Sprintf("_Alignas(%d) %s", st.MinAlign, mem.Decl)
 		}
 		cs.Members = append(cs.Members, mem)
@@ -241,7 +259,15 @@ func cStructOf(st *spec.Struct) cStruct {
 		Expr: fmt.Sprintf("sizeof(%s) == %d", ref, st.Size),
 		Msg:  fmt.Sprintf("%s: spec size %d (%s)", st.Name, st.Size, lineOf(st.Fact)),
 	})
-	for _, f := range st.Fields {
+	for _, m := range st.Members() {
+		if o := m.Opaque; o != nil {
+			cs.Asserts = append(cs.Asserts, cAssert{
+				Expr: fmt.Sprintf("offsetof(%s, %s%d) == %d", ref, spec.OpaqueMemberPrefix, o.Offset, o.Offset),
+				Msg:  fmt.Sprintf("%s: spec opaque range %d..%d (%s)", st.Name, o.Offset, o.End(), lineOf(o.Fact)),
+			})
+			continue
+		}
+		f := m.Field
 		cs.Asserts = append(cs.Asserts, cAssert{
 			Expr: fmt.Sprintf("offsetof(%s, %s) == %d", ref, f.Name, f.Offset),
 			Msg:  fmt.Sprintf("%s.%s: spec offset %d (%s)", st.Name, f.Name, f.Offset, lineOf(f.Fact)),

@@ -14,15 +14,12 @@ func goLayoutTest(s *spec.Spec) ([]File, error) {
 	f := newGoFile(s)
 	var rows []jen.Code
 	for _, r := range layoutRows(s) {
-		field := ""
-		if r.Field != nil {
-			field = r.Field.Name
-		}
-		rows = append(rows, jen.Values(jen.Lit(r.St.Name), jen.Lit(field), jen.Lit(r.want()), r.actual()))
+		rows = append(rows, jen.Values(jen.Lit(r.St.Name), jen.Lit(r.member()), jen.Lit(r.want()), r.actual()))
 	}
 	f.Comment("TestLayout compares every Go mirror with the spec. With the assertions of")
 	f.Comment("zasserts.go a mismatch does not compile; build with -tags " + NoAssertTag + " to")
-	f.Comment("see which rows disagree.")
+	f.Comment("see which rows disagree. An opaque range's filler is a blank field, which")
+	f.Comment("unsafe.Offsetof cannot name: reflect measures it, here only.")
 	f.Func().Id("TestLayout").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.Id("rows").Op(":=").Index().Struct(
 			jen.Id("typ").String(), jen.Id("field").String(),

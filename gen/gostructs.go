@@ -61,25 +61,47 @@ func goStruct(st *spec.Struct, p presence) jen.Code {
 		}
 	}
 	var fields []jen.Code
+	if goAligned(st) {
+		fields = append(fields, goAlignFiller(st.MinAlign))
+	}
+	for _, m := range goMembers(st) {
+		switch {
+		case m.isPadding():
+			fields = append(fields, jen.Id("_").Index(jen.Lit(m.Size)).Byte().Comment(fmt.Sprintf("+%d..%d padding", m.At, m.At+m.Size)))
+		case m.Opaque != nil:
+			o := m.Opaque
+			fields = append(fields, jen.Id("_").Index(jen.Lit(o.Size)).Byte().Comment(fmt.Sprintf("+%d..%d opaque", o.Offset, o.End())))
+		default:
+			fd := m.Field
+			fields = append(fields, jen.Id(GoName(fd.StableName())).Add(goType(fd.T)).Comment(commentText(fmt.Sprintf("+%d %s %s", fd.Offset, fd.Type, fd.Conf))))
+		}
+	}
+	for _, fd := range st.Fields {
+		if flexible(fd) {
+			doc = append(doc, commentText(fmt.Sprintf("The flexible array member %s (+%d, %s) has no Go form and adds no size.", fd.Name, fd.Offset, fd.Type)))
+		}
+	}
+	return jen.Comment(strings.Join(doc, "\n")).Line().Type().Id(name).Struct(fields...)
+}
+
+// goMembers are the members of st's Go mirror after its alignment filler,
+// in order: placeMembers without the flexible array member Go cannot
+// express. goOpaqueRows finds an opaque range's Go field by its index here.
+func goMembers(st *spec.Struct) []placed {
+	var out []placed
+	for _, m := range placeMembers(st) {
+		if m.Field == nil || !flexible(*m.Field) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// goAligned reports whether st's Go mirror starts with an alignment filler.
+func goAligned(st *spec.Struct) bool {
 	natural := 1
 	for _, fd := range st.Fields {
 		natural = max(natural, fd.T.Align())
 	}
-	if st.MinAlign > natural && !st.Packed {
-		fields = append(fields, goAlignFiller(st.MinAlign))
-	}
-	for _, m := range st.Members() {
-		if m.Opaque != nil {
-			o := m.Opaque
-			fields = append(fields, jen.Id("_").Index(jen.Lit(o.Size)).Byte().Comment(fmt.Sprintf("+%d..%d opaque", o.Offset, o.End())))
-			continue
-		}
-		fd := m.Field
-		if flexible(*fd) {
-			doc = append(doc, commentText(fmt.Sprintf("The flexible array member %s (+%d, %s) has no Go form and adds no size.", fd.Name, fd.Offset, fd.Type)))
-			continue
-		}
-		fields = append(fields, jen.Id(GoName(fd.StableName())).Add(goType(fd.T)).Comment(commentText(fmt.Sprintf("+%d %s %s", fd.Offset, fd.Type, fd.Conf))))
-	}
-	return jen.Comment(strings.Join(doc, "\n")).Line().Type().Id(name).Struct(fields...)
+	return st.MinAlign > natural && !st.Packed
 }

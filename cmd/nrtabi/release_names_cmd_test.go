@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -77,7 +76,7 @@ func TestCheckNothingChecked(t *testing.T) {
 	if rc != 1 || out != "" || !strings.Contains(errw, "nothing checked: none of the") || !strings.Contains(errw, lib) || strings.Count(strings.TrimSpace(errw), "\n") != 0 {
 		t.Errorf("check of a library without spec structs: exit %d\n%s%s", rc, out, errw)
 	}
-	if rc, out, errw := runCLI("check", "--allow-empty", "--spec", "2.31.24", lib); rc != 0 || !regexp.MustCompile(`; 0 of \d+ spec structs found, no layout checked`).MatchString(out) {
+	if rc, out, errw := runCLI("check", "--allow-empty", "--spec", "2.31.24", lib); rc != 0 || !strings.Contains(out, "0 of 36 spec structs found") {
 		t.Errorf("--allow-empty: exit %d\n%s%s", rc, out, errw)
 	}
 	tree, err := filepath.Abs(filepath.Join("..", "..", "release", "testdata", "olddrop", "include"))
@@ -116,8 +115,8 @@ func TestDiffHeaderTrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		if f == "nccom_net.h" {
-			text := strings.Replace(string(data), "\tint dst_rank;\n} net_src_addr_t;", "\tint dst_rank;\n\tuint64_t scope;\n\tuint64_t flow;\n} net_src_addr_t;", 1)
-			data = []byte(strings.Replace(text, "\t_Bool add_to_histogram;\n", "", 1))
+			text := strings.Replace(string(data), "\tnrt_addr_family_t family;\n} net_src_addr_t;", "\tnrt_addr_family_t family;\n\tuint64_t scope;\n\tuint64_t flow;\n} net_src_addr_t;", 1)
+			data = []byte(strings.Replace(text, "\tint peer;\n", "", 1))
 		}
 		if err := os.MkdirAll(filepath.Join(dir, "nrt"), 0o755); err != nil {
 			t.Fatal(err)
@@ -127,7 +126,7 @@ func TestDiffHeaderTrees(t *testing.T) {
 		}
 	}
 	rc, out, errw := runCLI("diff", old, dir)
-	for _, want := range [][]string{{"struct-size", "net_src_addr_t", "48 -> 64"}, {"field-removed", "net_ops_info_t.add_to_histogram"}} {
+	for _, want := range [][]string{{"struct-size", "net_src_addr_t", "48 -> 64"}, {"field-removed", "net_ops_info_t.peer"}} {
 		found := false
 		for _, l := range strings.Split(out, "\n") {
 			all := true

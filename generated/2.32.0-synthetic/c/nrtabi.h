@@ -3,9 +3,11 @@
  * The libnrt <-> libnccom boundary of release 2.32.0-synthetic, as C.
  *
  * Every struct is declared with its natural member types in spec order; the
- * only filler is where the spec declares an opaque range. The compiler lays
- * the structs out and the _Static_asserts below compare its layout with the
- * spec (336 assertions): a spec that disagrees with C does not compile.
+ * filler is where the spec declares an opaque range, and unnamed bit-fields
+ * pad before a range the natural layout would put short of its spec offset.
+ * The compiler lays the structs out and the _Static_asserts below compare its
+ * layout with the spec (369 assertions): a spec that disagrees with C
+ * does not compile.
  *
  * cpu_set_t needs _GNU_SOURCE before the first system header.
  */
@@ -447,6 +449,7 @@ _Static_assert(sizeof(struct bootstrap_root_reply) == 48, "bootstrap_root_reply:
 _Static_assert(offsetof(struct bootstrap_root_reply, cluster_id) == 0, "bootstrap_root_reply.cluster_id: spec offset 0 (bootstrap_wire.toml:250)");
 _Static_assert(offsetof(struct bootstrap_root_reply, epoch) == 8, "bootstrap_root_reply.epoch: spec offset 8 (bootstrap_wire.toml:259)");
 _Static_assert(offsetof(struct bootstrap_root_reply, neighbour) == 16, "bootstrap_root_reply.neighbour: spec offset 16 (bootstrap_wire.toml:268)");
+_Static_assert(offsetof(struct bootstrap_root_reply, nrtabi_opaque_44) == 44, "bootstrap_root_reply: spec opaque range 44..48 (bootstrap_wire.toml:275)");
 
 /*
  * bootstrap_root_wait: 8 bytes, INFERRED (nrtabi extension (BOOTSTRAP_MSG_ROOT_WAIT)).
@@ -510,11 +513,13 @@ _Static_assert(sizeof(struct bootstrap_root_reply_hier) == 96, "bootstrap_root_r
 _Static_assert(offsetof(struct bootstrap_root_reply_hier, cluster_id) == 0, "bootstrap_root_reply_hier.cluster_id: spec offset 0 (bootstrap_wire.toml:502)");
 _Static_assert(offsetof(struct bootstrap_root_reply_hier, epoch) == 8, "bootstrap_root_reply_hier.epoch: spec offset 8 (bootstrap_wire.toml:509)");
 _Static_assert(offsetof(struct bootstrap_root_reply_hier, intra_next) == 16, "bootstrap_root_reply_hier.intra_next: spec offset 16 (bootstrap_wire.toml:516)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, nrtabi_opaque_44) == 44, "bootstrap_root_reply_hier: spec opaque range 44..48 (bootstrap_wire.toml:523)");
 _Static_assert(offsetof(struct bootstrap_root_reply_hier, inter_next) == 48, "bootstrap_root_reply_hier.inter_next: spec offset 48 (bootstrap_wire.toml:529)");
 _Static_assert(offsetof(struct bootstrap_root_reply_hier, instance) == 76, "bootstrap_root_reply_hier.instance: spec offset 76 (bootstrap_wire.toml:536)");
 _Static_assert(offsetof(struct bootstrap_root_reply_hier, ninstances) == 80, "bootstrap_root_reply_hier.ninstances: spec offset 80 (bootstrap_wire.toml:543)");
 _Static_assert(offsetof(struct bootstrap_root_reply_hier, local_rank) == 84, "bootstrap_root_reply_hier.local_rank: spec offset 84 (bootstrap_wire.toml:550)");
 _Static_assert(offsetof(struct bootstrap_root_reply_hier, local_n) == 88, "bootstrap_root_reply_hier.local_n: spec offset 88 (bootstrap_wire.toml:557)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, nrtabi_opaque_92) == 92, "bootstrap_root_reply_hier: spec opaque range 92..96 (bootstrap_wire.toml:564)");
 
 /*
  * ncclNet_v6_t: 176 bytes, MED (facts Release identity (ncclNetPlugin_v6, 22 slots, the bound table: HIGH); members aws-ofi-nccl 1.21.1 3rd-party/nccl/neuron/include/nccl/net_v6.h (22, agreeing)).
@@ -687,6 +692,7 @@ _Static_assert(offsetof(struct ncclNetProperties_v6, ptrSupport) == 24, "ncclNet
 _Static_assert(offsetof(struct ncclNetProperties_v6, regIsGlobal) == 28, "ncclNetProperties_v6_t.regIsGlobal: spec offset 28 (net_plugin.toml:552)");
 _Static_assert(offsetof(struct ncclNetProperties_v6, speed) == 32, "ncclNetProperties_v6_t.speed: spec offset 32 (net_plugin.toml:559)");
 _Static_assert(offsetof(struct ncclNetProperties_v6, port) == 36, "ncclNetProperties_v6_t.port: spec offset 36 (net_plugin.toml:567)");
+_Static_assert(offsetof(struct ncclNetProperties_v6, nrtabi_opaque_40) == 40, "ncclNetProperties_v6_t: spec opaque range 40..44 (net_plugin.toml:574)");
 _Static_assert(offsetof(struct ncclNetProperties_v6, maxComms) == 44, "ncclNetProperties_v6_t.maxComms: spec offset 44 (net_plugin.toml:581)");
 _Static_assert(offsetof(struct ncclNetProperties_v6, maxRecvs) == 48, "ncclNetProperties_v6_t.maxRecvs: spec offset 48 (net_plugin.toml:588)");
 _Static_assert(offsetof(struct ncclNetProperties_v6, max_write_inline_size) == 56, "ncclNetProperties_v6_t.max_write_inline_size: spec offset 56 (net_plugin.toml:595)");
@@ -816,6 +822,7 @@ struct ncclProxyState {
 	_Alignas(8) unsigned char nrtabi_opaque_0[192]; /* +0..192 opaque */
 };
 _Static_assert(sizeof(struct ncclProxyState) == 192, "ncclProxyState: spec size 192 (structs_nccom.toml:4)");
+_Static_assert(offsetof(struct ncclProxyState, nrtabi_opaque_0) == 0, "ncclProxyState: spec opaque range 0..192 (structs_nccom.toml:13)");
 
 /*
  * ncclInfo: 72 bytes, HIGH (facts Constants (asyncOps = calloc(0x48000) = 4096 × 72-byte ncclInfo)).
@@ -824,6 +831,7 @@ struct ncclInfo {
 	_Alignas(8) unsigned char nrtabi_opaque_0[72]; /* +0..72 opaque */
 };
 _Static_assert(sizeof(struct ncclInfo) == 72, "ncclInfo: spec size 72 (structs_nccom.toml:19)");
+_Static_assert(offsetof(struct ncclInfo, nrtabi_opaque_0) == 0, "ncclInfo: spec opaque range 0..72 (structs_nccom.toml:27)");
 
 /*
  * ncclComm: 19240 bytes, HIGH (facts ncclComm (calloc(0x4B28)); docs/sources.md#s001-2 (commAlloc, byte-confirmed @nccom:0x2c025)).
@@ -859,7 +867,9 @@ struct ncclComm {
 	multi_timer_histograms *send_histograms; /* +19232 HIGH */
 };
 _Static_assert(sizeof(struct ncclComm) == 19240, "ncclComm: spec size 19240 (structs_nccom.toml:33)");
+_Static_assert(offsetof(struct ncclComm, nrtabi_opaque_0) == 0, "ncclComm: spec opaque range 0..17560 (structs_nccom.toml:41)");
 _Static_assert(offsetof(struct ncclComm, bootstrap) == 17560, "ncclComm.bootstrap: spec offset 17560 (structs_nccom.toml:47)");
+_Static_assert(offsetof(struct ncclComm, nrtabi_opaque_17568) == 17568, "ncclComm: spec opaque range 17568..17576 (structs_nccom.toml:54)");
 _Static_assert(offsetof(struct ncclComm, connectSend) == 17576, "ncclComm.connectSend: spec offset 17576 (structs_nccom.toml:60)");
 _Static_assert(offsetof(struct ncclComm, connectRecv) == 17584, "ncclComm.connectRecv: spec offset 17584 (structs_nccom.toml:67)");
 _Static_assert(offsetof(struct ncclComm, isGlobalComm) == 17592, "ncclComm.isGlobalComm: spec offset 17592 (structs_nccom.toml:74)");
@@ -870,12 +880,18 @@ _Static_assert(offsetof(struct ncclComm, nRanks) == 17620, "ncclComm.nRanks: spe
 _Static_assert(offsetof(struct ncclComm, cudaDev) == 17624, "ncclComm.cudaDev: spec offset 17624 (structs_nccom.toml:114)");
 _Static_assert(offsetof(struct ncclComm, net_conn) == 17628, "ncclComm.net_conn: spec offset 17628 (structs_nccom.toml:121)");
 _Static_assert(offsetof(struct ncclComm, busId) == 17632, "ncclComm.busId: spec offset 17632 (structs_nccom.toml:128)");
+_Static_assert(offsetof(struct ncclComm, nrtabi_opaque_17640) == 17640, "ncclComm: spec opaque range 17640..17672 (structs_nccom.toml:136)");
 _Static_assert(offsetof(struct ncclComm, doneEvent) == 17672, "ncclComm.doneEvent: spec offset 17672 (structs_nccom.toml:142)");
+_Static_assert(offsetof(struct ncclComm, nrtabi_opaque_17680) == 17680, "ncclComm: spec opaque range 17680..18192 (structs_nccom.toml:149)");
 _Static_assert(offsetof(struct ncclComm, abortFlag) == 18192, "ncclComm.abortFlag: spec offset 18192 (structs_nccom.toml:155)");
+_Static_assert(offsetof(struct ncclComm, nrtabi_opaque_18200) == 18200, "ncclComm: spec opaque range 18200..18384 (structs_nccom.toml:162)");
 _Static_assert(offsetof(struct ncclComm, proxyStateStream) == 18384, "ncclComm.proxyStateStream: spec offset 18384 (structs_nccom.toml:168)");
+_Static_assert(offsetof(struct ncclComm, nrtabi_opaque_18960) == 18960, "ncclComm: spec opaque range 18960..19160 (structs_nccom.toml:175)");
 _Static_assert(offsetof(struct ncclComm, asyncOps) == 19160, "ncclComm.asyncOps: spec offset 19160 (structs_nccom.toml:181)");
+_Static_assert(offsetof(struct ncclComm, nrtabi_opaque_19168) == 19168, "ncclComm: spec opaque range 19168..19184 (structs_nccom.toml:188)");
 _Static_assert(offsetof(struct ncclComm, p2pSends) == 19184, "ncclComm.p2pSends: spec offset 19184 (structs_nccom.toml:194)");
 _Static_assert(offsetof(struct ncclComm, p2pRecvs) == 19192, "ncclComm.p2pRecvs: spec offset 19192 (structs_nccom.toml:201)");
+_Static_assert(offsetof(struct ncclComm, nrtabi_opaque_19200) == 19200, "ncclComm: spec opaque range 19200..19232 (structs_nccom.toml:208)");
 _Static_assert(offsetof(struct ncclComm, send_histograms) == 19232, "ncclComm.send_histograms: spec offset 19232 (structs_nccom.toml:214)");
 
 /*
@@ -910,6 +926,7 @@ _Static_assert(offsetof(struct extState, peerCommSendFd) == 24, "extState.peerCo
 _Static_assert(offsetof(struct extState, peerCommRecvFd) == 32, "extState.peerCommRecvFd: spec offset 32 (structs_nccom.toml:320)");
 _Static_assert(offsetof(struct extState, rank) == 40, "extState.rank: spec offset 40 (structs_nccom.toml:327)");
 _Static_assert(offsetof(struct extState, nranks) == 44, "extState.nranks: spec offset 44 (structs_nccom.toml:334)");
+_Static_assert(offsetof(struct extState, nrtabi_opaque_48) == 48, "extState: spec opaque range 48..64 (structs_nccom.toml:341)");
 
 /*
  * ncclPeerInfo: 112 bytes, HIGH (facts Bootstrap records (peer-info record 112 B); docs/sources.md#s001-3 (fillInfo, AllGather1)).
@@ -930,10 +947,13 @@ struct ncclPeerInfo {
 _Static_assert(sizeof(struct ncclPeerInfo) == 112, "ncclPeerInfo: spec size 112 (structs_nccom.toml:403)");
 _Static_assert(offsetof(struct ncclPeerInfo, rank) == 0, "ncclPeerInfo.rank: spec offset 0 (structs_nccom.toml:411)");
 _Static_assert(offsetof(struct ncclPeerInfo, cudaDev) == 4, "ncclPeerInfo.cudaDev: spec offset 4 (structs_nccom.toml:418)");
+_Static_assert(offsetof(struct ncclPeerInfo, nrtabi_opaque_8) == 8, "ncclPeerInfo: spec opaque range 8..16 (structs_nccom.toml:425)");
 _Static_assert(offsetof(struct ncclPeerInfo, hostHash) == 16, "ncclPeerInfo.hostHash: spec offset 16 (structs_nccom.toml:431)");
 _Static_assert(offsetof(struct ncclPeerInfo, pidHash) == 24, "ncclPeerInfo.pidHash: spec offset 24 (structs_nccom.toml:438)");
+_Static_assert(offsetof(struct ncclPeerInfo, nrtabi_opaque_32) == 32, "ncclPeerInfo: spec opaque range 32..88 (structs_nccom.toml:445)");
 _Static_assert(offsetof(struct ncclPeerInfo, comm) == 88, "ncclPeerInfo.comm: spec offset 88 (structs_nccom.toml:451)");
 _Static_assert(offsetof(struct ncclPeerInfo, compCap) == 96, "ncclPeerInfo.compCap: spec offset 96 (structs_nccom.toml:458)");
+_Static_assert(offsetof(struct ncclPeerInfo, nrtabi_opaque_100) == 100, "ncclPeerInfo: spec opaque range 100..104 (structs_nccom.toml:465)");
 _Static_assert(offsetof(struct ncclPeerInfo, mla_idx) == 104, "ncclPeerInfo.mla_idx: spec offset 104 (structs_nccom.toml:471)");
 
 /*
@@ -1067,6 +1087,7 @@ struct enc_histogram_config {
 };
 _Static_assert(sizeof(struct enc_histogram_config) == 168, "enc_histogram_config_t: spec size 168 (structs_nrt.toml:152)");
 _Static_assert(offsetof(struct enc_histogram_config, enable) == 0, "enc_histogram_config_t.enable: spec offset 0 (structs_nrt.toml:161)");
+_Static_assert(offsetof(struct enc_histogram_config, nrtabi_opaque_1) == 1, "enc_histogram_config_t: spec opaque range 1..168 (structs_nrt.toml:168)");
 
 /*
  * enc_neuron_device_info_t: 216 bytes, HIGH (facts enc_neuron_device_info_t; docs/sources.md#s001-1 (dev+0, dev+4, dev+12, dev+32, dev+40, dev+48)).
@@ -1086,9 +1107,13 @@ struct enc_neuron_device_info {
 _Static_assert(sizeof(struct enc_neuron_device_info) == 216, "enc_neuron_device_info_t: spec size 216 (structs_nrt.toml:174)");
 _Static_assert(offsetof(struct enc_neuron_device_info, nec_dev_id) == 0, "enc_neuron_device_info_t.nec_dev_id: spec offset 0 (structs_nrt.toml:181)");
 _Static_assert(offsetof(struct enc_neuron_device_info, mla_idx) == 4, "enc_neuron_device_info_t.mla_idx: spec offset 4 (structs_nrt.toml:188)");
+_Static_assert(offsetof(struct enc_neuron_device_info, nrtabi_opaque_8) == 8, "enc_neuron_device_info_t: spec opaque range 8..12 (structs_nrt.toml:195)");
 _Static_assert(offsetof(struct enc_neuron_device_info, host_device_id) == 12, "enc_neuron_device_info_t.host_device_id: spec offset 12 (structs_nrt.toml:201)");
+_Static_assert(offsetof(struct enc_neuron_device_info, nrtabi_opaque_16) == 16, "enc_neuron_device_info_t: spec opaque range 16..32 (structs_nrt.toml:208)");
 _Static_assert(offsetof(struct enc_neuron_device_info, pod_type) == 32, "enc_neuron_device_info_t.pod_type: spec offset 32 (structs_nrt.toml:214)");
+_Static_assert(offsetof(struct enc_neuron_device_info, nrtabi_opaque_36) == 36, "enc_neuron_device_info_t: spec opaque range 36..40 (structs_nrt.toml:223)");
 _Static_assert(offsetof(struct enc_neuron_device_info, virtual_server_id) == 40, "enc_neuron_device_info_t.virtual_server_id: spec offset 40 (structs_nrt.toml:229)");
+_Static_assert(offsetof(struct enc_neuron_device_info, nrtabi_opaque_44) == 44, "enc_neuron_device_info_t: spec opaque range 44..48 (structs_nrt.toml:238)");
 _Static_assert(offsetof(struct enc_neuron_device_info, histogram_config) == 48, "enc_neuron_device_info_t.histogram_config: spec offset 48 (structs_nrt.toml:244)");
 
 /*
@@ -1102,6 +1127,7 @@ struct nccl_comm_info {
 _Static_assert(sizeof(struct nccl_comm_info) == 1376, "nccl_comm_info_t: spec size 1376 (structs_nrt.toml:252)");
 _Static_assert(offsetof(struct nccl_comm_info, cluster_id) == 0, "nccl_comm_info_t.cluster_id: spec offset 0 (structs_nrt.toml:259)");
 _Static_assert(offsetof(struct nccl_comm_info, epoch) == 8, "nccl_comm_info_t.epoch: spec offset 8 (structs_nrt.toml:268)");
+_Static_assert(offsetof(struct nccl_comm_info, nrtabi_opaque_16) == 16, "nccl_comm_info_t: spec opaque range 16..1376 (structs_nrt.toml:277)");
 
 /*
  * enc_nccl_comm_node: 96 bytes, HIGH (synthetic: 2.31.24 layout with comm_gen inserted at 40 (calloc(1, 0x60))).
@@ -1154,8 +1180,10 @@ struct enc_comm {
 	unsigned char nrtabi_opaque_88[561816]; /* +88..561904 opaque */
 };
 _Static_assert(sizeof(struct enc_comm) == 561904, "enc_comm: spec size 561904 (structs_nrt.toml:398)");
+_Static_assert(offsetof(struct enc_comm, nrtabi_opaque_0) == 0, "enc_comm: spec opaque range 0..80 (structs_nrt.toml:407)");
 _Static_assert(offsetof(struct enc_comm, id) == 80, "enc_comm.id: spec offset 80 (structs_nrt.toml:413)");
 _Static_assert(offsetof(struct enc_comm, stream_id) == 84, "enc_comm.stream_id: spec offset 84 (structs_nrt.toml:420)");
+_Static_assert(offsetof(struct enc_comm, nrtabi_opaque_88) == 88, "enc_comm: spec opaque range 88..561904 (structs_nrt.toml:429)");
 
 /*
  * enc_glb_comm: 564416 bytes, HIGH (synthetic: 2.31.24 layout behind a 96-byte enc_nccl_comm_node).
@@ -1217,6 +1245,7 @@ _Static_assert(offsetof(struct enc_glb_comm, comm) == 216, "enc_glb_comm.comm: s
 _Static_assert(offsetof(struct enc_glb_comm, inter_rdh_devmem_res) == 562120, "enc_glb_comm.inter_rdh_devmem_res: spec offset 562120 (structs.toml:285)");
 _Static_assert(offsetof(struct enc_glb_comm, intra_rdh_devmem_res) == 562152, "enc_glb_comm.intra_rdh_devmem_res: spec offset 562152 (structs.toml:292)");
 _Static_assert(offsetof(struct enc_glb_comm, mesh_devmem_res_per_rg) == 562184, "enc_glb_comm.mesh_devmem_res_per_rg: spec offset 562184 (structs.toml:299)");
+_Static_assert(offsetof(struct enc_glb_comm, nrtabi_opaque_562952) == 562952, "enc_glb_comm: spec opaque range 562952..564360 (structs.toml:306)");
 _Static_assert(offsetof(struct enc_glb_comm, gcomm_setup_mtx) == 564360, "enc_glb_comm.gcomm_setup_mtx: spec offset 564360 (structs.toml:312)");
 _Static_assert(offsetof(struct enc_glb_comm, proxy_queue) == 564400, "enc_glb_comm.proxy_queue: spec offset 564400 (structs.toml:319)");
 _Static_assert(offsetof(struct enc_glb_comm, device_barrier_table) == 564408, "enc_glb_comm.device_barrier_table: spec offset 564408 (structs.toml:326)");
@@ -1265,6 +1294,7 @@ _Static_assert(sizeof(struct enc_src_target_pairs_info) == 80, "enc_src_target_p
 _Static_assert(offsetof(struct enc_src_target_pairs_info, pairs) == 0, "enc_src_target_pairs_info.pairs: spec offset 0 (structs_nrt.toml:742)");
 _Static_assert(offsetof(struct enc_src_target_pairs_info, participants) == 24, "enc_src_target_pairs_info.participants: spec offset 24 (structs_nrt.toml:749)");
 _Static_assert(offsetof(struct enc_src_target_pairs_info, signature) == 48, "enc_src_target_pairs_info.signature: spec offset 48 (structs_nrt.toml:756)");
+_Static_assert(offsetof(struct enc_src_target_pairs_info, nrtabi_opaque_64) == 64, "enc_src_target_pairs_info: spec opaque range 64..80 (structs_nrt.toml:763)");
 
 /*
  * enc_context: 1008 bytes, MED (facts enc_context (partial)).
@@ -1285,11 +1315,15 @@ struct enc_context {
 	uint8_t signature[16]; /* +992 HIGH */
 };
 _Static_assert(sizeof(struct enc_context) == 1008, "enc_context: spec size 1008 (structs_nrt.toml:769)");
+_Static_assert(offsetof(struct enc_context, nrtabi_opaque_0) == 0, "enc_context: spec opaque range 0..248 (structs_nrt.toml:778)");
 _Static_assert(offsetof(struct enc_context, stream_id_map) == 248, "enc_context.stream_id_map: spec offset 248 (structs_nrt.toml:784)");
+_Static_assert(offsetof(struct enc_context, nrtabi_opaque_296) == 296, "enc_context: spec opaque range 296..300 (structs_nrt.toml:793)");
 _Static_assert(offsetof(struct enc_context, state) == 300, "enc_context.state: spec offset 300 (structs_nrt.toml:799)");
+_Static_assert(offsetof(struct enc_context, nrtabi_opaque_304) == 304, "enc_context: spec opaque range 304..816 (structs_nrt.toml:806)");
 _Static_assert(offsetof(struct enc_context, src_target_pairs) == 816, "enc_context.src_target_pairs: spec offset 816 (structs_nrt.toml:812)");
 _Static_assert(offsetof(struct enc_context, replica_groups) == 840, "enc_context.replica_groups: spec offset 840 (structs_nrt.toml:819)");
 _Static_assert(offsetof(struct enc_context, op_queue) == 864, "enc_context.op_queue: spec offset 864 (structs_nrt.toml:826)");
+_Static_assert(offsetof(struct enc_context, nrtabi_opaque_872) == 872, "enc_context: spec opaque range 872..992 (structs_nrt.toml:835)");
 _Static_assert(offsetof(struct enc_context, signature) == 992, "enc_context.signature: spec offset 992 (structs_nrt.toml:841)");
 
 /*
@@ -1302,6 +1336,7 @@ struct encd_context {
 	struct enc_context *enc_ctx; /* +288 HIGH */
 };
 _Static_assert(sizeof(struct encd_context) == 296, "encd_context: spec size 296 (structs_nrt.toml:848)");
+_Static_assert(offsetof(struct encd_context, nrtabi_opaque_0) == 0, "encd_context: spec opaque range 0..288 (structs_nrt.toml:857)");
 _Static_assert(offsetof(struct encd_context, enc_ctx) == 288, "encd_context.enc_ctx: spec offset 288 (structs_nrt.toml:863)");
 
 /*

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -76,7 +77,7 @@ func TestCheckNothingChecked(t *testing.T) {
 	if rc != 1 || out != "" || !strings.Contains(errw, "nothing checked: none of the") || !strings.Contains(errw, lib) || strings.Count(strings.TrimSpace(errw), "\n") != 0 {
 		t.Errorf("check of a library without spec structs: exit %d\n%s%s", rc, out, errw)
 	}
-	if rc, out, errw := runCLI("check", "--allow-empty", "--spec", "2.31.24", lib); rc != 0 || !strings.Contains(out, "0 of 36 spec structs found") {
+	if rc, out, errw := runCLI("check", "--allow-empty", "--spec", "2.31.24", lib); rc != 0 || !regexp.MustCompile(`; 0 of \d+ spec structs found, no layout checked`).MatchString(out) {
 		t.Errorf("--allow-empty: exit %d\n%s%s", rc, out, errw)
 	}
 	tree, err := filepath.Abs(filepath.Join("..", "..", "release", "testdata", "olddrop", "include"))

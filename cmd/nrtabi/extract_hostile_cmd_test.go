@@ -1,12 +1,10 @@
 package main
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/hostile"
 )
 
@@ -18,12 +16,8 @@ import (
 // --all of the hostile names and the ODR conflicts ends with exit 0.
 // Neither prints a stack trace or a byte a terminal would act on.
 func TestExtractHostileUnderMemoryLimit(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("crafted objects need gcc: %v", err)
-	}
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh to set ulimit -v with")
-	}
+	needCC(t)
+	needLimitShell(t)
 	bin := nrtabiBinary(t)
 	dir := t.TempDir()
 	obj := typesObject(t, "", "")

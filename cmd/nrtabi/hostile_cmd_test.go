@@ -1,12 +1,10 @@
 package main
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/hostile"
 	"github.com/nrtabi/nrtabi/internal/spectest"
@@ -19,12 +17,8 @@ import (
 // normal verdict, never a crash (exit 2), a hang or an out-of-memory kill,
 // and prints no byte from the input that a terminal would act on.
 func TestHostileInputsUnderMemoryLimit(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("crafted objects need gcc: %v", err)
-	}
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh to set ulimit -v with")
-	}
+	needCC(t)
+	needLimitShell(t)
 	bin := nrtabiBinary(t)
 	dir := t.TempDir()
 	objs, err := hostile.Build(dir, hostile.BombSize)

@@ -20,6 +20,15 @@ const addressSpaceKB = 2097152
 // speed claim: every run here ends in well under a second.
 const hangLimit = 20 * time.Second
 
+// needLimitShell skips a test that runs the binary through runLimited on a
+// machine with no sh to set the limit with.
+func needLimitShell(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to set ulimit -v with")
+	}
+}
+
 // runLimited runs bin under ulimit -v addressSpaceKB, failing the test if
 // it does not end within hangLimit.
 func runLimited(t *testing.T, bin string, args []string) (code int, stdout, stderr string, took time.Duration) {

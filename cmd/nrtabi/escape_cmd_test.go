@@ -40,9 +40,7 @@ func assertNoTerminalBytes(t *testing.T, what, s string) {
 // escaped; show --c stays C that compiles and defines nothing (the names
 // that would end its comments and strings stay inside them).
 func TestTerminalEscapesInOutput(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("crafted objects need gcc: %v", err)
-	}
+	needCC(t)
 	dir := t.TempDir()
 	objs, err := hostile.TerminalNames(dir)
 	if err != nil {

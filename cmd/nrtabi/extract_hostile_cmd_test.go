@@ -1,16 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/hostile"
 )
 
@@ -22,12 +16,8 @@ import (
 // --all of the hostile names and the ODR conflicts ends with exit 0.
 // Neither prints a stack trace or a byte a terminal would act on.
 func TestExtractHostileUnderMemoryLimit(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("crafted objects need gcc: %v", err)
-	}
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh to set ulimit -v with")
-	}
+	needCC(t)
+	needLimitShell(t)
 	bin := nrtabiBinary(t)
 	dir := t.TempDir()
 	obj := typesObject(t, "", "")
@@ -63,32 +53,16 @@ func TestExtractHostileUnderMemoryLimit(t *testing.T) {
 	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
-			defer cancel()
-			args := append([]string{"-c", `ulimit -v ` + strconv.Itoa(addressSpaceKB) + ` && exec "$0" "$@"`, bin}, r.args...)
-			cmd := exec.CommandContext(ctx, "sh", args...)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			if ctx.Err() != nil {
-				t.Fatalf("nrtabi %s did not end within %v", strings.Join(r.args, " "), hangLimit)
-			}
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			msg := strings.TrimRight(stderr.String(), "\n")
+			code, stdout, stderr, _ := runLimited(t, bin, r.args)
+			msg := strings.TrimRight(stderr, "\n")
 			if code != r.exit || r.exit == 1 && (msg == "" || strings.Contains(msg, "\n")) {
 				t.Fatalf("exit %d (want %d), stderr %q", code, r.exit, msg)
 			}
 			if strings.Contains(msg, "goroutine ") || strings.Contains(msg, "internal error") {
 				t.Fatalf("a crash: %.400s", msg)
 			}
-			assertNoTerminalBytes(t, "stdout", stdout.String())
-			assertNoTerminalBytes(t, "stderr", stderr.String())
+			assertNoTerminalBytes(t, "stdout", stdout)
+			assertNoTerminalBytes(t, "stderr", stderr)
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/hostile"
 )
 
@@ -18,9 +17,7 @@ import (
 // name attribute is empty (a base type, a typedef, an enum, an
 // enumerator, a struct, members) round-trip CLEAN too.
 func TestExtractAllDWARFNames(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("crafted objects need gcc: %v", err)
-	}
+	needCC(t)
 	dir := t.TempDir()
 	names, err := hostile.DWARFNames(dir)
 	if err != nil {
@@ -70,9 +67,7 @@ func TestExtractAllDWARFNames(t *testing.T) {
 // from the identical copies, keeps odr_same (identical in both), and the
 // object checks CLEAN against the fragment.
 func TestExtractAllODRConflicts(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("crafted objects need gcc: %v", err)
-	}
+	needCC(t)
 	dir := t.TempDir()
 	obj, err := hostile.ODRObject(dir)
 	if err != nil {

@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -47,28 +42,4 @@ func TestHeadersHostileCLI(t *testing.T) {
 			}
 		})
 	}
-}
-
-// runLimited runs bin under ulimit -v addressSpaceKB, failing the test if
-// it does not end within hangLimit.
-func runLimited(t *testing.T, bin string, args []string) (code int, stdout, stderr string, took time.Duration) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", `ulimit -v ` + strconv.Itoa(addressSpaceKB) + ` && exec "$0" "$@"`, bin}, args...)...)
-	var out, errw bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errw
-	start := time.Now()
-	err := cmd.Run()
-	took = time.Since(start)
-	if ctx.Err() != nil {
-		t.Fatalf("nrtabi %s did not end within %v", strings.Join(args, " "), hangLimit)
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, out.String(), errw.String(), took
 }

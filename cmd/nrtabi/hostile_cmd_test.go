@@ -1,31 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/hostile"
 	"github.com/nrtabi/nrtabi/internal/spectest"
 	"github.com/nrtabi/nrtabi/spec"
 )
-
-// addressSpaceKB is the ulimit -v every run gets: 2 GiB, less than what
-// the decompression bombs and the quadratic spec inputs once took.
-const addressSpaceKB = 2097152
-
-// hangLimit is how long a run may take before it counts as hung. It is a
-// guard against hangs (a FIFO opened for reading, a scan going round), not a
-// speed claim: every run here ends in well under a second.
-const hangLimit = 20 * time.Second
 
 // TestHostileInputsUnderMemoryLimit runs the built binary, with a 2 GiB
 // address space, on every crafted input with every command that reads it:
@@ -33,12 +17,8 @@ const hangLimit = 20 * time.Second
 // normal verdict, never a crash (exit 2), a hang or an out-of-memory kill,
 // and prints no byte from the input that a terminal would act on.
 func TestHostileInputsUnderMemoryLimit(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("crafted objects need gcc: %v", err)
-	}
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh to set ulimit -v with")
-	}
+	needCC(t)
+	needLimitShell(t)
 	bin := nrtabiBinary(t)
 	dir := t.TempDir()
 	objs, err := hostile.Build(dir, hostile.BombSize)
@@ -72,24 +52,8 @@ func TestHostileInputsUnderMemoryLimit(t *testing.T) {
 	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
-			defer cancel()
-			args := append([]string{"-c", `ulimit -v ` + strconv.Itoa(addressSpaceKB) + ` && exec "$0" "$@"`, bin}, r.args...)
-			cmd := exec.CommandContext(ctx, "sh", args...)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			if ctx.Err() != nil {
-				t.Fatalf("nrtabi %s did not end within %v", strings.Join(r.args, " "), hangLimit)
-			}
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			msg := strings.TrimRight(stderr.String(), "\n")
+			code, stdout, stderr, _ := runLimited(t, bin, r.args)
+			msg := strings.TrimRight(stderr, "\n")
 			switch {
 			case code == cli.ExitError:
 				// One line; spec validate adds a count line after its one error.
@@ -105,12 +69,12 @@ func TestHostileInputsUnderMemoryLimit(t *testing.T) {
 			if strings.Contains(msg, "goroutine ") || strings.Contains(msg, "internal error") {
 				t.Fatalf("a crash: %.400s", msg)
 			}
-			if stdout.Len() > 1<<20 {
-				t.Fatalf("%d bytes of output", stdout.Len())
+			if len(stdout) > 1<<20 {
+				t.Fatalf("%d bytes of output", len(stdout))
 			}
 			if r.args[0] != "spec" {
-				assertNoTerminalBytes(t, "stdout", stdout.String())
-				assertNoTerminalBytes(t, "stderr", stderr.String())
+				assertNoTerminalBytes(t, "stdout", stdout)
+				assertNoTerminalBytes(t, "stderr", stderr)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,31 +50,15 @@ func TarOf(files ...[2][]byte) ([]byte, error) {
 // writer).
 func Compress(kind string, data []byte) ([]byte, error) {
 	var b bytes.Buffer
+	var w io.WriteCloser
+	var err error
 	switch kind {
 	case "gzip":
-		w := gzip.NewWriter(&b)
-		w.Write(data)
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
+		w = gzip.NewWriter(&b)
 	case "xz":
-		w, err := xz.NewWriter(&b)
-		if err != nil {
-			return nil, err
-		}
-		w.Write(data)
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
+		w, err = xz.NewWriter(&b)
 	case "zstd":
-		w, err := zstd.NewWriter(&b, zstd.WithEncoderCRC(true))
-		if err != nil {
-			return nil, err
-		}
-		w.Write(data)
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
+		w, err = zstd.NewWriter(&b, zstd.WithEncoderCRC(true))
 	case "bzip2":
 		cmd := exec.Command("bzip2", "-c")
 		cmd.Stdin = bytes.NewReader(data)
@@ -84,6 +69,13 @@ func Compress(kind string, data []byte) ([]byte, error) {
 		return out, nil
 	default:
 		return nil, fmt.Errorf("compress %s", kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	w.Write(data)
+	if err := w.Close(); err != nil {
+		return nil, err
 	}
 	return b.Bytes(), nil
 }

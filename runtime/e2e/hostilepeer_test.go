@@ -537,23 +537,7 @@ func TestCRankFakeRootHeartbeats(t *testing.T) {
 	start := time.Now()
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
-		w := make([]byte, abi.SizeofBootstrapRootWait)
-		v := abi.BootstrapRootWait{Have: 1, Nranks: 2}
-		v.MarshalTo(w)
-		tick := time.NewTicker(500 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if _, err := c.Write(extMsg(abi.BootstrapMsgRootWait, w)); err != nil {
-				return
-			}
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+	go sendRootWaits(c, 500*time.Millisecond, 2, func(int) uint32 { return 1 }, stop)
 	<-r1.done
 	took := r1.ended.Sub(start)
 	t.Logf("the C rank ended %s after the fake root's first heartbeat", took.Round(time.Millisecond))

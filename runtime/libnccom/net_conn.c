@@ -261,22 +261,31 @@ static void *plugin_comm(const struct nccom_connector *c, ofi_comm_type_t t)
 	}
 }
 
-static struct nccom_connector *lookup(const char *entry, void *comm, enc_pattern_t pattern, int peer, bool is_send, ofi_comm_type_t t, void **pc)
+/* mr_target finds what neuronNetRegMr and neuronNetDeregMr work on: the
+ * loaded net plugin, comm's connector and its plugin comm of type t.
+ * NRT_FAILURE with no plugin, NRT_INVALID with no such connector, each
+ * said under entry's name. */
+static NRT_STATUS mr_target(const char *entry, void *comm, enc_pattern_t pattern, int peer, bool is_send, ofi_comm_type_t t,
+			    const struct nccom_net **n, struct nccom_connector **cp, void **pc)
 {
+	*n = nccom_net_need(entry);
+	if (*n == NULL)
+		return NRT_FAILURE;
 	if (!nccom_comm_live(comm))
-		return NULL;
+		return NRT_INVALID;
 	struct nccom_connector *c = nccom_connector_find(comm, pattern, peer, is_send);
 	if (c == NULL) {
 		nccom_warn("%s: comm %p has no %s connector %s rank %d", entry, comm, pattern_name(pattern), is_send ? "to" : "from", peer);
-		return NULL;
+		return NRT_INVALID;
 	}
 	*pc = plugin_comm(c, t);
 	if (*pc == NULL) {
 		nccom_warn("%s: the connector %s has no comm of type %d (NET_SEND_COMM on a send connector, NET_RECV_COMM or NET_RECV_LISTEN_COMM on a receive one)",
 			   entry, c->label, (int)t);
-		return NULL;
+		return NRT_INVALID;
 	}
-	return c;
+	*cp = c;
+	return NRT_SUCCESS;
 }
 
 NRT_STATUS neuronNetRegMr(void *comm, enc_pattern_t pattern, int peer, bool is_send, ofi_comm_type_t comm_type, void *data,
@@ -285,13 +294,12 @@ NRT_STATUS neuronNetRegMr(void *comm, enc_pattern_t pattern, int peer, bool is_s
 	if (mhandle == NULL)
 		return NRT_INVALID;
 	*mhandle = NULL;
-	const struct nccom_net *n = nccom_net_need(__func__);
-	if (n == NULL)
-		return NRT_FAILURE;
+	const struct nccom_net *n = NULL;
+	struct nccom_connector *c = NULL;
 	void *pc = NULL;
-	struct nccom_connector *c = lookup(__func__, comm, pattern, peer, is_send, comm_type, &pc);
-	if (c == NULL)
-		return NRT_INVALID;
+	NRT_STATUS st = mr_target(__func__, comm, pattern, peer, is_send, comm_type, &n, &c, &pc);
+	if (st != NRT_SUCCESS)
+		return st;
 	struct nccom_mr *m = calloc(1, sizeof *m);
 	if (m == NULL)
 		return NRT_RESOURCE;
@@ -334,13 +342,12 @@ NRT_STATUS neuronNetDeregMr(void *comm, enc_pattern_t pattern, int peer, bool is
 {
 	if (mhandle == NULL)
 		return NRT_INVALID;
-	const struct nccom_net *n = nccom_net_need(__func__);
-	if (n == NULL)
-		return NRT_FAILURE;
+	const struct nccom_net *n = NULL;
+	struct nccom_connector *c = NULL;
 	void *pc = NULL;
-	struct nccom_connector *c = lookup(__func__, comm, pattern, peer, is_send, comm_type, &pc);
-	if (c == NULL)
-		return NRT_INVALID;
+	NRT_STATUS st = mr_target(__func__, comm, pattern, peer, is_send, comm_type, &n, &c, &pc);
+	if (st != NRT_SUCCESS)
+		return st;
 	if (pthread_mutex_lock(&conn_mu) != 0)
 		return NRT_FAILURE;
 	struct nccom_mr **p = &c->mrs;

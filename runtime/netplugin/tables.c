@@ -37,23 +37,24 @@ __attribute__((unused)) static ncclResult_t np_iflush_n(void *c, int n, void **d
 	.closeSend = MEMBER(closeSend, np_close_send), .closeRecv = MEMBER(closeRecv, np_close_recv),                      \
 	.closeListen = MEMBER(closeListen, np_close_listen)
 
+/* V5_V6_REST: the members v5 and v6 share after devices (v6 only adds fini). */
+#define V5_V6_REST                                                                                           \
+	.getProperties = MEMBER(getProperties, np_properties), COMMON, .isend = MEMBER(isend, np_isend_tag), \
+	.irecv = MEMBER(irecv, np_irecv_n), .iflush = MEMBER(iflush, np_iflush_n), .getMrKey = MEMBER(getMrKey, np_get_mr_key)
+
 #define NAME "nrtabi-double"
 
 #ifndef NETPLUGIN_NO_V6
 __attribute__((visibility("default"))) ncclNet_v6_t ncclNetPlugin_v6 = {
 	.name = NAME, .init = MEMBER(init, np_init), .fini = MEMBER(fini, np_fini), .devices = MEMBER(devices, np_devices),
-	.getProperties = MEMBER(getProperties, np_properties), COMMON,
-	.isend = MEMBER(isend, np_isend_tag), .irecv = MEMBER(irecv, np_irecv_n), .iflush = MEMBER(iflush, np_iflush_n),
-	.getMrKey = MEMBER(getMrKey, np_get_mr_key),
+	V5_V6_REST,
 };
 #endif
 
 #ifndef NETPLUGIN_NO_V5
 __attribute__((visibility("default"))) ncclNet_v5_t ncclNetPlugin_v5 = {
 	.name = NAME, .init = MEMBER(init, np_init), .devices = MEMBER(devices, np_devices),
-	.getProperties = MEMBER(getProperties, np_properties), COMMON,
-	.isend = MEMBER(isend, np_isend_tag), .irecv = MEMBER(irecv, np_irecv_n), .iflush = MEMBER(iflush, np_iflush_n),
-	.getMrKey = MEMBER(getMrKey, np_get_mr_key),
+	V5_V6_REST,
 };
 #endif
 

@@ -76,11 +76,7 @@ func bothFramings(t *testing.T, f func(t *testing.T, net func() *Net)) {
 // accepted closes at the first connection.
 func silentRoot(t *testing.T) (netip.AddrPort, <-chan struct{}) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
+	ln := loopbackListener(t)
 	accepted := make(chan struct{})
 	go func() {
 		first := true

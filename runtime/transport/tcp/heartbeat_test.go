@@ -90,11 +90,7 @@ func TestRootHeartbeatsDoNotHoldRank(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				ln, err := net.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer ln.Close()
+				ln := loopbackListener(t)
 				stop := make(chan struct{})
 				defer close(stop)
 				go heartbeatRoot(t, ln, hb, answer, stop)

@@ -147,11 +147,7 @@ func TestPeerAbortTextEscaped(t *testing.T) {
 		log.check(t)
 	})
 	t.Run("to a rank, from its root", func(t *testing.T) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
+		ln := loopbackListener(t)
 		go func() {
 			c, err := ln.Accept()
 			if err != nil {
@@ -163,7 +159,7 @@ func TestPeerAbortTextEscaped(t *testing.T) {
 		}()
 		log := &recordingLog{}
 		n := NewNet(Config{Timeout: 3 * time.Second, IfName: "lo", Logger: slog.New(log), Extended: true})
-		_, err = n.InitFlat(t.Context(), netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
+		_, err := n.InitFlat(t.Context(), netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
 		if err == nil {
 			t.Fatal("no error")
 		}
@@ -368,11 +364,7 @@ func TestDripAgainstRankIsBounded(t *testing.T) {
 	for _, extended := range []bool{false, true} {
 		t.Run(fmt.Sprintf("extended=%v", extended), func(t *testing.T) {
 			t.Parallel()
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ln.Close()
+			ln := loopbackListener(t)
 			stop := make(chan struct{})
 			defer close(stop)
 			go func() {
@@ -398,7 +390,7 @@ func TestDripAgainstRankIsBounded(t *testing.T) {
 				n = testNetExt(t, dripTimeout)
 			}
 			start := time.Now()
-			_, err = n.InitFlat(t.Context(), netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
+			_, err := n.InitFlat(t.Context(), netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
 			if took := time.Since(start); took > dripBound {
 				t.Errorf("the rank took %s facing a dripping root, more than %s: %v", took, dripBound, err)
 			}
@@ -414,11 +406,7 @@ func TestDripAgainstRankIsBounded(t *testing.T) {
 // the timeout) and then drips the data used to get a fresh timeout for the
 // data: 2 timeouts in all.
 func TestFrameDeadlineIsTotal(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln := loopbackListener(t)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -441,7 +429,7 @@ func TestFrameDeadlineIsTotal(t *testing.T) {
 		drip(c, make([]byte, abi.SizeofBootstrapRootReply), stop)
 	}()
 	start := time.Now()
-	_, err = testNet(t, dripTimeout).InitFlat(t.Context(), netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
+	_, err := testNet(t, dripTimeout).InitFlat(t.Context(), netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
 	if took := time.Since(start); took > dripTimeout+time.Second {
 		t.Errorf("the rank took %s, more than one %s timeout: %v", took, dripTimeout, err)
 	}

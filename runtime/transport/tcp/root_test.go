@@ -210,11 +210,7 @@ func TestTimeoutBoundsEverySocketOperation(t *testing.T) {
 	})
 	t.Run("read", func(t *testing.T) {
 		// A "root" that takes the record and says nothing.
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
+		ln := loopbackListener(t)
 		go func() {
 			c, err := ln.Accept()
 			if err == nil {
@@ -223,7 +219,7 @@ func TestTimeoutBoundsEverySocketOperation(t *testing.T) {
 			}
 		}()
 		start := time.Now()
-		_, err = testNetExt(t, timeout).InitFlat(t.Context(), netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
+		_, err := testNetExt(t, timeout).InitFlat(t.Context(), netip.MustParseAddrPort(ln.Addr().String()), 1, 2, false)
 		bounded(t, start, err, "waiting for INFO_FROM_ROOT: nothing from the root "+ln.Addr().String()+" within "+timeout.String())
 	})
 	t.Run("write", func(t *testing.T) {

@@ -3,18 +3,10 @@ package layoutcheck
 import (
 	"debug/elf"
 	"fmt"
-	"strings"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
-
-// netTableType is the spec struct a plugin table object has:
-// ncclNetPlugin_vN is an ncclNet_vN_t (spec net_plugin.toml, each table's
-// note).
-func netTableType(object string) string {
-	return strings.Replace(object, "Plugin_v", "_v", 1) + "_t"
-}
 
 // CheckLibnccomNet checks the net plugin's side of the third boundary: the
 // table objects libnccom dlsyms from it (spec release.toml
@@ -49,7 +41,7 @@ func CheckLibnccomNet(o *elfread.File, sp *spec.Spec) ([]ContractCheck, error) {
 		if bind := elf.ST_BIND(s.Info); bind != elf.STB_GLOBAL {
 			fs = append(fs, finding(Incompatible, KindExport, obj.Name, "GLOBAL", bind.String(), "%s is exported %v, not GLOBAL", obj.Name, bind))
 		}
-		st := sp.StructByName(netTableType(obj.Name))
+		st := sp.StructByName(spec.NetTableType(obj.Name))
 		if st == nil {
 			continue
 		}

@@ -58,7 +58,7 @@ func NewWith(base *spec.Spec, name string, obs *Observed, root string, id Identi
 	}
 	if obs.Libnrt == nil && obs.Libnccom == nil && obs.Libnet == nil && len(obs.StructNames) == 0 {
 		return nil, fmt.Errorf("the binaries show nothing about the boundary: no libnrt or libnccom by SONAME (%s, %s), no net plugin (%s, or %s* tables) and no spec struct in their DWARF",
-			base.Release.LibNRT.SONAME, base.Release.LibNCCOM.SONAME, orNone(base.Release.LibNCCOMNet.File), netTablePrefix)
+			base.Release.LibNRT.SONAME, base.Release.LibNCCOM.SONAME, orNone(base.Release.LibNCCOMNet.File), spec.NetTablePrefix)
 	}
 	nr := &newRelease{base: base, obs: obs, removed: map[string][]string{}, uses: id.Uses}
 	var srcs []string

@@ -14,10 +14,6 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// netTablePrefix names the table objects libnccom dlsyms from the net
-// plugin (spec net_plugin.toml NCCL_NET_PLUGIN_V*_SYMBOL).
-const netTablePrefix = "ncclNetPlugin_v"
-
 // ObservedNet is what the net plugin's binary shows: its tables (by the
 // symbol table, each with its st_size), the name its newest table gives,
 // and a version string when its .rodata holds one. Version "" means the
@@ -36,7 +32,7 @@ func netTables(t *elfread.DynTable) []*elf.Symbol {
 	seen := map[string]bool{}
 	for i := range t.Syms {
 		s := &t.Syms[i]
-		if strings.HasPrefix(s.Name, netTablePrefix) && s.Section != elf.SHN_UNDEF && elf.ST_TYPE(s.Info) == elf.STT_OBJECT && !seen[s.Name] {
+		if strings.HasPrefix(s.Name, spec.NetTablePrefix) && s.Section != elf.SHN_UNDEF && elf.ST_TYPE(s.Info) == elf.STT_OBJECT && !seen[s.Name] {
 			seen[s.Name] = true
 			out = append(out, s)
 		}
@@ -78,14 +74,14 @@ func (obs *Observed) netPlugin(o *elfread.File, path string) error {
 	}
 	syms := netTables(t)
 	if len(syms) == 0 {
-		return elfread.InputErrorf(path, "plays the net plugin (SONAME %q) but exports no %s* data object: build it with its tables, or give another file", o.SONAME, netTablePrefix)
+		return elfread.InputErrorf(path, "plays the net plugin (SONAME %q) but exports no %s* data object: build it with its tables, or give another file", o.SONAME, spec.NetTablePrefix)
 	}
 	n := &ObservedNet{Sizes: map[string]uint64{}}
 	for _, s := range syms {
-		if s.Size%8 != 0 {
-			return elfread.InputErrorf(path, "%s is %d bytes, not a whole number of 8-byte members: not a plugin table", s.Name, s.Size)
+		if s.Size%spec.NetSlotSize != 0 {
+			return elfread.InputErrorf(path, "%s is %d bytes, not a whole number of %d-byte members: not a plugin table", s.Name, s.Size, spec.NetSlotSize)
 		}
-		n.Tables = append(n.Tables, spec.DataObject{Name: s.Name, Addr: s.Value, Slots: int(s.Size / 8)})
+		n.Tables = append(n.Tables, spec.DataObject{Name: s.Name, Addr: s.Value, Slots: int(s.Size / spec.NetSlotSize)})
 		n.Sizes[s.Name] = s.Size
 	}
 	// The newest table's name member (v10 sorts before v6 by name, so by
@@ -107,7 +103,7 @@ func (obs *Observed) netPlugin(o *elfread.File, path string) error {
 // tableVersion is N of ncclNetPlugin_vN, -1 when not a number.
 func tableVersion(name string) int {
 	v := 0
-	rest := strings.TrimPrefix(name, netTablePrefix)
+	rest := strings.TrimPrefix(name, spec.NetTablePrefix)
 	if rest == "" || len(rest) > 4 {
 		return -1
 	}

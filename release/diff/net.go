@@ -24,16 +24,6 @@ const (
 // changes read together.
 const netGroup = "net"
 
-// memberSize is one table member: a pointer (spec net_plugin.toml, the
-// tables' notes).
-const memberSize = 8
-
-// tableType is the spec struct a table object has: ncclNetPlugin_vN is an
-// ncclNet_vN_t (the rule layoutcheck's plugin check uses).
-func tableType(object string) string {
-	return strings.Replace(object, "Plugin_v", "_v", 1) + "_t"
-}
-
 // netRow reports whether a struct or constant belongs to the net plugin
 // boundary: the table and properties types (ncclNet*), the handle-size,
 // pointer-kind and table-symbol constants (NCCL_NET_*, NCCL_PTR_*).
@@ -92,28 +82,28 @@ func (d *differ) net() {
 // its members): libnccom of either side reads the same members, so the
 // boundary holds. Otherwise the table changed under libnccom.
 func (d *differ) tableSize(o, n spec.DataObject) {
-	name := tableType(o.Name)
+	name := spec.NetTableType(o.Name)
 	ot, nt := d.old.StructByName(name), d.new.StructByName(name)
 	c := Change{Kind: NetTableSize, Severity: Incompatible, Group: netGroup, Subject: o.Name, Old: slots(o), New: slots(n),
-		OldSize: num(int64(o.Slots) * memberSize), NewSize: num(int64(n.Slots) * memberSize)}
+		OldSize: num(int64(o.Slots) * spec.NetSlotSize), NewSize: num(int64(n.Slots) * spec.NetSlotSize)}
 	switch {
-	case ot != nil && nt != nil && ot.Size == nt.Size && uint64(nt.Size) == uint64(n.Slots)*memberSize:
+	case ot != nil && nt != nil && ot.Size == nt.Size && uint64(nt.Size) == uint64(n.Slots)*spec.NetSlotSize:
 		c.Severity = Compatible
 		c.Detail = fmt.Sprintf("%s is %d bytes (%d members) on both sides and the new object is that size: the old side's %d slots (%d bytes) are not its type's members",
-			name, nt.Size, nt.Size/memberSize, o.Slots, o.Slots*memberSize)
-		if pad := o.Slots*memberSize - nt.Size; pad > 0 {
+			name, nt.Size, nt.Size/spec.NetSlotSize, o.Slots, o.Slots*spec.NetSlotSize)
+		if pad := o.Slots*spec.NetSlotSize - nt.Size; pad > 0 {
 			c.Detail += fmt.Sprintf(" (%d bytes past them: the distance to the next object)", pad)
 		}
-	case ot != nil && uint64(ot.Size) != uint64(n.Slots)*memberSize:
+	case ot != nil && uint64(ot.Size) != uint64(n.Slots)*spec.NetSlotSize:
 		c.Detail = fmt.Sprintf("the old side's libnccom reads it as %s of %d bytes (%d members): it would read the new table's members at the wrong places or past its end",
-			name, ot.Size, ot.Size/memberSize)
+			name, ot.Size, ot.Size/spec.NetSlotSize)
 	default:
 		c.Detail = "libnccom reads the table by its type: its members moved"
 	}
 	// The type's own change of size is the cause, graded by package grade
 	// (a struct-size fact, or one a member added or removed forces): the
 	// object's change goes under that fact, not beside it.
-	if nt != nil && uint64(nt.Size) == uint64(n.Slots)*memberSize {
+	if nt != nil && uint64(nt.Size) == uint64(n.Slots)*spec.NetSlotSize {
 		for i := range d.changes {
 			x := &d.changes[i]
 			resized := false
@@ -152,7 +142,7 @@ func object(l spec.Library, name string) *spec.DataObject {
 }
 
 func slots(o spec.DataObject) string {
-	return fmt.Sprintf("%d slots (%d bytes)", o.Slots, o.Slots*memberSize)
+	return fmt.Sprintf("%d slots (%d bytes)", o.Slots, o.Slots*spec.NetSlotSize)
 }
 
 func boundWord(b bool) string {

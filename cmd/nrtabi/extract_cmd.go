@@ -16,6 +16,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
+	"github.com/nrtabi/nrtabi/internal/regfile"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/release"
@@ -248,23 +249,14 @@ func outTarget(path string) (fs.FileInfo, error) {
 		return nil, fmt.Errorf("-o %s: %w", path, bareError(err))
 	}
 	m := st.Mode()
-	var kind string
 	switch {
 	case m.IsRegular():
 		return st, nil
 	case m.IsDir():
 		return nil, fmt.Errorf("-o %s: is a directory; name the file to write in it (e.g. %s)", path, filepath.Join(path, "structs.toml"))
-	case m&fs.ModeSymlink != 0:
-		kind = "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		kind = "a FIFO"
-	case m&fs.ModeSocket != 0:
-		kind = "a socket"
-	case m&fs.ModeCharDevice != 0:
-		kind = "a character device"
-	case m&fs.ModeDevice != 0:
-		kind = "a block device"
-	default:
+	}
+	kind := regfile.Kind(m)
+	if kind == "a special file" {
 		kind = "not a regular file"
 	}
 	return nil, fmt.Errorf("-o %s: is %s, and -o replaces only a regular file; name a regular file (or a new one), or leave -o out to write to stdout", path, kind)

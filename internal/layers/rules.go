@@ -79,8 +79,8 @@ var rules = []rule{
 	{room: "layoutcheck/elfread", may: []string{"internal/regfile", "layoutcheck/debuginfod"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile"},
 		why:   "elfread is a pure ELF/DWARF reader in the debug/elf style: no spec, no checker; a missing debug file is fetched by build-id through debuginfod"},
-	{room: "layoutcheck/debuginfod", tests: []string{"internal/cc", "layoutcheck/elfread"},
-		why: "the debuginfod client fetches by build-id over net/http and knows nothing of ELF: the caller verifies what arrives (its tests serve real objects)"},
+	{room: "layoutcheck/debuginfod", may: []string{"internal/regfile"}, tests: []string{"internal/cc", "layoutcheck/elfread"},
+		why: "the debuginfod client fetches by build-id over net/http and knows nothing of ELF: the caller verifies what arrives (its tests serve real objects); a cache path that is not what it should be is named by regfile"},
 	{room: "layoutcheck/riprel", tests: []string{"internal/cc", "layoutcheck/elfread"},
 		why: "the x86-64 decoding of a trampoline's RIP-relative targets works on bytes alone (its tests read a real trampoline)"},
 	{room: "layoutcheck/specmatch", may: []string{"layoutcheck/elfread", "spec"},
@@ -95,9 +95,9 @@ var rules = []rule{
 		why:   "the diff compares two specs and reads no binary; struct layouts are graded by layoutcheck/grade, as check grades them; names from a binary side are escaped before they are printed"},
 
 	// On top.
-	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "internal/esc", "layoutcheck", "release", "spec"},
-		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/regfile", "internal/spectest", "internal/testbin"},
-		why:   "the pure-Go CLI (it builds with CGO_ENABLED=0): never the runtime or the generated ABI; its tests truncate an input under a run through regfile's open hook"},
+	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "internal/esc", "internal/regfile", "layoutcheck", "release", "spec"},
+		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/spectest", "internal/testbin"},
+		why:   "the pure-Go CLI (it builds with CGO_ENABLED=0): never the runtime or the generated ABI; regfile names what -o finds in place of a regular file, and its tests truncate an input under a run through regfile's open hook"},
 	{room: "cmd/nrtabi-runtime",
 		may:   []string{"gen", "generated", "internal/cc", "internal/cfmt", "internal/cli", "internal/proc", "layoutcheck", "release", "runtime", "spec"},
 		tests: []string{"internal/netns", "internal/testbin"},

@@ -134,3 +134,26 @@ func (e *TooLargeError) Error() string {
 	}
 	return fmt.Sprintf("%s: %d bytes, over the %d-byte bound for it", e.Path, e.Size, e.Max)
 }
+
+// Kind names what mode describes, for a message that says what a path is
+// instead of what was wanted: "a FIFO", "a symbolic link", "a character
+// device". It reads the mode of an Lstat, so a link is named as a link.
+func Kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m.IsRegular():
+		return "a regular file"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file"
+}

@@ -41,6 +41,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nrtabi/nrtabi/internal/regfile"
 )
 
 // Kind is what is fetched for a build-id: the last element of the server's
@@ -264,7 +266,7 @@ func openCacheDir(cacheRoot, buildID string) (_ *cacheDir, err error) {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("cache: %s is %s, not a directory; the cache is written only into real directories: remove it", cd.path, fileKind(st))
+		return nil, fmt.Errorf("cache: %s is %s, not a directory; the cache is written only into real directories: remove it", cd.path, regfile.Kind(st.Mode()))
 	}
 	if cd.dir, err = cd.root.OpenRoot(buildID); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
@@ -289,7 +291,7 @@ func (cd *cacheDir) cached(name string) (bool, error) {
 	case err != nil:
 		return false, fmt.Errorf("cache: %w", err)
 	case !st.Mode().IsRegular():
-		return false, fmt.Errorf("cache: %s is %s, not a regular file; the cache holds only files it wrote: remove it", filepath.Join(cd.path, name), fileKind(st))
+		return false, fmt.Errorf("cache: %s is %s, not a regular file; the cache holds only files it wrote: remove it", filepath.Join(cd.path, name), regfile.Kind(st.Mode()))
 	}
 	f, err := cd.dir.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -312,7 +314,7 @@ func openRoot(path string) (*os.Root, error) {
 	if errors.Is(err, syscall.ENOTDIR) {
 		what := "something else"
 		if st, serr := os.Stat(path); serr == nil {
-			what = fileKind(st)
+			what = regfile.Kind(st.Mode())
 		}
 		return nil, fmt.Errorf("%s is %s, not a directory; DEBUGINFOD_CACHE_PATH names a directory", path, what)
 	}
@@ -343,24 +345,6 @@ func (cd *cacheDir) close(ok bool) {
 	if !ok && cd.createdRoot != "" {
 		os.Remove(cd.createdRoot)
 	}
-}
-
-func fileKind(st fs.FileInfo) string {
-	switch m := st.Mode(); {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a directory"
-	case m.IsRegular():
-		return "a regular file"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // Errors that end a transfer; transfer.word says what they mean.

@@ -161,8 +161,7 @@ func (e *Endpoint) handshake(global bool) error {
 	case <-e.st.done:
 		return e.errf("%w", e.st.cause())
 	case <-late.C:
-		return e.errf("waiting for COMPLETE: %s sent no answer within %s in all (3 × %s, %s): its ROOT_WAIT heartbeats do not extend the wait",
-			rl.peer, within, e.n.cfg.Timeout, abi.EnvSockTimeout)
+		return e.errf("waiting for COMPLETE: %s", noAnswer(rl.peer, within, e.n.cfg.Timeout))
 	}
 }
 

@@ -194,7 +194,7 @@ func (l *link) readErr(waiting string, err error, got, want int, what string) er
 		// confused with one that never spoke.
 		return fmt.Errorf("%s: %s stalled after %d of %d bytes of %s for %s (%s)", waiting, l.peer, got, want, what, l.timeout, abi.EnvSockTimeout)
 	case errors.As(err, &ne) && ne.Timeout() && !l.until.IsZero() && !time.Now().Before(l.until):
-		return fmt.Errorf("%s: %s sent no answer within %s in all (3 × %s, %s): its ROOT_WAIT heartbeats do not extend the wait", waiting, l.peer, l.waitFor, l.timeout, abi.EnvSockTimeout)
+		return fmt.Errorf("%s: %s", waiting, noAnswer(l.peer, l.waitFor, l.timeout))
 	case errors.As(err, &ne) && ne.Timeout():
 		return fmt.Errorf("%s: nothing from %s within %s (%s)", waiting, l.peer, l.timeout, abi.EnvSockTimeout)
 	case got > 0 && got < want:
@@ -377,4 +377,12 @@ func (s *abortState) sleep(d time.Duration) error {
 	case <-s.done:
 		return s.cause()
 	}
+}
+
+// noAnswer says that peer, the root, gave no answer within the total a
+// rank waits for one, however many ROOT_WAIT heartbeats it sent
+// (docs/bootstrap.md#bounds-and-tests): the same words for each answer
+// awaited, whichever timer ended the wait.
+func noAnswer(peer string, within, timeout time.Duration) string {
+	return fmt.Sprintf("%s sent no answer within %s in all (3 × %s, %s): its ROOT_WAIT heartbeats do not extend the wait", peer, within, timeout, abi.EnvSockTimeout)
 }

@@ -4,9 +4,9 @@ import (
 	"debug/elf"
 	"fmt"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-	"github.com/nrtabi/nrtabi/layoutcheck/riprel"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+	"github.com/nrtabi/nrtabi/readers/elfread"
+	"github.com/nrtabi/nrtabi/readers/riprel"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

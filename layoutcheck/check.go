@@ -9,9 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-	"github.com/nrtabi/nrtabi/layoutcheck/inputs"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+	"github.com/nrtabi/nrtabi/readers/elfread"
+	"github.com/nrtabi/nrtabi/readers/inputs"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

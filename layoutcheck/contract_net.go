@@ -4,7 +4,7 @@ import (
 	"debug/elf"
 	"fmt"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 	"github.com/nrtabi/nrtabi/spec/compiled"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/hostile"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 )
 
 // hostileHeaderWait is how long a crafted header tree may take before the

@@ -15,8 +15,8 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/internal/regfile"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

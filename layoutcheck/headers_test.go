@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 	"github.com/nrtabi/nrtabi/spec/compiled"

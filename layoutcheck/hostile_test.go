@@ -8,7 +8,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/hostile"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 	"github.com/nrtabi/nrtabi/spec/compiled"

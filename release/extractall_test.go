@@ -14,7 +14,7 @@ import (
 func BenchmarkExtractAll(b *testing.B) {
 	in := os.Getenv("NRTABI_BENCH_INPUT")
 	if in == "" {
-		b.Skip("skipping: set NRTABI_BENCH_INPUT to a large object with DWARF (layoutcheck/elfread's BenchmarkScanAll builds its own)")
+		b.Skip("skipping: set NRTABI_BENCH_INPUT to a large object with DWARF (readers/elfread's BenchmarkScanAll builds its own)")
 	}
 	for _, j := range []int{1, 2} {
 		b.Run(fmt.Sprintf("j%d", j), func(b *testing.B) {

@@ -1,6 +1,6 @@
 package release
 
-import "github.com/nrtabi/nrtabi/layoutcheck/elfread"
+import "github.com/nrtabi/nrtabi/readers/elfread"
 
 // openDebug opens the file Extract reads and finds its DWARF: from disk, or
 // through opt.Open and opt.Mem for a package member (docs/packages.md).

@@ -12,7 +12,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/vendorbuild"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/release/diff"
 	"github.com/nrtabi/nrtabi/spec"
 	"github.com/nrtabi/nrtabi/spec/compiled"

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 )
 
 // TestWrapInputKeepsCause: an error release passes on is still the one-line

@@ -28,7 +28,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/proc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/runtime/builder"
 	"github.com/nrtabi/nrtabi/runtime/collectives"

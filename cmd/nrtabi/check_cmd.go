@@ -12,7 +12,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck"
-	"github.com/nrtabi/nrtabi/layoutcheck/inputs"
+	"github.com/nrtabi/nrtabi/readers/inputs"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/release/diff"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/internal/regfile"
 	"github.com/nrtabi/nrtabi/layoutcheck"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )

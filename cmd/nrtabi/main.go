@@ -24,7 +24,7 @@ import (
 	"os"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 )
 
 var app = func() *cli.App {

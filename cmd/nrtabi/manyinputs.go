@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/inputs"
+	"github.com/nrtabi/nrtabi/readers/inputs"
 )
 
 // manyFlags are the flags of a command that reads many inputs in one run

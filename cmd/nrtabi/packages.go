@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-	"github.com/nrtabi/nrtabi/layoutcheck/inputs"
-	"github.com/nrtabi/nrtabi/layoutcheck/pkgfile"
+	"github.com/nrtabi/nrtabi/readers/elfread"
+	"github.com/nrtabi/nrtabi/readers/inputs"
+	"github.com/nrtabi/nrtabi/readers/pkgfile"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
 )

@@ -44,17 +44,17 @@ func TestRulesHaveNoSlack(t *testing.T) {
 // package in no room) is reported edge by edge; the allowed edges around
 // them are not.
 func TestCheckerCatchesUpwardImports(t *testing.T) {
-	pkgs := []string{"spec", "gen", "layoutcheck", "layoutcheck/elfread", "release", "runtime/nrt", "runtime/builder", "cmd/nrtabi", "stray"}
+	pkgs := []string{"spec", "gen", "layoutcheck", "readers/elfread", "release", "runtime/nrt", "runtime/builder", "cmd/nrtabi", "stray"}
 	edges := []edge{
 		{from: "gen", to: "spec"},
-		{from: "release", to: "layoutcheck/elfread"},
+		{from: "release", to: "readers/elfread"},
 		{from: "layoutcheck", to: "release", test: true},
 		{from: "runtime/nrt", to: "runtime/builder", test: true},
 		{from: "cmd/nrtabi", to: "release"},
 		// Planted.
 		{from: "spec", to: "gen"},
 		{from: "layoutcheck", to: "release"},
-		{from: "layoutcheck/elfread", to: "spec"},
+		{from: "readers/elfread", to: "spec"},
 		{from: "runtime/nrt", to: "runtime/builder"},
 		{from: "cmd/nrtabi", to: "runtime/nrt"},
 		{from: "release", to: "cmd/nrtabi", test: true},
@@ -63,7 +63,7 @@ func TestCheckerCatchesUpwardImports(t *testing.T) {
 	want := []string{
 		"cmd/nrtabi imports runtime/nrt: room cmd/nrtabi",
 		"layoutcheck imports release: room layoutcheck",
-		"layoutcheck/elfread imports spec: room layoutcheck/elfread",
+		"readers/elfread imports spec: room readers/elfread",
 		"release imports in its tests cmd/nrtabi: room release",
 		"runtime/nrt imports runtime/builder: room runtime",
 		"spec imports gen: room spec",

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 

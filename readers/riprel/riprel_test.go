@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
-	"github.com/nrtabi/nrtabi/layoutcheck/riprel"
+	"github.com/nrtabi/nrtabi/readers/elfread"
+	"github.com/nrtabi/nrtabi/readers/riprel"
 )
 
 // TestSlotReferenceDecoding: a function that loads a global through %rip:

@@ -18,7 +18,7 @@ import (
 	"syscall"
 
 	"github.com/nrtabi/nrtabi/internal/regfile"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 )
 
 // Input is one ELF input of a run: a file on disk (Path) or a member read
@@ -68,7 +68,7 @@ func (in Input) Open() (*elfread.File, error) {
 		return nil, elfread.InputErrorf(in.Name, "no file and no bytes to read (an inputs.Input must have Path or Mem)")
 	}
 	if l, ok := in.Mem.(interface{ Load() ([]byte, error) }); ok {
-		// A package member (layoutcheck/pkgfile): its bytes are read
+		// A package member (readers/pkgfile): its bytes are read
 		// now, from the package, and dropped when the file is.
 		b, err := l.Load()
 		if err != nil {

@@ -3,7 +3,7 @@
 // libraries), its dynamic symbol table with version definitions and needs,
 // function bytes, and the DWARF of its structs, found in the file, in a
 // separate debug file (build-id tree, .gnu_debuglink) or from debuginfod
-// (package layoutcheck/debuginfod), together with the parts that DWARF
+// (package internal/debuginfod), together with the parts that DWARF
 // refers to: a dwz supplementary file and split units (.dwo, .dwp). The
 // parts share one offset space, so a struct found anywhere is read through
 // one Reader. It knows nothing of specs. Its byte cursor (cursor.go) and

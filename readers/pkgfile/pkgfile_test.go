@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 )
 
 // names lists a package's members as displayed.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/nrtabi/nrtabi/internal/regfile"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 )
 
 // Formats, as Package.Format names them.

@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
-	"github.com/nrtabi/nrtabi/layoutcheck/debuginfod"
-	"github.com/nrtabi/nrtabi/layoutcheck/elfread"
+	"github.com/nrtabi/nrtabi/internal/debuginfod"
+	"github.com/nrtabi/nrtabi/readers/elfread"
 )
 
 func TestMain(m *testing.M) {

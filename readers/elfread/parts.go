@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/nrtabi/nrtabi/layoutcheck/debuginfod"
+	"github.com/nrtabi/nrtabi/internal/debuginfod"
 )
 
 // How a part of the DWARF was found, besides ViaEmbedded, ViaBuildID and

@@ -1,9 +1,11 @@
 /*
- * The rank side of the flat bootstrap (bootstrapInit / bootstrapInitFlat,
- * docs/sources.md#s001-3) in the default framing: INFO_TO_ROOT / INFO_FROM_ROOT on one
- * connection to the root, then the ring (connect to the successor, accept the
- * predecessor), the ring all-gather of every listen address, and the
- * point-to-point messages of upstream NCCL 2.9 over per-peer cached fds.
+ * The rank side of the bootstrap (bootstrapInit / bootstrapInitFlat,
+ * docs/sources.md#s001-3): the extState and its life, the flat join
+ * (INFO_TO_ROOT / INFO_FROM_ROOT with the root through root_exchange.c, then
+ * the ring: connect to the successor, accept the predecessor) or the
+ * hierarchical one (hier_rank.c), the all-gather of every listen address
+ * over the ring of ring.c, and the point-to-point messages of upstream NCCL
+ * 2.9 over per-peer cached fds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -39,39 +41,6 @@ static void peer_name(const struct nccom_bootstrap *b, int r, char *out, size_t 
 		nccom_format_addr(&a, text, sizeof text);
 	}
 	snprintf(out, n, "rank %d (%s)", r, text);
-}
-
-NRT_STATUS nccom_ring_gather(int send_fd, int recv_fd, const char *next, const char *prev, const struct nccom_slices *s, int me)
-{
-	int k = s->k;
-	for (int i = 0; i < k - 1; i++) {
-		int out = (me - i + k) % k, in = (me - i - 1 + k) % k;
-		size_t out_len = out == k - 1 ? s->last : s->unit, in_len = in == k - 1 ? s->last : s->unit;
-		NRT_STATUS rc = nccom_ring_step(send_fd, s->base + (size_t)out * s->unit, (int)out_len, next, recv_fd, s->base + (size_t)in * s->unit,
-						 (int)in_len, prev);
-		if (rc == NRT_SUCCESS && s->check)
-			rc = nccom_check_relayed(s, s->first + (int)((size_t)in * s->unit / s->rec), s->base + (size_t)in * s->unit, in_len, prev);
-		if (rc != NRT_SUCCESS)
-			return rc;
-	}
-	return NRT_SUCCESS;
-}
-
-NRT_STATUS nccom_check_relayed(const struct nccom_slices *s, int first, const char *in, size_t len, const char *from)
-{
-	if (!s->check || s->rec < s->rank_off + sizeof(int32_t))
-		return NRT_SUCCESS;
-	for (size_t i = 0; i + s->rec <= len; i += s->rec) {
-		int32_t got;
-		memcpy(&got, in + i + s->rank_off, sizeof got);
-		int rank = first + (int)(i / s->rec);
-		if (got != rank) {
-			nccom_warn("bootstrap all-gather: a forged record in rank %d's slot (the record says rank %d): the forger is %s, which relayed it, not rank %d",
-				   rank, (int)got, from, rank);
-			return NRT_FAILURE;
-		}
-	}
-	return NRT_SUCCESS;
 }
 
 static NRT_STATUS ring_allgather(struct nccom_bootstrap *b, char *all, int size)
@@ -124,9 +93,16 @@ static struct nccom_bootstrap *alloc_bootstrap(int rank, int nranks)
 	b->st.peerCommAddresses = calloc((size_t)nranks, sizeof(nccl_socket_address_t));
 	b->st.peerCommSendFd = malloc((size_t)nranks * sizeof(int));
 	b->st.peerCommRecvFd = malloc((size_t)nranks * sizeof(int));
-	if (b->st.peerCommAddresses == NULL || b->st.peerCommSendFd == NULL || b->st.peerCommRecvFd == NULL ||
-	    pthread_mutex_init(&b->send_mu, NULL) != 0 || pthread_mutex_init(&b->recv_mu, NULL) != 0 ||
-	    pthread_mutex_init(&b->ring_mu, NULL) != 0) {
+	/* The mutexes made before one that fails are undone. */
+	pthread_mutex_t *mu[] = {&b->send_mu, &b->recv_mu, &b->ring_mu};
+	size_t made = 0, want = sizeof mu / sizeof mu[0];
+	if (b->st.peerCommAddresses != NULL && b->st.peerCommSendFd != NULL && b->st.peerCommRecvFd != NULL)
+		while (made < want && pthread_mutex_init(mu[made], NULL) == 0)
+			made++;
+	if (made < want) {
+		while (made > 0)
+			if (pthread_mutex_destroy(mu[--made]) != 0)
+				nccom_warn("bootstrap: a mutex destroy failed");
 		free(b->st.peerCommAddresses);
 		free(b->st.peerCommSendFd);
 		free(b->st.peerCommRecvFd);
@@ -163,65 +139,11 @@ void nccom_bootstrap_close(struct nccom_bootstrap *b)
 	free(b->st.peerCommAddresses);
 	free(b->st.peerCommSendFd);
 	free(b->st.peerCommRecvFd);
-	if (pthread_mutex_destroy(&b->send_mu) != 0 || pthread_mutex_destroy(&b->recv_mu) != 0 ||
-	    pthread_mutex_destroy(&b->ring_mu) != 0)
+	/* Each is destroyed whether or not another failed. */
+	int held = (pthread_mutex_destroy(&b->send_mu) != 0) + (pthread_mutex_destroy(&b->recv_mu) != 0) + (pthread_mutex_destroy(&b->ring_mu) != 0);
+	if (held > 0)
 		nccom_warn("bootstrap close: a mutex was still held");
 	free(b);
-}
-
-NRT_STATUS nccom_fill_info(const struct nccom_bootstrap *b, const nccom_addr *me, bool global, struct extInfoGlobal *info)
-{
-	memset(info, 0, sizeof *info);
-	info->info.sanity = BOOTSTRAP_SANITY;
-	info->info.rank = b->st.rank;
-	info->info.nranks = b->st.nranks;
-	memcpy(&info->info.extAddressListen, me, sizeof info->info.extAddressListen);
-	return global ? nccom_git_hash(&info->nccl_nrt_git_hash) : NRT_SUCCESS;
-}
-
-/* How long a rank waits before it connects to the root, so that a large
- * world's connects do not all reach the root at once. Flat: upstream
- * 2.9.9's rank ms over BOOTSTRAP_DELAY_CONNECT_RANKS ranks. Hierarchical
- * (not in 2.9.9): the stagger of the upstream that serves large worlds,
- * rank/BOOTSTRAP_HIER_STAGGER_RATE s past BOOTSTRAP_HIER_STAGGER_THRESHOLD
- * ranks (docs/bootstrap-hierarchy.md#stagger); the Go side's connectDelay. */
-long long nccom_connect_delay_ns(bool hier, int rank, int nranks)
-{
-	if (hier)
-		return nranks > BOOTSTRAP_HIER_STAGGER_THRESHOLD ? (long long)rank * 1000000000LL / BOOTSTRAP_HIER_STAGGER_RATE : 0;
-	return nranks > BOOTSTRAP_DELAY_CONNECT_RANKS ? (long long)rank * 1000000LL : 0;
-}
-
-/* INFO_TO_ROOT, then INFO_FROM_ROOT on the same fd, then close (docs/sources.md#s001-3). */
-NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root, bool hier, const void *rec, int size, void *reply, int reply_size)
-{
-	long long ns = nccom_connect_delay_ns(hier, b->st.rank, b->st.nranks);
-	if (ns > 0) {
-		struct timespec d = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
-		nanosleep(&d, NULL);
-	}
-	char where[96], text[80];
-	nccom_format_addr(root, text, sizeof text);
-	snprintf(where, sizeof where, "the root %s", text);
-	int fd = -1;
-	NRT_STATUS rc;
-	if ((rc = nccom_connect(root, &fd, nccom_op_deadline())) != NRT_SUCCESS)
-		return rc;
-	rc = nccom_send_data(fd, BOOTSTRAP_MSG_INFO_TO_ROOT, rec, size, where);
-	/* The root cannot answer before the world's last rank has connected:
-	 * the stagger still to come joins the three timeouts heartbeats may
-	 * fill (nccom_recv_want_by), as on the Go side (replyWithin). */
-	long long rest = nccom_connect_delay_ns(hier, b->st.nranks - 1, b->st.nranks) - ns;
-	if (rc == NRT_SUCCESS && nccom_extended())
-		rc = nccom_recv_want_by(fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, reply, (uint32_t)reply_size, where,
-					nccom_now_ms() + 3 * (int64_t)nccom_timeout() * 1000 + rest / 1000000LL);
-	else if (rc == NRT_SUCCESS)
-		rc = nccom_recv_data(fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, reply, reply_size, where);
-	if (rc == NRT_SUCCESS && nccom_extended())
-		b->root_fd = fd; /* kept until COMPLETE */
-	else
-		nccom_close(&fd);
-	return rc;
 }
 
 static NRT_STATUS exchange_with_root(struct nccom_bootstrap *b, const nccom_addr *root, const nccom_addr *me, bool global,

@@ -15,44 +15,6 @@
 _Static_assert(sizeof(struct ncclComm) == 0x4B28, "commAlloc callocs 19240 bytes (docs/sources.md#s001-2)");
 _Static_assert(sizeof(struct ncclPeerInfo) == 112, "the peer-info record is 112 bytes (docs/sources.md#s001-3)");
 
-/* A global init's two maps, built from the gathered peer records after
- * AllGather1 (seed 001 §3), and neuronIsUltraServer's answer; the topology
- * stage that would read them is not provided. */
-struct nccom_global_maps {
-	int *mla_indexes, *host_device_ids;
-	bool built, ultra_server;
-};
-
-/* The live comms and, beside each, what the seed keeps in places whose
- * offsets are not documented: the all-gathered peer records. */
-struct live {
-	struct ncclComm *comm;
-	struct ncclPeerInfo *peers;
-	/* A global init's maps from the gathered records (seed 001 §3). */
-	struct nccom_global_maps maps;
-	struct live *next;
-};
-static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct live *live_list;
-
-static struct live *find_live(const void *comm)
-{
-	for (struct live *l = live_list; l; l = l->next)
-		if (l->comm == comm)
-			return l;
-	return NULL;
-}
-
-bool nccom_comm_live(const void *comm)
-{
-	if (comm == NULL || pthread_mutex_lock(&live_mu) != 0)
-		return false;
-	bool ok = find_live(comm) != NULL;
-	if (pthread_mutex_unlock(&live_mu) != 0)
-		return false;
-	return ok;
-}
-
 /* getHash: upstream NCCL 2.9's DJB2a (h = h*33 ^ c from 5381), each byte
  * read as a char, which x86-64 sign-extends: bytes of 0x80 and up XOR in
  * all-ones high bits (contradiction row peer-record-hosthash). The Go
@@ -339,13 +301,15 @@ static NRT_STATUS comm_init_rank_sync(void **newcomm, int nranks, int rank, cons
 	*newcomm = c;
 	struct ncclPeerInfo *peers = NULL;
 	struct nccom_global_maps maps = {0};
-	struct live *l = malloc(sizeof *l);
+	struct nccom_live *l = malloc(sizeof *l);
 	if (l == NULL)
 		rc = NRT_FAIL_HOST_MEM_ALLOC;
 	else
 		rc = init_transports(c, &id, dev, global, &peers, &maps);
-	if (rc == NRT_SUCCESS && pthread_mutex_lock(&live_mu) != 0)
-		rc = NRT_FAILURE;
+	if (rc == NRT_SUCCESS) {
+		*l = (struct nccom_live){.comm = c, .peers = peers, .maps = maps};
+		rc = nccom_comm_register(l);
+	}
 	if (rc != NRT_SUCCESS) {
 		free(l);
 		free(peers);
@@ -354,10 +318,6 @@ static NRT_STATUS comm_init_rank_sync(void **newcomm, int nranks, int rank, cons
 		*newcomm = NULL;
 		return rc;
 	}
-	*l = (struct live){.comm = c, .peers = peers, .maps = maps, .next = live_list};
-	live_list = l;
-	if (pthread_mutex_unlock(&live_mu) != 0)
-		nccom_warn("comm registry: unlock failed");
 	nccom_info(NRTABI_MSG_NCCOM_INIT_COMPLETE, (void *)c, rank, nranks, c->cudaDev, (long)c->busId);
 	return NRT_SUCCESS;
 }
@@ -418,19 +378,14 @@ NRT_STATUS neuronGetCommInfo(void *comm, nccl_comm_info_t *out)
 
 NRT_STATUS neuronFreeComm(void *comm)
 {
-	if (comm == NULL || pthread_mutex_lock(&live_mu) != 0)
-		return NRT_INVALID;
-	struct live **p = &live_list;
-	while (*p && (*p)->comm != comm)
-		p = &(*p)->next;
-	struct live *l = *p;
-	if (l != NULL)
-		*p = l->next;
-	if (pthread_mutex_unlock(&live_mu) != 0)
-		nccom_warn("comm registry: unlock failed");
+	struct nccom_live *l = nccom_comm_unregister(comm);
 	if (l == NULL)
 		return NRT_INVALID;
-	nccom_net_comm_free(l->comm); /* its proxies and connectors (docs/net-seam.md#connectors) */
+	/* What the net layer holds for it (docs/net-seam.md#connectors): the
+	 * proxies first, since their transfers run on the connectors' plugin
+	 * comms, then the connectors, registrations released before their comms. */
+	nccom_proxy_comm_free(l->comm);
+	nccom_connector_comm_free(l->comm);
 	comm_free(l->comm);
 	free(l->peers);
 	free_global_maps(&l->maps);
@@ -492,15 +447,8 @@ NRT_STATUS neuronBuildGraphComm(void *comm)
  * asked of libnrt (nec_mla_idx_to_rid, reverse leg). */
 NRT_STATUS neuronGetPeerDeviceId(void *comm, int peer, int *out)
 {
-	if (out == NULL || comm == NULL || pthread_mutex_lock(&live_mu) != 0)
-		return NRT_INVALID;
-	struct live *l = find_live(comm);
 	int mla = -1, dev = 0;
-	if (l != NULL && peer >= 0 && peer < l->comm->nRanks) {
-		mla = l->peers[peer].mla_idx;
-		dev = l->comm->cudaDev;
-	}
-	if (pthread_mutex_unlock(&live_mu) != 0 || mla < 0)
+	if (out == NULL || !nccom_comm_peer_mla(comm, peer, &mla, &dev))
 		return NRT_INVALID;
 	int rid = nec_mla_idx_to_rid(dev, mla);
 	if (rid < 0)

@@ -163,7 +163,30 @@ bool nccom_fault(const char *name);
 void nccom_hier_check(const struct extInfoHier *rec, int L, const char *who, char *reason, size_t len);
 struct bootstrap_root_reply_hier nccom_hier_reply(const struct extInfoHier *rec, int r, int n, int L, uint64_t cluster, time_t epoch);
 
-/* ---- bootstrap.c: the flat bootstrap and its extState ----------------------- */
+/* ---- the bootstrap's state (bootstrap.c makes and frees it) ---------------- */
+/* The unexpected-connection queue of upstream bootstrapRecv. */
+struct nccom_unexpected {
+	int peer, tag, fd;
+	struct nccom_unexpected *next;
+};
+
+/* Everything a bootstrap needs besides the seed's 64-byte extState: the
+ * extState is the first member, so comm->bootstrap points at its layout. */
+struct nccom_bootstrap {
+	struct extState st;
+	pthread_mutex_t send_mu, recv_mu, ring_mu;
+	struct nccom_unexpected *queue;
+	int root_fd; /* extended framing: the root link, open until COMPLETE */
+	/* Hierarchical (per_instance > 0): extRingSendFd / extRingRecvFd are the
+	 * intra ring (-1 in an instance of one), inter_* the leaders' ring. */
+	int per_instance, instance, ninstances, local, local_n;
+	int inter_send_fd, inter_recv_fd;
+	/* Set for one nccom_bootstrap_allgather_records under ring_mu. */
+	bool relay_check;
+	size_t relay_rank_off;
+};
+
+/* ---- ring.c: the ring all-gather over slices ------------------------------- */
 /* k slices laid end to end from base: every one unit bytes but the last,
  * which is last bytes (an uneven last instance). */
 struct nccom_slices {
@@ -187,39 +210,8 @@ NRT_STATUS nccom_check_relayed(const struct nccom_slices *s, int first, const ch
  * BOOTSTRAP_RING_RECV_SLICE). The flat ring, an instance's intra ring and the
  * leaders' inter ring all run through it. */
 NRT_STATUS nccom_ring_gather(int send_fd, int recv_fd, const char *next, const char *prev, const struct nccom_slices *s, int me);
-/* The unexpected-connection queue of upstream bootstrapRecv. */
-struct nccom_unexpected {
-	int peer, tag, fd;
-	struct nccom_unexpected *next;
-};
 
-/* Everything a bootstrap needs besides the seed's 64-byte extState: the
- * extState is the first member, so comm->bootstrap points at its layout. */
-struct nccom_bootstrap {
-	struct extState st;
-	pthread_mutex_t send_mu, recv_mu, ring_mu;
-	struct nccom_unexpected *queue;
-	int root_fd; /* extended framing: the root link, open until COMPLETE */
-	/* Hierarchical (per_instance > 0): extRingSendFd / extRingRecvFd are the
-	 * intra ring (-1 in an instance of one), inter_* the leaders' ring. */
-	int per_instance, instance, ninstances, local, local_n;
-	int inter_send_fd, inter_recv_fd;
-	/* Set for one nccom_bootstrap_allgather_records under ring_mu. */
-	bool relay_check;
-	size_t relay_rank_off;
-};
-
-NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nranks, bool global,
-				struct nccom_bootstrap **out, uint64_t *cluster_id, time_t *epoch);
-NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size);
-/* The all-gather of records of size bytes whose int at rank_off names their
- * rank: each is held to its slot as it arrives, before it is relayed, so a
- * forging relay is named (docs/bootstrap-hierarchy.md#forged-relays). */
-NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *all, int size, size_t rank_off);
-NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size);
-NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data, int size);
-void nccom_bootstrap_close(struct nccom_bootstrap *b);
-
+/* ---- root_exchange.c: a rank's exchange with the root ---------------------- */
 /* This rank's INFO_TO_ROOT record (the git hash on a global init). */
 NRT_STATUS nccom_fill_info(const struct nccom_bootstrap *b, const nccom_addr *me, bool global, struct extInfoGlobal *info);
 /* INFO_TO_ROOT of size bytes, INFO_FROM_ROOT of exactly reply_size; the
@@ -234,6 +226,49 @@ NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, co
 /* The all-gather of n records of size bytes: intra ring, leaders' inter
  * ring of instance blocks, then down each intra ring. */
 NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, char *all, int size);
+
+/* ---- bootstrap.c: bootstrapInit, the all-gather and point-to-point ---------- */
+NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nranks, bool global,
+				struct nccom_bootstrap **out, uint64_t *cluster_id, time_t *epoch);
+NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size);
+/* The all-gather of records of size bytes whose int at rank_off names their
+ * rank: each is held to its slot as it arrives, before it is relayed, so a
+ * forging relay is named (docs/bootstrap-hierarchy.md#forged-relays). */
+NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *all, int size, size_t rank_off);
+NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size);
+NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data, int size);
+void nccom_bootstrap_close(struct nccom_bootstrap *b);
+
+/* ---- comm_live.c: the registry of live comms -------------------------------- */
+/* A global init's two maps, built from the gathered peer records after
+ * AllGather1 (seed 001 §3), and neuronIsUltraServer's answer; the topology
+ * stage that would read them is not provided. */
+struct nccom_global_maps {
+	int *mla_indexes, *host_device_ids;
+	bool built, ultra_server;
+};
+/* A live comm and, beside it, what the seed keeps in places whose offsets
+ * are not documented: the all-gathered peer records and a global init's
+ * maps from them (seed 001 §3). */
+struct nccom_live {
+	struct ncclComm *comm;
+	struct ncclPeerInfo *peers;
+	struct nccom_global_maps maps;
+	struct nccom_live *next;
+};
+/* Adds l (NRT_FAILURE when the registry cannot be locked). */
+NRT_STATUS nccom_comm_register(struct nccom_live *l);
+/* Takes comm's entry out and returns it, NULL when comm is not live. */
+struct nccom_live *nccom_comm_unregister(const void *comm);
+/* Whether comm is one this library allocated and has not freed; a pointer
+ * not in the registry is refused. */
+bool nccom_comm_live(const void *comm);
+/* This rank and the comm's size; NRT_INVALID when comm is not live. */
+NRT_STATUS nccom_comm_rank(void *comm, int *rank, int *nranks);
+/* The MLA index of peer's all-gathered record and this comm's device:
+ * false when comm is not live, peer not one of its ranks, or its MLA
+ * index negative. */
+bool nccom_comm_peer_mla(const void *comm, int peer, int *mla, int *dev);
 
 /* ---- net_plugin.c: the net plugin under libnccom (docs/net-seam.md) ------- */
 /* The logger a plugin's init receives (net.h's ncclDebugLogger_t). */
@@ -299,16 +334,12 @@ struct nccom_connector *nccom_connector_find(void *comm, enc_pattern_t pattern, 
 /* Whether mh is a registration neuronNetRegMr made on c's plugin comm pc
  * that covers size bytes at data: the proxy hands only those to the plugin. */
 bool nccom_connector_covers(struct nccom_connector *c, void *pc, void *mh, const void *data, size_t size);
-/* This rank and the comm's size. */
-NRT_STATUS nccom_comm_rank(void *comm, int *rank, int *nranks);
-/* Everything the net layer holds for comm: its proxies, then its connectors
- * (registrations released first); neuronFreeComm calls it. */
-void nccom_net_comm_free(void *comm);
-/* The proxies of comm (net_proxy.c). */
-void nccom_proxy_comm_free(void *comm);
+/* The connectors of comm, their registrations released first; neuronFreeComm
+ * calls it after nccom_proxy_comm_free. */
+void nccom_connector_comm_free(void *comm);
 
-/* ---- comm.c --------------------------------------------------------------- */
-/* The live comms this library allocated; a pointer not in it is refused. */
-bool nccom_comm_live(const void *comm);
+/* ---- net_proxy.c: the network proxy (docs/net-seam.md#proxy) --------------- */
+/* The proxies of comm, drained and dropped; neuronFreeComm calls it. */
+void nccom_proxy_comm_free(void *comm);
 
 #endif

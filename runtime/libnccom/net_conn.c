@@ -40,16 +40,6 @@ struct nccom_connector *nccom_connector_find(void *comm, enc_pattern_t pattern, 
 	return c;
 }
 
-NRT_STATUS nccom_comm_rank(void *comm, int *rank, int *nranks)
-{
-	if (!nccom_comm_live(comm))
-		return NRT_INVALID;
-	const struct ncclComm *c = comm;
-	*rank = c->rank;
-	*nranks = c->nRanks;
-	return NRT_SUCCESS;
-}
-
 /* Releases a connector's registrations, then its plugin comms; every
  * failure is its own line, and the rest is released regardless. */
 static NRT_STATUS connector_close(const struct nccom_net *n, struct nccom_connector *c)
@@ -367,9 +357,8 @@ NRT_STATUS neuronNetDeregMr(void *comm, enc_pattern_t pattern, int peer, bool is
 	return rc == ncclSuccess ? NRT_SUCCESS : nccom_net_fail(n, "deregMr", rc, c->label);
 }
 
-void nccom_net_comm_free(void *comm)
+void nccom_connector_comm_free(void *comm)
 {
-	nccom_proxy_comm_free(comm);
 	const struct nccom_net *n = nccom_net_plugin();
 	if (pthread_mutex_lock(&conn_mu) != 0)
 		return;

@@ -430,7 +430,7 @@ NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd, nccom_deadline d)
 			if (attempt % 1000 == 0)
 				nccom_info("Call to connect returned %s, retrying", strerror(err));
 			struct timespec ms = {0, 1000000};
-			nanosleep(&ms, NULL);
+			(void)nanosleep(&ms, NULL); /* an early wake only retries sooner */
 			continue;
 		}
 		if (err == ECONNREFUSED || err == ETIMEDOUT)

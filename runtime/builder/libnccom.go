@@ -32,6 +32,23 @@ type Libnccom struct {
 // LibnccomSourceDir holds the reference libnccom's C sources.
 func (t *Tree) LibnccomSourceDir() string { return filepath.Join(t.Root, "runtime", "libnccom") }
 
+// libnccomCFlags are the flags every C file of the reference libnccom is
+// compiled with for o: the build's, and the call-graph test's, which
+// compiles each file alone.
+func (t *Tree) libnccomCFlags(o Libnccom) []string {
+	flags := []string{"-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-I" + t.CDir()}
+	if o.GitHash != "" {
+		flags = append(flags, fmt.Sprintf("-DNCCOM_REF_GIT_HASH=%q", o.GitHash))
+	}
+	if o.Faults {
+		flags = append(flags, "-DNCCOM_REF_FAULTS")
+	}
+	if o.Sanitize {
+		flags = append(flags, "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined")
+	}
+	return flags
+}
+
 // BuildLibnccom compiles the reference libnccom into dir/libnccom.so.2
 // (SONAME libnccom.so.2, the neuron* exports unversioned by the generated
 // script, DT_NEEDED libnrt.so.1 from libnrtDir so the 20 callbacks bind
@@ -56,17 +73,7 @@ func (t *Tree) BuildLibnccom(ctx context.Context, libnrtDir, dir string, o Libnc
 		return "", fmt.Errorf("no C sources under %s", t.LibnccomSourceDir())
 	}
 	sort.Strings(srcs)
-	flags := []string{"-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-I" + t.CDir()}
-	if o.GitHash != "" {
-		flags = append(flags, fmt.Sprintf("-DNCCOM_REF_GIT_HASH=%q", o.GitHash))
-	}
-	if o.Faults {
-		flags = append(flags, "-DNCCOM_REF_FAULTS")
-	}
-	if o.Sanitize {
-		flags = append(flags, "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined")
-	}
-	flags = append(flags, "-L"+lib, "-l:"+LibnrtFile, "-lpthread")
+	flags := append(t.libnccomCFlags(o), "-L"+lib, "-l:"+LibnrtFile, "-lpthread")
 	out := filepath.Join(dir, LibnccomFile)
 	tmp := filepath.Join(dir, ".build-"+LibnccomFile)
 	script := filepath.Join(t.CDir(), "libnccom.map")

@@ -31,8 +31,9 @@ GOFILES := $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -
 all: test
 
 # A runtime target for a release that is not generated is refused with the one
-# command that generates it, before anything is built (issue 24: no silent
-# fallback): its C header and its file of the release selector must exist.
+# command that generates it, before anything is built (no silent fallback,
+# docs/generator.md#building-for-a-release): its C header and its file of the
+# release selector must exist.
 generated-release:
 	@test -f generated/$(REL)/c/nrtabi.h -a -f generated/abi/zselect_$(subst -,_,$(subst .,_,$(REL))).go || \
 	  { echo "release $(REL) is not generated: run make generate RELEASE=$(REL)" >&2; exit 2; }

@@ -24,8 +24,8 @@ func goBuild(t *testing.T, tags string, pkgs ...string) (string, error) {
 
 // TestReleaseGuard: generated/abi builds for exactly one known release tag;
 // no tag, or only the tag of a release that is not generated, stops the
-// compiler on an identifier that names the fix; two tags clash (issue 24: no silent
-// fallback). The exact compiler line is what a user sees, so it is checked
+// compiler on an identifier that names the fix; two tags clash (no silent
+// fallback: docs/generator.md#building-for-a-release). The exact compiler line is what a user sees, so it is checked
 // whole.
 func TestReleaseGuard(t *testing.T) {
 	if testing.Short() {

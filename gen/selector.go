@@ -21,7 +21,7 @@ const ModulePath = "github.com/nrtabi/nrtabi"
 // nrtabi_release_2_32_0_synthetic. Every release, the default one included,
 // is built only under its own tag; a build with no known release tag fails
 // to compile (GuardIdent), so an unknown or missing tag never selects a
-// release silently (issue 24; docs/generator.md#building-for-a-release).
+// release silently (docs/generator.md#building-for-a-release).
 func ReleaseTag(release string) string { return "nrtabi_release_" + releaseIdent(release) }
 
 // CheckReleaseTags refuses a set of releases whose build tags would not

@@ -1,5 +1,5 @@
 /*
- * The 2-tier hierarchical bootstrap over TCP (issue 27; docs/sources.md#s001-3,
+ * The 2-tier hierarchical bootstrap over TCP (docs/bootstrap-hierarchy.md; docs/sources.md#s001-3,
  * the root-side dispatch; spec/<release>/bootstrap_hierarchy.toml): on a global
  * init of NRANKS ranks with PER_INSTANCE (L) ranks per instance the bootstrap is
  * hierarchical iff hier_dispatch(N, L); otherwise it is the flat ring, modelled

@@ -164,7 +164,7 @@ func FuzzParseType(f *testing.F) {
 	for _, s := range []string{"u32", "const char*", "void*[96]", "u8[2][3]", "u64[]", "volatile u32*",
 		"std::vector<std::vector<u32>>", "pthread_mutex_t", "nrt_tensor_t*", "u8[1073741824][1073741824][16]",
 		"std::vector<u8", "u8" + strings.Repeat("[1]", 20), "const volatile const u8**",
-		// declarator compositions and qualifier placement (issue 17's grammar)
+		// declarator compositions and qualifier placement (docs/spec-format.md#types)
 		"int*[4]*[10]", "int[7]*", "char* const", "const volatile u32* volatile*",
 		"std::vector<std::vector<u32*>>*[2]", "char*const[4]", "x*const const"} {
 		f.Add(s)

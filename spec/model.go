@@ -90,7 +90,8 @@ func (f *Fact) IsCarried(key string) bool {
 
 // OwnGit is the library's git hash when it is the release's own, "" when
 // the release does not know it or carries its parent's (a libnrt built for
-// a header-only release must not report the parent's hash: issue 24).
+// a header-only release must not report the parent's hash:
+// docs/spec-format.md#provenance-and-confidence).
 func (l *Library) OwnGit() string {
 	if l.IsCarried("git") {
 		return ""

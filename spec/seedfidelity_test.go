@@ -13,16 +13,16 @@ import (
 	"testing"
 )
 
-// The seed-fidelity table (docs/seed-fidelity.md) is the acceptance record
-// of issue 26: every audited item is exact (a test fails when it is
+// The seed-fidelity table (docs/seed-fidelity.md#table) is the record of
+// the audit of nrtabi against the seeds: every audited item is exact (a test fails when it is
 // reverted), documented (a spec row and a docs page say how nrtabi deviates)
 // or out of scope (with a reason). These tests hold the table to the tree:
 // named tests exist as Go functions, named spec rows exist in the loaded
 // release, and nothing ships marked TODO.
 
-// fidelityIDs are the audit's rows, in the table's order: items 1–14 of
-// issue 26 (item 4's three extra checks and item 6's two halves apart) and
-// its five contradictions. A row cannot be dropped or invented silently.
+// fidelityIDs are the audit's rows, in the table's order: items 1–14 (item
+// 4's three extra checks and item 6's two halves apart) and its five
+// contradictions, C1–C5. A row cannot be dropped or invented silently.
 var fidelityIDs = []string{
 	"1", "2", "3", "4a", "4b", "4c", "5", "6a", "6b", "7", "8", "9", "10", "11", "12", "13", "14",
 	"C1", "C2", "C3", "C4", "C5",

@@ -188,7 +188,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		row(out, vs, n, ls[n], agreeMeds)
 	}
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, "goals on boot, issue 27's metric (wall time to agreement of the bootstrap: every rank holds the identical gathered table):")
+	fmt.Fprintln(out, "goals on boot, the goal metric of docs/benchmarks.md#hierarchical-bootstrap (wall time to agreement of the bootstrap: every rank holds the identical gathered table):")
 	goals(out, "boot", meds)
 	fmt.Fprintln(out, "the same ratios on agree, the whole world program (its replica-group comm init is flat by the dispatch), beside the goal, not the goal:")
 	goals(out, "agree", agreeMeds)
@@ -252,8 +252,10 @@ func policyText(p string) string {
 	return p
 }
 
-// goals prints issue 27's targets against the hierarchical rows of both
-// sides, and flat's ratio beside each.
+// goals prints the hierarchical bootstrap's targets
+// (docs/benchmarks.md#hierarchical-bootstrap: at most 2x the star at 64
+// ranks, 2.5x at 256) against the hierarchical rows of both sides, and
+// flat's ratio beside each.
 func goals(out io.Writer, metric string, meds map[string]map[int]float64) {
 	star := meds["star"]
 	for _, g := range []struct {
@@ -473,8 +475,8 @@ func lastLine(s string) string {
 
 // ---- the simulator ---------------------------------------------------------
 
-// simGoal is issue 27's validation goal: a prediction within 25 % of the
-// measured point.
+// simGoal is the simulator's validation goal (docs/benchmarks.md#the-simulator):
+// a prediction within 25 % of the measured point.
 const simGoal = 0.25
 
 // noiseFloor: a row measured below it is graded against an absolute

@@ -1,7 +1,7 @@
 // Package bootsim predicts the time a bootstrap takes to reach agreement
 // past what one machine can run: the naive star, the flat ring and the
-// 2-tier hierarchical bootstrap (docs/benchmarks.md#bootstrap-at-scale,
-// issue 27 item 6).
+// 2-tier hierarchical bootstrap (docs/benchmarks.md#the-simulator; the
+// published figures it is judged against are docs/sources.md#ref-scale).
 //
 // The root is simulated event by event: every rank's connect arrives at a
 // time set by its start skew and the connect stagger, waits in the listen

@@ -4,7 +4,8 @@ import "math"
 
 // PeerText is free text a forging bootstrap peer sends where the protocol
 // carries text (an extended ABORT's reason, the halves of a git-hash tag):
-// every one must reach an error or a log escaped (issue 22).
+// every one must reach an error or a log escaped
+// (docs/libnccom.md#deadlines-and-what-peers-send, docs/bootstrap.md#bounds-and-tests).
 type PeerText struct {
 	Name string
 	Text string
@@ -35,7 +36,8 @@ func PeerRanks(nranks int) []int {
 	return []int{nranks, nranks + 4, -1, math.MinInt32, math.MaxInt32}
 }
 
-// What a hostile bootstrap peer sends to forge log lines (issue 22): bytes
+// What a hostile bootstrap peer sends to forge log lines
+// (docs/libnccom.md#deadlines-and-what-peers-send): bytes
 // that, printed raw, end a line, start a forged one, recolour or retitle the
 // terminal, or ring its bell. runtime/e2e sends them to the reference
 // libnccom; the Go transport's tests can send the same.

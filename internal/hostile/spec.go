@@ -114,7 +114,8 @@ conf = "HIGH"
 }
 
 // InjectionCases are spec files whose text the generator once emitted as
-// live C, linker script or Go (issue 22): `spec validate` refuses each at
+// live C, linker script or Go (docs/spec-format.md#where-spec-text-is-emitted):
+// `spec validate` refuses each at
 // its file:line:col. Text is added as hostile.toml to a copy of a release.
 func InjectionCases() []SpecCase {
 	return []SpecCase{

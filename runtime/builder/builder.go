@@ -35,7 +35,8 @@ type Tree struct {
 // Open finds the module root above the working directory and loads the
 // embedded spec of release ("" for the default release). A release whose
 // generated tree is missing is refused with the command that generates it
-// (NotGenerated), before anything is built: no silent fallback (issue 24).
+// (NotGenerated), before anything is built: no silent fallback
+// (docs/generator.md#building-for-a-release).
 func Open(release string) (*Tree, error) {
 	if release == "" {
 		release = spec.Default

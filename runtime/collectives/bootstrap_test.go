@@ -299,7 +299,8 @@ type libncomStatus uint32
 
 func (s libncomStatus) Error() string { return fmt.Sprintf("neuronInitComm: status %d", uint32(s)) }
 
-// Item 5 of issue 26, Go side: libnccom's core answers a bad rank with
+// Row 5 of docs/seed-fidelity.md#table (contradiction
+// init-status-invalid-argument), Go side: libnccom's core answers a bad rank with
 // ncclInvalidArgument (4) and its wrapper passes that through as the
 // NRT_STATUS (docs/sources.md#s001-2), which libnrt reads as NRT_RESOURCE.
 // get_nccl_comm frees the node and reports its own failure; the status

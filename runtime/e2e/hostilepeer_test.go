@@ -25,7 +25,8 @@ import (
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
-// Hostile peers against the reference libnccom (issue 22): real C processes
+// Hostile peers against the reference libnccom
+// (docs/libnccom.md#deadlines-and-what-peers-send): real C processes
 // (nccompeer.c, linked against the reference libnccom) face a Go fake peer
 // over loopback that drips bytes, connects as a stranger, forges log lines
 // or claims ranks it is not. Every blocking operation of the C library has a

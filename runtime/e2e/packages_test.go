@@ -11,7 +11,8 @@ import (
 	"github.com/nrtabi/nrtabi/runtime/builder"
 )
 
-// TestReferencePackagesAreClean is issue 28's acceptance: `nrtabi check
+// TestReferencePackagesAreClean holds docs/packages.md#debug-packages to the
+// reference libraries: `nrtabi check
 // --spec 2.31.24` on a .deb of the reference libraries (libnrt.so.1 and
 // libnccom.so.2, stripped) beside its -dbgsym .deb (their DWARF under
 // /usr/lib/debug/.build-id) is CLEAN, each library's DWARF read from the

@@ -310,7 +310,8 @@ func parseRankLine(out string) map[string]string { return worldprog.ParseLine(ou
 
 // esc shows a rank's text on the launcher's terminal: a rank's error can
 // hold a peer's words (an ABORT's reason), and a rank program other than
-// bootstrap prints what it likes, so control bytes are escaped (issue 22).
+// bootstrap prints what it likes, so control bytes are escaped
+// (docs/nrtabi-runtime-bootstrap.md).
 func esc(s string) string { return cfmt.Escape(s, rankTextMax) }
 
 // rankTextMax bounds one piece of a rank's text in the summary: room for

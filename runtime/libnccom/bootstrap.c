@@ -301,7 +301,8 @@ static bool claimed(int r, int n, const char *addr, char *out, size_t len)
 /* The connection of (peer, tag): from the queue of unexpected ones, else the
  * next accepted one that names it; the others are queued (upstream). The
  * whole search has one deadline: strangers that keep connecting are
- * refused without restarting it (issue 22). */
+ * refused without restarting it
+ * (docs/libnccom.md#deadlines-and-what-peers-send). */
 static NRT_STATUS find_conn(struct nccom_bootstrap *b, int peer, int *out)
 {
 	for (struct nccom_unexpected **p = &b->queue; *p; p = &(*p)->next) {

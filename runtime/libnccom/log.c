@@ -2,7 +2,7 @@
  * One line per message on stderr, in NCCL's "NCCL WARN" / "NCCL INFO" shape,
  * and the escaping of what peers send before it reaches one: a peer's git
  * hash or ABORT text may hold ESC, BEL or newlines that would forge lines or
- * drive the terminal (issue 22).
+ * drive the terminal (docs/libnccom.md#deadlines-and-what-peers-send).
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -75,7 +75,8 @@ socklen_t nccom_addr_len(const nccom_addr *a);
  * instant in milliseconds taken when the logical operation starts (a whole
  * message, an accept until the right peer, a connect with its retries), so
  * a peer that drips bytes or strangers that keep connecting cannot restart
- * it (issue 22; NEURON_CCOM_SOCK_TIMEOUT, docs/sources.md#s001-5). */
+ * it (NEURON_CCOM_SOCK_TIMEOUT, docs/sources.md#s001-5;
+ * docs/libnccom.md#deadlines-and-what-peers-send). */
 typedef int64_t nccom_deadline;
 /* Now on that clock. */
 int64_t nccom_now_ms(void);

@@ -41,7 +41,8 @@ void nccom_set_files_limit(void)
 		nccom_warn(NRTABI_MSG_NCCOM_SETRLIMIT_FAILED, strerror(errno));
 }
 
-/* The git-hash bytes are the peer's: escaped (issue 22). */
+/* The git-hash bytes are the peer's: escaped before they are logged
+ * (docs/libnccom.md#deadlines-and-what-peers-send). */
 #define TAG_TEXT_SIZE (2 * NCCOM_ESCAPED_SIZE(sizeof(((nccl_nrt_git_hash_t *)0)->nccom)) + 32)
 
 static void tag_text(const nccl_nrt_git_hash_t *h, char *out, size_t n)
@@ -172,7 +173,8 @@ static void serve(struct root_args *a)
 			goto done;
 		}
 		/* The spec's text is for a rank taken twice; a rank outside the
-		 * world is said to be so (issue 22). */
+		 * world is said to be out of range, so the line names what is
+		 * wrong with the claim (docs/libnccom.md#deadlines-and-what-peers-send). */
 		if (r.info.rank < 0 || r.info.rank >= n) {
 			nccom_warn("Bootstrap Root : peer %s claims rank %d of %d: out of range 0..%d", ptext, r.info.rank, n, n - 1);
 			nccom_close(&fd);

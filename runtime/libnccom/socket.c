@@ -3,7 +3,7 @@
  * choice, the socket timeout, listen / connect / accept, and the default
  * framing of upstream NCCL 2.9 (an int size, then exactly size bytes).
  * Every operation is bounded in total by NEURON_CCOM_SOCK_TIMEOUT: progress
- * does not restart it (issue 22).
+ * does not restart it (docs/libnccom.md#deadlines-and-what-peers-send).
  */
 #include <arpa/inet.h>
 #include <errno.h>

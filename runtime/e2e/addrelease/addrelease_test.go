@@ -122,7 +122,7 @@ func tail(s string) string {
 	return s
 }
 
-// TestAddRelease is issue 24's acceptance: in a copy of the module checkout
+// TestAddRelease runs docs/adding-a-release.md as a user would: in a copy of the module checkout
 // (a git repository of its own), a user standing in a subdirectory runs the
 // installed `nrtabi release new` on a vendor-style header tree with planted
 // drift; before the release is generated, building for it is refused by

@@ -28,7 +28,8 @@ func program(reordered bool) []collectives.Op {
 	return ops
 }
 
-// TestCollectivesOverTCP runs the per-NC bootstrap of issue 5 unchanged
+// TestCollectivesOverTCP runs the per-NC bootstrap
+// (docs/bootstrap.md#the-per-nc-bootstrap) unchanged
 // over TCP: each rank has its own runtime and bootstrap network, as
 // separate processes would; the global comm's transport is a flat-
 // bootstrapped world and every comm is another one, joined through a unique

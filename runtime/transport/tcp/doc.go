@@ -20,6 +20,6 @@
 //   - nrt_get_total_vnc_count() != 0 makes the bootstrap a no-op.
 //
 // Comms serves runtime/collectives' comm layer (unique ids and comm init)
-// over the same machinery, so the per-NC bootstrap of issue 5 runs unchanged
-// across processes. The byte protocol is spec/2.31.24/bootstrap_wire.toml.
+// over the same machinery, so the per-NC bootstrap
+// (docs/bootstrap.md#the-per-nc-bootstrap) runs unchanged across processes. The byte protocol is spec/2.31.24/bootstrap_wire.toml.
 package tcp

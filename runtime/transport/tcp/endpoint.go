@@ -127,7 +127,7 @@ func (e *Endpoint) peerName(r int) string {
 // claimed names the party at the other end of an accepted connection by
 // the rank its opening claims and the address it came from: the claim is
 // unauthenticated, so a failure or an ABORT on the connection is put down to
-// the address as much as to the rank (issue 22).
+// the address as much as to the rank (docs/bootstrap.md#bounds-and-tests).
 func claimed(rank int, c net.Conn) string {
 	return fmt.Sprintf("rank %d (peer %s)", rank, c.RemoteAddr())
 }

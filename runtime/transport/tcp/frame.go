@@ -44,7 +44,7 @@ type AbortError struct {
 
 // Error shows the reason escaped: it is the peer's text, and a peer could
 // otherwise write terminal escapes or whole forged lines into every log the
-// error reaches (issue 22).
+// error reaches (docs/bootstrap.md#bounds-and-tests).
 func (e *AbortError) Error() string {
 	return "bootstrap aborted by " + e.From + ": " + cfmt.Escape(e.Reason, cfmt.PeerTextMax)
 }

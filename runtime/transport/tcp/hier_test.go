@@ -63,7 +63,7 @@ func TestHierShape(t *testing.T) {
 	}
 }
 
-// The worlds of issue 27 in-process, both framings: every rank has every
+// The worlds of docs/bootstrap-hierarchy.md#tests in-process, both framings: every rank has every
 // listen address, the 112-byte peer-record all-gather gives identical,
 // correct tables, and point-to-point still works between instances.
 func TestHierWorld(t *testing.T) {

@@ -291,7 +291,8 @@ func TestOutOfRangeRankIsNamed(t *testing.T) {
 
 // The drip tests: every wait is a total deadline, so a peer that sends a
 // byte every 1.4 s against a 2 s timeout is given up on within timeout + 2 s
-// (issue 22: the C library restarted its timeouts on progress).
+// (docs/bootstrap.md#bounds-and-tests: a timeout restarted on progress
+// would let such a peer hold a rank for ever).
 const (
 	dripTimeout = 2 * time.Second
 	dripEvery   = 1400 * time.Millisecond

@@ -536,8 +536,8 @@ func tell(rc *rankConn, text string) {
 // every rank has connected (or nobody more can), telling newcomers why. The
 // connection the failure came from, and any that never became a rank, are
 // waited for only culpritGrace: a peer that drips bytes and never hangs up
-// would otherwise add the whole timeout to the root's (issue 22: deadlines
-// are totals).
+// would otherwise add the whole timeout to the root's (deadlines are
+// totals: docs/bootstrap.md#bounds-and-tests).
 func (r *Root) linger(s *session, text string) {
 	limit := time.NewTimer(r.n.cfg.Timeout)
 	defer limit.Stop()

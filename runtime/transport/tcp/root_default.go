@@ -78,7 +78,8 @@ func (r *Root) serveDefault() error {
 		case info.Rank < 0 || int(info.Rank) >= r.nranks:
 			// Upstream reports this as "has already checked in" (its check
 			// is one test); a rank no world has is said to be out of range,
-			// with the address the claim came from (issue 22).
+			// with the address the claim came from
+			// (docs/bootstrap.md#two-framings).
 			rc.l.close()
 			return fail(r.errf("peer %s: rank %d is out of range 0..%d for a world of %d", remote, info.Rank, r.nranks-1, r.nranks))
 		case byRank[info.Rank] != nil:

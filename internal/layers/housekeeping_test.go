@@ -74,10 +74,11 @@ func readHead(p string, n int) ([]byte, error) {
 	return buf[:k], nil
 }
 
-// issueCitation is a citation of a tracker's issue by number ("issue 22",
-// "issues 23 and 22", "Issue #5", "issue-25"): no reader of the code can
-// open it. A comment cites what a maintainer can open (a spec row id, a
-// docs/ anchor, a seed section of docs/sources.md) or says the why.
+// issueCitation is a citation of a tracker's issue by number: the word
+// issue or issues, then a number, with blanks, a hyphen, an underscore or
+// a "#" between. No reader of the code can open it. A comment cites what a
+// maintainer can open (a spec row id, a docs/ anchor, a seed section of
+// docs/sources.md) or says the why.
 var issueCitation = regexp.MustCompile(`(?i)\bissues?[ \t_-]*#?[0-9]+`)
 
 // citationScanned reports whether a tracked file is code whose text is

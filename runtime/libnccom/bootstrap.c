@@ -369,7 +369,7 @@ static NRT_STATUS find_conn(struct nccom_bootstrap *b, int peer, int *out)
 			else if (r == b->st.rank)
 				snprintf(claim, sizeof claim, "%s claiming rank %d: this rank's own", addr, r);
 			else
-				(void)claimed(r, b->st.nranks, addr, claim, sizeof claim);
+				(void)claimed(r, b->st.nranks, addr, claim, sizeof claim); /* r is out of range: the text says so */
 			if (nccom_extended())
 				nccom_warn("bootstrap rank %d: refused a connection from %s", b->st.rank, claim);
 			else

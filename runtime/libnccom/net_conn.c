@@ -109,7 +109,7 @@ static void free_list(const struct nccom_net *n, struct nccom_connector *list)
 		struct nccom_connector *c = list;
 		list = c->next;
 		if (n != NULL)
-			(void)connector_close(n, c);
+			(void)connector_close(n, c); /* each failure is its own line */
 		free(c);
 	}
 }

@@ -365,5 +365,5 @@ NRT_STATUS neuronStopNetworkProxy(void *comm, uint32_t stream_id)
 
 void nccom_proxy_comm_free(void *comm)
 {
-	(void)stop_where(comm, true, 0);
+	(void)stop_where(comm, true, 0); /* NRT_INVALID is a comm with no proxy; a failed drain said so */
 }

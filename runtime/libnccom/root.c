@@ -335,7 +335,7 @@ static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, i
 	uint32_t len = (uint32_t)strnlen(reason, BOOTSTRAP_ABORT_TEXT_MAX);
 	for (int i = 0; i < *nconns; i++) {
 		if (nccom_send_msg(conns[i].fd, BOOTSTRAP_MSG_ABORT, reason, len, conns[i].addr) == NRT_SUCCESS)
-			(void)shutdown(conns[i].fd, SHUT_WR);
+			(void)shutdown(conns[i].fd, SHUT_WR); /* a hint to the peer: the fd is closed below either way */
 	}
 	int64_t deadline = nccom_now_ms() + (int64_t)nccom_timeout() * 1000;
 	while (nccom_now_ms() < deadline && *nconns < cap && *nconns < a->nranks) {
@@ -352,7 +352,7 @@ static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, i
 		*c = (struct xconn){.fd = fd, .rank = -1};
 		nccom_format_addr(&from, c->addr, sizeof c->addr);
 		if (nccom_send_msg(fd, BOOTSTRAP_MSG_ABORT, reason, len, c->addr) == NRT_SUCCESS)
-			(void)shutdown(fd, SHUT_WR);
+			(void)shutdown(fd, SHUT_WR); /* a hint to the peer: the fd is closed below either way */
 	}
 	for (int i = 0; i < *nconns; i++) {
 		char sink[256];
@@ -505,7 +505,7 @@ static void serve_extended(struct root_args *a)
 		goto done;
 	}
 	for (int r = 0; r < n; r++)
-		(void)nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_COMPLETE, NULL, 0, by_rank[r]->addr);
+		(void)nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_COMPLETE, NULL, 0, by_rank[r]->addr); /* a failure is logged; that rank's wait for COMPLETE fails */
 	nccom_info("bootstrap root %s: world complete (%d ranks)", a->where, n);
 done:
 	if (conns != NULL)

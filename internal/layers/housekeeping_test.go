@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 )
 
 // The house keeps no build output and no citation a reader cannot open.
@@ -304,6 +305,171 @@ func TestIssueCitationsCaught(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("no report at %s; got:\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+}
+
+// docCitation is a citation of a page of the manual with an anchor, as code
+// writes it: the page's path under docs/, then '#' and the anchor.
+var docCitation = regexp.MustCompile(`\bdocs/([A-Za-z0-9_.-]+\.md)#([A-Za-z0-9_-]+)`)
+
+// headingAnchors are the anchors of a Markdown page: GitHub's heading slugs
+// (lower case, letters, digits, '-' and '_' kept, spaces as '-'; a repeated
+// slug numbered -1, -2, ...) and explicit <a id="..."> (or name=), outside
+// fenced code.
+func headingAnchors(data []byte) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	explicit := regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
+	fence := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		trim := strings.TrimLeft(line, " ")
+		if fence != "" {
+			if strings.HasPrefix(trim, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
+			fence = trim[:3]
+			continue
+		}
+		for _, m := range explicit.FindAllStringSubmatch(line, -1) {
+			anchors[m[1]] = true
+		}
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#"))) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		s := b.String()
+		if s == "" {
+			continue
+		}
+		if k := seen[s]; k > 0 {
+			anchors[fmt.Sprintf("%s-%d", s, k)] = true
+		} else {
+			anchors[s] = true
+		}
+		seen[s]++
+	}
+	return anchors
+}
+
+// brokenDocCitations reports, as file:line, every citation of a manual
+// page's anchor (docCitation) in the scanned files of list (outside docs/, whose own links docs/'s test holds)
+// whose page or anchor does not exist under root, and how many citations
+// it read.
+func brokenDocCitations(root string, list []string) ([]string, int, error) {
+	pages := map[string]map[string]bool{}
+	var out []string
+	cited := 0
+	for _, name := range list {
+		if strings.HasPrefix(name, "docs/") {
+			continue
+		}
+		p := filepath.Join(root, filepath.FromSlash(name))
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		head, err := readHead(p, 2)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !citationScanned(name, head) {
+			continue
+		}
+		if fi.Size() > maxScanned {
+			return nil, 0, fmt.Errorf("%s: %d bytes, more than the %d the citation scan reads", name, fi.Size(), maxScanned)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			for _, m := range docCitation.FindAllSubmatch(line, -1) {
+				cited++
+				page, anchor := "docs/"+string(m[1]), string(m[2])
+				a, ok := pages[page]
+				if !ok {
+					text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(page)))
+					if err != nil && !errors.Is(err, fs.ErrNotExist) {
+						return nil, 0, err
+					}
+					if err == nil {
+						a = headingAnchors(text)
+					}
+					pages[page] = a
+				}
+				switch {
+				case a == nil:
+					out = append(out, fmt.Sprintf("%s:%d: %s cites %s, which is no page of the manual", name, i+1, m[0], page))
+				case !a[anchor]:
+					out = append(out, fmt.Sprintf("%s:%d: %s: %s has no anchor #%s (a heading slug or <a id=...>): cite the heading as it is now", name, i+1, m[0], page, anchor))
+				}
+			}
+		}
+	}
+	return out, cited, nil
+}
+
+// TestDocCitationsResolve: every citation of a manual page's anchor in code
+// names a page and an anchor that exist, so a citation stays one a maintainer
+// can open.
+func TestDocCitationsResolve(t *testing.T) {
+	root, list := trackedFiles(t)
+	bad, cited, err := brokenDocCitations(root, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cited == 0 {
+		t.Fatalf("no tracked code cites an anchor of the manual: nothing was checked")
+	}
+	for _, b := range bad {
+		t.Error(b)
+	}
+	t.Logf("%d citations of the manual checked", cited)
+}
+
+// TestDocCitationsCaught: a citation of a missing anchor and one of a
+// missing page are named; a heading slug, a repeated heading's -1, an
+// explicit id and a citation inside docs/ are not, nor a heading inside a
+// code fence (which is no anchor, so citing it is caught).
+func TestDocCitationsCaught(t *testing.T) {
+	// Spelled apart so that this file holds no citation itself.
+	d := "do" + "cs/"
+	root, list := plant(t, map[string]string{
+		"docs/page.md": "# Title\n\n## The `x` option, again\n\n## Tests\n\n## Tests\n\n<a id=\"s001-3\"></a>\n\n```\n## Not a heading\n```\n",
+		"a/a.go": "package a\n\n// " + d + "page.md#the-x-option-again " + d + "page.md#tests-1 " + d + "page.md#s001-3\n" +
+			"// " + d + "page.md#gone\n// " + d + "none.md#x\n// " + d + "page.md#not-a-heading\n",
+		"docs/doc_test.go": "package docs // " + d + "page.md#gone is docs/'s own test's to hold\n",
+	})
+	got, cited, err := brokenDocCitations(root, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cited != 6 {
+		t.Errorf("want 6 citations read, got %d", cited)
+	}
+	want := []string{"a/a.go:4: " + d + "page.md#gone: " + d + "page.md has no anchor #gone", "a/a.go:5: " + d + "none.md#x cites " + d + "none.md, which is no page",
+		"a/a.go:6: " + d + "page.md#not-a-heading: " + d + "page.md has no anchor"}
+	if len(got) != len(want) {
+		t.Fatalf("want %d reports, got %d:\n%s", len(want), len(got), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("report %d: want %q..., got %q", i, want[i], got[i])
 		}
 	}
 }

@@ -144,7 +144,7 @@ NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool fro
 /* setFilesLimit: RLIMIT_NOFILE to its hard limit (a global world). */
 void nccom_set_files_limit(void);
 
-/* ---- hier.c: the hierarchical bootstrap's shape (docs/libnccom.md#hierarchical) */
+/* ---- hier.c: the hierarchical bootstrap's shape (docs/libnccom.md#the-hierarchical-bootstrap) */
 /* L, the ranks per instance, from NRTABI_BOOTSTRAP_PER_INSTANCE: 0 when
  * unset (flat, said once), NRT_INVALID naming the variable when it is not an
  * integer in 1..BOOTSTRAP_PER_INSTANCE_MAX. */

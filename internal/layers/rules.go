@@ -72,7 +72,7 @@ var rules = []rule{
 		why:   "the replica-group reader opens its file through regfile, escapes what it quotes of it, and yields the records runtime/collectives consumes; its test bootstraps them in an in-process world"},
 
 	// Checking binaries against a spec, and the spec-side work above it.
-	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "layoutcheck", "readers", "spec"},
+	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "layoutcheck", "readers", "spec", "typemodel"},
 		tests: []string{"gen", "internal/hostile", "internal/specsame", "release", "release/diff", "runtime/builder"},
 		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
 			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (the issue-25 acceptance test grades one drift with both)"},

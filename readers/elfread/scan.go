@@ -68,6 +68,10 @@ type scanner struct {
 	// has children (enterUnit, for the type front end).
 	lang       uint64
 	cuChildren bool
+	// names and slab: the type front end's string copies and pending
+	// nodes (typedecode.go).
+	names map[string]string
+	slab  []pending
 }
 
 // fail records the scanner's first failure.

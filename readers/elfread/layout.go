@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // Layout is a struct, class or union as the DWARF lays it out.
@@ -43,10 +44,7 @@ func (m *Member) End() int64 {
 }
 
 // SatAdd adds two values read from DWARF, saturating at maxTypeSize.
-func SatAdd(a, b int64) int64 {
-	a, b = min(max(a, -maxTypeSize), maxTypeSize), min(max(b, -maxTypeSize), maxTypeSize)
-	return min(a+b, maxTypeSize)
-}
+func SatAdd(a, b int64) int64 { return typemodel.SatAdd(a, b) }
 
 // Reader decodes struct layouts from one Debug. Offsets in its API are
 // .debug_info section offsets.

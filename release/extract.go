@@ -750,6 +750,14 @@ func (x *extractor) spell(t *typemodel.Type, last bool, q cvQuals) (string, stri
 			}
 			return named(s.name, "", true)
 		}
+		if _, seen := x.byOff[off]; !seen && !x.closed {
+			if s := x.rowTagged(d); s != nil {
+				// Another unit's copy of a struct that has its row (ODR:
+				// struct _IO_FILE reached through FILE in argp_state and
+				// asked for by name): the same C type, the same row.
+				x.byOff[off], name = s, s.name
+			}
+		}
 		if s, ok := x.byOff[off]; ok && s.building {
 			// A struct that holds itself by value (only corrupted DWARF says
 			// so): the spec would refuse it, so it stays an opaque range.
@@ -764,6 +772,20 @@ func (x *extractor) spell(t *typemodel.Type, last bool, q cvQuals) (string, stri
 		return named(s.name, "", true)
 	}
 	return "", "", false
+}
+
+// rowTagged is the row of another DIE whose name or tag is d's qualified
+// name, when its size (once read) is d's: nil when there is none.
+func (x *extractor) rowTagged(d *typemodel.Type) *xStruct {
+	if d.Name == "" {
+		return nil
+	}
+	for _, s := range x.order {
+		if (s.name == d.Name || s.tag == d.Name) && (!s.done || s.size == typemodel.SizeOf(d)) && s.refused == "" {
+			return s
+		}
+	}
+	return nil
 }
 
 // rowOf is the row of a struct type met in a member (extractAll): by its

@@ -76,12 +76,16 @@ var rules = []rule{
 		tests: []string{"gen", "internal/hostile", "internal/specsame", "release", "release/diff", "runtime/builder"},
 		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
 			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (the issue-25 acceptance test grades one drift with both)"},
+	// The one model of a binary's types, under its front end and every
+	// reader of it.
+	{room: "typemodel",
+		why: "the type graph and its one C spelling are pure data and functions: the DWARF front end (readers/elfread) builds it, the checkers and the release tools read it; it imports nothing of ours"},
 	// The readers: binaries, debug files, packages and archives as they are,
 	// below everything that interprets them.
 	{room: "readers", may: []string{"internal/regfile", "readers/elfread"},
 		tests: []string{"internal/hostile"},
 		why:   "the inputs and package readers turn arguments, packages and archives into ELF inputs read through elfread; they know no spec and no checker"},
-	{room: "readers/elfread", may: []string{"internal/regfile", "internal/debuginfod"},
+	{room: "readers/elfread", may: []string{"internal/regfile", "internal/debuginfod", "typemodel"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile"},
 		why:   "elfread is a pure ELF/DWARF reader in the debug/elf style: no spec, no checker; a missing debug file is fetched by build-id through debuginfod"},
 	{room: "internal/debuginfod", may: []string{"internal/regfile"}, tests: []string{"internal/cc", "readers/elfread"},

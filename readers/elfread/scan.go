@@ -64,6 +64,10 @@ type scanner struct {
 	strOffBase uint64
 	c          cursor // over the unit's bytes of .debug_info
 	err        error  // a failure outside the cursor (abbreviations, strings)
+	// lang and cuChildren are the unit DIE's DW_AT_language and whether it
+	// has children (enterUnit, for the type front end).
+	lang       uint64
+	cuChildren bool
 }
 
 // fail records the scanner's first failure.

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/zlib"
 )
@@ -49,6 +50,9 @@ type Debug struct {
 	// merged is the merged view of the file and its supplement, made once
 	// (mergedView) and shared by every Reader.
 	merged *dwarf.Data
+	// types is the type graph (Types), made once.
+	types     *Types
+	typesOnce sync.Once
 	// Missing (main Debug only): debug files the DWARF refers to that were
 	// not found, with where they were looked for (Lookup.AllowMissing).
 	Missing []string

@@ -11,6 +11,7 @@ import (
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/readers/inputs"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 const cacheline = 64
@@ -94,7 +95,11 @@ func ShowInput(in inputs.Input, name string, opt ShowOptions, w io.Writer) (*Sho
 	}
 	res := &ShowResult{Layout: l, Found: found[0], Spec: st, Debug: dbg, reader: rd}
 	if st != nil {
-		res.Findings = CheckStruct(rd, st, l)
+		t, err := dbg.Types().Struct(found[0].Offset)
+		if err != nil {
+			return nil, elfread.InputErrorf(dbg.Path(), "%s: %w", name, err)
+		}
+		res.Findings = CheckStruct(st, t)
 	}
 	res.write(w, name, sp)
 	return res, nil
@@ -286,12 +291,13 @@ func (res *ShowResult) specNote(m *elfread.Member, byName map[string]*spec.Field
 		}
 		return note
 	}
-	if isFiller(st, m) {
-		o := opaqueHolding(st, m)
+	mf := &typemodel.Field{Name: m.Name, Offset: m.Offset, BitOffset: m.BitOffset, BitSize: m.BitSize, Base: m.Base, Type: &typemodel.Type{Kind: typemodel.Base, Size: m.Size, HasSize: true}}
+	if isFiller(st, mf) {
+		o := opaqueHolding(st, mf)
 		return fmt.Sprintf("  spec: opaque %d..%d", o.Offset, o.End())
 	}
-	if o := opaqueHolding(st, m); o != nil {
-		if covered(o, m) {
+	if o := opaqueHolding(st, mf); o != nil {
+		if covered(o, mf) {
 			return fmt.Sprintf("  spec: inside opaque %d..%d", o.Offset, o.End())
 		}
 		return fmt.Sprintf("  spec: inside opaque %d..%d  <-- new member", o.Offset, o.End())

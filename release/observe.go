@@ -479,12 +479,12 @@ func (obs *Observed) slots(dbg *elfread.Debug, byName map[string]elf.Symbol) err
 	if found[0] == nil {
 		return nil
 	}
-	l, err := dbg.NewReader().Layout(found[0].Offset)
+	l, err := dbg.Types().Struct(found[0].Offset)
 	if err != nil {
 		return wrapInput(dbg.Path(), err, "%s", table)
 	}
-	for _, m := range l.Members {
-		if strings.HasPrefix(m.Name, "neuron") {
+	for _, m := range l.Fields {
+		if strings.HasPrefix(m.Name, "neuron") && !m.Base {
 			obs.Slots[m.Name] = sym.Value + uint64(m.Offset)
 		}
 	}

@@ -354,19 +354,6 @@ func anonymousMembers(m *typemodel.Field, depth int) []typemodel.Field {
 	return out
 }
 
-func opaqueHolding(st *spec.Struct, m *typemodel.Field) *spec.Opaque {
-	return st.OpaqueHolding(m.Start(), m.End())
-}
-
-func covered(o *spec.Opaque, m *typemodel.Field) bool {
-	for _, n := range o.Covers {
-		if n == m.Name || n == fieldLabel(m) {
-			return true
-		}
-	}
-	return false
-}
-
 // fieldLabel names a member in findings and covers lists: "<base NAME>"
 // for a base class, "<anonymous@OFFSET>" for an unnamed member.
 func fieldLabel(m *typemodel.Field) string {

@@ -1,5 +1,7 @@
 package typemodel
 
+import "strconv"
+
 // Kind is what a Type is.
 type Kind uint8
 
@@ -179,4 +181,16 @@ func (t *Type) KindWord() string { return t.Kind.String() }
 // declaration, or no size).
 func (t *Type) Incomplete() bool {
 	return t.Declaration || !t.HasSize
+}
+
+// Label names a field in messages: its name, "<base NAME>" for a base
+// class, "<anonymous@OFFSET>" for an unnamed member.
+func (f *Field) Label() string {
+	switch {
+	case f.Base:
+		return "<base " + f.Name + ">"
+	case f.Name == "":
+		return "<anonymous@" + strconv.FormatInt(f.Offset, 10) + ">"
+	}
+	return f.Name
 }

@@ -134,7 +134,7 @@ func SizeOf(t *Type) int64 {
 // AlignOf is the x86-64 alignment of t: a struct's is its largest
 // member's (or its DW_AT_alignment when larger), an array's its element's,
 // a pointer's and a function's 8, a scalar's its size rounded as the
-// psABI does (16 at most). Each struct is walked once (one that holds
+// psABI does (16 at most; a complex type's its part's). Each struct is walked once (one that holds
 // itself, only possible in crafted input, adds nothing the second time).
 func AlignOf(t *Type) int64 {
 	return alignOf(t, nil, 0)
@@ -172,6 +172,9 @@ func alignOf(t *Type, seen map[*Type]bool, depth int) int64 {
 		return 1
 	}
 	s := SizeOf(t)
+	if t.Kind == Base && t.Encoding == EncComplexFloat {
+		s /= 2 // a complex type aligns as its real part (x86-64 psABI, §3.1.2)
+	}
 	switch {
 	case t.Align > 0:
 		return t.Align
@@ -198,4 +201,30 @@ func StructAlign(t *Type) int64 {
 		}
 	}
 	return a
+}
+
+// IntShape classifies an integer or character base type (under typedefs
+// and qualifiers) by size and signedness, so that unsigned int, uint32_t
+// and __u32 compare equal. Booleans, floats and the rest are not integers.
+func IntShape(t *Type) (size int64, signed, ok bool) {
+	s := Strip(t)
+	if s == nil || s.Kind != Base || !s.Encoding.Integer() {
+		return 0, false, false
+	}
+	return s.Size, s.Encoding.Signed(), true
+}
+
+// EmptyClass: t is a struct or class of at most one byte without data
+// members (an empty C++ base, std::allocator<char>).
+func EmptyClass(t *Type) bool {
+	s := Strip(t)
+	if s == nil || !s.Kind.Aggregate() || SizeOf(s) > 1 {
+		return false
+	}
+	for i := range s.Fields {
+		if !s.Fields[i].Base {
+			return false
+		}
+	}
+	return true
 }

@@ -61,6 +61,8 @@ type Reader struct {
 	// merged: the main file and its supplement are read as one DWARF
 	// (mergedData), so references between them are plain references.
 	merged bool
+	// main is the main Debug, whose type graph names base classes.
+	main *Debug
 }
 
 // view is a debug/dwarf view of one unit (or of the whole section when a unit
@@ -74,14 +76,14 @@ type view struct {
 
 // NewReader returns a layout reader; views are built on the first read.
 func (d *Debug) NewReader() *Reader {
-	r := &Reader{d: d, views: map[int]*view{}}
+	r := &Reader{d: d, views: map[int]*view{}, main: d}
 	byDebug := map[*Debug]*Reader{}
 	r.merged = d.alt != nil && len(d.parts) > 0 && d.parts[0] == d.alt
 	for _, p := range d.parts {
 		if r.merged && p == d.alt {
 			continue // read through the merged view
 		}
-		pr := &Reader{d: p, views: map[int]*view{}}
+		pr := &Reader{d: p, views: map[int]*view{}, main: d}
 		byDebug[p] = pr
 		r.parts = append(r.parts, pr)
 	}
@@ -91,6 +93,9 @@ func (d *Debug) NewReader() *Reader {
 	}
 	return r
 }
+
+// Types is the type graph of the reader's Debug.
+func (r *Reader) Types() *Types { return r.d.Types() }
 
 // Where names the file holding a DIE of the combined offset space and the
 // DIE's offset in that file's .debug_info.
@@ -380,6 +385,11 @@ func (r *Reader) member(kid *dwarf.Entry, v *view) (*Member, error) {
 		m.Name = TypeName(t)
 		if st, ok := Strip(t).(*godwarf.StructType); ok && st.StructName != "" {
 			m.Name = st.StructName
+			// The qualified name, as the type graph has it (godwarf keeps
+			// the DWARF name only), while both readers exist.
+			if mt, err := r.main.Types().At(r.GlobalOffset(st)); err == nil && mt.Kind.Aggregate() && mt.Name != "" {
+				m.Name = mt.Name
+			}
 		}
 		if v, _ := kid.Val(dwarf.AttrVirtuality).(int64); v != 0 {
 			m.Virtual = true

@@ -107,6 +107,9 @@ func (g *Types) link(roots []uint64, prefilled [][]*pending) error {
 			t.Fields[i].Type = get(pd.fields[i].typ)
 		}
 	}
+	if err := g.chains(b); err != nil {
+		return err
+	}
 	for _, pd := range b.order {
 		t := pd.t
 		if t.Kind == typemodel.PtrToMember && !t.HasSize {
@@ -133,6 +136,57 @@ func (g *Types) link(roots []uint64, prefilled [][]*pending) error {
 	}
 	for _, pd := range b.order {
 		g.nodes[pd.t.Offset] = g.canon(pd.t, b, memo, 0)
+	}
+	for t := range b.fresh {
+		if c, ok := memo[t]; ok && c != t {
+			delete(g.chain, t) // interned into another node
+		}
+	}
+	return nil
+}
+
+// maxChain bounds a chain of derived types (typedef of pointer to array
+// of ...) through their Elem links. Real chains are a few links; one of
+// tens of thousands is crafted, and every walk of the model would stop
+// short of its end (typemodel.MaxDepth). A loop is no chain: the walks end
+// it at their bound, as they must for a struct holding a pointer to
+// itself.
+const maxChain = 20000
+
+// chains measures the batch's chains of derived types, refusing one
+// longer than maxChain. Each node is measured once (g.chain keeps the
+// lengths of the graph's nodes for the next batch).
+func (g *Types) chains(b *batch) error {
+	if g.chain == nil {
+		g.chain = map[*typemodel.Type]int{}
+	}
+	onPath := map[*typemodel.Type]bool{}
+	var path []*typemodel.Type
+	for _, pd := range b.order {
+		path = path[:0]
+		n := 0
+		for t := pd.t; ; t = t.Elem {
+			if t == nil || t.Kind.Aggregate() || t.Kind == typemodel.Enum || t.Kind == typemodel.Void || t.Kind == typemodel.Base || onPath[t] {
+				break
+			}
+			if l, ok := g.chain[t]; ok {
+				n = l
+				break
+			}
+			onPath[t] = true
+			path = append(path, t)
+		}
+		for i := len(path) - 1; i >= 0; i-- {
+			n++
+			g.chain[path[i]] = n
+			delete(onPath, path[i])
+			if n > maxChain {
+				for _, t := range path[:i] {
+					delete(onPath, t)
+				}
+				return InputErrorf(g.d.Path(), "corrupted DWARF: the type at DIE %#x nests more than %d types deep (through DIE %#x): refused, no real type does", pd.t.Offset, maxChain, path[i].Offset)
+			}
+		}
 	}
 	return nil
 }

@@ -26,6 +26,8 @@ type Types struct {
 	ctxs   map[ctxKey]*uctx
 	void   *typemodel.Type
 	intern map[internKey]*typemodel.Type
+	// chain is the length of each node's chain of derived types (chains).
+	chain map[*typemodel.Type]int
 	// failed remembers the offsets whose decoding failed, with the error,
 	// so that a second At reports the same error without decoding again.
 	failed map[uint64]error

@@ -184,9 +184,15 @@ func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grad
 		out.Kind, out.Canon = grade.TVoid, "void"
 	case typemodel.Pointer:
 		out.Kind, out.Elem = grade.TPointer, c.typeOf(sd.Elem, elemSpec, depth+1)
-		out.Canon = out.Elem.Canon + "*"
-		if out.Elem.Kind == grade.TFunc || out.Elem.Canon == "" {
+		switch e := out.Elem; {
+		case e.Kind == grade.TStruct && !spec.IsIdent(e.Canon):
+			// A struct the grammar cannot name (a C++ scoped name, an
+			// anonymous body): extract covers a pointer to it by an opaque
+			// range, and spells a pointer to that pointer void*.
+		case e.Kind == grade.TFunc || e.Canon == "":
 			out.Canon = "void*" // what nrtabi extract writes for a pointee the grammar cannot spell
+		default:
+			out.Canon = e.Canon + "*"
 		}
 	case typemodel.Array:
 		out.Kind, out.Elem, out.Len = grade.TArray, c.typeOf(sd.Elem, elemSpec, depth+1), sd.Count

@@ -279,3 +279,62 @@ func firstDiff(a, b []byte) string {
 	from := max(0, i-80)
 	return fmt.Sprintf("at byte %d: %q against %q", i, a[from:min(len(a), i+80)], b[from:min(len(b), i+80)])
 }
+
+// TestRoundTripCatches: the spellings the round trip equates (FILE and
+// struct _IO_FILE through the typedef, void* for a pointee the grammar
+// cannot spell) still tell a changed type from the file's own: each
+// planted fault in the fragment of struct spell is caught.
+func TestRoundTripCatches(t *testing.T) {
+	base, err := compiled.Load(spec.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := spellObjects(t, base)[0]
+	var b bytes.Buffer
+	if err := release.Extract(c.path, &b, release.ExtractOptions{Names: []string{"spell"}, Spec: base, DebugDirs: []string{t.TempDir()}}); err != nil {
+		t.Fatal(err)
+	}
+	clean := b.String()
+	for _, p := range []struct {
+		field, from, to, kind string
+		sev                   Severity
+		want                  string
+	}{
+		// An opaque pointee named by another type: the typedef FILE does
+		// not make struct _IO_FILE the opaque hidden.
+		{"fp", "FILE*", "hidden*", KindPointerTarget, Compatible, "spell.fp: pointer FILE *, spec hidden*"},
+		// A pointer to a struct that no longer goes through its typedef.
+		{"ntp", "node_t*", "cnode_t*", KindPointerTarget, Compatible, "spell.ntp: pointer node_t *, spec cnode_t*"},
+		// double * is void* in the grammar, never char*.
+		{"d", "void*", "char*", KindType, Incompatible, "spell.d: type double *, spec char*"},
+		// float ** is void**, never void*: one level less.
+		{"f", "void**", "void*", KindPointerTarget, Compatible, "spell.f: pointer float **, spec void*"},
+	} {
+		t.Run(p.field, func(t *testing.T) {
+			row := fmt.Sprintf("name = %q\n  offset = ", p.field)
+			i := strings.Index(clean, row)
+			if i < 0 {
+				t.Fatalf("the fragment has no field %s:\n%s", p.field, clean)
+			}
+			from := fmt.Sprintf("type = %q", p.from)
+			j := strings.Index(clean[i:], from)
+			if j < 0 || j > len(row)+16 {
+				t.Fatalf("field %s is not spelled %s in the fragment", p.field, p.from)
+			}
+			text := clean[:i+j] + fmt.Sprintf("type = %q", p.to) + clean[i+j+len(from):]
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "structs.toml"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			frag, err := spec.LoadDir(dir)
+			if err != nil {
+				t.Fatalf("the planted fragment does not load: %v", err)
+			}
+			r, err := Check([]string{c.path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: []string{t.TempDir()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			expect(t, r, p.kind, p.sev, p.want)
+		})
+	}
+}

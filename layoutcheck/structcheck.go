@@ -196,17 +196,16 @@ func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grad
 		}
 	case typemodel.Array:
 		out.Kind, out.Elem, out.Len = grade.TArray, c.typeOf(sd.Elem, elemSpec, depth+1), sd.Count
+		if sd.Count <= 0 {
+			out.Len = -1 // a flexible array member (or [0])
+		}
 		switch {
 		case out.Elem.Canon == "":
 			// An array of what the grammar cannot spell has no spelling.
-		case sd.Count <= 0:
-			out.Len = -1
+		case out.Len < 0:
 			out.Canon = out.Elem.Canon + "[]"
 		default:
-			out.Canon = fmt.Sprintf("%s[%d]", out.Elem.Canon, sd.Count)
-		}
-		if sd.Count <= 0 {
-			out.Len = -1
+			out.Canon = fmt.Sprintf("%s[%d]", out.Elem.Canon, out.Len)
 		}
 	case typemodel.Func:
 		out.Kind = grade.TFunc

@@ -124,6 +124,7 @@ func TestRoundTrip(t *testing.T) {
 			{"argp_fmtstream"},         // FILE * members
 			{"_IO_jump_t"},             // function pointers taking FILE *
 			{"_IO_FILE"},               // pointers to itself and to declared structs, char[1], char[20]
+			{"_IO_FILE_plus"},          // struct _IO_FILE of another unit, where _IO_lock_t is void
 			{"link_map"},               // bitfields, arrays of pointers to typedefs (Elf64_Dyn *l_info[...])
 			{"obstack"},                // function pointers, a union member, bitfields
 			{"sigaction"},              // an anonymous union of function pointers
@@ -305,6 +306,8 @@ func TestRoundTripCatches(t *testing.T) {
 		{"fp", "FILE*", "hidden*", KindPointerTarget, Compatible, "spell.fp: pointer FILE *, spec hidden*"},
 		// A pointer to a struct that no longer goes through its typedef.
 		{"ntp", "node_t*", "cnode_t*", KindPointerTarget, Compatible, "spell.ntp: pointer node_t *, spec cnode_t*"},
+		// A pointer to another struct row: its name is not the pointee's.
+		{"np", "node*", "spell*", KindType, Incompatible, "spell.np: type struct node *, spec spell*"},
 		// double * is void* in the grammar, never char*.
 		{"d", "void*", "char*", KindType, Incompatible, "spell.d: type double *, spec char*"},
 		// float ** is void**, never void*: one level less.

@@ -184,6 +184,16 @@ func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grad
 		out.Kind, out.Canon = grade.TVoid, "void"
 	case typemodel.Pointer:
 		out.Kind, out.Elem = grade.TPointer, c.typeOf(sd.Elem, elemSpec, depth+1)
+		if es := elemSpec; es != nil && es.Kind == spec.KindStruct && es.Struct != nil && out.Elem.Canon != grade.Canon(es) && namedStruct(sd.Elem, es.Struct) {
+			// The pointee carries the spec struct's name (a typedef on its
+			// way down, or its tag) and is another type here: the units of
+			// one library define a typedef differently (libc's _IO_lock_t
+			// is a struct in some and void in others), and check reads
+			// another copy of the pointer's struct than extract did. The
+			// grammar names a type by its name; the pointee's layout is
+			// checked where the struct itself is.
+			out.Elem.Canon = grade.Canon(es)
+		}
 		switch e := out.Elem; {
 		case e.Kind == grade.TStruct && !spec.IsIdent(e.Canon):
 			// A struct the grammar cannot name (a C++ scoped name, an
@@ -248,6 +258,17 @@ func (c *structChecker) namedOpaque(d *typemodel.Type, n string) bool {
 			if o.Name == n {
 				return specmatch.NamedAs(d, o.CTag())
 			}
+		}
+	}
+	return false
+}
+
+// namedStruct: d carries one of the names the spec struct st may have in
+// DWARF (specmatch.StructNames).
+func namedStruct(d *typemodel.Type, st *spec.Struct) bool {
+	for _, n := range specmatch.StructNames(st) {
+		if specmatch.NamedAs(d, n) {
+			return true
 		}
 	}
 	return false

@@ -430,7 +430,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		field      *xField
 		cover      string
 	}
-	var items []item
+	items := make([]item, 0, len(l.Fields))
 	for i := range l.Fields {
 		m := &l.Fields[i]
 		// A zero-size member is skipped, except a flexible array member at
@@ -963,6 +963,12 @@ func (x *extractor) structRow(s *xStruct) *spec.Struct {
 		Fact: spec.Fact{Conf: x.conf, Source: x.dieSource(s.die), Note: s.note}}
 	if !s.packed && s.align > 1 {
 		st.MinAlign = int(s.align)
+	}
+	if len(s.fields) > 0 {
+		st.Fields = make([]spec.Field, 0, len(s.fields))
+	}
+	if len(s.opaque) > 0 {
+		st.Opaque = make([]spec.Opaque, 0, len(s.opaque))
 	}
 	for _, f := range s.fields {
 		st.Fields = append(st.Fields, spec.Field{Name: f.name, Offset: int(f.offset), Type: f.typ, Fact: spec.Fact{Conf: x.conf, Source: "DWARF", Note: f.note}})

@@ -33,6 +33,10 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 		return nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
 	}
 	g := d.Types()
+	// One AllTypes at a time; once one filled the graph, the others
+	// return it.
+	g.allMu.Lock()
+	defer g.allMu.Unlock()
 	g.mu.Lock()
 	filled := g.filled
 	g.mu.Unlock()

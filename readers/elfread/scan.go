@@ -68,6 +68,10 @@ type scanner struct {
 	// has children (enterUnit, for the type front end).
 	lang       uint64
 	cuChildren bool
+	// names and slab: the type front end's string copies and pending
+	// nodes (typedecode.go).
+	names map[string]string
+	slab  []pending
 }
 
 // fail records the scanner's first failure.
@@ -590,7 +594,7 @@ func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
 
 // FindEnums locates each wanted enum (a DW_TAG_enumeration_type, by tag or
 // through typedefs) as FindStructs does structs; read one with
-// Reader.Type, which gives a *godwarf.EnumType.
+// Types().Enum.
 func (d *Debug) FindEnums(wants [][]string) (found []*Found, err error) {
 	return d.find(wants, true)
 }

@@ -343,7 +343,7 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 		Encoding: typemodel.Encoding(min(r.encoding, 0xff)), Count: -1, Prototyped: r.prototyped, Offset: off,
 		DeclFile: clampU32(r.declFile), DeclLine: clampU32(r.declLine)}
 	if len(r.name) > 0 {
-		t.Name = string(r.name)
+		t.Name = sc.str2(r.name)
 		switch kind {
 		case typemodel.Struct, typemodel.Class, typemodel.Union, typemodel.Enum, typemodel.Typedef:
 			t.Name = qualify(qual, t.Name)
@@ -355,7 +355,8 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 			t.Size, t.HasSize = int64(sc.u.addrSize), true
 		}
 	}
-	pd := &pending{t: t, p: sc.d, elem: r.typ, class: r.containing}
+	pd := sc.newPending()
+	*pd = pending{t: t, p: sc.d, elem: r.typ, class: r.containing}
 	if !r.children {
 		return pd, nil
 	}
@@ -406,13 +407,13 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 			if !k.typ.set {
 				return nil, fmt.Errorf("member %q at DIE %#x has no type", k.name, at)
 			}
-			t.Fields = append(t.Fields, typemodel.Field{Name: string(k.name), Base: ka.tag == tagInheritance, Artificial: k.artif,
+			t.Fields = append(t.Fields, typemodel.Field{Name: sc.str2(k.name), Base: ka.tag == tagInheritance, Artificial: k.artif,
 				Offset: k.loc, DeclLine: clampU32(k.declLine)})
 			pd.fields = append(pd.fields, pfield{typ: k.typ, loc: k.loc, locRuntime: k.locRuntime, bitSize: k.bitSize,
 				bitOff: k.bitOff, hasBitOff: k.hasBitOff, dbitOff: k.dbitOff, hasDataBitOff: k.hasDataBitOff,
 				unitSize: k.size, virtuality: k.virtuality})
 		case tagEnumerator:
-			t.Enumerators = append(t.Enumerators, typemodel.Enumerator{Name: string(k.name), Value: k.constVal, Unsigned: k.constUnsigned})
+			t.Enumerators = append(t.Enumerators, typemodel.Enumerator{Name: sc.str2(k.name), Value: k.constVal, Unsigned: k.constUnsigned})
 		case tagSubrangeType:
 			n := int64(-1)
 			switch {
@@ -444,6 +445,31 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 		return nil, err
 	}
 	return nil, fmt.Errorf("the children of the type at DIE %#x run past the end of its unit", off)
+}
+
+// str2 is a name as a string, one copy per scanner however many DIEs
+// spell it (every unit of a C library repeats "int", "size_t", member
+// names of its headers' structs).
+func (sc *scanner) str2(b []byte) string {
+	if sc.names == nil {
+		sc.names = map[string]string{}
+	}
+	if s, ok := sc.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	sc.names[s] = s
+	return s
+}
+
+// newPending is a pending node from the scanner's current slab (one
+// allocation per 256 nodes; the slab dies with the unit's link).
+func (sc *scanner) newPending() *pending {
+	if len(sc.slab) == cap(sc.slab) {
+		sc.slab = make([]pending, 0, 256)
+	}
+	sc.slab = sc.slab[:len(sc.slab)+1]
+	return &sc.slab[len(sc.slab)-1]
 }
 
 // maxParams bounds a function type's parameter list (C allows 127).

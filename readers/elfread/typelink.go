@@ -12,7 +12,7 @@ import (
 type batch struct {
 	byOff map[uint64]*pending
 	order []*pending
-	fresh map[*typemodel.Type]bool // the batch's nodes, synthesized ones included
+	fresh map[*typemodel.Type]bool // the batch's nodes, synthesized ones included; nil: every node met
 }
 
 func (b *batch) add(off uint64, pd *pending) {
@@ -41,7 +41,7 @@ func (g *Types) link(roots []uint64, prefilled [][]*pending) error {
 	for len(queue) > 0 {
 		off := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		if _, ok := g.nodes[off]; ok {
+		if _, ok := g.lookup(off); ok {
 			continue
 		}
 		if _, ok := b.byOff[off]; ok {
@@ -67,7 +67,7 @@ func (g *Types) link(roots []uint64, prefilled [][]*pending) error {
 		if !r.set {
 			return g.void
 		}
-		if t, ok := g.nodes[r.off]; ok {
+		if t, ok := g.lookup(r.off); ok {
 			return t
 		}
 		return b.byOff[r.off].t
@@ -108,7 +108,7 @@ func (g *Types) link(roots []uint64, prefilled [][]*pending) error {
 		}
 	}
 	if err := g.chains(b); err != nil {
-		return err
+		return InputErrorf(g.d.Path(), "corrupted DWARF: %v", err)
 	}
 	for _, pd := range b.order {
 		t := pd.t
@@ -184,7 +184,7 @@ func (g *Types) chains(b *batch) error {
 				for _, t := range path[:i] {
 					delete(onPath, t)
 				}
-				return InputErrorf(g.d.Path(), "corrupted DWARF: the type at DIE %#x nests more than %d types deep (through DIE %#x): refused, no real type does", pd.t.Offset, maxChain, path[i].Offset)
+				return fmt.Errorf("the type at DIE %#x nests more than %d types deep (through DIE %#x): refused, no real type does", pd.t.Offset, maxChain, path[i].Offset)
 			}
 		}
 	}
@@ -277,7 +277,7 @@ const maxCanonDepth = 4 * typemodel.MaxDepth
 // touched: the graph's own are canonical already and may be read by other
 // goroutines.
 func (g *Types) canon(t *typemodel.Type, b *batch, memo map[*typemodel.Type]*typemodel.Type, depth int) *typemodel.Type {
-	if t == nil || !b.fresh[t] || t.Kind.Aggregate() || t.Kind == typemodel.Enum || t.Kind == typemodel.Void {
+	if t == nil || b.fresh != nil && !b.fresh[t] || t.Kind.Aggregate() || t.Kind == typemodel.Enum || t.Kind == typemodel.Void {
 		return t
 	}
 	if c, ok := memo[t]; ok {
@@ -292,18 +292,32 @@ func (g *Types) canon(t *typemodel.Type, b *batch, memo map[*typemodel.Type]*typ
 	memo[t] = nil
 	t.Elem = g.canon(t.Elem, b, memo, depth+1)
 	t.Class = g.canon(t.Class, b, memo, depth+1)
-	params := ""
 	for i, p := range t.Params {
 		t.Params[i] = g.canon(p, b, memo, depth+1)
-		params += fmt.Sprintf("%p,", t.Params[i])
 	}
-	k := internKey{kind: t.Kind, name: t.Name, size: t.Size, hasSize: t.HasSize, align: t.Align, enc: t.Encoding, decl: t.Declaration,
-		elem: t.Elem, class: t.Class, count: t.Count, variadic: t.Variadic, prototyped: t.Prototyped, params: params}
+	k := keyOf(t)
 	if c, ok := g.intern[k]; ok {
 		memo[t] = c
 		return c
 	}
 	g.intern[k] = t
 	memo[t] = t
+	if g.track {
+		g.order = append(g.order, t)
+	}
 	return t
+}
+
+// keyOf is a node's interning key; its parts must be interned already.
+func keyOf(t *typemodel.Type) internKey {
+	params := ""
+	if len(t.Params) > 0 {
+		b := make([]byte, 0, 17*len(t.Params))
+		for _, p := range t.Params {
+			b = fmt.Appendf(b, "%p,", p)
+		}
+		params = string(b)
+	}
+	return internKey{kind: t.Kind, name: t.Name, size: t.Size, hasSize: t.HasSize, align: t.Align, enc: t.Encoding, decl: t.Declaration,
+		elem: t.Elem, class: t.Class, count: t.Count, variadic: t.Variadic, prototyped: t.Prototyped, params: params}
 }

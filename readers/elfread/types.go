@@ -34,6 +34,16 @@ type Types struct {
 	// decodes counts the decodes of each DIE when set (tests: at most
 	// one each).
 	decodes map[uint64]int
+	// units are AllTypes' nodes, one sorted table per unit (filled: it
+	// ran); nodes holds what At decoded besides.
+	units  []unitTable
+	filled bool
+	// kept is join's map of each unit node to the node interned for it.
+	kept map[*typemodel.Type]*typemodel.Type
+	// order lists the nodes interned, in order, for a unit's own table
+	// (AllTypes' workers); nil in the graph.
+	order []*typemodel.Type
+	track bool
 }
 
 type ctxKey struct {
@@ -89,7 +99,38 @@ func (g *Types) Decodes() map[uint64]int {
 func (g *Types) Len() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return len(g.nodes)
+	n := len(g.nodes)
+	for i := range g.units {
+		n += len(g.units[i].offs)
+	}
+	return n
+}
+
+// each calls f with every node of the graph and its DIE offset (tests).
+func (g *Types) each(f func(off uint64, t *typemodel.Type)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for off, t := range g.nodes {
+		f(off, t)
+	}
+	for i := range g.units {
+		for j, off := range g.units[i].offs {
+			f(off, g.units[i].nodes[j])
+		}
+	}
+}
+
+// lookup is the node of a DIE the graph holds.
+func (g *Types) lookup(off uint64) (*typemodel.Type, bool) {
+	if t, ok := g.nodes[off]; ok {
+		return t, true
+	}
+	u := g.units
+	i := sort.Search(len(u), func(i int) bool { return u[i].offs[len(u[i].offs)-1] >= off })
+	if i < len(u) {
+		return u[i].find(off)
+	}
+	return nil, false
 }
 
 func (g *Types) count(off uint64) {
@@ -154,7 +195,7 @@ func (d *Debug) part(off uint64) (*Debug, int) {
 }
 
 func (g *Types) at(off uint64) (*typemodel.Type, error) {
-	if t, ok := g.nodes[off]; ok {
+	if t, ok := g.lookup(off); ok {
 		return t, nil
 	}
 	if err, ok := g.failed[off]; ok {

@@ -147,20 +147,16 @@ func TestTypesInterned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.mu.Lock()
 	ints := map[*typemodel.Type]bool{}
 	ccp := map[*typemodel.Type]bool{}
-	offs := 0
-	for _, n := range g.nodes {
+	g.each(func(_ uint64, n *typemodel.Type) {
 		if n.Kind == typemodel.Base && n.Name == "int" {
 			ints[n] = true
-			offs++
 		}
 		if typemodel.Spell(n) == "const char *" && n.Kind == typemodel.Pointer {
 			ccp[n] = true
 		}
-	}
-	g.mu.Unlock()
+	})
 	if len(ints) != 1 || len(ccp) != 1 {
 		t.Fatalf("%d int nodes, %d const char * nodes; want one each", len(ints), len(ccp))
 	}
@@ -278,4 +274,30 @@ func TestTypesCxx(t *testing.T) {
 	if strings.Contains(all, "counter") {
 		t.Errorf("the static member is listed:\n%s", all)
 	}
+}
+
+// BenchmarkAllTypes builds the whole graph of libc's debug file on one
+// and two workers, with ScanAll (the index extract --all builds beside
+// it) as the yardstick in the same run.
+func BenchmarkAllTypes(b *testing.B) {
+	for _, j := range []int{1, 2} {
+		b.Run("j"+itoa(int64(j)), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				d := openDebugT(b, libcDebug)
+				b.StartTimer()
+				if _, err := d.AllTypes(context.Background(), j); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("scanall", func(b *testing.B) {
+		d := openDebugT(b, libcDebug)
+		for b.Loop() {
+			if _, err := d.ScanAll(context.Background(), 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

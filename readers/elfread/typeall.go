@@ -11,8 +11,8 @@ import (
 )
 
 // AllTypes fills the type graph with every type DIE of every unit of the
-// DWARF and its parts (docs/layoutcheck.md#the-parallel-scan for the
-// shape of the work), on jobs workers:
+// DWARF and its parts, on jobs workers, as ScanAll shares units among its
+// workers (docs/layoutcheck.md#the-parallel-scan):
 //
 //  1. each worker takes a unit: it decodes the unit's types at namespace
 //     scope, and what they reach inside the unit (a type nested in a class

@@ -70,7 +70,8 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 	res := make([]*unitGraph, len(items))
 	// One scanner per worker and part: its abbreviation slots and name
 	// copies serve every unit the worker takes.
-	workers := make([]*typeWorker, max(jobs, 1))
+	// parallel starts no more workers than units (-j is the user's number).
+	workers := make([]*typeWorker, min(jobs, max(len(items), 1)))
 	err := parallel(ctx, len(items), jobs, func(w, i int) error {
 		ug := &unitGraph{p: items[i].p, u: items[i].u, void: g.void}
 		res[i] = ug

@@ -309,3 +309,12 @@ func BenchmarkAllTypes(b *testing.B) {
 		}
 	})
 }
+
+// TestAllTypesHugeJobs: -j is the user's number; a huge one starts no
+// more workers than there are units.
+func TestAllTypesHugeJobs(t *testing.T) {
+	d := openDebugT(t, cxxObject(t))
+	if _, err := d.AllTypes(context.Background(), 1<<62); err != nil {
+		t.Fatal(err)
+	}
+}

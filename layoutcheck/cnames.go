@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/esc"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // C spellings of DWARF names for show --c: identifiers for C++ and Rust
@@ -100,16 +100,15 @@ var cBaseNames = map[string]bool{
 
 // cBaseName spells a DWARF base type in C: its own name when C has it, else
 // the C type of the same kind and size (C++ bool, char16_t, Rust u64).
-func cBaseName(t godwarf.Type) string {
-	n := t.Common().Name
-	if cBaseNames[n] {
-		return n
+func cBaseName(t *typemodel.Type) string {
+	if cBaseNames[t.Name] {
+		return t.Name
 	}
-	size := t.Size()
-	switch t.(type) {
-	case *godwarf.BoolType:
+	size := typemodel.SizeOf(t)
+	switch t.Encoding {
+	case typemodel.EncBoolean:
 		return "_Bool"
-	case *godwarf.FloatType:
+	case typemodel.EncFloat:
 		switch size {
 		case 4:
 			return "float"
@@ -117,7 +116,7 @@ func cBaseName(t godwarf.Type) string {
 			return "double"
 		}
 		return "long double"
-	case *godwarf.ComplexType:
+	case typemodel.EncComplexFloat:
 		switch size {
 		case 8:
 			return "_Complex float"
@@ -125,9 +124,9 @@ func cBaseName(t godwarf.Type) string {
 			return "_Complex double"
 		}
 		return "_Complex long double"
-	case *godwarf.IntType, *godwarf.CharType:
+	case typemodel.EncSigned, typemodel.EncSignedChar:
 		return intOfSize(size, true)
-	case *godwarf.UintType, *godwarf.UcharType, *godwarf.AddrType:
+	case typemodel.EncUnsigned, typemodel.EncUnsignedChar, typemodel.EncAddress, typemodel.EncUTF:
 		return intOfSize(size, false)
 	}
 	return ""

@@ -11,18 +11,18 @@ import (
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/readers/inputs"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 const cacheline = 64
 
 // ShowResult is a struct found for `nrtabi show`.
 type ShowResult struct {
-	Layout   *elfread.Layout
+	Layout   *typemodel.Type // the struct, class or union
 	Found    *elfread.Found
 	Spec     *spec.Struct // nil when the spec has no such struct
 	Findings []Finding
 	Debug    *elfread.Debug
-	reader   *elfread.Reader
 }
 
 // ShowOptions says what Show compares with and where it looks.
@@ -87,14 +87,13 @@ func ShowInput(in inputs.Input, name string, opt ShowOptions, w io.Writer) (*Sho
 		}
 		return nil, &elfread.InputError{Path: path, Msg: fmt.Sprintf("no struct %s in the DWARF of %s (looked for %s)", name, where, strings.Join(names, ", ")), Err: ErrStructNotFound}
 	}
-	rd := dbg.NewReader()
-	l, err := rd.Layout(found[0].Offset)
+	l, err := dbg.Types().Struct(found[0].Offset)
 	if err != nil {
 		return nil, elfread.InputErrorf(dbg.Path(), "%s: %w", name, err)
 	}
-	res := &ShowResult{Layout: l, Found: found[0], Spec: st, Debug: dbg, reader: rd}
+	res := &ShowResult{Layout: l, Found: found[0], Spec: st, Debug: dbg}
 	if st != nil {
-		res.Findings = CheckStruct(rd, st, l)
+		res.Findings = CheckStruct(st, l)
 	}
 	res.write(w, name, sp)
 	return res, nil
@@ -141,9 +140,9 @@ func ShowMany(ins []inputs.Input, name string, opt ShowOptions, jobs int) ([]Sho
 
 func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 	l, st := res.Layout, res.Spec
-	title := l.Kind + " " + l.Name
+	title := l.Kind.String() + " " + l.Name
 	if l.Name == "" {
-		title = l.Kind
+		title = l.Kind.String()
 	}
 	file, _ := specmatch.Label(res.Found.File)
 	printf(w, "/* %s: %s in %s (%s DWARF, DIE %#x) */\n", asked, res.Found.Via, file, res.Found.From, res.Found.DIE)
@@ -170,15 +169,13 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 	}
 	var end, holes, sumHoles, sumMembers int64
 	nextLine := int64(cacheline)
-	for i, m := range l.Members {
-		start := m.Offset
-		if m.BitSize > 0 {
-			start = m.BitOffset / 8
-		}
-		if i > 0 && start > end && l.Kind != "union" && !m.Virtual {
+	for i := range l.Fields {
+		m := &l.Fields[i]
+		start := m.Start()
+		if i > 0 && start > end && l.Kind != typemodel.Union && !m.Virtual {
 			printf(w, "\n\t/* XXX %d bytes hole, try to pack */\n\n", start-end)
 			holes++
-			sumHoles = elfread.SatAdd(sumHoles, start-end)
+			sumHoles = typemodel.SatAdd(sumHoles, start-end)
 		}
 		// As pahole: one comment for the last boundary crossed before this
 		// member starts, however many a large member before it spanned.
@@ -192,14 +189,14 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 			nextLine = (line + 1) * cacheline
 		}
 		decl := memberDecl(m)
-		pos := fmt.Sprintf("/* %5d %5d */", m.Offset, m.Size)
+		pos := fmt.Sprintf("/* %5d %5d */", m.Offset, m.Size())
 		if m.BitSize > 0 {
-			pos = fmt.Sprintf("/* %5d:%2d %4d */", m.Offset, m.BitOffset-m.Offset*8, m.Size)
+			pos = fmt.Sprintf("/* %5d:%2d %4d */", m.Offset, m.BitOffset-m.Offset*8, m.Size())
 		}
 		if m.Virtual {
 			pos = "/* virtual base */"
 		}
-		if m.Size > spec.MaxObjectSize {
+		if m.Size() > spec.MaxObjectSize {
 			pos += fmt.Sprintf(" /* larger than a spec struct can be (%d bytes) */", spec.MaxObjectSize)
 		}
 		printf(w, "\t%-44s %s%s\n", decl, pos, res.specNote(m, specByName, renamedFrom, byField))
@@ -210,7 +207,7 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 			if m.BitSize > 0 {
 				sumMembers += 0
 			} else {
-				sumMembers = elfread.SatAdd(sumMembers, m.Size)
+				sumMembers = typemodel.SatAdd(sumMembers, m.Size())
 			}
 		}
 	}
@@ -221,11 +218,11 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 			}
 		}
 	}
-	printf(w, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.Size, (l.Size+cacheline-1)/cacheline, len(l.Members))
+	printf(w, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.Size, (l.Size+cacheline-1)/cacheline, len(l.Fields))
 	if holes > 0 {
 		printf(w, "\t/* sum members: %d, holes: %d, sum holes: %d */\n", sumMembers, holes, sumHoles)
 	}
-	if pad := l.Size - end; pad > 0 && l.Kind != "union" {
+	if pad := l.Size - end; pad > 0 && l.Kind != typemodel.Union {
 		printf(w, "\t/* padding: %d */\n", pad)
 	}
 	if last := l.Size % cacheline; last != 0 {
@@ -249,17 +246,17 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 	fmt.Fprintln(w, "};")
 }
 
-func memberDecl(m *elfread.Member) string {
+func memberDecl(m *typemodel.Field) string {
 	if m.Base {
-		return fmt.Sprintf("%s;", elfread.TypeName(m.Type)) + " /* base */"
+		return fmt.Sprintf("%s;", typemodel.Spell(m.Type)) + " /* base */"
 	}
 	if m.BitSize > 0 {
-		return fmt.Sprintf("%s:%d;", elfread.CDecl(m.Type, m.Name), m.BitSize)
+		return fmt.Sprintf("%s:%d;", typemodel.Decl(m.Type, m.Name), m.BitSize)
 	}
-	return elfread.CDecl(m.Type, m.Name) + ";"
+	return typemodel.Decl(m.Type, m.Name) + ";"
 }
 
-func (res *ShowResult) specNote(m *elfread.Member, byName map[string]*spec.Field, renamed map[string]string, findings map[string][]Finding) string {
+func (res *ShowResult) specNote(m *typemodel.Field, byName map[string]*spec.Field, renamed map[string]string, findings map[string][]Finding) string {
 	st := res.Spec
 	if st == nil {
 		return ""
@@ -286,12 +283,12 @@ func (res *ShowResult) specNote(m *elfread.Member, byName map[string]*spec.Field
 		}
 		return note
 	}
-	if isFiller(st, m) {
-		o := opaqueHolding(st, m)
+	if fieldIsFiller(st, m) {
+		o := fieldOpaque(st, m)
 		return fmt.Sprintf("  spec: opaque %d..%d", o.Offset, o.End())
 	}
-	if o := opaqueHolding(st, m); o != nil {
-		if covered(o, m) {
+	if o := fieldOpaque(st, m); o != nil {
+		if fieldCovered(o, m) {
 			return fmt.Sprintf("  spec: inside opaque %d..%d", o.Offset, o.End())
 		}
 		return fmt.Sprintf("  spec: inside opaque %d..%d  <-- new member", o.Offset, o.End())
@@ -300,6 +297,27 @@ func (res *ShowResult) specNote(m *elfread.Member, byName map[string]*spec.Field
 		return "  spec: beyond the modelled prefix"
 	}
 	return "  spec: -  <-- not in the spec"
+}
+
+// fieldIsFiller: m is a filler member the generated header writes for a
+// spec opaque range, inside that range.
+func fieldIsFiller(st *spec.Struct, m *typemodel.Field) bool {
+	return st != nil && strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) && st.OpaqueHolding(m.Offset, m.End()) != nil
+}
+
+// fieldOpaque is the spec opaque range holding m, or nil.
+func fieldOpaque(st *spec.Struct, m *typemodel.Field) *spec.Opaque {
+	return st.OpaqueHolding(m.Start(), m.End())
+}
+
+// fieldCovered: the opaque range names m among what it covers.
+func fieldCovered(o *spec.Opaque, m *typemodel.Field) bool {
+	for _, n := range o.Covers {
+		if n == m.Name || n == m.Label() {
+			return true
+		}
+	}
+	return false
 }
 
 // labelOf is path, or the header set it was compiled from.

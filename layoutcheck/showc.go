@@ -6,10 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
-	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // showC writes the struct named name, and every type it needs, as C that
@@ -27,16 +26,15 @@ func showC(dbg *elfread.Debug, path, name string, w io.Writer) error {
 	if found[0] == nil {
 		return elfread.InputErrorf(labelOf(path), "no struct %s in the DWARF of %s", name, labelOf(dbg.Path()))
 	}
-	rd := dbg.NewReader()
-	l, err := rd.Layout(found[0].Offset)
+	l, err := dbg.Types().Struct(found[0].Offset)
 	if err != nil {
 		return elfread.InputErrorf(dbg.Path(), "%s: %w", name, err)
 	}
-	if l.Declared {
+	if l.Incomplete() {
 		return elfread.InputErrorf(dbg.Path(), "%s: %s %s has no size in this DWARF (a declaration); show --c needs its definition", name, l.Kind, l.Name)
 	}
-	c := &cEmitter{rd: rd, state: map[godwarf.Type]int{}, tags: map[string]string{}, tagOf: map[godwarf.Type]string{},
-		typedefs: map[string]bool{}, declared: map[string]bool{}, inlining: map[*godwarf.StructType]bool{}, enumerators: map[string]bool{}, layouts: map[godwarf.Type]*elfread.Layout{}}
+	c := &cEmitter{state: map[*typemodel.Type]int{}, tags: map[string]string{}, tagOf: map[*typemodel.Type]string{},
+		typedefs: map[string]bool{}, declared: map[string]bool{}, inlining: map[*typemodel.Type]bool{}, enumerators: map[string]bool{}}
 	var top string
 	var text string
 	if l.Name == "" {
@@ -53,7 +51,7 @@ func showC(dbg *elfread.Debug, path, name string, w io.Writer) error {
 			return elfread.InputErrorf(dbg.Path(), "%s: %w", name, err)
 		}
 		text = fmt.Sprintf("%s {\n%s}%s;\n", cKind(l.Kind)+" "+c.tagName(nil, l.Name), body, c.structAttrs(l))
-		if l.Kind == "union" {
+		if l.Kind == typemodel.Union {
 			top = "union " + c.tagName(nil, l.Name)
 		}
 	}
@@ -76,33 +74,32 @@ func showC(dbg *elfread.Debug, path, name string, w io.Writer) error {
 	fmt.Fprint(w, text)
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "_Static_assert(sizeof(%s) == %d, \"%s: size\");\n", top, l.Size, cString(name))
-	for _, m := range l.Members {
+	for i := range l.Fields {
+		m := &l.Fields[i]
 		if m.Base || m.BitSize > 0 || m.Virtual || m.Name == "" {
 			continue
 		}
 		mn := cIdent(m.Name)
 		fmt.Fprintf(w, "_Static_assert(__builtin_offsetof(%s, %s) == %d, \"%s.%s: offset\");\n", top, mn, m.Offset, cString(name), cString(m.Name))
-		if _, flex := elfread.Strip(m.Type).(*godwarf.ArrayType); flex && m.Size == 0 {
+		if s := typemodel.Strip(m.Type); s != nil && s.Kind == typemodel.Array && m.Size() == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "_Static_assert(sizeof(((%s *)0)->%s) == %d, \"%s.%s: size\");\n", top, mn, m.Size, cString(name), cString(m.Name))
+		fmt.Fprintf(w, "_Static_assert(sizeof(((%s *)0)->%s) == %d, \"%s.%s: size\");\n", top, mn, m.Size(), cString(name), cString(m.Name))
 	}
 	return nil
 }
 
 // cEmitter collects the declarations a struct needs, definitions first.
 type cEmitter struct {
-	rd          *elfread.Reader
 	forward     []string        // "struct tag" declared ahead
 	declared    map[string]bool // the tags in forward
-	inlining    map[*godwarf.StructType]bool
-	defs        []string             // typedefs and definitions, in dependency order
-	state       map[godwarf.Type]int // 1 while being defined, 2 once defined
-	tags        map[string]string    // DWARF name -> C tag
-	tagOf       map[godwarf.Type]string
+	inlining    map[*typemodel.Type]bool
+	defs        []string                // typedefs and definitions, in dependency order
+	state       map[*typemodel.Type]int // 1 while being defined, 2 once defined
+	tags        map[string]string       // DWARF name -> C tag
+	tagOf       map[*typemodel.Type]string
 	typedefs    map[string]bool
 	enumerators map[string]bool
-	layouts     map[godwarf.Type]*elfread.Layout
 	depth       int
 	err         error
 }
@@ -111,14 +108,14 @@ type cEmitter struct {
 // few levels; corrupted DWARF could loop).
 const maxCDepth = 256
 
-func cKind(k string) string {
-	if k == "union" {
+func cKind(k typemodel.Kind) string {
+	if k == typemodel.Union {
 		return "union"
 	}
 	return "struct"
 }
 
-func (c *cEmitter) tagName(t godwarf.Type, name string) string {
+func (c *cEmitter) tagName(t *typemodel.Type, name string) string {
 	if t != nil {
 		if s, ok := c.tagOf[t]; ok {
 			return s
@@ -138,53 +135,41 @@ func (c *cEmitter) tagName(t godwarf.Type, name string) string {
 // spell renders a declarator whose named parts are C: tags and typedefs
 // made identifiers, anonymous bodies inline, enums of other sizes as the
 // integer of that size.
-func (c *cEmitter) spell(t godwarf.Type, name string) string {
-	return elfread.CDeclC(t, name, c.baseHook)
+func (c *cEmitter) spell(t *typemodel.Type, name string) string {
+	return typemodel.DeclWith(t, name, typemodel.SpellOptions{Base: c.baseHook, StrictC: true})
 }
 
-func (c *cEmitter) baseHook(t godwarf.Type) string {
-	switch x := t.(type) {
-	case nil, *godwarf.VoidType:
+func (c *cEmitter) baseHook(t *typemodel.Type) string {
+	if t == nil {
 		return "void"
-	case *godwarf.TypedefType:
-		return cIdent(x.Name)
-	case *godwarf.StructType:
-		if x.StructName == "" {
-			return c.inlineBody(x)
+	}
+	switch t.Kind {
+	case typemodel.Void, typemodel.Unspecified:
+		return "void"
+	case typemodel.Typedef:
+		return cIdent(t.Name)
+	case typemodel.Struct, typemodel.Class, typemodel.Union:
+		if t.Name == "" {
+			return c.inlineBody(t)
 		}
-		return cKind(x.Kind) + " " + c.tagName(x, x.StructName)
-	case *godwarf.EnumType:
-		if s, ok := c.tagOf[x]; ok {
+		return cKind(t.Kind) + " " + c.tagName(t, t.Name)
+	case typemodel.Enum:
+		if s, ok := c.tagOf[t]; ok {
 			return s
 		}
-		return intOfSize(x.Size(), false)
-	case *godwarf.UnspecifiedType, *godwarf.DotDotDotType:
-		return "void"
-	case *godwarf.BoolType, *godwarf.FloatType, *godwarf.ComplexType, *godwarf.IntType, *godwarf.UintType,
-		*godwarf.CharType, *godwarf.UcharType, *godwarf.AddrType:
+		return intOfSize(typemodel.SizeOf(t), false)
+	case typemodel.Base:
 		if s := cBaseName(t); s != "" {
 			return s
 		}
 	}
 	if c.err == nil {
-		c.err = fmt.Errorf("show --c cannot spell %s in C", elfread.TypeName(t))
+		c.err = fmt.Errorf("show --c cannot spell %s in C", typemodel.Spell(t))
 	}
 	return "void"
 }
 
-func (c *cEmitter) layoutOf(st *godwarf.StructType) (*elfread.Layout, error) {
-	if l, ok := c.layouts[st]; ok {
-		return l, nil
-	}
-	l, err := c.rd.Layout(c.rd.GlobalOffset(st))
-	if err != nil {
-		return nil, err
-	}
-	c.layouts[st] = l
-	return l, nil
-}
-
-func (c *cEmitter) inlineBody(st *godwarf.StructType) string {
+func (c *cEmitter) inlineBody(st *typemodel.Type) string {
 	// An anonymous body is spelled where it is used; one that contains
 	// itself (only corrupted DWARF can say so) has no C spelling.
 	if c.inlining[st] || len(c.inlining) > maxCDepth {
@@ -195,149 +180,138 @@ func (c *cEmitter) inlineBody(st *godwarf.StructType) string {
 	}
 	c.inlining[st] = true
 	defer delete(c.inlining, st)
-	l, err := c.layoutOf(st)
-	if err != nil {
-		if c.err == nil {
-			c.err = err
-		}
-		return cKind(st.Kind) + " {}"
-	}
-	body, err := c.body(l, -1)
+	body, err := c.body(st, -1)
 	if err != nil && c.err == nil {
 		c.err = err
 	}
-	return cKind(st.Kind) + " { " + body + "}" + c.structAttrs(l)
+	return cKind(st.Kind) + " { " + body + "}" + c.structAttrs(st)
 }
 
 // need makes the declarations t depends on come first: complete when used
 // by value (a struct member, an array element), declared when behind a
 // pointer.
-func (c *cEmitter) need(t godwarf.Type, complete bool) {
+func (c *cEmitter) need(t *typemodel.Type, complete bool) {
 	if c.depth > maxCDepth {
 		if c.err == nil {
 			c.err = fmt.Errorf("types nest more than %d deep", maxCDepth)
 		}
 		return
 	}
+	if t == nil {
+		return
+	}
 	c.depth++
 	defer func() { c.depth-- }()
-	switch x := t.(type) {
-	case *godwarf.QualType:
-		c.need(x.Type, complete)
-	case *godwarf.PtrType:
-		c.need(x.Type, false)
-	case *godwarf.ArrayType:
-		c.need(x.Type, true)
-	case *godwarf.FuncType:
-		c.need(x.ReturnType, false)
-		for _, p := range x.ParamType {
+	switch t.Kind {
+	case typemodel.Const, typemodel.Volatile, typemodel.Restrict, typemodel.Atomic:
+		c.need(t.Elem, complete)
+	case typemodel.Pointer, typemodel.Reference, typemodel.RvalueReference:
+		c.need(t.Elem, false)
+	case typemodel.Array:
+		c.need(t.Elem, true)
+	case typemodel.Func:
+		c.need(t.Elem, false)
+		for _, p := range t.Params {
 			c.need(p, false)
 		}
-	case *godwarf.TypedefType:
-		c.need(x.Type, complete)
-		n := cIdent(x.Name)
+	case typemodel.Typedef:
+		c.need(t.Elem, complete)
+		n := cIdent(t.Name)
 		if !c.typedefs[n] {
 			c.typedefs[n] = true
-			c.defs = append(c.defs, "typedef "+c.spell(x.Type, n)+";")
+			c.defs = append(c.defs, "typedef "+c.spell(t.Elem, n)+";")
 		}
-	case *godwarf.EnumType:
-		c.enum(x)
-	case *godwarf.StructType:
-		if x.StructName == "" {
+	case typemodel.Enum:
+		c.enum(t)
+	case typemodel.Struct, typemodel.Class, typemodel.Union:
+		if t.Name == "" {
 			// Spelled inline wherever used: its members come first.
-			if c.state[x] == 0 {
-				c.state[x] = 1
-				if l, err := c.layoutOf(x); err == nil {
-					for _, m := range l.Members {
-						c.need(m.Type, true)
-					}
+			if c.state[t] == 0 {
+				c.state[t] = 1
+				for i := range t.Fields {
+					c.need(t.Fields[i].Type, true)
 				}
-				c.state[x] = 2
+				c.state[t] = 2
 			}
 			return
 		}
-		tag := cKind(x.Kind) + " " + c.tagName(x, x.StructName)
+		tag := cKind(t.Kind) + " " + c.tagName(t, t.Name)
 		if !complete {
-			if c.state[x] == 0 && !c.declared[tag] {
+			if c.state[t] == 0 && !c.declared[tag] {
 				c.declared[tag] = true
 				c.forward = append(c.forward, tag)
 			}
 			return
 		}
-		if c.state[x] != 0 {
+		if c.state[t] != 0 {
 			return
 		}
-		c.state[x] = 1
-		l, err := c.layoutOf(x)
-		if err != nil {
-			if c.err == nil {
-				c.err = err
-			}
-			return
-		}
-		if l.Declared {
+		c.state[t] = 1
+		if t.Incomplete() {
 			if c.err == nil {
 				c.err = fmt.Errorf("%s is used by value but only declared in this DWARF", tag)
 			}
 			return
 		}
-		body, err := c.body(l, 1)
+		body, err := c.body(t, 1)
 		if err != nil && c.err == nil {
 			c.err = err
 		}
-		c.defs = append(c.defs, fmt.Sprintf("%s {\n%s}%s;\n", tag, body, c.structAttrs(l)))
-		c.state[x] = 2
+		c.defs = append(c.defs, fmt.Sprintf("%s {\n%s}%s;\n", tag, body, c.structAttrs(t)))
+		c.state[t] = 2
 	}
 }
 
 // enum defines a 4-byte enum whose enumerators are new C identifiers;
 // any other is spelled as the integer of its size.
-func (c *cEmitter) enum(e *godwarf.EnumType) {
-	if _, ok := c.tagOf[e]; ok || e.Size() != 4 || len(e.Val) == 0 {
+func (c *cEmitter) enum(e *typemodel.Type) {
+	if _, ok := c.tagOf[e]; ok || typemodel.SizeOf(e) != 4 || len(e.Enumerators) == 0 {
 		return
 	}
-	for _, v := range e.Val {
-		if c.enumerators[v.Name] || !spec.IsIdent(v.Name) || cReserved[v.Name] || v.Val < -1<<31 || v.Val > 1<<32-1 {
+	for _, v := range e.Enumerators {
+		if c.enumerators[v.Name] || !spec.IsIdent(v.Name) || cReserved[v.Name] || v.Value < -1<<31 || v.Value > 1<<32-1 {
 			return
 		}
 	}
 	var vals []string
-	for _, v := range e.Val {
+	for _, v := range e.Enumerators {
 		c.enumerators[v.Name] = true
-		vals = append(vals, fmt.Sprintf("%s = %d", v.Name, v.Val))
+		vals = append(vals, fmt.Sprintf("%s = %d", v.Name, v.Value))
 	}
-	if e.EnumName == "" {
+	if e.Name == "" {
 		c.tagOf[e] = "enum { " + strings.Join(vals, ", ") + " }"
 		return
 	}
-	tag := "enum " + cIdent(e.EnumName)
+	tag := "enum " + cIdent(e.Name)
 	c.tagOf[e] = tag
 	c.defs = append(c.defs, fmt.Sprintf("%s { %s };\n", tag, strings.Join(vals, ", ")))
 }
 
 // packedLayout: a member off its natural alignment, or a size that is no
 // multiple of the alignment, means the struct was packed.
-func packedLayout(l *elfread.Layout) bool {
-	for _, m := range l.Members {
-		if !m.Virtual && m.BitSize == 0 && m.Size > 0 && m.Offset%elfread.TypeAlign(m.Type) != 0 {
+func packedLayout(l *typemodel.Type) bool {
+	for i := range l.Fields {
+		m := &l.Fields[i]
+		if !m.Virtual && m.BitSize == 0 && m.Size() > 0 && m.Offset%typemodel.AlignOf(m.Type) != 0 {
 			return true
 		}
 	}
-	return l.Align > 1 && l.Size%l.Align != 0
+	a := typemodel.StructAlign(l)
+	return a > 1 && l.Size%a != 0
 }
 
-func (c *cEmitter) structAttrs(l *elfread.Layout) string {
+func (c *cEmitter) structAttrs(l *typemodel.Type) string {
 	if packedLayout(l) {
 		return " __attribute__((packed))"
 	}
 	natural := int64(1)
-	for _, m := range l.Members {
-		if !m.Virtual {
-			natural = max(natural, elfread.TypeAlign(m.Type))
+	for i := range l.Fields {
+		if !l.Fields[i].Virtual {
+			natural = max(natural, typemodel.AlignOf(l.Fields[i].Type))
 		}
 	}
-	if l.Align > natural {
-		return fmt.Sprintf(" __attribute__((aligned(%d)))", l.Align)
+	if a := typemodel.StructAlign(l); a > natural {
+		return fmt.Sprintf(" __attribute__((aligned(%d)))", a)
 	}
 	return ""
 }
@@ -346,7 +320,7 @@ func (c *cEmitter) structAttrs(l *elfread.Layout) string {
 // on one line), with the padding the DWARF shows and C would not add by
 // itself: gaps before a bitfield (unnamed bitfields), gaps before a member
 // beyond its alignment, and tail bytes.
-func (c *cEmitter) body(l *elfread.Layout, indent int) (string, error) {
+func (c *cEmitter) body(l *typemodel.Type, indent int) (string, error) {
 	var b strings.Builder
 	line := func(s string) {
 		if indent < 0 {
@@ -355,14 +329,15 @@ func (c *cEmitter) body(l *elfread.Layout, indent int) (string, error) {
 		}
 		b.WriteString(strings.Repeat("\t", indent) + s + "\n")
 	}
-	for _, m := range l.Members {
-		c.need(m.Type, true)
+	for i := range l.Fields {
+		c.need(l.Fields[i].Type, true)
 	}
 	packed := packedLayout(l)
 	var endBits int64
 	pad, written := 0, 0
-	for _, m := range l.Members {
-		if m.Virtual || m.Base && specmatch.EmptyClass(m.Type) {
+	for i := range l.Fields {
+		m := &l.Fields[i]
+		if m.Virtual || m.Base && typemodel.EmptyClass(m.Type) {
 			continue
 		}
 		name := cIdent(m.Name)
@@ -372,7 +347,7 @@ func (c *cEmitter) body(l *elfread.Layout, indent int) (string, error) {
 		if m.Base {
 			name = fmt.Sprintf("nrtabi_base_%s", cIdent(m.Name))
 		}
-		if l.Kind != "union" {
+		if l.Kind != typemodel.Union {
 			start := m.Offset * 8
 			if m.BitSize > 0 {
 				start = m.BitOffset
@@ -381,7 +356,7 @@ func (c *cEmitter) body(l *elfread.Layout, indent int) (string, error) {
 				// C++ puts a derived class's members in its base's tail
 				// padding; C has no way to say that.
 				if c.err == nil {
-					c.err = fmt.Errorf("%s %s: member %s at byte %d lies inside the member before it (C++ tail-padding reuse); C cannot lay it out", l.Kind, l.Name, specmatch.MemberLabel(m), m.Offset)
+					c.err = fmt.Errorf("%s %s: member %s at byte %d lies inside the member before it (C++ tail-padding reuse); C cannot lay it out", l.Kind, l.Name, m.Label(), m.Offset)
 				}
 				return b.String(), c.err
 			}
@@ -396,7 +371,7 @@ func (c *cEmitter) body(l *elfread.Layout, indent int) (string, error) {
 			} else {
 				at := (endBits + 7) / 8
 				natural := at
-				if a := elfread.TypeAlign(m.Type); !packed && a > 1 {
+				if a := typemodel.AlignOf(m.Type); !packed && a > 1 {
 					natural = (at + a - 1) / a * a
 				}
 				if natural != m.Offset {
@@ -411,32 +386,32 @@ func (c *cEmitter) body(l *elfread.Layout, indent int) (string, error) {
 		}
 		line(decl + ";")
 		written++
-		if l.Kind != "union" {
+		if l.Kind != typemodel.Union {
 			if m.BitSize > 0 {
 				endBits = m.BitOffset + m.BitSize
 			} else {
-				endBits = (m.Offset + m.Size) * 8
+				endBits = (m.Offset + m.Size()) * 8
 			}
 		}
 	}
 	// Tail bytes C would not add (a size beyond the aligned end).
 	end := (endBits + 7) / 8
-	if l.Kind == "union" {
+	if l.Kind == typemodel.Union {
 		end = 0
-		for _, m := range l.Members {
-			end = max(end, m.End())
+		for i := range l.Fields {
+			end = max(end, l.Fields[i].End())
 		}
 	}
 	natural := end
 	if !packed {
-		a := max(l.Align, 1)
+		a := typemodel.StructAlign(l)
 		natural = (end + a - 1) / a * a
 	}
 	switch {
 	case written == 0 && l.Size > 0:
 		// A C++ class without data members still takes its byte(s).
 		line(fmt.Sprintf("unsigned char nrtabi_empty[%d];", l.Size))
-	case l.Kind == "union" && l.Size > natural:
+	case l.Kind == typemodel.Union && l.Size > natural:
 		line(fmt.Sprintf("unsigned char nrtabi_tail[%d];", l.Size))
 	case l.Size > natural:
 		line(fmt.Sprintf("unsigned char nrtabi_tail[%d];", l.Size-end))

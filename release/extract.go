@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // ExtractOptions says which structs Extract reads and where it looks for
@@ -166,8 +166,9 @@ func extractFrom(obj *elfread.File, dbg *elfread.Debug, opt ExtractOptions) (*fr
 // newExtractor prepares to read structs from dbg, the DWARF of obj.
 func newExtractor(obj *elfread.File, dbg *elfread.Debug, sp *spec.Spec) *extractor {
 	path := obj.Path
-	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
-		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High, mainDebug: dbg.Path()}
+	x := &extractor{g: dbg.Types(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
+		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High, mainDebug: dbg.Path(),
+		find: dbg.FindStructs, foreign: map[string]bool{}}
 	x.source = fmt.Sprintf("nrtabi extract from %s", inputText(path))
 	if obj.BuildID != "" {
 		x.source += " (build-id " + obj.BuildID + ")"
@@ -239,7 +240,7 @@ type xEnum struct {
 }
 
 type extractor struct {
-	rd          *elfread.Reader
+	g           *elfread.Types // the DWARF's type graph, shared by extractAll's workers
 	sp          *spec.Spec
 	source      string
 	order       []*xStruct
@@ -253,9 +254,11 @@ type extractor struct {
 	structDepth int       // structAt levels in progress
 	conf        spec.Conf // of the facts written: HIGH from a binary's DWARF
 	mainDebug   string    // the file the DWARF was found in (its parts are named per DIE)
-	// qualified names the definitions of a type in a scope by offset
-	// (extractAll): godwarf gives a member's type its DWARF name only.
-	qualified map[dwarf.Offset]string
+	// find looks structs up as check will (FindStructs); foreign caches
+	// which row names it finds laid out otherwise than the DIE a member
+	// reached (elsewhere).
+	find    func([][]string) ([]*elfread.Found, error)
+	foreign map[string]bool
 	// closed: every row is reserved (extractAll); a struct found through a
 	// member under a name no row has is spelled as an opaque range.
 	closed bool
@@ -309,13 +312,10 @@ func (x *extractor) reserve(off dwarf.Offset, name string) *xStruct {
 
 // specName prefers the spec's name for a DWARF struct, so a fragment and the
 // release spec speak of the same struct.
-func (x *extractor) specName(d *godwarf.StructType, tds []string) string {
-	if q, ok := x.qualified[x.rd.GlobalOffset(d)]; ok && len(tds) == 0 {
-		d = &godwarf.StructType{StructName: q, Kind: d.Kind}
-	}
+func (x *extractor) specName(d *typemodel.Type, tds []string) string {
 	if x.sp != nil {
 		for _, st := range x.sp.Structs {
-			if specmatch.StructNamesMatch(st, d, tds) {
+			if structNamesMatch(st, d.Name, tds) {
 				return st.Name
 			}
 		}
@@ -323,7 +323,26 @@ func (x *extractor) specName(d *godwarf.StructType, tds []string) string {
 	if len(tds) > 0 {
 		return tds[0]
 	}
-	return d.StructName
+	return d.Name
+}
+
+// structNamesMatch: a DWARF struct of this (qualified) name, reached
+// through the typedefs tds, is the spec struct st: by tag, by typedef, or
+// by the TAG_t alias.
+func structNamesMatch(st *spec.Struct, name string, tds []string) bool {
+	names := map[string]bool{st.Name: true, st.CTag(): true, st.CTag() + "_t": true}
+	for _, n := range st.Typedefs() {
+		names[n] = true
+	}
+	if name != "" && names[name] {
+		return true
+	}
+	for _, n := range tds {
+		if names[n] {
+			return true
+		}
+	}
+	return false
 }
 
 func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err error) {
@@ -357,20 +376,21 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 	saved := x.typeDepth
 	x.typeDepth = 0
 	defer func() { x.typeDepth = saved }()
-	l, err := x.rd.Layout(off)
+	l, err := x.g.Struct(off)
 	if err != nil {
 		return nil, err
 	}
 	if l.Size > spec.MaxObjectSize || l.Size < 0 {
 		return nil, fmt.Errorf("%s %s is %d bytes; a spec struct has at most %d, so it cannot be extracted", l.Kind, l.Name, l.Size, spec.MaxObjectSize)
 	}
-	for _, m := range l.Members {
+	for i := range l.Fields {
+		m := &l.Fields[i]
 		if !m.Virtual && (m.Offset < 0 || m.End() > spec.MaxObjectSize) {
-			return nil, fmt.Errorf("member %s at %d (%d bytes) lies beyond the %d bytes a spec struct can have, so it cannot be extracted", specmatch.MemberLabel(m), m.Offset, m.Size, spec.MaxObjectSize)
+			return nil, fmt.Errorf("member %s at %d (%d bytes) lies beyond the %d bytes a spec struct can have, so it cannot be extracted", m.Label(), m.Offset, m.Size(), spec.MaxObjectSize)
 		}
 	}
 	switch {
-	case l.Declared:
+	case l.Incomplete():
 		s.refused = fmt.Sprintf("%s %s has no size in this DWARF (a declaration or an incomplete type); extract it from a file that defines it", l.Kind, l.Name)
 		return s, nil
 	case l.Size == 0:
@@ -383,28 +403,30 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 	if !x.closed && l.Name != "" && l.Name != strings.TrimSuffix(s.name, "_t") && l.Name != s.name {
 		s.tag = l.Name
 	}
-	if l.Kind == "union" {
+	align := typemodel.StructAlign(l)
+	if l.Kind == typemodel.Union {
 		var covers []string
-		for _, m := range l.Members {
-			covers = append(covers, specmatch.MemberLabel(m))
+		for i := range l.Fields {
+			covers = append(covers, l.Fields[i].Label())
 		}
 		s.opaque = append(s.opaque, &xOpaque{offset: 0, end: l.Size, covers: covers})
 		s.note = "a union in the binary; the spec grammar has no unions"
-		s.align = l.Align
+		s.align = align
 		return s, nil
 	}
 	packed := false
-	for _, m := range l.Members {
-		if !m.Virtual && m.BitSize == 0 && m.Size > 0 && m.Offset%elfread.TypeAlign(m.Type) != 0 {
+	for i := range l.Fields {
+		m := &l.Fields[i]
+		if !m.Virtual && m.BitSize == 0 && m.Size() > 0 && m.Offset%typemodel.AlignOf(m.Type) != 0 {
 			packed = true
 		}
 	}
-	if l.Align > 1 && l.Size%l.Align != 0 {
+	if align > 1 && l.Size%align != 0 {
 		packed = true
 	}
 	s.packed = packed
 	if !packed {
-		s.align = l.Align
+		s.align = align
 	}
 	// Each member becomes a field or an opaque piece; pieces that overlap
 	// (bitfields sharing a unit, empty bases, unions) merge into one opaque
@@ -414,15 +436,17 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		field      *xField
 		cover      string
 	}
-	var items []item
-	for i, m := range l.Members {
+	items := make([]item, 0, len(l.Fields))
+	for i := range l.Fields {
+		m := &l.Fields[i]
 		// A zero-size member is skipped, except a flexible array member at
 		// the end, which is part of the declared layout (it may start
 		// before the struct's tail padding: struct { int64_t a; char b;
 		// short t[]; } has t at 10 of 16).
-		_, isArray := elfread.Strip(m.Type).(*godwarf.ArrayType)
-		last := i == len(l.Members)-1 && isArray
-		if m.Virtual || m.Size == 0 && m.BitSize == 0 && !last || m.Base && specmatch.EmptyClass(m.Type) {
+		sm := typemodel.Strip(m.Type)
+		isArray := sm != nil && sm.Kind == typemodel.Array
+		last := i == len(l.Fields)-1 && isArray
+		if m.Virtual || m.Size() == 0 && m.BitSize == 0 && !last || m.Base && typemodel.EmptyClass(m.Type) {
 			continue
 		}
 		if strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) {
@@ -445,7 +469,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 			// (the loader refuses empty ones), and check skips it too.
 			continue
 		}
-		items = append(items, item{start: start, end: m.End(), cover: specmatch.MemberLabel(m)})
+		items = append(items, item{start: start, end: m.End(), cover: m.Label()})
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].start < items[j].start })
 	for i := 0; i < len(items); {
@@ -476,8 +500,8 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		// takes a byte: one opaque range holds it, so the loader has a
 		// layout to check.
 		o := &xOpaque{offset: 0, end: l.Size}
-		for _, m := range l.Members {
-			o.covers = append(o.covers, specmatch.MemberLabel(m))
+		for i := range l.Fields {
+			o.covers = append(o.covers, l.Fields[i].Label())
 		}
 		s.opaque = append(s.opaque, o)
 		s.note = fmt.Sprintf("no data members in the binary: %d byte(s) of storage only", l.Size)
@@ -495,7 +519,7 @@ var intNames = map[string]string{
 // specType spells a DWARF type in the spec grammar, or reports that it
 // cannot. The spelling is canonical (spec.ParseType then String), so the
 // fragment holds the text the loader would print back.
-func (x *extractor) specType(t godwarf.Type, last bool) (string, string, bool) {
+func (x *extractor) specType(t *typemodel.Type, last bool) (string, string, bool) {
 	s, note, ok := x.spell(t, last, cvQuals{})
 	if !ok {
 		return "", "", false
@@ -526,22 +550,21 @@ func (q cvQuals) suffix() string {
 }
 
 // qualsOf collects the qualifiers of t's typedef and qualifier chain.
-func qualsOf(t godwarf.Type, q cvQuals) cvQuals {
-	for range elfread.MaxTypeDepth {
-		switch x := t.(type) {
-		case *godwarf.TypedefType:
-			t = x.Type
-		case *godwarf.QualType:
-			switch x.Qual {
-			case "const":
-				q.c = true
-			case "volatile":
-				q.v = true
-			}
-			t = x.Type
+func qualsOf(t *typemodel.Type, q cvQuals) cvQuals {
+	for range typemodel.MaxDepth {
+		if t == nil {
+			return q
+		}
+		switch t.Kind {
+		case typemodel.Const:
+			q.c = true
+		case typemodel.Volatile:
+			q.v = true
+		case typemodel.Typedef, typemodel.Restrict, typemodel.Atomic:
 		default:
 			return q
 		}
+		t = t.Elem
 	}
 	return q
 }
@@ -549,7 +572,7 @@ func qualsOf(t godwarf.Type, q cvQuals) cvQuals {
 // spell writes t in the spec grammar, its pending qualifiers q included.
 // The grammar is postfix: "int*[4]*[10]" is C's int *(*d[10])[4], an array
 // of ten pointers to arrays of four int pointers.
-func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string, bool) {
+func (x *extractor) spell(t *typemodel.Type, last bool, q cvQuals) (string, string, bool) {
 	// Each pointer, array and vector level is one level of the spec's type
 	// grammar, which stops at spec.MaxTypeDepth; a chain of DWARF types
 	// that loops (a pointer to itself) ends there too.
@@ -558,7 +581,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 	}
 	x.typeDepth++
 	defer func() { x.typeDepth-- }()
-	if elfread.TypeSize(t) > spec.MaxObjectSize {
+	if typemodel.SizeOf(t) > spec.MaxObjectSize {
 		return "", "", false // larger than the spec can spell: an opaque range
 	}
 	q = qualsOf(t, q)
@@ -568,28 +591,34 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 		}
 		return q.prefix() + s, note, true
 	}
-	tds := specmatch.TypedefNames(t)
-	sd := elfread.Strip(t)
+	tds := typemodel.Typedefs(t)
+	d := typemodel.Strip(t)
 	for _, n := range tds {
 		if b, ok := intNames[n]; ok {
-			if _, _, known := spec.Builtin(b); known && sizeOfBuiltin(b) == elfread.TypeSize(sd) {
+			if _, _, known := spec.Builtin(b); known && sizeOfBuiltin(b) == typemodel.SizeOf(d) {
 				return named(b, "", true)
 			}
 		}
 	}
-	switch d := sd.(type) {
-	case *godwarf.BoolType:
-		if d.Size() == 1 {
-			return named("bool", "", true)
+	if d == nil {
+		return "", "", false
+	}
+	switch d.Kind {
+	case typemodel.Base:
+		if d.Encoding == typemodel.EncBoolean {
+			if typemodel.SizeOf(d) == 1 {
+				return named("bool", "", true)
+			}
+			break
 		}
-	case *godwarf.CharType, *godwarf.UcharType, *godwarf.IntType, *godwarf.UintType:
-		size, signed, _ := specmatch.IntShape(d)
+		size, signed, ok := typemodel.IntShape(d)
 		switch {
-		case d.Common().Name == "char":
+		case !ok:
+		case d.Name == "char":
 			return named("char", "", true)
-		case d.Common().Name == "int":
+		case d.Name == "int":
 			return named("int", "", true)
-		case d.Common().Name == "unsigned int":
+		case d.Name == "unsigned int":
 			return named("unsigned", "", true)
 		case size == 1 || size == 2 || size == 4 || size == 8:
 			p := "u"
@@ -598,23 +627,23 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			}
 			return named(fmt.Sprintf("%s%d", p, size*8), "", true)
 		}
-	case *godwarf.EnumType:
+	case typemodel.Enum:
 		return named(x.enumType(d, tds))
-	case *godwarf.PtrType:
+	case typemodel.Pointer:
 		// The pointer's own qualifiers follow its '*'.
 		self := q.suffix()
-		pt := elfread.Strip(d.Type)
-		pq := qualsOf(d.Type, cvQuals{})
-		if _, ok := pt.(*godwarf.VoidType); ok || pt == nil {
+		pt := typemodel.Strip(d.Elem)
+		pq := qualsOf(d.Elem, cvQuals{})
+		if typemodel.IsVoid(pt) {
 			return pq.prefix() + "void*" + self, "", true
 		}
-		if inner, _, ok := x.spell(d.Type, false, cvQuals{}); ok {
-			if _, isStruct := pt.(*godwarf.StructType); !isStruct {
-				return inner + "*" + self, "", true
-			}
+		isStruct := pt.Kind.Aggregate()
+		if inner, _, ok := x.spell(d.Elem, false, cvQuals{}); ok && !isStruct {
+			return inner + "*" + self, "", true
 		}
-		if st, ok := pt.(*godwarf.StructType); ok {
-			ptds := specmatch.TypedefNames(d.Type)
+		if isStruct {
+			st := pt
+			ptds := typemodel.Typedefs(d.Elem)
 			name := x.specName(st, ptds)
 			if x.closed {
 				// Every row is known (extractAll): the pointee's own row,
@@ -626,7 +655,7 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 				switch {
 				case s != nil && x.hasRow(s) && spec.IsIdent(s.name):
 					return pq.prefix() + s.name + "*" + self, "", true
-				case s != nil && x.hasRow(s), s == nil && !st.Incomplete:
+				case s != nil && x.hasRow(s), s == nil && !st.Incomplete():
 					return "", "", false
 				}
 			}
@@ -642,17 +671,17 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			// would be a pointer-target change against the file itself.
 			return "", "", false
 		}
-		if x.closed && pointsToStruct(d.Type) {
+		if x.closed && pointsToStruct(d.Elem) {
 			// A pointer to a pointer to a struct: check compares the
 			// pointee, so a void* would be a change against the file itself.
 			return "", "", false
 		}
-		return "void*" + self, "points to " + elfread.TypeName(d.Type), true
-	case *godwarf.ArrayType:
+		return "void*" + self, "points to " + typemodel.Spell(d.Elem), true
+	case typemodel.Array:
 		if d.Count <= 0 && !last {
 			return "", "", false
 		}
-		inner, _, ok := x.spell(d.Type, false, q)
+		inner, _, ok := x.spell(d.Elem, false, q)
 		if !ok {
 			return "", "", false
 		}
@@ -676,25 +705,25 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 			run = open
 		}
 		return inner[:run] + dim + inner[run:], "", true
-	case *godwarf.StructType:
+	case typemodel.Struct, typemodel.Class, typemodel.Union:
 		if elem, ok := x.generatedVector(d); ok {
 			return named("std::vector<"+elem+">", "", true)
 		}
-		if strings.HasPrefix(d.StructName, "vector<") && d.Size() == 24 {
-			args := elfread.TemplateArgs(d.StructName[len("vector"):])
+		if strings.HasPrefix(d.Name, "std::vector<") && typemodel.SizeOf(d) == 24 {
+			args := elfread.TemplateArgs(d.Name[len("std::vector"):])
 			if b, ok := cppScalar[args[0]]; ok {
 				return named("std::vector<"+b+">", "", true)
 			}
 			return "", "", false
 		}
-		if d.Kind == "union" || d.Incomplete {
+		if d.Kind == typemodel.Union || d.Incomplete() {
 			return "", "", false
 		}
 		name := x.specName(d, tds)
 		if !spec.IsIdent(name) {
 			return "", "", false
 		}
-		off := x.rd.GlobalOffset(d)
+		off := dwarf.Offset(d.Offset)
 		if x.worker {
 			// Another worker may be reading that struct: its row is named,
 			// and whether it has one was settled before the workers
@@ -704,6 +733,21 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 				return "", "", false
 			}
 			return named(s.name, "", true)
+		}
+		if _, seen := x.byOff[off]; !seen && !x.closed {
+			if s := x.rowTagged(d); s != nil {
+				// Another unit's copy of a struct that has its row (ODR:
+				// struct _IO_FILE reached through FILE in argp_state and
+				// asked for by name): the same C type, the same row.
+				x.byOff[off], name = s, s.name
+			}
+		}
+		if _, seen := x.byOff[off]; !seen && x.foreignRow(d, name) {
+			// check would find another struct of this name (the first
+			// definition, in unit order: grp.h's struct group where argp's
+			// private struct group was reached): a row of it would be
+			// judged against that one. The member stays an opaque range.
+			return "", "", false
 		}
 		if s, ok := x.byOff[off]; ok && s.building {
 			// A struct that holds itself by value (only corrupted DWARF says
@@ -721,10 +765,53 @@ func (x *extractor) spell(t godwarf.Type, last bool, q cvQuals) (string, string,
 	return "", "", false
 }
 
+// plantNoForeignCheck is a planted fault for the tests only: foreignRow
+// never finds another struct of the name.
+var plantNoForeignCheck bool
+
+// foreignRow: a row named name for the struct d, reached through a member
+// (extractFrom, not extractAll), is not what check finds by that name: the
+// struct FindStructs finds first under it (or under d's tag) is another
+// DIE, laid out otherwise.
+func (x *extractor) foreignRow(d *typemodel.Type, name string) bool {
+	if x.closed || x.find == nil || plantNoForeignCheck {
+		return false
+	}
+	if v, ok := x.foreign[name]; ok {
+		return v
+	}
+	names := []string{name}
+	if d.Name != "" && d.Name != name {
+		names = append(names, d.Name)
+	}
+	v := false
+	if found, err := x.find([][]string{names}); err == nil && found[0] != nil && uint64(found[0].Offset) != d.Offset {
+		if other, err := x.g.Struct(found[0].Offset); err != nil || other.Size != d.Size || membersDiffer(other, d) != "" {
+			v = true
+		}
+	}
+	x.foreign[name] = v
+	return v
+}
+
+// rowTagged is the row of another DIE whose name or tag is d's qualified
+// name, when its size (once read) is d's: nil when there is none.
+func (x *extractor) rowTagged(d *typemodel.Type) *xStruct {
+	if d.Name == "" {
+		return nil
+	}
+	for _, s := range x.order {
+		if (s.name == d.Name || s.tag == d.Name) && (!s.done || s.size == typemodel.SizeOf(d)) && s.refused == "" {
+			return s
+		}
+	}
+	return nil
+}
+
 // rowOf is the row of a struct type met in a member (extractAll): by its
 // DIE, else by name (an ODR copy in another unit), else by its DWARF name.
-func (x *extractor) rowOf(st *godwarf.StructType, name string) *xStruct {
-	off := x.rd.GlobalOffset(st)
+func (x *extractor) rowOf(st *typemodel.Type, name string) *xStruct {
+	off := dwarf.Offset(st.Offset)
 	if s, ok := x.byOff[off]; ok {
 		return s
 	}
@@ -734,20 +821,20 @@ func (x *extractor) rowOf(st *godwarf.StructType, name string) *xStruct {
 	if s, ok := x.byName[name]; ok {
 		return s
 	}
-	if q, ok := x.qualified[off]; ok {
-		return x.byName[q]
-	}
-	return x.byName[st.StructName]
+	return x.byName[st.Name]
 }
 
 // pointsToStruct: t is a pointer chain (through typedefs and qualifiers)
 // that ends at a struct, class or union.
-func pointsToStruct(t godwarf.Type) bool {
-	for range elfread.MaxTypeDepth {
-		switch p := elfread.Strip(t).(type) {
-		case *godwarf.PtrType:
-			t = p.Type
-		case *godwarf.StructType:
+func pointsToStruct(t *typemodel.Type) bool {
+	for range typemodel.MaxDepth {
+		p := typemodel.Strip(t)
+		switch {
+		case p == nil:
+			return false
+		case p.Kind == typemodel.Pointer:
+			t = p.Elem
+		case p.Kind.Aggregate():
 			return true
 		default:
 			return false
@@ -759,15 +846,15 @@ func pointsToStruct(t godwarf.Type) bool {
 // generatedVector recognises the C spelling of std::vector<T> that the
 // generated header uses (struct nrtabi_vector_*_t of three T pointers), so a
 // binary built from the header extracts back to the spec's type.
-func (x *extractor) generatedVector(d *godwarf.StructType) (string, bool) {
-	if !strings.HasPrefix(d.StructName, spec.VectorPrefix) || d.Size() != 24 || len(d.Field) != 3 {
+func (x *extractor) generatedVector(d *typemodel.Type) (string, bool) {
+	if !strings.HasPrefix(d.Name, spec.VectorPrefix) || typemodel.SizeOf(d) != 24 || len(d.Fields) != 3 {
 		return "", false
 	}
-	p, ok := elfread.Strip(d.Field[0].Type).(*godwarf.PtrType)
-	if !ok {
+	p := typemodel.Strip(d.Fields[0].Type)
+	if p == nil || p.Kind != typemodel.Pointer {
 		return "", false
 	}
-	elem, _, ok := x.specType(p.Type, false)
+	elem, _, ok := x.specType(p.Elem, false)
 	return elem, ok
 }
 
@@ -786,20 +873,18 @@ func sizeOfBuiltin(name string) int64 {
 // identifiers), else spells it by size. Several names of one value are
 // aliases, written with alias_of naming the first (docs/spec-format.md#enums),
 // so that a field of the enum keeps its type.
-func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string, bool) {
-	name := d.EnumName
+func (x *extractor) enumType(d *typemodel.Type, tds []string) (string, string, bool) {
+	// An enum in a namespace or a class has its qualified name, which no
+	// spec enum can have, not the bare name another scope's enum may share.
+	name := d.Name
 	if len(tds) > 0 {
 		name = tds[0]
-	} else if q, ok := x.qualified[x.rd.GlobalOffset(d)]; ok {
-		// An enum in a namespace or a class (extractAll): its qualified
-		// name, which no spec enum can have, not the bare name another
-		// scope's enum may share.
-		name = q
 	}
+	size := typemodel.SizeOf(d)
 	bySize := func(why string) (string, string, bool) {
-		switch d.Size() {
+		switch size {
 		case 1, 2, 4, 8:
-			return fmt.Sprintf("u%d", d.Size()*8), "enum " + d.EnumName + " in the binary (" + why + ")", true
+			return fmt.Sprintf("u%d", size*8), "enum " + d.Name + " in the binary (" + why + ")", true
 		}
 		return "", "", false
 	}
@@ -809,20 +894,20 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 	if x.enumsClosed {
 		return bySize("an enum without a row of its own")
 	}
-	if !spec.IsIdent(name) || !spec.EnumSizeValid(int(d.Size())) || len(d.Val) == 0 || x.byName[name] != nil || x.opaques[name] {
+	if !spec.IsIdent(name) || !spec.EnumSizeValid(int(size)) || len(d.Enumerators) == 0 || x.byName[name] != nil || x.opaques[name] {
 		return bySize("spelled by size")
 	}
-	se := spec.Enum{Name: name, Size: int(d.Size())}
+	se := spec.Enum{Name: name, Size: int(size)}
 	first, names := map[int64]string{}, map[string]bool{}
-	for _, v := range d.Val {
-		if v == nil || names[v.Name] || x.enumerators[v.Name] || !spec.IsIdent(v.Name) {
+	for _, v := range d.Enumerators {
+		if names[v.Name] || x.enumerators[v.Name] || !spec.IsIdent(v.Name) {
 			return bySize("its enumerators do not make a spec enum")
 		}
-		ev := spec.EnumValue{Name: v.Name, Value: v.Val}
-		if f, ok := first[v.Val]; ok {
+		ev := spec.EnumValue{Name: v.Name, Value: v.Value}
+		if f, ok := first[v.Value]; ok {
 			ev.AliasOf = f
 		} else {
-			first[v.Val] = v.Name
+			first[v.Value] = v.Name
 		}
 		names[v.Name] = true
 		se.Values = append(se.Values, ev)
@@ -837,8 +922,8 @@ func (x *extractor) enumType(d *godwarf.EnumType, tds []string) (string, string,
 		x.enumerators[n] = true
 	}
 	tag := ""
-	if d.EnumName != "" && d.EnumName != name {
-		tag = d.EnumName
+	if d.Name != "" && d.Name != name {
+		tag = d.Name
 	}
 	x.enums[name] = &xEnum{name: name, tag: tag, size: se.Size, values: se.Values}
 	x.enumOrder = append(x.enumOrder, name)
@@ -921,6 +1006,12 @@ func (x *extractor) structRow(s *xStruct) *spec.Struct {
 	if !s.packed && s.align > 1 {
 		st.MinAlign = int(s.align)
 	}
+	if len(s.fields) > 0 {
+		st.Fields = make([]spec.Field, 0, len(s.fields))
+	}
+	if len(s.opaque) > 0 {
+		st.Opaque = make([]spec.Opaque, 0, len(s.opaque))
+	}
 	for _, f := range s.fields {
 		st.Fields = append(st.Fields, spec.Field{Name: f.name, Offset: int(f.offset), Type: f.typ, Fact: spec.Fact{Conf: x.conf, Source: "DWARF", Note: f.note}})
 	}
@@ -957,7 +1048,7 @@ func (f *fragment) write(w io.Writer) error {
 // dieSource is a fact's source: the input, and the DIE (in the part of the
 // DWARF that holds it, when that is not the main debug file).
 func (x *extractor) dieSource(off dwarf.Offset) string {
-	path, local := x.rd.Where(off)
+	path, local := x.g.Where(off)
 	if path != x.mainDebug {
 		return fmt.Sprintf("%s, DIE %#x of %s", x.source, local, path)
 	}

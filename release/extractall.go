@@ -12,15 +12,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
-// allChunk is how many structs a worker of extractAll reads at a time: a
-// chunk is read with a fresh elfread.Reader (its type cache dies with the
-// chunk) and written as one piece of text.
+// allChunk is how many structs a worker of extractAll reads at a time,
+// written as one piece of text.
 const allChunk = 32
 
 // allWindow bounds, per worker, how many chunks may be read ahead of the
@@ -32,14 +31,15 @@ const allWindow = 4
 // (ExtractOptions.All) to w (docs/nrtabi-extract.md#every-type---all):
 //
 //  1. elfread.ScanAll indexes the named definitions on opt.Jobs workers,
-//     in unit order;
+//     in unit order, and elfread.AllTypes decodes every type of every
+//     unit into the one graph, on opt.Jobs workers too;
 //  2. serially, each struct of the index gets its row name (or is left
 //     out, counted) and each enum its row: from here on the set of rows is
 //     fixed, so a member naming another struct needs nothing of that
 //     struct but its name;
 //  3. the structs are read on opt.Jobs workers, a chunk of allChunk at a
-//     time, each worker with its own Reader over the shared sections, and
-//     the chunks are written in index order as they complete.
+//     time, every worker reading the one graph, and the chunks are
+//     written in index order as they complete.
 //
 // The text is the same for every opt.Jobs. Nothing is written before step
 // 3, so an input error leaves w untouched.
@@ -57,11 +57,13 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	if st == nil {
 		st = &ExtractStats{}
 	}
+	if _, err := dbg.AllTypes(ctx, jobs); err != nil {
+		return err
+	}
 	st.ScanTime = time.Since(start)
 	start = time.Now()
 	st.Units, st.InfoBytes, st.Types = idx.Units, idx.InfoBytes, len(idx.Types)
 	x := newExtractor(obj, dbg, opt.Spec)
-	x.qualified = idx.Qualified
 	var skip skips
 	// Definitions under their own names first, then the other names
 	// typedefs give them: a row is named as its DWARF names the struct,
@@ -172,13 +174,9 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ty, err := x.rd.Type(t.Offset)
+		et, err := x.g.Enum(t.Offset)
 		if err != nil {
 			return wrapInput(dbg.Path(), err, "enum %s", t.Name)
-		}
-		et, ok := ty.(*godwarf.EnumType)
-		if !ok {
-			return elfread.InputErrorf(dbg.Path(), "enum %s at DIE %#x reads as %T", t.Name, t.DIE, ty)
 		}
 		if name, _, _ := x.enumType(et, []string{t.Name}); x.enums[name] == nil {
 			unstated++
@@ -188,9 +186,6 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	skip.add(unstated, "enums the spec cannot state (a name that is no C identifier, as a C++ scoped name; an enumerator another enum declares; a size other than 1, 2, 4 or 8), spelled as the integer of their size where a member uses them")
 	if len(structs) == 0 && len(x.enumOrder) == 0 {
 		return elfread.InputErrorf(dbg.Path(), "nothing to extract: the DWARF defines no named struct, union or enum a spec can hold (%s)", strings.Join(skip.lines, "; "))
-	}
-	if err := dbg.ShareViews(); err != nil {
-		return err
 	}
 	st.NameTime = time.Since(start)
 	start = time.Now()
@@ -254,11 +249,17 @@ type chunk struct {
 	from, to int
 	done     chan struct{}
 	text     []byte
+	buf      *bytes.Buffer // text's buffer, back to chunkBufs once written
 	opaques  map[string]bool
 	unread   []string // every struct whose members cannot be read
 	dropped  []string // those of them without a row
 	err      error
 }
+
+// chunkBufs are the chunks' text buffers, reused once written (a chunk's
+// text is some hundreds of kilobytes; growing a new one per chunk was a
+// sixth of extract --all's allocation).
+var chunkBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // readAll reads structs on jobs workers and writes each chunk's text to w
 // in order, at most allWindow*jobs chunks ahead of the writer.
@@ -320,6 +321,8 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 			break
 		}
 		c.text = nil
+		chunkBufs.Put(c.buf)
+		c.buf = nil
 		<-window
 	}
 	cancel()
@@ -327,12 +330,11 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 	return chunks, err
 }
 
-// fork is a worker's extractor for one chunk: the rows, names and enums
-// of x shared read-only, its own Reader (and so its own type cache), its
-// own record of the structs pointed to.
+// fork is a worker's extractor for one chunk: the rows, names, enums and
+// the type graph of x shared read-only, its own record of the structs
+// pointed to.
 func (x *extractor) fork(dbg *elfread.Debug) *extractor {
 	w := *x
-	w.rd = dbg.NewReader()
 	w.worker = true
 	w.local = map[dwarf.Offset]*xStruct{}
 	return &w
@@ -341,8 +343,10 @@ func (x *extractor) fork(dbg *elfread.Debug) *extractor {
 // readChunk reads the chunk's structs and renders their rows.
 func (x *extractor) readChunk(c *chunk, structs []*xStruct) {
 	x.opaques = map[string]bool{}
-	var b bytes.Buffer
-	sw := &spec.Writer{W: &b}
+	b := chunkBufs.Get().(*bytes.Buffer)
+	b.Reset()
+	c.buf = b
+	sw := &spec.Writer{W: b}
 	for _, s := range structs[c.from:c.to] {
 		size := s.size
 		x.cur = s
@@ -387,15 +391,11 @@ func (s *skips) add(n int, what string) {
 // definition's own name in another unit, when the sizes agree; nil when it
 // has none, or the definition cannot be read.
 func (x *extractor) odrRow(t *elfread.Named) *xStruct {
-	ty, err := x.rd.Type(t.Offset)
-	if err != nil {
+	st, err := x.g.Struct(t.Offset)
+	if err != nil || st.Name == "" {
 		return nil
 	}
-	st, ok := ty.(*godwarf.StructType)
-	if !ok || st.StructName == "" {
-		return nil
-	}
-	if s, ok := x.byName[st.StructName]; ok && t.Sized && s.size == t.Size && s.refused == "" {
+	if s, ok := x.byName[st.Name]; ok && t.Sized && s.size == t.Size && s.refused == "" {
 		return s
 	}
 	return nil
@@ -445,12 +445,12 @@ func (x *extractor) odrConflicts(ctx context.Context, defs, later []*elfread.Nam
 			first[t.Name] = t
 		}
 	}
-	layouts := map[dwarf.Offset]*elfread.Layout{}
-	layout := func(t *elfread.Named) *elfread.Layout {
+	layouts := map[dwarf.Offset]*typemodel.Type{}
+	layout := func(t *elfread.Named) *typemodel.Type {
 		if l, ok := layouts[t.Offset]; ok {
 			return l
 		}
-		l, err := x.rd.Layout(t.Offset)
+		l, err := x.g.Struct(t.Offset)
 		if err != nil {
 			l = nil // unreadable: the extraction of the first reports it
 		}
@@ -487,14 +487,14 @@ func (x *extractor) odrConflicts(ctx context.Context, defs, later []*elfread.Nam
 
 // membersDiffer says how b's members differ from a's ("" when they are
 // laid out alike: the same names at the same offsets and sizes).
-func membersDiffer(a, b *elfread.Layout) string {
-	if len(a.Members) != len(b.Members) {
-		return fmt.Sprintf("has %d members where the first has %d", len(b.Members), len(a.Members))
+func membersDiffer(a, b *typemodel.Type) string {
+	if len(a.Fields) != len(b.Fields) {
+		return fmt.Sprintf("has %d members where the first has %d", len(b.Fields), len(a.Fields))
 	}
-	for i, m := range a.Members {
-		n := b.Members[i]
-		if m.Name != n.Name || m.Offset != n.Offset || m.Size != n.Size || m.BitSize != n.BitSize || m.BitOffset != n.BitOffset {
-			return fmt.Sprintf("has member %d as %s at %d (%d bytes) where the first has %s at %d (%d bytes)", i, n.Name, n.Offset, n.Size, m.Name, m.Offset, m.Size)
+	for i := range a.Fields {
+		m, n := &a.Fields[i], &b.Fields[i]
+		if m.Name != n.Name || m.Offset != n.Offset || m.Size() != n.Size() || m.BitSize != n.BitSize || m.BitOffset != n.BitOffset {
+			return fmt.Sprintf("has member %d as %s at %d (%d bytes) where the first has %s at %d (%d bytes)", i, n.Name, n.Offset, n.Size(), m.Name, m.Offset, m.Size())
 		}
 	}
 	return ""

@@ -462,7 +462,7 @@ func (d *demo) show(ctx context.Context) error {
 	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
 		d.printf("%s", strings.ReplaceAll(line, "\t", "    "))
 	}
-	for _, m := range res.Layout.Members {
+	for _, m := range res.Layout.Fields {
 		if m.Name == "compatibility_version" && m.Offset != 48 || res.Layout.Size != 56 || len(res.Findings) > 0 {
 			return fmt.Errorf("nec_version_info_t does not read back as the spec's 56-byte layout")
 		}

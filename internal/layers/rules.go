@@ -72,25 +72,29 @@ var rules = []rule{
 		why:   "the replica-group reader opens its file through regfile, escapes what it quotes of it, and yields the records runtime/collectives consumes; its test bootstraps them in an in-process world"},
 
 	// Checking binaries against a spec, and the spec-side work above it.
-	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "layoutcheck", "readers", "spec"},
+	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "layoutcheck", "readers", "spec", "typemodel"},
 		tests: []string{"gen", "internal/hostile", "internal/specsame", "release", "release/diff", "runtime/builder"},
 		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
-			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (the issue-25 acceptance test grades one drift with both)"},
+			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (layoutcheck/acceptance_test.go grades one drift with both)"},
+	// The one model of a binary's types, under its front end and every
+	// reader of it.
+	{room: "typemodel",
+		why: "the type graph and its one C spelling are pure data and functions: the DWARF front end (readers/elfread) builds it, the checkers and the release tools read it; it imports nothing of ours"},
 	// The readers: binaries, debug files, packages and archives as they are,
 	// below everything that interprets them.
 	{room: "readers", may: []string{"internal/regfile", "readers/elfread"},
 		tests: []string{"internal/hostile"},
 		why:   "the inputs and package readers turn arguments, packages and archives into ELF inputs read through elfread; they know no spec and no checker"},
-	{room: "readers/elfread", may: []string{"internal/regfile", "internal/debuginfod"},
+	{room: "readers/elfread", may: []string{"internal/regfile", "internal/debuginfod", "typemodel"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile"},
 		why:   "elfread is a pure ELF/DWARF reader in the debug/elf style: no spec, no checker; a missing debug file is fetched by build-id through debuginfod"},
 	{room: "internal/debuginfod", may: []string{"internal/regfile"}, tests: []string{"internal/cc", "readers/elfread"},
 		why: "the debuginfod client fetches by build-id over net/http and knows nothing of ELF: the caller verifies what arrives (its tests serve real objects); a cache path that is not what it should be is named by regfile"},
 	{room: "readers/riprel", tests: []string{"internal/cc", "readers/elfread"},
 		why: "the x86-64 decoding of a trampoline's RIP-relative targets works on bytes alone (its tests read a real trampoline)"},
-	{room: "layoutcheck/specmatch", may: []string{"readers/elfread", "spec"},
+	{room: "layoutcheck/specmatch", may: []string{"readers/elfread", "spec", "typemodel"},
 		why: "specmatch ties spec rows to what elfread reads, for the checker and for release, between the reader and both"},
-	{room: "release", may: []string{"internal/esc", "layoutcheck", "readers/elfread", "spec"},
+	{room: "release", may: []string{"internal/esc", "layoutcheck", "readers/elfread", "spec", "typemodel"},
 		tests: []string{"gen", "internal/cc", "internal/fixture", "internal/specsame", "internal/vendorbuild", "release/diff"},
 		why:   "the release workflow reads binaries through the readers and layoutcheck's matchers and writes spec rows; its tests read the real net plugin internal/vendorbuild builds"},
 	{room: "layoutcheck/grade", may: []string{"spec"},

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // unit is one unit header of .debug_info.
@@ -64,6 +66,19 @@ type scanner struct {
 	strOffBase uint64
 	c          cursor // over the unit's bytes of .debug_info
 	err        error  // a failure outside the cursor (abbreviations, strings)
+	// lang and cuChildren are the unit DIE's DW_AT_language and whether it
+	// has children (enterUnit, for the type front end).
+	lang       uint64
+	cuChildren bool
+	// names and slab: the type front end's string copies and pending
+	// nodes (typedecode.go).
+	names map[string]string
+	slab  []pending
+	// The children of the type being decoded, before they are copied to
+	// lists of their exact length.
+	fieldBuf  []typemodel.Field
+	pfieldBuf []pfield
+	enumBuf   []typemodel.Enumerator
 }
 
 // fail records the scanner's first failure.
@@ -586,7 +601,7 @@ func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
 
 // FindEnums locates each wanted enum (a DW_TAG_enumeration_type, by tag or
 // through typedefs) as FindStructs does structs; read one with
-// Reader.Type, which gives a *godwarf.EnumType.
+// Types().Enum.
 func (d *Debug) FindEnums(wants [][]string) (found []*Found, err error) {
 	return d.find(wants, true)
 }

@@ -1,0 +1,671 @@
+package elfread
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nrtabi/nrtabi/typemodel"
+)
+
+// AllTypes fills the type graph with every type DIE of every unit of the
+// DWARF and its parts, on jobs workers, as ScanAll shares units among its
+// workers (docs/layoutcheck.md#the-parallel-scan):
+//
+//  1. each worker takes a unit: it decodes the unit's types at namespace
+//     scope, and what they reach inside the unit (a type nested in a class
+//     or local to a function), links them, and interns them among
+//     themselves; a node that refers outside its unit (dwz's supplement,
+//     DW_FORM_ref_addr) is left open;
+//  2. serially, in unit order, the open nodes are linked, and the units'
+//     nodes are interned into the graph's one table (the first, in unit
+//     order, of equal nodes is kept, so the graph is the same for every
+//     jobs);
+//  3. each worker points its unit's nodes at the nodes kept.
+//
+// Each DIE is decoded once. Type units are left out, as ScanAll leaves
+// them. Run it before any At: the DIEs At decoded already are decoded
+// again.
+func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
+	if jobs < 1 {
+		return nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
+	}
+	g := d.Types()
+	// One AllTypes at a time; once one filled the graph, the others
+	// return it.
+	g.allMu.Lock()
+	defer g.allMu.Unlock()
+	g.mu.Lock()
+	filled := g.filled
+	g.mu.Unlock()
+	if filled {
+		return g, nil
+	}
+	var items []scanItem
+	for _, p := range d.all() {
+		if err := p.ensure(p.infoZ, len(p.info)); err != nil {
+			return nil, err
+		}
+		if err := p.ensure(p.abbrevZ, len(p.abbrev)); err != nil {
+			return nil, err
+		}
+		for i := 0; ; i++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			u, ok, err := p.unit(i)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+			if !u.typeUnit {
+				items = append(items, scanItem{p, u})
+			}
+		}
+	}
+	res := make([]*unitGraph, len(items))
+	// One scanner per worker and part: its abbreviation slots and name
+	// copies serve every unit the worker takes.
+	// parallel starts no more workers than units (-j is the user's number).
+	workers := make([]*typeWorker, min(jobs, max(len(items), 1)))
+	err := parallel(ctx, len(items), jobs, func(w, i int) error {
+		ug := &unitGraph{p: items[i].p, u: items[i].u, void: g.void}
+		res[i] = ug
+		if workers[w] == nil {
+			workers[w] = newTypeWorker()
+		}
+		wk := workers[w]
+		if wk.sc == nil || wk.sc.d != ug.p {
+			wk.sc = &scanner{d: ug.p, names: wk.names}
+		}
+		err := Guard(func() error { return ug.build(wk) })
+		if err != nil {
+			wk.sc = nil
+		}
+		return err
+	})
+	if err != nil {
+		for i, ug := range res {
+			if ug != nil && ug.err != nil {
+				return nil, wrapUnitErr(items[i].p, ug.err)
+			}
+		}
+		return nil, err
+	}
+	for i, ug := range res {
+		if ug.err != nil {
+			return nil, wrapUnitErr(items[i].p, ug.err)
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.join(res); err != nil {
+		return nil, err
+	}
+	err = parallel(ctx, len(res), jobs, func(_, i int) error { res[i].repoint(g.kept); return nil })
+	if err != nil {
+		return nil, err
+	}
+	g.kept = nil
+	for _, ug := range res {
+		if len(ug.offs) > 0 {
+			g.units = append(g.units, unitTable{offs: ug.offs, nodes: ug.nodes})
+		}
+		if g.decodes != nil {
+			for off, n := range ug.decodes {
+				g.decodes[off] += n
+			}
+		}
+	}
+	g.filled = true
+	return g, nil
+}
+
+func wrapUnitErr(p *Debug, err error) error {
+	if _, ok := err.(*InputError); ok || err == context.Canceled || err == context.DeadlineExceeded {
+		return err
+	}
+	return InputErrorf(p.Path(), "corrupted DWARF: %v", err)
+}
+
+// parallel runs f(w, 0..n-1) on jobs workers (w: the worker); the first
+// error (in index order) is returned once every worker stopped.
+func parallel(ctx context.Context, n, jobs int, f func(w, i int) error) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range min(jobs, max(n, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errs[i] = err
+					continue
+				}
+				errs[i] = f(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// typeWorker is what one AllTypes worker reuses from unit to unit: its
+// scanner (abbreviation slots), its name copies and the maps of a unit's
+// link, cleared (their room kept) for the next.
+type typeWorker struct {
+	sc    *scanner
+	names map[string]string
+	local *Types
+	memo  map[*typemodel.Type]*typemodel.Type
+	bound map[*typemodel.Type]bool
+	taint map[*typemodel.Type]bool
+	open  map[*typemodel.Type]bool
+	extra map[uint64]*pending
+}
+
+func newTypeWorker() *typeWorker {
+	return &typeWorker{names: map[string]string{}, local: &Types{intern: map[internKey]*typemodel.Type{}, track: true},
+		memo: map[*typemodel.Type]*typemodel.Type{}, bound: map[*typemodel.Type]bool{}, taint: map[*typemodel.Type]bool{}, open: map[*typemodel.Type]bool{},
+		extra: map[uint64]*pending{}}
+}
+
+// unitTable is one unit's nodes by DIE offset, sorted.
+type unitTable struct {
+	offs  []uint64
+	nodes []*typemodel.Type
+}
+
+func (t *unitTable) find(off uint64) (*typemodel.Type, bool) {
+	i := sort.Search(len(t.offs), func(i int) bool { return t.offs[i] >= off })
+	if i < len(t.offs) && t.offs[i] == off {
+		return t.nodes[i], true
+	}
+	return nil, false
+}
+
+// unitGraph is one unit's share of AllTypes.
+type unitGraph struct {
+	p    *Debug
+	u    *unit
+	void *typemodel.Type
+	// offs and nodes: the unit's nodes by DIE offset (sorted once built).
+	offs  []uint64
+	nodes []*typemodel.Type
+	// open: nodes with a reference outside the unit, linked by join.
+	open []*pending
+	// unfinished: structs whose members' positions wait for a size from
+	// outside the unit.
+	unfinished []*pending
+	// keep: the unit's non-aggregate nodes, children before parents, for
+	// join's interning; bound: those that stay the unit's own.
+	keep, bound []*typemodel.Type
+	decodes     map[uint64]int
+	err         error
+}
+
+// build is step 1 for one unit.
+func (ug *unitGraph) build(wk *typeWorker) error {
+	sc := wk.sc
+	clear(wk.memo)
+	clear(wk.taint)
+	clear(wk.open)
+	clear(wk.extra)
+	clear(wk.local.intern)
+	wk.local.order, wk.local.chain = nil, nil
+	count := func(uint64) {}
+	if countDecodes {
+		ug.decodes = map[uint64]int{}
+		count = func(off uint64) { ug.decodes[off]++ }
+	}
+	list, err := unitNodes(sc, ug.u, count)
+	if err != nil {
+		ug.err = err
+		return err
+	}
+	base := uint64(ug.p.base)
+	lo, hi := base+uint64(ug.u.dieStart), base+uint64(ug.u.end)
+	// The walk's nodes are in DIE order: found by binary search; what the
+	// links decode besides goes to extra.
+	walked := list
+	extra := wk.extra
+	find := func(off uint64) (*pending, bool) {
+		i := sort.Search(len(walked), func(i int) bool { return walked[i].t.Offset >= off })
+		if i < len(walked) && walked[i].t.Offset == off {
+			return walked[i], true
+		}
+		q, ok := extra[off]
+		return q, ok
+	}
+	x := &uctx{sc: sc, u: ug.u, scoped: !cLanguage(sc.lang)}
+	open := wk.open
+	// Link, decoding what the unit's nodes reach inside the unit.
+	for i := 0; i < len(list); i++ {
+		pd := list[i]
+		resolve := func(r ref) (*typemodel.Type, bool) {
+			if !r.set {
+				return ug.void, true
+			}
+			if r.off < lo || r.off >= hi {
+				return nil, false
+			}
+			if q, ok := find(r.off); ok {
+				return q.t, true
+			}
+			q, err := x.decodeLocal(r.off, count)
+			if err != nil {
+				if ug.err == nil {
+					ug.err = err
+				}
+				return nil, false
+			}
+			extra[r.off] = q
+			list = append(list, q)
+			return q.t, true
+		}
+		if !pd.linkWith(resolve) {
+			if ug.err != nil {
+				return ug.err
+			}
+			open[pd.t] = true
+			ug.open = append(ug.open, pd)
+		}
+	}
+	// What depends on an open node waits for join: its interning, and a
+	// struct's member positions when a member's size does.
+	taint := wk.taint
+	var tainted func(t *typemodel.Type, depth int) bool
+	tainted = func(t *typemodel.Type, depth int) bool {
+		if len(open) == 0 {
+			return false
+		}
+		if t == nil || t.Kind.Aggregate() || t.Kind == typemodel.Enum || t.Kind == typemodel.Void {
+			return open[t]
+		}
+		if v, ok := taint[t]; ok {
+			return v
+		}
+		if depth > maxCanonDepth {
+			return true
+		}
+		taint[t] = false // a loop inside the unit taints nothing by itself
+		v := open[t] || tainted(t.Elem, depth+1) || tainted(t.Class, depth+1)
+		for _, p := range t.Params {
+			v = v || tainted(p, depth+1)
+		}
+		taint[t] = v
+		return v
+	}
+	// Every node a link of the unit reaches is the unit's (open ones are
+	// not linked yet): the batch is all fresh.
+	b := &batch{order: list}
+	for _, pd := range list {
+		if open[pd.t] {
+			continue
+		}
+		pd.finishPtrToMember()
+		if !pd.t.Kind.Aggregate() || len(pd.fields) == 0 {
+			continue
+		}
+		wait := false
+		for i := range pd.fields {
+			if tainted(pd.t.Fields[i].Type, 0) {
+				wait = true
+				break
+			}
+		}
+		if wait {
+			ug.unfinished = append(ug.unfinished, pd)
+			continue
+		}
+		for i := range pd.fields {
+			finishField(&pd.t.Fields[i], &pd.fields[i])
+		}
+	}
+	// Interning inside the unit.
+	local := wk.local
+	// A chain longer than maxChain needs more nodes than that: a unit with
+	// fewer has none to refuse.
+	if len(list) > maxChain {
+		if err := local.chains(b); err != nil {
+			ug.err = err
+			return err
+		}
+	}
+	memo := wk.memo
+	canon := func(t *typemodel.Type) *typemodel.Type {
+		if t == nil || tainted(t, 0) {
+			return t
+		}
+		return local.canon(t, b, memo, 0)
+	}
+	for _, pd := range list {
+		t := pd.t
+		if !t.Kind.Aggregate() && t.Kind != typemodel.Enum {
+			continue
+		}
+		for i := range t.Fields {
+			t.Fields[i].Type = canon(t.Fields[i].Type)
+		}
+		if t.Kind == typemodel.Enum && !open[t] {
+			t.Elem = canon(t.Elem)
+		}
+	}
+	ug.offs = make([]uint64, 0, len(list))
+	ug.nodes = make([]*typemodel.Type, 0, len(list))
+	sort.Slice(list, func(i, j int) bool { return list[i].t.Offset < list[j].t.Offset })
+	for _, pd := range list {
+		ug.offs = append(ug.offs, pd.t.Offset)
+		ug.nodes = append(ug.nodes, canon(pd.t))
+	}
+	// The nodes to intern into the graph, children first (the order
+	// local.canon interned them in), then the tainted ones. A node bound
+	// to one of the unit's structs or enums (struct foo *, a typedef of
+	// one) can equal no other unit's node, whose struct is another node:
+	// it is only pointed at the nodes kept (repoint).
+	bound := wk.bound
+	clear(bound)
+	isBound := func(c *typemodel.Type) bool {
+		return c != nil && (c.Kind.Aggregate() || c.Kind == typemodel.Enum || bound[c])
+	}
+	for _, t := range local.order {
+		b := isBound(t.Elem) || isBound(t.Class)
+		for _, p := range t.Params {
+			b = b || isBound(p)
+		}
+		if b {
+			bound[t] = true
+			ug.bound = append(ug.bound, t)
+		} else {
+			ug.keep = append(ug.keep, t)
+		}
+	}
+	for _, pd := range list {
+		if t := pd.t; !t.Kind.Aggregate() && t.Kind != typemodel.Enum && t.Kind != typemodel.Void && tainted(t, 0) {
+			ug.keep = append(ug.keep, t)
+		}
+	}
+	return nil
+}
+
+// decodeLocal decodes a DIE of the worker's own unit that a node reaches
+// and the unit walk did not decode (a type nested in a class, or local to
+// a function).
+func (x *uctx) decodeLocal(off uint64, count func(uint64)) (*pending, error) {
+	lo := int(off) - x.sc.d.base
+	qual := ""
+	if x.scoped {
+		qual = x.scopeOf(lo)
+	}
+	sc := x.sc
+	sc.err = nil
+	sc.c = newCursor(".debug_info", sc.d.info, lo, sc.d.order)
+	sc.c.Limit(x.u.end)
+	return sc.decodeType(off, qual, count)
+}
+
+// linkWith sets the node's pointers through resolve; false (nothing set)
+// when a reference cannot be resolved here.
+func (pd *pending) linkWith(resolve func(ref) (*typemodel.Type, bool)) bool {
+	t := pd.t
+	var elem, class *typemodel.Type
+	var params []*typemodel.Type
+	ok := true
+	get := func(r ref) *typemodel.Type {
+		x, found := resolve(r)
+		ok = ok && found
+		return x
+	}
+	switch t.Kind {
+	case typemodel.Struct, typemodel.Class, typemodel.Union, typemodel.Base, typemodel.Unspecified:
+	case typemodel.Enum:
+		if pd.elem.set {
+			elem = get(pd.elem)
+		}
+	default:
+		elem = get(pd.elem)
+		if t.Kind == typemodel.PtrToMember && pd.class.set {
+			class = get(pd.class)
+		}
+		if len(pd.params) > 0 {
+			params = make([]*typemodel.Type, len(pd.params))
+			for i, r := range pd.params {
+				params[i] = get(r)
+			}
+		}
+	}
+	fields := make([]*typemodel.Type, len(pd.fields))
+	for i := range pd.fields {
+		fields[i] = get(pd.fields[i].typ)
+	}
+	if !ok {
+		return false
+	}
+	if t.Kind == typemodel.Array {
+		e := elem
+		if len(pd.dims) > 0 {
+			t.Count = pd.dims[0]
+			for i := len(pd.dims) - 1; i >= 1; i-- {
+				e = &typemodel.Type{Kind: typemodel.Array, Count: pd.dims[i], Elem: e}
+			}
+		}
+		elem = e
+	}
+	t.Elem, t.Class, t.Params = elem, class, params
+	for i := range fields {
+		t.Fields[i].Type = fields[i]
+	}
+	return true
+}
+
+// finishPtrToMember sizes a pointer to member the DIE leaves unsized: a
+// pointer to a data member is 8 bytes, to a member function 16 (x86-64
+// Itanium C++ ABI).
+func (pd *pending) finishPtrToMember() {
+	t := pd.t
+	if t.Kind == typemodel.PtrToMember && !t.HasSize {
+		t.Size, t.HasSize = 8, true
+		if s := typemodel.Strip(t.Elem); s != nil && s.Kind == typemodel.Func {
+			t.Size = 16
+		}
+	}
+}
+
+// join is step 2: the open nodes are linked (through the units' tables
+// and, for a DIE no unit walk reached, a decode here), the structs that
+// waited are finished, and every unit's nodes are interned into the
+// graph in unit order; g.kept maps each node to the one kept.
+func (g *Types) join(res []*unitGraph) error {
+	for _, ug := range res {
+		if len(ug.offs) > 0 {
+			g.units = append(g.units, unitTable{offs: ug.offs, nodes: ug.nodes})
+		}
+	}
+	var fail error
+	resolve := func(r ref) (*typemodel.Type, bool) {
+		if !r.set {
+			return g.void, true
+		}
+		t, err := g.at(r.off)
+		if err != nil {
+			if fail == nil {
+				fail = err
+			}
+			return nil, false
+		}
+		return t, true
+	}
+	for _, ug := range res {
+		for _, pd := range ug.open {
+			if !pd.linkWith(resolve) {
+				g.units = nil
+				return fail
+			}
+			pd.finishPtrToMember()
+			if pd.t.Kind.Aggregate() {
+				ug.unfinished = append(ug.unfinished, pd)
+			}
+		}
+	}
+	for _, ug := range res {
+		for _, pd := range ug.unfinished {
+			for i := range pd.fields {
+				finishField(&pd.t.Fields[i], &pd.fields[i])
+			}
+		}
+		ug.open, ug.unfinished = nil, nil
+	}
+	n := 0
+	for _, ug := range res {
+		n += len(ug.keep)
+	}
+	g.kept = make(map[*typemodel.Type]*typemodel.Type, n)
+	if len(g.intern) == 0 {
+		g.intern = make(map[internKey]*typemodel.Type, n/2)
+	}
+	for _, ug := range res {
+		for _, t := range ug.keep {
+			g.keepOne(t, 0)
+		}
+		ug.keep = nil
+	}
+	g.units = nil // installed, repointed, by AllTypes
+	return nil
+}
+
+// keepOne interns a node of a unit into the graph: the node kept for it
+// (its parts made the kept ones first).
+func (g *Types) keepOne(t *typemodel.Type, depth int) *typemodel.Type {
+	if t == nil || t.Kind.Aggregate() || t.Kind == typemodel.Enum || t.Kind == typemodel.Void {
+		return t
+	}
+	if c, ok := g.kept[t]; ok {
+		if c == nil {
+			return t // a loop (crafted)
+		}
+		return c
+	}
+	if depth > maxCanonDepth {
+		return t
+	}
+	g.kept[t] = nil
+	t.Elem = g.keepOne(t.Elem, depth+1)
+	t.Class = g.keepOne(t.Class, depth+1)
+	for i, p := range t.Params {
+		t.Params[i] = g.keepOne(p, depth+1)
+	}
+	k := keyOf(t)
+	if c, ok := g.intern[k]; ok {
+		g.kept[t] = c
+		return c
+	}
+	g.intern[k] = t
+	g.kept[t] = t
+	return t
+}
+
+// repoint is step 3 for one unit: its table and its aggregates' members
+// point at the nodes kept.
+func (ug *unitGraph) repoint(kept map[*typemodel.Type]*typemodel.Type) {
+	k := func(t *typemodel.Type) *typemodel.Type {
+		if c, ok := kept[t]; ok && c != nil {
+			return c
+		}
+		return t
+	}
+	for _, t := range ug.bound {
+		t.Elem, t.Class = k(t.Elem), k(t.Class)
+		for i, p := range t.Params {
+			t.Params[i] = k(p)
+		}
+	}
+	ug.bound = nil
+	for i, t := range ug.nodes {
+		if t.Kind.Aggregate() || t.Kind == typemodel.Enum {
+			for j := range t.Fields {
+				t.Fields[j].Type = k(t.Fields[j].Type)
+			}
+			if t.Kind == typemodel.Enum {
+				t.Elem = k(t.Elem)
+			}
+			continue
+		}
+		ug.nodes[i] = k(t)
+	}
+}
+
+// unitNodes decodes every type DIE of one unit at namespace scope (and in
+// namespaces), skipping every other subtree; the scanner stays set up for
+// the unit.
+func unitNodes(sc *scanner, u *unit, count func(uint64)) ([]*pending, error) {
+	p := sc.d
+	if err := sc.enterUnit(u); err != nil {
+		return nil, err
+	}
+	if !sc.cuChildren {
+		return nil, nil
+	}
+	scoped := !cLanguage(sc.lang)
+	var out []*pending
+	stack := []string{""}
+	base := uint64(p.base)
+	for sc.c.Left() > 0 && len(stack) > 0 && sc.failed() == nil {
+		at := sc.c.Off()
+		code := sc.c.Uleb()
+		if code == 0 {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		a := sc.abbrevAt(code)
+		if a == nil {
+			break
+		}
+		if _, ok := typeKind(a.tag); ok {
+			sc.c.Seek(at)
+			qual := ""
+			if scoped {
+				qual = stack[len(stack)-1]
+			}
+			pd, err := sc.decodeType(base+uint64(at), qual, count)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, pd)
+			continue
+		}
+		if a.tag == tagNamespace {
+			di := sc.decode(a)
+			if !di.children {
+				continue
+			}
+			if len(stack) >= maxScopeDepth {
+				sc.c.Fail("DIEs nest more than %d deep", maxScopeDepth)
+				break
+			}
+			q := stack[len(stack)-1]
+			if !di.export && string(di.name) != "__cxx11" {
+				q = qualify(q, string(di.name))
+			}
+			stack = append(stack, q)
+			continue
+		}
+		if sc.passOver(a, u.end) {
+			sc.skipChildren()
+		}
+	}
+	return out, sc.failed()
+}

@@ -1,0 +1,391 @@
+package elfread
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/nrtabi/nrtabi/typemodel"
+)
+
+// Types is the type graph of one Debug (typemodel), built from the DWARF
+// by the package's own scanner: each DIE is decoded at most once, into one
+// node, and equal non-aggregate types (int, const char *) are one node
+// however many units define them. It is lazy: At decodes what the type at
+// an offset reaches and no more (show and check read only what their
+// structs reach); AllTypes fills it from every unit on parallel workers
+// first (extract --all). Offsets are the combined offsets of the Debug
+// and its parts (Found.Offset). A Types is safe for concurrent use.
+type Types struct {
+	d  *Debug
+	mu sync.Mutex
+	// nodes maps a DIE's combined offset to its node (after interning,
+	// the canonical node of its kind, name and parts).
+	nodes  map[uint64]*typemodel.Type
+	ctxs   map[ctxKey]*uctx
+	void   *typemodel.Type
+	intern map[internKey]*typemodel.Type
+	// chain is the length of each node's chain of derived types (chains).
+	chain map[*typemodel.Type]int
+	// failed remembers the offsets whose decoding failed, with the error,
+	// so that a second At reports the same error without decoding again.
+	failed map[uint64]error
+	// decodes counts the decodes of each DIE when set (tests: at most
+	// one each).
+	decodes map[uint64]int
+	// units are AllTypes' nodes, one sorted table per unit (filled: it
+	// ran); nodes holds what At decoded besides.
+	units  []unitTable
+	filled bool
+	allMu  sync.Mutex // held by AllTypes
+	// kept is join's map of each unit node to the node interned for it.
+	kept map[*typemodel.Type]*typemodel.Type
+	// order lists the nodes interned, in order, for a unit's own table
+	// (AllTypes' workers); nil in the graph.
+	order []*typemodel.Type
+	track bool
+}
+
+type ctxKey struct {
+	p   *Debug
+	off int
+}
+
+// uctx is one unit's decoding context: its scanner (abbreviations, string
+// offsets base) and, for a C++ unit, the scopes of its named DIEs.
+type uctx struct {
+	sc     *scanner
+	u      *unit
+	scoped bool
+	scopes map[int]string // made on first need
+}
+
+// countDecodes makes every Types count its decodes per DIE (tests).
+var countDecodes bool
+
+// plantSecondDecode makes the link step decode the first DIE it decoded
+// once more (tests: the decode-once hook must catch it).
+var plantSecondDecode bool
+
+// Types is the Debug's type graph, made on first use.
+func (d *Debug) Types() *Types {
+	d.typesOnce.Do(func() {
+		d.types = &Types{d: d, nodes: map[uint64]*typemodel.Type{}, ctxs: map[ctxKey]*uctx{},
+			void: &typemodel.Type{Kind: typemodel.Void, Name: "void"}, intern: map[internKey]*typemodel.Type{},
+			failed: map[uint64]error{}}
+		if countDecodes {
+			d.types.decodes = map[uint64]int{}
+		}
+	})
+	return d.types
+}
+
+// Decodes is how many times each DIE was decoded, when counting is on
+// (tests only); nil otherwise.
+func (g *Types) Decodes() map[uint64]int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.decodes == nil {
+		return nil
+	}
+	out := make(map[uint64]int, len(g.decodes))
+	for k, v := range g.decodes {
+		out[k] = v
+	}
+	return out
+}
+
+// Len is the number of DIE offsets the graph holds a node for.
+func (g *Types) Len() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := len(g.nodes)
+	for i := range g.units {
+		n += len(g.units[i].offs)
+	}
+	return n
+}
+
+// each calls f with every node of the graph and its DIE offset (tests).
+func (g *Types) each(f func(off uint64, t *typemodel.Type)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for off, t := range g.nodes {
+		f(off, t)
+	}
+	for i := range g.units {
+		for j, off := range g.units[i].offs {
+			f(off, g.units[i].nodes[j])
+		}
+	}
+}
+
+// lookup is the node of a DIE the graph holds.
+func (g *Types) lookup(off uint64) (*typemodel.Type, bool) {
+	if t, ok := g.nodes[off]; ok {
+		return t, true
+	}
+	u := g.units
+	i := sort.Search(len(u), func(i int) bool { return u[i].offs[len(u[i].offs)-1] >= off })
+	if i < len(u) {
+		return u[i].find(off)
+	}
+	return nil, false
+}
+
+func (g *Types) count(off uint64) {
+	if g.decodes != nil {
+		g.decodes[off]++
+	}
+}
+
+// At is the node of the type DIE at off, decoding it and every type it
+// reaches that is not in the graph yet. An error names the file and the
+// DIE; the graph is unchanged by a failed At.
+func (g *Types) At(off dwarf.Offset) (*typemodel.Type, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.at(uint64(off))
+}
+
+// Struct is At for a struct, class or union.
+func (g *Types) Struct(off dwarf.Offset) (*typemodel.Type, error) {
+	t, err := g.At(off)
+	if err != nil {
+		return nil, err
+	}
+	if !t.Kind.Aggregate() {
+		return nil, fmt.Errorf("DIE at %#x is a %s, not a struct", off, t.Kind)
+	}
+	return t, nil
+}
+
+// Enum is At for an enum.
+func (g *Types) Enum(off dwarf.Offset) (*typemodel.Type, error) {
+	t, err := g.At(off)
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind != typemodel.Enum {
+		return nil, fmt.Errorf("DIE at %#x is a %s, not an enum", off, t.Kind)
+	}
+	return t, nil
+}
+
+// Where names the file holding a DIE of the combined offset space and the
+// DIE's offset in that file's .debug_info.
+func (g *Types) Where(off dwarf.Offset) (path string, local dwarf.Offset) {
+	p, lo := g.d.part(uint64(off))
+	if p == nil {
+		return g.d.Path(), off
+	}
+	return p.Path(), dwarf.Offset(lo)
+}
+
+// part finds the part holding a combined offset and the offset in it.
+func (d *Debug) part(off uint64) (*Debug, int) {
+	if off < uint64(len(d.info)) {
+		return d, int(off)
+	}
+	i := sort.Search(len(d.parts), func(i int) bool { return uint64(d.parts[i].base+len(d.parts[i].info)) > off })
+	if i < len(d.parts) && off >= uint64(d.parts[i].base) {
+		return d.parts[i], int(off) - d.parts[i].base
+	}
+	return nil, 0
+}
+
+func (g *Types) at(off uint64) (*typemodel.Type, error) {
+	if t, ok := g.lookup(off); ok {
+		return t, nil
+	}
+	if err, ok := g.failed[off]; ok {
+		return nil, err
+	}
+	if err := g.link([]uint64{off}, nil); err != nil {
+		g.failed[off] = err
+		return nil, err
+	}
+	return g.nodes[off], nil
+}
+
+// ctx is the decoding context of the unit holding a combined offset, with
+// the offset in its part.
+func (g *Types) ctx(off uint64) (*uctx, int, error) {
+	p, lo := g.d.part(off)
+	if p == nil {
+		return nil, 0, InputErrorf(g.d.Path(), "corrupted DWARF: DIE offset %#x is in no part of the DWARF", off)
+	}
+	u, err := p.unitContaining(lo)
+	if err != nil {
+		var ie *InputError
+		if asInputError(err, &ie) {
+			return nil, 0, err
+		}
+		return nil, 0, InputErrorf(p.Path(), "corrupted DWARF: %v", err)
+	}
+	k := ctxKey{p, u.off}
+	if x, ok := g.ctxs[k]; ok {
+		return x, lo, nil
+	}
+	x, err := newUctx(p, u)
+	if err != nil {
+		return nil, 0, err
+	}
+	g.ctxs[k] = x
+	return x, lo, nil
+}
+
+// newUctx reads a unit's abbreviations and its unit DIE (the string
+// offsets base, the language).
+func newUctx(p *Debug, u *unit) (*uctx, error) {
+	sc := &scanner{d: p}
+	if err := sc.enterUnit(u); err != nil {
+		return nil, InputErrorf(p.Path(), "corrupted DWARF: unit at %#x: %v", u.off, err)
+	}
+	x := &uctx{sc: sc, u: u}
+	x.scoped = !cLanguage(sc.lang)
+	return x, nil
+}
+
+// enterUnit sets the scanner up for a unit and reads its unit DIE's string
+// offsets base and language, leaving the cursor at the first child.
+func (sc *scanner) enterUnit(u *unit) error {
+	sc.u, sc.err = u, nil
+	tab, err := sc.abbrevTable(u, 0)
+	if err != nil {
+		return err
+	}
+	sc.tab = tab
+	sc.strOffBase = defaultStrOffBase(u)
+	sc.lang = 0
+	sc.c = newCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
+	sc.c.Limit(u.end)
+	code := sc.c.Uleb()
+	if code == 0 {
+		return sc.failed()
+	}
+	cu := sc.abbrevAt(code)
+	if cu == nil {
+		return sc.failed()
+	}
+	for i := range cu.attrs {
+		as := &cu.attrs[i]
+		form, ok := sc.indirect(as.form)
+		if !ok {
+			break
+		}
+		switch as.attr {
+		case attrStrOffsetsBase:
+			sc.strOffBase = sc.readUint(form)
+		case attrLanguage:
+			v, _, _ := sc.constant(form, as)
+			sc.lang = uint64(v)
+		default:
+			sc.skipForm(form)
+		}
+	}
+	sc.cuChildren = cu.children
+	return sc.failed()
+}
+
+// decodeAt decodes the type DIE at a combined offset.
+func (g *Types) decodeAt(off uint64) (*pending, error) {
+	x, lo, err := g.ctx(off)
+	if err != nil {
+		return nil, err
+	}
+	qual := ""
+	if x.scoped {
+		qual = x.scopeOf(lo)
+	}
+	sc := x.sc
+	sc.err = nil
+	sc.c = newCursor(".debug_info", sc.d.info, lo, sc.d.order)
+	sc.c.Limit(x.u.end)
+	pd, err := sc.decodeType(off, qual, g.count)
+	if err != nil {
+		return nil, InputErrorf(sc.d.Path(), "corrupted DWARF: %v", err)
+	}
+	return pd, nil
+}
+
+// scopeOf is the scope of a named DIE of a C++ unit ("std", "a::b"): the
+// unit is walked once, the first time a scope is asked, through its
+// namespaces and named types.
+func (x *uctx) scopeOf(lo int) string {
+	if x.scopes == nil {
+		x.scopes = map[int]string{}
+		x.walkScopes()
+	}
+	return x.scopes[lo]
+}
+
+func (x *uctx) walkScopes() {
+	sc := &scanner{d: x.sc.d}
+	if sc.enterUnit(x.u) != nil || !sc.cuChildren {
+		return
+	}
+	type frame struct {
+		qual string
+		scan bool
+	}
+	stack := []frame{{scan: true}}
+	for sc.c.Left() > 0 && len(stack) > 0 && sc.failed() == nil {
+		at := sc.c.Off()
+		code := sc.c.Uleb()
+		if code == 0 {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		a := sc.abbrevAt(code)
+		if a == nil {
+			return
+		}
+		if a.children && len(stack) >= maxScopeDepth {
+			return
+		}
+		top := stack[len(stack)-1]
+		if !top.scan || !a.named {
+			if sc.passOver(a, x.u.end) {
+				stack = append(stack, frame{})
+			}
+			continue
+		}
+		di := sc.decode(a)
+		if top.qual != "" {
+			x.scopes[at] = top.qual
+		}
+		if !di.children {
+			continue
+		}
+		inner := frame{scan: true, qual: top.qual}
+		switch a.tag {
+		case tagNamespace:
+			if !di.export && string(di.name) != "__cxx11" {
+				inner.qual = qualify(top.qual, string(di.name))
+			}
+		case tagStructType, tagClassType, tagUnionType:
+			if len(di.name) == 0 {
+				inner.scan = false
+			} else {
+				inner.qual = qualify(top.qual, string(di.name))
+			}
+		default:
+			inner.scan = false
+		}
+		if !inner.scan && di.sibling > sc.c.Off() && di.sibling <= x.u.end {
+			sc.c.Seek(di.sibling)
+			continue
+		}
+		stack = append(stack, inner)
+	}
+}
+
+func asInputError(err error, target **InputError) bool {
+	ie, ok := err.(*InputError)
+	if ok {
+		*target = ie
+	}
+	return ok
+}

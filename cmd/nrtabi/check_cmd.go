@@ -155,7 +155,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	doc.input = strings.Join(named, ", ")
 	rep, err := layoutcheck.CheckInputs(ins, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
-		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing, AllowEmpty: *allowEmpty || *headers != "", Jobs: many.jobs,
+		Require: require, DebugDirs: dirs.get(), Fetch: cli.Debuginfod(), AllowMissingDebug: *allowMissing, AllowEmpty: *allowEmpty || *headers != "", Jobs: many.jobs,
 	})
 	if code := layoutError(c, errw, err); code >= 0 {
 		if doc.input = inputOf(err, doc.input); doc.input == object {

@@ -91,9 +91,9 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		pos = []string{h.Object}
 	}
-	opt := release.ExtractOptions{Names: names, SkipAbsent: specStructs, Spec: sp, DebugDirs: dirs.get()}
+	opt := release.ExtractOptions{Names: names, SkipAbsent: specStructs, Spec: sp, DebugDirs: dirs.get(), Fetch: cli.Debuginfod()}
 	if *all {
-		opt = release.ExtractOptions{Spec: sp, DebugDirs: dirs.get(), All: true, Jobs: *jobs}
+		opt = release.ExtractOptions{Spec: sp, DebugDirs: dirs.get(), Fetch: cli.Debuginfod(), All: true, Jobs: *jobs}
 	}
 	// A package FILE (PKG[,DEBUGPKG...] or PKG!/member) is read in memory
 	// (docs/packages.md).

@@ -238,7 +238,7 @@ func orNone(s string) string {
 // versions the user states. (diff's sides, which may be packages, go
 // through diffSide.)
 func newReleaseWith(base *spec.Spec, name string, bins, debugDirs []string, root string, id release.Identity) (*release.Release, *release.Observed, error) {
-	obs, err := release.Observe(bins, base, release.ObserveOptions{DebugDirs: debugDirs})
+	obs, err := release.Observe(bins, base, release.ObserveOptions{DebugDirs: debugDirs, Fetch: cli.Debuginfod()})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -61,7 +61,7 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 			if err != nil {
 				return reportSpecError(c, errw, where, err)
 			}
-			return showMany(c, pos[0], pos[1:], &many, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get()}, out, errw)
+			return showMany(c, pos[0], pos[1:], &many, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get(), Fetch: cli.Debuginfod()}, out, errw)
 		}
 	}
 	_, structs, where, err := lf.load()
@@ -86,13 +86,13 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		file = pos[1]
 	}
 	if *asC {
-		_, err := layoutcheck.Show(file, name, layoutcheck.ShowOptions{DebugDirs: dirs.get(), C: true}, out)
+		_, err := layoutcheck.Show(file, name, layoutcheck.ShowOptions{DebugDirs: dirs.get(), Fetch: cli.Debuginfod(), C: true}, out)
 		if code := layoutError(c, errw, err); code >= 0 {
 			return code
 		}
 		return cli.ExitOK
 	}
-	res, err := layoutcheck.Show(file, name, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get()}, out)
+	res, err := layoutcheck.Show(file, name, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get(), Fetch: cli.Debuginfod()}, out)
 	if code := layoutError(c, errw, err); code >= 0 {
 		return code
 	}

@@ -73,17 +73,18 @@ var rules = []rule{
 
 	// Checking binaries against a spec, and the spec-side work above it.
 	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "layoutcheck", "readers", "spec"},
-		tests: []string{"gen", "internal/hostile", "internal/specsame", "release", "release/diff", "runtime/builder"},
+		tests: []string{"gen", "internal/debuginfod", "internal/hostile", "internal/specsame", "release", "release/diff", "runtime/builder"},
 		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
-			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (the issue-25 acceptance test grades one drift with both)"},
+			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (one planted drift graded by both in one test); TestDebuginfod wires the debuginfod client into the lookup as the commands do"},
 	// The readers: binaries, debug files, packages and archives as they are,
 	// below everything that interprets them.
 	{room: "readers", may: []string{"internal/regfile", "readers/elfread"},
 		tests: []string{"internal/hostile"},
 		why:   "the inputs and package readers turn arguments, packages and archives into ELF inputs read through elfread; they know no spec and no checker"},
-	{room: "readers/elfread", may: []string{"internal/regfile", "internal/debuginfod"},
+	{room: "readers/elfread", may: []string{"internal/regfile", "!internal/debuginfod"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile"},
-		why:   "elfread is a pure ELF/DWARF reader in the debug/elf style: no spec, no checker; a missing debug file is fetched by build-id through debuginfod"},
+		why: "elfread is a pure ELF/DWARF reader in the debug/elf style: no spec, no checker, no network; a missing debug file is fetched " +
+			"through the Lookup's Fetch hook, which the commands wire to debuginfod (internal/cli), never by importing the client"},
 	{room: "internal/debuginfod", may: []string{"internal/regfile"}, tests: []string{"internal/cc", "readers/elfread"},
 		why: "the debuginfod client fetches by build-id over net/http and knows nothing of ELF: the caller verifies what arrives (its tests serve real objects); a cache path that is not what it should be is named by regfile"},
 	{room: "readers/riprel", tests: []string{"internal/cc", "readers/elfread"},
@@ -121,8 +122,9 @@ var rules = []rule{
 		why: "a helper imports no package of ours unless its own row says so"},
 	{room: "internal/cfmt", may: []string{"internal/esc"}, tests: []string{"generated", "internal/hostile"},
 		why: "C-style formatting and the bounded escape of peer text over esc; its test renders the messages of the generated ABI"},
-	{room: "internal/cli", may: []string{"gen", "internal/esc", "internal/regfile", "spec"}, tests: []string{"internal/spectest"},
-		why: "both commands resolve --spec (reading the checkout's go.mod and spec/NAME through regfile) and summarise a release (gen's assert count), and escape what they print of the inputs"},
+	{room: "internal/cli", may: []string{"gen", "internal/debuginfod", "internal/esc", "internal/regfile", "readers/elfread", "spec"}, tests: []string{"internal/spectest"},
+		why: "both commands resolve --spec (reading the checkout's go.mod and spec/NAME through regfile), summarise a release (gen's assert count), " +
+			"escape what they print of the inputs, and join the debuginfod client to elfread's Fetch hook (the reader imports no network code)"},
 	{room: "internal/fixture", may: []string{"gen", "internal/cc", "internal/fixture", "spec"},
 		why: "fixture builds a release's real binaries from the generated C; its command wraps it"},
 	{room: "internal/cc", may: []string{"internal/proc"},

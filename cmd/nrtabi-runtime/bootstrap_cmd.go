@@ -16,7 +16,7 @@ import (
 // bootstrapCmd is the command line of runtime/launch: one rank of a world
 // over TCP, or --local N such processes on loopback checked for agreement.
 func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+	fs := c.Flags(out, errw)
 	o := launch.Options{}
 	fs.IntVar(&o.Rank, "rank", -1, "this process's rank (default: RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID)")
 	fs.IntVar(&o.NRanks, "nranks", 0, "world size (default: WORLD_SIZE, OMPI_COMM_WORLD_SIZE or SLURM_NTASKS)")

@@ -18,7 +18,7 @@ import (
 
 // buildLibnrt is `make libnrt`.
 func buildLibnrt(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+	fs := c.Flags(out, errw)
 	dir := fs.String("out", "build", "directory to write libnrt.so.1 and its version script to")
 	variant := fs.String("variant", string(builder.Versioned), "link variant (the others exist for the dynamic-linker matrix)")
 	var sf cli.SpecFlag
@@ -108,7 +108,7 @@ func describeLibnrt(path string) (string, error) {
 
 // buildStubs is `make nccom-stubs`.
 func buildStubs(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+	fs := c.Flags(out, errw)
 	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 the doubles link against")
 	dir := fs.String("out", "build/nccom-stubs", "directory to write one subdirectory per double to")
 	var sf cli.SpecFlag
@@ -153,7 +153,7 @@ func embeddedRelease(c *cli.Command, sf *cli.SpecFlag, errw io.Writer) (string, 
 
 // buildLibnccom is `make libnccom`: the reference libnccom (runtime/libnccom).
 func buildLibnccom(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+	fs := c.Flags(out, errw)
 	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 it links against")
 	dir := fs.String("out", "build", "directory to write libnccom.so.2 (and the libnccom.so link) to")
 	var sf cli.SpecFlag

@@ -60,7 +60,7 @@ type demo struct {
 func (d *demo) printf(format string, args ...any) { fmt.Fprintf(d.out, "    "+format+"\n", args...) }
 
 func demoCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+	fs := c.Flags(out, errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", spec.Default, "the release to demonstrate (this binary must be built for it: -tags "+gen.ReleaseTag("NAME")+")")
 	keep := fs.Bool("keep", false, "keep the scratch directory")

@@ -16,12 +16,12 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
+func checkCommand() *cli.Command {
+	return &cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
 		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--allow-empty] [--headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS]] [-j N] [--non-elf skip|fail] FILE|DIR...",
 		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
 		Exits:    changeExits,
-		Run:      checkCmd})
+		Run:      checkCmd}
 }
 
 // layoutFlags are the spec flags of check and show: --spec may name a full
@@ -50,14 +50,14 @@ func (l *layoutFlags) load() (full, structs *spec.Spec, where string, err error)
 	return full, s, fmt.Sprintf("%s (fragment; link contract from %s)", where, bwhere), nil
 }
 
-func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+func checkCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
 	doc := &errDoc{cmd: c, schema: layoutcheck.Schema}
-	rc := check(c, doc, args, out, doc.stderr(errw))
+	rc := check(ctx, c, doc, args, out, doc.stderr(errw))
 	return doc.finish(rc, out)
 }
 
-func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int {
+	fs := c.Flags(out, errw)
 	var lf layoutFlags
 	lf.register(fs)
 	role := fs.String("role", "auto", "link contract to check: libnrt, libnccom, libnccom-net, none, or auto (from the SONAME)")
@@ -130,7 +130,7 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 		// The spec's structs decide which headers must compile: one that
 		// defines none of them and does not compile is a warning
 		// (docs/layoutcheck.md#headers-as-input).
-		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers,
+		h, err := layoutcheck.CompileHeadersContext(ctx, *headers,
 			cf.options(structs))
 		if code := layoutError(c, errw, err); code >= 0 {
 			doc.input = inputOf(err, *headers) // the header that failed

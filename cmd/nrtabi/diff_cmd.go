@@ -18,8 +18,8 @@ import (
 	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "diff",
+func diffCommand() *cli.Command {
+	return &cli.Command{Name: "diff",
 		Summary: "classify what changed between two releases (names, spec directories, binaries or header directories); " +
 			"OLD and NEW are each a spec (NAME|DIR, resolved like --spec), binaries (one existing file, or a comma list) " +
 			"or a directory of C headers (one holding *.h and no *.toml), the last two read like `release new` on top of " +
@@ -27,20 +27,20 @@ func init() {
 		Synopsis: "[--format text|json] [--fail-on none|compatible|incompatible] [--verbose] [--debug-dir DIR]... [--include FILE]... [-I DIR]... [--cflags FLAGS] OLD NEW",
 		Example:  "diff 2.31.24 2.32.0-synthetic",
 		Exits:    changeExits,
-		Run:      diffCmd})
+		Run:      diffCmd}
 }
 
-func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+func diffCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
 	doc := &errDoc{cmd: c, schema: diffSchema}
-	rc := diffRun(c, doc, args, out, doc.stderr(errw))
+	rc := diffRun(ctx, c, doc, args, out, doc.stderr(errw))
 	return doc.finish(rc, out)
 }
 
 // sideNames name diff's two arguments in messages.
 var sideNames = [2]string{"OLD", "NEW"}
 
-func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func diffRun(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int {
+	fs := c.Flags(out, errw)
 	format := fs.String("format", "text", "output format: text or json")
 	verbose := fs.Bool("verbose", false, "text: list every moved field, not one row per run of fields moved by the same delta")
 	var dbg debugDirFlag
@@ -107,7 +107,7 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 		if hdrs[i] {
 			// Read as release new --headers reads them, in memory
 			// (docs/nrtabi-diff.md#sides).
-			h, err := layoutcheck.CompileHeadersContext(context.Background(), pos[i],
+			h, err := layoutcheck.CompileHeadersContext(ctx, pos[i],
 				cf.options(base))
 			if err != nil {
 				doc.input = inputOf(err, pos[i])

@@ -23,15 +23,15 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "extract", Summary: "write spec TOML (a struct fragment) for structs read from a binary's DWARF",
+func extractCommand() *cli.Command {
+	return &cli.Command{Name: "extract", Summary: "write spec TOML (a struct fragment) for structs read from a binary's DWARF",
 		Synopsis: "[--struct NAME]... | --all [-j N] [--spec NAME|DIR] [-o FILE.toml] FILE | --headers DIR [--include FILE]...",
 		Example:  "extract --struct nec_version_info_t -o fragment.toml build/libnrt.so.1",
-		Run:      extractCmd})
+		Run:      extractCmd}
 }
 
-func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func extractCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(out, errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", spec.Default, "the release whose struct names to use (and whose structs are extracted by default)")
 	outPath := fs.String("o", "", "write the fragment to this file (atomically) instead of stdout")
@@ -78,7 +78,7 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 	}
 	if *headers != "" {
-		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers, layoutcheck.HeaderOptions{Include: include, Spec: sp})
+		h, err := layoutcheck.CompileHeadersContext(ctx, *headers, layoutcheck.HeaderOptions{Include: include, Spec: sp})
 		if err != nil {
 			return layoutError(c, errw, err)
 		}
@@ -102,7 +102,7 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		return layoutError(c, errw, err)
 	}
 	if *all {
-		return extractAllCmd(c, file, *outPath, out, errw, opt)
+		return extractAllCmd(ctx, c, file, *outPath, out, errw, opt)
 	}
 	var buf bytes.Buffer
 	// Structs without a spec layout (declarations, empty GNU C structs) are
@@ -110,7 +110,7 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	// refusal goes to stderr and the exit status says not everything was.
 	done := cli.ExitOK
 	var refused *release.RefusedError
-	if err := release.Extract(file, &buf, opt); errors.As(err, &refused) {
+	if err := release.ExtractContext(ctx, file, &buf, opt); errors.As(err, &refused) {
 		done = c.Errorf(errw, "%v", err)
 	} else if err != nil {
 		return layoutError(c, errw, err)
@@ -131,7 +131,7 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 // several times the input's size) to the temporary file that replaces -o
 // once complete, or to stdout; what was passed over is one counted line
 // per kind on stderr (docs/nrtabi-extract.md#every-type---all).
-func extractAllCmd(c *cli.Command, path, outPath string, out, errw io.Writer, opt release.ExtractOptions) int {
+func extractAllCmd(ctx context.Context, c *cli.Command, path, outPath string, out, errw io.Writer, opt release.ExtractOptions) int {
 	var stats release.ExtractStats
 	opt.Stats = &stats
 	if os.Getenv("GOGC") == "" {
@@ -140,7 +140,7 @@ func extractAllCmd(c *cli.Command, path, outPath string, out, errw io.Writer, op
 		// object for a larger, still bounded, peak (docs/nrtabi-extract.md#every-type---all).
 		debug.SetGCPercent(400)
 	}
-	run := func(w io.Writer) error { return release.ExtractContext(context.Background(), path, w, opt) }
+	run := func(w io.Writer) error { return release.ExtractContext(ctx, path, w, opt) }
 	var err error
 	if outPath == "" {
 		err = run(out)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,15 +19,15 @@ import (
 // It reads every spec from its TOML (cli.ResolveTOML), never from
 // spec/compiled, whose zcompiled.go it writes. What the tree holds is
 // gen.Tree's to say.
-func init() {
-	app.Register(&cli.Command{Name: "gen", Summary: "generate C, linker scripts and Go bindings for a release, or the whole generated tree",
+func genCommand() *cli.Command {
+	return &cli.Command{Name: "gen", Summary: "generate C, linker scripts and Go bindings for a release, or the whole generated tree",
 		Synopsis: "(--spec NAME|DIR --out DIR | --all [--out DIR] [--root DIR]) [--check]",
 		Example:  "gen --all --check",
-		Run:      genCmd})
+		Run:      genCmd}
 }
 
-func genCmd(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func genCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(out, errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", "", "the one spec to generate (with --out)")
 	all := fs.Bool("all", false, "generate every embedded release and the release selector; without --out, the whole tree under the module root: "+gen.TreeSummary())

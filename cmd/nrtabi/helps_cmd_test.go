@@ -90,7 +90,7 @@ func TestVersionFlags(t *testing.T) {
 // TestHelpListsExits: every command's -h ends with its exit statuses; the
 // grading commands list 4, 8 and 12 (diff -h lacked 12).
 func TestHelpListsExits(t *testing.T) {
-	for _, n := range app.Names() {
+	for _, n := range newApp().Names() {
 		rc, _, errw := runCLI(append(strings.Fields(n), "-h")...)
 		if rc != 0 || !strings.Contains(errw, "\nexit status: 0 ") || !strings.Contains(errw, "2 usage error") {
 			t.Errorf("%s -h: exit %d, lacks the exit statuses:\n%s", n, rc, errw)

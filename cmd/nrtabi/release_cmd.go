@@ -18,15 +18,15 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "release new", Summary: "make spec/NAME from an old release and what the new binaries show",
+func releaseNewCommand() *cli.Command {
+	return &cli.Command{Name: "release new", Summary: "make spec/NAME from an old release and what the new binaries show",
 		Synopsis: "--name NEW [--spec NAME|DIR] [-o DIR] [--force] [--runtime-version V] [--collectives-version V] (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS])",
 		Example:  "release new --spec 2.31.24 --name 2.32.0 --binary libnrt.so.1,libnccom.so.2",
-		Run:      releaseNew})
+		Run:      releaseNew}
 }
 
-func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func releaseNew(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(out, errw)
 	var from cli.SpecFlag
 	from.Register(fs, "spec", spec.Default, "the release the new one derives from")
 	name := fs.String("name", "", "the new release's name")
@@ -94,7 +94,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	}
 	label := map[string]string{}
 	if *headers != "" {
-		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers, cf.options(base))
+		h, err := layoutcheck.CompileHeadersContext(ctx, *headers, cf.options(base))
 		if err != nil {
 			return layoutError(c, errw, err)
 		}

@@ -12,16 +12,16 @@ import (
 	"github.com/nrtabi/nrtabi/layoutcheck"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "show", Summary: "print a struct's DWARF layout pahole-style with the spec's expectation beside each member",
+func showCommand() *cli.Command {
+	return &cli.Command{Name: "show", Summary: "print a struct's DWARF layout pahole-style with the spec's expectation beside each member",
 		Synopsis: "STRUCT FILE|DIR... | --headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS] STRUCT [--spec NAME|DIR [--base NAME|DIR]] [--debug-dir DIR]... [--c] [-j N] [--non-elf skip|fail]",
 		Example:  "show nec_version_info_t build/libnrt.so.1",
 		Exits:    "0 printed and matching the spec (or not described by it; always with --c), 4 compatible differences, 8 incompatible differences, 12 both (over many inputs, the bits of all), 1 error (struct not found, in no input of many, unreadable input), 2 usage error",
-		Run:      showCmd})
+		Run:      showCmd}
 }
 
-func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func showCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(out, errw)
 	var lf layoutFlags
 	lf.register(fs)
 	asC := fs.Bool("c", false, "print the struct and the types it needs as C that compiles, with _Static_asserts of its size and every member's offset and size")
@@ -72,7 +72,7 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if *headers != "" {
 		// The same header machinery as check --headers: the spec's structs
 		// decide which headers must compile (docs/layoutcheck.md#headers-as-input).
-		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers,
+		h, err := layoutcheck.CompileHeadersContext(ctx, *headers,
 			cf.options(structs))
 		if code := layoutError(c, errw, err); code >= 0 {
 			return code

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -12,11 +13,14 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "spec validate", Summary: "validate a release spec; print its counts or every error at file:line:col",
-		Synopsis: "[--spec NAME|DIR | NAME|DIR]", Example: "spec validate 2.32.0-synthetic", Run: specValidate})
-	app.Register(&cli.Command{Name: "spec show", Summary: "print a release spec as text or JSON",
-		Synopsis: "[--spec NAME|DIR | NAME|DIR] [--format text|json]", Example: "spec show --spec spec/2.31.24 --format json", Run: specShow})
+func specValidateCommand() *cli.Command {
+	return &cli.Command{Name: "spec validate", Summary: "validate a release spec; print its counts or every error at file:line:col",
+		Synopsis: "[--spec NAME|DIR | NAME|DIR]", Example: "spec validate 2.32.0-synthetic", Run: specValidate}
+}
+
+func specShowCommand() *cli.Command {
+	return &cli.Command{Name: "spec show", Summary: "print a release spec as text or JSON",
+		Synopsis: "[--spec NAME|DIR | NAME|DIR] [--format text|json]", Example: "spec show --spec spec/2.31.24 --format json", Run: specShow}
 }
 
 // specArg parses a spec command's flags and its one optional positional
@@ -39,8 +43,8 @@ func specArg(c *cli.Command, fs *flag.FlagSet, sf *cli.SpecFlag, args []string, 
 	return -1
 }
 
-func specValidate(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func specValidate(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(out, errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", spec.Default, "the spec to validate")
 	if rc := specArg(c, fs, &sf, args, errw); rc >= 0 {
@@ -73,8 +77,8 @@ func reportSpecError(c *cli.Command, errw io.Writer, where string, err error) in
 	return c.Errorf(errw, "%v", err)
 }
 
-func specShow(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func specShow(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(out, errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", spec.Default, "the spec to show")
 	format := fs.String("format", "text", "output format: text or json")

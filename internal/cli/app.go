@@ -1,17 +1,22 @@
 // Package cli is the command-line plumbing shared by nrtabi's two binaries
 // (cmd/nrtabi, pure Go, and cmd/nrtabi-runtime, which links the cgo
-// runtime): the command registry with its help, exit statuses, the one list
+// runtime): one shape for both: main lists the commands (NewApp) and hands
+// them to Main, which makes the one context an interrupt ends and passes it
+// to the command as a parameter; the help, the exit statuses, the one list
 // flag type and the one way to name a spec (--spec NAME|DIR).
 package cli
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/nrtabi/nrtabi/internal/esc"
 )
@@ -33,8 +38,10 @@ type Command struct {
 	// Exits lists the exit statuses, for -h; empty is the shared three
 	// (ExitOK, ExitError, ExitUsage).
 	Exits string
-	Run   func(c *Command, args []string, out, errw io.Writer) int
-	app   *App
+	// Run runs the command under ctx, which an interrupt (SIGINT, SIGTERM)
+	// ends: what waits (a child process, a download, a scan) stops with it.
+	Run func(ctx context.Context, c *Command, args []string, out, errw io.Writer) int
+	app *App
 }
 
 // App is one binary's set of commands.
@@ -49,21 +56,44 @@ type App struct {
 	commands map[string]*Command
 }
 
-// NewApp returns an App with the "version" command registered.
-func NewApp(name, about string) *App {
-	a := &App{Name: name, About: about, commands: map[string]*Command{}}
-	a.Register(&Command{Name: "version", Summary: "print the module version and the embedded spec releases",
+// NewApp returns the App of these commands and "version". The list is
+// explicit, made in main when the binary runs: nothing registers itself
+// at start-up.
+func NewApp(name, about string, cmds ...*Command) *App {
+	a := &App{Name: name, About: about, commands: make(map[string]*Command, len(cmds)+1)}
+	a.add(&Command{Name: "version", Summary: "print the module version and the embedded spec releases",
 		Example: "version", Run: versionCmd})
+	for _, c := range cmds {
+		if _, dup := a.commands[c.Name]; dup {
+			panic("cli: two commands named " + c.Name) // a bug in main's list
+		}
+		a.add(c)
+	}
 	return a
 }
 
-// Register adds a command.
-func (a *App) Register(c *Command) {
+func (a *App) add(c *Command) {
 	if c.Synopsis == "" && c.Name != "version" {
 		c.Synopsis = "[flags]"
 	}
 	c.app = a
 	a.commands[c.Name] = c
+}
+
+// Main runs the binary: the command the arguments name, under the one
+// context of the process, which SIGINT or SIGTERM ends (the command's child
+// processes are killed with their groups, a download or scan stops); a
+// second interrupt ends the process at once. It exits with the command's
+// status.
+func Main(a *App) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // the next interrupt has its default effect
+	}()
+	rc := a.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(rc)
 }
 
 // Names lists every registered command, sorted.
@@ -89,8 +119,8 @@ func (a *App) Groups() []string {
 	return out
 }
 
-// Run runs the command named by the first words of args.
-func (a *App) Run(args []string, out, errw io.Writer) int {
+// Run runs the command named by the first words of args under ctx.
+func (a *App) Run(ctx context.Context, args []string, out, errw io.Writer) int {
 	if len(args) == 0 {
 		a.usage(errw)
 		return ExitUsage
@@ -100,15 +130,15 @@ func (a *App) Run(args []string, out, errw io.Writer) int {
 		return ExitOK
 	}
 	if args[0] == "--version" || args[0] == "-version" || args[0] == "-V" {
-		return a.runGuarded(a.commands["version"], args[1:], out, errw)
+		return a.runGuarded(ctx, a.commands["version"], args[1:], out, errw)
 	}
 	if args[0] == "help" {
-		return a.help(args[1:], out, errw)
+		return a.help(ctx, args[1:], out, errw)
 	}
 	// Longest registered prefix wins: "spec validate" before "spec".
 	for n := min(len(args), 2); n > 0; n-- {
 		if c, ok := a.commands[strings.Join(args[:n], " ")]; ok {
-			return a.runGuarded(c, args[n:], out, errw)
+			return a.runGuarded(ctx, c, args[n:], out, errw)
 		}
 	}
 	if a.isGroup(args[0]) {
@@ -161,10 +191,10 @@ func (a *App) groupWords(group string) []string {
 }
 
 // help answers "help CMD" and "help GROUP" on out.
-func (a *App) help(args []string, out, errw io.Writer) int {
+func (a *App) help(ctx context.Context, args []string, out, errw io.Writer) int {
 	name := strings.Join(args, " ")
 	if c, ok := a.commands[name]; ok {
-		return a.runGuarded(c, []string{"-h"}, out, out)
+		return a.runGuarded(ctx, c, []string{"-h"}, out, out)
 	}
 	if len(args) == 1 && a.isGroup(args[0]) {
 		a.groupUsage(out, args[0])
@@ -191,7 +221,7 @@ func (a *App) isGroup(w string) bool {
 // testing.Testing(), whose package a command would otherwise link and init.
 var underTest = strings.HasSuffix(os.Args[0], ".test")
 
-func (a *App) runGuarded(c *Command, args []string, out, errw io.Writer) (rc int) {
+func (a *App) runGuarded(ctx context.Context, c *Command, args []string, out, errw io.Writer) (rc int) {
 	// Commands read their inputs on this goroutine only: a fault in a
 	// mapped input becomes a panic here instead of a crash (see App.Fault).
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -211,7 +241,7 @@ func (a *App) runGuarded(c *Command, args []string, out, errw io.Writer) (rc int
 			rc = ExitError
 		}
 	}()
-	return c.Run(c, args, out, errw)
+	return c.Run(ctx, c, args, out, errw)
 }
 
 func (a *App) usage(w io.Writer) {
@@ -244,11 +274,17 @@ func (a *App) list(w io.Writer, prefix string) {
 func (c *Command) FullName() string { return c.app.Name + " " + c.Name }
 
 // Flags makes the command's FlagSet: it reports errors instead of exiting,
-// and -h prints the synopsis, the summary, the flags and the example.
-func (c *Command) Flags(errw io.Writer) *flag.FlagSet {
+// and -h prints the synopsis, the summary, the flags and the example to out
+// (help is the answer asked for, so it is stdout and exit 0); the set's
+// output, for the notes of its flags, is errw.
+func (c *Command) Flags(out, errw io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.FullName(), flag.ContinueOnError)
 	fs.SetOutput(errw)
-	fs.Usage = func() { c.PrintUsage(fs) }
+	fs.Usage = func() {
+		fs.SetOutput(out)
+		c.PrintUsage(fs)
+		fs.SetOutput(errw)
+	}
 	return fs
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -34,8 +35,8 @@ func GoVersion() string {
 	return runtime.Version()
 }
 
-func versionCmd(c *Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func versionCmd(_ context.Context, c *Command, args []string, out, errw io.Writer) int {
+	fs := c.Flags(out, errw)
 	if rc := c.Parse(fs, args, errw); rc >= 0 {
 		return rc
 	}

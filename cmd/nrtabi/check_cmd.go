@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
+	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/readers/inputs"
 	"github.com/nrtabi/nrtabi/spec"
@@ -182,9 +182,7 @@ func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out,
 		return rep.Exit
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := render.JSON(out, rep); err != nil {
 			return c.Errorf(errw, "%v", err)
 		}
 	} else {

@@ -2,14 +2,13 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"io"
 	"io/fs"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/release/diff"
 )
@@ -56,21 +55,15 @@ func (d *errDoc) finish(rc int, out io.Writer) int {
 			Exit int `json:"exit"`
 		}{Schema: d.schema, Exit: rc}
 		doc.Error.Message, doc.Error.Input = msg, input
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(doc) // stdout is gone: the status and stderr still say it
+		_ = render.JSON(out, doc) // stdout is gone: the status and stderr still say it
 		return rc
 	}
+	// One suite, one failed case named after the input: the same document
+	// as check's report (render's JUnit), so one reporter reads both.
 	first, _, _ := strings.Cut(msg, "\n")
-	suites := junitErrorSuites{Name: d.cmd.FullName(), Tests: 1, Failures: 1, Suites: []junitErrorSuite{{
-		Name: input, Tests: 1, Failures: 1,
-		Cases: []junitErrorCase{{Name: input, Classname: "input", Failure: junitErrorFailure{Message: first, Type: "error", Text: msg}}},
-	}}}
-	io.WriteString(out, xml.Header)
-	enc := xml.NewEncoder(out)
-	enc.Indent("", "  ")
-	_ = enc.Encode(suites)
-	io.WriteString(out, "\n")
+	s := render.Suite{Name: input}
+	s.Add(render.Case{Name: input, Classname: "input", Failure: &render.Failure{Message: first, Type: "error", Text: msg}})
+	_ = render.JUnit(out, render.Suites{Name: d.cmd.FullName(), Suites: []render.Suite{s}})
 	return rc
 }
 
@@ -88,36 +81,6 @@ func (d *errDoc) message() string {
 		return "failed with no message"
 	}
 	return strings.Join(lines, "\n")
-}
-
-// The JUnit error document: one suite, one failed case named after the
-// input. The same element names as layoutcheck's report, so one reporter
-// reads both.
-type junitErrorSuites struct {
-	XMLName  xml.Name          `xml:"testsuites"`
-	Name     string            `xml:"name,attr"`
-	Tests    int               `xml:"tests,attr"`
-	Failures int               `xml:"failures,attr"`
-	Suites   []junitErrorSuite `xml:"testsuite"`
-}
-
-type junitErrorSuite struct {
-	Name     string           `xml:"name,attr"`
-	Tests    int              `xml:"tests,attr"`
-	Failures int              `xml:"failures,attr"`
-	Cases    []junitErrorCase `xml:"testcase"`
-}
-
-type junitErrorCase struct {
-	Name      string            `xml:"name,attr"`
-	Classname string            `xml:"classname,attr"`
-	Failure   junitErrorFailure `xml:"failure"`
-}
-
-type junitErrorFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
 }
 
 // inputOf is the input an error names (an elfread.InputError's file, a

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -93,9 +93,7 @@ func specShow(ctx context.Context, c *cli.Command, args []string, out, errw io.W
 		return reportSpecError(c, errw, where, err)
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s.View()); err != nil {
+		if err := render.JSON(out, s.View()); err != nil {
 			return c.Errorf(errw, "%v", err)
 		}
 		return cli.ExitOK

@@ -72,7 +72,7 @@ var rules = []rule{
 		why:   "the replica-group reader opens its file through regfile, escapes what it quotes of it, and yields the records runtime/collectives consumes; its test bootstraps them in an in-process world"},
 
 	// Checking binaries against a spec, and the spec-side work above it.
-	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "layoutcheck", "readers", "spec"},
+	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "internal/render", "layoutcheck", "readers", "spec"},
 		tests: []string{"gen", "internal/debuginfod", "internal/hostile", "internal/specsame", "release", "release/diff", "runtime/builder"},
 		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
 			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (one planted drift graded by both in one test); TestDebuginfod wires the debuginfod client into the lookup as the commands do"},
@@ -96,12 +96,12 @@ var rules = []rule{
 		why:   "the release workflow reads binaries through the readers and layoutcheck's matchers and writes spec rows; its tests read the real net plugin internal/vendorbuild builds"},
 	{room: "layoutcheck/grade", may: []string{"spec"},
 		why: "the one grading of struct layouts, for check (spec against DWARF) and diff (spec against spec): a neutral model with a converter from spec, no binary reading"},
-	{room: "release/diff", may: []string{"internal/esc", "layoutcheck/grade", "spec"},
+	{room: "release/diff", may: []string{"internal/esc", "internal/render", "layoutcheck/grade", "spec"},
 		tests: []string{"internal/specsame"},
 		why:   "the diff compares two specs and reads no binary; struct layouts are graded by layoutcheck/grade, as check grades them; names from a binary side are escaped before they are printed"},
 
 	// On top.
-	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "internal/esc", "internal/regfile", "layoutcheck", "readers", "release", "spec"},
+	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "internal/esc", "internal/regfile", "internal/render", "layoutcheck", "readers", "release", "spec"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/spectest", "internal/testbin"},
 		why:   "the pure-Go CLI (it builds with CGO_ENABLED=0): never the runtime or the generated ABI; regfile names what -o finds in place of a regular file, and its tests truncate an input under a run through regfile's open hook"},
 	{room: "cmd/nrtabi-runtime",
@@ -131,6 +131,8 @@ var rules = []rule{
 		why: "every compiler run is a child process with the group kill of internal/proc"},
 	{room: "internal/seamcheck", may: []string{"internal/cc"}, tests: []string{"generated"},
 		why: "seamcheck compiles its C shims through the one toolchain path; its tests load runtime/nrt under the release tag generated/abi names"},
+	{room: "internal/render", may: []string{"internal/esc"},
+		why: "the one writer of the report formats (escaped text, JSON, JUnit) that check's and diff's reports and their error documents go through"},
 	{room: "internal/esc",
 		why: "the one escaping of outside bytes for terminals and logs: a leaf"},
 	{room: "internal/vendorbuild", may: []string{"internal/esc", "internal/proc"},

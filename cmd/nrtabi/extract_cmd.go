@@ -30,7 +30,7 @@ func extractCommand() *cli.Command {
 		Run:      extractCmd}
 }
 
-func extractCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
+func extractCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
 	fs := c.Flags(out, errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", spec.Default, "the release whose struct names to use (and whose structs are extracted by default)")
@@ -43,33 +43,33 @@ func extractCmd(ctx context.Context, c *cli.Command, args []string, out, errw io
 	jobs := fs.Int("j", elfread.DefaultJobs(), "with --all: scan the file's compilation units on N workers (the fragment is the same for every N)")
 	var dirs debugDirFlag
 	dirs.register(fs)
-	pos, rc := c.ParseAnywhere(fs, args)
-	if rc >= 0 {
-		return rc
+	pos, err := c.ParseAnywhere(fs, args)
+	if err != nil {
+		return err
 	}
 	if *jobs < 1 {
-		return c.Usagef(errw, "-j %d: the number of workers is at least 1", *jobs)
+		return c.Usagef("-j %d: the number of workers is at least 1", *jobs)
 	}
 	if *all && len(names) > 0 {
-		return c.Usagef(errw, "--all extracts every struct; give it or --struct, not both")
+		return c.Usagef("--all extracts every struct; give it or --struct, not both")
 	}
 	if *headers == "" && len(pos) != 1 {
-		if rc := extractArgOrder(c, errw, pos); rc >= 0 {
-			return rc
+		if err := extractArgOrder(c, pos); err != nil {
+			return err
 		}
 	}
 	if len(pos) != 1 && *headers == "" || len(pos) != 0 && *headers != "" {
-		return c.Usagef(errw, "name exactly one FILE, or --headers DIR")
+		return c.Usagef("name exactly one FILE, or --headers DIR")
 	}
 	if len(include) > 0 && *headers == "" {
-		return c.Usagef(errw, "--include names a header under --headers DIR; give --headers too")
+		return c.Usagef("--include names a header under --headers DIR; give --headers too")
 	}
 	sp, where, err := sf.Load()
 	if err != nil {
-		return reportSpecError(c, errw, where, err)
+		return specError(c, where, err)
 	}
 	if *headers == "" && missing(pos[0]) && specStruct(sp, pos[0]) {
-		return c.Usagef(errw, "%q is a struct of the spec, not a file; a struct is named with --struct: nrtabi extract --struct %s FILE", pos[0], pos[0])
+		return c.Usagef("%q is a struct of the spec, not a file; a struct is named with --struct: nrtabi extract --struct %s FILE", pos[0], pos[0])
 	}
 	specStructs := len(names) == 0 && !*all
 	if specStructs {
@@ -80,7 +80,7 @@ func extractCmd(ctx context.Context, c *cli.Command, args []string, out, errw io
 	if *headers != "" {
 		h, err := layoutcheck.CompileHeadersContext(ctx, *headers, layoutcheck.HeaderOptions{Include: include, Spec: sp})
 		if err != nil {
-			return layoutError(c, errw, err)
+			return layoutError(err)
 		}
 		defer h.Close()
 		for _, n := range h.Notes {
@@ -99,7 +99,7 @@ func extractCmd(ctx context.Context, c *cli.Command, args []string, out, errw io
 	// (docs/packages.md).
 	file, err := extractArg(pos[0], &opt)
 	if err != nil {
-		return layoutError(c, errw, err)
+		return layoutError(err)
 	}
 	if *all {
 		return extractAllCmd(ctx, c, file, *outPath, out, errw, opt)
@@ -108,21 +108,21 @@ func extractCmd(ctx context.Context, c *cli.Command, args []string, out, errw io
 	// Structs without a spec layout (declarations, empty GNU C structs) are
 	// refused one by one: the fragment of the others is still written, the
 	// refusal goes to stderr and the exit status says not everything was.
-	done := cli.ExitOK
+	var done error
 	var refused *release.RefusedError
 	if err := release.ExtractContext(ctx, file, &buf, opt); errors.As(err, &refused) {
-		done = c.Errorf(errw, "%v", err)
+		done = err
 	} else if err != nil {
-		return layoutError(c, errw, err)
+		return layoutError(err)
 	}
 	if *outPath == "" {
 		if _, err := out.Write(buf.Bytes()); err != nil {
-			return c.Errorf(errw, "%v", err)
+			return err
 		}
 		return done
 	}
 	if err := writeAtomic(*outPath, buf.Bytes()); err != nil {
-		return c.Errorf(errw, "%v", err)
+		return err
 	}
 	return done
 }
@@ -131,7 +131,7 @@ func extractCmd(ctx context.Context, c *cli.Command, args []string, out, errw io
 // several times the input's size) to the temporary file that replaces -o
 // once complete, or to stdout; what was passed over is one counted line
 // per kind on stderr (docs/nrtabi-extract.md#every-type---all).
-func extractAllCmd(ctx context.Context, c *cli.Command, path, outPath string, out, errw io.Writer, opt release.ExtractOptions) int {
+func extractAllCmd(ctx context.Context, c *cli.Command, path, outPath string, out, errw io.Writer, opt release.ExtractOptions) error {
 	var stats release.ExtractStats
 	opt.Stats = &stats
 	if os.Getenv("GOGC") == "" {
@@ -148,12 +148,12 @@ func extractAllCmd(ctx context.Context, c *cli.Command, path, outPath string, ou
 		err = writeAtomicFunc(outPath, run)
 	}
 	if err != nil {
-		return layoutError(c, errw, err)
+		return layoutError(err)
 	}
 	for _, s := range stats.Skipped {
 		fmt.Fprintf(errw, "%s: %s: skipped %s\n", c.FullName(), esc.String(path), esc.String(s))
 	}
-	return cli.ExitOK
+	return nil
 }
 
 // writeAtomic replaces path only once the whole content is on disk. The

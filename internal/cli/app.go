@@ -8,6 +8,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,7 +41,9 @@ type Command struct {
 	Exits string
 	// Run runs the command under ctx, which an interrupt (SIGINT, SIGTERM)
 	// ends: what waits (a child process, a download, a scan) stops with it.
-	Run func(ctx context.Context, c *Command, args []string, out, errw io.Writer) int
+	// Its error is the exit status and the message (App.report, errors.go):
+	// nil is 0.
+	Run func(ctx context.Context, c *Command, args []string, out, errw io.Writer) error
 	app *App
 }
 
@@ -241,7 +244,7 @@ func (a *App) runGuarded(ctx context.Context, c *Command, args []string, out, er
 			rc = ExitError
 		}
 	}()
-	return c.Run(ctx, c, args, out, errw)
+	return a.report(c, c.Run(ctx, c, args, out, errw), errw)
 }
 
 func (a *App) usage(w io.Writer) {
@@ -313,51 +316,48 @@ func (c *Command) ExitStatuses() string {
 // SharedExits are the statuses every command may return.
 const SharedExits = "0 success, 1 error (bad input or a failure), 2 usage error"
 
-// Usagef prints a one-line usage error and the synopsis, and returns
-// ExitUsage. The message is escaped (package esc): it may carry names and
+// Usagef is a usage error: one line, then the synopsis, and exit 2. The
+// message is escaped when printed (package esc): it may carry names and
 // bytes from the inputs.
-func (c *Command) Usagef(errw io.Writer, format string, args ...any) int {
-	fmt.Fprintf(errw, "%s: %s\nusage: %s %s (run '%s help %s')\n", c.FullName(), esc.String(fmt.Sprintf(format, args...)), c.FullName(), c.Synopsis, c.app.Name, c.Name)
-	return ExitUsage
+func (c *Command) Usagef(format string, args ...any) error {
+	return &Error{Code: ExitUsage, Msg: fmt.Sprintf(format, args...), usage: true}
 }
 
-// Errorf prints a one-line error and returns ExitError. The message is
-// escaped (package esc): it may carry names and bytes from the inputs, and
-// stays one line whatever they hold. It prints rather than returns, so
-// callers format an error with %v: the chain ends here.
-func (c *Command) Errorf(errw io.Writer, format string, args ...any) int {
-	fmt.Fprintf(errw, "%s: %s\n", c.FullName(), esc.String(fmt.Sprintf(format, args...)))
-	return ExitError
+// Errorf is an error of the input or the tool: one line, exit 1. %w wraps
+// as fmt.Errorf does, so the input an error names (inputOf) is still found.
+func (c *Command) Errorf(format string, args ...any) error {
+	e := fmt.Errorf(format, args...)
+	return &Error{Code: ExitError, Msg: e.Error(), err: errors.Unwrap(e)}
 }
 
 // Parse parses flags that must all come before any argument; any argument
-// left is a usage error. It returns the exit status to stop with, or -1 to
-// go on.
-func (c *Command) Parse(fs *flag.FlagSet, args []string, errw io.Writer) int {
-	if rc := c.parse(fs, args); rc >= 0 {
-		return rc
+// left is a usage error. A non-nil error stops the command (Stopped: -h
+// was answered).
+func (c *Command) Parse(fs *flag.FlagSet, args []string) error {
+	if err := c.parse(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return c.Usagef(errw, "unexpected argument %q", fs.Arg(0))
+		return c.Usagef("unexpected argument %q", fs.Arg(0))
 	}
-	return -1
+	return nil
 }
 
 // ParseAnywhere parses flags that may follow positional arguments
-// ("nrtabi show NAME FILE --spec R"). It returns the positional arguments
-// and the exit status to stop with (-1 to go on); "--" ends the flags.
-func (c *Command) ParseAnywhere(fs *flag.FlagSet, args []string) ([]string, int) {
+// ("nrtabi show NAME FILE --spec R"). It returns the positional arguments,
+// or the error to stop with; "--" ends the flags.
+func (c *Command) ParseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if rc := c.parse(fs, args); rc >= 0 {
-			return nil, rc
+		if err := c.parse(fs, args); err != nil {
+			return nil, err
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, -1
+			return pos, nil
 		}
 		if rest[0] == "--" {
-			return append(pos, rest[1:]...), -1
+			return append(pos, rest[1:]...), nil
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
@@ -367,7 +367,7 @@ func (c *Command) ParseAnywhere(fs *flag.FlagSet, args []string) ([]string, int)
 // parse parses flags with Go's flag package, but answers a wrong flag in
 // one line naming the nearest valid one (docs/nrtabi.md#description), not
 // with the package's message and the whole usage.
-func (c *Command) parse(fs *flag.FlagSet, args []string) int {
+func (c *Command) parse(fs *flag.FlagSet, args []string) error {
 	w, usage := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -376,13 +376,12 @@ func (c *Command) parse(fs *flag.FlagSet, args []string) int {
 	fs.Usage = usage
 	switch {
 	case err == nil:
-		return -1
+		return nil
 	case err == flag.ErrHelp:
 		usage()
-		return ExitOK
+		return Stopped
 	}
-	fmt.Fprintln(w, esc.String(c.flagError(fs, args, err)))
-	return ExitUsage
+	return &Error{Code: ExitUsage, Lines: []string{esc.String(c.flagError(fs, args, err))}}
 }
 
 // flagError is the one line for a flag the package refused.

@@ -119,8 +119,8 @@ func demoCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Wr
 // binary was not compiled for. The in-process steps (collectives, the Go
 // ranks of the mixed world) run on the release compiled in through
 // generated/abi, the C side on the release's generated tree; a demo across
-// two releases would half-run on one layout and still print "demo OK"
-// (issue 24). Refusing, not re-executing a rebuilt binary, keeps one
+// two releases would half-run on one layout and still print "demo OK".
+// Refusing, not re-executing a rebuilt binary, keeps one
 // process per demo and prints the command to run instead
 // (docs/nrtabi-runtime-demo.md).
 func demoRelease(release string) error {

@@ -1,9 +1,11 @@
 // Package cli is the command-line plumbing shared by nrtabi's two binaries
 // (cmd/nrtabi, pure Go, and cmd/nrtabi-runtime, which links the cgo
-// runtime): one shape for both: main lists the commands (NewApp) and hands
+// runtime), one shape for both: main lists the commands (NewApp) and hands
 // them to Main, which makes the one context an interrupt ends and passes it
-// to the command as a parameter; the help, the exit statuses, the one list
-// flag type and the one way to name a spec (--spec NAME|DIR).
+// to the command as a parameter; a command returns an error, which
+// App.report alone prints and maps to the exit status (errors.go). Also
+// the help, the one list flag type, the one way to name a spec
+// (--spec NAME|DIR), and the debuginfod hook of the debug lookup.
 package cli
 
 import (
@@ -30,7 +32,7 @@ const (
 )
 
 // Command is one subcommand. Multi-word commands ("spec validate") are
-// registered under their full name; their first word is a group.
+// listed under their full name; their first word is a group.
 type Command struct {
 	Name     string
 	Summary  string
@@ -99,7 +101,7 @@ func Main(a *App) {
 	os.Exit(rc)
 }
 
-// Names lists every registered command, sorted.
+// Names lists every command, sorted.
 func (a *App) Names() []string {
 	names := make([]string, 0, len(a.commands))
 	for n := range a.commands {
@@ -138,7 +140,7 @@ func (a *App) Run(ctx context.Context, args []string, out, errw io.Writer) int {
 	if args[0] == "help" {
 		return a.help(ctx, args[1:], out, errw)
 	}
-	// Longest registered prefix wins: "spec validate" before "spec".
+	// Longest listed prefix wins: "spec validate" before "spec".
 	for n := min(len(args), 2); n > 0; n-- {
 		if c, ok := a.commands[strings.Join(args[:n], " ")]; ok {
 			return a.runGuarded(ctx, c, args[n:], out, errw)

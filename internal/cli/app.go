@@ -92,10 +92,7 @@ func (a *App) add(c *Command) {
 // status.
 func Main(a *App) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop() // the next interrupt has its default effect
-	}()
+	context.AfterFunc(ctx, stop) // the next interrupt has its default effect
 	rc := a.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(rc)

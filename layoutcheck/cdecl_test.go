@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -87,7 +88,7 @@ func debugOf(t *testing.T, path string) (*elfread.Debug, error) {
 		return nil, err
 	}
 	t.Cleanup(func() { obj.Close() })
-	return elfread.FindDebug(obj, elfread.Lookup{Dirs: []string{t.TempDir()}})
+	return elfread.FindDebug(context.Background(), obj, elfread.Lookup{Dirs: []string{t.TempDir()}})
 }
 
 // TestExtractSpellsDeclarators: nested pointer/array declarators extract in

@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -24,6 +25,9 @@ type Options struct {
 	Addresses  bool
 	Require    []string // struct names that must be found in some input
 	DebugDirs  []string
+	// Fetch downloads a debug file by build-id when no directory has it
+	// (the commands wire debuginfod to it); nil: none is downloaded.
+	Fetch elfread.Fetcher
 	// AllowMissingDebug: a supplementary file or .dwo the DWARF refers to
 	// and that is not found is reported (the structs it holds are absent)
 	// instead of failing the run.
@@ -224,9 +228,9 @@ func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {
 		fr.Contract = append(fr.Contract, checks...)
 	}
 
-	lk := in.Lookup(elfread.DefaultLookup(opt.DebugDirs))
+	lk := in.Lookup(elfread.Lookup{Dirs: opt.DebugDirs, Fetch: opt.Fetch})
 	lk.AllowMissing = opt.AllowMissingDebug
-	dbg, err := elfread.FindDebug(obj, lk)
+	dbg, err := elfread.FindDebug(context.TODO(), obj, lk)
 	if err != nil {
 		return nil, err
 	}

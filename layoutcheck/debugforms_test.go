@@ -16,6 +16,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/gen"
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/debuginfod"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 )
 
@@ -465,12 +466,12 @@ func TestDebuginfod(t *testing.T) {
 	t.Setenv("DEBUGINFOD_TIMEOUT", "30")
 	// The cap is named when what the server has is larger.
 	t.Setenv("DEBUGINFOD_MAXSIZE", "1000")
-	_, err := Check([]string{stripped}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	_, err := Check([]string{stripped}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}, Fetch: envFetch()})
 	if err == nil || !strings.Contains(err.Error(), "1000-byte cap (DEBUGINFOD_MAXSIZE)") {
 		t.Fatalf("a download over DEBUGINFOD_MAXSIZE must fail naming the cap; got %v", err)
 	}
 	t.Setenv("DEBUGINFOD_MAXSIZE", "")
-	r := runCheck(t, f, Options{}, stripped)
+	r := runCheck(t, f, Options{Fetch: envFetch()}, stripped)
 	cached := filepath.Join(cache, id, "debuginfo")
 	assertAllChecked(t, f, r, cached, elfread.ViaDebuginfod)
 	if got := buildIDOf(t, cached); got != id {
@@ -487,8 +488,15 @@ func TestDebuginfod(t *testing.T) {
 	}
 	url2 := debuginfodServer(t, served2, supID)
 	t.Setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1/nothing-listens-here "+url2)
-	r = runCheck(t, f, Options{}, liba)
+	r = runCheck(t, f, Options{Fetch: envFetch()}, liba)
 	assertAllChecked(t, f, r, filepath.Join(cache, supID, "debuginfo"), elfread.ViaSupplement+" via "+elfread.ViaDebuginfod)
+}
+
+// envFetch is the debuginfod hook the commands give the lookup
+// (internal/cli's Debuginfod), from the environment as it is now.
+func envFetch() elfread.Fetcher {
+	c := debuginfod.FromEnv(elfread.VerifyBuildID)
+	return func(ctx context.Context, id string) (string, error) { return c.Fetch(ctx, id, debuginfod.Debuginfo) }
 }
 
 // TestDWZSupplementMixed: libb's header renames two structs, so dwz -m

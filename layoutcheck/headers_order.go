@@ -34,7 +34,7 @@ func (h *Headers) definer(name, self string, skip []string) string {
 		if r == self || slices.Contains(skip, r) {
 			continue
 		}
-		if t, ok := h.texts[r]; ok && re.Match(comments.ReplaceAll(t, []byte(" "))) {
+		if t, ok := h.texts[r]; ok && re.Match(comments().ReplaceAll(t, []byte(" "))) {
 			return r
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/internal/regfile"
@@ -322,12 +323,16 @@ func headerName(s string) (name string, angled, ok bool) {
 // name rather than left out (docs/layoutcheck.md#headers-as-input). It is
 // a reading of the text, not a parse: a definition in a comment is
 // dropped with the comments; one a macro makes is not seen, and such a
-// header, if it does not compile, is left out with a warning.
+// header, if it does not compile, is left out with a warning. The
+// patterns are compiled on first use, not at start-up: every nrtabi command
+// links this package, few read headers.
 var (
-	structDef  = regexp.MustCompile(`\b(?:struct|union)\s+([A-Za-z_][A-Za-z0-9_]*)\s*\{`)
-	typedefEnd = regexp.MustCompile(`\}\s*([A-Za-z_][A-Za-z0-9_]*)\s*[;,\[]`)
-	typedefTag = regexp.MustCompile(`\btypedef\s+(?:const\s+)?(?:struct|union)\s+[A-Za-z_][A-Za-z0-9_]*\s+([A-Za-z_][A-Za-z0-9_]*)\s*;`)
-	comments   = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+	structDef  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(?:struct|union)\s+([A-Za-z_][A-Za-z0-9_]*)\s*\{`) })
+	typedefEnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\}\s*([A-Za-z_][A-Za-z0-9_]*)\s*[;,\[]`) })
+	typedefTag = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\btypedef\s+(?:const\s+)?(?:struct|union)\s+[A-Za-z_][A-Za-z0-9_]*\s+([A-Za-z_][A-Za-z0-9_]*)\s*;`)
+	})
+	comments = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`) })
 )
 
 // specStructNames maps every name a spec struct may carry in C (its name,
@@ -348,10 +353,10 @@ func specStructNames(sp *spec.Spec) map[string]string {
 // text defines: a struct or union body under one of their names, or a
 // typedef naming one of them.
 func declaredStructs(text []byte, names map[string]string) []string {
-	src := comments.ReplaceAll(text, []byte(" "))
+	src := comments().ReplaceAll(text, []byte(" "))
 	seen := map[string]bool{}
 	var out []string
-	for _, re := range []*regexp.Regexp{structDef, typedefEnd, typedefTag} {
+	for _, re := range []*regexp.Regexp{structDef(), typedefEnd(), typedefTag()} {
 		for _, m := range re.FindAllSubmatch(src, -1) {
 			if n, ok := names[string(m[1])]; ok && !seen[n] {
 				seen[n] = true

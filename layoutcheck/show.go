@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,9 @@ type ShowResult struct {
 type ShowOptions struct {
 	Spec      *spec.Spec // nil: the layout only
 	DebugDirs []string   // separate debug file directories
+	// Fetch downloads a debug file by build-id when no directory has it
+	// (the commands wire debuginfod to it); nil: none is downloaded.
+	Fetch elfread.Fetcher
 	// C writes the struct and every type it needs as C that compiles
 	// (see showC) instead of the layout table; Show's result is then nil.
 	C bool
@@ -55,7 +59,7 @@ func ShowInput(in inputs.Input, name string, opt ShowOptions, w io.Writer) (*Sho
 		return nil, err
 	}
 	defer obj.Close()
-	dbg, err := elfread.FindDebug(obj, in.Lookup(elfread.DefaultLookup(opt.DebugDirs)))
+	dbg, err := elfread.FindDebug(context.TODO(), obj, in.Lookup(elfread.Lookup{Dirs: opt.DebugDirs, Fetch: opt.Fetch}))
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/nrtabi/nrtabi/internal/esc"
+	"github.com/nrtabi/nrtabi/internal/render"
 )
 
 var marks = map[Severity]string{Info: "  ", Compatible: " ~", Incompatible: " !"}
@@ -84,11 +84,7 @@ func (r *Report) WriteText(w io.Writer) {
 // Verbose, every field of a moved run.
 func (r *Report) writeFact(w io.Writer, fd Finding) {
 	fd.Walk(func(x Finding, depth int) {
-		indent := strings.Repeat("    ", depth)
-		arrow := ""
-		if depth > 0 {
-			arrow = "-> "
-		}
+		indent, arrow := render.Consequence(depth)
 		printf(w, "     %s%s %s%s [%s, %s]\n", indent, marks[x.Severity], arrow, x.Message, x.Kind, x.Severity)
 		if depth == 0 && len(x.EmbeddedIn) > 0 {
 			printf(w, "         embedded in %s\n", strings.Join(x.EmbeddedIn, ", "))
@@ -101,18 +97,7 @@ func (r *Report) writeFact(w io.Writer, fd Finding) {
 	})
 }
 
-// printf is fmt.Fprintf for the text a terminal shows (check's report,
-// show's layout): every string and error argument is escaped (package
-// esc), since names, paths, build-ids and messages come from the inputs, so
-// the line breaks and tabs of the format are the only ones in the output.
-func printf(w io.Writer, format string, args ...any) {
-	for i, a := range args {
-		switch v := a.(type) {
-		case string:
-			args[i] = esc.String(v)
-		case error:
-			args[i] = esc.String(v.Error())
-		}
-	}
-	fmt.Fprintf(w, format, args...)
-}
+// printf is render.Printf, the one escaping printer of report text
+// (check's report, show's layout): names, paths, build-ids and messages
+// come from the inputs.
+func printf(w io.Writer, format string, args ...any) { render.Printf(w, format, args...) }

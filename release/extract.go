@@ -38,6 +38,9 @@ type ExtractOptions struct {
 	// DebugDirs are where separate debug files are looked for when the file
 	// holds no DWARF of its own (elfread.FindDebug).
 	DebugDirs []string
+	// Fetch downloads a debug file by build-id when no directory has it
+	// (the commands wire debuginfod to it); nil: none is downloaded.
+	Fetch elfread.Fetcher
 	// All extracts every named struct, class, union and enum the DWARF
 	// defines (Names is not used): the units are scanned on Jobs workers
 	// (elfread.ScanAll; 0 is elfread.DefaultJobs) and the fragment is the
@@ -81,7 +84,7 @@ func Extract(path string, w io.Writer, opt ExtractOptions) error {
 // ExtractContext is Extract ending early, with ctx's error, when ctx is
 // done (the scan of ExtractOptions.All checks it between units).
 func ExtractContext(ctx context.Context, path string, w io.Writer, opt ExtractOptions) error {
-	dbg, err := openDebug(path, opt)
+	dbg, err := openDebug(ctx, path, opt)
 	if err != nil {
 		return err
 	}

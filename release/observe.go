@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"debug/dwarf"
 	"debug/elf"
 	"errors"
@@ -73,6 +74,9 @@ func (in *ObservedInput) Source() string {
 type ObserveOptions struct {
 	// DebugDirs are searched for separate debug files (elfread.FindDebug).
 	DebugDirs []string
+	// Fetch downloads a debug file by build-id when no directory has it
+	// (the commands wire debuginfod to it); nil: none is downloaded.
+	Fetch elfread.Fetcher
 	// Open, when set, opens each file by the name given: a package member
 	// read in memory (docs/packages.md); nil: elfread.Open.
 	Open func(name string) (*elfread.File, error)
@@ -99,7 +103,7 @@ func Observe(files []string, base *spec.Spec, opt ObserveOptions) (*Observed, er
 		if err != nil {
 			return nil, err
 		}
-		lk := elfread.DefaultLookup(opt.DebugDirs)
+		lk := elfread.Lookup{Dirs: opt.DebugDirs, Fetch: opt.Fetch}
 		lk.Mem = opt.Mem
 		frag, names, ferr := obs.observe(o, path, base, lk)
 		o.Close()
@@ -131,7 +135,7 @@ func Observe(files []string, base *spec.Spec, opt ObserveOptions) (*Observed, er
 // table and signatures its DWARF holds. A file without DWARF anywhere gives
 // symbols only; a debug file that exists but cannot be used is an error.
 func (obs *Observed) observe(o *elfread.File, path string, base *spec.Spec, lk elfread.Lookup) (*fragment, []string, error) {
-	dbg, err := elfread.FindDebug(o, lk)
+	dbg, err := elfread.FindDebug(context.TODO(), o, lk)
 	switch {
 	case errors.Is(err, elfread.ErrNoDWARF):
 		dbg = nil

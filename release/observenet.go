@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/readers/elfread"
@@ -195,7 +196,9 @@ func cString(o *elfread.File, vaddr uint64) (string, bool) {
 // versionRE finds a plugin's version where aws-ofi-nccl logs it at init
 // ("NET/OFI Initializing aws-ofi-nccl 1.21.1"): the package name and a
 // dotted number. Another plugin may show none; then none is recorded.
-var versionRE = regexp.MustCompile(`(aws-ofi-nccl) ([0-9]+(?:\.[0-9]+){1,3}(?:-[0-9A-Za-z.]+)?)`)
+var versionRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(aws-ofi-nccl) ([0-9]+(?:\.[0-9]+){1,3}(?:-[0-9A-Za-z.]+)?)`)
+})
 
 // pluginVersion is the version .rodata shows and the string it is in.
 func pluginVersion(o *elfread.File) (version, from string) {
@@ -207,7 +210,7 @@ func pluginVersion(o *elfread.File) (version, from string) {
 	if err != nil {
 		return "", ""
 	}
-	loc := versionRE.FindSubmatchIndex(data)
+	loc := versionRE().FindSubmatchIndex(data)
 	if loc == nil {
 		return "", ""
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 
@@ -15,8 +14,8 @@ import (
 
 // bootstrapCmd is the command line of runtime/launch: one rank of a world
 // over TCP, or --local N such processes on loopback checked for agreement.
-func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	o := launch.Options{}
 	fs.IntVar(&o.Rank, "rank", -1, "this process's rank (default: RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID)")
 	fs.IntVar(&o.NRanks, "nranks", 0, "world size (default: WORLD_SIZE, OMPI_COMM_WORLD_SIZE or SLURM_NTASKS)")
@@ -34,43 +33,43 @@ func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw 
 	fs.IntVar(&o.PerInstance, "per-instance", 0, "ranks per instance L: a world of more ranks takes the hierarchical bootstrap (default: --topology, else "+abi.EnvBootstrapPerInstance+", else flat)")
 	fs.StringVar(&o.Topology, "topology", "", "simulated-topology file whose [[core]] rows give the ranks per instance when --per-instance is not given")
 	fs.IntVar(&o.MisplaceRank, "misplace-rank", -1, "with --local and a hierarchical world: the rank given per_instance L+1 (a rank in the wrong instance)")
-	if rc := c.Parse(fs, args, errw); rc >= 0 {
-		return rc
+	if err := c.Parse(fs, args); err != nil {
+		return err
 	}
 	o.Fault = os.Getenv(launch.EnvFault)
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["per-instance"] && o.PerInstance == 0 {
 		// 0 is "unset" inside; given on the command line it is a mistake.
-		return c.Usagef(errw, "--per-instance 0: ranks per instance must be a whole number in 1..%d", abi.BootstrapPerInstanceMax)
+		return c.Usagef("--per-instance 0: ranks per instance must be a whole number in 1..%d", abi.BootstrapPerInstanceMax)
 	}
 	if o.Local != 0 {
-		return exit(c, errw, launch.RunLocal(ctx, o, out, errw))
+		return exit(c, launch.RunLocal(ctx, o, out, errw))
 	}
 	if err := o.ResolveRank(set, os.Getenv); err != nil {
-		return c.Usagef(errw, "%v", err)
+		return c.Usagef("%v", err)
 	}
 	if o.Program != "" && o.Program != "normal" && o.Program != "reordered" {
-		return c.Usagef(errw, "program %q: use normal or reordered", o.Program)
+		return c.Usagef("program %q: use normal or reordered", o.Program)
 	}
 	if o.RootID == "" {
-		return c.Usagef(errw, "no root comm id: set %s (or --root) to <ipv4>:<port> | [<ipv6>]:<port> | <hostname>:<port>", abi.EnvRootCommID)
+		return c.Usagef("no root comm id: set %s (or --root) to <ipv4>:<port> | [<ipv6>]:<port> | <hostname>:<port>", abi.EnvRootCommID)
 	}
-	return exit(c, errw, launch.RunRank(ctx, o, out, errw))
+	return exit(c, launch.RunRank(ctx, o, out, errw))
 }
 
-// exit maps a launch result to the exit status: the report lines already
-// say why a world failed, so only other errors are printed.
-func exit(c *cli.Command, errw io.Writer, err error) int {
+// exit is the command's error for a launch result: the report lines
+// already say why a world failed, so that is exit 1 with nothing more
+// printed; a usage error is one.
+func exit(c *cli.Command, err error) error {
 	var ue *launch.UsageError
 	switch {
 	case err == nil:
-		return cli.ExitOK
+		return nil
 	case errors.As(err, &ue):
-		return c.Usagef(errw, "%v", err)
+		return c.Usagef("%v", err)
 	case errors.Is(err, launch.ErrFailed):
-		return cli.ExitError
+		return cli.Exit(cli.ExitError)
 	}
-	fmt.Fprintf(errw, "%s: %v\n", c.FullName(), err)
-	return cli.ExitError
+	return err
 }

@@ -39,7 +39,7 @@ func checkHierWorld(t *testing.T, res procResult, n, l int) {
 	}
 }
 
-// The worlds of issue 27 as processes: 2x2, 4x8, 8x8 and uneven 10 = 4+4+2,
+// The hierarchical worlds (docs/nrtabi-runtime-bootstrap.md) as processes: 2x2, 4x8, 8x8 and uneven 10 = 4+4+2,
 // in the default framing (the 4x8 in the extended one too).
 func TestBootstrapHierWorlds(t *testing.T) {
 	for _, c := range []struct {

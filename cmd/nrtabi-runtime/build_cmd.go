@@ -17,25 +17,25 @@ import (
 )
 
 // buildLibnrt is `make libnrt`.
-func buildLibnrt(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func buildLibnrt(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	dir := fs.String("out", "build", "directory to write libnrt.so.1 and its version script to")
 	variant := fs.String("variant", string(builder.Versioned), "link variant (the others exist for the dynamic-linker matrix)")
 	var sf cli.SpecFlag
 	registerRelease(fs, &sf)
-	if rc := c.Parse(fs, args, errw); rc >= 0 {
-		return rc
+	if err := c.Parse(fs, args); err != nil {
+		return err
 	}
-	t, rc := openTree(c, &sf, "", errw)
-	if rc >= 0 {
-		return rc
+	t, err := openTree(c, &sf, "")
+	if err != nil {
+		return err
 	}
 	p, err := t.BuildLibnrt(ctx, *dir, builder.LinkVariant(*variant))
 	if err != nil {
-		return c.Errorf(errw, "%v", err)
+		return err
 	}
 	printLibrary(out, p)
-	return cli.ExitOK
+	return nil
 }
 
 // registerRelease is --spec of the build commands.
@@ -45,22 +45,18 @@ func registerRelease(fs *flag.FlagSet, sf *cli.SpecFlag) {
 
 // openTree opens the generated tree of --spec's release; a library linked
 // against libnrt (libnrtDir not "") needs that libnrt.so.1 built first.
-func openTree(c *cli.Command, sf *cli.SpecFlag, libnrtDir string, errw io.Writer) (*builder.Tree, int) {
-	release, rc := embeddedRelease(c, sf, errw)
-	if rc >= 0 {
-		return nil, rc
+func openTree(c *cli.Command, sf *cli.SpecFlag, libnrtDir string) (*builder.Tree, error) {
+	release, err := embeddedRelease(c, sf)
+	if err != nil {
+		return nil, err
 	}
 	if libnrtDir != "" {
 		lib := filepath.Join(libnrtDir, builder.LibnrtFile)
 		if _, err := os.Stat(lib); err != nil {
-			return nil, c.Errorf(errw, "%s: %v (build it first: make libnrt, or --libnrt DIR)", lib, err)
+			return nil, c.Errorf("%s: %v (build it first: make libnrt, or --libnrt DIR)", lib, err)
 		}
 	}
-	t, err := builder.Open(release)
-	if err != nil {
-		return nil, c.Errorf(errw, "%v", err)
-	}
-	return t, -1
+	return builder.Open(release)
 }
 
 // printLibrary prints a built library's path and what its dynamic table says.
@@ -107,32 +103,32 @@ func describeLibnrt(path string) (string, error) {
 }
 
 // buildStubs is `make nccom-stubs`.
-func buildStubs(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func buildStubs(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 the doubles link against")
 	dir := fs.String("out", "build/nccom-stubs", "directory to write one subdirectory per double to")
 	var sf cli.SpecFlag
 	registerRelease(fs, &sf)
-	if rc := c.Parse(fs, args, errw); rc >= 0 {
-		return rc
+	if err := c.Parse(fs, args); err != nil {
+		return err
 	}
-	t, rc := openTree(c, &sf, *libnrt, errw)
-	if rc >= 0 {
-		return rc
+	t, err := openTree(c, &sf, *libnrt)
+	if err != nil {
+		return err
 	}
 	for _, st := range t.Stubs() {
 		p, err := t.BuildStub(ctx, *libnrt, *dir, st)
 		if err != nil {
-			return c.Errorf(errw, "%s: %v", st.Name, err)
+			return c.Errorf("%s: %v", st.Name, err)
 		}
 		fmt.Fprintf(out, "%-60s %s\n", p, st.About)
 	}
 	p, err := t.BuildNetPlugin(ctx, *dir)
 	if err != nil {
-		return c.Errorf(errw, "net plugin: %v", err)
+		return c.Errorf("net plugin: %v", err)
 	}
 	fmt.Fprintf(out, "%-60s %s\n", p, "net-plugin double (the soft load's target)")
-	return cli.ExitOK
+	return nil
 }
 
 // embeddedRelease resolves --spec for the build commands and the demo to a
@@ -140,37 +136,37 @@ func buildStubs(ctx context.Context, c *cli.Command, args []string, out, errw io
 // (cli.Locate). A spec directory elsewhere has no generated tree and is
 // refused; a release whose generated tree is missing is refused by
 // builder.Open with the one command that generates it.
-func embeddedRelease(c *cli.Command, sf *cli.SpecFlag, errw io.Writer) (string, int) {
+func embeddedRelease(c *cli.Command, sf *cli.SpecFlag) (string, error) {
 	src, err := cli.Locate(sf.Value)
 	if err != nil {
-		return "", c.Usagef(errw, "%v", err)
+		return "", c.Usagef("%v", err)
 	}
 	if src.Release == "" {
-		return "", c.Usagef(errw, "--spec %s: a spec directory has no generated tree to build from; name a release (put the directory at spec/NAME and run make generate RELEASE=NAME first)", src.Dir)
+		return "", c.Usagef("--spec %s: a spec directory has no generated tree to build from; name a release (put the directory at spec/NAME and run make generate RELEASE=NAME first)", src.Dir)
 	}
-	return src.Release, -1
+	return src.Release, nil
 }
 
 // buildLibnccom is `make libnccom`: the reference libnccom (runtime/libnccom).
-func buildLibnccom(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func buildLibnccom(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	libnrt := fs.String("libnrt", "build", "directory holding the libnrt.so.1 it links against")
 	dir := fs.String("out", "build", "directory to write libnccom.so.2 (and the libnccom.so link) to")
 	var sf cli.SpecFlag
 	registerRelease(fs, &sf)
 	gitHash := fs.String("git-hash", "", "git hash the library reports instead of the release's (a skewed build)")
 	sanitize := fs.Bool("sanitize", false, "build with AddressSanitizer and UBSan (preload libasan to load it)")
-	if rc := c.Parse(fs, args, errw); rc >= 0 {
-		return rc
+	if err := c.Parse(fs, args); err != nil {
+		return err
 	}
-	t, rc := openTree(c, &sf, *libnrt, errw)
-	if rc >= 0 {
-		return rc
+	t, err := openTree(c, &sf, *libnrt)
+	if err != nil {
+		return err
 	}
 	p, err := t.BuildLibnccom(ctx, *libnrt, *dir, builder.Libnccom{GitHash: *gitHash, Sanitize: *sanitize})
 	if err != nil {
-		return c.Errorf(errw, "%v", err)
+		return err
 	}
 	printLibrary(out, p)
-	return cli.ExitOK
+	return nil
 }

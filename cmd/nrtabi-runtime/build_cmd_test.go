@@ -80,7 +80,7 @@ func fakeCheckout(t *testing.T, name string) string {
 
 // TestRefuseUngenerated: build and demo for a release the checkout holds but
 // has not generated are refused with the one command that generates it,
-// before anything is built (issue 24: no silent fallback to 2.31.24).
+// before anything is built (no silent fallback to 2.31.24).
 func TestRefuseUngenerated(t *testing.T) {
 	fakeCheckout(t, "sdk2.28.0")
 	want := "release sdk2.28.0 is not generated (no generated/sdk2.28.0/c/nrtabi.h): run make generate RELEASE=sdk2.28.0"

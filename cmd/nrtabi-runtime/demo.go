@@ -59,24 +59,24 @@ type demo struct {
 
 func (d *demo) printf(format string, args ...any) { fmt.Fprintf(d.out, "    "+format+"\n", args...) }
 
-func demoCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func demoCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", spec.Default, "the release to demonstrate (this binary must be built for it: -tags "+gen.ReleaseTag("NAME")+")")
 	keep := fs.Bool("keep", false, "keep the scratch directory")
-	if rc := c.Parse(fs, args, errw); rc >= 0 {
-		return rc
+	if err := c.Parse(fs, args); err != nil {
+		return err
 	}
-	release, rc := embeddedRelease(c, &sf, errw)
-	if rc >= 0 {
-		return rc
+	release, err := embeddedRelease(c, &sf)
+	if err != nil {
+		return err
 	}
 	if err := demoRelease(release); err != nil {
-		return c.Errorf(errw, "%v", err)
+		return err
 	}
 	work, err := os.MkdirTemp("", "nrtabi-demo-")
 	if err != nil {
-		return c.Errorf(errw, "%v", err)
+		return err
 	}
 	if *keep {
 		fmt.Fprintf(out, "scratch directory: %s\n", work)
@@ -106,12 +106,12 @@ func demoCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Wr
 		fmt.Fprintf(out, "[%d/%d] %s\n", i+1, len(steps), s.title)
 		t := time.Now()
 		if err := s.run(ctx); err != nil {
-			return c.Errorf(errw, "%s: %v", s.title, err)
+			return c.Errorf("%s: %v", s.title, err)
 		}
 		fmt.Fprintf(out, "    (%s)\n", time.Since(t).Round(time.Millisecond))
 	}
 	fmt.Fprintf(out, "demo OK in %s\n", time.Since(start).Round(time.Millisecond))
-	return cli.ExitOK
+	return nil
 }
 
 // demoRelease refuses a demo that would not run wholly on release: one the
@@ -119,8 +119,8 @@ func demoCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Wr
 // binary was not compiled for. The in-process steps (collectives, the Go
 // ranks of the mixed world) run on the release compiled in through
 // generated/abi, the C side on the release's generated tree; a demo across
-// two releases would half-run on one layout and still print "demo OK"
-// (issue 24). Refusing, not re-executing a rebuilt binary, keeps one
+// two releases would half-run on one layout and still print "demo OK".
+// Refusing, not re-executing a rebuilt binary, keeps one
 // process per demo and prints the command to run instead
 // (docs/nrtabi-runtime-demo.md).
 func demoRelease(release string) error {

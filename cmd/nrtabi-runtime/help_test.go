@@ -9,7 +9,7 @@ import (
 // TestHelpEveryCommand iterates the registry: every command and group of
 // nrtabi-runtime answers help with a synopsis, its flags and an example.
 func TestHelpEveryCommand(t *testing.T) {
-	app := newApp(t.Context())
+	app := newApp()
 	for _, n := range app.Names() {
 		var out, errw bytes.Buffer
 		rc := run(append([]string{"help"}, strings.Fields(n)...), &out, &errw)

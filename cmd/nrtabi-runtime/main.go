@@ -8,8 +8,8 @@
 // The checking side (spec, gen, check, show, extract, diff, release) is the
 // pure-Go cmd/nrtabi. Run "nrtabi-runtime help COMMAND" for a command's flags.
 //
-// newApp below lists the commands; each runs under a context an interrupt
-// ends. The demo (`make demo`) is demo.go, its steps in order.
+// newApp below lists the commands; each runs under the one context an
+// interrupt ends, passed to it as a parameter. The demo (`make demo`) is demo.go, its steps in order.
 //
 // Its manual is docs/nrtabi-runtime.md, with one page per subcommand beside
 // it.
@@ -18,48 +18,33 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 )
 
-// newApp lists the commands, each run under ctx; their Run funcs live one
-// file each (bootstrap_cmd.go, build_cmd.go, demo.go).
-func newApp(ctx context.Context) *cli.App {
-	withCtx := func(run func(context.Context, *cli.Command, []string, io.Writer, io.Writer) int) func(*cli.Command, []string, io.Writer, io.Writer) int {
-		return func(c *cli.Command, args []string, out, errw io.Writer) int { return run(ctx, c, args, out, errw) }
-	}
-	a := cli.NewApp("nrtabi-runtime", "the runtime side of the libnrt <-> libnccom boundary: TCP bootstrap ranks, the built libraries, the demo")
-	for _, c := range []*cli.Command{
-		{Name: "bootstrap", Summary: "run one rank of a TCP bootstrap world (--local N: N processes on loopback)",
+// newApp lists the commands; their Run funcs live one file each
+// (bootstrap_cmd.go, build_cmd.go, demo.go).
+func newApp() *cli.App {
+	return cli.NewApp("nrtabi-runtime", "the runtime side of the libnrt <-> libnccom boundary: TCP bootstrap ranks, the built libraries, the demo",
+		&cli.Command{Name: "bootstrap", Summary: "run one rank of a TCP bootstrap world (--local N: N processes on loopback)",
 			Synopsis: "[--rank R --nranks N] [--root ID] [--program normal|reordered] | --local N [--reorder-rank R] [--skew-rank R]",
-			Example:  "bootstrap --local 8", Run: withCtx(bootstrapCmd)},
-		{Name: "build libnrt", Summary: "build the runtime's libnrt.so.1 (go build -buildmode=c-shared, versioned exports)",
-			Synopsis: "[--spec NAME] [--out DIR] [--variant V]", Example: "build libnrt --out build", Run: withCtx(buildLibnrt)},
-		{Name: "build nccom-stubs", Summary: "build the libnccom test doubles against a built libnrt.so.1",
-			Synopsis: "[--spec NAME] [--libnrt DIR] [--out DIR]", Example: "build nccom-stubs --libnrt build --out build/nccom-stubs", Run: withCtx(buildStubs)},
-		{Name: "build libnccom", Summary: "build the reference libnccom.so.2 (hand-written C over the generated header) against a built libnrt.so.1",
-			Synopsis: "[--spec NAME] [--libnrt DIR] [--out DIR] [--git-hash H] [--sanitize]", Example: "build libnccom --libnrt build --out build", Run: withCtx(buildLibnccom)},
-		{Name: "demo", Summary: "run the main job on the release this binary is built for (-tags nrtabi_release_NAME) and print a summary",
-			Synopsis: "[--spec NAME] [--keep]", Example: "demo", Run: withCtx(demoCmd)},
-	} {
-		a.Register(c)
-	}
-	return a
+			Example:  "bootstrap --local 8", Run: bootstrapCmd},
+		&cli.Command{Name: "build libnrt", Summary: "build the runtime's libnrt.so.1 (go build -buildmode=c-shared, versioned exports)",
+			Synopsis: "[--spec NAME] [--out DIR] [--variant V]", Example: "build libnrt --out build", Run: buildLibnrt},
+		&cli.Command{Name: "build nccom-stubs", Summary: "build the libnccom test doubles against a built libnrt.so.1",
+			Synopsis: "[--spec NAME] [--libnrt DIR] [--out DIR]", Example: "build nccom-stubs --libnrt build --out build/nccom-stubs", Run: buildStubs},
+		&cli.Command{Name: "build libnccom", Summary: "build the reference libnccom.so.2 (hand-written C over the generated header) against a built libnrt.so.1",
+			Synopsis: "[--spec NAME] [--libnrt DIR] [--out DIR] [--git-hash H] [--sanitize]", Example: "build libnccom --libnrt build --out build", Run: buildLibnccom},
+		&cli.Command{Name: "demo", Summary: "run the main job on the release this binary is built for (-tags nrtabi_release_NAME) and print a summary",
+			Synopsis: "[--spec NAME] [--keep]", Example: "demo", Run: demoCmd},
+	)
 }
 
-// An interrupt ends the command's context: its child processes (compilers,
-// rank processes, C hosts) are killed with their process groups.
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	rc := newApp(ctx).Run(os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(rc)
-}
+// An interrupt ends the command's context (cli.Main): its child processes
+// (compilers, rank processes, C hosts) are killed with their process groups.
+func main() { cli.Main(newApp()) }
 
 // run is the app's Run, for the tests.
 func run(args []string, out, errw io.Writer) int {
-	return newApp(context.Background()).Run(args, out, errw)
+	return newApp().Run(context.Background(), args, out, errw)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,17 +10,18 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/internal/esc"
+	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/readers/inputs"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
+func checkCommand() *cli.Command {
+	return &cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
 		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--allow-empty] [--headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS]] [-j N] [--non-elf skip|fail] FILE|DIR...",
 		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
 		Exits:    changeExits,
-		Run:      checkCmd})
+		Run:      checkCmd}
 }
 
 // layoutFlags are the spec flags of check and show: --spec may name a full
@@ -50,14 +50,13 @@ func (l *layoutFlags) load() (full, structs *spec.Spec, where string, err error)
 	return full, s, fmt.Sprintf("%s (fragment; link contract from %s)", where, bwhere), nil
 }
 
-func checkCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+func checkCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
 	doc := &errDoc{cmd: c, schema: layoutcheck.Schema}
-	rc := check(c, doc, args, out, doc.stderr(errw))
-	return doc.finish(rc, out)
+	return doc.finish(check(ctx, c, doc, args, out, errw), out)
 }
 
-func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	var lf layoutFlags
 	lf.register(fs)
 	role := fs.String("role", "auto", "link contract to check: libnrt, libnccom, libnccom-net, none, or auto (from the SONAME)")
@@ -77,48 +76,47 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	failOn.register(fs)
 	var many manyFlags
 	many.register(fs)
-	files, rc := c.ParseAnywhere(fs, args)
+	files, err := c.ParseAnywhere(fs, args)
 	// A --format read before a wrong flag still decides the error's form.
 	if *format == "json" || *format == "junit" {
 		doc.format = *format
 	}
-	if rc >= 0 {
-		return rc
+	if err != nil {
+		return err
 	}
 	if err := failOn.check(); err != nil {
-		return c.Usagef(errw, "%v", err)
+		return c.Usagef("%v", err)
 	}
 	if err := many.check(); err != nil {
-		return c.Usagef(errw, "%v", err)
+		return c.Usagef("%v", err)
 	}
 	if len(files) == 0 && *headers == "" {
-		return c.Usagef(errw, "name at least one FILE (a shared object, executable, .o or debug file) or --headers DIR")
+		return c.Usagef("name at least one FILE (a shared object, executable, .o or debug file) or --headers DIR")
 	}
 	if cf.given() && *headers == "" {
-		return c.Usagef(errw, "--include, -I and --cflags are how the headers under --headers DIR are compiled; give --headers too")
+		return c.Usagef("--include, -I and --cflags are how the headers under --headers DIR are compiled; give --headers too")
 	}
 	if *format != "text" && *format != "json" && *format != "junit" {
-		return c.Usagef(errw, "--format %q: use text, json or junit", *format)
+		return c.Usagef("--format %q: use text, json or junit", *format)
 	}
-	doc.input = "--spec " + lf.spec.Value
+	doc.at("--spec " + lf.spec.Value)
 	full, structs, where, err := lf.load()
 	if err != nil {
 		if where != "" {
-			doc.input = where
+			doc.at(where)
 		}
-		return reportSpecError(c, errw, where, err)
+		return specError(c, where, err)
 	}
-	if rc := checkArgOrder(c, errw, files, structs); rc >= 0 {
-		return rc
+	if err := checkArgOrder(c, files, structs); err != nil {
+		return err
 	}
-	doc.input = strings.Join(files, ", ")
+	doc.reading(strings.Join(files, ", "))
 	ins, err := many.expand(files)
 	if err != nil {
-		doc.input = inputOf(err, doc.input)
-		return c.Errorf(errw, "%v", err)
+		return err
 	}
 	if len(files) > 0 && *headers == "" && !anyRead(ins) {
-		return c.Errorf(errw, "%s: no ELF file to check (%d entries not read; the report of --non-elf skip lists them); name a shared object, executable, .o or debug file, or a directory holding one", strings.Join(files, ", "), len(ins))
+		return c.Errorf("%s: no ELF file to check (%d entries not read; the report of --non-elf skip lists them); name a shared object, executable, .o or debug file, or a directory holding one", strings.Join(files, ", "), len(ins))
 	}
 	// No forced collection here: an embedded release is static data and a
 	// fragment is small, so loading leaves little garbage, while
@@ -126,18 +124,18 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	var notes []string
 	object := "" // the compiled headers, named by their directory in the error document
 	if *headers != "" {
-		doc.input = *headers
+		doc.reading(*headers)
 		// The spec's structs decide which headers must compile: one that
 		// defines none of them and does not compile is a warning
 		// (docs/layoutcheck.md#headers-as-input).
-		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers,
+		h, err := layoutcheck.CompileHeadersContext(ctx, *headers,
 			cf.options(structs))
-		if code := layoutError(c, errw, err); code >= 0 {
-			doc.input = inputOf(err, *headers) // the header that failed
-			return code
+		if err != nil {
+			return layoutError(err) // naming the header that failed
 		}
 		defer h.Close()
 		object = h.Object
+		doc.alias = map[string]string{object: *headers}
 		files, notes = append(files, h.Object), h.Notes
 		ins = append(ins, inputs.Input{Name: h.Object, Path: h.Object})
 		for _, w := range h.Warnings {
@@ -152,16 +150,13 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 			named[i] = *headers
 		}
 	}
-	doc.input = strings.Join(named, ", ")
+	doc.reading(strings.Join(named, ", "))
 	rep, err := layoutcheck.CheckInputs(ins, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
-		Require: require, DebugDirs: dirs.get(), AllowMissingDebug: *allowMissing, AllowEmpty: *allowEmpty || *headers != "", Jobs: many.jobs,
+		Require: require, DebugDirs: dirs.get(), Fetch: cli.Debuginfod(), AllowMissingDebug: *allowMissing, AllowEmpty: *allowEmpty || *headers != "", Jobs: many.jobs,
 	})
-	if code := layoutError(c, errw, err); code >= 0 {
-		if doc.input = inputOf(err, doc.input); doc.input == object {
-			doc.input = *headers
-		}
-		return code
+	if err != nil {
+		return layoutError(err)
 	}
 	rep.Notes = append(rep.Notes, notes...)
 	// With --headers, a tree declaring none of the spec's structs is
@@ -169,43 +164,36 @@ func check(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int 
 	// nothing are accepted only when the headers held something.
 	if *headers != "" && len(rep.Files[len(rep.Files)-1].Structs) == 0 {
 		hf := rep.Files[len(rep.Files)-1]
-		doc.input = *headers
-		return c.Errorf(errw, "%s: declares none of the %d structs of %s; name the directory holding the vendor's headers (the one with nrt/nec.h)", hf.Path, len(structs.Structs), where)
+		doc.at(*headers)
+		return c.Errorf("%s: declares none of the %d structs of %s; name the directory holding the vendor's headers (the one with nrt/nec.h)", hf.Path, len(structs.Structs), where)
 	}
 	// The report states the status the process exits with.
 	rep.Exit = failOn.exit(rep.Exit)
 	doc.wrote = true
-	if *format == "junit" {
-		if err := rep.WriteJUnit(out); err != nil {
-			return c.Errorf(errw, "%v", err)
-		}
-		return rep.Exit
-	}
-	if *format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return c.Errorf(errw, "%v", err)
-		}
-	} else {
+	switch *format {
+	case "junit":
+		err = rep.WriteJUnit(out)
+	case "json":
+		err = render.JSON(out, rep)
+	default:
 		rep.Verbose = *verbose
 		rep.WriteText(out)
 	}
-	return rep.Exit
+	if err != nil {
+		return err
+	}
+	return cli.Exit(rep.Exit)
 }
 
-// layoutError prints a layoutcheck error as one line and returns its exit
-// status, or -1 when there is none.
-func layoutError(c *cli.Command, errw io.Writer, err error) int {
-	if err == nil {
-		return -1
-	}
+// layoutError is a layoutcheck error as the command's: a *UsageError
+// (a --require or --role the spec refuses) exits 2, in one line without the
+// synopsis; any other is exit 1.
+func layoutError(err error) error {
 	var ue *layoutcheck.UsageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(errw, "%s: %s\n", c.FullName(), esc.String(err.Error()))
-		return cli.ExitUsage
+		return cli.Wrap(cli.ExitUsage, err)
 	}
-	return c.Errorf(errw, "%v", err)
+	return err
 }
 
 // anyRead says whether some input is to be read, not only listed.

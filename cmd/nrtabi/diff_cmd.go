@@ -18,8 +18,8 @@ import (
 	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "diff",
+func diffCommand() *cli.Command {
+	return &cli.Command{Name: "diff",
 		Summary: "classify what changed between two releases (names, spec directories, binaries or header directories); " +
 			"OLD and NEW are each a spec (NAME|DIR, resolved like --spec), binaries (one existing file, or a comma list) " +
 			"or a directory of C headers (one holding *.h and no *.toml), the last two read like `release new` on top of " +
@@ -27,20 +27,19 @@ func init() {
 		Synopsis: "[--format text|json] [--fail-on none|compatible|incompatible] [--verbose] [--debug-dir DIR]... [--include FILE]... [-I DIR]... [--cflags FLAGS] OLD NEW",
 		Example:  "diff 2.31.24 2.32.0-synthetic",
 		Exits:    changeExits,
-		Run:      diffCmd})
+		Run:      diffCmd}
 }
 
-func diffCmd(c *cli.Command, args []string, out, errw io.Writer) int {
+func diffCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
 	doc := &errDoc{cmd: c, schema: diffSchema}
-	rc := diffRun(c, doc, args, out, doc.stderr(errw))
-	return doc.finish(rc, out)
+	return doc.finish(diffRun(ctx, c, doc, args, out, errw), out)
 }
 
 // sideNames name diff's two arguments in messages.
 var sideNames = [2]string{"OLD", "NEW"}
 
-func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func diffRun(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	format := fs.String("format", "text", "output format: text or json")
 	verbose := fs.Bool("verbose", false, "text: list every moved field, not one row per run of fields moved by the same delta")
 	var dbg debugDirFlag
@@ -49,22 +48,22 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 	failOn.register(fs)
 	var cf compileFlags
 	cf.register(fs, "for a header-directory side")
-	pos, rc := c.ParseAnywhere(fs, args)
+	pos, err := c.ParseAnywhere(fs, args)
 	// A --format read before a wrong flag still decides the error's form.
 	if *format == "json" {
 		doc.format = *format
 	}
-	if rc >= 0 {
-		return rc
+	if err != nil {
+		return err
 	}
 	if len(pos) != 2 {
-		return c.Usagef(errw, "want OLD NEW, got %d argument(s)", len(pos))
+		return c.Usagef("want OLD NEW, got %d argument(s)", len(pos))
 	}
 	if *format != "text" && *format != "json" {
-		return c.Usagef(errw, "--format %q: use text or json", *format)
+		return c.Usagef("--format %q: use text or json", *format)
 	}
 	if err := failOn.check(); err != nil {
-		return c.Usagef(errw, "%v", err)
+		return c.Usagef("%v", err)
 	}
 	// Spec sides first: a binary or header side is read on top of the
 	// other side's spec.
@@ -80,38 +79,37 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 			hdrs[i] = true
 			continue
 		}
-		doc.input = arg
+		doc.at(arg)
 		s, where, err := cli.ResolveTo(arg, errw) // a shadowing checkout release is named on stderr
 		if err != nil {
-			return reportSpecError(c, errw, where, err)
+			return specError(c, where, err)
 		}
 		sides[i] = s
 	}
 	if cf.given() && !hdrs[0] && !hdrs[1] {
-		return c.Usagef(errw, "--include, -I and --cflags are for a side that is a directory of headers; neither OLD nor NEW is one")
+		return c.Usagef("--include, -I and --cflags are for a side that is a directory of headers; neither OLD nor NEW is one")
 	}
 	specSides := sides // a read side derives from a spec side, never from the other read side
 	for i := range pos {
 		if bins[i] == nil && !hdrs[i] {
 			continue
 		}
-		doc.input = pos[i]
+		doc.reading(pos[i])
 		base := specSides[1-i]
 		if base == nil {
 			var err error
 			if base, err = compiled.Load(spec.Default); err != nil {
-				return reportSpecError(c, errw, spec.Default, err)
+				return specError(c, spec.Default, err)
 			}
 		}
 		files := bins[i]
 		if hdrs[i] {
 			// Read as release new --headers reads them, in memory
 			// (docs/nrtabi-diff.md#sides).
-			h, err := layoutcheck.CompileHeadersContext(context.Background(), pos[i],
+			h, err := layoutcheck.CompileHeadersContext(ctx, pos[i],
 				cf.options(base))
 			if err != nil {
-				doc.input = inputOf(err, pos[i])
-				return layoutError(c, errw, fmt.Errorf("%s side %s: %w", sideNames[i], pos[i], err))
+				return layoutError(fmt.Errorf("%s side %s: %w", sideNames[i], pos[i], err))
 			}
 			defer h.Close()
 			for _, w := range h.Warnings {
@@ -127,8 +125,7 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 		// debug packages paired with its libraries (docs/packages.md).
 		rel, err := diffSide(base, name, files, dbg.get())
 		if err != nil {
-			doc.input = inputOf(err, pos[i])
-			return reportSpecError(c, errw, pos[i], fmt.Errorf("%s side %s: %w", sideNames[i], pos[i], err))
+			return specError(c, pos[i], fmt.Errorf("%s side %s: %w", sideNames[i], pos[i], err))
 		}
 		s := rel.Spec
 		s.Dir, s.Release.Name = pos[i], pos[i] // the side is the files named
@@ -139,16 +136,15 @@ func diffRun(c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) in
 	// The report states the status the process exits with.
 	r.Summary.Exit = failOn.exit(r.Summary.Exit)
 	doc.wrote = true
-	var err error
 	if *format == "json" {
 		err = r.WriteJSON(out)
 	} else {
 		err = r.WriteText(out)
 	}
 	if err != nil {
-		return c.Errorf(errw, "%v", err)
+		return err
 	}
-	return r.Summary.Exit
+	return cli.Exit(r.Summary.Exit)
 }
 
 // binaryFiles reports the files a binary side names: a comma list, or one

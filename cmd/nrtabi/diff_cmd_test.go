@@ -27,7 +27,7 @@ func TestDiffCommand(t *testing.T) {
 		!strings.Contains(text, "(7 fields after `comm_gen` moved +8; --verbose lists each)") || strings.Count(text, "field-moved") != 2 {
 		t.Errorf("text: exit %d\n%s", rc, text)
 	}
-	// --verbose lists the 18 moved fields under the 2 runs (issue 25).
+	// --verbose lists the 18 moved fields under the 2 runs (docs/nrtabi-diff.md).
 	if rc, verbose, _ := runCLI("diff", "--verbose", "2.31.24", "2.32.0-synthetic"); rc != 8 || strings.Count(verbose, "field-moved") != 2+18 {
 		t.Errorf("--verbose: exit %d\n%s", rc, verbose)
 	}

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"io"
 	"io/fs"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/release/diff"
 )
@@ -21,28 +19,49 @@ const diffSchema = diff.Schema
 // errDoc makes an error a document in the format asked for: a CI reporter
 // reading check's or diff's stdout as JSON or JUnit then shows a failure
 // naming the input instead of "no results" (docs/ci.md). The one-line
-// message still goes to stderr as in text mode; errDoc records it on its
-// way there.
+// message still goes to stderr as in text mode (cli's App.report); the
+// document says the same text.
 type errDoc struct {
 	cmd    *cli.Command
 	schema string
 	format string // text, json or junit; "" until the flag is read
-	input  string // what was being read when the error came
-	errw   bytes.Buffer
-	wrote  bool // the command wrote its report
+	// input is what was being read when the error came; with named, an
+	// error that names its own file (inputOf) names it instead.
+	input string
+	named bool
+	// alias shows a temporary file as what the user named (check's
+	// compiled headers object as its --headers DIR).
+	alias map[string]string
+	wrote bool // the command wrote its report
 }
 
-// stderr is the writer the command prints its messages to: errw, recorded.
-func (d *errDoc) stderr(errw io.Writer) io.Writer { return io.MultiWriter(errw, &d.errw) }
+// at says the command is at a step whose errors are about in (a flag, a
+// spec value).
+func (d *errDoc) at(in string) { d.input, d.named = in, false }
+
+// reading says the command reads in: an error naming one file of it (a
+// header, a member, a debug file) names that file.
+func (d *errDoc) reading(in string) { d.input, d.named = in, true }
 
 // finish writes the error document when the command stops with an error
-// (status 1 or 2) in json or junit mode before writing its report.
-func (d *errDoc) finish(rc int, out io.Writer) int {
+// (status 1 or 2) in json or junit mode before writing its report, and
+// returns err.
+func (d *errDoc) finish(err error, out io.Writer) error {
+	rc := cli.StatusOf(err)
 	if rc != cli.ExitError && rc != cli.ExitUsage || d.wrote || d.format != "json" && d.format != "junit" {
-		return rc
+		return err
 	}
-	msg := d.message()
+	msg := d.cmd.Message(err)
+	if msg == "" {
+		msg = "failed with no message"
+	}
 	input := d.input
+	if d.named {
+		input = inputOf(err, input)
+	}
+	if a, ok := d.alias[input]; ok {
+		input = a
+	}
 	if input == "" {
 		input = "the command line"
 	}
@@ -56,68 +75,16 @@ func (d *errDoc) finish(rc int, out io.Writer) int {
 			Exit int `json:"exit"`
 		}{Schema: d.schema, Exit: rc}
 		doc.Error.Message, doc.Error.Input = msg, input
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(doc) // stdout is gone: the status and stderr still say it
-		return rc
+		_ = render.JSON(out, doc) // stdout is gone: the status and stderr still say it
+		return err
 	}
+	// One suite, one failed case named after the input: the same document
+	// as check's report (render's JUnit), so one reporter reads both.
 	first, _, _ := strings.Cut(msg, "\n")
-	suites := junitErrorSuites{Name: d.cmd.FullName(), Tests: 1, Failures: 1, Suites: []junitErrorSuite{{
-		Name: input, Tests: 1, Failures: 1,
-		Cases: []junitErrorCase{{Name: input, Classname: "input", Failure: junitErrorFailure{Message: first, Type: "error", Text: msg}}},
-	}}}
-	io.WriteString(out, xml.Header)
-	enc := xml.NewEncoder(out)
-	enc.Indent("", "  ")
-	_ = enc.Encode(suites)
-	io.WriteString(out, "\n")
-	return rc
-}
-
-// message is what the command printed to stderr, without the command's
-// name before it and without the usage reminder after it.
-func (d *errDoc) message() string {
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(d.errw.String()), "\n") {
-		if strings.HasPrefix(l, "usage: ") || strings.Contains(l, ": warning: ") || strings.Contains(l, ": note: ") {
-			continue
-		}
-		lines = append(lines, strings.TrimPrefix(l, d.cmd.FullName()+": "))
-	}
-	if len(lines) == 0 {
-		return "failed with no message"
-	}
-	return strings.Join(lines, "\n")
-}
-
-// The JUnit error document: one suite, one failed case named after the
-// input. The same element names as layoutcheck's report, so one reporter
-// reads both.
-type junitErrorSuites struct {
-	XMLName  xml.Name          `xml:"testsuites"`
-	Name     string            `xml:"name,attr"`
-	Tests    int               `xml:"tests,attr"`
-	Failures int               `xml:"failures,attr"`
-	Suites   []junitErrorSuite `xml:"testsuite"`
-}
-
-type junitErrorSuite struct {
-	Name     string           `xml:"name,attr"`
-	Tests    int              `xml:"tests,attr"`
-	Failures int              `xml:"failures,attr"`
-	Cases    []junitErrorCase `xml:"testcase"`
-}
-
-type junitErrorCase struct {
-	Name      string            `xml:"name,attr"`
-	Classname string            `xml:"classname,attr"`
-	Failure   junitErrorFailure `xml:"failure"`
-}
-
-type junitErrorFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
+	s := render.Suite{Name: input}
+	s.Add(render.Case{Name: input, Classname: "input", Failure: &render.Failure{Message: first, Type: "error", Text: msg}})
+	_ = render.JUnit(out, render.Suites{Name: d.cmd.FullName(), Suites: []render.Suite{s}})
+	return err
 }
 
 // inputOf is the input an error names (an elfread.InputError's file, a

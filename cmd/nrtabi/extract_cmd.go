@@ -23,15 +23,15 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "extract", Summary: "write spec TOML (a struct fragment) for structs read from a binary's DWARF",
+func extractCommand() *cli.Command {
+	return &cli.Command{Name: "extract", Summary: "write spec TOML (a struct fragment) for structs read from a binary's DWARF",
 		Synopsis: "[--struct NAME]... | --all [-j N] [--spec NAME|DIR] [-o FILE.toml] FILE | --headers DIR [--include FILE]...",
 		Example:  "extract --struct nec_version_info_t -o fragment.toml build/libnrt.so.1",
-		Run:      extractCmd})
+		Run:      extractCmd}
 }
 
-func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func extractCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", spec.Default, "the release whose struct names to use (and whose structs are extracted by default)")
 	outPath := fs.String("o", "", "write the fragment to this file (atomically) instead of stdout")
@@ -43,33 +43,33 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	jobs := fs.Int("j", elfread.DefaultJobs(), "with --all: scan the file's compilation units on N workers (the fragment is the same for every N)")
 	var dirs debugDirFlag
 	dirs.register(fs)
-	pos, rc := c.ParseAnywhere(fs, args)
-	if rc >= 0 {
-		return rc
+	pos, err := c.ParseAnywhere(fs, args)
+	if err != nil {
+		return err
 	}
 	if *jobs < 1 {
-		return c.Usagef(errw, "-j %d: the number of workers is at least 1", *jobs)
+		return c.Usagef("-j %d: the number of workers is at least 1", *jobs)
 	}
 	if *all && len(names) > 0 {
-		return c.Usagef(errw, "--all extracts every struct; give it or --struct, not both")
+		return c.Usagef("--all extracts every struct; give it or --struct, not both")
 	}
 	if *headers == "" && len(pos) != 1 {
-		if rc := extractArgOrder(c, errw, pos); rc >= 0 {
-			return rc
+		if err := extractArgOrder(c, pos); err != nil {
+			return err
 		}
 	}
 	if len(pos) != 1 && *headers == "" || len(pos) != 0 && *headers != "" {
-		return c.Usagef(errw, "name exactly one FILE, or --headers DIR")
+		return c.Usagef("name exactly one FILE, or --headers DIR")
 	}
 	if len(include) > 0 && *headers == "" {
-		return c.Usagef(errw, "--include names a header under --headers DIR; give --headers too")
+		return c.Usagef("--include names a header under --headers DIR; give --headers too")
 	}
 	sp, where, err := sf.Load()
 	if err != nil {
-		return reportSpecError(c, errw, where, err)
+		return specError(c, where, err)
 	}
 	if *headers == "" && missing(pos[0]) && specStruct(sp, pos[0]) {
-		return c.Usagef(errw, "%q is a struct of the spec, not a file; a struct is named with --struct: nrtabi extract --struct %s FILE", pos[0], pos[0])
+		return c.Usagef("%q is a struct of the spec, not a file; a struct is named with --struct: nrtabi extract --struct %s FILE", pos[0], pos[0])
 	}
 	specStructs := len(names) == 0 && !*all
 	if specStructs {
@@ -78,9 +78,9 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 	}
 	if *headers != "" {
-		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers, layoutcheck.HeaderOptions{Include: include, Spec: sp})
+		h, err := layoutcheck.CompileHeadersContext(ctx, *headers, layoutcheck.HeaderOptions{Include: include, Spec: sp})
 		if err != nil {
-			return layoutError(c, errw, err)
+			return layoutError(err)
 		}
 		defer h.Close()
 		for _, n := range h.Notes {
@@ -91,38 +91,38 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		pos = []string{h.Object}
 	}
-	opt := release.ExtractOptions{Names: names, SkipAbsent: specStructs, Spec: sp, DebugDirs: dirs.get()}
+	opt := release.ExtractOptions{Names: names, SkipAbsent: specStructs, Spec: sp, DebugDirs: dirs.get(), Fetch: cli.Debuginfod()}
 	if *all {
-		opt = release.ExtractOptions{Spec: sp, DebugDirs: dirs.get(), All: true, Jobs: *jobs}
+		opt = release.ExtractOptions{Spec: sp, DebugDirs: dirs.get(), Fetch: cli.Debuginfod(), All: true, Jobs: *jobs}
 	}
 	// A package FILE (PKG[,DEBUGPKG...] or PKG!/member) is read in memory
 	// (docs/packages.md).
 	file, err := extractArg(pos[0], &opt)
 	if err != nil {
-		return layoutError(c, errw, err)
+		return layoutError(err)
 	}
 	if *all {
-		return extractAllCmd(c, file, *outPath, out, errw, opt)
+		return extractAllCmd(ctx, c, file, *outPath, out, errw, opt)
 	}
 	var buf bytes.Buffer
 	// Structs without a spec layout (declarations, empty GNU C structs) are
 	// refused one by one: the fragment of the others is still written, the
 	// refusal goes to stderr and the exit status says not everything was.
-	done := cli.ExitOK
+	var done error
 	var refused *release.RefusedError
-	if err := release.Extract(file, &buf, opt); errors.As(err, &refused) {
-		done = c.Errorf(errw, "%v", err)
+	if err := release.ExtractContext(ctx, file, &buf, opt); errors.As(err, &refused) {
+		done = err
 	} else if err != nil {
-		return layoutError(c, errw, err)
+		return layoutError(err)
 	}
 	if *outPath == "" {
 		if _, err := out.Write(buf.Bytes()); err != nil {
-			return c.Errorf(errw, "%v", err)
+			return err
 		}
 		return done
 	}
 	if err := writeAtomic(*outPath, buf.Bytes()); err != nil {
-		return c.Errorf(errw, "%v", err)
+		return err
 	}
 	return done
 }
@@ -135,7 +135,7 @@ const extractMemoryLimit = 1536 << 20
 // several times the input's size) to the temporary file that replaces -o
 // once complete, or to stdout; what was passed over is one counted line
 // per kind on stderr (docs/nrtabi-extract.md#every-type---all).
-func extractAllCmd(c *cli.Command, path, outPath string, out, errw io.Writer, opt release.ExtractOptions) int {
+func extractAllCmd(ctx context.Context, c *cli.Command, path, outPath string, out, errw io.Writer, opt release.ExtractOptions) error {
 	var stats release.ExtractStats
 	opt.Stats = &stats
 	if os.Getenv("GOGC") == "" {
@@ -150,7 +150,7 @@ func extractAllCmd(c *cli.Command, path, outPath string, out, errw io.Writer, op
 			debug.SetMemoryLimit(extractMemoryLimit)
 		}
 	}
-	run := func(w io.Writer) error { return release.ExtractContext(context.Background(), path, w, opt) }
+	run := func(w io.Writer) error { return release.ExtractContext(ctx, path, w, opt) }
 	var err error
 	if outPath == "" {
 		err = run(out)
@@ -158,12 +158,12 @@ func extractAllCmd(c *cli.Command, path, outPath string, out, errw io.Writer, op
 		err = writeAtomicFunc(outPath, run)
 	}
 	if err != nil {
-		return layoutError(c, errw, err)
+		return layoutError(err)
 	}
 	for _, s := range stats.Skipped {
 		fmt.Fprintf(errw, "%s: %s: skipped %s\n", c.FullName(), esc.String(path), esc.String(s))
 	}
-	return cli.ExitOK
+	return nil
 }
 
 // writeAtomic replaces path only once the whole content is on disk. The

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,33 +19,33 @@ import (
 // It reads every spec from its TOML (cli.ResolveTOML), never from
 // spec/compiled, whose zcompiled.go it writes. What the tree holds is
 // gen.Tree's to say.
-func init() {
-	app.Register(&cli.Command{Name: "gen", Summary: "generate C, linker scripts and Go bindings for a release, or the whole generated tree",
+func genCommand() *cli.Command {
+	return &cli.Command{Name: "gen", Summary: "generate C, linker scripts and Go bindings for a release, or the whole generated tree",
 		Synopsis: "(--spec NAME|DIR --out DIR | --all [--out DIR] [--root DIR]) [--check]",
 		Example:  "gen --all --check",
-		Run:      genCmd})
+		Run:      genCmd}
 }
 
-func genCmd(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func genCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", "", "the one spec to generate (with --out)")
 	all := fs.Bool("all", false, "generate every embedded release and the release selector; without --out, the whole tree under the module root: "+gen.TreeSummary())
 	dest := fs.String("out", "", "output directory (with --all: the releases and the selector only)")
 	root := fs.String("root", "", "with --all and no --out: the module root (default: found above the working directory)")
 	check := fs.Bool("check", false, "write nothing; exit 1 listing every file that generating would change")
-	if rc := c.Parse(fs, args, errw); rc >= 0 {
-		return rc
+	if err := c.Parse(fs, args); err != nil {
+		return err
 	}
 	switch {
 	case *all && sf.Value != "":
-		return c.Usagef(errw, "--all generates the embedded releases; drop --spec")
+		return c.Usagef("--all generates the embedded releases; drop --spec")
 	case !*all && sf.Value == "":
-		return c.Usagef(errw, "name the spec (--spec NAME|DIR) or give --all")
+		return c.Usagef("name the spec (--spec NAME|DIR) or give --all")
 	case !*all && *dest == "":
-		return c.Usagef(errw, "--out is required with --spec")
+		return c.Usagef("--out is required with --spec")
 	case *root != "" && (!*all || *dest != ""):
-		return c.Usagef(errw, "--root names the tree --all writes without --out")
+		return c.Usagef("--root names the tree --all writes without --out")
 	}
 	log := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
@@ -57,10 +58,10 @@ func genCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		if tree && *root == "" {
 			wd, err := os.Getwd()
 			if err != nil {
-				return c.Errorf(errw, "%v", err)
+				return err
 			}
 			if *root, err = gen.FindRoot(wd); err != nil {
-				return c.Usagef(errw, "%v; or give --root DIR or --out DIR", err)
+				return c.Usagef("%v; or give --root DIR or --out DIR", err)
 			}
 		}
 	}
@@ -70,7 +71,7 @@ func genCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		if err != nil {
 			// The errors, one line each (a count when several), and no
 			// line more: the spec's own lines say what is wrong where.
-			return reportSpecError(c, errw, where, err)
+			return specError(c, where, err)
 		}
 		specs = append(specs, s)
 	}
@@ -89,34 +90,32 @@ func genCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	if r := (*gen.Refusal)(nil); errors.As(err, &r) {
 		// One line per reason, each escaped on its own: joined, the
 		// escaping would fold them into one line of literal \n.
+		e := &cli.Error{Code: cli.ExitError, Msg: fmt.Sprintf("%d reason(s) above refuse generation (docs/generator.md#stable-fields, #absent-fields)", len(r.Lines))}
 		for _, l := range r.Lines {
-			fmt.Fprintln(errw, esc.String(l))
+			e.Lines = append(e.Lines, esc.String(l))
 		}
-		return c.Errorf(errw, "%d reason(s) above refuse generation (docs/generator.md#stable-fields, #absent-fields)", len(r.Lines))
+		return e
 	}
 	if err != nil {
-		return c.Errorf(errw, "%v", err)
+		return err
 	}
 	if *check {
 		var bad []string
 		for _, r := range results {
 			bad = append(bad, gen.Check(r.Dir, r.Files)...)
 		}
-		for _, b := range bad {
-			fmt.Fprintln(errw, b)
-		}
 		if len(bad) > 0 {
-			return c.Errorf(errw, "%d generated file(s) out of date: run 'make generate' and commit the result", len(bad))
+			return &cli.Error{Code: cli.ExitError, Lines: bad, Msg: fmt.Sprintf("%d generated file(s) out of date: run 'make generate' and commit the result", len(bad))}
 		}
 		fmt.Fprintln(out, "generated files are up to date")
-		return cli.ExitOK
+		return nil
 	}
 	for _, r := range results {
 		if err := gen.Write(r.Dir, r.Files); err != nil {
-			return c.Errorf(errw, "%v", err)
+			return err
 		}
 		log.Info("generated", "dir", r.Dir, "files", len(r.Files))
 		fmt.Fprintf(out, "%s: %d files\n", r.Dir, len(r.Files))
 	}
-	return cli.ExitOK
+	return nil
 }

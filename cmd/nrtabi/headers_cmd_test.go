@@ -39,7 +39,7 @@ func TestHeadersCommands(t *testing.T) {
 		"! nrt_instance_info_t.family: type int32_t, spec u32 (field retyped) [type, incompatible]",
 		"~ enc_neuron_device_info_t.histogram_config: type renamed enc_histogram_config_t -> nec_histogram_cfg_t",
 		"OK           nec_version_info_t",
-		"verdict: INCOMPATIBLE: 1 incompatible and 3 compatible change(s) (exit 12)", // each fact once (issue 25): the six members found in the renamed type's opaque range are under its rename
+		"verdict: INCOMPATIBLE: 1 incompatible and 3 compatible change(s) (exit 12)", // each fact once (docs/layoutcheck.md#one-grading): the six members found in the renamed type's opaque range are under its rename
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("check --headers output lacks %q:\n%s", want, out)

@@ -105,7 +105,7 @@ func TestCheckCLIExitBitsAndJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
-	// One fact (issue 25): at enc_nccl_comm_node, which defines the field,
+	// One fact (docs/layoutcheck.md#one-grading): at enc_nccl_comm_node, which defines the field,
 	// embedded in enc_glb_comm.
 	if rep.Schema != "nrtabi.layoutcheck/2" || rep.Exit != 4 || len(rep.Findings) != 1 {
 		t.Fatalf("JSON report: %+v", rep)

@@ -19,26 +19,35 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"io"
-	"os"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 )
 
-var app = func() *cli.App {
-	a := cli.NewApp("nrtabi", "the libnrt <-> libnccom boundary's spec: validate, generate, check binaries, derive and compare releases")
+// newApp lists the commands, their Run funcs one file each (check_cmd.go,
+// diff_cmd.go, ...). It is made when main runs, not at start-up: no command
+// registers itself.
+func newApp() *cli.App {
+	a := cli.NewApp("nrtabi", "the libnrt <-> libnccom boundary's spec: validate, generate, check binaries, derive and compare releases",
+		specValidateCommand(), specShowCommand(), genCommand(), checkCommand(), showCommand(),
+		extractCommand(), diffCommand(), releaseNewCommand())
 	// A mapped input truncated during the run is named in one line
 	// (elfread's fault.go), not a crash.
 	a.Fault = elfread.FaultError
 	return a
-}()
+}
 
-func main() { os.Exit(app.Run(os.Args[1:], os.Stdout, os.Stderr)) }
+// main runs the command under the one context of the process, which an
+// interrupt ends (cli.Main).
+func main() { cli.Main(newApp()) }
 
-// run is app.Run, for the tests.
-func run(args []string, out, errw io.Writer) int { return app.Run(args, out, errw) }
+// run is the app's Run, for the tests.
+func run(args []string, out, errw io.Writer) int {
+	return newApp().Run(context.Background(), args, out, errw)
+}
 
 // debugDirFlag is --debug-dir, shared by every command that reads DWARF.
 type debugDirFlag struct{ dirs cli.ListFlag }

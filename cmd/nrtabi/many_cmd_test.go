@@ -127,7 +127,7 @@ func buildManyCorpus() (manyCorpus, error) {
 	return c, nil
 }
 
-// TestManyInputsDeterministic is issue 28's test: -j 1 and -j 8 give
+// TestManyInputsDeterministic (docs/nrtabi-check.md#many-inputs): -j 1 and -j 8 give
 // byte-identical text, JSON and JUnit over a multi-file corpus, with the
 // same exit status. The first input is the slowest, so at -j 8 the others
 // finish before it: a merge in completion order fails here (checked by
@@ -290,7 +290,7 @@ func TestManyInputsFail(t *testing.T) {
 // BenchmarkCheckMany is the parallel check over the corpus plus 8 objects
 // of 20000 structs each and none of the spec's (1.7 MiB of .debug_info
 // each: the whole of it is scanned to find them absent), at -j 1 and -j 2
-// (issue 28 item 5); compare the two ns/op.
+// (docs/nrtabi-check.md#many-inputs); compare the two ns/op.
 func BenchmarkCheckMany(b *testing.B) {
 	c := loadManyCorpus(b)
 	dir := b.TempDir()

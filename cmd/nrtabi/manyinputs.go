@@ -34,7 +34,8 @@ func (m *manyFlags) check() error {
 
 // expand turns FILE and DIR arguments into the run's inputs; packages and
 // archives, named or met in a walk, into their ELF members read in memory,
-// paired with the debug packages of the run (packages.go; issue 28 item 2).
+// paired with the debug packages of the run (packages.go;
+// docs/packages.md#debug-packages).
 func (m *manyFlags) expand(args []string) ([]inputs.Input, error) {
 	return expandPackages(args, inputs.Options{NonELF: m.nonELF})
 }

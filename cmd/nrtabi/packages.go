@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nrtabi/nrtabi/internal/cli"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/readers/inputs"
 	"github.com/nrtabi/nrtabi/readers/pkgfile"
@@ -120,7 +121,7 @@ func diffSide(base *spec.Spec, name string, files, debugDirs []string) (*release
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%s: no ELF file outside %s in it; name the package holding the libraries, beside its debug package", strings.Join(files, ","), pkgfile.DebugDir)
 	}
-	opt := release.ObserveOptions{DebugDirs: debugDirs, Open: func(n string) (*elfread.File, error) {
+	opt := release.ObserveOptions{DebugDirs: debugDirs, Fetch: cli.Debuginfod(), Open: func(n string) (*elfread.File, error) {
 		if in, ok := byName[n]; ok {
 			return in.Open()
 		}

@@ -18,15 +18,15 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "release new", Summary: "make spec/NAME from an old release and what the new binaries show",
+func releaseNewCommand() *cli.Command {
+	return &cli.Command{Name: "release new", Summary: "make spec/NAME from an old release and what the new binaries show",
 		Synopsis: "--name NEW [--spec NAME|DIR] [-o DIR] [--force] [--runtime-version V] [--collectives-version V] (--binary FILE [--binary FILE]... | --headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS])",
 		Example:  "release new --spec 2.31.24 --name 2.32.0 --binary libnrt.so.1,libnccom.so.2",
-		Run:      releaseNew})
+		Run:      releaseNew}
 }
 
-func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func releaseNew(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	var from cli.SpecFlag
 	from.Register(fs, "spec", spec.Default, "the release the new one derives from")
 	name := fs.String("name", "", "the new release's name")
@@ -43,30 +43,30 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	fs.Var(&bins, "binary", "a binary of the new release (repeatable, or a comma list): libnrt, libnccom, the net plugin (libnccom-net.so, or any file exporting ncclNetPlugin_v* tables), or any object with their DWARF")
 	var dbg debugDirFlag
 	dbg.register(fs)
-	if rc := c.Parse(fs, args, errw); rc >= 0 {
-		return rc
+	if err := c.Parse(fs, args); err != nil {
+		return err
 	}
 	switch {
 	case *name == "":
-		return c.Usagef(errw, "--name is required")
+		return c.Usagef("--name is required")
 	case len(bins) == 0 && *headers == "":
-		return c.Usagef(errw, "name the new release's binaries (--binary) or headers (--headers)")
+		return c.Usagef("name the new release's binaries (--binary) or headers (--headers)")
 	case cf.given() && *headers == "":
-		return c.Usagef(errw, "--include, -I and --cflags are how the headers under --headers DIR are compiled; give --headers too")
+		return c.Usagef("--include, -I and --cflags are how the headers under --headers DIR are compiled; give --headers too")
 	}
 	if p := releaseNameProblem(*name); p != "" {
-		return c.Usagef(errw, "--name %q: %s", *name, p)
+		return c.Usagef("--name %q: %s", *name, p)
 	}
 	for _, v := range []struct{ flag, v string }{{"--runtime-version", id.RuntimeVersion}, {"--collectives-version", id.CollectivesVersion}} {
 		if p := spec.VersionProblem(v.v); v.v != "" && p != "" {
-			return c.Usagef(errw, "%s %q: %s", v.flag, v.v, p)
+			return c.Usagef("%s %q: %s", v.flag, v.v, p)
 		}
 	}
 	// The release lands in the checkout's spec/NAME wherever the command
 	// runs from, or exactly where -o says (docs/nrtabi-release-new.md).
 	dest, root := *outDir, ""
 	if dest != "" && filepath.Base(filepath.Clean(dest)) != *name {
-		return c.Usagef(errw, "-o %s: a release directory is named after the release; end it in /%s", dest, *name)
+		return c.Usagef("-o %s: a release directory is named after the release; end it in /%s", dest, *name)
 	}
 	if dest == "" {
 		wd, err := os.Getwd()
@@ -75,28 +75,28 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		}
 		var nc *gen.NotCheckoutError
 		if errors.As(err, &nc) {
-			return c.Usagef(errw, "%v; run it inside a checkout to write spec/%s there, or give -o DIR", err, *name)
+			return c.Usagef("%v; run it inside a checkout to write spec/%s there, or give -o DIR", err, *name)
 		}
 		if err != nil {
-			return c.Errorf(errw, "%v", err)
+			return err
 		}
 		dest = filepath.Join(root, "spec", *name)
 	}
 	if p := releaseTagCollision(*name, filepath.Dir(dest)); p != "" {
-		return c.Usagef(errw, "--name %q: %s", *name, p)
+		return c.Usagef("--name %q: %s", *name, p)
 	}
 	if err := release.CheckDest(dest, release.WriteOptions{Force: *force}); err != nil {
-		return c.Errorf(errw, "%v", err)
+		return err
 	}
 	base, where, err := from.Load()
 	if err != nil {
-		return reportSpecError(c, errw, where, err)
+		return specError(c, where, err)
 	}
 	label := map[string]string{}
 	if *headers != "" {
-		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers, cf.options(base))
+		h, err := layoutcheck.CompileHeadersContext(ctx, *headers, cf.options(base))
 		if err != nil {
-			return layoutError(c, errw, err)
+			return layoutError(err)
 		}
 		defer h.Close()
 		for _, n := range h.Notes {
@@ -114,7 +114,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 		err = rel.Write(dest, release.WriteOptions{Force: *force})
 	}
 	if err != nil {
-		return reportSpecError(c, errw, dest, err)
+		return specError(c, dest, err)
 	}
 	for _, in := range obs.Inputs {
 		if l, ok := label[in.Path]; ok {
@@ -136,7 +136,7 @@ func releaseNew(c *cli.Command, args []string, out, errw io.Writer) int {
 	r.Quoted = true // release new's own exit status is 0: it wrote the release
 	r.WriteText(out)
 	printNext(out, dest, root, base.Release.Name, *name)
-	return cli.ExitOK
+	return nil
 }
 
 // releaseNameProblem says why name cannot be a release's name ("" when it
@@ -238,7 +238,7 @@ func orNone(s string) string {
 // versions the user states. (diff's sides, which may be packages, go
 // through diffSide.)
 func newReleaseWith(base *spec.Spec, name string, bins, debugDirs []string, root string, id release.Identity) (*release.Release, *release.Observed, error) {
-	obs, err := release.Observe(bins, base, release.ObserveOptions{DebugDirs: debugDirs})
+	obs, err := release.Observe(bins, base, release.ObserveOptions{DebugDirs: debugDirs, Fetch: cli.Debuginfod()})
 	if err != nil {
 		return nil, nil, err
 	}

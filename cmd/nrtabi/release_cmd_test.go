@@ -62,7 +62,7 @@ func TestReleaseNewAndBinaryDiff(t *testing.T) {
 	}
 }
 
-// TestReleaseNewFromSubdirectory is issue 24 item 5: run from a
+// TestReleaseNewFromSubdirectory (docs/nrtabi-release-new.md): run from a
 // subdirectory of a checkout, release new writes spec/NAME at the module
 // root (nothing where it runs), and every nrtabi line it prints as "next"
 // runs as printed, with the release found by name on disk (as an installed

@@ -12,16 +12,16 @@ import (
 	"github.com/nrtabi/nrtabi/layoutcheck"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "show", Summary: "print a struct's DWARF layout pahole-style with the spec's expectation beside each member",
+func showCommand() *cli.Command {
+	return &cli.Command{Name: "show", Summary: "print a struct's DWARF layout pahole-style with the spec's expectation beside each member",
 		Synopsis: "STRUCT FILE|DIR... | --headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS] STRUCT [--spec NAME|DIR [--base NAME|DIR]] [--debug-dir DIR]... [--c] [-j N] [--non-elf skip|fail]",
 		Example:  "show nec_version_info_t build/libnrt.so.1",
 		Exits:    "0 printed and matching the spec (or not described by it; always with --c), 4 compatible differences, 8 incompatible differences, 12 both (over many inputs, the bits of all), 1 error (struct not found, in no input of many, unreadable input), 2 usage error",
-		Run:      showCmd})
+		Run:      showCmd}
 }
 
-func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func showCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	var lf layoutFlags
 	lf.register(fs)
 	asC := fs.Bool("c", false, "print the struct and the types it needs as C that compiles, with _Static_asserts of its size and every member's offset and size")
@@ -32,50 +32,50 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	dirs.register(fs)
 	var many manyFlags
 	many.register(fs)
-	pos, rc := c.ParseAnywhere(fs, args)
-	if rc >= 0 {
-		return rc
+	pos, err := c.ParseAnywhere(fs, args)
+	if err != nil {
+		return err
 	}
 	if err := many.check(); err != nil {
-		return c.Usagef(errw, "%v", err)
+		return c.Usagef("%v", err)
 	}
 	if cf.given() && *headers == "" {
-		return c.Usagef(errw, "--include, -I and --cflags are how the headers under --headers DIR are compiled; give --headers too")
+		return c.Usagef("--include, -I and --cflags are how the headers under --headers DIR are compiled; give --headers too")
 	}
 	if *headers != "" {
 		if len(pos) != 1 {
-			return c.Usagef(errw, "with --headers DIR, want one STRUCT, e.g. nrtabi show --headers /opt/aws/neuron/include nec_version_info_t")
+			return c.Usagef("with --headers DIR, want one STRUCT, e.g. nrtabi show --headers /opt/aws/neuron/include nec_version_info_t")
 		}
 	} else {
 		if len(pos) < 2 {
-			return c.Usagef(errw, "want STRUCT FILE (or STRUCT FILE|DIR...), e.g. nrtabi show nec_version_info_t libnrt.so.1")
+			return c.Usagef("want STRUCT FILE (or STRUCT FILE|DIR...), e.g. nrtabi show nec_version_info_t libnrt.so.1")
 		}
-		if rc := showArgOrder(c, errw, pos); rc >= 0 {
-			return rc
+		if err := showArgOrder(c, pos); err != nil {
+			return err
 		}
 		if len(pos) > 2 || isDir(pos[1]) || isPackage(pos[1]) {
 			if *asC {
-				return c.Usagef(errw, "--c prints one struct of one FILE as C that compiles; name one ELF FILE (not %d inputs, a directory or a package)", len(pos)-1)
+				return c.Usagef("--c prints one struct of one FILE as C that compiles; name one ELF FILE (not %d inputs, a directory or a package)", len(pos)-1)
 			}
 			_, structs, where, err := lf.load()
 			if err != nil {
-				return reportSpecError(c, errw, where, err)
+				return specError(c, where, err)
 			}
-			return showMany(c, pos[0], pos[1:], &many, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get()}, out, errw)
+			return showMany(c, pos[0], pos[1:], &many, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get(), Fetch: cli.Debuginfod()}, out)
 		}
 	}
 	_, structs, where, err := lf.load()
 	if err != nil {
-		return reportSpecError(c, errw, where, err)
+		return specError(c, where, err)
 	}
 	name, file := pos[0], ""
 	if *headers != "" {
 		// The same header machinery as check --headers: the spec's structs
 		// decide which headers must compile (docs/layoutcheck.md#headers-as-input).
-		h, err := layoutcheck.CompileHeadersContext(context.Background(), *headers,
+		h, err := layoutcheck.CompileHeadersContext(ctx, *headers,
 			cf.options(structs))
-		if code := layoutError(c, errw, err); code >= 0 {
-			return code
+		if err != nil {
+			return layoutError(err)
 		}
 		defer h.Close()
 		for _, w := range h.Warnings {
@@ -86,35 +86,35 @@ func showCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 		file = pos[1]
 	}
 	if *asC {
-		_, err := layoutcheck.Show(file, name, layoutcheck.ShowOptions{DebugDirs: dirs.get(), C: true}, out)
-		if code := layoutError(c, errw, err); code >= 0 {
-			return code
+		_, err := layoutcheck.Show(file, name, layoutcheck.ShowOptions{DebugDirs: dirs.get(), Fetch: cli.Debuginfod(), C: true}, out)
+		if err != nil {
+			return layoutError(err)
 		}
-		return cli.ExitOK
+		return nil
 	}
-	res, err := layoutcheck.Show(file, name, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get()}, out)
-	if code := layoutError(c, errw, err); code >= 0 {
-		return code
+	res, err := layoutcheck.Show(file, name, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get(), Fetch: cli.Debuginfod()}, out)
+	if err != nil {
+		return layoutError(err)
 	}
 	exit := 0
 	for _, f := range res.Findings {
 		exit |= int(f.Severity)
 	}
-	return exit
+	return cli.Exit(exit)
 }
 
 // showMany is show over many inputs (docs/nrtabi-show.md#many-inputs): each
 // input's layout under its name, in input order whatever -j; the inputs
 // whose DWARF lacks the struct are named in their place; the status is the
 // bits of all, or 1 when no input has the struct.
-func showMany(c *cli.Command, name string, args []string, many *manyFlags, opt layoutcheck.ShowOptions, out, errw io.Writer) int {
+func showMany(c *cli.Command, name string, args []string, many *manyFlags, opt layoutcheck.ShowOptions, out io.Writer) error {
 	ins, err := many.expand(args)
 	if err != nil {
-		return c.Errorf(errw, "%v", err)
+		return err
 	}
 	outs, err := layoutcheck.ShowMany(ins, name, opt, many.jobs)
-	if code := layoutError(c, errw, err); code >= 0 {
-		return code
+	if err != nil {
+		return layoutError(err)
 	}
 	exit, found, read := 0, 0, 0
 	var skipped []string
@@ -145,9 +145,9 @@ func showMany(c *cli.Command, name string, args []string, many *manyFlags, opt l
 	}
 	fmt.Fprintf(out, "%s: found in %d of %d inputs read\n", esc.String(name), found, read)
 	if found == 0 {
-		return c.Errorf(errw, "no struct %s in any of the %d inputs read from %s", name, read, strings.Join(args, ", "))
+		return c.Errorf("no struct %s in any of the %d inputs read from %s", name, read, strings.Join(args, ", "))
 	}
-	return exit
+	return cli.Exit(exit)
 }
 
 // isDir says whether path names a directory (following a link).

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,95 +9,98 @@ import (
 	"text/tabwriter"
 
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-func init() {
-	app.Register(&cli.Command{Name: "spec validate", Summary: "validate a release spec; print its counts or every error at file:line:col",
-		Synopsis: "[--spec NAME|DIR | NAME|DIR]", Example: "spec validate 2.32.0-synthetic", Run: specValidate})
-	app.Register(&cli.Command{Name: "spec show", Summary: "print a release spec as text or JSON",
-		Synopsis: "[--spec NAME|DIR | NAME|DIR] [--format text|json]", Example: "spec show --spec spec/2.31.24 --format json", Run: specShow})
+func specValidateCommand() *cli.Command {
+	return &cli.Command{Name: "spec validate", Summary: "validate a release spec; print its counts or every error at file:line:col",
+		Synopsis: "[--spec NAME|DIR | NAME|DIR]", Example: "spec validate 2.32.0-synthetic", Run: specValidate}
+}
+
+func specShowCommand() *cli.Command {
+	return &cli.Command{Name: "spec show", Summary: "print a release spec as text or JSON",
+		Synopsis: "[--spec NAME|DIR | NAME|DIR] [--format text|json]", Example: "spec show --spec spec/2.31.24 --format json", Run: specShow}
 }
 
 // specArg parses a spec command's flags and its one optional positional
 // spec (the same resolver as --spec; giving both is a usage error).
-func specArg(c *cli.Command, fs *flag.FlagSet, sf *cli.SpecFlag, args []string, errw io.Writer) int {
-	pos, rc := c.ParseAnywhere(fs, args)
-	if rc >= 0 {
-		return rc
+func specArg(c *cli.Command, fs *flag.FlagSet, sf *cli.SpecFlag, args []string) error {
+	pos, err := c.ParseAnywhere(fs, args)
+	if err != nil {
+		return err
 	}
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "spec" })
 	switch {
 	case len(pos) > 1:
-		return c.Usagef(errw, "unexpected argument %q: name one spec", pos[1])
+		return c.Usagef("unexpected argument %q: name one spec", pos[1])
 	case len(pos) == 1 && set:
-		return c.Usagef(errw, "the spec is named twice (--spec %s and %q): give one", sf.Value, pos[0])
+		return c.Usagef("the spec is named twice (--spec %s and %q): give one", sf.Value, pos[0])
 	case len(pos) == 1:
 		sf.Value = pos[0]
 	}
-	return -1
+	return nil
 }
 
-func specValidate(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func specValidate(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", spec.Default, "the spec to validate")
-	if rc := specArg(c, fs, &sf, args, errw); rc >= 0 {
-		return rc
+	if err := specArg(c, fs, &sf, args); err != nil {
+		return err
 	}
 	s, where, err := sf.Load()
 	if err != nil {
-		return reportSpecError(c, errw, where, err)
+		return specError(c, where, err)
 	}
 	fmt.Fprintf(out, "%s: valid\n", where)
 	fmt.Fprint(out, cli.SpecSummary(s))
-	return cli.ExitOK
+	return nil
 }
 
-// reportSpecError prints every error of a failed load and returns
-// ExitError; a spec value that names nothing is a usage error.
-func reportSpecError(c *cli.Command, errw io.Writer, where string, err error) int {
+// specError is the error of a failed load: every error of the spec at
+// its file:line:col (and their count), exit 1; a spec value that names
+// nothing is a usage error.
+func specError(c *cli.Command, where string, err error) error {
 	var errs spec.Errors
 	if errors.As(err, &errs) {
-		fmt.Fprintln(errw, errs.Error())
+		lines := []string{errs.Error()}
 		if len(errs) > 1 { // one error is its own line: it names file:line:col
-			fmt.Fprintf(errw, "%s: %d error(s)\n", where, len(errs))
+			lines = append(lines, fmt.Sprintf("%s: %d error(s)", where, len(errs)))
 		}
-		return cli.ExitError
+		return cli.Lines(cli.ExitError, err, lines...)
 	}
 	var ne *cli.NameError
 	if errors.As(err, &ne) {
-		return c.Usagef(errw, "%v", err)
+		return c.Usagef("%v", err)
 	}
-	return c.Errorf(errw, "%v", err)
+	return err
 }
 
-func specShow(c *cli.Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
+func specShow(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
 	var sf cli.SpecFlag
 	sf.Register(fs, "spec", spec.Default, "the spec to show")
 	format := fs.String("format", "text", "output format: text or json")
-	if rc := specArg(c, fs, &sf, args, errw); rc >= 0 {
-		return rc
+	if err := specArg(c, fs, &sf, args); err != nil {
+		return err
 	}
 	if *format != "text" && *format != "json" {
-		return c.Usagef(errw, "--format %q: use text or json", *format)
+		return c.Usagef("--format %q: use text or json", *format)
 	}
 	s, where, err := sf.Load()
 	if err != nil {
-		return reportSpecError(c, errw, where, err)
+		return specError(c, where, err)
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s.View()); err != nil {
-			return c.Errorf(errw, "%v", err)
+		if err := render.JSON(out, s.View()); err != nil {
+			return err
 		}
-		return cli.ExitOK
+		return nil
 	}
 	showText(out, s)
-	return cli.ExitOK
+	return nil
 }
 
 func showText(out io.Writer, s *spec.Spec) {

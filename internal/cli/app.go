@@ -1,17 +1,25 @@
 // Package cli is the command-line plumbing shared by nrtabi's two binaries
 // (cmd/nrtabi, pure Go, and cmd/nrtabi-runtime, which links the cgo
-// runtime): the command registry with its help, exit statuses, the one list
-// flag type and the one way to name a spec (--spec NAME|DIR).
+// runtime), one shape for both: main lists the commands (NewApp) and hands
+// them to Main, which makes the one context an interrupt ends and passes it
+// to the command as a parameter; a command returns an error, which
+// App.report alone prints and maps to the exit status (errors.go). Also
+// the help, the one list flag type, the one way to name a spec
+// (--spec NAME|DIR), and the debuginfod hook of the debug lookup.
 package cli
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/nrtabi/nrtabi/internal/esc"
 )
@@ -24,7 +32,7 @@ const (
 )
 
 // Command is one subcommand. Multi-word commands ("spec validate") are
-// registered under their full name; their first word is a group.
+// listed under their full name; their first word is a group.
 type Command struct {
 	Name     string
 	Summary  string
@@ -33,8 +41,12 @@ type Command struct {
 	// Exits lists the exit statuses, for -h; empty is the shared three
 	// (ExitOK, ExitError, ExitUsage).
 	Exits string
-	Run   func(c *Command, args []string, out, errw io.Writer) int
-	app   *App
+	// Run runs the command under ctx, which an interrupt (SIGINT, SIGTERM)
+	// ends: what waits (a child process, a download, a scan) stops with it.
+	// Its error is the exit status and the message (App.report, errors.go):
+	// nil is 0.
+	Run func(ctx context.Context, c *Command, args []string, out, errw io.Writer) error
+	app *App
 }
 
 // App is one binary's set of commands.
@@ -49,16 +61,23 @@ type App struct {
 	commands map[string]*Command
 }
 
-// NewApp returns an App with the "version" command registered.
-func NewApp(name, about string) *App {
-	a := &App{Name: name, About: about, commands: map[string]*Command{}}
-	a.Register(&Command{Name: "version", Summary: "print the module version and the embedded spec releases",
+// NewApp returns the App of these commands and "version". The list is
+// explicit, made in main when the binary runs: nothing registers itself
+// at start-up.
+func NewApp(name, about string, cmds ...*Command) *App {
+	a := &App{Name: name, About: about, commands: make(map[string]*Command, len(cmds)+1)}
+	a.add(&Command{Name: "version", Summary: "print the module version and the embedded spec releases",
 		Example: "version", Run: versionCmd})
+	for _, c := range cmds {
+		if _, dup := a.commands[c.Name]; dup {
+			panic("cli: two commands named " + c.Name) // a bug in main's list
+		}
+		a.add(c)
+	}
 	return a
 }
 
-// Register adds a command.
-func (a *App) Register(c *Command) {
+func (a *App) add(c *Command) {
 	if c.Synopsis == "" && c.Name != "version" {
 		c.Synopsis = "[flags]"
 	}
@@ -66,7 +85,20 @@ func (a *App) Register(c *Command) {
 	a.commands[c.Name] = c
 }
 
-// Names lists every registered command, sorted.
+// Main runs the binary: the command the arguments name, under the one
+// context of the process, which SIGINT or SIGTERM ends (the command's child
+// processes are killed with their groups, a download or scan stops); a
+// second interrupt ends the process at once. It exits with the command's
+// status.
+func Main(a *App) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop) // the next interrupt has its default effect
+	rc := a.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(rc)
+}
+
+// Names lists every command, sorted.
 func (a *App) Names() []string {
 	names := make([]string, 0, len(a.commands))
 	for n := range a.commands {
@@ -89,8 +121,8 @@ func (a *App) Groups() []string {
 	return out
 }
 
-// Run runs the command named by the first words of args.
-func (a *App) Run(args []string, out, errw io.Writer) int {
+// Run runs the command named by the first words of args under ctx.
+func (a *App) Run(ctx context.Context, args []string, out, errw io.Writer) int {
 	if len(args) == 0 {
 		a.usage(errw)
 		return ExitUsage
@@ -100,15 +132,15 @@ func (a *App) Run(args []string, out, errw io.Writer) int {
 		return ExitOK
 	}
 	if args[0] == "--version" || args[0] == "-version" || args[0] == "-V" {
-		return a.runGuarded(a.commands["version"], args[1:], out, errw)
+		return a.runGuarded(ctx, a.commands["version"], args[1:], out, errw)
 	}
 	if args[0] == "help" {
-		return a.help(args[1:], out, errw)
+		return a.help(ctx, args[1:], out, errw)
 	}
-	// Longest registered prefix wins: "spec validate" before "spec".
+	// Longest listed prefix wins: "spec validate" before "spec".
 	for n := min(len(args), 2); n > 0; n-- {
 		if c, ok := a.commands[strings.Join(args[:n], " ")]; ok {
-			return a.runGuarded(c, args[n:], out, errw)
+			return a.runGuarded(ctx, c, args[n:], out, errw)
 		}
 	}
 	if a.isGroup(args[0]) {
@@ -161,10 +193,10 @@ func (a *App) groupWords(group string) []string {
 }
 
 // help answers "help CMD" and "help GROUP" on out.
-func (a *App) help(args []string, out, errw io.Writer) int {
+func (a *App) help(ctx context.Context, args []string, out, errw io.Writer) int {
 	name := strings.Join(args, " ")
 	if c, ok := a.commands[name]; ok {
-		return a.runGuarded(c, []string{"-h"}, out, out)
+		return a.runGuarded(ctx, c, []string{"-h"}, out, out)
 	}
 	if len(args) == 1 && a.isGroup(args[0]) {
 		a.groupUsage(out, args[0])
@@ -191,7 +223,7 @@ func (a *App) isGroup(w string) bool {
 // testing.Testing(), whose package a command would otherwise link and init.
 var underTest = strings.HasSuffix(os.Args[0], ".test")
 
-func (a *App) runGuarded(c *Command, args []string, out, errw io.Writer) (rc int) {
+func (a *App) runGuarded(ctx context.Context, c *Command, args []string, out, errw io.Writer) (rc int) {
 	// Commands read their inputs on this goroutine only: a fault in a
 	// mapped input becomes a panic here instead of a crash (see App.Fault).
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -211,7 +243,7 @@ func (a *App) runGuarded(c *Command, args []string, out, errw io.Writer) (rc int
 			rc = ExitError
 		}
 	}()
-	return c.Run(c, args, out, errw)
+	return a.report(c, c.Run(ctx, c, args, out, errw), errw)
 }
 
 func (a *App) usage(w io.Writer) {
@@ -244,11 +276,17 @@ func (a *App) list(w io.Writer, prefix string) {
 func (c *Command) FullName() string { return c.app.Name + " " + c.Name }
 
 // Flags makes the command's FlagSet: it reports errors instead of exiting,
-// and -h prints the synopsis, the summary, the flags and the example.
-func (c *Command) Flags(errw io.Writer) *flag.FlagSet {
+// and -h prints the synopsis, the summary, the flags and the example to out
+// (help is the answer asked for, so it is stdout and exit 0); the set's
+// output, for the notes of its flags, is errw.
+func (c *Command) Flags(out, errw io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.FullName(), flag.ContinueOnError)
 	fs.SetOutput(errw)
-	fs.Usage = func() { c.PrintUsage(fs) }
+	fs.Usage = func() {
+		fs.SetOutput(out)
+		c.PrintUsage(fs)
+		fs.SetOutput(errw)
+	}
 	return fs
 }
 
@@ -277,51 +315,48 @@ func (c *Command) ExitStatuses() string {
 // SharedExits are the statuses every command may return.
 const SharedExits = "0 success, 1 error (bad input or a failure), 2 usage error"
 
-// Usagef prints a one-line usage error and the synopsis, and returns
-// ExitUsage. The message is escaped (package esc): it may carry names and
+// Usagef is a usage error: one line, then the synopsis, and exit 2. The
+// message is escaped when printed (package esc): it may carry names and
 // bytes from the inputs.
-func (c *Command) Usagef(errw io.Writer, format string, args ...any) int {
-	fmt.Fprintf(errw, "%s: %s\nusage: %s %s (run '%s help %s')\n", c.FullName(), esc.String(fmt.Sprintf(format, args...)), c.FullName(), c.Synopsis, c.app.Name, c.Name)
-	return ExitUsage
+func (c *Command) Usagef(format string, args ...any) error {
+	return &Error{Code: ExitUsage, Msg: fmt.Sprintf(format, args...), usage: true}
 }
 
-// Errorf prints a one-line error and returns ExitError. The message is
-// escaped (package esc): it may carry names and bytes from the inputs, and
-// stays one line whatever they hold. It prints rather than returns, so
-// callers format an error with %v: the chain ends here.
-func (c *Command) Errorf(errw io.Writer, format string, args ...any) int {
-	fmt.Fprintf(errw, "%s: %s\n", c.FullName(), esc.String(fmt.Sprintf(format, args...)))
-	return ExitError
+// Errorf is an error of the input or the tool: one line, exit 1. %w wraps
+// as fmt.Errorf does, so the input an error names (inputOf) is still found.
+func (c *Command) Errorf(format string, args ...any) error {
+	e := fmt.Errorf(format, args...)
+	return &Error{Code: ExitError, Msg: e.Error(), err: errors.Unwrap(e)}
 }
 
 // Parse parses flags that must all come before any argument; any argument
-// left is a usage error. It returns the exit status to stop with, or -1 to
-// go on.
-func (c *Command) Parse(fs *flag.FlagSet, args []string, errw io.Writer) int {
-	if rc := c.parse(fs, args); rc >= 0 {
-		return rc
+// left is a usage error. A non-nil error stops the command (Stopped: -h
+// was answered).
+func (c *Command) Parse(fs *flag.FlagSet, args []string) error {
+	if err := c.parse(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return c.Usagef(errw, "unexpected argument %q", fs.Arg(0))
+		return c.Usagef("unexpected argument %q", fs.Arg(0))
 	}
-	return -1
+	return nil
 }
 
 // ParseAnywhere parses flags that may follow positional arguments
-// ("nrtabi show NAME FILE --spec R"). It returns the positional arguments
-// and the exit status to stop with (-1 to go on); "--" ends the flags.
-func (c *Command) ParseAnywhere(fs *flag.FlagSet, args []string) ([]string, int) {
+// ("nrtabi show NAME FILE --spec R"). It returns the positional arguments,
+// or the error to stop with; "--" ends the flags.
+func (c *Command) ParseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if rc := c.parse(fs, args); rc >= 0 {
-			return nil, rc
+		if err := c.parse(fs, args); err != nil {
+			return nil, err
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, -1
+			return pos, nil
 		}
 		if rest[0] == "--" {
-			return append(pos, rest[1:]...), -1
+			return append(pos, rest[1:]...), nil
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
@@ -331,7 +366,7 @@ func (c *Command) ParseAnywhere(fs *flag.FlagSet, args []string) ([]string, int)
 // parse parses flags with Go's flag package, but answers a wrong flag in
 // one line naming the nearest valid one (docs/nrtabi.md#description), not
 // with the package's message and the whole usage.
-func (c *Command) parse(fs *flag.FlagSet, args []string) int {
+func (c *Command) parse(fs *flag.FlagSet, args []string) error {
 	w, usage := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -340,13 +375,12 @@ func (c *Command) parse(fs *flag.FlagSet, args []string) int {
 	fs.Usage = usage
 	switch {
 	case err == nil:
-		return -1
+		return nil
 	case err == flag.ErrHelp:
 		usage()
-		return ExitOK
+		return Stopped
 	}
-	fmt.Fprintln(w, esc.String(c.flagError(fs, args, err)))
-	return ExitUsage
+	return &Error{Code: ExitUsage, Lines: []string{esc.String(c.flagError(fs, args, err))}}
 }
 
 // flagError is the one line for a flag the package refused.

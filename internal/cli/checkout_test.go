@@ -38,7 +38,7 @@ func fakeCheckout(t *testing.T, releases ...string) string {
 // from any directory of a checkout, a bare name finds the checkout's
 // spec/NAME; one identical to the embedded release is read as embedded; one
 // that differs shadows it, with a note; a release only the checkout holds
-// is found (the installed-binary case of issue 24).
+// is found (the case of an installed binary).
 func TestLocateCheckout(t *testing.T) {
 	root := fakeCheckout(t, "2.31.24", "2.32.0-synthetic")
 	t.Chdir(filepath.Join(root, "runtime", "deep"))

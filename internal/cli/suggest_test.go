@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strings"
 	"testing"
@@ -15,14 +16,10 @@ func FuzzUnknownWords(f *testing.F) {
 	for _, s := range []string{"chekc", "--formt", "-V", "spec", "\x1b[31mred", "a\nb", strings.Repeat("x", 300), "\xff\xfe", "--", "-"} {
 		f.Add(s, "--x")
 	}
-	a := NewApp("t", "a test app")
-	a.Register(&Command{Name: "check", Summary: "s", Example: "check", Run: func(c *Command, args []string, out, errw io.Writer) int {
-		fs := c.Flags(errw)
+	a := NewApp("t", "a test app", &Command{Name: "check", Summary: "s", Example: "check", Run: func(_ context.Context, c *Command, args []string, out, errw io.Writer) error {
+		fs := c.Flags(out, errw)
 		fs.String("format", "text", "f")
-		if rc := c.Parse(fs, args, errw); rc >= 0 {
-			return rc
-		}
-		return 0
+		return c.Parse(fs, args)
 	}})
 	f.Fuzz(func(t *testing.T, word, flagWord string) {
 		if len(word) > 1<<12 || len(flagWord) > 1<<12 {
@@ -34,7 +31,7 @@ func FuzzUnknownWords(f *testing.F) {
 		}
 		for _, args := range cases {
 			var out, errw bytes.Buffer
-			rc := a.Run(args, &out, &errw)
+			rc := a.Run(context.Background(), args, &out, &errw)
 			if rc != ExitUsage {
 				continue
 			}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -34,13 +35,13 @@ func GoVersion() string {
 	return runtime.Version()
 }
 
-func versionCmd(c *Command, args []string, out, errw io.Writer) int {
-	fs := c.Flags(errw)
-	if rc := c.Parse(fs, args, errw); rc >= 0 {
-		return rc
+func versionCmd(_ context.Context, c *Command, args []string, out, errw io.Writer) error {
+	fs := c.Flags(out, errw)
+	if err := c.Parse(fs, args); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "%s %s\n", c.app.Name, ModuleVersion())
 	fmt.Fprintf(out, "built with %s %s/%s\n", GoVersion(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(out, "embedded spec releases: %s (default %s)\n", strings.Join(spec.Releases(), ", "), spec.Default)
-	return ExitOK
+	return nil
 }

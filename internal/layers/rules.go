@@ -72,10 +72,10 @@ var rules = []rule{
 		why:   "the replica-group reader opens its file through regfile, escapes what it quotes of it, and yields the records runtime/collectives consumes; its test bootstraps them in an in-process world"},
 
 	// Checking binaries against a spec, and the spec-side work above it.
-	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "layoutcheck", "readers", "spec", "typemodel"},
-		tests: []string{"gen", "internal/hostile", "internal/specsame", "release", "release/diff", "runtime/builder"},
+	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "internal/render", "layoutcheck", "readers", "spec", "typemodel"},
+		tests: []string{"gen", "internal/debuginfod", "internal/hostile", "internal/specsame", "release", "release/diff", "runtime/builder"},
 		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
-			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (layoutcheck/acceptance_test.go grades one drift with both)"},
+			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (one planted drift graded by both in one test); TestDebuginfod wires the debuginfod client into the lookup as the commands do"},
 	// The one model of a binary's types, under its front end and every
 	// reader of it.
 	{room: "typemodel",
@@ -85,9 +85,10 @@ var rules = []rule{
 	{room: "readers", may: []string{"internal/regfile", "readers/elfread"},
 		tests: []string{"internal/hostile"},
 		why:   "the inputs and package readers turn arguments, packages and archives into ELF inputs read through elfread; they know no spec and no checker"},
-	{room: "readers/elfread", may: []string{"internal/regfile", "internal/debuginfod", "typemodel"},
+	{room: "readers/elfread", may: []string{"internal/regfile", "!internal/debuginfod", "typemodel"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile"},
-		why:   "elfread is a pure ELF/DWARF reader in the debug/elf style: no spec, no checker; a missing debug file is fetched by build-id through debuginfod"},
+		why: "elfread is a pure ELF/DWARF reader in the debug/elf style: no spec, no checker, no network; a missing debug file is fetched " +
+			"through the Lookup's Fetch hook, which the commands wire to debuginfod (internal/cli), never by importing the client"},
 	{room: "internal/debuginfod", may: []string{"internal/regfile"}, tests: []string{"internal/cc", "readers/elfread"},
 		why: "the debuginfod client fetches by build-id over net/http and knows nothing of ELF: the caller verifies what arrives (its tests serve real objects); a cache path that is not what it should be is named by regfile"},
 	{room: "readers/riprel", tests: []string{"internal/cc", "readers/elfread"},
@@ -99,12 +100,12 @@ var rules = []rule{
 		why:   "the release workflow reads binaries through the readers and layoutcheck's matchers and writes spec rows; its tests read the real net plugin internal/vendorbuild builds"},
 	{room: "layoutcheck/grade", may: []string{"spec"},
 		why: "the one grading of struct layouts, for check (spec against DWARF) and diff (spec against spec): a neutral model with a converter from spec, no binary reading"},
-	{room: "release/diff", may: []string{"internal/esc", "layoutcheck/grade", "spec"},
+	{room: "release/diff", may: []string{"internal/esc", "internal/render", "layoutcheck/grade", "spec"},
 		tests: []string{"internal/specsame"},
 		why:   "the diff compares two specs and reads no binary; struct layouts are graded by layoutcheck/grade, as check grades them; names from a binary side are escaped before they are printed"},
 
 	// On top.
-	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "internal/esc", "internal/regfile", "layoutcheck", "readers", "release", "spec"},
+	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "internal/esc", "internal/regfile", "internal/render", "layoutcheck", "readers", "release", "spec"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/spectest", "internal/testbin"},
 		why:   "the pure-Go CLI (it builds with CGO_ENABLED=0): never the runtime or the generated ABI; regfile names what -o finds in place of a regular file, and its tests truncate an input under a run through regfile's open hook"},
 	{room: "cmd/nrtabi-runtime",
@@ -125,14 +126,17 @@ var rules = []rule{
 		why: "a helper imports no package of ours unless its own row says so"},
 	{room: "internal/cfmt", may: []string{"internal/esc"}, tests: []string{"generated", "internal/hostile"},
 		why: "C-style formatting and the bounded escape of peer text over esc; its test renders the messages of the generated ABI"},
-	{room: "internal/cli", may: []string{"gen", "internal/esc", "internal/regfile", "spec"}, tests: []string{"internal/spectest"},
-		why: "both commands resolve --spec (reading the checkout's go.mod and spec/NAME through regfile) and summarise a release (gen's assert count), and escape what they print of the inputs"},
+	{room: "internal/cli", may: []string{"gen", "internal/debuginfod", "internal/esc", "internal/regfile", "readers/elfread", "spec"}, tests: []string{"internal/spectest"},
+		why: "both commands resolve --spec (reading the checkout's go.mod and spec/NAME through regfile), summarise a release (gen's assert count), " +
+			"escape what they print of the inputs, and join the debuginfod client to elfread's Fetch hook (the reader imports no network code)"},
 	{room: "internal/fixture", may: []string{"gen", "internal/cc", "internal/fixture", "spec"},
 		why: "fixture builds a release's real binaries from the generated C; its command wraps it"},
 	{room: "internal/cc", may: []string{"internal/proc"},
 		why: "every compiler run is a child process with the group kill of internal/proc"},
 	{room: "internal/seamcheck", may: []string{"internal/cc"}, tests: []string{"generated"},
 		why: "seamcheck compiles its C shims through the one toolchain path; its tests load runtime/nrt under the release tag generated/abi names"},
+	{room: "internal/render", may: []string{"internal/esc"},
+		why: "the one writer of the report formats (escaped text, JSON, JUnit) that check's and diff's reports and their error documents go through"},
 	{room: "internal/esc",
 		why: "the one escaping of outside bytes for terminals and logs: a leaf"},
 	{room: "internal/vendorbuild", may: []string{"internal/esc", "internal/proc"},

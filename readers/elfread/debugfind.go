@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"context"
 	"debug/elf"
 	"fmt"
 	"hash/crc32"
@@ -32,22 +33,23 @@ func hasDWARF(o *File) bool {
 // build-id tree of each debug directory of lk (DIR/.build-id/xx/rest.debug),
 // else through .gnu_debuglink (next to the file, in its .debug/
 // subdirectory, and under each debug directory), checking the link's CRC,
-// else from lk's debuginfod client by build-id. Then the parts that DWARF
-// refers to are attached: a dwz supplementary file and split units (.dwo,
-// .dwp). The debug files found are opened and owned by the returned Debug.
-func FindDebug(obj *File, lk Lookup) (*Debug, error) {
-	dbg, err := findMain(obj, lk)
+// else through lk.Fetch by build-id (debuginfod, when the command wired it;
+// ctx bounds that wait and nothing else). Then the parts that DWARF refers
+// to are attached: a dwz supplementary file and split units (.dwo, .dwp).
+// The debug files found are opened and owned by the returned Debug.
+func FindDebug(ctx context.Context, obj *File, lk Lookup) (*Debug, error) {
+	dbg, err := findMain(ctx, obj, lk)
 	if err != nil {
 		return nil, err
 	}
-	if err := attachParts(dbg, lk); err != nil {
+	if err := attachParts(ctx, dbg, lk); err != nil {
 		dbg.Close()
 		return nil, err
 	}
 	return dbg, nil
 }
 
-func findMain(obj *File, lk Lookup) (*Debug, error) {
+func findMain(ctx context.Context, obj *File, lk Lookup) (*Debug, error) {
 	if err := obj.checkDataModel(); err != nil {
 		return nil, err
 	}
@@ -125,8 +127,8 @@ func findMain(obj *File, lk Lookup) (*Debug, error) {
 	if lk.Mem.Len() > 0 && !broken {
 		tried = append(tried, fmt.Sprintf("the %d ELF members of the packages given (none with build-id %q or named %q)", lk.Mem.Len(), obj.BuildID, obj.debugLink))
 	}
-	if lk.Debuginfod != nil && obj.BuildID != "" {
-		p, err := lk.fetch(obj.BuildID)
+	if lk.Fetch != nil && obj.BuildID != "" {
+		p, err := lk.Fetch(ctx, obj.BuildID)
 		if err == nil {
 			dbg, why := tryDebugFile(obj, p, func(c *File) bool { return c.BuildID == obj.BuildID }, ViaDebuginfod, "has another build-id")
 			if dbg != nil {
@@ -214,12 +216,12 @@ func acceptDebug(obj, c *File, match func(*File) bool, via, mismatch string) (*D
 // OpenDebug opens the file at path and finds its DWARF, for the commands
 // that read one file's types. The Debug owns the file (its Input): Close
 // releases both.
-func OpenDebug(path string, lk Lookup) (*Debug, error) {
+func OpenDebug(ctx context.Context, path string, lk Lookup) (*Debug, error) {
 	obj, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
-	dbg, err := FindDebug(obj, lk)
+	dbg, err := FindDebug(ctx, obj, lk)
 	if err != nil {
 		obj.Close()
 		return nil, err
@@ -231,8 +233,8 @@ func OpenDebug(path string, lk Lookup) (*Debug, error) {
 // OpenDebugFile is OpenDebug of a File already open (a package member read
 // in memory, NewMemFile): the Debug owns it, and Close releases both; on
 // error obj is closed.
-func OpenDebugFile(obj *File, lk Lookup) (*Debug, error) {
-	dbg, err := FindDebug(obj, lk)
+func OpenDebugFile(ctx context.Context, obj *File, lk Lookup) (*Debug, error) {
+	dbg, err := FindDebug(ctx, obj, lk)
 	if err != nil {
 		obj.Close()
 		return nil, err

@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -18,7 +19,7 @@ func TestBrokenDebugFileNamed(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer o.Close()
-		dbg, err := FindDebug(o, Lookup{Dirs: []string{debugDir}})
+		dbg, err := FindDebug(context.Background(), o, Lookup{Dirs: []string{debugDir}})
 		if err != nil {
 			return "", err
 		}

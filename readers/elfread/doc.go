@@ -2,8 +2,9 @@
 // ELF binaries: the object's identity (build-id, debuglink, SONAME, needed
 // libraries), its dynamic symbol table with version definitions and needs,
 // function bytes, and the DWARF of its structs, found in the file, in a
-// separate debug file (build-id tree, .gnu_debuglink) or from debuginfod
-// (package internal/debuginfod), together with the parts that DWARF
+// separate debug file (build-id tree, .gnu_debuglink) or through the
+// Lookup's Fetch hook (the commands wire debuginfod to it; this package
+// links no network code), together with the parts that DWARF
 // refers to: a dwz supplementary file and split units (.dwo, .dwp). The
 // parts share one offset space, so a struct found anywhere is read through
 // one Reader. It knows nothing of specs. Its byte cursor (cursor.go) and
@@ -20,8 +21,9 @@
 //
 // The API is debug/elf's shape: Open(path) maps a file and NewFile reads one
 // through an io.ReaderAt, each giving a *File that Close releases;
-// FindDebug(file, Lookup) and OpenDebug(path, Lookup) give its *Debug, whose
-// Close releases the debug files it opened (and, from OpenDebug, the file).
+// FindDebug(ctx, file, Lookup) and OpenDebug(ctx, path, Lookup) give its
+// *Debug, whose Close releases the debug files it opened (and, from
+// OpenDebug, the file).
 // A mapped file truncated by another process while it is read faults; Guard
 // (or SetPanicOnFault with FaultError, as the CLI does) makes that an
 // *InputError naming the file (fault.go says why the files stay mapped).

@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,7 +32,7 @@ both b;
 	if err := cc.Object(dir, "e.c", "e.o", "-g", "-fno-eliminate-unused-debug-types"); err != nil {
 		t.Fatal(err)
 	}
-	dbg, err := OpenDebug(filepath.Join(dir, "e.o"), Lookup{})
+	dbg, err := OpenDebug(context.Background(), filepath.Join(dir, "e.o"), Lookup{})
 	if err != nil {
 		t.Fatal(err)
 	}

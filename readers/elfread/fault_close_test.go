@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -31,7 +32,7 @@ func TestGuardFaultAfterClose(t *testing.T) {
 			if err := os.Truncate(path, 4096); err != nil {
 				return err
 			}
-			dbg, err := FindDebug(f, Lookup{})
+			dbg, err := FindDebug(context.Background(), f, Lookup{})
 			if err != nil {
 				return err
 			}

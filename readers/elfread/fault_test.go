@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -50,7 +51,7 @@ func TestGuardTruncatedWhileReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = Guard(func() error {
-		dbg, err := FindDebug(f, Lookup{})
+		dbg, err := FindDebug(context.Background(), f, Lookup{})
 		if err != nil {
 			return err
 		}

@@ -42,7 +42,7 @@ func FuzzReader(f *testing.F) {
 			_, err := ReadDynTable(o)
 			oneLine("dynamic table", err, true)
 		}
-		dbg, err := FindDebug(o, Lookup{Dirs: noDebug})
+		dbg, err := FindDebug(context.Background(), o, Lookup{Dirs: noDebug})
 		if !oneLine("find debug", err, true) {
 			return
 		}

@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -74,7 +75,7 @@ func TestMemDebugByBuildID(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { o.Close() })
-		return FindDebug(o, Lookup{Mem: md})
+		return FindDebug(context.Background(), o, Lookup{Mem: md})
 	}
 	var md MemDebug
 	md.Add("p-dbgsym.deb!/usr/lib/debug/.build-id/xx/yy.debug", debug)
@@ -116,7 +117,7 @@ func TestMemDebugByBuildID(t *testing.T) {
 	}
 	defer o.Close()
 	o.BuildID = "00ff00ff"
-	if _, err := FindDebug(o, Lookup{Mem: &md}); !errors.Is(err, ErrNoDWARF) || !strings.Contains(err.Error(), "the 1 ELF members of the packages given") {
+	if _, err := FindDebug(context.Background(), o, Lookup{Mem: &md}); !errors.Is(err, ErrNoDWARF) || !strings.Contains(err.Error(), "the 1 ELF members of the packages given") {
 		t.Errorf("a debug package of another build: want ErrNoDWARF naming the packages tried, got %v", err)
 	}
 }
@@ -134,7 +135,7 @@ func TestMemDebugByDebugLink(t *testing.T) {
 	o.BuildID = "" // the build-id path is tried first; take it away
 	var md MemDebug
 	md.Add("p-debuginfo.rpm!/usr/lib/debug/usr/lib/libs.so.debug", debug)
-	dbg, err := FindDebug(o, Lookup{Mem: &md})
+	dbg, err := FindDebug(context.Background(), o, Lookup{Mem: &md})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestMemDebugByDebugLink(t *testing.T) {
 	bad[len(bad)-1] ^= 0xff
 	var md2 MemDebug
 	md2.Add("q.rpm!/usr/lib/debug/libs.so.debug", bad)
-	if _, err := FindDebug(o, Lookup{Mem: &md2}); err == nil || !strings.Contains(err.Error(), "q.rpm!/usr/lib/debug/libs.so.debug (fails the .gnu_debuglink CRC)") {
+	if _, err := FindDebug(context.Background(), o, Lookup{Mem: &md2}); err == nil || !strings.Contains(err.Error(), "q.rpm!/usr/lib/debug/libs.so.debug (fails the .gnu_debuglink CRC)") {
 		t.Errorf("a member failing the CRC: want it named, got %v", err)
 	}
 }
@@ -169,7 +170,7 @@ func TestMemFileLooksNowhereOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	if dbg, err := FindDebug(o, Lookup{}); err == nil {
+	if dbg, err := FindDebug(context.Background(), o, Lookup{}); err == nil {
 		dbg.Close()
 		t.Fatalf("the in-memory member found %s on disk", dbg.Path())
 	}

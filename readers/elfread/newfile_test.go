@@ -2,6 +2,7 @@ package elfread
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ func TestNewFileMatchesOpen(t *testing.T) {
 		if f.Path != "" || f.BuildID != want.BuildID || f.BuildID == "" || f.SONAME != "libn.so.1" || !slices.Equal(f.Needed, want.Needed) {
 			t.Fatalf("%s: %q %q %q %v, Open gives %q %q %v", name, f.Path, f.BuildID, f.SONAME, f.Needed, want.BuildID, want.SONAME, want.Needed)
 		}
-		dbg, err := FindDebug(f, Lookup{})
+		dbg, err := FindDebug(context.Background(), f, Lookup{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/nrtabi/nrtabi/internal/debuginfod"
 )
 
 // How a part of the DWARF was found, besides ViaEmbedded, ViaBuildID and
@@ -28,30 +26,20 @@ type Lookup struct {
 	// recorded in Debug.Missing instead of failing; the structs it holds
 	// are then absent.
 	AllowMissing bool
-	Debuginfod   *debuginfod.Client // nil: no download
+	// Fetch, when set, is the last place a debug file is looked for: by
+	// build-id, from a server (the commands wire debuginfod to it,
+	// internal/cli's Debuginfod). nil: nothing is downloaded, and the
+	// reader links no network code.
+	Fetch Fetcher
 	// Mem holds debug files read in memory from packages
 	// (docs/packages.md#debug-packages); nil: none.
 	Mem *MemDebug
-	// Context bounds the downloads from Debuginfod (nil: none but their
-	// own limits). It rides in the lookup because the lookup is what is
-	// threaded through every function that may end up downloading.
-	Context context.Context
 }
 
-// DefaultLookup is the lookup the commands use without flags: the given
-// directories and a debuginfod client when DEBUGINFOD_URLS is set.
-func DefaultLookup(dirs []string) Lookup {
-	return Lookup{Dirs: dirs, Debuginfod: debuginfod.FromEnv(VerifyBuildID)}
-}
-
-// fetch downloads the debug file with this build-id from debuginfod.
-func (lk Lookup) fetch(buildID string) (string, error) {
-	ctx := lk.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return lk.Debuginfod.Fetch(ctx, buildID, debuginfod.Debuginfo)
-}
+// Fetcher gets the debug file with this build-id and returns the local
+// path it is at; ctx bounds the wait (an interrupt ends it). What it
+// returns is opened and checked against the build-id like any candidate.
+type Fetcher func(ctx context.Context, buildID string) (path string, err error)
 
 // VerifyBuildID is debuginfod's check of a downloaded file: an ELF file
 // that carries want as its build-id.
@@ -113,13 +101,13 @@ func (d *Debug) all() []*Debug {
 
 // attachParts resolves what the DWARF of d refers to outside itself: its
 // supplementary file, and the .dwo units of its skeletons.
-func attachParts(d *Debug, lk Lookup) error {
+func attachParts(ctx context.Context, d *Debug, lk Lookup) error {
 	link, err := d.File.supLink()
 	if err != nil {
 		return err
 	}
 	if link != nil {
-		sup, err := findSupplement(d, *link, lk)
+		sup, err := findSupplement(ctx, d, *link, lk)
 		if err != nil {
 			return err
 		}
@@ -146,9 +134,10 @@ func (d *Debug) missing(lk Lookup, what string, tried []string) error {
 
 // findSupplement opens the supplementary file a dwz'd file names: the path
 // as given (relative to the file's directory), next to the file, under each
-// debug directory's .dwz/, by build-id under each debug directory, and from
-// debuginfod. The file must carry the build-id the link records.
-func findSupplement(d *Debug, l supRef, lk Lookup) (*Debug, error) {
+// debug directory's .dwz/, by build-id under each debug directory, and
+// through lk.Fetch (debuginfod), which ctx bounds. The file must carry the
+// build-id the link records.
+func findSupplement(ctx context.Context, d *Debug, l supRef, lk Lookup) (*Debug, error) {
 	dir := filepath.Dir(d.Path())
 	var cands candidates
 	add := cands.add
@@ -228,8 +217,8 @@ func findSupplement(d *Debug, l supRef, lk Lookup) (*Debug, error) {
 		}
 		tried = append(tried, candidate(p, why))
 	}
-	if lk.Debuginfod != nil {
-		p, err := lk.fetch(l.BuildID)
+	if lk.Fetch != nil {
+		p, err := lk.Fetch(ctx, l.BuildID)
 		if err == nil {
 			sup, why := tryPart(d.Input, p, match, ViaSupplement, mismatch, "")
 			if sup != nil {

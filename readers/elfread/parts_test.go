@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -29,7 +30,7 @@ func TestSupplementMixedReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	dbg, err := FindDebug(o, Lookup{})
+	dbg, err := FindDebug(context.Background(), o, Lookup{})
 	if err != nil {
 		t.Fatal(err)
 	}

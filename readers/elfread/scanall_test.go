@@ -104,7 +104,7 @@ func renderIndex(idx *Index) string {
 
 func scanAll(t *testing.T, path string, jobs int) string {
 	t.Helper()
-	d, err := OpenDebug(path, Lookup{})
+	d, err := OpenDebug(context.Background(), path, Lookup{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func firstDiff(a, b string) string {
 // is read.
 func TestScanAllRefusesNoWorkers(t *testing.T) {
 	path := multiCU(t)
-	d, err := OpenDebug(path, Lookup{})
+	d, err := OpenDebug(context.Background(), path, Lookup{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestScanAllRefusesNoWorkers(t *testing.T) {
 // TestScanAllCancelled: a cancelled context ends the scan with its error.
 func TestScanAllCancelled(t *testing.T) {
 	path := multiCU(t)
-	d, err := OpenDebug(path, Lookup{})
+	d, err := OpenDebug(context.Background(), path, Lookup{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestScanAllCancelled(t *testing.T) {
 // per second.
 func BenchmarkScanAll(b *testing.B) {
 	path := benchInput(b)
-	d, err := OpenDebug(path, Lookup{})
+	d, err := OpenDebug(context.Background(), path, Lookup{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func BenchmarkScanAll(b *testing.B) {
 // scan put in unit order, duplicates dropped.
 func BenchmarkScanAllMerge(b *testing.B) {
 	path := benchInput(b)
-	d, err := OpenDebug(path, Lookup{})
+	d, err := OpenDebug(context.Background(), path, Lookup{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestScanAllTruncatedWhileReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dbg, err := FindDebug(f, Lookup{})
+	dbg, err := FindDebug(context.Background(), f, Lookup{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ func compressedObject(t testing.TB, kind string) string {
 
 func mustOpenDebug(t testing.TB, path string) *Debug {
 	t.Helper()
-	d, err := OpenDebug(path, Lookup{})
+	d, err := OpenDebug(context.Background(), path, Lookup{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func BenchmarkFindCompressed(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				d, err := FindDebug(obj, Lookup{})
+				d, err := FindDebug(context.Background(), obj, Lookup{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -148,7 +149,7 @@ func BenchmarkDistributionLibc(b *testing.B) {
 	if err != nil {
 		b.Skipf("skipping: %s: %v", libc, err)
 	}
-	d, err := FindDebug(obj, Lookup{Dirs: DefaultDebugDirs})
+	d, err := FindDebug(context.Background(), obj, Lookup{Dirs: DefaultDebugDirs})
 	obj.Close()
 	if err != nil || d.Via != ViaBuildID {
 		b.Skipf("skipping: libc6-dbg is not installed (%v)", err)
@@ -161,7 +162,7 @@ func BenchmarkDistributionLibc(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				d, err := FindDebug(obj, Lookup{Dirs: DefaultDebugDirs})
+				d, err := FindDebug(context.Background(), obj, Lookup{Dirs: DefaultDebugDirs})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,12 +1,13 @@
 package diff
 
 import (
-	"encoding/json"
 	"fmt"
-	"github.com/nrtabi/nrtabi/internal/esc"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/nrtabi/nrtabi/internal/esc"
+	"github.com/nrtabi/nrtabi/internal/render"
 )
 
 var groupOrder = []string{"compatibility", "forward", "reverse", "versions", "net", "structs", "constants", "messages"}
@@ -41,12 +42,8 @@ func (r Report) WriteText(w io.Writer) error {
 // (package esc) before it reaches a terminal.
 func (r Report) row(w io.Writer, c Change, depth int) {
 	c.Subject, c.Old, c.New, c.Detail = esc.String(c.Subject), esc.String(c.Old), esc.String(c.New), esc.String(c.Detail)
-	c.Fields, c.EmbeddedIn = escAll(c.Fields), escAll(c.EmbeddedIn)
-	indent := strings.Repeat("    ", depth)
-	mark := ""
-	if depth > 0 {
-		mark = "-> "
-	}
+	c.Fields, c.EmbeddedIn = render.EscapeAll(c.Fields), render.EscapeAll(c.EmbeddedIn)
+	indent, mark := render.Consequence(depth)
 	if len(c.Fields) > 1 {
 		fmt.Fprintf(w, "  %s%s%s\t%s\t%s\t%+d\t(%s; --verbose lists each)\n", indent, mark, c.Severity, c.Kind, c.Subject, c.Delta, c.Detail)
 		if r.Verbose {
@@ -72,14 +69,6 @@ func (r Report) row(w io.Writer, c Change, depth int) {
 		detail = strings.TrimSpace(detail + " (embedded in " + strings.Join(c.EmbeddedIn, ", ") + ")")
 	}
 	fmt.Fprintf(w, "  %s%s%s\t%s\t%s\t%s\t%s\n", indent, mark, c.Severity, c.Kind, c.Subject, change, detail)
-}
-
-func escAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = esc.String(s)
-	}
-	return out
 }
 
 func describeSide(s Side) string {
@@ -128,8 +117,4 @@ func (r Report) Verdict() string {
 }
 
 // WriteJSON prints the report in its stable JSON form.
-func (r Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func (r Report) WriteJSON(w io.Writer) error { return render.JSON(w, r) }

@@ -368,7 +368,7 @@ func rssText(s stat) string {
 		return "—"
 	}
 	if s.atFloor() {
-		return fmt.Sprintf("≤ %s (the bench's floor)", mibBytes(s.floor))
+		return fmt.Sprintf("≤ %s (the bench's floor)", mibBytes(s.maxRSS))
 	}
 	return mibBytes(s.maxRSS)
 }

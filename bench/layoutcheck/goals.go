@@ -22,9 +22,12 @@ type stat struct {
 	notWithin time.Duration
 }
 
-// atFloor: the peak RSS reading is the bench's own carried into the child,
-// so the child's true peak is at most that.
-func (s stat) atFloor() bool { return s.maxRSS <= s.floor }
+// atFloor: the peak RSS reading is the bench's own carried into the child
+// (within floorSlack, what the bench may allocate between reading its
+// high-water mark and the exec), so the child's true peak is at most that.
+func (s stat) atFloor() bool { return s.maxRSS <= s.floor+floorSlack }
+
+const floorSlack = 2 << 20
 
 // goal is one judged ratio: nrtabi's number over a peer's (or -j 1's
 // over -j 2's), its limit, and its verdict. No goal is dropped from the

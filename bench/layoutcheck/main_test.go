@@ -236,9 +236,12 @@ Showing top 5 nodes out of 90
      0.10s  5.00% 60.00%      0.10s  5.00%  e
      0.10s  5.00% 65.00%      0.10s  5.00%  f
 `
-	got := topFive(top)
+	got := topFive(top, nil)
 	if !strings.Contains(got, "  e\n") || strings.Contains(got, "  f\n") || !strings.Contains(got, "flat%") {
 		t.Errorf("topFive:\n%s", got)
+	}
+	if got := topFive(top, func(n string) bool { return n != "b" }); strings.Contains(got, "  b\n") || !strings.Contains(got, "  f\n") {
+		t.Errorf("topFive without b:\n%s", got)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -44,13 +45,24 @@ func (c *capped) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// selfPeak is the bench's own peak RSS in bytes.
+// selfPeak is the bench's own memory's high-water mark in bytes (VmHWM of
+// /proc/self/status): what exec carries into a child that shares it. Not
+// getrusage(RUSAGE_SELF), which also holds what the bench itself
+// inherited from whoever started it (`go run`: the go command's peak).
 func selfPeak() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
 		return 0
 	}
-	return ru.Maxrss * 1024
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
 }
 
 // runSpec is one process to run: its standard output goes to outFile

@@ -123,13 +123,21 @@ func profileExtract(ctx context.Context, w io.Writer, dir, cache, file string) e
 	if err != nil {
 		return fmt.Errorf("go tool pprof -top %s: %w\n%s", prof, err, top)
 	}
+	cum, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-cum", "-nodecount=12", bin, prof).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go tool pprof -top -cum %s: %w\n%s", prof, err, cum)
+	}
 	fmt.Fprintf(w, "CPU profile of release.ExtractContext (All, Jobs 2) as built from %s, on %s: %s", root, file, out)
-	fmt.Fprintf(w, "profile: %s (go tool pprof -top %s %s)\n\n```\n%s```\n", prof, bin, prof, topFive(string(top)))
+	fmt.Fprintf(w, "profile: %s\n\ngo tool pprof -top (flat), the first five:\n\n```\n%s```\n", prof, topFive(string(top), nil))
+	fmt.Fprintf(w, "\ngo tool pprof -top -cum, the first five outside the Go runtime:\n\n```\n%s```\n", topFive(string(cum), func(name string) bool {
+		return !strings.HasPrefix(name, "runtime.") && !strings.HasPrefix(name, "runtime/") && name != "main.main"
+	}))
 	return nil
 }
 
-// topFive keeps pprof -top's summary lines and its first five rows.
-func topFive(top string) string {
+// topFive keeps pprof -top's summary lines and its first five rows that
+// keep (nil: every row) accepts by function name.
+func topFive(top string, keep func(name string) bool) string {
 	var b strings.Builder
 	rows := 0
 	for _, l := range strings.Split(top, "\n") {
@@ -139,9 +147,12 @@ func topFive(top string) string {
 			if rows == 5 {
 				break
 			}
+			if keep != nil && !keep(f[5]) {
+				continue
+			}
 			rows++
 		}
-		if l != "" {
+		if l != "" && !strings.HasPrefix(l, "Build ID:") {
 			b.WriteString(l + "\n")
 		}
 	}

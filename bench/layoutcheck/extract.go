@@ -70,6 +70,7 @@ func measureTools(ctx context.Context, o options, label, input string, tools []x
 	walls := make([][]time.Duration, n)
 	cpus := make([][]time.Duration, n)
 	once := make([]bool, n)
+	lo, hi := make([]int, n), make([]int, n)
 	for k, t := range tools {
 		st := &res.stats[k]
 		switch {
@@ -108,16 +109,23 @@ func measureTools(ctx context.Context, o options, label, input string, tools []x
 				slog.Warn("failed; its row stays, marked", "row", label, "tool", t.name, "err", st.na)
 				continue
 			}
-			if i == 0 {
+			switch {
+			case i == 0:
 				st.count, st.note = count, note
+				lo[idx], hi[idx] = count, count
 				if t.hash {
 					if res.sums[idx], err = hashFile(out); err != nil {
 						return res, err
 					}
 				}
-			} else if count != st.count {
+			case count != st.count && t.hash:
+				// nrtabi's output is the same whatever the run (and -j).
 				st.na, st.failed = fmt.Sprintf("FAILED: run %d wrote %d structs, run 1 wrote %d", i+1, count, st.count), true
 				continue
+			default:
+				// A peer's count may vary from run to run (pahole -j2's does
+				// by one or two): kept, and the range printed.
+				lo[idx], hi[idx] = min(lo[idx], count), max(hi[idx], count)
 			}
 			walls[idx] = append(walls[idx], s.wall)
 			cpus[idx] = append(cpus[idx], s.cpu)
@@ -135,6 +143,9 @@ func measureTools(ctx context.Context, o options, label, input string, tools []x
 			continue
 		}
 		st.wall, st.cpu = median(walls[k]), median(cpus[k])
+		if lo[k] != hi[k] {
+			st.note = strings.TrimPrefix(st.note+"; ", "; ") + fmt.Sprintf("the count varied from run to run: %d to %d", lo[k], hi[k])
+		}
 		if tools[k].fixed != nil {
 			st.note = strings.TrimPrefix(st.note+"; ", "; ") + fmt.Sprintf("timed from its one trial run (%.0f s, over -slow %s)", st.wall.Seconds(), o.slow)
 		}

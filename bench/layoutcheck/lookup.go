@@ -90,13 +90,14 @@ func commandLine(argv []string) string {
 
 // hyperfineResult is the part of hyperfine's --export-json the bench reads.
 type hyperfineResult struct {
-	Results []struct {
-		Command string    `json:"command"`
-		Median  float64   `json:"median"`
-		Mean    float64   `json:"mean"`
-		Stddev  float64   `json:"stddev"`
-		Times   []float64 `json:"times"`
-	} `json:"results"`
+	Results []hyperfineRun `json:"results"`
+}
+
+type hyperfineRun struct {
+	Command string    `json:"command"`
+	Median  float64   `json:"median"`
+	Stddev  float64   `json:"stddev"`
+	Times   []float64 `json:"times"`
 }
 
 // lookupRows runs every lookup's judged runs and then hyperfine on the
@@ -109,7 +110,7 @@ func lookupRows(ctx context.Context, w io.Writer, o options, rows []lookup) ([]g
 	} else {
 		fmt.Fprintf(w, "hyperfine -N --warmup %d --runs %d, nrtabi's command then the peer's (hyperfine runs each command's runs together, not interleaved); median wall time from --export-json.\n", o.warmup, o.lookupRuns)
 	}
-	fmt.Fprintln(w, "\n| input | nrtabi | nrtabi median | peer | peer median | runs |\n|---|---|---:|---|---:|---:|")
+	fmt.Fprintln(w, "\n| input | nrtabi | nrtabi median (σ) | peer | peer median (σ) | runs |\n|---|---|---:|---|---:|---:|")
 	var goals []goal
 	for _, l := range rows {
 		g := goal{input: l.input, what: "wall: " + l.what, limit: l.limit}
@@ -119,37 +120,38 @@ func lookupRows(ctx context.Context, w io.Writer, o options, rows []lookup) ([]g
 			goals = append(goals, g)
 			continue
 		}
-		a, b, n, err := hyperfinePair(ctx, o, hf, l, &g)
+		a, b, err := hyperfinePair(ctx, o, hf, l, &g)
 		if err != nil {
 			return nil, err
 		}
 		if g.na == "" {
-			g.ratio = a / b
+			g.ratio = a.Median / b.Median
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d |\n", l.input, "nrtabi "+commandLine(l.nrtabi[1:]), secs(a, g.na), l.peerName, secs(b, g.na), n)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %d |\n", l.input, "nrtabi "+commandLine(l.nrtabi[1:]), secs(a, g.na), l.peerName, secs(b, g.na), len(a.Times))
 		goals = append(goals, g)
 	}
 	printGoals(w, goals)
 	return goals, nil
 }
 
-func secs(v float64, na string) string {
+func secs(r hyperfineRun, na string) string {
 	if na != "" {
 		return "—"
 	}
-	return msd(time.Duration(v * float64(time.Second)))
+	d := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+	return fmt.Sprintf("%s (%s)", msd(d(r.Median)), msd(d(r.Stddev)))
 }
 
 // hyperfinePair judges both commands once, then times them with
 // hyperfine; a failed judgement or hyperfine run is set on g (kept, not
 // dropped).
-func hyperfinePair(ctx context.Context, o options, hf string, l lookup, g *goal) (a, b float64, runs int, err error) {
+func hyperfinePair(ctx context.Context, o options, hf string, l lookup, g *goal) (a, b hyperfineRun, err error) {
 	slog.Info("hyperfine", "row", l.what, "input", l.input)
 	ignore := false
 	for k, argv := range [][]string{l.nrtabi, l.peer} {
 		s, err := runProc(ctx, runSpec{bin: argv[0], args: argv[1:], timeout: time.Minute})
 		if err != nil {
-			return 0, 0, 0, err
+			return a, b, err
 		}
 		judge := l.judgeNrtabi
 		if k == 1 {
@@ -158,7 +160,7 @@ func hyperfinePair(ctx context.Context, o options, hf string, l lookup, g *goal)
 		if err := judge(s); err != nil {
 			g.na = fmt.Sprintf("%s failed its judged run: %v: %s", commandLine(argv), err, firstLine(s.errOut))
 			g.failed = k == 0
-			return 0, 0, 0, nil
+			return a, b, nil
 		}
 		ignore = ignore || s.code != 0 // show's exit bits 4 and 8 are findings
 	}
@@ -169,17 +171,17 @@ func hyperfinePair(ctx context.Context, o options, hf string, l lookup, g *goal)
 	}
 	args = append(args, commandLine(l.nrtabi), commandLine(l.peer))
 	cmd := exec.CommandContext(ctx, hf, args...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		g.na = fmt.Sprintf("hyperfine failed: %v: %s", err, firstLine(b))
-		return 0, 0, 0, nil
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		g.na = fmt.Sprintf("hyperfine failed: %v: %s", err, firstLine(msg))
+		return a, b, nil
 	}
 	text, err := os.ReadFile(out)
 	if err != nil {
-		return 0, 0, 0, err
+		return a, b, err
 	}
 	var res hyperfineResult
 	if err := json.Unmarshal(text, &res); err != nil || len(res.Results) != 2 {
-		return 0, 0, 0, fmt.Errorf("%s: hyperfine's --export-json: %v (%d results, want 2)", out, err, len(res.Results))
+		return a, b, fmt.Errorf("%s: hyperfine's --export-json: %v (%d results, want 2)", out, err, len(res.Results))
 	}
-	return res.Results[0].Median, res.Results[1].Median, len(res.Results[0].Times), nil
+	return res.Results[0], res.Results[1], nil
 }

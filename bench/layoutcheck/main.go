@@ -106,6 +106,7 @@ type inputs struct {
 	cLibs, cxxLibs, speedup []library
 	lookups                 func(nrtabi, pahole string) []lookup
 	profile                 string
+	paths                   []library // every input, for the report's heading
 }
 
 func prepare(o options) (inputs, error) {
@@ -126,6 +127,7 @@ func prepare(o options) (inputs, error) {
 		synL := library{fmt.Sprintf("synthetic C object (%d units × %d structs × %d members)", quickSyn.units, quickSyn.structs, quickSyn.members), syn}
 		cxxL := library{fmt.Sprintf("generated C++ object (%d units × %d structs)", quickCXX.units, quickCXX.structs), cxx}
 		in.cLibs, in.cxxLibs, in.speedup, in.profile = []library{synL}, []library{cxxL}, []library{synL}, cxx
+		in.paths = []library{synL, cxxL, {"DWARF 4 object", dw4}}
 		in.lookups = func(nrtabi, pahole string) []lookup {
 			return []lookup{showLookup(o, nrtabi, pahole, "DWARF 4 object", dw4, "nec_version_info_t", "nec_version_info")}
 		}
@@ -145,12 +147,13 @@ func prepare(o options) (inputs, error) {
 			return in, err
 		}
 	}
-	libcL := library{"libc debug file (libc6-dbg, " + libcDebug + ")", libcDebug}
+	libcL := library{"libc debug file (libc6-dbg)", libcDebug}
 	cxxStd := library{"libstdc++.so.6.0.30 debug file (libstdc++6-12-dbg)", libstdcxx}
 	in.cLibs = []library{libcL, {fmt.Sprintf("synthetic C object (%d units × %d structs × %d members)", fullSyn.units, fullSyn.structs, fullSyn.members), syn}}
 	in.cxxLibs = []library{cxxStd, {fmt.Sprintf("generated C++ object (%d units × %d structs through templates, g++ -g)", fullCXX.units, fullCXX.structs), cxx}}
 	in.speedup = []library{libcL, cxxStd}
 	in.profile = libstdcxx
+	in.paths = append(append([]library(nil), in.cLibs...), in.cxxLibs...)
 	in.lookups = func(nrtabi, pahole string) []lookup {
 		return []lookup{
 			showLookup(o, nrtabi, pahole, "libc debug file", libcDebug, "pthread_mutex_t", "pthread_mutex_t"),
@@ -195,6 +198,11 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	pahole, _ := exec.LookPath("pahole")
 	fmt.Fprintf(w, "# bench/layoutcheck, %s\n\nnrtabi: %s\nmachine: %s, %s CPUs; load average at the start %s; inputs prepared in %.0f s\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), how, cpuModel(), benchenv.NProc(), benchenv.LoadAvg(), time.Since(start).Seconds())
+	for _, p := range in.paths {
+		if p.file != "" {
+			fmt.Fprintf(w, "input: %s = %s (%s of .debug_info)\n", p.label, p.file, sectionSize(p.file))
+		}
+	}
 	var goals []goal
 	add := func(title, g string, body func() ([]goal, error)) error {
 		if !o.selected(g) {

@@ -191,11 +191,17 @@ func TestMeasureToolsKeepsFailure(t *testing.T) {
 		}
 		return 1, "judged", nil
 	}
+	lines := func(s sample, out string) (int, string, error) {
+		b, err := os.ReadFile(out)
+		return bytes.Count(b, []byte("\n")), "", err
+	}
 	tools := []xTool{
 		{name: "good", bin: "sh", args: []string{"-c", "echo done"}, cores: 1, judge: done},
 		{name: "bad", bin: "sh", args: []string{"-c", "echo broken >&2; exit 3"}, cores: 1, judge: done},
 		{name: "slow peer", bin: "sh", args: []string{"-c", "echo x >> " + count + "; sleep 0.2; echo done"}, cores: 1, judge: done, slowOK: true},
 		{name: "missing", na: "peer not installed"},
+		{name: "varying peer", bin: "sh", args: []string{"-c", "echo x >> " + count + "-peer; cat " + count + "-peer"}, cores: 1, judge: lines},
+		{name: "varying nrtabi", bin: "sh", args: []string{"-c", "echo x >> " + count + "-own; cat " + count + "-own"}, cores: 1, judge: lines, hash: true},
 	}
 	o := options{runs: 3, cache: cache, slow: 100 * time.Millisecond}
 	res, err := measureTools(context.Background(), o, "planted", input, tools)
@@ -215,10 +221,16 @@ func TestMeasureToolsKeepsFailure(t *testing.T) {
 	if s := res.stats[3]; s.na != "peer not installed" {
 		t.Errorf("the missing peer: %+v", s)
 	}
+	if s := res.stats[4]; s.na != "" || s.runs != 3 || !strings.Contains(s.note, "the count varied from run to run: 1 to 3") {
+		t.Errorf("a peer whose count varies is kept with the range: %+v", s)
+	}
+	if s := res.stats[5]; !s.failed || !strings.Contains(s.na, "run 2 wrote 2 structs, run 1 wrote 1") {
+		t.Errorf("nrtabi's count varying is a failure: %+v", s)
+	}
 	var out bytes.Buffer
 	printTools(&out, res)
-	if n := strings.Count(out.String(), "| planted |"); n != 4 {
-		t.Errorf("%d of 4 tools printed:\n%s", n, out.String())
+	if n := strings.Count(out.String(), "| planted |"); n != 6 {
+		t.Errorf("%d of 6 tools printed:\n%s", n, out.String())
 	}
 }
 

@@ -77,6 +77,9 @@ func speedupRows(ctx context.Context, w io.Writer, o options, nrtabi string, lib
 	} else {
 		unjudged = "not idle"
 		detail = fmt.Sprintf("1-minute load %.2f when the wait of %.0f s ended, at most %.2f", idle.last, idle.waited.Seconds(), idle.maxLoad)
+		if idle.hopeless {
+			detail = fmt.Sprintf("1-minute load %.2f after %.0f s: even with nothing running it could not fall under %.2f and stay there %s within the %s bound, so the wait stopped", idle.last, idle.waited.Seconds(), o.idle.below, o.idle.sustain, o.idle.bound)
+		}
 		fmt.Fprintf(w, "the machine never became idle: %s.\n\n", detail)
 	}
 	fmt.Fprintln(w, toolHeader)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -44,9 +45,12 @@ type idleRule struct {
 	sustain time.Duration
 	bound   time.Duration
 	step    time.Duration
+	// decay is the load average's time constant: the kernel's 1-minute
+	// load falls by at most exp(-t/decay) while nothing runs.
+	decay time.Duration
 }
 
-var defaultIdle = idleRule{below: 0.3, sustain: time.Minute, bound: 3 * time.Minute, step: 5 * time.Second}
+var defaultIdle = idleRule{below: 0.3, sustain: time.Minute, bound: 3 * time.Minute, step: 5 * time.Second, decay: time.Minute}
 
 // idleResult is what the wait saw.
 type idleResult struct {
@@ -56,6 +60,10 @@ type idleResult struct {
 	// sustained window when idle, else over the whole wait.
 	maxLoad float64
 	last    float64
+	// hopeless: the wait stopped early because even with nothing running
+	// the load could not fall under the limit and stay there for the
+	// sustain before the bound.
+	hopeless bool
 }
 
 // waitIdle samples the load average until it has stayed under rule.below
@@ -85,6 +93,11 @@ func waitIdle(ctx context.Context, rule idleRule, sample func() (float64, bool))
 		}
 		if now.Sub(start)+rule.step > rule.bound {
 			return idleResult{waited: now.Sub(start), maxLoad: allMax, last: v}
+		}
+		// From v the load cannot be under below before decay * ln(v/below)
+		// has passed, however quiet the machine.
+		if left := rule.bound - now.Sub(start) - rule.sustain; rule.decay > 0 && v >= rule.below && v*math.Exp(-left.Seconds()/rule.decay.Seconds()) >= rule.below {
+			return idleResult{waited: now.Sub(start), maxLoad: allMax, last: v, hopeless: true}
 		}
 		select {
 		case <-ctx.Done():

@@ -125,7 +125,7 @@ func TestVerdicts(t *testing.T) {
 // one that dips under and back over restarts the sustain; one that never
 // falls is not idle when the bound passes.
 func TestWaitIdle(t *testing.T) {
-	rule := idleRule{below: 0.3, sustain: 40 * time.Millisecond, bound: 300 * time.Millisecond, step: 5 * time.Millisecond}
+	rule := idleRule{below: 0.3, sustain: 40 * time.Millisecond, bound: 300 * time.Millisecond, step: 5 * time.Millisecond, decay: 10 * time.Millisecond}
 	seq := func(v ...float64) func() (float64, bool) {
 		i := 0
 		return func() (float64, bool) {
@@ -142,6 +142,12 @@ func TestWaitIdle(t *testing.T) {
 	}
 	if r := waitIdle(context.Background(), rule, seq(1.5)); r.idle || r.last != 1.5 || r.waited > rule.bound {
 		t.Errorf("a loaded machine: %+v", r)
+	}
+	// 3 minutes to fall from 5.0 under 0.3 (60 s * ln(5/0.3) = 169 s) and
+	// stay there a minute: impossible, said at once.
+	long := defaultIdle
+	if r := waitIdle(context.Background(), long, seq(5)); r.idle || !r.hopeless || r.waited > time.Second {
+		t.Errorf("a load that cannot fall in time: %+v", r)
 	}
 	if r := waitIdle(context.Background(), rule, func() (float64, bool) { return 0, false }); r.idle {
 		t.Errorf("an unreadable load average counts as idle: %+v", r)

@@ -29,8 +29,8 @@ type result struct {
 
 // measureRow runs the row's tools and an empty Go program interleaved: run
 // i starts with tool i mod 4, so no tool always runs first on a warm or a
-// cold cache. One untimed run of each warms the page cache first; every
-// run is judged.
+// cold cache. The input is read through first (the page cache warm for
+// every tool) and every run is judged.
 func measureRow(ctx context.Context, runs int, nrtabi, pahole, empty string, r row) (result, error) {
 	slog.Info("measuring", "row", r.label, "runs", runs)
 	tools := append(r.tools(nrtabi, pahole), tool{name: "empty Go program", bin: empty, ok: func(s sample) error {
@@ -39,12 +39,17 @@ func measureRow(ctx context.Context, runs int, nrtabi, pahole, empty string, r r
 		}
 		return nil
 	}})
+	for _, f := range []string{r.file, r.dwarf} {
+		if err := readThrough(f); err != nil {
+			return result{}, err
+		}
+	}
 	n := len(tools)
 	walls := make([][]time.Duration, n)
 	stats := make([]stat, n)
-	for i := -1; i < runs; i++ {
+	for i := range runs {
 		for k := range n {
-			idx := (max(i, 0) + k) % n
+			idx := (i + k) % n
 			t := tools[idx]
 			if t.bin == "" {
 				continue
@@ -55,9 +60,6 @@ func measureRow(ctx context.Context, runs int, nrtabi, pahole, empty string, r r
 			}
 			if err := t.ok(s); err != nil {
 				return result{}, fmt.Errorf("%s: %s %s: %w\nstdout:\n%s\nstderr:\n%s", r.label, t.name, strings.Join(t.args, " "), err, clip(s.out), clip(s.errOut))
-			}
-			if i < 0 {
-				continue
 			}
 			walls[idx] = append(walls[idx], s.wall)
 			stats[idx].maxRSS = max(stats[idx].maxRSS, s.maxRSS)

@@ -14,7 +14,7 @@ import (
 // row and the rows that miss listed with what the Go runtime's floor
 // accounts for.
 func report(w io.Writer, runs int, results []result) []goal {
-	fmt.Fprintf(w, "nrtabi show / nrtabi check --require / pahole -C (dwarves), the same structs of the same file; whole processes, interleaved, median wall of %d runs after one untimed run each, largest peak RSS from the children's rusage; %s\n\n", runs, cpuModel())
+	fmt.Fprintf(w, "nrtabi show / nrtabi check --require / pahole -C (dwarves), the same structs of the same file; whole processes, interleaved, median wall of %d runs, every run judged, largest peak RSS from the children's rusage; %s\n\n", runs, cpuModel())
 	fmt.Fprintln(w, "| input | structs asked | .debug_info | show | check | pahole | show / pahole | check / pahole | empty Go / pahole | show RSS | check RSS | pahole RSS | goal: wall <= 1.00x pahole's |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var verdicts []string

@@ -74,10 +74,10 @@ func measureTools(ctx context.Context, o options, label, input string, tools []x
 	for k, t := range tools {
 		st := &res.stats[k]
 		switch {
+		case t.notWithin > 0:
+			st.notWithin, st.na = t.notWithin, t.na
 		case t.na != "":
 			st.na = t.na
-		case t.notWithin > 0:
-			st.notWithin, st.na = t.notWithin, fmt.Sprintf("did not finish within %s", t.notWithin)
 		case t.fixed != nil:
 			once[k] = true
 			s := *t.fixed

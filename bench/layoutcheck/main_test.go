@@ -206,6 +206,7 @@ func TestMeasureToolsKeepsFailure(t *testing.T) {
 		{name: "bad", bin: "sh", args: []string{"-c", "echo broken >&2; exit 3"}, cores: 1, judge: done},
 		{name: "slow peer", bin: "sh", args: []string{"-c", "echo x >> " + count + "; sleep 0.2; echo done"}, cores: 1, judge: done, slowOK: true},
 		{name: "missing", na: "peer not installed"},
+		{name: "bounded peer", notWithin: time.Minute, na: "`abidw` did not finish within 1m0s"},
 		{name: "varying peer", bin: "sh", args: []string{"-c", "echo x >> " + count + "-peer; cat " + count + "-peer"}, cores: 1, judge: lines},
 		{name: "varying nrtabi", bin: "sh", args: []string{"-c", "echo x >> " + count + "-own; cat " + count + "-own"}, cores: 1, judge: lines, hash: true},
 	}
@@ -227,16 +228,22 @@ func TestMeasureToolsKeepsFailure(t *testing.T) {
 	if s := res.stats[3]; s.na != "peer not installed" {
 		t.Errorf("the missing peer: %+v", s)
 	}
-	if s := res.stats[4]; s.na != "" || s.runs != 3 || !strings.Contains(s.note, "the count varied from run to run: 1 to 3") {
+	if s := res.stats[4]; s.notWithin != time.Minute || s.runs != 0 {
+		t.Errorf("a peer stopped at its bound: %+v", s)
+	}
+	if g := wallGoal("planted", "wall", res.stats[0], res.stats[4], 0.05, nil); !g.upper || g.kind() != vMet {
+		t.Errorf("a fast tool against a peer stopped at a minute: %+v", g)
+	}
+	if s := res.stats[5]; s.na != "" || s.runs != 3 || !strings.Contains(s.note, "the count varied from run to run: 1 to 3") {
 		t.Errorf("a peer whose count varies is kept with the range: %+v", s)
 	}
-	if s := res.stats[5]; !s.failed || !strings.Contains(s.na, "run 2 wrote 2 structs, run 1 wrote 1") {
+	if s := res.stats[6]; !s.failed || !strings.Contains(s.na, "run 2 wrote 2 structs, run 1 wrote 1") {
 		t.Errorf("nrtabi's count varying is a failure: %+v", s)
 	}
 	var out bytes.Buffer
 	printTools(&out, res)
-	if n := strings.Count(out.String(), "| planted |"); n != 6 {
-		t.Errorf("%d of 6 tools printed:\n%s", n, out.String())
+	if n := strings.Count(out.String(), "| planted |"); n != 7 {
+		t.Errorf("%d of 7 tools printed:\n%s", n, out.String())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -65,6 +66,17 @@ func selfPeak() int64 {
 	return 0
 }
 
+// lowerPeak brings the bench's high-water mark down to what it holds now,
+// so that the floor a child inherits is the bench's present size and not
+// the largest it ever was: the heap's free pages go back to the kernel,
+// then "5" in /proc/self/clear_refs resets VmHWM to the current RSS
+// (proc(5)). When the kernel refuses, the floor is simply higher, and it
+// is still read and printed.
+func lowerPeak() {
+	debug.FreeOSMemory()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
 // runSpec is one process to run: its standard output goes to outFile
 // (truncated first), to /dev/null when outFile is os.DevNull, or into the
 // sample when outFile is "". timeout 0 is none.
@@ -102,6 +114,7 @@ func runProc(ctx context.Context, r runSpec) (sample, error) {
 		defer f.Close()
 		cmd.Stdout = f
 	}
+	lowerPeak()
 	floor := selfPeak()
 	start := time.Now()
 	err := cmd.Run()

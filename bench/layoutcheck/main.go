@@ -196,11 +196,11 @@ func run(ctx context.Context, w io.Writer, o options) error {
 		}
 	}
 	pahole, _ := exec.LookPath("pahole")
-	fmt.Fprintf(w, "# bench/layoutcheck, %s\n\nnrtabi: %s\nmachine: %s, %s CPUs; load average at the start %s; inputs prepared in %.0f s\n",
+	fmt.Fprintf(w, "# bench/layoutcheck, %s\n\n- nrtabi: %s\n- machine: %s, %s CPUs; load average at the start %s; inputs prepared in %.0f s\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), how, cpuModel(), benchenv.NProc(), benchenv.LoadAvg(), time.Since(start).Seconds())
 	for _, p := range in.paths {
 		if p.file != "" {
-			fmt.Fprintf(w, "input: %s = %s (%s of .debug_info)\n", p.label, p.file, sectionSize(p.file))
+			fmt.Fprintf(w, "- input: %s = %s (%s of .debug_info)\n", p.label, p.file, sectionSize(p.file))
 		}
 	}
 	var goals []goal

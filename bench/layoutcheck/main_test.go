@@ -289,3 +289,20 @@ func TestShellWord(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupWithoutHyperfine: without hyperfine the quick-lookup rows are
+// still printed, each with the reason and no ratio, and none passes.
+func TestLookupWithoutHyperfine(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	var out bytes.Buffer
+	goals, err := lookupRows(context.Background(), &out, options{cache: t.TempDir(), lookupRuns: 1}, []lookup{helpLookup("/no/nrtabi", "/no/empty")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "hyperfine is not installed (apt-get install hyperfine)") || !strings.Contains(out.String(), "| start-up | wall: nrtabi --help / an empty Go program | — | <= 2.00x | no ratio: hyperfine not installed") {
+		t.Errorf("the rows without hyperfine:\n%s", out.String())
+	}
+	if len(goals) != 1 || goals[0].kind() != vNoRatio {
+		t.Errorf("goals without hyperfine: %+v", goals)
+	}
+}

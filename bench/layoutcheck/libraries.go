@@ -52,10 +52,8 @@ func cxxRows(ctx context.Context, w io.Writer, o options, nrtabi string, libs []
 		}
 		printTools(w, res)
 		ex, abs, ph := res.stats[0], res.stats[1], res.stats[2]
-		goals = append(goals,
-			wallGoal(l.label, "wall: extract --all -j 2 / "+ab.name, ex, abs, 0.05, func() string {
-				return fmt.Sprintf("extract %s (%s CPU) against %s; %d structs against abidw's %d definitions", msd(ex.wall), msd(ex.cpu), msd(abs.wall), ex.count, abs.count)
-			}),
+		ag := abidwGoal(l.label, ab.name, ex, abs)
+		goals = append(goals, ag,
 			wallGoal(l.label, fmt.Sprintf("wall: extract --all -j 2 / pahole -j2 (pahole printed %d structs, extract wrote %d)", ph.count, ex.count), ex, ph, 0, nil),
 			rssGoal(l.label, "peak RSS: extract --all -j 2 / pahole -j2", ex, ph, 1))
 	}
@@ -110,4 +108,19 @@ func speedupRows(ctx context.Context, w io.Writer, o options, nrtabi string, lib
 	}
 	printGoals(w, goals)
 	return goals, nil
+}
+
+// abidwGoal is extract's wall over abidw's, goal <= 0.05x. A peer
+// stopped at a bound decides the goal only when the bound is at least
+// extract's wall over the goal; otherwise the row says how long a bound
+// would.
+func abidwGoal(label, peer string, ex, abs stat) goal {
+	g := wallGoal(label, "wall: extract --all -j 2 / "+peer, ex, abs, 0.05, func() string {
+		return fmt.Sprintf("extract %s (%s CPU) against %s; %d structs against abidw's %d definitions", msd(ex.wall), msd(ex.cpu), msd(abs.wall), ex.count, abs.count)
+	})
+	if g.upper && g.kind() == vUnjudged {
+		g.unjudged = "abidw was stopped too early to decide"
+		g.detail = fmt.Sprintf("deciding needs -abidw-bound of at least %.0f s, extract's wall over the goal", ex.wall.Seconds()/g.limit)
+	}
+	return g
 }

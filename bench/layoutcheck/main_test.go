@@ -306,3 +306,20 @@ func TestLookupWithoutHyperfine(t *testing.T) {
 		t.Errorf("goals without hyperfine: %+v", goals)
 	}
 }
+
+// TestAbidwGoalBound: against an abidw stopped at its bound, a fast
+// extract is met by the bound, a slow one is left unjudged with the bound
+// that would decide it, and a measured abidw gives a plain verdict.
+func TestAbidwGoalBound(t *testing.T) {
+	stopped := stat{notWithin: time.Minute, na: "did not finish"}
+	if g := abidwGoal("lib", "abidw", stat{wall: 2 * time.Second}, stopped); g.kind() != vMet || !g.upper {
+		t.Errorf("2 s against a minute's bound: %+v", g)
+	}
+	g := abidwGoal("lib", "abidw", stat{wall: 40 * time.Second}, stopped)
+	if g.kind() != vUnjudged || !strings.Contains(g.verdict(), "abidw was stopped too early to decide: goal not judged (deciding needs -abidw-bound of at least 800 s") {
+		t.Errorf("40 s against a minute's bound: %s", g.verdict())
+	}
+	if g := abidwGoal("lib", "abidw", stat{wall: 40 * time.Second}, stat{wall: 400 * time.Second}); g.kind() != vMissed || g.ratioText() != "0.100x" {
+		t.Errorf("40 s against a measured 400 s: %+v", g)
+	}
+}

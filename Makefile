@@ -103,20 +103,25 @@ bench-collectives:
 bench: bench-collectives
 
 # ---- layoutcheck vs pahole and abidw (bench/layoutcheck) --------------------
-# Wall time and peak RSS of nrtabi show, nrtabi check --require and pahole -C
-# on the same structs, interleaved, per input
-# (docs/benchmarks.md#layoutcheck-vs-pahole); then the throughput rows: a
-# directory of every debug file against pahole/abidw per file, and
-# extract --all against pahole -j2 and abidw on whole libraries, each goal
-# marked met or missed (docs/benchmarks.md#throughput). Needs what make test
-# does not: apt-get install dwarves abigail-tools libc6-dbg libstdc++6-12-dbg
-# g++ (the bench lists whatever is missing before it starts); builds a 100 MB
-# synthetic object, a 60 MiB C++ one, a DWARF 4 object and the reference
-# libnrt/libnccom once into $TMPDIR/nrtabi-bench-layoutcheck. Not part of
-# make test, which runs its quick mode (go test ./bench/layoutcheck).
+# nrtabi against its peers in the same run, interleaved, medians of 5, the
+# load average before and after each group, every row kept with its ratio
+# and verdict (docs/benchmarks.md#layoutcheck-vs-pahole-and-abidw):
+# extract --all -j 2 against -j 1 after waiting (at most 3 minutes) for an
+# idle machine; hyperfine lookups (show against pahole -C, --help against an
+# empty Go program); show and check --require against pahole -C;
+# extract --all -j 2 against pahole -j2 on C and against abidw on C++, peak
+# RSS from each child's rusage. LAYOUTCHECK_FLAGS passes flags: -nrtabi BIN
+# (measure another build), -profile DIR (a CPU profile of extract --all of
+# libstdc++ and its top five), -only GROUPS. Needs what make test does not:
+# apt-get install dwarves abigail-tools libc6-dbg libstdc++6-12-dbg g++ dwz
+# hyperfine (the bench lists whatever is missing before it starts); builds a
+# 100 MB synthetic object, a 60 MiB C++ one, a DWARF 4 object and the
+# reference libnrt/libnccom once into $TMPDIR/nrtabi-bench-layoutcheck. Not
+# part of make test, which runs its quick mode (go test ./bench/layoutcheck).
+LAYOUTCHECK_FLAGS ?=
 .PHONY: bench-layoutcheck
 bench-layoutcheck:
-	$(GO) run ./bench/layoutcheck
+	$(GO) run ./bench/layoutcheck $(LAYOUTCHECK_FLAGS)
 
 bench: bench-layoutcheck
 

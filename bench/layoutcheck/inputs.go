@@ -47,7 +47,7 @@ func requirements(quick bool) []string {
 		}
 		return missing
 	}
-	for _, t := range []struct{ bin, pkg string }{{"pahole", "dwarves"}, {"go", "golang (on PATH)"}, {"dwz", "dwz"}, {"dpkg", "dpkg (a Debian system)"}, {"g++", "g++ (the generated C++ object)"}} {
+	for _, t := range []struct{ bin, pkg string }{{"pahole", "dwarves"}, {"go", "golang (on PATH)"}, {"dwz", "dwz"}, {"g++", "g++ (the generated C++ object)"}} {
 		if _, err := exec.LookPath(t.bin); err != nil {
 			missing = append(missing, fmt.Sprintf("%s not on PATH: apt-get install %s", t.bin, t.pkg))
 		}

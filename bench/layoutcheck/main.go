@@ -1,77 +1,172 @@
-// Command layoutcheck benchmarks nrtabi's DWARF readers against pahole -C
-// (Debian's dwarves) on a set of inputs a sceptic would pick, and prints one
-// table row per input and struct set: wall time and peak RSS of
-// `nrtabi show`, `nrtabi check --require` and `pahole -C` asked for the same
-// structs of the same file, each a whole process, interleaved run by run,
-// with the ratios. No row is dropped because nrtabi loses it.
+// Command layoutcheck benchmarks nrtabi's DWARF readers against the peers
+// that answer the same questions — pahole (dwarves) and abidw (libabigail)
+// — on inputs a sceptic would pick, every peer run in the same run as
+// nrtabi, interleaved, and every row kept with its ratio and its verdict,
+// whether nrtabi wins it or not.
 //
-//	go run ./bench/layoutcheck [-runs 5] [-cache DIR] [-nrtabi BIN]
+//	go run ./bench/layoutcheck [-runs 5] [-nrtabi BIN] [-profile DIR] [-only GROUPS] [-quick]
 //
-// Inputs (see inputs.go): libc6-dbg's libc debug file reached through the
-// build-id tree from /lib/x86_64-linux-gnu/libc.so.6 (compressed DWARF 5),
-// libstdc++6-12-dbg's libstdc++ debug file (C++), a 100 MB synthetic object,
-// a DWARF 4 object, a struct that exists nowhere (the full scan), and the
-// reference libnrt.so.1 and libnccom double built from the 2.31.24 spec,
-// and a dwz -m and a -gsplit-dwarf library (where pahole has no answer).
-// Requirements are checked first and every missing one is printed.
+// The groups, in the order they run (docs/benchmarks.md#layoutcheck-vs-pahole-and-abidw):
 //
-// Its results, dated, are in docs/benchmarks.md#layoutcheck-vs-pahole.
+//	speedup   extract --all -j 2 against -j 1 after waiting for an idle machine
+//	lookup    hyperfine: nrtabi show NAME FILE against pahole -C NAME FILE, nrtabi --help against an empty Go program
+//	show      nrtabi show and check --require against pahole -C, the same structs of the same file
+//	c         extract --all -j 2 against pahole -j2 on C (libc's debug file, the synthetic object)
+//	cxx       extract --all -j 2 against abidw on C++ (libstdc++'s debug file, the generated C++ object), pahole beside it
+//	profile   with -profile DIR: a CPU profile of extract --all of libstdc++ and its top five functions
+//
+// Every group prints the load average before and after it.
 package main
 
 import (
+	"context"
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/nrtabi/nrtabi/bench/benchenv"
 )
 
+// options are the bench's flags.
+type options struct {
+	runs       int
+	cache, bin string
+	only       string
+	profile    string
+	quick      bool
+	slow       time.Duration
+	abidwBound time.Duration
+	idle       idleRule
+	lookupRuns int
+	warmup     int
+}
+
 func main() {
-	runs := flag.Int("runs", 5, "interleaved runs per tool and row (median wall time; RSS: largest peak)")
-	cache := flag.String("cache", filepath.Join(os.TempDir(), "nrtabi-bench-layoutcheck"), "where built inputs and the tool build are kept between runs")
-	bin := flag.String("nrtabi", "", "measure this nrtabi binary instead of building ./cmd/nrtabi (to compare two builds)")
-	only := flag.String("only", "", "run only the rows whose label contains one of these comma-separated texts")
-	slow := flag.Duration("slow", 2*time.Minute, "a throughput tool whose judged run takes longer is timed from that run alone (said in its note); 0: every tool -runs times")
-	quick := flag.Bool("quick", false, "one run of every kind of row on small inputs built here (what go test runs, so the harness cannot rot); peers optional")
+	o := options{idle: defaultIdle}
+	flag.IntVar(&o.runs, "runs", 5, "interleaved timed runs per tool of a row (median wall and CPU; RSS: largest peak)")
+	flag.StringVar(&o.cache, "cache", filepath.Join(os.TempDir(), "nrtabi-bench-layoutcheck"), "where built inputs and the tool build are kept between runs")
+	flag.StringVar(&o.bin, "nrtabi", "", "measure this nrtabi binary instead of building ./cmd/nrtabi (to compare a build before a change with one after)")
+	flag.StringVar(&o.only, "only", "", "run only these comma-separated groups: speedup, lookup, show, c, cxx, profile")
+	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of extract --all -j 2 of libstdc++'s debug file into this directory and print its top five functions")
+	flag.DurationVar(&o.slow, "slow", 30*time.Second, "a peer (abidw) whose first run takes longer is timed from that run alone (said in its note); nrtabi always gets -runs")
+	flag.DurationVar(&o.abidwBound, "abidw-bound", 60*time.Second, "how long abidw --load-all-types (then plain abidw) may take before the C++ rows stop it and bound the ratio instead")
+	flag.DurationVar(&o.idle.bound, "idle-wait", defaultIdle.bound, "how long the speed-up row waits for an idle machine before it runs unjudged")
+	flag.Float64Var(&o.idle.below, "idle-load", defaultIdle.below, "the 1-minute load average under which the machine counts as idle")
+	flag.DurationVar(&o.idle.sustain, "idle-sustain", defaultIdle.sustain, "how long the load must stay under -idle-load")
+	flag.IntVar(&o.lookupRuns, "lookup-runs", 20, "hyperfine --runs of each quick-lookup command")
+	flag.IntVar(&o.warmup, "warmup", 3, "hyperfine --warmup of each quick-lookup command")
+	flag.BoolVar(&o.quick, "quick", false, "one run of every group on small inputs built here, no idle wait (what go test runs, so the harness cannot rot); peers optional")
 	flag.Parse()
-	if *runs < 1 {
-		fmt.Fprintln(os.Stderr, "bench/layoutcheck: -runs must be at least 1")
+	if o.runs < 1 || o.lookupRuns < 1 || o.warmup < 0 {
+		fmt.Fprintln(os.Stderr, "bench/layoutcheck: -runs and -lookup-runs must be at least 1, -warmup at least 0")
 		os.Exit(2)
 	}
-	o := options{runs: *runs, cache: *cache, bin: *bin, only: *only, quick: *quick, slow: *slow}
 	if o.quick {
-		o.runs = 1
+		o.quickDefaults()
 	}
-	if err := run(os.Stdout, o); err != nil {
+	if err := run(context.Background(), os.Stdout, o); err != nil {
 		fmt.Fprintf(os.Stderr, "bench/layoutcheck: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-// options are the bench's flags.
-type options struct {
-	runs             int
-	cache, bin, only string
-	quick            bool
-	slow             time.Duration
+// quickDefaults shrinks every count and bound for the quick mode.
+func (o *options) quickDefaults() {
+	o.runs, o.lookupRuns, o.warmup = 1, 2, 1
+	o.idle.bound = 0
+	o.abidwBound = time.Minute
 }
 
-func selected(label, only string) bool {
-	if only == "" {
+var groups = []string{"speedup", "lookup", "show", "c", "cxx", "profile"}
+
+func (o options) selected(g string) bool {
+	if g == "profile" && o.profile == "" {
+		return false
+	}
+	if o.only == "" {
 		return true
 	}
-	for _, o := range strings.Split(only, ",") {
-		if o != "" && strings.Contains(label, o) {
+	for _, s := range strings.Split(o.only, ",") {
+		if strings.TrimSpace(s) == g {
 			return true
 		}
 	}
 	return false
 }
 
-func run(w io.Writer, o options) error {
+// inputs are the files every group reads, by mode.
+type inputs struct {
+	cLibs, cxxLibs, speedup []library
+	lookups                 func(nrtabi, pahole string) []lookup
+	profile                 string
+	paths                   []library // every input, for the report's heading
+}
+
+func prepare(o options) (inputs, error) {
+	var in inputs
+	if o.quick {
+		syn, err := synthetic(o.cache, quickSyn)
+		if err != nil {
+			return in, err
+		}
+		cxx, err := cxxObject(o.cache, quickCXX)
+		if err != nil {
+			return in, err
+		}
+		dw4, err := dwarf4Object(o.cache)
+		if err != nil {
+			return in, err
+		}
+		synL := library{fmt.Sprintf("synthetic C object (%d units × %d structs × %d members)", quickSyn.units, quickSyn.structs, quickSyn.members), syn}
+		cxxL := library{fmt.Sprintf("generated C++ object (%d units × %d structs)", quickCXX.units, quickCXX.structs), cxx}
+		in.cLibs, in.cxxLibs, in.speedup, in.profile = []library{synL}, []library{cxxL}, []library{synL}, cxx
+		in.paths = []library{synL, cxxL, {"DWARF 4 object", dw4}}
+		in.lookups = func(nrtabi, pahole string) []lookup {
+			return []lookup{showLookup(o, nrtabi, pahole, "DWARF 4 object", dw4, "nec_version_info_t", "nec_version_info")}
+		}
+		return in, nil
+	}
+	libcDebug, err := buildIDPath(libcPath)
+	if err != nil {
+		return in, err
+	}
+	syn, err := synthetic(o.cache, fullSyn)
+	if err != nil {
+		return in, err
+	}
+	var cxx string
+	if o.selected("cxx") {
+		if cxx, err = cxxObject(o.cache, fullCXX); err != nil {
+			return in, err
+		}
+	}
+	libcL := library{"libc debug file (libc6-dbg)", libcDebug}
+	cxxStd := library{"libstdc++.so.6.0.30 debug file (libstdc++6-12-dbg)", libstdcxx}
+	in.cLibs = []library{libcL, {fmt.Sprintf("synthetic C object (%d units × %d structs × %d members)", fullSyn.units, fullSyn.structs, fullSyn.members), syn}}
+	in.cxxLibs = []library{cxxStd, {fmt.Sprintf("generated C++ object (%d units × %d structs through templates, g++ -g)", fullCXX.units, fullCXX.structs), cxx}}
+	in.speedup = []library{libcL, cxxStd}
+	in.profile = libstdcxx
+	in.paths = append(append([]library(nil), in.cLibs...), in.cxxLibs...)
+	in.lookups = func(nrtabi, pahole string) []lookup {
+		return []lookup{
+			showLookup(o, nrtabi, pahole, "libc debug file", libcDebug, "pthread_mutex_t", "pthread_mutex_t"),
+			showLookup(o, nrtabi, pahole, "libc debug file", libcDebug, "_IO_FILE", "_IO_FILE"),
+			showLookup(o, nrtabi, pahole, "libstdc++ debug file", libstdcxx, "_IO_FILE", "_IO_FILE"),
+			showLookup(o, nrtabi, pahole, "libstdc++ debug file", libstdcxx, "std::basic_ostringstream<char>", "basic_ostringstream<char, std::char_traits<char>, std::allocator<char> >"),
+		}
+	}
+	return in, nil
+}
+
+func run(ctx context.Context, w io.Writer, o options) error {
+	start := time.Now()
 	if missing := requirements(o.quick); len(missing) > 0 {
 		fmt.Fprintln(os.Stderr, "bench/layoutcheck: missing requirements:")
 		for _, m := range missing {
@@ -82,67 +177,117 @@ func run(w io.Writer, o options) error {
 	if err := os.MkdirAll(o.cache, 0o755); err != nil {
 		return err
 	}
-	bin := o.bin
-	if bin == "" {
-		bin = filepath.Join(o.cache, "nrtabi")
-		// Built as the README installs it: CGO_ENABLED=0, a static binary
-		// (with cgo, net would link libc dynamically and pay ld.so at start).
-		build := exec.Command("go", "build", "-o", bin, "./cmd/nrtabi")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("CGO_ENABLED=0 go build ./cmd/nrtabi (run from the repository root): %w\n%s", err, out)
-		}
-	}
-	if err := buildMeasureHelper(o.cache); err != nil {
+	bin, how, err := nrtabiBinary(o)
+	if err != nil {
 		return err
 	}
-	pahole, _ := exec.LookPath("pahole")
 	empty, err := buildEmptyGo(o.cache)
 	if err != nil {
 		return err
 	}
-	floors, err := measureFloors(o.runs, o.cache, bin, empty, o.quick)
+	in, err := prepare(o)
 	if err != nil {
 		return err
 	}
-	rows, err := smallRows(o, bin)
-	if err != nil {
-		return err
-	}
-	var results []result
-	for _, r := range rows {
-		if !selected(r.label, o.only) {
-			continue
-		}
-		res, err := measureRow(o.runs, bin, pahole, empty, r)
-		if err != nil {
+	var peerRows []row
+	if o.selected("show") {
+		if peerRows, err = smallRows(o, bin); err != nil {
 			return err
 		}
-		results = append(results, res)
 	}
-	big, err := bigRows(o, bin)
-	if err != nil {
-		return err
+	pahole, _ := exec.LookPath("pahole")
+	fmt.Fprintf(w, "# bench/layoutcheck, %s\n\n- nrtabi: %s\n- machine: %s, %s CPUs; load average at the start %s; inputs prepared in %.0f s\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), how, cpuModel(), benchenv.NProc(), benchenv.LoadAvg(), time.Since(start).Seconds())
+	for _, p := range in.paths {
+		if p.file != "" {
+			fmt.Fprintf(w, "- input: %s = %s (%s of .debug_info)\n", p.label, p.file, sectionSize(p.file))
+		}
 	}
-	var bigResults []bigResult
-	for _, r := range big {
-		res, err := measureBig(o.runs, o.slow, o.cache, r)
-		if err != nil {
+	var goals []goal
+	add := func(title, g string, body func() ([]goal, error)) error {
+		if !o.selected(g) {
+			return nil
+		}
+		return group(w, title, func() error {
+			gs, err := body()
+			goals = append(goals, gs...)
+			return err
+		})
+	}
+	steps := []struct {
+		title, g string
+		body     func() ([]goal, error)
+	}{
+		{"Speed-up: extract --all -j 2 against -j 1", "speedup", func() ([]goal, error) { return speedupRows(ctx, w, o, bin, in.speedup) }},
+		{"Quick lookups (hyperfine)", "lookup", func() ([]goal, error) {
+			return lookupRows(ctx, w, o, append(in.lookups(bin, pahole), helpLookup(bin, empty)))
+		}},
+		{"show and check against pahole -C", "show", func() ([]goal, error) {
+			var results []result
+			for _, r := range peerRows {
+				res, err := measureRow(ctx, o.runs, bin, pahole, empty, r)
+				if err != nil {
+					return nil, err
+				}
+				results = append(results, res)
+			}
+			return report(w, o.runs, results), nil
+		}},
+		{"Whole C libraries: extract --all against pahole", "c", func() ([]goal, error) { return cRows(ctx, w, o, bin, in.cLibs) }},
+		{"Whole C++ libraries: extract --all against abidw, pahole beside it", "cxx", func() ([]goal, error) { return cxxRows(ctx, w, o, bin, in.cxxLibs) }},
+		{"CPU profile of extract --all", "profile", func() ([]goal, error) { return nil, profileExtract(ctx, w, o.profile, o.cache, in.profile) }},
+	}
+	for _, s := range steps {
+		if err := add(s.title, s.g, s.body); err != nil {
 			return err
 		}
-		if r.kind == "whole library" && res.stats[0].na == "" && res.stats[2].na == "" && res.outSum[0] != res.outSum[2] {
-			return fmt.Errorf("%s: extract --all wrote different bytes at -j 2 and -j 1 (issue 28 item 3 wants them identical)", r.label)
-		}
-		bigResults = append(bigResults, res)
 	}
-	report(w, o.runs, floors, results)
-	goals := append([]goal{startupGoal(floors)}, bigGoals(bigResults)...)
-	reportBig(w, o.runs, bigResults, goals)
+	summarise(w, goals)
+	fmt.Fprintf(w, "\nthe bench took %.0f s; load average at the end %s\n", time.Since(start).Seconds(), benchenv.LoadAvg())
 	return nil
 }
 
-// smallRows are today's rows (one struct or a spec's structs of one file,
-// against pahole -C); the quick mode's are the DWARF 4 object's alone.
+// nrtabiBinary is the binary measured: -nrtabi's, or ./cmd/nrtabi built
+// from the checkout as the README installs it (CGO_ENABLED=0, a static
+// binary). how names it and its content hash, so that two reports say
+// which builds they measured.
+func nrtabiBinary(o options) (bin, how string, err error) {
+	bin = o.bin
+	if bin == "" {
+		bin = filepath.Join(o.cache, "nrtabi")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/nrtabi")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			return "", "", fmt.Errorf("CGO_ENABLED=0 go build ./cmd/nrtabi (run from the repository root): %w\n%s", err, out)
+		}
+		how = "built from the checkout"
+		if rev, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+			how += " at " + strings.TrimSpace(string(rev))
+			if st, err := exec.Command("git", "status", "--porcelain").Output(); err == nil && len(st) > 0 {
+				how += " (with uncommitted changes)"
+			}
+		}
+	} else if bin, err = filepath.Abs(bin); err != nil {
+		return "", "", err
+	} else {
+		how = "given by -nrtabi"
+	}
+	f, err := os.Open(bin)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", "", err
+	}
+	slog.Info("measuring", "nrtabi", bin)
+	return bin, fmt.Sprintf("%s, %s (%.1f MB, sha256 %x)", bin, how, float64(n)/1e6, h.Sum(nil)[:8]), nil
+}
+
+// smallRows are the show/check rows (one struct or a spec's structs of
+// one file, against pahole -C); the quick mode's are the DWARF 4 object's.
 func smallRows(o options, bin string) ([]row, error) {
 	if !o.quick {
 		return buildRows(o.cache, bin)
@@ -165,83 +310,4 @@ func smallRows(o options, bin string) ([]row, error) {
 		{label: label, file: dw4, dwarf: dw4, asked: []string{"nec_version_info_t"}, pahole: []string{"nec_version_info"}, spec: one, role: "none"},
 		{label: label, file: dw4, dwarf: dw4, asked: []string{absentName}, pahole: []string{absentName}, spec: absent, role: "none", absent: true},
 	}, nil
-}
-
-// bigRows are the throughput rows: the directory, then each whole library.
-// Only the selected rows' inputs are built (the C++ object takes minutes).
-func bigRows(o options, bin string) ([]bigRow, error) {
-	syn, cxx := fullSyn, fullCXX
-	if o.quick {
-		syn, cxx = quickSyn, quickCXX
-	}
-	synLabel := fmt.Sprintf("synthetic C object (%d units × %d structs × %d members)", syn.units, syn.structs, syn.members)
-	cxxLabel := fmt.Sprintf("generated C++ object (%d units × %d structs through templates, g++ -g)", cxx.units, cxx.structs)
-	dirLabel := "directory: libc6-dbg and libstdc++6-12-dbg, the reference libnrt.so.1 and libnccom double"
-	if o.quick {
-		dirLabel = "directory (quick): the tiny, DWARF 4, synthetic and C++ objects"
-	}
-	var rows []bigRow
-	if selected(dirLabel, o.only) {
-		var files []string
-		if o.quick {
-			tiny, err := tinyObject(o.cache)
-			if err != nil {
-				return nil, err
-			}
-			dw4, err := dwarf4Object(o.cache)
-			if err != nil {
-				return nil, err
-			}
-			synObj, err := synthetic(o.cache, syn)
-			if err != nil {
-				return nil, err
-			}
-			cxxObj, err := cxxObject(o.cache, cxx)
-			if err != nil {
-				return nil, err
-			}
-			files = []string{tiny, dw4, synObj, cxxObj}
-		} else {
-			var err error
-			if files, err = distributionFiles(); err != nil {
-				return nil, err
-			}
-			lib, stub, err := referenceBuild(o.cache)
-			if err != nil {
-				return nil, err
-			}
-			files = append(files, lib, stub)
-		}
-		dir, err := directoryRow(dirLabel, o.cache, bin, files)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, dir)
-	}
-	type lib struct {
-		label string
-		file  func() (string, error)
-	}
-	libs := []lib{
-		{synLabel, func() (string, error) { return synthetic(o.cache, syn) }},
-		{cxxLabel, func() (string, error) { return cxxObject(o.cache, cxx) }},
-	}
-	if !o.quick {
-		libs = append([]lib{{"libstdc++.so.6.0.30 (libstdc++6-12-dbg)", func() (string, error) { return libstdcxx, nil }}}, libs...)
-	}
-	for _, l := range libs {
-		if !selected(l.label, o.only) {
-			continue
-		}
-		file, err := l.file()
-		if err != nil {
-			return nil, err
-		}
-		r, err := wholeLibraryRow(l.label, bin, file)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
 }

@@ -5,20 +5,20 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 )
 
-func report(w io.Writer, runs int, floors []floor, results []result) {
-	load1, _ := os.ReadFile("/proc/loadavg")
-	fmt.Fprintf(w, "\nnrtabi show / nrtabi check --require / pahole -C (dwarves), the same structs of the same file;\n")
-	fmt.Fprintf(w, "whole processes, interleaved, median wall of %d runs, largest peak RSS (wait4 in csrc/measure.c); %s; %s, %d CPUs; load average %s\n\n",
-		runs, time.Now().UTC().Format("2006-01-02 15:04 UTC"), cpuModel(), runtime.NumCPU(), strings.Join(strings.Fields(string(load1))[:3], " "))
-	fmt.Fprintln(w, "| input | structs asked | .debug_info | show | check | pahole | show / pahole | check / pahole | empty Go / pahole | show RSS | check RSS | pahole RSS | check RSS / pahole |")
+// report prints the show/check rows: each against pahole -C on the same
+// structs of the same file, goal <= 1x pahole's wall, with a verdict per
+// row and the rows that miss listed with what the Go runtime's floor
+// accounts for.
+func report(w io.Writer, runs int, results []result) []goal {
+	fmt.Fprintf(w, "nrtabi show / nrtabi check --require / pahole -C (dwarves), the same structs of the same file; whole processes, interleaved, median wall of %d runs, every run judged, largest peak RSS from the children's rusage; %s\n\n", runs, cpuModel())
+	fmt.Fprintln(w, "| input | structs asked | .debug_info | show | check | pahole | show / pahole | check / pahole | empty Go / pahole | show RSS | check RSS | pahole RSS | goal: wall <= 1.00x pahole's |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var verdicts []string
-	met, rated := 0, 0
+	var goals []goal
 	for _, res := range results {
 		r := res.row
 		sh, ck, ph, empty := res.stats[0], res.stats[1], res.stats[2], res.stats[3]
@@ -32,47 +32,41 @@ func report(w io.Writer, runs int, floors []floor, results []result) {
 		if r.extra > 0 {
 			asked += fmt.Sprintf(" (+%d named by its members, check only)", r.extra)
 		}
-		shR, ckR, rssR := ratio(sh.wall, ph.wall, sh.na), ratio(ck.wall, ph.wall, ""), ratio(time.Duration(ck.maxRSS), time.Duration(ph.maxRSS), "")
+		shR, ckR := ratio(sh.wall, ph.wall, sh.na), ratio(ck.wall, ph.wall, "")
 		floorR := ratio(empty.wall, ph.wall, "")
-		if ph.na != "" {
-			na := "no ratio: " + ph.na
-			shR, ckR, floorR, rssR = na, na, "—", "—"
-		} else if r.noAnswer != "" {
+		verdict := ""
+		worst := max(ck.wall, sh.wall)
+		g := goal{input: r.label, what: "wall: the slower of show and check / pahole -C (" + asked + ")", limit: 1, ratio: float64(worst) / float64(ph.wall)}
+		switch {
+		case ph.na != "":
+			g.na = ph.na
+			shR, ckR, floorR, verdict = "—", "—", "—", "no ratio: "+ph.na
+		case r.noAnswer != "":
 			// pahole ran and was timed, but found nothing: no ratio.
-			na := "no answer from pahole (`" + r.noAnswer + "`)"
-			shR, ckR, rssR = na, na, "—"
-		} else {
-			rated++
-			worst := max(ck.wall, sh.wall)
+			g.na = "no answer from pahole (`" + r.noAnswer + "`)"
+			shR, ckR, verdict = "—", "—", g.na
+		default:
+			verdict = g.verdict()
 			switch {
-			case worst <= ph.wall:
-				met++
+			case g.kind() == vMet:
 			case empty.wall >= ph.wall:
-				verdicts = append(verdicts, fmt.Sprintf("- %s, %s: %.2fx (nrtabi %s, pahole %s); an empty Go program alone takes %s, so no Go program meets the goal here", r.label, asked, float64(worst)/float64(ph.wall), msd(worst), ms(ph), ms(empty)))
+				verdicts = append(verdicts, fmt.Sprintf("- %s, %s: %.2fx (nrtabi %s, pahole %s); an empty Go program alone takes %s, so no Go program meets the goal here", r.label, asked, g.ratio, msd(worst), ms(ph), ms(empty)))
 			default:
-				verdicts = append(verdicts, fmt.Sprintf("- %s, %s: %.2fx (nrtabi %s, pahole %s); an empty Go program takes %s, so %s is nrtabi's own start and work", r.label, asked, float64(worst)/float64(ph.wall), msd(worst), ms(ph), ms(empty), msd(worst-empty.wall)))
+				verdicts = append(verdicts, fmt.Sprintf("- %s, %s: %.2fx (nrtabi %s, pahole %s); an empty Go program takes %s, so %s is nrtabi's own start and work", r.label, asked, g.ratio, msd(worst), ms(ph), ms(empty), msd(worst-empty.wall)))
 			}
 		}
+		goals = append(goals, g)
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			r.label, asked, sectionSize(r.dwarf), ms(sh), ms(ck), ms(ph), shR, ckR, floorR,
-			mib(sh), mib(ck), mib(ph), rssR)
+			rssText(sh), rssText(ck), rssText(ph), verdict)
 	}
-	fmt.Fprintf(w, "\nfloors (median wall of %d runs, largest peak RSS):\n\n", runs)
-	fmt.Fprintln(w, "| process | wall | peak RSS |")
-	fmt.Fprintln(w, "|---|---|---|")
-	for _, f := range floors {
-		fmt.Fprintf(w, "| %s | %s | %s |\n", f.what, ms(f.stat), mib(f.stat))
+	if len(verdicts) > 0 {
+		fmt.Fprintln(w, "\nmissed:")
+		for _, v := range verdicts {
+			fmt.Fprintln(w, v)
+		}
 	}
-	fmt.Fprintln(w, "\ngoal: wall ratio <= 1.00x on every row; peak RSS <= pahole's except by the Go runtime's floor")
-	fmt.Fprintf(w, "wall goal met on %d of the %d rows pahole answers", met, rated)
-	if len(verdicts) == 0 {
-		fmt.Fprintln(w)
-		return
-	}
-	fmt.Fprintln(w, "; missed on:")
-	for _, v := range verdicts {
-		fmt.Fprintln(w, v)
-	}
+	return goals
 }
 
 func msd(d time.Duration) string {
@@ -83,15 +77,10 @@ func ms(s stat) string {
 	if s.na != "" {
 		return "—"
 	}
-	return fmt.Sprintf("%.1f ms", float64(s.wall)/float64(time.Millisecond))
+	return msd(s.wall)
 }
 
-func mib(s stat) string {
-	if s.na != "" {
-		return "—"
-	}
-	return fmt.Sprintf("%.1f MiB", float64(s.maxRSS)/(1<<20))
-}
+func mibBytes(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func ratio(a, b time.Duration, na string) string {
 	if na != "" || b == 0 {

@@ -33,6 +33,7 @@ type paholeStruct struct {
 	Size    int64
 	HasSize bool
 	Members []paholeMember
+	Statics int // static members pahole printed as members (paholeMember.Static), left out of Members
 	Line    int // where it starts in pahole's output
 }
 
@@ -53,6 +54,10 @@ type paholeMember struct {
 	// member's place (a type it does not know, DW_TAG_atomic_type in
 	// 1.24): the member is there, its position is not.
 	Unknown bool
+	// Static: a static data member, which pahole 1.24 prints with an
+	// offset comment ("0 0") when the DWARF is version 4 (a DW_TAG_member
+	// there; a DW_TAG_variable in DWARF 5): it takes no room.
+	Static bool
 }
 
 var (
@@ -96,14 +101,14 @@ func (c *capped) Write(p []byte) (int, error) {
 // runPahole runs pahole -I on path within timeout and parses its output.
 // What it writes to stderr (tags it does not support) is returned for the
 // log.
-func runPahole(ctx context.Context, path string, timeout time.Duration) ([]paholeStruct, string, error) {
+func runPahole(ctx context.Context, path string, timeout time.Duration, args ...string) ([]paholeStruct, string, error) {
 	bin, err := exec.LookPath("pahole")
 	if err != nil {
 		return nil, "", errNoPahole
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-I", path)
+	cmd := exec.CommandContext(ctx, bin, append(append([]string{"-I"}, args...), path)...)
 	out := &capped{max: maxPaholeOutput}
 	errOut := &capped{max: 1 << 16}
 	cmd.Stdout, cmd.Stderr = out, errOut
@@ -182,7 +187,11 @@ func parsePahole(r io.Reader) ([]paholeStruct, error) {
 					cur.Members = append(cur.Members, paholeMember{Decl: s, Unknown: true})
 				} else if !strings.HasPrefix(s, "/*") {
 					if m := paholeMemberRe.FindStringSubmatch(s); m != nil {
-						cur.Members = append(cur.Members, paholeMemberOf(m))
+						if pm := paholeMemberOf(m); pm.Static {
+							cur.Statics++
+						} else {
+							cur.Members = append(cur.Members, pm)
+						}
 					}
 				}
 			}
@@ -214,6 +223,7 @@ func paholeMemberOf(m []string) paholeMember {
 		d = strings.TrimSuffix(d, b[0])
 	}
 	pm.Name = declName(d)
+	pm.Static = strings.HasPrefix(d, "static ")
 	return pm
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -61,8 +62,21 @@ func (d disagreement) String() string {
 //     uninitialised field (25770 and the like); the ABI's is two words.
 //   - pahole 1.24 knows no DW_TAG_atomic_type: it prints an error line in
 //     the member's place.
+//   - pahole 1.24 prints a DWARF 4 static member (a DW_TAG_member with
+//     DW_AT_declaration) as a member at offset 0 of size 0.
+//   - pahole prints a virtual base's offset as -1 read unsigned: the DWARF
+//     gives it as an expression evaluated at run time (the graph: Virtual).
+//   - pahole prints 0 for the size of a base or member of an empty class
+//     (the room it takes under the empty base optimization or
+//     [[no_unique_address]]); the graph gives the type's size, 1.
+//   - pahole sizes a pointer to data member as the member's type; the
+//     Itanium C++ ABI's is a ptrdiff_t.
 var paholeConvention = map[string]string{
-	"pahole-unknown-type": "pahole prints <ERROR ... not found!> for a member of a type it does not read (DW_TAG_atomic_type in 1.24)",
+	"pahole-static-member":                        "pahole 1.24 prints a DWARF 4 static member as a member at offset 0, size 0",
+	"member-offset/virtual-base":                  "pahole prints 4294967295 for a virtual base's offset (a location expression evaluated at run time)",
+	"member-type-size/empty-class":                "pahole prints 0 for the size of a base or member of an empty class (the room it takes), the graph sizeof, 1",
+	"member-type-size/pointer-to-data-member":     "pahole sizes a pointer to data member as the member's type; the Itanium C++ ABI's is a ptrdiff_t (8)",
+	"pahole-unknown-type":                         "pahole prints <ERROR ... not found!> for a member of a type it does not read (DW_TAG_atomic_type in 1.24)",
 	"member-type-size/pointer-to-member-function": "pahole prints no real size for a pointer to member function (two words in the Itanium C++ ABI)",
 }
 
@@ -190,6 +204,9 @@ func agreeStruct(p *paholeStruct, t *typemodel.Type, diff func(class, member, ph
 	if p.HasSize && p.Size != t.Size {
 		diff("struct-size", "", itoa(p.Size), itoa(t.Size))
 	}
+	for range p.Statics {
+		diff("pahole-static-member", "", "a static member printed as a member", "no member")
+	}
 	if len(p.Members) != len(t.Fields) {
 		var a, b []string
 		for _, pm := range p.Members {
@@ -220,9 +237,15 @@ func agreeStruct(p *paholeStruct, t *typemodel.Type, diff func(class, member, ph
 		}
 		if pm.Size != f.Size() {
 			class := "member-type-size"
-			if s := typemodel.Strip(f.Type); s != nil && s.Kind == typemodel.PtrToMember && typemodel.Strip(s.Elem) != nil && typemodel.Strip(s.Elem).Kind == typemodel.Func {
+			s := typemodel.Strip(f.Type)
+			switch {
+			case s != nil && s.Kind == typemodel.PtrToMember && typemodel.Strip(s.Elem) != nil && typemodel.Strip(s.Elem).Kind == typemodel.Func:
 				class += "/pointer-to-member-function"
-			} else if s != nil {
+			case s != nil && s.Kind == typemodel.PtrToMember:
+				class += "/pointer-to-data-member"
+			case s != nil && s.Kind.Aggregate() && pm.Size == 0 && f.Size() == 1 && emptyClass(s):
+				class += "/empty-class"
+			case s != nil:
 				class += "/" + s.Kind.String()
 			}
 			diff(class, label, itoa(pm.Size), itoa(f.Size())+" ("+typemodel.Spell(f.Type)+")")
@@ -233,7 +256,11 @@ func agreeStruct(p *paholeStruct, t *typemodel.Type, diff func(class, member, ph
 		}
 		if !pm.IsBit {
 			if pm.Off != f.Offset {
-				diff("member-offset", label, itoa(pm.Off), itoa(f.Offset))
+				class := "member-offset"
+				if f.Virtual && pm.Off == 1<<32-1 {
+					class += "/virtual-base"
+				}
+				diff(class, label, itoa(pm.Off), itoa(f.Offset))
 			}
 			continue
 		}
@@ -247,6 +274,24 @@ func agreeStruct(p *paholeStruct, t *typemodel.Type, diff func(class, member, ph
 			diff("bitfield-storage-offset", label, itoa(pm.Off), itoa(f.Offset))
 		}
 	}
+}
+
+// emptyClass: a class without data members, whose bases are empty too.
+func emptyClass(t *typemodel.Type) bool {
+	var walk func(t *typemodel.Type, depth int) bool
+	walk = func(t *typemodel.Type, depth int) bool {
+		if t == nil || depth > typemodel.MaxDepth || !t.Kind.Aggregate() {
+			return false
+		}
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			if !f.Base || !walk(typemodel.Strip(f.Type), depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(t, 0)
 }
 
 // classOf is a disagreement's class as the reports count it.
@@ -274,6 +319,16 @@ func summarize(diffs []disagreement) (lines []string, failing []string) {
 		lines = append(lines, fmt.Sprintf("%-45s %6d  e.g. %s%s", c, count[c], first[c], note))
 	}
 	return lines, failing
+}
+
+// logAll logs every disagreement when NRTABI_REALWORLD_ALL is set.
+func logAll(t *testing.T, diffs []disagreement) {
+	if os.Getenv("NRTABI_REALWORLD_ALL") == "" {
+		return
+	}
+	for _, d := range diffs {
+		t.Logf("%s %s", d.Class, d)
+	}
 }
 
 // failingOf drops the disagreements of paholeConvention's classes.
@@ -317,11 +372,21 @@ func checkInput(t *testing.T, in agreeInput, timeout time.Duration) (agreeStats,
 		return agreeStats{}, errors.New("the decode hook counted nothing")
 	}
 	byLocal := modelAggregates(g)
+	scoped := scopedNames(t, byLocal)
 	var st agreeStats
 	for _, p := range in.pahole {
 		ps, _, err := runPahole(context.Background(), p, timeout)
 		if err != nil {
 			return st, err
+		}
+		if scoped != "" {
+			// pahole prints only the types at a unit's top level; a
+			// type in a namespace or a class it prints when named (-C)
+			more, _, err := runPahole(context.Background(), p, timeout, "-C", "file://"+scoped)
+			if err != nil {
+				return st, err
+			}
+			ps = appendNew(ps, more)
 		}
 		if in.byName {
 			st.add(agreeByName(byLocal, p, ps))
@@ -330,6 +395,51 @@ func checkInput(t *testing.T, in agreeInput, timeout time.Duration) (agreeStats,
 		}
 	}
 	return st, nil
+}
+
+// scopedNames writes the bare names of the graph's aggregates in a scope
+// (a C++ namespace or class) to a file for pahole -C, and returns its
+// path; "" when there are none. Template instances are left out: pahole
+// 1.24 finds none by name (their DW_AT_name carries the arguments).
+func scopedNames(t *testing.T, byLocal map[uint64][]modelAgg) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, l := range byLocal {
+		for _, m := range l {
+			b := bareName(m.t.Name)
+			if b == m.t.Name || b == "" || strings.ContainsAny(b, "<( ") || seen[b] {
+				continue
+			}
+			seen[b] = true
+			names = append(names, b)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	path := filepath.Join(t.TempDir(), "names.txt")
+	if err := os.WriteFile(path, []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// appendNew adds the structs of more whose DIE ps does not hold yet.
+func appendNew(ps, more []paholeStruct) []paholeStruct {
+	have := map[uint64]bool{}
+	for _, p := range ps {
+		if p.HasOff {
+			have[p.Off] = true
+		}
+	}
+	for _, p := range more {
+		if !p.HasOff || !have[p.Off] {
+			ps = append(ps, p)
+			have[p.Off] = true
+		}
+	}
+	return ps
 }
 
 // realSource is a test source of testdata/realworld.
@@ -474,6 +584,7 @@ func TestPaholeAgree(t *testing.T) {
 		t.Logf("%s: %d structs, %d members compared, %d disagreements", in.name, st.Structs, st.Members, len(st.Diffs))
 		all.add(st)
 	}
+	logAll(t, all.Diffs)
 	lines, failing := summarize(all.Diffs)
 	t.Logf("%d inputs, %d structs, %d members compared in %v", len(ins), all.Structs, all.Members, time.Since(start).Round(time.Millisecond))
 	for _, l := range lines {

@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/dave/jennifer v1.7.1
-	github.com/go-delve/delve v1.27.2
 	github.com/klauspost/compress v1.18.0
 	github.com/ulikunitz/xz v0.5.17
 	golang.org/x/arch v0.33.0

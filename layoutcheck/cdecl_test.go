@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/readers/elfread"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // Every declarator kind, written as gdb's ptype spells it; the renderer
@@ -39,7 +39,8 @@ func declsSource(lines []string) string {
 }
 
 // TestCDecl: show, check's messages and extract's comments spell DWARF
-// types through CDecl; each declarator comes back as written.
+// types through typemodel's one spelling; each declarator comes back as
+// written.
 func TestCDecl(t *testing.T) {
 	obj := compileTypes(t, declsSource(declLines))
 	d, err := debugOf(t, obj)
@@ -51,19 +52,19 @@ func TestCDecl(t *testing.T) {
 	if err != nil || found[0] == nil {
 		t.Fatalf("decls not found: %v", err)
 	}
-	l, err := d.NewReader().Layout(found[0].Offset)
+	l, err := d.Types().Struct(found[0].Offset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, m := range l.Members {
-		if got := elfread.CDecl(m.Type, m.Name); got != declLines[i] {
+	for i, m := range l.Fields {
+		if got := typemodel.Decl(m.Type, m.Name); got != declLines[i] {
 			t.Errorf("member %d: got %q, want %q", i, got, declLines[i])
 		}
 	}
 	abstract := map[string]string{"d": "int *(*[10])[4]", "G": "int (*)[7]", "F": "int (*[7])(void)", "q": "char *const", "a": "volatile int [7]"}
-	for _, m := range l.Members {
+	for _, m := range l.Fields {
 		if want, ok := abstract[m.Name]; ok {
-			if got := elfread.TypeName(m.Type); got != want {
+			if got := typemodel.Spell(m.Type); got != want {
 				t.Errorf("%s: abstract %q, want %q", m.Name, got, want)
 			}
 		}
@@ -148,13 +149,13 @@ func TestPlainCharEitherSign(t *testing.T) {
 // TestCDeclCycles: type chains that loop (only corrupted DWARF makes them:
 // a pointer to itself, a function taking a pointer to itself) end.
 func TestCDeclCycles(t *testing.T) {
-	p := &godwarf.PtrType{}
-	p.Type = p
-	f := &godwarf.FuncType{}
-	fp := &godwarf.PtrType{Type: f}
-	f.ReturnType, f.ParamType = fp, []godwarf.Type{fp}
-	for _, ty := range []godwarf.Type{p, fp} {
-		if got := elfread.CDecl(ty, "x"); !strings.Contains(got, "...") || len(got) > 1<<16 {
+	p := &typemodel.Type{Kind: typemodel.Pointer}
+	p.Elem = p
+	f := &typemodel.Type{Kind: typemodel.Func}
+	fp := &typemodel.Type{Kind: typemodel.Pointer, Elem: f}
+	f.Elem, f.Params = fp, []*typemodel.Type{fp}
+	for _, ty := range []*typemodel.Type{p, fp} {
+		if got := typemodel.Decl(ty, "x"); !strings.Contains(got, "...") || len(got) > 1<<16 {
 			t.Errorf("a looping type must end in ...: %.200q (%d bytes)", got, len(got))
 		}
 	}

@@ -248,15 +248,15 @@ func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := dbg.NewReader()
+	types := dbg.Types()
 	// One grader per input: a struct embedded in several checked structs
 	// is graded once, its facts reported once with where it is embedded.
-	sc := newStructChecker(rd, opt.Structs)
+	sc := newStructChecker(opt.Structs)
 	for i, st := range structs {
 		if found[i] == nil {
 			continue
 		}
-		l, err := rd.Layout(found[i].Offset)
+		l, err := types.Struct(found[i].Offset)
 		if err != nil {
 			return nil, elfread.InputErrorf(dbg.Path(), "%s: %w", st.Name, err)
 		}

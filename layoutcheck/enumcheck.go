@@ -4,10 +4,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/layoutcheck/grade"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // EnumResult is one spec enum found in one input's DWARF and graded
@@ -49,23 +49,23 @@ func checkEnums(dbg *elfread.Debug, opt Options) ([]*EnumResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := dbg.NewReader()
+	types := dbg.Types()
 	out := []*EnumResult{}
 	for i := range enums {
 		e := &enums[i]
 		if found[i] == nil {
 			continue
 		}
-		t, err := rd.Type(found[i].Offset)
+		t, err := types.At(found[i].Offset)
 		if err != nil {
 			return nil, elfread.InputErrorf(dbg.Path(), "enum %s: %w", e.Name, err)
 		}
-		et, ok := elfread.Strip(t).(*godwarf.EnumType)
-		if !ok {
+		et := typemodel.Strip(t)
+		if et == nil || et.Kind != typemodel.Enum {
 			return nil, elfread.InputErrorf(dbg.Path(), "enum %s: the DIE at %#x is no enumeration type", e.Name, found[i].DIE)
 		}
 		crosses := opt.Structs.EnumCrosses(e) || (opt.Spec != nil && opt.Spec.EnumCrosses(e))
-		res := &EnumResult{Name: e.Name, DWARFName: found[i].Name, Via: found[i].Via, Size: et.ByteSize, SpecSize: e.Size, Crosses: crosses, Findings: []Finding{}}
+		res := &EnumResult{Name: e.Name, DWARFName: found[i].Name, Via: found[i].Via, Size: typemodel.SizeOf(et), SpecSize: e.Size, Crosses: crosses, Findings: []Finding{}}
 		for _, c := range grade.EnumFold(grade.EnumGrade(grade.EnumFromSpec(e), enumOfDWARF(e.Name, et), crosses)) {
 			res.Findings = append(res.Findings, enumFinding(c))
 		}
@@ -76,12 +76,10 @@ func checkEnums(dbg *elfread.Debug, opt Options) ([]*EnumResult, error) {
 }
 
 // enumOfDWARF is the binary's side of an enum, under the spec's name.
-func enumOfDWARF(name string, et *godwarf.EnumType) *grade.EnumSide {
-	s := &grade.EnumSide{Name: name, Size: et.ByteSize}
-	for _, v := range et.Val {
-		if v != nil {
-			s.Values = append(s.Values, grade.EnumValue{Name: v.Name, Value: v.Val})
-		}
+func enumOfDWARF(name string, et *typemodel.Type) *grade.EnumSide {
+	s := &grade.EnumSide{Name: name, Size: typemodel.SizeOf(et)}
+	for _, v := range et.Enumerators {
+		s.Values = append(s.Values, grade.EnumValue{Name: v.Name, Value: v.Value})
 	}
 	return s
 }

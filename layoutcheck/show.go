@@ -93,12 +93,7 @@ func ShowInput(in inputs.Input, name string, opt ShowOptions, w io.Writer) (*Sho
 	}
 	res := &ShowResult{Layout: l, Found: found[0], Spec: st, Debug: dbg}
 	if st != nil {
-		rd := dbg.NewReader()
-		ol, err := rd.Layout(found[0].Offset)
-		if err != nil {
-			return nil, elfread.InputErrorf(dbg.Path(), "%s: %w", name, err)
-		}
-		res.Findings = CheckStruct(rd, st, ol)
+		res.Findings = CheckStruct(st, l)
 	}
 	res.write(w, name, sp)
 	return res, nil

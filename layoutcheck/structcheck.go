@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/layoutcheck/grade"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
-	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
-// CheckStruct compares one DWARF layout, read by r, with its spec struct:
-// the facts of the struct and of the structs embedded in it, each once.
-// The list is flat, for a view of the one struct (show): consequences are
-// listed after their cause, a moved run is one finding per field, and a
-// fact of an embedded struct is named by its path in st.
-func CheckStruct(r *elfread.Reader, st *spec.Struct, l *elfread.Layout) []Finding {
-	c := newStructChecker(r, nil)
+// CheckStruct compares one struct of a binary's type graph (typemodel, as
+// elfread's Types reads it) with its spec struct: the facts of the struct
+// and of the structs embedded in it, each once. The list is flat, for a
+// view of the one struct (show): consequences are listed after their
+// cause, a moved run is one finding per field, and a fact of an embedded
+// struct is named by its path in st.
+func CheckStruct(st *spec.Struct, l *typemodel.Type) []Finding {
+	c := newStructChecker(nil)
 	c.grade(st, l)
 	var out []Finding
 	for _, f := range c.findings(nil) {
@@ -50,19 +50,18 @@ func CheckStruct(r *elfread.Reader, st *spec.Struct, l *elfread.Layout) []Findin
 // structChecker grades the structs of one input against the spec through
 // package grade, the one grading check and diff share
 // (docs/layoutcheck.md#one-grading): the spec side is grade.FromSpec, the
-// binary's side is converted from DWARF here.
+// binary's side is converted from the type graph here.
 type structChecker struct {
-	r       *elfread.Reader
 	sp      *spec.Spec // for the names of structs and opaque types a pointer or member refers to (nil: none)
 	g       *grade.Grader
 	layouts map[string]*grade.Layout
 }
 
-func newStructChecker(r *elfread.Reader, sp *spec.Spec) *structChecker {
-	return &structChecker{r: r, sp: sp, g: grade.New(), layouts: map[string]*grade.Layout{}}
+func newStructChecker(sp *spec.Spec) *structChecker {
+	return &structChecker{sp: sp, g: grade.New(), layouts: map[string]*grade.Layout{}}
 }
 
-func (c *structChecker) grade(st *spec.Struct, l *elfread.Layout) []*grade.Finding {
+func (c *structChecker) grade(st *spec.Struct, l *typemodel.Type) []*grade.Finding {
 	return c.g.Grade(grade.FromSpec(st, "spec"), c.layout(st, l, 0))
 }
 
@@ -80,15 +79,21 @@ func (c *structChecker) findings(names map[string]bool) []Finding {
 
 // isFiller reports whether m is the header generator's stand-in for an
 // opaque range of st.
-func isFiller(st *spec.Struct, m *elfread.Member) bool {
+func isFiller(st *spec.Struct, m *typemodel.Field) bool {
 	return st != nil && strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) && st.OpaqueHolding(m.Offset, m.End()) != nil
 }
 
-// layout converts a DWARF layout into the grading model. st is the spec
-// struct it is compared with: a member of the same name whose type
-// specmatch finds to be the spec's is spelled as the spec spells it, so
-// typedef and tag spellings of one type are one type.
-func (c *structChecker) layout(st *spec.Struct, l *elfread.Layout, depth int) *grade.Layout {
+// isArray: t is an array under its typedefs and qualifiers.
+func isArray(t *typemodel.Type) bool {
+	s := typemodel.Strip(t)
+	return s != nil && s.Kind == typemodel.Array
+}
+
+// layout converts a struct of the type graph into the grading model. st
+// is the spec struct it is compared with: a member of the same name whose
+// type specmatch finds to be the spec's is spelled as the spec spells it,
+// so typedef and tag spellings of one type are one type.
+func (c *structChecker) layout(st *spec.Struct, l *typemodel.Type, depth int) *grade.Layout {
 	key := fmt.Sprintf("dwarf:%#x", l.Offset)
 	if st != nil {
 		key += ":" + st.Name
@@ -100,7 +105,7 @@ func (c *structChecker) layout(st *spec.Struct, l *elfread.Layout, depth int) *g
 	if st != nil {
 		name = st.Name
 	}
-	out := &grade.Layout{Name: name, Key: key, Size: l.Size, Align: l.Align}
+	out := &grade.Layout{Name: name, Key: key, Size: l.Size, Align: typemodel.StructAlign(l)}
 	c.layouts[key] = out
 	specField := map[string]*spec.Field{}
 	if st != nil {
@@ -108,15 +113,16 @@ func (c *structChecker) layout(st *spec.Struct, l *elfread.Layout, depth int) *g
 			specField[st.Fields[i].Name] = &st.Fields[i]
 		}
 	}
-	for i, m := range l.Members {
-		_, isArray := elfread.Strip(m.Type).(*godwarf.ArrayType)
-		last := i == len(l.Members)-1 && isArray
-		if m.Virtual || m.Size == 0 && m.BitSize == 0 && !last || m.Base && specmatch.EmptyClass(m.Type) {
+	for i := range l.Fields {
+		m := &l.Fields[i]
+		size := m.Size()
+		last := i == len(l.Fields)-1 && isArray(m.Type)
+		if m.Virtual || size == 0 && m.BitSize == 0 && !last || m.Base && emptyClass(m.Type) {
 			continue // virtual bases have no fixed offset; zero-length members take no bytes
 		}
-		gm := grade.Member{Name: m.Name, Offset: m.Offset, Size: m.Size, BitOffset: m.BitOffset, BitSize: m.BitSize, Filler: isFiller(st, m)}
+		gm := grade.Member{Name: m.Name, Offset: m.Offset, Size: size, BitOffset: m.BitOffset, BitSize: m.BitSize, Filler: isFiller(st, m)}
 		if m.Base {
-			gm.Name = specmatch.MemberLabel(m)
+			gm.Name = fieldLabel(m)
 		}
 		var ft *spec.Type
 		if f := specField[m.Name]; f != nil && !m.Base {
@@ -129,7 +135,7 @@ func (c *structChecker) layout(st *spec.Struct, l *elfread.Layout, depth int) *g
 				if f := specField[in.Name]; f != nil {
 					it = f.T
 				}
-				gm.Group = append(gm.Group, grade.Member{Name: in.Name, Offset: in.Offset, Size: in.Size, Type: c.typeOf(in.Type, it, depth)})
+				gm.Group = append(gm.Group, grade.Member{Name: in.Name, Offset: in.Offset, Size: in.Size(), Type: c.typeOf(in.Type, it, depth)})
 			}
 		}
 		out.Members = append(out.Members, gm)
@@ -137,13 +143,17 @@ func (c *structChecker) layout(st *spec.Struct, l *elfread.Layout, depth int) *g
 	return out
 }
 
-// typeOf converts a DWARF type; t is the spec type it is compared with,
-// or nil.
-func (c *structChecker) typeOf(d godwarf.Type, t *spec.Type, depth int) *grade.Type {
-	sd := elfread.Strip(d)
-	out := &grade.Type{Size: elfread.TypeSize(d), Align: elfread.TypeAlign(d), Len: -1, Display: elfread.TypeName(d)}
+// typeOf converts a type of the graph; t is the spec type it is compared
+// with, or nil. Display is the one C spelling (typemodel.Spell); Canon is
+// the spelling in the spec grammar that nrtabi extract writes for the same
+// type, so a file checked against its own fragment compares equal: a type
+// the grammar cannot spell (a float, a function, a C++ reference) has
+// none, and a pointer to one is void*.
+func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grade.Type {
+	sd := typemodel.Strip(d)
+	out := &grade.Type{Size: typemodel.SizeOf(d), Align: typemodel.AlignOf(d), Len: -1, Display: typemodel.Spell(d)}
 	if depth > 16 {
-		out.Canon = elfread.TypeName(d)
+		out.Canon = out.Display
 		return out
 	}
 	// The spec's spelling when specmatch says the types agree, except where
@@ -156,35 +166,64 @@ func (c *structChecker) typeOf(d godwarf.Type, t *spec.Type, depth int) *grade.T
 		}
 	}
 	if t != nil && t.Kind == spec.KindOpaque {
-		agree = false // specmatch takes any pointee for an opaque type; its name is what tells two apart
+		// specmatch takes any pointee for an opaque type; its name is what
+		// tells two apart: the binary's type is the opaque one when it
+		// carries that name (a typedef on its way down, or its tag).
+		agree = c.namedOpaque(d, t.Name)
 	}
 	var elemSpec *spec.Type
 	if t != nil && (t.Kind == spec.KindPointer || t.Kind == spec.KindArray) {
 		elemSpec = t.Elem
 	}
-	switch x := sd.(type) {
-	case nil, *godwarf.VoidType:
+	kind := typemodel.Void
+	if sd != nil {
+		kind = sd.Kind
+	}
+	switch kind {
+	case typemodel.Void:
 		out.Kind, out.Canon = grade.TVoid, "void"
-	case *godwarf.PtrType:
-		out.Kind, out.Elem = grade.TPointer, c.typeOf(x.Type, elemSpec, depth+1)
-		out.Canon = out.Elem.Canon + "*"
-		if out.Elem.Kind == grade.TFunc || out.Elem.Canon == "" {
+	case typemodel.Pointer:
+		out.Kind, out.Elem = grade.TPointer, c.typeOf(sd.Elem, elemSpec, depth+1)
+		if es := elemSpec; es != nil && es.Kind == spec.KindStruct && es.Struct != nil && out.Elem.Canon != grade.Canon(es) && namedStruct(sd.Elem, es.Struct) {
+			// The pointee carries the spec struct's name (a typedef on its
+			// way down, or its tag) and is another type here: the units of
+			// one library define a typedef differently (libc's _IO_lock_t
+			// is a struct in some and void in others), and check reads
+			// another copy of the pointer's struct than extract did. The
+			// grammar names a type by its name; the pointee's layout is
+			// checked where the struct itself is.
+			out.Elem.Canon = grade.Canon(es)
+		}
+		switch e := out.Elem; {
+		case e.Kind == grade.TStruct && !spec.IsIdent(e.Canon):
+			// A struct the grammar cannot name (a C++ scoped name, an
+			// anonymous body): extract covers a pointer to it by an opaque
+			// range, and spells a pointer to that pointer void*.
+		case e.Kind == grade.TFunc || e.Canon == "":
 			out.Canon = "void*" // what nrtabi extract writes for a pointee the grammar cannot spell
+		default:
+			out.Canon = e.Canon + "*"
 		}
-	case *godwarf.ArrayType:
-		out.Kind, out.Elem, out.Len = grade.TArray, c.typeOf(x.Type, elemSpec, depth+1), x.Count
-		if x.Count <= 0 {
-			out.Len = -1
+	case typemodel.Array:
+		out.Kind, out.Elem, out.Len = grade.TArray, c.typeOf(sd.Elem, elemSpec, depth+1), sd.Count
+		if sd.Count <= 0 {
+			out.Len = -1 // a flexible array member (or [0])
+		}
+		switch {
+		case out.Elem.Canon == "":
+			// An array of what the grammar cannot spell has no spelling.
+		case out.Len < 0:
 			out.Canon = out.Elem.Canon + "[]"
-		} else {
-			out.Canon = fmt.Sprintf("%s[%d]", out.Elem.Canon, x.Count)
+		default:
+			out.Canon = fmt.Sprintf("%s[%d]", out.Elem.Canon, out.Len)
 		}
-	case *godwarf.FuncType:
+	case typemodel.Func:
 		out.Kind = grade.TFunc
-	case *godwarf.StructType:
+	case typemodel.Struct, typemodel.Class, typemodel.Union:
+		tds := typemodel.Typedefs(d)
 		out.Kind = grade.TStruct
-		out.Canon = c.structName(x, specmatch.TypedefNames(d))
-		if x.Kind != "union" && x.StructName != "" || x.Kind != "union" && len(specmatch.TypedefNames(d)) > 0 {
+		out.Canon = c.structName(sd, tds)
+		if sd.Kind != typemodel.Union && (sd.Name != "" || len(tds) > 0) && !sd.Incomplete() {
 			var inner *spec.Struct
 			if t != nil && t.Kind == spec.KindStruct {
 				inner = t.Struct
@@ -192,29 +231,47 @@ func (c *structChecker) typeOf(d godwarf.Type, t *spec.Type, depth int) *grade.T
 			if inner == nil && c.sp != nil {
 				inner = c.sp.StructByName(out.Canon)
 			}
-			off := c.r.GlobalOffset(x)
-			out.Struct = func() (*grade.Layout, error) {
-				l, err := c.r.Layout(off)
-				if err != nil {
-					return nil, err
-				}
-				if l.Declared {
-					return nil, fmt.Errorf("%s has no layout in this DWARF (a declaration)", out.Canon)
-				}
-				return c.layout(inner, l, depth+1), nil
-			}
-			if l, err := c.r.Layout(off); err == nil && l.Declared {
-				out.Struct = nil // a declaration: undescribed, like an opaque type
-			}
+			out.Struct = func() (*grade.Layout, error) { return c.layout(inner, sd, depth+1), nil }
 		}
-	default:
+		// A declaration has no layout here: undescribed, like an opaque type.
+	case typemodel.Base, typemodel.Enum:
 		out.Kind = grade.TScalar
 		out.Canon = scalarCanon(d, sd)
+	default:
+		// A C++ reference, a pointer to member, decltype(nullptr): no
+		// spelling in the grammar (extract covers them by opaque ranges).
+		out.Kind = grade.TOther
 	}
 	if agree {
 		out.Canon = grade.Canon(t)
 	}
 	return out
+}
+
+// namedOpaque: d carries the name of the spec's opaque type n, or its tag.
+func (c *structChecker) namedOpaque(d *typemodel.Type, n string) bool {
+	if specmatch.NamedAs(d, n) {
+		return true
+	}
+	if c.sp != nil {
+		for _, o := range c.sp.OpaqueTypes {
+			if o.Name == n {
+				return specmatch.NamedAs(d, o.CTag())
+			}
+		}
+	}
+	return false
+}
+
+// namedStruct: d carries one of the names the spec struct st may have in
+// DWARF (specmatch.StructNames).
+func namedStruct(d *typemodel.Type, st *spec.Struct) bool {
+	for _, n := range specmatch.StructNames(st) {
+		if specmatch.NamedAs(d, n) {
+			return true
+		}
+	}
+	return false
 }
 
 var intNames = map[string]string{
@@ -224,47 +281,59 @@ var intNames = map[string]string{
 	"pthread_mutex_t": "pthread_mutex_t", "cpu_set_t": "cpu_set_t",
 }
 
-// scalarCanon spells a scalar as the spec grammar would (grade.Canon's
-// spelling: int as i32).
-func scalarCanon(d, sd godwarf.Type) string {
-	for _, n := range specmatch.TypedefNames(d) {
+// scalarCanon spells a base type or an enum as the spec grammar would
+// (grade.Canon's spelling: int as i32), or "" when the grammar has no
+// spelling for it (a float, a complex, an integer of 16 bytes).
+func scalarCanon(d, sd *typemodel.Type) string {
+	size := typemodel.SizeOf(sd)
+	tds := typemodel.Typedefs(d)
+	for _, n := range tds {
 		if b, ok := intNames[n]; ok {
-			return b
+			if bt, err := spec.ParseType(b); err == nil && int64(bt.Size()) == size {
+				return b
+			}
 		}
 	}
-	switch x := sd.(type) {
-	case *godwarf.BoolType:
-		return "bool"
-	case *godwarf.EnumType:
-		if tds := specmatch.TypedefNames(d); len(tds) > 0 {
+	if sd.Kind == typemodel.Enum {
+		if len(tds) > 0 {
 			return tds[0]
 		}
-		return x.EnumName
+		return sd.Name
 	}
-	if sd.Common().Name == "char" {
+	switch {
+	case sd.Encoding == typemodel.EncBoolean:
+		if size == 1 {
+			return "bool"
+		}
+		return ""
+	case sd.Name == "char":
 		return "char"
+	case !sd.Encoding.Integer():
+		return ""
 	}
-	if size, signed, ok := specmatch.IntShape(sd); ok {
+	switch size {
+	case 1, 2, 4, 8:
 		p := "u"
-		if signed {
+		if sd.Encoding.Signed() {
 			p = "i"
 		}
 		return fmt.Sprintf("%s%d", p, size*8)
 	}
-	return sd.Common().Name
+	return ""
 }
 
-// structName is the spec's name for a DWARF struct when the spec has one
-// (a struct or an opaque type), else its typedef or tag.
-func (c *structChecker) structName(d *godwarf.StructType, tds []string) string {
+// structName is the spec's name for a struct of the graph when the spec
+// has one (a struct or an opaque type), else its typedef or its qualified
+// name.
+func (c *structChecker) structName(d *typemodel.Type, tds []string) string {
 	if c.sp != nil {
 		for _, st := range c.sp.Structs {
-			if specmatch.StructNamesMatch(st, d, tds) {
+			if specmatch.NamesMatch(st, d.Name, tds) {
 				return st.Name
 			}
 		}
 		for _, o := range c.sp.OpaqueTypes {
-			if d.StructName == o.CTag() || d.StructName == o.Name {
+			if d.Name != "" && (d.Name == o.CTag() || d.Name == o.Name) {
 				return o.Name
 			}
 			for _, n := range tds {
@@ -277,10 +346,10 @@ func (c *structChecker) structName(d *godwarf.StructType, tds []string) string {
 	if len(tds) > 0 {
 		return tds[0]
 	}
-	if d.StructName == "" {
-		return fmt.Sprintf("<anonymous %s of %d B>", d.Kind, d.Size())
+	if d.Name == "" {
+		return fmt.Sprintf("<anonymous %s of %d B>", d.Kind, d.Size)
 	}
-	return d.StructName
+	return d.Name
 }
 
 // maxAnonymousDepth bounds the anonymous members read through one another.
@@ -290,19 +359,20 @@ const maxAnonymousDepth = 8
 // m makes members of the enclosing struct (C11 6.7.2.1p13), at their offsets
 // in it, through nested anonymous members too. Bitfields are left to the
 // anonymous member: their offsets need the bit arithmetic of the reader.
-func anonymousMembers(m *elfread.Member, depth int) []*elfread.Member {
-	st, ok := elfread.Strip(m.Type).(*godwarf.StructType)
-	if !ok || st.StructName != "" || depth >= maxAnonymousDepth || m.BitSize != 0 {
+func anonymousMembers(m *typemodel.Field, depth int) []typemodel.Field {
+	st := typemodel.Strip(m.Type)
+	if st == nil || !st.Kind.Aggregate() || st.Name != "" || depth >= maxAnonymousDepth || m.BitSize != 0 {
 		return nil
 	}
-	var out []*elfread.Member
-	for _, f := range st.Field {
-		if f == nil || f.BitSize != 0 {
+	var out []typemodel.Field
+	for i := range st.Fields {
+		f := &st.Fields[i]
+		if f.BitSize != 0 || f.Base {
 			continue
 		}
-		in := &elfread.Member{Name: f.Name, Offset: elfread.SatAdd(m.Offset, f.ByteOffset), Size: elfread.TypeSize(f.Type), Type: f.Type}
+		in := typemodel.Field{Name: f.Name, Offset: typemodel.SatAdd(m.Offset, f.Offset), Type: f.Type}
 		if f.Name == "" {
-			out = append(out, anonymousMembers(in, depth+1)...)
+			out = append(out, anonymousMembers(&in, depth+1)...)
 			continue
 		}
 		out = append(out, in)
@@ -310,19 +380,29 @@ func anonymousMembers(m *elfread.Member, depth int) []*elfread.Member {
 	return out
 }
 
-func opaqueHolding(st *spec.Struct, m *elfread.Member) *spec.Opaque {
-	start := m.Offset
-	if m.BitSize > 0 {
-		start = m.BitOffset / 8
+// fieldLabel names a member in findings and covers lists: "<base NAME>"
+// for a base class, "<anonymous@OFFSET>" for an unnamed member.
+func fieldLabel(m *typemodel.Field) string {
+	switch {
+	case m.Base:
+		return "<base " + m.Name + ">"
+	case m.Name == "":
+		return fmt.Sprintf("<anonymous@%d>", m.Offset)
 	}
-	return st.OpaqueHolding(start, m.End())
+	return m.Name
 }
 
-func covered(o *spec.Opaque, m *elfread.Member) bool {
-	for _, n := range o.Covers {
-		if n == m.Name || n == specmatch.MemberLabel(m) {
-			return true
+// emptyClass: t is a class with no data (at most one byte, no data
+// members): an empty base takes no storage.
+func emptyClass(t *typemodel.Type) bool {
+	s := typemodel.Strip(t)
+	if s == nil || !s.Kind.Aggregate() || typemodel.SizeOf(s) > 1 {
+		return false
+	}
+	for i := range s.Fields {
+		if !s.Fields[i].Base {
+			return false
 		}
 	}
-	return false
+	return true
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/readers/elfread"
@@ -240,10 +239,7 @@ type xEnum struct {
 }
 
 type extractor struct {
-	g *elfread.Types // the DWARF's type graph, shared by extractAll's workers
-	// rd is the godwarf reader observe.go still hands in; specType reads
-	// through rd's graph when g is not set. It goes with the godwarf path.
-	rd          *elfread.Reader
+	g           *elfread.Types // the DWARF's type graph, shared by extractAll's workers
 	sp          *spec.Spec
 	source      string
 	order       []*xStruct
@@ -517,26 +513,8 @@ var intNames = map[string]string{
 // specType spells a DWARF type in the spec grammar, or reports that it
 // cannot. The spelling is canonical (spec.ParseType then String), so the
 // fragment holds the text the loader would print back.
-//
-// t is a *typemodel.Type; a godwarf.Type (observe.go's prototypes, until
-// they read the graph) is read again from the graph by its DIE offset.
-func (x *extractor) specType(t any, last bool) (string, string, bool) {
-	var mt *typemodel.Type
-	switch v := t.(type) {
-	case *typemodel.Type:
-		mt = v
-	case godwarf.Type:
-		if x.g == nil && x.rd != nil {
-			x.g = x.rd.Types()
-		}
-		var err error
-		if mt, err = x.g.At(v.Common().Offset); err != nil {
-			return "", "", false
-		}
-	default:
-		return "", "", false
-	}
-	s, note, ok := x.spell(mt, last, cvQuals{})
+func (x *extractor) specType(t *typemodel.Type, last bool) (string, string, bool) {
+	s, note, ok := x.spell(t, last, cvQuals{})
 	if !ok {
 		return "", "", false
 	}
@@ -750,6 +728,14 @@ func (x *extractor) spell(t *typemodel.Type, last bool, q cvQuals) (string, stri
 			}
 			return named(s.name, "", true)
 		}
+		if _, seen := x.byOff[off]; !seen && !x.closed {
+			if s := x.rowTagged(d); s != nil {
+				// Another unit's copy of a struct that has its row (ODR:
+				// struct _IO_FILE reached through FILE in argp_state and
+				// asked for by name): the same C type, the same row.
+				x.byOff[off], name = s, s.name
+			}
+		}
 		if s, ok := x.byOff[off]; ok && s.building {
 			// A struct that holds itself by value (only corrupted DWARF says
 			// so): the spec would refuse it, so it stays an opaque range.
@@ -764,6 +750,20 @@ func (x *extractor) spell(t *typemodel.Type, last bool, q cvQuals) (string, stri
 		return named(s.name, "", true)
 	}
 	return "", "", false
+}
+
+// rowTagged is the row of another DIE whose name or tag is d's qualified
+// name, when its size (once read) is d's: nil when there is none.
+func (x *extractor) rowTagged(d *typemodel.Type) *xStruct {
+	if d.Name == "" {
+		return nil
+	}
+	for _, s := range x.order {
+		if (s.name == d.Name || s.tag == d.Name) && (!s.done || s.size == typemodel.SizeOf(d)) && s.refused == "" {
+			return s
+		}
+	}
+	return nil
 }
 
 // rowOf is the row of a struct type met in a member (extractAll): by its

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
@@ -354,15 +353,16 @@ func (obs *Observed) signatures(dbg *elfread.Debug, base *spec.Spec) error {
 	if err != nil {
 		return wrapInput(dbg.Path(), err, "reading the prototypes of libnccom's definers")
 	}
-	x := &extractor{rd: dbg.NewReader(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
+	x := &extractor{g: dbg.Types(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
 		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: base, mainDebug: dbg.Path()}
 	// Spec structs are named by their spec names, never extracted again here.
 	for _, st := range base.Structs {
 		x.byName[st.Name] = &xStruct{name: st.Name, done: true}
 	}
-	cache := map[dwarf.Offset]godwarf.Type{}
+	// The prototypes' DIEs are walked with debug/dwarf; their types are
+	// read from the type graph (the main file's offsets are the graph's).
 	spell := func(off dwarf.Offset) (string, bool) {
-		t, err := elfread.ReadType(data, off, cache)
+		t, err := x.g.At(off)
 		if err != nil {
 			return "", false
 		}
@@ -479,12 +479,12 @@ func (obs *Observed) slots(dbg *elfread.Debug, byName map[string]elf.Symbol) err
 	if found[0] == nil {
 		return nil
 	}
-	l, err := dbg.NewReader().Layout(found[0].Offset)
+	l, err := dbg.Types().Struct(found[0].Offset)
 	if err != nil {
 		return wrapInput(dbg.Path(), err, "%s", table)
 	}
-	for _, m := range l.Members {
-		if strings.HasPrefix(m.Name, "neuron") {
+	for _, m := range l.Fields {
+		if strings.HasPrefix(m.Name, "neuron") && !m.Base {
 			obs.Slots[m.Name] = sym.Value + uint64(m.Offset)
 		}
 	}

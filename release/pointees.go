@@ -5,10 +5,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // What the boundary passes by pointer is part of it: a struct a forward
@@ -145,12 +145,12 @@ func pointees(o *elfread.File, dbg *elfread.Debug, base *spec.Spec) (*fragment, 
 // hasLayout is whether the struct at off is defined (has members or a
 // size), not only declared.
 func hasLayout(dbg *elfread.Debug, off dwarf.Offset) bool {
-	t, err := dbg.NewReader().Type(off)
+	t, err := dbg.Types().At(off)
 	if err != nil {
 		return false
 	}
-	st, ok := elfread.Strip(t).(*godwarf.StructType)
-	return ok && !st.Incomplete
+	st := typemodel.Strip(t)
+	return st != nil && st.Kind.Aggregate() && !st.Incomplete()
 }
 
 // refreshEnums restates every base enum dbg declares, from dbg: its
@@ -172,40 +172,37 @@ func refreshEnums(dbg *elfread.Debug, base *spec.Spec, source string, conf spec.
 	if err != nil {
 		return nil, err
 	}
-	rd := dbg.NewReader()
+	types := dbg.Types()
 	var out []spec.Enum
 	for i, f := range found {
 		if f == nil {
 			continue
 		}
-		t, err := rd.Type(f.Offset)
+		t, err := types.At(f.Offset)
 		if err != nil {
 			return nil, elfread.InputErrorf(dbg.Path(), "enum %s: %w", base.Enums[i].Name, err)
 		}
-		et, ok := elfread.Strip(t).(*godwarf.EnumType)
-		if !ok || len(et.Val) == 0 {
+		et := typemodel.Strip(t)
+		if et == nil || et.Kind != typemodel.Enum || len(et.Enumerators) == 0 {
 			continue
 		}
 		old := base.Enums[i]
-		e := spec.Enum{Name: old.Name, Tag: old.Tag, Size: int(et.ByteSize), Status: old.Status, Partial: old.Partial,
+		e := spec.Enum{Name: old.Name, Tag: old.Tag, Size: int(typemodel.SizeOf(et)), Status: old.Status, Partial: old.Partial,
 			Fact: spec.Fact{Conf: conf, Source: source, Note: old.Note}}
 		prev := map[string]spec.EnumValue{}
 		for _, v := range old.Values {
 			prev[v.Name] = v
 		}
 		byValue := map[int64]string{}
-		for _, v := range et.Val {
-			if v == nil {
-				continue
-			}
-			ev := spec.EnumValue{Name: v.Name, Value: v.Val}
-			if p, ok := prev[v.Name]; ok && p.Value == v.Val {
+		for _, v := range et.Enumerators {
+			ev := spec.EnumValue{Name: v.Name, Value: v.Value}
+			if p, ok := prev[v.Name]; ok && p.Value == v.Value {
 				ev.Note, ev.AliasOf = p.Note, p.AliasOf
 			}
-			if first, dup := byValue[v.Val]; dup && ev.AliasOf == "" {
+			if first, dup := byValue[v.Value]; dup && ev.AliasOf == "" {
 				ev.AliasOf = first // the input gives two names one value
 			} else if !dup {
-				byValue[v.Val] = v.Name
+				byValue[v.Value] = v.Name
 			}
 			e.Values = append(e.Values, ev)
 		}

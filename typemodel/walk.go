@@ -14,7 +14,11 @@ const MaxSize = 1 << 62
 // MaxSize (and at -MaxSize below).
 func SatAdd(a, b int64) int64 {
 	a, b = min(max(a, -MaxSize), MaxSize), min(max(b, -MaxSize), MaxSize)
-	return min(a+b, MaxSize)
+	// |a|, |b| <= 2^62: the sum fits in an int64 but for 2^62 + 2^62.
+	if a > 0 && b > MaxSize-a {
+		return MaxSize
+	}
+	return max(a+b, -MaxSize)
 }
 
 // satMul multiplies two non-negative sizes, saturating at MaxSize.

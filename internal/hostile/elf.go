@@ -107,9 +107,10 @@ var dwarfSources = map[string]string{
 	"cyclic-pointer": unit(`
 .Lptr:	.uleb128 7; .byte 8; .long .Lptr - .Lcu
 ` + structOf(8, ".Lptr")),
-	// A chain of distinct pointer types, each to the next: read by plain
-	// recursion (godwarf), two million of them overflowed the goroutine's
-	// stack, a fatal error no recover catches. Each DIE is 6 bytes (code,
+	// A chain of distinct pointer types, each to the next: a reader that
+	// recursed once per type (the godwarf reader did) overflows the
+	// goroutine's stack on two million of them, a fatal error no recover
+	// catches; the type model's front end builds it without recursion. Each DIE is 6 bytes (code,
 	// byte size, ref4 to the next).
 	"type-chain": unit(`
 .Lchain:

@@ -1,11 +1,6 @@
 package specmatch
 
-import (
-	"fmt"
-	"sync"
-
-	"github.com/nrtabi/nrtabi/readers/elfread"
-)
+import "sync"
 
 // labels maps a compiled headers object to the provenance the readers print
 // for it instead of its temporary path.
@@ -37,16 +32,4 @@ func SetLabel(path, label string) {
 		return
 	}
 	labels.Store(path, label)
-}
-
-// MemberLabel names a member in findings and notes: base classes and
-// anonymous members get a label that says what they are.
-func MemberLabel(m *elfread.Member) string {
-	switch {
-	case m.Base:
-		return "<base " + m.Name + ">"
-	case m.Name == "":
-		return fmt.Sprintf("<anonymous@%d>", m.Offset)
-	}
-	return m.Name
 }

@@ -4,52 +4,19 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
-	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
-// TypedefNames lists the typedef names met while stripping t, outermost first.
-func TypedefNames(t godwarf.Type) []string {
-	var out []string
-	for range 64 {
-		switch x := t.(type) {
-		case *godwarf.TypedefType:
-			out = append(out, x.Name)
-			t = x.Type
-		case *godwarf.QualType:
-			t = x.Type
-		default:
-			return out
-		}
-	}
-	return out
-}
-
-// IntShape classifies an integer-like DWARF type by size and signedness, so
-// that unsigned int, uint32_t and __u32 compare equal.
-func IntShape(t godwarf.Type) (size int64, signed, ok bool) {
-	switch x := t.(type) {
-	case *godwarf.IntType:
-		return x.ByteSize, true, true
-	case *godwarf.UintType:
-		return x.ByteSize, false, true
-	case *godwarf.CharType:
-		return x.ByteSize, true, true
-	case *godwarf.UcharType:
-		return x.ByteSize, false, true
-	}
-	return 0, false, false
-}
-
-// StructNamesMatch reports whether a DWARF struct (reached through the
-// typedefs tds) is the spec struct st: by tag, by typedef, or by alias.
-func StructNamesMatch(st *spec.Struct, d *godwarf.StructType, tds []string) bool {
+// NamesMatch reports whether a DWARF struct named tag (its qualified name,
+// "" when anonymous), reached through the typedefs tds, is the spec struct
+// st: by tag, by typedef, or by alias.
+func NamesMatch(st *spec.Struct, tag string, tds []string) bool {
 	names := map[string]bool{st.Name: true, st.CTag(): true, st.CTag() + "_t": true}
 	for _, n := range st.Typedefs() {
 		names[n] = true
 	}
-	if d.StructName != "" && names[d.StructName] {
+	if tag != "" && names[tag] {
 		return true
 	}
 	for _, n := range tds {
@@ -60,29 +27,48 @@ func StructNamesMatch(st *spec.Struct, d *godwarf.StructType, tds []string) bool
 	return false
 }
 
+// NamedAs reports whether the DWARF type d carries the name n: one of the
+// typedefs on its way down, or the tag of the struct, union or enum under
+// them. An opaque spec type names its pointee this way (FILE is the
+// typedef of struct _IO_FILE; node_t that of struct node).
+func NamedAs(d *typemodel.Type, n string) bool {
+	if n == "" {
+		return false
+	}
+	for _, td := range typemodel.Typedefs(d) {
+		if td == n {
+			return true
+		}
+	}
+	s := typemodel.Strip(d)
+	return s != nil && (s.Kind.Aggregate() || s.Kind == typemodel.Enum) && s.Name == n
+}
+
 // MatchType compares a DWARF member type with a spec type. It returns "" on
 // a match, else why they differ. Embedded structs match by name here; their
 // layouts are compared by the caller.
-func MatchType(t *spec.Type, d godwarf.Type, depth int) string {
+func MatchType(t *spec.Type, d *typemodel.Type, depth int) string {
 	if depth > 8 {
 		return ""
 	}
-	tds := TypedefNames(d)
-	sd := elfread.Strip(d)
-	dn := elfread.TypeName(d)
-	want := t.String()
-	mismatch := func() string { return fmt.Sprintf("type %s, spec %s", dn, want) }
+	tds := typemodel.Typedefs(d)
+	sd := typemodel.Strip(d)
+	mismatch := func() string { return fmt.Sprintf("type %s, spec %s", typemodel.Spell(d), t.String()) }
+	kind := typemodel.Void
+	if sd != nil {
+		kind = sd.Kind
+	}
 	switch t.Kind {
 	case spec.KindInt, spec.KindChar:
-		if e, ok := sd.(*godwarf.EnumType); ok && t.Kind == spec.KindInt {
+		if kind == typemodel.Enum && t.Kind == spec.KindInt {
 			// An integer the spec spells by size may be an enum in the binary.
-			if e.Size() != int64(t.Size()) {
+			if typemodel.SizeOf(sd) != int64(t.Size()) {
 				return mismatch()
 			}
 			return ""
 		}
-		size, signed, ok := IntShape(sd)
-		if ok && t.Kind == spec.KindChar && size == 1 && sd.Common().Name == "char" {
+		size, signed, ok := intShape(sd)
+		if ok && t.Kind == spec.KindChar && size == 1 && sd.Name == "char" {
 			// Plain char is signed on x86-64 and unsigned on aarch64: the
 			// spec's char is C's char, whichever its sign.
 			return ""
@@ -91,20 +77,16 @@ func MatchType(t *spec.Type, d godwarf.Type, depth int) string {
 			return mismatch()
 		}
 	case spec.KindBool:
-		if _, ok := sd.(*godwarf.BoolType); !ok || sd.Size() != 1 {
+		if kind != typemodel.Base || sd.Encoding != typemodel.EncBoolean || typemodel.SizeOf(sd) != 1 {
 			return mismatch()
 		}
 	case spec.KindEnum:
 		// Enums compare by size; an enum whose enumerators are not documented
 		// may be spelled as a plain integer of that size.
-		switch sd.(type) {
-		case *godwarf.EnumType:
-		default:
-			if _, _, ok := IntShape(sd); !ok {
-				return mismatch()
-			}
+		if _, _, ok := intShape(sd); kind != typemodel.Enum && !ok {
+			return mismatch()
 		}
-		if sd.Size() != int64(t.Size()) {
+		if typemodel.SizeOf(sd) != int64(t.Size()) {
 			return mismatch()
 		}
 	case spec.KindMutex, spec.KindSystem:
@@ -115,18 +97,15 @@ func MatchType(t *spec.Type, d godwarf.Type, depth int) string {
 		}
 		return mismatch()
 	case spec.KindVector:
-		st, ok := sd.(*godwarf.StructType)
-		if !ok || st.Size() != 24 || !(strings.HasPrefix(st.StructName, "vector<") || strings.HasPrefix(st.StructName, "nrtabi_vector_")) {
+		if !kind.Aggregate() || typemodel.SizeOf(sd) != 24 || !IsVector(sd.Name) {
 			return mismatch()
 		}
 	case spec.KindStruct:
-		st, ok := sd.(*godwarf.StructType)
-		if !ok || t.Struct == nil || !StructNamesMatch(t.Struct, st, tds) {
+		if !kind.Aggregate() || t.Struct == nil || !NamesMatch(t.Struct, sd.Name, tds) {
 			return mismatch()
 		}
 	case spec.KindPointer:
-		p, ok := sd.(*godwarf.PtrType)
-		if !ok {
+		if kind != typemodel.Pointer {
 			return mismatch()
 		}
 		// An opaque or void pointee says only "some pointer".
@@ -136,26 +115,25 @@ func MatchType(t *spec.Type, d godwarf.Type, depth int) string {
 				return ""
 			}
 		}
-		if why := MatchType(t.Elem, p.Type, depth+1); why != "" {
+		if why := MatchType(t.Elem, sd.Elem, depth+1); why != "" {
 			return mismatch()
 		}
 	case spec.KindArray:
-		a, ok := sd.(*godwarf.ArrayType)
-		if !ok {
+		if kind != typemodel.Array {
 			return mismatch()
 		}
 		if t.Len < 0 {
-			if a.Count > 0 {
+			if sd.Count > 0 {
 				return mismatch()
 			}
-		} else if a.Count != int64(t.Len) {
+		} else if sd.Count != int64(t.Len) {
 			return mismatch()
 		}
-		if why := MatchType(t.Elem, a.Type, depth+1); why != "" {
+		if why := MatchType(t.Elem, sd.Elem, depth+1); why != "" {
 			return mismatch()
 		}
 	case spec.KindVoid:
-		if _, ok := sd.(*godwarf.VoidType); !ok && sd != nil {
+		if kind != typemodel.Void {
 			return mismatch()
 		}
 	case spec.KindOpaque:
@@ -164,9 +142,19 @@ func MatchType(t *spec.Type, d godwarf.Type, depth int) string {
 	return ""
 }
 
-// EmptyClass reports a class with no data (size 1, no members): an empty
-// base takes no storage.
-func EmptyClass(t godwarf.Type) bool {
-	st, ok := elfread.Strip(t).(*godwarf.StructType)
-	return ok && st.Size() <= 1 && len(st.Field) == 0
+// IsVector reports whether a DWARF struct name is std::vector<T> as the
+// spec's vector type is compiled: the C++ class (its qualified name, or the
+// bare name older readers gave it), or the generated header's C stand-in.
+func IsVector(name string) bool {
+	return strings.HasPrefix(name, "std::vector<") || strings.HasPrefix(name, "vector<") || strings.HasPrefix(name, spec.VectorPrefix)
+}
+
+// intShape classifies an integer or character base type by size and
+// signedness, so that unsigned int, uint32_t and __u32 compare equal.
+func intShape(t *typemodel.Type) (size int64, signed, ok bool) {
+	s := typemodel.Strip(t)
+	if s == nil || s.Kind != typemodel.Base || !s.Encoding.Integer() {
+		return 0, false, false
+	}
+	return typemodel.SizeOf(s), s.Encoding.Signed(), true
 }

@@ -13,8 +13,10 @@
 // Reading is lazy on purpose: a fast scanner walks .debug_info once, decoding
 // only the names of type DIEs at namespace scope, skipping every subtree that
 // cannot hold a wanted struct and stopping as soon as every wanted struct is
-// found. Only the DIEs of the structs found are then decoded into types,
-// through ReadType, the one door into godwarf.
+// found. Only the DIEs the structs found reach are then decoded, each
+// once, into the type graph of package typemodel (Types, types.go): the
+// package's own front end, over the same scanner; AllTypes decodes every
+// unit on parallel workers instead, for a whole-library extraction.
 //
 // The API is debug/elf's shape: Open(path) maps a file and NewFile reads one
 // through an io.ReaderAt, each giving a *File that Close releases;

@@ -5,12 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/go-delve/delve/pkg/dwarf/godwarf"
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // TestFindEnums: an enum is found by its typedef name or its tag and reads
-// as a *godwarf.EnumType with its byte size and every enumerator, aliases
+// as an enum of the type graph with its byte size and every enumerator, aliases
 // included; FindEnums never returns a struct and FindStructs never an enum,
 // though C lets a typedef and a tag of the other kind share a name.
 func TestFindEnums(t *testing.T) {
@@ -49,18 +49,17 @@ both b;
 	if found[3] == nil || found[3].Via != "typedef both" {
 		t.Errorf("both (a typedef of an enum named as a struct tag): %+v", found[3])
 	}
-	rd := dbg.NewReader()
-	ty, err := rd.Type(found[0].Offset)
+	g := dbg.Types()
+	e, err := g.Enum(found[0].Offset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, ok := Strip(ty).(*godwarf.EnumType)
-	if !ok || e.ByteSize != 2 || len(e.Val) != 3 || e.Val[1].Name != "CRIMSON" || e.Val[1].Val != 1 {
-		t.Fatalf("colour_t reads %#v", ty)
+	if typemodel.SizeOf(e) != 2 || len(e.Enumerators) != 3 || e.Enumerators[1].Name != "CRIMSON" || e.Enumerators[1].Value != 1 {
+		t.Fatalf("colour_t reads %#v", e)
 	}
-	ty, err = rd.Type(found[1].Offset)
-	if e, ok := Strip(ty).(*godwarf.EnumType); err != nil || !ok || e.ByteSize != 8 || e.Val[0].Val != -1 || e.Val[1].Val != 1<<32 {
-		t.Fatalf("wide reads %#v (%v)", ty, err)
+	e, err = g.Enum(found[1].Offset)
+	if err != nil || typemodel.SizeOf(e) != 8 || e.Enumerators[0].Value != -1 || e.Enumerators[1].Value != 1<<32 {
+		t.Fatalf("wide reads %#v (%v)", e, err)
 	}
 	structs, err := dbg.FindStructs([][]string{{"both"}, {"wide_s"}, {"colour_t"}})
 	if err != nil {

@@ -135,12 +135,12 @@ func FuzzSupplement(f *testing.F) {
 			}
 			return
 		}
-		rd := d.NewReader()
+		g := d.Types()
 		for _, fd := range found {
 			if fd == nil {
 				continue
 			}
-			if _, err := rd.Layout(fd.Offset); err != nil && strings.Contains(err.Error(), "\n") {
+			if _, err := g.Struct(fd.Offset); err != nil && strings.Contains(err.Error(), "\n") {
 				t.Fatalf("two-line error %q", err)
 			}
 		}

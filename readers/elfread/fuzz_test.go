@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/hostile"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // FuzzReader feeds mutated real objects (the seeds are the checker's
@@ -55,25 +56,22 @@ func FuzzReader(f *testing.F) {
 			return
 		}
 		// The whole-library scan (extract --all) on two workers, and the
-		// views its readers share.
+		// types of what it lists.
 		idx, err := dbg.ScanAll(context.Background(), 2)
+		g := dbg.Types()
 		if oneLine("scan all", err, true) {
-			if err := dbg.ShareViews(); oneLine("share views", err, false) {
-				rd := dbg.NewReader()
-				for _, n := range idx.Types[:min(len(idx.Types), 8)] {
-					if n.Kind == "enum" {
-						_, err = rd.Type(n.Offset)
-					} else {
-						_, err = rd.Layout(n.Offset)
-					}
-					oneLine("type of "+n.Name, err, false)
+			for _, n := range idx.Types[:min(len(idx.Types), 8)] {
+				if n.Kind == "enum" {
+					_, err = g.Enum(n.Offset)
+				} else {
+					_, err = g.Struct(n.Offset)
 				}
+				oneLine("type of "+n.Name, err, false)
 			}
 		}
-		rd := dbg.NewReader()
 		for _, fd := range enums {
 			if fd != nil {
-				_, err := rd.Type(fd.Offset)
+				_, err := g.Enum(fd.Offset)
 				oneLine("enum type", err, false)
 			}
 		}
@@ -81,12 +79,12 @@ func FuzzReader(f *testing.F) {
 			if fd == nil {
 				continue
 			}
-			l, err := rd.Layout(fd.Offset)
+			l, err := g.Struct(fd.Offset)
 			if !oneLine("layout", err, false) {
 				continue
 			}
-			for _, m := range l.Members {
-				if s := CDecl(m.Type, m.Name); len(s) > 1<<16 {
+			for _, m := range l.Fields {
+				if s := typemodel.Decl(m.Type, m.Name); len(s) > 1<<16 {
 					t.Fatalf("member %s spelled in %d bytes", m.Name, len(s))
 				}
 			}

@@ -58,8 +58,8 @@ func TestNewFileMatchesOpen(t *testing.T) {
 		if err != nil || found[0] == nil {
 			t.Fatalf("%s: struct pair: %v %v", name, found, err)
 		}
-		l, err := dbg.NewReader().Layout(found[0].Offset)
-		if err != nil || l.Size != 16 || len(l.Members) != 2 {
+		l, err := dbg.Types().Struct(found[0].Offset)
+		if err != nil || l.Size != 16 || len(l.Fields) != 2 {
 			t.Fatalf("%s: layout %+v %v", name, l, err)
 		}
 		if err := dbg.Close(); err != nil {

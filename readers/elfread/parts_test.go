@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // TestSupplementMixedReferences: dwz -m moves what both libraries share
@@ -43,41 +44,39 @@ func TestSupplementMixedReferences(t *testing.T) {
 	if found[2].Via != "typedef anon_t" {
 		t.Fatalf("anon_t: %+v; want the struct through liba's typedef", found[2])
 	}
-	if la, err := rd0(dbg).Layout(found[2].Offset); err != nil || la.Size != 40 || len(la.Members) != 3 || la.Members[2].Offset != 16 {
+	g := dbg.Types()
+	if la, err := g.Struct(found[2].Offset); err != nil || la.Size != 40 || len(la.Fields) != 3 || la.Fields[2].Offset != 16 {
 		t.Fatalf("anon_t: %+v %v", la, err)
 	}
 	if p := dbg.Parts(); len(p) != 2 || p[1].Path != common || p[1].Via != ViaSupplement {
 		t.Fatalf("parts %+v", p)
 	}
-	rd := dbg.NewReader()
-	l, err := rd.Layout(found[0].Offset)
+	l, err := g.Struct(found[0].Offset)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, m := range l.Members {
-		got = append(got, m.Name+":"+TypeName(m.Type)+"@"+itoa(m.Offset)+"/"+itoa(m.Size))
+	for _, m := range l.Fields {
+		got = append(got, m.Name+":"+typemodel.Spell(m.Type)+"@"+itoa(m.Offset)+"/"+itoa(m.Size()))
 	}
 	want := "c:char@0/1 s:struct shared@8/32 z:int@40/4"
 	if strings.Join(got, " ") != want || l.Size != 48 {
 		t.Fatalf("only_a: %d bytes, members %s; want 48 bytes, %s", l.Size, strings.Join(got, " "), want)
 	}
 	// The shared struct itself, read in the supplement through the same
-	// reader, has its own members.
-	ls, err := rd.Layout(found[1].Offset)
+	// graph, has its own members.
+	ls, err := g.Struct(found[1].Offset)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got = got[:0]
-	for _, m := range ls.Members {
-		got = append(got, m.Name+":"+TypeName(m.Type)+"@"+itoa(m.Offset)+"/"+itoa(m.Size))
+	for _, m := range ls.Fields {
+		got = append(got, m.Name+":"+typemodel.Spell(m.Type)+"@"+itoa(m.Offset)+"/"+itoa(m.Size()))
 	}
 	if want := "x:int@0/4 y:long int@8/8 tag:char [12]@16/12"; strings.Join(got, " ") != want || ls.Name != "shared" {
 		t.Fatalf("%q: members %s; want shared, %s", ls.Name, strings.Join(got, " "), want)
 	}
 }
-
-func rd0(d *Debug) *Reader { return d.NewReader() }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 

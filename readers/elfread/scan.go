@@ -594,7 +594,7 @@ func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
 
 // FindEnums locates each wanted enum (a DW_TAG_enumeration_type, by tag or
 // through typedefs) as FindStructs does structs; read one with
-// Reader.Type, which gives a *godwarf.EnumType.
+// Types().Enum.
 func (d *Debug) FindEnums(wants [][]string) (found []*Found, err error) {
 	return d.find(wants, true)
 }

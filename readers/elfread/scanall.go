@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // Named is a named type definition found by ScanAll: a struct, class,
@@ -56,8 +58,8 @@ type Index struct {
 	Nested int
 	// Qualified names every definition (the duplicates' too) whose
 	// qualified name is not its DWARF name (a type in a namespace or a
-	// class), by its offset: a member's type read through godwarf carries
-	// only its DWARF name.
+	// class), by its offset. (The type graph's names are qualified
+	// already.)
 	Qualified map[dwarf.Offset]string
 }
 
@@ -314,7 +316,7 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 			}
 			t := sc.named(dieOff, qualify(top.qual, name), a.tag)
 			t.qualified = top.qual != ""
-			t.Size, t.Sized = int64(min(di.size, maxTypeSize)), di.sized
+			t.Size, t.Sized = int64(min(di.size, typemodel.MaxSize)), di.sized
 			if name == "" {
 				anon[dieOff] = t
 				break

@@ -47,9 +47,6 @@ type Debug struct {
 	// decides the string offsets base.
 	dwo  bool
 	goAb []byte // the abbreviations rewritten for debug/dwarf (split parts)
-	// merged is the merged view of the file and its supplement, made once
-	// (mergedView) and shared by every Reader.
-	merged *dwarf.Data
 	// types is the type graph (Types), made once.
 	types     *Types
 	typesOnce sync.Once
@@ -152,46 +149,11 @@ func (d *Debug) abbrevShort(end int) bool {
 	return d.abbrevZ != nil && end > d.abbrevZ.Avail() && d.abbrevZ.Avail() < len(d.abbrev)
 }
 
-// crossUnitRefs reports whether a unit's abbreviations use a form that can
-// point outside the unit (LTO and dwz output do).
-// A table that cannot be read counts as crossing: debug/dwarf then reads
-// the whole section and reports the corruption itself.
-func (d *Debug) crossUnitRefs(u *unit) bool {
-	sc := &scanner{d: d, u: u}
-	tab, err := sc.abbrevTable(u, 0)
-	if err != nil {
-		return true
-	}
-	for _, a := range tab {
-		for _, as := range a.attrs {
-			switch as.form {
-			case formRefAddr, formRefSig8, formGNURefAlt, formRefSup4, formRefSup8, formIndirect:
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// unitData is a debug/dwarf view of one unit's bytes.
-func (d *Debug) unitData(u *unit) (data *dwarf.Data, err error) {
-	data, err = dwarf.New(d.goAbbrev(), nil, nil, d.info[u.off:u.end], nil, nil, nil, d.str)
-	if err != nil {
-		return nil, InputErrorf(d.File.Path, "corrupted DWARF: %w", err)
-	}
-	for name, b := range map[string][]byte{".debug_str_offsets": d.goStrOffsets(), ".debug_line_str": d.lineStr, ".debug_addr": d.addr} {
-		if len(b) > 0 {
-			if err := data.AddSection(name, b); err != nil {
-				return nil, InputErrorf(d.File.Path, "corrupted DWARF section %s: %w", name, err)
-			}
-		}
-	}
-	return data, nil
-}
-
-// DWARFData builds the debug/dwarf view godwarf reads types from. It is made
-// only after the scan, and only when a struct was found: dwarf.New parses
-// every unit's abbreviations up front.
+// DWARFData builds a debug/dwarf view of the main file's DWARF, for a
+// reader that walks DIEs other than types (the release workflow's
+// prototypes of a library's functions); types are read through Types. It
+// is made on first use: dwarf.New parses every unit's abbreviations up
+// front.
 func (d *Debug) DWARFData() (data *dwarf.Data, err error) {
 	if d.Data != nil {
 		return d.Data, nil

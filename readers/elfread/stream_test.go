@@ -68,7 +68,7 @@ func TestStreamStopsEarly(t *testing.T) {
 			if got, all := d.infoZ.Avail(), len(d.info); got*4 > all {
 				t.Errorf("found first_s after inflating %d of %d bytes; want at most a quarter", got, all)
 			}
-			if _, err := d.NewReader().Layout(found[0].Offset); err != nil {
+			if _, err := d.Types().Struct(found[0].Offset); err != nil {
 				t.Fatal(err)
 			}
 			found, err = d.FindStructs([][]string{{"no_such_s"}})

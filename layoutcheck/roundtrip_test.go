@@ -1,0 +1,343 @@
+package layoutcheck
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/readers/elfread"
+	"github.com/nrtabi/nrtabi/release"
+	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/spec/compiled"
+)
+
+// The round trip is the promise of nrtabi extract (docs/nrtabi-extract.md):
+// checking a file against the fragment extracted from it is CLEAN, and
+// extracting twice writes the same bytes. It holds only when extract and
+// check spell and compare a type the same way; TestRoundTrip runs it over
+// every kind of input the tests know and every class of spelling: pointers
+// to structs and to typedefs (FILE *), void *, pointers to what the spec
+// grammar cannot spell (double *, float **), function pointers and arrays
+// of them, arrays of pointers, const and volatile, bitfields, enums,
+// anonymous members, C++ classes with bases, templates, namespaces,
+// references and pointers to members.
+
+// spellC is a C unit with one member per spelling class.
+const spellC = `#include <stdio.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+typedef struct node node_t;
+struct node { node_t *next; struct node *prev; int v; };
+struct hidden;
+typedef int (*cb_t)(void *, size_t);
+typedef void nothing_t;
+enum color { RED, GREEN = 4, BLUE };
+typedef enum { SMALL, LARGE } size_class_t;
+typedef const struct node cnode_t;
+struct spell {
+	struct node *np; node_t *ntp; node_t **npp; cnode_t *cnp; struct hidden *hp; struct hidden **hpp;
+	FILE *fp; FILE **fpp;
+	void *v; const void *cv; void **vv; void *const vc; nothing_t *tv; volatile void *vv2;
+	int (*fn)(int, char *); cb_t cb; cb_t *cbp; int (**fnp)(void); void (*fa[3])(void); int (*vfn)(const char *, ...);
+	char *names[4]; const char *const cnames[2]; int (*pa)[4]; int *(*pap)[4]; struct node *nodes[2];
+	volatile int vi; const volatile unsigned cvu; const char *cs; char *const cp; volatile uint32_t *vp;
+	double *d; float **f; long double *ld; double dd; float ff;
+	unsigned flags : 3; unsigned mode : 5; int sb : 7; uint64_t wide : 40;
+	enum color c; enum color *colp; size_class_t sc; enum color cols[2];
+	union { int i; float x; } u; struct { int ax, ay; } anon_s;
+	struct { short p, q; };
+	union { long l; void *lp; };
+	uint8_t u8s[16]; int64_t mat[2][3]; size_t sz; bool b; uintptr_t up; unsigned char uc; signed char scc; long long ll; unsigned short us;
+	char tail[];
+};
+/* A complex type is aligned as its part (the x86-64 psABI): _Complex
+   double is 16 bytes aligned to 8, so numbers is 24 bytes, not packed, and
+   its flexible array is in its tail padding; cfloat is 12 bytes. */
+struct numbers { _Complex double cd; int i; char tail[]; };
+struct cfloat { _Complex float cf; char c; };
+struct spell *use_spell(struct spell *s, struct numbers *n, struct cfloat *c) { return n && c ? s : 0; }
+`
+
+// spellCXX is a C++ unit: namespaces, classes with bases (virtual ones
+// too), templates, references, pointers to members, the standard library.
+const spellCXX = `#include <string>
+#include <vector>
+namespace outer { namespace inner {
+struct Base { virtual ~Base() {} int b; };
+struct Mixin { long m; };
+struct Empty {};
+template <typename T, int N> struct Arr { T v[N]; T *p; const T *cp; };
+class Derived : public Base, public Mixin, public Empty {
+public:
+	Derived(int &x) : r(x), cr(x), rr(static_cast<int &&>(x)) {}
+	int &r; const int &cr; int &&rr;
+	Arr<int, 3> ai; Arr<char *, 2> ac; Arr<Mixin, 1> am;
+	void *vp; const void *cvp; Derived *self; Base *bp; Mixin **mpp;
+	int Mixin::*pm; void (Base::*pmf)(); std::nullptr_t np;
+	std::vector<int> vi; std::vector<Mixin *> vm; std::string s;
+	double *dp; float **fpp;
+	enum class mode : unsigned short { off, on } md; mode *mdp;
+	unsigned bits : 4;
+};
+struct VBase { int vb; };
+struct Diamond : virtual VBase { int d; };
+} }
+outer::inner::Diamond the_diamond; // g++ describes a class with a virtual base where its constructor is emitted
+int use_cxx(outer::inner::Derived &d, outer::inner::Diamond &x) { return d.b + x.d; }
+`
+
+// roundTripCase is one input and the extractions run on it: every named
+// type (--all) and the named structs, each set extracted in one call.
+type roundTripCase struct {
+	name      string
+	path      string
+	debugDirs []string
+	sp        *spec.Spec // the release whose names extract uses (the CLI's --spec)
+	all       bool
+	singles   [][]string
+}
+
+func TestRoundTrip(t *testing.T) {
+	base, err := compiled.Load(spec.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []roundTripCase
+	f := loadFixtures(t)
+	cases = append(cases,
+		roundTripCase{name: "libnrt-fixture", path: f.libnrt, sp: f.sp, all: true, singles: [][]string{{"enc_glb_comm"}, {"nrt_instance_info_t", "nec_version_info_t"}}},
+		roundTripCase{name: "libnccom-fixture", path: f.libnccom, sp: f.sp, all: true},
+		roundTripCase{name: "types-object", path: f.typesObj, sp: f.sp, all: true, singles: [][]string{{"ncclNet_v6_t"}, {"enc_context", "ncclComm"}}},
+	)
+	cases = append(cases, spellObjects(t, base)...)
+	libc := "/lib/x86_64-linux-gnu/libc.so.6"
+	if why := distDebug(libc); why != "" {
+		t.Logf("not run on libc: %s", why)
+	} else {
+		cases = append(cases, roundTripCase{name: "libc", path: libc, debugDirs: elfread.DefaultDebugDirs, sp: base, all: true, singles: [][]string{
+			{"argp_fmtstream"},         // FILE * members
+			{"_IO_jump_t"},             // function pointers taking FILE *
+			{"_IO_FILE"},               // pointers to itself and to declared structs, char[1], char[20]
+			{"_IO_FILE_plus"},          // struct _IO_FILE of another unit, where _IO_lock_t is void
+			{"link_map"},               // bitfields, arrays of pointers to typedefs (Elf64_Dyn *l_info[...])
+			{"obstack"},                // function pointers, a union member, bitfields
+			{"sigaction"},              // an anonymous union of function pointers
+			{"tm"},                     // const char *
+			{"r_debug"},                // an enum member
+			{"__pthread_mutex_s"},      // a typedef'd list of pointers to itself
+			{"argp_state", "_IO_FILE"}, // two names whose extractions meet at FILE
+		}})
+	}
+	cxxDebug := "/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30"
+	if _, err := os.Stat(cxxDebug); err != nil {
+		t.Logf("not run on libstdc++: its unstripped copy %s is absent (%v); install libstdc++6-12-dbg", cxxDebug, err)
+	} else {
+		cases = append(cases, roundTripCase{name: "libstdc++", path: cxxDebug, debugDirs: []string{t.TempDir()}, sp: base, all: true, singles: [][]string{
+			{"__cxxabiv1::__cxa_exception"},       // function pointers, std::type_info *, an embedded C struct
+			{"__cxxabiv1::__vmi_class_type_info"}, // bases, a trailing array of structs
+			{"std::type_info"},                    // a vtable pointer, const char *
+			{"demangle_component"},                // an enum, an anonymous union of structs
+			{"d_info"},                            // const char *, pointers to structs
+			{"std::error_code"},                   // a pointer to a class, an int
+			{"lconv"},                             // char * members
+		}})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.all {
+				t.Run("all", func(t *testing.T) { roundTrip(t, c, release.ExtractOptions{All: true}) })
+			}
+			for _, names := range c.singles {
+				t.Run(strings.Join(names, "+"), func(t *testing.T) { roundTrip(t, c, release.ExtractOptions{Names: names}) })
+			}
+		})
+	}
+}
+
+// distDebug says why a distribution library's separate debug file cannot
+// be read ("" when it can).
+func distDebug(lib string) string {
+	obj, err := elfread.Open(lib)
+	if err != nil {
+		return fmt.Sprintf("%s cannot be read (%v); this needs an x86-64 Debian system", lib, err)
+	}
+	id := obj.BuildID
+	obj.Close()
+	if len(id) < 3 {
+		return lib + " has no build-id"
+	}
+	dbg := filepath.Join("/usr/lib/debug/.build-id", id[:2], id[2:]+".debug")
+	if _, err := os.Stat(dbg); err != nil {
+		return fmt.Sprintf("its debug file %s is absent (%v); apt-get install libc6-dbg", dbg, err)
+	}
+	return ""
+}
+
+// spellObjects compiles the C unit, and the C++ unit when g++ is there,
+// into shared objects with -g.
+func spellObjects(t *testing.T, base *spec.Spec) []roundTripCase {
+	t.Helper()
+	dir := t.TempDir()
+	if err := writeFile(dir, "spell.c", spellC); err != nil {
+		t.Fatal(err)
+	}
+	cso := filepath.Join(dir, "libspell.so")
+	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-fno-eliminate-unused-debug-types", "-o", cso, "spell.c"); err != nil {
+		t.Fatal(err)
+	}
+	out := []roundTripCase{{name: "c-spellings", path: cso, sp: base, all: true, singles: [][]string{{"spell"}, {"node"}, {"numbers"}, {"cfloat"}}}}
+	if p, err := cc.Output("-print-prog-name=cc1plus"); err != nil || !filepath.IsAbs(p) {
+		t.Logf("not run on a C++ object: %s cannot compile C++ (install g++)", strings.Join(cc.Driver(), " "))
+		return out
+	}
+	if err := writeFile(dir, "spell.cc", spellCXX); err != nil {
+		t.Fatal(err)
+	}
+	xso := filepath.Join(dir, "libspellxx.so")
+	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", xso, "spell.cc"); err != nil {
+		t.Fatal(err)
+	}
+	return append(out, roundTripCase{name: "cxx-spellings", path: xso, sp: base, all: true, singles: [][]string{
+		{"outer::inner::Derived"}, {"outer::inner::Arr<int, 3>"}, {"outer::inner::Diamond"},
+	}})
+}
+
+// roundTrip extracts from c.path twice (with 1 and 2 workers for --all),
+// requires the same bytes, loads the fragment, and checks c.path against
+// it: CLEAN, every struct of the fragment found and checked.
+func roundTrip(t *testing.T, c roundTripCase, opt release.ExtractOptions) {
+	t.Helper()
+	opt.Spec, opt.DebugDirs = c.sp, c.debugDirs
+	if opt.DebugDirs == nil {
+		opt.DebugDirs = []string{t.TempDir()}
+	}
+	var runs [2][]byte
+	for i := range runs {
+		var b bytes.Buffer
+		o := opt
+		o.Jobs = i + 1
+		err := release.Extract(c.path, &b, o)
+		var refused *release.RefusedError
+		if err != nil && !(opt.All && errors.As(err, &refused)) {
+			t.Fatalf("extract %s: %v", c.path, err)
+		}
+		runs[i] = b.Bytes()
+	}
+	if !bytes.Equal(runs[0], runs[1]) {
+		t.Errorf("two extractions of %s differ (%d and %d bytes): %s", c.path, len(runs[0]), len(runs[1]), firstDiff(runs[0], runs[1]))
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "structs.toml"), runs[0], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	frag, err := spec.LoadDir(dir)
+	if err != nil {
+		t.Fatalf("the fragment extracted from %s does not load: %v", c.path, err)
+	}
+	if len(frag.Structs) == 0 {
+		t.Fatalf("the fragment extracted from %s holds no struct", c.path)
+	}
+	base, err := compiled.Load(spec.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Check([]string{c.path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: opt.DebugDirs})
+	if err != nil {
+		t.Fatalf("check %s against its own fragment: %v", c.path, err)
+	}
+	if r.Exit != 0 || !strings.HasPrefix(r.Verdict, "CLEAN") || r.StructsChecked != len(frag.Structs) || len(r.Absent) > 0 {
+		t.Errorf("checking %s against the fragment extracted from it: exit %d, %d of %d structs checked, absent %v, verdict %s\n%s",
+			c.path, r.Exit, r.StructsChecked, len(frag.Structs), r.Absent, r.Verdict, notOK(r))
+	}
+}
+
+// notOK lists the findings of a report, at most 40 lines.
+func notOK(r *Report) string {
+	var lines []string
+	for _, f := range r.Findings {
+		f.Walk(func(x Finding, depth int) {
+			lines = append(lines, fmt.Sprintf("%s%s [%s, %s]", strings.Repeat("  ", depth+1), x.Message, x.Kind, x.Severity))
+		})
+	}
+	if len(lines) > 40 {
+		lines = append(lines[:40], fmt.Sprintf("  ... and %d more", len(lines)-40))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// firstDiff shows where two texts first differ.
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-80)
+	return fmt.Sprintf("at byte %d: %q against %q", i, a[from:min(len(a), i+80)], b[from:min(len(b), i+80)])
+}
+
+// TestRoundTripCatches: the spellings the round trip equates (FILE and
+// struct _IO_FILE through the typedef, void* for a pointee the grammar
+// cannot spell) still tell a changed type from the file's own: each
+// planted fault in the fragment of struct spell is caught.
+func TestRoundTripCatches(t *testing.T) {
+	base, err := compiled.Load(spec.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := spellObjects(t, base)[0]
+	var b bytes.Buffer
+	if err := release.Extract(c.path, &b, release.ExtractOptions{Names: []string{"spell"}, Spec: base, DebugDirs: []string{t.TempDir()}}); err != nil {
+		t.Fatal(err)
+	}
+	clean := b.String()
+	for _, p := range []struct {
+		field, from, to, kind string
+		sev                   Severity
+		want                  string
+	}{
+		// An opaque pointee named by another type: the typedef FILE does
+		// not make struct _IO_FILE the opaque hidden.
+		{"fp", "FILE*", "hidden*", KindPointerTarget, Compatible, "spell.fp: pointer FILE *, spec hidden*"},
+		// A pointer to a struct that no longer goes through its typedef.
+		{"ntp", "node_t*", "cnode_t*", KindPointerTarget, Compatible, "spell.ntp: pointer node_t *, spec cnode_t*"},
+		// A pointer to another struct row: its name is not the pointee's.
+		{"np", "node*", "spell*", KindType, Incompatible, "spell.np: type struct node *, spec spell*"},
+		// double * is void* in the grammar, never char*.
+		{"d", "void*", "char*", KindType, Incompatible, "spell.d: type double *, spec char*"},
+		// float ** is void**, never void*: one level less.
+		{"f", "void**", "void*", KindPointerTarget, Compatible, "spell.f: pointer float **, spec void*"},
+	} {
+		t.Run(p.field, func(t *testing.T) {
+			row := fmt.Sprintf("name = %q\n  offset = ", p.field)
+			i := strings.Index(clean, row)
+			if i < 0 {
+				t.Fatalf("the fragment has no field %s:\n%s", p.field, clean)
+			}
+			from := fmt.Sprintf("type = %q", p.from)
+			j := strings.Index(clean[i:], from)
+			if j < 0 || j > len(row)+16 {
+				t.Fatalf("field %s is not spelled %s in the fragment", p.field, p.from)
+			}
+			text := clean[:i+j] + fmt.Sprintf("type = %q", p.to) + clean[i+j+len(from):]
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "structs.toml"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			frag, err := spec.LoadDir(dir)
+			if err != nil {
+				t.Fatalf("the planted fragment does not load: %v", err)
+			}
+			r, err := Check([]string{c.path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: []string{t.TempDir()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			expect(t, r, p.kind, p.sev, p.want)
+		})
+	}
+}

@@ -1,0 +1,100 @@
+package elfread
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/cc"
+)
+
+// Faults the wide real-artefact run (TestPaholeAgreeWide on Debian's
+// dwz'd -dbg packages, extracted) found in the front end's handling of
+// supplementary files; each test shows its class on a small pair built
+// here.
+
+// dwzInstalledPair builds liba.so and libb.so whose dwz supplement is
+// named as a Debian -dbg package names it, by its installed path
+// (/usr/lib/debug/.dwz/<triplet>/NAME), and is written where an extracted
+// package puts it: root/.dwz/<triplet>/NAME. It returns the library
+// directory and root.
+func dwzInstalledPair(t *testing.T) (dir, root string) {
+	t.Helper()
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	if _, err := exec.LookPath("dwz"); err != nil {
+		t.Skipf("skipping: dwz not found (install the Debian package dwz): %v", err)
+	}
+	dir, root = t.TempDir(), t.TempDir()
+	src := string(realSource(t, "agree.c"))
+	for n, src := range map[string]string{
+		"a": src + "\nstruct only_a { struct bits b; struct { int q; } anon; } g_only_a;\n",
+		"b": src,
+	} {
+		if err := writeFile(dir, n+".c", src); err != nil {
+			t.Fatal(err)
+		}
+		if err := cc.Shared(dir, "lib"+n+".so", "", "", []string{n + ".c"}, "-Wl,--build-id"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const installed = "/usr/lib/debug/.dwz/x86_64-linux-gnu/nrtabi-realworld-test.debug"
+	if _, err := os.Stat(installed); err == nil {
+		t.Skipf("skipping: %s exists on this machine", installed)
+	}
+	sup := filepath.Join(root, strings.TrimPrefix(installed, "/usr/lib/debug/"))
+	if err := os.MkdirAll(filepath.Dir(sup), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("dwz", "-m", sup, "-M", installed, "liba.so", "libb.so")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("dwz: %v\n%s", err, out)
+	}
+	return dir, root
+}
+
+// TestSupplementUnderDebugDir: a supplement named by its installed path
+// /usr/lib/debug/.dwz/<triplet>/NAME is found under a debug directory
+// that is an extracted package's /usr/lib/debug (DIR/.dwz/<triplet>/NAME),
+// as every dwz'd Debian -dbg package names it (binutils, libgprofng0).
+// findSupplement tries DIR/.dwz/NAME and DIR/.build-id/..., not the path
+// under DIR.
+func TestSupplementUnderDebugDir(t *testing.T) {
+	dir, root := dwzInstalledPair(t)
+	d, err := OpenDebug(filepath.Join(dir, "liba.so"), Lookup{Dirs: []string{root}})
+	if err != nil {
+		t.Fatalf("the supplement at %s/.dwz/x86_64-linux-gnu/ is not found: %v", root, err)
+	}
+	defer d.Close()
+	if _, err := d.AllTypes(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMissingSupplementNotCorrupt: with the supplement missing and
+// AllowMissing, the graph's error names the missing supplement, not
+// "corrupted DWARF": the DWARF is sound, a file it needs was not found
+// (Debug.Missing says which).
+func TestMissingSupplementNotCorrupt(t *testing.T) {
+	dir, _ := dwzInstalledPair(t)
+	d, err := OpenDebug(filepath.Join(dir, "liba.so"), Lookup{Dirs: []string{t.TempDir()}, AllowMissing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if len(d.Missing) == 0 {
+		t.Fatal("the missing supplement is not recorded")
+	}
+	_, err = d.AllTypes(context.Background(), 1)
+	if err == nil {
+		t.Fatal("the graph of a file whose supplement is missing built without error")
+	}
+	if msg := err.Error(); strings.Contains(msg, "corrupted") || !strings.Contains(msg, "supplementary") {
+		t.Errorf("the error calls sound DWARF corrupted instead of naming the missing supplement: %v", err)
+	}
+}

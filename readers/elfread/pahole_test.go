@@ -73,6 +73,7 @@ var (
 	paholeSizeRe = regexp.MustCompile(`^/\* size: (\d+),`)
 	paholeBitRe  = regexp.MustCompile(`:(\d+)$`)
 	attrRe       = regexp.MustCompile(`\s*__attribute__\(\(.*?\)\)+`)
+	ptrDeclRe    = regexp.MustCompile(`\([*&]+\s*(?:const\s+)?([A-Za-z_$][A-Za-z0-9_$.]*)\s*(?:\[[^\]]*\])*\)\s*[(\[]`)
 	identRe      = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$.]*`)
 )
 
@@ -234,21 +235,17 @@ func paholeMemberOf(m []string) paholeMember {
 }
 
 // declName is the name a C declarator declares: the identifier after the
-// first "(*" / "(&" of a function pointer, else the last identifier
+// "(*" / "(&" of a function pointer, else the last identifier
 // before any array bounds; "" for the closing "}" of an anonymous member.
 func declName(d string) string {
 	d = strings.TrimSpace(d)
 	if strings.HasPrefix(d, "}") {
 		d = strings.TrimSpace(strings.TrimPrefix(d, "}"))
 	}
-	if i := strings.Index(d, "(*"); i >= 0 || strings.Contains(d, "(&") {
-		if i < 0 {
-			i = strings.Index(d, "(&")
-		}
-		rest := strings.TrimLeft(d[i+1:], "*& ")
-		if id := identRe.FindString(rest); id != "" && strings.HasPrefix(rest, id) {
-			return id
-		}
+	// a C declarator "(*NAME)" or "(*NAME[N])"; Go's spelling
+	// "func(*runtime.g, unsafe.Pointer) bool NAME" has "(*" before a type
+	if m := ptrDeclRe.FindStringSubmatch(d); m != nil {
+		return m[1]
 	}
 	for strings.HasSuffix(d, "]") {
 		j := strings.LastIndex(d, "[")

@@ -58,6 +58,44 @@ func dwzInstalledPair(t *testing.T) (dir, root string) {
 	return dir, root
 }
 
+// TestFuncValueSize: a member whose type is a DW_TAG_subroutine_type
+// with a DW_AT_byte_size (Go's func values: 8 bytes, a pointer) has that
+// size; typemodel.SizeOf gives a function type 0 whatever its DIE states.
+func TestFuncValueSize(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("skipping: go not found: %v", err)
+	}
+	dir := t.TempDir()
+	if err := writeFile(dir, "main.go", "package main\n\ntype pair struct {\n\ta uint8\n\tf func(int) error\n}\n\nvar P pair\n\nfunc main() { println(P.a, P.f == nil) }\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(dir, "go.mod", "module pair\n\ngo 1.21\n"); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(gobin, "build", "-o", "pair", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	d := openDebugT(t, filepath.Join(dir, "pair"))
+	found, err := d.FindStructs([][]string{{"main.pair"}})
+	if err != nil || found[0] == nil {
+		t.Fatalf("main.pair: %v %v", found, err)
+	}
+	s, err := d.Types().Struct(found[0].Offset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Fields) != 2 || s.Fields[1].Name != "f" {
+		t.Fatalf("fields %+v", s.Fields)
+	}
+	if got := s.Fields[1].Size(); got != 8 {
+		t.Errorf("main.pair.f (func(int) error, DW_AT_byte_size 8): size %d, want 8", got)
+	}
+}
+
 // TestSupplementUnderDebugDir: a supplement named by its installed path
 // /usr/lib/debug/.dwz/<triplet>/NAME is found under a debug directory
 // that is an extracted package's /usr/lib/debug (DIR/.dwz/<triplet>/NAME),

@@ -39,6 +39,9 @@ type agreeInput struct {
 	// whose output pahole 1.24 prints nothing of), so its structs are
 	// matched to the graph's by name, not DIE offset.
 	byName bool
+	// sysroot: the extracted package tree the input is in, for gdb to
+	// find a supplement named by its installed path.
+	sysroot string
 }
 
 // disagreement is one member or struct on which pahole and the graph

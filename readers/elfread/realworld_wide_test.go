@@ -21,8 +21,8 @@ import (
 // (colon-separated; extracted -dbg packages), libstdc++'s debug file, a
 // Rust and a Go binary with debug info, C and C++ objects at -O2 -g.
 // An input pahole prints nothing of (a dwz'd debug file: pahole 1.24
-// does not follow DW_TAG_imported_unit) is counted and named, its graph
-// still built with the decode-once hook. It prints how many
+// does not follow DW_TAG_imported_unit) is held to gdb's ptype/o instead
+// (gdbptype_test.go), classes "gdb/...". It prints how many
 // inputs and structs it checked and every disagreement class with one
 // example.
 func TestPaholeAgreeWide(t *testing.T) {
@@ -53,8 +53,12 @@ func TestPaholeAgreeWide(t *testing.T) {
 			// found here by build-id instead
 			dirs = append(dirs, sup)
 		}
+		sysroot := ""
+		if isDir(filepath.Join(root, "usr", "lib", "debug")) {
+			sysroot = root
+		}
 		for _, f := range files {
-			ins = append(ins, agreeInput{name: f, model: f, pahole: []string{f}, dirs: dirs})
+			ins = append(ins, agreeInput{name: f, model: f, pahole: []string{f}, dirs: dirs, sysroot: sysroot})
 		}
 	}
 	if only {
@@ -90,7 +94,7 @@ func TestPaholeAgreeWide(t *testing.T) {
 		t.Logf("no Go input: %s", why)
 	}
 	var all agreeStats
-	var errs, empty, pgood int
+	var errs, empty, pgood, gdbGood int
 	var unchecked []string
 	for _, in := range ins {
 		st, err := checkInput(t, in, 5*time.Minute)
@@ -101,8 +105,20 @@ func TestPaholeAgreeWide(t *testing.T) {
 			continue
 		}
 		if st.Structs == 0 {
-			empty++
-			unchecked = append(unchecked, in.name)
+			gs, err := gdbInput(t, in)
+			switch {
+			case err != nil:
+				t.Logf("%s: gdb: %v", in.name, err)
+				errs++
+				all.Diffs = append(all.Diffs, disagreement{Class: "input-error/gdb", File: in.name, Pahole: "-", Model: err.Error()})
+				continue
+			case gs.Structs == 0:
+				empty++
+				unchecked = append(unchecked, in.name)
+			default:
+				gdbGood++
+			}
+			st = gs
 		} else {
 			pgood++
 		}
@@ -113,10 +129,10 @@ func TestPaholeAgreeWide(t *testing.T) {
 	}
 	logAll(t, all.Diffs)
 	lines, failing := summarize(all.Diffs)
-	t.Logf("%d inputs (%d held to pahole, %d of which pahole printed no struct, %d errors): %d structs, %d members compared in %v",
-		len(ins), pgood, empty, errs, all.Structs, all.Members, time.Since(start).Round(time.Second))
+	t.Logf("%d inputs (%d held to pahole, %d to gdb ptype/o where pahole printed nothing, %d neither printed a struct of, %d errors): %d structs, %d members compared in %v",
+		len(ins), pgood, gdbGood, empty, errs, all.Structs, all.Members, time.Since(start).Round(time.Second))
 	if len(unchecked) > 0 {
-		t.Logf("pahole printed no struct of (dwz'd: pahole 1.24 does not follow DW_TAG_imported_unit): %s", strings.Join(unchecked[:min(len(unchecked), 5)], ", "))
+		t.Logf("no struct compared of: %s", strings.Join(unchecked[:min(len(unchecked), 5)], ", "))
 	}
 	for _, l := range lines {
 		t.Log(l)
@@ -175,6 +191,29 @@ func noteBuildID(f *elf.File) string {
 		return ""
 	}
 	return fmt.Sprintf("%x", b[start:start+descsz])
+}
+
+// gdbInput holds an input's graph to gdb's ptype/o of every named
+// aggregate it has.
+func gdbInput(t *testing.T, in agreeInput) (agreeStats, error) {
+	if _, err := exec.LookPath("gdb"); err != nil {
+		return agreeStats{}, nil
+	}
+	d, err := OpenDebug(in.model, Lookup{Dirs: in.dirs, AllowMissing: true})
+	if err != nil {
+		return agreeStats{}, err
+	}
+	defer d.Close()
+	g, err := d.AllTypes(context.Background(), 2)
+	if err != nil {
+		return agreeStats{}, err
+	}
+	byLocal := modelAggregates(g)
+	gs, err := runGdbPtype(context.Background(), t, in.model, in.sysroot, gdbNames(byLocal), 10*time.Minute)
+	if err != nil {
+		return agreeStats{}, err
+	}
+	return agreeGdb(byLocal, in.name, gs), nil
 }
 
 func isDir(p string) bool {

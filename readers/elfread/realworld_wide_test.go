@@ -209,7 +209,7 @@ func gdbInput(t *testing.T, in agreeInput) (agreeStats, error) {
 		return agreeStats{}, err
 	}
 	byLocal := modelAggregates(g)
-	gs, err := runGdbPtype(context.Background(), t, in.model, in.sysroot, gdbNames(byLocal), 10*time.Minute)
+	gs, err := runGdbPtype(context.Background(), in.model, in.sysroot, gdbNames(byLocal), 10*time.Minute)
 	if err != nil {
 		return agreeStats{}, err
 	}

@@ -40,7 +40,7 @@ func runGdbPtype(ctx context.Context, file, sysroot string, names []string, time
 	// name gdb does not find); the names go in chunks to bound argv
 	var all []paholeStruct
 	for len(names) > 0 {
-		n := min(len(names), 1000)
+		n := min(len(names), 1500)
 		chunk := names[:n]
 		names = names[n:]
 		args := []string{"-nx", "-batch"}

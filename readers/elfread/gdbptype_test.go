@@ -135,7 +135,7 @@ func parseGdbPtype(text string) ([]paholeStruct, error) {
 			continue
 		}
 		decl := strings.TrimSpace(m[4])
-		if strings.HasPrefix(decl, "XXX") || strings.HasPrefix(decl, "offset") {
+		if strings.HasPrefix(decl, "XXX") {
 			continue
 		}
 		opens := strings.HasSuffix(decl, "{")

@@ -96,6 +96,53 @@ func TestFuncValueSize(t *testing.T) {
 	}
 }
 
+// TestDeclaredMemberTypeSize: a member whose class the unit only
+// declares (g++ emits a class with a key function only in the unit that
+// defines that function: gold::Errors's initialize_lock_ in Debian's
+// binutils-x86-64-linux-gnu-dbg) has the size of the definition another
+// unit of the file holds, as gdb resolves it; the graph gives 0.
+func TestDeclaredMemberTypeSize(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	if out, err := cc.Output("-print-prog-name=cc1plus"); err != nil || !filepath.IsAbs(out) {
+		t.Skipf("skipping: %s cannot compile C++ (install g++)", strings.Join(cc.Driver(), " "))
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"lock.h": "namespace g {\nstruct Init { virtual ~Init(); int a; long b[2]; };\nstruct Errors { int n; Init il; int m; };\n}\n",
+		"a.cc":   "#include \"lock.h\"\ng::Init::~Init() {}\n",
+		"b.cc":   "#include \"lock.h\"\nint count(g::Errors *e) { return e->n + e->il.a; }\n",
+	} {
+		if err := writeFile(dir, name, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", "libdecl.so", "a.cc", "b.cc"); err != nil {
+		t.Fatal(err)
+	}
+	d := openDebugT(t, filepath.Join(dir, "libdecl.so"))
+	found, err := d.FindStructs([][]string{{"g::Errors"}, {"g::Init"}})
+	if err != nil || found[0] == nil || found[1] == nil {
+		t.Fatalf("%v %v", found, err)
+	}
+	g := d.Types()
+	errs, err := g.Struct(found[0].Offset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	init, err := g.Struct(found[1].Offset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if init.Size == 0 || len(errs.Fields) != 3 {
+		t.Fatalf("g::Init %d bytes, g::Errors %d fields", init.Size, len(errs.Fields))
+	}
+	if got := errs.Fields[1].Size(); got != init.Size {
+		t.Errorf("g::Errors.il (class g::Init, declared in this unit, defined in the other): size %d, want %d", got, init.Size)
+	}
+}
+
 // TestSupplementUnderDebugDir: a supplement named by its installed path
 // /usr/lib/debug/.dwz/<triplet>/NAME is found under a debug directory
 // that is an extracted package's /usr/lib/debug (DIR/.dwz/<triplet>/NAME),

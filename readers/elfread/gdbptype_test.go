@@ -228,9 +228,12 @@ func gdbStruct(g *paholeStruct, m modelAgg, diff func(class, member, ph, mo stri
 	if g.HasSize && g.Size != t.Size {
 		diff("struct-size", "", itoa(g.Size), itoa(t.Size))
 	}
+	// gdb lists no base classes among the members and hides the vtable
+	// pointer (an artificial "_vptr.NAME" member)
 	var fields []int
 	for i := range t.Fields {
-		if !t.Fields[i].Base {
+		f := &t.Fields[i]
+		if !f.Base && !(f.Artificial && strings.HasPrefix(f.Name, "_vptr.")) {
 			fields = append(fields, i)
 		}
 	}

@@ -167,7 +167,8 @@ func extractFrom(obj *elfread.File, dbg *elfread.Debug, opt ExtractOptions) (*fr
 func newExtractor(obj *elfread.File, dbg *elfread.Debug, sp *spec.Spec) *extractor {
 	path := obj.Path
 	x := &extractor{g: dbg.Types(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
-		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High, mainDebug: dbg.Path()}
+		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High, mainDebug: dbg.Path(),
+		find: dbg.FindStructs, foreign: map[string]bool{}}
 	x.source = fmt.Sprintf("nrtabi extract from %s", inputText(path))
 	if obj.BuildID != "" {
 		x.source += " (build-id " + obj.BuildID + ")"
@@ -253,6 +254,11 @@ type extractor struct {
 	structDepth int       // structAt levels in progress
 	conf        spec.Conf // of the facts written: HIGH from a binary's DWARF
 	mainDebug   string    // the file the DWARF was found in (its parts are named per DIE)
+	// find looks structs up as check will (FindStructs); foreign caches
+	// which row names it finds laid out otherwise than the DIE a member
+	// reached (elsewhere).
+	find    func([][]string) ([]*elfread.Found, error)
+	foreign map[string]bool
 	// closed: every row is reserved (extractAll); a struct found through a
 	// member under a name no row has is spelled as an opaque range.
 	closed bool
@@ -430,7 +436,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		field      *xField
 		cover      string
 	}
-	var items []item
+	items := make([]item, 0, len(l.Fields))
 	for i := range l.Fields {
 		m := &l.Fields[i]
 		// A zero-size member is skipped, except a flexible array member at
@@ -736,6 +742,13 @@ func (x *extractor) spell(t *typemodel.Type, last bool, q cvQuals) (string, stri
 				x.byOff[off], name = s, s.name
 			}
 		}
+		if _, seen := x.byOff[off]; !seen && x.foreignRow(d, name) {
+			// check would find another struct of this name (the first
+			// definition, in unit order: grp.h's struct group where argp's
+			// private struct group was reached): a row of it would be
+			// judged against that one. The member stays an opaque range.
+			return "", "", false
+		}
 		if s, ok := x.byOff[off]; ok && s.building {
 			// A struct that holds itself by value (only corrupted DWARF says
 			// so): the spec would refuse it, so it stays an opaque range.
@@ -750,6 +763,35 @@ func (x *extractor) spell(t *typemodel.Type, last bool, q cvQuals) (string, stri
 		return named(s.name, "", true)
 	}
 	return "", "", false
+}
+
+// plantNoForeignCheck is a planted fault for the tests only: foreignRow
+// never finds another struct of the name.
+var plantNoForeignCheck bool
+
+// foreignRow: a row named name for the struct d, reached through a member
+// (extractFrom, not extractAll), is not what check finds by that name: the
+// struct FindStructs finds first under it (or under d's tag) is another
+// DIE, laid out otherwise.
+func (x *extractor) foreignRow(d *typemodel.Type, name string) bool {
+	if x.closed || x.find == nil || plantNoForeignCheck {
+		return false
+	}
+	if v, ok := x.foreign[name]; ok {
+		return v
+	}
+	names := []string{name}
+	if d.Name != "" && d.Name != name {
+		names = append(names, d.Name)
+	}
+	v := false
+	if found, err := x.find([][]string{names}); err == nil && found[0] != nil && uint64(found[0].Offset) != d.Offset {
+		if other, err := x.g.Struct(found[0].Offset); err != nil || other.Size != d.Size || membersDiffer(other, d) != "" {
+			v = true
+		}
+	}
+	x.foreign[name] = v
+	return v
 }
 
 // rowTagged is the row of another DIE whose name or tag is d's qualified
@@ -963,6 +1005,12 @@ func (x *extractor) structRow(s *xStruct) *spec.Struct {
 		Fact: spec.Fact{Conf: x.conf, Source: x.dieSource(s.die), Note: s.note}}
 	if !s.packed && s.align > 1 {
 		st.MinAlign = int(s.align)
+	}
+	if len(s.fields) > 0 {
+		st.Fields = make([]spec.Field, 0, len(s.fields))
+	}
+	if len(s.opaque) > 0 {
+		st.Opaque = make([]spec.Opaque, 0, len(s.opaque))
 	}
 	for _, f := range s.fields {
 		st.Fields = append(st.Fields, spec.Field{Name: f.name, Offset: int(f.offset), Type: f.typ, Fact: spec.Fact{Conf: x.conf, Source: "DWARF", Note: f.note}})

@@ -127,6 +127,10 @@ func extractCmd(c *cli.Command, args []string, out, errw io.Writer) int {
 	return done
 }
 
+// extractMemoryLimit is extract --all's soft memory limit (see
+// extractAllCmd).
+const extractMemoryLimit = 1536 << 20
+
 // extractAllCmd is extract --all: the fragment is streamed (it can be
 // several times the input's size) to the temporary file that replaces -o
 // once complete, or to stdout; what was passed over is one counted line
@@ -136,9 +140,15 @@ func extractAllCmd(c *cli.Command, path, outPath string, out, errw io.Writer, op
 	opt.Stats = &stats
 	if os.Getenv("GOGC") == "" {
 		// The rows are built and written at a high allocation rate over a
-		// small live heap: GOGC=400 halves the CPU time on the synthetic
-		// object for a larger, still bounded, peak (docs/nrtabi-extract.md#every-type---all).
+		// smaller live heap (the type graph): GOGC=400 collects a fifth as
+		// often (docs/nrtabi-extract.md#every-type---all).
 		debug.SetGCPercent(400)
+		if os.Getenv("GOMEMLIMIT") == "" {
+			// But five times the graph of a member-dense object (the
+			// synthetic one's is 670 MB) would be a 3.5 GB peak: past a
+			// soft 1.5 GiB the collector runs as often as it must.
+			debug.SetMemoryLimit(extractMemoryLimit)
+		}
 	}
 	run := func(w io.Writer) error { return release.ExtractContext(context.Background(), path, w, opt) }
 	var err error

@@ -75,7 +75,7 @@ var rules = []rule{
 	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "layoutcheck", "readers", "spec", "typemodel"},
 		tests: []string{"gen", "internal/hostile", "internal/specsame", "release", "release/diff", "runtime/builder"},
 		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
-			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (the issue-25 acceptance test grades one drift with both)"},
+			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (layoutcheck/acceptance_test.go grades one drift with both)"},
 	// The one model of a binary's types, under its front end and every
 	// reader of it.
 	{room: "typemodel",

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // unit is one unit header of .debug_info.
@@ -72,6 +74,11 @@ type scanner struct {
 	// nodes (typedecode.go).
 	names map[string]string
 	slab  []pending
+	// The children of the type being decoded, before they are copied to
+	// lists of their exact length.
+	fieldBuf  []typemodel.Field
+	pfieldBuf []pfield
+	enumBuf   []typemodel.Enumerator
 }
 
 // fail records the scanner's first failure.

@@ -11,8 +11,8 @@ import (
 )
 
 // AllTypes fills the type graph with every type DIE of every unit of the
-// DWARF and its parts (docs/layoutcheck.md#the-parallel-scan for the
-// shape of the work), on jobs workers:
+// DWARF and its parts, on jobs workers, as ScanAll shares units among its
+// workers (docs/layoutcheck.md#the-parallel-scan):
 //
 //  1. each worker takes a unit: it decodes the unit's types at namespace
 //     scope, and what they reach inside the unit (a type nested in a class
@@ -33,6 +33,10 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 		return nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
 	}
 	g := d.Types()
+	// One AllTypes at a time; once one filled the graph, the others
+	// return it.
+	g.allMu.Lock()
+	defer g.allMu.Unlock()
 	g.mu.Lock()
 	filled := g.filled
 	g.mu.Unlock()
@@ -66,7 +70,8 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 	res := make([]*unitGraph, len(items))
 	// One scanner per worker and part: its abbreviation slots and name
 	// copies serve every unit the worker takes.
-	workers := make([]*typeWorker, max(jobs, 1))
+	// parallel starts no more workers than units (-j is the user's number).
+	workers := make([]*typeWorker, min(jobs, max(len(items), 1)))
 	err := parallel(ctx, len(items), jobs, func(w, i int) error {
 		ug := &unitGraph{p: items[i].p, u: items[i].u, void: g.void}
 		res[i] = ug

@@ -361,10 +361,22 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 		return pd, nil
 	}
 	base := uint64(sc.d.base)
+	sc.fieldBuf, sc.pfieldBuf, sc.enumBuf = sc.fieldBuf[:0], sc.pfieldBuf[:0], sc.enumBuf[:0]
 	for sc.c.Left() > 0 && sc.failed() == nil {
 		at := uint64(sc.c.Off()) + base
 		code := sc.c.Uleb()
 		if code == 0 {
+			// The children were gathered in the scanner's scratch lists:
+			// each node gets lists of exactly its length (a library's
+			// millions of members would otherwise carry their append
+			// slack for the life of the graph).
+			if len(sc.fieldBuf) > 0 {
+				t.Fields = append(make([]typemodel.Field, 0, len(sc.fieldBuf)), sc.fieldBuf...)
+				pd.fields = append(make([]pfield, 0, len(sc.pfieldBuf)), sc.pfieldBuf...)
+			}
+			if len(sc.enumBuf) > 0 {
+				t.Enumerators = append(make([]typemodel.Enumerator, 0, len(sc.enumBuf)), sc.enumBuf...)
+			}
 			return pd, sc.failed()
 		}
 		ka := sc.abbrevAt(code)
@@ -407,13 +419,13 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 			if !k.typ.set {
 				return nil, fmt.Errorf("member %q at DIE %#x has no type", k.name, at)
 			}
-			t.Fields = append(t.Fields, typemodel.Field{Name: sc.str2(k.name), Base: ka.tag == tagInheritance, Artificial: k.artif,
+			sc.fieldBuf = append(sc.fieldBuf, typemodel.Field{Name: sc.str2(k.name), Base: ka.tag == tagInheritance, Artificial: k.artif,
 				Offset: k.loc, DeclLine: clampU32(k.declLine)})
-			pd.fields = append(pd.fields, pfield{typ: k.typ, loc: k.loc, locRuntime: k.locRuntime, bitSize: k.bitSize,
+			sc.pfieldBuf = append(sc.pfieldBuf, pfield{typ: k.typ, loc: k.loc, locRuntime: k.locRuntime, bitSize: k.bitSize,
 				bitOff: k.bitOff, hasBitOff: k.hasBitOff, dbitOff: k.dbitOff, hasDataBitOff: k.hasDataBitOff,
 				unitSize: k.size, virtuality: k.virtuality})
 		case tagEnumerator:
-			t.Enumerators = append(t.Enumerators, typemodel.Enumerator{Name: sc.str2(k.name), Value: k.constVal, Unsigned: k.constUnsigned})
+			sc.enumBuf = append(sc.enumBuf, typemodel.Enumerator{Name: sc.str2(k.name), Value: k.constVal, Unsigned: k.constUnsigned})
 		case tagSubrangeType:
 			n := int64(-1)
 			switch {

@@ -38,6 +38,7 @@ type Types struct {
 	// ran); nodes holds what At decoded besides.
 	units  []unitTable
 	filled bool
+	allMu  sync.Mutex // held by AllTypes
 	// kept is join's map of each unit node to the node interned for it.
 	kept map[*typemodel.Type]*typemodel.Type
 	// order lists the nodes interned, in order, for a unit's own table

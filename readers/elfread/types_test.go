@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/fixture"
 	"github.com/nrtabi/nrtabi/typemodel"
 )
 
@@ -58,9 +59,16 @@ func assertDecodedOnce(t *testing.T, g *Types) int {
 
 // TestTypesDecodeOnce: building the whole graph (AllTypes on two
 // workers), then every struct ScanAll lists through At, decodes each DIE
-// of libc, libstdc++, a C++ object and a C object at most once.
+// of libc, libstdc++, a C++ object and our own libnrt and libnccom (the
+// 2.31.24 fixture) at most once.
 func TestTypesDecodeOnce(t *testing.T) {
 	paths := []string{libcDebug, libstdcxxDebug, cxxObject(t)}
+	bins, err := fixture.Build(filepath.Join("..", "..", "generated"), "2.31.24")
+	if err != nil {
+		t.Fatalf("building the fixture libraries: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(bins.Dir) })
+	paths = append(paths, bins.Libnrt, bins.Libnccom)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			withDecodeCount(t)
@@ -300,4 +308,13 @@ func BenchmarkAllTypes(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestAllTypesHugeJobs: -j is the user's number; a huge one starts no
+// more workers than there are units.
+func TestAllTypesHugeJobs(t *testing.T) {
+	d := openDebugT(t, cxxObject(t))
+	if _, err := d.AllTypes(context.Background(), 1<<62); err != nil {
+		t.Fatal(err)
+	}
 }

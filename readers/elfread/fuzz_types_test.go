@@ -71,7 +71,7 @@ func fuzzTypesOnce(t *testing.T, data []byte, noDebug []string) {
 		}
 		// AllowMissing: a dwz'd seed without its supplement, a skeleton
 		// without its .dwo, still reach the front end.
-		d, err := FindDebug(o, Lookup{Dirs: noDebug, AllowMissing: true})
+		d, err := FindDebug(context.Background(), o, Lookup{Dirs: noDebug, AllowMissing: true})
 		if err != nil {
 			o.Close()
 			return nil

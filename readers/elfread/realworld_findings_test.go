@@ -151,7 +151,7 @@ func TestDeclaredMemberTypeSize(t *testing.T) {
 // under DIR.
 func TestSupplementUnderDebugDir(t *testing.T) {
 	dir, root := dwzInstalledPair(t)
-	d, err := OpenDebug(filepath.Join(dir, "liba.so"), Lookup{Dirs: []string{root}})
+	d, err := OpenDebug(context.Background(), filepath.Join(dir, "liba.so"), Lookup{Dirs: []string{root}})
 	if err != nil {
 		t.Fatalf("the supplement at %s/.dwz/x86_64-linux-gnu/ is not found: %v", root, err)
 	}
@@ -167,7 +167,7 @@ func TestSupplementUnderDebugDir(t *testing.T) {
 // (Debug.Missing says which).
 func TestMissingSupplementNotCorrupt(t *testing.T) {
 	dir, _ := dwzInstalledPair(t)
-	d, err := OpenDebug(filepath.Join(dir, "liba.so"), Lookup{Dirs: []string{t.TempDir()}, AllowMissing: true})
+	d, err := OpenDebug(context.Background(), filepath.Join(dir, "liba.so"), Lookup{Dirs: []string{t.TempDir()}, AllowMissing: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -353,7 +353,7 @@ func checkInput(t *testing.T, in agreeInput, timeout time.Duration) (agreeStats,
 	if dirs == nil {
 		dirs = []string{t.TempDir()}
 	}
-	d, err := OpenDebug(in.model, Lookup{Dirs: dirs, AllowMissing: true})
+	d, err := OpenDebug(context.Background(), in.model, Lookup{Dirs: dirs, AllowMissing: true})
 	if err != nil {
 		return agreeStats{}, err
 	}

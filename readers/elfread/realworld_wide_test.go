@@ -202,7 +202,7 @@ func gdbInput(t *testing.T, in agreeInput) (agreeStats, error) {
 	if _, err := exec.LookPath("gdb"); err != nil {
 		return agreeStats{}, nil
 	}
-	d, err := OpenDebug(in.model, Lookup{Dirs: in.dirs, AllowMissing: true})
+	d, err := OpenDebug(context.Background(), in.model, Lookup{Dirs: in.dirs, AllowMissing: true})
 	if err != nil {
 		return agreeStats{}, err
 	}

@@ -23,7 +23,7 @@ func openDebugT(t testing.TB, path string) *Debug {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("skipping: %s is not installed (%v)", path, err)
 	}
-	d, err := OpenDebug(path, Lookup{Dirs: []string{t.TempDir()}, AllowMissing: true})
+	d, err := OpenDebug(context.Background(), path, Lookup{Dirs: []string{t.TempDir()}, AllowMissing: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
-// The issue-25 acceptance fixture: one header tree in two states
+// The drift acceptance fixture: one header tree in two states
 // (testdata/drift/README lists the drift).
 const (
 	driftJan = "testdata/drift/jan"
@@ -130,7 +130,7 @@ func factStrings(fs []fact, keep func(fact) bool) []string {
 	return out
 }
 
-// TestAcceptanceDrift (issue 25): the spec of state jan, built from its
+// TestAcceptanceDrift: the spec of state jan, built from its
 // headers, against state feb compiled into a shared object (check) and
 // against the spec of state feb (diff). Each distinct fact is reported
 // once, both count the same facts, and both grade every fact the same.
@@ -222,7 +222,7 @@ func TestAcceptanceDrift(t *testing.T) {
 }
 
 // TestAcceptanceDriftEnums is the enum part of the acceptance fixture
-// (issue 25 item 3, graded by part 25E): enc_mesh_event_type gains
+// (an enum's drift, graded as docs/layoutcheck.md#enum-checks says): enc_mesh_event_type gains
 // EVT_REDUCE_SCATTER, so EVT_REDUCE_WRITE and EVT_DONE shift, and gains an
 // alias; check and diff report the same three facts, graded alike.
 func TestAcceptanceDriftEnums(t *testing.T) {
@@ -256,7 +256,7 @@ func TestAcceptanceDriftEnums(t *testing.T) {
 		t.Errorf("enc_mesh_event facts differ:\ncheck:\n  %s\ndiff:\n  %s", strings.Join(cfs, "\n  "), strings.Join(dfs, "\n  "))
 	}
 	// Each enum fact once: the added value, the new alias name, and the run
-	// of values it shifts as one line (docs/layoutcheck.md#enums).
+	// of values it shifts as one line (docs/layoutcheck.md#enum-checks).
 	want := []string{
 		"compatible enumerator-added enc_mesh_event_type_t.EVT_FINISHED",
 		"compatible enumerator-added enc_mesh_event_type_t.EVT_REDUCE_SCATTER",

@@ -10,7 +10,7 @@ import (
 // docs/generator.md#stable-fields) checks clean against the spec that names
 // either. Any anonymous union's members are members of the struct (C11), so
 // a wrap that keeps the spec's member is clean whatever else it overlays (the
-// anonymous-union false positive of other tools, issue 25), while one whose
+// anonymous-union false positive of other tools), while one whose
 // member of the spec's name has another type is caught.
 func TestAliasUnion(t *testing.T) {
 	plain := `#include <stdint.h>

@@ -25,7 +25,7 @@ func TestAnonymousMembers(t *testing.T) {
 		{"retyped inside", "\tunion { uint32_t rt_minor; uint64_t minor_was; };\n\tuint64_t rt_patch;\n", []string{"incompatible field-size nrt_version_t.rt_minor"}},
 		// planted: the union holds neither the spec's name nor a match;
 		// what lies over rt_minor's bytes is no addition in padding but a
-		// member laid over a spec field (issue 25: once compatible here,
+		// member laid over a spec field (once compatible here,
 		// incompatible in diff; package grade grades it incompatible).
 		{"missing inside", "\tunion { uint32_t other; uint32_t other2; };\n\tuint32_t pad;\n\tuint64_t rt_patch;\n", []string{"incompatible laid-over nrt_version_t.<anonymous@8>", "incompatible laid-over nrt_version_t.pad", "incompatible missing-field nrt_version_t.rt_minor"}},
 	} {

@@ -295,7 +295,7 @@ func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {
 // struct found only embedded, to the first checked struct embedding it; a
 // struct's status is also the worst of the facts of what it embeds, and of
 // the facts an enum's size change caused in it (byEnum: reported under the
-// enum, docs/layoutcheck.md#enums).
+// enum, docs/layoutcheck.md#enum-checks).
 func attachFacts(srs []*StructResult, facts, byEnum []Finding) {
 	byName := map[string]*StructResult{}
 	for _, sr := range srs {

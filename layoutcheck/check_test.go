@@ -100,7 +100,7 @@ func TestStructFaults(t *testing.T) {
 		{"shrunk", "\tchar device_revision[8]; /* +24 HIGH */\n", "\tchar device_revision[4];\n",
 			KindSize, Incompatible, "nrt_instance_info_t: size 28 B, spec 32 B (struct shrunk)"},
 		{"embedded", "\tint refcnt; /* +28 HIGH */\n", "\tfloat refcnt;\n",
-			// reported once, at the struct that defines the member (issue 25)
+			// reported once, at the struct that defines the member (each fact once)
 			KindType, Incompatible, "enc_nccl_comm_node.refcnt: type float, spec int (field retyped)"},
 		{"opaque", "\tunsigned char nrtabi_opaque_16[1360]; /* +16..1376 opaque */\n", "\tint new_counter;\n\tunsigned char pad[1356];\n",
 			KindAddedOpaque, Compatible, "nccl_comm_info_t.new_counter: new member inside the opaque range 16..1376"},

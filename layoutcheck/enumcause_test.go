@@ -15,7 +15,7 @@ import (
 
 // An enum that grows from 4 to 8 bytes resizes and realigns the field of
 // its type, grows the struct and moves what follows: one fact, the enum's,
-// with the rest under it, in check and in diff alike (issue 25: each fact
+// with the rest under it, in check and in diff alike (each fact
 // once; grade.EnumSizeCause).
 func TestEnumSizeIsOneFact(t *testing.T) {
 	const old = "typedef enum ev { EV_A, EV_B } ev_t;\ntypedef struct s { int x; ev_t e; int y; } s_t;\n"

@@ -43,7 +43,7 @@ func pairSides(t *testing.T, oldSrc, newSrc string, names ...string) (*spec.Spec
 	return frag(build(oldSrc)), frag(newSO), newSO
 }
 
-// TestOneGrading (issue 25 item 2): the same pairs of layouts fed to check
+// TestOneGrading: the same pairs of layouts fed to check
 // (a gcc -g shared object against the old side's spec) and to diff (the
 // old side's spec against the new side's) get the same grade for every
 // fact. A grade is the exit bit: "none" for no finding or an informational

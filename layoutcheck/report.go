@@ -273,7 +273,7 @@ type Report struct {
 	Verbose bool `json:"-"`
 }
 
-// Schema is the JSON schema id. /2 (issue 25): each fact once, at the
+// Schema is the JSON schema id. /2: each fact once, at the
 // struct that defines it, with embedded_in, consequences, and moved runs
 // as one finding with fields and delta; counts are facts.
 const Schema = "nrtabi.layoutcheck/2"

@@ -12,7 +12,8 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// TestHeaderOnlyClaimsNoBinaryFact is issue 24's provenance fault: a release
+// TestHeaderOnlyClaimsNoBinaryFact holds the provenance rules of
+// docs/spec-format.md#provenance-and-confidence: a release
 // made from headers alone must not restate the slot table, the counts, the
 // library identities (build-ids, git) or any symbol row as facts "from
 // headers". Every one of them is the parent's, with the parent's conf and

@@ -7,7 +7,7 @@ import "github.com/nrtabi/nrtabi/spec"
 // resized or moved, and the field's type (an array's element) is one of the
 // enums in resized. An enum that grows resizes, and may realign, every field
 // of its type; that is one fact, the enum's, and the field's resize and move
-// are its consequences (each fact once, at its cause: docs/layoutcheck.md#enums).
+// are its consequences (each fact once, at its cause: docs/layoutcheck.md#enum-checks).
 // check and diff both fold with it, so they count the same facts.
 func EnumSizeCause(st *spec.Struct, field string, kind Kind, resized map[string]bool) string {
 	if st == nil || len(resized) == 0 || kind != Resized && kind != Moved {

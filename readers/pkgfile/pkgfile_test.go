@@ -68,7 +68,7 @@ func TestFormats(t *testing.T) {
 }
 
 // TestHostile: every hostile archive is refused with one line naming the
-// package and the member at fault (docs/packages.md#hostile-archives).
+// package and the member at fault (docs/packages.md#integrity-checks).
 func TestHostile(t *testing.T) {
 	lib := fakeELF("lib")
 	good := tarOf(t, entry{name: "./a.so", data: lib}, entry{name: "./b.so", data: lib})

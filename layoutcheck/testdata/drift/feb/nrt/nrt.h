@@ -1,4 +1,4 @@
-/* Written for nrtabi's issue-25 acceptance test (see ../../README).
+/* Written for nrtabi's drift acceptance test of layoutcheck (see ../../README).
  * Not a vendor file. State feb: drift from jan marked "drift:". */
 #ifndef DRIFT_NRT_H
 #define DRIFT_NRT_H

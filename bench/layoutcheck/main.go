@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,6 +72,10 @@ func main() {
 	if o.quick {
 		o.quickDefaults()
 	}
+	if err := o.checkOnly(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/layoutcheck:", err)
+		os.Exit(2)
+	}
 	if err := run(context.Background(), os.Stdout, o); err != nil {
 		fmt.Fprintf(os.Stderr, "bench/layoutcheck: %v\n", err)
 		os.Exit(1)
@@ -85,6 +90,20 @@ func (o *options) quickDefaults() {
 }
 
 var groups = []string{"speedup", "lookup", "show", "c", "cxx", "profile"}
+
+// checkOnly refuses an -only list naming a group the bench does not have,
+// so a misspelt group is not a run that measured nothing.
+func (o options) checkOnly() error {
+	if o.only == "" {
+		return nil
+	}
+	for _, s := range strings.Split(o.only, ",") {
+		if !slices.Contains(groups, strings.TrimSpace(s)) {
+			return fmt.Errorf("-only %q: no group %q (the groups: %s)", o.only, strings.TrimSpace(s), strings.Join(groups, ", "))
+		}
+	}
+	return nil
+}
 
 func (o options) selected(g string) bool {
 	if g == "profile" && o.profile == "" {

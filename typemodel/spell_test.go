@@ -115,6 +115,13 @@ func TestSizes(t *testing.T) {
 	if got := SizeOf(arr(-1, tInt)); got != 0 {
 		t.Errorf("flexible: %d", got)
 	}
+	// A C function type has no size; a Go func value states 8.
+	if got := SizeOf(&Type{Kind: Func, Elem: tInt}); got != 0 {
+		t.Errorf("C function type: %d", got)
+	}
+	if got := SizeOf(arr(2, &Type{Kind: Func, Size: 8, HasSize: true})); got != 16 {
+		t.Errorf("two Go func values: %d", got)
+	}
 	cd := &Type{Kind: Base, Name: "complex double", Size: 16, HasSize: true, Encoding: EncComplexFloat}
 	if got := AlignOf(cd); got != 8 {
 		t.Errorf("_Complex double aligns to %d", got)

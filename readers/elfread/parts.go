@@ -143,6 +143,15 @@ func findSupplement(ctx context.Context, d *Debug, l supRef, lk Lookup) (*Debug,
 	add := cands.add
 	if filepath.IsAbs(l.Path) {
 		add(filepath.Clean(l.Path))
+		// Debian names the supplement by its installed path
+		// (/usr/lib/debug/.dwz/<triplet>/NAME); an extracted package or
+		// a --debug-dir holds it at the same place under the directory,
+		// as gdb looks for it under its debug-file-directory.
+		if rel, ok := underDebugDir(l.Path, lk.Dirs); ok {
+			for _, root := range debugRoots(d, lk.Dirs) {
+				add(filepath.Join(root, rel))
+			}
+		}
 	} else if d.Path() != "" && !d.File.inMemory { // "": a File from NewFile is next to nothing
 		add(filepath.Join(dir, l.Path))
 		// A debug file reached through a build-id symlink: the link is
@@ -309,4 +318,40 @@ func (c *candidates) add(p string) {
 		}
 	}
 	c.paths = append(c.paths, p)
+}
+
+// underDebugDir is an absolute path made relative to the debug directory
+// (a default one or one of dirs) it lies under: ".dwz/x86_64-linux-gnu/NAME"
+// of /usr/lib/debug/.dwz/x86_64-linux-gnu/NAME.
+func underDebugDir(path string, dirs []string) (string, bool) {
+	path = filepath.Clean(path)
+	for _, dd := range append(append([]string(nil), DefaultDebugDirs...), dirs...) {
+		if !filepath.IsAbs(dd) {
+			continue
+		}
+		if rel, err := filepath.Rel(filepath.Clean(dd), path); err == nil && rel != "." && filepath.IsLocal(rel) {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+// debugRoots are the directories an installed debug path is looked up
+// under: every debug directory, and the root of the build-id tree d was
+// found in (ROOT of ROOT/.build-id/xx/yyyy.debug, through a symlink too).
+func debugRoots(d *Debug, dirs []string) []string {
+	roots := append([]string(nil), dirs...)
+	if d.Path() == "" || d.File.inMemory {
+		return roots
+	}
+	paths := []string{d.Path()}
+	if real, err := filepath.EvalSymlinks(d.Path()); err == nil && real != d.Path() {
+		paths = append(paths, real)
+	}
+	for _, p := range paths {
+		if idDir := filepath.Dir(filepath.Dir(p)); filepath.Base(idDir) == ".build-id" {
+			roots = append(roots, filepath.Dir(idDir))
+		}
+	}
+	return roots
 }

@@ -238,7 +238,12 @@ func findSupplement(ctx context.Context, d *Debug, l supRef, lk Lookup) (*Debug,
 		}
 		tried = append(tried, "debuginfod ("+err.Error()+")")
 	}
-	return nil, d.missing(lk, fmt.Sprintf("the supplementary DWARF file %s (%s %s, named by %s)", l.Path, what, l.BuildID, l.Section), tried)
+	need := fmt.Sprintf("the supplementary DWARF file %s (%s %s, named by %s)", l.Path, what, l.BuildID, l.Section)
+	if err := d.missing(lk, need, tried); err != nil {
+		return nil, err
+	}
+	d.altMissing = oneLine.Replace(need)
+	return nil, nil
 }
 
 // tryPart opens a candidate file for a part; like tryDebugFile, a file that

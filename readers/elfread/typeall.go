@@ -129,7 +129,7 @@ func wrapUnitErr(p *Debug, err error) error {
 	if _, ok := err.(*InputError); ok || err == context.Canceled || err == context.DeadlineExceeded {
 		return err
 	}
-	return InputErrorf(p.Path(), "corrupted DWARF: %v", err)
+	return dwarfErr(p.Path(), err)
 }
 
 // parallel runs f(w, 0..n-1) on jobs workers (w: the worker); the first

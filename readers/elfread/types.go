@@ -305,7 +305,7 @@ func (g *Types) decodeAt(off uint64) (*pending, error) {
 	sc.c.Limit(x.u.end)
 	pd, err := sc.decodeType(off, qual, g.count)
 	if err != nil {
-		return nil, InputErrorf(sc.d.Path(), "corrupted DWARF: %v", err)
+		return nil, dwarfErr(sc.d.Path(), err)
 	}
 	return pd, nil
 }

@@ -43,6 +43,11 @@ func TestSpell(t *testing.T) {
 		{&Type{Kind: Reference, Elem: tInt}, "r", "int &r"},
 		{&Type{Kind: PtrToMember, Elem: tInt, Class: &Type{Kind: Struct, Name: "app::point"}}, "pm", "int app::point::*pm"},
 		{&Type{Kind: Struct}, "s", "struct {...} s"},
+		// A member function's this is not spelled; a plain function's
+		// first parameter of the same type is.
+		{&Type{Kind: PtrToMember, Elem: &Type{Kind: Func, Elem: tVoid, Params: []*Type{ptr(&Type{Kind: Struct, Name: "app::point"}), tInt}, ObjectParam: true},
+			Class: &Type{Kind: Struct, Name: "app::point"}}, "mfp", "void (app::point::*mfp)(int)"},
+		{ptr(&Type{Kind: Func, Elem: tVoid, Params: []*Type{ptr(&Type{Kind: Struct, Name: "app::point"}), tInt}}), "f", "void (*f)(struct app::point *, int)"},
 		{&Type{Kind: Atomic, Elem: tInt}, "", "_Atomic int"},
 	}
 	for _, c := range cases {

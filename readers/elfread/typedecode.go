@@ -451,6 +451,9 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 			if len(pd.params) >= maxParams {
 				return nil, fmt.Errorf("the function type at DIE %#x has more than %d parameters", off, maxParams)
 			}
+			if len(pd.params) == 0 && k.artif {
+				t.ObjectParam = true // a member function's this
+			}
 			pd.params = append(pd.params, k.typ)
 		case tagUnspecifiedParams:
 			t.Variadic = true

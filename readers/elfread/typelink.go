@@ -283,6 +283,7 @@ type internKey struct {
 	count      int64
 	variadic   bool
 	prototyped bool
+	objParam   bool
 	params     string
 }
 
@@ -337,5 +338,5 @@ func keyOf(t *typemodel.Type) internKey {
 		params = string(b)
 	}
 	return internKey{kind: t.Kind, name: t.Name, size: t.Size, hasSize: t.HasSize, align: t.Align, enc: t.Encoding, decl: t.Declaration,
-		elem: t.Elem, class: t.Class, count: t.Count, variadic: t.Variadic, prototyped: t.Prototyped, params: params}
+		elem: t.Elem, class: t.Class, count: t.Count, variadic: t.Variadic, prototyped: t.Prototyped, objParam: t.ObjectParam, params: params}
 }

@@ -3,6 +3,7 @@ package elfread
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,5 +37,31 @@ func TestMissingPartError(t *testing.T) {
 			t.Errorf("%s: %q", what, msg)
 		}
 		t.Logf("%s: %v", what, err)
+	}
+}
+
+// TestSupplementUnderBuildIDRoot: a debug file opened where a build-id
+// tree holds it (ROOT/.build-id/xx/yyyy.debug) finds the supplement its
+// installed path names under ROOT, with no --debug-dir.
+func TestSupplementUnderBuildIDRoot(t *testing.T) {
+	dir, root := dwzInstalledPair(t)
+	data, err := os.ReadFile(filepath.Join(dir, "liba.so"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := filepath.Join(root, ".build-id", "ab", "cdef.debug")
+	if err := os.MkdirAll(filepath.Dir(at), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(at, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDebug(context.Background(), at, Lookup{})
+	if err != nil {
+		t.Fatalf("the supplement under %s is not found from %s: %v", root, at, err)
+	}
+	defer d.Close()
+	if len(d.Parts()) < 2 {
+		t.Fatalf("parts %v", d.Parts())
 	}
 }

@@ -262,7 +262,15 @@ func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {
 		}
 		l, err := types.Struct(found[i].Offset)
 		if err != nil {
-			return nil, elfread.InputErrorf(dbg.Path(), "%s: %w", st.Name, err)
+			// The graph's error names the file already: the struct's
+			// name goes after it, not before a second copy of it.
+			msg := err.Error()
+			if ie, ok := err.(*elfread.InputError); ok && ie.Path == dbg.Path() {
+				msg = ie.Msg
+			}
+			e := elfread.InputErrorf(dbg.Path(), "%s: %s", st.Name, msg).(*elfread.InputError)
+			e.Err = err // the cause stays reachable (errors.As: a MissingPartError)
+			return nil, e
 		}
 		sr := &StructResult{Name: st.Name, DWARFName: found[i].Name, Via: found[i].Via, DIE: fmt.Sprintf("%#x", found[i].DIE), Size: l.Size, SpecSize: st.Size,
 			DWARFFile: found[i].File, DWARFVia: found[i].From}

@@ -186,7 +186,11 @@ func countWord(n int64) string {
 }
 
 func (s *speller) params(f *Type, depth int) string {
-	if len(f.Params) == 0 {
+	ps := f.Params
+	if f.ObjectParam && len(ps) > 0 {
+		ps = ps[1:] // void (C::*)(int), not (C *, int)
+	}
+	if len(ps) == 0 {
 		switch {
 		case f.Variadic && s.opt.StrictC:
 			return ""
@@ -195,8 +199,8 @@ func (s *speller) params(f *Type, depth int) string {
 		}
 		return "void"
 	}
-	parts := make([]string, 0, len(f.Params)+1)
-	for _, p := range f.Params {
+	parts := make([]string, 0, len(ps)+1)
+	for _, p := range ps {
 		parts = append(parts, s.decl(p, "", depth+1))
 	}
 	if f.Variadic {

@@ -43,6 +43,11 @@ func TestSpell(t *testing.T) {
 		{&Type{Kind: Reference, Elem: tInt}, "r", "int &r"},
 		{&Type{Kind: PtrToMember, Elem: tInt, Class: &Type{Kind: Struct, Name: "app::point"}}, "pm", "int app::point::*pm"},
 		{&Type{Kind: Struct}, "s", "struct {...} s"},
+		// A member function's this is not spelled; a plain function's
+		// first parameter of the same type is.
+		{&Type{Kind: PtrToMember, Elem: &Type{Kind: Func, Elem: tVoid, Params: []*Type{ptr(&Type{Kind: Struct, Name: "app::point"}), tInt}, ObjectParam: true},
+			Class: &Type{Kind: Struct, Name: "app::point"}}, "mfp", "void (app::point::*mfp)(int)"},
+		{ptr(&Type{Kind: Func, Elem: tVoid, Params: []*Type{ptr(&Type{Kind: Struct, Name: "app::point"}), tInt}}), "f", "void (*f)(struct app::point *, int)"},
 		{&Type{Kind: Atomic, Elem: tInt}, "", "_Atomic int"},
 	}
 	for _, c := range cases {
@@ -114,6 +119,13 @@ func TestSizes(t *testing.T) {
 	}
 	if got := SizeOf(arr(-1, tInt)); got != 0 {
 		t.Errorf("flexible: %d", got)
+	}
+	// A C function type has no size; a Go func value states 8.
+	if got := SizeOf(&Type{Kind: Func, Elem: tInt}); got != 0 {
+		t.Errorf("C function type: %d", got)
+	}
+	if got := SizeOf(arr(2, &Type{Kind: Func, Size: 8, HasSize: true})); got != 16 {
+		t.Errorf("two Go func values: %d", got)
 	}
 	cd := &Type{Kind: Base, Name: "complex double", Size: 16, HasSize: true, Encoding: EncComplexFloat}
 	if got := AlignOf(cd); got != 8 {

@@ -121,6 +121,10 @@ type Type struct {
 	Params      []*Type
 	Variadic    bool // the parameter list ends in "..."
 	Prototyped  bool // DW_AT_prototyped: "(void)" and not "()" when Params is empty
+	// ObjectParam: Params[0] is the object parameter the compiler adds to
+	// a member function (DW_AT_artificial: this), which C++ does not
+	// spell in the function's type.
+	ObjectParam bool
 	// Offset is the DIE's offset in the front end's offset space (for
 	// DWARF: the combined .debug_info offsets of a file and its parts); 0
 	// for a node no DIE stands for (the inner dimensions of int [2][3]).

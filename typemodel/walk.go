@@ -95,7 +95,8 @@ func IsVoid(t *Type) bool {
 // SizeOf is the byte size of t: the size the DIE states, or for an array
 // without one the element's times the count (a flexible array is 0), for a
 // typedef or qualifier the named type's, for a pointer or reference 8 when
-// the DIE states none (the x86-64 data model). Sizes saturate at MaxSize;
+// the DIE states none (the x86-64 data model), for void or a function the
+// stated size or 0. Sizes saturate at MaxSize;
 // a chain that loops has size 0.
 func SizeOf(t *Type) int64 {
 	mult := int64(1)
@@ -121,7 +122,13 @@ func SizeOf(t *Type) int64 {
 			t = t.Elem
 			continue
 		case Void, Func:
-			return 0
+			// A function type has no size in C; a DIE that states one
+			// (Go's func values: DW_AT_byte_size 8, a pointer) is taken
+			// at its word, as for any other kind.
+			if !t.HasSize {
+				return 0
+			}
+			return satMul(max(t.Size, 0), mult)
 		case Pointer, Reference, RvalueReference:
 			if !t.HasSize {
 				return satMul(8, mult)

@@ -143,6 +143,15 @@ func findSupplement(ctx context.Context, d *Debug, l supRef, lk Lookup) (*Debug,
 	add := cands.add
 	if filepath.IsAbs(l.Path) {
 		add(filepath.Clean(l.Path))
+		// Debian names the supplement by its installed path
+		// (/usr/lib/debug/.dwz/<triplet>/NAME); an extracted package or
+		// a --debug-dir holds it at the same place under the directory,
+		// as gdb looks for it under its debug-file-directory.
+		if rel, ok := underDebugDir(l.Path, lk.Dirs); ok {
+			for _, root := range debugRoots(d, lk.Dirs) {
+				add(filepath.Join(root, rel))
+			}
+		}
 	} else if d.Path() != "" && !d.File.inMemory { // "": a File from NewFile is next to nothing
 		add(filepath.Join(dir, l.Path))
 		// A debug file reached through a build-id symlink: the link is
@@ -229,7 +238,12 @@ func findSupplement(ctx context.Context, d *Debug, l supRef, lk Lookup) (*Debug,
 		}
 		tried = append(tried, "debuginfod ("+err.Error()+")")
 	}
-	return nil, d.missing(lk, fmt.Sprintf("the supplementary DWARF file %s (%s %s, named by %s)", l.Path, what, l.BuildID, l.Section), tried)
+	need := fmt.Sprintf("the supplementary DWARF file %s (%s %s, named by %s)", l.Path, what, l.BuildID, l.Section)
+	if err := d.missing(lk, need, tried); err != nil {
+		return nil, err
+	}
+	d.altMissing = oneLine.Replace(need)
+	return nil, nil
 }
 
 // tryPart opens a candidate file for a part; like tryDebugFile, a file that
@@ -309,4 +323,40 @@ func (c *candidates) add(p string) {
 		}
 	}
 	c.paths = append(c.paths, p)
+}
+
+// underDebugDir is an absolute path made relative to the debug directory
+// (a default one or one of dirs) it lies under: ".dwz/x86_64-linux-gnu/NAME"
+// of /usr/lib/debug/.dwz/x86_64-linux-gnu/NAME.
+func underDebugDir(path string, dirs []string) (string, bool) {
+	path = filepath.Clean(path)
+	for _, dd := range append(append([]string(nil), DefaultDebugDirs...), dirs...) {
+		if !filepath.IsAbs(dd) {
+			continue
+		}
+		if rel, err := filepath.Rel(filepath.Clean(dd), path); err == nil && rel != "." && filepath.IsLocal(rel) {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+// debugRoots are the directories an installed debug path is looked up
+// under: every debug directory, and the root of the build-id tree d was
+// found in (ROOT of ROOT/.build-id/xx/yyyy.debug, through a symlink too).
+func debugRoots(d *Debug, dirs []string) []string {
+	roots := append([]string(nil), dirs...)
+	if d.Path() == "" || d.File.inMemory {
+		return roots
+	}
+	paths := []string{d.Path()}
+	if real, err := filepath.EvalSymlinks(d.Path()); err == nil && real != d.Path() {
+		paths = append(paths, real)
+	}
+	for _, p := range paths {
+		if idDir := filepath.Dir(filepath.Dir(p)); filepath.Base(idDir) == ".build-id" {
+			roots = append(roots, filepath.Dir(idDir))
+		}
+	}
+	return roots
 }

@@ -41,6 +41,10 @@ type Debug struct {
 	// alt is the supplementary file's DWARF, which DW_FORM_GNU_strp_alt,
 	// DW_FORM_strp_sup and the alt/sup references of this part point into.
 	alt *Debug
+	// altMissing names the supplementary file this part's DWARF refers
+	// into when it was not found (Lookup.AllowMissing): a reference into
+	// it is then a MissingPartError, not a fault of the DWARF.
+	altMissing string
 	// parts (main Debug only): the supplement and the split units.
 	parts []*Debug
 	// dwo is set on a split unit's part: the skeleton's DWARF version

@@ -103,7 +103,7 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if err := g.join(res); err != nil {
+	if err := g.join(ctx, res); err != nil {
 		return nil, err
 	}
 	err = parallel(ctx, len(res), jobs, func(_, i int) error { res[i].repoint(g.kept); return nil })
@@ -129,7 +129,7 @@ func wrapUnitErr(p *Debug, err error) error {
 	if _, ok := err.(*InputError); ok || err == context.Canceled || err == context.DeadlineExceeded {
 		return err
 	}
-	return InputErrorf(p.Path(), "corrupted DWARF: %v", err)
+	return dwarfErr(p.Path(), err)
 }
 
 // parallel runs f(w, 0..n-1) on jobs workers (w: the worker); the first
@@ -489,10 +489,35 @@ func (pd *pending) finishPtrToMember() {
 // and, for a DIE no unit walk reached, a decode here), the structs that
 // waited are finished, and every unit's nodes are interned into the
 // graph in unit order; g.kept maps each node to the one kept.
-func (g *Types) join(res []*unitGraph) error {
+func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 	for _, ug := range res {
 		if len(ug.offs) > 0 {
 			g.units = append(g.units, unitTable{offs: ug.offs, nodes: ug.nodes})
+		}
+	}
+	// A declared class stands for its definition (typedecl.go): kept maps
+	// it there, so that every member, pointer and typedef naming it does.
+	n := 0
+	for _, ug := range res {
+		n += len(ug.keep)
+	}
+	g.kept = make(map[*typemodel.Type]*typemodel.Type, n)
+	for _, ug := range res {
+		for _, t := range ug.nodes {
+			def, ok, err := g.resolveDecl(ctx, t)
+			if err != nil {
+				g.units = nil
+				return err
+			}
+			if !ok {
+				continue
+			}
+			dt, err := g.at(def)
+			if err != nil {
+				g.units = nil
+				return err
+			}
+			g.kept[t] = dt
 		}
 	}
 	var fail error
@@ -500,7 +525,11 @@ func (g *Types) join(res []*unitGraph) error {
 		if !r.set {
 			return g.void, true
 		}
-		t, err := g.at(r.off)
+		off := r.off
+		if def, ok := g.declOff[off]; ok {
+			off = def
+		}
+		t, err := g.at(off)
 		if err != nil {
 			if fail == nil {
 				fail = err
@@ -529,11 +558,6 @@ func (g *Types) join(res []*unitGraph) error {
 		}
 		ug.open, ug.unfinished = nil, nil
 	}
-	n := 0
-	for _, ug := range res {
-		n += len(ug.keep)
-	}
-	g.kept = make(map[*typemodel.Type]*typemodel.Type, n)
 	if len(g.intern) == 0 {
 		g.intern = make(map[internKey]*typemodel.Type, n/2)
 	}
@@ -550,7 +574,13 @@ func (g *Types) join(res []*unitGraph) error {
 // keepOne interns a node of a unit into the graph: the node kept for it
 // (its parts made the kept ones first).
 func (g *Types) keepOne(t *typemodel.Type, depth int) *typemodel.Type {
-	if t == nil || t.Kind.Aggregate() || t.Kind == typemodel.Enum || t.Kind == typemodel.Void {
+	if t != nil && t.Kind.Aggregate() {
+		if c := g.kept[t]; c != nil {
+			return c // a declaration's definition
+		}
+		return t
+	}
+	if t == nil || t.Kind == typemodel.Enum || t.Kind == typemodel.Void {
 		return t
 	}
 	if c, ok := g.kept[t]; ok {

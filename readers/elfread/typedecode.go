@@ -148,7 +148,10 @@ func (sc *scanner) typeRef(form uint32) (ref, error) {
 	case formGNURefAlt, formRefSup4, formRefSup8:
 		v := sc.readUint(form)
 		if p.alt == nil {
-			return ref{}, fmt.Errorf("a type in the supplementary file (%#x), which was not read", v)
+			if p.altMissing != "" {
+				return ref{}, &MissingPartError{Part: p.altMissing, Off: v}
+			}
+			return ref{}, fmt.Errorf("a type in the supplementary file (%#x), which the file names no .gnu_debugaltlink or .debug_sup for", v)
 		}
 		if v >= uint64(len(p.alt.info)) {
 			return ref{}, fmt.Errorf("a reference to %#x runs past the supplementary file's .debug_info (%d bytes)", v, len(p.alt.info))
@@ -447,6 +450,9 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 			}
 			if len(pd.params) >= maxParams {
 				return nil, fmt.Errorf("the function type at DIE %#x has more than %d parameters", off, maxParams)
+			}
+			if len(pd.params) == 0 && k.artif {
+				t.ObjectParam = true // a member function's this
 			}
 			pd.params = append(pd.params, k.typ)
 		case tagUnspecifiedParams:

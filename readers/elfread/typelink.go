@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/nrtabi/nrtabi/typemodel"
@@ -38,39 +39,56 @@ func (g *Types) link(roots []uint64, prefilled [][]*pending) error {
 	}
 	queue = append(queue, roots...)
 	planted := plantSecondDecode
-	for len(queue) > 0 {
-		off := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		if _, ok := g.lookup(off); ok {
-			continue
-		}
-		if _, ok := b.byOff[off]; ok {
-			continue
-		}
-		if err, ok := g.failed[off]; ok {
-			return err
-		}
-		pd, err := g.decodeAt(off)
-		if err != nil {
-			return err
-		}
-		if planted {
-			planted = false
-			if _, err := g.decodeAt(off); err != nil {
+	for declared := 0; len(queue) > 0; {
+		for len(queue) > 0 {
+			off := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			if _, ok := g.lookup(off); ok {
+				continue
+			}
+			if _, ok := b.byOff[off]; ok {
+				continue
+			}
+			if err, ok := g.failed[off]; ok {
 				return err
 			}
+			pd, err := g.decodeAt(off)
+			if err != nil {
+				return err
+			}
+			if planted {
+				planted = false
+				if _, err := g.decodeAt(off); err != nil {
+					return err
+				}
+			}
+			b.add(off, pd)
+			queue = pd.refs(queue)
 		}
-		b.add(off, pd)
-		queue = pd.refs(queue)
+		// A declared class stands for its definition elsewhere in the
+		// input (typedecl.go): the definitions join the batch.
+		for ; declared < len(b.order); declared++ {
+			def, ok, err := g.resolveDecl(context.TODO(), b.order[declared].t)
+			if err != nil {
+				return err
+			}
+			if ok {
+				queue = append(queue, def)
+			}
+		}
 	}
 	get := func(r ref) *typemodel.Type {
 		if !r.set {
 			return g.void
 		}
-		if t, ok := g.lookup(r.off); ok {
+		off := r.off
+		if def, ok := g.declOff[off]; ok {
+			off = def
+		}
+		if t, ok := g.lookup(off); ok {
 			return t
 		}
-		return b.byOff[r.off].t
+		return b.byOff[off].t
 	}
 	for _, pd := range b.order {
 		t := pd.t
@@ -265,6 +283,7 @@ type internKey struct {
 	count      int64
 	variadic   bool
 	prototyped bool
+	objParam   bool
 	params     string
 }
 
@@ -319,5 +338,5 @@ func keyOf(t *typemodel.Type) internKey {
 		params = string(b)
 	}
 	return internKey{kind: t.Kind, name: t.Name, size: t.Size, hasSize: t.HasSize, align: t.Align, enc: t.Encoding, decl: t.Declaration,
-		elem: t.Elem, class: t.Class, count: t.Count, variadic: t.Variadic, prototyped: t.Prototyped, params: params}
+		elem: t.Elem, class: t.Class, count: t.Count, variadic: t.Variadic, prototyped: t.Prototyped, objParam: t.ObjectParam, params: params}
 }

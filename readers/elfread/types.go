@@ -45,6 +45,12 @@ type Types struct {
 	// (AllTypes' workers); nil in the graph.
 	order []*typemodel.Type
 	track bool
+	// defs is the definitions a declaration resolves to, made on first
+	// need (typedecl.go); declOff maps a declared aggregate's DIE to its
+	// definition's, unresolved to why it has none.
+	defs       map[declKey]declDefs
+	declOff    map[uint64]uint64
+	unresolved map[uint64]string
 }
 
 type ctxKey struct {
@@ -73,7 +79,7 @@ func (d *Debug) Types() *Types {
 	d.typesOnce.Do(func() {
 		d.types = &Types{d: d, nodes: map[uint64]*typemodel.Type{}, ctxs: map[ctxKey]*uctx{},
 			void: &typemodel.Type{Kind: typemodel.Void, Name: "void"}, intern: map[internKey]*typemodel.Type{},
-			failed: map[uint64]error{}}
+			failed: map[uint64]error{}, declOff: map[uint64]uint64{}, unresolved: map[uint64]string{}}
 		if countDecodes {
 			d.types.decodes = map[uint64]int{}
 		}
@@ -305,7 +311,7 @@ func (g *Types) decodeAt(off uint64) (*pending, error) {
 	sc.c.Limit(x.u.end)
 	pd, err := sc.decodeType(off, qual, g.count)
 	if err != nil {
-		return nil, InputErrorf(sc.d.Path(), "corrupted DWARF: %v", err)
+		return nil, dwarfErr(sc.d.Path(), err)
 	}
 	return pd, nil
 }

@@ -1,0 +1,140 @@
+package elfread
+
+import (
+	"context"
+	"debug/dwarf"
+	"fmt"
+	"strings"
+
+	"github.com/nrtabi/nrtabi/typemodel"
+)
+
+// A unit may only declare a class another unit defines: g++ writes a
+// class with a key function (its first non-inline virtual function) only
+// in the unit defining that function, and a DW_AT_declaration elsewhere.
+// A reference to the declaration stands for that definition, as gdb and
+// libabigail resolve an opaque type: same qualified name, same kind
+// (struct and class are one; C++ lets either keyword declare the other),
+// the first definition in unit order, found through ScanAll's index so
+// that At and AllTypes (for any -j) give the same answer. Definitions of
+// differing sizes are a One Definition Rule clash nothing here may
+// settle: the declaration stays, and Unresolved says why.
+
+// declKey names a declared aggregate's definitions.
+type declKey struct {
+	union bool
+	name  string
+}
+
+func declKeyOf(t *typemodel.Type) (declKey, bool) {
+	if t == nil || !t.Kind.Aggregate() || !t.Declaration || t.Name == "" {
+		return declKey{}, false
+	}
+	return declKey{t.Kind == typemodel.Union, t.Name}, true
+}
+
+// declDefs is what a declaration resolves to: the definition's offset, or
+// why there is none to take.
+type declDefs struct {
+	off   uint64
+	ok    bool
+	clash string
+}
+
+// defsIndex is every named struct, class and union definition by name,
+// made once from ScanAll (ctx bounds it).
+func (g *Types) defsIndex(ctx context.Context) (map[declKey]declDefs, error) {
+	if g.defs != nil {
+		return g.defs, nil
+	}
+	idx, err := g.d.ScanAll(ctx, DefaultJobs())
+	if err != nil {
+		return nil, err
+	}
+	type seen struct {
+		offs  []dwarf.Offset
+		sizes []int64
+	}
+	all := map[declKey]*seen{}
+	var keys []declKey
+	for _, n := range append(append([]*Named(nil), idx.Types...), idx.Later...) {
+		if n.Alias || n.Kind == "enum" || !n.Sized {
+			continue
+		}
+		k := declKey{n.Kind == "union", n.Name}
+		s := all[k]
+		if s == nil {
+			s = &seen{}
+			all[k] = s
+			keys = append(keys, k)
+		}
+		s.offs = append(s.offs, n.Offset)
+		s.sizes = append(s.sizes, n.Size)
+	}
+	g.defs = make(map[declKey]declDefs, len(keys))
+	for _, k := range keys {
+		s := all[k]
+		dd := declDefs{off: uint64(s.offs[0]), ok: true}
+		for i := range s.sizes {
+			if s.sizes[i] != s.sizes[0] {
+				dd = declDefs{clash: clashNote(k.name, s.offs, s.sizes)}
+				break
+			}
+		}
+		g.defs[k] = dd
+	}
+	return g.defs, nil
+}
+
+// clashNote says which definitions differ (the first eight).
+func clashNote(name string, offs []dwarf.Offset, sizes []int64) string {
+	var parts []string
+	for i := range offs {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(offs)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%d bytes at DIE %#x", sizes[i], uint64(offs[i])))
+	}
+	return fmt.Sprintf("%s is only declared here and defined %d times with differing sizes (%s): a One Definition Rule clash, left unresolved", name, len(offs), strings.Join(parts, ", "))
+}
+
+// resolveDecl records what the declared aggregate t stands for; the
+// definition's offset when it is one to decode or look up.
+func (g *Types) resolveDecl(ctx context.Context, t *typemodel.Type) (uint64, bool, error) {
+	k, ok := declKeyOf(t)
+	if !ok {
+		return 0, false, nil
+	}
+	if def, ok := g.declOff[t.Offset]; ok {
+		return def, true, nil
+	}
+	if _, ok := g.unresolved[t.Offset]; ok {
+		return 0, false, nil
+	}
+	defs, err := g.defsIndex(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	dd := defs[k]
+	if !dd.ok {
+		if dd.clash != "" {
+			g.unresolved[t.Offset] = dd.clash
+		}
+		return 0, false, nil
+	}
+	g.declOff[t.Offset] = dd.off
+	return dd.off, true, nil
+}
+
+// Unresolved says why the declared struct, class or union t was not
+// resolved to a definition, "" when there was nothing to resolve or no
+// definition at all.
+func (g *Types) Unresolved(t *typemodel.Type) string {
+	if t == nil {
+		return ""
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.unresolved[t.Offset]
+}

@@ -178,13 +178,16 @@ func TestRunProcFloor(t *testing.T) {
 	if s.floor < 96<<20 || !st.atFloor() || !strings.Contains(rssText(st), "the bench's floor") {
 		t.Errorf("true while the bench holds 96 MiB: maxRSS %d, floor %d, %s", s.maxRSS, s.floor, rssText(st))
 	}
+	held := s.floor
 	ballast = nil
 	s, err = runProc(context.Background(), runSpec{bin: "true"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.floor >= 64<<20 || s.maxRSS >= 64<<20 {
-		t.Errorf("true after the bench let its 96 MiB go: maxRSS %d, floor %d (the mark was not lowered)", s.maxRSS, s.floor)
+	// Relative to the floor while held: the test binary's own size varies
+	// (the race detector's shadow memory alone is over 100 MiB).
+	if s.floor > held-64<<20 || s.maxRSS > held-64<<20 {
+		t.Errorf("true after the bench let its 96 MiB go: maxRSS %d, floor %d, floor while held %d (the mark was not lowered)", s.maxRSS, s.floor, held)
 	}
 	s, err = runProc(context.Background(), runSpec{bin: "sh", args: []string{"-c", "sleep 5"}, timeout: 50 * time.Millisecond})
 	if err != nil || !s.timedOut || s.wall > 4*time.Second {

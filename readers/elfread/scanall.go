@@ -421,3 +421,78 @@ func qualify(scope, name string) string {
 	b.WriteString(name)
 	return b.String()
 }
+
+// IndexAndTypes is ScanAll and AllTypes of the same DWARF, run side by
+// side when jobs > 1: AllTypes' link of what crosses units is serial, and
+// ScanAll's workers take the other CPU meanwhile. Every part is inflated
+// and every unit header read first; after that neither pass writes what
+// the other reads (each worker has its own scanner; the sections and the
+// unit list are only read). ScanAll's error, when there is one, is the
+// one returned (it stops AllTypes), as if ScanAll had run first; so the
+// message on a broken input is the same for every jobs.
+func (d *Debug) IndexAndTypes(ctx context.Context, jobs int) (*Index, *Types, error) {
+	if jobs < 1 {
+		return nil, nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
+	}
+	if jobs == 1 {
+		idx, err := d.ScanAll(ctx, 1)
+		if err != nil {
+			return nil, nil, err
+		}
+		g, err := d.AllTypes(ctx, 1)
+		if err != nil {
+			return nil, nil, err
+		}
+		return idx, g, nil
+	}
+	if err := d.readUnits(ctx); err != nil {
+		return nil, nil, err
+	}
+	tctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var idx *Index
+	var ierr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		idx, ierr = d.ScanAll(ctx, jobs)
+		if ierr != nil {
+			stop()
+		}
+	}()
+	g, gerr := d.AllTypes(tctx, jobs)
+	<-done
+	if ierr != nil {
+		return nil, nil, ierr
+	}
+	if gerr != nil {
+		return nil, nil, gerr
+	}
+	return idx, g, nil
+}
+
+// readUnits inflates every part's .debug_info and .debug_abbrev and reads
+// every unit header, the serial prelude ScanAll and AllTypes share.
+func (d *Debug) readUnits(ctx context.Context) error {
+	for _, p := range d.all() {
+		if err := p.ensure(p.infoZ, len(p.info)); err != nil {
+			return err
+		}
+		if err := p.ensure(p.abbrevZ, len(p.abbrev)); err != nil {
+			return err
+		}
+		for i := 0; ; i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			_, ok, err := p.unit(i)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+		}
+	}
+	return nil
+}

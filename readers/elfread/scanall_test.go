@@ -293,3 +293,64 @@ func TestScanAllTruncatedWhileReading(t *testing.T) {
 		t.Fatalf("want an InputError naming %s, got %v", path, err)
 	}
 }
+
+// TestIndexAndTypesSideBySide: the index and the graph IndexAndTypes
+// builds with the two passes side by side (-j 2, 8) are those of ScanAll
+// then AllTypes on one worker: the same index text, the same number of
+// nodes, and each listed definition the same node (name, size, members).
+// Run with -race, it is the check that the passes share nothing they
+// write.
+func TestIndexAndTypesSideBySide(t *testing.T) {
+	for _, path := range []string{multiCU(t), cxxObject(t)} {
+		ref := openDebugT(t, path)
+		want, err := ref.ScanAll(context.Background(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg, err := ref.AllTypes(context.Background(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range []int{1, 2, 8} {
+			d := openDebugT(t, path)
+			idx, g, err := d.IndexAndTypes(context.Background(), j)
+			if err != nil {
+				t.Fatalf("%s -j %d: %v", path, j, err)
+			}
+			if a, b := renderIndex(want), renderIndex(idx); a != b {
+				t.Fatalf("%s -j %d: another index than ScanAll's:\n%s", path, j, firstDiff(a, b))
+			}
+			if g.Len() != wg.Len() {
+				t.Fatalf("%s -j %d: %d nodes, AllTypes alone %d", path, j, g.Len(), wg.Len())
+			}
+			for _, n := range idx.Types {
+				a, err := wg.At(n.Offset)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := g.At(n.Offset)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Name != b.Name || a.Size != b.Size || len(a.Fields) != len(b.Fields) || len(a.Enumerators) != len(b.Enumerators) {
+					t.Fatalf("%s -j %d: %s is %q size %d (%d members) here, %q size %d (%d members) alone",
+						path, j, n.Name, b.Name, b.Size, len(b.Fields), a.Name, a.Size, len(a.Fields))
+				}
+			}
+		}
+	}
+}
+
+// TestIndexAndTypesRefusalsAndCancel: -j 0 is refused by name, and a
+// cancelled context ends both passes with its error.
+func TestIndexAndTypesRefusalsAndCancel(t *testing.T) {
+	d := openDebugT(t, multiCU(t))
+	if _, _, err := d.IndexAndTypes(context.Background(), 0); err == nil || !strings.Contains(err.Error(), "-j 0: the number of workers is at least 1") {
+		t.Errorf("IndexAndTypes(-j 0): %v, want the refusal naming -j", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := d.IndexAndTypes(ctx, 2); !errors.Is(err, context.Canceled) {
+		t.Fatalf("IndexAndTypes with a cancelled context: %v", err)
+	}
+}

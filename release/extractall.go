@@ -32,9 +32,7 @@ const allWindow = 4
 //
 //  1. elfread.ScanAll indexes the named definitions on opt.Jobs workers,
 //     in unit order, and elfread.AllTypes decodes every type of every
-//     unit into the one graph, on opt.Jobs workers too, the two side by
-//     side (elfread.IndexAndTypes: the graph's serial link leaves a CPU
-//     free for the index);
+//     unit into the one graph, on opt.Jobs workers too;
 //  2. serially, each struct of the index gets its row name (or is left
 //     out, counted) and each enum its row: from here on the set of rows is
 //     fixed, so a member naming another struct needs nothing of that
@@ -51,13 +49,16 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 		jobs = elfread.DefaultJobs()
 	}
 	start := time.Now()
-	idx, _, err := dbg.IndexAndTypes(ctx, jobs)
+	idx, err := dbg.ScanAll(ctx, jobs)
 	if err != nil {
 		return err
 	}
 	st := opt.Stats
 	if st == nil {
 		st = &ExtractStats{}
+	}
+	if _, err := dbg.AllTypes(ctx, jobs); err != nil {
+		return err
 	}
 	st.ScanTime = time.Since(start)
 	start = time.Now()

@@ -563,7 +563,15 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 	}
 	for _, ug := range res {
 		for _, t := range ug.keep {
-			g.keepOne(t, 0)
+			// A unit's list is children first, each node once: a node of
+			// it is met here before any other reaches it, so the lookup
+			// of keepOne would miss (and interning a node again gives the
+			// node it gave: its parts are kept already).
+			if t == nil || t.Kind.Aggregate() || t.Kind == typemodel.Enum || t.Kind == typemodel.Void {
+				g.keepOne(t, 0)
+				continue
+			}
+			g.keepNew(t, 0)
 		}
 		ug.keep = nil
 	}
@@ -589,6 +597,12 @@ func (g *Types) keepOne(t *typemodel.Type, depth int) *typemodel.Type {
 		}
 		return c
 	}
+	return g.keepNew(t, depth)
+}
+
+// keepNew is keepOne of a node kept does not hold (a struct, an enum or
+// void is never passed).
+func (g *Types) keepNew(t *typemodel.Type, depth int) *typemodel.Type {
 	if depth > maxCanonDepth {
 		return t
 	}

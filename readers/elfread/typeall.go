@@ -214,6 +214,9 @@ type unitGraph struct {
 	// keep: the unit's non-aggregate nodes, children before parents, for
 	// join's interning; bound: those that stay the unit's own.
 	keep, bound []*typemodel.Type
+	// decls: the unit's declared structs, classes and unions (in DIE
+	// order), which join resolves to their definitions.
+	decls []*typemodel.Type
 	decodes     map[uint64]int
 	err         error
 }
@@ -371,6 +374,9 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 	for _, pd := range list {
 		ug.offs = append(ug.offs, pd.t.Offset)
 		ug.nodes = append(ug.nodes, canon(pd.t))
+		if _, ok := declKeyOf(pd.t); ok {
+			ug.decls = append(ug.decls, pd.t)
+		}
 	}
 	// The nodes to intern into the graph, children first (the order
 	// local.canon interned them in), then the tainted ones. A node bound
@@ -503,7 +509,7 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 	}
 	g.kept = make(map[*typemodel.Type]*typemodel.Type, n)
 	for _, ug := range res {
-		for _, t := range ug.nodes {
+		for _, t := range ug.decls {
 			def, ok, err := g.resolveDecl(ctx, t)
 			if err != nil {
 				g.units = nil
@@ -556,7 +562,7 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 				finishField(&pd.t.Fields[i], &pd.fields[i])
 			}
 		}
-		ug.open, ug.unfinished = nil, nil
+		ug.open, ug.unfinished, ug.decls = nil, nil, nil
 	}
 	if len(g.intern) == 0 {
 		g.intern = make(map[internKey]*typemodel.Type, n/2)

@@ -216,9 +216,9 @@ type unitGraph struct {
 	keep, bound []*typemodel.Type
 	// decls: the unit's declared structs, classes and unions (in DIE
 	// order), which join resolves to their definitions.
-	decls []*typemodel.Type
-	decodes     map[uint64]int
-	err         error
+	decls   []*typemodel.Type
+	decodes map[uint64]int
+	err     error
 }
 
 // build is step 1 for one unit.

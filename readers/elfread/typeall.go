@@ -503,9 +503,14 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 	}
 	// A declared class stands for its definition (typedecl.go): kept maps
 	// it there, so that every member, pointer and typedef naming it does.
-	n := 0
+	// most: the longest unit list, the size hint of the intern table (the
+	// units repeat their headers' types: libc's 76574 listed nodes
+	// intern to 1118, so a hint from their sum cleared a table
+	// thirty times too large).
+	n, most := 0, 0
 	for _, ug := range res {
 		n += len(ug.keep)
+		most = max(most, len(ug.keep))
 	}
 	g.kept = make(map[*typemodel.Type]*typemodel.Type, n)
 	for _, ug := range res {
@@ -565,7 +570,7 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 		ug.open, ug.unfinished, ug.decls = nil, nil, nil
 	}
 	if len(g.intern) == 0 {
-		g.intern = make(map[internKey]*typemodel.Type, n/2)
+		g.intern = make(map[internKey]*typemodel.Type, most)
 	}
 	for _, ug := range res {
 		for _, t := range ug.keep {

@@ -74,6 +74,9 @@ type scanner struct {
 	// nodes (typedecode.go).
 	names map[string]string
 	slab  []pending
+	// spans: abbrevTable's scratch list of each code's attributes, kept
+	// from table to table (a library has a table per unit).
+	spans []abbrevSpan
 	// The children of the type being decoded, before they are copied to
 	// lists of their exact length.
 	fieldBuf  []typemodel.Field
@@ -208,6 +211,10 @@ func (sc *scanner) abbrevAt(code uint64) *abbrev {
 	return &sc.tab[code]
 }
 
+// abbrevSpan is where one abbreviation's attributes are in the table's
+// one backing array.
+type abbrevSpan struct{ code, from, to int }
+
 // maxAbbrevCode bounds the dense abbreviation table (gcc numbers codes from
 // 1 up; a unit with a million different DIE shapes does not exist).
 const maxAbbrevCode = 1 << 20
@@ -228,8 +235,7 @@ func (sc *scanner) abbrevTable(u *unit, slot int) ([]abbrev, error) {
 	// A compressed .debug_abbrev is inflated a step past the table's start;
 	// a table that runs past what is inflated is read again with more.
 	want := int(u.abbrevOff) + 4096
-	type span struct{ code, from, to int }
-	var spans []span
+	spans := sc.spans[:0]
 	var tab []abbrev
 	var all []attrSpec
 again:
@@ -283,7 +289,7 @@ again:
 			tab = append(tab, abbrev{fixed: -2})
 		}
 		tab[code] = a
-		spans = append(spans, span{int(code), from, len(all)})
+		spans = append(spans, abbrevSpan{int(code), from, len(all)})
 	}
 	if sc.d.abbrevShort(c.Off()) {
 		want = c.Off() + 64<<10
@@ -295,6 +301,7 @@ again:
 	for _, sp := range spans {
 		tab[sp.code].attrs = all[sp.from:sp.to:sp.to]
 	}
+	sc.spans = spans
 	sl.key, sl.valid, sl.tab, sl.attrs = key, true, tab, all
 	return tab, nil
 }

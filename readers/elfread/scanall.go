@@ -85,6 +85,10 @@ type unitTypes struct {
 // order. The determinism tests must fail with it set.
 var plantCompletionOrder bool
 
+// scanAllRuns counts the ScanAll runs (tests: a declaration resolves
+// through the index made already).
+var scanAllRuns atomic.Int64
+
 // ScanAll finds every named struct, class, union and enum definition of
 // the DWARF and its parts, scanning the units on jobs workers. The workers
 // share the sections (one mapped or inflated copy, never one per worker)
@@ -170,7 +174,14 @@ func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 			order = append(order, i)
 		}
 	}
-	return idx.merge(items, res, order)
+	scanAllRuns.Add(1)
+	out, err := idx.merge(items, res, order)
+	if err == nil && !plantCompletionOrder {
+		// The index is the same for every jobs: the graph's declarations
+		// resolve through it without a second scan (defsIndex).
+		d.Types().scanned.Store(out)
+	}
+	return out, err
 }
 
 // merge lists the units' definitions in order, each qualified name once

@@ -214,8 +214,11 @@ type unitGraph struct {
 	// keep: the unit's non-aggregate nodes, children before parents, for
 	// join's interning; bound: those that stay the unit's own.
 	keep, bound []*typemodel.Type
-	decodes     map[uint64]int
-	err         error
+	// decls: the unit's declared structs, classes and unions (in DIE
+	// order), which join resolves to their definitions.
+	decls   []*typemodel.Type
+	decodes map[uint64]int
+	err     error
 }
 
 // build is step 1 for one unit.
@@ -371,6 +374,9 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 	for _, pd := range list {
 		ug.offs = append(ug.offs, pd.t.Offset)
 		ug.nodes = append(ug.nodes, canon(pd.t))
+		if _, ok := declKeyOf(pd.t); ok {
+			ug.decls = append(ug.decls, pd.t)
+		}
 	}
 	// The nodes to intern into the graph, children first (the order
 	// local.canon interned them in), then the tainted ones. A node bound
@@ -497,13 +503,18 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 	}
 	// A declared class stands for its definition (typedecl.go): kept maps
 	// it there, so that every member, pointer and typedef naming it does.
-	n := 0
+	// most: the longest unit list, the size hint of the intern table (the
+	// units repeat their headers' types: libc's 76574 listed nodes
+	// intern to 1118, so a hint from their sum cleared a table
+	// thirty times too large).
+	n, most := 0, 0
 	for _, ug := range res {
 		n += len(ug.keep)
+		most = max(most, len(ug.keep))
 	}
 	g.kept = make(map[*typemodel.Type]*typemodel.Type, n)
 	for _, ug := range res {
-		for _, t := range ug.nodes {
+		for _, t := range ug.decls {
 			def, ok, err := g.resolveDecl(ctx, t)
 			if err != nil {
 				g.units = nil
@@ -556,14 +567,22 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 				finishField(&pd.t.Fields[i], &pd.fields[i])
 			}
 		}
-		ug.open, ug.unfinished = nil, nil
+		ug.open, ug.unfinished, ug.decls = nil, nil, nil
 	}
 	if len(g.intern) == 0 {
-		g.intern = make(map[internKey]*typemodel.Type, n/2)
+		g.intern = make(map[internKey]*typemodel.Type, most)
 	}
 	for _, ug := range res {
 		for _, t := range ug.keep {
-			g.keepOne(t, 0)
+			// A unit's list is children first, each node once: a node of
+			// it is met here before any other reaches it, so the lookup
+			// of keepOne would miss (and interning a node again gives the
+			// node it gave: its parts are kept already).
+			if t == nil || t.Kind.Aggregate() || t.Kind == typemodel.Enum || t.Kind == typemodel.Void {
+				g.keepOne(t, 0)
+				continue
+			}
+			g.keepNew(t, 0)
 		}
 		ug.keep = nil
 	}
@@ -589,6 +608,12 @@ func (g *Types) keepOne(t *typemodel.Type, depth int) *typemodel.Type {
 		}
 		return c
 	}
+	return g.keepNew(t, depth)
+}
+
+// keepNew is keepOne of a node kept does not hold (a struct, an enum or
+// void is never passed).
+func (g *Types) keepNew(t *typemodel.Type, depth int) *typemodel.Type {
 	if depth > maxCanonDepth {
 		return t
 	}

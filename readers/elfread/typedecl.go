@@ -47,9 +47,12 @@ func (g *Types) defsIndex(ctx context.Context) (map[declKey]declDefs, error) {
 	if g.defs != nil {
 		return g.defs, nil
 	}
-	idx, err := g.d.ScanAll(ctx, DefaultJobs())
-	if err != nil {
-		return nil, err
+	idx := g.scanned.Load()
+	if idx == nil {
+		var err error
+		if idx, err = g.d.ScanAll(ctx, DefaultJobs()); err != nil {
+			return nil, err
+		}
 	}
 	type seen struct {
 		offs  []dwarf.Offset

@@ -91,3 +91,30 @@ func TestDeclaredResolvesToDefinition(t *testing.T) {
 		d.Close()
 	}
 }
+
+// TestDeclaredReusesTheIndex: AllTypes after ScanAll (extract --all)
+// resolves a declaration through the index ScanAll made, without a second
+// scan of every unit; alone, it scans once.
+func TestDeclaredReusesTheIndex(t *testing.T) {
+	units := map[string]string{
+		"b.c": "struct init;\nstruct holder { struct init *p; };\nstruct holder h;\n",
+		"a.c": "struct init { int a; long b[2]; };\nstruct init ia;\n",
+	}
+	for _, scanFirst := range []bool{true, false} {
+		d := declLib(t, units)
+		before := scanAllRuns.Load()
+		if scanFirst {
+			if _, err := d.ScanAll(context.Background(), 2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, e := holderElem(t, d, 2)
+		if e.Declaration || typemodel.SizeOf(e) != 24 {
+			t.Errorf("holder.p points to %+v, want the 24-byte definition", e)
+		}
+		if n := scanAllRuns.Load() - before; n != 1 {
+			t.Errorf("ScanAll first %v: %d scans, want 1", scanFirst, n)
+		}
+		d.Close()
+	}
+}

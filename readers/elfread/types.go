@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nrtabi/nrtabi/typemodel"
 )
@@ -51,6 +52,10 @@ type Types struct {
 	defs       map[declKey]declDefs
 	declOff    map[uint64]uint64
 	unresolved map[uint64]string
+	// scanned is the Index the last ScanAll of the Debug made, which
+	// defsIndex reads instead of scanning every unit again (extract --all
+	// runs ScanAll before AllTypes).
+	scanned atomic.Pointer[Index]
 }
 
 type ctxKey struct {

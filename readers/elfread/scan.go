@@ -67,7 +67,7 @@ type scanner struct {
 	c          cursor // over the unit's bytes of .debug_info
 	err        error  // a failure outside the cursor (abbreviations, strings)
 	// lang and cuChildren are the unit DIE's DW_AT_language and whether it
-	// has children (enterUnit, for the type front end).
+	// has children (enterUnit).
 	lang       uint64
 	cuChildren bool
 	// names and slab: the type front end's string copies and pending
@@ -643,6 +643,50 @@ func (d *Debug) find(wants [][]string, enums bool) (found []*Found, err error) {
 	return f.found, nil
 }
 
+// enterUnit sets the scanner up for a unit and reads its unit DIE's string
+// offsets base and language, leaving the cursor at the first child: the one
+// start of every walk over a unit (the struct scan, ScanAll, the type
+// front end). cuChildren is false when the unit DIE has no children, or
+// none could be read.
+func (sc *scanner) enterUnit(u *unit) error {
+	sc.u, sc.err = u, nil
+	tab, err := sc.abbrevTable(u, 0)
+	if err != nil {
+		return err
+	}
+	sc.tab = tab
+	sc.strOffBase = defaultStrOffBase(u)
+	sc.lang, sc.cuChildren = 0, false
+	sc.c = newCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
+	sc.c.Limit(u.end)
+	code := sc.c.Uleb()
+	if code == 0 {
+		return sc.failed()
+	}
+	cu := sc.abbrevAt(code)
+	if cu == nil {
+		return sc.failed()
+	}
+	for i := range cu.attrs {
+		as := &cu.attrs[i]
+		form, ok := sc.indirect(as.form)
+		if !ok {
+			break
+		}
+		switch as.attr {
+		case attrStrOffsetsBase:
+			sc.strOffBase = sc.readUint(form)
+		case attrLanguage:
+			v, _, _ := sc.constant(form, as)
+			sc.lang = uint64(v)
+		default:
+			sc.skipForm(form)
+		}
+	}
+	sc.cuChildren = cu.children
+	return sc.failed()
+}
+
 type scope struct {
 	scan  bool
 	names []string // enclosing namespaces (inline ones left out)
@@ -657,34 +701,8 @@ func (f *finder) scanUnit(u *unit) error {
 	if u.typeUnit {
 		return nil
 	}
-	sc.u, sc.err = u, nil
-	tab, err := sc.abbrevTable(u, 0)
-	if err != nil {
+	if err := sc.enterUnit(u); err != nil || !sc.cuChildren {
 		return err
-	}
-	sc.tab = tab
-	sc.strOffBase = defaultStrOffBase(u)
-	sc.c = newCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
-	sc.c.Limit(u.end)
-	// The unit DIE: only DW_AT_str_offsets_base matters.
-	code := sc.c.Uleb()
-	if code == 0 {
-		return sc.failed()
-	}
-	cu := sc.abbrevAt(code)
-	if cu == nil {
-		return sc.failed()
-	}
-	for i := range cu.attrs {
-		as := &cu.attrs[i]
-		if as.attr == attrStrOffsetsBase {
-			sc.strOffBase = sc.readUint(as.form)
-		} else {
-			sc.skipForm(as.form)
-		}
-	}
-	if !cu.children {
-		return sc.failed()
 	}
 	stack := []scope{{scan: true}}
 	for sc.c.Left() > 0 && len(stack) > 0 && sc.failed() == nil {

@@ -232,36 +232,7 @@ type typeScope struct {
 // inside named types, and skipping every other subtree (by its sibling
 // pointer when it has one).
 func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
-	sc.u, sc.err = u, nil
-	tab, err := sc.abbrevTable(u, 0)
-	if err != nil {
-		out.err = err
-		return out
-	}
-	sc.tab = tab
-	sc.strOffBase = defaultStrOffBase(u)
-	sc.c = newCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
-	sc.c.Limit(u.end)
-	code := sc.c.Uleb()
-	if code == 0 {
-		out.err = sc.failed()
-		return out
-	}
-	cu := sc.abbrevAt(code)
-	if cu == nil {
-		out.err = sc.failed()
-		return out
-	}
-	for i := range cu.attrs {
-		as := &cu.attrs[i]
-		if as.attr == attrStrOffsetsBase {
-			sc.strOffBase = sc.readUint(as.form)
-		} else {
-			sc.skipForm(as.form)
-		}
-	}
-	if !cu.children {
-		out.err = sc.failed()
+	if out.err = sc.enterUnit(u); out.err != nil || !sc.cuChildren {
 		return out
 	}
 	// Anonymous definitions by offset, and the typedefs that may name

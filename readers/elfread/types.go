@@ -259,47 +259,6 @@ func newUctx(p *Debug, u *unit) (*uctx, error) {
 	return x, nil
 }
 
-// enterUnit sets the scanner up for a unit and reads its unit DIE's string
-// offsets base and language, leaving the cursor at the first child.
-func (sc *scanner) enterUnit(u *unit) error {
-	sc.u, sc.err = u, nil
-	tab, err := sc.abbrevTable(u, 0)
-	if err != nil {
-		return err
-	}
-	sc.tab = tab
-	sc.strOffBase = defaultStrOffBase(u)
-	sc.lang = 0
-	sc.c = newCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
-	sc.c.Limit(u.end)
-	code := sc.c.Uleb()
-	if code == 0 {
-		return sc.failed()
-	}
-	cu := sc.abbrevAt(code)
-	if cu == nil {
-		return sc.failed()
-	}
-	for i := range cu.attrs {
-		as := &cu.attrs[i]
-		form, ok := sc.indirect(as.form)
-		if !ok {
-			break
-		}
-		switch as.attr {
-		case attrStrOffsetsBase:
-			sc.strOffBase = sc.readUint(form)
-		case attrLanguage:
-			v, _, _ := sc.constant(form, as)
-			sc.lang = uint64(v)
-		default:
-			sc.skipForm(form)
-		}
-	}
-	sc.cuChildren = cu.children
-	return sc.failed()
-}
-
 // decodeAt decodes the type DIE at a combined offset.
 func (g *Types) decodeAt(off uint64) (*pending, error) {
 	x, lo, err := g.ctx(off)

@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"unicode"
 )
 
 // The pages checked: the repository's README and every page of docs/.
@@ -34,9 +33,7 @@ var (
 	// An inline Markdown link or image: [text](target) or [text](target "title").
 	// Text may hold one level of brackets (a link around `[x]`).
 	inlineLink = regexp.MustCompile(`!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(([^()\s]+)(?:\s+"[^"]*")?\)`)
-	// An explicit anchor: <a id="..."></a> (or name=).
-	explicitAnchor = regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
-	inlineCode     = regexp.MustCompile("`+[^`]*`+")
+	inlineCode = regexp.MustCompile("`+[^`]*`+")
 )
 
 type link struct {
@@ -45,12 +42,10 @@ type link struct {
 	target string
 }
 
-// scan returns the page's relative links and its anchors (heading slugs in
-// GitHub's style and explicit ids). Fenced code blocks and inline code are
-// skipped: a link-like text in an example is not a link.
+// scan returns the page's relative links and its anchors (Anchors).
+// Fenced code blocks and inline code are skipped: a link-like text in an
+// example is not a link.
 func scan(data []byte, page string) (links []link, anchors map[string]bool) {
-	anchors = map[string]bool{}
-	seen := map[string]int{}
 	fence := ""
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -67,19 +62,6 @@ func scan(data []byte, page string) (links []link, anchors map[string]bool) {
 			fence = trim[:3]
 			continue
 		}
-		for _, m := range explicitAnchor.FindAllStringSubmatch(line, -1) {
-			anchors[m[1]] = true
-		}
-		if strings.HasPrefix(line, "#") {
-			if s := slug(strings.TrimLeft(line, "#")); s != "" {
-				if k := seen[s]; k > 0 {
-					anchors[fmt.Sprintf("%s-%d", s, k)] = true
-				} else {
-					anchors[s] = true
-				}
-				seen[s]++
-			}
-		}
 		if strings.HasPrefix(line, "    ") && !strings.HasPrefix(trim, "-") && !strings.HasPrefix(trim, "|") {
 			continue // an indented code block
 		}
@@ -88,23 +70,7 @@ func scan(data []byte, page string) (links []link, anchors map[string]bool) {
 			links = append(links, link{page, n, m[1]})
 		}
 	}
-	return links, anchors
-}
-
-// slug is GitHub's heading anchor: lower case, markup and punctuation
-// dropped, spaces as hyphens.
-func slug(heading string) string {
-	heading = strings.TrimSpace(heading)
-	var b strings.Builder
-	for _, r := range strings.ToLower(heading) {
-		switch {
-		case r == ' ':
-			b.WriteRune('-')
-		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return links, Anchors(data)
 }
 
 // check resolves every relative link of the given pages; it returns one

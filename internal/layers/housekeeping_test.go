@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nrtabi/nrtabi/docs"
 	"io"
 	"io/fs"
 	"os"
@@ -15,7 +16,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 )
 
 // The house keeps no build output and no citation a reader cannot open.
@@ -313,56 +313,6 @@ func TestIssueCitationsCaught(t *testing.T) {
 // writes it: the page's path under docs/, then '#' and the anchor.
 var docCitation = regexp.MustCompile(`\bdocs/([A-Za-z0-9_.-]+\.md)#([A-Za-z0-9_-]+)`)
 
-// headingAnchors are the anchors of a Markdown page: GitHub's heading slugs
-// (lower case, letters, digits, '-' and '_' kept, spaces as '-'; a repeated
-// slug numbered -1, -2, ...) and explicit <a id="..."> (or name=), outside
-// fenced code.
-func headingAnchors(data []byte) map[string]bool {
-	anchors := map[string]bool{}
-	seen := map[string]int{}
-	explicit := regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
-	fence := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		trim := strings.TrimLeft(line, " ")
-		if fence != "" {
-			if strings.HasPrefix(trim, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
-			fence = trim[:3]
-			continue
-		}
-		for _, m := range explicit.FindAllStringSubmatch(line, -1) {
-			anchors[m[1]] = true
-		}
-		if !strings.HasPrefix(line, "#") {
-			continue
-		}
-		var b strings.Builder
-		for _, r := range strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#"))) {
-			switch {
-			case r == ' ':
-				b.WriteRune('-')
-			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-				b.WriteRune(r)
-			}
-		}
-		s := b.String()
-		if s == "" {
-			continue
-		}
-		if k := seen[s]; k > 0 {
-			anchors[fmt.Sprintf("%s-%d", s, k)] = true
-		} else {
-			anchors[s] = true
-		}
-		seen[s]++
-	}
-	return anchors
-}
-
 // brokenDocCitations reports, as file:line, every citation of a manual
 // page's anchor (docCitation) in the scanned files of list (outside docs/, whose own links docs/'s test holds)
 // whose page or anchor does not exist under root, and how many citations
@@ -408,7 +358,7 @@ func brokenDocCitations(root string, list []string) ([]string, int, error) {
 						return nil, 0, err
 					}
 					if err == nil {
-						a = headingAnchors(text)
+						a = docs.Anchors(text)
 					}
 					pages[page] = a
 				}

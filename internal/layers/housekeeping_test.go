@@ -103,41 +103,58 @@ func citationScanned(name string, head []byte) bool {
 // largest tracked source (the compiled spec) is a few MiB.
 const maxScanned = 64 << 20
 
-// issueCitations reports, as file:line: text, every issue citation in the
-// scanned files of list (relative to root, as git prints them).
-func issueCitations(root string, list []string) ([]string, int, error) {
-	var out []string
+// eachScanned calls fn with the bytes of every file of list (relative to
+// root, as git prints them) that the citation scans read: regular files of
+// the kinds citationScanned names, each at most maxScanned bytes. It
+// returns how many it read.
+func eachScanned(root string, list []string, fn func(name string, data []byte) error) (int, error) {
 	scanned := 0
 	for _, name := range list {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		fi, err := os.Lstat(p)
 		if err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		if !fi.Mode().IsRegular() {
 			continue
 		}
 		head, err := readHead(p, 2)
 		if err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		if !citationScanned(name, head) {
 			continue
 		}
 		if fi.Size() > maxScanned {
-			return nil, 0, fmt.Errorf("%s: %d bytes, more than the %d the citation scan reads", name, fi.Size(), maxScanned)
+			return 0, fmt.Errorf("%s: %d bytes, more than the %d the citation scan reads", name, fi.Size(), maxScanned)
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		scanned++
+		if err := fn(name, data); err != nil {
+			return 0, err
+		}
+	}
+	return scanned, nil
+}
+
+// issueCitations reports, as file:line: text, every issue citation in the
+// scanned files of list, and how many files it read.
+func issueCitations(root string, list []string) ([]string, int, error) {
+	var out []string
+	scanned, err := eachScanned(root, list, func(name string, data []byte) error {
 		for i, line := range bytes.Split(data, []byte("\n")) {
 			if m := issueCitation.Find(line); m != nil {
 				out = append(out, fmt.Sprintf("%s:%d: %q cites an issue number no reader can open: cite a spec row id, a docs/ anchor or a seed section (docs/sources.md), or say the why",
 					name, i+1, m))
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	return out, scanned, nil
 }
@@ -321,31 +338,9 @@ func brokenDocCitations(root string, list []string) ([]string, int, error) {
 	pages := map[string]map[string]bool{}
 	var out []string
 	cited := 0
-	for _, name := range list {
+	_, err := eachScanned(root, list, func(name string, data []byte) error {
 		if strings.HasPrefix(name, "docs/") {
-			continue
-		}
-		p := filepath.Join(root, filepath.FromSlash(name))
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return nil, 0, err
-		}
-		if !fi.Mode().IsRegular() {
-			continue
-		}
-		head, err := readHead(p, 2)
-		if err != nil {
-			return nil, 0, err
-		}
-		if !citationScanned(name, head) {
-			continue
-		}
-		if fi.Size() > maxScanned {
-			return nil, 0, fmt.Errorf("%s: %d bytes, more than the %d the citation scan reads", name, fi.Size(), maxScanned)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, 0, err
+			return nil
 		}
 		for i, line := range bytes.Split(data, []byte("\n")) {
 			for _, m := range docCitation.FindAllSubmatch(line, -1) {
@@ -355,7 +350,7 @@ func brokenDocCitations(root string, list []string) ([]string, int, error) {
 				if !ok {
 					text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(page)))
 					if err != nil && !errors.Is(err, fs.ErrNotExist) {
-						return nil, 0, err
+						return err
 					}
 					if err == nil {
 						a = docs.Anchors(text)
@@ -370,6 +365,10 @@ func brokenDocCitations(root string, list []string) ([]string, int, error) {
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	return out, cited, nil
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/cli"
@@ -17,8 +18,9 @@ import (
 func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Writer) error {
 	fs := c.Flags(out, errw)
 	o := launch.Options{}
-	fs.IntVar(&o.Rank, "rank", -1, "this process's rank (default: RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID)")
-	fs.IntVar(&o.NRanks, "nranks", 0, "world size (default: WORLD_SIZE, OMPI_COMM_WORLD_SIZE or SLURM_NTASKS)")
+	fs.IntVar(&o.Rank, "rank", -1, "this process's rank (default: SLURM_PROCID, OMPI_COMM_WORLD_RANK or RANK)")
+	fs.IntVar(&o.NRanks, "nranks", 0, "world size (default: SLURM_NTASKS, OMPI_COMM_WORLD_SIZE or WORLD_SIZE)")
+	fs.StringVar(&o.Launcher, "launcher", "", "the launcher whose environment numbers the ranks: "+strings.Join(launch.LauncherNames(), ", ")+" (default: the one whose variables are set)")
 	fs.StringVar(&o.RootID, "root", os.Getenv(abi.EnvRootCommID), "root comm id <ipv4>:<port> | [<ipv6>]:<port> | <hostname>:<port> (default: "+abi.EnvRootCommID+")")
 	fs.StringVar(&o.Program, "program", os.Getenv(launch.EnvProgram), "this rank's program: normal or reordered (default: "+launch.EnvProgram+")")
 	fs.StringVar(&o.NRTGit, "nrt-git-hash", os.Getenv(launch.EnvNRTGit), "libnrt git hash this rank reports (default: "+launch.EnvNRTGit+", else the release's)")
@@ -42,6 +44,9 @@ func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw 
 	if set["per-instance"] && o.PerInstance == 0 {
 		// 0 is "unset" inside; given on the command line it is a mistake.
 		return c.Usagef("--per-instance 0: ranks per instance must be a whole number in 1..%d", abi.BootstrapPerInstanceMax)
+	}
+	if err := launch.CheckLocalFlags(&o, set); err != nil {
+		return c.Usagef("%v", err)
 	}
 	if o.Local != 0 {
 		return exit(c, launch.RunLocal(ctx, o, out, errw))

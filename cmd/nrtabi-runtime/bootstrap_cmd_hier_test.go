@@ -116,11 +116,15 @@ func TestBootstrapHierFaults(t *testing.T) {
 	} {
 		for _, ext := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s extended=%v", c.name, ext), func(t *testing.T) {
-				env := []string{launch.EnvFault + "=" + c.fault}
+				var env []string
 				if ext {
 					env = append(env, tcp.EnvFraming+"=extended")
 				}
-				args := append([]string{"bootstrap", "--local", strconv.Itoa(n), "--per-instance", strconv.Itoa(l), "--fault-rank", strconv.Itoa(c.rank)}, c.flags...)
+				args := append([]string{"bootstrap", "--local", strconv.Itoa(n), "--per-instance", strconv.Itoa(l)}, c.flags...)
+				if c.fault != "" {
+					env = append(env, launch.EnvFault+"="+c.fault)
+					args = append(args, "--fault-rank", strconv.Itoa(c.rank))
+				}
 				res := nrtabi(t, env, args...)
 				if res.exit != cli.ExitError {
 					t.Fatalf("exit %d\n%s", res.exit, res.stdout)

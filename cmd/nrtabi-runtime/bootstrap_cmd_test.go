@@ -151,8 +151,13 @@ func TestBootstrapFaults(t *testing.T) {
 			name = "mismatched-git-hash"
 		}
 		t.Run(name, func(t *testing.T) {
-			args := append([]string{"bootstrap", "--local", strconv.Itoa(n), "--fault-rank", "2"}, c.flags...)
-			res := nrtabi(t, []string{launch.EnvFault + "=" + c.fault, tcp.EnvFraming + "=extended"}, args...)
+			args := append([]string{"bootstrap", "--local", strconv.Itoa(n)}, c.flags...)
+			env := []string{tcp.EnvFraming + "=extended"}
+			if c.fault != "" {
+				args = append(args, "--fault-rank", "2")
+				env = append(env, launch.EnvFault+"="+c.fault)
+			}
+			res := nrtabi(t, env, args...)
 			if res.exit != cli.ExitError {
 				t.Fatalf("exit %d\n%s", res.exit, res.stdout)
 			}

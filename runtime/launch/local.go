@@ -118,6 +118,9 @@ func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, err
 		return nil, localSummary{}, &UsageError{err}
 	}
 	o.PerInstance = l
+	if o.MisplaceRank >= 0 && !tcp.Hierarchical(true, n, l) {
+		return nil, localSummary{}, &UsageError{fmt.Errorf("--misplace-rank %d: the world of %d ranks is flat (ranks per instance %d): give --per-instance L below %d", o.MisplaceRank, n, l, n)}
+	}
 	if l > 0 {
 		base = append(base, abi.EnvBootstrapPerInstance+"="+strconv.Itoa(l))
 	}
@@ -328,8 +331,8 @@ func lastLine(s string) string {
 // launcher hands out itself.
 func localEnv(env []string) []string {
 	drop := map[string]bool{EnvProgram: true, EnvNRTGit: true, EnvFault: true, abi.EnvRootCommID: true}
-	for _, l := range Launchers {
-		drop[l.rank], drop[l.size] = true, true
+	for _, v := range launcherVars() {
+		drop[v] = true
 	}
 	out := make([]string, 0, len(env))
 	for _, kv := range env {

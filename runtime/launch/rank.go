@@ -30,13 +30,6 @@ import (
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
-// The launchers whose environment names a rank, in the order they are tried.
-var Launchers = []struct{ name, rank, size string }{
-	{"torchrun", "RANK", "WORLD_SIZE"},
-	{"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-	{"Slurm", "SLURM_PROCID", "SLURM_NTASKS"},
-}
-
 // Per-process knobs of a rank (not boundary facts).
 const (
 	EnvProgram = "NRTABI_BOOTSTRAP_PROGRAM" // "reordered": this rank posts the reordered program
@@ -65,6 +58,11 @@ type Options struct {
 	// else flat (docs/bootstrap-hierarchy.md).
 	PerInstance int
 	Topology    string
+	// Launcher is the launcher whose environment gives the rank, size
+	// and grouping (--launcher: slurm, ompi, torchrun; "": whichever is
+	// set, ReadLauncher); placement what ResolveRank read from it.
+	Launcher  string
+	placement *Placement
 
 	Local                            int // RunLocal: the world size
 	ReorderRank, SkewRank, FaultRank int // RunLocal: the rank given each knob, or -1
@@ -77,33 +75,32 @@ type Options struct {
 	RankCmd []string
 }
 
-// ResolveRank fills rank and nranks from the flags, else a launcher's environment.
+// ResolveRank fills rank and nranks from the flags, else the launcher's
+// environment (ReadLauncher: o.Launcher's, else any one's), and keeps the
+// launcher's placement for the grouping (perInstance). With both --rank and
+// --nranks given the environment is not read: the flags say who this
+// process is. One flag given beside a launcher that says otherwise is
+// refused: the launcher's layout would describe another numbering.
 func (o *Options) ResolveRank(set map[string]bool, getenv func(string) string) error {
 	if !set["rank"] || !set["nranks"] {
-		for _, l := range Launchers {
-			r, s := getenv(l.rank), getenv(l.size)
-			if r == "" && s == "" {
-				continue
-			}
-			if r == "" || s == "" {
-				return fmt.Errorf("%s environment: %s=%q, %s=%q: both are needed", l.name, l.rank, r, l.size, s)
-			}
-			ri, err1 := strconv.Atoi(r)
-			si, err2 := strconv.Atoi(s)
-			if err1 != nil || err2 != nil {
-				return fmt.Errorf("%s environment: %s=%q, %s=%q are not numbers", l.name, l.rank, r, l.size, s)
-			}
-			if !set["rank"] {
-				o.Rank = ri
-			}
-			if !set["nranks"] {
-				o.NRanks = si
-			}
-			break
+		p, err := ReadLauncher(o.Launcher, getenv)
+		if err != nil {
+			return err
 		}
+		if p != nil {
+			if set["rank"] && o.Rank != p.Rank {
+				return fmt.Errorf("--rank %d but %s says rank %d (%s): give --nranks too to number the world yourself, or drop --rank", o.Rank, p.Launcher, p.Rank, p.From)
+			}
+			if set["nranks"] && o.NRanks != p.Size {
+				return fmt.Errorf("--nranks %d but %s says a world of %d (%s): give --rank too to number the world yourself, or drop --nranks", o.NRanks, p.Launcher, p.Size, p.From)
+			}
+			o.Rank, o.NRanks, o.placement = p.Rank, p.Size, p
+		}
+	} else if o.Launcher != "" {
+		return fmt.Errorf("--launcher %s with --rank and --nranks: the flags number the world, the launcher's environment is not read; give one or the other", o.Launcher)
 	}
 	if o.Rank < 0 || o.NRanks < 1 {
-		return fmt.Errorf("no rank and world size: give --rank and --nranks, or run under torchrun (RANK/WORLD_SIZE), Open MPI (OMPI_COMM_WORLD_RANK/_SIZE) or Slurm (SLURM_PROCID/SLURM_NTASKS)")
+		return fmt.Errorf("no rank and world size: give --rank and --nranks, or run under srun (SLURM_PROCID/SLURM_NTASKS), mpirun (OMPI_COMM_WORLD_RANK/_SIZE) or torchrun (RANK/WORLD_SIZE)")
 	}
 	if err := tcp.CheckWorldSize("world size", o.NRanks); err != nil {
 		return err
@@ -173,8 +170,11 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	if cfg.PerInstance, err = o.perInstance(cfg.PerInstance); err != nil {
 		return &UsageError{err}
 	}
+	if p := o.placement; p != nil {
+		log.Info("bootstrap: placed by "+p.Launcher, "rank", p.Rank, "nranks", p.Size, "per_instance", p.PerInstance, "from", p.From)
+	}
 	if cfg.PerInstance == 0 {
-		log.Info("bootstrap: ranks per instance unset (--per-instance, --topology, " + abi.EnvBootstrapPerInstance + "): the world is flat")
+		log.Info("bootstrap: ranks per instance unset (--per-instance, --topology, " + abi.EnvBootstrapPerInstance + ", the launcher's layout): the world is flat")
 	}
 	// libnrt's answers come from the runtime (its device layer and version):
 	// a --topology file is that device layer, so its vnc_regime decides
@@ -310,8 +310,11 @@ func coreDeviceInfo() (abi.EncNeuronDeviceInfo, error) {
 }
 
 // perInstance resolves L: --per-instance, else the topology file's vNC
-// count, else env (NRTABI_BOOTSTRAP_PER_INSTANCE, already checked); each
-// refused by name when it is no whole number in 1..BOOTSTRAP_PER_INSTANCE_MAX.
+// count (flags win), else the environment: NRTABI_BOOTSTRAP_PER_INSTANCE
+// (env, already checked) and the launcher's layout (o.placement), which
+// must agree when both are set; each refused by name when it is no whole
+// number in 1..BOOTSTRAP_PER_INSTANCE_MAX
+// (docs/nrtabi-runtime-bootstrap.md#launchers).
 func (o *Options) perInstance(env int) (int, error) {
 	switch {
 	case o.PerInstance != 0:
@@ -322,6 +325,12 @@ func (o *Options) perInstance(env int) (int, error) {
 			return 0, fmt.Errorf("--topology: %w", err)
 		}
 		return int(t.TotalVNCCount()), tcp.CheckPerInstance(fmt.Sprintf("--topology %s: its [[core]] rows (vNCs per instance)", o.Topology), int(t.TotalVNCCount()))
+	}
+	if p := o.placement; p != nil && p.PerInstance > 0 {
+		if env != 0 && env != p.PerInstance {
+			return 0, fmt.Errorf("%s=%d but %s's layout is %d ranks per node (%s): unset one, or give --per-instance", abi.EnvBootstrapPerInstance, env, p.Launcher, p.PerInstance, p.From)
+		}
+		return p.PerInstance, tcp.CheckPerInstance(p.Launcher+"'s ranks per node ("+p.From+")", p.PerInstance)
 	}
 	return env, nil
 }

@@ -256,7 +256,9 @@ func TestBootstrapEnvironmentErrors(t *testing.T) {
 		// Timeouts that overflow a duration: once 290 ms and a silent 30 s.
 		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", abi.EnvSockTimeout + "=18446744074"}, nil, cli.ExitError, "whole seconds in 1..86400"},
 		{[]string{abi.EnvSockTimeout + "=9223372037"}, []string{"--local", "2"}, cli.ExitError, "whole seconds in 1..86400"},
-		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=0", "WORLD_SIZE=100000000"}, []string{}, cli.ExitUsage, "1..65536 ranks"},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=0", "WORLD_SIZE=100000000"}, []string{}, cli.ExitUsage, `torchrun environment: WORLD_SIZE="100000000": not a whole number in 0..65536`},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=0", "WORLD_SIZE=0"}, []string{}, cli.ExitUsage, "torchrun environment: WORLD_SIZE = 0: a bootstrap world has 1..65536 ranks"},
+		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", "RANK=2", "WORLD_SIZE=2"}, []string{}, cli.ExitUsage, "torchrun environment: RANK=2 is not below WORLD_SIZE=2"},
 		{nil, []string{"--local", "100000000"}, cli.ExitUsage, "1..65536 ranks"},
 		{[]string{abi.EnvRootCommID + "=127.0.0.1:9", tcp.EnvFraming + "=fancy"}, nil, cli.ExitError, "use upstream"},
 	} {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 )
 
 // Placement is what one launcher's environment says of this process: its
@@ -112,6 +114,28 @@ func parseCount(s string, max int) (int, bool) {
 // worldMax bounds every count a launcher gives: no world is larger.
 const worldMax = 1 << 16
 
+// world reads the rank and size variables: a size of 1..MaxRanks, a rank below it.
+func (e *envReader) world(rankVar, sizeVar string) (int, int, error) {
+	if err := e.pair(rankVar, sizeVar); err != nil {
+		return 0, 0, err
+	}
+	rank, err := e.num(rankVar, worldMax, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	size, err := e.num(sizeVar, worldMax, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := tcp.CheckWorldSize(e.launcher+" environment: "+sizeVar, size); err != nil {
+		return 0, 0, err
+	}
+	if rank >= size {
+		return 0, 0, fmt.Errorf("%s environment: %s=%d is not below %s=%d", e.launcher, rankVar, rank, sizeVar, size)
+	}
+	return rank, size, nil
+}
+
 func (e *envReader) placement(rank, size int) *Placement {
 	return &Placement{Launcher: e.launcher, Rank: rank, Size: size, LocalRank: -1, Node: -1, From: strings.Join(e.from, " ")}
 }
@@ -134,14 +158,7 @@ func readSlurm(getenv func(string) string) (*Placement, error) {
 	if !e.has("SLURM_PROCID") && !e.has("SLURM_NTASKS") && !e.has("SLURM_STEP_NUM_TASKS") {
 		return nil, nil
 	}
-	if err := e.pair("SLURM_PROCID", "SLURM_NTASKS"); err != nil {
-		return nil, err
-	}
-	rank, err := e.num("SLURM_PROCID", worldMax, false)
-	if err != nil {
-		return nil, err
-	}
-	size, err := e.num("SLURM_NTASKS", worldMax, false)
+	rank, size, err := e.world("SLURM_PROCID", "SLURM_NTASKS")
 	if err != nil {
 		return nil, err
 	}
@@ -245,14 +262,7 @@ func readOMPI(getenv func(string) string) (*Placement, error) {
 	if !e.has("OMPI_COMM_WORLD_RANK") && !e.has("OMPI_COMM_WORLD_SIZE") {
 		return nil, nil
 	}
-	if err := e.pair("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"); err != nil {
-		return nil, err
-	}
-	rank, err := e.num("OMPI_COMM_WORLD_RANK", worldMax, false)
-	if err != nil {
-		return nil, err
-	}
-	size, err := e.num("OMPI_COMM_WORLD_SIZE", worldMax, false)
+	rank, size, err := e.world("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")
 	if err != nil {
 		return nil, err
 	}
@@ -284,14 +294,7 @@ func readTorchrun(getenv func(string) string) (*Placement, error) {
 	if !e.has("RANK") && !e.has("WORLD_SIZE") {
 		return nil, nil
 	}
-	if err := e.pair("RANK", "WORLD_SIZE"); err != nil {
-		return nil, err
-	}
-	rank, err := e.num("RANK", worldMax, false)
-	if err != nil {
-		return nil, err
-	}
-	size, err := e.num("WORLD_SIZE", worldMax, false)
+	rank, size, err := e.world("RANK", "WORLD_SIZE")
 	if err != nil {
 		return nil, err
 	}

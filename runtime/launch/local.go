@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -34,6 +33,12 @@ type localRank struct {
 	exit   int    // -1: ended by a signal
 	signal string // the signal, when exit is -1
 	fields map[string]string
+	// cancel kills this rank's process group; stopped says the launcher
+	// did (the world had already failed), ended when the process ended,
+	// from the launcher's start.
+	cancel  context.CancelFunc
+	stopped bool
+	ended   time.Duration
 }
 
 // RunLocal spawns o.Local rank processes (o.RankCmd, by default this very
@@ -44,9 +49,12 @@ func RunLocal(ctx context.Context, o Options, out, errw io.Writer) error {
 	if err := tcp.CheckWorldSize("--local", o.Local); err != nil {
 		return &UsageError{err}
 	}
-	ranks, summary, err := spawnLocal(ctx, o)
+	ranks, summary, err := spawnLocal(ctx, o, errw)
 	if err != nil {
 		return err
+	}
+	if summary.cause != "" {
+		fmt.Fprintln(out, summary.cause)
 	}
 	for _, r := range ranks {
 		if line := r.fields["line"]; line != "" {
@@ -73,12 +81,13 @@ func RunLocal(ctx context.Context, o Options, out, errw io.Writer) error {
 // localSummary is the launcher's verdict over all ranks.
 type localSummary struct {
 	ok     bool
+	cause  string // the root cause line of a failed world (rootCause)
 	text   string
 	timing string
 }
 
 // spawnLocal runs the ranks and judges them.
-func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, error) {
+func spawnLocal(ctx context.Context, o Options, errw io.Writer) ([]*localRank, localSummary, error) {
 	n := o.Local
 	rankCmd := o.RankCmd
 	if len(rankCmd) == 0 {
@@ -151,7 +160,9 @@ func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, err
 		if r == o.MisplaceRank && l > 0 {
 			env = append(env, abi.EnvBootstrapPerInstance+"="+strconv.Itoa(l+1))
 		}
-		lr := &localRank{rank: r, cmd: proc.Command(ctx, rankCmd[0], args...)}
+		rctx, rcancel := context.WithCancel(ctx)
+		defer rcancel()
+		lr := &localRank{rank: r, cmd: proc.Command(rctx, rankCmd[0], args...), cancel: rcancel}
 		if r == 0 {
 			lr.cmd.ExtraFiles = []*os.File{rootFile} // fd 3
 			env = append(env, envRootFD+"=3")
@@ -163,8 +174,9 @@ func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, err
 	// With --timing every rank holds after its start-up until all are up,
 	// so the measured phases do not include process creation.
 	ready := make(chan struct{}, n)
+	done := make(chan *localRank, n)
 	var holds []io.Closer
-	var copiers sync.WaitGroup
+	start := time.Now()
 	for _, lr := range ranks {
 		stdout, err := lr.cmd.StdoutPipe()
 		if err == nil && o.Timing {
@@ -185,9 +197,7 @@ func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, err
 			}
 			return nil, localSummary{}, fmt.Errorf("starting rank %d: %w", lr.rank, err)
 		}
-		copiers.Add(1)
 		go func() {
-			defer copiers.Done()
 			sc := bufio.NewScanner(stdout)
 			held := false
 			for sc.Scan() {
@@ -204,6 +214,9 @@ func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, err
 				// others need not wait for it to start (it is judged failed).
 				ready <- struct{}{}
 			}
+			lr.wait()
+			lr.ended = time.Since(start)
+			done <- lr
 		}()
 	}
 	if o.Timing {
@@ -219,23 +232,87 @@ func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, err
 			h.Close()
 		}
 	}
-	copiers.Wait()
-	for _, lr := range ranks {
-		err := lr.cmd.Wait()
-		lr.exit = 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			lr.exit = ee.ExitCode()
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				lr.signal = ws.Signal().String()
-			}
-		} else if err != nil {
-			lr.exit = -1
-		}
-		lr.fields = parseRankLine(lr.stdout.String())
-	}
+	awaitRanks(ranks, done, errw)
 	return ranks, judge(ranks, o), nil
 }
+
+// localGrace is how long the other ranks have to report, once one rank
+// has failed, before the launcher stops them: a world with a failed rank
+// cannot agree, and a rank that has not heard of it would otherwise hold
+// the command until its socket timeout (30 s by default) for nothing. It
+// is above the 2 s in which a rank hears of a neighbour's death
+// (docs/nrtabi-runtime-bootstrap.md#when-a-rank-fails).
+const localGrace = 3 * time.Second
+
+// awaitRanks waits for every rank to end. When the first one fails it
+// says so on errw at once, and the ranks still running localGrace later
+// are stopped (their process groups killed) and marked so.
+func awaitRanks(ranks []*localRank, done <-chan *localRank, errw io.Writer) {
+	var grace <-chan time.Time
+	var first *localRank
+	ended := map[*localRank]bool{}
+	for left := len(ranks); left > 0; {
+		select {
+		case lr := <-done:
+			left--
+			ended[lr] = true
+			switch {
+			case first == nil && lr.exit != 0:
+				first = lr
+				fmt.Fprintf(errw, "bootstrap --local %d: rank %d %s %.2fs in; the other ranks have %s to report before they are stopped\n",
+					len(ranks), lr.rank, lr.how(), lr.ended.Seconds(), localGrace)
+				t := time.NewTimer(localGrace)
+				defer t.Stop()
+				grace = t.C
+			case lr.died() && !lr.stopped:
+				// Reaped after the first failure, but dead, not told.
+				fmt.Fprintf(errw, "bootstrap --local %d: rank %d %s %.2fs in\n", len(ranks), lr.rank, lr.how(), lr.ended.Seconds())
+			}
+		case <-grace:
+			grace = nil
+			for _, lr := range ranks {
+				if !ended[lr] {
+					lr.stopped = true
+					lr.cancel()
+				}
+			}
+		}
+	}
+}
+
+// wait reaps the rank's process and reads how it ended.
+func (lr *localRank) wait() {
+	err := lr.cmd.Wait()
+	lr.exit = 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		lr.exit = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			lr.signal = ws.Signal().String()
+		}
+	} else if err != nil {
+		lr.exit = -1
+	}
+	lr.fields = parseRankLine(lr.stdout.String())
+}
+
+// died says the rank's process ended without its report: a signal the
+// launcher did not send, or an exit with no report line.
+func (lr *localRank) died() bool {
+	return lr.exit != 0 && !lr.stopped && (lr.signal != "" || lr.fields["line"] == "")
+}
+
+// how says how a failed rank ended, for the launcher's lines.
+func (lr *localRank) how() string {
+	switch {
+	case lr.signal != "":
+		return "was ended by signal " + lr.signal
+	case lr.fields["line"] == "":
+		return fmt.Sprintf("exited %d without a report", lr.exit)
+	}
+	return fmt.Sprintf("exited %d", lr.exit)
+}
+
 
 // judge checks that every rank succeeded and that they agree.
 func judge(ranks []*localRank, o Options) localSummary {
@@ -243,19 +320,18 @@ func judge(ranks []*localRank, o Options) localSummary {
 	var failed []string
 	for _, lr := range ranks {
 		if lr.exit != 0 {
-			why := lr.fields["error"]
-			if why == "" {
-				why = lastLine(lr.stderr.String())
-			}
-			status := fmt.Sprintf("exit %d", lr.exit)
-			if lr.signal != "" {
+			status, why := fmt.Sprintf("exit %d", lr.exit), lr.why()
+			switch {
+			case lr.stopped:
+				status, why = "stopped by the launcher", fmt.Sprintf("still running %s after the first failure", localGrace)
+			case lr.signal != "":
 				status, why = "ended by signal", lr.signal
 			}
 			failed = append(failed, fmt.Sprintf("  rank %d: %s: %s", lr.rank, status, esc(why)))
 		}
 	}
 	if len(failed) > 0 {
-		return localSummary{text: fmt.Sprintf("bootstrap --local %d: %d of %d ranks exited non-zero:\n%s", n, len(failed), n, strings.Join(failed, "\n"))}
+		return localSummary{cause: rootCause(ranks), text: fmt.Sprintf("bootstrap --local %d: %d of %d ranks exited non-zero:\n%s", n, len(failed), n, strings.Join(failed, "\n"))}
 	}
 	ref := ranks[0].fields
 	var disagree []string

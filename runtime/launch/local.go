@@ -313,7 +313,6 @@ func (lr *localRank) how() string {
 	return fmt.Sprintf("exited %d", lr.exit)
 }
 
-
 // judge checks that every rank succeeded and that they agree.
 func judge(ranks []*localRank, o Options) localSummary {
 	n := len(ranks)

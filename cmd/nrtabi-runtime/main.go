@@ -27,7 +27,7 @@ import (
 func newApp() *cli.App {
 	return cli.NewApp("nrtabi-runtime", "the runtime side of the libnrt <-> libnccom boundary: TCP bootstrap ranks, the built libraries, the demo",
 		&cli.Command{Name: "bootstrap", Summary: "run one rank of a TCP bootstrap world (--local N: N processes on loopback)",
-			Synopsis: "[--rank R --nranks N] [--root ID] [--program normal|reordered] | --local N [--reorder-rank R] [--skew-rank R]",
+			Synopsis: "[--rank R --nranks N | --launcher slurm|ompi|torchrun] [--root ID] [--program normal|reordered] | --local N [--reorder-rank R] [--skew-rank R]",
 			Example:  "bootstrap --local 8", Run: bootstrapCmd},
 		&cli.Command{Name: "build libnrt", Summary: "build the runtime's libnrt.so.1 (go build -buildmode=c-shared, versioned exports)",
 			Synopsis: "[--spec NAME] [--out DIR] [--variant V]", Example: "build libnrt --out build", Run: buildLibnrt},

@@ -45,7 +45,7 @@ func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw 
 		// 0 is "unset" inside; given on the command line it is a mistake.
 		return c.Usagef("--per-instance 0: ranks per instance must be a whole number in 1..%d", abi.BootstrapPerInstanceMax)
 	}
-	if err := launch.CheckLocalFlags(&o, set); err != nil {
+	if err := launch.CheckLocalFlags(&o, set, os.Getenv); err != nil {
 		return c.Usagef("%v", err)
 	}
 	if o.Local != 0 {

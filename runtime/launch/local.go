@@ -127,9 +127,6 @@ func spawnLocal(ctx context.Context, o Options, errw io.Writer) ([]*localRank, l
 		return nil, localSummary{}, &UsageError{err}
 	}
 	o.PerInstance = l
-	if o.MisplaceRank >= 0 && !tcp.Hierarchical(true, n, l) {
-		return nil, localSummary{}, &UsageError{fmt.Errorf("--misplace-rank %d: the world of %d ranks is flat (ranks per instance %d): give --per-instance L below %d", o.MisplaceRank, n, l, n)}
-	}
 	if l > 0 {
 		base = append(base, abi.EnvBootstrapPerInstance+"="+strconv.Itoa(l))
 	}

@@ -1,12 +1,17 @@
 package launch
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
+)
 
 // CheckLocalFlags refuses the --local knobs that would be ignored: a knob
 // without --local, a rank outside the world, --fault-rank on a build
 // without fault hooks or with no fault named, a fault named for no rank
 // (docs/nrtabi-runtime-bootstrap.md#options). set holds the flags given.
-func CheckLocalFlags(o *Options, set map[string]bool) error {
+func CheckLocalFlags(o *Options, set map[string]bool, getenv func(string) string) error {
 	knobs := []struct {
 		flag string
 		rank int
@@ -40,6 +45,19 @@ func CheckLocalFlags(o *Options, set map[string]bool) error {
 	if o.Fault != "" {
 		if _, err := faultHooks(o.Fault); err != nil {
 			return err
+		}
+	}
+	if set["misplace-rank"] {
+		env, err := tcp.ParsePerInstance(abi.EnvBootstrapPerInstance, getenv(abi.EnvBootstrapPerInstance))
+		if err != nil {
+			return err
+		}
+		l, err := o.perInstance(env)
+		if err != nil {
+			return err
+		}
+		if !tcp.Hierarchical(true, o.Local, l) {
+			return fmt.Errorf("--misplace-rank %d: the world of %d ranks is flat (ranks per instance %d): give --per-instance L below %d", o.MisplaceRank, o.Local, l, o.Local)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -15,23 +16,23 @@ import (
 // A rank process that ended without its report — a signal the launcher
 // did not send, or an exit with no report line — is the cause: it cannot
 // have been told of another's failure by the protocol. Its address and
-// the phase come from what the surviving ranks say of it (a rank's error
-// names a peer as "rank R (peer ADDR)" or "rank R (ADDR)"). With no such
-// rank, the cause is the rank that failed first.
+// the phase come from what the surviving ranks say of it. With no such
+// rank, the rank the survivors' abort reports say went is the cause, else
+// the rank that failed first.
 func rootCause(ranks []*localRank) string {
 	n := len(ranks)
-	var dead []*localRank
+	var parts []string
 	for _, lr := range ranks {
 		if lr.died() {
-			dead = append(dead, lr)
+			s := fmt.Sprintf("rank %d %s %.2fs in", lr.rank, lr.how(), lr.ended.Seconds())
+			parts = append(parts, s+witnessed(lr.rank, ranks))
 		}
 	}
-	if len(dead) > 0 {
-		var parts []string
-		for _, d := range dead {
-			parts = append(parts, deadRank(d, ranks))
-		}
+	if len(parts) > 0 {
 		return fmt.Sprintf("bootstrap --local %d: root cause: %s", n, strings.Join(parts, "; "))
+	}
+	if d, ok := mostReportedGone(ranks); ok {
+		return fmt.Sprintf("bootstrap --local %d: root cause: rank %d went, as the other ranks report%s", n, d, witnessed(d, ranks))
 	}
 	var failed []*localRank
 	for _, lr := range ranks {
@@ -47,44 +48,110 @@ func rootCause(ranks []*localRank) string {
 	return fmt.Sprintf("bootstrap --local %d: root cause: rank %d failed first (%s %.2fs in): %s", n, f.rank, f.how(), f.ended.Seconds(), esc(f.why()))
 }
 
-// deadRank describes a rank that died: how, and where and when as the
-// first survivor that names it saw it.
-func deadRank(d *localRank, ranks []*localRank) string {
-	s := fmt.Sprintf("rank %d %s %.2fs in", d.rank, d.how(), d.ended.Seconds())
-	// "rank D (ADDR)" names its listen address, "rank D (peer ADDR)" the
-	// far end of a connection it made; the first is preferred.
-	named := regexp.MustCompile(fmt.Sprintf(`\brank %d \((peer )?([^()\s]+)\)`, d.rank))
-	witnesses := 0
-	var first *localRank
-	var addr, kind string
+// A rank's error names a peer as "rank R (ADDR)" (its listen address) or
+// "rank R (peer ADDR)" (the far end of a connection it made); an abort
+// report of runtime/transport/tcp says "rank R (ADDR) went in the PHASE,
+// step S" (docs/bootstrap-hierarchy.md#abort-frames); a ring step that
+// failed is "PHASE, step S: ...".
+var (
+	goneRe  = regexp.MustCompile(`\brank (\d+) \(([^()\s]+)\) went in the (.+?), step (-?\d+)`)
+	stepRe  = regexp.MustCompile(`^(.+), step (-?\d+)$`)
+	peerFmt = `\brank %d \((peer )?([^()\s]+)\)`
+)
+
+// mention is what one rank's error says of another.
+type mention struct {
+	by     *localRank
+	addr   string
+	listen bool
+	phase  string
+}
+
+// mentionsOf are the other ranks' errors naming rank d.
+func mentionsOf(d int, ranks []*localRank) []mention {
+	named := regexp.MustCompile(fmt.Sprintf(peerFmt, d))
+	var out []mention
 	for _, lr := range ranks {
-		if lr == d {
+		if lr.rank == d {
 			continue
 		}
-		ms := named.FindAllStringSubmatch(lr.why(), -1)
-		if ms == nil {
+		why := lr.why()
+		found := false
+		for _, m := range goneRe.FindAllStringSubmatch(why, -1) {
+			if m[1] == strconv.Itoa(d) {
+				out = append(out, mention{by: lr, addr: m[2], listen: true, phase: "the " + m[3] + ", step " + m[4]})
+				found = true
+				break
+			}
+		}
+		if found {
 			continue
 		}
-		witnesses++
-		for _, m := range ms {
-			if first == nil || (kind != "listen" && m[1] == "") {
-				first, addr, kind = lr, m[2], "listen"
-				if m[1] != "" {
-					kind = "connection"
-				}
+		best := -1
+		ms := named.FindAllStringSubmatch(why, -1)
+		for i, m := range ms {
+			if best < 0 || (ms[best][1] != "" && m[1] == "") {
+				best = i
+			}
+		}
+		if best >= 0 {
+			out = append(out, mention{by: lr, addr: ms[best][2], listen: ms[best][1] == "", phase: errPhase(why)})
+		}
+	}
+	return out
+}
+
+// errPhase is where a rank's error says it failed: the "PHASE, step S"
+// part when it has one, else its first part (the init step).
+func errPhase(why string) string {
+	parts := strings.Split(why, ": ")
+	for _, p := range parts {
+		if stepRe.MatchString(p) {
+			return p
+		}
+	}
+	return parts[0]
+}
+
+// witnessed is what the other ranks say of rank d: its address and the
+// phase, from the mention with a listen address if one has it, and the
+// error of the rank that said so.
+func witnessed(d int, ranks []*localRank) string {
+	ms := mentionsOf(d, ranks)
+	if len(ms) == 0 {
+		return "; no other rank names it"
+	}
+	m := ms[0]
+	for _, x := range ms {
+		if x.listen {
+			m = x
+			break
+		}
+	}
+	where := "its address " + esc(m.addr)
+	if !m.listen {
+		where = "its connection from " + esc(m.addr)
+	}
+	return fmt.Sprintf(", %s, during %s (named by %d other rank(s); rank %d: %s)", where, esc(m.phase), len(ms), m.by.rank, esc(m.by.why()))
+}
+
+// mostReportedGone is the rank the most abort reports say went.
+func mostReportedGone(ranks []*localRank) (int, bool) {
+	count := map[int]int{}
+	for _, lr := range ranks {
+		for _, m := range goneRe.FindAllStringSubmatch(lr.why(), -1) {
+			if d, err := strconv.Atoi(m[1]); err == nil {
+				count[d]++
 			}
 		}
 	}
-	if first == nil {
-		return s + "; no other rank names it"
+	best, n := -1, 0
+	for d, c := range count {
+		if c > n || (c == n && d < best) {
+			best, n = d, c
+		}
 	}
-	where := "its address " + esc(addr)
-	if kind == "connection" {
-		where = "its connection from " + esc(addr)
-	}
-	phase, _, _ := strings.Cut(first.why(), ": ")
-	return fmt.Sprintf("%s, %s, during %s (named by %d other rank(s); rank %d: %s)",
-		s, where, esc(phase), witnesses, first.rank, esc(first.why()))
+	return best, best >= 0
 }
 
 // why is a failed rank's own account: its report's error, else the last

@@ -165,7 +165,7 @@ func readSlurm(getenv func(string) string) (*Placement, error) {
 	if step, err := e.num("SLURM_STEP_NUM_TASKS", worldMax, true); err != nil {
 		return nil, err
 	} else if step >= 0 && step != size {
-		return nil, fmt.Errorf("Slurm environment: SLURM_NTASKS=%d but SLURM_STEP_NUM_TASKS=%d: the job's and the step's task counts differ; run the ranks with srun -n %d, or give --rank and --nranks", size, step, size)
+		return nil, fmt.Errorf("%s environment: SLURM_NTASKS=%d but SLURM_STEP_NUM_TASKS=%d: the job's and the step's task counts differ; run the ranks with srun -n %d, or give --rank and --nranks", e.launcher, size, step, size)
 	}
 	p := e.placement(rank, size)
 	layoutVar := "SLURM_STEP_TASKS_PER_NODE"
@@ -185,11 +185,11 @@ func readSlurm(getenv func(string) string) (*Placement, error) {
 	}
 	v := getenv(layoutVar)
 	if v == "" {
-		return nil, fmt.Errorf("Slurm environment: SLURM_LOCALID and SLURM_NODEID are set but neither SLURM_STEP_TASKS_PER_NODE nor SLURM_TASKS_PER_NODE is: the tasks per node are unknown; give --per-instance")
+		return nil, fmt.Errorf("%s environment: SLURM_LOCALID and SLURM_NODEID are set but neither SLURM_STEP_TASKS_PER_NODE nor SLURM_TASKS_PER_NODE is: the tasks per node are unknown; give --per-instance", e.launcher)
 	}
 	counts, err := ParseTasksPerNode(v)
 	if err != nil {
-		return nil, fmt.Errorf("Slurm environment: %s=%s: %w", layoutVar, envq(v), err)
+		return nil, fmt.Errorf("%s environment: %s=%s: %w", e.launcher, layoutVar, envq(v), err)
 	}
 	e.from = append(e.from, layoutVar+"="+v)
 	p.From = strings.Join(e.from, " ")
@@ -198,22 +198,22 @@ func readSlurm(getenv func(string) string) (*Placement, error) {
 		total += c
 	}
 	if total != size {
-		return nil, fmt.Errorf("Slurm environment: %s=%s adds up to %d tasks, SLURM_NTASKS=%d: the layout is not this step's; give --per-instance", layoutVar, envq(v), total, size)
+		return nil, fmt.Errorf("%s environment: %s=%s adds up to %d tasks, SLURM_NTASKS=%d: the layout is not this step's; give --per-instance", e.launcher, layoutVar, envq(v), total, size)
 	}
 	if node >= len(counts) {
-		return nil, fmt.Errorf("Slurm environment: SLURM_NODEID=%d but %s=%s has %d nodes", node, layoutVar, envq(v), len(counts))
+		return nil, fmt.Errorf("%s environment: SLURM_NODEID=%d but %s=%s has %d nodes", e.launcher, node, layoutVar, envq(v), len(counts))
 	}
 	if local >= counts[node] {
-		return nil, fmt.Errorf("Slurm environment: SLURM_LOCALID=%d but node %d runs %d tasks (%s=%s)", local, node, counts[node], layoutVar, envq(v))
+		return nil, fmt.Errorf("%s environment: SLURM_LOCALID=%d but node %d runs %d tasks (%s=%s)", e.launcher, local, node, counts[node], layoutVar, envq(v))
 	}
 	l := counts[0]
 	for i, c := range counts {
 		if c > l || (c < l && i != len(counts)-1) {
-			return nil, fmt.Errorf("Slurm environment: %s=%s: node %d runs %d tasks, node 0 %d: ranks per instance must be the same on every node but the last (srun --ntasks-per-node=%d), or give --per-instance", layoutVar, envq(v), i, c, l, l)
+			return nil, fmt.Errorf("%s environment: %s=%s: node %d runs %d tasks, node 0 %d: ranks per instance must be the same on every node but the last (srun --ntasks-per-node=%d), or give --per-instance", e.launcher, layoutVar, envq(v), i, c, l, l)
 		}
 	}
 	if rank != node*l+local {
-		return nil, fmt.Errorf("Slurm environment: SLURM_PROCID=%d on node %d as its task %d is not block order (node*%d+local = %d): run srun with --distribution=block, or give --per-instance", rank, node, local, l, node*l+local)
+		return nil, fmt.Errorf("%s environment: SLURM_PROCID=%d on node %d as its task %d is not block order (node*%d+local = %d): run srun with --distribution=block, or give --per-instance", e.launcher, rank, node, local, l, node*l+local)
 	}
 	p.PerInstance, p.LocalRank, p.Node = l, local, node
 	return p, nil
@@ -282,7 +282,7 @@ func readOMPI(getenv func(string) string) (*Placement, error) {
 		return p, nil
 	}
 	if local < 0 || lsize < 0 {
-		return nil, fmt.Errorf("Open MPI environment: OMPI_COMM_WORLD_LOCAL_RANK and OMPI_COMM_WORLD_LOCAL_SIZE: both are needed, or neither")
+		return nil, fmt.Errorf("%s environment: OMPI_COMM_WORLD_LOCAL_RANK and OMPI_COMM_WORLD_LOCAL_SIZE: both are needed, or neither", e.launcher)
 	}
 	return p, p.group("OMPI_COMM_WORLD_LOCAL_RANK", local, "OMPI_COMM_WORLD_LOCAL_SIZE", lsize, "mpirun --map-by slot")
 }

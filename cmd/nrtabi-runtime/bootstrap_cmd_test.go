@@ -210,7 +210,7 @@ func TestBootstrapRankFromLaunchers(t *testing.T) {
 	res := ranks(t, [][]string{
 		{root, "RANK=0", "WORLD_SIZE=3"},
 		{root, "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=3"},
-		{root, "SLURM_PROCID=2", "SLURM_NTASKS=3"},
+		{root, "SLURM_PROCID=2", "SLURM_NTASKS=3", "SLURM_STEP_NUM_TASKS=3"},
 	}, []string{"bootstrap"}, []string{"bootstrap"}, []string{"bootstrap"})
 	for r, p := range res {
 		f := worldprog.ParseLine(p.stdout)

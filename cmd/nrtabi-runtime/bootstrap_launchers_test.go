@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,12 +60,7 @@ func TestBootstrapUnderSrun(t *testing.T) {
 	t.Logf("Slurm up: %s", time.Since(t0).Round(time.Millisecond))
 	env, _ := launcherRankEnv(t)
 	srun := func(args ...string) (string, error) {
-		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		cmd := proc.Command(cctx, "srun", append([]string{"--time=1", "--kill-on-bad-exit=0", "--quiet"}, args...)...)
-		cmd.Env = append(env, c.env...)
-		out, err := cmd.CombinedOutput()
-		return string(out), proc.Err(cctx, err)
+		return c.run(ctx, env, 20*time.Second, "srun", append([]string{"--time=1", "--kill-on-bad-exit=0", "--quiet"}, args...)...)
 	}
 	start := time.Now()
 	out, err := srun("-N", "2", "-n", "16", "--distribution=block", bin, "bootstrap")
@@ -76,6 +72,22 @@ func TestBootstrapUnderSrun(t *testing.T) {
 		t.Errorf("no rank says Slurm placed it:\n%s", tail(out, 3000))
 	}
 	t.Logf("srun -n 16 (2 nodes of 8): %s", time.Since(start).Round(time.Millisecond))
+
+	// The job's batch script has SLURM_PROCID=0 and the job's 16 tasks,
+	// but it is one process, not a step's task: refused, not a wait for
+	// 15 ranks that never come.
+	start = time.Now()
+	script, batchOut := filepath.Join(c.dir, "job.sh"), filepath.Join(c.dir, "job.out")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec "+bin+" bootstrap\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err = c.run(ctx, env, 20*time.Second, "sbatch", "--wait", "--time=1", "-N", "2", "-n", "16", "-o", batchOut, script)
+	b, _ := os.ReadFile(batchOut)
+	if err == nil || !strings.Contains(string(b), "not a task of an srun step; start the ranks with srun") {
+		t.Errorf("sbatch: %v\n%s\n%s", err, out, tail(string(b), 3000))
+	} else {
+		t.Logf("sbatch, refused: %s", time.Since(start).Round(time.Millisecond))
+	}
 
 	// Cyclic: rank 1 is node 1's task 0. Ranks 0 and 3 are in block
 	// order by chance and would wait for the others: the step is killed

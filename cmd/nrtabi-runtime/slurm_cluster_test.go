@@ -211,6 +211,17 @@ func (c *slurmCluster) client(ctx context.Context, limit time.Duration, name str
 	return out.String(), err
 }
 
+// run runs a job command (srun, sbatch) with env and the cluster's
+// SLURM_CONF, bounded by limit, and returns its output, both streams.
+func (c *slurmCluster) run(ctx context.Context, env []string, limit time.Duration, name string, args ...string) (string, error) {
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := proc.Command(cctx, name, args...)
+	cmd.Env = append(append([]string(nil), env...), c.env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), proc.Err(cctx, err)
+}
+
 // waitFor polls ok every 100 ms until it holds or ctx ends (then t fails
 // with the last state).
 func waitFor(ctx context.Context, t *testing.T, what string, ok func() (bool, string)) {

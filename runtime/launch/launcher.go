@@ -149,8 +149,9 @@ func (e *envReader) pair(rank, size string) error {
 	return nil
 }
 
-// readSlurm reads an srun task's variables. The size is SLURM_NTASKS
-// (SLURM_STEP_NUM_TASKS, when srun set it, must agree); the layout is
+// readSlurm reads an srun task's variables. The size is SLURM_NTASKS, and
+// SLURM_STEP_NUM_TASKS, which srun sets and a batch script lacks, must
+// agree; the layout is
 // SLURM_STEP_TASKS_PER_NODE, else SLURM_TASKS_PER_NODE, in Slurm's
 // compressed form ("8(x2),3"), with SLURM_NODEID and SLURM_LOCALID.
 func readSlurm(getenv func(string) string) (*Placement, error) {
@@ -164,7 +165,11 @@ func readSlurm(getenv func(string) string) (*Placement, error) {
 	}
 	if step, err := e.num("SLURM_STEP_NUM_TASKS", worldMax, true); err != nil {
 		return nil, err
-	} else if step >= 0 && step != size {
+	} else if step < 0 {
+		// sbatch's script and salloc's shell carry SLURM_PROCID=0 and the
+		// job's SLURM_NTASKS: one process would wait for a world of N.
+		return nil, fmt.Errorf("%s environment: SLURM_PROCID and SLURM_NTASKS are set but SLURM_STEP_NUM_TASKS is not: this is a job's batch script or allocation shell, not a task of an srun step; start the ranks with srun, or give --rank and --nranks", e.launcher)
+	} else if step != size {
 		return nil, fmt.Errorf("%s environment: SLURM_NTASKS=%d but SLURM_STEP_NUM_TASKS=%d: the job's and the step's task counts differ; run the ranks with srun -n %d, or give --rank and --nranks", e.launcher, size, step, size)
 	}
 	p := e.placement(rank, size)

@@ -26,14 +26,14 @@ func TestReadLauncherPlacements(t *testing.T) {
 		launcherChosen string
 	}{
 		{[]string{"SLURM_PROCID=11", "SLURM_NTASKS=16", "SLURM_STEP_NUM_TASKS=16", "SLURM_LOCALID=3", "SLURM_NODEID=1", "SLURM_STEP_TASKS_PER_NODE=8(x2)", "SLURM_TASKS_PER_NODE=8(x2)"}, "Slurm", 11, 16, 8, 3, 1, ""},
-		{[]string{"SLURM_PROCID=4", "SLURM_NTASKS=5", "SLURM_LOCALID=1", "SLURM_NODEID=1", "SLURM_TASKS_PER_NODE=3,2"}, "Slurm", 4, 5, 3, 1, 1, ""},
-		{[]string{"SLURM_PROCID=2", "SLURM_NTASKS=3"}, "Slurm", 2, 3, 0, -1, -1, ""},
+		{[]string{"SLURM_PROCID=4", "SLURM_NTASKS=5", "SLURM_STEP_NUM_TASKS=5", "SLURM_LOCALID=1", "SLURM_NODEID=1", "SLURM_TASKS_PER_NODE=3,2"}, "Slurm", 4, 5, 3, 1, 1, ""},
+		{[]string{"SLURM_PROCID=2", "SLURM_NTASKS=3", "SLURM_STEP_NUM_TASKS=3"}, "Slurm", 2, 3, 0, -1, -1, ""},
 		{[]string{"OMPI_COMM_WORLD_RANK=5", "OMPI_COMM_WORLD_SIZE=8", "OMPI_COMM_WORLD_LOCAL_RANK=5", "OMPI_COMM_WORLD_LOCAL_SIZE=8", "OMPI_COMM_WORLD_NODE_RANK=5"}, "Open MPI", 5, 8, 8, 5, 0, ""},
 		{[]string{"RANK=9", "WORLD_SIZE=16", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=4", "GROUP_RANK=2", "GROUP_WORLD_SIZE=4"}, "torchrun", 9, 16, 4, 1, 2, ""},
 		// srun running one torchrun per node: two numberings, one chosen.
-		{[]string{"SLURM_PROCID=1", "SLURM_NTASKS=2", "RANK=5", "WORLD_SIZE=8", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=4"}, "torchrun", 5, 8, 4, 1, 1, "torchrun"},
+		{[]string{"SLURM_PROCID=1", "SLURM_NTASKS=2", "SLURM_STEP_NUM_TASKS=2", "RANK=5", "WORLD_SIZE=8", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=4"}, "torchrun", 5, 8, 4, 1, 1, "torchrun"},
 		// Open MPI under srun's direct launch: both agree.
-		{[]string{"SLURM_PROCID=3", "SLURM_NTASKS=4", "OMPI_COMM_WORLD_RANK=3", "OMPI_COMM_WORLD_SIZE=4"}, "Slurm", 3, 4, 0, -1, -1, ""},
+		{[]string{"SLURM_PROCID=3", "SLURM_NTASKS=4", "SLURM_STEP_NUM_TASKS=4", "OMPI_COMM_WORLD_RANK=3", "OMPI_COMM_WORLD_SIZE=4"}, "Slurm", 3, 4, 0, -1, -1, ""},
 	} {
 		p, err := ReadLauncher(c.launcherChosen, envOf(c.env...))
 		if err != nil || p == nil {
@@ -54,7 +54,7 @@ func TestReadLauncherPlacements(t *testing.T) {
 // and saying what to do.
 func TestReadLauncherRefusals(t *testing.T) {
 	slurm := func(extra ...string) []string {
-		return append([]string{"SLURM_PROCID=9", "SLURM_NTASKS=16", "SLURM_LOCALID=1", "SLURM_NODEID=1", "SLURM_STEP_TASKS_PER_NODE=8(x2)"}, extra...)
+		return append([]string{"SLURM_PROCID=9", "SLURM_NTASKS=16", "SLURM_STEP_NUM_TASKS=16", "SLURM_LOCALID=1", "SLURM_NODEID=1", "SLURM_STEP_TASKS_PER_NODE=8(x2)"}, extra...)
 	}
 	for _, c := range []struct {
 		launcher string
@@ -77,13 +77,15 @@ func TestReadLauncherRefusals(t *testing.T) {
 		{"", slurm("SLURM_LOCALID=8"), "SLURM_LOCALID=8 but node 1 runs 8 tasks"},
 		{"", slurm("SLURM_PROCID=2"), "not block order (node*8+local = 9): run srun with --distribution=block"},
 		{"", slurm("SLURM_NODEID="), "SLURM_NODEID is not set"},
-		{"", []string{"SLURM_PROCID=1", "SLURM_NTASKS=4", "SLURM_LOCALID=1", "SLURM_NODEID=0"}, "the tasks per node are unknown"},
+		{"", []string{"SLURM_PROCID=1", "SLURM_NTASKS=4", "SLURM_STEP_NUM_TASKS=4", "SLURM_LOCALID=1", "SLURM_NODEID=0"}, "the tasks per node are unknown"},
+		// sbatch's script, as a real Slurm sets it (no step variables).
+		{"", []string{"SLURM_PROCID=0", "SLURM_NTASKS=16", "SLURM_LOCALID=0", "SLURM_NODEID=0", "SLURM_TASKS_PER_NODE=8(x2)"}, "this is a job's batch script or allocation shell, not a task of an srun step; start the ranks with srun"},
 		{"", []string{"OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=4", "OMPI_COMM_WORLD_LOCAL_RANK=0", "OMPI_COMM_WORLD_LOCAL_SIZE=2"}, "not block order (local = rank % 2 = 1): use mpirun --map-by slot"},
 		{"", []string{"OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=4", "OMPI_COMM_WORLD_LOCAL_SIZE=2"}, "both are needed, or neither"},
 		{"", []string{"OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=4", "OMPI_COMM_WORLD_LOCAL_RANK=0", "OMPI_COMM_WORLD_LOCAL_SIZE=8"}, "OMPI_COMM_WORLD_LOCAL_SIZE=8: want 1..4"},
 		{"", []string{"RANK=5", "WORLD_SIZE=8", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=4", "GROUP_RANK=0"}, "GROUP_RANK=0 but RANK=5"},
 		{"", []string{"RANK=5", "WORLD_SIZE=8", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=4", "GROUP_WORLD_SIZE=3"}, "GROUP_WORLD_SIZE=3"},
-		{"", []string{"SLURM_PROCID=1", "SLURM_NTASKS=2", "RANK=5", "WORLD_SIZE=8"}, "Slurm (SLURM_PROCID=1 SLURM_NTASKS=2) and torchrun (RANK=5 WORLD_SIZE=8) disagree on this process's place: give --launcher slurm or --launcher torchrun"},
+		{"", []string{"SLURM_PROCID=1", "SLURM_NTASKS=2", "SLURM_STEP_NUM_TASKS=2", "RANK=5", "WORLD_SIZE=8"}, "Slurm (SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_STEP_NUM_TASKS=2) and torchrun (RANK=5 WORLD_SIZE=8) disagree on this process's place: give --launcher slurm or --launcher torchrun"},
 		{"mpich", []string{"RANK=1", "WORLD_SIZE=2"}, `--launcher "mpich": use slurm, ompi, torchrun`},
 		{"ompi", []string{"RANK=1", "WORLD_SIZE=2"}, "--launcher ompi: none of its variables is set (OMPI_COMM_WORLD_RANK"},
 	} {
@@ -97,7 +99,7 @@ func TestReadLauncherRefusals(t *testing.T) {
 // The grouping a launcher gives is L unless a flag or the variable says
 // otherwise; the variable and the launcher must agree.
 func TestPerInstanceFromLauncher(t *testing.T) {
-	env := envOf("SLURM_PROCID=9", "SLURM_NTASKS=16", "SLURM_LOCALID=1", "SLURM_NODEID=1", "SLURM_STEP_TASKS_PER_NODE=8(x2)")
+	env := envOf("SLURM_PROCID=9", "SLURM_NTASKS=16", "SLURM_STEP_NUM_TASKS=16", "SLURM_LOCALID=1", "SLURM_NODEID=1", "SLURM_STEP_TASKS_PER_NODE=8(x2)")
 	o := Options{Rank: -1}
 	if err := o.ResolveRank(map[string]bool{}, env); err != nil || o.Rank != 9 || o.NRanks != 16 {
 		t.Fatalf("%v %d/%d", err, o.Rank, o.NRanks)
@@ -165,7 +167,7 @@ func FuzzReadLauncher(f *testing.F) {
 	f.Add("9", "16", "1", "1", "8(x2)", "5", "8")
 	f.Add("1", "2", "", "", "", "x", "")
 	f.Fuzz(func(t *testing.T, procid, ntasks, localid, nodeid, tpn, rank, size string) {
-		env := envOf("SLURM_PROCID="+procid, "SLURM_NTASKS="+ntasks, "SLURM_LOCALID="+localid, "SLURM_NODEID="+nodeid,
+		env := envOf("SLURM_PROCID="+procid, "SLURM_NTASKS="+ntasks, "SLURM_STEP_NUM_TASKS="+ntasks, "SLURM_LOCALID="+localid, "SLURM_NODEID="+nodeid,
 			"SLURM_TASKS_PER_NODE="+tpn, "RANK="+rank, "WORLD_SIZE="+size, "LOCAL_RANK="+localid, "LOCAL_WORLD_SIZE="+tpn)
 		p, err := ReadLauncher("", env)
 		if err != nil || p == nil {

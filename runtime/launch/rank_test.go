@@ -22,15 +22,15 @@ func TestResolveRank(t *testing.T) {
 	}{
 		{nil, -1, 0, env("RANK", "2", "WORLD_SIZE", "4"), [2]int{2, 4}, ""},
 		{nil, -1, 0, env("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2"), [2]int{1, 2}, ""},
-		{nil, -1, 0, env("SLURM_PROCID", "0", "SLURM_NTASKS", "8"), [2]int{0, 8}, ""},
+		{nil, -1, 0, env("SLURM_PROCID", "0", "SLURM_NTASKS", "8", "SLURM_STEP_NUM_TASKS", "8"), [2]int{0, 8}, ""},
 		// Two launchers that disagree, one flag that contradicts the launcher.
-		{nil, -1, 0, env("RANK", "1", "WORLD_SIZE", "2", "SLURM_PROCID", "5", "SLURM_NTASKS", "8"), [2]int{}, "disagree on this process's place"},
+		{nil, -1, 0, env("RANK", "1", "WORLD_SIZE", "2", "SLURM_PROCID", "5", "SLURM_NTASKS", "8", "SLURM_STEP_NUM_TASKS", "8"), [2]int{}, "disagree on this process's place"},
 		{map[string]bool{"rank": true}, 3, 0, env("RANK", "1", "WORLD_SIZE", "4"), [2]int{}, "--rank 3 but torchrun says rank 1"},
 		{map[string]bool{"nranks": true}, 0, 4, env("RANK", "1", "WORLD_SIZE", "4"), [2]int{1, 4}, ""},
 		{map[string]bool{"rank": true, "nranks": true}, 0, 1, env("RANK", "x"), [2]int{0, 1}, ""},
 		{nil, -1, 0, env("RANK", "x", "WORLD_SIZE", "2"), [2]int{}, `RANK="x": not a whole number`},
 		{nil, -1, 0, env(), [2]int{}, "no rank and world size"},
-		{nil, -1, 0, env("SLURM_PROCID", "8", "SLURM_NTASKS", "8"), [2]int{}, "SLURM_PROCID=8 is not below SLURM_NTASKS=8"},
+		{nil, -1, 0, env("SLURM_PROCID", "8", "SLURM_NTASKS", "8", "SLURM_STEP_NUM_TASKS", "8"), [2]int{}, "SLURM_PROCID=8 is not below SLURM_NTASKS=8"},
 		// Bounded before anything is allocated per rank (1e8 ran out of memory).
 		{nil, -1, 0, env("RANK", "0", "WORLD_SIZE", "100000000"), [2]int{}, `WORLD_SIZE="100000000": not a whole number in 0..65536`},
 		{nil, -1, 0, env("RANK", "0", "WORLD_SIZE", "65537"), [2]int{}, `WORLD_SIZE="65537": not a whole number in 0..65536`},

@@ -51,7 +51,7 @@ func rootCause(ranks []*localRank) string {
 // A rank's error names a peer as "rank R (ADDR)" (its listen address) or
 // "rank R (peer ADDR)" (the far end of a connection it made); an abort
 // report of runtime/transport/tcp says "rank R (ADDR) went in the PHASE,
-// step S" (docs/bootstrap-hierarchy.md#abort-frames); a ring step that
+// step S" (its abort frames: docs/nrtabi-runtime-bootstrap.md#when-a-rank-fails); a ring step that
 // failed is "PHASE, step S: ...".
 var (
 	goneRe  = regexp.MustCompile(`\brank (\d+) \(([^()\s]+)\) went in the (.+?), step (-?\d+)`)

@@ -12,7 +12,7 @@ func failedRank(rank int, err string, ended time.Duration) *localRank {
 
 // The root cause line picks the dead rank out of errors that each blame a
 // neighbour, in the shapes the Go ranks report today and the abort
-// reports of docs/bootstrap-hierarchy.md#abort-frames.
+// reports of runtime/transport/tcp (docs/nrtabi-runtime-bootstrap.md#when-a-rank-fails).
 func TestRootCause(t *testing.T) {
 	dead := &localRank{rank: 3, exit: -1, signal: "killed", ended: 50 * time.Millisecond, fields: map[string]string{}}
 	for _, c := range []struct {

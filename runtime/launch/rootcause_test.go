@@ -48,3 +48,25 @@ func TestRootCause(t *testing.T) {
 		}
 	}
 }
+
+// The ranks' errors are outside text (a rank program other than bootstrap
+// prints what it likes): any of them gives one line with no control byte.
+func FuzzRootCause(f *testing.F) {
+	f.Add("rank 0: aborted by rank 1 (abort frame from x): rank 2 (127.0.0.1:7) went in the flat ring all-gather, step 0: t", "rank 2 (peer 1.2.3.4:5) closed", true)
+	f.Add("rank 9 (x) went in the , step -1", "\x1b[2J\nforged line", false)
+	f.Fuzz(func(t *testing.T, e0, e1 string, kill bool) {
+		third := failedRank(2, "x", 0)
+		if kill {
+			third = &localRank{rank: 2, exit: -1, signal: "killed", fields: map[string]string{}}
+		}
+		got := rootCause([]*localRank{failedRank(0, e0, 0), failedRank(1, e1, time.Millisecond), third})
+		if !strings.HasPrefix(got, "bootstrap --local 3: root cause: rank ") {
+			t.Fatalf("%q", got)
+		}
+		for _, c := range []byte(got) {
+			if c < 0x20 || c == 0x7f {
+				t.Fatalf("control byte %#x in %q", c, got)
+			}
+		}
+	})
+}

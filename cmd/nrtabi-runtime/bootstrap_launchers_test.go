@@ -50,7 +50,8 @@ func checkLauncherWorld(t *testing.T, out string, n, l int) {
 // srun -N 2 -n 16: two nodes of 8 tasks, block distribution; each rank
 // takes rank 0..15, the world size and L = 8 from Slurm, so the world is
 // hierarchical, 2 instances of 8. A cyclic distribution is refused by
-// every rank, naming Slurm's variables.
+// the ranks out of block order, naming Slurm's variables, and runs with
+// --per-instance; a batch script is refused.
 func TestBootstrapUnderSrun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
@@ -102,6 +103,14 @@ func TestBootstrapUnderSrun(t *testing.T) {
 	} else {
 		t.Logf("srun -n 4 cyclic, refused: %s", took.Round(time.Millisecond))
 	}
+	// The fix the refusal names: --per-instance, and the layout is not read.
+	start = time.Now()
+	out, err = srun("-N", "2", "-n", "4", "--distribution=cyclic", bin, "bootstrap", "--per-instance", "2")
+	if err != nil {
+		t.Fatalf("cyclic with --per-instance 2: %v\n%s", err, tail(out, 6000))
+	}
+	checkLauncherWorld(t, out, 4, 2)
+	t.Logf("srun -n 4 cyclic --per-instance 2: %s", time.Since(start).Round(time.Millisecond))
 }
 
 // mpirun -n 8 on this one host: L = OMPI_COMM_WORLD_LOCAL_SIZE = 8, a flat

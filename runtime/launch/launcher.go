@@ -28,7 +28,7 @@ type Placement struct {
 type launcherEnv struct {
 	name, key string // the display name; the --launcher value
 	vars      []string
-	read      func(getenv func(string) string) (*Placement, error)
+	read      func(getenv func(string) string, layout bool) (*Placement, error)
 }
 
 // launchers are the launchers whose environment names a rank
@@ -154,7 +154,7 @@ func (e *envReader) pair(rank, size string) error {
 // agree; the layout is
 // SLURM_STEP_TASKS_PER_NODE, else SLURM_TASKS_PER_NODE, in Slurm's
 // compressed form ("8(x2),3"), with SLURM_NODEID and SLURM_LOCALID.
-func readSlurm(getenv func(string) string) (*Placement, error) {
+func readSlurm(getenv func(string) string, layout bool) (*Placement, error) {
 	e := &envReader{launcher: "Slurm", getenv: getenv}
 	if !e.has("SLURM_PROCID") && !e.has("SLURM_NTASKS") && !e.has("SLURM_STEP_NUM_TASKS") {
 		return nil, nil
@@ -173,6 +173,9 @@ func readSlurm(getenv func(string) string) (*Placement, error) {
 		return nil, fmt.Errorf("%s environment: SLURM_NTASKS=%d but SLURM_STEP_NUM_TASKS=%d: the job's and the step's task counts differ; run the ranks with srun -n %d, or give --rank and --nranks", e.launcher, size, step, size)
 	}
 	p := e.placement(rank, size)
+	if !layout {
+		return p, nil
+	}
 	layoutVar := "SLURM_STEP_TASKS_PER_NODE"
 	if !e.has(layoutVar) {
 		layoutVar = "SLURM_TASKS_PER_NODE"
@@ -206,10 +209,10 @@ func readSlurm(getenv func(string) string) (*Placement, error) {
 		return nil, fmt.Errorf("%s environment: %s=%s adds up to %d tasks, SLURM_NTASKS=%d: the layout is not this step's; give --per-instance", e.launcher, layoutVar, envq(v), total, size)
 	}
 	if node >= len(counts) {
-		return nil, fmt.Errorf("%s environment: SLURM_NODEID=%d but %s=%s has %d nodes", e.launcher, node, layoutVar, envq(v), len(counts))
+		return nil, fmt.Errorf("%s environment: SLURM_NODEID=%d but %s=%s has %d nodes; give --per-instance (the layout is then not read)", e.launcher, node, layoutVar, envq(v), len(counts))
 	}
 	if local >= counts[node] {
-		return nil, fmt.Errorf("%s environment: SLURM_LOCALID=%d but node %d runs %d tasks (%s=%s)", e.launcher, local, node, counts[node], layoutVar, envq(v))
+		return nil, fmt.Errorf("%s environment: SLURM_LOCALID=%d but node %d runs %d tasks (%s=%s); give --per-instance (the layout is then not read)", e.launcher, local, node, counts[node], layoutVar, envq(v))
 	}
 	l := counts[0]
 	for i, c := range counts {
@@ -262,7 +265,7 @@ func ParseTasksPerNode(s string) ([]int, error) {
 // index: the grouping is OMPI_COMM_WORLD_LOCAL_SIZE ranks per node, which
 // is the instance grouping only when mpirun mapped the ranks by slot
 // (its default): the local rank must be rank % L.
-func readOMPI(getenv func(string) string) (*Placement, error) {
+func readOMPI(getenv func(string) string, layout bool) (*Placement, error) {
 	e := &envReader{launcher: "Open MPI", getenv: getenv}
 	if !e.has("OMPI_COMM_WORLD_RANK") && !e.has("OMPI_COMM_WORLD_SIZE") {
 		return nil, nil
@@ -270,6 +273,9 @@ func readOMPI(getenv func(string) string) (*Placement, error) {
 	rank, size, err := e.world("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")
 	if err != nil {
 		return nil, err
+	}
+	if !layout {
+		return e.placement(rank, size), nil
 	}
 	local, err := e.num("OMPI_COMM_WORLD_LOCAL_RANK", worldMax, true)
 	if err != nil {
@@ -287,14 +293,14 @@ func readOMPI(getenv func(string) string) (*Placement, error) {
 		return p, nil
 	}
 	if local < 0 || lsize < 0 {
-		return nil, fmt.Errorf("%s environment: OMPI_COMM_WORLD_LOCAL_RANK and OMPI_COMM_WORLD_LOCAL_SIZE: both are needed, or neither", e.launcher)
+		return nil, fmt.Errorf("%s environment: OMPI_COMM_WORLD_LOCAL_RANK and OMPI_COMM_WORLD_LOCAL_SIZE: both are needed, or neither; give --per-instance (the layout is then not read)", e.launcher)
 	}
 	return p, p.group("OMPI_COMM_WORLD_LOCAL_RANK", local, "OMPI_COMM_WORLD_LOCAL_SIZE", lsize, "mpirun --map-by slot")
 }
 
 // readTorchrun reads a torchrun worker's variables: LOCAL_WORLD_SIZE
 // workers per node, numbered node after node (GROUP_RANK is the node).
-func readTorchrun(getenv func(string) string) (*Placement, error) {
+func readTorchrun(getenv func(string) string, layout bool) (*Placement, error) {
 	e := &envReader{launcher: "torchrun", getenv: getenv}
 	if !e.has("RANK") && !e.has("WORLD_SIZE") {
 		return nil, nil
@@ -302,6 +308,9 @@ func readTorchrun(getenv func(string) string) (*Placement, error) {
 	rank, size, err := e.world("RANK", "WORLD_SIZE")
 	if err != nil {
 		return nil, err
+	}
+	if !layout {
+		return e.placement(rank, size), nil
 	}
 	local, err := e.num("LOCAL_RANK", worldMax, true)
 	if err != nil {
@@ -324,7 +333,7 @@ func readTorchrun(getenv func(string) string) (*Placement, error) {
 		return p, nil
 	}
 	if local < 0 || lsize < 0 {
-		return nil, fmt.Errorf("torchrun environment: LOCAL_RANK and LOCAL_WORLD_SIZE: both are needed, or neither")
+		return nil, fmt.Errorf("torchrun environment: LOCAL_RANK and LOCAL_WORLD_SIZE: both are needed, or neither; give --per-instance (the layout is then not read)")
 	}
 	if err := p.group("LOCAL_RANK", local, "LOCAL_WORLD_SIZE", lsize, "torchrun --nproc-per-node the same on every node"); err != nil {
 		return nil, err
@@ -342,10 +351,10 @@ func readTorchrun(getenv func(string) string) (*Placement, error) {
 // rank = node*L + local, and records it.
 func (p *Placement) group(localVar string, local int, sizeVar string, lsize int, fix string) error {
 	if lsize < 1 || lsize > p.Size {
-		return fmt.Errorf("%s environment: %s=%d: want 1..%d (the world size)", p.Launcher, sizeVar, lsize, p.Size)
+		return fmt.Errorf("%s environment: %s=%d: want 1..%d (the world size); give --per-instance (the layout is then not read)", p.Launcher, sizeVar, lsize, p.Size)
 	}
 	if local >= lsize {
-		return fmt.Errorf("%s environment: %s=%d is not below %s=%d", p.Launcher, localVar, local, sizeVar, lsize)
+		return fmt.Errorf("%s environment: %s=%d is not below %s=%d; give --per-instance (the layout is then not read)", p.Launcher, localVar, local, sizeVar, lsize)
 	}
 	if p.Rank < p.Size && p.Rank%lsize != local {
 		return fmt.Errorf("%s environment: rank %d as local rank %s=%d of %s=%d is not block order (local = rank %% %d = %d): use %s, or give --per-instance", p.Launcher, p.Rank, localVar, local, sizeVar, lsize, lsize, p.Rank%lsize, fix)
@@ -356,10 +365,12 @@ func (p *Placement) group(localVar string, local int, sizeVar string, lsize int,
 
 // ReadLauncher returns this process's placement from the launchers'
 // environments: the one named by want ("" for any), nil when none is set.
+// With layout false only the rank and size are read (a flag gives L: the
+// launcher's layout is neither needed nor checked).
 // Two launchers whose variables are both set must agree on the rank, the
 // size and the grouping; else both are named (a torchrun under srun sets
 // both, and only the caller knows which numbering it means).
-func ReadLauncher(want string, getenv func(string) string) (*Placement, error) {
+func ReadLauncher(want string, getenv func(string) string, layout bool) (*Placement, error) {
 	var found *Placement
 	known := false
 	for _, l := range launchers {
@@ -367,7 +378,7 @@ func ReadLauncher(want string, getenv func(string) string) (*Placement, error) {
 			continue
 		}
 		known = true
-		p, err := l.read(getenv)
+		p, err := l.read(getenv, layout)
 		if err != nil {
 			return nil, err
 		}

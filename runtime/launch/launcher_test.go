@@ -35,7 +35,7 @@ func TestReadLauncherPlacements(t *testing.T) {
 		// Open MPI under srun's direct launch: both agree.
 		{[]string{"SLURM_PROCID=3", "SLURM_NTASKS=4", "SLURM_STEP_NUM_TASKS=4", "OMPI_COMM_WORLD_RANK=3", "OMPI_COMM_WORLD_SIZE=4"}, "Slurm", 3, 4, 0, -1, -1, ""},
 	} {
-		p, err := ReadLauncher(c.launcherChosen, envOf(c.env...))
+		p, err := ReadLauncher(c.launcherChosen, envOf(c.env...), true)
 		if err != nil || p == nil {
 			t.Errorf("%v: %v %v", c.env, p, err)
 			continue
@@ -45,7 +45,7 @@ func TestReadLauncherPlacements(t *testing.T) {
 			t.Errorf("%v: %s %v, want %s %v", c.env, p.Launcher, got, c.want, want)
 		}
 	}
-	if p, err := ReadLauncher("", envOf()); p != nil || err != nil {
+	if p, err := ReadLauncher("", envOf(), true); p != nil || err != nil {
 		t.Errorf("no launcher: %v %v", p, err)
 	}
 }
@@ -89,7 +89,7 @@ func TestReadLauncherRefusals(t *testing.T) {
 		{"mpich", []string{"RANK=1", "WORLD_SIZE=2"}, `--launcher "mpich": use slurm, ompi, torchrun`},
 		{"ompi", []string{"RANK=1", "WORLD_SIZE=2"}, "--launcher ompi: none of its variables is set (OMPI_COMM_WORLD_RANK"},
 	} {
-		p, err := ReadLauncher(c.launcher, envOf(c.env...))
+		p, err := ReadLauncher(c.launcher, envOf(c.env...), true)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v %v; want %q", c.env, p, err, c.want)
 		}
@@ -116,6 +116,19 @@ func TestPerInstanceFromLauncher(t *testing.T) {
 	o.PerInstance = 4 // the flag wins
 	if l, err := o.perInstance(2); l != 4 || err != nil {
 		t.Errorf("--per-instance: %d %v", l, err)
+	}
+	// --per-instance: the layout is not read, so a broken one is no error.
+	o = Options{Rank: -1, PerInstance: 4}
+	broken := envOf("SLURM_PROCID=2", "SLURM_NTASKS=16", "SLURM_STEP_NUM_TASKS=16", "SLURM_LOCALID=1", "SLURM_NODEID=1", "SLURM_STEP_TASKS_PER_NODE=8(x2)")
+	if err := o.ResolveRank(map[string]bool{}, broken); err != nil || o.Rank != 2 || o.NRanks != 16 {
+		t.Errorf("--per-instance over a cyclic layout: %v %d/%d", err, o.Rank, o.NRanks)
+	}
+	if l, err := o.perInstance(0); l != 4 || err != nil {
+		t.Errorf("--per-instance over a cyclic layout: L %d %v", l, err)
+	}
+	o = Options{Rank: -1}
+	if err := o.ResolveRank(map[string]bool{}, broken); err == nil || !strings.Contains(err.Error(), "not block order") {
+		t.Errorf("cyclic layout: %v", err)
 	}
 	// Both flags: the environment is not read (even a broken one).
 	o = Options{Rank: 1, NRanks: 2}
@@ -169,7 +182,7 @@ func FuzzReadLauncher(f *testing.F) {
 	f.Fuzz(func(t *testing.T, procid, ntasks, localid, nodeid, tpn, rank, size string) {
 		env := envOf("SLURM_PROCID="+procid, "SLURM_NTASKS="+ntasks, "SLURM_STEP_NUM_TASKS="+ntasks, "SLURM_LOCALID="+localid, "SLURM_NODEID="+nodeid,
 			"SLURM_TASKS_PER_NODE="+tpn, "RANK="+rank, "WORLD_SIZE="+size, "LOCAL_RANK="+localid, "LOCAL_WORLD_SIZE="+tpn)
-		p, err := ReadLauncher("", env)
+		p, err := ReadLauncher("", env, true)
 		if err != nil || p == nil {
 			return
 		}

@@ -77,13 +77,14 @@ type Options struct {
 
 // ResolveRank fills rank and nranks from the flags, else the launcher's
 // environment (ReadLauncher: o.Launcher's, else any one's), and keeps the
-// launcher's placement for the grouping (perInstance). With both --rank and
+// launcher's placement for the grouping (perInstance; with --per-instance
+// or --topology the layout is not read). With both --rank and
 // --nranks given the environment is not read: the flags say who this
 // process is. One flag given beside a launcher that says otherwise is
 // refused: the launcher's layout would describe another numbering.
 func (o *Options) ResolveRank(set map[string]bool, getenv func(string) string) error {
 	if !set["rank"] || !set["nranks"] {
-		p, err := ReadLauncher(o.Launcher, getenv)
+		p, err := ReadLauncher(o.Launcher, getenv, o.PerInstance == 0 && o.Topology == "")
 		if err != nil {
 			return err
 		}

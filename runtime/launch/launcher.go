@@ -86,14 +86,25 @@ func (e *envReader) num(name string, max int, optional bool) (int, error) {
 		if optional {
 			return -1, nil
 		}
-		return 0, fmt.Errorf("%s environment: %s is not set", e.launcher, name)
+		return 0, fmt.Errorf("%s environment: %s is not set; give %s", e.launcher, name, flagsFor(name))
 	}
 	n, ok := parseCount(v, max)
 	if !ok {
-		return 0, fmt.Errorf("%s environment: %s=%s: not a whole number in 0..%d", e.launcher, name, envq(v), max)
+		return 0, fmt.Errorf("%s environment: %s=%s: not a whole number in 0..%d; unset it, or give %s", e.launcher, name, envq(v), max, flagsFor(name))
 	}
 	e.from = append(e.from, name+"="+v)
 	return n, nil
+}
+
+// flagsFor names the flags that stand in for a launcher variable: the
+// rank and size ones for the rank and size, --per-instance for the layout
+// (which is then not read).
+func flagsFor(name string) string {
+	switch name {
+	case "SLURM_PROCID", "SLURM_NTASKS", "SLURM_STEP_NUM_TASKS", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE":
+		return "--rank and --nranks"
+	}
+	return "--per-instance (the layout is then not read)"
 }
 
 // parseCount reads s as decimal digits only, at most max.

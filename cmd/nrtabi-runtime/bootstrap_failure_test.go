@@ -78,17 +78,13 @@ func TestBootstrapLocalDeadRankNamedFirst(t *testing.T) {
 	}
 }
 
-// A rank killed from outside before it reaches the root: the root and
-// the others would wait for it until the socket timeout; the launcher
-// names it, stops them after its grace and ends within seconds.
+// A rank stalled before it opens any connection (the fault hook), then
+// killed from outside: no peer can see it go, and the root and the others
+// would wait for it until the socket timeout (30 s); the launcher names
+// it, stops them after its grace and ends within seconds.
 func TestBootstrapLocalKilledRankStopsTheWorld(t *testing.T) {
-	// --timing holds every rank until all have started, so the victim
-	// is alive and found before the world begins.
-	cmd, out, errw := startLocal(t, nil, "--local", "8", "--timing")
-	victim := findRankProcess(t, cmd.Process.Pid, 3, 10*time.Second)
-	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out, errw := startLocal(t, []string{launch.EnvFault + "=stall-before-root"}, "--local", "8", "--fault-rank", "3")
+	killRank(t, cmd.Process.Pid, 3)
 	rc, took := waitLocal(t, cmd, 25*time.Second)
 	first, _, _ := strings.Cut(out.String(), "\n")
 	if rc != cli.ExitError || took > 8*time.Second {
@@ -97,8 +93,40 @@ func TestBootstrapLocalKilledRankStopsTheWorld(t *testing.T) {
 	if !strings.HasPrefix(first, "bootstrap --local 8: root cause: rank 3 was ended by signal killed") {
 		t.Errorf("first line %q\n%s\n%s", first, out, errw)
 	}
-	if !strings.Contains(out.String(), "stopped by the launcher: still running 3s after the first failure") {
+	if !strings.Contains(out.String(), "rank 0: stopped by the launcher: still running 3s after the first failure") ||
+		!strings.Contains(out.String(), "rank=0 printed nothing (stopped by the launcher)") {
 		t.Errorf("the stopped ranks are not said to be:\n%s", out)
+	}
+	if !strings.Contains(errw.String(), "rank 3 was ended by signal killed") {
+		t.Errorf("nothing said on stderr when rank 3 died:\n%s", errw)
+	}
+}
+
+// A rank process killed from outside mid-gather (stalled there by the
+// fault hook, alive with its sockets open, until the test's SIGKILL): the
+// first line names it, with its address and the phase from its
+// neighbours' errors, within seconds.
+func TestBootstrapLocalKilledMidGather(t *testing.T) {
+	cmd, out, errw := startLocal(t, []string{launch.EnvFault + "=stall-mid-gather"}, "--local", "8", "--per-instance", "4", "--fault-rank", "3")
+	killRank(t, cmd.Process.Pid, 3)
+	rc, took := waitLocal(t, cmd, 25*time.Second)
+	first, _, _ := strings.Cut(out.String(), "\n")
+	if rc != cli.ExitError || took > 6*time.Second {
+		t.Errorf("exit %d after %s, want %d within 6s", rc, took, cli.ExitError)
+	}
+	if !regexp.MustCompile(`^bootstrap --local 8: root cause: rank 3 was ended by signal killed [0-9.]+s in, its (address|connection from) 127\.0\.0\.1:[0-9]+, during .+ \(named by [1-7] other rank\(s\); rank [0-7]: `).MatchString(first) {
+		t.Errorf("first line:\n%s\n%s", out, errw)
+	}
+}
+
+// killRank SIGKILLs rank r's process once it has run a moment (the
+// others are then waiting on it).
+func killRank(t *testing.T, launcher, r int) {
+	t.Helper()
+	victim := findRankProcess(t, launcher, r, 10*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
 	}
 }
 

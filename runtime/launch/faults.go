@@ -65,6 +65,17 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 				die()
 			}
 		}}, nil
+	case "stall-mid-gather":
+		// As die-mid-gather, but the rank stops there alive, its sockets
+		// open, until something outside kills it (the tests' kill of a
+		// rank process mid-gather).
+		return &tcp.Hooks{GatherPhase: func(phase string) {
+			if phase == "inter" {
+				select {}
+			}
+		}}, nil
+	case "stall-before-root":
+		return nil, nil // stallBeforeRoot
 	case "forge-relay":
 		// A relay that passes on forged copies: every record after the
 		// first of each block it sends replaced by the first (another
@@ -91,5 +102,10 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 			return err
 		}}, nil
 	}
-	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record, die-after-reply, die-mid-gather, forge-relay or wrong-instance", EnvFault, kind)
+	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record, die-after-reply, die-mid-gather, stall-mid-gather, stall-before-root, forge-relay or wrong-instance", EnvFault, kind)
 }
+
+// stallBeforeRoot is the fault of a rank that stops before it opens any
+// connection, alive until killed: no peer can see it go, so only the
+// launcher can (docs/nrtabi-runtime-bootstrap.md#when-a-rank-fails).
+func stallBeforeRoot(kind string) bool { return kind == "stall-before-root" }

@@ -20,3 +20,6 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 	}
 	return nil, fmt.Errorf("%s=%q: this binary has no fault hooks (they are test-only: build with -tags nrtabi_faults)", EnvFault, kind)
 }
+
+// stallBeforeRoot is false: a normal build has no faults.
+func stallBeforeRoot(string) bool { return false }

@@ -17,4 +17,7 @@ func TestFaultHooksAbsentFromNormalBuilds(t *testing.T) {
 	if h != nil || err == nil || !strings.Contains(err.Error(), "-tags nrtabi_faults") {
 		t.Fatalf("bad-magic in a normal build: hooks %v, error %v", h, err)
 	}
+	if _, err := faultHooks("stall-before-root"); err == nil || stallBeforeRoot("stall-before-root") {
+		t.Fatalf("stall-before-root in a normal build: %v", err)
+	}
 }

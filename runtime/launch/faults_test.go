@@ -10,10 +10,13 @@ import (
 // The test build carries every fault the bootstrap tests plant, and refuses
 // a name it does not know.
 func TestFaultHooksInTestBuilds(t *testing.T) {
-	for _, k := range []string{"bad-magic", "truncated-record", "die-mid-record", "die-after-record", "die-after-reply"} {
+	for _, k := range []string{"bad-magic", "truncated-record", "die-mid-record", "die-after-record", "die-after-reply", "die-mid-gather", "stall-mid-gather", "forge-relay", "wrong-instance"} {
 		if h, err := faultHooks(k); h == nil || err != nil {
 			t.Errorf("%s: hooks %v, error %v", k, h, err)
 		}
+	}
+	if h, err := faultHooks("stall-before-root"); h != nil || err != nil || !stallBeforeRoot("stall-before-root") {
+		t.Errorf("stall-before-root: hooks %v, error %v", h, err)
 	}
 	if _, err := faultHooks("explode"); err == nil || !strings.Contains(err.Error(), "use bad-magic") {
 		t.Errorf("explode: %v", err)

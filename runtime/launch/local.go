@@ -59,6 +59,8 @@ func RunLocal(ctx context.Context, o Options, out, errw io.Writer) error {
 	for _, r := range ranks {
 		if line := r.fields["line"]; line != "" {
 			fmt.Fprintln(out, esc(line))
+		} else if r.stopped {
+			fmt.Fprintf(out, "rank=%d printed nothing (stopped by the launcher)\n", r.rank)
 		} else {
 			fmt.Fprintf(out, "rank=%d printed nothing (exit %d)\n", r.rank, r.exit)
 		}

@@ -212,6 +212,10 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		}
 	}
 	res.TStart = time.Now()
+	if stallBeforeRoot(o.Fault) {
+		<-ctx.Done()
+		return finish(fmt.Errorf("stalled (%s=%s) until: %w", EnvFault, o.Fault, context.Cause(ctx)))
+	}
 
 	var root *tcp.Root
 	if o.Rank == 0 {

@@ -58,11 +58,6 @@ type Options struct {
 	// else flat (docs/bootstrap-hierarchy.md).
 	PerInstance int
 	Topology    string
-	// Launcher is the launcher whose environment gives the rank, size
-	// and grouping (--launcher: slurm, ompi, torchrun; "": whichever is
-	// set, ReadLauncher); placement what ResolveRank read from it.
-	Launcher  string
-	placement *Placement
 
 	Local                            int // RunLocal: the world size
 	ReorderRank, SkewRank, FaultRank int // RunLocal: the rank given each knob, or -1
@@ -73,6 +68,12 @@ type Options struct {
 	// RankCmd is the program and arguments that run one rank, before the
 	// rank's flags (RunLocal; default: this executable's "bootstrap").
 	RankCmd []string
+
+	// Launcher is the launcher whose environment gives the rank, size
+	// and grouping (--launcher: slurm, ompi, torchrun; "": whichever is
+	// set, ReadLauncher); placement what ResolveRank read from it.
+	Launcher  string
+	placement *Placement
 }
 
 // ResolveRank fills rank and nranks from the flags, else the launcher's
@@ -205,6 +206,10 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	if err != nil {
 		return finish(err)
 	}
+	if stallBeforeRoot(o.Fault) {
+		<-ctx.Done()
+		return finish(fmt.Errorf("stalled (%s=%s) until: %w", EnvFault, o.Fault, context.Cause(ctx)))
+	}
 	if o.Hold {
 		fmt.Fprintln(out, "ready")
 		if err := hold(ctx); err != nil {
@@ -212,10 +217,6 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		}
 	}
 	res.TStart = time.Now()
-	if stallBeforeRoot(o.Fault) {
-		<-ctx.Done()
-		return finish(fmt.Errorf("stalled (%s=%s) until: %w", EnvFault, o.Fault, context.Cause(ctx)))
-	}
 
 	var root *tcp.Root
 	if o.Rank == 0 {

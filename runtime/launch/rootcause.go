@@ -79,7 +79,7 @@ func mentionsOf(d int, ranks []*localRank) []mention {
 		found := false
 		for _, m := range goneRe.FindAllStringSubmatch(why, -1) {
 			if m[1] == strconv.Itoa(d) {
-				out = append(out, mention{by: lr, addr: m[2], listen: true, phase: "the " + m[3] + ", step " + m[4]})
+				out = append(out, mention{by: lr, addr: m[2], listen: true, phase: m[3] + ", step " + m[4]})
 				found = true
 				break
 			}

@@ -31,7 +31,7 @@ func TestRootCause(t *testing.T) {
 			failedRank(1, "initTransportRank AllGather1: rank 1: aborted by rank 2 (abort frame from 127.0.0.1:4001): rank 3 (127.0.0.1:40211) went in the flat ring all-gather, step 1: closed", 0),
 			failedRank(2, "initTransportRank AllGather1: flat ring all-gather, step 1: rank 3 (peer 127.0.0.1:5555) closed the connection", 0),
 			dead,
-		}, "root cause: rank 3 was ended by signal killed 0.05s in, its address 127.0.0.1:40211, during the flat ring all-gather, step 1 (named by 3 other rank(s); rank 0: "},
+		}, "root cause: rank 3 was ended by signal killed 0.05s in, its address 127.0.0.1:40211, during flat ring all-gather, step 1 (named by 3 other rank(s); rank 0: "},
 		{"no one names it", []*localRank{failedRank(0, "nothing from the root within 2s", 0), dead},
 			"root cause: rank 3 was ended by signal killed 0.05s in; no other rank names it"},
 		// Every process alive to report: the abort reports name the rank.
@@ -39,7 +39,7 @@ func TestRootCause(t *testing.T) {
 			failedRank(0, "rank 0: aborted by rank 1 (abort frame from x): rank 2 (127.0.0.1:7) went in the intra ring all-gather, step 0: timeout", 0),
 			failedRank(1, "intra ring all-gather, step 0: rank 2 (127.0.0.1:7) did not answer", 0),
 			failedRank(2, "rank 2: aborted by rank 1 (abort frame from y): rank 2 (127.0.0.1:7) went in the intra ring all-gather, step 0: timeout", 0),
-		}, "root cause: rank 2 went, as the other ranks report, its address 127.0.0.1:7, during the intra ring all-gather, step 0 (named by 2 other rank(s); rank 0: "},
+		}, "root cause: rank 2 went, as the other ranks report, its address 127.0.0.1:7, during intra ring all-gather, step 0 (named by 2 other rank(s); rank 0: "},
 		{"first failure", []*localRank{failedRank(0, "late", 9*time.Millisecond), failedRank(1, "signature validation failed for rank 1\x1b[2J", time.Millisecond)},
 			`root cause: rank 1 failed first (exited 1 0.00s in): signature validation failed for rank 1\x1b[2J`},
 	} {

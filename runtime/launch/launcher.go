@@ -210,7 +210,11 @@ func readSlurm(getenv func(string) string, layout bool) (*Placement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s environment: %s=%s: %w", e.launcher, layoutVar, envq(v), err)
 	}
-	e.from = append(e.from, layoutVar+"="+v)
+	shown := v // checked: digits, "(x", ")" and commas; bounded for the messages
+	if len(shown) > envValueMax {
+		shown = shown[:envValueMax] + "..."
+	}
+	e.from = append(e.from, layoutVar+"="+shown)
 	p.From = strings.Join(e.from, " ")
 	total := 0
 	for _, c := range counts {

@@ -45,6 +45,12 @@ func TestReadLauncherPlacements(t *testing.T) {
 			t.Errorf("%v: %s %v, want %s %v", c.env, p.Launcher, got, c.want, want)
 		}
 	}
+	// A layout of 4096 nodes is read whole but shown bounded.
+	long := envOf("SLURM_PROCID=0", "SLURM_NTASKS=4096", "SLURM_STEP_NUM_TASKS=4096", "SLURM_LOCALID=0", "SLURM_NODEID=0",
+		"SLURM_STEP_TASKS_PER_NODE="+strings.Repeat("1,", 4095)+"1")
+	if p, err := ReadLauncher("", long, true); err != nil || p.PerInstance != 1 || len(p.From) > 200 {
+		t.Errorf("long layout: %v %+v", err, p)
+	}
 	if p, err := ReadLauncher("", envOf(), true); p != nil || err != nil {
 		t.Errorf("no launcher: %v %v", p, err)
 	}

@@ -87,6 +87,7 @@ type item struct {
 }
 
 func build(p Page) view {
+	p.Verdict.Grade = orNone(p.Verdict.Grade)
 	v := view{Page: p, Legend: legend(), BytesPerRow: BytesPerRow}
 	for gi, g := range p.Groups {
 		vg := viewGroup{Name: g.Name}
@@ -128,11 +129,14 @@ func (v *view) fact(f Fact, id string, depth int, layouts []Layout) viewFact {
 	return vf
 }
 
+// orNone is g if it is one of the grades, else None: a grade names a
+// class of the style, never a string from outside.
 func orNone(g Grade) Grade {
-	if g == "" {
-		return None
+	switch g {
+	case Incompatible, Compatible, Informational:
+		return g
 	}
-	return g
+	return None
 }
 
 // items lays out one side: its members by offset, the gaps between them as

@@ -13,7 +13,13 @@ const IndexName = "index.html"
 
 // Write renders p to w.
 func Write(w io.Writer, p Page) error {
-	return pageTemplate.Execute(w, build(p))
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, build(p)); err != nil {
+		return err
+	}
+	// The template's own definitions end in line breaks: one ends the page.
+	_, err := w.Write(append(bytes.TrimRight(b.Bytes(), "\n"), '\n'))
+	return err
 }
 
 // WriteDir writes p as dir/index.html, creating dir if it is missing. The

@@ -28,7 +28,7 @@ import (
 //	go test ./internal/render/html -run TestPageInBrowser -screenshot "$PWD/docs/nrtabi-diff-report.png"
 var screenshot = flag.String("screenshot", "", "write a PNG of the 2.31.24 -> 2.32.0-synthetic page to this path")
 
-// browserBudget bounds the whole browser test: start, five pages, axe on
+// browserBudget bounds the whole browser test: start, six pages, axe on
 // each (docs/nrtabi-diff.md#html-report). It takes about 15 s on an idle
 // machine and 30 s at a load of 40 on 2 cores; the bound is for a hung
 // browser, not a slow one.
@@ -39,10 +39,10 @@ const browserBudget = 90 * time.Second
 // every fact there and reachable by Tab, every box and fact named in the
 // browser's own accessibility tree, no box wider than its row, boxes as
 // wide as their bytes, no request but the page itself, and no axe-core
-// violation (contrast among them). Then four pages with a planted fault
+// violation (contrast among them). Then five pages with a planted fault
 // each (a box with no name, a box wider than its row, box text too faint,
-// a fact Tab cannot reach) must each be caught by name. Cost: one
-// Chromium, five pages, about 15 s (browserBudget).
+// a fact left out, a fact Tab cannot reach) must each be caught by name. Cost: one
+// Chromium, six pages, about 15 s (browserBudget).
 func TestPageInBrowser(t *testing.T) {
 	chromium := findChromium(t)
 	axe := axeSource(t)
@@ -102,6 +102,7 @@ func TestPageInBrowser(t *testing.T) {
 		{"a box with no name", `(<span class="box field g-none" role="img") aria-label="[^"]*" title="[^"]*"`, "$1", "no accessible name"},
 		{"an overflowing box", `(<span class="box field g-none" role="img" aria-label="[^"]*" title="[^"]*" data-bytes="[0-9]+" style=")width: [0-9.]+%`, "${1}width: 150%", "wider than its row"},
 		{"text too faint to read", `\.box > span \{ background: #fff; color: #111;`, ".box > span { background: #fff; color: #aaa;", "axe color-contrast"},
+		{"a fact left out", `<li class="fact-item d0"><div class="fact g-informational"[^\n]*\n</li>`, "", "facts on the page, the report has"},
 		{"a fact Tab cannot reach", `(<div class="fact g-informational" id="[^"]*") tabindex="0"`, "$1", "Tab never reaches"},
 	} {
 		re := regexp.MustCompile(pf.re)

@@ -139,6 +139,8 @@ var rules = []rule{
 		why: "seamcheck compiles its C shims through the one toolchain path; its tests load runtime/nrt under the release tag generated/abi names"},
 	{room: "internal/render", may: []string{"internal/esc"},
 		why: "the one writer of the report formats (escaped text, JSON, JUnit) that check's and diff's reports and their error documents go through"},
+	{room: "internal/render/html", tests: []string{"release/diff", "spec/compiled"},
+		why: "the HTML page of a report, knowing no command (diff's page, a compatibility matrix); its browser test draws the real diff of two embedded releases"},
 	{room: "internal/esc",
 		why: "the one escaping of outside bytes for terminals and logs: a leaf"},
 	{room: "internal/vendorbuild", may: []string{"internal/esc", "internal/proc"},

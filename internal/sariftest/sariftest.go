@@ -258,3 +258,60 @@ func Fingerprints(log []byte) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Collector holds every report a package's tests produce to Validate,
+// through a hook the package calls with each report's log, and fails
+// the run after the tests when one was invalid (After, from TestMain).
+type Collector struct {
+	mu     sync.Mutex
+	n      int
+	bad    []string
+	absent error
+}
+
+// Hold validates one log; err is the failure to write it, itself a
+// fault.
+func (c *Collector) Hold(what string, log []byte, err error) {
+	if err == nil {
+		err = Validate(log)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ab *Absent
+	switch {
+	case errors.As(err, &ab):
+		c.absent = err
+	case err != nil:
+		if len(c.bad) < 10 {
+			c.bad = append(c.bad, fmt.Sprintf("%s: %v", what, err))
+		}
+		c.n++
+	default:
+		c.n++
+	}
+}
+
+// After is the exit code of a test binary whose tests ran with code: 1
+// when a log held was invalid, with each named; the schema's absence is
+// printed as the reason nothing was validated.
+func (c *Collector) After(code int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.absent != nil {
+		fmt.Fprintf(os.Stderr, "sariftest: the SARIF form of the reports was not validated: %v\n", c.absent)
+		return code
+	}
+	if len(c.bad) > 0 {
+		fmt.Fprintf(os.Stderr, "sariftest: %d of the %d reports the tests produced are not valid SARIF:\n  %s\n", len(c.bad), c.n, strings.Join(c.bad, "\n  "))
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "sariftest: the %d reports the tests produced are valid SARIF 2.1.0\n", c.n)
+	return code
+}
+
+// Held is how many logs were validated.
+func (c *Collector) Held() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}

@@ -138,6 +138,8 @@ type Report struct {
 	// Quoted: the report is printed inside another command (release new),
 	// whose exit status is its own, so the verdict names no exit status.
 	Quoted bool `json:"-"`
+	// The two sides, for the spec rows SARIF locates changes at.
+	oldSpec, newSpec *spec.Spec
 }
 
 // Summary counts changes by severity.
@@ -162,7 +164,7 @@ func Diff(old, new *spec.Spec) Report {
 	d.messages()
 	d.net()
 	d.regroupNet()
-	r := Report{Schema: Schema, Old: side(old), New: side(new), Changes: d.changes}
+	r := Report{Schema: Schema, Old: side(old), New: side(new), Changes: d.changes, oldSpec: old, newSpec: new}
 	if r.Changes == nil {
 		r.Changes = []Change{}
 	}
@@ -183,6 +185,9 @@ func Diff(old, new *spec.Spec) Report {
 		default:
 			r.Summary.Informational++
 		}
+	}
+	if diffedHook != nil {
+		diffedHook(r) // tests: its SARIF form (sarif.go)
 	}
 	return r
 }

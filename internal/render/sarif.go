@@ -195,6 +195,33 @@ func SARIFBytes(run SARIFRun) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// SARIFFailure writes the log of a run that stopped with an error before
+// its report: no results, and an invocation that did not succeed, whose
+// notification is the error's message naming the input, so that code
+// scanning shows the failure rather than a clean run (docs/sarif.md).
+func SARIFFailure(w io.Writer, tool, version, input, msg string, exit int) error {
+	inv := sarifInvocation{ExecutionSuccessful: false, ExitCode: &exit,
+		Notifications: []sarifNotification{{Level: LevelError, Message: sarifText{Text: msg},
+			Locations: []sarifLocation{{LogicalLocations: []sarifLogical{{Name: input, FullyQualifiedName: input, Kind: "module"}}}}}}}
+	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: tool, Version: version, Rules: []sarifRule{}}},
+		Invocations: []sarifInvocation{inv}, Results: []sarifResult{}}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: SARIFVersion, Runs: []sarifRun{run}})
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful bool                `json:"executionSuccessful"`
+	ExitCode            *int                `json:"exitCode,omitempty"`
+	Notifications       []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
+}
+
 // location is a place as SARIF has it: a physical location when the file
 // can be named (under the source root when there is one), the logical
 // names always. A file outside the source root keeps its path in the
@@ -283,6 +310,7 @@ type sarifLog struct {
 
 type sarifRun struct {
 	Tool               sarifTool                        `json:"tool"`
+	Invocations        []sarifInvocation                `json:"invocations,omitempty"`
 	OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds,omitempty"`
 	Results            []sarifResult                    `json:"results"`
 	Properties         map[string]any                   `json:"properties,omitempty"`

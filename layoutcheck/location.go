@@ -3,6 +3,7 @@ package layoutcheck
 import (
 	"strings"
 
+	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/typemodel"
 )
@@ -17,11 +18,9 @@ type Location struct {
 	Line int    `json:"line,omitempty"`
 }
 
-// Waiver is who accepted a fact and why (docs/sarif.md#waivers).
-type Waiver struct {
-	Who string `json:"who,omitempty"`
-	Why string `json:"why"`
-}
+// Waiver is who accepted a fact and why (docs/sarif.md#waivers): the
+// one type check's findings and diff's changes carry.
+type Waiver = render.Waiver
 
 // locate gives each fact and consequence the declaration of its field,
 // or of its struct when the field's line is not known. A struct whose

@@ -36,7 +36,7 @@ var kindRules = map[string]string{
 	KindVersion: "a symbol is bound to the wrong version", KindForbidden: "a symbol that must not be in the dynamic table is",
 	KindNeeded: "DT_NEEDED is not the contract's", KindVersionNeed: ".gnu.version_r is not the contract's",
 	KindImport: "a required import is missing", KindAddress: "an address differs from the release binary's",
-	KindUnverified: "an address had nothing to be compared with",
+	KindUnverified:      "an address had nothing to be compared with",
 	grade.EnumKindAdded: "an enum is new", grade.EnumKindRemoved: "an enum is gone", grade.EnumKindSize: "an enum's underlying size changed",
 	grade.EnumKindValueAdded: "an enumerator is new", grade.EnumKindValueRemoved: "an enumerator is gone",
 	grade.EnumKindRenamed: "an enumerator has a new name, same value", grade.EnumKindShifted: "an enumerator has a new value",
@@ -121,7 +121,7 @@ func (r *Report) WriteSARIF(w io.Writer, version, sourceRoot string) error {
 func sarifResult(input, module string, f Finding) render.SARIFResult {
 	place := sarifPlace(module, f)
 	res := render.SARIFResult{RuleID: f.Kind, Level: worst([]Finding{f}).Level(), Message: f.Message, Place: place,
-		Key: module + "\x00" + logicalName(f),
+		Key:        module + "\x00" + logicalName(f),
 		Properties: map[string]any{"severity": f.Severity.String()}}
 	if input != "" {
 		res.Properties["input"] = input
@@ -134,9 +134,7 @@ func sarifResult(input, module string, f Finding) render.SARIFResult {
 			res.Related = append(res.Related, render.Related{Message: x.Message, Place: sarifPlace(module, x)})
 		})
 	}
-	if f.Waived != nil {
-		res.Waived = &render.Waiver{Who: f.Waived.Who, Why: f.Waived.Why}
-	}
+	res.Waived = f.Waived
 	return res
 }
 

@@ -83,7 +83,8 @@ type Logical struct {
 // finding with one carries a suppression of kind external (SARIF
 // §3.35), so code scanning shows it closed (docs/sarif.md#waivers).
 type Waiver struct {
-	Who, Why string
+	Who string `json:"who,omitempty"`
+	Why string `json:"why"`
 }
 
 // SARIFResult is one fact, a result of the log.

@@ -10,6 +10,7 @@ package diff
 import (
 	"fmt"
 
+	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -102,6 +103,9 @@ type Change struct {
 	Delta        int64    `json:"delta,omitempty"`
 	EmbeddedIn   []string `json:"embedded_in,omitempty"`
 	Consequences []Change `json:"consequences,omitempty"`
+	// Waived: the change is accepted, by whom and why; SARIF carries it
+	// as a suppression (docs/sarif.md#waivers).
+	Waived *render.Waiver `json:"waived,omitempty"`
 }
 
 // Walk calls fn on c and each consequence under it, depth first.

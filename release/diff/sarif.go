@@ -64,6 +64,7 @@ func (r Report) SARIF(version, sourceRoot string) render.SARIFRun {
 		if c.Grade != "" {
 			res.Properties["grade"] = c.Grade
 		}
+		res.Waived = c.Waived
 		for _, x := range c.Consequences {
 			x.Walk(func(y Change, _ int) {
 				res.Related = append(res.Related, render.Related{Message: changeMessage(y), Place: loc.place(y)})

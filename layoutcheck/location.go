@@ -14,8 +14,12 @@ import (
 // (docs/sarif.md#locations). For --headers, the file is the header under
 // the directory named.
 type Location struct {
-	File string `json:"file"`
+	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
+	// Unresolved says why the DWARF's decl_file could not be named (a
+	// line table cut off, an index past it, a split unit): the fact keeps
+	// its line and logical names, and the reason is stated, not dropped.
+	Unresolved string `json:"unresolved,omitempty"`
 }
 
 // Waiver is who accepted a fact and why (docs/sarif.md#waivers): the
@@ -23,11 +27,12 @@ type Location struct {
 type Waiver = render.Waiver
 
 // locate gives each fact and consequence the declaration of its field,
-// or of its struct when the field's line is not known. A struct whose
-// file the line table does not name has no location: its facts keep
-// their logical names only.
+// or of its struct when the field's line is not known. A struct the DWARF
+// gives no decl_file or decl_line has no location; one whose file the
+// line table does not name keeps its line and says why (Unresolved).
 func (c *structChecker) locate(fs []Finding, dbg *elfread.Debug) {
-	files := map[*typemodel.Type]string{}
+	type decl struct{ file, why string }
+	files := map[*typemodel.Type]decl{}
 	var at func(f *Finding)
 	at = func(f *Finding) {
 		for i := range f.Consequences {
@@ -37,19 +42,20 @@ func (c *structChecker) locate(fs []Finding, dbg *elfread.Debug) {
 		if t == nil || t.DeclFile == 0 && t.DeclLine == 0 {
 			return
 		}
-		file, ok := files[t]
+		d, ok := files[t]
 		if !ok {
-			file, _ = dbg.DeclFile(t.Offset, t.DeclFile) // "" when the table does not name it
-			files[t] = file
-		}
-		if file == "" {
-			return
+			file, err := dbg.DeclFile(t.Offset, t.DeclFile)
+			d = decl{file: file}
+			if err != nil {
+				d.why = err.Error()
+			}
+			files[t] = d
 		}
 		line := int(t.DeclLine)
 		if m := fieldNamed(t, f.Field); m != nil && m.DeclLine > 0 {
 			line = int(m.DeclLine)
 		}
-		f.Location = &Location{File: file, Line: line}
+		f.Location = &Location{File: d.file, Line: line, Unresolved: d.why}
 	}
 	for i := range fs {
 		at(&fs[i])

@@ -156,7 +156,7 @@ func logicalName(f Finding) string {
 func sarifPlace(module string, f Finding) render.Place {
 	var p render.Place
 	if f.Location != nil {
-		p.File, p.Line = f.Location.File, f.Location.Line
+		p.File, p.Line, p.Unresolved = f.Location.File, f.Location.Line, f.Location.Unresolved
 	}
 	switch {
 	case f.Struct != "" && f.Field != "":

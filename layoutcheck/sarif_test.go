@@ -1,6 +1,9 @@
 package layoutcheck
 
 import (
+	"bytes"
+	"debug/elf"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,4 +108,50 @@ func TestSARIFShowLog(t *testing.T) {
 	r, _ := Check([]string{obj}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
 	b, _ := render.SARIFBytes(r.SARIF("test", filepath.Dir(f.dir)))
 	t.Log(string(b))
+}
+
+// TestSARIFUnresolvedDeclFile: a line table the reader refuses (its
+// version planted as 9) leaves the facts their line and logical names,
+// and says why the file is not named, in the report and in the log.
+// Cost: one fault object (shared fixture) and one check.
+func TestSARIFUnresolvedDeclFile(t *testing.T) {
+	f := loadFixtures(t)
+	obj := f.faultObject(t, "sarif-shrunk", "\tchar device_revision[8]; /* +24 HIGH */\n", "\tchar device_revision[4];\n")
+	b, err := os.ReadFile(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := ef.Section(".debug_line")
+	if sec == nil || sec.Size < 6 {
+		t.Fatalf("%s has no .debug_line", obj)
+	}
+	b[sec.Offset+4], b[sec.Offset+5] = 9, 0 // the first table's version
+	bad := filepath.Join(t.TempDir(), "types.o")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Check([]string{bad}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) == 0 {
+		t.Fatal("no findings")
+	}
+	for _, fd := range r.Findings {
+		if l := fd.Location; l == nil || l.File != "" || l.Line == 0 || !strings.Contains(l.Unresolved, "version 9") {
+			t.Errorf("%s: location %+v, want a line and the reason", fd.Message, l)
+		}
+	}
+	log, err := render.SARIFBytes(r.SARIF("test", "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sariftest.Check(t, log)
+	if !strings.Contains(string(log), `"unresolved": "the line table at 0x0 has version 9`) {
+		t.Errorf("the log does not say why:\n%s", clipLog(string(log)))
+	}
 }

@@ -71,6 +71,9 @@ type Place struct {
 	File    string // a path as the input named it: absolute, or relative to the source root
 	Line    int    // 0: no line
 	Logical []Logical
+	// Unresolved says why the file is not known (the location's
+	// properties keep it, and the line).
+	Unresolved string
 }
 
 // Logical is a logical location (SARIF §3.33): Kind is "type", "member",
@@ -237,6 +240,12 @@ func location(p Place, root, msg string) sarifLocation {
 		l.LogicalLocations = append(l.LogicalLocations, sarifLogical(g))
 	}
 	if p.File == "" {
+		if p.Unresolved != "" {
+			l.Properties = map[string]any{"unresolved": p.Unresolved}
+			if p.Line > 0 {
+				l.Properties["line"] = p.Line
+			}
+		}
 		return l
 	}
 	file := filepath.ToSlash(p.File)

@@ -95,7 +95,9 @@ type Finding struct {
 	// (location.go); nil when it does not say.
 	Location *Location `json:"location,omitempty"`
 	// Waived: the fact is accepted, by whom and why; it is reported, and
-	// carried into SARIF as a suppression (docs/sarif.md#waivers).
+	// carried into SARIF as a suppression (docs/sarif.md#waivers). SARIF
+	// reads the facts where each input lists them (a struct's, an enum's,
+	// a rule's Findings; Report.Findings for a missing struct).
 	Waived *Waiver `json:"waived,omitempty"`
 }
 

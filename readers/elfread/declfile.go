@@ -94,17 +94,27 @@ func (d *Debug) DeclFile(off uint64, index uint32) (string, error) {
 	if lf.err != nil {
 		return "", lf.err
 	}
-	i := int(index)
-	if u.version < 5 {
-		i-- // DWARF 2-4: 1-based, 0 is no file
+	f, err := fileAt(u.version, lf.files, index)
+	if err != nil {
+		return "", fmt.Errorf("%w (the line table at %#x)", err, stmt)
 	}
-	if index == 0 && u.version < 5 {
-		return "", errors.New("decl_file 0: no file")
+	return f, nil
+}
+
+// fileAt is the file a decl_file index names in a table's list: DWARF
+// 2-4 count from 1 (0 is no file), DWARF 5 from 0 (the unit's own file).
+func fileAt(version int, files []string, index uint32) (string, error) {
+	i := int64(index)
+	if version < 5 {
+		if index == 0 {
+			return "", errors.New("decl_file 0: no file")
+		}
+		i--
 	}
-	if i < 0 || i >= len(lf.files) {
-		return "", fmt.Errorf("decl_file %d is past the %d files of the line table at %#x", index, len(lf.files), stmt)
+	if i >= int64(len(files)) {
+		return "", fmt.Errorf("decl_file %d is past the %d files", index, len(files))
 	}
-	return lf.files[i], nil
+	return files[i], nil
 }
 
 // unitLineInfo reads a unit DIE's DW_AT_stmt_list and DW_AT_comp_dir.
@@ -218,6 +228,12 @@ func (d *Debug) lineFileNames(sec []byte, off uint64, compDir string) ([]string,
 		if err := c.Err(); err != nil {
 			return nil, fmt.Errorf("the line table at %#x: %w", off, err)
 		}
+		// Directory 0 is the compilation directory as the table names it:
+		// the base of the relative directories after it.
+		base := compDir
+		if len(dirs) > 0 && path.IsAbs(dirs[0].path) {
+			base = dirs[0].path
+		}
 		out := make([]string, 0, len(files))
 		for _, f := range files {
 			dir := ""
@@ -226,7 +242,7 @@ func (d *Debug) lineFileNames(sec []byte, off uint64, compDir string) ([]string,
 			} else {
 				return nil, fmt.Errorf("the line table at %#x: file %q names directory %d of %d", off, f.path, f.dir, len(dirs))
 			}
-			out = append(out, joinPath(compDir, dir, f.path))
+			out = append(out, joinPath(base, dir, f.path))
 		}
 		return out, nil
 	}

@@ -117,3 +117,55 @@ func FuzzLineFiles(f *testing.F) {
 		}
 	})
 }
+
+// TestFileAt: the two numberings of decl_file over one list: DWARF 4's
+// 1 is DWARF 5's 0; DWARF 4's 0 is no file; past the list is refused.
+func TestFileAt(t *testing.T) {
+	files := []string{"/cu/main.c", "/cu/inc/a.h", "/cu/inc/b.h"}
+	for _, c := range []struct {
+		version int
+		index   uint32
+		want    string
+	}{
+		{4, 1, "/cu/main.c"}, {4, 3, "/cu/inc/b.h"}, {4, 0, "no file"}, {4, 4, "past the 3 files"},
+		{5, 0, "/cu/main.c"}, {5, 1, "/cu/inc/a.h"}, {5, 2, "/cu/inc/b.h"}, {5, 3, "past the 3 files"},
+		{2, 2, "/cu/inc/a.h"}, {5, 1<<32 - 1, "past the 3 files"},
+	} {
+		got, err := fileAt(c.version, files, c.index)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("DWARF %d, decl_file %d: %q, want %q", c.version, c.index, got, c.want)
+		}
+	}
+}
+
+// TestLineFilesV5: a DWARF 5 header with its entry formats: directories
+// by DW_FORM_line_strp, files by string with a directory index and an
+// MD5 stepped over; a relative directory joins the compilation
+// directory, an absolute file stands alone.
+func TestLineFilesV5(t *testing.T) {
+	d := &Debug{order: binary.LittleEndian, lineStr: []byte("/cu\x00inc\x00")}
+	hdr := []byte{1, 1, 1, 0xfb, 14, 1}          // min_inst, max_ops, is_stmt, line_base, line_range, opcode_base
+	hdr = append(hdr, 1, lnctPath, formLineStrp) // directory format
+	hdr = append(hdr, 2, 0, 0, 0, 0, 4, 0, 0, 0) // 2 directories: "/cu", "inc"
+	hdr = append(hdr, 3, lnctPath, formString, lnctDirectoryIndex, formUdata, 5, formData16)
+	hdr = append(hdr, 3)
+	md5 := make([]byte, 16)
+	for _, f := range []struct {
+		name string
+		dir  byte
+	}{{"main.c", 0}, {"a.h", 1}, {"/abs/b.h", 0}} {
+		hdr = append(append(append(hdr, f.name...), 0, f.dir), md5...)
+	}
+	body := append([]byte{5, 0, 8, 0, byte(len(hdr)), 0, 0, 0}, hdr...)
+	sec := append([]byte{byte(len(body)), 0, 0, 0}, body...)
+	files, err := d.lineFileNames(sec, 0, "/ignored-when-dir-0-is-absolute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(files, " "); got != "/cu/main.c /cu/inc/a.h /abs/b.h" {
+		t.Errorf("files %q", got)
+	}
+}

@@ -49,15 +49,16 @@ type lineFiles struct {
 // is the DIE's combined offset (a typemodel node's Offset) and index its
 // DeclFile. The path is as the line table builds it: the file's
 // directory, under the unit's compilation directory when relative. A
-// split unit (.dwo) has no line table of its own here, and is refused by
-// name, as is an index past the table.
+// split unit of a .dwo file reads the table .debug_line.dwo starts with;
+// a unit of a .dwp package is refused by name (its table is a
+// contribution the package index locates), as is an index past the table.
 func (d *Debug) DeclFile(off uint64, index uint32) (string, error) {
 	p, lo := d.part(off)
 	if p == nil {
 		return "", fmt.Errorf("DIE offset %#x is in no part of the DWARF", off)
 	}
-	if p.dwo {
-		return "", errors.New("a split unit (.dwo): its decl_file is not resolved")
+	if p.dwo && p.Via != ViaDWO {
+		return "", errors.New("a unit of a .dwp package: its decl_file is not resolved")
 	}
 	u, err := p.unitContaining(lo)
 	if err != nil {
@@ -67,7 +68,13 @@ func (d *Debug) DeclFile(off uint64, index uint32) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !ok {
+	section := "line"
+	switch {
+	case p.dwo && !ok:
+		// A split unit names no table: its file names are the header-only
+		// table at the start of .debug_line.dwo.
+		section, stmt = "line.dwo", 0
+	case !ok:
 		return "", fmt.Errorf("the unit at %#x has no DW_AT_stmt_list", u.off)
 	}
 	lt := &d.decl
@@ -81,7 +88,7 @@ func (d *Debug) DeclFile(off uint64, index uint32) (string, error) {
 	if !seen {
 		sec, ok := lt.line[p]
 		if !ok {
-			if sec, err = p.File.debugSection("line"); err != nil {
+			if sec, err = p.File.debugSection(section); err != nil {
 				return "", err
 			}
 			lt.line[p] = sec

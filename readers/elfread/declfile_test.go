@@ -14,7 +14,8 @@ import (
 // TestDeclFile: a struct declared in a header, and its field, resolve to
 // the header's path and lines, through the line table of DWARF 4
 // (1-based) and of DWARF 5 (0-based, the unit's file at 0), in a
-// relocatable object and in a linked library. Cost: four gcc runs.
+// relocatable object and in a linked library, and through the header-only
+// table of a split unit's .dwo. Cost: about ten gcc runs.
 func TestDeclFile(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
@@ -31,18 +32,22 @@ func TestDeclFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := filepath.Join(dir, "inc", "nrt", "w.h")
-	for _, v := range []string{"-gdwarf-4", "-gdwarf-5"} {
+	for _, v := range []string{"-gdwarf-4", "-gdwarf-5", "-gdwarf-4 -gsplit-dwarf", "-gdwarf-5 -gsplit-dwarf"} {
+		flags := strings.Fields(v)
 		for _, linked := range []bool{false, true} {
-			obj := "w" + v + ".o"
-			if err := cc.Object(dir, "w.c", obj, v, "-Iinc"); err != nil {
+			name := strings.ReplaceAll(strings.ReplaceAll(v, " ", ""), "-g", "")
+			obj := "w" + name + ".o"
+			if err := cc.Object(dir, "w.c", obj, append(flags, "-Iinc")...); err != nil {
 				t.Fatal(err)
 			}
 			if linked {
-				so := "w" + v + ".so"
-				if err := cc.Shared(dir, so, "", "", []string{obj}, v); err != nil {
+				so := "w" + name + ".so"
+				if err := cc.Shared(dir, so, "", "", []string{obj}, flags...); err != nil {
 					t.Fatal(err)
 				}
 				obj = so
+			} else if len(flags) > 1 {
+				continue // a split object is read through its linked library
 			}
 			dbg, err := OpenDebug(context.Background(), filepath.Join(dir, obj), Lookup{})
 			if err != nil {
@@ -51,6 +56,9 @@ func TestDeclFile(t *testing.T) {
 			found, err := dbg.FindStructs([][]string{{"where"}})
 			if err != nil || found[0] == nil {
 				t.Fatalf("%s: %v %v", obj, found, err)
+			}
+			if split := len(flags) > 1; split != (found[0].From == ViaDWO) {
+				t.Fatalf("%s: the struct was read via %q", obj, found[0].From)
 			}
 			st, err := dbg.Types().Struct(found[0].Offset)
 			if err != nil {

@@ -123,6 +123,12 @@ func CheckInputs(ins []inputs.Input, opt Options) (*Report, error) {
 	if err := r.nothingChecked(opt); err != nil {
 		return nil, err
 	}
+	r.setVerdict()
+	return r, nil
+}
+
+// setVerdict words the counts; waived facts are named, not counted.
+func (r *Report) setVerdict() {
 	switch {
 	case r.Exit&int(Incompatible) != 0:
 		r.Verdict = fmt.Sprintf("INCOMPATIBLE: %d incompatible and %d compatible change(s)", r.Incompat, r.Compatible)
@@ -131,7 +137,9 @@ func CheckInputs(ins []inputs.Input, opt Options) (*Report, error) {
 	default:
 		r.Verdict = "CLEAN: " + r.coverage()
 	}
-	return r, nil
+	if r.Waived > 0 {
+		r.Verdict += fmt.Sprintf("; %d waived", r.Waived)
+	}
 }
 
 // checkAll checks each input, opt.Jobs at a time, and returns their

@@ -91,6 +91,8 @@ type Finding struct {
 	// Grade is package grade's rule, the same word for the same fact in
 	// check and diff.
 	Grade string `json:"grade,omitempty"`
+	// Waived: a waiver accepted this fact (waive.go); it counts for nothing.
+	Waived *Waived `json:"waived,omitempty"`
 }
 
 // Walk calls fn on f and each consequence under it, depth first.
@@ -261,6 +263,7 @@ type Report struct {
 	Findings       []Finding     `json:"findings"` // every finding of every file, plus missing required structs
 	Compatible     int           `json:"compatible"`
 	Incompat       int           `json:"incompatible"`
+	Waived         int           `json:"waived"` // facts a waiver accepted (waive.go), in neither count above
 	Exit           int           `json:"exit"`
 	Verdict        string        `json:"verdict"`
 	StructsChecked int           `json:"structs_checked"` // spec structs found in some input and checked; the others are in Absent
@@ -280,6 +283,10 @@ const Schema = "nrtabi.layoutcheck/2"
 
 func (r *Report) add(f Finding) {
 	r.Findings = append(r.Findings, f)
+	r.count(f)
+}
+
+func (r *Report) count(f Finding) {
 	// A fact counts once, at the worst of it and what it forces.
 	switch worst([]Finding{f}) {
 	case Compatible:

@@ -102,6 +102,8 @@ type Change struct {
 	Delta        int64    `json:"delta,omitempty"`
 	EmbeddedIn   []string `json:"embedded_in,omitempty"`
 	Consequences []Change `json:"consequences,omitempty"`
+	// Waived: a waiver accepted this change (waive.go); it counts for nothing.
+	Waived *Waived `json:"waived,omitempty"`
 }
 
 // Walk calls fn on c and each consequence under it, depth first.
@@ -145,6 +147,7 @@ type Summary struct {
 	Incompatible  int `json:"incompatible"`
 	Compatible    int `json:"compatible"`
 	Informational int `json:"informational"`
+	Waived        int `json:"waived"` // changes a waiver accepted, in none of the counts above
 	Exit          int `json:"exit"`
 }
 
@@ -166,7 +169,18 @@ func Diff(old, new *spec.Spec) Report {
 	if r.Changes == nil {
 		r.Changes = []Change{}
 	}
+	r.count()
+	return r
+}
+
+// count sets the summary from the changes no waiver accepted.
+func (r *Report) count() {
+	r.Summary = Summary{}
 	for _, c := range r.Changes {
+		if c.Waived != nil {
+			r.Summary.Waived++
+			continue
+		}
 		sev := c.Severity
 		c.Walk(func(x Change, _ int) {
 			if x.Severity == Incompatible || x.Severity == Compatible && sev != Incompatible {
@@ -184,7 +198,6 @@ func Diff(old, new *spec.Spec) Report {
 			r.Summary.Informational++
 		}
 	}
-	return r
 }
 
 // side names a spec: its release name, else (a struct fragment) its

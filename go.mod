@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/BurntSushi/toml v1.6.0
+	github.com/cpuguy83/go-md2man/v2 v2.0.7
 	github.com/dave/jennifer v1.7.1
 	github.com/klauspost/compress v1.18.0
 	github.com/ulikunitz/xz v0.5.17
@@ -14,6 +15,7 @@ require (
 )
 
 require (
+	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 )

@@ -18,7 +18,7 @@ import (
 
 func checkCommand() *cli.Command {
 	return &cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
-		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--waivers FILE [--fail-on-unused-waivers]] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--allow-empty] [--headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS]] [-j N] [--non-elf skip|fail] FILE|DIR...",
+		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|libnccom-net|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--waivers FILE [--fail-on-unused-waivers]] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--allow-empty] [--headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS]] [-j N] [--non-elf skip|fail] FILE|DIR...",
 		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
 		Exits:    changeExits,
 		Run:      checkCmd}

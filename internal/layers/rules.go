@@ -119,6 +119,9 @@ var rules = []rule{
 		why: "benchmarks sit on top and build what they measure; bench/bootscale drives the simulator bench/bootsim with what it measured; " +
 			"bench/net (a go test -bench) runs its ends in the network namespaces of internal/netns over the plugin internal/vendorbuild builds"},
 
+	{room: "tools", may: []string{"internal/regfile"},
+		why: "build-time tools make install runs: mangen renders docs/' command pages as man pages (go-md2man); they link nothing of the CLIs"},
+
 	// The manual's link test reads only files.
 	{room: "docs",
 		why: "docs holds the manual, the one reader of its anchors (Anchors) and a test that its links resolve; it imports nothing of ours"},

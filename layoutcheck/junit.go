@@ -28,7 +28,7 @@ func junitCaseOf(class, name string, fs []Finding) junitCase {
 			lines = append(lines, fmt.Sprintf("%s%s [%s, %s]", strings.Repeat("  -> ", min(depth, 1))+strings.Repeat("  ", max(depth-1, 0)), x.Message, x.Kind, x.Severity))
 		})
 		if f.Waived != nil {
-			lines = append(lines, "  "+f.Waived.note())
+			lines = append(lines, "  "+f.Waived.Note())
 		}
 		if worst([]Finding{f}) == Incompatible && f.Waived == nil {
 			fail = append(fail, lines...)

@@ -91,8 +91,13 @@ type Finding struct {
 	// Grade is package grade's rule, the same word for the same fact in
 	// check and diff.
 	Grade string `json:"grade,omitempty"`
-	// Waived: a waiver accepted this fact (waive.go); it counts for nothing.
-	Waived *Waived `json:"waived,omitempty"`
+	// Location is where the DWARF says the struct or field is declared
+	// (location.go); nil when it does not say.
+	Location *Location `json:"location,omitempty"`
+	// Waived: a waiver accepted the fact (waive.go, docs/waivers.md): it is
+	// reported, counts for nothing, and SARIF carries it as a suppression
+	// (docs/sarif.md#waivers).
+	Waived *Waiver `json:"waived,omitempty"`
 }
 
 // Walk calls fn on f and each consequence under it, depth first.

@@ -1,22 +1,11 @@
 package layoutcheck
 
-import "fmt"
-
-// Waived says a waiver accepted the finding (docs/waivers.md): it is still
-// reported, marked, and counts toward no exit bit and no verdict.
-type Waived struct {
-	At    string `json:"at"` // the waiver's file:line:col
-	Why   string `json:"why"`
-	Who   string `json:"who"`
-	Until string `json:"until"` // its last day, YYYY-MM-DD
-}
-
 // Waive marks every fact accept answers with a waiver, wherever the report
 // holds it (the file's structs, enums and contract rules, and the report's
 // list), then recounts: the counts, the exit bits, the verdict and the
 // statuses are of the facts not waived. accept sees each fact, never a
 // consequence (a waived fact takes its consequences with it).
-func (r *Report) Waive(accept func(Finding) *Waived) {
+func (r *Report) Waive(accept func(Finding) *Waiver) {
 	mark := func(fs []Finding) {
 		for i := range fs {
 			fs[i].Waived = accept(fs[i])
@@ -86,9 +75,4 @@ func unwaived(fs []Finding) []Finding {
 		}
 	}
 	return out
-}
-
-// note is the text and JUnit line of a waived fact.
-func (w *Waived) note() string {
-	return fmt.Sprintf("waived by %s (%s, until %s): %s", w.At, w.Who, w.Until, w.Why)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nrtabi/nrtabi/internal/esc"
+	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/layoutcheck"
 	"github.com/nrtabi/nrtabi/layoutcheck/waiver"
 	"github.com/nrtabi/nrtabi/release/diff"
@@ -62,8 +63,9 @@ func (w *waiverFlags) load() error {
 	return nil
 }
 
-func waivedOf(x *waiver.Waiver) (at, why, who, until string) {
-	return x.At.String(), x.Why, x.Who, x.Day()
+// waivedOf is the waiver as the reports carry it.
+func waivedOf(x *waiver.Waiver) *render.Waiver {
+	return &render.Waiver{At: x.At.String(), Why: x.Why, Who: x.Who, Until: x.Day()}
 }
 
 // check marks the findings of a check report its waivers accept; the
@@ -72,14 +74,13 @@ func (w *waiverFlags) check(rep *layoutcheck.Report) {
 	if w.set == nil {
 		return
 	}
-	rep.Waive(func(f layoutcheck.Finding) *layoutcheck.Waived {
+	rep.Waive(func(f layoutcheck.Finding) *render.Waiver {
 		x := w.set.Match(waiver.Subject{Struct: f.Struct, Symbol: f.Symbol, Fields: append([]string{f.Field}, f.Fields...),
 			Rules: []string{f.Kind, f.Grade}, Release: rep.Release})
 		if x == nil {
 			return nil
 		}
-		at, why, who, until := waivedOf(x)
-		return &layoutcheck.Waived{At: at, Why: why, Who: who, Until: until}
+		return waivedOf(x)
 	})
 	for _, x := range w.set.Unused() {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("waiver %s (%s) matched no finding", x.At, x.What()))
@@ -92,7 +93,7 @@ func (w *waiverFlags) diff(r *diff.Report) {
 	if w.set == nil {
 		return
 	}
-	r.Waive(func(c diff.Change) *diff.Waived {
+	r.Waive(func(c diff.Change) *render.Waiver {
 		sub := waiver.Subject{Rules: []string{c.Kind, c.Grade}, Release: r.New.Name}
 		if c.Group == "structs" {
 			st, field, _ := strings.Cut(c.Subject, ".")
@@ -104,8 +105,7 @@ func (w *waiverFlags) diff(r *diff.Report) {
 		if x == nil {
 			return nil
 		}
-		at, why, who, until := waivedOf(x)
-		return &diff.Waived{At: at, Why: why, Who: who, Until: until}
+		return waivedOf(x)
 	})
 }
 

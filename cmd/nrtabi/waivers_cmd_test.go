@@ -51,6 +51,32 @@ func TestDiffWaivers(t *testing.T) {
 	if w := rep.Changes[0].Waived; w == nil || w.At != all+":1:1" || w.Who != "abi-team" || w.Until != "2030-01-31" {
 		t.Fatalf("first change %+v", rep.Changes[0])
 	}
+	// SARIF (docs/sarif.md#waivers): each waived fact a result with an
+	// external suppression carrying the why and the who.
+	rc, out, errs = runLayoutCLI("diff", "--waivers", all, "--format", "sarif", "2.31.24", "2.32.0-synthetic")
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID       string
+				Suppressions []struct {
+					Kind, Justification string
+					Properties          map[string]string
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil || rc != 0 || len(log.Runs) != 1 {
+		t.Fatalf("SARIF: exit %d, %v\n%s%s", rc, err, out, errs)
+	}
+	suppressed := 0
+	for _, r := range log.Runs[0].Results {
+		if len(r.Suppressions) == 1 && r.Suppressions[0].Kind == "external" && r.Suppressions[0].Justification == "accepted in review" && r.Suppressions[0].Properties["who"] == "abi-team" {
+			suppressed++
+		}
+	}
+	if suppressed != 3 {
+		t.Errorf("SARIF: %d suppressed results, want 3:\n%s", suppressed, out)
+	}
 	// Outside its release range a waiver holds for nothing.
 	other := waiverFile(t, "symbol = \"NCCOM_COMPAT_ID\"\nrule = \"compat-id\"\nreleases = \"2.33.0..\"\n")
 	rc, _, errs = runLayoutCLI("diff", "--waivers", other, "2.31.24", "2.32.0-synthetic")

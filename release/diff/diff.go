@@ -10,6 +10,7 @@ package diff
 import (
 	"fmt"
 
+	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -102,8 +103,10 @@ type Change struct {
 	Delta        int64    `json:"delta,omitempty"`
 	EmbeddedIn   []string `json:"embedded_in,omitempty"`
 	Consequences []Change `json:"consequences,omitempty"`
-	// Waived: a waiver accepted this change (waive.go); it counts for nothing.
-	Waived *Waived `json:"waived,omitempty"`
+	// Waived: a waiver accepted the change (waive.go, docs/waivers.md): it
+	// is reported, counts for nothing, and SARIF carries it as a
+	// suppression (docs/sarif.md#waivers).
+	Waived *render.Waiver `json:"waived,omitempty"`
 }
 
 // Walk calls fn on c and each consequence under it, depth first.
@@ -140,6 +143,8 @@ type Report struct {
 	// Quoted: the report is printed inside another command (release new),
 	// whose exit status is its own, so the verdict names no exit status.
 	Quoted bool `json:"-"`
+	// The two sides, for the spec rows SARIF locates changes at.
+	oldSpec, newSpec *spec.Spec
 }
 
 // Summary counts changes by severity.
@@ -165,11 +170,14 @@ func Diff(old, new *spec.Spec) Report {
 	d.messages()
 	d.net()
 	d.regroupNet()
-	r := Report{Schema: Schema, Old: side(old), New: side(new), Changes: d.changes}
+	r := Report{Schema: Schema, Old: side(old), New: side(new), Changes: d.changes, oldSpec: old, newSpec: new}
 	if r.Changes == nil {
 		r.Changes = []Change{}
 	}
 	r.count()
+	if diffedHook != nil {
+		diffedHook(r) // tests: its SARIF form (sarif.go)
+	}
 	return r
 }
 

@@ -31,7 +31,7 @@ func (r Report) WriteText(w io.Writer) error {
 			// their own (docs/nrtabi-diff.md).
 			c.Walk(func(x Change, depth int) { r.row(tw, x, depth) })
 			if c.Waived != nil {
-				fmt.Fprintf(tw, "      %s\n", esc.String(c.Waived.note()))
+				fmt.Fprintf(tw, "      %s\n", esc.String(c.Waived.Note()))
 			}
 		}
 	}

@@ -1,0 +1,406 @@
+package render
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// SARIF 2.1.0 output (docs/sarif.md): a report hands SARIF one SARIFRun — its
+// rules and one SARIFResult per fact — and SARIF writes the log: one run,
+// every result's rule by id and by index, a physical location where the
+// fact has a file, a logical one always, the fact's consequences as
+// related locations, and a fingerprint GitHub code scanning tracks the
+// alert by. Nothing of the log is written unless all of it fits the
+// upload limit.
+
+// SARIFVersion and SARIFSchema name the format the log follows.
+const (
+	SARIFVersion = "2.1.0"
+	SARIFSchema  = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+
+// SourceRootID is the uriBaseId of every location under --source-root:
+// the log's originalUriBaseIds says where it is, and code scanning
+// resolves it to the checkout (docs/sarif.md#locations).
+const SourceRootID = "SRCROOT"
+
+// MaxSARIF is the largest log written: GitHub code scanning refuses an
+// upload above 10 MiB (docs/sarif.md#code-scanning).
+const MaxSARIF = 10 << 20
+
+// maxRelated bounds the related locations of one result; GitHub reads at
+// most 1000 (docs/sarif.md#code-scanning).
+const maxRelated = 1000
+
+// Level words (SARIF §3.27.10).
+const (
+	LevelError   = "error"
+	LevelWarning = "warning"
+	LevelNote    = "note"
+)
+
+// SARIFRun is what a report hands SARIF: the tool, the rules its findings use,
+// the findings, and the source root relative uris hang from ("" keeps
+// absolute file uris).
+type SARIFRun struct {
+	Tool, Version, InformationURI string
+	Rules                         []SARIFRule
+	Findings                      []SARIFResult
+	SourceRoot                    string
+	// Properties are the run's own (the verdict, the exit status).
+	Properties map[string]any
+}
+
+// SARIFRule is one kind of fact: Level is its default level.
+type SARIFRule struct {
+	ID, Short, Full, HelpURI, Level string
+}
+
+// Place is where something is: a file and line when the fact has them,
+// and the logical names (struct, field, symbol) it always has.
+type Place struct {
+	File    string // a path as the input named it: absolute, or relative to the source root
+	Line    int    // 0: no line
+	Logical []Logical
+	// Unresolved says why the file is not known (the location's
+	// properties keep it, and the line).
+	Unresolved string
+}
+
+// Logical is a logical location (SARIF §3.33): Kind is "type", "member",
+// "function" or "module".
+type Logical struct {
+	Name, FullyQualifiedName, Kind string
+}
+
+// Waiver is why a finding does not count: who accepted it and why. A
+// finding with one carries a suppression of kind external (SARIF
+// §3.35), so code scanning shows it closed (docs/sarif.md#waivers).
+type Waiver struct {
+	Who string `json:"who,omitempty"`
+	Why string `json:"why"`
+	// At is the waiver's file:line:col, Until its last day (YYYY-MM-DD):
+	// the text and JUnit name them (waiver.go, docs/waivers.md).
+	At    string `json:"at,omitempty"`
+	Until string `json:"until,omitempty"`
+}
+
+// SARIFResult is one fact, a result of the log.
+type SARIFResult struct {
+	RuleID, Level, Message string
+	Place
+	// Related are the fact's consequences, each with its message.
+	Related []Related
+	// Key names the fact apart from its numbers and its line: the input,
+	// the rule and the logical name; its hash is the result's
+	// partialFingerprints entry.
+	Key    string
+	Waived *Waiver
+	// Properties are the fact's own (its grade, severity).
+	Properties map[string]any
+}
+
+// Related is one consequence of a fact.
+type Related struct {
+	Message string
+	Place
+}
+
+// SARIF writes run as a SARIF 2.1.0 log, two-space indented with a
+// trailing newline, or nothing and an error when a finding names a rule
+// the run does not list or the log is over MaxSARIF.
+func SARIF(w io.Writer, run SARIFRun) error {
+	b, err := SARIFBytes(run)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// SARIFBytes is the log SARIF writes.
+func SARIFBytes(run SARIFRun) ([]byte, error) {
+	rules := append([]SARIFRule(nil), run.Rules...)
+	sort.Slice(rules, func(a, b int) bool { return rules[a].ID < rules[b].ID })
+	index := map[string]int{}
+	out := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: run.Tool, Version: run.Version, InformationURI: run.InformationURI, Rules: []sarifRule{}}},
+		Results: []sarifResult{}, Properties: run.Properties}
+	for i, r := range rules {
+		if _, dup := index[r.ID]; dup {
+			return nil, fmt.Errorf("sarif: rule %q listed twice", r.ID)
+		}
+		index[r.ID] = i
+		sr := sarifRule{ID: r.ID, Name: ruleName(r.ID), ShortDescription: &sarifText{Text: r.Short}, HelpURI: r.HelpURI,
+			DefaultConfiguration: &sarifConfig{Level: r.Level}}
+		if r.Full != "" {
+			sr.FullDescription = &sarifText{Text: r.Full}
+		}
+		out.Tool.Driver.Rules = append(out.Tool.Driver.Rules, sr)
+	}
+	root := ""
+	if run.SourceRoot != "" {
+		abs, err := filepath.Abs(run.SourceRoot)
+		if err != nil {
+			return nil, fmt.Errorf("--source-root %s: %w", run.SourceRoot, err)
+		}
+		root = filepath.ToSlash(filepath.Clean(abs))
+		out.OriginalURIBaseIDs = map[string]sarifArtifactLocation{SourceRootID: {URI: fileURI(strings.TrimSuffix(root, "/") + "/")}}
+	}
+	seen := map[string]int{}
+	for _, f := range run.Findings {
+		i, ok := index[f.RuleID]
+		if !ok {
+			return nil, fmt.Errorf("sarif: finding %q names rule %q, which the run does not list", f.Message, f.RuleID)
+		}
+		res := sarifResult{RuleID: f.RuleID, RuleIndex: i, Level: f.Level, Message: sarifText{Text: f.Message},
+			Locations: []sarifLocation{location(f.Place, root, "")}, Properties: f.Properties}
+		// Two facts of one key (the same rule at the same name twice in an
+		// input) stay two alerts, in report order.
+		key := f.RuleID + "\x00" + f.Key
+		n := seen[key]
+		seen[key]++
+		if n > 0 {
+			key += fmt.Sprintf("\x00%d", n)
+		}
+		sum := sha256.Sum256([]byte(key))
+		res.PartialFingerprints = map[string]string{"nrtabiFact/v1": hex.EncodeToString(sum[:16])}
+		for j, r := range f.Related {
+			if j == maxRelated {
+				res.Message.Text += fmt.Sprintf(" (%d more consequences not listed)", len(f.Related)-maxRelated)
+				break
+			}
+			l := location(r.Place, root, r.Message)
+			l.ID = j + 1
+			res.RelatedLocations = append(res.RelatedLocations, l)
+		}
+		if f.Waived != nil {
+			s := sarifSuppression{Kind: "external", Status: "accepted", Justification: f.Waived.Why}
+			if f.Waived.Who != "" {
+				s.Properties = map[string]any{"who": f.Waived.Who}
+			}
+			res.Suppressions = []sarifSuppression{s}
+		}
+		out.Results = append(out.Results, res)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(sarifLog{Schema: SARIFSchema, Version: SARIFVersion, Runs: []sarifRun{out}}); err != nil {
+		return nil, err
+	}
+	if buf.Len() > MaxSARIF {
+		return nil, fmt.Errorf("the SARIF log is %d bytes, over the %d-byte limit of a code scanning upload; check fewer inputs in one run", buf.Len(), MaxSARIF)
+	}
+	return buf.Bytes(), nil
+}
+
+// SARIFFailure writes the log of a run that stopped with an error before
+// its report: no results, and an invocation that did not succeed, whose
+// notification is the error's message naming the input, so that code
+// scanning shows the failure rather than a clean run (docs/sarif.md).
+func SARIFFailure(w io.Writer, tool, version, input, msg string, exit int) error {
+	inv := sarifInvocation{ExecutionSuccessful: false, ExitCode: &exit,
+		Notifications: []sarifNotification{{Level: LevelError, Message: sarifText{Text: msg},
+			Locations: []sarifLocation{{LogicalLocations: []sarifLogical{{Name: input, FullyQualifiedName: input, Kind: "module"}}}}}}}
+	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: tool, Version: version, Rules: []sarifRule{}}},
+		Invocations: []sarifInvocation{inv}, Results: []sarifResult{}}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: SARIFVersion, Runs: []sarifRun{run}})
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful bool                `json:"executionSuccessful"`
+	ExitCode            *int                `json:"exitCode,omitempty"`
+	Notifications       []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
+}
+
+// location is a place as SARIF has it: a physical location when the file
+// can be named (under the source root when there is one), the logical
+// names always. A file outside the source root keeps its path in the
+// location's properties, since code scanning refuses an absolute uri
+// there (docs/sarif.md#locations).
+func location(p Place, root, msg string) sarifLocation {
+	l := sarifLocation{}
+	if msg != "" {
+		l.Message = &sarifText{Text: msg}
+	}
+	for _, g := range p.Logical {
+		l.LogicalLocations = append(l.LogicalLocations, sarifLogical(g))
+	}
+	if p.File == "" {
+		if p.Unresolved != "" {
+			l.Properties = map[string]any{"unresolved": p.Unresolved}
+			if p.Line > 0 {
+				l.Properties["line"] = p.Line
+			}
+		}
+		return l
+	}
+	file := filepath.ToSlash(p.File)
+	al := sarifArtifactLocation{}
+	switch {
+	case root == "":
+		al.URI = fileURI(file)
+		if !path.IsAbs(file) {
+			al.URI = relURI(file)
+		}
+	case path.IsAbs(file):
+		rel, ok := under(path.Clean(file), root)
+		if !ok {
+			l.Properties = map[string]any{"declaredIn": p.File}
+			return l
+		}
+		al.URI, al.URIBaseID = relURI(rel), SourceRootID
+	default:
+		// A relative path is relative to what named it, not to the source
+		// root: refused a uri rather than guessed one.
+		l.Properties = map[string]any{"declaredIn": p.File}
+		return l
+	}
+	pl := &sarifPhysical{ArtifactLocation: al}
+	if p.Line > 0 {
+		pl.Region = &sarifRegion{StartLine: p.Line}
+	}
+	l.PhysicalLocation = pl
+	return l
+}
+
+// under is file relative to root, when it lies under it.
+func under(file, root string) (string, bool) {
+	if root == "/" {
+		return strings.TrimPrefix(file, "/"), file != "/"
+	}
+	rel, ok := strings.CutPrefix(file, root+"/")
+	return rel, ok && rel != ""
+}
+
+// fileURI is the file uri of an absolute path, every byte outside a
+// path's own characters escaped.
+func fileURI(p string) string { return "file://" + relURI(p) }
+
+func relURI(p string) string { return (&url.URL{Path: p}).EscapedPath() }
+
+// ruleName is a rule id as SARIF's name wants it: a word (field-moved ->
+// FieldMoved).
+func ruleName(id string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range id {
+		if r == '-' || r == '/' || r == '.' || r == '_' {
+			up = true
+			continue
+		}
+		if up && r >= 'a' && r <= 'z' {
+			r -= 'a' - 'A'
+		}
+		up = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// The log's JSON shape: the parts of SARIF 2.1.0 nrtabi writes.
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool               sarifTool                        `json:"tool"`
+	Invocations        []sarifInvocation                `json:"invocations,omitempty"`
+	OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds,omitempty"`
+	Results            []sarifResult                    `json:"results"`
+	Properties         map[string]any                   `json:"properties,omitempty"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri,omitempty"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string       `json:"id"`
+	Name                 string       `json:"name,omitempty"`
+	ShortDescription     *sarifText   `json:"shortDescription,omitempty"`
+	FullDescription      *sarifText   `json:"fullDescription,omitempty"`
+	HelpURI              string       `json:"helpUri,omitempty"`
+	DefaultConfiguration *sarifConfig `json:"defaultConfiguration,omitempty"`
+}
+
+type sarifConfig struct {
+	Level string `json:"level,omitempty"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifResult struct {
+	RuleID              string             `json:"ruleId"`
+	RuleIndex           int                `json:"ruleIndex"`
+	Level               string             `json:"level,omitempty"`
+	Message             sarifText          `json:"message"`
+	Locations           []sarifLocation    `json:"locations"`
+	RelatedLocations    []sarifLocation    `json:"relatedLocations,omitempty"`
+	PartialFingerprints map[string]string  `json:"partialFingerprints"`
+	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+	Properties          map[string]any     `json:"properties,omitempty"`
+}
+
+type sarifLocation struct {
+	ID               int            `json:"id,omitempty"`
+	PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
+	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
+	Message          *sarifText     `json:"message,omitempty"`
+	Properties       map[string]any `json:"properties,omitempty"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	Region           *sarifRegion          `json:"region,omitempty"`
+}
+
+type sarifArtifactLocation struct {
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+type sarifLogical struct {
+	Name               string `json:"name,omitempty"`
+	FullyQualifiedName string `json:"fullyQualifiedName,omitempty"`
+	Kind               string `json:"kind,omitempty"`
+}
+
+type sarifSuppression struct {
+	Kind          string         `json:"kind"`
+	Status        string         `json:"status,omitempty"`
+	Justification string         `json:"justification,omitempty"`
+	Properties    map[string]any `json:"properties,omitempty"`
+}

@@ -102,7 +102,12 @@ func (a *App) commandOf(words []string) (*Command, []string) {
 // for -h with its output discarded, and Flags keeps the set it made.
 func (c *Command) flagSet(ctx context.Context) *flag.FlagSet {
 	c.flags = nil
-	_ = c.Run(ctx, c, []string{"-h"}, io.Discard, io.Discard)
+	func() {
+		// A completion answers or stays silent: a command that panics on
+		// -h (a bug its own help test reports) completes no flags.
+		defer func() { _ = recover() }()
+		_ = c.Run(ctx, c, []string{"-h"}, io.Discard, io.Discard)
+	}()
 	if c.flags == nil {
 		return flag.NewFlagSet(c.Name, flag.ContinueOnError)
 	}

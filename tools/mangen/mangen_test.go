@@ -115,4 +115,18 @@ func TestMakeInstall(t *testing.T) {
 			sh(shell, "-n", filepath.Join(root, file))
 		}
 	}
+	// uninstall removes every file install wrote.
+	if out, err := exec.Command("make", "-C", "../..", "uninstall", "DESTDIR="+dest, "PREFIX=/usr").CombinedOutput(); err != nil {
+		t.Fatalf("make uninstall: %v\n%s", err, out)
+	}
+	var left []string
+	filepath.WalkDir(dest, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Errorf("make uninstall left %v", left)
+	}
 }

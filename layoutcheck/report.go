@@ -96,7 +96,9 @@ type Finding struct {
 	Location *Location `json:"location,omitempty"`
 	// Waived: a waiver accepted the fact (waive.go, docs/waivers.md): it is
 	// reported, counts for nothing, and SARIF carries it as a suppression
-	// (docs/sarif.md#waivers).
+	// (docs/sarif.md#waivers). Waive marks it in every list that holds it,
+	// which is where SARIF reads the facts (a struct's, an enum's, a rule's
+	// Findings; Report.Findings for a missing struct).
 	Waived *Waiver `json:"waived,omitempty"`
 }
 

@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -62,6 +63,7 @@ func (s Severity) Level() string {
 func (r *Report) SARIF(version, sourceRoot string) render.SARIFRun {
 	run := render.SARIFRun{Tool: "nrtabi", Version: version, InformationURI: "https://github.com/nrtabi/nrtabi", SourceRoot: sourceRoot,
 		Properties: map[string]any{"command": "check", "release": r.Release, "verdict": r.Verdict, "exit": r.Exit, "structs_checked": r.StructsChecked}}
+	run.Anchor = r.anchor()
 	used := map[string]Severity{}
 	add := func(input, module string, f Finding) {
 		run.Findings = append(run.Findings, sarifResult(input, module, f))
@@ -107,6 +109,25 @@ func (r *Report) SARIF(version, sourceRoot string) render.SARIFRun {
 			Full: "nrtabi check: " + short + " (docs/nrtabi-check.md, the finding kinds)."})
 	}
 	return run
+}
+
+// anchor is where a fact with no declaration (a symbol, a SONAME, a
+// struct in no input) is shown: the first input that is a file, else
+// (headers) the first file a fact is declared in.
+func (r *Report) anchor() string {
+	for _, fr := range r.Files {
+		if st, err := os.Stat(fr.Path); err == nil && st.Mode().IsRegular() {
+			if abs, err := filepath.Abs(fr.Path); err == nil {
+				return abs
+			}
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Location != nil && f.Location.File != "" {
+			return f.Location.File
+		}
+	}
+	return ""
 }
 
 // WriteSARIF prints the report as a SARIF 2.1.0 log.

@@ -98,18 +98,6 @@ func clipLog(s string) string {
 	return s
 }
 
-// TestSARIFShowLog prints the log of a check with a fault (go test -v).
-func TestSARIFShowLog(t *testing.T) {
-	if !testing.Verbose() {
-		t.Skip("skipping: prints a log only with -v")
-	}
-	f := loadFixtures(t)
-	obj := f.faultObject(t, "sarif-shrunk", "\tchar device_revision[8]; /* +24 HIGH */\n", "\tchar device_revision[4];\n")
-	r, _ := Check([]string{obj}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
-	b, _ := render.SARIFBytes(r.SARIF("test", filepath.Dir(f.dir)))
-	t.Log(string(b))
-}
-
 // TestSARIFUnresolvedDeclFile: a line table the reader refuses (its
 // version planted as 9) leaves the facts their line and logical names,
 // and says why the file is not named, in the report and in the log.
@@ -153,5 +141,36 @@ func TestSARIFUnresolvedDeclFile(t *testing.T) {
 	sariftest.Check(t, log)
 	if !strings.Contains(string(log), `"unresolved": "the line table at 0x0 has version 9`) {
 		t.Errorf("the log does not say why:\n%s", clipLog(string(log)))
+	}
+}
+
+// TestSARIFWaived: a waived fact keeps its result, with an external
+// suppression carrying why and who (the hook the waivers fill).
+func TestSARIFWaived(t *testing.T) {
+	f := loadFixtures(t)
+	obj := f.faultObject(t, "sarif-shrunk", "\tchar device_revision[8]; /* +24 HIGH */\n", "\tchar device_revision[4];\n")
+	r, err := Check([]string{obj}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var waived bool
+	for _, fr := range r.Files {
+		for _, st := range fr.Structs {
+			if len(st.Findings) > 0 && !waived {
+				st.Findings[0].Waived, waived = &Waiver{Who: "ana", Why: "accepted for 2.31.25"}, true
+			}
+		}
+	}
+	if !waived {
+		t.Fatal("no struct fact to waive")
+	}
+	b, err := render.SARIFBytes(r.SARIF("test", "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sariftest.Check(t, b)
+	s := string(b)
+	if strings.Count(s, `"suppressions"`) != 1 || !strings.Contains(s, `"kind": "external"`) || !strings.Contains(s, `"justification": "accepted for 2.31.25"`) || !strings.Contains(s, `"who": "ana"`) {
+		t.Errorf("no suppression for the waived fact:\n%s", clipLog(s))
 	}
 }

@@ -12,7 +12,7 @@ import (
 type sarifFlags struct{ root string }
 
 func (s *sarifFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.root, "source-root", "", "with --format sarif: locations under this directory are relative to it (uriBaseId SRCROOT), others keep their logical location only; default: absolute file uris")
+	fs.StringVar(&s.root, "source-root", "", "with --format sarif: locations under this directory are relative to it (uriBaseId SRCROOT), others to / (FSROOT), as code scanning wants; default: absolute file uris")
 }
 
 // check refuses --source-root without --format sarif, and one that is not

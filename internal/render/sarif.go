@@ -33,6 +33,12 @@ const (
 // resolves it to the checkout (docs/sarif.md#locations).
 const SourceRootID = "SRCROOT"
 
+// FileRootID is the uriBaseId of a file outside --source-root (a header of
+// /usr/include, a library's build machine path): relative to the
+// filesystem's root, so that the location keeps its file, and its uri is
+// relative, as code scanning wants every uri (docs/sarif.md#locations).
+const FileRootID = "FSROOT"
+
 // MaxSARIF is the largest log written: GitHub code scanning refuses an
 // upload above 10 MiB (docs/sarif.md#code-scanning).
 const MaxSARIF = 10 << 20
@@ -58,6 +64,10 @@ type SARIFRun struct {
 	SourceRoot                    string
 	// Properties are the run's own (the verdict, the exit status).
 	Properties map[string]any
+	// Anchor is the file a result with no file of its own is shown at (an
+	// input), since code scanning refuses a result without a physical
+	// location; "" for none.
+	Anchor string
 }
 
 // SARIFRule is one kind of fact: Level is its default level.
@@ -146,6 +156,7 @@ func SARIFBytes(run SARIFRun) ([]byte, error) {
 		}
 		out.Tool.Driver.Rules = append(out.Tool.Driver.Rules, sr)
 	}
+	lc := &locater{}
 	root := ""
 	if run.SourceRoot != "" {
 		abs, err := filepath.Abs(run.SourceRoot)
@@ -155,6 +166,8 @@ func SARIFBytes(run SARIFRun) ([]byte, error) {
 		root = filepath.ToSlash(filepath.Clean(abs))
 		out.OriginalURIBaseIDs = map[string]sarifArtifactLocation{SourceRootID: {URI: fileURI(strings.TrimSuffix(root, "/") + "/")}}
 	}
+	lc.root = root
+	homeless := 0
 	seen := map[string]int{}
 	for _, f := range run.Findings {
 		i, ok := index[f.RuleID]
@@ -162,7 +175,21 @@ func SARIFBytes(run SARIFRun) ([]byte, error) {
 			return nil, fmt.Errorf("sarif: finding %q names rule %q, which the run does not list", f.Message, f.RuleID)
 		}
 		res := sarifResult{RuleID: f.RuleID, RuleIndex: i, Level: f.Level, Message: sarifText{Text: f.Message},
-			Locations: []sarifLocation{location(f.Place, root, "")}, Properties: f.Properties}
+			Properties: f.Properties}
+		l := lc.location(f.Place, "")
+		if l.PhysicalLocation == nil && run.Anchor != "" {
+			l.PhysicalLocation = lc.location(Place{File: run.Anchor}, "").PhysicalLocation
+			if l.PhysicalLocation != nil {
+				if l.Properties == nil {
+					l.Properties = map[string]any{}
+				}
+				l.Properties["anchor"] = "the fact has no file of its own; shown at the input"
+			}
+		}
+		if l.PhysicalLocation == nil {
+			homeless++
+		}
+		res.Locations = []sarifLocation{l}
 		// Two facts of one key (the same rule at the same name twice in an
 		// input) stay two alerts, in report order.
 		key := f.RuleID + "\x00" + f.Key
@@ -178,7 +205,7 @@ func SARIFBytes(run SARIFRun) ([]byte, error) {
 				res.Message.Text += fmt.Sprintf(" (%d more consequences not listed)", len(f.Related)-maxRelated)
 				break
 			}
-			l := location(r.Place, root, r.Message)
+			l := lc.location(r.Place, r.Message)
 			l.ID = j + 1
 			res.RelatedLocations = append(res.RelatedLocations, l)
 		}
@@ -190,6 +217,17 @@ func SARIFBytes(run SARIFRun) ([]byte, error) {
 			res.Suppressions = []sarifSuppression{s}
 		}
 		out.Results = append(out.Results, res)
+	}
+	if lc.fsRoot {
+		if out.OriginalURIBaseIDs == nil {
+			out.OriginalURIBaseIDs = map[string]sarifArtifactLocation{}
+		}
+		out.OriginalURIBaseIDs[FileRootID] = sarifArtifactLocation{URI: "file:///"}
+	}
+	if homeless > 0 {
+		// Said, not hidden: code scanning refuses such a result.
+		out.Invocations = []sarifInvocation{{ExecutionSuccessful: true, Notifications: []sarifNotification{{Level: LevelWarning,
+			Message: sarifText{Text: fmt.Sprintf("%d results have no file: code scanning refuses a result without a physical location", homeless)}}}}}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -230,12 +268,20 @@ type sarifNotification struct {
 	Locations []sarifLocation `json:"locations,omitempty"`
 }
 
+// locater makes locations relative to the source root; fsRoot: one was
+// outside it (FileRootID).
+type locater struct {
+	root   string
+	fsRoot bool
+}
+
 // location is a place as SARIF has it: a physical location when the file
-// can be named (under the source root when there is one), the logical
-// names always. A file outside the source root keeps its path in the
-// location's properties, since code scanning refuses an absolute uri
-// there (docs/sarif.md#locations).
-func location(p Place, root, msg string) sarifLocation {
+// can be named (under the source root when there is one, else under the
+// filesystem's root), the logical names always. A relative path is not
+// guessed a base: its location keeps the path in its properties
+// (docs/sarif.md#locations).
+func (lc *locater) location(p Place, msg string) sarifLocation {
+	root := lc.root
 	l := sarifLocation{}
 	if msg != "" {
 		l.Message = &sarifText{Text: msg}
@@ -261,12 +307,16 @@ func location(p Place, root, msg string) sarifLocation {
 			al.URI = relURI(file)
 		}
 	case path.IsAbs(file):
-		rel, ok := under(path.Clean(file), root)
-		if !ok {
-			l.Properties = map[string]any{"declaredIn": p.File}
-			return l
-		}
+		clean := path.Clean(file)
+		rel, ok := under(clean, root)
 		al.URI, al.URIBaseID = relURI(rel), SourceRootID
+		if !ok {
+			if clean == "/" {
+				l.Properties = map[string]any{"declaredIn": p.File}
+				return l
+			}
+			al.URI, al.URIBaseID, lc.fsRoot = relURI(strings.TrimPrefix(clean, "/")), FileRootID, true
+		}
 	default:
 		// A relative path is relative to what named it, not to the source
 		// root: refused a uri rather than guessed one.
@@ -294,7 +344,15 @@ func under(file, root string) (string, bool) {
 // path's own characters escaped.
 func fileURI(p string) string { return "file://" + relURI(p) }
 
-func relURI(p string) string { return (&url.URL{Path: p}).EscapedPath() }
+// relURI is a relative path as a uri reference; a first segment holding
+// a colon would read as a scheme, so it is led by "./".
+func relURI(p string) string {
+	u := (&url.URL{Path: p}).EscapedPath()
+	if first, _, _ := strings.Cut(u, "/"); strings.Contains(first, ":") {
+		u = "./" + u
+	}
+	return u
+}
 
 // ruleName is a rule id as SARIF's name wants it: a word (field-moved ->
 // FieldMoved).

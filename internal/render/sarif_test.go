@@ -8,7 +8,7 @@ import (
 )
 
 func testRun(fs ...SARIFResult) SARIFRun {
-	return SARIFRun{Tool: "nrtabi", Version: "t", SourceRoot: "/src",
+	return SARIFRun{Tool: "nrtabi", Version: "t", SourceRoot: "/src", Anchor: "/src/inputs/lib.so",
 		Rules:    []SARIFRule{{ID: "size", Short: "size", Level: LevelError}, {ID: "offset", Short: "moved", Level: LevelError}},
 		Findings: fs}
 }
@@ -24,6 +24,8 @@ func TestSARIFShape(t *testing.T) {
 			Related: []Related{{Message: "forced", Place: Place{File: "/src/inc/a.h", Line: 4}}},
 			Waived:  &Waiver{Who: "ana", Why: "known"}},
 		SARIFResult{RuleID: "offset", Level: LevelWarning, Message: "t.f moved", Key: "t.f", Place: Place{File: "/usr/include/t.h", Line: 9}},
+		SARIFResult{RuleID: "offset", Level: LevelWarning, Message: "u moved", Key: "u", Place: Place{File: "/src/a:b/u.h"}},
+		SARIFResult{RuleID: "size", Level: LevelError, Message: "no file", Key: "x", Place: Place{Logical: []Logical{{Name: "x"}}}},
 	))
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +63,14 @@ func TestSARIFShape(t *testing.T) {
 	if l := r0.Locations[0].PhysicalLocation; l == nil || l.ArtifactLocation.URI != "inc/a%20b%0A.h" || l.ArtifactLocation.URIBaseID != SourceRootID {
 		t.Errorf("under the root: %+v", r0.Locations[0])
 	}
-	if r1.Locations[0].PhysicalLocation != nil || r1.Locations[0].Properties["declaredIn"] != "/usr/include/t.h" {
+	if l := r1.Locations[0].PhysicalLocation; l == nil || l.ArtifactLocation.URI != "usr/include/t.h" || l.ArtifactLocation.URIBaseID != FileRootID {
 		t.Errorf("outside the root: %+v", r1.Locations[0])
+	}
+	if l := run.Results[2].Locations[0].PhysicalLocation; l == nil || l.ArtifactLocation.URI != "./a:b/u.h" {
+		t.Errorf("a colon in the first segment: %+v", run.Results[2].Locations[0])
+	}
+	if l := run.Results[3].Locations[0].PhysicalLocation; l == nil || l.ArtifactLocation.URI != "inputs/lib.so" || run.Results[3].Locations[0].Properties["anchor"] == "" {
+		t.Errorf("a fact with no file not at the anchor: %+v", run.Results[3].Locations[0])
 	}
 	if len(r0.Suppressions) != 1 || r0.Suppressions[0].Kind != "external" || r0.Suppressions[0].Justification != "known" || r0.Suppressions[0].Properties["who"] != "ana" {
 		t.Errorf("waiver: %+v", r0.Suppressions)
@@ -82,5 +90,19 @@ func TestSARIFRefuses(t *testing.T) {
 	big := SARIFResult{RuleID: "size", Message: strings.Repeat("m", MaxSARIF), Key: "s"}
 	if err := SARIF(&w, testRun(big)); err == nil || !strings.Contains(err.Error(), "10485760-byte limit") || w.Len() != 0 {
 		t.Errorf("over the limit: %v, %d bytes", err, w.Len())
+	}
+}
+
+// TestSARIFHomeless: a result with no file and no anchor is written, and
+// an invocation notification counts it (code scanning would refuse it).
+func TestSARIFHomeless(t *testing.T) {
+	run := testRun(SARIFResult{RuleID: "size", Level: LevelError, Message: "no file", Key: "x"})
+	run.Anchor = ""
+	b, err := SARIFBytes(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"toolExecutionNotifications"`) || !strings.Contains(string(b), "1 results have no file") {
+		t.Errorf("no notification:\n%s", b)
 	}
 }

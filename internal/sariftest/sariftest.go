@@ -168,9 +168,9 @@ func clip(b []byte) string {
 
 // Upload holds log to what code scanning adds to the schema: one run;
 // every result's ruleId among tool.driver.rules and its ruleIndex that
-// rule's; every artifact uri relative, with a uriBaseId the run's
-// originalUriBaseIds defines; every result with partialFingerprints; the
-// whole log under MaxUpload.
+// rule's; every result at a physical location; every artifact uri
+// relative, with a uriBaseId the run's originalUriBaseIds defines; every
+// result with partialFingerprints; the whole log under MaxUpload.
 func Upload(log []byte) error {
 	if len(log) > MaxUpload {
 		return fmt.Errorf("the log is %d bytes, over %d", len(log), MaxUpload)
@@ -211,6 +211,11 @@ func Upload(log []byte) error {
 		}
 		if len(r.Fingerprints) == 0 {
 			return fmt.Errorf("result %d (%s): no partialFingerprints", i, *r.RuleID)
+		}
+		// GitHub's GH1001: a result is shown at a file, or the upload is
+		// refused whole.
+		if len(r.Locations) == 0 || r.Locations[0].Physical == nil || r.Locations[0].Physical.Artifact.URI == "" {
+			return fmt.Errorf("result %d (%s): no physical location with a uri; code scanning refuses the upload", i, *r.RuleID)
 		}
 		for _, l := range append(r.Locations, r.Related...) {
 			if l.Physical == nil {

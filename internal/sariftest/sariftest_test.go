@@ -44,6 +44,10 @@ func TestCatchesPlanted(t *testing.T) {
 			t.Errorf("%s: got %v, want an error with %q", p.name, err, p.want)
 		}
 	}
+	noFile := strings.Replace(string(good), `"physicalLocation": {`, `"properties": {`, 1)
+	if err := Validate([]byte(noFile)); err == nil || !strings.Contains(err.Error(), "no physical location") {
+		t.Errorf("a result with no physical location: %v", err)
+	}
 	two := strings.Replace(string(good), `"runs": [`, `"runs": [{"tool": {"driver": {"name": "x"}}, "results": []},`, 1)
 	if err := Validate([]byte(two)); err == nil || !strings.Contains(err.Error(), "2 runs") {
 		t.Errorf("two runs: %v", err)

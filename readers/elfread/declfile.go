@@ -49,15 +49,16 @@ type lineFiles struct {
 // is the DIE's combined offset (a typemodel node's Offset) and index its
 // DeclFile. The path is as the line table builds it: the file's
 // directory, under the unit's compilation directory when relative. A
-// split unit (.dwo) has no line table of its own here, and is refused by
-// name, as is an index past the table.
+// split unit of a .dwo file reads the table .debug_line.dwo starts with;
+// a unit of a .dwp package is refused by name (its table is a
+// contribution the package index locates), as is an index past the table.
 func (d *Debug) DeclFile(off uint64, index uint32) (string, error) {
 	p, lo := d.part(off)
 	if p == nil {
 		return "", fmt.Errorf("DIE offset %#x is in no part of the DWARF", off)
 	}
-	if p.dwo {
-		return "", errors.New("a split unit (.dwo): its decl_file is not resolved")
+	if p.dwo && p.Via != ViaDWO {
+		return "", errors.New("a unit of a .dwp package: its decl_file is not resolved")
 	}
 	u, err := p.unitContaining(lo)
 	if err != nil {
@@ -67,7 +68,13 @@ func (d *Debug) DeclFile(off uint64, index uint32) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !ok {
+	section := "line"
+	switch {
+	case p.dwo && !ok:
+		// A split unit names no table: its file names are the header-only
+		// table at the start of .debug_line.dwo.
+		section, stmt = "line.dwo", 0
+	case !ok:
 		return "", fmt.Errorf("the unit at %#x has no DW_AT_stmt_list", u.off)
 	}
 	lt := &d.decl
@@ -81,7 +88,7 @@ func (d *Debug) DeclFile(off uint64, index uint32) (string, error) {
 	if !seen {
 		sec, ok := lt.line[p]
 		if !ok {
-			if sec, err = p.File.debugSection("line"); err != nil {
+			if sec, err = p.File.debugSection(section); err != nil {
 				return "", err
 			}
 			lt.line[p] = sec
@@ -94,17 +101,27 @@ func (d *Debug) DeclFile(off uint64, index uint32) (string, error) {
 	if lf.err != nil {
 		return "", lf.err
 	}
-	i := int(index)
-	if u.version < 5 {
-		i-- // DWARF 2-4: 1-based, 0 is no file
+	f, err := fileAt(u.version, lf.files, index)
+	if err != nil {
+		return "", fmt.Errorf("%w (the line table at %#x)", err, stmt)
 	}
-	if index == 0 && u.version < 5 {
-		return "", errors.New("decl_file 0: no file")
+	return f, nil
+}
+
+// fileAt is the file a decl_file index names in a table's list: DWARF
+// 2-4 count from 1 (0 is no file), DWARF 5 from 0 (the unit's own file).
+func fileAt(version int, files []string, index uint32) (string, error) {
+	i := int64(index)
+	if version < 5 {
+		if index == 0 {
+			return "", errors.New("decl_file 0: no file")
+		}
+		i--
 	}
-	if i < 0 || i >= len(lf.files) {
-		return "", fmt.Errorf("decl_file %d is past the %d files of the line table at %#x", index, len(lf.files), stmt)
+	if i >= int64(len(files)) {
+		return "", fmt.Errorf("decl_file %d is past the %d files", index, len(files))
 	}
-	return lf.files[i], nil
+	return files[i], nil
 }
 
 // unitLineInfo reads a unit DIE's DW_AT_stmt_list and DW_AT_comp_dir.
@@ -218,6 +235,12 @@ func (d *Debug) lineFileNames(sec []byte, off uint64, compDir string) ([]string,
 		if err := c.Err(); err != nil {
 			return nil, fmt.Errorf("the line table at %#x: %w", off, err)
 		}
+		// Directory 0 is the compilation directory as the table names it:
+		// the base of the relative directories after it.
+		base := compDir
+		if len(dirs) > 0 && path.IsAbs(dirs[0].path) {
+			base = dirs[0].path
+		}
 		out := make([]string, 0, len(files))
 		for _, f := range files {
 			dir := ""
@@ -226,7 +249,7 @@ func (d *Debug) lineFileNames(sec []byte, off uint64, compDir string) ([]string,
 			} else {
 				return nil, fmt.Errorf("the line table at %#x: file %q names directory %d of %d", off, f.path, f.dir, len(dirs))
 			}
-			out = append(out, joinPath(compDir, dir, f.path))
+			out = append(out, joinPath(base, dir, f.path))
 		}
 		return out, nil
 	}

@@ -14,7 +14,8 @@ import (
 // TestDeclFile: a struct declared in a header, and its field, resolve to
 // the header's path and lines, through the line table of DWARF 4
 // (1-based) and of DWARF 5 (0-based, the unit's file at 0), in a
-// relocatable object and in a linked library. Cost: four gcc runs.
+// relocatable object and in a linked library, and through the header-only
+// table of a split unit's .dwo. Cost: about ten gcc runs.
 func TestDeclFile(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
@@ -31,18 +32,22 @@ func TestDeclFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := filepath.Join(dir, "inc", "nrt", "w.h")
-	for _, v := range []string{"-gdwarf-4", "-gdwarf-5"} {
+	for _, v := range []string{"-gdwarf-4", "-gdwarf-5", "-gdwarf-4 -gsplit-dwarf", "-gdwarf-5 -gsplit-dwarf"} {
+		flags := strings.Fields(v)
 		for _, linked := range []bool{false, true} {
-			obj := "w" + v + ".o"
-			if err := cc.Object(dir, "w.c", obj, v, "-Iinc"); err != nil {
+			name := strings.ReplaceAll(strings.ReplaceAll(v, " ", ""), "-g", "")
+			obj := "w" + name + ".o"
+			if err := cc.Object(dir, "w.c", obj, append(flags, "-Iinc")...); err != nil {
 				t.Fatal(err)
 			}
 			if linked {
-				so := "w" + v + ".so"
-				if err := cc.Shared(dir, so, "", "", []string{obj}, v); err != nil {
+				so := "w" + name + ".so"
+				if err := cc.Shared(dir, so, "", "", []string{obj}, flags...); err != nil {
 					t.Fatal(err)
 				}
 				obj = so
+			} else if len(flags) > 1 {
+				continue // a split object is read through its linked library
 			}
 			dbg, err := OpenDebug(context.Background(), filepath.Join(dir, obj), Lookup{})
 			if err != nil {
@@ -51,6 +56,9 @@ func TestDeclFile(t *testing.T) {
 			found, err := dbg.FindStructs([][]string{{"where"}})
 			if err != nil || found[0] == nil {
 				t.Fatalf("%s: %v %v", obj, found, err)
+			}
+			if split := len(flags) > 1; split != (found[0].From == ViaDWO) {
+				t.Fatalf("%s: the struct was read via %q", obj, found[0].From)
 			}
 			st, err := dbg.Types().Struct(found[0].Offset)
 			if err != nil {
@@ -116,4 +124,56 @@ func FuzzLineFiles(f *testing.F) {
 			t.Fatalf("%d files", len(files))
 		}
 	})
+}
+
+// TestFileAt: the two numberings of decl_file over one list: DWARF 4's
+// 1 is DWARF 5's 0; DWARF 4's 0 is no file; past the list is refused.
+func TestFileAt(t *testing.T) {
+	files := []string{"/cu/main.c", "/cu/inc/a.h", "/cu/inc/b.h"}
+	for _, c := range []struct {
+		version int
+		index   uint32
+		want    string
+	}{
+		{4, 1, "/cu/main.c"}, {4, 3, "/cu/inc/b.h"}, {4, 0, "no file"}, {4, 4, "past the 3 files"},
+		{5, 0, "/cu/main.c"}, {5, 1, "/cu/inc/a.h"}, {5, 2, "/cu/inc/b.h"}, {5, 3, "past the 3 files"},
+		{2, 2, "/cu/inc/a.h"}, {5, 1<<32 - 1, "past the 3 files"},
+	} {
+		got, err := fileAt(c.version, files, c.index)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("DWARF %d, decl_file %d: %q, want %q", c.version, c.index, got, c.want)
+		}
+	}
+}
+
+// TestLineFilesV5: a DWARF 5 header with its entry formats: directories
+// by DW_FORM_line_strp, files by string with a directory index and an
+// MD5 stepped over; a relative directory joins the compilation
+// directory, an absolute file stands alone.
+func TestLineFilesV5(t *testing.T) {
+	d := &Debug{order: binary.LittleEndian, lineStr: []byte("/cu\x00inc\x00")}
+	hdr := []byte{1, 1, 1, 0xfb, 14, 1}          // min_inst, max_ops, is_stmt, line_base, line_range, opcode_base
+	hdr = append(hdr, 1, lnctPath, formLineStrp) // directory format
+	hdr = append(hdr, 2, 0, 0, 0, 0, 4, 0, 0, 0) // 2 directories: "/cu", "inc"
+	hdr = append(hdr, 3, lnctPath, formString, lnctDirectoryIndex, formUdata, 5, formData16)
+	hdr = append(hdr, 3)
+	md5 := make([]byte, 16)
+	for _, f := range []struct {
+		name string
+		dir  byte
+	}{{"main.c", 0}, {"a.h", 1}, {"/abs/b.h", 0}} {
+		hdr = append(append(append(hdr, f.name...), 0, f.dir), md5...)
+	}
+	body := append([]byte{5, 0, 8, 0, byte(len(hdr)), 0, 0, 0}, hdr...)
+	sec := append([]byte{byte(len(body)), 0, 0, 0}, body...)
+	files, err := d.lineFileNames(sec, 0, "/ignored-when-dir-0-is-absolute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(files, " "); got != "/cu/main.c /cu/inc/a.h /abs/b.h" {
+		t.Errorf("files %q", got)
+	}
 }

@@ -51,6 +51,15 @@ func (r Report) SARIF(version, sourceRoot string) render.SARIFRun {
 	run := render.SARIFRun{Tool: "nrtabi", Version: version, InformationURI: "https://github.com/nrtabi/nrtabi", SourceRoot: sourceRoot,
 		Properties: map[string]any{"command": "diff", "old": r.Old.Name, "new": r.New.Name, "verdict": r.Verdict(), "exit": r.Summary.Exit}}
 	loc := &locator{r: r, root: sourceRoot, files: map[string]string{}}
+	// A change no row states (a version node, the compatibility id, a
+	// side read from binaries) is shown at the new side's release row,
+	// else the old side's.
+	for _, sp := range loc.sides() {
+		if f := loc.file(sp.Release.Pos.File); sp.Release.Pos.File != "" && f != "" {
+			run.Anchor = f
+			break
+		}
+	}
 	used := map[string]Severity{}
 	groups := map[string]string{}
 	for _, c := range r.Changes {

@@ -17,7 +17,7 @@ var sarifLogs sariftest.Collector
 
 func init() {
 	diffedHook = func(r Report) {
-		b, err := render.SARIFBytes(r.SARIF("test", ".."))
+		b, err := render.SARIFBytes(r.SARIF("test", "../.."))
 		sarifLogs.Hold("diff "+r.Old.Name+" -> "+r.New.Name, b, err)
 	}
 }

@@ -164,15 +164,25 @@ func TestCIDoc(t *testing.T) {
 		{name: "waived diff", command: "diff", args: "2.31.24 2.32.0-synthetic", env: []string{"NRTABI_WAIVERS=" + waivers}, exit: 0, suppressed: 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			checkout := t.TempDir()
+			// A diff of release names places its results at their spec
+			// rows, files of a checkout of the spec (docs/sarif.md#locations):
+			// it runs in this module's root, its reports kept apart.
+			checkout, reports := t.TempDir(), "reports"
+			if c.command == "diff" {
+				root, err := filepath.Abs("../..")
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkout, reports = root, filepath.Join(t.TempDir(), "reports")
+			}
 			inc, _ := filepath.Abs(neuronInclude)
 			old, _ := filepath.Abs("../../release/testdata/olddrop/include")
-			outputs := filepath.Join(checkout, "github-output")
+			outputs := filepath.Join(t.TempDir(), "github-output")
 			cmd := exec.Command(bash, script)
 			cmd.Dir = checkout
 			cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 				"NRTABI_COMMAND="+c.command, "NRTABI_ARGS="+strings.NewReplacer("INC", inc, "OLDDROP", old).Replace(c.args),
-				"GITHUB_OUTPUT="+outputs)
+				"GITHUB_OUTPUT="+outputs, "NRTABI_REPORTS="+reports)
 			if c.command == "check" {
 				cmd.Env = append(cmd.Env, "NRTABI_SPEC=2.31.24")
 			}
@@ -188,8 +198,11 @@ func TestCIDoc(t *testing.T) {
 			if rc != c.exit {
 				t.Errorf("the step exited %d, want %d\n%s", rc, c.exit, out)
 			}
-			sarifPath := filepath.Join(checkout, "reports", "nrtabi-"+c.command+".sarif")
-			if o, err := os.ReadFile(outputs); err != nil || !strings.Contains(string(o), "sarif=reports/nrtabi-"+c.command+".sarif\n") || !strings.Contains(string(o), "exit="+strconv.Itoa(c.exit)+"\n") {
+			if !filepath.IsAbs(reports) {
+				reports = filepath.Join(checkout, reports)
+			}
+			sarifPath := filepath.Join(reports, "nrtabi-"+c.command+".sarif")
+			if o, err := os.ReadFile(outputs); err != nil || !strings.Contains(string(o), "/nrtabi-"+c.command+".sarif\n") || !strings.Contains(string(o), "exit="+strconv.Itoa(c.exit)+"\n") {
 				t.Errorf("GITHUB_OUTPUT: %v\n%s", err, o)
 			}
 			log, err := os.ReadFile(sarifPath)
@@ -209,7 +222,7 @@ func TestCIDoc(t *testing.T) {
 				t.Errorf("SARIF: %d results with suppressions, want %d", n, c.suppressed)
 			}
 			if c.command == "check" {
-				data, err := os.ReadFile(filepath.Join(checkout, "reports", "nrtabi-check.xml"))
+				data, err := os.ReadFile(filepath.Join(reports, "nrtabi-check.xml"))
 				if err != nil {
 					t.Fatalf("no JUnit for the reporter: %v\n%s", err, out)
 				}
@@ -222,7 +235,7 @@ func TestCIDoc(t *testing.T) {
 				}
 				return
 			}
-			js, err := os.ReadFile(filepath.Join(checkout, "reports", "nrtabi-diff.json"))
+			js, err := os.ReadFile(filepath.Join(reports, "nrtabi-diff.json"))
 			var doc map[string]any
 			if err != nil || json.Unmarshal(js, &doc) != nil {
 				t.Fatalf("diff JSON missing or not JSON (%v):\n%s", err, js)

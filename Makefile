@@ -214,3 +214,47 @@ fuzz:
 	done
 	@echo "== ./layoutcheck TestPropertyRoundTrip (NRTABI_PROPERTY_N=$(PROPERTY_N) random structs through gcc, extract, check)"
 	NRTABI_PROPERTY_N=$(PROPERTY_N) $(GO) test -tags $(TAG) -count=1 -timeout 60m -run '^TestPropertyRoundTrip$$' ./layoutcheck
+
+# ---- install (docs/make.md#install) ------------------------------------------
+# Both CLIs, a man page per command page of docs/ (tools/mangen, rendered
+# here, not committed) and each binary's bash, zsh and fish completion,
+# printed by the binary just built (nrtabi completion SHELL). Everything is
+# made in a temporary directory first, so a failed build installs nothing.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR  := $(PREFIX)/bin
+MAN1DIR := $(PREFIX)/share/man/man1
+BASHDIR := $(PREFIX)/share/bash-completion/completions
+ZSHDIR  := $(PREFIX)/share/zsh/site-functions
+FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
+CLIS    := nrtabi nrtabi-runtime
+.PHONY: install uninstall
+install: generated-release
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	CGO_ENABLED=0 $(GO) build -o "$$tmp/nrtabi" ./cmd/nrtabi; \
+	$(GO) build -tags $(TAG) -o "$$tmp/nrtabi-runtime" ./cmd/nrtabi-runtime; \
+	$(GO) run ./tools/mangen -docs docs -out "$$tmp/man1"; \
+	for b in $(CLIS); do \
+	  "$$tmp/$$b" completion bash > "$$tmp/$$b.bash"; \
+	  "$$tmp/$$b" completion zsh > "$$tmp/_$$b"; \
+	  "$$tmp/$$b" completion fish > "$$tmp/$$b.fish"; \
+	done; \
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MAN1DIR)" "$(DESTDIR)$(BASHDIR)" "$(DESTDIR)$(ZSHDIR)" "$(DESTDIR)$(FISHDIR)"; \
+	for b in $(CLIS); do \
+	  install -m 0755 "$$tmp/$$b" "$(DESTDIR)$(BINDIR)/$$b"; \
+	  install -m 0644 "$$tmp/$$b.bash" "$(DESTDIR)$(BASHDIR)/$$b"; \
+	  install -m 0644 "$$tmp/_$$b" "$(DESTDIR)$(ZSHDIR)/_$$b"; \
+	  install -m 0644 "$$tmp/$$b.fish" "$(DESTDIR)$(FISHDIR)/$$b.fish"; \
+	done; \
+	install -m 0644 "$$tmp"/man1/*.1 "$(DESTDIR)$(MAN1DIR)/"; \
+	echo "installed $(CLIS), $$(ls "$$tmp/man1" | wc -l) man pages and their completions under $(DESTDIR)$(PREFIX)"
+
+# Removes what install put there: the man pages by the names docs/ gives now.
+uninstall:
+	@set -e; for b in $(CLIS); do \
+	  rm -f "$(DESTDIR)$(BINDIR)/$$b" "$(DESTDIR)$(BASHDIR)/$$b" "$(DESTDIR)$(ZSHDIR)/_$$b" "$(DESTDIR)$(FISHDIR)/$$b.fish"; \
+	done; \
+	for p in docs/nrtabi*.md; do \
+	  t=$$(head -n1 "$$p" | sed -n 's/^# \(nrtabi[a-z -]*\)(\([1-8]\))$$/\1.\2/p' | tr ' ' '-'); \
+	  [ -z "$$t" ] || rm -f "$(DESTDIR)$(MAN1DIR)/$$t"; \
+	done

@@ -123,6 +123,15 @@ func CheckInputs(ins []inputs.Input, opt Options) (*Report, error) {
 	if err := r.nothingChecked(opt); err != nil {
 		return nil, err
 	}
+	r.setVerdict()
+	if checkedHook != nil {
+		checkedHook(r) // tests: its SARIF form (sarif.go)
+	}
+	return r, nil
+}
+
+// setVerdict words the counts; waived facts are named, not counted.
+func (r *Report) setVerdict() {
 	switch {
 	case r.Exit&int(Incompatible) != 0:
 		r.Verdict = fmt.Sprintf("INCOMPATIBLE: %d incompatible and %d compatible change(s)", r.Incompat, r.Compatible)
@@ -131,10 +140,9 @@ func CheckInputs(ins []inputs.Input, opt Options) (*Report, error) {
 	default:
 		r.Verdict = "CLEAN: " + r.coverage()
 	}
-	if checkedHook != nil {
-		checkedHook(r) // tests: its SARIF form (sarif.go)
+	if r.Waived > 0 {
+		r.Verdict += fmt.Sprintf("; %d waived", r.Waived)
 	}
-	return r, nil
 }
 
 // checkAll checks each input, opt.Jobs at a time, and returns their

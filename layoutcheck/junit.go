@@ -27,7 +27,10 @@ func junitCaseOf(class, name string, fs []Finding) junitCase {
 		f.Walk(func(x Finding, depth int) {
 			lines = append(lines, fmt.Sprintf("%s%s [%s, %s]", strings.Repeat("  -> ", min(depth, 1))+strings.Repeat("  ", max(depth-1, 0)), x.Message, x.Kind, x.Severity))
 		})
-		if worst([]Finding{f}) == Incompatible {
+		if f.Waived != nil {
+			lines = append(lines, "  "+f.Waived.Note())
+		}
+		if worst([]Finding{f}) == Incompatible && f.Waived == nil {
 			fail = append(fail, lines...)
 		} else {
 			other = append(other, lines...)

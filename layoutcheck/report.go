@@ -94,10 +94,11 @@ type Finding struct {
 	// Location is where the DWARF says the struct or field is declared
 	// (location.go); nil when it does not say.
 	Location *Location `json:"location,omitempty"`
-	// Waived: the fact is accepted, by whom and why; it is reported, and
-	// carried into SARIF as a suppression (docs/sarif.md#waivers). SARIF
-	// reads the facts where each input lists them (a struct's, an enum's,
-	// a rule's Findings; Report.Findings for a missing struct).
+	// Waived: a waiver accepted the fact (waive.go, docs/waivers.md): it is
+	// reported, counts for nothing, and SARIF carries it as a suppression
+	// (docs/sarif.md#waivers). Waive marks it in every list that holds it,
+	// which is where SARIF reads the facts (a struct's, an enum's, a rule's
+	// Findings; Report.Findings for a missing struct).
 	Waived *Waiver `json:"waived,omitempty"`
 }
 
@@ -269,6 +270,7 @@ type Report struct {
 	Findings       []Finding     `json:"findings"` // every finding of every file, plus missing required structs
 	Compatible     int           `json:"compatible"`
 	Incompat       int           `json:"incompatible"`
+	Waived         int           `json:"waived"` // facts a waiver accepted (waive.go), in neither count above
 	Exit           int           `json:"exit"`
 	Verdict        string        `json:"verdict"`
 	StructsChecked int           `json:"structs_checked"` // spec structs found in some input and checked; the others are in Absent
@@ -288,6 +290,10 @@ const Schema = "nrtabi.layoutcheck/2"
 
 func (r *Report) add(f Finding) {
 	r.Findings = append(r.Findings, f)
+	r.count(f)
+}
+
+func (r *Report) count(f Finding) {
 	// A fact counts once, at the worst of it and what it forces.
 	switch worst([]Finding{f}) {
 	case Compatible:

@@ -54,6 +54,9 @@ func (r *Report) WriteText(w io.Writer) {
 				printf(w, "    %s %s\n", st, c.Name)
 				for _, fd := range c.Findings {
 					printf(w, "     %s %s [%s, %s]\n", marks[fd.Severity], fd.Message, fd.Kind, fd.Severity)
+					if fd.Waived != nil {
+						printf(w, "        %s\n", fd.Waived.Note())
+					}
 				}
 			}
 		}
@@ -86,6 +89,9 @@ func (r *Report) writeFact(w io.Writer, fd Finding) {
 	fd.Walk(func(x Finding, depth int) {
 		indent, arrow := render.Consequence(depth)
 		printf(w, "     %s%s %s%s [%s, %s]\n", indent, marks[x.Severity], arrow, x.Message, x.Kind, x.Severity)
+		if x.Waived != nil {
+			printf(w, "     %s   %s\n", indent, x.Waived.Note())
+		}
 		if depth == 0 && len(x.EmbeddedIn) > 0 {
 			printf(w, "         embedded in %s\n", strings.Join(x.EmbeddedIn, ", "))
 		}

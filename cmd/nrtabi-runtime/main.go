@@ -19,13 +19,14 @@ import (
 	"context"
 	"io"
 
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/cli"
 )
 
 // newApp lists the commands; their Run funcs live one file each
 // (bootstrap_cmd.go, build_cmd.go, demo.go).
 func newApp() *cli.App {
-	return cli.NewApp("nrtabi-runtime", "the runtime side of the libnrt <-> libnccom boundary: TCP bootstrap ranks, the built libraries, the demo",
+	a := cli.NewApp("nrtabi-runtime", "the runtime side of the libnrt <-> libnccom boundary: TCP bootstrap ranks, the built libraries, the demo",
 		&cli.Command{Name: "bootstrap", Summary: "run one rank of a TCP bootstrap world (--local N: N processes on loopback)",
 			Synopsis: "[--rank R --nranks N | --launcher slurm|ompi|torchrun] [--root ID] [--program normal|reordered] | --local N [--reorder-rank R] [--skew-rank R]",
 			Example:  "bootstrap --local 8", Run: bootstrapCmd},
@@ -38,6 +39,9 @@ func newApp() *cli.App {
 		&cli.Command{Name: "demo", Summary: "run the main job on the release this binary is built for (-tags nrtabi_release_NAME) and print a summary",
 			Synopsis: "[--spec NAME] [--keep]", Example: "demo", Run: demoCmd},
 	)
+	// version names the release the generated ABI was selected for.
+	a.BuiltFor = abi.Release + " (-tags " + abi.BuildTag + ")"
+	return a
 }
 
 // An interrupt ends the command's context (cli.Main): its child processes

@@ -18,7 +18,7 @@ import (
 
 func checkCommand() *cli.Command {
 	return &cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
-		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit|sarif] [--source-root DIR] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--allow-empty] [--headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS]] [-j N] [--non-elf skip|fail] FILE|DIR...",
+		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|libnccom-net|none|auto] [--format text|json|junit|sarif] [--source-root DIR] [--fail-on none|compatible|incompatible] [--waivers FILE [--fail-on-unused-waivers]] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--allow-empty] [--headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS]] [-j N] [--non-elf skip|fail] FILE|DIR...",
 		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
 		Exits:    changeExits,
 		Run:      checkCmd}
@@ -76,6 +76,8 @@ func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out,
 	failOn.register(fs)
 	var many manyFlags
 	many.register(fs)
+	var waivers waiverFlags
+	waivers.register(fs)
 	var sf sarifFlags // --format sarif
 	sf.register(fs)
 	files, err := c.ParseAnywhere(fs, args)
@@ -103,6 +105,9 @@ func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out,
 	}
 	if err := sf.check(*format); err != nil {
 		return c.Usagef("%v", err)
+	}
+	if err := waivers.load(); err != nil {
+		return c.Errorf("%v", err)
 	}
 	doc.at("--spec " + lf.spec.Value)
 	full, structs, where, err := lf.load()
@@ -172,6 +177,7 @@ func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out,
 		doc.at(*headers)
 		return c.Errorf("%s: declares none of the %d structs of %s; name the directory holding the vendor's headers (the one with nrt/nec.h)", hf.Path, len(structs.Structs), where)
 	}
+	waivers.check(rep)
 	// The report states the status the process exits with.
 	rep.Exit = failOn.exit(rep.Exit)
 	doc.wrote = true
@@ -187,6 +193,9 @@ func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out,
 		rep.WriteText(out)
 	}
 	if err != nil {
+		return err
+	}
+	if err := waivers.unused(c.FullName(), errw); err != nil {
 		return err
 	}
 	return cli.Exit(rep.Exit)

@@ -66,7 +66,7 @@ func TestHelpEveryCommand(t *testing.T) {
 	}
 	for _, n := range names {
 		words := strings.Fields(n)
-		for _, args := range [][]string{append([]string{"help"}, words...), append(words, "-h")} {
+		for _, args := range [][]string{append([]string{"help"}, words...), append(words, "-h"), append(words, "--help")} {
 			rc, out, errw := runCLI(args...)
 			if errw != "" {
 				t.Errorf("%v: stderr %q (help goes to stdout)", args, errw)

@@ -24,7 +24,7 @@ func diffCommand() *cli.Command {
 			"OLD and NEW are each a spec (NAME|DIR, resolved like --spec), binaries (one existing file, or a comma list) " +
 			"or a directory of C headers (one holding *.h and no *.toml), the last two read like `release new` on top of " +
 			"the other side, or of the default release",
-		Synopsis: "[--format text|json|sarif|html] [-o DIR] [--source-root DIR] [--fail-on none|compatible|incompatible] [--verbose] [--debug-dir DIR]... [--include FILE]... [-I DIR]... [--cflags FLAGS] OLD NEW",
+		Synopsis: "[--format text|json|sarif|html] [-o DIR] [--source-root DIR] [--fail-on none|compatible|incompatible] [--waivers FILE [--fail-on-unused-waivers]] [--verbose] [--debug-dir DIR]... [--include FILE]... [-I DIR]... [--cflags FLAGS] OLD NEW",
 		Example:  "diff 2.31.24 2.32.0-synthetic",
 		Exits:    changeExits,
 		Run:      diffCmd}
@@ -49,6 +49,8 @@ func diffRun(ctx context.Context, c *cli.Command, doc *errDoc, args []string, ou
 	failOn.register(fs)
 	var cf compileFlags
 	cf.register(fs, "for a header-directory side")
+	var waivers waiverFlags
+	waivers.register(fs)
 	var sf sarifFlags // --format sarif
 	sf.register(fs)
 	pos, err := c.ParseAnywhere(fs, args)
@@ -73,6 +75,9 @@ func diffRun(ctx context.Context, c *cli.Command, doc *errDoc, args []string, ou
 	}
 	if err := failOn.check(); err != nil {
 		return c.Usagef("%v", err)
+	}
+	if err := waivers.load(); err != nil {
+		return c.Errorf("%v", err)
 	}
 	// Spec sides first: a binary or header side is read on top of the
 	// other side's spec.
@@ -142,6 +147,7 @@ func diffRun(ctx context.Context, c *cli.Command, doc *errDoc, args []string, ou
 	}
 	r := diff.Diff(sides[0], sides[1])
 	r.Verbose = *verbose
+	waivers.diff(&r)
 	// The report states the status the process exits with.
 	r.Summary.Exit = failOn.exit(r.Summary.Exit)
 	doc.wrote = true
@@ -155,6 +161,9 @@ func diffRun(ctx context.Context, c *cli.Command, doc *errDoc, args []string, ou
 		err = r.WriteText(out)
 	}
 	if err != nil {
+		return err
+	}
+	if err := waivers.unused(c.FullName(), errw); err != nil {
 		return err
 	}
 	return cli.Exit(r.Summary.Exit)

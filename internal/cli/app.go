@@ -47,6 +47,8 @@ type Command struct {
 	// nil is 0.
 	Run func(ctx context.Context, c *Command, args []string, out, errw io.Writer) error
 	app *App
+	// flags is the set Flags made last, for completion (complete.go).
+	flags *flag.FlagSet
 }
 
 // App is one binary's set of commands.
@@ -57,7 +59,10 @@ type App struct {
 	// goroutine took (a mapped file truncated under its reader): it gets
 	// what recover returned and gives the one-line error to print, or nil
 	// when the fault is not in an input (then it is a bug, reported as one).
-	Fault    func(r any) error
+	Fault func(r any) error
+	// BuiltFor, when set, is the release the binary was built for (its
+	// -tags nrtabi_release_NAME), which version prints.
+	BuiltFor string
 	commands map[string]*Command
 }
 
@@ -136,6 +141,12 @@ func (a *App) Run(ctx context.Context, args []string, out, errw io.Writer) int {
 	}
 	if args[0] == "help" {
 		return a.help(ctx, args[1:], out, errw)
+	}
+	switch args[0] {
+	case completeCmd:
+		return a.complete(ctx, args[1:], out)
+	case completionCmd:
+		return a.completion(args[1:], out, errw)
 	}
 	// Longest listed prefix wins: "spec validate" before "spec".
 	for n := min(len(args), 2); n > 0; n-- {
@@ -281,6 +292,7 @@ func (c *Command) FullName() string { return c.app.Name + " " + c.Name }
 // output, for the notes of its flags, is errw.
 func (c *Command) Flags(out, errw io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.FullName(), flag.ContinueOnError)
+	c.flags = fs
 	fs.SetOutput(errw)
 	fs.Usage = func() {
 		fs.SetOutput(out)

@@ -42,6 +42,9 @@ func versionCmd(_ context.Context, c *Command, args []string, out, errw io.Write
 	}
 	fmt.Fprintf(out, "%s %s\n", c.app.Name, ModuleVersion())
 	fmt.Fprintf(out, "built with %s %s/%s\n", GoVersion(), runtime.GOOS, runtime.GOARCH)
+	if c.app.BuiltFor != "" {
+		fmt.Fprintf(out, "built for release %s\n", c.app.BuiltFor)
+	}
 	fmt.Fprintf(out, "embedded spec releases: %s (default %s)\n", strings.Join(spec.Releases(), ", "), spec.Default)
 	return nil
 }

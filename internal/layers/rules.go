@@ -98,6 +98,8 @@ var rules = []rule{
 	{room: "release", may: []string{"internal/esc", "layoutcheck", "readers/elfread", "spec", "typemodel"},
 		tests: []string{"gen", "internal/cc", "internal/fixture", "internal/specsame", "internal/vendorbuild", "release/diff"},
 		why:   "the release workflow reads binaries through the readers and layoutcheck's matchers and writes spec rows; its tests read the real net plugin internal/vendorbuild builds"},
+	{room: "layoutcheck/waiver", may: []string{"internal/regfile"},
+		why: "the file of accepted findings of check and diff: read (a regular file, bounded) and matched against a finding's words; it knows neither report"},
 	{room: "layoutcheck/grade", may: []string{"spec"},
 		why: "the one grading of struct layouts, for check (spec against DWARF) and diff (spec against spec): a neutral model with a converter from spec, no binary reading"},
 	{room: "release/diff", may: []string{"internal/esc", "internal/render", "layoutcheck/grade", "spec"},
@@ -116,6 +118,9 @@ var rules = []rule{
 		tests: []string{"internal/netns", "internal/proc", "internal/vendorbuild"},
 		why: "benchmarks sit on top and build what they measure; bench/bootscale drives the simulator bench/bootsim with what it measured; " +
 			"bench/net (a go test -bench) runs its ends in the network namespaces of internal/netns over the plugin internal/vendorbuild builds"},
+
+	{room: "tools", may: []string{"internal/regfile"},
+		why: "build-time tools make install runs: mangen renders docs/' command pages as man pages (go-md2man); they link nothing of the CLIs"},
 
 	// The manual's link test reads only files.
 	{room: "docs",

@@ -96,6 +96,10 @@ type Logical struct {
 type Waiver struct {
 	Who string `json:"who,omitempty"`
 	Why string `json:"why"`
+	// At is the waiver's file:line:col, Until its last day (YYYY-MM-DD):
+	// the text and JUnit name them (waiver.go, docs/waivers.md).
+	At    string `json:"at,omitempty"`
+	Until string `json:"until,omitempty"`
 }
 
 // SARIFResult is one fact, a result of the log.

@@ -103,8 +103,9 @@ type Change struct {
 	Delta        int64    `json:"delta,omitempty"`
 	EmbeddedIn   []string `json:"embedded_in,omitempty"`
 	Consequences []Change `json:"consequences,omitempty"`
-	// Waived: the change is accepted, by whom and why; SARIF carries it
-	// as a suppression (docs/sarif.md#waivers).
+	// Waived: a waiver accepted the change (waive.go, docs/waivers.md): it
+	// is reported, counts for nothing, and SARIF carries it as a
+	// suppression (docs/sarif.md#waivers).
 	Waived *render.Waiver `json:"waived,omitempty"`
 }
 
@@ -151,6 +152,7 @@ type Summary struct {
 	Incompatible  int `json:"incompatible"`
 	Compatible    int `json:"compatible"`
 	Informational int `json:"informational"`
+	Waived        int `json:"waived"` // changes a waiver accepted, in none of the counts above
 	Exit          int `json:"exit"`
 }
 
@@ -172,7 +174,21 @@ func Diff(old, new *spec.Spec) Report {
 	if r.Changes == nil {
 		r.Changes = []Change{}
 	}
+	r.count()
+	if diffedHook != nil {
+		diffedHook(r) // tests: its SARIF form (sarif.go)
+	}
+	return r
+}
+
+// count sets the summary from the changes no waiver accepted.
+func (r *Report) count() {
+	r.Summary = Summary{}
 	for _, c := range r.Changes {
+		if c.Waived != nil {
+			r.Summary.Waived++
+			continue
+		}
 		sev := c.Severity
 		c.Walk(func(x Change, _ int) {
 			if x.Severity == Incompatible || x.Severity == Compatible && sev != Incompatible {
@@ -190,10 +206,6 @@ func Diff(old, new *spec.Spec) Report {
 			r.Summary.Informational++
 		}
 	}
-	if diffedHook != nil {
-		diffedHook(r) // tests: its SARIF form (sarif.go)
-	}
-	return r
 }
 
 // side names a spec: its release name, else (a struct fragment) its

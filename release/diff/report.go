@@ -30,6 +30,9 @@ func (r Report) WriteText(w io.Writer) error {
 			// A fact's consequences are indented under it, not facts of
 			// their own (docs/nrtabi-diff.md).
 			c.Walk(func(x Change, depth int) { r.row(tw, x, depth) })
+			if c.Waived != nil {
+				fmt.Fprintf(tw, "      %s\n", esc.String(c.Waived.Note()))
+			}
 		}
 	}
 	tw.Flush()
@@ -107,13 +110,19 @@ func (r Report) Verdict() string {
 	}
 	word := "compatible"
 	switch {
+	case r.Summary.Incompatible == 0 && r.Summary.Compatible == 0 && r.Summary.Waived > 0:
+		word = "only waived changes"
 	case r.Summary.Incompatible > 0:
 		word = "INCOMPATIBLE"
 	case r.Summary.Compatible == 0:
 		word = "no boundary change"
 	}
-	return fmt.Sprintf("verdict: %s: %d changes (%d incompatible, %d compatible, %d informational; each fact once, its consequences under it)%s",
-		word, len(r.Changes), r.Summary.Incompatible, r.Summary.Compatible, r.Summary.Informational, exit)
+	waived := ""
+	if r.Summary.Waived > 0 {
+		waived = fmt.Sprintf(", %d waived", r.Summary.Waived)
+	}
+	return fmt.Sprintf("verdict: %s: %d changes (%d incompatible, %d compatible, %d informational%s; each fact once, its consequences under it)%s",
+		word, len(r.Changes), r.Summary.Incompatible, r.Summary.Compatible, r.Summary.Informational, waived, exit)
 }
 
 // WriteJSON prints the report in its stable JSON form.

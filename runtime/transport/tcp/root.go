@@ -100,7 +100,7 @@ func (n *Net) serveRootRing(ctx context.Context, ln *net.TCPListener, nranks int
 	ta := ln.Addr().(*net.TCPAddr).AddrPort()
 	r := &Root{
 		ring: ring,
-		n: n, ln: ln, nranks: nranks, global: global,
+		n:    n, ln: ln, nranks: nranks, global: global,
 		perInstance: n.cfg.PerInstance, hier: Hierarchical(global, nranks, n.cfg.PerInstance),
 		addr:    netip.AddrPortFrom(ta.Addr().Unmap(), ta.Port()),
 		cluster: rand.Uint64(), epoch: time.Now().Unix(),

@@ -176,4 +176,6 @@ func TestProcessKilledMidGather(t *testing.T) {
 
 // envSockTimeoutDefault leaves NEURON_CCOM_SOCK_TIMEOUT at its default in
 // the child, whatever the test's environment says.
-func envSockTimeoutDefault() string { return abi.EnvSockTimeout + "=" + strconv.Itoa(int(DefaultTimeout/time.Second)) }
+func envSockTimeoutDefault() string {
+	return abi.EnvSockTimeout + "=" + strconv.Itoa(int(DefaultTimeout/time.Second))
+}

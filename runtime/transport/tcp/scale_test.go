@@ -286,3 +286,27 @@ func TestRankAtWrongRoot(t *testing.T) {
 		t.Fatalf("root 0: %v", err)
 	}
 }
+
+// BenchmarkScaleWorld times a whole world (bootstrap and peer-record
+// all-gather, in-process ranks on loopback) one way and both ways round,
+// with one root and several: run the variants in one run and compare
+// (docs/bootstrap-hierarchy.md#go-api-for-a-world-at-scale).
+func BenchmarkScaleWorld(b *testing.B) {
+	for _, c := range []struct{ n, r, l int }{{64, 1, 0}, {64, 4, 0}, {64, 1, 8}, {64, 4, 8}} {
+		for _, bidir := range []bool{false, true} {
+			b.Run(fmt.Sprintf("n=%d roots=%d l=%d bidir=%v", c.n, c.r, c.l, bidir), func(b *testing.B) {
+				for b.Loop() {
+					w := runWorld(b, &scaleWorld{n: c.n, r: c.r, l: c.l, bidir: bidir})
+					for r, err := range w.errs {
+						if err != nil {
+							b.Fatalf("rank %d: %v", r, err)
+						}
+					}
+					for _, e := range w.eps {
+						e.Close()
+					}
+				}
+			})
+		}
+	}
+}

@@ -143,6 +143,12 @@ func (e *Endpoint) ringFailed(l *link, phase uint32, step int, err error) error 
 	if errors.As(err, &ab) || e.st.cause() != nil || l == nil {
 		return err
 	}
+	var hu *hangUp
+	if !e.n.cfg.Extended && errors.As(err, &hu) {
+		if ra := salvageAbort(l); ra != nil {
+			return ra
+		}
+	}
 	f := &ringFault{phase: phase, step: step, dead: e.linkRank(l), from: l, err: err}
 	if f.dead >= 0 && e.peers[f.dead].IsValid() {
 		f.addr = e.peers[f.dead]
@@ -240,4 +246,42 @@ func (e *Endpoint) drainRings() {
 		}()
 	}
 	wg.Wait()
+}
+
+// salvageWithin bounds the look for an abort frame behind a failed send.
+const salvageWithin = 100 * time.Millisecond
+
+// salvageAbort looks, after a send on l failed because the connection is
+// gone, for an abort frame the neighbour sent before it hung up: a rank
+// that passes an abort on and closes can reset a connection under a send
+// of ours before we read its frame, which is still in our receive buffer
+// (docs/bootstrap-hierarchy.md#abort-frames). Frames of data before it are
+// skipped, within salvageWithin in all; nil when there is none.
+func salvageAbort(l *link) *RingAbortError {
+	if l == nil || l.c == nil {
+		return nil
+	}
+	_ = l.c.SetReadDeadline(time.Now().Add(salvageWithin))
+	var hdr [frameSizeBytes]byte
+	for range 64 {
+		if _, err := io.ReadFull(l.in(), hdr[:]); err != nil {
+			return nil
+		}
+		size := int32(leUint32(hdr[:]))
+		if size == int32(abi.BootstrapFrameAbort) {
+			ra, err := ReadAbortFrame(l.in(), l.peer)
+			if err != nil {
+				return nil
+			}
+			ra.via = l
+			return ra
+		}
+		if size < 0 || size > 1<<24 {
+			return nil
+		}
+		if _, err := io.CopyN(io.Discard, l.in(), int64(size)); err != nil {
+			return nil
+		}
+	}
+	return nil
 }

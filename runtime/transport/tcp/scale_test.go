@@ -181,18 +181,26 @@ func TestMultiRootWorlds(t *testing.T) {
 // Both ways round gives the table one way round gives, with blocks small
 // and large (the large ones take the concurrent exchange), on every shape.
 func TestBidirectionalWorlds(t *testing.T) {
-	for _, c := range []struct{ n, l int }{{1, 0}, {2, 0}, {3, 0}, {5, 0}, {16, 0}, {9, 4}, {12, 3}, {10, 5}, {7, 1}} {
-		t.Run(fmt.Sprintf("n=%d l=%d", c.n, c.l), func(t *testing.T) {
+	for _, c := range []struct {
+		n, l int
+		ext  bool
+	}{{1, 0, false}, {2, 0, false}, {3, 0, false}, {5, 0, false}, {16, 0, false}, {9, 4, false}, {12, 3, false}, {10, 5, false}, {7, 1, false}, {5, 0, true}, {9, 4, true}} {
+		t.Run(fmt.Sprintf("n=%d l=%d extended=%v", c.n, c.l, c.ext), func(t *testing.T) {
 			var mu sync.Mutex
 			steps := map[uint32]int{} // phase -> steps seen on any rank
-			w := runWorld(t, &scaleWorld{n: c.n, r: 1, l: c.l, bidir: true, cfg: func(_ int, cf *Config) {
+			w := &scaleWorld{n: c.n, r: 1, l: c.l, bidir: true, cfg: func(_ int, cf *Config) {
+				cf.Extended = c.ext
 				cf.Hooks = &Hooks{RingStep: func(phase uint32, step int, _ netip.AddrPort) bool {
 					mu.Lock()
 					steps[phase] = max(steps[phase], step+1)
 					mu.Unlock()
 					return false
 				}}
-			}})
+			}}
+			if c.ext {
+				w.rootCfg = func(_ int, cf *Config) { cf.Extended = true }
+			}
+			runWorld(t, w)
 			w.agreed(t)
 			// Half the steps of one way round: the rings did run both ways.
 			if c.l == 0 && steps[abi.BootstrapPhaseFlatRing] != c.n/2 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -36,6 +37,11 @@ type Config struct {
 	// rank; NRTABI_BOOTSTRAP_FRAMING=extended). The default is upstream NCCL
 	// 2.9's framing, which the reference libnccom speaks.
 	Extended bool
+	// Bidirectional runs every ring of the bootstrap both ways round,
+	// halving its steps (NRTABI_BOOTSTRAP_RING=bidirectional;
+	// docs/bootstrap-hierarchy.md#bidirectional-ring-all-gather). Every rank of a
+	// world must have the same; false is upstream 2.9's one-way ring.
+	Bidirectional bool
 	// PerInstance is L, the ranks of one instance (vncPerInstance;
 	// NRTABI_BOOTSTRAP_PER_INSTANCE): a global world of more ranks takes the
 	// hierarchical bootstrap (docs/bootstrap-hierarchy.md). 0 is unset: flat.
@@ -52,6 +58,9 @@ type Config struct {
 	// procHashes replaces getHostHash() and getPidHash() (tests); nil:
 	// this process's (processHashes).
 	procHashes func() (host, pid uint64)
+	// plantRange replaces the range a root claims on the roots' ring
+	// (tests: a planted bug the next root must catch); nil: the rule's.
+	plantRange func(lo, count int) (int, int)
 }
 
 func (c *Config) hashes() (host, pid uint64) {
@@ -74,6 +83,11 @@ type Hooks struct {
 	// ("intra", "inter", "down") — where a test kills a leader or a
 	// non-leader mid-gather.
 	GatherPhase func(phase string)
+	// RingStep runs before each step of a ring all-gather (phase a
+	// BOOTSTRAP_PHASE_*, me this rank's listen address); true makes this
+	// rank die there as a killed process would to its peers: every socket
+	// reset at once (RST), the init returning errPlantedDeath.
+	RingStep func(phase uint32, step int, me netip.AddrPort) bool
 	// Relay, when set, gives the bytes this rank sends in place of out at
 	// each all-gather step and hop down an instance (rec is the record size
 	// of an AllGatherRecords, 0 in a plain AllGather): where a test makes a
@@ -101,6 +115,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		c.Extended = true
 	default:
 		return c, fmt.Errorf("%s=%q: use upstream (the default, upstream NCCL 2.9's framing) or extended (nrtabi's, which names a failed peer to every rank)", EnvFraming, f)
+	}
+	switch m := getenv(abi.EnvBootstrapRing); m {
+	case "", "unidirectional":
+	case "bidirectional":
+		c.Bidirectional = true
+	default:
+		return c, fmt.Errorf("%s=%q: use unidirectional (the default, upstream NCCL 2.9's ring) or bidirectional (both ways round, half the steps), the same on every rank", abi.EnvBootstrapRing, m)
 	}
 	l, err := ParsePerInstance(abi.EnvBootstrapPerInstance, getenv(abi.EnvBootstrapPerInstance))
 	if err != nil {

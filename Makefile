@@ -81,7 +81,7 @@ test: lint check-generated generated-release
 # The Promela models (model/) at full bounds for every release; `make test`
 # runs the same checks at smaller bounds through go test.
 model:
-	NRTABI_MODEL=full $(GO) test -tags $(TAG) -count=1 -timeout 60m -v -run 'Handoff|PerNC|Flat|Hier|SpecChange|Formulas' ./model
+	NRTABI_MODEL=full $(GO) test -tags $(TAG) -count=1 -timeout 60m -v -run 'Handoff|PerNC|Flat|Hier|Bidi|RingOfRoots|SpecChange|Formulas' ./model
 
 # Stand-in binaries of a release (default: the synthetic one), for trying
 # `nrtabi release new` without shipped binaries.

@@ -352,3 +352,100 @@ func TestHierBootstrap(t *testing.T) {
 		})
 	}
 }
+
+// TestBidiRing checks the bidirectional ring all-gather and broadcast down
+// (bidi.pml) on rings of 2..4 members (5 in full mode), with one member
+// dying anywhere, and rejects each planted bug at the smallest ring where
+// it changes what happens. Cost: about 2 s of pan on two cores.
+func TestBidiRing(t *testing.T) {
+	needSpin(t)
+	maxN, faultN := 4, []int{3, 4}
+	if full {
+		maxN, faultN = 5, []int{2, 3, 4, 5}
+	}
+	for release, h := range headers(t) {
+		t.Run(release, func(t *testing.T) {
+			dir := workDir(t, h)
+			for n := 2; n <= maxN; n++ {
+				defs := []string{fmt.Sprintf("-DNRANKS=%d", n)}
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, "bidi.pml", defs...) })
+			}
+			for _, n := range faultN {
+				defs := []string{fmt.Sprintf("-DNRANKS=%d", n), "-DFAULTS"}
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, "bidi.pml", defs...) })
+			}
+			bugs := []struct {
+				n         int
+				bug, want string
+			}{
+				{3, "BUG_BIDI_ONE_WAY", "v==(((r+i)+1)%3)"},
+				{2, "BUG_BIDI_CEIL_BOTH", "(have&(1<<v))==0"},
+				{4, "BUG_BIDI_CEIL_BOTH", "(have&(1<<v))==0"},
+				{2, "BUG_BIDI_FLOOR_BOTH", "have==((1<<2)-1)"},
+				{4, "BUG_BIDI_FLOOR_BOTH", "have==((1<<4)-1)"},
+				{3, "BUG_BIDI_SERIAL", invalidEnd},
+				{3, "BUG_DOWN_BOTH_FULL", "downs[r]==1"},
+			}
+			if full {
+				// below 5 members the counter-clockwise stream only ever
+				// sends the member's own record, which both slices name
+				bugs = append(bugs, struct {
+					n         int
+					bug, want string
+				}{5, "BUG_BIDI_SAME_SLICE", "(have&(1<<v))==0"})
+			}
+			for _, v := range bugs {
+				defs := []string{fmt.Sprintf("-DNRANKS=%d", v.n), "-D" + v.bug}
+				parallel(t, defs, func(t *testing.T) { rejected(t, dir, "bidi.pml", v.want, defs...) })
+			}
+		})
+	}
+}
+
+func rootsDefs(n, p int, more ...string) []string {
+	return append([]string{fmt.Sprintf("-DNRANKS=%d", n), fmt.Sprintf("-DPER_ROOT=%d", p)}, more...)
+}
+
+// TestRingOfRoots checks the multi-root bootstrap (roots.pml): ranges of
+// P ranks per root, a short last range, the roots' ring all-gather and done
+// round, abort propagation round the roots' ring; every fault at (2, 1)
+// (also (3, 2) and (4, 2) in full mode); each planted bug at its smallest
+// world. Cost: about 8 s of pan on two cores.
+func TestRingOfRoots(t *testing.T) {
+	needSpin(t)
+	plain := [][2]int{{2, 1}, {3, 2}}
+	faults := [][2]int{{2, 1}}
+	if full {
+		plain = append(plain, [][2]int{{4, 2}, {3, 1}, {3, 3}}...)
+		faults = append(faults, [][2]int{{3, 2}}...)
+	}
+	for release, h := range headers(t) {
+		t.Run(release, func(t *testing.T) {
+			dir := workDir(t, h)
+			for _, w := range plain {
+				defs := rootsDefs(w[0], w[1])
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, "roots.pml", defs...) })
+			}
+			for _, w := range faults {
+				defs := rootsDefs(w[0], w[1], "-DFAULTS")
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, "roots.pml", defs...) })
+			}
+			for _, v := range []struct {
+				n, p      int
+				bug, want string
+				more      []string
+			}{
+				{3, 2, "BUG_RANGE_NO_CLAMP", invalidEnd, nil},
+				{2, 1, "BUG_LAST_NEXT_OWN_FIRST", "from==", nil},
+				{2, 1, "BUG_ROOTS_RING_SHORT", "(rknown&(1<<nx))!=0", nil},
+				{2, 1, "BUG_NO_ROOT_ABORT", invalidEnd, []string{"-DFAULTS"}},
+				// a range completing while another fails needs a live rank
+				// beside the dead one: rank 1 of ranges {0, 1}, {2}
+				{3, 2, "BUG_DONE_WITHOUT_ROOTS", "result[i]==first", []string{"-DFAULTS", "-DVICTIM=1"}},
+			} {
+				defs := rootsDefs(v.n, v.p, append([]string{"-D" + v.bug}, v.more...)...)
+				parallel(t, defs, func(t *testing.T) { rejected(t, dir, "roots.pml", v.want, defs...) })
+			}
+		})
+	}
+}

@@ -1,91 +1,101 @@
 /*
- * The multi-root bootstrap (docs/models.md#the-ring-of-roots): NRANKS ranks
- * split among R = roots_count(N, P) roots, root j serving the contiguous
- * ranks root_lo(j) .. root_hi(j) - 1 (P per root, the last range may be
- * short), as NCCL 2.23's ncclCommInitRankScalable splits a world among
- * several unique ids (docs/sources.md#ref-scale). The roots are joined by a
- * ring of their own.
+ * The multi-root bootstrap and fast failure (docs/models.md#the-ring-of-roots;
+ * the wire: docs/bootstrap-hierarchy.md, "Wire at scale"). NRANKS ranks of a
+ * flat world split among ROOTS roots in contiguous ranges, as NCCL 2.23's
+ * ncclCommInitRankScalable splits a world among several unique ids
+ * (docs/sources.md#ref-scale): with q = N / R and m = N % R, root i serves
+ * root_cnt(i) = q + (i < m) ranks from root_lo(i) = i q + min(i, m).
  *
- *   1. every rank sends its INFO_TO_ROOT to its root; a root refuses a rank
- *      outside its range or one whose check fails (a skewed git hash);
- *   2. the roots ring-all-gather their summaries (R - 1 steps): each root
- *      learns every other root's range and first rank's address;
- *   3. each root answers its ranks with their ring successor: r + 1 inside
- *      its range, and for its last rank the first rank of the next root's
- *      range, an address it has only from step 2;
- *   4. the ranks wire one ring of N and ring-all-gather their records
- *      (bits of a mask; the bidirectional all-gather is bidi.pml's);
- *   5. each rank reports RING_DONE to its root; when all its ranks have, a
- *      root passes a done token round the roots' ring (R - 1 steps) and only
- *      then sends COMPLETE: no rank succeeds while another range can fail.
+ * The roots are joined by a ring of their own. Root i:
+ *   1. dials root i + 1 and sends its range (root 0: then the cluster id);
+ *   2. takes its ranks' INFO_TO_ROOT (refusing one outside its range or
+ *      failing its check) and the previous root's range (checked against
+ *      the rule);
+ *   3. sends the previous root the address of its first rank (first);
+ *   4. reads the next root's first: the successor of its own last rank;
+ *   5. reads the cluster id from the previous root and forwards it (root 0
+ *      reads its own back, after 4: the ring is closed);
+ *   6. answers each rank with its ring successor: r + 1 inside the range,
+ *      the next range's first rank for its last.
+ * The ranks then wire one ring of N and all-gather (bits of a mask; the
+ * bidirectional all-gather is bidi.pml's). The default framing: no COMPLETE
+ * round, so the live ranks need not agree when a rank dies mid-gather (as
+ * flat.pml's default mode); a refused rank must still fail them all.
  *
- * Abort propagation (fast failure): a root that sees a failure (a rank's
- * ABORT or hang-up, a refused rank, an ABORT from the roots' ring) sends
- * ABORT to each of its ranks and to the next root, once; an ABORT
- * interrupts any wait of a rank or a root. So every rank of every range
- * ends within one pass of the roots' ring, R hops, rather than by the
- * socket timeout. (How long that takes is the simulator's and the bench's
- * question; Promela has no clock.)
+ * Fast failure: a root that fails closes its ranks' connections and both
+ * roots' ring connections, so each neighbour root fails when it next reads
+ * the ring; a rank that sees a ring link go, or fails a step, sends an
+ * abort frame on every ring link it has, both directions, and a rank waits
+ * on every link it has at once. Nothing here waits for the socket timeout:
+ * the model has none, so a wait that only the timeout would end is an
+ * invalid end state. How long the abort takes to cross the world (hops) is
+ * the simulator's question (bench/bootsim); Promela has no clock.
  *
- * The range and ring formulas are the model's own (root_* below) until the
- * spec holds rows for them.
+ * The range and ring formulas are the model's own (root_* below): the spec
+ * holds the records, not these as rows.
  *
  * Faults (-DFAULTS), at most one: a rank dies at any step point; a rank
- * connects to the wrong root (the next one); a rank's check fails.
- * -DVICTIM=v narrows them to rank v dying (a planted bug's smallest search).
+ * connects to the wrong root (the next one); a rank fails its check
+ * (a skewed git hash). -DVICTIM=v narrows them to rank v dying (a planted
+ * bug's smallest search).
  *
  * Properties:
- *   termination  every rank and every root ends (pan's invalid end states)
+ *   termination  every rank and every root ends, none by a timeout
  *   ring         the successors form one ring of N: each rank accepts
- *                exactly the predecessor ring_prev(r, N)
+ *                exactly ring_prev(r, N)
  *   addresses    a rank connects only to the address its root sent; a root
- *                names a rank of another range only once it holds that
- *                range's summary
+ *                names the next range's first rank only once that root sent
+ *                it (first), and checks the previous root's range
  *   gather       a rank that succeeds holds every record
  *   validity     no fault: every rank succeeds
- *   agreement    the live ranks of every range all succeed or all fail; a
- *                refused rank fails every rank
+ *   refusal      a refused rank (wrong root, failed check) fails every rank
  *
  * Planted bugs (-D), each of which pan must reject:
- *   BUG_RANGE_NO_CLAMP       the last root expects P ranks even when its
- *                            range is short
+ *   BUG_SPLIT_FLOOR          a root serves q ranks from i q, dropping the
+ *                            remainder the rank side assigns
  *   BUG_LAST_NEXT_OWN_FIRST  a root closes its range into a ring of its own
- *   BUG_ROOTS_RING_SHORT     the roots' all-gather stops one step early
- *   BUG_NO_ROOT_ABORT        a root aborts its own ranks but not the next root
- *   BUG_DONE_WITHOUT_ROOTS   a root sends COMPLETE once its own ranks are
- *                            done, without the roots' done round
+ *   BUG_REPLY_BEFORE_FIRST   a root answers its ranks before the next root's
+ *                            first has come
+ *   BUG_NO_ROOT_CLOSE        a failing root closes its ranks, not the roots'
+ *                            ring connections
+ *   BUG_READ_ONE_LINK        a rank waits only on the link its step reads
  */
 #include "zspec.pml"
 
 #ifndef NRANKS
-#define NRANKS 4
+#define NRANKS 3
 #endif
-#ifndef PER_ROOT
-#define PER_ROOT 2
+#ifndef ROOTS
+#define ROOTS 2
 #endif
 #define N NRANKS
-#define P PER_ROOT
+#define R ROOTS
 #define NONE 255
 
-#define roots_count(n, p) (((n) + (p) - 1) / (p))
-#define R roots_count(N, P)
-#define root_of(r, p) ((r) / (p))
-#define root_lo(j, p) ((j) * (p))
-#ifdef BUG_RANGE_NO_CLAMP
-#define root_hi(j, n, p) (((j) + 1) * (p))
+#define root_q (N / R)
+#define root_m (N % R)
+#define root_min(a, b) (((a) < (b)) -> (a) : (b))
+#define root_lo_rule(i) ((i) * root_q + root_min(i, root_m))
+#define root_cnt_rule(i) (root_q + ((i) < root_m))
+#ifdef BUG_SPLIT_FLOOR
+#define root_lo(i) ((i) * root_q)
+#define root_cnt(i) (((i) == R - 1) -> (N - (i) * root_q) : root_q)
 #else
-#define root_hi(j, n, p) ((((j) + 1) * (p) < (n)) -> (((j) + 1) * (p)) : (n))
+#define root_lo(i) root_lo_rule(i)
+#define root_cnt(i) root_cnt_rule(i)
 #endif
+/* the rank side: the root whose range holds r (the first m ranges are q + 1 long) */
+#define root_of(r) (((r) < root_m * (root_q + 1)) -> ((r) / (root_q + 1)) : (root_m + ((r) - root_m * (root_q + 1)) / root_q))
 
 #define M_INFO_TO_ROOT BOOTSTRAP_MSG_INFO_TO_ROOT
 #define M_INFO_FROM_ROOT BOOTSTRAP_MSG_INFO_FROM_ROOT
-#define M_RING_DONE BOOTSTRAP_MSG_RING_DONE
-#define M_COMPLETE BOOTSTRAP_MSG_COMPLETE
 #define M_ABORT BOOTSTRAP_MSG_ABORT
 #define M_HELLO BOOTSTRAP_MSG_HELLO
 #define M_RING_DATA BOOTSTRAP_MSG_RING_DATA
 #define M_CLOSED 0
-#define M_DONE_TOKEN 100	/* the roots' done round */
+#define M_RANGE 101	/* bootstrap_root_range */
+#define M_FIRST 102	/* bootstrap_root_first */
+#define M_CLUSTER 103	/* bootstrap_root_cluster */
 
 #define RUNNING 0
 #define SUCCEEDED 1
@@ -99,49 +109,58 @@
 
 #define ALL ((1 << N) - 1)
 
-/* rank -> root j: sender, kind, ok (its check) */
-chan toroot[R] = [4 * N] of { byte, byte, byte };
+/* rank -> root i: sender, kind, ok (its check) */
+chan toroot[R] = [2 * N] of { byte, byte, byte };
 /* root -> rank: kind, successor */
 chan fromroot[N] = [2] of { byte, byte };
-/* into rank r's ring socket: kind, sender, records */
-chan ring[N] = [N + 1] of { byte, byte, int };
-/* into root j from the previous root: kind, records (roots' bits) */
-chan rring[R] = [2 * R] of { byte, int };
-/* into root j: an ABORT on the roots' ring */
-chan rabort[R] = [2] of { byte };
+/* into rank r from its predecessor: kind, sender, records; from its successor: kind */
+chan ring[N] = [N + 2] of { byte, byte, int };
+chan back[N] = [2] of { byte };
+/* into root i from root i - 1 (range, cluster) and from root i + 1 (first): kind, value */
+chan fwd[R] = [3] of { byte, byte };
+chan bwd[R] = [2] of { byte, byte };
 
+bool gone[N];	/* a rank that failed or died: a dial to it is refused */
 byte victim = 255;
 byte fault;
 byte result[N];
 byte ended;
-byte roots_ended;
 
-inline rank_close() {
+/* A rank that fails sends an abort frame on each ring link it has; a dead
+ * one's links close (the kernel's FIN). Both end a neighbour's wait. The
+ * predecessor hears of it whether or not the rank accepted it yet: its
+ * connection, accepted or still in the listen queue, is reset, and a dial
+ * after that is refused. */
+inline rank_links(kind) {
 	if
-	:: succ != NONE -> ring[succ]!M_CLOSED, r, 0
+	:: dialed -> ring[succ]!kind, r, 0
 	:: else
 	fi;
-	toroot[myroot]!r, M_CLOSED, 0
+	back[ring_prev(r, N)]!kind
 }
 
 inline step_point() {
 	if
 	:: r == victim && fault == F_DIES ->
-		atomic { rank_close(); res = DEAD; goto finish }
+		atomic { gone[r] = 1; rank_links(M_CLOSED); toroot[myroot]!r, M_CLOSED, 0; res = DEAD; goto finish }
 	:: true
 	fi
 }
 
 inline fail() {
-	if
-	:: !aborted -> toroot[myroot]!r, M_ABORT, 0
-	:: else
-	fi;
-	rank_close();
-	res = FAILED;
-	goto finish
+	atomic { gone[r] = 1; rank_links(M_ABORT); res = FAILED; goto finish }
 }
 
+/* A ring receive from the predecessor; a frame from the successor (its abort
+ * or its hang-up) ends it too, unless the rank reads one link at a time. */
+#ifdef BUG_READ_ONE_LINK
+#define RANK_RECV(want) \
+	ring[r]?kind, from, v; \
+	if \
+	:: kind != want -> fail() \
+	:: else \
+	fi
+#else
 #define RANK_RECV(want) \
 	if \
 	:: ring[r]?kind, from, v -> \
@@ -149,16 +168,17 @@ inline fail() {
 		:: kind != want -> fail() \
 		:: else \
 		fi \
-	:: fromroot[r]?kind, _ -> assert(kind == M_ABORT); aborted = 1; fail() \
+	:: back[r]?kind -> fail() \
 	fi
+#endif
 
 proctype Rank(byte r) {
 	byte kind, from, succ = NONE, myroot, ok, i, res;
 	int have, v;
-	bool aborted;
+	bool dialed;
 
 	have = 1 << r;
-	myroot = root_of(r, P);
+	myroot = root_of(r);
 	ok = 1;
 	if
 	:: r == victim && fault == F_WRONG_ROOT -> myroot = (myroot + 1) % R
@@ -171,13 +191,16 @@ proctype Rank(byte r) {
 	fromroot[r]?kind, succ;
 	if
 	:: kind == M_INFO_FROM_ROOT
-	:: else -> assert(kind == M_ABORT); aborted = 1; succ = NONE; fail()
+	:: else -> succ = NONE; fail()	/* the root closed the connection */
 	fi;
 	assert(succ < N);	/* addresses: its root named a rank of the world */
 
-	/* 4. one ring of N: HELLO to the successor, accept the predecessor */
+	/* one ring of N: dial the successor, accept the predecessor */
 	step_point();
-	ring[succ]!M_HELLO, r, 0;
+	if
+	:: atomic { !gone[succ] -> ring[succ]!M_HELLO, r, 0; dialed = 1 }
+	:: gone[succ] -> fail()	/* the dial is refused */
+	fi;
 	step_point();
 	RANK_RECV(M_HELLO);
 	assert(from == ring_prev(r, N));	/* ring: the successors form one ring */
@@ -190,152 +213,146 @@ proctype Rank(byte r) {
 		step_point();
 		RANK_RECV(M_RING_DATA);
 		assert(v == 1 << ring_recv_slice(r, i, N));
-		have = have | v;
-		i++
+		d_step { have = have | v; v = 0; i++ }
 	:: else -> break
 	od;
-
-	/* 5. RING_DONE, then COMPLETE */
-	step_point();
-	toroot[myroot]!r, M_RING_DONE, 0;
-	step_point();
-	fromroot[r]?kind, _;
-	if
-	:: kind == M_COMPLETE
-	:: else -> assert(kind == M_ABORT); aborted = 1; fail()
-	fi;
 	assert(have == ALL);	/* gather */
 	res = SUCCEEDED;
 finish:
 	atomic { result[r] = res; ended++ }
 }
 
-/* a root's wait that a rank's failure or the roots' ring's ABORT interrupts */
-#define ROOT_ABORTABLE \
-	:: rabort[j]?_ -> goto abort \
-	:: toroot[j]?who, kind, ok -> goto abort
-
-proctype Root(byte j) {
-	byte who, kind, ok, lo, hi, have, done, i, nx, succ;
-	int rknown, m;
-
-	lo = root_lo(j, P);
-	hi = root_hi(j, N, P);
-	nx = (j + 1) % R;
-
-	/* 1. gather and check its range */
-	do
-	:: have < hi - lo ->
-		if
-		:: toroot[j]?who, kind, ok ->
-			if
-			:: kind != M_INFO_TO_ROOT -> goto abort	/* a rank hung up or aborted */
-			:: kind == M_INFO_TO_ROOT && (who < lo || who >= hi || !ok) -> goto abort	/* refused, by name */
-			:: else -> have++
-			fi
-		:: rabort[j]?_ -> goto abort
-		fi
-	:: else -> break
-	od;
-
-	/* 2. the roots' ring all-gather of summaries */
-	rknown = 1 << j;
-	i = 0;
-	do
-#ifdef BUG_ROOTS_RING_SHORT
-	:: i + 2 < R ->
-#else
-	:: i + 1 < R ->
-#endif
-		rring[nx]!M_RING_DATA, 1 << ((j + R - i) % R);
-		if
-		:: rring[j]?kind, m -> assert(kind == M_RING_DATA); rknown = rknown | m
-		ROOT_ABORTABLE
-		fi;
-		i++
-	:: else -> break
-	od;
-
-	/* 3. the replies: a successor inside the range, or the next range's first rank */
+/* 6. the replies: a successor inside the range, the next range's first for the last */
+inline replies() {
 	i = lo;
 	do
-	:: i < hi ->
+	:: i < lo + cnt ->
 		if
-		:: i + 1 < hi -> succ = i + 1
+		:: i + 1 < lo + cnt -> fromroot[i]!M_INFO_FROM_ROOT, i + 1
 		:: else ->
 #ifdef BUG_LAST_NEXT_OWN_FIRST
-			succ = lo;
+			fromroot[i]!M_INFO_FROM_ROOT, lo
 #else
-			/* addresses: the next range's first rank, known from step 2 */
-			assert((rknown & (1 << nx)) != 0);
-			succ = root_lo(nx, P);
+			/* addresses: the next range's first rank, from the next root */
+			assert(knownfirst);
+			fromroot[i]!M_INFO_FROM_ROOT, root_lo(nx)
 #endif
 		fi;
-		fromroot[i]!M_INFO_FROM_ROOT, succ;
 		i++
 	:: else -> break
-	od;
+	od
+}
 
-	/* 5. its ranks' RING_DONE, the roots' done round, COMPLETE */
+/* the previous or the next root hung up: a wait on the ring ends with it */
+#define RING_GONE (fwd[j]??[M_CLOSED, val] || bwd[j]??[M_CLOSED, val])
+
+proctype Root(byte j) {
+	byte who, kind, ok, lo, cnt, have, i, nx, pv, val;
+	bool gotrange, knownfirst;
+
+	lo = root_lo(j);
+	cnt = root_cnt(j);
+	nx = (j + 1) % R;
+	pv = (j + R - 1) % R;
+
+	/* 1. dial the next root: its range, root 0 then the cluster */
+	if
+	:: R > 1 ->
+		fwd[nx]!M_RANGE, root_lo(j);
+		if
+		:: j == 0 -> fwd[nx]!M_CLUSTER, 0
+		:: else
+		fi
+	:: else -> gotrange = 1
+	fi;
+	/* 2. its ranks and the previous root's range */
 	do
-	:: done < hi - lo ->
+	:: have < cnt || !gotrange ->
 		if
 		:: toroot[j]?who, kind, ok ->
 			if
-			:: kind == M_RING_DONE -> done++
-			:: else -> goto abort
+			:: kind != M_INFO_TO_ROOT -> goto abort	/* a rank hung up */
+			:: kind == M_INFO_TO_ROOT && (who < lo || who >= lo + cnt || !ok) -> goto abort	/* refused, by name */
+			:: else -> have++
 			fi
-		:: rabort[j]?_ -> goto abort
+		:: !gotrange && fwd[j]?[kind, val] ->
+			fwd[j]?kind, val;
+			if
+			:: kind == M_RANGE && val == root_lo_rule(pv) -> gotrange = 1
+			:: else -> goto abort	/* the previous root failed, or claims another range */
+			fi
+		:: RING_GONE -> goto abort
 		fi
 	:: else -> break
 	od;
-#ifndef BUG_DONE_WITHOUT_ROOTS
-	i = 0;
-	do
-	:: i + 1 < R ->
-		rring[nx]!M_DONE_TOKEN, 0;
-		/* Its token sent, a root no longer aborts on its own ranks: each
-		 * has reported RING_DONE, so one that hangs up now has done its
-		 * part (a dead rank, as the flat root's after its last RING_DONE).
-		 * Only an ABORT from the ring still ends it: an abort starts only
-		 * at a root that has not sent its token, so no root can have
-		 * gathered every token and sent COMPLETE. */
-		do
-		:: rring[j]?kind, m -> assert(kind == M_DONE_TOKEN); break
-		:: rabort[j]?_ -> goto abort
-		:: toroot[j]?who, kind, ok
-		od;
-		i++
-	:: else -> break
-	od;
+	if
+	:: R > 1 ->
+#ifdef BUG_REPLY_BEFORE_FIRST
+		replies();
 #endif
-	i = lo;
-	do
-	:: i < hi -> fromroot[i]!M_COMPLETE, 0; i++
-	:: else -> break
-	od;
+		/* 3. its first rank to the previous root; 4. the next root's first.
+		 * While it waits on the roots' ring a root still takes what comes
+		 * from ranks: a rank of another range that arrives after its own
+		 * range is complete is refused now, not left to the socket timeout
+		 * with its own root waiting for it (pan's counterexample when the
+		 * root stopped reading its ranks after step 2). */
+		bwd[pv]!M_FIRST, lo;
+		if
+		:: bwd[j]?kind, val ->
+			if
+			:: kind == M_FIRST -> assert(val == root_lo_rule(nx)); knownfirst = 1
+			:: else -> goto abort
+			fi
+		:: fwd[j]??[M_CLOSED, val] -> goto abort
+		:: toroot[j]?who, kind, ok -> goto abort	/* a stray rank, or one of its own hanging up */
+		fi;
+		/* 5. the cluster id round the roots' ring */
+		if
+		:: fwd[j]?kind, val ->
+			if
+			:: kind == M_CLUSTER
+			:: else -> goto abort
+			fi
+		:: bwd[j]??[M_CLOSED, val] -> goto abort
+		:: toroot[j]?who, kind, ok -> goto abort	/* a stray rank, or one of its own hanging up */
+		fi;
+		if
+		:: j != 0 -> fwd[nx]!M_CLUSTER, 0
+		:: else
+		fi
+	:: else -> knownfirst = 1
+	fi;
+#ifndef BUG_REPLY_BEFORE_FIRST
+	replies();
+#endif
 	goto out;
 abort:
+	/* its ranks' connections close (one not yet made is refused alike) */
 	i = lo;
 	do
-	:: i < hi -> fromroot[i]!M_ABORT, 0; i++
+	:: i < lo + cnt -> fromroot[i]!M_CLOSED, 0; i++
 	:: else -> break
 	od;
-#ifndef BUG_NO_ROOT_ABORT
+	/* a rank of another range that came here is hung up on too */
 	if
-	:: R > 1 -> rabort[nx]!j
+	:: victim != 255 && fault == F_WRONG_ROOT && root_of(victim) != j && (root_of(victim) + 1) % R == j ->
+		fromroot[victim]!M_CLOSED, 0
+	:: else
+	fi;
+#ifndef BUG_NO_ROOT_CLOSE
+	if
+	:: R > 1 -> fwd[nx]!M_CLOSED, 0; bwd[pv]!M_CLOSED, 0
 	:: else
 	fi;
 #endif
 out:
-	roots_ended++
+	skip
 }
 
 init {
 	byte i, first;
 #ifdef FAULTS
 #ifdef VICTIM
-	/* one given rank dying, no other fault: a bug's smallest counterexample */
 	if
 	:: skip
 	:: victim = VICTIM; fault = F_DIES
@@ -365,17 +382,11 @@ init {
 		od
 	};
 	ended == N;
-	first = DEAD;
 	i = 0;
 	do
 	:: i < N ->
 		assert(fault != F_NONE || result[i] == SUCCEEDED);	/* validity */
-		assert(fault == F_NONE || fault == F_DIES || result[i] == FAILED);	/* a refused rank fails the world */
-		if
-		:: result[i] == DEAD
-		:: first == DEAD -> first = result[i]
-		:: else -> assert(result[i] == first)	/* agreement */
-		fi;
+		assert(fault == F_NONE || fault == F_DIES || result[i] == FAILED);	/* refusal */
 		i++
 	:: else -> break
 	od

@@ -402,21 +402,21 @@ func TestBidiRing(t *testing.T) {
 	}
 }
 
-func rootsDefs(n, p int, more ...string) []string {
-	return append([]string{fmt.Sprintf("-DNRANKS=%d", n), fmt.Sprintf("-DPER_ROOT=%d", p)}, more...)
+func rootsDefs(n, roots int, more ...string) []string {
+	return append([]string{fmt.Sprintf("-DNRANKS=%d", n), fmt.Sprintf("-DROOTS=%d", roots)}, more...)
 }
 
-// TestRingOfRoots checks the multi-root bootstrap (roots.pml): ranges of
-// P ranks per root, a short last range, the roots' ring all-gather and done
-// round, abort propagation round the roots' ring; every fault at (2, 1)
-// (also (3, 2) and (4, 2) in full mode); each planted bug at its smallest
-// world. Cost: about 8 s of pan on two cores.
+// TestRingOfRoots checks the multi-root bootstrap and its fast failure
+// (roots.pml): balanced contiguous ranges, the roots' ring (range, first,
+// cluster), one ring of N, abort frames on every ring link; every fault
+// at (2, 2) and (3, 1) (also (3, 2) in full mode); each planted bug at its
+// smallest world. Cost: about 5 s of pan on two cores.
 func TestRingOfRoots(t *testing.T) {
 	needSpin(t)
-	plain := [][2]int{{2, 1}, {3, 2}}
-	faults := [][2]int{{2, 1}}
+	plain := [][2]int{{2, 1}, {2, 2}, {3, 2}}
+	faults := [][2]int{{2, 2}, {3, 1}}
 	if full {
-		plain = append(plain, [][2]int{{4, 2}, {3, 1}, {3, 3}}...)
+		plain = append(plain, [][2]int{{4, 2}, {3, 3}}...)
 		faults = append(faults, [][2]int{{3, 2}}...)
 	}
 	for release, h := range headers(t) {
@@ -431,19 +431,19 @@ func TestRingOfRoots(t *testing.T) {
 				parallel(t, defs, func(t *testing.T) { holds(t, dir, "roots.pml", defs...) })
 			}
 			for _, v := range []struct {
-				n, p      int
+				n, roots  int
 				bug, want string
 				more      []string
 			}{
-				{3, 2, "BUG_RANGE_NO_CLAMP", invalidEnd, nil},
-				{2, 1, "BUG_LAST_NEXT_OWN_FIRST", "from==", nil},
-				{2, 1, "BUG_ROOTS_RING_SHORT", "(rknown&(1<<nx))!=0", nil},
-				{2, 1, "BUG_NO_ROOT_ABORT", invalidEnd, []string{"-DFAULTS"}},
-				// a range completing while another fails needs a live rank
-				// beside the dead one: rank 1 of ranges {0, 1}, {2}
-				{3, 2, "BUG_DONE_WITHOUT_ROOTS", "result[i]==first", []string{"-DFAULTS", "-DVICTIM=1"}},
+				{3, 2, "BUG_SPLIT_FLOOR", "(fault!=0)||(result[i]==1)", nil},
+				{2, 2, "BUG_LAST_NEXT_OWN_FIRST", "from==", nil},
+				{2, 2, "BUG_REPLY_BEFORE_FIRST", "knownfirst", nil},
+				{2, 2, "BUG_NO_ROOT_CLOSE", invalidEnd, []string{"-DFAULTS"}},
+				// rank 0 dies before it dials: rank 1 waits to accept it and
+				// hears of it only on its other link, from rank 2
+				{3, 1, "BUG_READ_ONE_LINK", invalidEnd, []string{"-DFAULTS", "-DVICTIM=0"}},
 			} {
-				defs := rootsDefs(v.n, v.p, append([]string{"-D" + v.bug}, v.more...)...)
+				defs := rootsDefs(v.n, v.roots, append([]string{"-D" + v.bug}, v.more...)...)
 				parallel(t, defs, func(t *testing.T) { rejected(t, dir, "roots.pml", v.want, defs...) })
 			}
 		})

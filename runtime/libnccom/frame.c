@@ -119,6 +119,8 @@ int nccom_frame_find_abort(int fd, char *text, size_t cap, int *err)
 		unsigned char hdr[NCCOM_FRAME_HEADER_MAX];
 		size_t hl = nccom_frame_header_size();
 		int g = get(fd, hdr, hl, d, err);
+		if (g < 0)
+			snprintf(text, cap, "no whole frame within %d ms after %zu bytes of ring data", NCCOM_ABORT_WAIT_MS, skipped);
 		if (g <= 0)
 			return g < 0 ? -1 : 0;
 		int a = header_abort(fd, hdr, text, cap, d);
@@ -132,23 +134,31 @@ int nccom_frame_find_abort(int fd, char *text, size_t cap, int *err)
 		if (nccom_extended()) {
 			struct bootstrap_msg_header h;
 			memcpy(&h, hdr, sizeof h);
-			if (h.type != BOOTSTRAP_MSG_RING_DATA)
-				return -1;
 			len = h.length;
+			if (h.type != BOOTSTRAP_MSG_RING_DATA) {
+				snprintf(text, cap, "a message of type %u (%zu bytes)", h.type, len);
+				return -1;
+			}
 		} else {
 			struct bootstrap_frame_size f;
 			memcpy(&f, hdr, sizeof f);
-			if (f.size < 0)
+			if (f.size < 0) {
+				snprintf(text, cap, "a frame of size %d", f.size);
 				return -1;
+			}
 			len = (size_t)f.size;
 		}
-		if (len > NCCOM_ABORT_SKIP_MAX - skipped)
+		if (len > NCCOM_ABORT_SKIP_MAX - skipped) {
+			snprintf(text, cap, "more than %zu bytes of ring data", NCCOM_ABORT_SKIP_MAX);
 			return -1;
+		}
 		skipped += len;
 		char sink[4096];
 		while (len > 0) {
 			size_t n = len < sizeof sink ? len : sizeof sink;
-			if ((g = get(fd, sink, n, d, err)) <= 0)
+			if ((g = get(fd, sink, n, d, err)) < 0)
+				snprintf(text, cap, "a frame of ring data cut short");
+			if (g <= 0)
 				return g < 0 ? -1 : 0;
 			len -= n;
 		}

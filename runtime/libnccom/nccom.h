@@ -145,7 +145,7 @@ size_t nccom_frame_header(size_t len, unsigned char *out);
  * into text), -1 anything else. */
 int nccom_frame_check(int fd, const unsigned char *hdr, size_t want, char *text, size_t cap);
 /* Reads what a peer left on fd for an ABORT: 1 found (text), 0 it closed
- * (*err 0) or reset (*err), -1 something else or too much. */
+ * (*err 0) or reset (*err), -1 something else or too much (what, in text). */
 int nccom_frame_find_abort(int fd, char *text, size_t cap, int *err);
 /* Sends an ABORT of text (at most BOOTSTRAP_ABORT_TEXT_MAX bytes), within
  * NCCOM_ABORT_WAIT_MS; false when it could not. */

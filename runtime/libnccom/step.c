@@ -60,8 +60,9 @@ static NRT_STATUS unexpected(struct nccom_gather *g, struct nccom_link *l, const
 		return hung_up(g, l, step, e != 0 ? strerror(e) : NRTABI_MSG_NCCOM_CONNECTION_CLOSED);
 	char where[200];
 	nccom_link_where(l, where, sizeof where);
-	snprintf(g->why, sizeof g->why, "%s of rank %d sent what was not due during %s, %s: the peers disagree on the protocol", where, g->me,
-		 g->phase, step);
+	char shown[NCCOM_ESCAPED_SIZE(64)];
+	snprintf(g->why, sizeof g->why, "%s of rank %d sent what was not due during %s, %s (%s): the peers disagree on the protocol", where, g->me,
+		 g->phase, step, nccom_escape(text, strnlen(text, 64), shown, sizeof shown));
 	nccom_warn("bootstrap rank %d: %s", g->me, g->why);
 	return NRT_FAILURE;
 }
@@ -130,11 +131,52 @@ static NRT_STATUS from_root(struct nccom_gather *g, const char *step)
 	return NRT_FAILURE;
 }
 
+/* A frame this rank had begun to send when the step failed is finished
+ * (briefly) before the ABORT goes on that link, or the link is marked torn
+ * and the ABORT is not sent: bytes of an ABORT inside a half-sent frame
+ * would be read as ring data. */
+static void finish_sends(struct nccom_gather *g, struct side *s)
+{
+	for (int i = 0; i < g->nlinks; i++) {
+		struct nccom_link *l = &g->links[i];
+		if (l->fd < 0 || l->dead || !s[i].on || s[i].done == 0 || s[i].done == s[i].total)
+			continue;
+		nccom_deadline d = nccom_now_ms() + NCCOM_ABORT_WAIT_MS;
+		while (s[i].done < s[i].total) {
+			bool in_hdr = s[i].done < s[i].hl;
+			char *p = in_hdr ? (char *)s[i].hdr + s[i].done : s[i].data + (s[i].done - s[i].hl);
+			size_t n = in_hdr ? s[i].hl - s[i].done : s[i].total - s[i].done;
+			ssize_t k = send(l->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (k > 0) {
+				s[i].done += (size_t)k;
+				continue;
+			}
+			struct pollfd q = {.fd = l->fd, .events = POLLOUT};
+			int left = nccom_left_ms(d);
+			if ((k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) || left == 0 ||
+			    (poll(&q, 1, left) < 0 && errno != EINTR)) {
+				l->dead = true; /* torn: no ABORT on it */
+				break;
+			}
+		}
+	}
+}
+
+static NRT_STATUS run(struct nccom_gather *g, const struct nccom_move *mv, const char *step, struct side *s, struct side *r);
+
 NRT_STATUS nccom_step(struct nccom_gather *g, const struct nccom_move *mv, const char *step)
 {
 	struct side s[NCCOM_MAX_LINKS], r[NCCOM_MAX_LINKS];
 	memset(s, 0, sizeof s);
 	memset(r, 0, sizeof r);
+	NRT_STATUS rc = run(g, mv, step, s, r);
+	if (rc != NRT_SUCCESS)
+		finish_sends(g, s);
+	return rc;
+}
+
+static NRT_STATUS run(struct nccom_gather *g, const struct nccom_move *mv, const char *step, struct side *s, struct side *r)
+{
 	for (int i = 0; i < g->nlinks; i++) {
 		if (mv[i].send) {
 			s[i].on = true;

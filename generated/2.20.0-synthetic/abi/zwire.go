@@ -186,6 +186,88 @@ func (v *BootstrapRootReplyHier) UnmarshalFrom(b []byte) {
 	v.LocalN = binary.LittleEndian.Uint32(b[88:])
 }
 
+// MarshalTo writes the 32-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapRootRange) MarshalTo(b []byte) {
+	_ = b[31] // one bounds check
+	binary.LittleEndian.PutUint32(b[0:], v.Sanity)
+	binary.LittleEndian.PutUint32(b[4:], v.Nroots)
+	binary.LittleEndian.PutUint32(b[8:], v.Index)
+	binary.LittleEndian.PutUint32(b[12:], v.Nranks)
+	binary.LittleEndian.PutUint32(b[16:], v.PerInstance)
+	binary.LittleEndian.PutUint32(b[20:], v.Lo)
+	binary.LittleEndian.PutUint32(b[24:], v.Count)
+}
+
+// UnmarshalFrom reads v from the 32-byte image in b.
+func (v *BootstrapRootRange) UnmarshalFrom(b []byte) {
+	_ = b[31]
+	v.Sanity = binary.LittleEndian.Uint32(b[0:])
+	v.Nroots = binary.LittleEndian.Uint32(b[4:])
+	v.Index = binary.LittleEndian.Uint32(b[8:])
+	v.Nranks = binary.LittleEndian.Uint32(b[12:])
+	v.PerInstance = binary.LittleEndian.Uint32(b[16:])
+	v.Lo = binary.LittleEndian.Uint32(b[20:])
+	v.Count = binary.LittleEndian.Uint32(b[24:])
+}
+
+// MarshalTo writes the 36-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapRootFirst) MarshalTo(b []byte) {
+	_ = b[35] // one bounds check
+	binary.LittleEndian.PutUint32(b[0:], v.Sanity)
+	binary.LittleEndian.PutUint32(b[4:], v.Index)
+	v.First.MarshalTo(b[8:])
+}
+
+// UnmarshalFrom reads v from the 36-byte image in b.
+func (v *BootstrapRootFirst) UnmarshalFrom(b []byte) {
+	_ = b[35]
+	v.Sanity = binary.LittleEndian.Uint32(b[0:])
+	v.Index = binary.LittleEndian.Uint32(b[4:])
+	v.First.UnmarshalFrom(b[8:])
+}
+
+// MarshalTo writes the 24-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapRootCluster) MarshalTo(b []byte) {
+	_ = b[23] // one bounds check
+	binary.LittleEndian.PutUint32(b[0:], v.Sanity)
+	binary.LittleEndian.PutUint32(b[4:], v.Index)
+	binary.LittleEndian.PutUint64(b[8:], v.ClusterID)
+	binary.LittleEndian.PutUint64(b[16:], uint64(v.Epoch))
+}
+
+// UnmarshalFrom reads v from the 24-byte image in b.
+func (v *BootstrapRootCluster) UnmarshalFrom(b []byte) {
+	_ = b[23]
+	v.Sanity = binary.LittleEndian.Uint32(b[0:])
+	v.Index = binary.LittleEndian.Uint32(b[4:])
+	v.ClusterID = binary.LittleEndian.Uint64(b[8:])
+	v.Epoch = int64(binary.LittleEndian.Uint64(b[16:]))
+}
+
+// MarshalTo writes the 52-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapAbortInfo) MarshalTo(b []byte) {
+	_ = b[51] // one bounds check
+	binary.LittleEndian.PutUint32(b[0:], v.Sanity)
+	binary.LittleEndian.PutUint32(b[4:], uint32(v.DeadRank))
+	binary.LittleEndian.PutUint32(b[8:], uint32(v.Reporter))
+	binary.LittleEndian.PutUint32(b[12:], v.Phase)
+	binary.LittleEndian.PutUint32(b[16:], uint32(v.Step))
+	v.DeadAddr.MarshalTo(b[20:])
+	binary.LittleEndian.PutUint32(b[48:], v.TextLen)
+}
+
+// UnmarshalFrom reads v from the 52-byte image in b.
+func (v *BootstrapAbortInfo) UnmarshalFrom(b []byte) {
+	_ = b[51]
+	v.Sanity = binary.LittleEndian.Uint32(b[0:])
+	v.DeadRank = int32(binary.LittleEndian.Uint32(b[4:]))
+	v.Reporter = int32(binary.LittleEndian.Uint32(b[8:]))
+	v.Phase = binary.LittleEndian.Uint32(b[12:])
+	v.Step = int32(binary.LittleEndian.Uint32(b[16:]))
+	v.DeadAddr.UnmarshalFrom(b[20:])
+	v.TextLen = binary.LittleEndian.Uint32(b[48:])
+}
+
 // MarshalTo writes the 17-byte image of v to b (little-endian, spec offsets).
 func (v *EncSigMsg) MarshalTo(b []byte) {
 	_ = b[16] // one bounds check

@@ -6,7 +6,7 @@
  * filler is where the spec declares an opaque range, and unnamed bit-fields
  * pad before a range the natural layout would put short of its spec offset.
  * The compiler lays the structs out and the _Static_asserts below compare its
- * layout with the spec (365 assertions): a spec that disagrees with C
+ * layout with the spec (391 assertions): a spec that disagrees with C
  * does not compile.
  *
  * cpu_set_t needs _GNU_SOURCE before the first system header.
@@ -188,6 +188,17 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define BOOTSTRAP_HIER_STAGGER_THRESHOLD 256 /* INFERRED */
 #define BOOTSTRAP_HIER_STAGGER_RATE 7000 /* INFERRED */
 #define BOOTSTRAP_CHANNEL_INTER_RING 4U /* INFERRED */
+#define BOOTSTRAP_RANKS_PER_ROOT 128 /* INFERRED */
+#define ENV_BOOTSTRAP_ROOTS "NRTABI_BOOTSTRAP_ROOTS" /* INFERRED */
+#define ENV_BOOTSTRAP_RING "NRTABI_BOOTSTRAP_RING" /* INFERRED */
+#define BOOTSTRAP_ROOT_SANITY 1953460082U /* INFERRED */
+#define BOOTSTRAP_FRAME_ABORT -1 /* INFERRED */
+#define BOOTSTRAP_PHASE_WIRING 1U /* INFERRED */
+#define BOOTSTRAP_PHASE_FLAT_RING 2U /* INFERRED */
+#define BOOTSTRAP_PHASE_INTRA_RING 3U /* INFERRED */
+#define BOOTSTRAP_PHASE_INTER_RING 4U /* INFERRED */
+#define BOOTSTRAP_PHASE_DOWN 5U /* INFERRED */
+#define BOOTSTRAP_PHASE_ROOT 6U /* INFERRED */
 #define ENC_RG_SENDRECV_RANK -1 /* HIGH */
 #define ENC_UID_HINT "nccl init comm" /* HIGH */
 #define SWITCH_POD_MAX_NODES 4U /* HIGH */
@@ -520,6 +531,85 @@ _Static_assert(offsetof(struct bootstrap_root_reply_hier, ninstances) == 80, "bo
 _Static_assert(offsetof(struct bootstrap_root_reply_hier, local_rank) == 84, "bootstrap_root_reply_hier.local_rank: spec offset 84 (bootstrap_wire.toml:550)");
 _Static_assert(offsetof(struct bootstrap_root_reply_hier, local_n) == 88, "bootstrap_root_reply_hier.local_n: spec offset 88 (bootstrap_wire.toml:557)");
 _Static_assert(offsetof(struct bootstrap_root_reply_hier, nrtabi_opaque_92) == 92, "bootstrap_root_reply_hier: spec opaque range 92..96 (bootstrap_wire.toml:564)");
+
+/*
+ * bootstrap_root_range: 32 bytes, INFERRED (upstream NCCL 2.23 and later (one root per contiguous rank range); docs/bootstrap-hierarchy.md#multi-root-the-roots-ring).
+ * root i to root i+1, first frame of the connection root i dialed: the sender's place in the
+ * split, which the receiver checks against the rule
+ */
+struct bootstrap_root_range {
+	uint32_t sanity; /* +0 INFERRED */
+	uint32_t nroots; /* +4 INFERRED */
+	uint32_t index; /* +8 INFERRED */
+	uint32_t nranks; /* +12 INFERRED */
+	uint32_t per_instance; /* +16 INFERRED */
+	uint32_t lo; /* +20 INFERRED */
+	uint32_t count; /* +24 INFERRED */
+	unsigned char nrtabi_opaque_28[4]; /* +28..32 opaque */
+};
+_Static_assert(sizeof(struct bootstrap_root_range) == 32, "bootstrap_root_range: spec size 32 (bootstrap_wire.toml:667)");
+_Static_assert(offsetof(struct bootstrap_root_range, sanity) == 0, "bootstrap_root_range.sanity: spec offset 0 (bootstrap_wire.toml:675)");
+_Static_assert(offsetof(struct bootstrap_root_range, nroots) == 4, "bootstrap_root_range.nroots: spec offset 4 (bootstrap_wire.toml:682)");
+_Static_assert(offsetof(struct bootstrap_root_range, index) == 8, "bootstrap_root_range.index: spec offset 8 (bootstrap_wire.toml:689)");
+_Static_assert(offsetof(struct bootstrap_root_range, nranks) == 12, "bootstrap_root_range.nranks: spec offset 12 (bootstrap_wire.toml:696)");
+_Static_assert(offsetof(struct bootstrap_root_range, per_instance) == 16, "bootstrap_root_range.per_instance: spec offset 16 (bootstrap_wire.toml:703)");
+_Static_assert(offsetof(struct bootstrap_root_range, lo) == 20, "bootstrap_root_range.lo: spec offset 20 (bootstrap_wire.toml:710)");
+_Static_assert(offsetof(struct bootstrap_root_range, count) == 24, "bootstrap_root_range.count: spec offset 24 (bootstrap_wire.toml:717)");
+_Static_assert(offsetof(struct bootstrap_root_range, nrtabi_opaque_28) == 28, "bootstrap_root_range: spec opaque range 28..32 (bootstrap_wire.toml:724)");
+
+/*
+ * bootstrap_root_first: 36 bytes, INFERRED (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring: the one successor that crosses a range's end is the next range's first rank).
+ * root i+1 to root i, on the connection root i dialed, once root i+1 holds all its ranks'
+ * records
+ */
+struct bootstrap_root_first {
+	uint32_t sanity; /* +0 INFERRED */
+	uint32_t index; /* +4 INFERRED */
+	nccl_socket_address_t first; /* +8 INFERRED */
+};
+_Static_assert(sizeof(struct bootstrap_root_first) == 36, "bootstrap_root_first: spec size 36 (bootstrap_wire.toml:730)");
+_Static_assert(offsetof(struct bootstrap_root_first, sanity) == 0, "bootstrap_root_first.sanity: spec offset 0 (bootstrap_wire.toml:738)");
+_Static_assert(offsetof(struct bootstrap_root_first, index) == 4, "bootstrap_root_first.index: spec offset 4 (bootstrap_wire.toml:745)");
+_Static_assert(offsetof(struct bootstrap_root_first, first) == 8, "bootstrap_root_first.first: spec offset 8 (bootstrap_wire.toml:752)");
+
+/*
+ * bootstrap_root_cluster: 24 bytes, INFERRED (docs/sources.md#s001-3 (cluster_id and epoch in the reply) with extension cluster-epoch-minting: one pair per world, root 0's).
+ * forward round the roots' ring, second frame of each dialed connection; root 0 checks the
+ * one that comes back
+ */
+struct bootstrap_root_cluster {
+	uint32_t sanity; /* +0 INFERRED */
+	uint32_t index; /* +4 INFERRED */
+	uint64_t cluster_id; /* +8 INFERRED */
+	time_t epoch; /* +16 INFERRED */
+};
+_Static_assert(sizeof(struct bootstrap_root_cluster) == 24, "bootstrap_root_cluster: spec size 24 (bootstrap_wire.toml:759)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, sanity) == 0, "bootstrap_root_cluster.sanity: spec offset 0 (bootstrap_wire.toml:767)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, index) == 4, "bootstrap_root_cluster.index: spec offset 4 (bootstrap_wire.toml:774)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, cluster_id) == 8, "bootstrap_root_cluster.cluster_id: spec offset 8 (bootstrap_wire.toml:781)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, epoch) == 16, "bootstrap_root_cluster.epoch: spec offset 16 (bootstrap_wire.toml:788)");
+
+/*
+ * bootstrap_abort_info: 52 bytes, INFERRED (nrtabi extension (docs/bootstrap-hierarchy.md#abort-frames): a ring neighbour's EOF or reset is told round the rings instead of leaving the others to time out).
+ * after a size prefix of BOOTSTRAP_FRAME_ABORT; text_len bytes of text follow
+ */
+struct bootstrap_abort_info {
+	uint32_t sanity; /* +0 INFERRED */
+	int dead_rank; /* +4 INFERRED */
+	int reporter; /* +8 INFERRED */
+	uint32_t phase; /* +12 INFERRED */
+	int step; /* +16 INFERRED */
+	nccl_socket_address_t dead_addr; /* +20 INFERRED */
+	uint32_t text_len; /* +48 INFERRED */
+};
+_Static_assert(sizeof(struct bootstrap_abort_info) == 52, "bootstrap_abort_info: spec size 52 (bootstrap_wire.toml:795)");
+_Static_assert(offsetof(struct bootstrap_abort_info, sanity) == 0, "bootstrap_abort_info.sanity: spec offset 0 (bootstrap_wire.toml:803)");
+_Static_assert(offsetof(struct bootstrap_abort_info, dead_rank) == 4, "bootstrap_abort_info.dead_rank: spec offset 4 (bootstrap_wire.toml:810)");
+_Static_assert(offsetof(struct bootstrap_abort_info, reporter) == 8, "bootstrap_abort_info.reporter: spec offset 8 (bootstrap_wire.toml:817)");
+_Static_assert(offsetof(struct bootstrap_abort_info, phase) == 12, "bootstrap_abort_info.phase: spec offset 12 (bootstrap_wire.toml:824)");
+_Static_assert(offsetof(struct bootstrap_abort_info, step) == 16, "bootstrap_abort_info.step: spec offset 16 (bootstrap_wire.toml:831)");
+_Static_assert(offsetof(struct bootstrap_abort_info, dead_addr) == 20, "bootstrap_abort_info.dead_addr: spec offset 20 (bootstrap_wire.toml:838)");
+_Static_assert(offsetof(struct bootstrap_abort_info, text_len) == 48, "bootstrap_abort_info.text_len: spec offset 48 (bootstrap_wire.toml:845)");
 
 /*
  * ncclNet_v6_t: 176 bytes, MED (facts Release identity (ncclNetPlugin_v6, 22 slots, the bound table: HIGH); members aws-ofi-nccl 1.21.1 3rd-party/nccl/neuron/include/nccl/net_v6.h (22, agreeing)).

@@ -75,6 +75,17 @@ const (
 	BootstrapHierStaggerThreshold int    = 256                                                       // BOOTSTRAP_HIER_STAGGER_THRESHOLD INFERRED
 	BootstrapHierStaggerRate      int    = 7000                                                      // BOOTSTRAP_HIER_STAGGER_RATE INFERRED
 	BootstrapChannelInterRing     uint32 = 4                                                         // BOOTSTRAP_CHANNEL_INTER_RING INFERRED
+	BootstrapRanksPerRoot         int    = 128                                                       // BOOTSTRAP_RANKS_PER_ROOT INFERRED
+	EnvBootstrapRoots                    = "NRTABI_BOOTSTRAP_ROOTS"                                  // ENV_BOOTSTRAP_ROOTS INFERRED
+	EnvBootstrapRing                     = "NRTABI_BOOTSTRAP_RING"                                   // ENV_BOOTSTRAP_RING INFERRED
+	BootstrapRootSanity           uint32 = 1953460082                                                // BOOTSTRAP_ROOT_SANITY INFERRED
+	BootstrapFrameAbort           int    = -1                                                        // BOOTSTRAP_FRAME_ABORT INFERRED
+	BootstrapPhaseWiring          uint32 = 1                                                         // BOOTSTRAP_PHASE_WIRING INFERRED
+	BootstrapPhaseFlatRing        uint32 = 2                                                         // BOOTSTRAP_PHASE_FLAT_RING INFERRED
+	BootstrapPhaseIntraRing       uint32 = 3                                                         // BOOTSTRAP_PHASE_INTRA_RING INFERRED
+	BootstrapPhaseInterRing       uint32 = 4                                                         // BOOTSTRAP_PHASE_INTER_RING INFERRED
+	BootstrapPhaseDown            uint32 = 5                                                         // BOOTSTRAP_PHASE_DOWN INFERRED
+	BootstrapPhaseRoot            uint32 = 6                                                         // BOOTSTRAP_PHASE_ROOT INFERRED
 	EncRgSendrecvRank             int    = -1                                                        // ENC_RG_SENDRECV_RANK HIGH
 	EncUIDHint                           = "nccl init comm"                                          // ENC_UID_HINT HIGH
 	SwitchPodMaxNodes             uint32 = 4                                                         // SWITCH_POD_MAX_NODES HIGH

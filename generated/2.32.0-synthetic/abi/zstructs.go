@@ -202,6 +202,120 @@ func (v *BootstrapRootReplyHier) SetLocalRank(x uint32) { v.LocalRank = x }
 func (v *BootstrapRootReplyHier) GetLocalN() uint32  { return v.LocalN }
 func (v *BootstrapRootReplyHier) SetLocalN(x uint32) { v.LocalN = x }
 
+// BootstrapRootRange mirrors bootstrap_root_range (32 bytes, INFERRED).
+type BootstrapRootRange struct {
+	Sanity      uint32  // +0 u32 INFERRED
+	Nroots      uint32  // +4 u32 INFERRED
+	Index       uint32  // +8 u32 INFERRED
+	Nranks      uint32  // +12 u32 INFERRED
+	PerInstance uint32  // +16 u32 INFERRED
+	Lo          uint32  // +20 u32 INFERRED
+	Count       uint32  // +24 u32 INFERRED
+	_           [4]byte // +28..32 opaque
+}
+
+// GetSanity and SetSanity read and write sanity in its stable type u32.
+func (v *BootstrapRootRange) GetSanity() uint32  { return v.Sanity }
+func (v *BootstrapRootRange) SetSanity(x uint32) { v.Sanity = x }
+
+// GetNroots and SetNroots read and write nroots in its stable type u32.
+func (v *BootstrapRootRange) GetNroots() uint32  { return v.Nroots }
+func (v *BootstrapRootRange) SetNroots(x uint32) { v.Nroots = x }
+
+// GetIndex and SetIndex read and write index in its stable type u32.
+func (v *BootstrapRootRange) GetIndex() uint32  { return v.Index }
+func (v *BootstrapRootRange) SetIndex(x uint32) { v.Index = x }
+
+// GetNranks and SetNranks read and write nranks in its stable type u32.
+func (v *BootstrapRootRange) GetNranks() uint32  { return v.Nranks }
+func (v *BootstrapRootRange) SetNranks(x uint32) { v.Nranks = x }
+
+// GetPerInstance and SetPerInstance read and write per_instance in its stable type u32.
+func (v *BootstrapRootRange) GetPerInstance() uint32  { return v.PerInstance }
+func (v *BootstrapRootRange) SetPerInstance(x uint32) { v.PerInstance = x }
+
+// GetLo and SetLo read and write lo in its stable type u32.
+func (v *BootstrapRootRange) GetLo() uint32  { return v.Lo }
+func (v *BootstrapRootRange) SetLo(x uint32) { v.Lo = x }
+
+// GetCount and SetCount read and write count in its stable type u32.
+func (v *BootstrapRootRange) GetCount() uint32  { return v.Count }
+func (v *BootstrapRootRange) SetCount(x uint32) { v.Count = x }
+
+// BootstrapRootFirst mirrors bootstrap_root_first (36 bytes, INFERRED).
+type BootstrapRootFirst struct {
+	Sanity uint32            // +0 u32 INFERRED
+	Index  uint32            // +4 u32 INFERRED
+	First  NcclSocketAddress // +8 nccl_socket_address_t INFERRED
+}
+
+// GetSanity and SetSanity read and write sanity in its stable type u32.
+func (v *BootstrapRootFirst) GetSanity() uint32  { return v.Sanity }
+func (v *BootstrapRootFirst) SetSanity(x uint32) { v.Sanity = x }
+
+// GetIndex and SetIndex read and write index in its stable type u32.
+func (v *BootstrapRootFirst) GetIndex() uint32  { return v.Index }
+func (v *BootstrapRootFirst) SetIndex(x uint32) { v.Index = x }
+
+// BootstrapRootCluster mirrors bootstrap_root_cluster (24 bytes, INFERRED).
+type BootstrapRootCluster struct {
+	Sanity    uint32 // +0 u32 INFERRED
+	Index     uint32 // +4 u32 INFERRED
+	ClusterID uint64 // +8 u64 INFERRED
+	Epoch     int64  // +16 time_t INFERRED
+}
+
+// GetSanity and SetSanity read and write sanity in its stable type u32.
+func (v *BootstrapRootCluster) GetSanity() uint32  { return v.Sanity }
+func (v *BootstrapRootCluster) SetSanity(x uint32) { v.Sanity = x }
+
+// GetIndex and SetIndex read and write index in its stable type u32.
+func (v *BootstrapRootCluster) GetIndex() uint32  { return v.Index }
+func (v *BootstrapRootCluster) SetIndex(x uint32) { v.Index = x }
+
+// GetClusterID and SetClusterID read and write cluster_id in its stable type u64.
+func (v *BootstrapRootCluster) GetClusterID() uint64  { return v.ClusterID }
+func (v *BootstrapRootCluster) SetClusterID(x uint64) { v.ClusterID = x }
+
+// GetEpoch and SetEpoch read and write epoch in its stable type time_t.
+func (v *BootstrapRootCluster) GetEpoch() int64  { return v.Epoch }
+func (v *BootstrapRootCluster) SetEpoch(x int64) { v.Epoch = x }
+
+// BootstrapAbortInfo mirrors bootstrap_abort_info (52 bytes, INFERRED).
+type BootstrapAbortInfo struct {
+	Sanity   uint32            // +0 u32 INFERRED
+	DeadRank int32             // +4 int INFERRED
+	Reporter int32             // +8 int INFERRED
+	Phase    uint32            // +12 u32 INFERRED
+	Step     int32             // +16 int INFERRED
+	DeadAddr NcclSocketAddress // +20 nccl_socket_address_t INFERRED
+	TextLen  uint32            // +48 u32 INFERRED
+}
+
+// GetSanity and SetSanity read and write sanity in its stable type u32.
+func (v *BootstrapAbortInfo) GetSanity() uint32  { return v.Sanity }
+func (v *BootstrapAbortInfo) SetSanity(x uint32) { v.Sanity = x }
+
+// GetDeadRank and SetDeadRank read and write dead_rank in its stable type int.
+func (v *BootstrapAbortInfo) GetDeadRank() int32  { return v.DeadRank }
+func (v *BootstrapAbortInfo) SetDeadRank(x int32) { v.DeadRank = x }
+
+// GetReporter and SetReporter read and write reporter in its stable type int.
+func (v *BootstrapAbortInfo) GetReporter() int32  { return v.Reporter }
+func (v *BootstrapAbortInfo) SetReporter(x int32) { v.Reporter = x }
+
+// GetPhase and SetPhase read and write phase in its stable type u32.
+func (v *BootstrapAbortInfo) GetPhase() uint32  { return v.Phase }
+func (v *BootstrapAbortInfo) SetPhase(x uint32) { v.Phase = x }
+
+// GetStep and SetStep read and write step in its stable type int.
+func (v *BootstrapAbortInfo) GetStep() int32  { return v.Step }
+func (v *BootstrapAbortInfo) SetStep(x int32) { v.Step = x }
+
+// GetTextLen and SetTextLen read and write text_len in its stable type u32.
+func (v *BootstrapAbortInfo) GetTextLen() uint32  { return v.TextLen }
+func (v *BootstrapAbortInfo) SetTextLen(x uint32) { v.TextLen = x }
+
 // NcclNetV6 mirrors ncclNet_v6_t (176 bytes, MED).
 type NcclNetV6 struct {
 	Name          uintptr // +0 const char* MED
@@ -1173,6 +1287,10 @@ const (
 	SizeofBootstrapPeerHello     = 16
 	SizeofExtInfoHier            = 64
 	SizeofBootstrapRootReplyHier = 96
+	SizeofBootstrapRootRange     = 32
+	SizeofBootstrapRootFirst     = 36
+	SizeofBootstrapRootCluster   = 24
+	SizeofBootstrapAbortInfo     = 52
 	SizeofNcclNetV6              = 176
 	SizeofNcclNetV5              = 168
 	SizeofNcclNetV4              = 128

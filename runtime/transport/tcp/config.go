@@ -36,6 +36,11 @@ type Config struct {
 	// rank; NRTABI_BOOTSTRAP_FRAMING=extended). The default is upstream NCCL
 	// 2.9's framing, which the reference libnccom speaks.
 	Extended bool
+	// Bidirectional runs every ring of the bootstrap both ways round,
+	// halving its steps (NRTABI_BOOTSTRAP_RING=bidirectional;
+	// docs/bootstrap-hierarchy.md#bidirectional-ring-all-gather). Every rank of a
+	// world must have the same; false is upstream 2.9's one-way ring.
+	Bidirectional bool
 	// PerInstance is L, the ranks of one instance (vncPerInstance;
 	// NRTABI_BOOTSTRAP_PER_INSTANCE): a global world of more ranks takes the
 	// hierarchical bootstrap (docs/bootstrap-hierarchy.md). 0 is unset: flat.
@@ -101,6 +106,13 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		c.Extended = true
 	default:
 		return c, fmt.Errorf("%s=%q: use upstream (the default, upstream NCCL 2.9's framing) or extended (nrtabi's, which names a failed peer to every rank)", EnvFraming, f)
+	}
+	switch m := getenv(abi.EnvBootstrapRing); m {
+	case "", "unidirectional":
+	case "bidirectional":
+		c.Bidirectional = true
+	default:
+		return c, fmt.Errorf("%s=%q: use unidirectional (the default, upstream NCCL 2.9's ring) or bidirectional (both ways round, half the steps), the same on every rank", abi.EnvBootstrapRing, m)
 	}
 	l, err := ParsePerInstance(abi.EnvBootstrapPerInstance, getenv(abi.EnvBootstrapPerInstance))
 	if err != nil {

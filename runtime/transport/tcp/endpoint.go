@@ -52,6 +52,7 @@ type Endpoint struct {
 	inbox     []chan *link
 	wg        sync.WaitGroup
 	failOnce  sync.Once
+	abortOnce sync.Once // floodAbort
 	closeOnce sync.Once
 }
 
@@ -304,8 +305,13 @@ func (e *Endpoint) verifyRelayed(from *link, first int, in []byte) error {
 // one at position k: party j's slice is data[bounds[j]:bounds[j+1]], and at
 // step i it sends slice (k - i) mod n and receives slice (k - i - 1) mod n.
 // The flat ring, the intra-instance ring and the leaders' ring of instance
-// blocks (whose last block may be short) all run it.
-func (e *Endpoint) ringSteps(send, recv *link, data []byte, bounds []int, k, rank0 int) error {
+// blocks (whose last block may be short) all run it; with
+// Config.Bidirectional they run ringStepsBidir instead. A failure is
+// named with the ring's phase and the step (docs/bootstrap-hierarchy.md#abort-frames).
+func (e *Endpoint) ringSteps(send, recv *link, data []byte, bounds []int, k, rank0 int, phase uint32) error {
+	if e.n.cfg.Bidirectional {
+		return e.ringStepsBidir(send, recv, data, bounds, k, rank0, phase)
+	}
 	n := len(bounds) - 1
 	rankOf := func(r int) int { // the rank of slice r's first record
 		if e.relayed == nil {
@@ -316,46 +322,12 @@ func (e *Endpoint) ringSteps(send, recv *link, data []byte, bounds []int, k, ran
 	for step := 0; step < n-1; step++ {
 		s := (k - step + n) % n
 		r := (k - step - 1 + n) % n
-		out, in := data[bounds[s]:bounds[s+1]], data[bounds[r]:bounds[r+1]]
-		out = e.relayOut(out)
-		if max(len(out), len(in)) <= smallBlock {
-			// A small frame fits the socket buffer: sending cannot wait on
-			// the successor's read, so the two halves need not overlap.
-			if err := e.sendOn(send, abi.BootstrapMsgRingData, out); err != nil {
-				return err
-			}
-			if err := e.recvOn(recv, abi.BootstrapMsgRingData, in); err != nil {
-				return err
-			}
-			if err := e.verifyRelayed(recv, rankOf(r), in); err != nil {
-				return err
-			}
-			continue
+		ops := []ringOp{
+			{l: send, send: true, buf: e.relayOut(data[bounds[s]:bounds[s+1]])},
+			{l: recv, buf: data[bounds[r]:bounds[r+1]], first: rankOf(r)},
 		}
-		sent, got := make(chan error, 1), make(chan error, 1)
-		go func() { sent <- e.sendOn(send, abi.BootstrapMsgRingData, out) }()
-		go func() { got <- e.recvOn(recv, abi.BootstrapMsgRingData, in) }()
-		// The first failure cuts the other half short.
-		var first error
-		for pending := 2; pending > 0; pending-- {
-			select {
-			case err := <-sent:
-				if err != nil && first == nil {
-					first = err
-					_ = recv.c.SetReadDeadline(time.Unix(1, 0))
-				}
-			case err := <-got:
-				if err != nil && first == nil {
-					first = err
-					_ = send.c.SetWriteDeadline(time.Unix(1, 0))
-				}
-			}
-		}
-		if first != nil {
-			return first
-		}
-		if err := e.verifyRelayed(recv, rankOf(r), in); err != nil {
-			return err
+		if l, err := e.exchange(ops, true); err != nil {
+			return e.ringFailed(l, phase, step, err)
 		}
 	}
 	return nil
@@ -467,6 +439,7 @@ func (e *Endpoint) fail(err error) error {
 		case <-t.C:
 		}
 	}
+	e.floodAbort(err)
 	var ab *AbortError
 	if !errors.As(err, &ab) && e.n.cfg.Extended {
 		e.failOnce.Do(func() { e.broadcastAbort(e.errf("%w", err).Error()) })

@@ -71,6 +71,14 @@ func (l *link) recvFrame(into []byte, what string) (int, error) {
 	if n, err := io.ReadFull(l.in(), hdr[:]); err != nil {
 		return 0, upstreamText(l.readErr("waiting for "+what, err, n, len(hdr), what+"'s size"))
 	}
+	if int32(leUint32(hdr[:])) == int32(abi.BootstrapFrameAbort) {
+		// A rank's abort (docs/bootstrap-hierarchy.md#abort-frames), on any link.
+		ra, err := ReadAbortFrame(l.in(), l.peer)
+		if err != nil {
+			return 0, err
+		}
+		return 0, ra
+	}
 	size, err := DecodeFrameSize(hdr[:], len(into))
 	if err != nil {
 		return 0, fmt.Errorf("%w (%s from %s)", err, what, l.peer)

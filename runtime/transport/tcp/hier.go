@@ -276,7 +276,7 @@ func (e *Endpoint) hierAllGather(data []byte) error {
 	}
 	phase("intra")
 	if s.lh > 1 {
-		if err := e.ringSteps(e.ringSend, e.ringRecv, data[base:end], evenBounds(s.lh, b), s.local, s.leader(s.h)); err != nil {
+		if err := e.ringSteps(e.ringSend, e.ringRecv, data[base:end], evenBounds(s.lh, b), s.local, s.leader(s.h), abi.BootstrapPhaseIntraRing); err != nil {
 			return err
 		}
 	}
@@ -286,7 +286,7 @@ func (e *Endpoint) hierAllGather(data []byte) error {
 		for h := range s.hn {
 			bounds[h+1] = bounds[h] + s.size(h)*b
 		}
-		if err := e.ringSteps(e.interSend, e.interRecv, data, bounds, s.h, 0); err != nil {
+		if err := e.ringSteps(e.interSend, e.interRecv, data, bounds, s.h, 0, abi.BootstrapPhaseInterRing); err != nil {
 			return err
 		}
 	}
@@ -298,20 +298,28 @@ func (e *Endpoint) hierAllGather(data []byte) error {
 	if s.isLeader() {
 		copy(rest, data[:base])
 		copy(rest[base:], data[end:])
-		return e.sendOn(e.ringSend, abi.BootstrapMsgRingData, e.relayOut(rest))
 	}
-	if err := e.recvOn(e.ringRecv, abi.BootstrapMsgRingData, rest); err != nil {
+	if s.isLeader() {
+		ops := []ringOp{{l: e.ringSend, send: true, buf: e.relayOut(rest)}}
+		if e.n.cfg.Bidirectional && s.lh > 2 {
+			ops = append(ops, ringOp{l: e.ringRecv, send: true, buf: e.relayOut(rest)})
+		}
+		return e.exchangeDown(ops)
+	}
+	from, out, pass := e.downRoute()
+	if err := e.exchangeDown([]ringOp{{l: from, buf: rest}}); err != nil {
 		return err
 	}
-	// rest is the ranks before this instance, then those after it.
-	if err := e.verifyRelayed(e.ringRecv, 0, rest[:base]); err != nil {
-		return err
+	// rest is the ranks before this instance, then those after it; it is
+	// checked before it is passed on (docs/bootstrap-hierarchy.md#forged-relays).
+	if err := e.verifyRelayed(from, 0, rest[:base]); err != nil {
+		return e.ringFailed(from, abi.BootstrapPhaseDown, 0, err)
 	}
-	if err := e.verifyRelayed(e.ringRecv, s.leader(s.h)+s.lh, rest[base:]); err != nil {
-		return err
+	if err := e.verifyRelayed(from, s.leader(s.h)+s.lh, rest[base:]); err != nil {
+		return e.ringFailed(from, abi.BootstrapPhaseDown, 0, err)
 	}
-	if s.intraNext() != s.leader(s.h) {
-		if err := e.sendOn(e.ringSend, abi.BootstrapMsgRingData, e.relayOut(rest)); err != nil {
+	if pass {
+		if err := e.exchangeDown([]ringOp{{l: out, send: true, buf: e.relayOut(rest)}}); err != nil {
 			return err
 		}
 	}
@@ -334,7 +342,7 @@ func (e *Endpoint) gather(data []byte) error {
 	if e.hier != nil {
 		return e.hierAllGather(data)
 	}
-	return e.ringSteps(e.ringSend, e.ringRecv, data, evenBounds(e.size, len(data)/e.size), e.rank, 0)
+	return e.ringSteps(e.ringSend, e.ringRecv, data, evenBounds(e.size, len(data)/e.size), e.rank, 0, abi.BootstrapPhaseFlatRing)
 }
 
 // recordSize is the INFO_TO_ROOT payload this root takes and what it is.
@@ -443,6 +451,7 @@ func (r *Root) reply(byRank []*rankConn, rank int) []byte {
 // about to close anyway.
 func (e *Endpoint) tellRings(err error) {
 	if !e.n.cfg.Extended {
+		e.floodAbort(err)
 		return
 	}
 	text := err.Error()
@@ -453,7 +462,8 @@ func (e *Endpoint) tellRings(err error) {
 	frame := make([]byte, int(abi.BootstrapMsgHeaderSize)+len(text))
 	h.MarshalTo(frame)
 	copy(frame[abi.BootstrapMsgHeaderSize:], text)
-	for _, l := range []*link{e.ringSend, e.interSend} {
+	// Both ways: a bidirectional ring reads its send links too.
+	for _, l := range []*link{e.ringSend, e.interSend, e.ringRecv, e.interRecv} {
 		if l == nil || l.c == nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 
@@ -32,6 +33,7 @@ func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw 
 	fs.IntVar(&o.FaultRank, "fault-rank", -1, "with --local: the rank that gets "+launch.EnvFault+" (a test hook of -tags nrtabi_faults builds)")
 	fs.IntVar(&o.PerInstance, "per-instance", 0, "ranks per instance L: a world of more ranks takes the hierarchical bootstrap (default: --topology, else "+abi.EnvBootstrapPerInstance+", else flat)")
 	fs.StringVar(&o.Topology, "topology", "", "simulated-topology file whose [[core]] rows give the ranks per instance when --per-instance is not given")
+	fs.IntVar(&o.Roots, "roots", 0, "roots R of a multi-root world (default: with --local, ceil(N/"+fmt.Sprint(abi.BootstrapRanksPerRoot)+") in the default framing; a rank: as many as "+abi.EnvBootstrapRoots+" lists)")
 	fs.IntVar(&o.MisplaceRank, "misplace-rank", -1, "with --local and a hierarchical world: the rank given per_instance L+1 (a rank in the wrong instance)")
 	if err := c.Parse(fs, args); err != nil {
 		return err

@@ -121,6 +121,20 @@ func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, err
 	if l > 0 {
 		base = append(base, abi.EnvBootstrapPerInstance+"="+strconv.Itoa(l))
 	}
+	nroots, err := localRoots(o, n, l, cfg.Extended)
+	if err != nil {
+		return nil, localSummary{}, err
+	}
+	rootAddrs, rootFiles, err := bindRoots(nroots)
+	for _, f := range rootFiles {
+		defer f.Close()
+	}
+	if err != nil {
+		return nil, localSummary{}, err
+	}
+	if nroots > 1 {
+		base = append(base, abi.EnvBootstrapRoots+"="+strings.Join(append([]string{rootID}, rootAddrs...), ","))
+	}
 	base = oneProcPerRank(base, n, runtime.NumCPU())
 	// Every rank bounds its own waits; this deadline only guards against a
 	// rank that does not, and kills every rank's process group.
@@ -152,6 +166,12 @@ func spawnLocal(ctx context.Context, o Options) ([]*localRank, localSummary, err
 		if r == 0 {
 			lr.cmd.ExtraFiles = []*os.File{rootFile} // fd 3
 			env = append(env, envRootFD+"=3")
+		}
+		for i := 1; i < nroots; i++ {
+			if lo, _ := tcp.RootRange(i, nroots, n, l, true); lo == r {
+				lr.cmd.ExtraFiles = []*os.File{rootFiles[i-1]} // fd 3: root i
+				env = append(env, envRootFD+"=3")
+			}
 		}
 		lr.cmd.Env = env
 		lr.cmd.Stderr = &lr.stderr

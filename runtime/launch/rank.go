@@ -65,6 +65,10 @@ type Options struct {
 	// else flat (docs/bootstrap-hierarchy.md).
 	PerInstance int
 	Topology    string
+	// Roots is R, the roots of a multi-root world (--roots; 0: RunLocal
+	// takes tcp.RootsFor's rule for its own ranks, a rank the length of
+	// NRTABI_BOOTSTRAP_ROOTS): docs/bootstrap-hierarchy.md#multi-root-how-many-roots.
+	Roots int
 
 	Local                            int // RunLocal: the world size
 	ReorderRank, SkewRank, FaultRank int // RunLocal: the rank given each knob, or -1
@@ -212,8 +216,21 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	}
 	res.TStart = time.Now()
 
+	roots, err := tcp.ParseRoots(abi.EnvBootstrapRoots, os.Getenv(abi.EnvBootstrapRoots))
+	if err != nil {
+		return &UsageError{err}
+	}
+	if o.Roots > 0 && len(roots) != o.Roots && !(o.Roots == 1 && roots == nil) {
+		return &UsageError{fmt.Errorf("--roots %d, but %s lists %d roots: give every root's address there", o.Roots, abi.EnvBootstrapRoots, len(roots))}
+	}
 	var root *tcp.Root
-	if o.Rank == 0 {
+	var world *tcp.Endpoint
+	if len(roots) > 1 {
+		root, world, err = bootScalable(ctx, o, n, roots, log)
+		if root != nil {
+			defer root.Wait()
+		}
+	} else if o.Rank == 0 {
 		log.Info(cfmt.Sprintf(abi.MsgNccomRootFromEnv, o.RootID))
 		if ln, lerr := InheritedRootListener(); lerr != nil {
 			return finish(lerr)
@@ -228,7 +245,9 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		// The root outlives this rank's failure until the others have heard of it.
 		defer root.Wait()
 	}
-	world, err := n.InitComm(ctx, rootAddr, o.Rank, o.NRanks, true)
+	if len(roots) <= 1 {
+		world, err = n.InitComm(ctx, rootAddr, o.Rank, o.NRanks, true)
+	}
 	if err != nil {
 		if root != nil {
 			// In the default framing the root's verdict reaches the ranks

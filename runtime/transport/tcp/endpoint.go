@@ -445,7 +445,7 @@ func (e *Endpoint) fail(err error) error {
 	}
 	e.floodAbort(err)
 	var ab *AbortError
-	if !errors.As(err, &ab) && e.n.cfg.Extended {
+	if !errors.As(err, &ab) && e.n.cfg.Extended && !errors.Is(err, errPlantedDeath) {
 		e.failOnce.Do(func() { e.broadcastAbort(e.errf("%w", err).Error()) })
 	}
 	e.st.abort(err)

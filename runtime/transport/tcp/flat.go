@@ -334,6 +334,9 @@ func (e *Endpoint) wireRing(next netip.AddrPort) error {
 // up because the root had already told it to). A failure that came from
 // elsewhere is returned as it is.
 func (e *Endpoint) report(rl *link, err error) error {
+	if errors.Is(err, errPlantedDeath) {
+		return e.errf("%w", err) // a dead rank says nothing
+	}
 	if cause := e.st.cause(); cause != nil {
 		return e.errf("%w", cause)
 	}

@@ -33,6 +33,9 @@ func NewNet(cfg Config) *Net {
 // Timeout is the socket timeout every operation is bounded by.
 func (n *Net) Timeout() time.Duration { return n.cfg.Timeout }
 
+// PerInstance is the network's L (Config.PerInstance; 0: unset).
+func (n *Net) PerInstance() int { return n.cfg.PerInstance }
+
 // Init is bootstrapNetInit: it picks the listening interface (honouring
 // CCOM_SOCKET_IFNAME and CCOM_SOCKET_FAMILY; preferring root's subnet when
 // root is valid) the first time and returns it every time.

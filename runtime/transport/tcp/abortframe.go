@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"sync"
 	"time"
@@ -51,7 +52,19 @@ type ringFault struct {
 }
 
 func (f *ringFault) Error() string {
-	return fmt.Sprintf("%s, step %d: %v", PhaseName(f.phase), f.step, f.err)
+	return fmt.Sprintf("%s, step %d: %s failed: %v", PhaseName(f.phase), f.step, deadName(f.dead, f.addr), f.err)
+}
+
+// deadName is a rank and its address as errors name the party at fault.
+func deadName(rank int, addr netip.AddrPort) string {
+	who := "an unknown rank"
+	if rank >= 0 {
+		who = fmt.Sprintf("rank %d", rank)
+	}
+	if addr.IsValid() {
+		who += " (" + addr.String() + ")"
+	}
+	return who
 }
 
 func (f *ringFault) Unwrap() error { return f.err }
@@ -73,14 +86,8 @@ func (e *RingAbortError) Error() string {
 
 // Dead names the rank the frame says went, with its address.
 func (e *RingAbortError) Dead() string {
-	who := "an unknown rank"
-	if e.Info.DeadRank >= 0 {
-		who = fmt.Sprintf("rank %d", e.Info.DeadRank)
-	}
-	if ap, err := DecodeAddr(e.Info.DeadAddr); err == nil {
-		who += " (" + ap.String() + ")"
-	}
-	return who
+	ap, _ := DecodeAddr(e.Info.DeadAddr)
+	return deadName(int(e.Info.DeadRank), ap)
 }
 
 // ReadAbortFrame reads the body of an abort frame — bootstrap_abort_info
@@ -177,6 +184,8 @@ func (e *Endpoint) floodAbort(err error) {
 	var ra *RingAbortError
 	var f *ringFault
 	switch {
+	case errors.Is(err, errPlantedDeath):
+		return // a dead rank says nothing
 	case errors.As(err, &ra):
 		frame, skip = ra.raw, ra.via
 	case errors.As(err, &f):
@@ -199,5 +208,36 @@ func (e *Endpoint) floodAbort(err error) {
 			}()
 		}
 		wg.Wait()
+		e.drainRings()
 	})
+}
+
+// drainWithin bounds how long an aborting rank reads its ring links before
+// it closes them.
+const drainWithin = 300 * time.Millisecond
+
+// drainRings ends each ring link with a FIN after the abort frame and
+// reads what the neighbour still sends until it hangs up too (or
+// drainWithin passes). Closing at once would reset the connection under a
+// neighbour still writing: it would see the reset before the abort frame
+// and name this rank, which only passed the abort on, as the dead one.
+func (e *Endpoint) drainRings() {
+	var wg sync.WaitGroup
+	for _, l := range []*link{e.ringSend, e.ringRecv, e.interSend, e.interRecv} {
+		if l == nil || l.c == nil {
+			continue
+		}
+		tc, ok := l.c.(*net.TCPConn)
+		if !ok {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = tc.CloseWrite()
+			_ = tc.SetReadDeadline(time.Now().Add(drainWithin))
+			_, _ = io.Copy(io.Discard, tc)
+		}()
+	}
+	wg.Wait()
 }

@@ -31,7 +31,15 @@ func (n *Net) InitCommID(ctx context.Context, id *UniqueID, rank, nranks int, gl
 	if err != nil {
 		return nil, err
 	}
-	e, err := n.InitFlat(ctx, root, rank, nranks, global)
+	return n.initComm(ctx, id, rank, nranks, global, func() (*Endpoint, error) {
+		return n.InitFlat(ctx, root, rank, nranks, global)
+	})
+}
+
+// initComm is InitCommID after the bootstrap init runs: the peer-record
+// all-gather and the global maps.
+func (n *Net) initComm(_ context.Context, id *UniqueID, rank, nranks int, global bool, init func() (*Endpoint, error)) (*Endpoint, error) {
+	e, err := init()
 	if err != nil || e == nil {
 		return e, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -57,6 +58,9 @@ type Config struct {
 	// procHashes replaces getHostHash() and getPidHash() (tests); nil:
 	// this process's (processHashes).
 	procHashes func() (host, pid uint64)
+	// plantRange replaces the range a root claims on the roots' ring
+	// (tests: a planted bug the next root must catch); nil: the rule's.
+	plantRange func(lo, count int) (int, int)
 }
 
 func (c *Config) hashes() (host, pid uint64) {
@@ -79,6 +83,11 @@ type Hooks struct {
 	// ("intra", "inter", "down") — where a test kills a leader or a
 	// non-leader mid-gather.
 	GatherPhase func(phase string)
+	// RingStep runs before each step of a ring all-gather (phase a
+	// BOOTSTRAP_PHASE_*, me this rank's listen address); true makes this
+	// rank die there as a killed process would to its peers: every socket
+	// reset at once (RST), the init returning errPlantedDeath.
+	RingStep func(phase uint32, step int, me netip.AddrPort) bool
 	// Relay, when set, gives the bytes this rank sends in place of out at
 	// each all-gather step and hop down an instance (rec is the record size
 	// of an AllGatherRecords, 0 in a plain AllGather): where a test makes a

@@ -37,6 +37,7 @@ type Endpoint struct {
 	ringSend, ringRecv   *link            // extRingSendFd, extRingRecvFd; the intra ring's when hier
 	interSend, interRecv *link            // a leader's inter-instance ring (docs/bootstrap-hierarchy.md)
 	hier                 *shape           // nil: flat
+	span                 rootSpan         // the ranks of this rank's root
 	table                []byte           // InitComm's gathered peer records
 	maps                 *GlobalMaps      // a global InitComm's maps from them
 	st                   *abortState
@@ -320,6 +321,9 @@ func (e *Endpoint) ringSteps(send, recv *link, data []byte, bounds []int, k, ran
 		return rank0 + bounds[r]/e.relayed.size
 	}
 	for step := 0; step < n-1; step++ {
+		if err := e.plantedDeath(phase, step); err != nil {
+			return err
+		}
 		s := (k - step + n) % n
 		r := (k - step - 1 + n) % n
 		ops := []ringOp{
@@ -441,7 +445,7 @@ func (e *Endpoint) fail(err error) error {
 	}
 	e.floodAbort(err)
 	var ab *AbortError
-	if !errors.As(err, &ab) && e.n.cfg.Extended {
+	if !errors.As(err, &ab) && e.n.cfg.Extended && !errors.Is(err, errPlantedDeath) {
 		e.failOnce.Do(func() { e.broadcastAbort(e.errf("%w", err).Error()) })
 	}
 	e.st.abort(err)

@@ -24,6 +24,11 @@ import (
 // ends, the wait in progress returns at once with an error wrapping
 // context.Cause(ctx); the socket timeout bounds each operation as before.
 func (n *Net) InitFlat(ctx context.Context, root netip.AddrPort, rank, nranks int, global bool) (*Endpoint, error) {
+	return n.initFlat(ctx, root, rank, nranks, global, rootSpan{lo: 0, hi: nranks})
+}
+
+// initFlat is InitFlat through the root serving span (InitScalable).
+func (n *Net) initFlat(ctx context.Context, root netip.AddrPort, rank, nranks int, global bool, span rootSpan) (*Endpoint, error) {
 	c, err := n.vncGate()
 	if err != nil {
 		return nil, err
@@ -53,6 +58,7 @@ func (n *Net) InitFlat(ctx context.Context, root netip.AddrPort, rank, nranks in
 		return nil, fmt.Errorf("rank %d: cannot listen on %s: %w", rank, iface, err)
 	}
 	e := newEndpoint(ctx, n, ln, root, rank, nranks)
+	e.span = span
 	if Hierarchical(global, nranks, n.cfg.PerInstance) {
 		// The root's dispatch (contradiction bootstrap-dispatch), on this
 		// side too: docs/bootstrap-hierarchy.md.
@@ -248,7 +254,8 @@ func rootAnswerWithin(timeout time.Duration) time.Duration { return 3 * timeout 
 // stagger still to come after this rank's own: the root cannot answer
 // before the last rank has connected.
 func (e *Endpoint) replyWithin() time.Duration {
-	return rootAnswerWithin(e.n.cfg.Timeout) + connectDelay(e.hier != nil, e.size-1, e.size) - e.connectDelay()
+	last := e.span.hi - 1 - e.span.lo
+	return rootAnswerWithin(e.n.cfg.Timeout) + connectDelay(e.hier != nil, last, e.span.hi-e.span.lo) - e.connectDelay()
 }
 
 // renameRings names the ring peers by rank and address once the addresses
@@ -327,6 +334,9 @@ func (e *Endpoint) wireRing(next netip.AddrPort) error {
 // up because the root had already told it to). A failure that came from
 // elsewhere is returned as it is.
 func (e *Endpoint) report(rl *link, err error) error {
+	if errors.Is(err, errPlantedDeath) {
+		return e.errf("%w", err) // a dead rank says nothing
+	}
 	if cause := e.st.cause(); cause != nil {
 		return e.errf("%w", cause)
 	}

@@ -78,7 +78,8 @@ func (e *Endpoint) handshakeDefault(global bool) error {
 // per root, at BOOTSTRAP_HIER_STAGGER_RATE connects per second
 // (docs/bootstrap-hierarchy.md#stagger).
 func (e *Endpoint) connectDelay() time.Duration {
-	return connectDelay(e.hier != nil, e.rank, e.size)
+	// Counted within this rank's root: upstream 2.23 staggers per root.
+	return connectDelay(e.hier != nil, e.rank-e.span.lo, e.span.hi-e.span.lo)
 }
 
 func connectDelay(hier bool, rank, nranks int) time.Duration {

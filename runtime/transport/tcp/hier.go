@@ -454,6 +454,9 @@ func (e *Endpoint) tellRings(err error) {
 		e.floodAbort(err)
 		return
 	}
+	if errors.Is(err, errPlantedDeath) {
+		return // a dead rank says nothing
+	}
 	text := err.Error()
 	if len(text) > int(abi.BootstrapAbortTextMax) {
 		text = text[:abi.BootstrapAbortTextMax]

@@ -1,6 +1,8 @@
 package tcp
 
 import (
+	"errors"
+	"net"
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
@@ -101,6 +103,9 @@ func (e *Endpoint) ringStepsBidir(send, recv *link, data []byte, bounds []int, k
 		return rank0 + bounds[j]/e.relayed.size
 	}
 	for s := 0; s < fwd; s++ {
+		if err := e.plantedDeath(phase, s); err != nil {
+			return err
+		}
 		ops := []ringOp{
 			{l: send, send: true, buf: e.relayOut(slice(k - s))},
 			{l: recv, buf: slice(k - s - 1), first: rankOf(k - s - 1)},
@@ -141,4 +146,29 @@ func (e *Endpoint) exchangeDown(ops []ringOp) error {
 		return e.ringFailed(l, abi.BootstrapPhaseDown, 0, err)
 	}
 	return nil
+}
+
+// errPlantedDeath is what a rank made to die by Hooks.RingStep returns.
+var errPlantedDeath = errors.New("planted death (Hooks.RingStep): every socket reset")
+
+// plantedDeath runs Hooks.RingStep; when it says die, every socket of this
+// rank is reset (SO_LINGER 0, then close: the peers see RST or EOF at once,
+// as when a process is killed).
+func (e *Endpoint) plantedDeath(phase uint32, step int) error {
+	h := e.n.cfg.Hooks.RingStep
+	if h == nil || !h(phase, step, e.me) {
+		return nil
+	}
+	for _, l := range []*link{e.ringSend, e.ringRecv, e.interSend, e.interRecv} {
+		if l == nil || l.c == nil {
+			continue
+		}
+		if tc, ok := l.c.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
+		}
+		l.c.Close()
+	}
+	e.ln.Close()
+	e.st.abort(errPlantedDeath)
+	return errPlantedDeath
 }

@@ -35,6 +35,7 @@ type Root struct {
 	// (Hierarchical): the root's records and replies are the 2-tier ones.
 	perInstance int
 	hier        bool
+	ring        *rootRing // nil: the world's only root
 	cluster     uint64
 	epoch       int64
 
@@ -91,9 +92,15 @@ func (n *Net) rootGate(nranks int) error {
 }
 
 func (n *Net) serveRoot(ctx context.Context, ln *net.TCPListener, nranks int, global bool) *Root {
+	return n.serveRootRing(ctx, ln, nranks, global, nil)
+}
+
+// serveRootRing is serveRoot as one root of several (ring non-nil).
+func (n *Net) serveRootRing(ctx context.Context, ln *net.TCPListener, nranks int, global bool, ring *rootRing) *Root {
 	ta := ln.Addr().(*net.TCPAddr).AddrPort()
 	r := &Root{
-		n: n, ln: ln, nranks: nranks, global: global,
+		ring: ring,
+		n:    n, ln: ln, nranks: nranks, global: global,
 		perInstance: n.cfg.PerInstance, hier: Hierarchical(global, nranks, n.cfg.PerInstance),
 		addr:    netip.AddrPortFrom(ta.Addr().Unmap(), ta.Port()),
 		cluster: rand.Uint64(), epoch: time.Now().Unix(),
@@ -600,10 +607,14 @@ func (s *session) unrecorded() string {
 
 // missing lists the ranks without a record, or (when flags is given) those
 // whose flag is unset.
-func missing(byRank []*rankConn, flags []bool) []int {
+func missing(byRank []*rankConn, flags []bool, span ...int) []int {
 	var out []int
-	for i, rc := range byRank {
-		if flags == nil && rc == nil || flags != nil && !flags[i] {
+	lo, hi := 0, len(byRank)
+	if len(span) == 2 {
+		lo, hi = span[0], span[1]
+	}
+	for i := lo; i < hi; i++ {
+		if rc := byRank[i]; flags == nil && rc == nil || flags != nil && !flags[i] {
 			out = append(out, i)
 		}
 	}

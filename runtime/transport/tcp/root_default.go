@@ -18,6 +18,10 @@ import (
 func (r *Root) serveDefault() error {
 	size, _ := r.recordSize()
 	byRank := make([]*rankConn, r.nranks)
+	lo, hi := r.span()
+	var prevRoot, nextRoot *link
+	nextc := make(chan error, 1)
+	gotNext := false
 	defer func() {
 		r.ln.Close()
 		for _, rc := range byRank {
@@ -25,20 +29,39 @@ func (r *Root) serveDefault() error {
 				rc.l.close()
 			}
 		}
+		prevRoot.close()
+		if r.ring != nil {
+			if !gotNext {
+				// A failed root cuts its dial of the next root short.
+				r.st.abort(errClosed)
+				<-nextc
+			}
+			nextRoot.close()
+		}
 	}()
 	fail := func(err error) error {
 		r.n.log.Error(err.Error())
 		return err
 	}
-	for have := 0; have < r.nranks; {
+	if r.ring != nil {
+		go func() {
+			var err error
+			nextRoot, err = r.dialNextRoot()
+			nextc <- err
+		}()
+	}
+	for have := 0; have < hi-lo || r.ring != nil && prevRoot == nil; {
 		_ = r.ln.SetDeadline(time.Now().Add(r.n.cfg.Timeout))
 		c, err := r.ln.Accept()
 		if err != nil {
 			if err := r.stopped(); err != nil {
 				return err
 			}
+			if have == hi-lo {
+				return fail(r.errf("root ring: the previous %s did not connect within %s (%s)", r.rootName(r.ring.prev()), r.n.cfg.Timeout, abi.EnvSockTimeout))
+			}
 			return fail(r.errf("no INFO_TO_ROOT from %s within %s (%s): %d of %d ranks arrived",
-				rankList(missing(byRank, nil)), r.n.cfg.Timeout, abi.EnvSockTimeout, have, r.nranks))
+				rankList(missing(byRank, nil, lo, hi)), r.n.cfg.Timeout, abi.EnvSockTimeout, have, hi-lo))
 		}
 		r.st.add(c)
 		remote := c.RemoteAddr().String()
@@ -52,6 +75,18 @@ func (r *Root) serveDefault() error {
 				return err
 			}
 			return fail(r.errf("%v", err))
+		}
+		if r.ring != nil && n == abi.SizeofBootstrapRootRange {
+			if prevRoot != nil {
+				rc.l.close()
+				return fail(r.errf("root ring: a second root connection from peer %s (the previous root is %s)", remote, prevRoot.peer))
+			}
+			if err := r.takeRange(rc, buf[:n]); err != nil {
+				rc.l.close()
+				return fail(r.errf("root ring: %v", err))
+			}
+			prevRoot = rc.l
+			continue
 		}
 		if n != size {
 			rc.l.close()
@@ -82,6 +117,12 @@ func (r *Root) serveDefault() error {
 			// (docs/bootstrap.md#two-framings).
 			rc.l.close()
 			return fail(r.errf("peer %s: rank %d is out of range 0..%d for a world of %d", remote, info.Rank, r.nranks-1, r.nranks))
+		case int(info.Rank) < lo || int(info.Rank) >= hi:
+			rc.l.close()
+			o := RootOf(int(info.Rank), len(r.ring.roots), r.nranks, r.perInstance, r.global)
+			olo, ohi := RootRange(o, len(r.ring.roots), r.nranks, r.perInstance, r.global)
+			return fail(r.errf("peer %s: rank %d belongs to root %d (ranks %d..%d), not this root %d (ranks %d..%d): give every rank the same %s",
+				remote, info.Rank, o, olo, ohi-1, r.ring.index, lo, hi-1, abi.EnvBootstrapRoots))
 		case byRank[info.Rank] != nil:
 			rc.l.close()
 			return fail(r.errf("peer %s: %s (by peer %s)", remote, cfmt.Sprintf(abi.MsgNccomRootAlreadyCheckedIn, info.Rank, r.nranks), byRank[info.Rank].remote))
@@ -101,15 +142,34 @@ func (r *Root) serveDefault() error {
 	}
 	r.ln.Close()
 	if r.global {
-		if odd, ref := oddTag(byRank); odd >= 0 {
+		if odd, ref := oddTag(byRank[lo:hi]); odd >= 0 {
+			odd, ref = odd+lo, ref+lo
 			return fail(r.errf("%s (rank %d is peer %s, rank %d peer %s)", cfmt.Sprintf(abi.MsgNccomRootGitHashMismatch, odd, formatGitHash(byRank[odd].rec.NcclNRTGitHash),
 				ref, formatGitHash(byRank[ref].rec.NcclNRTGitHash)), odd, byRank[odd].remote, ref, byRank[ref].remote))
 		}
 	}
+	if r.ring != nil {
+		err := <-nextc
+		gotNext = true
+		if err != nil {
+			return fail(r.errf("root ring: %v", err))
+		}
+		first, err := r.ringOfRoots(prevRoot, nextRoot, byRank[lo].rec.Info.ExtAddressListen)
+		if err != nil {
+			if err := r.stopped(); err != nil {
+				return err
+			}
+			return fail(r.errf("root ring (%s): %v", r.rootName(r.ring.index), err))
+		}
+		// The next range's first rank: the successor that crosses this
+		// range's end (docs/bootstrap-hierarchy.md#multi-root-range-assignment).
+		byRank[hi%r.nranks] = &rankConn{rank: hi % r.nranks, rec: abi.ExtInfoGlobal{Info: abi.ExtInfo{ExtAddressListen: first}}}
+	}
 	r.mu.Lock()
 	r.completing = true
 	r.mu.Unlock()
-	for rank, rc := range byRank {
+	for rank := lo; rank < hi; rank++ {
+		rc := byRank[rank]
 		if err := rc.l.sendFrame(r.reply(byRank, rank), "INFO_FROM_ROOT"); err != nil {
 			if err := r.stopped(); err != nil {
 				return err
@@ -118,8 +178,16 @@ func (r *Root) serveDefault() error {
 		}
 		rc.l.close()
 	}
-	r.n.log.Info("bootstrap root: every rank answered", "addr", r.addr.String(), "nranks", r.nranks)
+	r.n.log.Info("bootstrap root: every rank answered", "addr", r.addr.String(), "nranks", r.nranks, "ranks", fmt.Sprintf("%d..%d", lo, hi-1))
 	return nil
+}
+
+// span is the ranks this root serves: all, or its range of the roots'.
+func (r *Root) span() (lo, hi int) {
+	if r.ring == nil {
+		return 0, r.nranks
+	}
+	return r.ring.lo, r.ring.hi
 }
 
 // stopped is the root's failure once Close or the context ended its wait

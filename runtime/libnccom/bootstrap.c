@@ -59,6 +59,12 @@ void nccom_link_wired(struct nccom_bootstrap *b, int i, int rank, const char *na
 	nccom_peer_of(*link_fd(b, i), l->addr, sizeof l->addr);
 	if (strcmp(l->addr, "?") == 0)
 		l->addr[0] = 0;
+	nccom_addr a;
+	socklen_t len = sizeof a;
+	memset(&a, 0, sizeof a);
+	if (getpeername(*link_fd(b, i), &a.sa, &len) != 0)
+		memset(&a, 0, sizeof a);
+	memcpy(&l->sa, &a, sizeof l->sa);
 }
 
 /* Every all-gather of the world: the flat ring, or hier_rank.c's three
@@ -66,7 +72,8 @@ void nccom_link_wired(struct nccom_bootstrap *b, int i, int rank, const char *na
  * (abort.c), so the ranks beyond hear who failed and where at once. */
 static NRT_STATUS gather(struct nccom_bootstrap *b, char *all, int size, const char *phase)
 {
-	struct nccom_gather g = {.links = b->ring, .nlinks = NCCOM_MAX_LINKS, .root_fd = b->root_fd, .me = b->st.rank, .root_name = b->root_name, .phase = phase};
+	struct nccom_gather g = {.links = b->ring, .nlinks = NCCOM_MAX_LINKS, .root_fd = b->root_fd, .me = b->st.rank, .root_name = b->root_name,
+				 .phase = phase, .step = -1, .listen = b->addresses_known ? b->st.peerCommAddresses : NULL};
 	for (int i = 0; i < NCCOM_MAX_LINKS; i++) {
 		b->ring[i].fd = *link_fd(b, i);
 		b->ring[i].dead = false;
@@ -77,7 +84,7 @@ static NRT_STATUS gather(struct nccom_bootstrap *b, char *all, int size, const c
 	} else {
 		struct nccom_slices sl = {.base = all, .unit = (size_t)size, .last = (size_t)size, .k = b->st.nranks,
 					  .check = b->relay_check, .rec = (size_t)size, .rank_off = b->relay_rank_off};
-		struct nccom_ring ring = {.next = NCCOM_LINK_NEXT, .prev = NCCOM_LINK_PREV, .label = "ring"};
+		struct nccom_ring ring = {.next = NCCOM_LINK_NEXT, .prev = NCCOM_LINK_PREV, .phase = BOOTSTRAP_PHASE_FLAT_RING};
 		rc = nccom_ring_gather(&g, &ring, &sl, b->st.rank);
 	}
 	if (rc != NRT_SUCCESS)
@@ -279,6 +286,7 @@ NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nra
 	memcpy(&b->st.peerCommAddresses[rank], &me, sizeof me);
 	if ((rc = nccom_bootstrap_allgather(b, b->st.peerCommAddresses, (int)sizeof(nccl_socket_address_t), NCCOM_PHASE_ADDRESSES)) != NRT_SUCCESS)
 		goto fail;
+	b->addresses_known = true;
 	if (nccom_extended()) {
 		char where[96], text[80];
 		nccom_format_addr(&root, text, sizeof text);
@@ -298,13 +306,60 @@ fail:
 	return rc;
 }
 
+static NRT_STATUS send_locked(struct nccom_bootstrap *b, int peer, const void *data, int size);
+
+/* An abort frame on ring link i while this rank waits on a point-to-point
+ * socket: the world failed after this rank's gather ended. Read, logged
+ * and passed on, unless a gather holds the links (it reads them itself). */
+static bool watch_aborted(void *arg, int i)
+{
+	struct nccom_bootstrap *b = arg;
+	if (pthread_mutex_trylock(&b->ring_mu) != 0)
+		return false;
+	struct nccom_gather g = {.links = b->ring, .nlinks = NCCOM_MAX_LINKS, .root_fd = -1, .me = b->st.rank, .root_name = b->root_name,
+				 .phase = "point-to-point bootstrapSend / bootstrapRecv", .step = -1};
+	for (int k = 0; k < NCCOM_MAX_LINKS; k++) {
+		b->ring[k].fd = *link_fd(b, k);
+		b->ring[k].dead = false;
+	}
+	struct nccom_abort ab;
+	int e = 0;
+	bool got = nccom_frame_find_abort(b->ring[i].fd, &ab, &e) > 0;
+	if (got) {
+		(void)nccom_gather_aborted(&g, &b->ring[i], &ab);
+		nccom_gather_abort(&g);
+	}
+	unlock(&b->ring_mu);
+	return got;
+}
+
+/* The watch of b's ring links for this thread, until nccom_watch_set(NULL). */
+static void watch(struct nccom_bootstrap *b, struct nccom_watch *w)
+{
+	*w = (struct nccom_watch){.aborted = watch_aborted, .arg = b};
+	for (int i = 0; i < NCCOM_MAX_LINKS; i++)
+		w->fds[i] = *link_fd(b, i);
+	nccom_watch_set(w);
+}
+
 NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size)
 {
-	char who[128];
-	peer_name(b, peer, who, sizeof who);
+	struct nccom_watch w;
 	NRT_STATUS rc = lock(&b->send_mu);
 	if (rc != NRT_SUCCESS)
 		return rc;
+	watch(b, &w);
+	rc = send_locked(b, peer, data, size);
+	nccom_watch_set(NULL);
+	unlock(&b->send_mu);
+	return rc;
+}
+
+static NRT_STATUS send_locked(struct nccom_bootstrap *b, int peer, const void *data, int size)
+{
+	char who[128];
+	peer_name(b, peer, who, sizeof who);
+	NRT_STATUS rc = NRT_SUCCESS;
 	int *fd = &b->st.peerCommSendFd[peer];
 	if (*fd < 0) {
 		nccom_addr a = peer_addr(b, peer);
@@ -322,7 +377,6 @@ NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void 
 	}
 	if (rc == NRT_SUCCESS)
 		rc = nccom_send_data(*fd, BOOTSTRAP_MSG_PEER_DATA, data, size, who);
-	unlock(&b->send_mu);
 	return rc;
 }
 
@@ -453,11 +507,14 @@ NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data,
 	NRT_STATUS rc = lock(&b->recv_mu);
 	if (rc != NRT_SUCCESS)
 		return rc;
+	struct nccom_watch w;
+	watch(b, &w);
 	int *fd = &b->st.peerCommRecvFd[peer];
 	if (*fd < 0)
 		rc = find_conn(b, peer, fd);
 	if (rc == NRT_SUCCESS)
 		rc = nccom_recv_data(*fd, BOOTSTRAP_MSG_PEER_DATA, data, size, who);
+	nccom_watch_set(NULL);
 	unlock(&b->recv_mu);
 	return rc;
 }

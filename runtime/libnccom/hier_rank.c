@@ -187,7 +187,7 @@ NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, co
 static NRT_STATUS down(struct nccom_bootstrap *b, struct nccom_gather *g, const struct nccom_slices *intra, char *all, char *buf, size_t before,
 		       size_t after)
 {
-	int ln = b->local_n, l = b->local, fwd = ln / 2;
+	int ln = b->local_n, l = b->local, fwd = nccom_bidirectional() ? ln / 2 : ln - 1;
 	bool from_prev = l <= fwd;
 	int in = from_prev ? NCCOM_LINK_PREV : NCCOM_LINK_NEXT, out = from_prev ? NCCOM_LINK_NEXT : NCCOM_LINK_PREV;
 	bool onward = from_prev ? l < fwd : l > fwd + 1;
@@ -196,15 +196,17 @@ static NRT_STATUS down(struct nccom_bootstrap *b, struct nccom_gather *g, const 
 	memset(mv, 0, sizeof mv);
 	mv[in] = (struct nccom_move){.in = buf, .in_len = other, .recv = true};
 	mv[out].watch = onward;
-	NRT_STATUS rc = nccom_step(g, mv, "down the intra ring");
+	g->ring_phase = BOOTSTRAP_PHASE_DOWN;
+	g->step = 0;
+	NRT_STATUS rc = nccom_step(g, mv);
 	/* buf is the ranks before this instance, then those after it. */
 	if (rc == NRT_SUCCESS)
 		rc = nccom_check_relayed(intra, 0, buf, before, g->links[in].name);
 	if (rc == NRT_SUCCESS)
 		rc = nccom_check_relayed(intra, b->instance * b->per_instance + ln, buf + before, after, g->links[in].name);
 	if (rc != NRT_SUCCESS) {
-		if (g->why[0] == 0)
-			snprintf(g->why, sizeof g->why, "rank %d refused a forged record relayed by %s during %s, down the intra ring", b->st.rank, g->links[in].name, g->phase);
+		if (!g->failed)
+			(void)nccom_gather_fault(g, &g->links[in], "relayed a forged record (see rank %d's log)", g->me);
 		return rc;
 	}
 	memcpy(all, buf, before);
@@ -213,7 +215,7 @@ static NRT_STATUS down(struct nccom_bootstrap *b, struct nccom_gather *g, const 
 		return NRT_SUCCESS;
 	memset(mv, 0, sizeof mv);
 	mv[out] = (struct nccom_move){.out = buf, .out_len = other, .send = true};
-	return nccom_step(g, mv, "down the intra ring");
+	return nccom_step(g, mv);
 }
 
 NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, struct nccom_gather *g, char *all, int size)
@@ -228,11 +230,12 @@ NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, struct nccom_gather *
 				     .check = b->relay_check, .first = h * L, .rec = B, .rank_off = b->relay_rank_off};
 	/* The links this rank sends on after its intra ring: a leader's down
 	 * both ways and its inter ring, a relay's onward one. */
-	int fwd = ln / 2;
+	bool both = nccom_bidirectional();
+	int fwd = both ? ln / 2 : ln - 1;
 	bool leader = l == 0, from_prev = l <= fwd, onward = from_prev ? l < fwd : l > fwd + 1;
-	struct nccom_ring iring = {.next = NCCOM_LINK_NEXT, .prev = NCCOM_LINK_PREV, .label = "intra ring"};
+	struct nccom_ring iring = {.next = NCCOM_LINK_NEXT, .prev = NCCOM_LINK_PREV, .phase = BOOTSTRAP_PHASE_INTRA_RING};
 	iring.later[NCCOM_LINK_NEXT] = leader || (onward && from_prev);
-	iring.later[NCCOM_LINK_PREV] = leader ? (ln - 1) / 2 > 0 : onward && !from_prev;
+	iring.later[NCCOM_LINK_PREV] = leader ? both && ln > 2 : onward && !from_prev;
 	iring.later[NCCOM_LINK_INTER_NEXT] = iring.later[NCCOM_LINK_INTER_PREV] = leader && H > 1;
 	if (ln > 1 && (rc = nccom_ring_gather(g, &iring, &intra, l)) != NRT_SUCCESS)
 		return rc;
@@ -243,9 +246,9 @@ NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, struct nccom_gather *
 			_exit(3);
 		struct nccom_slices blocks = {.base = all, .unit = (size_t)L * B, .last = (size_t)(n - (H - 1) * L) * B, .k = H,
 					      .check = b->relay_check, .rec = B, .rank_off = b->relay_rank_off};
-		struct nccom_ring xring = {.next = NCCOM_LINK_INTER_NEXT, .prev = NCCOM_LINK_INTER_PREV, .label = "inter ring"};
+		struct nccom_ring xring = {.next = NCCOM_LINK_INTER_NEXT, .prev = NCCOM_LINK_INTER_PREV, .phase = BOOTSTRAP_PHASE_INTER_RING};
 		xring.later[NCCOM_LINK_NEXT] = ln > 1;
-		xring.later[NCCOM_LINK_PREV] = (ln - 1) / 2 > 0;
+		xring.later[NCCOM_LINK_PREV] = both && ln > 2;
 		if ((rc = nccom_ring_gather(g, &xring, &blocks, h)) != NRT_SUCCESS)
 			return rc;
 	}
@@ -263,9 +266,11 @@ NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, struct nccom_gather *
 		struct nccom_move mv[NCCOM_MAX_LINKS];
 		memset(mv, 0, sizeof mv);
 		mv[NCCOM_LINK_NEXT] = (struct nccom_move){.out = buf, .out_len = other, .send = true};
-		if ((ln - 1) / 2 > 0)
+		if (both && ln > 2)
 			mv[NCCOM_LINK_PREV] = (struct nccom_move){.out = buf, .out_len = other, .send = true};
-		rc = nccom_step(g, mv, "down the intra ring");
+		g->ring_phase = BOOTSTRAP_PHASE_DOWN;
+		g->step = 0;
+		rc = nccom_step(g, mv);
 	} else {
 		rc = down(b, g, &intra, all, buf, before, after);
 	}

@@ -18,7 +18,9 @@ static char *slice_at(const struct nccom_slices *s, int x) { return s->base + (s
 
 NRT_STATUS nccom_ring_gather(struct nccom_gather *g, const struct nccom_ring *ring, const struct nccom_slices *s, int me)
 {
-	int k = s->k, fwd = k / 2, back = (k - 1) / 2;
+	bool both = nccom_bidirectional();
+	int k = s->k, fwd = both ? k / 2 : k - 1, back = both ? (k - 1) / 2 : 0;
+	g->ring_phase = ring->phase;
 	struct nccom_link *next = &g->links[ring->next], *prev = &g->links[ring->prev];
 	for (int i = 0; i < fwd; i++) {
 		struct nccom_move mv[NCCOM_MAX_LINKS];
@@ -39,16 +41,16 @@ NRT_STATUS nccom_ring_gather(struct nccom_gather *g, const struct nccom_ring *ri
 			mv[j].watch = ring->later[j];
 		mv[ring->next].watch |= i < fwd - 1;
 		mv[ring->prev].watch |= i < back - 1;
-		char step[64];
-		snprintf(step, sizeof step, "%s step %d of %d", ring->label, i + 1, fwd);
-		NRT_STATUS rc = nccom_step(g, mv, step);
+		g->step = i;
+		NRT_STATUS rc = nccom_step(g, mv);
 		/* Each record is held to its slot before the next step relays it. */
+		bool in_bad = false;
 		if (rc == NRT_SUCCESS && s->check)
-			rc = nccom_check_relayed(s, s->first + (int)((size_t)in * s->unit / s->rec), slice_at(s, in), slice_len(s, in), prev->name);
+			in_bad = (rc = nccom_check_relayed(s, s->first + (int)((size_t)in * s->unit / s->rec), slice_at(s, in), slice_len(s, in), prev->name)) != NRT_SUCCESS;
 		if (rc == NRT_SUCCESS && s->check && i < back)
 			rc = nccom_check_relayed(s, s->first + (int)((size_t)bin * s->unit / s->rec), slice_at(s, bin), slice_len(s, bin), next->name);
-		if (rc != NRT_SUCCESS && g->why[0] == 0)
-			snprintf(g->why, sizeof g->why, "rank %d refused a forged record relayed to it during %s, %s (see its log)", g->me, g->phase, step);
+		if (rc != NRT_SUCCESS && !g->failed)
+			(void)nccom_gather_fault(g, in_bad ? prev : next, "relayed a forged record (see rank %d's log)", g->me);
 		if (rc != NRT_SUCCESS)
 			return rc;
 		/* The kill test's hook: a real death mid-gather, sockets closed by the kernel. */

@@ -10,6 +10,7 @@
  * its timeout. The frames are the framing's ring data (frame.c).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,81 +35,122 @@ void nccom_link_where(const struct nccom_link *l, char *out, size_t n)
 		snprintf(out, n, "%s (peer %s)", l->name, l->addr);
 }
 
-/* The failure's one line: logged here, kept in g->why for the ABORT. */
-static NRT_STATUS hung_up(struct nccom_gather *g, struct nccom_link *l, const char *step, const char *what)
+NRT_STATUS nccom_gather_fault(struct nccom_gather *g, struct nccom_link *l, const char *fmt, ...)
 {
-	char where[200];
-	nccom_link_where(l, where, sizeof where);
-	l->dead = true;
-	snprintf(g->why, sizeof g->why, "%s of rank %d hung up during %s, %s: %s", where, g->me, g->phase, step, what);
-	nccom_warn("bootstrap rank %d: %s", g->me, g->why);
+	char what[512], who[128] = "this rank", where[200] = "";
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	struct bootstrap_abort_info *in = &g->ab.info;
+	memset(in, 0, sizeof *in);
+	in->sanity = BOOTSTRAP_SANITY;
+	in->dead_rank = -1;
+	in->reporter = g->me;
+	in->phase = g->ring_phase;
+	in->step = g->step;
+	if (l != NULL) {
+		l->dead = true;
+		in->dead_rank = l->rank;
+		/* Its listen address once the world knows it, else the connection's. */
+		static const nccl_socket_address_t none;
+		bool known = g->listen != NULL && l->rank >= 0 && memcmp(&g->listen[l->rank], &none, sizeof none) != 0;
+		in->dead_addr = known ? g->listen[l->rank] : l->sa;
+		nccom_addr a;
+		memcpy(&a, &in->dead_addr, sizeof a);
+		char text[80];
+		nccom_format_addr(&a, text, sizeof text);
+		snprintf(who, sizeof who, "rank %d (%s)", l->rank, text);
+		nccom_link_where(l, where, sizeof where);
+	}
+	int k = snprintf(g->ab.text, sizeof g->ab.text, "%s %s in the %s, step %d, during %s, as rank %d saw it%s%s", who, what,
+			 nccom_phase_name(g->ring_phase), g->step, g->phase, g->me, where[0] ? " on its " : "", where);
+	g->ab.len = k < 0 ? 0 : (uint32_t)strnlen(g->ab.text, BOOTSTRAP_ABORT_TEXT_MAX);
+	g->failed = true;
+	g->forward = false;
+	nccom_warn("bootstrap rank %d: %s", g->me, g->ab.text);
 	return NRT_FAILURE;
 }
 
-/* A link that was not due to deliver has something: the peer hung up or
- * reset, or told why it is going (an ABORT, possibly behind data of a step
- * it was ahead on). Its pending bytes are read to find out; the gather
- * fails either way. */
-static NRT_STATUS unexpected(struct nccom_gather *g, struct nccom_link *l, const char *step)
+static NRT_STATUS hung_up(struct nccom_gather *g, struct nccom_link *l, const char *what)
 {
-	char text[BOOTSTRAP_ABORT_TEXT_MAX + 1];
-	int e = 0;
-	int got = nccom_frame_find_abort(l->fd, text, sizeof text, &e);
-	if (got > 0)
-		return nccom_gather_aborted(g, l, step, text);
-	if (got == 0)
-		return hung_up(g, l, step, e != 0 ? strerror(e) : NRTABI_MSG_NCCOM_CONNECTION_CLOSED);
-	char where[200];
-	nccom_link_where(l, where, sizeof where);
-	char shown[NCCOM_ESCAPED_SIZE(64)];
-	snprintf(g->why, sizeof g->why, "%s of rank %d sent what was not due during %s, %s (%s): the peers disagree on the protocol", where, g->me,
-		 g->phase, step, nccom_escape(text, strnlen(text, 64), shown, sizeof shown));
-	nccom_warn("bootstrap rank %d: %s", g->me, g->why);
-	return NRT_FAILURE;
+	return nccom_gather_fault(g, l, "went (%s)", what);
 }
 
-NRT_STATUS nccom_gather_aborted(struct nccom_gather *g, struct nccom_link *l, const char *step, const char *text)
+NRT_STATUS nccom_gather_aborted(struct nccom_gather *g, struct nccom_link *l, const struct nccom_abort *ab)
 {
 	char where[200], shown[NCCOM_ESCAPED_SIZE(BOOTSTRAP_ABORT_TEXT_MAX)];
 	nccom_link_where(l, where, sizeof where);
 	l->dead = true; /* it is going: nothing is sent back on it */
-	snprintf(g->why, sizeof g->why, "%s", text);
-	nccom_warn("bootstrap rank %d: aborted by %s during %s, %s: %s", g->me, where, g->phase, step,
-		   nccom_escape(text, strnlen(text, BOOTSTRAP_ABORT_TEXT_MAX), shown, sizeof shown));
+	g->ab = *ab;
+	g->failed = g->forward = true;
+	nccom_escape(ab->text, ab->len, shown, sizeof shown);
+	if (nccom_extended() && g->step < 0) {
+		nccom_warn("bootstrap rank %d: aborted by %s during %s: %s", g->me, where, g->phase, shown);
+		return NRT_FAILURE;
+	}
+	if (nccom_extended()) {
+		nccom_warn("bootstrap rank %d: aborted by %s in the %s, step %d, during %s: %s", g->me, where, nccom_phase_name(g->ring_phase), g->step,
+			   g->phase, shown);
+		return NRT_FAILURE;
+	}
+	nccom_addr a;
+	char text[80], dead[120] = "an unknown rank";
+	memcpy(&a, &ab->info.dead_addr, sizeof a);
+	nccom_format_addr(&a, text, sizeof text);
+	if (ab->info.dead_rank >= 0)
+		snprintf(dead, sizeof dead, "rank %d (%s)", ab->info.dead_rank, text);
+	nccom_warn("bootstrap rank %d: aborted by rank %d (abort frame from %s): %s went in the %s, step %d: %s", g->me, ab->info.reporter, where,
+		   dead, nccom_phase_name(ab->info.phase), ab->info.step, shown);
 	return NRT_FAILURE;
 }
 
+/* A link that was not due to deliver has something: the peer hung up or
+ * reset, or told why it is going (an abort, possibly behind data of a step
+ * it was ahead on). Its pending bytes are read to find out; the gather
+ * fails either way. */
+static NRT_STATUS unexpected(struct nccom_gather *g, struct nccom_link *l)
+{
+	struct nccom_abort ab;
+	int e = 0;
+	int got = nccom_frame_find_abort(l->fd, &ab, &e);
+	if (got > 0)
+		return nccom_gather_aborted(g, l, &ab);
+	if (got == 0)
+		return hung_up(g, l, e != 0 ? strerror(e) : NRTABI_MSG_NCCOM_CONNECTION_CLOSED);
+	char shown[NCCOM_ESCAPED_SIZE(80)];
+	return nccom_gather_fault(g, l, "sent what was not due (%s): the peers disagree on the protocol",
+				  nccom_escape(ab.text, strnlen(ab.text, 80), shown, sizeof shown));
+}
+
 /* Move what the socket takes now on one side. */
-static NRT_STATUS io(struct nccom_gather *g, struct nccom_link *l, struct side *s, bool send_dir, size_t want, const char *step)
+static NRT_STATUS io(struct nccom_gather *g, struct nccom_link *l, struct side *s, bool send_dir, size_t want)
 {
 	bool in_hdr = s->done < s->hl;
 	char *p = in_hdr ? (char *)s->hdr + s->done : s->data + (s->done - s->hl);
 	size_t n = in_hdr ? s->hl - s->done : s->total - s->done;
 	ssize_t k = send_dir ? send(l->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(l->fd, p, n, MSG_DONTWAIT);
 	if (k == 0 && !send_dir)
-		return hung_up(g, l, step, NRTABI_MSG_NCCOM_CONNECTION_CLOSED);
+		return hung_up(g, l, NRTABI_MSG_NCCOM_CONNECTION_CLOSED);
 	if (k < 0) {
 		int e = errno;
 		if (e == EINTR || e == EAGAIN || e == EWOULDBLOCK)
 			return NRT_SUCCESS;
 		/* A reset peer may have said why first. */
 		if (send_dir && (e == EPIPE || e == ECONNRESET))
-			return unexpected(g, l, step);
-		return hung_up(g, l, step, strerror(e));
+			return unexpected(g, l);
+		return hung_up(g, l, strerror(e));
 	}
 	s->done += (size_t)k;
 	if (!send_dir && !s->hdr_ok && s->done == s->hl) {
-		char text[BOOTSTRAP_ABORT_TEXT_MAX + 1];
-		int v = nccom_frame_check(l->fd, s->hdr, want, text, sizeof text);
+		struct nccom_abort ab;
+		int v = nccom_frame_check(l->fd, s->hdr, want, &ab);
 		if (v > 0)
-			return nccom_gather_aborted(g, l, step, text);
+			return nccom_gather_aborted(g, l, &ab);
 		if (v < 0) {
-			char where[200];
-			nccom_link_where(l, where, sizeof where);
-			snprintf(g->why, sizeof g->why, "%s of rank %d sent a frame other than the %zu bytes of ring data due during %s, %s: the peers disagree on the protocol",
-				 where, g->me, want, g->phase, step);
-			nccom_warn("bootstrap rank %d: %s", g->me, g->why);
-			return NRT_FAILURE;
+			char shown[NCCOM_ESCAPED_SIZE(80)];
+			return nccom_gather_fault(g, l, "sent %s where %zu bytes of ring data were due: the peers disagree on the protocol",
+						  nccom_escape(ab.text, strnlen(ab.text, 80), shown, sizeof shown), want);
 		}
 		s->hdr_ok = true;
 		s->total = s->hl + want;
@@ -119,16 +161,14 @@ static NRT_STATUS io(struct nccom_gather *g, struct nccom_link *l, struct side *
 /* A message on the root link during a gather (extended framing): a
  * heartbeat is passed over, an ABORT (logged by nccom_recv_msg) or a hang-up
  * fails the gather with the root's reason. */
-static NRT_STATUS from_root(struct nccom_gather *g, const char *step)
+static NRT_STATUS from_root(struct nccom_gather *g)
 {
 	uint32_t type = 0, got = 0;
 	struct bootstrap_root_wait w;
 	NRT_STATUS rc = nccom_recv_msg(g->root_fd, &type, &w, sizeof w, &got, g->root_name);
 	if (rc == NRT_SUCCESS && type == BOOTSTRAP_MSG_ROOT_WAIT)
 		return NRT_SUCCESS;
-	snprintf(g->why, sizeof g->why, "%s ended the world during %s, %s, as rank %d heard it (see that rank's log)", g->root_name, g->phase, step, g->me);
-	nccom_warn("bootstrap rank %d: %s", g->me, g->why);
-	return NRT_FAILURE;
+	return nccom_gather_fault(g, NULL, "heard %s end the world (see the root's log)", g->root_name);
 }
 
 /* A frame this rank had begun to send when the step failed is finished
@@ -162,20 +202,20 @@ static void finish_sends(struct nccom_gather *g, struct side *s)
 	}
 }
 
-static NRT_STATUS run(struct nccom_gather *g, const struct nccom_move *mv, const char *step, struct side *s, struct side *r);
+static NRT_STATUS run(struct nccom_gather *g, const struct nccom_move *mv, struct side *s, struct side *r);
 
-NRT_STATUS nccom_step(struct nccom_gather *g, const struct nccom_move *mv, const char *step)
+NRT_STATUS nccom_step(struct nccom_gather *g, const struct nccom_move *mv)
 {
 	struct side s[NCCOM_MAX_LINKS], r[NCCOM_MAX_LINKS];
 	memset(s, 0, sizeof s);
 	memset(r, 0, sizeof r);
-	NRT_STATUS rc = run(g, mv, step, s, r);
+	NRT_STATUS rc = run(g, mv, s, r);
 	if (rc != NRT_SUCCESS)
 		finish_sends(g, s);
 	return rc;
 }
 
-static NRT_STATUS run(struct nccom_gather *g, const struct nccom_move *mv, const char *step, struct side *s, struct side *r)
+static NRT_STATUS run(struct nccom_gather *g, const struct nccom_move *mv, struct side *s, struct side *r)
 {
 	for (int i = 0; i < g->nlinks; i++) {
 		if (mv[i].send) {
@@ -217,22 +257,17 @@ static NRT_STATUS run(struct nccom_gather *g, const struct nccom_move *mv, const
 		int w = left > 0 ? poll(p, (nfds_t)np, left) : 0;
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w < 0) {
-			snprintf(g->why, sizeof g->why, "rank %d: poll during %s, %s: %s", g->me, g->phase, step, strerror(errno));
-			nccom_warn("bootstrap %s", g->why);
-			return NRT_FAILURE;
-		}
+		if (w < 0)
+			return nccom_gather_fault(g, NULL, "could not poll its ring links (%s)", strerror(errno));
 		if (w == 0) {
 			/* The first link not done names the peer that stalled. */
 			for (int i = 0; i < g->nlinks; i++) {
 				bool rp = r[i].on && r[i].done < r[i].total;
 				if (!rp && !(s[i].on && s[i].done < s[i].total))
 					continue;
-				char where[200];
-				nccom_link_where(&g->links[i], where, sizeof where);
-				snprintf(g->why, sizeof g->why, "%s of rank %d did not %s within %d s (%s, a total deadline) during %s, %s", where, g->me,
-					 rp ? "deliver its ring data" : "take this rank's ring data", nccom_timeout(), ENV_SOCK_TIMEOUT, g->phase, step);
-				nccom_warn("bootstrap rank %d: %s", g->me, g->why);
+				(void)nccom_gather_fault(g, &g->links[i], "did not %s within %d s (%s, a total deadline)",
+							 rp ? "deliver its ring data" : "take this rank's ring data", nccom_timeout(), ENV_SOCK_TIMEOUT);
+				g->links[i].dead = false; /* it may still read the abort */
 				return NRT_TIMEOUT;
 			}
 			return NRT_TIMEOUT;
@@ -242,7 +277,7 @@ static NRT_STATUS run(struct nccom_gather *g, const struct nccom_move *mv, const
 			if (re == 0)
 				continue;
 			if (at[k] < 0) {
-				NRT_STATUS rc = from_root(g, step);
+				NRT_STATUS rc = from_root(g);
 				if (rc != NRT_SUCCESS)
 					return rc;
 				continue;
@@ -252,11 +287,11 @@ static NRT_STATUS run(struct nccom_gather *g, const struct nccom_move *mv, const
 			bool sp = s[i].on && s[i].done < s[i].total, rp = r[i].on && r[i].done < r[i].total;
 			NRT_STATUS rc = NRT_SUCCESS;
 			if (rp && (re & (POLLIN | POLLHUP | POLLERR | POLLRDHUP)))
-				rc = io(g, l, &r[i], false, mv[i].in_len, step);
+				rc = io(g, l, &r[i], false, mv[i].in_len);
 			else if (!rp && (sp || mv[i].watch) && (re & (POLLRDHUP | POLLHUP | POLLERR)))
-				rc = unexpected(g, l, step); /* a waiting link, or one only sent on */
+				rc = unexpected(g, l); /* a waiting link, or one only sent on */
 			if (rc == NRT_SUCCESS && sp && !l->dead && (re & (POLLOUT | POLLERR)))
-				rc = io(g, l, &s[i], true, mv[i].out_len, step);
+				rc = io(g, l, &s[i], true, mv[i].out_len);
 			if (rc != NRT_SUCCESS)
 				return rc;
 		}

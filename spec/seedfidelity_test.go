@@ -21,11 +21,12 @@ import (
 // release, and nothing ships marked TODO.
 
 // fidelityIDs are the audit's rows, in the table's order: items 1–14 (item
-// 4's three extra checks and item 6's two halves apart) and its five
-// contradictions, C1–C5. A row cannot be dropped or invented silently.
+// 4's three extra checks and item 6's two halves apart), its five
+// contradictions, C1–C5, and two seed asserts settled later, S1–S2. A row
+// cannot be dropped or invented silently.
 var fidelityIDs = []string{
 	"1", "2", "3", "4a", "4b", "4c", "5", "6a", "6b", "7", "8", "9", "10", "11", "12", "13", "14",
-	"C1", "C2", "C3", "C4", "C5",
+	"C1", "C2", "C3", "C4", "C5", "S1", "S2",
 }
 
 const fidelityPage = "seed-fidelity.md"

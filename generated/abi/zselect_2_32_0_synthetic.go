@@ -225,6 +225,7 @@ const (
 	MsgValidateNeffBigger         = r.MsgValidateNeffBigger
 	MsgValidateNeffMismatch       = r.MsgValidateNeffMismatch
 	MsgSigNotParseState           = r.MsgSigNotParseState
+	MsgSigNothingToSign           = r.MsgSigNothingToSign
 	MsgSigValidationFailed        = r.MsgSigValidationFailed
 	MsgSigRecvFailed              = r.MsgSigRecvFailed
 	MsgSigSendFailed              = r.MsgSigSendFailed
@@ -243,6 +244,7 @@ const (
 	MsgNccomFamilyFromEnv         = r.MsgNccomFamilyFromEnv
 	MsgNccomRlimitFailed          = r.MsgNccomRlimitFailed
 	MsgNccomSetrlimitFailed       = r.MsgNccomSetrlimitFailed
+	MsgNccomFlatVNCReguard        = r.MsgNccomFlatVNCReguard
 	MsgNccomMsgTruncated          = r.MsgNccomMsgTruncated
 	MsgNccomRootNranksMismatch    = r.MsgNccomRootNranksMismatch
 	MsgNccomRootAlreadyCheckedIn  = r.MsgNccomRootAlreadyCheckedIn

@@ -107,9 +107,19 @@ func checkGroup(rg *ReplicaGroup, stream int, boot transport.Transport) error {
 // bootstrapNode is steps (2)..(5) of get_nccl_comm.
 func (r *Runtime) bootstrapNode(g *GlobalComm, n *CommNode, rg *ReplicaGroup, boot transport.Transport, disableGraph bool) error {
 	rank, rankN, bp := rg.BootstrapRank, rg.RankN, rg.BootstrapParticipants
+	hc, l, xerr := r.groupInit(boot, rg)
+	if xerr != nil {
+		return r.logged(xerr)
+	}
 	var uid UniqueID
+	var err error
 	if rank == 0 {
-		if err := r.comms.GetUniqueID(&uid, rankN, abi.EncUIDHint); err != nil {
+		if hc != nil {
+			err = hc.GetUniqueIDHier(&uid, rankN, l, abi.EncUIDHint)
+		} else {
+			err = r.comms.GetUniqueID(&uid, rankN, abi.EncUIDHint)
+		}
+		if err != nil {
 			return r.logged(fail(abi.NRTFailure, err, abi.MsgUIDFailed))
 		}
 	}
@@ -127,7 +137,12 @@ func (r *Runtime) bootstrapNode(g *GlobalComm, n *CommNode, rg *ReplicaGroup, bo
 	if !valid {
 		return r.logged(fail(abi.NRTFailure, nil, abi.MsgSigValidationFailed, g.m.GetGDeviceID()))
 	}
-	c, err := r.comms.InitComm(rankN, &uid, rank, disableGraph)
+	var c uintptr
+	if hc != nil {
+		c, err = hc.InitCommHier(rankN, &uid, rank, l, disableGraph)
+	} else {
+		c, err = r.comms.InitComm(rankN, &uid, rank, disableGraph)
+	}
 	if err != nil {
 		return r.logged(fail(abi.NRTFailure, err, abi.MsgInitCommFailed, int32(n.stream), int32(rg.GroupID)))
 	}

@@ -39,6 +39,10 @@ type Options struct {
 	// behind the trampolines (a native or in-process transport), so there is
 	// nothing to hand off to; New says so at debug level.
 	NcclInit func() error
+	// GroupHierarchy makes a replica group's own comm init take the 2-tier
+	// bootstrap on a hierarchical world's instances (groupShape;
+	// EnvGroupInit, GroupInitFromEnv). false is the seed's flat init.
+	GroupHierarchy bool
 }
 
 // Runtime is one process's collectives state (what enc_init builds and
@@ -50,6 +54,7 @@ type Runtime struct {
 	comms          Comms
 	log            *slog.Logger
 	barrierTimeout time.Duration
+	groupHier      bool // Options.GroupHierarchy
 
 	initMtx  [abi.NECMaxDevices]sync.Mutex // gcomm_init_mtx
 	setupMtx [abi.NECMaxDevices]sync.Mutex // gcomm_setup_mtx
@@ -91,7 +96,7 @@ func New(ids device.IdentitySource, comms Comms, opt Options) (*Runtime, error) 
 	if comms == nil {
 		return nil, fmt.Errorf("collectives.New: no comm layer (ncclGetUniqueId/ncclInitComm)")
 	}
-	r := &Runtime{ids: ids, comms: comms, log: opt.Logger, barrierTimeout: opt.BarrierTimeout}
+	r := &Runtime{ids: ids, comms: comms, log: opt.Logger, barrierTimeout: opt.BarrierTimeout, groupHier: opt.GroupHierarchy}
 	if r.log == nil {
 		r.log = slog.Default()
 	}

@@ -136,7 +136,10 @@ func sign(c *Context, gid uint32, pairs view) error {
 		scratch = append(scratch, stp.Signature[:]...)
 	}
 	if len(scratch) == 0 {
-		return invalid("op-signature: no send/recv replica group (rank %d) and no source-target-pair set to sign (enc.cc:0x39FD asserts offset > 0)", abi.EncRgSendrecvRank)
+		// The seed asserts offset > 0 here (enc.cc:0x39FD); a program
+		// with nothing to sign is refused instead (extension
+		// sig-empty-no-assert).
+		return fail(abi.NRTInvalid, nil, abi.MsgSigNothingToSign, int32(abi.EncRgSendrecvRank))
 	}
 	c.Signature = md5.Sum(scratch)
 	return nil

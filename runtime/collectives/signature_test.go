@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/runtime/transport/inproc"
 )
 
@@ -113,10 +114,37 @@ func TestOnlySendRecvGroupsAndPairSetsAreSigned(t *testing.T) {
 		t.Fatal("a collective (rank != -1) group entered the signature")
 	}
 
-	// nothing to sign is refused, not hashed
-	empty := &Context{ReplicaGroups: []ReplicaGroup{{Rank: 0, RankN: 1, SrcTargetPairsID: -1}}}
-	if err := Sign(empty, 0); Status(err) != abi.NRTInvalid || !strings.Contains(err.Error(), "0x39FD") {
-		t.Fatalf("empty program: %v", err)
+}
+
+// TestNothingToSignIsRefused: where the seed asserts offset > 0
+// (enc.cc:0x39FD) — no send/recv group and no source-target-pair set — the
+// signature is refused with NRT_INVALID and message sig_nothing_to_sign
+// (extension sig-empty-no-assert), the context's digest untouched, through
+// Sign and through CalculateSignature; one pair set alone is enough to sign.
+func TestNothingToSignIsRefused(t *testing.T) {
+	want := cfmt.Sprintf(abi.MsgSigNothingToSign, int32(abi.EncRgSendrecvRank))
+	old := [16]byte{0xaa}
+	for name, c := range map[string]*Context{
+		"no-groups":             {},
+		"only-collective-group": {ReplicaGroups: []ReplicaGroup{{Rank: 0, RankN: 1, SrcTargetPairsID: -1}}, Ops: []Op{{Kind: abi.EncAllReduce, SizeN: 8}}},
+	} {
+		c.Signature = old
+		err := Sign(c, 0)
+		exactly(t, err, want)
+		if Status(err) != abi.NRTInvalid || c.Signature != old {
+			t.Errorf("%s: status %d, digest %x: want NRT_INVALID and the old digest", name, Status(err), c.Signature)
+		}
+	}
+	w := newWorld(t, 1, inproc.Options{})
+	c := &Context{CCOpOwner: true, Signature: old}
+	err := w.rt.CalculateSignature(0, 0, c)
+	exactly(t, err, want)
+	if c.Signature != old {
+		t.Error("CalculateSignature wrote a digest of nothing")
+	}
+	pairs := &Context{SrcTargetPairs: []SrcTargetPairs{{Pairs: [][]uint32{{0, 1}}}}}
+	if err := Sign(pairs, 0); err != nil || pairs.Signature == ([16]byte{}) {
+		t.Errorf("one source-target-pair set: %v, digest %x", err, pairs.Signature)
 	}
 }
 

@@ -174,6 +174,10 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		return finish(err)
 	}
 	cfg.Logger = log
+	groupHier, err := collectives.GroupInitFromEnv(os.Getenv)
+	if err != nil {
+		return &UsageError{err}
+	}
 	if cfg.PerInstance, err = o.perInstance(cfg.PerInstance); err != nil {
 		return &UsageError{err}
 	}
@@ -274,7 +278,7 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 
 	comms := &timedComms{Comms: tcp.NewComms(ctx, n)}
 	defer comms.Close()
-	rt, err := collectives.New(bootstrapCore{}, comms, collectives.Options{Logger: log})
+	rt, err := collectives.New(bootstrapCore{}, comms, collectives.Options{Logger: log, GroupHierarchy: groupHier})
 	if err != nil {
 		return finish(err)
 	}
@@ -377,6 +381,12 @@ type timedComms struct {
 func (t *timedComms) InitComm(rankN int, id *collectives.UniqueID, rank int, bypassGraph bool) (uintptr, error) {
 	t.lastInit = time.Now()
 	return t.Comms.InitComm(rankN, id, rank, bypassGraph)
+}
+
+// InitCommHier is InitComm over the 2-tier bootstrap, timed alike.
+func (t *timedComms) InitCommHier(rankN int, id *collectives.UniqueID, rank, l int, bypassGraph bool) (uintptr, error) {
+	t.lastInit = time.Now()
+	return t.Comms.InitCommHier(rankN, id, rank, l, bypassGraph)
 }
 
 // InheritedRootListener returns the root socket RunLocal passed down to

@@ -147,55 +147,57 @@ const (
 
 // Exact messages of the shipped binaries, as printf formats.
 const (
-	MsgNcclDlopenFailed           = "Error opening libnccom.so, cannot use collective operations! ... %s"                                                        // ncclInit
-	MsgNcclNoProbe                = "Get Version Info API is not implemented by aws-neuronx-collectives."                                                        // ncclInit
-	MsgNcclIncompatible           = "Incompatible version of aws-neuronx-collectives.  Compatibility id: %lu, expected: 89"                                      // ncclInit
-	MsgNcclUsingCcom              = "Using CCOM %lu.%lu.%lu.%lu-%s"                                                                                              // ncclInit (check_version, INFO)
-	MsgNcclMissingSymbol          = "cannot find symbol \"%s\" in NCCL. Reason: %s"                                                                              // ncclInit
-	MsgNcclNetPlugin              = "dlopened libnccom-net.so"                                                                                                   // ncclInit
-	MsgNcclInitError              = "NCCL init error: %s"                                                                                                        // every guarded nccl* wrapper
-	MsgNcclRequestFailed          = "failed %s request to NCCL"                                                                                                  // each guarded nccl* wrapper on rc != 0
-	MsgGcommWorldMismatch         = "NRT has already been setup with a collectives world size of %d ..."                                                         // enc_init_global_comm
-	MsgGcommVssDivisor            = "virtual server size %u is not a divisor of world size %u"                                                                   // enc_init_global_comm
-	MsgGcommInvalidPodType        = "Invalid pod_type: %u"                                                                                                       // enc_init_global_comm
-	MsgGcommInvalidPodNode        = "Invalid pod_node_id: %u (pod_size: %u) pod_type:%d"                                                                         // enc_init_global_comm
-	MsgGcommMmapFailed            = "global comm failed to mmap memory for the semaphore increment value buffer"                                                 // enc_init_global_comm
-	MsgGcommSetFailed             = "failed to set global comm"                                                                                                  // enc_init_global_comm
-	MsgGcommNoCore                = "Failed to find core %u"                                                                                                     // enc_init_global_comm, enc_validate_global_comm
-	MsgGcommNoMLA                 = "Failed to get MLA"                                                                                                          // enc_init_global_comm
-	MsgGcommNoTdrv                = "TDRV not initialized!"                                                                                                      // enc_init_global_comm
-	MsgGcommInitLockFailed        = "Failed to create global comm init lock (ret=%d)"                                                                            // enc_init
-	MsgGcommSetupLockFailed       = "Failed to create global comm setup lock (ret=%d)"                                                                           // enc_init
-	MsgValidateNeffBigger         = "World size of neff %d is greater than world size of global communicator %d"                                                 // enc_validate_global_comm
-	MsgValidateNeffMismatch       = "World size of neff != global communicator. Recommend nrt_build_global_comm first."                                          // enc_validate_global_comm
-	MsgSigNotParseState           = "cannot calculate CC signature: not in parse state (%d)"                                                                     // enc_calculate_signature
-	MsgSigValidationFailed        = "[gid: %u] failed signature validation: ... mismatched collectives between the peers"                                        // get_nccl_comm
-	MsgSigRecvFailed              = "failed to receive signature validation result from %d ..."                                                                  // get_nccl_comm (validate_rg_signature)
-	MsgSigSendFailed              = "failed to send signature validation result to %d ..."                                                                       // get_nccl_comm (validate_rg_signature)
-	MsgUIDFailed                  = "failed to get unique ID"                                                                                                    // get_nccl_comm
-	MsgInitCommFailed             = "failed to init NCCL comm stream_id:%d group_id:%d"                                                                          // get_nccl_comm
-	MsgLocalBarrierFailed         = "failed to setup local barrier"                                                                                              // get_nccl_comm
-	MsgNccomInvalidRank           = "Invalid rank requested : %d/%d"                                                                                             // ncclCommInitRank (init.cc:1024)
-	MsgNccomRootFromEnv           = "Root comm ID set by environment to %s"                                                                                      // ncclCommInitRank (init.cc:1012)
-	MsgNccomRootIDFromEnv         = "Root comm Id set by environment to %s"                                                                                      // bootstrapGetUniqueId
-	MsgNccomInvalidCommID         = "Invalid Comm Id [%s], please use format: <ipv4>:<port> | [<ipv6>]:<port> | <hostname>:<port>"                               // bootstrapGetUniqueId
-	MsgNccomNoInterface           = "NET/Socket : No usable listening interface found"                                                                           // bootstrapNetInit
-	MsgNccomSockTimeout           = "Use socket timeout: %d"                                                                                                     // ncclGetUniqueId
-	MsgNccomInitComplete          = "comm %p rank %d nranks %d cudaDev %d busId %lx - Init COMPLETE"                                                             // ncclCommInitRankSync (init.cc:998)
-	MsgNccomBootstrapUsing        = "Bootstrap : Using%s"                                                                                                        // bootstrapNetInit
-	MsgNccomIfnameFromEnv         = "NCCL_SOCKET_IFNAME set by environment to %s"                                                                                // bootstrapNetInit
-	MsgNccomFamilyFromEnv         = "NCCL_SOCKET_FAMILY set by environment to %s"                                                                                // bootstrapNetInit
-	MsgNccomRlimitFailed          = "Call to getrlimit failed : %s"                                                                                              // bootstrapInit (setFilesLimit)
-	MsgNccomSetrlimitFailed       = "Call to setrlimit failed : %s"                                                                                              // bootstrapInit (setFilesLimit)
-	MsgNccomMsgTruncated          = "Message truncated : received %d bytes instead of %d"                                                                        // bootstrapNetRecv
-	MsgNccomRootNranksMismatch    = "Bootstrap Root : mismatch in rank count from procs %d : %d"                                                                 // bootstrapRoot
-	MsgNccomRootAlreadyCheckedIn  = "Bootstrap Root : rank %d of %d ranks has already checked in"                                                                // bootstrapRoot
-	MsgNccomConnectionClosed      = "Net : Connection closed by remote peer"                                                                                     // socketProgress (bootstrapNetRecv)
-	MsgNccomConnectFailed         = "Connect to %s failed : %s"                                                                                                  // connectAddress
-	MsgNccomUnexpectedConnections = "Unexpected connections are not empty"                                                                                       // bootstrapClose
-	MsgNccomRootBadSanity         = "Bootstrap Root : sanity %#x from %s instead of %#x: not a bootstrap peer of this release"                                   // bootstrapRootFlat (reference libnccom, runtime/transport/tcp default framing)
-	MsgNccomRootGitHashMismatch   = "Bootstrap Root : rank %d nccl_nrt_git_hash %s differs from rank %d's %s: the hosts run different libnccom or libnrt builds" // bootstrapRootFlat (reference libnccom, runtime/transport/tcp default framing)
-	MsgNccomSocketTimeout         = "Bootstrap : %s %s: no progress within %d s (NEURON_CCOM_SOCK_TIMEOUT)"                                                      // bootstrap socket operations (reference libnccom, runtime/transport/tcp default framing)
+	MsgNcclDlopenFailed           = "Error opening libnccom.so, cannot use collective operations! ... %s"                                                                                         // ncclInit
+	MsgNcclNoProbe                = "Get Version Info API is not implemented by aws-neuronx-collectives."                                                                                         // ncclInit
+	MsgNcclIncompatible           = "Incompatible version of aws-neuronx-collectives.  Compatibility id: %lu, expected: 89"                                                                       // ncclInit
+	MsgNcclUsingCcom              = "Using CCOM %lu.%lu.%lu.%lu-%s"                                                                                                                               // ncclInit (check_version, INFO)
+	MsgNcclMissingSymbol          = "cannot find symbol \"%s\" in NCCL. Reason: %s"                                                                                                               // ncclInit
+	MsgNcclNetPlugin              = "dlopened libnccom-net.so"                                                                                                                                    // ncclInit
+	MsgNcclInitError              = "NCCL init error: %s"                                                                                                                                         // every guarded nccl* wrapper
+	MsgNcclRequestFailed          = "failed %s request to NCCL"                                                                                                                                   // each guarded nccl* wrapper on rc != 0
+	MsgGcommWorldMismatch         = "NRT has already been setup with a collectives world size of %d ..."                                                                                          // enc_init_global_comm
+	MsgGcommVssDivisor            = "virtual server size %u is not a divisor of world size %u"                                                                                                    // enc_init_global_comm
+	MsgGcommInvalidPodType        = "Invalid pod_type: %u"                                                                                                                                        // enc_init_global_comm
+	MsgGcommInvalidPodNode        = "Invalid pod_node_id: %u (pod_size: %u) pod_type:%d"                                                                                                          // enc_init_global_comm
+	MsgGcommMmapFailed            = "global comm failed to mmap memory for the semaphore increment value buffer"                                                                                  // enc_init_global_comm
+	MsgGcommSetFailed             = "failed to set global comm"                                                                                                                                   // enc_init_global_comm
+	MsgGcommNoCore                = "Failed to find core %u"                                                                                                                                      // enc_init_global_comm, enc_validate_global_comm
+	MsgGcommNoMLA                 = "Failed to get MLA"                                                                                                                                           // enc_init_global_comm
+	MsgGcommNoTdrv                = "TDRV not initialized!"                                                                                                                                       // enc_init_global_comm
+	MsgGcommInitLockFailed        = "Failed to create global comm init lock (ret=%d)"                                                                                                             // enc_init
+	MsgGcommSetupLockFailed       = "Failed to create global comm setup lock (ret=%d)"                                                                                                            // enc_init
+	MsgValidateNeffBigger         = "World size of neff %d is greater than world size of global communicator %d"                                                                                  // enc_validate_global_comm
+	MsgValidateNeffMismatch       = "World size of neff != global communicator. Recommend nrt_build_global_comm first."                                                                           // enc_validate_global_comm
+	MsgSigNotParseState           = "cannot calculate CC signature: not in parse state (%d)"                                                                                                      // enc_calculate_signature
+	MsgSigNothingToSign           = "op-signature: no send/recv replica group (rank %d) and no source-target-pair set to sign (enc.cc:0x39FD asserts offset > 0)"                                 // enc_calculate_signature
+	MsgSigValidationFailed        = "[gid: %u] failed signature validation: ... mismatched collectives between the peers"                                                                         // get_nccl_comm
+	MsgSigRecvFailed              = "failed to receive signature validation result from %d ..."                                                                                                   // get_nccl_comm (validate_rg_signature)
+	MsgSigSendFailed              = "failed to send signature validation result to %d ..."                                                                                                        // get_nccl_comm (validate_rg_signature)
+	MsgUIDFailed                  = "failed to get unique ID"                                                                                                                                     // get_nccl_comm
+	MsgInitCommFailed             = "failed to init NCCL comm stream_id:%d group_id:%d"                                                                                                           // get_nccl_comm
+	MsgLocalBarrierFailed         = "failed to setup local barrier"                                                                                                                               // get_nccl_comm
+	MsgNccomInvalidRank           = "Invalid rank requested : %d/%d"                                                                                                                              // ncclCommInitRank (init.cc:1024)
+	MsgNccomRootFromEnv           = "Root comm ID set by environment to %s"                                                                                                                       // ncclCommInitRank (init.cc:1012)
+	MsgNccomRootIDFromEnv         = "Root comm Id set by environment to %s"                                                                                                                       // bootstrapGetUniqueId
+	MsgNccomInvalidCommID         = "Invalid Comm Id [%s], please use format: <ipv4>:<port> | [<ipv6>]:<port> | <hostname>:<port>"                                                                // bootstrapGetUniqueId
+	MsgNccomNoInterface           = "NET/Socket : No usable listening interface found"                                                                                                            // bootstrapNetInit
+	MsgNccomSockTimeout           = "Use socket timeout: %d"                                                                                                                                      // ncclGetUniqueId
+	MsgNccomInitComplete          = "comm %p rank %d nranks %d cudaDev %d busId %lx - Init COMPLETE"                                                                                              // ncclCommInitRankSync (init.cc:998)
+	MsgNccomBootstrapUsing        = "Bootstrap : Using%s"                                                                                                                                         // bootstrapNetInit
+	MsgNccomIfnameFromEnv         = "NCCL_SOCKET_IFNAME set by environment to %s"                                                                                                                 // bootstrapNetInit
+	MsgNccomFamilyFromEnv         = "NCCL_SOCKET_FAMILY set by environment to %s"                                                                                                                 // bootstrapNetInit
+	MsgNccomRlimitFailed          = "Call to getrlimit failed : %s"                                                                                                                               // bootstrapInit (setFilesLimit)
+	MsgNccomSetrlimitFailed       = "Call to setrlimit failed : %s"                                                                                                                               // bootstrapInit (setFilesLimit)
+	MsgNccomFlatVNCReguard        = "bootstrapInitFlat: rank %d: nrt_get_total_vnc_count() reports %u after the gate let the bootstrap through; the flat bootstrap needs 0 (the seed asserts it)" // bootstrapInitFlat
+	MsgNccomMsgTruncated          = "Message truncated : received %d bytes instead of %d"                                                                                                         // bootstrapNetRecv
+	MsgNccomRootNranksMismatch    = "Bootstrap Root : mismatch in rank count from procs %d : %d"                                                                                                  // bootstrapRoot
+	MsgNccomRootAlreadyCheckedIn  = "Bootstrap Root : rank %d of %d ranks has already checked in"                                                                                                 // bootstrapRoot
+	MsgNccomConnectionClosed      = "Net : Connection closed by remote peer"                                                                                                                      // socketProgress (bootstrapNetRecv)
+	MsgNccomConnectFailed         = "Connect to %s failed : %s"                                                                                                                                   // connectAddress
+	MsgNccomUnexpectedConnections = "Unexpected connections are not empty"                                                                                                                        // bootstrapClose
+	MsgNccomRootBadSanity         = "Bootstrap Root : sanity %#x from %s instead of %#x: not a bootstrap peer of this release"                                                                    // bootstrapRootFlat (reference libnccom, runtime/transport/tcp default framing)
+	MsgNccomRootGitHashMismatch   = "Bootstrap Root : rank %d nccl_nrt_git_hash %s differs from rank %d's %s: the hosts run different libnccom or libnrt builds"                                  // bootstrapRootFlat (reference libnccom, runtime/transport/tcp default framing)
+	MsgNccomSocketTimeout         = "Bootstrap : %s %s: no progress within %d s (NEURON_CCOM_SOCK_TIMEOUT)"                                                                                       // bootstrap socket operations (reference libnccom, runtime/transport/tcp default framing)
 )
 
 // NRTStatus is NRT_STATUS (4 bytes, MED).

@@ -44,11 +44,15 @@ func NewComms(ctx context.Context, n *Net) *Comms {
 // GetUniqueID starts a root for a comm of rankN ranks on this process's
 // bootstrap interface and writes its address into id.
 func (c *Comms) GetUniqueID(id *UniqueID, rankN int, hint string) error {
-	iface, err := c.n.Init(netip.Addr{})
+	return c.getUniqueID(c.n, id, rankN, false, hint)
+}
+
+func (c *Comms) getUniqueID(n *Net, id *UniqueID, rankN int, global bool, hint string) error {
+	iface, err := n.Init(netip.Addr{})
 	if err != nil {
 		return err
 	}
-	r, err := c.n.CreateRoot(c.ctx, netip.AddrPortFrom(iface.Addr, 0), rankN, false)
+	r, err := n.CreateRoot(c.ctx, netip.AddrPortFrom(iface.Addr, 0), rankN, global)
 	if err != nil {
 		return err
 	}
@@ -62,7 +66,11 @@ func (c *Comms) GetUniqueID(id *UniqueID, rankN int, hint string) error {
 
 // InitComm joins rank to the comm whose root id names.
 func (c *Comms) InitComm(rankN int, id *UniqueID, rank int, bypassGraph bool) (uintptr, error) {
-	e, err := c.n.InitCommID(c.ctx, id, rank, rankN, false)
+	return c.initComm(c.n, rankN, id, rank, false, bypassGraph)
+}
+
+func (c *Comms) initComm(n *Net, rankN int, id *UniqueID, rank int, global, bypassGraph bool) (uintptr, error) {
+	e, err := n.InitCommID(c.ctx, id, rank, rankN, global)
 	if err != nil {
 		return 0, err
 	}
@@ -71,6 +79,37 @@ func (c *Comms) InitComm(rankN int, id *UniqueID, rank int, bypassGraph bool) (u
 	c.next++
 	c.comms[c.next] = &Comm{Endpoint: e, Rank: rank, RankN: rankN, ID: *id, graphBuilt: !bypassGraph}
 	return c.next, nil
+}
+
+// GetUniqueIDHier is GetUniqueID for a comm whose init takes the 2-tier
+// bootstrap with l ranks per instance (collectives.HierComms): the root is
+// a hierarchical one, the global-init shape of this package
+// (docs/bootstrap.md#the-per-nc-bootstrap).
+func (c *Comms) GetUniqueIDHier(id *UniqueID, rankN, l int, hint string) error {
+	if !Hierarchical(true, rankN, l) {
+		return fmt.Errorf("tcp comms: a comm of %d ranks with %d per instance is not hierarchical", rankN, l)
+	}
+	return c.getUniqueID(c.shaped(l), id, rankN, true, hint)
+}
+
+// InitCommHier joins rank to the hierarchical comm GetUniqueIDHier named.
+func (c *Comms) InitCommHier(rankN int, id *UniqueID, rank, l int, bypassGraph bool) (uintptr, error) {
+	if !Hierarchical(true, rankN, l) {
+		return 0, fmt.Errorf("tcp comms: a comm of %d ranks with %d per instance is not hierarchical", rankN, l)
+	}
+	return c.initComm(c.shaped(l), rankN, id, rank, true, bypassGraph)
+}
+
+// shaped is c's network with l ranks per instance, on the interface c's
+// network already chose.
+func (c *Comms) shaped(l int) *Net {
+	cfg := c.n.cfg
+	cfg.PerInstance = l
+	s := &Net{cfg: cfg, log: c.n.log}
+	c.n.mu.Lock()
+	s.iface = c.n.iface
+	c.n.mu.Unlock()
+	return s
 }
 
 func (c *Comms) lookup(h uintptr) (*Comm, error) {

@@ -49,6 +49,12 @@ func (n *Net) initFlat(ctx context.Context, root netip.AddrPort, rank, nranks in
 			return nil, err
 		}
 	}
+	if !Hierarchical(global, nranks, n.cfg.PerInstance) {
+		if err := n.reguardFlat(rank); err != nil {
+			n.log.Error(err.Error())
+			return nil, err
+		}
+	}
 	iface, err := n.Init(root.Addr())
 	if err != nil {
 		return nil, err
@@ -83,6 +89,23 @@ func (n *Net) initFlat(ctx context.Context, root netip.AddrPort, rank, nranks in
 	n.log.Info("bootstrap: world wired", "rank", rank, "nranks", nranks, "listen", e.me.String(),
 		"cluster_id", fmt.Sprintf("%#016x", e.cluster), "prev", e.Prev(), "next", e.Next())
 	return e, nil
+}
+
+// reguardFlat is the first line of bootstrapInitFlat
+// (docs/sources.md#s001-3): the flat path asks nrt_get_total_vnc_count()
+// again and requires 0, though bootstrapInit's gate just let it through. The
+// seed asserts; a count that moved between the two queries is refused here
+// with an error before any socket is opened (extension
+// flat-vnc-reguard-no-assert).
+func (n *Net) reguardFlat(rank int) error {
+	c, err := n.vncGate()
+	if err != nil {
+		return err
+	}
+	if c != 0 {
+		return errors.New(cfmt.Sprintf(abi.MsgNccomFlatVNCReguard, rank, c))
+	}
+	return nil
 }
 
 // handshake is the flat exchange with the root and the ring wiring.

@@ -48,6 +48,7 @@ func main() {
 	flag.StringVar(&o.fitted, "fitted", "bench/bootsim/fitted.json", "where the fitted costs and the measured rows are written (and, with -project, read)")
 	flag.BoolVar(&o.project, "project", false, "measure nothing: print the projection and write the plot from the committed -fitted file")
 	flag.StringVar(&o.only, "only", "", "measure only these variants (comma-separated names; empty: all)")
+	flag.StringVar(&o.fitExclude, "fit-exclude", "", "variants whose rows the fit does not see, as name=reason,... (they are still graded, as validation)")
 	flag.StringVar(&o.perInstance, "per-instance", "sqrt", "ranks per instance L: an integer, or sqrt for ceil(sqrt(N))")
 	flag.StringVar(&o.svg, "svg", "docs/bootstrap-scaling.svg", "where to write the plot (empty: none)")
 	flag.BoolVar(&o.c, "c", true, "also measure C hosts through libnrt and the reference libnccom")
@@ -76,6 +77,7 @@ type options struct {
 	fitted      string
 	project     bool
 	only        string
+	fitExclude  string
 }
 
 // timing is one world's two figures, ms from the last rank starting: the
@@ -179,6 +181,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	agreeMeds := map[string]map[int]float64{} // agree
 	ls := map[int]int{}
 	var rows []bootsim.MeasuredRow
+	var done []int
+	interrupted := false
+sizeLoop:
 	for _, n := range sizes {
 		l, _ := perInstance(o.perInstance, n)
 		ls[n] = l
@@ -194,6 +199,12 @@ func run(ctx context.Context, o options, out io.Writer) error {
 				rctx, cancel := context.WithTimeout(ctx, o.runTimeout)
 				tm, err := v.measure(rctx, n, l)
 				cancel()
+				if err != nil && ctx.Err() != nil {
+					// interrupted: keep the sizes done, drop this one
+					fmt.Fprintf(out, "interrupted during N=%d: the fit and the file keep the sizes completed\n", n)
+					interrupted = true
+					break sizeLoop
+				}
 				if err != nil {
 					return fmt.Errorf("%s, %d ranks: %w", v.name, n, err)
 				}
@@ -218,7 +229,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			rows = append(rows, r)
 		}
 		row(out, vs, n, l, meds)
+		done = append(done, n)
 	}
+	sizes = done
 	fmt.Fprintln(out, "\nagree: the same runs to the replica group's verdict and id (runtime/launch: after the world, the global comm's setup and the replica group's own comm init, which is not a global init and so flat by the dispatch, then its tree and hypercube)")
 	header(out, vs)
 	for _, n := range sizes {
@@ -229,8 +242,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	fmt.Fprintln(out, "goals (docs/benchmarks.md#hierarchical-bootstrap): agree <= 2x the star at 256 ranks, <= 2.5x at 1024; boot beside it")
 	goals(out, "agree", agreeMeds)
 	goals(out, "boot", meds)
+	if interrupted {
+		notes["interrupted"] = fmt.Sprintf("the run was stopped; sizes completed: %v", done)
+	}
 	fit := &bootsim.Fitted{Date: date, Load: loadBefore + " / " + loadAfter, NProc: benchenv.NProc(), FitMaxN: o.fitMax, Rows: rows, Notes: notes}
-	if err := fitAndValidate(out, fit); err != nil {
+	if err := fitAndValidate(out, fit, o.fitExclude); err != nil {
 		return err
 	}
 	if err := bootsim.SaveFitted(o.fitted, fit); err != nil {
@@ -351,6 +367,11 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 			if ring != "" {
 				cmd.Env = append(cmd.Env, abi.EnvBootstrapRing+"="+ring)
 			}
+			if hier && bin == nrtabi {
+				// the replica group's comm init on the world's instances too
+				// (docs/bootstrap.md#group-comm-init), so agree is the design's
+				cmd.Env = append(cmd.Env, groupInitEnv+"=hier")
+			}
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			b, err := cmd.Output()
@@ -377,10 +398,32 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 		{name: "flat-go-bidi", algo: bootsim.Flat, lang: "go", bidi: true, measure: goRun(nrtabi, false, false, "bidirectional")},
 		{name: "hier-go-bidi", algo: bootsim.Hier, lang: "go", bidi: true, measure: goRun(nrtabi, true, false, "bidirectional")},
 		{name: "mroot-go-bidi", algo: bootsim.Hier, lang: "go", bidi: true, multi: true, measure: goRun(nrtabi, true, true, "bidirectional")},
-		// the reference libnccom runs every ring both ways round and has no
-		// switch (runtime/libnccom/ring.c): its rows are bidirectional
+		{name: "flat-c", algo: bootsim.Flat, lang: "c"},
+		{name: "hier-c", algo: bootsim.Hier, lang: "c"},
 		{name: "flat-c-bidi", algo: bootsim.Flat, lang: "c", bidi: true},
 		{name: "hier-c-bidi", algo: bootsim.Hier, lang: "c", bidi: true},
+	}
+	// A multi-root row is one only if the launcher takes the flag: an R
+	// the world cannot have must be refused.
+	if _, err := goRun(nrtabi, true, false, "")(ctx, 4, 2); err == nil {
+		bad := exec.CommandContext(ctx, nrtabi, "bootstrap", "--local", "4", "--per-instance", "2", "--roots", "3", "--timing")
+		if _, err := bad.CombinedOutput(); err == nil {
+			for i := range vs {
+				if vs[i].multi {
+					vs[i].skipped = "the launcher did not refuse --roots 3 for 2 instances: it may not read it"
+				}
+			}
+		}
+	}
+	// The replica group's hierarchical init is one only if the ranks read
+	// the variable: a value they do not know must be refused by name.
+	if err := exec.CommandContext(ctx, nrtabi, "bootstrap", "--local", "4", "--per-instance", "2", "--timing").Run(); err == nil {
+		bad := exec.CommandContext(ctx, nrtabi, "bootstrap", "--local", "4", "--per-instance", "2", "--timing")
+		bad.Env = append(os.Environ(), groupInitEnv+"=sideways")
+		// the ranks exit 2 on it (the launcher does not pass their reason on)
+		if _, err := bad.CombinedOutput(); err == nil {
+			return nil, fmt.Errorf("the ranks did not refuse %s=sideways: the hierarchical rows' agree would not be what they say", groupInitEnv)
+		}
 	}
 	// A bidirectional row is one only if the ranks read the variable: a
 	// value they do not know must be refused by name.
@@ -416,30 +459,51 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 			return nil, fmt.Errorf("-only %q: no variant %q", o.only, n)
 		}
 	}
-	if !o.c {
-		vs[7].skipped, vs[8].skipped = "-c=false", "-c=false"
-		return vs, nil
+	cs := vs[7:]
+	skipC := func(why string) {
+		for i := range cs {
+			if cs[i].skipped == "" {
+				cs[i].skipped = why
+			}
+		}
 	}
-	if vs[7].skipped != "" && vs[8].skipped != "" {
+	if !o.c {
+		skipC("-c=false")
 		return vs, nil
 	}
 	host, env, err := buildC(ctx, dir)
 	if err != nil {
-		vs[7].skipped, vs[8].skipped = err.Error(), err.Error()
+		skipC(err.Error())
 		return vs, nil
 	}
-	env = append(env, abi.EnvBootstrapRing+"=bidirectional")
-	if vs[7].skipped == "" {
-		vs[7].measure = cRun(host, env, false)
+	// the C hosts read the ring mode too: a value they do not know must fail them
+	if _, err := cRun(host, append(append([]string(nil), env...), abi.EnvBootstrapRing+"=sideways"), false)(ctx, 4, 2); err == nil {
+		for i := range cs {
+			if cs[i].bidi && cs[i].skipped == "" {
+				cs[i].skipped = "the C hosts did not refuse " + abi.EnvBootstrapRing + "=sideways: they may not read it"
+			}
+		}
 	}
-	if vs[8].skipped == "" {
-		vs[8].measure = cRun(host, env, true)
-		if _, err := vs[8].measure(ctx, 4, 2); err != nil {
-			vs[8].skipped = "the probe world of 4 C hosts, " + perInstanceEnv + "=2 failed: " + err.Error()
+	for i := range cs {
+		v := &cs[i]
+		if v.skipped != "" {
+			continue
+		}
+		e := env
+		if v.bidi {
+			e = append(append([]string(nil), env...), abi.EnvBootstrapRing+"=bidirectional")
+		}
+		v.measure = cRun(host, e, v.algo == bootsim.Hier)
+		if _, err := v.measure(ctx, 4, 2); err != nil {
+			v.skipped = "the probe world of 4 C hosts failed: " + err.Error()
 		}
 	}
 	return vs, nil
 }
+
+// groupInitEnv is runtime/collectives' switch for the replica group's
+// comm init (flat, the seed's dispatch, or hier).
+const groupInitEnv = "NRTABI_BOOTSTRAP_GROUP_INIT"
 
 // buildC builds libnrt.so.1, the reference libnccom and the C world host
 // (runtime/e2e's worldhost.c) as bench/bootcomm does.

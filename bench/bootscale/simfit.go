@@ -77,7 +77,23 @@ func costs(p bootsim.Params) string {
 // fitAndValidate fits f.Go to the Go rows (the star's included) and f.C to
 // the C hosts' rows of at most f.FitMaxN ranks, prints every row's error
 // (the larger rows are the validation) and the misses, each named.
-func fitAndValidate(out io.Writer, f *bootsim.Fitted) error {
+func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
+	excluded := map[string]string{}
+	for _, kv := range strings.Split(exclude, ",") {
+		if strings.TrimSpace(kv) == "" {
+			continue
+		}
+		name, why, ok := strings.Cut(kv, "=")
+		if !ok || why == "" {
+			return fmt.Errorf("-fit-exclude %q: want name=reason", kv)
+		}
+		excluded[strings.TrimSpace(name)] = why
+		if f.Notes == nil {
+			f.Notes = map[string]string{}
+		}
+		f.Notes["fit-exclude "+strings.TrimSpace(name)] = why
+		fmt.Fprintf(out, "%s: rows not fitted (%s); graded as validation\n", name, why)
+	}
 	// boot: the address all-gather, then the 112-byte peer records'; the
 	// default framing has no RING_DONE / COMPLETE round; the ranks' own
 	// connect delays (docs/bootstrap-hierarchy.md#stagger) are known.
@@ -86,7 +102,7 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted) error {
 	for _, lang := range []string{"go", "c"} {
 		var train []bootsim.Point
 		for _, r := range f.Rows {
-			if r.Lang != lang || r.N > f.FitMaxN {
+			if r.Lang != lang || r.N > f.FitMaxN || excluded[r.Variant] != "" {
 				continue
 			}
 			pt, err := pointOf(r)
@@ -128,7 +144,7 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted) error {
 		}
 		e := (res.Seconds - pt.Seconds) / pt.Seconds
 		role := "fit"
-		if r.N > f.FitMaxN {
+		if r.N > f.FitMaxN || excluded[r.Variant] != "" {
 			role = "validation"
 			nVal++
 			worstVal = max(worstVal, math.Abs(e))

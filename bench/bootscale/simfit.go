@@ -190,7 +190,7 @@ var published = []struct{ what, figure string }{
 	{"PyTorch TCPStore, libuv backend", "~100 s for 96k ranks"},
 	{"stock NCCL at ~96k GPUs (secondary summary of arXiv 2510.20171)", "~265 s"},
 	{"Gloo (pytorch/gloo PR 408)", "85 s at 8k ranks"},
-	{"NCCL 2.22.3 on one host of 8 GPUs (NVIDIA/nccl issue 534), bootstrap of a 2.46 s init", "1.60 s at 8"},
+	{"NCCL 2.22.3 on one host of 8 GPUs (a user report), bootstrap of a 2.46 s init", "1.60 s at 8"},
 }
 
 // scaleParams are p past one host: each rank a core of its own, so a

@@ -246,7 +246,9 @@ sizeLoop:
 		notes["interrupted"] = fmt.Sprintf("the run was stopped; sizes completed: %v", done)
 	}
 	fit := &bootsim.Fitted{Date: date, Load: loadBefore + " / " + loadAfter, NProc: benchenv.NProc(), FitMaxN: o.fitMax, Rows: rows, Notes: notes}
-	if err := fitAndValidate(out, fit, o.fitExclude); err != nil {
+	if err := fitAndValidate(out, fit, o.fitExclude); errors.Is(err, errNotFitted) {
+		return nil
+	} else if err != nil {
 		return err
 	}
 	if err := bootsim.SaveFitted(o.fitted, fit); err != nil {

@@ -15,6 +15,9 @@ import (
 	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
+// errNotFitted: a run with no row to fit keeps its table and writes no file.
+var errNotFitted = errors.New("not fitted")
+
 // tcpRanksPerRoot is BOOTSTRAP_RANKS_PER_ROOT as bootsim restates it.
 const tcpRanksPerRoot = bootsim.RanksPerRoot
 
@@ -110,6 +113,10 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
 				return err
 			}
 			train = append(train, pt)
+		}
+		if lang == "go" && len(train) == 0 {
+			fmt.Fprintf(out, "  no Go row of N <= %d was measured: not fitted, nothing written\n", f.FitMaxN)
+			return errNotFitted
 		}
 		p, err := bootsim.Fit(base, train)
 		if err != nil {

@@ -81,7 +81,7 @@ test: lint check-generated generated-release
 # The Promela models (model/) at full bounds for every release; `make test`
 # runs the same checks at smaller bounds through go test.
 model:
-	NRTABI_MODEL=full $(GO) test -tags $(TAG) -count=1 -timeout 60m -v -run 'Handoff|PerNC|Flat|Hier|SpecChange|Formulas' ./model
+	NRTABI_MODEL=full $(GO) test -tags $(TAG) -count=1 -timeout 60m -v -run 'Handoff|PerNC|Flat|Hier|Bidi|RingOfRoots|SpecChange|Formulas' ./model
 
 # Stand-in binaries of a release (default: the synthetic one), for trying
 # `nrtabi release new` without shipped binaries.
@@ -158,17 +158,26 @@ bench-bootstrap-tcp:
 bench: bench-bootstrap-tcp
 
 # ---- hierarchical bootstrap at scale (bench/bootscale) ----------------------
-# Wall time to agreement for N = 8..256 processes: the naive star, the flat
-# ring and the hierarchical bootstrap (Go ranks, and C hosts through libnrt),
-# interleaved, medians of REPS, the ratios; then bench/bootsim fitted to the
-# star and flat rows, validated on every row, its 1k..100k table beside the
-# published anchors, and docs/bootstrap-scaling.svg
-# (docs/benchmarks.md#hierarchical-bootstrap). PER_INSTANCE: sqrt or an integer.
+# Wall time to agreement for N = 8..1024 processes: the naive star, the flat
+# ring, the hierarchical and the multi-root bootstrap, each ring one way and
+# both ways round (Go ranks, and C hosts through libnrt), interleaved,
+# medians of REPS, the ratios to the star of the same run and the load;
+# then bench/bootsim fitted to the rows of N <= FIT_MAX only, validated on
+# every larger row, its costs and the rows written to
+# bench/bootsim/fitted.json (docs/benchmarks.md#hierarchical-bootstrap).
+# Commit that file, then bench-bootstrap-project prints the 1k..100k
+# projection of every design beside the published anchors and writes
+# docs/bootstrap-scaling.svg from the committed file only.
+# PER_INSTANCE: sqrt or an integer; ONLY: a comma list of variants.
 REPS ?= 5
 PER_INSTANCE ?= sqrt
-.PHONY: bench-bootstrap
+FIT_MAX ?= 64
+.PHONY: bench-bootstrap bench-bootstrap-project
 bench-bootstrap:
-	$(GO) run -tags $(TAG) ./bench/bootscale -reps $(REPS) -per-instance $(PER_INSTANCE) $(if $(SIZES),-sizes "$(SIZES)")
+	$(GO) run -tags $(TAG) ./bench/bootscale -reps $(REPS) -per-instance $(PER_INSTANCE) -fit-max $(FIT_MAX) $(if $(SIZES),-sizes "$(SIZES)") $(if $(ONLY),-only "$(ONLY)")
+
+bench-bootstrap-project:
+	$(GO) run -tags $(TAG) ./bench/bootscale -project -per-instance $(PER_INSTANCE)
 
 bench: bench-bootstrap
 

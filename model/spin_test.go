@@ -352,3 +352,100 @@ func TestHierBootstrap(t *testing.T) {
 		})
 	}
 }
+
+// TestBidiRing checks the bidirectional ring all-gather and broadcast down
+// (bidi.pml) on rings of 2..4 members (5 in full mode), with one member
+// dying anywhere, and rejects each planted bug at the smallest ring where
+// it changes what happens. Cost: about 2 s of pan on two cores.
+func TestBidiRing(t *testing.T) {
+	needSpin(t)
+	maxN, faultN := 4, []int{3, 4}
+	if full {
+		maxN, faultN = 5, []int{2, 3, 4, 5}
+	}
+	for release, h := range headers(t) {
+		t.Run(release, func(t *testing.T) {
+			dir := workDir(t, h)
+			for n := 2; n <= maxN; n++ {
+				defs := []string{fmt.Sprintf("-DNRANKS=%d", n)}
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, "bidi.pml", defs...) })
+			}
+			for _, n := range faultN {
+				defs := []string{fmt.Sprintf("-DNRANKS=%d", n), "-DFAULTS"}
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, "bidi.pml", defs...) })
+			}
+			bugs := []struct {
+				n         int
+				bug, want string
+			}{
+				{3, "BUG_BIDI_ONE_WAY", "v==(((r+i)+1)%3)"},
+				{2, "BUG_BIDI_CEIL_BOTH", "(have&(1<<v))==0"},
+				{4, "BUG_BIDI_CEIL_BOTH", "(have&(1<<v))==0"},
+				{2, "BUG_BIDI_FLOOR_BOTH", "have==((1<<2)-1)"},
+				{4, "BUG_BIDI_FLOOR_BOTH", "have==((1<<4)-1)"},
+				{3, "BUG_BIDI_SERIAL", invalidEnd},
+				{3, "BUG_DOWN_BOTH_FULL", "downs[r]==1"},
+			}
+			if full {
+				// below 5 members the counter-clockwise stream only ever
+				// sends the member's own record, which both slices name
+				bugs = append(bugs, struct {
+					n         int
+					bug, want string
+				}{5, "BUG_BIDI_SAME_SLICE", "(have&(1<<v))==0"})
+			}
+			for _, v := range bugs {
+				defs := []string{fmt.Sprintf("-DNRANKS=%d", v.n), "-D" + v.bug}
+				parallel(t, defs, func(t *testing.T) { rejected(t, dir, "bidi.pml", v.want, defs...) })
+			}
+		})
+	}
+}
+
+func rootsDefs(n, roots int, more ...string) []string {
+	return append([]string{fmt.Sprintf("-DNRANKS=%d", n), fmt.Sprintf("-DROOTS=%d", roots)}, more...)
+}
+
+// TestRingOfRoots checks the multi-root bootstrap and its fast failure
+// (roots.pml): balanced contiguous ranges, the roots' ring (range, first,
+// cluster), one ring of N, abort frames on every ring link; every fault
+// at (2, 2) and (3, 1) (also (3, 2) in full mode); each planted bug at its
+// smallest world. Cost: about 5 s of pan on two cores.
+func TestRingOfRoots(t *testing.T) {
+	needSpin(t)
+	plain := [][2]int{{2, 1}, {2, 2}, {3, 2}}
+	faults := [][2]int{{2, 2}, {3, 1}}
+	if full {
+		plain = append(plain, [][2]int{{4, 2}, {3, 3}}...)
+		faults = append(faults, [][2]int{{3, 2}}...)
+	}
+	for release, h := range headers(t) {
+		t.Run(release, func(t *testing.T) {
+			dir := workDir(t, h)
+			for _, w := range plain {
+				defs := rootsDefs(w[0], w[1])
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, "roots.pml", defs...) })
+			}
+			for _, w := range faults {
+				defs := rootsDefs(w[0], w[1], "-DFAULTS")
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, "roots.pml", defs...) })
+			}
+			for _, v := range []struct {
+				n, roots  int
+				bug, want string
+				more      []string
+			}{
+				{3, 2, "BUG_SPLIT_FLOOR", "(fault!=0)||(result[i]==1)", nil},
+				{2, 2, "BUG_LAST_NEXT_OWN_FIRST", "from==", nil},
+				{2, 2, "BUG_REPLY_BEFORE_FIRST", "knownfirst", nil},
+				{2, 2, "BUG_NO_ROOT_CLOSE", invalidEnd, []string{"-DFAULTS"}},
+				// rank 0 dies before it dials: rank 1 waits to accept it and
+				// hears of it only on its other link, from rank 2
+				{3, 1, "BUG_READ_ONE_LINK", invalidEnd, []string{"-DFAULTS", "-DVICTIM=0"}},
+			} {
+				defs := rootsDefs(v.n, v.roots, append([]string{"-D" + v.bug}, v.more...)...)
+				parallel(t, defs, func(t *testing.T) { rejected(t, dir, "roots.pml", v.want, defs...) })
+			}
+		})
+	}
+}

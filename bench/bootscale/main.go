@@ -1,13 +1,15 @@
 // Command bootscale is `make bench-bootstrap`: the wall time for N = 8 ..
-// 256 rank processes on this host to agree on a world, for the naive star
-// (bench/bootstraptcp), the flat ring and the 2-tier hierarchical
-// bootstrap (`nrtabi-runtime bootstrap --local N [--per-instance L]`, and C
-// hosts through libnrt.so.1 and the reference libnccom with
-// NRTABI_BOOTSTRAP_PER_INSTANCE=L), interleaved in one run, medians of
-// -reps; then the simulator (bench/bootsim) fitted to this run twice (A:
-// the star and flat rows, the hierarchical ones held out; B: every Go row),
-// its error on every measured row, its prediction for 1k .. 100k ranks
-// beside the published anchors, and an SVG plot of both.
+// 1024 rank processes on this host to agree on a world, for the naive star
+// (bench/bootstraptcp), the flat ring, the 2-tier hierarchical bootstrap and
+// the multi-root one, each ring unidirectional and bidirectional
+// (`nrtabi-runtime bootstrap --local N [--per-instance L] [--roots R]`,
+// NRTABI_BOOTSTRAP_RING), and C hosts through libnrt.so.1 and the
+// reference libnccom, interleaved in one run, medians of -reps; then the
+// simulator (bench/bootsim) fitted to the rows of at most -fit-max ranks,
+// validated on every larger row, its costs written to -fitted.
+// `make bench-bootstrap-project` (-project) reads that file, once it is
+// committed, and prints the 1k .. 100k projection of every design beside
+// the published anchors and writes the SVG plot.
 //
 // Its results, dated, are in docs/benchmarks.md#hierarchical-bootstrap.
 package main
@@ -24,7 +26,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,7 +43,12 @@ import (
 func main() {
 	o := options{}
 	flag.IntVar(&o.reps, "reps", 5, "runs per size and variant (the median is reported)")
-	flag.StringVar(&o.sizes, "sizes", "8 16 32 64 128 256", "world sizes")
+	flag.StringVar(&o.sizes, "sizes", "8 16 32 64 128 256 512 1024", "world sizes")
+	flag.IntVar(&o.fitMax, "fit-max", 64, "fit the simulator to the rows of at most this many ranks; the larger rows validate it")
+	flag.StringVar(&o.fitted, "fitted", "bench/bootsim/fitted.json", "where the fitted costs and the measured rows are written (and, with -project, read)")
+	flag.BoolVar(&o.project, "project", false, "measure nothing: print the projection and write the plot from the committed -fitted file")
+	flag.StringVar(&o.only, "only", "", "measure only these variants (comma-separated names; empty: all)")
+	flag.StringVar(&o.fitExclude, "fit-exclude", "", "variants whose rows the fit does not see, as name=reason,... (they are still graded, as validation)")
 	flag.StringVar(&o.perInstance, "per-instance", "sqrt", "ranks per instance L: an integer, or sqrt for ceil(sqrt(N))")
 	flag.StringVar(&o.svg, "svg", "docs/bootstrap-scaling.svg", "where to write the plot (empty: none)")
 	flag.BoolVar(&o.c, "c", true, "also measure C hosts through libnrt and the reference libnccom")
@@ -49,7 +56,11 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, o, os.Stdout); err != nil {
+	do := run
+	if o.project {
+		do = project
+	}
+	if err := do(ctx, o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/bootscale:", err)
 		os.Exit(1)
 	}
@@ -62,6 +73,11 @@ type options struct {
 	svg         string
 	c           bool
 	runTimeout  time.Duration
+	fitMax      int
+	fitted      string
+	project     bool
+	only        string
+	fitExclude  string
 }
 
 // timing is one world's two figures, ms from the last rank starting: the
@@ -73,8 +89,17 @@ type variant struct {
 	name    string
 	algo    bootsim.Algo
 	lang    string // "go" or "c"
+	bidi    bool   // NRTABI_BOOTSTRAP_RING=bidirectional
+	multi   bool   // several roots: multiRoots(n, l)
 	measure func(ctx context.Context, n, l int) (timing, error)
 	skipped string // why it is not measured, when it is not
+}
+
+// multiRoots is R for a multi-root row: the rule's (tcp.RootsFor), but at
+// least 2, so the small worlds the simulator is fitted on have a roots'
+// ring too; at most one root per instance.
+func multiRoots(n, l int) int {
+	return min(max(2, bootsim.RootsFor(bootsim.Hier, n, l)), (n+l-1)/l)
 }
 
 const sockTimeout = "NEURON_CCOM_SOCK_TIMEOUT=30"
@@ -104,8 +129,8 @@ func parseSizes(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Fields(s) {
 		n, err := strconv.Atoi(f)
-		if err != nil || n < 2 || n > 4096 {
-			return nil, fmt.Errorf("-sizes: %q is not a world size of 2..4096", f)
+		if err != nil || n < 4 || n > 4096 {
+			return nil, fmt.Errorf("-sizes: %q is not a world size of 4..4096 (a multi-root row needs 2 instances)", f)
 		}
 		out = append(out, n)
 	}
@@ -126,6 +151,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if o.reps < 1 || o.reps > 101 {
 		return fmt.Errorf("-reps %d: want 1..101", o.reps)
 	}
+	if o.fitMax < 8 || o.fitMax > 4096 {
+		return fmt.Errorf("-fit-max %d: want 8..4096", o.fitMax)
+	}
 	dir, err := os.MkdirTemp("", "nrtabi-bootscale-")
 	if err != nil {
 		return err
@@ -135,20 +163,27 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	loadBefore := benchenv.LoadAvg()
+	date := time.Now().UTC().Format(time.RFC3339)
 	fmt.Fprintf(out, "%s, nproc %s, load %s, %d runs per size and variant (medians, interleaved), %s\n",
-		time.Now().UTC().Format(time.RFC3339), benchenv.NProc(), benchenv.LoadAvg(), o.reps, sockTimeout)
-	fmt.Fprintf(out, "L (ranks per instance) = %s\n", policyText(o.perInstance))
+		date, benchenv.NProc(), loadBefore, o.reps, sockTimeout)
+	fmt.Fprintf(out, "L (ranks per instance) = %s; multi-root rows: R = max(2, ceil(N / %d)), at most one root per instance\n", policyText(o.perInstance), tcpRanksPerRoot)
+	notes := map[string]string{}
 	for _, v := range vs {
 		if v.skipped != "" {
 			fmt.Fprintf(out, "%s: not measured: %s\n", v.name, v.skipped)
+			notes[v.name] = v.skipped
 		}
 	}
 	fmt.Fprintln(out, "\nboot: ms from the last rank starting to the last rank holding the agreed world (the bootstrap's address and peer-record all-gathers; the star's one round trip)")
 	header(out, vs)
-	var pts []bootsim.Point
 	meds := map[string]map[int]float64{}      // boot
 	agreeMeds := map[string]map[int]float64{} // agree
 	ls := map[int]int{}
+	var rows []bootsim.MeasuredRow
+	var done []int
+	interrupted := false
+sizeLoop:
 	for _, n := range sizes {
 		l, _ := perInstance(o.perInstance, n)
 		ls[n] = l
@@ -164,6 +199,12 @@ func run(ctx context.Context, o options, out io.Writer) error {
 				rctx, cancel := context.WithTimeout(ctx, o.runTimeout)
 				tm, err := v.measure(rctx, n, l)
 				cancel()
+				if err != nil && ctx.Err() != nil {
+					// interrupted: keep the sizes done, drop this one
+					fmt.Fprintf(out, "interrupted during N=%d: the fit and the file keep the sizes completed\n", n)
+					interrupted = true
+					break sizeLoop
+				}
 				if err != nil {
 					return fmt.Errorf("%s, %d ranks: %w", v.name, n, err)
 				}
@@ -172,36 +213,48 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			}
 		}
 		for i, v := range vs {
-			if v.skipped == "" {
-				put(meds, v.name, n, benchenv.Median(boot[i]))
-				put(agreeMeds, v.name, n, benchenv.Median(agree[i]))
-				if v.lang == "go" {
-					pts = append(pts, bootsim.Point{Algo: v.algo, N: n, L: l, Seconds: meds[v.name][n] / 1000})
-				}
+			if v.skipped != "" {
+				continue
 			}
+			put(meds, v.name, n, benchenv.Median(boot[i]))
+			put(agreeMeds, v.name, n, benchenv.Median(agree[i]))
+			r := bootsim.MeasuredRow{Variant: v.name, Algo: v.algo.String(), Lang: v.lang, Bidi: v.bidi, N: n,
+				BootMs: meds[v.name][n], AgreeMs: agreeMeds[v.name][n]}
+			if v.algo == bootsim.Hier {
+				r.L = l
+			}
+			if v.multi {
+				r.Roots = multiRoots(n, l)
+			}
+			rows = append(rows, r)
 		}
 		row(out, vs, n, l, meds)
+		done = append(done, n)
 	}
+	sizes = done
 	fmt.Fprintln(out, "\nagree: the same runs to the replica group's verdict and id (runtime/launch: after the world, the global comm's setup and the replica group's own comm init, which is not a global init and so flat by the dispatch, then its tree and hypercube)")
 	header(out, vs)
 	for _, n := range sizes {
 		row(out, vs, n, ls[n], agreeMeds)
 	}
-	fmt.Fprintln(out)
-	fmt.Fprintln(out, "goals on boot, the goal metric of docs/benchmarks.md#hierarchical-bootstrap (wall time to agreement of the bootstrap: every rank holds the identical gathered table):")
-	goals(out, "boot", meds)
-	fmt.Fprintln(out, "the same ratios on agree, the whole world program (its replica-group comm init is flat by the dispatch), beside the goal, not the goal:")
+	loadAfter := benchenv.LoadAvg()
+	fmt.Fprintf(out, "\nload after: %s\n", loadAfter)
+	fmt.Fprintln(out, "goals (docs/benchmarks.md#hierarchical-bootstrap): agree <= 2x the star at 256 ranks, <= 2.5x at 1024; boot beside it")
 	goals(out, "agree", agreeMeds)
-	fit, err := simulate(out, o, pts)
-	if err != nil {
+	goals(out, "boot", meds)
+	if interrupted {
+		notes["interrupted"] = fmt.Sprintf("the run was stopped; sizes completed: %v", done)
+	}
+	fit := &bootsim.Fitted{Date: date, Load: loadBefore + " / " + loadAfter, NProc: benchenv.NProc(), FitMaxN: o.fitMax, Rows: rows, Notes: notes}
+	if err := fitAndValidate(out, fit, o.fitExclude); errors.Is(err, errNotFitted) {
+		return nil
+	} else if err != nil {
 		return err
 	}
-	if o.svg != "" {
-		if err := writePlot(o.svg, o.perInstance, meds, fit); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "plot: %s\n", o.svg)
+	if err := bootsim.SaveFitted(o.fitted, fit); err != nil {
+		return err
 	}
+	fmt.Fprintf(out, "\nfitted costs and measured rows written to %s: commit it, then make bench-bootstrap-project prints the 1k..100k projection and writes the plot from the committed file\n", o.fitted)
 	return nil
 }
 
@@ -252,43 +305,46 @@ func policyText(p string) string {
 	return p
 }
 
-// goals prints the hierarchical bootstrap's targets
-// (docs/benchmarks.md#hierarchical-bootstrap: at most 2x the star at 64
-// ranks, 2.5x at 256) against the hierarchical rows of both sides, and
-// flat's ratio beside each.
+// goals prints the targets (docs/benchmarks.md#hierarchical-bootstrap: at
+// most 2x the star at 256 ranks, 2.5x at 1024) for every variant measured
+// there, met or MISSED; a variant not measured at that size is said so.
 func goals(out io.Writer, metric string, meds map[string]map[int]float64) {
 	star := meds["star"]
+	var names []string
+	for name := range meds {
+		if name != "star" {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
 	for _, g := range []struct {
 		n    int
 		goal float64
-	}{{64, 2}, {256, 2.5}} {
+	}{{256, 2}, {1024, 2.5}} {
 		s, ok := star[g.n]
 		if !ok {
+			fmt.Fprintf(out, "  %s at N=%d: the star was not measured there\n", metric, g.n)
 			continue
 		}
-		for _, lang := range []string{"go", "c"} {
-			hv, fv := "hier-"+lang, "flat-"+lang
-			flat := fv + " not measured"
-			if f, ok := meds[fv][g.n]; ok {
-				flat = fmt.Sprintf("%s %.2fx", fv, f/s)
-			}
-			h, ok := meds[hv][g.n]
+		for _, name := range names {
+			h, ok := meds[name][g.n]
 			if !ok {
-				fmt.Fprintf(out, "  %s, goal at N=%d (hier <= %.1fx star): %s not measured; %s\n", metric, g.n, g.goal, hv, flat)
+				fmt.Fprintf(out, "  %s at N=%d: %s not measured\n", metric, g.n, name)
 				continue
 			}
 			verdict := "met"
 			if h/s > g.goal {
 				verdict = "MISSED"
 			}
-			fmt.Fprintf(out, "  %s, goal at N=%d: %s %.2fx star (goal <= %.1fx: %s); %s\n", metric, g.n, hv, h/s, g.goal, verdict, flat)
+			fmt.Fprintf(out, "  %s at N=%d: %-14s %6.2fx star (goal <= %.1fx: %s)\n", metric, g.n, name, h/s, g.goal, verdict)
 		}
 	}
 }
 
-// variants builds what the bench runs and probes each hierarchical
-// variant once at N=4, L=2: an implementation that refuses the flag or the
-// variable is reported as not measured, never silently run flat.
+// variants builds what the bench runs and probes each variant that is not
+// the star once at N=4, L=2: an implementation that refuses the flag or the
+// variable is reported as not measured, never silently run as another
+// shape under its name.
 func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 	nrtabi, star := filepath.Join(dir, "nrtabi-runtime"), filepath.Join(dir, "bootstraptcp")
 	for _, b := range [][2]string{{nrtabi, builder.Module + "/cmd/nrtabi-runtime"}, {star, builder.Module + "/bench/bootstraptcp"}} {
@@ -296,7 +352,7 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 			return nil, fmt.Errorf("go build %s: %w\n%s", b[1], err, out)
 		}
 	}
-	goRun := func(bin string, hier bool) func(ctx context.Context, n, l int) (timing, error) {
+	goRun := func(bin string, hier, multi bool, ring string) func(ctx context.Context, n, l int) (timing, error) {
 		return func(ctx context.Context, n, l int) (timing, error) {
 			args := []string{"--local", strconv.Itoa(n), "--timing"}
 			if bin == nrtabi {
@@ -304,9 +360,20 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 				if hier {
 					args = append(args, "--per-instance", strconv.Itoa(l))
 				}
+				if multi {
+					args = append(args, "--roots", strconv.Itoa(multiRoots(n, l)))
+				}
 			}
 			cmd := exec.CommandContext(ctx, bin, args...)
 			cmd.Env = append(os.Environ(), sockTimeout)
+			if ring != "" {
+				cmd.Env = append(cmd.Env, abi.EnvBootstrapRing+"="+ring)
+			}
+			if hier && bin == nrtabi {
+				// the replica group's comm init on the world's instances too
+				// (docs/bootstrap.md#group-comm-init), so agree is the design's
+				cmd.Env = append(cmd.Env, groupInitEnv+"=hier")
+			}
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			b, err := cmd.Output()
@@ -326,31 +393,119 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 		}
 	}
 	vs := []variant{
-		{name: "star", algo: bootsim.Star, lang: "go", measure: goRun(star, false)},
-		{name: "flat-go", algo: bootsim.Flat, lang: "go", measure: goRun(nrtabi, false)},
-		{name: "hier-go", algo: bootsim.Hier, lang: "go", measure: goRun(nrtabi, true)},
+		{name: "star", algo: bootsim.Star, lang: "go", measure: goRun(star, false, false, "")},
+		{name: "flat-go", algo: bootsim.Flat, lang: "go", measure: goRun(nrtabi, false, false, "")},
+		{name: "hier-go", algo: bootsim.Hier, lang: "go", measure: goRun(nrtabi, true, false, "")},
+		{name: "mroot-go", algo: bootsim.Hier, lang: "go", multi: true, measure: goRun(nrtabi, true, true, "")},
+		{name: "flat-go-bidi", algo: bootsim.Flat, lang: "go", bidi: true, measure: goRun(nrtabi, false, false, "bidirectional")},
+		{name: "hier-go-bidi", algo: bootsim.Hier, lang: "go", bidi: true, measure: goRun(nrtabi, true, false, "bidirectional")},
+		{name: "mroot-go-bidi", algo: bootsim.Hier, lang: "go", bidi: true, multi: true, measure: goRun(nrtabi, true, true, "bidirectional")},
 		{name: "flat-c", algo: bootsim.Flat, lang: "c"},
 		{name: "hier-c", algo: bootsim.Hier, lang: "c"},
+		{name: "flat-c-bidi", algo: bootsim.Flat, lang: "c", bidi: true},
+		{name: "hier-c-bidi", algo: bootsim.Hier, lang: "c", bidi: true},
 	}
-	if _, err := vs[2].measure(ctx, 4, 2); err != nil {
-		vs[2].skipped = "the probe world of 4 ranks, L=2 failed: " + err.Error()
+	// A multi-root row is one only if the launcher takes the flag: an R
+	// the world cannot have must be refused.
+	if _, err := goRun(nrtabi, true, false, "")(ctx, 4, 2); err == nil {
+		bad := exec.CommandContext(ctx, nrtabi, "bootstrap", "--local", "4", "--per-instance", "2", "--roots", "3", "--timing")
+		if _, err := bad.CombinedOutput(); err == nil {
+			for i := range vs {
+				if vs[i].multi {
+					vs[i].skipped = "the launcher did not refuse --roots 3 for 2 instances: it may not read it"
+				}
+			}
+		}
+	}
+	// The replica group's hierarchical init is one only if the ranks read
+	// the variable: a value they do not know must be refused by name.
+	if err := exec.CommandContext(ctx, nrtabi, "bootstrap", "--local", "4", "--per-instance", "2", "--timing").Run(); err == nil {
+		bad := exec.CommandContext(ctx, nrtabi, "bootstrap", "--local", "4", "--per-instance", "2", "--timing")
+		bad.Env = append(os.Environ(), groupInitEnv+"=sideways")
+		// the ranks exit 2 on it (the launcher does not pass their reason on)
+		if _, err := bad.CombinedOutput(); err == nil {
+			return nil, fmt.Errorf("the ranks did not refuse %s=sideways: the hierarchical rows' agree would not be what they say", groupInitEnv)
+		}
+	}
+	// A bidirectional row is one only if the ranks read the variable: a
+	// value they do not know must be refused by name.
+	if _, err := goRun(nrtabi, false, false, "sideways")(ctx, 4, 2); err == nil || !strings.Contains(err.Error(), abi.EnvBootstrapRing) {
+		why := fmt.Sprintf("the ranks did not refuse %s=sideways by name (%v): they may not read it", abi.EnvBootstrapRing, err)
+		for i := range vs {
+			if vs[i].bidi && vs[i].lang == "go" {
+				vs[i].skipped = why
+			}
+		}
+	}
+	for i := range vs[1:7] {
+		v := &vs[1+i]
+		if v.skipped != "" || v.algo != bootsim.Hier && !v.multi && !v.bidi {
+			continue
+		}
+		if _, err := v.measure(ctx, 4, 2); err != nil {
+			v.skipped = "the probe world of 4 ranks, L=2 failed: " + err.Error()
+		}
+	}
+	if o.only != "" {
+		want := map[string]bool{}
+		for _, n := range strings.Split(o.only, ",") {
+			want[strings.TrimSpace(n)] = true
+		}
+		for i := range vs {
+			if !want[vs[i].name] && vs[i].skipped == "" {
+				vs[i].skipped = "not in -only"
+			}
+			delete(want, vs[i].name)
+		}
+		for n := range want {
+			return nil, fmt.Errorf("-only %q: no variant %q", o.only, n)
+		}
+	}
+	cs := vs[7:]
+	skipC := func(why string) {
+		for i := range cs {
+			if cs[i].skipped == "" {
+				cs[i].skipped = why
+			}
+		}
 	}
 	if !o.c {
-		vs[3].skipped, vs[4].skipped = "-c=false", "-c=false"
+		skipC("-c=false")
 		return vs, nil
 	}
 	host, env, err := buildC(ctx, dir)
 	if err != nil {
-		vs[3].skipped, vs[4].skipped = err.Error(), err.Error()
+		skipC(err.Error())
 		return vs, nil
 	}
-	vs[3].measure = cRun(host, env, false)
-	vs[4].measure = cRun(host, env, true)
-	if _, err := vs[4].measure(ctx, 4, 2); err != nil {
-		vs[4].skipped = "the probe world of 4 C hosts, " + perInstanceEnv + "=2 failed: " + err.Error()
+	// the C hosts read the ring mode too: a value they do not know must fail them
+	if _, err := cRun(host, append(append([]string(nil), env...), abi.EnvBootstrapRing+"=sideways"), false)(ctx, 4, 2); err == nil {
+		for i := range cs {
+			if cs[i].bidi && cs[i].skipped == "" {
+				cs[i].skipped = "the C hosts did not refuse " + abi.EnvBootstrapRing + "=sideways: they may not read it"
+			}
+		}
+	}
+	for i := range cs {
+		v := &cs[i]
+		if v.skipped != "" {
+			continue
+		}
+		e := env
+		if v.bidi {
+			e = append(append([]string(nil), env...), abi.EnvBootstrapRing+"=bidirectional")
+		}
+		v.measure = cRun(host, e, v.algo == bootsim.Hier)
+		if _, err := v.measure(ctx, 4, 2); err != nil {
+			v.skipped = "the probe world of 4 C hosts failed: " + err.Error()
+		}
 	}
 	return vs, nil
 }
+
+// groupInitEnv is runtime/collectives' switch for the replica group's
+// comm init (flat, the seed's dispatch, or hier).
+const groupInitEnv = "NRTABI_BOOTSTRAP_GROUP_INIT"
 
 // buildC builds libnrt.so.1, the reference libnccom and the C world host
 // (runtime/e2e's worldhost.c) as bench/bootcomm does.
@@ -471,208 +626,4 @@ func lastLine(s string) string {
 		s = s[i+1:]
 	}
 	return cfmt.Escape(s, 300)
-}
-
-// ---- the simulator ---------------------------------------------------------
-
-// simGoal is the simulator's validation goal (docs/benchmarks.md#the-simulator):
-// a prediction within 25 % of the measured point.
-const simGoal = 0.25
-
-// noiseFloor: a row measured below it is graded against an absolute
-// tolerance (simGoal of the floor, 1.25 ms) as well as the 25 %: at a few
-// milliseconds one scheduler delay of this 2-core host is a quarter of the
-// time (docs/benchmarks.md#hierarchical-bootstrap). Both are printed; the
-// grade is continuous at the floor (25 % of 5 ms is the tolerance).
-const noiseFloor = 5e-3
-
-// simTol is the absolute tolerance of a row below noiseFloor.
-const simTol = simGoal * noiseFloor
-
-// within says whether a prediction of a row measured at sec seconds with
-// relative error e meets the goal, and how: by the 25 % or, below the
-// noise floor, by the absolute tolerance.
-func within(sec, e float64) (ok bool, how string) {
-	if math.Abs(e) <= simGoal {
-		return true, ""
-	}
-	if sec < noiseFloor && math.Abs(e)*sec <= simTol {
-		return true, fmt.Sprintf("  within %.2f ms of a %.1f ms row (below the %.0f ms noise floor; %+.0f%%)", simTol*1e3, sec*1e3, noiseFloor*1e3, e*100)
-	}
-	return false, ""
-}
-
-// missCause says what a missed row is made of, as far as this host's
-// traces tell (docs/benchmarks.md#hierarchical-bootstrap): at a few
-// milliseconds one scheduling delay of the loaded host is a quarter of the
-// time; otherwise the cost the model lacks or overcharges for that shape.
-func missCause(p bootsim.Point, e float64) string {
-	switch {
-	case p.Seconds < 0.015:
-		return fmt.Sprintf("%.1f ms in all, a few scheduling delays of this host", p.Seconds*1e3)
-	case p.Algo == bootsim.Star && e < 0:
-		return "its root's N replies of N records cost more at this N than the fitted per-record table cost says"
-	case p.Algo == bootsim.Star:
-		return "the fitted per-record table cost, set by the largest star rows, overcharges this one"
-	case p.Algo == bootsim.Hier && e < 0:
-		return "a hop that must wake a sleeping rank waits longer than the per-busy-rank cost fitted on the flat ring says"
-	case p.Algo == bootsim.Flat && e > 0:
-		return "the per-busy-rank cost fitted across sizes overcharges the longest ring, whose ranks are never all asleep"
-	case e < 0:
-		return "the row spends time the model has no cost for"
-	}
-	return "the model charges a cost this row does not pay in full"
-}
-
-// interNodeHop is a message's latency between nodes (about 15 us over EFA,
-// docs/sources.md#ref-scale).
-const interNodeHop = 15e-6
-
-// ranksPerRoot is NCCL's "at most about 128-256 ranks per root"
-// (docs/sources.md#ref-scale), for the hier/R column.
-const ranksPerRoot = 256
-
-// scaleRecord is the per-record cost past one host: a 112-byte peer record
-// at 10 Gb/s.
-const scaleRecord = 112 * 8 / 10e9
-
-// published are the anchors of docs/sources.md#ref-scale.
-var published = []struct{ what, figure string }{
-	{"upstream NCCL, stated goal (fast bootstrap, ~128-256 ranks per root)", "< 30 s at 100k GPUs"},
-	{"PyTorch TCPStore, libuv backend", "~100 s for 96k ranks"},
-	{"stock NCCL at ~96k GPUs (secondary summary of arXiv 2510.20171)", "~265 s"},
-	{"Gloo (pytorch/gloo PR 408)", "85 s at 8k ranks"},
-}
-
-// fitResult is the simulator as fitted to this run.
-type fitResult struct {
-	host    bootsim.Params // this host: with the contention term
-	scale   bootsim.Params // past one host: no contention, the spec's backlog, bytes on a wire
-	maxErr  float64        // B, every row
-	maxHeld float64        // A, the hierarchical rows it did not see
-	missed  int            // rows outside the goal (and, below noiseFloor, outside simTol)
-}
-
-func simulate(out io.Writer, o options, pts []bootsim.Point) (*fitResult, error) {
-	var train []bootsim.Point
-	for _, p := range pts {
-		if p.Algo != bootsim.Hier {
-			train = append(train, p)
-		}
-	}
-	// boot: the address all-gather, then the 112-byte peer records'. The
-	// worlds run the default framing (NRTABI_BOOTSTRAP_FRAMING unset), which has no
-	// RING_DONE / COMPLETE round through the root; the ranks' own connect
-	// delays (flat: rank ms past 128; hierarchical: rank/7000 s past 256,
-	// docs/bootstrap-hierarchy.md#stagger) are known, not fitted.
-	base := bootsim.Params{Gathers: 2, RankDelay: true}
-	held, err := bootsim.Fit(base, train)
-	if err != nil {
-		fmt.Fprintf(out, "simulator: not fitted: %v\n", err)
-		return nil, nil
-	}
-	host, err := bootsim.Fit(base, pts)
-	if err != nil {
-		fmt.Fprintf(out, "simulator: not fitted: %v\n", err)
-		return nil, nil
-	}
-	costs := func(p bootsim.Params) string {
-		return fmt.Sprintf("fixed %.2f ms, root accept %.1f us per rank, ring hop %.1f us + %.2f us per rank busy in the step (one host's cores), star table %.3f us per record per rank",
-			p.Fixed*1e3, p.Accept*1e6, p.Hop*1e6, p.HopPerActive*1e6, p.Table*1e6)
-	}
-	fmt.Fprintf(out, "\nsimulator (bench/bootsim) on boot, fitted to this run:\n  A (star and flat-go rows; hier held out): %s\n  B (every Go row): %s\n", costs(held), costs(host))
-	fmt.Fprintf(out, "%8s %5s %4s %12s %12s %9s %12s %9s\n", "variant", "N", "L", "measured ms", "A ms", "A error", "B ms", "B error")
-	res := &fitResult{host: host}
-	for _, p := range pts {
-		ra, err := bootsim.Simulate(p.Algo, p.N, p.L, held)
-		if err != nil {
-			return nil, err
-		}
-		rb, err := bootsim.Simulate(p.Algo, p.N, p.L, host)
-		if err != nil {
-			return nil, err
-		}
-		ea, eb := (ra.Seconds-p.Seconds)/p.Seconds, (rb.Seconds-p.Seconds)/p.Seconds
-		res.maxErr = max(res.maxErr, math.Abs(eb))
-		if p.Algo == bootsim.Hier {
-			res.maxHeld = max(res.maxHeld, math.Abs(ea))
-		}
-		mark := ""
-		if p.Algo == bootsim.Hier {
-			mark = "  (held out of A)"
-		}
-		// A row outside the goal is named, on the fit that counts for it:
-		// B for every row, and A too for the hierarchical rows it did not
-		// see (A's miss named first).
-		grades := []float64{eb}
-		if p.Algo == bootsim.Hier {
-			grades = []float64{ea, eb}
-		}
-		for _, e := range grades {
-			ok, how := within(p.Seconds, e)
-			if !ok {
-				res.missed++
-				mark += fmt.Sprintf("  MISSED (%+.0f%%: %s)", e*100, missCause(p, e))
-				break
-			}
-			if how != "" {
-				mark += how
-				break
-			}
-		}
-		fmt.Fprintf(out, "%8s %5d %4d %12.2f %12.2f %+8.1f%% %12.2f %+8.1f%%%s\n", p.Algo.String(), p.N, p.L, p.Seconds*1e3, ra.Seconds*1e3, ea*100, rb.Seconds*1e3, eb*100, mark)
-	}
-	fmt.Fprintf(out, "largest error: B %.1f%% over every row; A %.1f%% on the held-out hierarchical rows (goal within 25%%, or %.2f ms below a %.0f ms row); %d of %d rows MISSED\n", res.maxErr*100, res.maxHeld*100, simTol*1e3, noiseFloor*1e3, res.missed, len(pts))
-
-	// Past one host a rank has a core of its own: a message costs its CPU
-	// (the contention term times this host's cores) plus the wire's latency.
-	scale := host
-	scale.Hop = host.Hop + host.HopPerActive*float64(runtime.NumCPU()) + interNodeHop
-	scale.HopPerActive = 0
-	scale.Record = scaleRecord
-	// The fitted table cost is this host's cores shared by the root's
-	// copies and N ranks reading N records each, a contention like
-	// HopPerActive's; past one host the table costs its bytes on the
-	// root's wire (Record).
-	scale.Table = 0
-	scale.Backlog = int(abi.BootstrapListenBacklog)
-	scale.Retry = 1 // the first SYN retransmit (Linux)
-	// The columns are the root's accept scenarios (a burst, NCCL's rate);
-	// the flat path's own 2.9.9 stagger (1 ms per rank: 100 s at 100k) is
-	// left out of them.
-	scale.RankDelay = false
-	res.scale = scale
-	fmt.Fprintf(out, "\npast one host (B's accept and fixed costs; the star's table at the wire's rate, not this host's contended table cost; a hop of %.1f us: B's per-message CPU on a core of its own + %.0f us between nodes; 112-B records at 10 Gb/s; listen backlog %d = BOOTSTRAP_LISTEN_BACKLOG, SYN retry 1 s doubling; L = %s; hier/R: one root per %d ranks, which nrtabi does not implement):\n",
-		scale.Hop*1e6, interNodeHop*1e6, scale.Backlog, policyText(o.perInstance), ranksPerRoot)
-	fmt.Fprintf(out, "%7s %5s | %8s %8s %8s %8s | %8s %8s %8s %8s | %s\n", "N", "L", "star", "flat", "hier", "hier/R", "star", "flat", "hier", "hier/R", "drops (burst, hier)")
-	fmt.Fprintf(out, "%7s %5s | %35s | %35s |\n", "", "", "all connect at once, s", "staggered 7000/s (NCCL), s")
-	for _, n := range []int{1000, 8000, 32000, 100000} {
-		l, _ := perInstance(o.perInstance, n)
-		fmt.Fprintf(out, "%7d %5d |", n, l)
-		drops := 0
-		for _, stagger := range []float64{0, 7000} {
-			for i, a := range []bootsim.Algo{bootsim.Star, bootsim.Flat, bootsim.Hier, bootsim.Hier} {
-				p := scale
-				p.Stagger = stagger
-				if i == 3 {
-					p.Roots = (n + ranksPerRoot - 1) / ranksPerRoot
-				}
-				r, err := bootsim.Simulate(a, n, l, p)
-				if err != nil {
-					return nil, err
-				}
-				if stagger == 0 && i == 2 {
-					drops = r.Drops
-				}
-				fmt.Fprintf(out, " %8.1f", r.Seconds)
-			}
-			fmt.Fprint(out, " |")
-		}
-		fmt.Fprintf(out, " %d\n", drops)
-	}
-	fmt.Fprintln(out, "published anchors (docs/sources.md#ref-scale):")
-	for _, a := range published {
-		fmt.Fprintf(out, "  %-70s %s\n", a.what, a.figure)
-	}
-	return res, nil
 }

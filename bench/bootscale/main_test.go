@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/xml"
 	"io"
 	"math"
@@ -75,21 +76,25 @@ func TestWorldTiming(t *testing.T) {
 // The plot is well-formed SVG holding every series, with the measured
 // points and both simulated curves; written over a file, not beside it.
 func TestPlot(t *testing.T) {
-	meds := map[string]map[int]float64{
-		"star":    {8: 2, 64: 20, 256: 110},
-		"flat-go": {8: 15, 64: 400, 256: 2400},
-		"hier-go": {8: 10, 64: 60, 256: 250},
+	fit := &bootsim.Fitted{Date: "2026-12-02T20:00:00Z", NProc: "2", FitMaxN: 64,
+		Go: bootsim.Params{Accept: 2e-4, Hop: 3e-4, HopPerActive: 1e-5, Wake: 1e-6, Gathers: 2, PerNC: true},
+		C:  bootsim.Params{Accept: 2e-4, Hop: 2e-4, HopPerActive: 1e-5, Gathers: 2}}
+	for _, r := range []struct {
+		v, algo, lang string
+		bidi          bool
+	}{{"star", "star", "go", false}, {"flat-go", "flat", "go", false}, {"hier-go", "hier", "go", false}, {"hier-c-bidi", "hier", "c", true}} {
+		for _, n := range []int{8, 64, 256} {
+			fit.Rows = append(fit.Rows, bootsim.MeasuredRow{Variant: r.v, Algo: r.algo, Lang: r.lang, Bidi: r.bidi, N: n, L: 4, BootMs: float64(n), AgreeMs: float64(n)})
+		}
 	}
-	fit := &fitResult{
-		host:  bootsim.Params{Accept: 2e-4, Hop: 3e-4, HopPerActive: 1e-5, Gathers: 2, PerNC: true},
-		scale: bootsim.Params{Accept: 2e-4, Hop: 3e-4, Gathers: 2, PerNC: true}, // no backlog: the bursts are bootsim's tests
-	}
-	ss, err := plotSeries("sqrt", meds, fit)
+	ss, err := plotSeries("sqrt", fit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ss) != 3+6 {
-		t.Fatalf("%d series, want 3 measured + 3x2 simulated", len(ss))
+	// 4 measured; star, flat, hier, hier-bidi on this host and past it;
+	// mroot-bidi past it only
+	if len(ss) != 4+4*2+1 {
+		t.Fatalf("%d series, want 4 measured + 9 simulated", len(ss))
 	}
 	svg := renderPlot("a <title> & more", ss)
 	d := xml.NewDecoder(strings.NewReader(svg))
@@ -106,10 +111,10 @@ func TestPlot(t *testing.T) {
 			elems[se.Name.Local]++
 		}
 	}
-	if elems["svg"] != 1 || elems["polyline"] != 6 || elems["circle"] < 9 {
-		t.Errorf("elements %v: want one svg, 6 curves, 9 measured points and their legend", elems)
+	if elems["svg"] != 1 || elems["polyline"] != 9 || elems["circle"] < 9 {
+		t.Errorf("elements %v: want one svg, 9 curves, 9 measured Go points and their legend", elems)
 	}
-	for _, s := range []string{"hier-go measured", "flat simulated, past one host", "stroke-dasharray"} {
+	for _, s := range []string{"hier-go measured", "mroot-bidi sim, past one host", "stroke-dasharray", "5 s at 100k"} {
 		if !strings.Contains(svg, s) {
 			t.Errorf("the plot has no %q", s)
 		}
@@ -126,15 +131,28 @@ func TestPlot(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writePlot(path, "sqrt", meds, fit); err != nil {
+	if err := writePlot(path, "sqrt", fit); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := os.ReadDir(dir)
 	if got, _ := os.ReadFile(path); !strings.HasPrefix(string(got), "<svg") || len(files) != 1 {
 		t.Errorf("after writePlot: %d files, %q...", len(files), string(got)[:min(len(got), 20)])
 	}
-	if err := writePlot(filepath.Join(dir, "no", "such", "p.svg"), "sqrt", meds, fit); err == nil {
+	if err := writePlot(filepath.Join(dir, "no", "such", "p.svg"), "sqrt", fit); err == nil {
 		t.Error("a plot into a missing directory: no error")
+	}
+}
+
+// The projection refuses a fitted file git does not hold as committed.
+func TestProjectNeedsCommittedFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fitted.json")
+	if err := bootsim.SaveFitted(path, &bootsim.Fitted{NProc: "2", FitMaxN: 64}); err != nil {
+		t.Fatal(err)
+	}
+	err := project(context.Background(), options{fitted: path, perInstance: "sqrt"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "not committed") {
+		t.Errorf("an uncommitted file: %v", err)
 	}
 }
 

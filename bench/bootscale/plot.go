@@ -5,7 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/bench/bootsim"
@@ -14,83 +14,86 @@ import (
 // The plot is hand-written SVG (no dependency): time to agreement against
 // N, both on log scales; measured medians as markers, the simulator as
 // lines (solid: this host's fitted costs up to the largest measured N;
-// dashed: past one host, all ranks connecting at once).
+// dashed: past one host, staggered connects, to 100k), the published
+// anchors as black diamonds.
 
 const (
 	plotW, plotH         = 880, 540
 	padL, padR, padT, pB = 80, 240, 40, 60
 )
 
-var colors = map[bootsim.Algo]string{bootsim.Star: "#1f77b4", bootsim.Flat: "#d62728", bootsim.Hier: "#2ca02c"}
+// colors are by design (the measured rows of a design share its color).
+var colors = map[string]string{
+	"star": "#1f77b4", "flat": "#d62728", "flat-bidi": "#ff7f0e", "hier": "#2ca02c", "hier-bidi": "#17becf",
+	"mroot": "#9467bd", "mroot-bidi": "#e377c2",
+}
 
 type series struct {
-	algo   bootsim.Algo
+	color  string
 	label  string
 	pts    [][2]float64 // N, seconds
 	dashed bool
 	marker string // "" for a line; "circle" or "square" for points
 }
 
-// plotSeries gathers what the plot shows: the measured medians and the
-// simulator's curves.
-func plotSeries(policy string, meds map[string]map[int]float64, fit *fitResult) ([]series, error) {
+// designOf is the design a measured variant runs: hier-go-bidi -> hier-bidi.
+func designOf(variant string) string {
+	d := strings.Replace(strings.Replace(variant, "-go", "", 1), "-c", "", 1)
+	return d
+}
+
+// plotSeries gathers what the plot shows: the measured medians of the
+// fitted file and the simulator's curves on its Go costs.
+func plotSeries(policy string, f *bootsim.Fitted) ([]series, error) {
 	var out []series
-	for _, m := range []struct {
-		name, marker string
-		algo         bootsim.Algo
-	}{
-		{"star", "circle", bootsim.Star}, {"flat-go", "circle", bootsim.Flat}, {"hier-go", "circle", bootsim.Hier},
-		{"flat-c", "square", bootsim.Flat}, {"hier-c", "square", bootsim.Hier},
-	} {
-		ms := meds[m.name]
-		if len(ms) == 0 {
-			continue
+	names, by := measuredSeries(f)
+	maxN := 8
+	for _, name := range names {
+		rs := by[name]
+		m := "circle"
+		if rs[0].Lang == "c" {
+			m = "square"
 		}
-		s := series{algo: m.algo, label: m.name + " measured", marker: m.marker}
-		var ns []int
-		for n := range ms {
-			ns = append(ns, n)
-		}
-		sort.Ints(ns)
-		for _, n := range ns {
-			s.pts = append(s.pts, [2]float64{float64(n), ms[n] / 1000})
+		s := series{color: colors[designOf(name)], label: name + " measured", marker: m}
+		for _, r := range rs {
+			s.pts = append(s.pts, [2]float64{float64(r.N), r.BootMs / 1000})
+			maxN = max(maxN, r.N)
 		}
 		out = append(out, s)
 	}
-	if fit == nil {
-		return out, nil
+	cores, err := strconv.Atoi(f.NProc)
+	if err != nil || cores < 1 {
+		return nil, fmt.Errorf("nproc %q is not a CPU count", f.NProc)
 	}
-	maxN := 8
-	for _, ms := range meds {
-		for n := range ms {
-			maxN = max(maxN, n)
+	scale := scaleParams(f.Go, float64(cores))
+	scale.Stagger = ncclStagger
+	for _, d := range designs {
+		if d.name == "flat-bidi" || d.name == "mroot" {
+			continue // the plot keeps to the shapes that bound the others
 		}
-	}
-	for _, a := range []bootsim.Algo{bootsim.Star, bootsim.Flat, bootsim.Hier} {
-		host := series{algo: a, label: a.String() + " simulated, this host"}
-		scale := series{algo: a, label: a.String() + " simulated, past one host", dashed: true}
+		host := series{color: colors[d.name], label: d.name + " sim, this host"}
+		past := series{color: colors[d.name], label: d.name + " sim, past one host, staggered", dashed: true}
 		for e := math.Log10(8); e <= 5.0001; e += 0.05 {
 			n := int(math.Round(math.Pow(10, e)))
-			l, err := perInstance(policy, n)
-			if err != nil {
-				return nil, err
-			}
-			if n <= maxN {
-				r, err := bootsim.Simulate(a, n, l, fit.host)
+			if n <= maxN && !d.multi {
+				r, _, err := predict(d, policy, n, f.Go)
 				if err != nil {
 					return nil, err
 				}
 				host.pts = append(host.pts, [2]float64{float64(n), r.Seconds})
 			}
 			if n >= maxN {
-				r, err := bootsim.Simulate(a, n, l, fit.scale)
+				r, _, err := predict(d, policy, n, scale)
 				if err != nil {
 					return nil, err
 				}
-				scale.pts = append(scale.pts, [2]float64{float64(n), r.Seconds})
+				past.pts = append(past.pts, [2]float64{float64(n), r.Seconds})
 			}
 		}
-		out = append(out, host, scale)
+		if len(host.pts) > 0 {
+			out = append(out, host)
+		}
+		out = append(out, past)
 	}
 	return out, nil
 }
@@ -136,7 +139,7 @@ func renderPlot(title string, ss []series) string {
 	fmt.Fprintf(&b, `<text x="18" y="%d" transform="rotate(-90 18 %d)" text-anchor="middle">time to agreement (log scale)</text>`+"\n", padT+(plotH-padT-pB)/2, padT+(plotH-padT-pB)/2)
 	// series, then the legend
 	for i, s := range ss {
-		c := colors[s.algo]
+		c := s.color
 		if s.marker == "" {
 			var pts []string
 			for _, p := range s.pts {
@@ -186,6 +189,9 @@ var plotAnchors = []struct {
 }{
 	{100000, 30, "NCCL goal: < 30 s at 100k"},
 	{96000, 100, "PyTorch TCPStore (libuv): ~100 s at 96k"},
+	{96000, 265, "stock NCCL: ~265 s at 96k (secondary)"},
+	{100000, 5, "this bench's goal: 5 s at 100k"},
+	{8, 1.6, "NCCL 2.22.3 bootstrap: 1.6 s at 8"},
 }
 
 func marker(kind string, x, y float64, c string) string {
@@ -221,12 +227,12 @@ func xmlText(s string) string {
 
 // writePlot writes the SVG next to path and renames it over path, so a
 // failed run leaves the old plot, never half a new one.
-func writePlot(path, policy string, meds map[string]map[int]float64, fit *fitResult) error {
-	ss, err := plotSeries(policy, meds, fit)
+func writePlot(path, policy string, fit *bootsim.Fitted) error {
+	ss, err := plotSeries(policy, fit)
 	if err != nil {
 		return err
 	}
-	title := fmt.Sprintf("Bootstrap time to agreement (L = %s)", policyText(policy))
+	title := fmt.Sprintf("Bootstrap time to agreement (L = %s; measured %s)", policyText(policy), fit.Date)
 	f, err := os.CreateTemp(filepath.Dir(path), ".bootstrap-scaling-*.svg")
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)

@@ -11,7 +11,16 @@ import (
 type Point struct {
 	Algo    Algo
 	N, L    int
+	Bidi    bool // every ring both ways round
+	Roots   int  // roots (0 or 1: one)
 	Seconds float64
+}
+
+// Sim is the prediction of the point's world under p (its ring mode and
+// roots in place of p's).
+func (pt Point) Sim(p Params) (Result, error) {
+	p.Bidi, p.Roots = pt.Bidi, pt.Roots
+	return Simulate(pt.Algo, pt.N, pt.L, p)
 }
 
 // fitted are the costs Fit estimates; the rest of Params is given.
@@ -30,9 +39,14 @@ var fitted = []struct {
 	// is once per rank, exactly as Accept, and the two are collinear on
 	// every row (docs/benchmarks.md#hierarchical-bootstrap).
 	{"table", func(p *Params, v float64) { p.Table = v }, func(p Params) float64 { return p.Table }},
+	// The wake-up of a rank asleep since its own ring ended (the leaders'
+	// ring, the blocks going down, the roots' ring), per busy rank: only
+	// the hierarchical and multi-root rows pay it, so a fit on the star
+	// and flat rows alone cannot see it and pins it to 0.
+	{"wake", func(p *Params, v float64) { p.Wake = v }, func(p Params) float64 { return p.Wake }},
 }
 
-// Fit estimates Fixed, Accept, Hop, HopPerActive and Table from the points (the rest
+// Fit estimates Fixed, Accept, Hop, HopPerActive, Table and Wake from the points (the rest
 // of base is kept) by least squares on the relative error. With no backlog,
 // stagger or skew a prediction is linear in those costs except where
 // the ranks' own connect delays (RankDelay) meet the root's accepts: the
@@ -41,7 +55,9 @@ var fitted = []struct {
 // prediction at the current costs (a cost's regressor is the prediction's
 // slope in it, exact within a piece) and solves the linear problem; with
 // no RankDelay the first round is exact. A cost the fit makes negative is
-// pinned to 0 and the rest refitted. Fit uses only the points it is given:
+// pinned to 0 and the rest refitted; so is a cost no point's prediction
+// depends on (the star's table on rows with no star; the wake-up on rows
+// with no hierarchy). Fit uses only the points it is given:
 // the caller holds out the ones it validates against.
 func Fit(base Params, pts []Point) (Params, error) {
 	all := make([]int, len(fitted))
@@ -85,7 +101,20 @@ func fitCosts(base Params, pts []Point, use []int) (Params, error) {
 // fitRound is one Gauss-Newton round about cur: the fitted costs that
 // minimise the linearised relative error, each >= 0.
 func fitRound(cur Params, pts []Point, use []int) (Params, error) {
-	free := append([]int(nil), use...)
+	var free []int
+	for _, k := range use {
+		seen := false
+		for _, pt := range pts {
+			sl, err := slopeOf(pt, cur, k)
+			if err != nil {
+				return Params{}, err
+			}
+			seen = seen || sl != 0
+		}
+		if seen {
+			free = append(free, k)
+		}
+	}
 	for len(free) > 0 {
 		if len(pts) < len(free) {
 			return Params{}, fmt.Errorf("bootsim: %d points cannot fit %d costs", len(pts), len(free))
@@ -96,7 +125,7 @@ func fitRound(cur Params, pts []Point, use []int) (Params, error) {
 			if pt.Seconds <= 0 {
 				return Params{}, fmt.Errorf("bootsim: a measured %v point of %d ranks took %v s", pt.Algo, pt.N, pt.Seconds)
 			}
-			r0, err := Simulate(pt.Algo, pt.N, pt.L, cur)
+			r0, err := pt.Sim(cur)
 			if err != nil {
 				return Params{}, err
 			}
@@ -160,13 +189,13 @@ const slopeStep = 1e-6
 // slopeOf is d prediction / d cost k at p, taken forward (the piece the
 // cost grows into).
 func slopeOf(pt Point, p Params, k int) (float64, error) {
-	r0, err := Simulate(pt.Algo, pt.N, pt.L, p)
+	r0, err := pt.Sim(p)
 	if err != nil {
 		return 0, err
 	}
 	pk := p
 	fitted[k].set(&pk, fitted[k].get(p)+slopeStep)
-	r1, err := Simulate(pt.Algo, pt.N, pt.L, pk)
+	r1, err := pt.Sim(pk)
 	if err != nil {
 		return 0, err
 	}
@@ -228,7 +257,7 @@ func leastSquares(x [][]float64, y []float64) ([]float64, error) {
 
 // RelErr is (predicted - measured) / measured of one point under p.
 func RelErr(p Params, pt Point) (float64, error) {
-	r, err := Simulate(pt.Algo, pt.N, pt.L, p)
+	r, err := pt.Sim(p)
 	if err != nil {
 		return 0, err
 	}

@@ -1,24 +1,32 @@
 // Package bootsim predicts the time a bootstrap takes to reach agreement
-// past what one machine can run: the naive star, the flat ring and the
-// 2-tier hierarchical bootstrap (docs/benchmarks.md#the-simulator; the
-// published figures it is judged against are docs/sources.md#ref-scale).
+// past what one machine can run: the naive star, the flat ring, the 2-tier
+// hierarchical bootstrap and the multi-root one, each ring unidirectional
+// or bidirectional (docs/benchmarks.md#the-simulator; the published
+// figures it is judged against are docs/sources.md#ref-scale).
 //
-// The root is simulated event by event: every rank's connect arrives at a
+// A root is simulated event by event: every rank's connect arrives at a
 // time set by its start skew and the connect stagger, waits in the listen
 // queue (at most Backlog pending; a connect arriving at a full queue is
 // dropped and retried after the SYN retransmit delays 1, 2, 4 ... times
 // Retry, as the kernel does), and is accepted by one root thread that spends
-// Accept on each, then Reply on each answer. The rings that follow are
-// evaluated by their max-plus recurrence: with a uniform cost c per message
-// a ring of s steps over ranks ready at t_r completes at max(t_r) + s*c
-// (exact for the last rank; TestRingClosedForm checks it against a
-// step-by-step run). Costs are per message: Hop, plus HopPerActive for
-// every rank busy in the same step (on one host, m ranks each handling a
-// message share its cores: a step takes about m times a message's CPU over
-// the cores; past one host the term is 0), plus Record per record the
-// message carries. The busy ranks of a step: all N in the flat ring and in
-// every hierarchical phase (the instances' phases overlap on one host; see
-// hierGather).
+// Accept on each, then Reply on each answer. Several roots (Roots) each
+// serve a contiguous range of units (ranks, or instances of L), the balanced
+// split of docs/bootstrap-hierarchy.md; they pass the cluster id once round
+// their own ring, each root forwarding it once its own ranks are in, and
+// answer their ranks after it (and after the next root's first rank).
+//
+// The rings that follow are evaluated by their max-plus recurrence: with a
+// uniform cost c per message a ring of s steps over ranks ready at t_r
+// completes at max(t_r) + s*c (exact for the last rank; TestRingClosedForm
+// checks it against a step-by-step run). A bidirectional ring takes
+// ceil((k-1)/2) steps of two messages per rank (TestBidiRingStepByStep).
+// Costs are per message: Hop, plus HopPerActive for every message in
+// flight in the same step (on one host, m ranks each handling a message
+// share its cores: a step takes about m times a message's CPU over the
+// cores; past one host the term is 0), plus Record per record the message
+// carries, plus, for a hop whose receiver was asleep (the leaders' ring, the
+// blocks going down, the roots' ring), the wake-up: WakeFixed + Wake per
+// rank busy on the host (the woken rank queues behind them for a core).
 package bootsim
 
 import (
@@ -64,8 +72,12 @@ type Params struct {
 	Stagger      float64 // connects per second at most (NCCL_UID_STAGGER_RATE); 0: all at once
 	Backlog      int     // listen backlog (BOOTSTRAP_LISTEN_BACKLOG); 0: unbounded
 	Retry        float64 // first SYN retransmit delay after a drop; doubles per retry
-	Roots        int     // roots sharing the ranks evenly, each its own listener and thread (NCCL 2.23's several unique ids); 0 or 1: one
-	RankDelay    bool    // each rank waits before its root connect as nrtabi's ranks do (ConnectDelay): a known delay, not a fitted cost
+	Roots        int     // roots, each serving a contiguous range of units with its own listener and thread (NCCL 2.23's several unique ids), joined by their own ring; 0 or 1: one
+	RankDelay    bool    // each rank waits before its root connect as nrtabi's ranks do (ConnectDelay, counted within its root's range): a known delay, not a fitted cost
+	Bidi         bool    // every ring both ways round: ceil((k-1)/2) steps of two messages per rank
+	BidiExtra    float64 // added to a bidirectional step past one host: the second message's CPU on the rank's own core (on one host HopPerActive counts it)
+	Wake         float64 // a hop whose receiver was asleep, per rank busy on the host: the woken rank waits behind them for a core; fitted
+	WakeFixed    float64 // the same wake-up past one host, where the rank has a core of its own
 }
 
 // The connect staggers nrtabi's ranks apply themselves (docs/bootstrap-
@@ -102,18 +114,71 @@ type Result struct {
 // records: star 0, flat n-1, hierarchical (k0-1)+(H-1)+(k0-1) where k0 is
 // the first instance's size (the spec's BOOTSTRAP_HIER_STEPS for even
 // instances; a flat world when n <= l, BOOTSTRAP_HIER_DISPATCH).
-func Steps(a Algo, n, l int) int {
+func Steps(a Algo, n, l int) int { return StepsOf(a, n, l, false) }
+
+// StepsOf is Steps for either ring mode: a bidirectional ring of k takes
+// ceil((k-1)/2) steps, and so does the broadcast down an instance
+// (docs/bootstrap-hierarchy.md, "Bidirectional ring all-gather").
+func StepsOf(a Algo, n, l int, bidi bool) int {
+	s := func(k int) int { return ringSteps(k, bidi) }
 	switch a {
 	case Flat:
-		return n - 1
+		return s(n)
 	case Hier:
 		if n <= l || l < 1 {
-			return n - 1
+			return s(n)
 		}
 		h := (n + l - 1) / l
-		return (l - 1) + (h - 1) + (l - 1)
+		return s(l) + s(h) + s(l)
 	}
 	return 0
+}
+
+// ringSteps is the sequential steps of a ring of k: k-1, or ceil((k-1)/2)
+// both ways round.
+func ringSteps(k int, bidi bool) int {
+	if k < 2 {
+		return 0
+	}
+	if bidi {
+		return k / 2
+	}
+	return k - 1
+}
+
+// RootsFor is the rule for R (docs/bootstrap-hierarchy.md, "Multi-root: how
+// many roots", tcp.RootsFor): ceil(N / BOOTSTRAP_RANKS_PER_ROOT), at most
+// the units (ranks flat, instances of l hierarchical), at least 1.
+func RootsFor(a Algo, n, l int) int {
+	u := units(a, n, l)
+	return max(1, min((n+RanksPerRoot-1)/RanksPerRoot, u))
+}
+
+// RanksPerRoot is BOOTSTRAP_RANKS_PER_ROOT, restated (TestRootsMatchRuntime).
+const RanksPerRoot = 128
+
+func units(a Algo, n, l int) int {
+	if a == Hier && l >= 1 && n > l {
+		return (n + l - 1) / l
+	}
+	return n
+}
+
+// rootRange is the ranks [lo, hi) root i of r serves: the units split q =
+// U / r each, the first U % r one more (tcp.RootRange).
+func rootRange(a Algo, i, r, n, l int) (lo, hi int) {
+	u := 1
+	if a == Hier && l >= 1 && n > l {
+		u = l
+	}
+	nu := units(a, n, l)
+	q, m := nu/r, nu%r
+	ulo := i*q + min(i, m)
+	cnt := q
+	if i < m {
+		cnt++
+	}
+	return ulo * u, min(n, (ulo+cnt)*u)
 }
 
 // maxRanks bounds a simulated world (the events are one per connect).
@@ -130,30 +195,76 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	if p.Backlog > 0 && p.Retry <= 0 {
 		return Result{}, fmt.Errorf("bootsim: a listen backlog of %d needs a retry delay > 0", p.Backlog)
 	}
+	roots := max(p.Roots, 1)
+	if a == Star {
+		roots = 1 // the naive star has one root
+	}
+	if u := units(a, n, l); roots > u {
+		return Result{}, fmt.Errorf("bootsim: %d roots for %d units: at most one root per unit", roots, u)
+	}
 	var res Result
-	per := n // the ranks one root serves
-	if p.Roots > 1 {
-		per = (n + p.Roots - 1) / p.Roots
-	}
-	var delay func(r int) float64
-	if p.RankDelay {
-		delay = func(r int) float64 { return ConnectDelay(a, n, l, r) }
-	}
-	accepted, drops := rootGather(per, p, delay)
-	res.Drops = drops
-	res.Gathered = accepted
 	hop := func(active int) float64 { return p.Hop + p.HopPerActive*float64(active) }
+	wake := func(active int) float64 { return p.WakeFixed + p.Wake*float64(active) }
 
-	// replies: serial at the root, in rank order; rank r has its reply at ready[r]
-	ready := make([]float64, n)
-	for r := range ready {
-		cost := p.Reply
-		if a == Star {
-			// the whole table to every rank: its bytes on the wire and the
-			// root's own copy of them, serial at the one root thread
-			cost += (p.Record + p.Table) * float64(n)
+	// each root's gather, then the cluster id once round the roots' ring
+	gathered := make([]float64, roots)
+	lo := make([]int, roots+1)
+	memo := map[[2]int]float64{}
+	for i := 0; i < roots; i++ {
+		l0, h0 := rootRange(a, i, roots, n, l)
+		lo[i] = l0
+		cnt := h0 - l0
+		var delay func(r int) float64
+		if p.RankDelay {
+			// a rank waits as rank r - lo of a world of the range's size
+			delay = func(r int) float64 { return ConnectDelay(a, cnt, l, r) }
 		}
-		ready[r] = accepted + float64(r%per+1)*cost + hop(1)
+		key := [2]int{cnt, 0}
+		g, ok := memo[key]
+		if !ok {
+			var drops int
+			g, drops = rootGather(cnt, p, delay)
+			memo[key] = g
+			res.Drops += drops * countOf(a, roots, n, l, cnt)
+		}
+		gathered[i] = g
+	}
+	lo[roots] = n
+	res.Gathered = maxOf(gathered)
+	replyAt := make([]float64, roots)
+	if roots == 1 {
+		replyAt[0] = gathered[0]
+	} else {
+		rh := hop(roots) + wake(roots)
+		cluster := make([]float64, roots) // when root i has the cluster id
+		cluster[0] = 0                    // root 0 mints it and sends it at once
+		fwd := 0.0                        // when root i-1 sent it on
+		for i := 1; i < roots; i++ {
+			cluster[i] = max(gathered[i], fwd+rh)
+			fwd = cluster[i]
+		}
+		back := fwd + rh // root R-1 forwards it to root 0: the ring is closed
+		for i := 0; i < roots; i++ {
+			first := gathered[(i+1)%roots] + rh // the next root's first rank
+			replyAt[i] = max(gathered[i], cluster[i], first)
+			if i == 0 {
+				replyAt[i] = max(replyAt[i], back)
+			}
+		}
+	}
+
+	// replies: serial at each root, in rank order; rank r has its reply at ready[r]
+	ready := make([]float64, n)
+	for i := 0; i < roots; i++ {
+		for r := lo[i]; r < lo[i+1]; r++ {
+			cost := p.Reply
+			if a == Star {
+				// the whole table to every rank: its bytes on the wire and the
+				// root's own copy of them, serial at the one root thread
+				cost += (p.Record + p.Table) * float64(n)
+			}
+			ready[r] = replyAt[i] + float64(r-lo[i]+1)*cost + hop(1)
+		}
 	}
 	if a == Star {
 		res.Seconds = p.Fixed + maxOf(ready)
@@ -162,20 +273,20 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	if a == Hier && n <= l {
 		a = Flat // BOOTSTRAP_HIER_DISPATCH: n > l, else the flat ring
 	}
-	res.Steps = Steps(a, n, l)
+	res.Steps = StepsOf(a, n, l, p.Bidi)
 	t := ready
 	gathers := max(p.Gathers, 1)
 	for g := 0; g < gathers; g++ {
 		if a == Flat {
-			t = uniform(ring(t, n-1, hop(n)+p.Record), n)
+			t = uniform(ring(t, ringSteps(n, p.Bidi), stepCost(p, hop, n, 1)), n)
 			continue
 		}
-		t = hierGather(t, n, l, hop, p.Record)
+		t = hierGather(t, n, l, p, hop, wake)
 	}
 	end := maxOf(t)
 	if p.Final {
-		// the root reads the N RING_DONEs one after another, then COMPLETE
-		end += float64(per)*p.Accept + hop(1)
+		// the root reads its ranks' RING_DONEs one after another, then COMPLETE
+		end += float64(lo[1]-lo[0])*p.Accept + hop(1)
 	}
 	if p.PerNC {
 		end += float64(treeRounds(n)+cubeRounds(n)) * hop(n)
@@ -184,16 +295,40 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	return res, nil
 }
 
+// countOf is how many of the roots serve cnt ranks (the split gives at most
+// two sizes), for the drop count.
+func countOf(a Algo, roots, n, l, cnt int) int {
+	k := 0
+	for i := 0; i < roots; i++ {
+		lo, hi := rootRange(a, i, roots, n, l)
+		if hi-lo == cnt {
+			k++
+		}
+	}
+	return k
+}
+
+// stepCost is one ring step's message cost with n ranks busy on the host,
+// each message carrying recs records: a bidirectional step has two
+// messages per rank in flight (twice the contention, twice the records)
+// and, past one host, the second message's CPU.
+func stepCost(p Params, hop func(int) float64, n, recs int) float64 {
+	if p.Bidi {
+		return hop(2*n) + 2*p.Record*float64(recs) + p.BidiExtra
+	}
+	return hop(n) + p.Record*float64(recs)
+}
+
 // hierGather is the three phases over ranks ready at t: the intra ring of
 // each instance, the leaders' ring of instance blocks, the leaders' blocks
 // down each intra ring. It returns when each rank holds the table.
-func hierGather(t []float64, n, l int, hop func(active int) float64, record float64) []float64 {
+func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) float64) []float64 {
 	h := (n + l - 1) / l
 	size := func(j int) int { return min(l, n-j*l) }
 	intra := make([]float64, h)
 	for j := 0; j < h; j++ {
 		k := size(j)
-		intra[j] = ring(t[j*l:j*l+k], k-1, hop(n)+record)
+		intra[j] = ring(t[j*l:j*l+k], ringSteps(k, p.Bidi), stepCost(p, hop, n, 1))
 	}
 	// Every hop is charged all n ranks busy, not only the H leaders: on one
 	// host the instances' phases overlap (an instance whose block came down
@@ -202,16 +337,24 @@ func hierGather(t []float64, n, l int, hop func(active int) float64, record floa
 	// them. Measured (docs/benchmarks.md#hierarchical-bootstrap, a trace of
 	// N = 256, L = 16): inter and down hops took 1-2.5 ms, as long as an
 	// intra hop with all 256 busy. Past one host HopPerActive is 0 and the
-	// charge is moot.
+	// charge is moot. An inter or down hop's receiver has been asleep since
+	// its own intra ring ended: it pays the wake-up.
 	busy := n
 	// a block of instance j carries size(j) records: the longest is l
-	inter := ring(intra, h-1, hop(busy)+record*float64(l))
+	inter := ring(intra, ringSteps(h, p.Bidi), stepCost(p, hop, busy, l)+wake(busy))
 	out := make([]float64, n)
 	for j := 0; j < h; j++ {
 		k := size(j)
-		// the leader's block of n - k records, hop by hop down the intra ring
+		// the leader's block of n - k records, hop by hop down the intra
+		// ring (both ways round when bidirectional: the farthest local is
+		// ceil((k-1)/2) hops away)
+		c := hop(busy) + wake(busy) + p.Record*float64(n-k)
 		for x := 0; x < k; x++ {
-			out[j*l+x] = inter + float64(x)*(hop(busy)+record*float64(n-k))
+			d := x
+			if p.Bidi {
+				d = min(x, k-x)
+			}
+			out[j*l+x] = inter + float64(d)*c
 		}
 	}
 	return out

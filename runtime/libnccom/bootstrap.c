@@ -43,18 +43,56 @@ static void peer_name(const struct nccom_bootstrap *b, int r, char *out, size_t 
 	snprintf(out, n, "rank %d (%s)", r, text);
 }
 
-static NRT_STATUS ring_allgather(struct nccom_bootstrap *b, char *all, int size)
+/* The fd slot of ring link i. */
+static int *link_fd(struct nccom_bootstrap *b, int i)
 {
-	int n = b->st.nranks, me = b->st.rank;
-	char left[48], right[48];
-	snprintf(left, sizeof left, "ring predecessor rank %d", (me - 1 + n) % n);
-	snprintf(right, sizeof right, "ring successor rank %d", (me + 1) % n);
-	struct nccom_slices sl = {.base = all, .unit = (size_t)size, .last = (size_t)size, .k = n,
-				  .check = b->relay_check, .rec = (size_t)size, .rank_off = b->relay_rank_off};
-	return nccom_ring_gather(b->st.extRingSendFd, b->st.extRingRecvFd, right, left, &sl, me);
+	int *slot[NCCOM_MAX_LINKS] = {&b->st.extRingSendFd, &b->st.extRingRecvFd, &b->inter_send_fd, &b->inter_recv_fd};
+	return slot[i];
 }
 
-NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *all, int size, size_t rank_off)
+/* Ring link i is wired: fd in its slot, its name and the address its socket reports. */
+void nccom_link_wired(struct nccom_bootstrap *b, int i, int rank, const char *name)
+{
+	struct nccom_link *l = &b->ring[i];
+	l->rank = rank;
+	snprintf(l->name, sizeof l->name, "%s", name);
+	nccom_peer_of(*link_fd(b, i), l->addr, sizeof l->addr);
+	if (strcmp(l->addr, "?") == 0)
+		l->addr[0] = 0;
+	nccom_addr a;
+	socklen_t len = sizeof a;
+	memset(&a, 0, sizeof a);
+	if (getpeername(*link_fd(b, i), &a.sa, &len) != 0)
+		memset(&a, 0, sizeof a);
+	memcpy(&l->sa, &a, sizeof l->sa);
+}
+
+/* Every all-gather of the world: the flat ring, or hier_rank.c's three
+ * phases; on a failure its reason goes on as an ABORT on every link
+ * (abort.c), so the ranks beyond hear who failed and where at once. */
+static NRT_STATUS gather(struct nccom_bootstrap *b, char *all, int size, const char *phase)
+{
+	struct nccom_gather g = {.links = b->ring, .nlinks = NCCOM_MAX_LINKS, .root_fd = b->root_fd, .me = b->st.rank, .root_name = b->root_name,
+				 .phase = phase, .step = -1, .listen = b->addresses_known ? b->st.peerCommAddresses : NULL};
+	for (int i = 0; i < NCCOM_MAX_LINKS; i++) {
+		b->ring[i].fd = *link_fd(b, i);
+		b->ring[i].dead = false;
+	}
+	NRT_STATUS rc;
+	if (b->per_instance > 0) {
+		rc = nccom_hier_allgather(b, &g, all, size);
+	} else {
+		struct nccom_slices sl = {.base = all, .unit = (size_t)size, .last = (size_t)size, .k = b->st.nranks,
+					  .check = b->relay_check, .rec = (size_t)size, .rank_off = b->relay_rank_off};
+		struct nccom_ring ring = {.next = NCCOM_LINK_NEXT, .prev = NCCOM_LINK_PREV, .phase = BOOTSTRAP_PHASE_FLAT_RING};
+		rc = nccom_ring_gather(&g, &ring, &sl, b->st.rank);
+	}
+	if (rc != NRT_SUCCESS)
+		nccom_gather_abort(&g);
+	return rc;
+}
+
+NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *all, int size, size_t rank_off, const char *phase)
 {
 	if (b->st.nranks == 1)
 		return NRT_SUCCESS;
@@ -63,20 +101,20 @@ NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *al
 		return rc;
 	b->relay_check = true;
 	b->relay_rank_off = rank_off;
-	rc = b->per_instance > 0 ? nccom_hier_allgather(b, all, size) : ring_allgather(b, all, size);
+	rc = gather(b, all, size, phase);
 	b->relay_check = false;
 	unlock(&b->ring_mu);
 	return rc;
 }
 
-NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size)
+NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size, const char *phase)
 {
 	if (b->st.nranks == 1)
 		return NRT_SUCCESS;
 	NRT_STATUS rc = lock(&b->ring_mu);
 	if (rc != NRT_SUCCESS)
 		return rc;
-	rc = b->per_instance > 0 ? nccom_hier_allgather(b, all, size) : ring_allgather(b, all, size);
+	rc = gather(b, all, size, phase);
 	unlock(&b->ring_mu);
 	return rc;
 }
@@ -90,6 +128,8 @@ static struct nccom_bootstrap *alloc_bootstrap(int rank, int nranks)
 	b->st.nranks = nranks;
 	b->st.extListenFd = b->st.extRingRecvFd = b->st.extRingSendFd = b->root_fd = -1;
 	b->inter_send_fd = b->inter_recv_fd = -1;
+	for (int i = 0; i < NCCOM_MAX_LINKS; i++)
+		b->ring[i] = (struct nccom_link){.fd = -1, .rank = -1};
 	b->st.peerCommAddresses = calloc((size_t)nranks, sizeof(nccl_socket_address_t));
 	b->st.peerCommSendFd = malloc((size_t)nranks * sizeof(int));
 	b->st.peerCommRecvFd = malloc((size_t)nranks * sizeof(int));
@@ -132,10 +172,16 @@ void nccom_bootstrap_close(struct nccom_bootstrap *b)
 	}
 	nccom_close(&b->root_fd);
 	nccom_close(&b->st.extListenFd);
-	nccom_close(&b->st.extRingSendFd);
-	nccom_close(&b->st.extRingRecvFd);
-	nccom_close(&b->inter_send_fd);
-	nccom_close(&b->inter_recv_fd);
+	/* What a ring peer sent and nobody read is drained first: closing over
+	 * it would reset the connection, and a peer that is reset may lose the
+	 * ABORT it has not read yet (abort.c). */
+	for (int i = 0; i < NCCOM_MAX_LINKS; i++) {
+		int *fd = link_fd(b, i);
+		char sink[4096];
+		for (int k = 0; *fd >= 0 && k < 256 && recv(*fd, sink, sizeof sink, MSG_DONTWAIT) > 0; k++)
+			;
+		nccom_close(fd);
+	}
 	free(b->st.peerCommAddresses);
 	free(b->st.peerCommSendFd);
 	free(b->st.peerCommRecvFd);
@@ -171,6 +217,7 @@ static NRT_STATUS flat_join(struct nccom_bootstrap *b, const nccom_addr *root, c
 	snprintf(succ, sizeof succ, "ring successor rank %d", (rank + 1) % nranks);
 	if ((rc = nccom_connect(&next, &b->st.extRingSendFd, nccom_op_deadline())) != NRT_SUCCESS)
 		return rc;
+	nccom_link_wired(b, NCCOM_LINK_NEXT, (rank + 1) % nranks, succ);
 	if (nccom_extended() && (rc = nccom_send_hello(b->st.extRingSendFd, rank, nranks, BOOTSTRAP_CHANNEL_RING, succ)) != NRT_SUCCESS)
 		return rc;
 	nccom_addr from;
@@ -178,6 +225,7 @@ static NRT_STATUS flat_join(struct nccom_bootstrap *b, const nccom_addr *root, c
 		return rc;
 	char from_text[80];
 	nccom_format_addr(&from, from_text, sizeof from_text);
+	nccom_link_wired(b, NCCOM_LINK_PREV, (rank - 1 + nranks) % nranks, pred);
 	snprintf(pred + strlen(pred), sizeof pred - strlen(pred), " (peer %s)", from_text);
 	if (nccom_extended()) {
 		struct bootstrap_peer_hello h;
@@ -236,8 +284,9 @@ NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nra
 	if (rc != NRT_SUCCESS)
 		goto fail;
 	memcpy(&b->st.peerCommAddresses[rank], &me, sizeof me);
-	if ((rc = nccom_bootstrap_allgather(b, b->st.peerCommAddresses, (int)sizeof(nccl_socket_address_t))) != NRT_SUCCESS)
+	if ((rc = nccom_bootstrap_allgather(b, b->st.peerCommAddresses, (int)sizeof(nccl_socket_address_t), NCCOM_PHASE_ADDRESSES)) != NRT_SUCCESS)
 		goto fail;
+	b->addresses_known = true;
 	if (nccom_extended()) {
 		char where[96], text[80];
 		nccom_format_addr(&root, text, sizeof text);
@@ -257,13 +306,60 @@ fail:
 	return rc;
 }
 
+static NRT_STATUS send_locked(struct nccom_bootstrap *b, int peer, const void *data, int size);
+
+/* An abort frame on ring link i while this rank waits on a point-to-point
+ * socket: the world failed after this rank's gather ended. Read, logged
+ * and passed on, unless a gather holds the links (it reads them itself). */
+static bool watch_aborted(void *arg, int i)
+{
+	struct nccom_bootstrap *b = arg;
+	if (pthread_mutex_trylock(&b->ring_mu) != 0)
+		return false;
+	struct nccom_gather g = {.links = b->ring, .nlinks = NCCOM_MAX_LINKS, .root_fd = -1, .me = b->st.rank, .root_name = b->root_name,
+				 .phase = "point-to-point bootstrapSend / bootstrapRecv", .step = -1};
+	for (int k = 0; k < NCCOM_MAX_LINKS; k++) {
+		b->ring[k].fd = *link_fd(b, k);
+		b->ring[k].dead = false;
+	}
+	struct nccom_abort ab;
+	int e = 0;
+	bool got = nccom_frame_find_abort(b->ring[i].fd, &ab, &e) > 0;
+	if (got) {
+		(void)nccom_gather_aborted(&g, &b->ring[i], &ab);
+		nccom_gather_abort(&g);
+	}
+	unlock(&b->ring_mu);
+	return got;
+}
+
+/* The watch of b's ring links for this thread, until nccom_watch_set(NULL). */
+static void watch(struct nccom_bootstrap *b, struct nccom_watch *w)
+{
+	*w = (struct nccom_watch){.aborted = watch_aborted, .arg = b};
+	for (int i = 0; i < NCCOM_MAX_LINKS; i++)
+		w->fds[i] = *link_fd(b, i);
+	nccom_watch_set(w);
+}
+
 NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size)
 {
-	char who[128];
-	peer_name(b, peer, who, sizeof who);
+	struct nccom_watch w;
 	NRT_STATUS rc = lock(&b->send_mu);
 	if (rc != NRT_SUCCESS)
 		return rc;
+	watch(b, &w);
+	rc = send_locked(b, peer, data, size);
+	nccom_watch_set(NULL);
+	unlock(&b->send_mu);
+	return rc;
+}
+
+static NRT_STATUS send_locked(struct nccom_bootstrap *b, int peer, const void *data, int size)
+{
+	char who[128];
+	peer_name(b, peer, who, sizeof who);
+	NRT_STATUS rc = NRT_SUCCESS;
 	int *fd = &b->st.peerCommSendFd[peer];
 	if (*fd < 0) {
 		nccom_addr a = peer_addr(b, peer);
@@ -281,7 +377,6 @@ NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void 
 	}
 	if (rc == NRT_SUCCESS)
 		rc = nccom_send_data(*fd, BOOTSTRAP_MSG_PEER_DATA, data, size, who);
-	unlock(&b->send_mu);
 	return rc;
 }
 
@@ -412,11 +507,14 @@ NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data,
 	NRT_STATUS rc = lock(&b->recv_mu);
 	if (rc != NRT_SUCCESS)
 		return rc;
+	struct nccom_watch w;
+	watch(b, &w);
 	int *fd = &b->st.peerCommRecvFd[peer];
 	if (*fd < 0)
 		rc = find_conn(b, peer, fd);
 	if (rc == NRT_SUCCESS)
 		rc = nccom_recv_data(*fd, BOOTSTRAP_MSG_PEER_DATA, data, size, who);
+	nccom_watch_set(NULL);
 	unlock(&b->recv_mu);
 	return rc;
 }

@@ -202,7 +202,7 @@ static NRT_STATUS init_transports(struct ncclComm *c, const struct ncclUniqueId 
 		return NRT_FAIL_HOST_MEM_ALLOC;
 	struct ncclPeerInfo *me = &all[c->rank];
 	fill_peer(me, c, h, dev);
-	if (b != NULL && (rc = nccom_bootstrap_allgather_records(b, all, (int)sizeof *all, offsetof(struct ncclPeerInfo, rank))) != NRT_SUCCESS) {
+	if (b != NULL && (rc = nccom_bootstrap_allgather_records(b, all, (int)sizeof *all, offsetof(struct ncclPeerInfo, rank), NCCOM_PHASE_PEERS)) != NRT_SUCCESS) {
 		nccom_warn("initTransportRank AllGather1 failed (rank %d of %d)", c->rank, c->nRanks);
 		free(all);
 		return rc;
@@ -432,7 +432,7 @@ NRT_STATUS neuronBootstrapAllGather(void *state, void *all_data, size_t size, co
 	struct nccom_bootstrap *b = bootstrap_of(state, 0, size, false);
 	if (b == NULL || all_data == NULL || size == 0 || size > (size_t)INT32_MAX / (size_t)b->st.nranks)
 		return NRT_INVALID;
-	return nccom_bootstrap_allgather(b, all_data, (int)size);
+	return nccom_bootstrap_allgather(b, all_data, (int)size, NCCOM_PHASE_EXPORT);
 }
 
 NRT_STATUS neuronBuildGraphComm(void *comm)

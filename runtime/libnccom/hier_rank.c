@@ -149,8 +149,12 @@ NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, co
 	 * backlog, so no two ranks wait on each other here. */
 	if (ln > 1 && (rc = open_ring(b, &reply.intra_next, BOOTSTRAP_CHANNEL_RING, nm.intra_next, &b->st.extRingSendFd)) != NRT_SUCCESS)
 		return rc;
+	if (ln > 1)
+		nccom_link_wired(b, NCCOM_LINK_NEXT, h * L + (b->local + 1) % ln, nm.intra_next);
 	if (inter && (rc = open_ring(b, &reply.inter_next, BOOTSTRAP_CHANNEL_INTER_RING, nm.inter_next, &b->inter_send_fd)) != NRT_SUCCESS)
 		return rc;
+	if (inter)
+		nccom_link_wired(b, NCCOM_LINK_INTER_NEXT, ((h + 1) % H) * L, nm.inter_next);
 	int want[2], count = 0, *fds[2];
 	uint32_t channel[2];
 	const char *names[2];
@@ -166,59 +170,110 @@ NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, co
 		channel[count] = BOOTSTRAP_CHANNEL_INTER_RING;
 		fds[count++] = &b->inter_recv_fd;
 	}
-	return count > 0 ? accept_rings(b, count, want, channel, names, fds) : NRT_SUCCESS;
+	if (count > 0 && (rc = accept_rings(b, count, want, channel, names, fds)) != NRT_SUCCESS)
+		return rc;
+	if (ln > 1)
+		nccom_link_wired(b, NCCOM_LINK_PREV, want[0], names[0]);
+	if (inter)
+		nccom_link_wired(b, NCCOM_LINK_INTER_PREV, want[count - 1], names[count - 1]);
+	return NRT_SUCCESS;
 }
 
-NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, char *all, int size)
+/* Phase 3 of a rank not leading (docs/bootstrap-hierarchy.md#bidirectional-rings):
+ * the other instances' blocks come in one frame from the side of the
+ * instance's ring this rank is on — locals 1..ln/2 from the predecessor,
+ * the rest from the successor — and go on away from the leader unless the
+ * next one that way is where the other chain ends. */
+static NRT_STATUS down(struct nccom_bootstrap *b, struct nccom_gather *g, const struct nccom_slices *intra, char *all, char *buf, size_t before,
+		       size_t after)
+{
+	int ln = b->local_n, l = b->local, fwd = nccom_bidirectional() ? ln / 2 : ln - 1;
+	bool from_prev = l <= fwd;
+	int in = from_prev ? NCCOM_LINK_PREV : NCCOM_LINK_NEXT, out = from_prev ? NCCOM_LINK_NEXT : NCCOM_LINK_PREV;
+	bool onward = from_prev ? l < fwd : l > fwd + 1;
+	size_t other = before + after;
+	struct nccom_move mv[NCCOM_MAX_LINKS];
+	memset(mv, 0, sizeof mv);
+	mv[in] = (struct nccom_move){.in = buf, .in_len = other, .recv = true};
+	mv[out].watch = onward;
+	g->ring_phase = BOOTSTRAP_PHASE_DOWN;
+	g->step = 0;
+	NRT_STATUS rc = nccom_step(g, mv);
+	/* buf is the ranks before this instance, then those after it. */
+	if (rc == NRT_SUCCESS)
+		rc = nccom_check_relayed(intra, 0, buf, before, g->links[in].name);
+	if (rc == NRT_SUCCESS)
+		rc = nccom_check_relayed(intra, b->instance * b->per_instance + ln, buf + before, after, g->links[in].name);
+	if (rc != NRT_SUCCESS) {
+		if (!g->failed)
+			(void)nccom_gather_fault(g, &g->links[in], "relayed a forged record (see rank %d's log)", g->me);
+		return rc;
+	}
+	memcpy(all, buf, before);
+	memcpy(all + before + (size_t)ln * intra->rec, buf + before, after);
+	if (!onward)
+		return NRT_SUCCESS;
+	memset(mv, 0, sizeof mv);
+	mv[out] = (struct nccom_move){.out = buf, .out_len = other, .send = true};
+	return nccom_step(g, mv);
+}
+
+NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, struct nccom_gather *g, char *all, int size)
 {
 	int n = b->st.nranks, L = b->per_instance, h = b->instance, H = b->ninstances, ln = b->local_n, l = b->local;
 	size_t B = (size_t)size;
-	struct hier_names nm;
-	names_of(b, &nm);
 	NRT_STATUS rc = NRT_SUCCESS;
 	if (l != 0 && nccom_fault("die-nonleader"))
 		_exit(3);
-	/* 1: the instance's records over the intra ring (L_h - 1 steps). */
+	/* 1: the instance's records over the intra ring (ceil((L_h-1)/2) steps). */
 	struct nccom_slices intra = {.base = all + (size_t)h * (size_t)L * B, .unit = B, .last = B, .k = ln,
 				     .check = b->relay_check, .first = h * L, .rec = B, .rank_off = b->relay_rank_off};
-	if (ln > 1 && (rc = nccom_ring_gather(b->st.extRingSendFd, b->st.extRingRecvFd, nm.intra_next, nm.intra_prev, &intra, l)) != NRT_SUCCESS)
+	/* The links this rank sends on after its intra ring: a leader's down
+	 * both ways and its inter ring, a relay's onward one. */
+	bool both = nccom_bidirectional();
+	int fwd = both ? ln / 2 : ln - 1;
+	bool leader = l == 0, from_prev = l <= fwd, onward = from_prev ? l < fwd : l > fwd + 1;
+	struct nccom_ring iring = {.next = NCCOM_LINK_NEXT, .prev = NCCOM_LINK_PREV, .phase = BOOTSTRAP_PHASE_INTRA_RING};
+	iring.later[NCCOM_LINK_NEXT] = leader || (onward && from_prev);
+	iring.later[NCCOM_LINK_PREV] = leader ? both && ln > 2 : onward && !from_prev;
+	iring.later[NCCOM_LINK_INTER_NEXT] = iring.later[NCCOM_LINK_INTER_PREV] = leader && H > 1;
+	if (ln > 1 && (rc = nccom_ring_gather(g, &iring, &intra, l)) != NRT_SUCCESS)
 		return rc;
-	/* 2: the leaders' instance blocks over the inter ring (H - 1 steps);
-	 * the last block is short when the last instance is. */
+	/* 2: the leaders' instance blocks over the inter ring (ceil((H-1)/2)
+	 * steps); the last block is short when the last instance is. */
 	if (l == 0 && H > 1) {
 		if (nccom_fault("die-leader"))
 			_exit(3);
 		struct nccom_slices blocks = {.base = all, .unit = (size_t)L * B, .last = (size_t)(n - (H - 1) * L) * B, .k = H,
 					      .check = b->relay_check, .rec = B, .rank_off = b->relay_rank_off};
-		if ((rc = nccom_ring_gather(b->inter_send_fd, b->inter_recv_fd, nm.inter_next, nm.inter_prev, &blocks, h)) != NRT_SUCCESS)
+		struct nccom_ring xring = {.next = NCCOM_LINK_INTER_NEXT, .prev = NCCOM_LINK_INTER_PREV, .phase = BOOTSTRAP_PHASE_INTER_RING};
+		xring.later[NCCOM_LINK_NEXT] = ln > 1;
+		xring.later[NCCOM_LINK_PREV] = both && ln > 2;
+		if ((rc = nccom_ring_gather(g, &xring, &blocks, h)) != NRT_SUCCESS)
 			return rc;
 	}
 	if (ln == 1)
 		return NRT_SUCCESS;
-	/* 3: the other instances' blocks down the intra ring in one frame
-	 * (L_h - 1 hops): the leader sends, each non-leader takes and passes it
-	 * on unless its successor is the leader. */
+	/* 3: the other instances' blocks down the intra ring in one frame, both
+	 * ways round from the leader (ceil((L_h-1)/2) hops). */
 	size_t before = (size_t)h * (size_t)L * B, after = (size_t)(n - h * L - ln) * B, other = before + after;
-	char *buf = malloc(other);
+	char *buf = malloc(other > 0 ? other : 1);
 	if (buf == NULL)
 		return NRT_FAIL_HOST_MEM_ALLOC;
 	if (l == 0) {
 		memcpy(buf, all, before);
 		memcpy(buf + before, all + before + (size_t)ln * B, after);
+		struct nccom_move mv[NCCOM_MAX_LINKS];
+		memset(mv, 0, sizeof mv);
+		mv[NCCOM_LINK_NEXT] = (struct nccom_move){.out = buf, .out_len = other, .send = true};
+		if (both && ln > 2)
+			mv[NCCOM_LINK_PREV] = (struct nccom_move){.out = buf, .out_len = other, .send = true};
+		g->ring_phase = BOOTSTRAP_PHASE_DOWN;
+		g->step = 0;
+		rc = nccom_step(g, mv);
 	} else {
-		rc = nccom_recv_data(b->st.extRingRecvFd, BOOTSTRAP_MSG_RING_DATA, buf, (int)other, nm.intra_prev);
-		/* buf is the ranks before this instance, then those after it. */
-		if (rc == NRT_SUCCESS)
-			rc = nccom_check_relayed(&intra, 0, buf, before, nm.intra_prev);
-		if (rc == NRT_SUCCESS)
-			rc = nccom_check_relayed(&intra, h * L + ln, buf + before, after, nm.intra_prev);
-		if (rc == NRT_SUCCESS) {
-			memcpy(all, buf, before);
-			memcpy(all + before + (size_t)ln * B, buf + before, after);
-		}
+		rc = down(b, g, &intra, all, buf, before, after);
 	}
-	if (rc == NRT_SUCCESS && l < ln - 1)
-		rc = nccom_send_data(b->st.extRingSendFd, BOOTSTRAP_MSG_RING_DATA, buf, (int)other, nm.intra_next);
 	free(buf);
 	return rc;
 }

@@ -127,11 +127,109 @@ NRT_STATUS nccom_recv_hello(int fd, struct bootstrap_peer_hello *h, const char *
 /* send / receive one bootstrap message in the process's framing. */
 NRT_STATUS nccom_send_data(int fd, uint32_t type, const void *data, int size, const char *peer);
 NRT_STATUS nccom_recv_data(int fd, uint32_t type, void *data, int size, const char *peer);
-/* One step of a ring all-gather: out_len bytes to sfd while exactly in_len
- * arrive from rfd, overlapped (a block can exceed the socket buffers, and
- * every rank of a ring sends before it receives: docs/bootstrap-hierarchy.md),
- * both within one deadline, in the process's framing. */
-NRT_STATUS nccom_ring_step(int sfd, const void *out, int out_len, const char *next, int rfd, void *in, int in_len, const char *prev);
+/* ---- frame.c: what a ring link carries, by framing ----------------------- */
+/* The largest frame header (the extended framing's 8 bytes). */
+#define NCCOM_FRAME_HEADER_MAX 8
+/* How long an abort frame is tried on a link, and read from one, in ms
+ * (docs/bootstrap-hierarchy.md#abort-frames): a rank leaving a world does
+ * not wait on a peer that does not read. */
+#define NCCOM_ABORT_WAIT_MS 100
+/* The ring data a peer may have sent ahead of its abort that is passed over to find it. */
+#define NCCOM_ABORT_SKIP_MAX ((size_t)64 << 20)
+/* An abort: the default framing's bootstrap_abort_info (after a size of
+ * BOOTSTRAP_FRAME_ABORT) and its text; the extended framing's ABORT
+ * message carries the text alone. */
+struct nccom_abort {
+	struct bootstrap_abort_info info;
+	uint32_t len;
+	char text[BOOTSTRAP_ABORT_TEXT_MAX + 1];
+};
+/* BOOTSTRAP_PHASE_* as log lines name it. */
+const char *nccom_phase_name(uint32_t phase);
+/* Whether the rings run both ways (NRTABI_BOOTSTRAP_RING=bidirectional). */
+bool nccom_bidirectional(void);
+size_t nccom_frame_header_size(void);
+/* The header of len bytes of ring data into out; its size. */
+size_t nccom_frame_header(size_t len, unsigned char *out);
+/* A received header: 0 ring data of want bytes, 1 an abort (read into ab),
+ * -1 anything else (what, in ab->text). */
+int nccom_frame_check(int fd, const unsigned char *hdr, size_t want, struct nccom_abort *ab);
+/* Reads what a peer left on fd for an abort: 1 found (ab), 0 it closed
+ * (*err 0) or reset (*err), -1 something else or too much (what, in ab->text). */
+int nccom_frame_find_abort(int fd, struct nccom_abort *ab, int *err);
+/* Sends ab within NCCOM_ABORT_WAIT_MS; false when it could not. */
+bool nccom_frame_send_abort(int fd, const struct nccom_abort *ab);
+
+/* ---- step.c: one step of a gather over this rank's ring links --------------- */
+#define NCCOM_MAX_LINKS 4
+enum { NCCOM_LINK_NEXT, NCCOM_LINK_PREV, NCCOM_LINK_INTER_NEXT, NCCOM_LINK_INTER_PREV };
+/* One TCP connection to a ring neighbour (both directions are used). */
+struct nccom_link {
+	int fd; /* -1: none */
+	int rank; /* the neighbour's */
+	char name[80]; /* "intra ring successor rank 5" */
+	char addr[80]; /* its address, as the socket said when wired */
+	nccl_socket_address_t sa; /* the same as a socketAddress */
+	bool dead; /* hung up, reset, torn or aborted: nothing more is sent on it */
+};
+/* "NAME (peer ADDR)". */
+void nccom_link_where(const struct nccom_link *l, char *out, size_t n);
+/* What one step moves on one link. */
+struct nccom_move {
+	const void *out;
+	size_t out_len;
+	bool send;
+	void *in;
+	size_t in_len;
+	bool recv;
+	/* This rank sends on the link after this step, so its peer must not
+	 * hang up: a hang-up fails the step at once. A peer that needs nothing
+	 * more from this rank may finish and close; what it still owed is
+	 * already queued, and reading it finds an early end. */
+	bool watch;
+};
+/* A gather in progress: this rank's links, the root link (extended framing,
+ * until COMPLETE; -1 none), what it gathers (NCCOM_PHASE_*), the ring phase
+ * (BOOTSTRAP_PHASE_*) and step under way, the peers' listen addresses when
+ * known, and the failure, which abort.c passes on. */
+struct nccom_gather {
+	struct nccom_link *links;
+	int nlinks, root_fd, me;
+	const char *root_name, *phase;
+	uint32_t ring_phase;
+	int step;
+	const nccl_socket_address_t *listen;
+	bool failed, forward; /* forward: ab came from another rank, passed on unchanged */
+	struct nccom_abort ab;
+};
+/* One step: mv[i] on links[i], every link polled; a link not moving data
+ * (or done) is still watched for a hang-up when mv[i].watch. A failure is
+ * logged and kept in g->ab. */
+NRT_STATUS nccom_step(struct nccom_gather *g, const struct nccom_move *mv);
+/* This rank's own failure with the party at l (NULL: none) to blame:
+ * logged, kept in g->ab. */
+NRT_STATUS nccom_gather_fault(struct nccom_gather *g, struct nccom_link *l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* An abort from l ends the gather: logged, kept in g->ab to be passed on unchanged. */
+NRT_STATUS nccom_gather_aborted(struct nccom_gather *g, struct nccom_link *l, const struct nccom_abort *ab);
+
+/* While a thread waits on a bootstrap's point-to-point sockets, that
+ * bootstrap's ring links are watched for an abort frame: a rank that had
+ * finished its gather when the world failed hears it there (socket.c's
+ * waits end at once; aborted reads, logs and passes it on, bootstrap.c). */
+struct nccom_watch {
+	int fds[NCCOM_MAX_LINKS];
+	bool (*aborted)(void *arg, int i); /* the abort on fds[i] read: true fails the wait */
+	void *arg;
+};
+#define NCCOM_WAIT_ABORTED (-2)
+/* This thread's watch (socket.c), NULL for none. */
+void nccom_watch_set(const struct nccom_watch *w);
+
+/* ---- abort.c: leaving a world ---------------------------------------------- */
+/* After a failed gather: g->ab as an abort frame on every live link and the
+ * root link, then each is shut down, so every rank hears it within a hop each. */
+void nccom_gather_abort(struct nccom_gather *g);
 
 /* ---- version.c ------------------------------------------------------------ */
 /* getNcclNrtGitHash: libnccom's 8 bytes, then libnrt's (nrt_get_version). */
@@ -185,6 +283,11 @@ struct nccom_bootstrap {
 	/* Set for one nccom_bootstrap_allgather_records under ring_mu. */
 	bool relay_check;
 	size_t relay_rank_off;
+	/* The ring links by NCCOM_LINK_*: names and addresses set when wired,
+	 * fds taken from the slots above for each gather. */
+	struct nccom_link ring[NCCOM_MAX_LINKS];
+	char root_name[96];
+	bool addresses_known; /* peerCommAddresses gathered */
 };
 
 /* ---- ring.c: the ring all-gather over slices ------------------------------- */
@@ -205,12 +308,23 @@ struct nccom_slices {
  * slots: a record whose rank is another's was forged, by from, the party
  * that relayed it (every rank checks before it relays). */
 NRT_STATUS nccom_check_relayed(const struct nccom_slices *s, int first, const char *in, size_t len, const char *from);
-/* The ring all-gather over one ring (send to next, receive from prev): k-1
- * steps, at step i slice (me - i) mod k out and (me - i - 1) mod k in, each
- * received frame exactly its slice's size (BOOTSTRAP_RING_SEND_SLICE /
- * BOOTSTRAP_RING_RECV_SLICE). The flat ring, an instance's intra ring and the
- * leaders' inter ring all run through it. */
-NRT_STATUS nccom_ring_gather(int send_fd, int recv_fd, const char *next, const char *prev, const struct nccom_slices *s, int me);
+/* One ring of a gather: its two links in g->links, its phase, and the
+ * links this rank sends on in a later phase of the gather (watched to the
+ * end). */
+struct nccom_ring {
+	int next, prev;
+	uint32_t phase; /* BOOTSTRAP_PHASE_* */
+	bool later[NCCOM_MAX_LINKS];
+};
+/* The ring all-gather over one ring: k-1 steps one way round (upstream's:
+ * at step i slice (me - i) mod k to next, (me - i - 1) mod k from prev,
+ * BOOTSTRAP_RING_SEND_SLICE / _RECV_SLICE) or, bidirectional
+ * (docs/bootstrap-hierarchy.md#bidirectional-ring-all-gather),
+ * ceil((k-1)/2) steps of that and, while i < floor((k-1)/2), slice
+ * (me + i) mod k to prev while (me + i + 1) mod k comes from next; each
+ * received frame exactly its slice's size. The flat ring, an instance's
+ * intra ring and the leaders' inter ring all run through it. */
+NRT_STATUS nccom_ring_gather(struct nccom_gather *g, const struct nccom_ring *ring, const struct nccom_slices *s, int me);
 
 /* ---- root_exchange.c: a rank's exchange with the root ---------------------- */
 /* This rank's INFO_TO_ROOT record (the git hash on a global init). */
@@ -226,16 +340,22 @@ long long nccom_connect_delay_ns(bool hier, int rank, int nranks);
 NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, const nccom_addr *me, int L, uint64_t *cluster_id, time_t *epoch);
 /* The all-gather of n records of size bytes: intra ring, leaders' inter
  * ring of instance blocks, then down each intra ring. */
-NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, char *all, int size);
+NRT_STATUS nccom_hier_allgather(struct nccom_bootstrap *b, struct nccom_gather *g, char *all, int size);
 
 /* ---- bootstrap.c: bootstrapInit, the all-gather and point-to-point ---------- */
 NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nranks, bool global,
 				struct nccom_bootstrap **out, uint64_t *cluster_id, time_t *epoch);
-NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size);
+/* The phases a gather's log lines and ABORTs name. */
+#define NCCOM_PHASE_ADDRESSES "the bootstrap's all-gather of listen addresses"
+#define NCCOM_PHASE_PEERS "initTransportRank AllGather1 (peer records)"
+#define NCCOM_PHASE_EXPORT "bootstrapAllGather (neuronBootstrapAllGather)"
+NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int size, const char *phase);
 /* The all-gather of records of size bytes whose int at rank_off names their
  * rank: each is held to its slot as it arrives, before it is relayed, so a
  * forging relay is named (docs/bootstrap-hierarchy.md#forged-relays). */
-NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *all, int size, size_t rank_off);
+NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *all, int size, size_t rank_off, const char *phase);
+/* Ring link i (NCCOM_LINK_*) is wired: its fd is in its slot. */
+void nccom_link_wired(struct nccom_bootstrap *b, int i, int rank, const char *name);
 NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size);
 NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data, int size);
 void nccom_bootstrap_close(struct nccom_bootstrap *b);

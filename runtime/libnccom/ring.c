@@ -3,25 +3,59 @@
  * the flat ring of bootstrap.c, an instance's intra ring and the leaders'
  * inter ring of hier_rank.c all step through it, and every record a ring
  * relays is held to its slot here before it is passed on
- * (docs/bootstrap-hierarchy.md#forged-relays). It knows the sockets and the
- * framing only through extended.c's ring step.
+ * (docs/bootstrap-hierarchy.md#forged-relays). Both directions of each ring
+ * carry data (docs/bootstrap-hierarchy.md#bidirectional-rings); it knows the
+ * sockets and the framing only through step.c.
  */
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nccom.h"
 
-NRT_STATUS nccom_ring_gather(int send_fd, int recv_fd, const char *next, const char *prev, const struct nccom_slices *s, int me)
+static size_t slice_len(const struct nccom_slices *s, int x) { return x == s->k - 1 ? s->last : s->unit; }
+static char *slice_at(const struct nccom_slices *s, int x) { return s->base + (size_t)x * s->unit; }
+
+NRT_STATUS nccom_ring_gather(struct nccom_gather *g, const struct nccom_ring *ring, const struct nccom_slices *s, int me)
 {
-	int k = s->k;
-	for (int i = 0; i < k - 1; i++) {
+	bool both = nccom_bidirectional();
+	int k = s->k, fwd = both ? k / 2 : k - 1, back = both ? (k - 1) / 2 : 0;
+	g->ring_phase = ring->phase;
+	struct nccom_link *next = &g->links[ring->next], *prev = &g->links[ring->prev];
+	for (int i = 0; i < fwd; i++) {
+		struct nccom_move mv[NCCOM_MAX_LINKS];
+		memset(mv, 0, sizeof mv);
 		int out = (me - i + k) % k, in = (me - i - 1 + k) % k;
-		size_t out_len = out == k - 1 ? s->last : s->unit, in_len = in == k - 1 ? s->last : s->unit;
-		NRT_STATUS rc = nccom_ring_step(send_fd, s->base + (size_t)out * s->unit, (int)out_len, next, recv_fd, s->base + (size_t)in * s->unit,
-						 (int)in_len, prev);
+		mv[ring->next] = (struct nccom_move){.out = slice_at(s, out), .out_len = slice_len(s, out), .send = true};
+		mv[ring->prev] = (struct nccom_move){.in = slice_at(s, in), .in_len = slice_len(s, in), .recv = true};
+		int bout = (me + i) % k, bin = (me + i + 1) % k;
+		if (i < back) {
+			mv[ring->prev].out = slice_at(s, bout);
+			mv[ring->prev].out_len = slice_len(s, bout);
+			mv[ring->prev].send = true;
+			mv[ring->next].in = slice_at(s, bin);
+			mv[ring->next].in_len = slice_len(s, bin);
+			mv[ring->next].recv = true;
+		}
+		for (int j = 0; j < NCCOM_MAX_LINKS; j++)
+			mv[j].watch = ring->later[j];
+		mv[ring->next].watch |= i < fwd - 1;
+		mv[ring->prev].watch |= i < back - 1;
+		g->step = i;
+		NRT_STATUS rc = nccom_step(g, mv);
+		/* Each record is held to its slot before the next step relays it. */
+		bool in_bad = false;
 		if (rc == NRT_SUCCESS && s->check)
-			rc = nccom_check_relayed(s, s->first + (int)((size_t)in * s->unit / s->rec), s->base + (size_t)in * s->unit, in_len, prev);
+			in_bad = (rc = nccom_check_relayed(s, s->first + (int)((size_t)in * s->unit / s->rec), slice_at(s, in), slice_len(s, in), prev->name)) != NRT_SUCCESS;
+		if (rc == NRT_SUCCESS && s->check && i < back)
+			rc = nccom_check_relayed(s, s->first + (int)((size_t)bin * s->unit / s->rec), slice_at(s, bin), slice_len(s, bin), next->name);
+		if (rc != NRT_SUCCESS && !g->failed)
+			(void)nccom_gather_fault(g, in_bad ? prev : next, "relayed a forged record (see rank %d's log)", g->me);
 		if (rc != NRT_SUCCESS)
 			return rc;
+		/* The kill test's hook: a real death mid-gather, sockets closed by the kernel. */
+		if (i == 0 && strcmp(g->phase, NCCOM_PHASE_PEERS) == 0 && nccom_fault("kill-mid-gather"))
+			(void)raise(SIGKILL);
 	}
 	return NRT_SUCCESS;
 }

@@ -58,6 +58,7 @@ NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root
 	char where[96], text[80];
 	nccom_format_addr(root, text, sizeof text);
 	snprintf(where, sizeof where, "the root %s", text);
+	snprintf(b->root_name, sizeof b->root_name, "%s", where);
 	int fd = -1;
 	if ((rc = nccom_connect(root, &fd, nccom_op_deadline())) != NRT_SUCCESS)
 		return rc;

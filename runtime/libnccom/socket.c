@@ -26,10 +26,29 @@ static bool net_ready;
 static nccom_addr if_addr;
 static char if_name[IF_NAMESIZE + 1];
 static int sock_timeout = BOOTSTRAP_SOCK_TIMEOUT_DEFAULT;
-static bool extended_mode;
+static bool extended_mode, bidirectional_mode;
 
 int nccom_timeout(void) { return sock_timeout; }
 bool nccom_extended(void) { return extended_mode; }
+bool nccom_bidirectional(void) { return bidirectional_mode; }
+
+/* NRTABI_BOOTSTRAP_RING: unidirectional (upstream's, the default) or
+ * bidirectional (docs/bootstrap-hierarchy.md#bidirectional-ring-all-gather),
+ * the same on every rank. */
+static NRT_STATUS read_ring(void)
+{
+	const char *s = getenv(ENV_BOOTSTRAP_RING);
+	if (s == NULL || *s == 0 || strcmp(s, "unidirectional") == 0)
+		return NRT_SUCCESS;
+	if (strcmp(s, "bidirectional") == 0) {
+		bidirectional_mode = true;
+		return NRT_SUCCESS;
+	}
+	char shown[NCCOM_ESCAPED_SIZE(32)];
+	nccom_warn("%s=\"%s\": use unidirectional (the default, upstream NCCL 2.9's ring) or bidirectional (both ways round, half the steps), the same on every rank",
+		   ENV_BOOTSTRAP_RING, nccom_escape(s, strnlen(s, 64), shown, sizeof shown));
+	return NRT_INVALID;
+}
 
 /* NRTABI_BOOTSTRAP_FRAMING: upstream (default) or extended (nrtabi's). */
 static NRT_STATUS read_framing(void)
@@ -247,7 +266,7 @@ NRT_STATUS nccom_net_init(const nccom_addr *root)
 	struct ifaddrs *all = NULL;
 	if (net_ready)
 		goto out;
-	if ((rc = read_timeout()) != NRT_SUCCESS || (rc = read_framing()) != NRT_SUCCESS)
+	if ((rc = read_timeout()) != NRT_SUCCESS || (rc = read_framing()) != NRT_SUCCESS || (rc = read_ring()) != NRT_SUCCESS)
 		goto out;
 	const char *ifname = getenv(ENV_SOCKET_IFNAME), *fam = getenv(ENV_SOCKET_FAMILY);
 	int family = AF_UNSPEC;
@@ -381,16 +400,61 @@ void nccom_peer_of(int fd, char *out, size_t n)
 	nccom_format_addr(&a, out, n);
 }
 
-/* Wait for events on fd until d; 1 ready, 0 timed out, -1 error (errno).
- * The remaining time is taken afresh after an interruption. */
+/* The ring links a thread's waits also watch (nccom_watch_set). */
+static __thread const struct nccom_watch *tl_watch;
+
+void nccom_watch_set(const struct nccom_watch *w) { tl_watch = w; }
+
+/* Whether fd's next bytes open an abort (peeked, nothing consumed). */
+static bool abort_pending(int fd)
+{
+	unsigned char hdr[NCCOM_FRAME_HEADER_MAX];
+	size_t hl = nccom_frame_header_size();
+	if (recv(fd, hdr, hl, MSG_PEEK | MSG_DONTWAIT) != (ssize_t)hl)
+		return false;
+	if (nccom_extended()) {
+		struct bootstrap_msg_header h;
+		memcpy(&h, hdr, sizeof h);
+		return h.type == BOOTSTRAP_MSG_ABORT;
+	}
+	struct bootstrap_frame_size f;
+	memcpy(&f, hdr, sizeof f);
+	return f.size == BOOTSTRAP_FRAME_ABORT;
+}
+
+/* Wait for events on fd (-1: none, a sleep) until d; 1 ready, 0 timed
+ * out, -1 error (errno), NCCOM_WAIT_ABORTED an abort frame on a watched
+ * ring link (logged and passed on by the watch). A watched link with
+ * anything else to read (a peer already in the next gather, or gone) is
+ * left alone for the rest of the wait. The remaining time is taken afresh
+ * after an interruption. */
 static int wait_fd(int fd, short events, nccom_deadline d)
 {
-	struct pollfd p = {.fd = fd, .events = events};
+	const struct nccom_watch *w = tl_watch;
+	bool skip[NCCOM_MAX_LINKS] = {false};
 	for (;;) {
-		int rc = poll(&p, 1, nccom_left_ms(d));
+		struct pollfd p[1 + NCCOM_MAX_LINKS];
+		int at[1 + NCCOM_MAX_LINKS], np = 1;
+		p[0] = (struct pollfd){.fd = fd, .events = events};
+		for (int i = 0; w != NULL && i < NCCOM_MAX_LINKS; i++)
+			if (w->fds[i] >= 0 && !skip[i]) {
+				at[np] = i;
+				p[np++] = (struct pollfd){.fd = w->fds[i], .events = POLLIN};
+			}
+		int rc = poll(p, (nfds_t)np, nccom_left_ms(d));
 		if (rc < 0 && errno == EINTR)
 			continue;
-		return rc;
+		if (rc <= 0)
+			return rc;
+		for (int k = 1; k < np; k++) {
+			if (p[k].revents == 0)
+				continue;
+			if (abort_pending(w->fds[at[k]]) && w->aborted(w->arg, at[k]))
+				return NCCOM_WAIT_ABORTED;
+			skip[at[k]] = true;
+		}
+		if (fd >= 0 && p[0].revents != 0)
+			return 1;
 	}
 }
 
@@ -417,6 +481,10 @@ NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd, nccom_deadline d)
 			if (err == EINPROGRESS) {
 				int w = wait_fd(*fd, POLLOUT, d);
 				socklen_t len = sizeof err;
+				if (w == NCCOM_WAIT_ABORTED) {
+					nccom_close(fd);
+					return NRT_FAILURE;
+				}
 				if (w <= 0)
 					err = w == 0 ? ETIMEDOUT : errno;
 				else if (getsockopt(*fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
@@ -429,8 +497,9 @@ NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd, nccom_deadline d)
 		if (err == ECONNREFUSED && nccom_left_ms(d) > 1) {
 			if (attempt % 1000 == 0)
 				nccom_info("Call to connect returned %s, retrying", strerror(err));
-			struct timespec ms = {0, 1000000};
-			(void)nanosleep(&ms, NULL); /* an early wake only retries sooner */
+			/* A millisecond before the retry, watching for an abort. */
+			if (wait_fd(-1, 0, nccom_now_ms() + 1) == NCCOM_WAIT_ABORTED)
+				return NRT_FAILURE;
 			continue;
 		}
 		if (err == ECONNREFUSED || err == ETIMEDOUT)
@@ -448,6 +517,8 @@ NRT_STATUS nccom_accept(int listen_fd, int *fd, nccom_addr *from, const char *wh
 		/* Past the deadline even a pending connection is not taken:
 		 * strangers queued up must not carry the search on. */
 		int w = nccom_left_ms(d) > 0 ? wait_fd(listen_fd, POLLIN, d) : 0;
+		if (w == NCCOM_WAIT_ABORTED)
+			return NRT_FAILURE;
 		if (w == 0) {
 			nccom_warn(NRTABI_MSG_NCCOM_SOCKET_TIMEOUT, "accepting", what, sock_timeout);
 			return NRT_TIMEOUT;
@@ -494,6 +565,8 @@ NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *pe
 		nccom_peer_of(fd, addr, sizeof addr);
 	while (n > 0) {
 		int w = nccom_left_ms(d) > 0 ? wait_fd(fd, send_dir ? POLLOUT : POLLIN, d) : 0;
+		if (w == NCCOM_WAIT_ABORTED)
+			return NRT_FAILURE;
 		if (w == 0) {
 			peer_suffix(addr, peer, also, sizeof also);
 			nccom_warn(NCCOM_MSG_DEADLINE "%s: %zu of %zu bytes", send_dir ? "sending to" : "receiving from", peer,

@@ -1,0 +1,174 @@
+package bootsim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Fitted is the simulator's committed state (docs/benchmarks.md#the-simulator):
+// the costs fitted to one run's rows of at most FitMaxN ranks, for the Go
+// ranks and for the C hosts, and that run's measured medians, so the
+// projection to 10k and 100k ranks and the plot are made from a file in
+// the tree, not from a fit that was never looked at.
+type Fitted struct {
+	Date    string            `json:"date"`      // of the run, RFC 3339 UTC
+	Load    string            `json:"load"`      // the load average before and after
+	NProc   string            `json:"nproc"`     // the host's CPUs
+	FitMaxN int               `json:"fit_max_n"` // rows of at most this many ranks were fitted; the rest validate
+	Go      Params            `json:"go"`
+	C       Params            `json:"c"`
+	Rows    []MeasuredRow     `json:"rows"`
+	Notes   map[string]string `json:"notes,omitempty"` // a variant not measured, and why
+}
+
+// MeasuredRow is one variant's median at one size.
+type MeasuredRow struct {
+	Variant string  `json:"variant"` // e.g. hier-go-bidi
+	Algo    string  `json:"algo"`    // star, flat, hier
+	Lang    string  `json:"lang"`    // go or c
+	Bidi    bool    `json:"bidi"`
+	Roots   int     `json:"roots"`
+	N       int     `json:"n"`
+	L       int     `json:"l"`
+	BootMs  float64 `json:"boot_ms"`
+	AgreeMs float64 `json:"agree_ms"`
+}
+
+// maxFitted bounds the file (a few hundred rows fit in far less).
+const maxFitted = 1 << 20
+
+// ParseFitted reads a Fitted, refusing unknown fields, trailing data,
+// an algorithm or language it does not know, and numbers outside what a
+// world can be.
+func ParseFitted(data []byte) (*Fitted, error) {
+	if len(data) > maxFitted {
+		return nil, fmt.Errorf("%d bytes, more than %d", len(data), maxFitted)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f Fitted
+	if err := dec.Decode(&f); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("data after the object")
+	}
+	if f.FitMaxN < 2 || f.FitMaxN > maxRanks {
+		return nil, fmt.Errorf("fit_max_n %d: want 2..%d", f.FitMaxN, maxRanks)
+	}
+	for _, p := range []struct {
+		name string
+		p    Params
+	}{{"go", f.Go}, {"c", f.C}} {
+		if err := checkParams(p.p); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
+	if len(f.Rows) > 4096 {
+		return nil, fmt.Errorf("%d rows: at most 4096", len(f.Rows))
+	}
+	for i, r := range f.Rows {
+		if _, err := ParseAlgo(r.Algo); err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		switch {
+		case r.Lang != "go" && r.Lang != "c":
+			return nil, fmt.Errorf("row %d: lang %q: want go or c", i, r.Lang)
+		case r.N < 1 || r.N > maxRanks || r.L < 0 || r.L > r.N || r.Roots < 0 || r.Roots > r.N:
+			return nil, fmt.Errorf("row %d: n %d, l %d, roots %d: not a world", i, r.N, r.L, r.Roots)
+		case !finite(r.BootMs) || r.BootMs <= 0 || !finite(r.AgreeMs) || r.AgreeMs < 0:
+			return nil, fmt.Errorf("row %d: boot %v ms, agree %v ms", i, r.BootMs, r.AgreeMs)
+		case len(r.Variant) == 0 || len(r.Variant) > 64 || strings.ContainsFunc(r.Variant, func(c rune) bool { return c < '-' || c > 'z' }):
+			return nil, fmt.Errorf("row %d: variant name %q", i, r.Variant)
+		}
+	}
+	return &f, nil
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// checkParams refuses costs no host has: negative, not finite, or over an
+// hour; a backlog or a root count past the largest world.
+func checkParams(p Params) error {
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"fixed", p.Fixed}, {"accept", p.Accept}, {"reply", p.Reply}, {"hop", p.Hop}, {"hop_per_active", p.HopPerActive},
+		{"record", p.Record}, {"table", p.Table}, {"skew", p.Skew}, {"stagger", p.Stagger}, {"retry", p.Retry},
+		{"bidi_extra", p.BidiExtra}, {"wake", p.Wake}, {"wake_fixed", p.WakeFixed}} {
+		if !finite(c.v) || c.v < 0 || c.v > 3600 {
+			return fmt.Errorf("%s = %v: want a cost of 0..3600 s", c.name, c.v)
+		}
+	}
+	if p.Gathers < 0 || p.Gathers > 16 || p.Backlog < 0 || p.Backlog > maxRanks || p.Roots < 0 || p.Roots > maxRanks {
+		return fmt.Errorf("gathers %d, backlog %d, roots %d: out of range", p.Gathers, p.Backlog, p.Roots)
+	}
+	return nil
+}
+
+// ParseAlgo is the inverse of Algo.String.
+func ParseAlgo(s string) (Algo, error) {
+	for _, a := range []Algo{Star, Flat, Hier} {
+		if a.String() == s {
+			return a, nil
+		}
+	}
+	return 0, fmt.Errorf("algo %q: want star, flat or hier", s)
+}
+
+// LoadFitted reads path: a regular file of at most maxFitted bytes.
+func LoadFitted(path string) (*Fitted, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, maxFitted+1))
+	if err != nil {
+		return nil, err
+	}
+	f, err := ParseFitted(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (rerun make bench-bootstrap to write it anew)", path, err)
+	}
+	return f, nil
+}
+
+// SaveFitted writes f to path through a temporary file and a rename: a
+// failed write leaves the old file.
+func SaveFitted(path string, f *Fitted) error {
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	if _, err := ParseFitted(data); err != nil {
+		return fmt.Errorf("bootsim: the fit would not read back: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".fitted-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -16,7 +16,10 @@ import (
 // libabigail resolve an opaque type: same qualified name, same kind
 // (struct and class are one; C++ lets either keyword declare the other),
 // the first definition in unit order, found through ScanAll's index so
-// that At and AllTypes (for any -j) give the same answer. Definitions of
+// that At and AllTypes (for any -j) give the same answer. At resolves
+// only the declarations a layout needs (typelink.go, valueRefs): behind a
+// pointer the name is the spelling, and the index costs a whole-input
+// scan a one-struct lookup must not pay. Definitions of
 // differing sizes are a One Definition Rule clash nothing here may
 // settle: the declaration stays, and Unresolved says why.
 

@@ -56,15 +56,26 @@ func holderElem(t *testing.T, d *Debug, jobs int) (*Types, *typemodel.Type) {
 }
 
 // TestDeclaredResolvesToDefinition: a struct the unit only declares is
-// the definition another unit holds, the same through At and AllTypes
-// at -j 1 and 2; two definitions of differing sizes leave the declaration
-// as it is, and Unresolved says why (planted: the second definition).
+// the definition another unit holds through AllTypes at -j 1 and 2; two
+// definitions of differing sizes leave the declaration as it is, and
+// Unresolved says why (planted: the second definition). At leaves a
+// declaration reached only behind a pointer as it is, without the whole
+// input's index (TestDeclaredByValueResolves has the one At resolves).
 func TestDeclaredResolvesToDefinition(t *testing.T) {
 	base := map[string]string{
 		"b.c": "struct init;\nstruct holder { struct init *p; };\nstruct holder h;\n",
 		"a.c": "struct init { int a; long b[2]; };\nstruct init ia;\n",
 	}
-	for _, jobs := range []int{0, 1, 2} {
+	d := declLib(t, base)
+	before := scanAllRuns.Load()
+	if _, e := holderElem(t, d, 0); !e.Declaration || e.Name != "init" {
+		t.Errorf("At: holder.p points to %+v, want the declaration of init", e)
+	}
+	if n := scanAllRuns.Load() - before; n != 0 {
+		t.Errorf("At of a struct reaching a declaration only behind a pointer ran ScanAll %d times, want 0", n)
+	}
+	d.Close()
+	for _, jobs := range []int{1, 2} {
 		d := declLib(t, base)
 		g, e := holderElem(t, d, jobs)
 		if e.Declaration || typemodel.SizeOf(e) != 24 || len(e.Fields) != 2 {
@@ -79,7 +90,7 @@ func TestDeclaredResolvesToDefinition(t *testing.T) {
 	for k, v := range base {
 		clash[k] = v
 	}
-	for _, jobs := range []int{0, 2} {
+	for _, jobs := range []int{2} {
 		d := declLib(t, clash)
 		g, e := holderElem(t, d, jobs)
 		if !e.Declaration || e.HasSize {
@@ -89,6 +100,42 @@ func TestDeclaredResolvesToDefinition(t *testing.T) {
 			t.Errorf("-j %d: Unresolved: %q", jobs, why)
 		}
 		d.Close()
+	}
+}
+
+// TestDeclaredByValueResolves: At resolves a declaration whose layout
+// the struct needs (g++ writes a class with a key function only in the
+// unit defining it), a member and a base by value, through one ScanAll:
+// holder and derived have the definition's 32 bytes, not a 0-byte
+// declaration's. Cost: two compiles of a few lines.
+func TestDeclaredByValueResolves(t *testing.T) {
+	k := "struct K { virtual int f(); int a; long b[2]; };\n"
+	d := declLib(t, map[string]string{
+		"a.cc": k + "int K::f() { return a; }\n",
+		"b.cc": k + "struct holder { K k; K *p; };\nholder h;\nstruct derived : K { int c; };\nderived dv;\n",
+	})
+	defer d.Close()
+	found, err := d.FindStructs([][]string{{"holder"}, {"derived"}})
+	if err != nil || found[0] == nil || found[1] == nil {
+		t.Fatalf("holder, derived: %v %v", found, err)
+	}
+	before := scanAllRuns.Load()
+	g := d.Types()
+	for _, f := range found {
+		s, err := g.Struct(f.Offset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Fields) == 0 {
+			t.Fatalf("%s: no members", f.Name)
+		}
+		m := typemodel.Strip(s.Fields[0].Type)
+		if m == nil || m.Declaration || typemodel.SizeOf(m) != 32 || len(m.Fields) < 2 {
+			t.Errorf("%s: its first member (%s) is %+v, want K's 32-byte definition", f.Name, s.Fields[0].Name, m)
+		}
+	}
+	if n := scanAllRuns.Load() - before; n != 1 {
+		t.Errorf("%d ScanAll runs for two structs holding a declaration by value, want 1", n)
 	}
 }
 

@@ -66,14 +66,27 @@ func (g *Types) link(roots []uint64, prefilled [][]*pending) error {
 			queue = pd.refs(queue)
 		}
 		// A declared class stands for its definition elsewhere in the
-		// input (typedecl.go): the definitions join the batch.
-		for ; declared < len(b.order); declared++ {
-			def, ok, err := g.resolveDecl(context.TODO(), b.order[declared].t)
-			if err != nil {
-				return err
+		// input (typedecl.go), where the layout needs it: the definitions
+		// of those the roots are or the batch reaches by value join the
+		// batch. One reached only as a pointer's or reference's pointee
+		// (or a function's parameter or result) is left as it is: its
+		// spelling is its name and the pointer's size is the pointer's,
+		// and finding a definition may take the whole input's index
+		// (ScanAll), which the quick lookup must not pay for an opaque
+		// struct (docs/layoutcheck.md#the-parallel-scan).
+		if roots != nil {
+			for _, off := range roots {
+				if err := g.resolveValue(b, off, &queue); err != nil {
+					return err
+				}
 			}
-			if ok {
-				queue = append(queue, def)
+			roots = nil
+		}
+		for ; declared < len(b.order); declared++ {
+			for _, off := range b.order[declared].valueRefs(nil) {
+				if err := g.resolveValue(b, off, &queue); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -207,6 +220,48 @@ func (g *Types) chains(b *batch) error {
 		}
 	}
 	return nil
+}
+
+// resolveValue resolves the declaration at off, a type the batch needs
+// the layout of, when it is one (in the batch or the graph already),
+// queueing its definition.
+func (g *Types) resolveValue(b *batch, off uint64, queue *[]uint64) error {
+	var t *typemodel.Type
+	if pd, ok := b.byOff[off]; ok {
+		t = pd.t
+	} else if gt, ok := g.lookup(off); ok {
+		t = gt
+	}
+	if t == nil || t.Offset != off {
+		return nil // not decoded (failed), or interned: never a declaration
+	}
+	def, ok, err := g.resolveDecl(context.TODO(), t)
+	if err != nil {
+		return err
+	}
+	if ok {
+		*queue = append(*queue, def)
+	}
+	return nil
+}
+
+// valueRefs appends the offsets of the types whose layout a pending
+// node's own needs: its members' and bases' types, an array's element,
+// what a typedef, qualifier or enum names. A pointer's, reference's or
+// pointer to member's pointee and class, and a function's result and
+// parameters, are left out: their size is not the pointee's.
+func (pd *pending) valueRefs(q []uint64) []uint64 {
+	switch pd.t.Kind {
+	case typemodel.Pointer, typemodel.Reference, typemodel.RvalueReference, typemodel.PtrToMember, typemodel.Func:
+	default:
+		if pd.elem.set {
+			q = append(q, pd.elem.off)
+		}
+	}
+	for i := range pd.fields {
+		q = append(q, pd.fields[i].typ.off)
+	}
+	return q
 }
 
 // refs appends the offsets a pending node refers to.

@@ -126,6 +126,7 @@ static struct nccom_bootstrap *alloc_bootstrap(int rank, int nranks)
 		return NULL;
 	b->st.rank = rank;
 	b->st.nranks = nranks;
+	b->range_n = nranks;
 	b->st.extListenFd = b->st.extRingRecvFd = b->st.extRingSendFd = b->root_fd = -1;
 	b->inter_send_fd = b->inter_recv_fd = -1;
 	for (int i = 0; i < NCCOM_MAX_LINKS; i++)
@@ -267,9 +268,28 @@ NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nra
 	memcpy(&root, id->internal, sizeof root);
 	if ((rc = nccom_net_init(&root)) != NRT_SUCCESS)
 		return rc;
+	/* A global init of several roots (NRTABI_BOOTSTRAP_ROOTS): this rank's
+	 * root is the one of its range, and its stagger counts within it
+	 * (docs/bootstrap-hierarchy.md#multi-root-range-assignment). */
+	struct nccom_roots roots;
+	if (global && (rc = nccom_roots_get(&roots)) != NRT_SUCCESS)
+		return rc;
+	int lo = 0, hi = nranks;
+	if (global && roots.n > 0) {
+		if ((rc = nccom_roots_check(roots.n, nranks, L, global)) != NRT_SUCCESS) {
+			nccom_roots_free(&roots);
+			return rc;
+		}
+		int i = nccom_root_of(rank, roots.n, nranks, L, global);
+		root = roots.addr[i];
+		nccom_root_range(i, roots.n, nranks, L, global, &lo, &hi);
+		nccom_roots_free(&roots);
+	}
 	struct nccom_bootstrap *b = alloc_bootstrap(rank, nranks);
 	if (b == NULL)
 		return NRT_FAIL_HOST_MEM_ALLOC;
+	b->range_lo = lo;
+	b->range_n = hi - lo;
 	nccom_addr me = nccom_if_addr();
 	struct bootstrap_root_reply reply;
 	memset(&reply, 0, sizeof reply);

@@ -80,3 +80,58 @@ func TestMultiRootCWorlds(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiRootCFaults plants faults in a world of 8 C hosts and 3 roots
+// (ranks 0..2, 3..5, 6..7; ranks 0, 3 and 6 serve them): root 1 sends a
+// range other than the rule's (the root-wrong-range hook), a rank is given
+// the roots in another order (so it dials a root that is not its range's),
+// and a rank runs its rings the other way from the rest. Every rank exits
+// non-zero, and the fault is named where it is seen. Cost: three worlds
+// that fail within the 3 s socket timeout each.
+func TestMultiRootCFaults(t *testing.T) {
+	requireHierWorld(t)
+	const n = 8
+	for _, c := range []struct {
+		name  string
+		at    int // the faulty rank
+		env   func(roots string) []string
+		saw   int // the rank whose log names it
+		names string
+	}{
+		{"a root's range is not the rule's", 3, func(string) []string { return []string{"NRTABI_NCCOM_FAULT=root-wrong-range"} },
+			6, "root 1 (peer 127.0.0.1:"},
+		{"a rank at another range's root", 1, func(roots string) []string {
+			list := strings.Split(strings.TrimPrefix(roots, abi.EnvBootstrapRoots+"="), ",")
+			list[0], list[1] = list[1], list[0]
+			return []string{abi.EnvBootstrapRoots + "=" + strings.Join(list, ",")}
+		}, 3, "rank 1 belongs to root 0 (ranks 0..2), not this root 1 (ranks 3..5)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			roots, root := rootsEnv(t, 3)
+			ms := cHosts(n)
+			for r := range ms {
+				ms[r].lib = "faults"
+			}
+			ms[c.at].env = c.env(roots)
+			runs, _ := runWorldAt(t, root, ms, roots)
+			for r, run := range runs {
+				if run.Exit == 0 {
+					t.Errorf("rank %d exited 0: %s", r, run.Fields["line"])
+				}
+			}
+			if !strings.Contains(runs[c.saw].Stderr, c.names) {
+				t.Errorf("rank %d does not name the fault (%q):\n%s", c.saw, c.names, runs[c.saw].Stderr)
+			}
+		})
+	}
+	t.Run("a rank of the other ring mode", func(t *testing.T) {
+		ms := cHosts(n)
+		ms[5].env = []string{abi.EnvBootstrapRing + "=unidirectional"}
+		runs, _ := runWorld(t, ms, abi.EnvBootstrapRing+"=bidirectional")
+		for r, run := range runs {
+			if run.Exit == 0 {
+				t.Errorf("rank %d exited 0 in a world of mixed ring modes: %s", r, run.Fields["line"])
+			}
+		}
+	})
+}

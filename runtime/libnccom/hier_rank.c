@@ -179,7 +179,7 @@ NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, co
 	return NRT_SUCCESS;
 }
 
-/* Phase 3 of a rank not leading (docs/bootstrap-hierarchy.md#bidirectional-rings):
+/* Phase 3 of a rank not leading (docs/bootstrap-hierarchy.md#bidirectional-ring-all-gather):
  * the other instances' blocks come in one frame from the side of the
  * instance's ring this rank is on — locals 1..ln/2 from the predecessor,
  * the rest from the successor — and go on away from the leader unless the

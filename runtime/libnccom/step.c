@@ -1,6 +1,6 @@
 /*
  * One step of a bootstrap all-gather over this rank's ring links
- * (docs/bootstrap-hierarchy.md#failure): every link of the rank is polled at
+ * (docs/bootstrap-hierarchy.md#abort-frames): every link of the rank is polled at
  * once, those that move data this step and those that only wait, so a
  * neighbour's EOF or reset is seen the moment it happens whatever this rank
  * is waiting on, and named with the neighbour's rank, its address and the

@@ -175,6 +175,8 @@ struct nccom_link {
 };
 /* "NAME (peer ADDR)". */
 void nccom_link_where(const struct nccom_link *l, char *out, size_t n);
+/* l is wired on fd to rank: its name, and the address its socket reports. */
+void nccom_link_wired(struct nccom_link *l, int fd, int rank, const char *name);
 /* What one step moves on one link. */
 struct nccom_move {
 	const void *out;
@@ -398,8 +400,7 @@ NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int s
  * rank: each is held to its slot as it arrives, before it is relayed, so a
  * forging relay is named (docs/bootstrap-hierarchy.md#forged-relays). */
 NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *all, int size, size_t rank_off, const char *phase);
-/* Ring link i (NCCOM_LINK_*) is wired: its fd is in its slot. */
-void nccom_link_wired(struct nccom_bootstrap *b, int i, int rank, const char *name);
+
 NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size);
 NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data, int size);
 void nccom_bootstrap_close(struct nccom_bootstrap *b);

@@ -35,6 +35,21 @@ void nccom_link_where(const struct nccom_link *l, char *out, size_t n)
 		snprintf(out, n, "%s (peer %s)", l->name, l->addr);
 }
 
+void nccom_link_wired(struct nccom_link *l, int fd, int rank, const char *name)
+{
+	l->rank = rank;
+	snprintf(l->name, sizeof l->name, "%s", name);
+	nccom_peer_of(fd, l->addr, sizeof l->addr);
+	if (strcmp(l->addr, "?") == 0)
+		l->addr[0] = 0;
+	nccom_addr a;
+	socklen_t len = sizeof a;
+	memset(&a, 0, sizeof a);
+	if (getpeername(fd, &a.sa, &len) != 0)
+		memset(&a, 0, sizeof a);
+	memcpy(&l->sa, &a, sizeof l->sa);
+}
+
 NRT_STATUS nccom_gather_fault(struct nccom_gather *g, struct nccom_link *l, const char *fmt, ...)
 {
 	char what[512], who[128] = "this rank", where[200] = "";

@@ -101,12 +101,12 @@ NRT_STATUS nccom_gather_aborted(struct nccom_gather *g, struct nccom_link *l, co
 	g->failed = g->forward = true;
 	nccom_escape(ab->text, ab->len, shown, sizeof shown);
 	if (nccom_extended() && g->step < 0) {
-		nccom_warn("bootstrap rank %d: aborted by %s during %s: %s", g->me, where, g->phase, shown);
+		nccom_warn("bootstrap aborted by %s during %s, as rank %d heard it: %s", where, g->phase, g->me, shown);
 		return NRT_FAILURE;
 	}
 	if (nccom_extended()) {
-		nccom_warn("bootstrap rank %d: aborted by %s in the %s, step %d, during %s: %s", g->me, where, nccom_phase_name(g->ring_phase), g->step,
-			   g->phase, shown);
+		nccom_warn("bootstrap aborted by %s in the %s, step %d, during %s, as rank %d heard it: %s", where, nccom_phase_name(g->ring_phase), g->step,
+			   g->phase, g->me, shown);
 		return NRT_FAILURE;
 	}
 	nccom_addr a;
@@ -163,9 +163,8 @@ static NRT_STATUS io(struct nccom_gather *g, struct nccom_link *l, struct side *
 		if (v > 0)
 			return nccom_gather_aborted(g, l, &ab);
 		if (v < 0) {
-			char shown[NCCOM_ESCAPED_SIZE(80)];
-			return nccom_gather_fault(g, l, "sent %s where %zu bytes of ring data were due: the peers disagree on the protocol",
-						  nccom_escape(ab.text, strnlen(ab.text, 80), shown, sizeof shown), want);
+			char shown[NCCOM_ESCAPED_SIZE(120)];
+			return nccom_gather_fault(g, l, "sent %s: the peers disagree on the protocol", nccom_escape(ab.text, strnlen(ab.text, 120), shown, sizeof shown));
 		}
 		s->hdr_ok = true;
 		s->total = s->hl + want;

@@ -83,11 +83,13 @@ func TestMultiRootCWorlds(t *testing.T) {
 
 // TestMultiRootCFaults plants faults in a world of 8 C hosts and 3 roots
 // (ranks 0..2, 3..5, 6..7; ranks 0, 3 and 6 serve them): root 1 sends a
-// range other than the rule's (the root-wrong-range hook), a rank is given
-// the roots in another order (so it dials a root that is not its range's),
-// and a rank runs its rings the other way from the rest. Every rank exits
-// non-zero, and the fault is named where it is seen. Cost: three worlds
-// that fail within the 3 s socket timeout each.
+// range other than the rule's (the root-wrong-range hook), and a rank runs
+// its rings the other way from the rest. Every rank exits non-zero, and the
+// fault is named where it is seen. (A rank dialling another range's root
+// is refused by name only when it reaches that root before the root has
+// its own range whole; after, the root reads no more connections, so the
+// test could not say which comes first.) Cost: two worlds that fail within
+// the 3 s socket timeout each.
 func TestMultiRootCFaults(t *testing.T) {
 	requireHierWorld(t)
 	const n = 8
@@ -100,11 +102,6 @@ func TestMultiRootCFaults(t *testing.T) {
 	}{
 		{"a root's range is not the rule's", 3, func(string) []string { return []string{"NRTABI_NCCOM_FAULT=root-wrong-range"} },
 			6, "root 1 (peer 127.0.0.1:"},
-		{"a rank at another range's root", 1, func(roots string) []string {
-			list := strings.Split(strings.TrimPrefix(roots, abi.EnvBootstrapRoots+"="), ",")
-			list[0], list[1] = list[1], list[0]
-			return []string{abi.EnvBootstrapRoots + "=" + strings.Join(list, ",")}
-		}, 3, "rank 1 belongs to root 0 (ranks 0..2), not this root 1 (ranks 3..5)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			roots, root := rootsEnv(t, 3)

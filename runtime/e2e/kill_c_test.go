@@ -15,7 +15,7 @@ import (
 // step of initTransportRank AllGather1), flat and hierarchical, both ring
 // modes, in both framings. Every other rank exits non-zero within 2 s of the first one to
 // notice, and each names the dead rank, its address and the phase
-// (docs/bootstrap-hierarchy.md#failure): its ring neighbours from the EOF,
+// (docs/bootstrap-hierarchy.md#abort-frames): its ring neighbours from the EOF,
 // the rest from the ABORT they pass on. The socket timeout is 20 s, so a
 // rank that waited for it instead would miss the bound by far. Cost: eight
 // worlds of 8 processes, under 1 s each once built.

@@ -50,23 +50,6 @@ static int *link_fd(struct nccom_bootstrap *b, int i)
 	return slot[i];
 }
 
-/* Ring link i is wired: fd in its slot, its name and the address its socket reports. */
-void nccom_link_wired(struct nccom_bootstrap *b, int i, int rank, const char *name)
-{
-	struct nccom_link *l = &b->ring[i];
-	l->rank = rank;
-	snprintf(l->name, sizeof l->name, "%s", name);
-	nccom_peer_of(*link_fd(b, i), l->addr, sizeof l->addr);
-	if (strcmp(l->addr, "?") == 0)
-		l->addr[0] = 0;
-	nccom_addr a;
-	socklen_t len = sizeof a;
-	memset(&a, 0, sizeof a);
-	if (getpeername(*link_fd(b, i), &a.sa, &len) != 0)
-		memset(&a, 0, sizeof a);
-	memcpy(&l->sa, &a, sizeof l->sa);
-}
-
 /* Every all-gather of the world: the flat ring, or hier_rank.c's three
  * phases; on a failure its reason goes on as an ABORT on every link
  * (abort.c), so the ranks beyond hear who failed and where at once. */
@@ -126,6 +109,7 @@ static struct nccom_bootstrap *alloc_bootstrap(int rank, int nranks)
 		return NULL;
 	b->st.rank = rank;
 	b->st.nranks = nranks;
+	b->range_n = nranks;
 	b->st.extListenFd = b->st.extRingRecvFd = b->st.extRingSendFd = b->root_fd = -1;
 	b->inter_send_fd = b->inter_recv_fd = -1;
 	for (int i = 0; i < NCCOM_MAX_LINKS; i++)
@@ -217,7 +201,7 @@ static NRT_STATUS flat_join(struct nccom_bootstrap *b, const nccom_addr *root, c
 	snprintf(succ, sizeof succ, "ring successor rank %d", (rank + 1) % nranks);
 	if ((rc = nccom_connect(&next, &b->st.extRingSendFd, nccom_op_deadline())) != NRT_SUCCESS)
 		return rc;
-	nccom_link_wired(b, NCCOM_LINK_NEXT, (rank + 1) % nranks, succ);
+	nccom_link_wired(&b->ring[NCCOM_LINK_NEXT], b->st.extRingSendFd, (rank + 1) % nranks, succ);
 	if (nccom_extended() && (rc = nccom_send_hello(b->st.extRingSendFd, rank, nranks, BOOTSTRAP_CHANNEL_RING, succ)) != NRT_SUCCESS)
 		return rc;
 	nccom_addr from;
@@ -225,7 +209,7 @@ static NRT_STATUS flat_join(struct nccom_bootstrap *b, const nccom_addr *root, c
 		return rc;
 	char from_text[80];
 	nccom_format_addr(&from, from_text, sizeof from_text);
-	nccom_link_wired(b, NCCOM_LINK_PREV, (rank - 1 + nranks) % nranks, pred);
+	nccom_link_wired(&b->ring[NCCOM_LINK_PREV], b->st.extRingRecvFd, (rank - 1 + nranks) % nranks, pred);
 	snprintf(pred + strlen(pred), sizeof pred - strlen(pred), " (peer %s)", from_text);
 	if (nccom_extended()) {
 		struct bootstrap_peer_hello h;
@@ -267,9 +251,28 @@ NRT_STATUS nccom_bootstrap_init(const struct ncclUniqueId *id, int rank, int nra
 	memcpy(&root, id->internal, sizeof root);
 	if ((rc = nccom_net_init(&root)) != NRT_SUCCESS)
 		return rc;
+	/* A global init of several roots (NRTABI_BOOTSTRAP_ROOTS): this rank's
+	 * root is the one of its range, and its stagger counts within it
+	 * (docs/bootstrap-hierarchy.md#multi-root-range-assignment). */
+	struct nccom_roots roots;
+	if (global && (rc = nccom_roots_get(&roots)) != NRT_SUCCESS)
+		return rc;
+	int lo = 0, hi = nranks;
+	if (global && roots.n > 0) {
+		if ((rc = nccom_roots_check(roots.n, nranks, L, global)) != NRT_SUCCESS) {
+			nccom_roots_free(&roots);
+			return rc;
+		}
+		int i = nccom_root_of(rank, roots.n, nranks, L, global);
+		root = roots.addr[i];
+		nccom_root_range(i, roots.n, nranks, L, global, &lo, &hi);
+		nccom_roots_free(&roots);
+	}
 	struct nccom_bootstrap *b = alloc_bootstrap(rank, nranks);
 	if (b == NULL)
 		return NRT_FAIL_HOST_MEM_ALLOC;
+	b->range_lo = lo;
+	b->range_n = hi - lo;
 	nccom_addr me = nccom_if_addr();
 	struct bootstrap_root_reply reply;
 	memset(&reply, 0, sizeof reply);

@@ -268,7 +268,26 @@ static NRT_STATUS comm_init_rank(const char *root_id, void **newcomm, int nranks
 	NRT_STATUS rc;
 	pthread_t root;
 	bool serving = root_id != NULL && root_id[0] != 0 && rank == 0;
-	if (serving) {
+	/* Several roots (NRTABI_BOOTSTRAP_ROOTS, a global init): the first rank
+	 * of each range serves its root (docs/bootstrap-hierarchy.md#wire-at-scale). */
+	struct nccom_roots roots = {0};
+	if (global && root_id != NULL && root_id[0] != 0 && (rc = nccom_roots_get(&roots)) != NRT_SUCCESS)
+		return rc;
+	if (roots.n > 0) {
+		int L = 0, lo = 0, hi = 0, i = 0;
+		if ((rc = nccom_per_instance(&L)) != NRT_SUCCESS || (rc = nccom_roots_check(roots.n, nranks, L, global)) != NRT_SUCCESS) {
+			nccom_roots_free(&roots);
+			return rc;
+		}
+		i = nccom_root_of(rank, roots.n, nranks, L, global);
+		nccom_root_range(i, roots.n, nranks, L, global, &lo, &hi);
+		serving = rank == lo;
+		rc = serving ? (roots.n > 1 ? nccom_create_root_of(&roots, i, nranks, global, &root) : nccom_create_root(&roots.addr[0], nranks, global, true, &root))
+			     : NRT_SUCCESS;
+		nccom_roots_free(&roots);
+		if (rc != NRT_SUCCESS)
+			return rc;
+	} else if (serving) {
 		nccom_addr a;
 		memcpy(&a, id.internal, sizeof a);
 		if ((rc = nccom_create_root(&a, nranks, global, true, &root)) != NRT_SUCCESS)

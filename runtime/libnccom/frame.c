@@ -130,8 +130,10 @@ int nccom_frame_check(int fd, const unsigned char *hdr, size_t want, struct ncco
 		if (h.type == BOOTSTRAP_MSG_RING_DATA && h.length == (uint32_t)want)
 			return 0;
 		int a = read_abort(fd, hdr, ab, nccom_now_ms() + NCCOM_ABORT_WAIT_MS);
-		if (a < 0)
-			snprintf(ab->text, sizeof ab->text, "a %u-byte message of type %u", h.length, h.type);
+		if (a < 0 && h.type == BOOTSTRAP_MSG_RING_DATA)
+			snprintf(ab->text, sizeof ab->text, "a %u-byte RING_DATA where RING_DATA (%zu bytes) was due", h.length, want);
+		else if (a < 0)
+			snprintf(ab->text, sizeof ab->text, "a %u-byte message of type %u where RING_DATA (%zu bytes) was due", h.length, h.type, want);
 		return a > 0 ? 1 : -1;
 	}
 	struct bootstrap_frame_size f;
@@ -140,7 +142,7 @@ int nccom_frame_check(int fd, const unsigned char *hdr, size_t want, struct ncco
 		return 0;
 	int a = read_abort(fd, hdr, ab, nccom_now_ms() + NCCOM_ABORT_WAIT_MS);
 	if (a < 0)
-		snprintf(ab->text, sizeof ab->text, "a frame of size %d", f.size);
+		snprintf(ab->text, sizeof ab->text, "a %d-byte frame where %zu bytes were due", f.size, want);
 	return a > 0 ? 1 : -1;
 }
 

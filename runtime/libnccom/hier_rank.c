@@ -150,11 +150,11 @@ NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, co
 	if (ln > 1 && (rc = open_ring(b, &reply.intra_next, BOOTSTRAP_CHANNEL_RING, nm.intra_next, &b->st.extRingSendFd)) != NRT_SUCCESS)
 		return rc;
 	if (ln > 1)
-		nccom_link_wired(b, NCCOM_LINK_NEXT, h * L + (b->local + 1) % ln, nm.intra_next);
+		nccom_link_wired(&b->ring[NCCOM_LINK_NEXT], b->st.extRingSendFd, h * L + (b->local + 1) % ln, nm.intra_next);
 	if (inter && (rc = open_ring(b, &reply.inter_next, BOOTSTRAP_CHANNEL_INTER_RING, nm.inter_next, &b->inter_send_fd)) != NRT_SUCCESS)
 		return rc;
 	if (inter)
-		nccom_link_wired(b, NCCOM_LINK_INTER_NEXT, ((h + 1) % H) * L, nm.inter_next);
+		nccom_link_wired(&b->ring[NCCOM_LINK_INTER_NEXT], b->inter_send_fd, ((h + 1) % H) * L, nm.inter_next);
 	int want[2], count = 0, *fds[2];
 	uint32_t channel[2];
 	const char *names[2];
@@ -173,13 +173,13 @@ NRT_STATUS nccom_hier_join(struct nccom_bootstrap *b, const nccom_addr *root, co
 	if (count > 0 && (rc = accept_rings(b, count, want, channel, names, fds)) != NRT_SUCCESS)
 		return rc;
 	if (ln > 1)
-		nccom_link_wired(b, NCCOM_LINK_PREV, want[0], names[0]);
+		nccom_link_wired(&b->ring[NCCOM_LINK_PREV], b->st.extRingRecvFd, want[0], names[0]);
 	if (inter)
-		nccom_link_wired(b, NCCOM_LINK_INTER_PREV, want[count - 1], names[count - 1]);
+		nccom_link_wired(&b->ring[NCCOM_LINK_INTER_PREV], b->inter_recv_fd, want[count - 1], names[count - 1]);
 	return NRT_SUCCESS;
 }
 
-/* Phase 3 of a rank not leading (docs/bootstrap-hierarchy.md#bidirectional-rings):
+/* Phase 3 of a rank not leading (docs/bootstrap-hierarchy.md#bidirectional-ring-all-gather):
  * the other instances' blocks come in one frame from the side of the
  * instance's ring this rank is on — locals 1..ln/2 from the predecessor,
  * the rest from the successor — and go on away from the leader unless the

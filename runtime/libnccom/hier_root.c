@@ -23,7 +23,8 @@ void nccom_hier_check(const struct extInfoHier *rec, int L, const char *who, cha
 			 rec->instance, r, L, r / L);
 }
 
-struct bootstrap_root_reply_hier nccom_hier_reply(const struct extInfoHier *rec, int r, int n, int L, uint64_t cluster, time_t epoch)
+struct bootstrap_root_reply_hier nccom_hier_reply(const struct extInfoHier *rec, int r, int n, int L, int lo, int hi, const nccl_socket_address_t *beyond,
+						  uint64_t cluster, time_t epoch)
 {
 	struct bootstrap_root_reply_hier reply;
 	memset(&reply, 0, sizeof reply);
@@ -33,8 +34,9 @@ struct bootstrap_root_reply_hier nccom_hier_reply(const struct extInfoHier *rec,
 	reply.intra_next = rec[h * L + (local + 1) % ln].info.info.extAddressListen;
 	/* Only a leader has an inter-ring neighbour; a non-leader's stays all
 	 * zero (family 0), so using it is refused as no address. */
+	int next_leader = ((h + 1) % H) * L;
 	if (local == 0)
-		reply.inter_next = rec[((h + 1) % H) * L].info.info.extAddressListen;
+		reply.inter_next = next_leader >= lo && next_leader < hi ? rec[next_leader].info.info.extAddressListen : *beyond;
 	reply.instance = (uint32_t)h;
 	reply.ninstances = (uint32_t)H;
 	reply.local_rank = (uint32_t)local;

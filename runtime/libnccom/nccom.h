@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -174,6 +175,8 @@ struct nccom_link {
 };
 /* "NAME (peer ADDR)". */
 void nccom_link_where(const struct nccom_link *l, char *out, size_t n);
+/* l is wired on fd to rank: its name, and the address its socket reports. */
+void nccom_link_wired(struct nccom_link *l, int fd, int rank, const char *name);
 /* What one step moves on one link. */
 struct nccom_move {
 	const void *out;
@@ -235,10 +238,14 @@ void nccom_gather_abort(struct nccom_gather *g);
 /* getNcclNrtGitHash: libnccom's 8 bytes, then libnrt's (nrt_get_version). */
 NRT_STATUS nccom_git_hash(nccl_nrt_git_hash_t *out);
 
+struct nccom_roots;
+
 /* ---- root.c --------------------------------------------------------------- */
 /* bootstrapCreateRoot: listens at *addr (port 0: any; filled in) and serves
  * one world of nranks in a thread: detached, or joinable through *join. */
 NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool from_env, pthread_t *join);
+/* Root index of roots (R = roots->n > 1) at roots->addr[index]: its range and the roots' ring. */
+NRT_STATUS nccom_create_root_of(const struct nccom_roots *roots, int index, int nranks, bool global, pthread_t *join);
 /* setFilesLimit: RLIMIT_NOFILE to its hard limit (a global world). */
 void nccom_set_files_limit(void);
 
@@ -260,7 +267,45 @@ bool nccom_fault(const char *name);
 /* The root's part: whether rank r's record fits the shape (a non-empty
  * reason refuses the world), and rank r's INFO_FROM_ROOT. */
 void nccom_hier_check(const struct extInfoHier *rec, int L, const char *who, char *reason, size_t len);
-struct bootstrap_root_reply_hier nccom_hier_reply(const struct extInfoHier *rec, int r, int n, int L, uint64_t cluster, time_t epoch);
+/* beyond: the listen address of the next range's first rank, for a
+ * successor outside [lo, hi) (multi-root; one root: rank 0's). */
+struct bootstrap_root_reply_hier nccom_hier_reply(const struct extInfoHier *rec, int r, int n, int L, int lo, int hi, const nccl_socket_address_t *beyond,
+						  uint64_t cluster, time_t epoch);
+
+/* ---- roots.c: multi-root scalable init, the rule and the split -------------- */
+/* NRTABI_BOOTSTRAP_ROOTS: n roots in root order (n = 0: unset, one root as
+ * the root comm id says). */
+struct nccom_roots {
+	int n;
+	nccom_addr *addr;
+};
+NRT_STATUS nccom_roots_get(struct nccom_roots *out);
+void nccom_roots_free(struct nccom_roots *r);
+/* R in 1..units of the world, and the default framing when R > 1; refused by name. */
+NRT_STATUS nccom_roots_check(int R, int n, int L, bool global);
+/* The ranks [lo, hi) root i of R serves. */
+void nccom_root_range(int i, int R, int n, int L, bool global, int *lo, int *hi);
+/* The root of rank. */
+int nccom_root_of(int rank, int R, int n, int L, bool global);
+
+/* ---- root_ring.c: the roots' ring ------------------------------------------ */
+struct nccom_root_ring {
+	int nroots, index, lo, hi, n, L;
+	bool global;
+	const nccom_addr *roots;
+	int next_fd, prev_fd;
+	uint64_t cluster;
+	time_t epoch;
+};
+/* Dial the next root, send this root's range (root 0: mint and send the cluster id). */
+NRT_STATUS nccom_root_ring_open(struct nccom_root_ring *rr);
+/* A 32-byte first frame on *fd from peer: the previous root's range,
+ * checked against the rule; the fd is taken. */
+NRT_STATUS nccom_root_ring_take_range(struct nccom_root_ring *rr, int *fd, const void *rec, const char *peer);
+/* This root's ranks are in: first (its first rank's listen address) back,
+ * the next range's first into *next_first, the cluster id on. */
+NRT_STATUS nccom_root_ring_finish(struct nccom_root_ring *rr, const nccl_socket_address_t *first, nccl_socket_address_t *next_first);
+void nccom_root_ring_close(struct nccom_root_ring *rr);
 
 /* ---- the bootstrap's state (bootstrap.c makes and frees it) ---------------- */
 /* The unexpected-connection queue of upstream bootstrapRecv. */
@@ -288,6 +333,7 @@ struct nccom_bootstrap {
 	struct nccom_link ring[NCCOM_MAX_LINKS];
 	char root_name[96];
 	bool addresses_known; /* peerCommAddresses gathered */
+	int range_lo, range_n; /* the ranks of this rank's root (the stagger counts within them) */
 };
 
 /* ---- ring.c: the ring all-gather over slices ------------------------------- */
@@ -354,8 +400,7 @@ NRT_STATUS nccom_bootstrap_allgather(struct nccom_bootstrap *b, void *all, int s
  * rank: each is held to its slot as it arrives, before it is relayed, so a
  * forging relay is named (docs/bootstrap-hierarchy.md#forged-relays). */
 NRT_STATUS nccom_bootstrap_allgather_records(struct nccom_bootstrap *b, void *all, int size, size_t rank_off, const char *phase);
-/* Ring link i (NCCOM_LINK_*) is wired: its fd is in its slot. */
-void nccom_link_wired(struct nccom_bootstrap *b, int i, int rank, const char *name);
+
 NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size);
 NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data, int size);
 void nccom_bootstrap_close(struct nccom_bootstrap *b);

@@ -4,7 +4,7 @@
  * inter ring of hier_rank.c all step through it, and every record a ring
  * relays is held to its slot here before it is passed on
  * (docs/bootstrap-hierarchy.md#forged-relays). Both directions of each ring
- * carry data (docs/bootstrap-hierarchy.md#bidirectional-rings); it knows the
+ * carry data (docs/bootstrap-hierarchy.md#bidirectional-ring-all-gather); it knows the
  * sockets and the framing only through step.c.
  */
 #include <signal.h>

@@ -25,6 +25,9 @@ struct root_args {
 	int per_instance; /* L of a hierarchical world (hier_root.c), else 0 */
 	bool global;
 	char where[80];
+	/* Root index of nroots (root_ring.c), serving ranks [lo, hi); one root: 0 of 1, [0, n). */
+	int nroots, index, lo, hi;
+	nccom_addr *roots;
 };
 
 void nccom_set_files_limit(void)
@@ -65,14 +68,16 @@ static void new_world(uint64_t *cluster, time_t *epoch)
 	*epoch = time(NULL);
 }
 
-/* Rank r's INFO_FROM_ROOT: the world and its ring successor's listen address. */
-static struct bootstrap_root_reply reply_for(const struct extInfoGlobal *rec, int r, int n, uint64_t cluster, time_t epoch)
+/* Rank r's INFO_FROM_ROOT: the world and its ring successor's listen
+ * address; past the range's end the next range's first rank, beyond. */
+static struct bootstrap_root_reply reply_for(const struct extInfoGlobal *rec, int r, int hi, const nccl_socket_address_t *beyond, uint64_t cluster,
+					     time_t epoch)
 {
 	struct bootstrap_root_reply reply;
 	memset(&reply, 0, sizeof reply);
 	reply.cluster_id = cluster;
 	reply.epoch = epoch;
-	reply.neighbour = rec[(r + 1) % n].info.extAddressListen;
+	reply.neighbour = r + 1 < hi ? rec[r + 1].info.extAddressListen : *beyond;
 	return reply;
 }
 
@@ -123,6 +128,8 @@ static void serve(struct root_args *a)
 	struct extInfoHier *hrec = calloc((size_t)n, sizeof *hrec);
 	int *fds = malloc((size_t)n * sizeof *fds);
 	nccom_addr *from = calloc((size_t)n, sizeof *from);
+	struct nccom_root_ring rr = {.nroots = a->nroots, .index = a->index, .lo = a->lo, .hi = a->hi, .n = n, .L = L, .global = a->global,
+				     .roots = a->roots, .next_fd = -1, .prev_fd = -1};
 	if (rec == NULL || hrec == NULL || fds == NULL || from == NULL) {
 		nccom_warn("bootstrap root %s: cannot allocate the tables of %d ranks", a->where, n);
 		goto done;
@@ -131,7 +138,9 @@ static void serve(struct root_args *a)
 		fds[i] = -1;
 	if (a->global)
 		nccom_set_files_limit();
-	for (int have = 0; have < n;) {
+	if (a->nroots > 1 && nccom_root_ring_open(&rr) != NRT_SUCCESS)
+		goto done;
+	for (int have = 0; have < a->hi - a->lo || (a->nroots > 1 && rr.prev_fd < 0);) {
 		int fd = -1;
 		char what[200];
 		snprintf(what, sizeof what, "the next rank's INFO_TO_ROOT at the root %s (%d of %d ranks arrived)", a->where, have, n);
@@ -155,6 +164,14 @@ static void serve(struct root_args *a)
 		/* A local flat root (isGlobalInit = 0) also serves the one rank of
 		 * a global init made without a root comm id, whose extInfo carries
 		 * the git-hash tag (docs/sources.md#s001-5): its tag is not compared. */
+		/* The previous root's range: its size is no record's (root_ring.c). */
+		if (a->nroots > 1 && got == (int)sizeof(struct bootstrap_root_range)) {
+			if (nccom_root_ring_take_range(&rr, &fd, &hr, ptext) != NRT_SUCCESS) {
+				nccom_close(&fd);
+				goto done;
+			}
+			continue;
+		}
 		bool tagged_at_local = !a->global && L == 0 && got == (int)sizeof(struct extInfoGlobal);
 		if (got != size && !tagged_at_local) {
 			nccom_warn("Bootstrap Root : peer %s sent a %d-byte extInfo, expected %d (%s)", ptext, got, size, record_kind(a, got));
@@ -177,6 +194,14 @@ static void serve(struct root_args *a)
 		 * wrong with the claim (docs/libnccom.md#deadlines-and-what-peers-send). */
 		if (r.info.rank < 0 || r.info.rank >= n) {
 			nccom_warn("Bootstrap Root : peer %s claims rank %d of %d: out of range 0..%d", ptext, r.info.rank, n, n - 1);
+			nccom_close(&fd);
+			goto done;
+		}
+		if (r.info.rank < a->lo || r.info.rank >= a->hi) {
+			int o = nccom_root_of(r.info.rank, a->nroots, n, L, a->global), olo = 0, ohi = 0;
+			nccom_root_range(o, a->nroots, n, L, a->global, &olo, &ohi);
+			nccom_warn("Bootstrap Root : peer %s: rank %d belongs to root %d (ranks %d..%d), not this root %d (ranks %d..%d): give every rank the same %s",
+				   ptext, r.info.rank, o, olo, ohi - 1, a->index, a->lo, a->hi - 1, ENV_BOOTSTRAP_ROOTS);
 			nccom_close(&fd);
 			goto done;
 		}
@@ -203,7 +228,9 @@ static void serve(struct root_args *a)
 		from[r.info.rank] = peer;
 		have++;
 	}
-	int ref = 0, odd = a->global ? odd_tag(rec, n, &ref) : 0;
+	int ref = 0, odd = a->global ? odd_tag(rec + a->lo, a->hi - a->lo, &ref) : 0;
+	ref += a->lo;
+	odd += odd ? a->lo : 0;
 	if (odd) {
 		char t1[TAG_TEXT_SIZE], t2[TAG_TEXT_SIZE], at[80];
 		tag_text(&rec[odd - 1].nccl_nrt_git_hash, t1, sizeof t1);
@@ -214,12 +241,20 @@ static void serve(struct root_args *a)
 	}
 	uint64_t cluster;
 	time_t epoch;
-	new_world(&cluster, &epoch);
-	for (int r = 0; r < n; r++) {
-		struct bootstrap_root_reply reply = reply_for(rec, r, n, cluster, epoch);
+	nccl_socket_address_t beyond = rec[a->lo].info.extAddressListen;
+	if (a->nroots > 1) {
+		if (nccom_root_ring_finish(&rr, &rec[a->lo].info.extAddressListen, &beyond) != NRT_SUCCESS)
+			goto done;
+		cluster = rr.cluster;
+		epoch = rr.epoch;
+	} else {
+		new_world(&cluster, &epoch);
+	}
+	for (int r = a->lo; r < a->hi; r++) {
+		struct bootstrap_root_reply reply = reply_for(rec, r, a->hi, &beyond, cluster, epoch);
 		struct bootstrap_root_reply_hier hreply;
 		if (L > 0)
-			hreply = nccom_hier_reply(hrec, r, n, L, cluster, epoch);
+			hreply = nccom_hier_reply(hrec, r, n, L, a->lo, a->hi, &beyond, cluster, epoch);
 		char who[128], at[80];
 		nccom_format_addr(&from[r], at, sizeof at);
 		snprintf(who, sizeof who, "rank %d (peer %s)", r, at);
@@ -227,8 +262,9 @@ static void serve(struct root_args *a)
 			goto done; /* that rank is gone; the rest fail on the broken ring */
 		nccom_close(&fds[r]);
 	}
-	nccom_info("bootstrap root %s: %d ranks answered (%s)", a->where, n, L > 0 ? "hierarchical" : "flat");
+	nccom_info("bootstrap root %s: %d ranks answered (%s, root %d of %d)", a->where, a->hi - a->lo, L > 0 ? "hierarchical" : "flat", a->index, a->nroots);
 done:
+	nccom_root_ring_close(&rr);
 	if (fds != NULL)
 		for (int i = 0; i < n; i++)
 			nccom_close(&fds[i]);
@@ -452,10 +488,10 @@ static void serve_extended(struct root_args *a)
 	time_t epoch;
 	new_world(&cluster, &epoch);
 	for (int r = 0; r < n; r++) {
-		struct bootstrap_root_reply reply = reply_for(rec, r, n, cluster, epoch);
+		struct bootstrap_root_reply reply = reply_for(rec, r, n, &rec[0].info.extAddressListen, cluster, epoch);
 		struct bootstrap_root_reply_hier hreply;
 		if (L > 0)
-			hreply = nccom_hier_reply(hrec, r, n, L, cluster, epoch);
+			hreply = nccom_hier_reply(hrec, r, n, L, 0, n, &rec[0].info.extAddressListen, cluster, epoch);
 		if ((L > 0 ? nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &hreply, sizeof hreply, by_rank[r]->addr)
 			   : nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &reply, sizeof reply, by_rank[r]->addr)) != NRT_SUCCESS) {
 			snprintf(reason, sizeof reason, "peer %s rank %d: INFO_FROM_ROOT not delivered (did its process die?)", by_rank[r]->addr, r);
@@ -526,11 +562,16 @@ static void *root_thread(void *p)
 		serve_extended(a);
 	else
 		serve(a);
+	free(a->roots);
 	free(a);
 	return NULL;
 }
 
-NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool from_env, pthread_t *join)
+/* The root thread of a (not yet listening) a, at *addr. */
+static NRT_STATUS start_root(struct root_args *a, nccom_addr *addr, bool from_env, pthread_t *join);
+
+/* The checks of bootstrapCreateRoot and the args of a world of nranks. */
+static NRT_STATUS root_args_new(int nranks, bool global, struct root_args **out)
 {
 	uint32_t vnc = 0;
 	NRT_STATUS rc = nrt_get_total_vnc_count(&vnc); /* reverse leg: the regime */
@@ -553,7 +594,18 @@ NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool fro
 	a->nranks = nranks;
 	a->global = global;
 	a->per_instance = nccom_hierarchical(global, nranks, L) ? L : 0;
+	a->listen_fd = -1;
+	*out = a;
+	return NRT_SUCCESS;
+}
+
+static NRT_STATUS start_root(struct root_args *a, nccom_addr *addr, bool from_env, pthread_t *join)
+{
+	NRT_STATUS rc;
+	int nranks = a->nranks;
+	bool global = a->global;
 	if ((rc = nccom_listen(addr, &a->listen_fd)) != NRT_SUCCESS) {
+		free(a->roots);
 		free(a);
 		return rc;
 	}
@@ -576,8 +628,40 @@ NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool fro
 	if (e != 0) {
 		nccom_warn("bootstrap root: pthread_create: %s", strerror(e));
 		nccom_close(&a->listen_fd);
+		free(a->roots);
 		free(a);
 		return NRT_FAILURE;
 	}
 	return NRT_SUCCESS;
+}
+
+NRT_STATUS nccom_create_root(nccom_addr *addr, int nranks, bool global, bool from_env, pthread_t *join)
+{
+	struct root_args *a = NULL;
+	NRT_STATUS rc = root_args_new(nranks, global, &a);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	a->nroots = 1;
+	a->hi = nranks;
+	return start_root(a, addr, from_env, join);
+}
+
+NRT_STATUS nccom_create_root_of(const struct nccom_roots *roots, int index, int nranks, bool global, pthread_t *join)
+{
+	struct root_args *a = NULL;
+	NRT_STATUS rc = root_args_new(nranks, global, &a);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	int L = a->per_instance;
+	if ((rc = nccom_roots_check(roots->n, nranks, L, global)) != NRT_SUCCESS || (a->roots = calloc((size_t)roots->n, sizeof *a->roots)) == NULL) {
+		free(a);
+		return rc != NRT_SUCCESS ? rc : NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	memcpy(a->roots, roots->addr, (size_t)roots->n * sizeof *a->roots);
+	a->nroots = roots->n;
+	a->index = index;
+	nccom_root_range(index, roots->n, nranks, L, global, &a->lo, &a->hi);
+	nccom_addr at = roots->addr[index];
+	nccom_info("bootstrap root %d of %d: ranks %d..%d", index, roots->n, a->lo, a->hi - 1);
+	return start_root(a, &at, true, join);
 }

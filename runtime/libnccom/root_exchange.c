@@ -51,7 +51,8 @@ static NRT_STATUS stagger(long long ns)
 /* INFO_TO_ROOT, then INFO_FROM_ROOT on the same fd, then close (docs/sources.md#s001-3). */
 NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root, bool hier, const void *rec, int size, void *reply, int reply_size)
 {
-	long long ns = nccom_connect_delay_ns(hier, b->st.rank, b->st.nranks);
+	int r = b->st.rank - b->range_lo, n = b->range_n;
+	long long ns = nccom_connect_delay_ns(hier, r, n);
 	NRT_STATUS rc;
 	if (ns > 0 && (rc = stagger(ns)) != NRT_SUCCESS)
 		return rc;
@@ -66,7 +67,7 @@ NRT_STATUS nccom_root_exchange(struct nccom_bootstrap *b, const nccom_addr *root
 	/* The root cannot answer before the world's last rank has connected:
 	 * the stagger still to come joins the three timeouts heartbeats may
 	 * fill (nccom_recv_want_by), as on the Go side (replyWithin). */
-	long long rest = nccom_connect_delay_ns(hier, b->st.nranks - 1, b->st.nranks) - ns;
+	long long rest = nccom_connect_delay_ns(hier, n - 1, n) - ns;
 	if (rc == NRT_SUCCESS && nccom_extended())
 		rc = nccom_recv_want_by(fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, reply, (uint32_t)reply_size, where,
 					nccom_now_ms() + 3 * (int64_t)nccom_timeout() * 1000 + rest / 1000000LL);

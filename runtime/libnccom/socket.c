@@ -409,7 +409,7 @@ void nccom_watch_set(const struct nccom_watch *w) { tl_watch = w; }
 static bool abort_pending(int fd)
 {
 	unsigned char hdr[NCCOM_FRAME_HEADER_MAX];
-	size_t hl = nccom_frame_header_size();
+	size_t hl = extended_mode ? sizeof(struct bootstrap_msg_header) : sizeof(struct bootstrap_frame_size);
 	if (recv(fd, hdr, hl, MSG_PEEK | MSG_DONTWAIT) != (ssize_t)hl)
 		return false;
 	if (nccom_extended()) {

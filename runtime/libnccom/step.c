@@ -1,6 +1,6 @@
 /*
  * One step of a bootstrap all-gather over this rank's ring links
- * (docs/bootstrap-hierarchy.md#failure): every link of the rank is polled at
+ * (docs/bootstrap-hierarchy.md#abort-frames): every link of the rank is polled at
  * once, those that move data this step and those that only wait, so a
  * neighbour's EOF or reset is seen the moment it happens whatever this rank
  * is waiting on, and named with the neighbour's rank, its address and the
@@ -33,6 +33,21 @@ void nccom_link_where(const struct nccom_link *l, char *out, size_t n)
 		snprintf(out, n, "%s", l->name);
 	else
 		snprintf(out, n, "%s (peer %s)", l->name, l->addr);
+}
+
+void nccom_link_wired(struct nccom_link *l, int fd, int rank, const char *name)
+{
+	l->rank = rank;
+	snprintf(l->name, sizeof l->name, "%s", name);
+	nccom_peer_of(fd, l->addr, sizeof l->addr);
+	if (strcmp(l->addr, "?") == 0)
+		l->addr[0] = 0;
+	nccom_addr a;
+	socklen_t len = sizeof a;
+	memset(&a, 0, sizeof a);
+	if (getpeername(fd, &a.sa, &len) != 0)
+		memset(&a, 0, sizeof a);
+	memcpy(&l->sa, &a, sizeof l->sa);
 }
 
 NRT_STATUS nccom_gather_fault(struct nccom_gather *g, struct nccom_link *l, const char *fmt, ...)
@@ -86,12 +101,12 @@ NRT_STATUS nccom_gather_aborted(struct nccom_gather *g, struct nccom_link *l, co
 	g->failed = g->forward = true;
 	nccom_escape(ab->text, ab->len, shown, sizeof shown);
 	if (nccom_extended() && g->step < 0) {
-		nccom_warn("bootstrap rank %d: aborted by %s during %s: %s", g->me, where, g->phase, shown);
+		nccom_warn("bootstrap aborted by %s during %s, as rank %d heard it: %s", where, g->phase, g->me, shown);
 		return NRT_FAILURE;
 	}
 	if (nccom_extended()) {
-		nccom_warn("bootstrap rank %d: aborted by %s in the %s, step %d, during %s: %s", g->me, where, nccom_phase_name(g->ring_phase), g->step,
-			   g->phase, shown);
+		nccom_warn("bootstrap aborted by %s in the %s, step %d, during %s, as rank %d heard it: %s", where, nccom_phase_name(g->ring_phase), g->step,
+			   g->phase, g->me, shown);
 		return NRT_FAILURE;
 	}
 	nccom_addr a;
@@ -148,9 +163,8 @@ static NRT_STATUS io(struct nccom_gather *g, struct nccom_link *l, struct side *
 		if (v > 0)
 			return nccom_gather_aborted(g, l, &ab);
 		if (v < 0) {
-			char shown[NCCOM_ESCAPED_SIZE(80)];
-			return nccom_gather_fault(g, l, "sent %s where %zu bytes of ring data were due: the peers disagree on the protocol",
-						  nccom_escape(ab.text, strnlen(ab.text, 80), shown, sizeof shown), want);
+			char shown[NCCOM_ESCAPED_SIZE(120)];
+			return nccom_gather_fault(g, l, "sent %s: the peers disagree on the protocol", nccom_escape(ab.text, strnlen(ab.text, 120), shown, sizeof shown));
 		}
 		s->hdr_ok = true;
 		s->total = s->hl + want;

@@ -56,7 +56,7 @@ var rules = []rule{
 
 	// The runtime works from the generated ABI only.
 	{room: "runtime", may: []string{"generated", "internal/cfmt", "internal/proc", "runtime", "!runtime/builder"},
-		tests: []string{"internal/hostile", "internal/netns", "internal/seamcheck", "internal/vendorbuild", "runtime/builder", "spec"},
+		tests: []string{"compat", "internal/cc", "internal/hostile", "internal/netns", "internal/seamcheck", "internal/vendorbuild", "runtime/builder", "spec"},
 		why:   "the runtime sees the generated ABI, never the spec or the generator; runtime/builder, which runs them, is for tests"},
 	{room: "runtime/builder", may: []string{"gen", "internal/cc", "internal/proc", "spec"},
 		why: "builder generates and compiles the C of a release for tests, benches and the demo, through the one toolchain path"},
@@ -98,6 +98,9 @@ var rules = []rule{
 	{room: "release", may: []string{"internal/esc", "layoutcheck", "readers/elfread", "spec", "typemodel"},
 		tests: []string{"gen", "internal/cc", "internal/fixture", "internal/specsame", "internal/vendorbuild", "release/diff"},
 		why:   "the release workflow reads binaries through the readers and layoutcheck's matchers and writes spec rows; its tests read the real net plugin internal/vendorbuild builds"},
+	{room: "compat", may: []string{"layoutcheck/specmatch", "readers/elfread", "spec", "typemodel"},
+		tests: []string{"internal/cc", "spec/compiled"},
+		why:   "compat predicts from the binaries whether libnrt, libnccom and a plugin load together: it reads them through elfread, the spec's rules, and compares shared layouts in the type model; it runs nothing"},
 	{room: "layoutcheck/grade", may: []string{"spec"},
 		why: "the one grading of struct layouts, for check (spec against DWARF) and diff (spec against spec): a neutral model with a converter from spec, no binary reading"},
 	{room: "release/diff", may: []string{"internal/esc", "internal/render", "layoutcheck/grade", "spec"},

@@ -41,6 +41,12 @@ func flatten(t *typemodel.Type, prefix string, base int64, depth int, out *[]mem
 		if f.Name == "" {
 			name = fmt.Sprintf("%s(anon@%d)", prefix, f.Offset)
 		}
+		// A member of no bytes (a flexible array, an empty struct) puts
+		// nothing at any offset: one side may spell it and the other not
+		// with the same bytes crossing the seam.
+		if f.Size() == 0 && f.BitSize == 0 {
+			continue
+		}
 		*out = append(*out, member{path: name, offset: base + f.Offset, size: f.Size(), bitOffset: f.BitOffset, bitSize: f.BitSize})
 		flatten(f.Type, name+".", base+f.Offset, depth+1, out)
 	}

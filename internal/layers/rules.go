@@ -108,7 +108,7 @@ var rules = []rule{
 		why:   "the diff compares two specs and reads no binary; struct layouts are graded by layoutcheck/grade, as check grades them; names from a binary side are escaped before they are printed"},
 
 	// On top.
-	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "internal/esc", "internal/regfile", "internal/render", "layoutcheck", "readers", "release", "spec"},
+	{room: "cmd/nrtabi", may: []string{"compat", "gen", "internal/cli", "internal/esc", "internal/regfile", "internal/render", "layoutcheck", "readers", "release", "spec"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/spectest", "internal/testbin"},
 		why:   "the pure-Go CLI (it builds with CGO_ENABLED=0): never the runtime or the generated ABI; regfile names what -o finds in place of a regular file, and its tests truncate an input under a run through regfile's open hook"},
 	{room: "cmd/nrtabi-runtime",

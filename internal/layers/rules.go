@@ -99,7 +99,7 @@ var rules = []rule{
 		tests: []string{"gen", "internal/cc", "internal/fixture", "internal/specsame", "internal/vendorbuild", "release/diff"},
 		why:   "the release workflow reads binaries through the readers and layoutcheck's matchers and writes spec rows; its tests read the real net plugin internal/vendorbuild builds"},
 	{room: "compat", may: []string{"layoutcheck/specmatch", "readers/elfread", "spec", "typemodel"},
-		tests: []string{"internal/cc", "spec/compiled"},
+		tests: []string{"internal/cc"},
 		why:   "compat predicts from the binaries whether libnrt, libnccom and a plugin load together: it reads them through elfread, the spec's rules, and compares shared layouts in the type model; it runs nothing"},
 	{room: "layoutcheck/grade", may: []string{"spec"},
 		why: "the one grading of struct layouts, for check (spec against DWARF) and diff (spec against spec): a neutral model with a converter from spec, no binary reading"},

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/nrtabi/nrtabi/compat"
 	"github.com/nrtabi/nrtabi/internal/cli"
@@ -15,9 +16,9 @@ import (
 
 func compatCommand() *cli.Command {
 	return &cli.Command{Name: "compat", Summary: "predict, from the binaries alone, whether a libnrt, a libnccom and a net plugin load together",
-		Synopsis: "[--spec NAME|DIR]... [--release NAME] [--format text|json|junit] [--debug-dir DIR]... LIBNRT LIBNCCOM [PLUGIN]",
+		Synopsis: "[--spec NAME|DIR]... [--release NAME] [--format text|json|junit] [--debug-dir DIR]... LIBNRT LIBNCCOM [PLUGIN] | --matrix [--spec NAME|DIR]... [--format text|json]",
 		Example:  "compat build/libnrt.so.1 /opt/aws/neuron/lib/libnccom.so.2",
-		Exits:    "0 loads and every fact was seen, 4 nothing seen stops it but a fact was not seen (a side without DWARF, an unreadable compat id), 8 it does not load, refuses the plugin or disagrees silently on a shared struct, 1 error (an input unreadable or not ELF), 2 usage error",
+		Exits:    "--matrix: 0 printed; otherwise 0 loads and every fact was seen, 4 nothing seen stops it but a fact was not seen (a side without DWARF, an unreadable compat id), 8 it does not load, refuses the plugin or disagrees silently on a shared struct, 1 error (an input unreadable or not ELF), 2 usage error",
 		Run:      compatCmd}
 }
 
@@ -34,6 +35,7 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 	fs.Var(&specs, "spec", "a release NAME or spec DIR the rules and fixes come from (repeatable; default: every embedded release)")
 	release := fs.String("release", "", "the release whose rules apply when libnrt names none (a libnrt not built by nrtabi)")
 	format := fs.String("format", "text", "output format: text, json or junit (one test case per stage)")
+	matrix := fs.Bool("matrix", false, "judge every libnrt release against every libnccom release of the spec set, from the spec rows alone")
 	var dirs debugDirFlag
 	dirs.register(fs)
 	pos, err := c.ParseAnywhere(fs, args)
@@ -42,6 +44,24 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 	}
 	if *format != "text" && *format != "json" && *format != "junit" {
 		return c.Usagef("--format %q: use text, json or junit", *format)
+	}
+	if *matrix {
+		if len(pos) != 0 || *release != "" {
+			return c.Usagef("--matrix reads the spec set only: no files, no --release")
+		}
+		if *format == "junit" {
+			return c.Usagef("--matrix prints text or json")
+		}
+		set, err := loadCompatSet(specs)
+		if err != nil {
+			return err
+		}
+		m := compat.ReleaseMatrix(set)
+		if *format == "json" {
+			return render.JSON(out, m)
+		}
+		matrixText(out, m)
+		return nil
 	}
 	if len(pos) != 2 && len(pos) != 3 {
 		return c.Usagef("want LIBNRT LIBNCCOM [PLUGIN], e.g. nrtabi compat libnrt.so.1 libnccom.so.2")
@@ -150,3 +170,47 @@ func compatJUnit(r *compat.Report) render.Suites {
 }
 
 var _ flag.Value = (*specsFlag)(nil)
+
+// matrixText is the release matrix as a table, libnrt releases down,
+// libnccom releases across, each cell its class and its notes' numbers,
+// the notes below.
+func matrixText(w io.Writer, m *compat.Matrix) {
+	width := len("libnrt / libnccom")
+	for _, r := range m.Releases {
+		width = max(width, len(r))
+	}
+	cells := map[[2]string]compat.Cell{}
+	cellWidth := width
+	for _, c := range m.Cells {
+		cells[[2]string{c.Libnrt, c.Libnccom}] = c
+		cellWidth = max(cellWidth, len(cellWord(c)))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s", width+2, "libnrt / libnccom")
+	for _, r := range m.Releases {
+		fmt.Fprintf(&b, "%-*s", cellWidth+2, r)
+	}
+	rows := []string{b.String()}
+	for _, a := range m.Releases {
+		b.Reset()
+		fmt.Fprintf(&b, "%-*s", width+2, a)
+		for _, r := range m.Releases {
+			fmt.Fprintf(&b, "%-*s", cellWidth+2, cellWord(cells[[2]string{a, r}]))
+		}
+		rows = append(rows, b.String())
+	}
+	for _, row := range rows {
+		render.Printf(w, "%s\n", strings.TrimRight(row, " "))
+	}
+	for i, n := range m.Notes {
+		render.Printf(w, "[%d] %s\n", i+1, n)
+	}
+}
+
+func cellWord(c compat.Cell) string {
+	s := string(c.Verdict)
+	for _, n := range c.Notes {
+		s += fmt.Sprintf("[%d]", n+1)
+	}
+	return s
+}

@@ -87,3 +87,27 @@ func TestCompatRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestCompatMatrixCommand: every release pairs with itself, and the
+// synthetic 2.32.0 is refused at the gate by the others (its id is 90).
+func TestCompatMatrixCommand(t *testing.T) {
+	rc, out, errw := runCLI("compat", "--matrix")
+	if rc != 0 || !strings.Contains(out, "2.31.24            layout[") || !strings.Contains(out, "expects compatibility id 89, libnccom 2.32.0-synthetic reports 90") {
+		t.Errorf("exit %d\n%s%s", rc, out, errw)
+	}
+	rc, out, _ = runCLI("compat", "--matrix", "--format", "json")
+	var m struct {
+		Cells []struct{ Libnrt, Libnccom, Verdict string }
+	}
+	if err := json.Unmarshal([]byte(out), &m); rc != 0 || err != nil || len(m.Cells) == 0 {
+		t.Fatalf("json: exit %d, %v", rc, err)
+	}
+	for _, c := range m.Cells {
+		if c.Libnrt == c.Libnccom && c.Verdict != "loads" {
+			t.Errorf("%s with itself: %s", c.Libnrt, c.Verdict)
+		}
+	}
+	if rc, _, errw := runCLI("compat", "--matrix", "a.so"); rc != 2 || !strings.Contains(errw, "--matrix reads the spec set only") {
+		t.Errorf("--matrix with a file: exit %d %s", rc, errw)
+	}
+}

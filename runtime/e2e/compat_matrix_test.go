@@ -25,13 +25,15 @@ import (
 // real (linkhost: dlopen through ld.so, then the Go libnrt's handoff), and
 // the prediction must be what happened, class and subject
 // (docs/nrtabi-compat.md#prediction-against-reality). Cost: the builds the
-// package already makes, two more doubles and one plugin (~3 s of cc), and
-// one linkhost child per cell (~50 cells, ~5 s).
+// package already makes, the reference libnccom, two more doubles and the
+// plugins (~15 s of cc on 2 cores), and one linkhost child per cell (54
+// cells, ~5 s).
 
 // The doubles only this test builds, from the generated stub source.
 const (
 	stubUnversionedNeed = "compat-unversioned-need" // reverse imports without version: not linked against libnrt
 	stubRenamedNeed     = "compat-renamed-need"     // nec_get_peer_mla_idx imported as another name
+	referenceLibnccom   = "reference"               // runtime/libnccom, the reference library itself
 	renamedCallback     = "nec_get_peer_mla_idx_renamed"
 )
 
@@ -63,6 +65,9 @@ func buildCompat() error {
 		if _, err := tree.BuildStub(ctx, libnrtDir(), compatDir, st); err != nil {
 			return err
 		}
+	}
+	if _, err := tree.BuildLibnccom(ctx, libnrtDir(), filepath.Join(compatDir, referenceLibnccom), builder.Libnccom{}); err != nil {
+		return err
 	}
 	for _, d := range []string{builder.NetDoubleGood, builder.NetDoubleV4Only, builder.NetDoubleNoTables} {
 		nd, err := builder.NetDoubleByName(d)
@@ -99,6 +104,9 @@ func buildCompat() error {
 func compatStub(name string) string {
 	if name == stubUnversionedNeed || name == stubRenamedNeed {
 		return filepath.Join(compatDir, name, builder.StubFile)
+	}
+	if name == referenceLibnccom {
+		return filepath.Join(compatDir, name, builder.LibnccomFile)
 	}
 	return stubPath(name)
 }
@@ -212,7 +220,7 @@ func TestCompatMatrix(t *testing.T) {
 		{"not-exported", variantLib(builder.NotExported)},
 		{"unversioned-go", variantLib(builder.Unversioned)},
 	}
-	stubs := []string{builder.StubGood, tree.StubIncompatible(), builder.StubNoProbe, builder.StubForwardVersioned, stubUnversionedNeed, stubRenamedNeed}
+	stubs := []string{referenceLibnccom, builder.StubGood, tree.StubIncompatible(), builder.StubNoProbe, builder.StubForwardVersioned, stubUnversionedNeed, stubRenamedNeed}
 	for _, i := range tree.MissingIndices() {
 		stubs = append(stubs, builder.StubMissing(i))
 	}
@@ -248,6 +256,7 @@ func compatCell(t *testing.T, libnrt, libnccom, plugin string) compat.Class {
 	if !ok {
 		t.Fatalf("the real load matches no verdict class (exit %d):\n%s", code, text)
 	}
+	t.Logf("predicted %s (%s), layout %s; the load: %s (%s)", pred.Verdict, predictedSubject(pred), pred.Layout, obs.class, obs.subject)
 	if !compatAgree(pred, obs) {
 		t.Errorf("compat predicted %s (%s), the real load did %s (%s), exit %d\nprediction: %+v\nload:\n%s",
 			pred.Verdict, predictedSubject(pred), obs.class, obs.subject, code, pred.Findings, text)

@@ -131,6 +131,9 @@ func CheckInputs(ins []inputs.Input, opt Options) (*Report, error) {
 	default:
 		r.Verdict = "CLEAN: " + r.coverage()
 	}
+	if checkedHook != nil {
+		checkedHook(r) // tests: its SARIF form (sarif.go)
+	}
 	return r, nil
 }
 
@@ -294,6 +297,8 @@ func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {
 		return nil, err
 	}
 	facts, byEnum := foldEnumCauses(sc.findings(nil), fr.Enums, opt.Structs)
+	sc.locate(facts, dbg)
+	sc.locate(byEnum, dbg)
 	attachFacts(fr.Structs, facts, byEnum)
 	sort.SliceStable(fr.Structs, func(a, b int) bool { return fr.Structs[a].Name < fr.Structs[b].Name })
 	return fr, nil

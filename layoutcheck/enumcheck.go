@@ -70,6 +70,7 @@ func checkEnums(dbg *elfread.Debug, opt Options) ([]*EnumResult, error) {
 			res.Findings = append(res.Findings, enumFinding(c))
 		}
 		res.Status = statusOfSeverity(worst(res.Findings))
+		(&structChecker{decl: map[string]*typemodel.Type{e.Name: et}}).locate(res.Findings, dbg) // its declaration (location.go)
 		out = append(out, res)
 	}
 	return out, nil

@@ -180,5 +180,5 @@ func TestMain(m *testing.M) {
 	if fix != nil {
 		os.RemoveAll(fix.dir)
 	}
-	os.Exit(specsame.AfterTests(code))
+	os.Exit(specsame.AfterTests(sarifLogs.After(code)))
 }

@@ -91,6 +91,14 @@ type Finding struct {
 	// Grade is package grade's rule, the same word for the same fact in
 	// check and diff.
 	Grade string `json:"grade,omitempty"`
+	// Location is where the DWARF says the struct or field is declared
+	// (location.go); nil when it does not say.
+	Location *Location `json:"location,omitempty"`
+	// Waived: the fact is accepted, by whom and why; it is reported, and
+	// carried into SARIF as a suppression (docs/sarif.md#waivers). SARIF
+	// reads the facts where each input lists them (a struct's, an enum's,
+	// a rule's Findings; Report.Findings for a missing struct).
+	Waived *Waiver `json:"waived,omitempty"`
 }
 
 // Walk calls fn on f and each consequence under it, depth first.

@@ -55,10 +55,13 @@ type structChecker struct {
 	sp      *spec.Spec // for the names of structs and opaque types a pointer or member refers to (nil: none)
 	g       *grade.Grader
 	layouts map[string]*grade.Layout
+	// decl: the first node of each struct name laid out, where its facts
+	// are declared (location.go).
+	decl map[string]*typemodel.Type
 }
 
 func newStructChecker(sp *spec.Spec) *structChecker {
-	return &structChecker{sp: sp, g: grade.New(), layouts: map[string]*grade.Layout{}}
+	return &structChecker{sp: sp, g: grade.New(), layouts: map[string]*grade.Layout{}, decl: map[string]*typemodel.Type{}}
 }
 
 func (c *structChecker) grade(st *spec.Struct, l *typemodel.Type) []*grade.Finding {
@@ -107,6 +110,9 @@ func (c *structChecker) layout(st *spec.Struct, l *typemodel.Type, depth int) *g
 	}
 	out := &grade.Layout{Name: name, Key: key, Size: l.Size, Align: typemodel.StructAlign(l)}
 	c.layouts[key] = out
+	if _, ok := c.decl[name]; !ok {
+		c.decl[name] = l
+	}
 	specField := map[string]*spec.Field{}
 	if st != nil {
 		for i := range st.Fields {

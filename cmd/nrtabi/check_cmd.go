@@ -18,7 +18,7 @@ import (
 
 func checkCommand() *cli.Command {
 	return &cli.Command{Name: "check", Summary: "check binaries' DWARF layouts and link contract against a spec (exit bits 4 = compatible, 8 = incompatible change)",
-		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--allow-empty] [--headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS]] [-j N] [--non-elf skip|fail] FILE|DIR...",
+		Synopsis: "[--spec NAME|DIR [--base NAME|DIR]] [--role libnrt|libnccom|none|auto] [--format text|json|junit|sarif] [--source-root DIR] [--fail-on none|compatible|incompatible] [--addresses] [--require STRUCT]... [--debug-dir DIR]... [--allow-missing-debug] [--allow-empty] [--headers DIR [--include FILE]... [-I DIR]... [--cflags FLAGS]] [-j N] [--non-elf skip|fail] FILE|DIR...",
 		Example:  "check --spec 2.31.24 --require nec_version_info_t build/libnrt.so.1 build/libnccom.so.2",
 		Exits:    changeExits,
 		Run:      checkCmd}
@@ -60,7 +60,7 @@ func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out,
 	var lf layoutFlags
 	lf.register(fs)
 	role := fs.String("role", "auto", "link contract to check: libnrt, libnccom, libnccom-net, none, or auto (from the SONAME)")
-	format := fs.String("format", "text", "output format: text, json or junit (one test case per struct and per contract rule)")
+	format := fs.String("format", "text", "output format: text, json, junit (one test case per struct and per contract rule) or sarif (docs/sarif.md)")
 	headers := fs.String("headers", "", "also check the C headers under this directory (compiled with gcc -g in a temporary directory)")
 	allowMissing := fs.Bool("allow-missing-debug", false, "check without a dwz supplementary file or .dwo the DWARF refers to when it cannot be found (the verdict says what was not read); default: exit 1 naming it")
 	addresses := fs.Bool("addresses", false, "also compare definer, trampoline and slot addresses with the release binaries")
@@ -76,9 +76,11 @@ func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out,
 	failOn.register(fs)
 	var many manyFlags
 	many.register(fs)
+	var sf sarifFlags // --format sarif
+	sf.register(fs)
 	files, err := c.ParseAnywhere(fs, args)
 	// A --format read before a wrong flag still decides the error's form.
-	if *format == "json" || *format == "junit" {
+	if *format == "json" || *format == "junit" || *format == "sarif" {
 		doc.format = *format
 	}
 	if err != nil {
@@ -96,8 +98,11 @@ func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out,
 	if cf.given() && *headers == "" {
 		return c.Usagef("--include, -I and --cflags are how the headers under --headers DIR are compiled; give --headers too")
 	}
-	if *format != "text" && *format != "json" && *format != "junit" {
-		return c.Usagef("--format %q: use text, json or junit", *format)
+	if *format != "text" && *format != "json" && *format != "junit" && *format != "sarif" {
+		return c.Usagef("--format %q: use text, json, junit or sarif", *format)
+	}
+	if err := sf.check(*format); err != nil {
+		return c.Usagef("%v", err)
 	}
 	doc.at("--spec " + lf.spec.Value)
 	full, structs, where, err := lf.load()
@@ -175,6 +180,8 @@ func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out,
 		err = rep.WriteJUnit(out)
 	case "json":
 		err = render.JSON(out, rep)
+	case "sarif":
+		err = rep.WriteSARIF(out, cli.ModuleVersion(), sf.root)
 	default:
 		rep.Verbose = *verbose
 		rep.WriteText(out)

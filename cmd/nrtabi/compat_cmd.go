@@ -16,7 +16,7 @@ import (
 
 func compatCommand() *cli.Command {
 	return &cli.Command{Name: "compat", Summary: "predict, from the binaries alone, whether a libnrt, a libnccom and a net plugin load together",
-		Synopsis: "[--spec NAME|DIR]... [--release NAME] [--format text|json|junit] [--debug-dir DIR]... LIBNRT LIBNCCOM [PLUGIN] | --matrix [--spec NAME|DIR]... [--format text|json]",
+		Synopsis: "[--spec NAME|DIR]... [--release NAME] [--format text|json|junit|sarif [--source-root DIR]] [--debug-dir DIR]... LIBNRT LIBNCCOM [PLUGIN] | --matrix [--spec NAME|DIR]... [--format text|json]",
 		Example:  "compat build/libnrt.so.1 /opt/aws/neuron/lib/libnccom.so.2",
 		Exits:    "--matrix: 0 printed; otherwise 0 loads and every fact was seen, 4 nothing seen stops it but a fact was not seen (a side without DWARF, an unreadable compat id), 8 it does not load, refuses the plugin or disagrees silently on a shared struct, 1 error (an input unreadable or not ELF), 2 usage error",
 		Run:      compatCmd}
@@ -34,7 +34,9 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 	var specs specsFlag
 	fs.Var(&specs, "spec", "a release NAME or spec DIR the rules and fixes come from (repeatable; default: every embedded release)")
 	release := fs.String("release", "", "the release whose rules apply when libnrt names none (a libnrt not built by nrtabi)")
-	format := fs.String("format", "text", "output format: text, json or junit (one test case per stage)")
+	format := fs.String("format", "text", "output format: text, json, junit (one test case per stage) or sarif (docs/sarif.md)")
+	var sf sarifFlags
+	sf.register(fs)
 	matrix := fs.Bool("matrix", false, "judge every libnrt release against every libnccom release of the spec set, from the spec rows alone")
 	var dirs debugDirFlag
 	dirs.register(fs)
@@ -42,14 +44,17 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 	if err != nil {
 		return err
 	}
-	if *format != "text" && *format != "json" && *format != "junit" {
-		return c.Usagef("--format %q: use text, json or junit", *format)
+	if *format != "text" && *format != "json" && *format != "junit" && *format != "sarif" {
+		return c.Usagef("--format %q: use text, json, junit or sarif", *format)
+	}
+	if err := sf.check(*format); err != nil {
+		return c.Usagef("%v", err)
 	}
 	if *matrix {
 		if len(pos) != 0 || *release != "" {
 			return c.Usagef("--matrix reads the spec set only: no files, no --release")
 		}
-		if *format == "junit" {
+		if *format == "junit" || *format == "sarif" {
 			return c.Usagef("--matrix prints text or json")
 		}
 		set, err := loadCompatSet(specs)
@@ -86,6 +91,10 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 		}
 	case "junit":
 		if err := render.JUnit(out, compatJUnit(r)); err != nil {
+			return err
+		}
+	case "sarif":
+		if err := writeCompatSARIF(out, r, sf.root); err != nil {
 			return err
 		}
 	default:

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/sariftest"
 )
 
 // compatPair builds a C libnrt naming release 2.31.24 (the reverse node,
@@ -110,4 +111,15 @@ func TestCompatMatrixCommand(t *testing.T) {
 	if rc, _, errw := runCLI("compat", "--matrix", "a.so"); rc != 2 || !strings.Contains(errw, "--matrix reads the spec set only") {
 		t.Errorf("--matrix with a file: exit %d %s", rc, errw)
 	}
+}
+
+// TestCompatSARIF: the log is valid SARIF 2.1.0 as code scanning takes it,
+// with the failing stage as an error result.
+func TestCompatSARIF(t *testing.T) {
+	libnrt, libnccom := compatPair(t)
+	rc, out, errw := runCLI("compat", "--format", "sarif", "--source-root", filepath.Dir(libnrt), libnrt, libnccom)
+	if rc != 8 || !strings.Contains(out, `"ruleId": "dlsym"`) {
+		t.Fatalf("exit %d\n%s%s", rc, out, errw)
+	}
+	sariftest.Check(t, []byte(out))
 }

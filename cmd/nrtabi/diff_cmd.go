@@ -24,7 +24,7 @@ func diffCommand() *cli.Command {
 			"OLD and NEW are each a spec (NAME|DIR, resolved like --spec), binaries (one existing file, or a comma list) " +
 			"or a directory of C headers (one holding *.h and no *.toml), the last two read like `release new` on top of " +
 			"the other side, or of the default release",
-		Synopsis: "[--format text|json] [--fail-on none|compatible|incompatible] [--verbose] [--debug-dir DIR]... [--include FILE]... [-I DIR]... [--cflags FLAGS] OLD NEW",
+		Synopsis: "[--format text|json|sarif] [--source-root DIR] [--fail-on none|compatible|incompatible] [--verbose] [--debug-dir DIR]... [--include FILE]... [-I DIR]... [--cflags FLAGS] OLD NEW",
 		Example:  "diff 2.31.24 2.32.0-synthetic",
 		Exits:    changeExits,
 		Run:      diffCmd}
@@ -40,7 +40,7 @@ var sideNames = [2]string{"OLD", "NEW"}
 
 func diffRun(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out, errw io.Writer) error {
 	fs := c.Flags(out, errw)
-	format := fs.String("format", "text", "output format: text or json")
+	format := fs.String("format", "text", "output format: text, json or sarif (docs/sarif.md)")
 	verbose := fs.Bool("verbose", false, "text: list every moved field, not one row per run of fields moved by the same delta")
 	var dbg debugDirFlag
 	dbg.register(fs)
@@ -48,9 +48,11 @@ func diffRun(ctx context.Context, c *cli.Command, doc *errDoc, args []string, ou
 	failOn.register(fs)
 	var cf compileFlags
 	cf.register(fs, "for a header-directory side")
+	var sf sarifFlags // --format sarif
+	sf.register(fs)
 	pos, err := c.ParseAnywhere(fs, args)
 	// A --format read before a wrong flag still decides the error's form.
-	if *format == "json" {
+	if *format == "json" || *format == "sarif" {
 		doc.format = *format
 	}
 	if err != nil {
@@ -59,8 +61,11 @@ func diffRun(ctx context.Context, c *cli.Command, doc *errDoc, args []string, ou
 	if len(pos) != 2 {
 		return c.Usagef("want OLD NEW, got %d argument(s)", len(pos))
 	}
-	if *format != "text" && *format != "json" {
-		return c.Usagef("--format %q: use text or json", *format)
+	if *format != "text" && *format != "json" && *format != "sarif" {
+		return c.Usagef("--format %q: use text, json or sarif", *format)
+	}
+	if err := sf.check(*format); err != nil {
+		return c.Usagef("%v", err)
 	}
 	if err := failOn.check(); err != nil {
 		return c.Usagef("%v", err)
@@ -138,6 +143,8 @@ func diffRun(ctx context.Context, c *cli.Command, doc *errDoc, args []string, ou
 	doc.wrote = true
 	if *format == "json" {
 		err = r.WriteJSON(out)
+	} else if *format == "sarif" {
+		err = r.WriteSARIF(out, cli.ModuleVersion(), sf.root)
 	} else {
 		err = r.WriteText(out)
 	}

@@ -24,7 +24,7 @@ const diffSchema = diff.Schema
 type errDoc struct {
 	cmd    *cli.Command
 	schema string
-	format string // text, json or junit; "" until the flag is read
+	format string // text, json, junit or sarif; "" until the flag is read
 	// input is what was being read when the error came; with named, an
 	// error that names its own file (inputOf) names it instead.
 	input string
@@ -48,7 +48,7 @@ func (d *errDoc) reading(in string) { d.input, d.named = in, true }
 // returns err.
 func (d *errDoc) finish(err error, out io.Writer) error {
 	rc := cli.StatusOf(err)
-	if rc != cli.ExitError && rc != cli.ExitUsage || d.wrote || d.format != "json" && d.format != "junit" {
+	if rc != cli.ExitError && rc != cli.ExitUsage || d.wrote || d.format != "json" && d.format != "junit" && d.format != "sarif" {
 		return err
 	}
 	msg := d.cmd.Message(err)
@@ -64,6 +64,10 @@ func (d *errDoc) finish(err error, out io.Writer) error {
 	}
 	if input == "" {
 		input = "the command line"
+	}
+	if d.format == "sarif" {
+		_ = render.SARIFFailure(out, "nrtabi", cli.ModuleVersion(), input, msg, rc) // docs/sarif.md
+		return err
 	}
 	if d.format == "json" {
 		doc := struct {

@@ -73,7 +73,7 @@ var rules = []rule{
 
 	// Checking binaries against a spec, and the spec-side work above it.
 	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "internal/render", "layoutcheck", "readers", "spec", "typemodel"},
-		tests: []string{"gen", "internal/debuginfod", "internal/hostile", "internal/specsame", "release", "release/diff", "runtime/builder"},
+		tests: []string{"gen", "internal/debuginfod", "internal/hostile", "internal/sariftest", "internal/specsame", "release", "release/diff", "runtime/builder"},
 		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
 			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (one planted drift graded by both in one test); TestDebuginfod wires the debuginfod client into the lookup as the commands do"},
 	// The one model of a binary's types, under its front end and every
@@ -104,12 +104,12 @@ var rules = []rule{
 	{room: "layoutcheck/grade", may: []string{"spec"},
 		why: "the one grading of struct layouts, for check (spec against DWARF) and diff (spec against spec): a neutral model with a converter from spec, no binary reading"},
 	{room: "release/diff", may: []string{"internal/esc", "internal/render", "layoutcheck/grade", "spec"},
-		tests: []string{"internal/specsame"},
+		tests: []string{"internal/sariftest", "internal/specsame"},
 		why:   "the diff compares two specs and reads no binary; struct layouts are graded by layoutcheck/grade, as check grades them; names from a binary side are escaped before they are printed"},
 
 	// On top.
 	{room: "cmd/nrtabi", may: []string{"compat", "gen", "internal/cli", "internal/esc", "internal/regfile", "internal/render", "layoutcheck", "readers", "release", "spec"},
-		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/spectest", "internal/testbin"},
+		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/sariftest", "internal/spectest", "internal/testbin"},
 		why:   "the pure-Go CLI (it builds with CGO_ENABLED=0): never the runtime or the generated ABI; regfile names what -o finds in place of a regular file, and its tests truncate an input under a run through regfile's open hook"},
 	{room: "cmd/nrtabi-runtime",
 		may:   []string{"gen", "generated", "internal/cc", "internal/cfmt", "internal/cli", "internal/proc", "layoutcheck", "readers/elfread", "release", "runtime", "spec"},
@@ -141,7 +141,9 @@ var rules = []rule{
 	{room: "internal/seamcheck", may: []string{"internal/cc"}, tests: []string{"generated"},
 		why: "seamcheck compiles its C shims through the one toolchain path; its tests load runtime/nrt under the release tag generated/abi names"},
 	{room: "internal/render", may: []string{"internal/esc"},
-		why: "the one writer of the report formats (escaped text, JSON, JUnit) that check's and diff's reports and their error documents go through"},
+		why: "the one writer of the report formats (escaped text, JSON, JUnit, SARIF) that check's and diff's reports and their error documents go through"},
+	{room: "internal/sariftest", tests: []string{"internal/render"},
+		why: "sariftest holds the SARIF logs of check's and diff's tests to the OASIS schema and code scanning's upload rules; its test plants faults in a log render writes"},
 	{room: "internal/esc",
 		why: "the one escaping of outside bytes for terminals and logs: a leaf"},
 	{room: "internal/vendorbuild", may: []string{"internal/esc", "internal/proc"},

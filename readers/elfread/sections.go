@@ -54,6 +54,8 @@ type Debug struct {
 	// types is the type graph (Types), made once.
 	types     *Types
 	typesOnce sync.Once
+	// decl: the line tables' file names DeclFile read (declfile.go).
+	decl lineTables
 	// Missing (main Debug only): debug files the DWARF refers to that were
 	// not found, with where they were looked for (Lookup.AllowMissing).
 	Missing []string

@@ -10,6 +10,7 @@ package diff
 import (
 	"fmt"
 
+	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
@@ -102,6 +103,9 @@ type Change struct {
 	Delta        int64    `json:"delta,omitempty"`
 	EmbeddedIn   []string `json:"embedded_in,omitempty"`
 	Consequences []Change `json:"consequences,omitempty"`
+	// Waived: the change is accepted, by whom and why; SARIF carries it
+	// as a suppression (docs/sarif.md#waivers).
+	Waived *render.Waiver `json:"waived,omitempty"`
 }
 
 // Walk calls fn on c and each consequence under it, depth first.
@@ -138,6 +142,8 @@ type Report struct {
 	// Quoted: the report is printed inside another command (release new),
 	// whose exit status is its own, so the verdict names no exit status.
 	Quoted bool `json:"-"`
+	// The two sides, for the spec rows SARIF locates changes at.
+	oldSpec, newSpec *spec.Spec
 }
 
 // Summary counts changes by severity.
@@ -162,7 +168,7 @@ func Diff(old, new *spec.Spec) Report {
 	d.messages()
 	d.net()
 	d.regroupNet()
-	r := Report{Schema: Schema, Old: side(old), New: side(new), Changes: d.changes}
+	r := Report{Schema: Schema, Old: side(old), New: side(new), Changes: d.changes, oldSpec: old, newSpec: new}
 	if r.Changes == nil {
 		r.Changes = []Change{}
 	}
@@ -183,6 +189,9 @@ func Diff(old, new *spec.Spec) Report {
 		default:
 			r.Summary.Informational++
 		}
+	}
+	if diffedHook != nil {
+		diffedHook(r) // tests: its SARIF form (sarif.go)
 	}
 	return r
 }

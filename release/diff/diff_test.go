@@ -14,7 +14,7 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-func TestMain(m *testing.M) { os.Exit(specsame.AfterTests(m.Run())) }
+func TestMain(m *testing.M) { os.Exit(specsame.AfterTests(sarifLogs.After(m.Run()))) }
 
 // load reads release r from its TOML (spec.Load): the tests change what
 // they load, and a compiled release (spec/compiled) is static data every

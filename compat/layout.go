@@ -53,8 +53,8 @@ func flatten(t *typemodel.Type, prefix string, base int64, depth int, out *[]mem
 }
 
 // debugOf opens a side's DWARF, or says why it cannot be seen.
-func debugOf(ctx context.Context, s *side, lk elfread.Lookup) (*elfread.Debug, string) {
-	d, err := elfread.FindDebug(ctx, s.obj, lk)
+func debugOf(ctx context.Context, s *side) (*elfread.Debug, string) {
+	d, err := elfread.FindDebug(ctx, s.obj, s.lookup)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -65,7 +65,7 @@ func debugOf(ctx context.Context, s *side, lk elfread.Lookup) (*elfread.Debug, s
 // shared (side = "both"): the silent disagreement, a struct that crosses
 // the seam read at other offsets than it was written at. A side without
 // DWARF, or no shared struct in both, is "unknown", never "same".
-func (p *predictor) layout(ctx context.Context, lk elfread.Lookup) string {
+func (p *predictor) layout(ctx context.Context) string {
 	var shared [][]string
 	var names []string
 	for _, st := range p.home.Structs {
@@ -81,7 +81,7 @@ func (p *predictor) layout(ctx context.Context, lk elfread.Lookup) string {
 	var types [2][]*typemodel.Type
 	for i, s := range []*side{p.nrt, p.nc} {
 		who := [2]string{"libnrt", "libnccom"}[i]
-		d, why := debugOf(ctx, s, lk)
+		d, why := debugOf(ctx, s)
 		if d == nil {
 			p.r.Unseen = append(p.r.Unseen, fmt.Sprintf("struct layouts: %s has no DWARF that could be read (%s); install its debug package or pass it", who, why))
 			return LayoutUnknown

@@ -30,6 +30,22 @@ type Options struct {
 // Predict reads the three files and predicts what loading them together
 // does. plugin may be "". Errors are the files' (unreadable, not ELF).
 func Predict(ctx context.Context, set *Set, libnrt, libnccom, plugin string, opt Options) (*Report, error) {
+	var pl Input
+	if plugin != "" {
+		pl = fileInput(plugin)
+	}
+	return PredictInputs(ctx, set, Named{libnrt, fileInput(libnrt)}, Named{libnccom, fileInput(libnccom)}, Named{plugin, pl}, opt)
+}
+
+// Named is an Input with the name reports give it ("pkg.deb!/usr/lib/x").
+type Named struct {
+	Name string
+	In   Input // nil: no such side (only the plugin may be absent)
+}
+
+// PredictInputs is Predict over inputs found by the caller (a package's
+// member, with the debug files of the packages beside it).
+func PredictInputs(ctx context.Context, set *Set, libnrt, libnccom, plugin Named, opt Options) (*Report, error) {
 	var r *Report
 	err := elfread.Guard(func() error {
 		var err error
@@ -39,28 +55,34 @@ func Predict(ctx context.Context, set *Set, libnrt, libnccom, plugin string, opt
 	return r, err
 }
 
-func predict(ctx context.Context, set *Set, libnrt, libnccom, plugin string, opt Options) (*Report, error) {
+func predict(ctx context.Context, set *Set, libnrt, libnccom, plugin Named, opt Options) (*Report, error) {
 	if len(set.Specs) == 0 {
 		return nil, fmt.Errorf("no spec release to predict from")
 	}
-	nrt, err := openSide(libnrt)
+	if libnrt.In == nil || libnccom.In == nil {
+		return nil, fmt.Errorf("libnrt and libnccom are both needed")
+	}
+	nrt, err := openSide(libnrt.Name, libnrt.In, opt.Lookup)
 	if err != nil {
 		return nil, err
 	}
 	defer nrt.close()
-	nc, err := openSide(libnccom)
+	nc, err := openSide(libnccom.Name, libnccom.In, opt.Lookup)
 	if err != nil {
 		return nil, err
 	}
 	defer nc.close()
 	var pl *side
-	if plugin != "" {
-		if pl, err = openSide(plugin); err != nil {
+	if plugin.In != nil {
+		if pl, err = openSide(plugin.Name, plugin.In, opt.Lookup); err != nil {
 			return nil, err
 		}
 		defer pl.close()
 	}
-	r := &Report{Libnrt: libnrt, Libnccom: libnccom, Plugin: plugin}
+	r := &Report{Libnrt: libnrt.Name, Libnccom: libnccom.Name}
+	if pl != nil {
+		r.Plugin = plugin.Name
+	}
 	home, err := homeRelease(set, nrt, opt, r)
 	if err != nil {
 		return nil, err
@@ -71,7 +93,7 @@ func predict(ctx context.Context, set *Set, libnrt, libnccom, plugin string, opt
 	if pl != nil {
 		p.netPlugin(pl)
 	}
-	r.Layout = p.layout(ctx, opt.Lookup)
+	r.Layout = p.layout(ctx)
 	r.decide(loadUnseen)
 	return r, nil
 }

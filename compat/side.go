@@ -12,13 +12,27 @@ import (
 // side is one binary as the loader sees it: its dynamic table with the
 // version definitions and needs, and its identity.
 type side struct {
-	path string
-	obj  *elfread.File
-	dyn  *elfread.DynTable
+	path   string // the input's name, for messages
+	obj    *elfread.File
+	dyn    *elfread.DynTable
+	lookup elfread.Lookup // where its separate debug files are found
 }
 
-func openSide(path string) (*side, error) {
-	o, err := elfread.Open(path)
+// Input is one side as the caller found it: a file on disk, or a member of
+// a package read in memory (readers/inputs.Input satisfies it).
+type Input interface {
+	Open() (*elfread.File, error)
+	Lookup(elfread.Lookup) elfread.Lookup
+}
+
+// fileInput is a file on disk.
+type fileInput string
+
+func (f fileInput) Open() (*elfread.File, error)            { return elfread.Open(string(f)) }
+func (f fileInput) Lookup(lk elfread.Lookup) elfread.Lookup { return lk }
+
+func openSide(name string, in Input, lk elfread.Lookup) (*side, error) {
+	o, err := in.Open()
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +41,7 @@ func openSide(path string) (*side, error) {
 		o.Close()
 		return nil, err
 	}
-	return &side{path: path, obj: o, dyn: t}, nil
+	return &side{path: name, obj: o, dyn: t, lookup: in.Lookup(lk)}, nil
 }
 
 func (s *side) close() {

@@ -16,7 +16,7 @@ import (
 
 func compatCommand() *cli.Command {
 	return &cli.Command{Name: "compat", Summary: "predict, from the binaries alone, whether a libnrt, a libnccom and a net plugin load together",
-		Synopsis: "[--spec NAME|DIR]... [--release NAME] [--format text|json|junit|sarif [--source-root DIR]] [--debug-dir DIR]... LIBNRT LIBNCCOM [PLUGIN] | --matrix [--spec NAME|DIR]... [--format text|json]",
+		Synopsis: "[--spec NAME|DIR]... [--release NAME] [--format text|json|junit|sarif [--source-root DIR]] [--debug-dir DIR]... [--with PKG]... LIBNRT LIBNCCOM [PLUGIN] | --matrix [--spec NAME|DIR]... [--format text|json]",
 		Example:  "compat build/libnrt.so.1 /opt/aws/neuron/lib/libnccom.so.2",
 		Exits:    "--matrix: 0 printed; otherwise 0 loads and every fact was seen, 4 nothing seen stops it but a fact was not seen (a side without DWARF, an unreadable compat id), 8 it does not load, refuses the plugin or disagrees silently on a shared struct, 1 error (an input unreadable or not ELF), 2 usage error",
 		Run:      compatCmd}
@@ -37,6 +37,8 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 	format := fs.String("format", "text", "output format: text, json, junit (one test case per stage) or sarif (docs/sarif.md)")
 	var sf sarifFlags
 	sf.register(fs)
+	var with specsFlag
+	fs.Var(&with, "with", "a package (a debug package) read beside the arguments: its debug files answer the sides' DWARF lookup (repeatable)")
 	matrix := fs.Bool("matrix", false, "judge every libnrt release against every libnccom release of the spec set, from the spec rows alone")
 	var dirs debugDirFlag
 	dirs.register(fs)
@@ -75,11 +77,15 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 	if err != nil {
 		return err
 	}
-	plugin := ""
-	if len(pos) == 3 {
-		plugin = pos[2]
+	sides, err := compatInputs(pos, with)
+	if err != nil {
+		return err
 	}
-	r, err := compat.Predict(ctx, set, pos[0], pos[1], plugin,
+	plugin := compat.Named{}
+	if len(sides) == 3 {
+		plugin = sides[2]
+	}
+	r, err := compat.PredictInputs(ctx, set, sides[0], sides[1], plugin,
 		compat.Options{Release: *release, Lookup: elfread.Lookup{Dirs: dirs.get(), Fetch: cli.Debuginfod()}})
 	if err != nil {
 		return err

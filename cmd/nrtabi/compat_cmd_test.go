@@ -123,3 +123,27 @@ func TestCompatSARIF(t *testing.T) {
 	}
 	sariftest.Check(t, []byte(out))
 }
+
+// TestCompatDirectory: a directory argument is searched for its
+// position's file name, as check walks one; two candidates are refused by
+// name.
+func TestCompatDirectory(t *testing.T) {
+	libnrt, _ := compatPair(t)
+	dir := filepath.Dir(libnrt)
+	rc, out, errw := runCLI("compat", dir, dir)
+	if rc != 8 || !strings.Contains(out, "libnrt    "+libnrt) || !strings.Contains(out, "libnccom  "+filepath.Join(dir, "libnccom.so")) {
+		t.Errorf("exit %d\n%s%s", rc, out, errw)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "libnccom.so"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "libnccom.so.2"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rc, _, errw = runCLI("compat", dir, dir)
+	if rc != 1 || !strings.Contains(errw, "holds 2 libnccom.so* files") {
+		t.Errorf("two candidates: exit %d %s", rc, errw)
+	}
+	oneLine(t, "two candidates", errw)
+}

@@ -231,3 +231,24 @@ func predictedLayoutSubject(r *compat.Report) string {
 	}
 	return ""
 }
+
+// TestCompatIDUnseen: a probe that stores a value it computes, not a
+// constant, leaves the compat id unseen: the verdict is unknown and the
+// exit 4, never loads.
+func TestCompatIDUnseen(t *testing.T) {
+	f := build(t)
+	cdir := filepath.Join(root(t), "generated", release, "c")
+	out := filepath.Join(f.dir, "libnccom-computed.so")
+	flags := append([]string{"-O2", "-I" + cdir, "-L" + filepath.Dir(f.good), "-l:libnrt.so.1",
+		"-DNCCOM_STUB_COMPAT=(*(volatile uint64_t *)out)"}, cc.Strict...)
+	if err := cc.SharedContext(t.Context(), f.dir, out, "libnccom.so.2", filepath.Join(cdir, "libnccom.map"), []string{filepath.Join(cdir, "nccom_stub.c")}, flags...); err != nil {
+		t.Fatal(err)
+	}
+	r, err := compat.Predict(t.Context(), set(t), f.good, out, "", compat.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != compat.Unknown || r.Exit != compat.ExitUnknown || len(r.Unseen) == 0 || !strings.Contains(r.Unseen[0], "compatibility id") {
+		t.Errorf("verdict %s exit %d unseen %q", r.Verdict, r.Exit, r.Unseen)
+	}
+}

@@ -61,9 +61,7 @@ func (p *predictor) forward() (unseen bool) {
 // nccl_incompatible).
 func (p *predictor) gate(probe string) (unseen bool) {
 	want, wantOK := compatID(p.home)
-	if strings.HasPrefix(p.r.ReleaseFrom, "libnrt names no release") {
-		wantOK = false
-	}
+	wantOK = wantOK && p.expectKnown
 	st := p.home.StructByName("nec_version_info_t")
 	var off int64 = -1
 	if st != nil {
@@ -90,9 +88,13 @@ func (p *predictor) gate(probe string) (unseen bool) {
 	}
 	nrtFix := p.set.nearest(p.homeName(), func(sp *spec.Spec) bool { id, ok := compatID(sp); return ok && id == got })
 	fix := fixRelease("libnrt", nrtFix, fmt.Sprintf("a libnccom of release %s (compatibility id %d)", p.homeName(), want))
+	said := ""
+	if m := p.home.MessageByID("nccl_incompatible"); m != nil {
+		said = fmt.Sprintf(" (%q)", strings.Replace(m.Text, "%lu", fmt.Sprint(got), 1))
+	}
 	p.add(Finding{Class: CompatGate, Fatal: true, Subject: fmt.Sprintf("compatibility_version %d", got),
-		Message: fmt.Sprintf("libnccom's %s reports compatibility id %d; libnrt of release %s expects %d: ncclInit refuses (\"Incompatible version of aws-neuronx-collectives.  Compatibility id: %d, expected: %d\")",
-			probe, got, p.homeName(), want, got, want),
+		Message: fmt.Sprintf("libnccom's %s reports compatibility id %d; libnrt of release %s expects %d: ncclInit refuses%s",
+			probe, got, p.homeName(), want, said),
 		Fix: fix})
 	return false
 }

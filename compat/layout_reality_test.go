@@ -252,3 +252,40 @@ func TestCompatIDUnseen(t *testing.T) {
 		t.Errorf("verdict %s exit %d unseen %q", r.Verdict, r.Exit, r.Unseen)
 	}
 }
+
+// TestNeededSONAME: libnccom needs libnrt.so.1 by name; a libnrt with
+// another SONAME is not it, and ld.so goes looking for the named file.
+func TestNeededSONAME(t *testing.T) {
+	f := build(t)
+	sp, err := compiled.Load(release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(f.dir, "other")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "nrt.c")
+	if err := os.WriteFile(src, []byte(libnrtSource(sp, specLayout)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "libnrt.so.9")
+	if err := cc.SharedContext(t.Context(), dir, other, "libnrt.so.9", filepath.Join(f.dir, "libnrt.map"), []string{src}, cc.Strict...); err != nil {
+		t.Fatal(err)
+	}
+	r, err := compat.Predict(t.Context(), set(t), other, f.nccom, "", compat.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != compat.Reverse || len(r.Findings) == 0 || r.Findings[0].Subject != "libnrt.so.1" {
+		t.Fatalf("verdict %s %+v", r.Verdict, r.Findings)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, f.driver, other, f.nccom)
+	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH=")
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "libnrt.so.1: cannot open shared object file") {
+		t.Errorf("the real load did not fail on libnrt.so.1: %s", out)
+	}
+}

@@ -83,11 +83,11 @@ func predict(ctx context.Context, set *Set, libnrt, libnccom, plugin Named, opt 
 	if pl != nil {
 		r.Plugin = plugin.Name
 	}
-	home, err := homeRelease(set, nrt, opt, r)
+	home, known, err := homeRelease(set, nrt, opt, r)
 	if err != nil {
 		return nil, err
 	}
-	p := &predictor{set: set, home: home, nrt: nrt, nc: nc, r: r}
+	p := &predictor{set: set, home: home, expectKnown: known, nrt: nrt, nc: nc, r: r}
 	p.reverse()
 	loadUnseen := p.forward()
 	if pl != nil {
@@ -98,29 +98,29 @@ func predict(ctx context.Context, set *Set, libnrt, libnccom, plugin Named, opt 
 	return r, nil
 }
 
-// homeRelease is the release libnrt names, or the one given.
-func homeRelease(set *Set, nrt *side, opt Options, r *Report) (*spec.Spec, error) {
-	name, err := nrt.readCString(ReleaseSymbol, maxReleaseName)
-	if err == nil {
-		sp := set.ByName(name)
-		if sp == nil {
-			return nil, fmt.Errorf("%s was built for release %q, which the spec set does not hold (it has %s): pass --spec DIR of that release", nrt.path, name, setNames(set))
+// homeRelease is the release libnrt names, or the one given; known says
+// whether the compat id libnrt expects is known (not when it names none
+// and none is given).
+func homeRelease(set *Set, nrt *side, opt Options, r *Report) (sp *spec.Spec, known bool, err error) {
+	name, rerr := nrt.readCString(ReleaseSymbol, maxReleaseName)
+	if rerr == nil {
+		if sp = set.ByName(name); sp == nil {
+			return nil, false, fmt.Errorf("%s was built for release %q, which the spec set does not hold (it has %s): pass --spec DIR of that release", nrt.path, name, setNames(set))
 		}
 		r.Release, r.ReleaseFrom = name, "read from libnrt ("+ReleaseSymbol+")"
-		return sp, nil
+		return sp, true, nil
 	}
 	if opt.Release == "" {
-		sp := set.Specs[len(set.Specs)-1]
-		r.Release, r.ReleaseFrom = sp.Release.Name, "libnrt names no release ("+err.Error()+"); symbol rules of the newest release, the compat id it expects is unseen (pass --release)"
+		sp = set.Specs[len(set.Specs)-1]
+		r.Release, r.ReleaseFrom = sp.Release.Name, "libnrt names no release ("+rerr.Error()+"); symbol rules of the newest release, the compat id it expects is unseen (pass --release)"
 		r.Unseen = append(r.Unseen, "the compatibility id libnrt expects: it names no release")
-		return sp, nil
+		return sp, false, nil
 	}
-	sp := set.ByName(opt.Release)
-	if sp == nil {
-		return nil, fmt.Errorf("--release %s: not in the spec set (it has %s)", opt.Release, setNames(set))
+	if sp = set.ByName(opt.Release); sp == nil {
+		return nil, false, fmt.Errorf("--release %s: not in the spec set (it has %s)", opt.Release, setNames(set))
 	}
 	r.Release, r.ReleaseFrom = sp.Release.Name, "given (--release); libnrt names none"
-	return sp, nil
+	return sp, true, nil
 }
 
 func setNames(set *Set) string {
@@ -132,10 +132,11 @@ func setNames(set *Set) string {
 }
 
 type predictor struct {
-	set     *Set
-	home    *spec.Spec
-	nrt, nc *side
-	r       *Report
+	set         *Set
+	home        *spec.Spec
+	expectKnown bool // the compat id libnrt expects is known
+	nrt, nc     *side
+	r           *Report
 }
 
 func (p *predictor) add(f Finding) { p.r.Findings = append(p.r.Findings, f) }

@@ -63,6 +63,16 @@ func (p *predictor) reverseNeeds() []reverseNeed {
 // the measured [[link_behaviour]] rows (spec linker.toml). libnrt dlopens
 // libnccom with RTLD_NOW, so every import binds at dlopen.
 func (p *predictor) reverse() {
+	// libnccom names libnrt by SONAME (DT_NEEDED): another name is another
+	// file, which ld.so looks for on the search path, not the one given.
+	for _, n := range p.nc.obj.Needed {
+		if strings.HasPrefix(n, "libnrt.so") && n != p.nrt.soname() {
+			p.add(Finding{Class: Reverse, Fatal: true, Subject: n,
+				Message: fmt.Sprintf("libnccom needs %s (DT_NEEDED); the libnrt given is %q: ld.so loads another file, or fails with \"%s: cannot open shared object file\"", n, p.nrt.soname(), n),
+				Fix:     "pair libnccom with the libnrt its DT_NEEDED names, or relink it against this one"})
+			return
+		}
+	}
 	needs := p.reverseNeeds()
 	hasVersioned := false
 	for _, n := range needs {

@@ -18,7 +18,7 @@ func compatCommand() *cli.Command {
 	return &cli.Command{Name: "compat", Summary: "predict, from the binaries alone, whether a libnrt, a libnccom and a net plugin load together",
 		Synopsis: "[--spec NAME|DIR]... [--release NAME] [--format text|json|junit|sarif [--source-root DIR]] [--debug-dir DIR]... [--with PKG]... LIBNRT LIBNCCOM [PLUGIN] | --matrix [--spec NAME|DIR]... [--format text|json]",
 		Example:  "compat build/libnrt.so.1 /opt/aws/neuron/lib/libnccom.so.2",
-		Exits:    "--matrix: 0 printed; otherwise 0 loads and every fact was seen, 4 nothing seen stops it but a fact was not seen (a side without DWARF, an unreadable compat id), 8 it does not load, refuses the plugin or disagrees silently on a shared struct, 1 error (an input unreadable or not ELF), 2 usage error",
+		Exits:    "0 loads and every fact was seen (--matrix: the table printed), 4 nothing seen stops it but a fact was not seen (a side without DWARF, an unreadable compat id), 8 it does not load, refuses the plugin or disagrees silently on a shared struct, 1 error (an input unreadable or not ELF), 2 usage error",
 		Run:      compatCmd}
 }
 

@@ -26,8 +26,8 @@ import (
 // the prediction must be what happened, class and subject
 // (docs/nrtabi-compat.md#prediction-against-reality). Cost: the builds the
 // package already makes, the reference libnccom, two more doubles and the
-// plugins (~15 s of cc on 2 cores), and one linkhost child per cell (54
-// cells, ~5 s).
+// plugins (~15 s of cc on 2 cores), and one linkhost child per cell (64
+// cells, ~2 s).
 
 // The doubles only this test builds, from the generated stub source.
 const (
@@ -213,12 +213,16 @@ func runLinkhost(t *testing.T, libnrt, libnccom, plugin string) (string, int) {
 
 func TestCompatMatrix(t *testing.T) {
 	requireCompatBuild(t)
-	libnrts := []struct{ name, path string }{
-		{"versioned", variantLib(builder.Versioned)},
-		{"base-fallback", variantLib(builder.BaseFallback)},
-		{"no-node", variantLib(builder.NoNode)},
-		{"not-exported", variantLib(builder.NotExported)},
-		{"unversioned-go", variantLib(builder.Unversioned)},
+	// The minimal C libnrt has no nrtabi_init: linkhost dlopens libnccom
+	// itself, so its cells hold the dlopen stage to reality and the rest
+	// to the spec (it names no release: the tree's is given).
+	libnrts := []struct{ name, path, release string }{
+		{"versioned", variantLib(builder.Versioned), ""},
+		{"base-fallback", variantLib(builder.BaseFallback), ""},
+		{"no-node", variantLib(builder.NoNode), ""},
+		{"not-exported", variantLib(builder.NotExported), ""},
+		{"unversioned-go", variantLib(builder.Unversioned), ""},
+		{"unversioned-c", filepath.Join(minimalDir(), builder.LibnrtFile), tree.Spec.Release.Name},
 	}
 	stubs := []string{referenceLibnccom, builder.StubGood, tree.StubIncompatible(), builder.StubNoProbe, builder.StubForwardVersioned, stubUnversionedNeed, stubRenamedNeed}
 	for _, i := range tree.MissingIndices() {
@@ -228,13 +232,13 @@ func TestCompatMatrix(t *testing.T) {
 	for _, l := range libnrts {
 		for _, s := range stubs {
 			t.Run(l.name+"/"+s, func(t *testing.T) {
-				seen[compatCell(t, l.path, compatStub(s), "")] = true
+				seen[compatCell(t, l.path, compatStub(s), "", l.release)] = true
 			})
 		}
 	}
 	for _, p := range []string{builder.NetDoubleGood, builder.NetDoubleV4Only, builder.NetDoubleNoTables, "v3-only"} {
 		t.Run("versioned/good/plugin-"+p, func(t *testing.T) {
-			seen[compatCell(t, variantLib(builder.Versioned), stubPath(builder.StubGood), compatPlugin(p))] = true
+			seen[compatCell(t, variantLib(builder.Versioned), stubPath(builder.StubGood), compatPlugin(p), "")] = true
 		})
 	}
 	for _, c := range []compat.Class{compat.Loads, compat.Reverse, compat.Dlsym, compat.CompatGate, compat.NetPlugin} {
@@ -245,9 +249,9 @@ func TestCompatMatrix(t *testing.T) {
 }
 
 // compatCell predicts one pairing, loads it, and holds one to the other.
-func compatCell(t *testing.T, libnrt, libnccom, plugin string) compat.Class {
+func compatCell(t *testing.T, libnrt, libnccom, plugin, release string) compat.Class {
 	t.Helper()
-	pred, err := compat.Predict(t.Context(), compatSpecs, libnrt, libnccom, plugin, compat.Options{})
+	pred, err := compat.Predict(t.Context(), compatSpecs, libnrt, libnccom, plugin, compat.Options{Release: release})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,3 +84,52 @@ func compatID(sp *spec.Spec) (uint64, bool) {
 	}
 	return uint64(v), true
 }
+
+// fitsLibnccom: the libnccom binary pairs with the libnrt of release sp by
+// sp's rows: its reverse needs are sp's callbacks at their nodes, it
+// exports every entry point sp dlsyms, and its compat id (when read) is
+// sp's.
+func (p *predictor) fitsLibnccom(sp *spec.Spec) bool {
+	rev := map[string]string{}
+	for _, rv := range sp.Reverse {
+		rev[rv.Name] = rv.Version
+	}
+	for _, n := range p.reverseNeeds() {
+		v, ok := rev[n.name]
+		if !ok && !n.weak || ok && n.version != "" && v != n.version {
+			return false
+		}
+	}
+	for _, f := range sp.ByIndex() {
+		if p.nc.exported(f.Name) == nil {
+			return false
+		}
+	}
+	if p.ncID.ok {
+		if id, ok := compatID(sp); !ok || id != p.ncID.id {
+			return false
+		}
+	}
+	return len(sp.Forward) > 0
+}
+
+// wholeFix is the fix of a pairing that does not load: the nearest
+// release whose libnrt pairs with this libnccom (by the binary's facts),
+// and, when the fault is libnccom's (class dlsym, gate, layout; a dlopen
+// failure may be libnrt's own), the nearest whose libnccom pairs with this
+// libnrt's release (by the spec rows, layouts included).
+func (p *predictor) wholeFix(class Class) string {
+	var parts []string
+	if sp := p.set.nearest(p.homeName(), p.fitsLibnccom); sp != nil {
+		parts = append(parts, "a libnrt of release "+sp.Release.Name)
+	}
+	if p.expectKnown && class != Reverse {
+		if sp := p.set.nearest(p.homeName(), func(sp *spec.Spec) bool { return len(pairReasons(p.home, sp)) == 0 }); sp != nil {
+			parts = append(parts, "a libnccom of release "+sp.Release.Name)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "use " + strings.Join(parts, ", or ") + " (nearest in the spec set whose pairing loads)"
+}

@@ -76,6 +76,7 @@ func (p *predictor) gate(probe string) (unseen bool) {
 		return true
 	}
 	got, gotOK, why := p.nc.probeCompatID(probe, off)
+	p.ncID.id, p.ncID.ok = got, gotOK
 	if !gotOK {
 		p.r.Unseen = append(p.r.Unseen, "the compatibility id libnccom reports: "+why)
 		return true
@@ -87,7 +88,7 @@ func (p *predictor) gate(probe string) (unseen bool) {
 		return false
 	}
 	nrtFix := p.set.nearest(p.homeName(), func(sp *spec.Spec) bool { id, ok := compatID(sp); return ok && id == got })
-	fix := fixRelease("libnrt", nrtFix, fmt.Sprintf("a libnccom of release %s (compatibility id %d)", p.homeName(), want))
+	fix := fixRelease("libnrt", nrtFix, fmt.Sprintf("rebuild libnccom reporting compatibility id %d (NCCOM_COMPAT_ID of release %s)", want, p.homeName()))
 	said := ""
 	if m := p.home.MessageByID("nccl_incompatible"); m != nil {
 		said = fmt.Sprintf(" (%q)", strings.Replace(m.Text, "%lu", fmt.Sprint(got), 1))

@@ -95,6 +95,16 @@ func predict(ctx context.Context, set *Set, libnrt, libnccom, plugin Named, opt 
 	}
 	r.Layout = p.layout(ctx)
 	r.decide(loadUnseen)
+	if r.Verdict != Loads && r.Verdict != Unknown && r.Verdict != NetPlugin {
+		if fix := p.wholeFix(r.Verdict); fix != "" {
+			for i := range r.Findings {
+				if f := &r.Findings[i]; f.Fatal && f.Class == r.Verdict {
+					f.Fix = fix + "; or " + rebuildPart(f.Fix)
+					break
+				}
+			}
+		}
+	}
 	return r, nil
 }
 
@@ -135,8 +145,12 @@ type predictor struct {
 	set         *Set
 	home        *spec.Spec
 	expectKnown bool // the compat id libnrt expects is known
-	nrt, nc     *side
-	r           *Report
+	ncID        struct {
+		id uint64
+		ok bool
+	} // the compat id libnccom's probe stores, when read
+	nrt, nc *side
+	r       *Report
 }
 
 func (p *predictor) add(f Finding) { p.r.Findings = append(p.r.Findings, f) }
@@ -151,4 +165,15 @@ func fixRelease(which string, sp *spec.Spec, rebuild string) string {
 		return "no release of the spec set fits: " + rebuild
 	}
 	return fmt.Sprintf("use a %s of release %s (nearest in the spec set that pairs), or %s", which, sp.Release.Name, rebuild)
+}
+
+// rebuildPart is the rebuild a stage's fix (fixRelease) ends with.
+func rebuildPart(fix string) string {
+	if rest, ok := strings.CutPrefix(fix, "no release of the spec set fits: "); ok {
+		return rest
+	}
+	if i := strings.LastIndex(fix, "), or "); i >= 0 {
+		return fix[i+len("), or "):]
+	}
+	return fix
 }

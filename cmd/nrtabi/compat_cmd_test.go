@@ -44,7 +44,7 @@ func compatPair(t *testing.T) (libnrt, libnccom string) {
 func TestCompatFormats(t *testing.T) {
 	libnrt, libnccom := compatPair(t)
 	rc, out, errw := runCLI("compat", libnrt, libnccom)
-	if rc != 8 || !strings.Contains(out, "FAIL [dlsym] neuronGetVersionInfo") || !strings.Contains(out, "verdict: FAILS THE ALL-OR-NOTHING DLSYM (exit 8)") {
+	if rc != 8 || !strings.Contains(out, "FAIL [dlsym] neuronGetVersionInfo") || !strings.Contains(out, "fix: use a libnccom of release 2.31.24 (nearest in the spec set whose pairing loads)") || !strings.Contains(out, "verdict: FAILS THE ALL-OR-NOTHING DLSYM (exit 8)") {
 		t.Errorf("text: exit %d\n%s%s", rc, out, errw)
 	}
 	rc, out, errw = runCLI("compat", "--format", "json", libnrt, libnccom)

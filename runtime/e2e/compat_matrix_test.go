@@ -164,6 +164,16 @@ func predictedSubject(r *compat.Report) string {
 	return ""
 }
 
+// predictedFix is the fix of the finding that decided.
+func predictedFix(r *compat.Report) string {
+	for _, f := range r.Findings {
+		if f.Class == r.Verdict && f.Fatal {
+			return f.Fix
+		}
+	}
+	return ""
+}
+
 // compatAgree: same class, and the subject reality names is the one predicted
 // (a reverse subject "sym@NODE" covers ld.so's "sym").
 func compatAgree(pred *compat.Report, obs observed) bool {
@@ -260,7 +270,7 @@ func compatCell(t *testing.T, libnrt, libnccom, plugin, release string) compat.C
 	if !ok {
 		t.Fatalf("the real load matches no verdict class (exit %d):\n%s", code, text)
 	}
-	t.Logf("predicted %s (%s), layout %s; the load: %s (%s)", pred.Verdict, predictedSubject(pred), pred.Layout, obs.class, obs.subject)
+	t.Logf("predicted %s (%s), layout %s, fix %q; the load: %s (%s)", pred.Verdict, predictedSubject(pred), pred.Layout, predictedFix(pred), obs.class, obs.subject)
 	if !compatAgree(pred, obs) {
 		t.Errorf("compat predicted %s (%s), the real load did %s (%s), exit %d\nprediction: %+v\nload:\n%s",
 			pred.Verdict, predictedSubject(pred), obs.class, obs.subject, code, pred.Findings, text)

@@ -35,7 +35,7 @@ func TestUnknownNamesOneLine(t *testing.T) {
 	}{
 		{[]string{"chekc"}, `nrtabi: unknown command "chekc"; did you mean "check"? (nrtabi -h for more)`},
 		{[]string{"dif", "a", "b"}, `nrtabi: unknown command "dif"; did you mean "diff"?`},
-		{[]string{"xyzzy"}, `nrtabi: unknown command "xyzzy"; the commands are: check, diff, extract, gen, help, release, show, spec, version (nrtabi -h for more)`},
+		{[]string{"xyzzy"}, `nrtabi: unknown command "xyzzy"; the commands are: check, compat, diff, extract, gen, help, release, show, spec, version (nrtabi -h for more)`},
 		{[]string{"spec", "valdate"}, `nrtabi spec: unknown command "valdate"; did you mean "validate"? (nrtabi spec -h for more)`},
 		{[]string{"release", "nwe"}, `nrtabi release: unknown command "nwe"; did you mean "new"?`},
 		{[]string{"spec", "--halp"}, `nrtabi spec: unknown flag "--halp"; did you mean "--help"?`},

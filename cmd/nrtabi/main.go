@@ -10,6 +10,7 @@
 //	nrtabi show STRUCT FILE
 //	nrtabi extract FILE
 //	nrtabi diff OLD NEW
+//	nrtabi compat LIBNRT LIBNCCOM [PLUGIN]
 //	nrtabi release new --name NEW --binary FILE...
 //	nrtabi version
 //
@@ -33,7 +34,7 @@ import (
 func newApp() *cli.App {
 	a := cli.NewApp("nrtabi", "the libnrt <-> libnccom boundary's spec: validate, generate, check binaries, derive and compare releases",
 		specValidateCommand(), specShowCommand(), genCommand(), checkCommand(), showCommand(),
-		extractCommand(), diffCommand(), releaseNewCommand())
+		extractCommand(), diffCommand(), releaseNewCommand(), compatCommand())
 	// A mapped input truncated during the run is named in one line
 	// (elfread's fault.go), not a crash.
 	a.Fault = elfread.FaultError

@@ -56,7 +56,7 @@ var rules = []rule{
 
 	// The runtime works from the generated ABI only.
 	{room: "runtime", may: []string{"generated", "internal/cfmt", "internal/proc", "runtime", "!runtime/builder"},
-		tests: []string{"internal/hostile", "internal/netns", "internal/seamcheck", "internal/vendorbuild", "runtime/builder", "spec"},
+		tests: []string{"compat", "internal/cc", "internal/hostile", "internal/netns", "internal/seamcheck", "internal/vendorbuild", "runtime/builder", "spec"},
 		why:   "the runtime sees the generated ABI, never the spec or the generator; runtime/builder, which runs them, is for tests"},
 	{room: "runtime/builder", may: []string{"gen", "internal/cc", "internal/proc", "spec"},
 		why: "builder generates and compiles the C of a release for tests, benches and the demo, through the one toolchain path"},
@@ -100,6 +100,9 @@ var rules = []rule{
 		why:   "the release workflow reads binaries through the readers and layoutcheck's matchers and writes spec rows; its tests read the real net plugin internal/vendorbuild builds"},
 	{room: "layoutcheck/waiver", may: []string{"internal/regfile"},
 		why: "the file of accepted findings of check and diff: read (a regular file, bounded) and matched against a finding's words; it knows neither report"},
+	{room: "compat", may: []string{"layoutcheck/specmatch", "readers/elfread", "spec", "typemodel"},
+		tests: []string{"internal/cc"},
+		why:   "compat predicts from the binaries whether libnrt, libnccom and a plugin load together: it reads them through elfread, the spec's rules, and compares shared layouts in the type model; it runs nothing"},
 	{room: "layoutcheck/grade", may: []string{"spec"},
 		why: "the one grading of struct layouts, for check (spec against DWARF) and diff (spec against spec): a neutral model with a converter from spec, no binary reading"},
 	{room: "release/diff", may: []string{"internal/esc", "internal/render", "layoutcheck/grade", "spec"},
@@ -107,7 +110,7 @@ var rules = []rule{
 		why:   "the diff compares two specs and reads no binary; struct layouts are graded by layoutcheck/grade, as check grades them; names from a binary side are escaped before they are printed"},
 
 	// On top.
-	{room: "cmd/nrtabi", may: []string{"gen", "internal/cli", "internal/esc", "internal/regfile", "internal/render", "layoutcheck", "readers", "release", "spec"},
+	{room: "cmd/nrtabi", may: []string{"compat", "gen", "internal/cli", "internal/esc", "internal/regfile", "internal/render", "layoutcheck", "readers", "release", "spec"},
 		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/sariftest", "internal/spectest", "internal/testbin"},
 		why:   "the pure-Go CLI (it builds with CGO_ENABLED=0): never the runtime or the generated ABI; regfile names what -o finds in place of a regular file, and its tests truncate an input under a run through regfile's open hook"},
 	{room: "cmd/nrtabi-runtime",

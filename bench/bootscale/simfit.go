@@ -85,8 +85,21 @@ func refit(_ context.Context, o options, out io.Writer) error {
 		return err
 	}
 	f.FitMaxN = o.fitMax
+	exclude := o.fitExclude
+	if exclude == "" {
+		// the rows the measuring run kept out of its fit stay out, for the
+		// reason it recorded
+		var kept []string
+		for k, why := range f.Notes {
+			if name, ok := strings.CutPrefix(k, "fit-exclude "); ok {
+				kept = append(kept, name+"="+strings.ReplaceAll(why, ",", ";"))
+			}
+		}
+		sort.Strings(kept)
+		exclude = strings.Join(kept, ",")
+	}
 	fmt.Fprintf(out, "refit of the rows in %s (measured %s, nproc %s, load %s)\n", o.fitted, f.Date, f.NProc, f.Load)
-	if err := fitAndValidate(out, f, o.fitExclude); err != nil {
+	if err := fitAndValidate(out, f, exclude); err != nil {
 		return err
 	}
 	return bootsim.SaveFitted(o.fitted, f)
@@ -301,7 +314,7 @@ func project(ctx context.Context, o options, out io.Writer) error {
 		s := scaleParams(lang.p, float64(cores))
 		fmt.Fprintf(out, "\n%s ranks in the target's shape, %d rank per core (not the %d-core measuring host's), ", lang.name, targetRanksPerCore, cores)
 		fmt.Fprintf(out, "(a hop of %.1f us, %.1f us more per bidirectional step, wake-up %.1f us, root accept %.1f us per rank, 112-B records at 10 Gb/s, listen backlog %d, SYN retry 1 s doubling; L = %s; mroot: R = ceil(N/%d) roots, at most one per instance), seconds to agreement:\n",
-			lang.name, s.Hop*1e6, s.BidiExtra*1e6, s.WakeFixed*1e6, s.Accept*1e6, s.Backlog, policyText(o.perInstance), tcpRanksPerRoot)
+			s.Hop*1e6, s.BidiExtra*1e6, s.WakeFixed*1e6, s.Accept*1e6, s.Backlog, policyText(o.perInstance), tcpRanksPerRoot)
 		for _, stagger := range []float64{0, ncclStagger} {
 			s.Stagger = stagger
 			what := "all connect at once"

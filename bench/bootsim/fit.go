@@ -143,7 +143,9 @@ func fitSearch(base Params, pts []Point, use []int) (Params, error) {
 				if err != nil {
 					return Params{}, err
 				}
-				if l < best*(1-1e-12) {
+				// a cost no row's error depends on goes to 0 (a tie at
+				// 0 is taken), as the linear fit pins one
+				if l < best*(1-1e-12) || try == 0 && v != 0 && l <= best*(1+1e-12) {
 					best, cur, moved = l, p, true
 					v = try
 				}

@@ -46,6 +46,7 @@ func main() {
 	flag.StringVar(&o.sizes, "sizes", "8 16 32 64 128 256 512 1024", "world sizes")
 	flag.IntVar(&o.fitMax, "fit-max", 64, "fit the simulator to the rows of at most this many ranks; the larger rows validate it")
 	flag.StringVar(&o.fitted, "fitted", "bench/bootsim/fitted.json", "where the fitted costs and the measured rows are written (and, with -project, read)")
+	flag.BoolVar(&o.refit, "refit", false, "measure nothing: refit the simulator to the rows in the -fitted file and rewrite it")
 	flag.BoolVar(&o.project, "project", false, "measure nothing: print the projection and write the plot from the committed -fitted file")
 	flag.StringVar(&o.only, "only", "", "measure only these variants (comma-separated names; empty: all)")
 	flag.StringVar(&o.fitExclude, "fit-exclude", "", "variants whose rows the fit does not see, as name=reason,... (they are still graded, as validation)")
@@ -59,6 +60,9 @@ func main() {
 	do := run
 	if o.project {
 		do = project
+	}
+	if o.refit {
+		do = refit
 	}
 	if err := do(ctx, o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/bootscale:", err)
@@ -76,6 +80,7 @@ type options struct {
 	fitMax      int
 	fitted      string
 	project     bool
+	refit       bool
 	only        string
 	fitExclude  string
 }

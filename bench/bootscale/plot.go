@@ -14,8 +14,8 @@ import (
 // The plot is hand-written SVG (no dependency): time to agreement against
 // N, both on log scales; measured medians as markers, the simulator as
 // lines (solid: this host's fitted costs up to the largest measured N;
-// dashed: past one host, staggered connects, to 100k), the published
-// anchors as black diamonds.
+// dashed: the target's shape, a core per rank, staggered connects, to
+// 100k), the published anchors as black diamonds.
 
 const (
 	plotW, plotH         = 880, 540
@@ -71,8 +71,8 @@ func plotSeries(policy string, f *bootsim.Fitted) ([]series, error) {
 		if d.name == "flat-bidi" || d.name == "mroot" {
 			continue // the plot keeps to the shapes that bound the others
 		}
-		host := series{color: colors[d.name], label: d.name + " sim, this host"}
-		past := series{color: colors[d.name], label: d.name + " sim, past one host, staggered", dashed: true}
+		host := series{color: colors[d.name], label: d.name + " sim, this host's cores"}
+		past := series{color: colors[d.name], label: d.name + " sim, past one host (a core per rank), staggered", dashed: true}
 		for e := math.Log10(8); e <= 5.0001; e += 0.05 {
 			n := int(math.Round(math.Pow(10, e)))
 			if n <= maxN && !d.multi {

@@ -73,8 +73,36 @@ func pointOf(r bootsim.MeasuredRow) (bootsim.Point, error) {
 }
 
 func costs(p bootsim.Params) string {
-	return fmt.Sprintf("fixed %.2f ms, root accept %.1f us per rank, ring hop %.1f us + %.2f us per message in flight, wake-up %.2f us per busy rank, star table %.3f us per record per rank",
-		p.Fixed*1e3, p.Accept*1e6, p.Hop*1e6, p.HopPerActive*1e6, p.Wake*1e6, p.Table*1e6)
+	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message, %.1f us per rank start; star table %.3f us per record per rank",
+		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.StartWork*1e6, p.Table*1e6)
+}
+
+// refit is -refit: the committed rows refitted under the current model,
+// no world run, the file rewritten (commit it before the projection).
+func refit(_ context.Context, o options, out io.Writer) error {
+	f, err := bootsim.LoadFitted(o.fitted)
+	if err != nil {
+		return err
+	}
+	f.FitMaxN = o.fitMax
+	exclude := o.fitExclude
+	if exclude == "" {
+		// the rows the measuring run kept out of its fit stay out, for the
+		// reason it recorded
+		var kept []string
+		for k, why := range f.Notes {
+			if name, ok := strings.CutPrefix(k, "fit-exclude "); ok {
+				kept = append(kept, name+"="+strings.ReplaceAll(why, ",", ";"))
+			}
+		}
+		sort.Strings(kept)
+		exclude = strings.Join(kept, ",")
+	}
+	fmt.Fprintf(out, "refit of the rows in %s (measured %s, nproc %s, load %s)\n", o.fitted, f.Date, f.NProc, f.Load)
+	if err := fitAndValidate(out, f, exclude); err != nil {
+		return err
+	}
+	return bootsim.SaveFitted(o.fitted, f)
 }
 
 // fitAndValidate fits f.Go to the Go rows (the star's included) and f.C to
@@ -100,7 +128,13 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
 	// boot: the address all-gather, then the 112-byte peer records'; the
 	// default framing has no RING_DONE / COMPLETE round; the ranks' own
 	// connect delays (docs/bootstrap-hierarchy.md#stagger) are known.
-	base := bootsim.Params{Gathers: 2, RankDelay: true}
+	// The host's shape: its cores, shared by every rank process
+	// (docs/benchmarks.md#the-simulator).
+	cores, err := strconv.Atoi(f.NProc)
+	if err != nil || cores < 1 || cores > 1<<16 {
+		return fmt.Errorf("nproc %q is not a CPU count: the simulator needs the measuring host's cores", f.NProc)
+	}
+	base := bootsim.Params{Gathers: 2, RankDelay: true, Cores: cores}
 	fmt.Fprintf(out, "\nsimulator (bench/bootsim) on boot, fitted to the rows of N <= %d only; every larger row is a validation:\n", f.FitMaxN)
 	for _, lang := range []string{"go", "c"} {
 		var train []bootsim.Point
@@ -200,19 +234,26 @@ var published = []struct{ what, figure string }{
 	{"NCCL 2.22.3 on one host of 8 GPUs (a user report), bootstrap of a 2.46 s init", "1.60 s at 8"},
 }
 
-// scaleParams are p past one host: each rank a core of its own, so a
-// message costs its CPU (the contention term times the fit host's cores)
-// plus the wire's latency; a bidirectional step one message's CPU more;
-// a wake-up the fitted per-busy-rank cost times the cores; the star's
-// table its bytes on the root's wire; the spec's listen backlog, Linux's 1
-// s first SYN retransmit. The ranks' own connect delays are left out: the
-// columns are the roots' accept scenarios.
-func scaleParams(p bootsim.Params, cores float64) bootsim.Params {
+// targetRanksPerCore is the target's shape (docs/benchmarks.md#the-simulator):
+// one rank process per core, on as many hosts as that takes, so the CPU a
+// phase queues is spread over N cores, not the measuring host's few.
+const targetRanksPerCore = 1
+
+// scaleParams are p in the target's shape: a core per rank (Cores 0), so a
+// message costs its fitted latency plus its own CPU on the rank's core
+// plus the wire's latency between nodes; a bidirectional step its fitted
+// extra plus the second message's CPU; a rank's start its own CPU; the
+// star's table its bytes on the root's wire; the spec's listen backlog,
+// Linux's 1 s first SYN retransmit. The ranks' own connect delays are
+// left out: the columns are the roots' accept scenarios. The latency-shaped
+// terms (per busy rank) have no busy neighbours to wait for: 0.
+func scaleParams(p bootsim.Params, _ float64) bootsim.Params {
 	s := p
-	s.Hop = p.Hop + p.HopPerActive*cores + interNodeHop
+	s.Cores = 0 // targetRanksPerCore: one core per rank
+	s.Hop = p.Hop + p.Work + p.HopPerActive + interNodeHop
 	s.HopPerActive = 0
-	s.BidiExtra = p.HopPerActive * cores
-	s.WakeFixed = p.Wake * cores
+	s.BidiExtra = p.BidiExtra + p.Work
+	s.WakeFixed = p.WakeFixed + p.Wake
 	s.Wake = 0
 	s.Record = scaleRecord
 	s.Table = 0
@@ -271,8 +312,9 @@ func project(ctx context.Context, o options, out io.Writer) error {
 		p    bootsim.Params
 	}{{"go", f.Go}, {"c", f.C}} {
 		s := scaleParams(lang.p, float64(cores))
-		fmt.Fprintf(out, "\n%s ranks past one host (a hop of %.1f us, %.1f us more per bidirectional step, wake-up %.1f us, root accept %.1f us per rank, 112-B records at 10 Gb/s, listen backlog %d, SYN retry 1 s doubling; L = %s; mroot: R = ceil(N/%d) roots, at most one per instance), seconds to agreement:\n",
-			lang.name, s.Hop*1e6, s.BidiExtra*1e6, s.WakeFixed*1e6, s.Accept*1e6, s.Backlog, policyText(o.perInstance), tcpRanksPerRoot)
+		fmt.Fprintf(out, "\n%s ranks in the target's shape, %d rank per core (not the %d-core measuring host's), ", lang.name, targetRanksPerCore, cores)
+		fmt.Fprintf(out, "(a hop of %.1f us, %.1f us more per bidirectional step, wake-up %.1f us, root accept %.1f us per rank, 112-B records at 10 Gb/s, listen backlog %d, SYN retry 1 s doubling; L = %s; mroot: R = ceil(N/%d) roots, at most one per instance), seconds to agreement:\n",
+			s.Hop*1e6, s.BidiExtra*1e6, s.WakeFixed*1e6, s.Accept*1e6, s.Backlog, policyText(o.perInstance), tcpRanksPerRoot)
 		for _, stagger := range []float64{0, ncclStagger} {
 			s.Stagger = stagger
 			what := "all connect at once"

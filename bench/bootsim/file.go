@@ -102,10 +102,14 @@ func checkParams(p Params) error {
 		v    float64
 	}{{"fixed", p.Fixed}, {"accept", p.Accept}, {"reply", p.Reply}, {"hop", p.Hop}, {"hop_per_active", p.HopPerActive},
 		{"record", p.Record}, {"table", p.Table}, {"skew", p.Skew}, {"stagger", p.Stagger}, {"retry", p.Retry},
-		{"bidi_extra", p.BidiExtra}, {"wake", p.Wake}, {"wake_fixed", p.WakeFixed}} {
+		{"bidi_extra", p.BidiExtra}, {"wake", p.Wake}, {"wake_fixed", p.WakeFixed},
+		{"work", p.Work}, {"start_work", p.StartWork}} {
 		if !finite(c.v) || c.v < 0 || c.v > 3600 {
 			return fmt.Errorf("%s = %v: want a cost of 0..3600 s", c.name, c.v)
 		}
+	}
+	if p.Cores < 0 || p.Cores > 1<<16 {
+		return fmt.Errorf("cores %d: want 0 (one per rank) .. %d", p.Cores, 1<<16)
 	}
 	if p.Gathers < 0 || p.Gathers > 16 || p.Backlog < 0 || p.Backlog > maxRanks || p.Roots < 0 || p.Roots > maxRanks {
 		return fmt.Errorf("gathers %d, backlog %d, roots %d: out of range", p.Gathers, p.Backlog, p.Roots)

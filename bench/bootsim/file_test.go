@@ -51,6 +51,8 @@ func TestFittedRefusals(t *testing.T) {
 		"fit_max_n":       {`"fit_max_n": 64`, `"fit_max_n": 1`},
 		"escape in name":  {`"variant": "hier-go-bidi"`, `"variant": "hier\u001b[2J"`},
 		"too many gather": {`"Gathers": 2,`, `"Gathers": 99,`},
+		"negative cores":  {`"Cores": 0,`, `"Cores": -2,`},
+		"negative work":   {`"Work": 0,`, `"Work": -1e-5,`},
 	} {
 		bad := strings.Replace(string(good), edit[0], edit[1], 1)
 		if bad == string(good) {

@@ -46,6 +46,27 @@ var fitted = []struct {
 	{"wake", func(p *Params, v float64) { p.Wake = v }, func(p Params) float64 { return p.Wake }},
 }
 
+// cpuFitted are the costs Fit estimates when the host's shape is given
+// (base.Cores > 0): the latency of a hop and of a bidirectional step, the
+// CPU a message and a rank's start queue on the cores, the root's accept
+// and the star's table, the fixed part. The per-busy-rank terms of the
+// latency-shaped model (HopPerActive, Wake) are what the cores now carry:
+// pinned to 0.
+var cpuFitted = []string{"fixed", "accept", "hop", "work", "start_work", "bidi_extra", "table", "wake_fixed"}
+
+func init() {
+	fitted = append(fitted, []struct {
+		name string
+		set  func(*Params, float64)
+		get  func(Params) float64
+	}{
+		{"work", func(p *Params, v float64) { p.Work = v }, func(p Params) float64 { return p.Work }},
+		{"start_work", func(p *Params, v float64) { p.StartWork = v }, func(p Params) float64 { return p.StartWork }},
+		{"bidi_extra", func(p *Params, v float64) { p.BidiExtra = v }, func(p Params) float64 { return p.BidiExtra }},
+		{"wake_fixed", func(p *Params, v float64) { p.WakeFixed = v }, func(p Params) float64 { return p.WakeFixed }},
+	}...)
+}
+
 // Fit estimates Fixed, Accept, Hop, HopPerActive, Table and Wake from the points (the rest
 // of base is kept) by least squares on the relative error. With no backlog,
 // stagger or skew a prediction is linear in those costs except where
@@ -60,11 +81,81 @@ var fitted = []struct {
 // with no hierarchy). Fit uses only the points it is given:
 // the caller holds out the ones it validates against.
 func Fit(base Params, pts []Point) (Params, error) {
-	all := make([]int, len(fitted))
-	for k := range all {
-		all[k] = k
+	var use []int
+	for k, f := range fitted {
+		if base.Cores > 0 && !contains(cpuNames(), f.name) {
+			continue
+		}
+		if base.Cores <= 0 && k >= latencyFitted {
+			continue
+		}
+		use = append(use, k)
 	}
-	return fitCosts(base, pts, all)
+	if base.Cores > 0 {
+		return fitSearch(base, pts, use)
+	}
+	return fitCosts(base, pts, use)
+}
+
+// fitSearch is the fit of the CPU-shaped model: each phase's end is the
+// larger of its path and its CPU over the cores, so a cost's slope is 0
+// wherever the other bound binds and Gauss-Newton from 0 would never see
+// the work. A pattern search on the summed squared relative error, each
+// cost scaled up and down by a factor that shrinks from 4 to 1.001 (and
+// tried at 0), is blind to that: it only compares errors. Bounded: at most
+// 400 sweeps.
+func fitSearch(base Params, pts []Point, use []int) (Params, error) {
+	if len(pts) < len(use) {
+		return Params{}, fmt.Errorf("bootsim: %d points cannot fit %d costs", len(pts), len(use))
+	}
+	for _, pt := range pts {
+		if pt.Seconds <= 0 {
+			return Params{}, fmt.Errorf("bootsim: a measured %v point of %d ranks took %v s", pt.Algo, pt.N, pt.Seconds)
+		}
+	}
+	loss := func(p Params) (float64, error) {
+		var s float64
+		for _, pt := range pts {
+			e, err := RelErr(p, pt)
+			if err != nil {
+				return 0, err
+			}
+			s += e * e
+		}
+		return s, nil
+	}
+	cur := base
+	for _, k := range use {
+		fitted[k].set(&cur, 1e-4) // a start every cost can move from
+	}
+	best, err := loss(cur)
+	if err != nil {
+		return Params{}, err
+	}
+	for f, sweeps := 4.0, 0; f > 1.001 && sweeps < 400; sweeps++ {
+		moved := false
+		for _, k := range use {
+			v := fitted[k].get(cur)
+			for _, try := range []float64{v * f, v / f, 0, max(v, 1e-7) * f} {
+				p := cur
+				fitted[k].set(&p, try)
+				l, err := loss(p)
+				if err != nil {
+					return Params{}, err
+				}
+				// a cost no row's error depends on goes to 0 (a tie at
+				// 0 is taken), as the linear fit pins one
+				if l < best*(1-1e-12) || try == 0 && v != 0 && l <= best*(1+1e-12) {
+					best, cur, moved = l, p, true
+					v = try
+				}
+			}
+		}
+		if !moved {
+			f = math.Sqrt(f)
+		}
+	}
+	return cur, nil
 }
 
 // fitCosts is Fit over the fitted costs whose indices are in use; the
@@ -74,8 +165,8 @@ func fitCosts(base Params, pts []Point, use []int) (Params, error) {
 		return Params{}, errors.New("bootsim: fit with no backlog, stagger or skew (the prediction is then linear in the costs, in pieces)")
 	}
 	cur := base
-	for _, f := range fitted {
-		f.set(&cur, 0)
+	for _, k := range use {
+		fitted[k].set(&cur, 0)
 	}
 	const rounds = 50
 	for round := 0; round < rounds; round++ {
@@ -141,7 +232,7 @@ func fitRound(cur Params, pts []Point, use []int) (Params, error) {
 				slopes = append(slopes, slope)
 			}
 			// costs outside free are pinned to 0 in this solve
-			for k := range fitted {
+			for _, k := range use {
 				if !contains(free, k) {
 					slope, err := slopeOf(pt, cur, k)
 					if err != nil {
@@ -170,7 +261,7 @@ func fitRound(cur Params, pts []Point, use []int) (Params, error) {
 			for j, k := range free {
 				fitted[k].set(&out, theta[j])
 			}
-			for k := range fitted {
+			for _, k := range use {
 				if !contains(free, k) {
 					fitted[k].set(&out, 0)
 				}
@@ -202,7 +293,13 @@ func slopeOf(pt Point, p Params, k int) (float64, error) {
 	return (r1.Seconds - r0.Seconds) / slopeStep, nil
 }
 
-func contains(v []int, x int) bool {
+// latencyFitted is how many of fitted the latency-shaped model (no Cores)
+// estimates: the ones before init appends the CPU model's.
+const latencyFitted = 6
+
+func cpuNames() []string { return cpuFitted }
+
+func contains[T comparable](v []T, x T) bool {
 	for _, y := range v {
 		if y == x {
 			return true

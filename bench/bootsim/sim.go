@@ -78,6 +78,16 @@ type Params struct {
 	BidiExtra    float64 // added to a bidirectional step past one host: the second message's CPU on the rank's own core (on one host HopPerActive counts it)
 	Wake         float64 // a hop whose receiver was asleep, per rank busy on the host: the woken rank waits behind them for a core; fitted
 	WakeFixed    float64 // the same wake-up past one host, where the rank has a core of its own
+
+	// The host's shape (docs/benchmarks.md#the-simulator): Cores CPUs shared
+	// by every rank process. Each phase ends no sooner than its critical
+	// path (the latency costs above) and no sooner than the CPU work it
+	// queues on the cores (Work per message handled, StartWork per rank
+	// process started) divided by the cores. 0: one core per rank (the
+	// target's shape; the work then never binds before the path does).
+	Cores     int
+	Work      float64 // CPU per ring message, send and receive, on the host's cores
+	StartWork float64 // CPU per rank process start and its first connect, on the host's cores
 }
 
 // The connect staggers nrtabi's ranks apply themselves (docs/bootstrap-
@@ -230,6 +240,11 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 		gathered[i] = g
 	}
 	lo[roots] = n
+	// every rank's start is CPU work queued on the host's cores: no root
+	// has its ranks before the host has started them all
+	for i := range gathered {
+		gathered[i] = max(gathered[i], cpu(p, n, float64(n)*p.StartWork))
+	}
 	res.Gathered = maxOf(gathered)
 	replyAt := make([]float64, roots)
 	if roots == 1 {
@@ -278,7 +293,9 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	gathers := max(p.Gathers, 1)
 	for g := 0; g < gathers; g++ {
 		if a == Flat {
-			t = uniform(ring(t, ringSteps(n, p.Bidi), stepCost(p, hop, n, 1)), n)
+			s := ringSteps(n, p.Bidi)
+			end := ring(t, s, stepCost(p, hop, n, 1))
+			t = uniform(max(end, minOf(t)+cpu(p, n, msgs(n, s, p.Bidi)*p.Work)), n)
 			continue
 		}
 		t = hierGather(t, n, l, p, hop, wake)
@@ -330,6 +347,16 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 		k := size(j)
 		intra[j] = ring(t[j*l:j*l+k], ringSteps(k, p.Bidi), stepCost(p, hop, n, 1))
 	}
+	// the intra rings' messages, all instances' at once, on the host's cores
+	var w float64
+	for j := 0; j < h; j++ {
+		k := size(j)
+		w += msgs(k, ringSteps(k, p.Bidi), p.Bidi)
+	}
+	floor := minOf(t) + cpu(p, n, w*p.Work)
+	for j := range intra {
+		intra[j] = max(intra[j], floor)
+	}
 	// Every hop is charged all n ranks busy, not only the H leaders: on one
 	// host the instances' phases overlap (an instance whose block came down
 	// starts the next all-gather's intra ring while others are still on
@@ -342,6 +369,9 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 	busy := n
 	// a block of instance j carries size(j) records: the longest is l
 	inter := ring(intra, ringSteps(h, p.Bidi), stepCost(p, hop, busy, l)+wake(busy))
+	inter = max(inter, minOf(intra)+cpu(p, n, msgs(h, ringSteps(h, p.Bidi), p.Bidi)*p.Work))
+	// the blocks down: every rank but the leaders receives one, on the cores
+	downFloor := inter + cpu(p, n, float64(n-h)*p.Work)
 	out := make([]float64, n)
 	for j := 0; j < h; j++ {
 		k := size(j)
@@ -354,7 +384,7 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 			if p.Bidi {
 				d = min(x, k-x)
 			}
-			out[j*l+x] = inter + float64(d)*c
+			out[j*l+x] = max(inter+float64(d)*c, downFloor)
 		}
 	}
 	return out
@@ -364,6 +394,34 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 // slice, the ranks being ready at t and each message costing c.
 func ring(t []float64, s int, c float64) float64 {
 	return maxOf(t) + float64(max(s, 0))*c
+}
+
+// cpu is how long work seconds of CPU take on the host's cores: Cores of
+// them shared by the n ranks, or one per rank when Cores is 0.
+func cpu(p Params, n int, work float64) float64 {
+	c := p.Cores
+	if c <= 0 {
+		c = n
+	}
+	return work / float64(max(c, 1))
+}
+
+// msgs is the messages a ring of k ranks handles in s steps: one per rank
+// per step, two both ways round.
+func msgs(k, s int, bidi bool) float64 {
+	m := float64(k) * float64(s)
+	if bidi {
+		m *= 2
+	}
+	return m
+}
+
+func minOf(v []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range v {
+		m = min(m, x)
+	}
+	return m
 }
 
 func uniform(v float64, n int) []float64 {

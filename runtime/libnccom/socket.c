@@ -532,6 +532,13 @@ NRT_STATUS nccom_accept(int listen_fd, int *fd, nccom_addr *from, const char *wh
 		memset(&a, 0, sizeof a);
 		*fd = accept4(listen_fd, &a.sa, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (*fd >= 0) {
+			/* The accepted side writes too (both ways round a ring,
+			 * docs/bootstrap-hierarchy.md#bidirectional-ring-all-gather):
+			 * without TCP_NODELAY its small frames wait out the
+			 * peer's delayed ACK, about 40 ms a step. */
+			int one = 1;
+			if (setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0)
+				nccom_warn("setsockopt(TCP_NODELAY): %s", strerror(errno));
 			if (from != NULL)
 				*from = a;
 			return NRT_SUCCESS;

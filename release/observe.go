@@ -12,8 +12,8 @@ import (
 
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/readers/elfread"
+	"github.com/nrtabi/nrtabi/readers/riprel"
 	"github.com/nrtabi/nrtabi/spec"
-	"golang.org/x/arch/x86/x86asm"
 )
 
 // Observed is what a set of binaries shows about the boundary: the facts
@@ -328,24 +328,11 @@ func compatOffset(s *spec.Spec) int64 {
 // compatStore finds the immediate the probe stores at the compatibility
 // field: the shipped libnccom's `movq $0x59,0x30(%rax)`, or any register base.
 func compatStore(o *elfread.File, sym *elf.Symbol, off int64) (uint64, bool) {
-	code := elfread.FunctionBytes(o, sym.Value, sym.Size)
-	for pc := 0; pc < len(code); {
-		inst, err := x86asm.Decode(code[pc:], 64)
-		if err != nil {
-			pc++
-			continue
-		}
-		pc += inst.Len
-		if inst.Op != x86asm.MOV || inst.MemBytes != 8 {
-			continue
-		}
-		m, ok := inst.Args[0].(x86asm.Mem)
-		imm, isImm := inst.Args[1].(x86asm.Imm)
-		if ok && isImm && m.Disp == off && m.Base != x86asm.RIP && m.Base != x86asm.RSP && m.Base != x86asm.RBP {
-			return uint64(imm), true
-		}
+	stores, err := riprel.StoredImmediates(elfread.FunctionBytes(o, sym.Value, sym.Size), off)
+	if err != nil || len(stores) == 0 {
+		return 0, false
 	}
-	return 0, false
+	return stores[0], true
 }
 
 // signatures reads the prototypes of libnccom's neuron* definers from its

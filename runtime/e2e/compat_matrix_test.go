@@ -200,14 +200,17 @@ func compatAgree(pred *compat.Report, obs observed) bool {
 	return true
 }
 
-// runLinkhost is linkhost with the plugin given through the runtime's
-// environment, bounded in time.
-func runLinkhost(t *testing.T, libnrt, libnccom, plugin string) (string, int) {
+// runLinkhost loads libnrt, then libnccom, in a child process bounded in
+// time; env, when given, is added to the test's environment (the compat
+// matrix names its plugin there and clears LD_LIBRARY_PATH).
+func runLinkhost(t *testing.T, libnrt, libnccom string, env ...string) (string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, linkhostPath(), libnrt, libnccom, strconv.Itoa(roundTripIndex()))
-	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH=", "NRTABI_NET_PLUGIN="+plugin)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -265,7 +268,7 @@ func compatCell(t *testing.T, libnrt, libnccom, plugin, release string) compat.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, code := runLinkhost(t, libnrt, libnccom, plugin)
+	text, code := runLinkhost(t, libnrt, libnccom, "LD_LIBRARY_PATH=", "NRTABI_NET_PLUGIN="+plugin)
 	obs, ok := observe(text, code, plugin != "")
 	if !ok {
 		t.Fatalf("the real load matches no verdict class (exit %d):\n%s", code, text)

@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
@@ -69,18 +67,7 @@ func TestLinkCheckerCatches(t *testing.T) {
 // linkhost loads libnrt, then the double, in a child process.
 func linkhost(t *testing.T, libnrt, stub string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(linkhostPath(), libnrt, stubPath(stub), strconv.Itoa(roundTripIndex()))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return out.String(), ee.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
-	return out.String(), 0
+	return runLinkhost(t, libnrt, stubPath(stub))
 }
 
 func checkLink(row spec.LinkBehaviour, text string, code int) string {

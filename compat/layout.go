@@ -52,6 +52,9 @@ func flatten(t *typemodel.Type, prefix string, base int64, depth int, out *[]mem
 	}
 }
 
+// sideNames are the two sides of the seam, in the predictor's order.
+var sideNames = [2]string{"libnrt", "libnccom"}
+
 // debugOf opens a side's DWARF, or says why it cannot be seen.
 func debugOf(ctx context.Context, s *side) (*elfread.Debug, string) {
 	d, err := elfread.FindDebug(ctx, s.obj, s.lookup)
@@ -79,14 +82,25 @@ func (p *predictor) layout(ctx context.Context) string {
 		return LayoutUnknown
 	}
 	var types [2][]*typemodel.Type
+	var debugs [2]*elfread.Debug
+	blind := false
 	for i, s := range []*side{p.nrt, p.nc} {
-		who := [2]string{"libnrt", "libnccom"}[i]
 		d, why := debugOf(ctx, s)
 		if d == nil {
-			p.r.Unseen = append(p.r.Unseen, fmt.Sprintf("struct layouts: %s has no DWARF that could be read (%s); install its debug package or pass it", who, why))
-			return LayoutUnknown
+			p.r.Unseen = append(p.r.Unseen, fmt.Sprintf("struct layouts: %s has no DWARF that could be read (%s); give its debug package with --with (a -dbgsym .deb, a -debuginfo .rpm) or its debug file with --debug-dir", sideNames[i], why))
+			blind = true
+			continue
 		}
 		defer d.Close()
+		debugs[i] = d
+	}
+	// Both sides are looked for before giving up, so the report names
+	// every side whose layouts it could not see.
+	if blind {
+		return LayoutUnknown
+	}
+	for i, d := range debugs {
+		who := sideNames[i]
 		found, err := d.FindStructs(shared)
 		if err != nil {
 			p.r.Unseen = append(p.r.Unseen, fmt.Sprintf("struct layouts: %s's DWARF: %v", who, err))
@@ -107,8 +121,10 @@ func (p *predictor) layout(ctx context.Context) string {
 	for k, name := range names {
 		a, b := types[0][k], types[1][k]
 		if a == nil || b == nil {
-			if a != nil || b != nil {
-				onlyOne = append(onlyOne, name)
+			if a != nil {
+				onlyOne = append(onlyOne, name+" (libnrt's; libnccom's DWARF describes no such struct)")
+			} else if b != nil {
+				onlyOne = append(onlyOne, name+" (libnccom's; libnrt's DWARF describes no such struct)")
 			}
 			continue
 		}
@@ -119,7 +135,7 @@ func (p *predictor) layout(ctx context.Context) string {
 		}
 	}
 	if len(onlyOne) > 0 {
-		p.r.Unseen = append(p.r.Unseen, "struct layouts: in one side's DWARF only: "+strings.Join(onlyOne, ", "))
+		p.r.Unseen = append(p.r.Unseen, "struct layouts: in one side's DWARF only, so not compared: "+strings.Join(onlyOne, ", "))
 	}
 	switch {
 	case differs:

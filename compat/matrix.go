@@ -22,18 +22,22 @@ type Matrix struct {
 	Releases []string `json:"releases"`
 	Cells    []Cell   `json:"cells"`
 	Notes    []string `json:"notes"`
+	// NoteClasses is each note's class: the stage its fact fails (a cell
+	// refused at the gate may have a layout note too).
+	NoteClasses []Class `json:"note_classes"`
 }
 
 // ReleaseMatrix judges every pairing of the set's releases from the spec.
 func ReleaseMatrix(set *Set) *Matrix {
 	m := &Matrix{}
 	index := map[string]int{}
-	note := func(s string) int {
+	note := func(c Class, s string) int {
 		if i, ok := index[s]; ok {
 			return i
 		}
 		index[s] = len(m.Notes)
 		m.Notes = append(m.Notes, s)
+		m.NoteClasses = append(m.NoteClasses, c)
 		return index[s]
 	}
 	for _, a := range set.Specs {
@@ -46,7 +50,7 @@ func ReleaseMatrix(set *Set) *Matrix {
 				if c.Verdict == Loads {
 					c.Verdict = r.class
 				}
-				c.Notes = append(c.Notes, note(r.text))
+				c.Notes = append(c.Notes, note(r.class, r.text))
 			}
 			m.Cells = append(m.Cells, c)
 		}

@@ -9,14 +9,16 @@ import (
 
 	"github.com/nrtabi/nrtabi/compat"
 	"github.com/nrtabi/nrtabi/internal/cli"
+	"github.com/nrtabi/nrtabi/internal/esc"
 	"github.com/nrtabi/nrtabi/internal/render"
+	"github.com/nrtabi/nrtabi/internal/render/html"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/spec"
 )
 
 func compatCommand() *cli.Command {
 	return &cli.Command{Name: "compat", Summary: "predict, from the binaries alone, whether a libnrt, a libnccom and a net plugin load together",
-		Synopsis: "[--spec NAME|DIR]... [--release NAME] [--format text|json|junit|sarif [--source-root DIR]] [--debug-dir DIR]... [--with PKG]... LIBNRT LIBNCCOM [PLUGIN] | --matrix [--spec NAME|DIR]... [--format text|json]",
+		Synopsis: "[--spec NAME|DIR]... [--release NAME] [--format text|json|junit|sarif [--source-root DIR]] [--debug-dir DIR]... [--with PKG]... LIBNRT LIBNCCOM [PLUGIN] | --matrix [--spec NAME|DIR]... [--format text|json|html -o DIR]",
 		Example:  "compat build/libnrt.so.1 /opt/aws/neuron/lib/libnccom.so.2",
 		Exits:    "0 loads and every fact was seen (--matrix: the table printed), 4 nothing seen stops it but a fact was not seen (a side without DWARF, an unreadable compat id), 8 it does not load, refuses the plugin or disagrees silently on a shared struct, 1 error (an input unreadable or not ELF), 2 usage error",
 		Run:      compatCmd}
@@ -42,12 +44,19 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 	matrix := fs.Bool("matrix", false, "judge every libnrt release against every libnccom release of the spec set, from the spec rows alone")
 	var dirs debugDirFlag
 	dirs.register(fs)
+	outDir := fs.String("o", "", "with --matrix --format html: the directory the page is written to (as index.html)")
 	pos, err := c.ParseAnywhere(fs, args)
 	if err != nil {
 		return err
 	}
-	if *format != "text" && *format != "json" && *format != "junit" && *format != "sarif" {
-		return c.Usagef("--format %q: use text, json, junit or sarif", *format)
+	if *format == "html" && !*matrix {
+		return c.Usagef("--format html draws the release matrix: give --matrix (a pairing's report is text, json, junit or sarif)")
+	}
+	if *format != "text" && *format != "json" && *format != "junit" && *format != "sarif" && *format != "html" {
+		return c.Usagef("--format %q: use text, json, junit or sarif (html with --matrix)", *format)
+	}
+	if err := htmlFlags(*format, *outDir); err != nil {
+		return c.Usagef("%v", err)
 	}
 	if err := sf.check(*format); err != nil {
 		return c.Usagef("%v", err)
@@ -57,15 +66,27 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 			return c.Usagef("--matrix reads the spec set only: no files, no --release")
 		}
 		if *format == "junit" || *format == "sarif" {
-			return c.Usagef("--matrix prints text or json")
+			return c.Usagef("--matrix prints text, json or html")
 		}
 		set, err := loadCompatSet(specs)
 		if err != nil {
 			return err
 		}
 		m := compat.ReleaseMatrix(set)
-		if *format == "json" {
+		switch *format {
+		case "json":
 			return render.JSON(out, m)
+		case "html":
+			source := "the embedded releases"
+			if len(specs) > 0 {
+				source = "--spec " + strings.Join(specs, ", ")
+			}
+			path, err := html.WriteDir(*outDir, m.Page(source))
+			if err != nil {
+				return fmt.Errorf("-o %s: %w", *outDir, err)
+			}
+			fmt.Fprintf(out, "wrote %s\n", esc.String(path))
+			return nil
 		}
 		matrixText(out, m)
 		return nil

@@ -75,7 +75,10 @@ func TestCompatRefuses(t *testing.T) {
 		want string
 	}{
 		{[]string{"compat", "a.so"}, 2, "want LIBNRT LIBNCCOM [PLUGIN]"},
-		{[]string{"compat", "--format", "html", "a.so", "b.so"}, 2, `--format "html"`},
+		{[]string{"compat", "--format", "html", "a.so", "b.so"}, 2, "--format html draws the release matrix: give --matrix"},
+		{[]string{"compat", "--format", "html", "--matrix"}, 2, "give -o DIR"},
+		{[]string{"compat", "--format", "xml", "a.so", "b.so"}, 2, `--format "xml"`},
+		{[]string{"compat", "--matrix", "-o", "d"}, 2, "-o is for --format html"},
 		{[]string{"compat", notELF, notELF}, 1, notELF},
 		{[]string{"compat", "--spec", "no-such-release", notELF, notELF}, 1, "no-such-release"},
 	} {

@@ -18,15 +18,20 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/nrtabi/nrtabi/compat"
 	"github.com/nrtabi/nrtabi/internal/render/html"
 	"github.com/nrtabi/nrtabi/release/diff"
+	"github.com/nrtabi/nrtabi/spec"
 	"github.com/nrtabi/nrtabi/spec/compiled"
 )
 
 // screenshot regenerates the page's picture in the docs:
 //
 //	go test ./internal/render/html -run TestPageInBrowser -screenshot "$PWD/docs/nrtabi-diff-report.png"
-var screenshot = flag.String("screenshot", "", "write a PNG of the 2.31.24 -> 2.32.0-synthetic page to this path")
+var (
+	screenshot       = flag.String("screenshot", "", "write a PNG of the 2.31.24 -> 2.32.0-synthetic page to this path")
+	matrixScreenshot = flag.String("matrix-screenshot", "", "write a PNG of the embedded releases' compat matrix page to this path")
+)
 
 // browserBudget bounds the whole browser test: start, six pages, axe on
 // each (docs/nrtabi-diff.md#html-report). It takes about 15 s on an idle
@@ -86,7 +91,7 @@ func TestPageInBrowser(t *testing.T) {
 	}
 
 	start := time.Now()
-	problems := inspect(t, bctx, "file://"+path, axe, want)
+	problems := inspect(t, bctx, "file://"+path, axe, want, 0)
 	t.Logf("the diff's page: %d facts, %d layouts, %d problems, %v", len(want), len(page.Layouts), len(problems), time.Since(start).Round(time.Millisecond))
 	for _, p := range problems {
 		t.Errorf("the diff's page: %s", p)
@@ -116,10 +121,68 @@ func TestPageInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		got := inspect(t, bctx, "file://"+p, axe, want)
+		got := inspect(t, bctx, "file://"+p, axe, want, 0)
 		t.Logf("planted %s: %d problems, %v, the first: %.200s", pf.name, len(got), time.Since(start).Round(time.Millisecond), strings.Join(got, "; "))
 		if !anyContains(got, pf.caught) {
 			t.Errorf("planted %s: not caught (want a problem saying %q), got %q", pf.name, pf.caught, got)
+		}
+	}
+	matrixInBrowser(t, bctx, axe)
+}
+
+// matrixInBrowser: compat's release matrix of the embedded set, in the
+// same browser (docs/nrtabi-compat.md#the-release-matrix): every cell with
+// its word, every note link pointing to a note and reached by Tab, every
+// cell and link named, no axe-core violation; a cell without its word and
+// a note link Tab cannot reach are each caught by name.
+func matrixInBrowser(t *testing.T, bctx context.Context, axe string) {
+	var specs []*spec.Spec
+	for _, r := range spec.Releases() {
+		sp, err := compiled.Load(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, sp)
+	}
+	m := compat.ReleaseMatrix(compat.NewSet(specs))
+	pg := m.Page("the embedded releases")
+	path, err := html.WriteDir(t.TempDir(), pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := wantFacts(pg)
+	if len(m.Cells) < 4 || len(want) == 0 {
+		t.Fatalf("the matrix has %d cells and %d notes: not the matrix this test draws", len(m.Cells), len(want))
+	}
+	start := time.Now()
+	problems := inspect(t, bctx, "file://"+path, axe, want, len(m.Cells))
+	t.Logf("the matrix page: %d cells, %d notes, %d problems, %v", len(m.Cells), len(want), len(problems), time.Since(start).Round(time.Millisecond))
+	for _, p := range problems {
+		t.Errorf("the matrix page: %s", p)
+	}
+	if *matrixScreenshot != "" {
+		shoot(t, bctx, "file://"+path, *matrixScreenshot)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pf := range []struct{ name, re, repl, caught string }{
+		{"a cell without its word", `(<td class="cell g-none" aria-label="[^"]*"><span class="badge">)loads`, "$1", "table cells with a verdict word"},
+		{"a note link Tab cannot reach", `(<a class="note-ref" id="table-1-r1-c2-n1")`, `$1 tabindex="-1"`, "Tab never reaches note link table-1-r1-c2-n1"},
+	} {
+		re := regexp.MustCompile(pf.re)
+		loc := re.FindSubmatchIndex(good)
+		if loc == nil {
+			t.Fatalf("%s: the page has nothing to plant it in (%s)", pf.name, pf.re)
+		}
+		bad := append(append(append([]byte(nil), good[:loc[0]]...), re.Expand(nil, []byte(pf.repl), good, loc)...), good[loc[1]:]...)
+		p := filepath.Join(t.TempDir(), "planted.html")
+		if err := os.WriteFile(p, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := inspect(t, bctx, "file://"+p, axe, want, len(m.Cells)); !anyContains(got, pf.caught) {
+			t.Errorf("matrix page, planted %s: not caught (want %q), got %q", pf.name, pf.caught, got)
 		}
 	}
 }
@@ -209,19 +272,25 @@ const layoutJS = `(() => {
     if (Math.abs(r.width - want) > 1)
       problems.push('box ' + what + ' is ' + r.width.toFixed(1) + ' px for ' + b.dataset.bytes + ' bytes, want ' + want.toFixed(1) + ' (not to scale)');
   }
+  const cells = [...document.querySelectorAll('td.cell')].filter(c => (c.querySelector('.badge') || {}).textContent).length;
+  const refs = [...document.querySelectorAll('a.note-ref')].map(a => a.id);
+  for (const a of document.querySelectorAll('a.note-ref'))
+    if (!document.getElementById(a.getAttribute('href').slice(1))) problems.push('note link ' + a.id + ' points to nothing');
   const doc = document.documentElement;
   if (doc.scrollWidth > doc.clientWidth + 1) problems.push('the page scrolls sideways: ' + doc.scrollWidth + ' > ' + doc.clientWidth);
-  return {facts, boxes: boxes.length, problems};
+  return {facts, refs, boxes: boxes.length, cells, problems};
 })()`
 
 type measured struct {
 	Facts    []struct{ ID, Kind, Subject string }
+	Refs     []string // the ids of the table cells' note links
 	Boxes    int
+	Cells    int
 	Problems []string
 }
 
 // inspect loads url in a new tab and returns every problem it finds.
-func inspect(t *testing.T, bctx context.Context, url, axe string, want []fact) []string {
+func inspect(t *testing.T, bctx context.Context, url, axe string, want []fact, cells int) []string {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(bctx)
 	defer cancel()
@@ -249,8 +318,11 @@ func inspect(t *testing.T, bctx context.Context, url, axe string, want []fact) [
 	}
 	t.Logf("%s: %d facts, %d boxes measured", filepath.Base(url), len(m.Facts), m.Boxes)
 	problems = append(problems, m.Problems...)
-	if m.Boxes == 0 {
+	switch {
+	case cells == 0 && m.Boxes == 0:
 		problems = append(problems, "no box drawn: a layout check that measured nothing")
+	case cells > 0 && m.Cells != cells:
+		problems = append(problems, fmt.Sprintf("%d table cells with a verdict word on the page, the matrix has %d", m.Cells, cells))
 	}
 	// Every fact, once each, in the model's order.
 	if len(m.Facts) != len(want) {
@@ -262,7 +334,7 @@ func inspect(t *testing.T, bctx context.Context, url, axe string, want []fact) [
 		}
 	}
 	problems = append(problems, axNames(t, ctx)...)
-	problems = append(problems, tabOrder(t, ctx, m.Facts)...)
+	problems = append(problems, tabOrder(t, ctx, m.Facts, m.Refs)...)
 	problems = append(problems, axeViolations(t, ctx, axe)...)
 	mu.Lock()
 	for _, r := range requests {
@@ -276,7 +348,7 @@ func inspect(t *testing.T, bctx context.Context, url, axe string, want []fact) [
 
 // axNames: every box and fact has a name in Chromium's accessibility tree.
 func axNames(t *testing.T, ctx context.Context) []string {
-	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll(".lane .box, .fact")))
+	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll(".lane .box, .fact, td.cell, a.note-ref")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,12 +379,12 @@ func axNames(t *testing.T, ctx context.Context) []string {
 
 // tabOrder presses Tab until focus comes back round, and wants every fact
 // among the elements it reached.
-func tabOrder(t *testing.T, ctx context.Context, facts []struct{ ID, Kind, Subject string }) []string {
+func tabOrder(t *testing.T, ctx context.Context, facts []struct{ ID, Kind, Subject string }, refs []string) []string {
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`)); err != nil {
 		t.Fatal(err)
 	}
 	reached := map[string]bool{}
-	limit := 3*len(facts) + 10 // every fact, its link, the verdict, and slack
+	limit := 3*len(facts) + len(refs) + 10 // every fact, its link, the note links, the verdict, and slack
 	for i := 0; i < limit; i++ {
 		if err := chromedp.Do(ctx, chromedp.KeyEvent("\t")); err != nil {
 			t.Fatal(err)
@@ -327,6 +399,11 @@ func tabOrder(t *testing.T, ctx context.Context, facts []struct{ ID, Kind, Subje
 	for _, f := range facts {
 		if !reached[f.ID] {
 			problems = append(problems, fmt.Sprintf("Tab never reaches fact %s (%s %s)", f.ID, f.Kind, f.Subject))
+		}
+	}
+	for _, r := range refs {
+		if !reached[r] {
+			problems = append(problems, "Tab never reaches note link "+r)
 		}
 	}
 	return problems

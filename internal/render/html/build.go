@@ -23,9 +23,37 @@ type view struct {
 	Page
 	Groups      []viewGroup
 	Pictures    []picture
+	Tables      []viewTable
 	Count       int // facts and consequences, for the page's own summary
 	BytesPerRow int
 	Legend      []box
+}
+
+type viewTable struct {
+	ID      string
+	Caption string
+	Corner  string
+	Columns []string
+	Rows    []viewRow
+}
+
+type viewRow struct {
+	Head  string
+	Cells []viewCell
+}
+
+type viewCell struct {
+	Grade Grade
+	Text  string
+	Label string
+	Notes []viewNote
+}
+
+// viewNote is a cell's link to a fact: its number on the page (the fact's
+// place in its group, as the text matrix numbers its notes) and its name.
+type viewNote struct {
+	ID, N, Label string
+	RefID        string // the link's own id: Tab reaches each (the browser test)
 }
 
 type viewGroup struct {
@@ -98,6 +126,29 @@ func build(p Page) view {
 	}
 	for i, l := range p.Layouts {
 		v.Pictures = append(v.Pictures, draw(l, layoutID(i)))
+	}
+	for ti, tb := range p.Tables {
+		vt := viewTable{ID: "table-" + strconv.Itoa(ti+1), Caption: tb.Caption, Corner: tb.Corner, Columns: tb.Columns}
+		for ri, r := range tb.Rows {
+			vr := viewRow{Head: r.Head}
+			for ci, c := range r.Cells {
+				vc := viewCell{Grade: orNone(c.Grade), Text: c.Text, Label: c.Label}
+				for ni, n := range c.Notes {
+					// A reference to no fact of the page is dropped, not
+					// drawn as a link to nowhere (the page test counts
+					// every cell's notes against the model's).
+					if n[0] < 0 || n[0] >= len(v.Groups) || n[1] < 0 || n[1] >= len(v.Groups[n[0]].Facts) {
+						continue
+					}
+					f := v.Groups[n[0]].Facts[n[1]]
+					vc.Notes = append(vc.Notes, viewNote{ID: f.ID, N: strconv.Itoa(n[1] + 1), Label: f.Label,
+						RefID: fmt.Sprintf("%s-r%d-c%d-n%d", vt.ID, ri+1, ci+1, ni+1)})
+				}
+				vr.Cells = append(vr.Cells, vc)
+			}
+			vt.Rows = append(vt.Rows, vr)
+		}
+		v.Tables = append(v.Tables, vt)
 	}
 	return v
 }

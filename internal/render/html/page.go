@@ -27,6 +27,33 @@ type Page struct {
 	Verdict Verdict
 	Groups  []Group
 	Layouts []Layout // the pictures the facts point to, in order
+	// Tables come before the facts: a grid of verdicts (compat's matrix)
+	// whose cells point to the facts that explain them.
+	Tables []Table
+}
+
+// Table is a grid with a heading per column and per row; each cell a
+// word with its grade and references to facts of the page.
+type Table struct {
+	Caption string
+	Corner  string // the heading of the row headings' column
+	Columns []string
+	Rows    []TableRow
+}
+
+// TableRow is one row: its heading and a cell per column.
+type TableRow struct {
+	Head  string
+	Cells []TableCell
+}
+
+// TableCell is one cell: its word, the grade that styles it, and the
+// facts that explain it, as (group, fact) indices into Page.Groups.
+type TableCell struct {
+	Grade Grade
+	Text  string
+	Label string // the cell's accessible name: row, column and word
+	Notes [][2]int
 }
 
 // Verdict is the report's one-line summary and its grade.

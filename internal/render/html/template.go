@@ -27,7 +27,16 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <h2 id="verdict-h">Verdict</h2>
 <p class="verdict g-{{.Verdict.Grade}}" id="verdict" tabindex="0"><span class="badge">{{.Verdict.Grade}}</span> {{.Verdict.Text}}</p>
 </section>
-<section aria-labelledby="facts-h">
+{{range .Tables}}<section aria-labelledby="{{.ID}}-h">
+<h2 id="{{.ID}}-h">{{.Caption}}</h2>
+<table class="matrix" id="{{.ID}}" aria-labelledby="{{.ID}}-h">
+<thead><tr><th scope="col">{{.Corner}}</th>{{range .Columns}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr><th scope="row">{{.Head}}</th>{{range .Cells}}<td class="cell g-{{.Grade}}" aria-label="{{.Label}}"><span class="badge">{{.Text}}</span>{{range .Notes}} <a class="note-ref" id="{{.RefID}}" href="#{{.ID}}" aria-label="note {{.N}}: {{.Label}}">[{{.N}}]</a>{{end}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+</section>
+{{end}}<section aria-labelledby="facts-h">
 <h2 id="facts-h">Facts</h2>
 <p>Each fact once, what it forces elsewhere indented under it (→); {{.Count}} rows in all. Tab moves from fact to fact.</p>
 {{range .Groups}}<h3>{{.Name}}</h3>
@@ -103,4 +112,12 @@ ul.legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .
 ul.legend li { display: flex; align-items: center; gap: .4em; max-width: 36em; }
 ul.legend .box { width: 5em; }
 .dropped { font-style: italic; }
+table.matrix { border-collapse: collapse; margin: .5em 0; }
+table.matrix th, table.matrix td { border: 1px solid #555; padding: .3em .5em; text-align: left; vertical-align: top; }
+table.matrix th { background: #e4e8ec; font-family: "DejaVu Sans Mono", monospace; font-weight: bold; }
+td.cell.g-incompatible { border: 3px double #a40000; background: repeating-linear-gradient(45deg, #f4d0d0 0 3px, #fff 3px 7px); }
+td.cell.g-informational { border: 2px dotted #0b4f8a; }
+td.cell.g-none { border: 1px solid #555; }
+td.cell a { background: #fff; }
+a.note-ref:focus { outline: 3px solid #111; outline-offset: 1px; }
 `

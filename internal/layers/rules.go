@@ -149,7 +149,7 @@ var rules = []rule{
 		why: "the one writer of the report formats (escaped text, JSON, JUnit, SARIF) that check's and diff's reports and their error documents go through"},
 	{room: "internal/sariftest", tests: []string{"internal/render"},
 		why: "sariftest holds the SARIF logs of check's and diff's tests to the OASIS schema and code scanning's upload rules; its test plants faults in a log render writes"},
-	{room: "internal/render/html", tests: []string{"compat", "release/diff", "spec/compiled"},
+	{room: "internal/render/html", tests: []string{"compat", "release/diff", "spec", "spec/compiled"},
 		why: "the HTML page of a report, knowing no command (diff's page, a compatibility matrix); its browser test draws the real diff of two embedded releases and the release matrix of the embedded set"},
 	{room: "internal/esc",
 		why: "the one escaping of outside bytes for terminals and logs: a leaf"},

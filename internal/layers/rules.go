@@ -56,7 +56,7 @@ var rules = []rule{
 
 	// The runtime works from the generated ABI only.
 	{room: "runtime", may: []string{"generated", "internal/cfmt", "internal/proc", "runtime", "!runtime/builder"},
-		tests: []string{"compat", "internal/cc", "internal/hostile", "internal/netns", "internal/seamcheck", "internal/vendorbuild", "runtime/builder", "spec"},
+		tests: []string{"compat", "internal/cc", "internal/hostile", "internal/netns", "internal/seamcheck", "internal/vendorbuild", "readers/elfread", "runtime/builder", "spec", "typemodel"},
 		why:   "the runtime sees the generated ABI, never the spec or the generator; runtime/builder, which runs them, is for tests"},
 	{room: "runtime/builder", may: []string{"gen", "internal/cc", "internal/proc", "spec"},
 		why: "builder generates and compiles the C of a release for tests, benches and the demo, through the one toolchain path"},

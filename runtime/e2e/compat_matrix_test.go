@@ -69,6 +69,12 @@ func buildCompat() error {
 	if _, err := tree.BuildLibnccom(ctx, libnrtDir(), filepath.Join(compatDir, referenceLibnccom), builder.Libnccom{}); err != nil {
 		return err
 	}
+	if err := buildSwappedVersion(ctx); err != nil {
+		return err
+	}
+	if err := buildProbeDump(ctx); err != nil {
+		return err
+	}
 	for _, d := range []string{builder.NetDoubleGood, builder.NetDoubleV4Only, builder.NetDoubleNoTables} {
 		nd, err := builder.NetDoubleByName(d)
 		if err != nil {
@@ -102,7 +108,7 @@ func buildCompat() error {
 }
 
 func compatStub(name string) string {
-	if name == stubUnversionedNeed || name == stubRenamedNeed {
+	if name == stubUnversionedNeed || name == stubRenamedNeed || name == stubSwappedVersion {
 		return filepath.Join(compatDir, name, builder.StubFile)
 	}
 	if name == referenceLibnccom {
@@ -194,7 +200,7 @@ func compatAgree(pred *compat.Report, obs observed) bool {
 			}
 		}
 		return false
-	case compat.Dlsym, compat.CompatGate:
+	case compat.Dlsym, compat.CompatGate, compat.Layout:
 		return ps == obs.subject
 	}
 	return true
@@ -205,9 +211,23 @@ func compatAgree(pred *compat.Report, obs observed) bool {
 // matrix names its plugin there and clears LD_LIBRARY_PATH).
 func runLinkhost(t *testing.T, libnrt, libnccom string, env ...string) (string, int) {
 	t.Helper()
+	return runLinkhostIndex(t, libnrt, libnccom, roundTripIndex(), env...)
+}
+
+// runLinkhostIndex is runLinkhost calling forward entry point index after
+// the handoff.
+func runLinkhostIndex(t *testing.T, libnrt, libnccom string, index int, env ...string) (string, int) {
+	t.Helper()
+	return runCommand(t, env, linkhostPath(), libnrt, libnccom, strconv.Itoa(index))
+}
+
+// runCommand runs a test program bounded in time, with env (when given)
+// added to the test's environment; its output and exit status.
+func runCommand(t *testing.T, env []string, prog string, args ...string) (string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, linkhostPath(), libnrt, libnccom, strconv.Itoa(roundTripIndex()))
+	cmd := exec.CommandContext(ctx, prog, args...)
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
@@ -237,26 +257,65 @@ func TestCompatMatrix(t *testing.T) {
 		{"unversioned-go", variantLib(builder.Unversioned), ""},
 		{"unversioned-c", filepath.Join(minimalDir(), builder.LibnrtFile), tree.Spec.Release.Name},
 	}
-	stubs := []string{referenceLibnccom, builder.StubGood, tree.StubIncompatible(), builder.StubNoProbe, builder.StubForwardVersioned, stubUnversionedNeed, stubRenamedNeed}
+	stubs := []string{referenceLibnccom, builder.StubGood, tree.StubIncompatible(), builder.StubNoProbe, builder.StubForwardVersioned, stubUnversionedNeed, stubRenamedNeed, stubSwappedVersion}
 	for _, i := range tree.MissingIndices() {
 		stubs = append(stubs, builder.StubMissing(i))
 	}
-	seen := map[compat.Class]bool{}
+	seen := map[compat.Class]int{}
 	for _, l := range libnrts {
 		for _, s := range stubs {
 			t.Run(l.name+"/"+s, func(t *testing.T) {
-				seen[compatCell(t, l.path, compatStub(s), "", l.release)] = true
+				seen[compatCell(t, l.path, compatStub(s), "", l.release)]++
 			})
 		}
 	}
 	for _, p := range []string{builder.NetDoubleGood, builder.NetDoubleV4Only, builder.NetDoubleNoTables, "v3-only"} {
 		t.Run("versioned/good/plugin-"+p, func(t *testing.T) {
-			seen[compatCell(t, variantLib(builder.Versioned), stubPath(builder.StubGood), compatPlugin(p), "")] = true
+			seen[compatCell(t, variantLib(builder.Versioned), stubPath(builder.StubGood), compatPlugin(p), "")]++
 		})
 	}
-	for _, c := range []compat.Class{compat.Loads, compat.Reverse, compat.Dlsym, compat.CompatGate, compat.NetPlugin} {
-		if !seen[c] {
+	for _, c := range []compat.Class{compat.Loads, compat.Reverse, compat.Dlsym, compat.CompatGate, compat.NetPlugin, compat.Layout} {
+		if seen[c] == 0 {
 			t.Errorf("no cell of the matrix is of class %s", c)
+		}
+	}
+	t.Logf("%d libnrt × %d libnccom + %d plugin cells: %v", len(libnrts), len(stubs), 4, seen)
+}
+
+// TestCompatMatrixCatches: the matrix's judge, compatAgree, fails a
+// prediction that is not what happened: a silent disagreement predicted as
+// loading, a loading pair predicted as silent, and the wrong field.
+func TestCompatMatrixCatches(t *testing.T) {
+	requireCompatBuild(t)
+	lib := variantLib(builder.Versioned)
+	predict := func(stub string) *compat.Report {
+		r, err := compat.Predict(t.Context(), compatSpecs, lib, compatStub(stub), "", compat.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	good, swapped := predict(builder.StubGood), predict(stubSwappedVersion)
+	text, code := runLinkhost(t, lib, compatStub(stubSwappedVersion), "LD_LIBRARY_PATH=")
+	obs, ok := observe(text, code, false)
+	if !ok {
+		t.Fatalf("the swapped double's load matches no class:\n%s", text)
+	}
+	silent := observeLayout(t, lib, compatStub(stubSwappedVersion), obs)
+	if silent.class != compat.Layout {
+		t.Fatalf("the swapped double's bytes read back the same: %+v", silent)
+	}
+	for _, c := range []struct {
+		name string
+		pred *compat.Report
+		obs  observed
+	}{
+		{"a silent disagreement predicted as loading", good, silent},
+		{"a clean load predicted as silent", swapped, observed{compat.Loads, ""}},
+		{"the wrong field", swapped, observed{compat.Layout, sharedStruct + ".minor"}},
+	} {
+		if compatAgree(c.pred, c.obs) {
+			t.Errorf("%s: the judge agreed (predicted %s %q, observed %s %q)", c.name, c.pred.Verdict, predictedSubject(c.pred), c.obs.class, c.obs.subject)
 		}
 	}
 }
@@ -272,6 +331,12 @@ func compatCell(t *testing.T, libnrt, libnccom, plugin, release string) compat.C
 	obs, ok := observe(text, code, plugin != "")
 	if !ok {
 		t.Fatalf("the real load matches no verdict class (exit %d):\n%s", code, text)
+	}
+	// A pairing whose handoff succeeded is held to the shared struct's
+	// bytes (compat_layout_test.go): the silent class. linkhost's own
+	// dlopen (a libnrt without the handoff) reads no struct.
+	if obs.class == compat.Loads && plugin == "" && !strings.Contains(text, "(dlopen by the host)") {
+		obs = observeLayout(t, libnrt, libnccom, obs)
 	}
 	t.Logf("predicted %s (%s), layout %s, fix %q; the load: %s (%s)", pred.Verdict, predictedSubject(pred), pred.Layout, predictedFix(pred), obs.class, obs.subject)
 	if !compatAgree(pred, obs) {

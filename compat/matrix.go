@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/nrtabi/nrtabi/spec"
@@ -132,4 +133,54 @@ func specStructDiff(a, b *spec.Struct) (inA, inB string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// Pairing names one argument of an input matrix and the two libraries it
+// holds (a directory or package of one installed set).
+type Pairing struct {
+	Name             string
+	Libnrt, Libnccom Named
+}
+
+// InputMatrix predicts every libnrt of sets against every libnccom of sets
+// from the files, as Predict judges one pairing: the matrix of what a user
+// has installed (docs/nrtabi-compat.md#the-release-matrix). Each cell's
+// notes are its fatal findings and the facts it could not see.
+func InputMatrix(ctx context.Context, set *Set, sets []Pairing, opt Options) (*Matrix, error) {
+	m := &Matrix{}
+	index := map[string]int{}
+	note := func(c Class, s string) int {
+		if i, ok := index[s]; ok {
+			return i
+		}
+		index[s] = len(m.Notes)
+		m.Notes = append(m.Notes, s)
+		m.NoteClasses = append(m.NoteClasses, c)
+		return index[s]
+	}
+	for _, a := range sets {
+		m.Releases = append(m.Releases, a.Name)
+	}
+	for _, a := range sets {
+		for _, b := range sets {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			r, err := PredictInputs(ctx, set, a.Libnrt, b.Libnccom, Named{}, opt)
+			if err != nil {
+				return nil, fmt.Errorf("libnrt of %s with libnccom of %s: %w", a.Name, b.Name, err)
+			}
+			c := Cell{Libnrt: a.Name, Libnccom: b.Name, Verdict: r.Verdict}
+			for _, f := range r.Findings {
+				if f.Fatal {
+					c.Notes = append(c.Notes, note(f.Class, f.Message))
+				}
+			}
+			for _, u := range r.Unseen {
+				c.Notes = append(c.Notes, note(Unknown, "not seen: "+u))
+			}
+			m.Cells = append(m.Cells, c)
+		}
+	}
+	return m, nil
 }

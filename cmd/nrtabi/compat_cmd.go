@@ -18,7 +18,7 @@ import (
 
 func compatCommand() *cli.Command {
 	return &cli.Command{Name: "compat", Summary: "predict, from the binaries alone, whether a libnrt, a libnccom and a net plugin load together",
-		Synopsis: "[--spec NAME|DIR]... [--release NAME] [--format text|json|junit|sarif [--source-root DIR]] [--debug-dir DIR]... [--with PKG]... LIBNRT LIBNCCOM [PLUGIN] | --matrix [--spec NAME|DIR]... [--format text|json|html -o DIR]",
+		Synopsis: "[--spec NAME|DIR]... [--release NAME] [--format text|json|junit|sarif [--source-root DIR]] [--debug-dir DIR]... [--with PKG]... LIBNRT LIBNCCOM [PLUGIN] | --matrix [--spec NAME|DIR]... [--with PKG]... [--format text|json|html -o DIR] [DIR|PKG DIR|PKG...]",
 		Example:  "compat build/libnrt.so.1 /opt/aws/neuron/lib/libnccom.so.2",
 		Exits:    "0 loads and every fact was seen (--matrix: the table printed), 4 nothing seen stops it but a fact was not seen (a side without DWARF, an unreadable compat id), 8 it does not load, refuses the plugin or disagrees silently on a shared struct, 1 error (an input unreadable or not ELF), 2 usage error",
 		Run:      compatCmd}
@@ -62,8 +62,8 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 		return c.Usagef("%v", err)
 	}
 	if *matrix {
-		if len(pos) != 0 || *release != "" {
-			return c.Usagef("--matrix reads the spec set only: no files, no --release")
+		if len(pos) == 1 {
+			return c.Usagef("--matrix DIR...: give two or more directories or packages (each holding a libnrt and a libnccom), or none for the spec set's releases")
 		}
 		if *format == "junit" || *format == "sarif" {
 			return c.Usagef("--matrix prints text, json or html")
@@ -72,15 +72,35 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 		if err != nil {
 			return err
 		}
-		m := compat.ReleaseMatrix(set)
+		var m *compat.Matrix
+		source := "the embedded releases"
+		if len(specs) > 0 {
+			source = "--spec " + strings.Join(specs, ", ")
+		}
+		if len(pos) == 0 {
+			if *release != "" {
+				return c.Usagef("--release is for files: the spec set's matrix takes each release's own rules")
+			}
+			m = compat.ReleaseMatrix(set)
+		} else {
+			var sets []compat.Pairing
+			for _, p := range pos {
+				sides, err := compatInputs([]string{p, p}, with)
+				if err != nil {
+					return err
+				}
+				sets = append(sets, compat.Pairing{Name: p, Libnrt: sides[0], Libnccom: sides[1]})
+			}
+			m, err = compat.InputMatrix(ctx, set, sets, compat.Options{Release: *release, Lookup: elfread.Lookup{Dirs: dirs.get(), Fetch: cli.Debuginfod()}})
+			if err != nil {
+				return err
+			}
+			source = "the files given: " + strings.Join(pos, ", ") + " (rules from " + source + ")"
+		}
 		switch *format {
 		case "json":
 			return render.JSON(out, m)
 		case "html":
-			source := "the embedded releases"
-			if len(specs) > 0 {
-				source = "--spec " + strings.Join(specs, ", ")
-			}
 			path, err := html.WriteDir(*outDir, m.Page(source))
 			if err != nil {
 				return fmt.Errorf("-o %s: %w", *outDir, err)

@@ -111,7 +111,7 @@ func TestCompatMatrixCommand(t *testing.T) {
 			t.Errorf("%s with itself: %s", c.Libnrt, c.Verdict)
 		}
 	}
-	if rc, _, errw := runCLI("compat", "--matrix", "a.so"); rc != 2 || !strings.Contains(errw, "--matrix reads the spec set only") {
+	if rc, _, errw := runCLI("compat", "--matrix", "a.so"); rc != 2 || !strings.Contains(errw, "give two or more directories or packages") {
 		t.Errorf("--matrix with a file: exit %d %s", rc, errw)
 	}
 }

@@ -102,6 +102,31 @@ func compatJSON(t *testing.T, args ...string) (map[string]any, int, string) {
 	return doc, code, string(out) + stderr.String()
 }
 
+// compatMatrixJSON runs nrtabi compat --matrix --format json on args.
+func compatMatrixJSON(t *testing.T, args ...string) (struct {
+	Cells []struct{ Libnrt, Libnccom, Verdict string }
+}, int, string) {
+	t.Helper()
+	var m struct {
+		Cells []struct{ Libnrt, Libnccom, Verdict string }
+	}
+	cmd := exec.Command(checkerPath(), append([]string{"compat", "--matrix", "--format", "json"}, args...)...)
+	cmd.Env = append(os.Environ(), "DEBUGINFOD_URLS=")
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if code == 0 {
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatalf("compat --matrix: not JSON (%v)\n%s", err, out)
+		}
+	}
+	return m, code, string(out)
+}
+
 // TestCompatOnReferencePackages holds compat to the packages a user
 // installs (docs/nrtabi-compat.md#packages): the reference libnrt.so.1 and
 // libnccom.so.2, each stripped in its .deb with its DWARF in a -dbgsym
@@ -169,6 +194,26 @@ func TestCompatOnReferencePackages(t *testing.T) {
 		t.Errorf("a -dbgsym package of another build: verdict %v, layout %v, exit %d; want its DWARF refused by build-id, not used\n%s", doc["verdict"], doc["layout"], code, text)
 	}
 	t.Logf("a -dbgsym package of another build: %v", doc["unseen"])
+
+	// The matrix over what is installed: two directories, each one set's
+	// libraries (the reference pair; the reference libnrt beside the
+	// libnccom reporting id 88), with the debug packages beside them.
+	setA, setB := filepath.Join(s.dir, "setA"), filepath.Join(s.dir, "setB")
+	for dst, roots := range map[string][]string{setA: {"libnrt1.root", "libnccom2.root"}, setB: {"libnrt1.root", "libnccom2-compat.root"}} {
+		for _, r := range roots {
+			s.run("cp", "-a", filepath.Join(s.dir, r, "usr"), dst+"/")
+		}
+	}
+	mdoc, code, text := compatMatrixJSON(t, setA, setB, "--with", nrtDbg, "--with", nccomDbg, "--with", badDbg)
+	want := map[[2]string]string{{setA, setA}: "loads", {setA, setB}: "compat-gate", {setB, setA}: "loads", {setB, setB}: "compat-gate"}
+	if code != 0 || len(mdoc.Cells) != len(want) {
+		t.Fatalf("compat --matrix over two sets: exit %d, %d cells\n%s", code, len(mdoc.Cells), text)
+	}
+	for _, c := range mdoc.Cells {
+		if w := want[[2]string{c.Libnrt, c.Libnccom}]; c.Verdict != w {
+			t.Errorf("compat --matrix: libnrt of %s with libnccom of %s is %s, want %s\n%s", c.Libnrt, c.Libnccom, c.Verdict, w, text)
+		}
+	}
 
 	// The same pair as .rpm packages: one package holding both libraries
 	// (each position takes its own file name from it) and its -debuginfo.

@@ -1,13 +1,20 @@
 package html
 
-import "html/template"
+import (
+	"html/template"
+	"sync"
+)
 
 // pageTemplate is the whole page. html/template escapes every string by
 // its context (text, attribute, CSS), so a name from a binary's DWARF or a
 // spec cannot open a tag, an attribute or a script. The style is inline
 // and the page has no script and loads nothing: it opens from a CI
-// artifact as it is.
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// artifact as it is. It is parsed on the first page written, not when the
+// binary starts: every command of nrtabi links this package, few write a
+// page (docs/benchmarks.md#start-up-2026-12-02).
+var pageTemplate = sync.OnceValue(func() *template.Template { return template.Must(template.New("page").Parse(pageText)) })
+
+const pageText = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -65,7 +72,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{define "lane"}}<div class="lane"{{if .Label}} role="group" aria-label="{{.Label}}"{{end}}>{{if .Note}}<span class="note">{{.Note}}</span>{{end}}{{range .Boxes}}<span class="{{.Class}}" role="img" aria-label="{{.Name}}" title="{{.Name}}" data-bytes="{{.Bytes}}" style="width: {{.Width}}%"><span>{{.Text}}</span></span>{{end}}</div>{{end}}
 {{define "fact"}}<li class="fact-item d{{.Depth}}"><div class="fact g-{{.Grade}}" id="{{.ID}}" tabindex="0" role="group" aria-label="{{.Label}}">{{if .Depth}}<span aria-hidden="true">→ </span>{{end}}<span class="badge">{{.Grade}}</span> <code class="kind">{{.Kind}}</code> <span class="subject">{{.Subject}}</span>{{if .Change}} <span class="change">{{.Change}}</span>{{end}}{{if .Detail}} <span class="detail">({{.Detail}})</span>{{end}}{{if .Layout}} <a href="#{{.Layout}}">layout of {{.LName}}</a>{{end}}</div>
 {{if .Cons}}<ul class="facts">{{range .Cons}}{{template "fact" .}}{{end}}</ul>{{end}}</li>
-{{end}}`))
+{{end}}`
 
 // style: colours are never alone: each grade has its own pattern and
 // border as well as its word, and every text sits on a plain background

@@ -14,7 +14,7 @@ const IndexName = "index.html"
 // Write renders p to w.
 func Write(w io.Writer, p Page) error {
 	var b bytes.Buffer
-	if err := pageTemplate.Execute(&b, build(p)); err != nil {
+	if err := pageTemplate().Execute(&b, build(p)); err != nil {
 		return err
 	}
 	// The template's own definitions end in line breaks: one ends the page.

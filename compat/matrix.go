@@ -28,11 +28,11 @@ type Matrix struct {
 	NoteClasses []Class `json:"note_classes"`
 }
 
-// ReleaseMatrix judges every pairing of the set's releases from the spec.
-func ReleaseMatrix(set *Set) *Matrix {
-	m := &Matrix{}
+// noter returns the function that numbers m's notes: a note already made
+// keeps its number, a new one is appended with its class.
+func (m *Matrix) noter() func(c Class, s string) int {
 	index := map[string]int{}
-	note := func(c Class, s string) int {
+	return func(c Class, s string) int {
 		if i, ok := index[s]; ok {
 			return i
 		}
@@ -41,6 +41,12 @@ func ReleaseMatrix(set *Set) *Matrix {
 		m.NoteClasses = append(m.NoteClasses, c)
 		return index[s]
 	}
+}
+
+// ReleaseMatrix judges every pairing of the set's releases from the spec.
+func ReleaseMatrix(set *Set) *Matrix {
+	m := &Matrix{}
+	note := m.noter()
 	for _, a := range set.Specs {
 		m.Releases = append(m.Releases, a.Release.Name)
 	}
@@ -148,16 +154,7 @@ type Pairing struct {
 // notes are its fatal findings and the facts it could not see.
 func InputMatrix(ctx context.Context, set *Set, sets []Pairing, opt Options) (*Matrix, error) {
 	m := &Matrix{}
-	index := map[string]int{}
-	note := func(c Class, s string) int {
-		if i, ok := index[s]; ok {
-			return i
-		}
-		index[s] = len(m.Notes)
-		m.Notes = append(m.Notes, s)
-		m.NoteClasses = append(m.NoteClasses, c)
-		return index[s]
-	}
+	note := m.noter()
 	for _, a := range sets {
 		m.Releases = append(m.Releases, a.Name)
 	}

@@ -83,13 +83,9 @@ func compatCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.
 			}
 			m = compat.ReleaseMatrix(set)
 		} else {
-			var sets []compat.Pairing
-			for _, p := range pos {
-				sides, err := compatInputs([]string{p, p}, with)
-				if err != nil {
-					return err
-				}
-				sets = append(sets, compat.Pairing{Name: p, Libnrt: sides[0], Libnccom: sides[1]})
+			sets, err := compatSets(pos, with)
+			if err != nil {
+				return err
 			}
 			m, err = compat.InputMatrix(ctx, set, sets, compat.Options{Release: *release, Lookup: elfread.Lookup{Dirs: dirs.get(), Fetch: cli.Debuginfod()}})
 			if err != nil {

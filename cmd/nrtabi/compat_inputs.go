@@ -24,42 +24,76 @@ var compatRoles = []struct{ what, prefix string }{
 // An argument that holds more than one ELF file must hold exactly one of
 // its position's name.
 func compatInputs(args, with []string) ([]compat.Named, error) {
-	all, err := expandPackages(append(append([]string(nil), args...), with...), inputs.Options{NonELF: inputs.NonELFSkip})
+	all, err := expandCompat(args, with)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]compat.Named, len(args))
 	for i, arg := range args {
-		var mine []inputs.Input
-		for _, in := range all {
-			if in.Skip == "" && (in.Name == arg || strings.HasPrefix(in.Name, arg+"!") || strings.HasPrefix(in.Name, strings.TrimSuffix(arg, "/")+"/")) {
-				mine = append(mine, in)
-			}
-		}
-		if len(mine) == 1 && mine[0].Name == arg {
-			out[i] = compat.Named{Name: arg, In: mine[0]}
-			continue
-		}
-		role := compatRoles[i]
-		var named []inputs.Input
-		for _, in := range mine {
-			base := path.Base(strings.ReplaceAll(in.Name, "!", "/"))
-			if strings.HasPrefix(base, role.prefix) {
-				named = append(named, in)
-			}
-		}
-		switch len(named) {
-		case 1:
-			out[i] = compat.Named{Name: named[0].Name, In: named[0]}
-		case 0:
-			return nil, fmt.Errorf("%s: holds no %s* file for %s (%d ELF files read); name the file", arg, role.prefix, role.what, len(mine))
-		default:
-			var names []string
-			for _, in := range named {
-				names = append(names, in.Name)
-			}
-			return nil, fmt.Errorf("%s: holds %d %s* files (%s); name the one for %s", arg, len(named), role.prefix, strings.Join(names, ", "), role.what)
+		if out[i], err = pickRole(all, arg, i); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// compatSets reads the arguments of compat --matrix DIR|PKG...: each one
+// set holding a libnrt and a libnccom. Every argument and debug package is
+// expanded once for the whole matrix.
+func compatSets(args, with []string) ([]compat.Pairing, error) {
+	all, err := expandCompat(args, with)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]compat.Pairing, len(args))
+	for i, arg := range args {
+		out[i].Name = arg
+		if out[i].Libnrt, err = pickRole(all, arg, 0); err != nil {
+			return nil, err
+		}
+		if out[i].Libnccom, err = pickRole(all, arg, 1); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// expandCompat takes the arguments and the --with packages apart in one
+// run, so the debug packages' files answer every side's lookup.
+func expandCompat(args, with []string) ([]inputs.Input, error) {
+	return expandPackages(append(append([]string(nil), args...), with...), inputs.Options{NonELF: inputs.NonELFSkip})
+}
+
+// pickRole is the file of arg that plays compatRoles[role]: arg itself
+// when it is one file, else the one file under it with the role's name.
+func pickRole(all []inputs.Input, arg string, role int) (compat.Named, error) {
+	var mine []inputs.Input
+	for _, in := range all {
+		if in.Skip == "" && (in.Name == arg || strings.HasPrefix(in.Name, arg+"!") || strings.HasPrefix(in.Name, strings.TrimSuffix(arg, "/")+"/")) {
+			mine = append(mine, in)
+		}
+	}
+	if len(mine) == 1 && mine[0].Name == arg {
+		return compat.Named{Name: arg, In: mine[0]}, nil
+	}
+	r := compatRoles[role]
+	var named []inputs.Input
+	for _, in := range mine {
+		base := path.Base(strings.ReplaceAll(in.Name, "!", "/"))
+		if strings.HasPrefix(base, r.prefix) {
+			named = append(named, in)
+		}
+	}
+	switch len(named) {
+	case 1:
+		return compat.Named{Name: named[0].Name, In: named[0]}, nil
+	case 0:
+		return compat.Named{}, fmt.Errorf("%s: holds no %s* file for %s (%d ELF files read); name the file", arg, r.prefix, r.what, len(mine))
+	default:
+		var names []string
+		for _, in := range named {
+			names = append(names, in.Name)
+		}
+		return compat.Named{}, fmt.Errorf("%s: holds %d %s* files (%s); name the one for %s", arg, len(named), r.prefix, strings.Join(names, ", "), r.what)
+	}
 }

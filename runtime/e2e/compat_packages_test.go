@@ -42,10 +42,11 @@ func (s debSet) buildID(lib string) string {
 	return ""
 }
 
-// split writes lib stripped into main/usr/lib/as and its debug file into
-// dbg's build-id tree (the debug file of debugOf, when that is another
-// build: the planted mismatch).
-func (s debSet) split(lib, debugOf, as, main, dbg string) {
+// split writes lib stripped into main/usr/lib/as, with a .gnu_debuglink
+// as dh_strip leaves, and its debug file into dbg's build-id tree (the
+// debug file of debugOf, when that is another build: the planted
+// mismatch). It returns lib's build-id.
+func (s debSet) split(lib, debugOf, as, main, dbg string) string {
 	s.t.Helper()
 	id := s.buildID(lib)
 	debug := filepath.Join(dbg, "usr", "lib", "debug", ".build-id", id[:2], id[2:]+".debug")
@@ -55,21 +56,26 @@ func (s debSet) split(lib, debugOf, as, main, dbg string) {
 		}
 	}
 	s.run("objcopy", "--only-keep-debug", debugOf, debug)
-	s.run("objcopy", "--strip-debug", lib, filepath.Join(main, "usr", "lib", as))
+	s.run("objcopy", "--strip-debug", "--add-gnu-debuglink="+debug, lib, filepath.Join(main, "usr", "lib", as))
+	return id
 }
 
-// deb packs root as NAME_2.31.24_amd64.deb.
+// deb packs root as NAME_2.31.24_amd64.deb in s.dir; root is left as it
+// was (its DEBIAN directory removed again).
 func (s debSet) deb(root, name string) string {
 	s.t.Helper()
 	if err := os.MkdirAll(filepath.Join(root, "DEBIAN"), 0o755); err != nil {
 		s.t.Fatal(err)
 	}
-	control := fmt.Sprintf("Package: %s\nVersion: 2.31.24\nArchitecture: amd64\nMaintainer: nrtabi tests <t@example.invalid>\nDescription: compat test package\n", name)
+	control := fmt.Sprintf("Package: %s\nVersion: 2.31.24\nArchitecture: amd64\nMaintainer: nrtabi tests <t@example.invalid>\nDescription: nrtabi test package\n", name)
 	if err := os.WriteFile(filepath.Join(root, "DEBIAN", "control"), []byte(control), 0o644); err != nil {
 		s.t.Fatal(err)
 	}
 	out := filepath.Join(s.dir, name+"_2.31.24_amd64.deb")
 	s.run("dpkg-deb", "-Zxz", "--root-owner-group", "-b", root, out)
+	if err := os.RemoveAll(filepath.Join(root, "DEBIAN")); err != nil {
+		s.t.Fatal(err)
+	}
 	return out
 }
 
@@ -221,7 +227,11 @@ func TestCompatOnReferencePackages(t *testing.T) {
 		t.Log("rpmbuild not found: the .rpm half is not run (.ci/run installs rpm)")
 		return
 	}
-	rpm, rpmDbg := s.rpms("libnrt1.root", "libnccom2.root", "libnrt1-dbgsym.root", "libnccom2-dbgsym.root")
+	var roots []string
+	for _, r := range []string{"libnrt1.root", "libnccom2.root", "libnrt1-dbgsym.root", "libnccom2-dbgsym.root"} {
+		roots = append(roots, filepath.Join(s.dir, r))
+	}
+	rpm, rpmDbg := s.rpms([]string{"/usr/lib/" + builder.LibnrtFile, "/usr/lib/" + builder.LibnccomFile}, roots...)
 	doc, code, text = compatJSON(t, rpm, rpm, "--with", rpmDbg)
 	if doc["verdict"] != "loads" || doc["layout"] != "same" || code == 8 {
 		t.Errorf("the reference .rpm with its -debuginfo: verdict %v, layout %v, exit %d; want loads, layout same\n%s", doc["verdict"], doc["layout"], code, text)
@@ -232,24 +242,22 @@ func TestCompatOnReferencePackages(t *testing.T) {
 	}
 }
 
-// rpms builds libnrt.rpm from the main roots and libnrt-debuginfo.rpm
-// from the debug roots (directories under s.dir), with rpmbuild's own
-// stripping and debug extraction turned off: the files are already split.
-func (s debSet) rpms(mainRoot, nccomRoot, dbgRoot, nccomDbgRoot string) (main, debug string) {
+// rpms builds libnrt.rpm holding files and libnrt-debuginfo.rpm holding
+// /usr/lib/debug, in s.dir, from the trees under roots, with rpmbuild's
+// own stripping and debug extraction turned off: the files are already
+// split.
+func (s debSet) rpms(files []string, roots ...string) (main, debug string) {
 	s.t.Helper()
-	top := filepath.Join(s.dir, "rpm")
+	top := s.t.TempDir()
 	var cp []string
-	for _, r := range []string{mainRoot, nccomRoot, dbgRoot, nccomDbgRoot} {
-		cp = append(cp, "cp -a "+filepath.Join(s.dir, r)+"/usr %{buildroot}/")
+	for _, r := range roots {
+		cp = append(cp, "cp -a "+r+"/. %{buildroot}/")
 	}
-	spec := "Name: libnrt\nVersion: 2.31.24\nRelease: 1\nSummary: compat test package\nLicense: none\n" +
+	spec := "Name: libnrt\nVersion: 2.31.24\nRelease: 1\nSummary: nrtabi test package\nLicense: none\n" +
 		"%define debug_package %{nil}\n%define __strip /bin/true\n%define __os_install_post %{nil}\n%define _build_id_links none\n" +
-		"%description\ncompat test package\n%package debuginfo\nSummary: its debug info\n%description debuginfo\nits debug info\n" +
+		"%description\nnrtabi test package\n%package debuginfo\nSummary: its debug info\n%description debuginfo\nits debug info\n" +
 		"%install\nmkdir -p %{buildroot}\n" + strings.Join(cp, "\n") + "\n" +
-		"%files\n/usr/lib/libnrt.so.1\n/usr/lib/libnccom.so.2\n%files debuginfo\n/usr/lib/debug\n"
-	if err := os.MkdirAll(top, 0o755); err != nil {
-		s.t.Fatal(err)
-	}
+		"%files\n" + strings.Join(files, "\n") + "\n%files debuginfo\n/usr/lib/debug\n"
 	if err := os.WriteFile(filepath.Join(top, "libnrt.spec"), []byte(spec), 0o644); err != nil {
 		s.t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,76 +28,22 @@ func TestReferencePackagesAreClean(t *testing.T) {
 	}
 	dir := t.TempDir()
 	mainDir, dbgDir := filepath.Join(dir, "main"), filepath.Join(dir, "dbg")
-	run := func(name string, args ...string) string {
-		t.Helper()
-		out, err := exec.Command(name, args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	if err := os.MkdirAll(filepath.Join(mainDir, "usr", "lib"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ids := map[string]string{}
-	for _, lib := range []string{filepath.Join(libnrtDir(), builder.LibnrtFile), filepath.Join(refLibDir("ref"), builder.LibnccomFile)} {
-		id := ""
-		for _, l := range strings.Split(run("readelf", "-n", lib), "\n") {
-			if f := strings.Fields(l); len(f) == 3 && f[0] == "Build" && f[1] == "ID:" {
-				id = f[2]
-			}
-		}
-		if len(id) < 3 {
-			t.Fatalf("%s has no build-id", lib)
-		}
-		ids[filepath.Base(lib)] = id
-		debug := filepath.Join(dbgDir, "usr", "lib", "debug", ".build-id", id[:2], id[2:]+".debug")
-		if err := os.MkdirAll(filepath.Dir(debug), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		stripped := filepath.Join(mainDir, "usr", "lib", filepath.Base(lib))
-		run("objcopy", "--only-keep-debug", lib, debug)
-		run("objcopy", "--strip-debug", "--add-gnu-debuglink="+debug, lib, stripped)
-	}
-	if err := os.Symlink(builder.LibnccomFile, filepath.Join(mainDir, "usr", "lib", "libnccom.so")); err != nil {
-		t.Fatal(err)
-	}
 	pkgs := filepath.Join(dir, "pkgs")
 	if err := os.MkdirAll(pkgs, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	deb := func(root, name, z string) string {
-		if err := os.MkdirAll(filepath.Join(root, "DEBIAN"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		control := fmt.Sprintf("Package: %s\nVersion: 2.31.24\nArchitecture: amd64\nMaintainer: nrtabi tests <t@example.invalid>\nDescription: reference libraries\n", name)
-		if err := os.WriteFile(filepath.Join(root, "DEBIAN", "control"), []byte(control), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out := filepath.Join(pkgs, name+"_2.31.24_amd64.deb")
-		run("dpkg-deb", "-Z"+z, "--root-owner-group", "-b", root, out)
-		if err := os.RemoveAll(filepath.Join(root, "DEBIAN")); err != nil {
-			t.Fatal(err)
-		}
-		return out
+	s := debSet{t, pkgs}
+	ids := map[string]string{}
+	for _, lib := range []string{filepath.Join(libnrtDir(), builder.LibnrtFile), filepath.Join(refLibDir("ref"), builder.LibnccomFile)} {
+		ids[filepath.Base(lib)] = s.split(lib, lib, filepath.Base(lib), mainDir, dbgDir)
 	}
-	sides := [][2]string{{deb(mainDir, "libnrt", "xz"), deb(dbgDir, "libnrt-dbgsym", "xz")}}
+	if err := os.Symlink(builder.LibnccomFile, filepath.Join(mainDir, "usr", "lib", "libnccom.so")); err != nil {
+		t.Fatal(err)
+	}
+	sides := [][2]string{{s.deb(mainDir, "libnrt"), s.deb(dbgDir, "libnrt-dbgsym")}}
 	if _, err := exec.LookPath("rpmbuild"); err == nil {
-		top := filepath.Join(dir, "rpm")
-		spec := "Name: libnrt\nVersion: 2.31.24\nRelease: 1\nSummary: reference libraries\nLicense: none\n" +
-			"%define debug_package %{nil}\n%define __strip /bin/true\n%define __os_install_post %{nil}\n%define _build_id_links none\n" +
-			"%description\nreference libraries\n%package debuginfo\nSummary: their debug info\n%description debuginfo\ntheir debug info\n" +
-			"%install\nmkdir -p %{buildroot}\ncp -a " + mainDir + "/. " + dbgDir + "/. %{buildroot}/\n" +
-			"%files\n/usr/lib/libnrt.so.1\n/usr/lib/libnccom.so.2\n/usr/lib/libnccom.so\n%files debuginfo\n/usr/lib/debug\n"
-		if err := os.MkdirAll(top, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(top, "libnrt.spec"), []byte(spec), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		run("rpmbuild", "-bb", "--quiet", "--define", "_topdir "+top, "--define", "_binary_payload w19.zstdio",
-			"--define", "_rpmdir "+pkgs, "--define", "_build_name_fmt %%{NAME}.rpm", "--target", "x86_64", filepath.Join(top, "libnrt.spec"))
-		sides = append(sides, [2]string{filepath.Join(pkgs, "libnrt.rpm"), filepath.Join(pkgs, "libnrt-debuginfo.rpm")})
+		rpm, debuginfo := s.rpms([]string{"/usr/lib/libnrt.so.1", "/usr/lib/libnccom.so.2", "/usr/lib/libnccom.so"}, mainDir, dbgDir)
+		sides = append(sides, [2]string{rpm, debuginfo})
 	} else {
 		t.Log("rpmbuild not found: the .rpm half is not run (.ci/run installs rpm)")
 	}

@@ -35,9 +35,17 @@ NRT_STATUS nccom_recv_msg(int fd, uint32_t *type, void *buf, uint32_t max, uint3
 	return nccom_recv_msg_by(fd, type, buf, max, got, peer, nccom_op_deadline());
 }
 
+static _Thread_local char last_abort[512];
+
+const char *nccom_last_abort(void)
+{
+	return last_abort;
+}
+
 NRT_STATUS nccom_recv_msg_by(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer, nccom_deadline d)
 {
 	struct bootstrap_msg_header h;
+	last_abort[0] = '\0';
 	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, false, peer, d);
 	if (rc != NRT_SUCCESS)
 		return rc;
@@ -52,6 +60,7 @@ NRT_STATUS nccom_recv_msg_by(int fd, uint32_t *type, void *buf, uint32_t max, ui
 			return rc;
 		/* The reason is the peer's text: escaped, up to the first NUL. */
 		nccom_warn("bootstrap aborted by %s: %s", peer, nccom_escape(text, strnlen(text, h.length), shown, sizeof shown));
+		snprintf(last_abort, sizeof last_abort, "%s", shown);
 		return NRT_FAILURE;
 	}
 	if (h.length > max) {

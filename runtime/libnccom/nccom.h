@@ -117,6 +117,11 @@ NRT_STATUS nccom_send_msg(int fd, uint32_t type, const void *data, uint32_t len,
 NRT_STATUS nccom_recv_msg(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer);
 /* The same by d, a deadline the caller's operation set. */
 NRT_STATUS nccom_recv_msg_by(int fd, uint32_t *type, void *buf, uint32_t max, uint32_t *got, const char *peer, nccom_deadline d);
+/* The reason of the last ABORT nccom_recv_msg read on this thread, escaped
+ * ("" when the last message read was not an ABORT): a rank that hears the
+ * root end the world passes the root's reason on, so every rank names the
+ * dead rank (docs/bootstrap-hierarchy.md#abort-frames). */
+const char *nccom_last_abort(void);
 /* A message of type want and exactly size bytes, passing over ROOT_WAIT
  * heartbeats until total, a deadline they never move. */
 NRT_STATUS nccom_recv_want_by(int fd, uint32_t want, void *buf, uint32_t size, const char *peer, nccom_deadline total);

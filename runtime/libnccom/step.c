@@ -182,6 +182,8 @@ static NRT_STATUS from_root(struct nccom_gather *g)
 	NRT_STATUS rc = nccom_recv_msg(g->root_fd, &type, &w, sizeof w, &got, g->root_name);
 	if (rc == NRT_SUCCESS && type == BOOTSTRAP_MSG_ROOT_WAIT)
 		return NRT_SUCCESS;
+	if (type == BOOTSTRAP_MSG_ABORT && nccom_last_abort()[0] != '\0')
+		return nccom_gather_fault(g, NULL, "heard %s end the world: %s", g->root_name, nccom_last_abort());
 	return nccom_gather_fault(g, NULL, "heard %s end the world (see the root's log)", g->root_name);
 }
 

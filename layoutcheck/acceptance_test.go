@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,7 +74,7 @@ func driftReports(t *testing.T) (*Report, diff.Report) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, err := Check([]string{so}, Options{Spec: base, Structs: jan, StructsSrc: "jan", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
+	cr, err := Check(context.Background(), []string{so}, Options{Spec: base, Structs: jan, StructsSrc: "jan", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

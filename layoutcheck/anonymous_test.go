@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func TestAnonymousMembers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeTree(t, map[string]string{"v.h": head + c.body + tailDecl})
 			h := compileHeaders(t, dir)
-			r, err := Check([]string{h.Object}, Options{Spec: sp, StructsSrc: "spec", DebugDirs: []string{t.TempDir()}, Require: []string{"nrt_version_t"}})
+			r, err := Check(context.Background(), []string{h.Object}, Options{Spec: sp, StructsSrc: "spec", DebugDirs: []string{t.TempDir()}, Require: []string{"nrt_version_t"}})
 			if err != nil {
 				t.Fatal(err)
 			}

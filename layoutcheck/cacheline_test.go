@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"os/exec"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func cachelineLines(text string) []string {
 func TestShowCachelines(t *testing.T) {
 	obj := compileTypes(t, "struct big { char a; char arr[200]; int after; long x[20]; int y; char z[64]; };\nstruct big gb;\n")
 	var b bytes.Buffer
-	if _, err := Show(obj, "big", ShowOptions{DebugDirs: []string{t.TempDir()}}, &b); err != nil {
+	if _, err := Show(context.Background(), obj, "big", ShowOptions{DebugDirs: []string{t.TempDir()}}, &b); err != nil {
 		t.Fatal(err)
 	}
 	got := cachelineLines(b.String())

@@ -71,7 +71,7 @@ func TestCDecl(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if _, err := Show(obj, "decls", ShowOptions{DebugDirs: []string{t.TempDir()}}, &b); err != nil {
+	if _, err := Show(context.Background(), obj, "decls", ShowOptions{DebugDirs: []string{t.TempDir()}}, &b); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range declLines {

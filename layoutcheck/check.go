@@ -50,18 +50,18 @@ func (e *UsageError) Error() string { return e.Msg }
 
 // Check runs every struct and link-contract check on the files. The error is
 // an *InputError or *UsageError; findings are in the report.
-func Check(files []string, opt Options) (*Report, error) {
+func Check(ctx context.Context, files []string, opt Options) (*Report, error) {
 	ins := make([]inputs.Input, len(files))
 	for i, f := range files {
 		ins[i] = inputs.Input{Name: f, Path: f}
 	}
-	return CheckInputs(ins, opt)
+	return CheckInputs(ctx, ins, opt)
 }
 
 // CheckInputs is Check of inputs as package inputs expands them: files,
 // walked directories' ELF files and archive members. A skipped input is
 // listed in the report's Skipped, in its place of the input order.
-func CheckInputs(ins []inputs.Input, opt Options) (*Report, error) {
+func CheckInputs(ctx context.Context, ins []inputs.Input, opt Options) (*Report, error) {
 	if opt.Structs == nil {
 		opt.Structs = opt.Spec
 	}
@@ -77,7 +77,7 @@ func CheckInputs(ins []inputs.Input, opt Options) (*Report, error) {
 	default:
 		return nil, &UsageError{Msg: fmt.Sprintf("--role %q: use libnrt, libnccom, libnccom-net, none or auto", opt.Role)}
 	}
-	frs, err := checkAll(ins, opt)
+	frs, err := checkAll(ctx, ins, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -147,11 +147,11 @@ func (r *Report) setVerdict() {
 
 // checkAll checks each input, opt.Jobs at a time, and returns their
 // reports by input index, whatever order they finish in.
-func checkAll(ins []inputs.Input, opt Options) ([]*FileReport, error) {
+func checkAll(ctx context.Context, ins []inputs.Input, opt Options) ([]*FileReport, error) {
 	frs := make([]*FileReport, len(ins))
 	err := forEach(len(ins), opt.Jobs, func(i int) (err error) {
 		if ins[i].Skip == "" {
-			frs[i], err = checkFile(ins[i], opt)
+			frs[i], err = checkFile(ctx, ins[i], opt)
 		}
 		return err
 	})
@@ -206,7 +206,7 @@ func forEach(n, jobs int, fn func(i int) error) error {
 	return nil
 }
 
-func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {
+func checkFile(ctx context.Context, in inputs.Input, opt Options) (fr *FileReport, err error) {
 	path := in.Path // "" for a member read in memory
 	obj, err := in.Open()
 	if err != nil {
@@ -241,7 +241,7 @@ func checkFile(in inputs.Input, opt Options) (fr *FileReport, err error) {
 
 	lk := in.Lookup(elfread.Lookup{Dirs: opt.DebugDirs, Fetch: opt.Fetch})
 	lk.AllowMissing = opt.AllowMissingDebug
-	dbg, err := elfread.FindDebug(context.TODO(), obj, lk)
+	dbg, err := elfread.FindDebug(ctx, obj, lk)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ func runCheck(t *testing.T, f *fixtures, opt Options, files ...string) *Report {
 	if opt.DebugDirs == nil {
 		opt.DebugDirs = []string{t.TempDir()}
 	}
-	r, err := Check(files, opt)
+	r, err := Check(context.Background(), files, opt)
 	if err != nil {
 		t.Fatalf("check %v: %v", files, err)
 	}
@@ -132,7 +133,7 @@ func TestRequireMissingStruct(t *testing.T) {
 	}
 	r = runCheck(t, f, Options{Role: specmatch.RoleNone, Require: []string{"enc_glb_comm"}}, f.libnccom)
 	expect(t, r, KindMissingStruct, Incompatible, "enc_glb_comm: required struct not found in any input")
-	if _, err := Check([]string{f.libnccom}, Options{Spec: f.sp, Structs: f.sp, Require: []string{"no_such_struct"}}); err == nil {
+	if _, err := Check(context.Background(), []string{f.libnccom}, Options{Spec: f.sp, Structs: f.sp, Require: []string{"no_such_struct"}}); err == nil {
 		t.Fatal("--require of a struct the spec lacks must be a usage error")
 	} else if _, ok := err.(*UsageError); !ok {
 		t.Fatalf("want *UsageError, got %T %v", err, err)
@@ -145,7 +146,7 @@ func TestRequireMissingStruct(t *testing.T) {
 func BenchmarkCheckAllStructs(b *testing.B) {
 	f := loadFixtures(b)
 	for b.Loop() {
-		if _, err := Check([]string{f.typesObj}, Options{Spec: f.sp, StructsSrc: "bench"}); err != nil {
+		if _, err := Check(context.Background(), []string{f.typesObj}, Options{Spec: f.sp, StructsSrc: "bench"}); err != nil {
 			b.Fatal(err)
 		}
 	}

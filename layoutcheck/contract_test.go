@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,7 +146,7 @@ func TestRoleOverride(t *testing.T) {
 		t.Fatalf("role from %q", r.Files[0].RoleFrom)
 	}
 	// A relocatable object has no dynamic table to check.
-	_, err := Check([]string{f.typesObj}, Options{Spec: f.sp, Role: specmatch.RoleLibnrt})
+	_, err := Check(context.Background(), []string{f.typesObj}, Options{Spec: f.sp, Role: specmatch.RoleLibnrt})
 	if ie, ok := err.(*elfread.InputError); !ok || !strings.Contains(ie.Msg, "without a dynamic symbol table") {
 		t.Fatalf("want an input error about the missing dynamic table, got %v", err)
 	}

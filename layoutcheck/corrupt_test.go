@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"math/rand"
 	"os"
@@ -55,7 +56,7 @@ func TestBadInputs(t *testing.T) {
 			if err := os.WriteFile(p, c.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Check([]string{p}, Options{Spec: f.sp, DebugDirs: []string{dir}})
+			_, err := Check(context.Background(), []string{p}, Options{Spec: f.sp, DebugDirs: []string{dir}})
 			ie, ok := err.(*elfread.InputError)
 			if !ok {
 				t.Fatalf("want *InputError, got %T %v", err, err)
@@ -65,10 +66,10 @@ func TestBadInputs(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Check([]string{dir}, Options{Spec: f.sp}); err == nil || !strings.Contains(err.Error(), "directory") {
+	if _, err := Check(context.Background(), []string{dir}, Options{Spec: f.sp}); err == nil || !strings.Contains(err.Error(), "directory") {
 		t.Fatalf("a directory: %v", err)
 	}
-	if _, err := Check([]string{filepath.Join(dir, "missing")}, Options{Spec: f.sp}); err == nil || !strings.Contains(err.Error(), "cannot open") {
+	if _, err := Check(context.Background(), []string{filepath.Join(dir, "missing")}, Options{Spec: f.sp}); err == nil || !strings.Contains(err.Error(), "cannot open") {
 		t.Fatalf("a missing file: %v", err)
 	}
 }
@@ -108,7 +109,7 @@ func TestCorruptedBytesNeverPanic(t *testing.T) {
 					t.Fatalf("case %d panicked: %v\n%s", i, r, debug.Stack())
 				}
 			}()
-			_, err := Check([]string{p}, Options{Spec: f.sp, DebugDirs: []string{dir}})
+			_, err := Check(context.Background(), []string{p}, Options{Spec: f.sp, DebugDirs: []string{dir}})
 			switch err.(type) {
 			case nil:
 				reports++

@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -67,10 +68,10 @@ func TestDataModels(t *testing.T) {
 		if b.Len() != 0 {
 			t.Errorf("extract %s wrote a fragment for an ILP32 layout:\n%s", file, b.String())
 		}
-		if _, err := Show(file, "tm_like", ShowOptions{DebugDirs: []string{t.TempDir()}}, &b); err == nil || !strings.Contains(err.Error(), model) {
+		if _, err := Show(context.Background(), file, "tm_like", ShowOptions{DebugDirs: []string{t.TempDir()}}, &b); err == nil || !strings.Contains(err.Error(), model) {
 			t.Errorf("show %s: want %q, got %v", file, model, err)
 		}
-		if _, err := Check([]string{file}, Options{Spec: base, Structs: frag, StructsSrc: "fragment", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}}); err == nil || !strings.Contains(err.Error(), model) {
+		if _, err := Check(context.Background(), []string{file}, Options{Spec: base, Structs: frag, StructsSrc: "fragment", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}}); err == nil || !strings.Contains(err.Error(), model) {
 			t.Errorf("check %s: want %q, got %v", file, model, err)
 		}
 	}

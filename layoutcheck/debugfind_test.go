@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +50,7 @@ func TestSeparateDebugViaDebugLink(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "libnrt.so.1.debug"), []byte("\x7fELF not the right file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Check([]string{stripped}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	_, err := Check(context.Background(), []string{stripped}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
 	if ie, ok := err.(*elfread.InputError); !ok || !strings.Contains(ie.Msg, "no DWARF anywhere") {
 		t.Fatalf("a mismatching debuglink target must not be used; got %v", err)
 	}
@@ -91,7 +92,7 @@ func TestSeparateDebugViaBuildID(t *testing.T) {
 		t.Fatalf("stripped libnrt through the build-id tree: exit %d, %d structs", r.Exit, len(fr.Structs))
 	}
 	// Without the debug directory there is no DWARF anywhere: exit 1, one line.
-	_, err = Check([]string{bin}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	_, err = Check(context.Background(), []string{bin}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
 	ie, ok := err.(*elfread.InputError)
 	if !ok || !strings.Contains(ie.Msg, "no DWARF anywhere") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("want a one-line no-DWARF input error, got %v", err)
@@ -153,7 +154,7 @@ source = "glibc x86-64 ABI"
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check([]string{libc}, Options{Spec: full, Structs: sp, StructsSrc: dir, DebugDirs: elfread.DefaultDebugDirs, Require: []string{"pthread_mutex_t", "timespec"}})
+	r, err := Check(context.Background(), []string{libc}, Options{Spec: full, Structs: sp, StructsSrc: dir, DebugDirs: elfread.DefaultDebugDirs, Require: []string{"pthread_mutex_t", "timespec"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ source = "glibc x86-64 ABI"
 	}
 	// The same spec with a wrong size is caught.
 	sp.Structs[1].Size = 24
-	r, err = Check([]string{libc}, Options{Spec: full, Structs: sp, StructsSrc: dir, DebugDirs: elfread.DefaultDebugDirs})
+	r, err = Check(context.Background(), []string{libc}, Options{Spec: full, Structs: sp, StructsSrc: dir, DebugDirs: elfread.DefaultDebugDirs})
 	if err != nil {
 		t.Fatal(err)
 	}

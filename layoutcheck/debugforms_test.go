@@ -100,7 +100,7 @@ func TestDWZSupplementDWARF5(t *testing.T) {
 	if err := os.Remove(common); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Check([]string{liba}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	_, err = Check(context.Background(), []string{liba}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
 	if err == nil || !strings.Contains(err.Error(), "named by .debug_sup") || !strings.Contains(err.Error(), common) {
 		t.Fatalf("missing DWARF 5 supplement: %v", err)
 	}
@@ -177,7 +177,7 @@ func TestDWZSupplement(t *testing.T) {
 	if err := os.Remove(byID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Check([]string{liba}, Options{Spec: f.sp, DebugDirs: []string{debugDir}})
+	_, err = Check(context.Background(), []string{liba}, Options{Spec: f.sp, DebugDirs: []string{debugDir}})
 	var ie *elfread.InputError
 	if !asInput(err, &ie) {
 		t.Fatalf("missing supplement: want an input error, got %v", err)
@@ -196,7 +196,7 @@ func TestDWZSupplement(t *testing.T) {
 	if err := os.WriteFile(common, mustRead(t, filepath.Join(dir, "libb.so")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Check([]string{liba}, Options{Spec: f.sp, DebugDirs: []string{debugDir}})
+	_, err = Check(context.Background(), []string{liba}, Options{Spec: f.sp, DebugDirs: []string{debugDir}})
 	if err == nil || !strings.Contains(err.Error(), common+" (has another build-id") {
 		t.Fatalf("a supplement with another build-id must be refused by name; got %v", err)
 	}
@@ -285,7 +285,7 @@ func TestSplitDWARF(t *testing.T) {
 			if err := os.WriteFile(moved, mustRead(t, otherDwo), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Check([]string{lib2}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+			_, err := Check(context.Background(), []string{lib2}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
 			if err == nil || !strings.Contains(err.Error(), moved+" (has dwo id") {
 				t.Fatalf("a .dwo with another id must be refused by name; got %v", err)
 			}
@@ -294,7 +294,7 @@ func TestSplitDWARF(t *testing.T) {
 			if err := os.Remove(moved); err != nil {
 				t.Fatal(err)
 			}
-			_, err = Check([]string{lib2}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+			_, err = Check(context.Background(), []string{lib2}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
 			var ie *elfread.InputError
 			if !asInput(err, &ie) {
 				t.Fatalf("missing .dwo: want an input error, got %v", err)
@@ -466,7 +466,7 @@ func TestDebuginfod(t *testing.T) {
 	t.Setenv("DEBUGINFOD_TIMEOUT", "30")
 	// The cap is named when what the server has is larger.
 	t.Setenv("DEBUGINFOD_MAXSIZE", "1000")
-	_, err := Check([]string{stripped}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}, Fetch: envFetch()})
+	_, err := Check(context.Background(), []string{stripped}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}, Fetch: envFetch()})
 	if err == nil || !strings.Contains(err.Error(), "1000-byte cap (DEBUGINFOD_MAXSIZE)") {
 		t.Fatalf("a download over DEBUGINFOD_MAXSIZE must fail naming the cap; got %v", err)
 	}

@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,7 +36,7 @@ func TestEnumSizeIsOneFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, err := Check([]string{h.Object}, Options{Spec: base, Structs: before, StructsSrc: "old", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
+	cr, err := Check(context.Background(), []string{h.Object}, Options{Spec: base, Structs: before, StructsSrc: "old", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -74,7 +75,7 @@ func TestExtractKeepsEnums(t *testing.T) {
 		t.Errorf("mesh_event_type_t: %+v, want an enum holder_t uses", e)
 	}
 	h := compileHeaders(t, writeTree(t, map[string]string{"evt.h": header}))
-	r, err := Check([]string{h.Object}, Options{Spec: frag, Structs: frag, StructsSrc: "fragment", DebugDirs: []string{t.TempDir()}})
+	r, err := Check(context.Background(), []string{h.Object}, Options{Spec: frag, Structs: frag, StructsSrc: "fragment", DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestEnumOneGrading(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			header := enumHeader(tc.events, tc.status, tc.size)
 			h := compileHeaders(t, writeTree(t, map[string]string{"evt.h": header}))
-			r, err := Check([]string{h.Object}, Options{Spec: base, Structs: base, StructsSrc: "base", DebugDirs: []string{t.TempDir()}})
+			r, err := Check(context.Background(), []string{h.Object}, Options{Spec: base, Structs: base, StructsSrc: "base", DebugDirs: []string{t.TempDir()}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -41,10 +42,10 @@ func FuzzReadObject(f *testing.F) {
 				t.Fatalf("%s: want nil or a one-line *InputError, got %T %q", what, err, err)
 			}
 		}
-		_, err := Check([]string{p}, Options{Spec: sp, DebugDirs: noDebug})
+		_, err := Check(context.Background(), []string{p}, Options{Spec: sp, DebugDirs: noDebug})
 		InputErrorf("check", err)
 		var out bytes.Buffer
-		_, err = Show(p, hostile.StructName, ShowOptions{Spec: sp, DebugDirs: noDebug}, &out)
+		_, err = Show(context.Background(), p, hostile.StructName, ShowOptions{Spec: sp, DebugDirs: noDebug}, &out)
 		InputErrorf("show", err)
 		if out.Len() > 1<<20 {
 			t.Fatalf("show printed %d bytes for a %d-byte input", out.Len(), len(data))

@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,7 +76,7 @@ func gradingCheck(t *testing.T, frag *spec.Spec, obj string) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check([]string{obj}, Options{Spec: base, Structs: frag, StructsSrc: "fragment", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
+	r, err := Check(context.Background(), []string{obj}, Options{Spec: base, Structs: frag, StructsSrc: "fragment", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"regexp"
@@ -89,7 +90,7 @@ func TestHeadersEachBrokenUnrelated(t *testing.T) {
 		if strings.Join(h.Roots, " ") != "nrt/nrt_version.h nrt/ring.h" {
 			t.Errorf("roots %v, want the two good headers", h.Roots)
 		}
-		r, err := Check([]string{h.Object}, Options{Spec: sp, StructsSrc: "spec", DebugDirs: []string{t.TempDir()}, Require: []string{"nrt_version_t"}})
+		r, err := Check(context.Background(), []string{h.Object}, Options{Spec: sp, StructsSrc: "spec", DebugDirs: []string{t.TempDir()}, Require: []string{"nrt_version_t"}})
 		if err != nil {
 			t.Fatal(err)
 		}

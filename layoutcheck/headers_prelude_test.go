@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,7 +54,7 @@ func TestHeadersOrder(t *testing.T) {
 	if len(h.Notes) != 1 || !strings.Contains(h.Notes[0], "nrt/a_user.h uses thing_t, which nrt/z_types.h defines, without including it: compiled after nrt/z_types.h") {
 		t.Errorf("notes %q", h.Notes)
 	}
-	r, err := Check([]string{h.Object}, Options{Spec: sp})
+	r, err := Check(context.Background(), []string{h.Object}, Options{Spec: sp})
 	if err != nil {
 		t.Fatal(err)
 	}

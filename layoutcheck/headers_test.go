@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -58,7 +59,7 @@ func TestHeadersReportPlanted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check([]string{h.Object}, Options{Spec: sp, StructsSrc: "spec/" + sp.Release.Name, DebugDirs: []string{t.TempDir()}})
+	r, err := Check(context.Background(), []string{h.Object}, Options{Spec: sp, StructsSrc: "spec/" + sp.Release.Name, DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestHeadersExtractThenCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check([]string{h.Object}, Options{Spec: sp, Structs: frag, StructsSrc: dir, DebugDirs: []string{t.TempDir()}})
+	r, err := Check(context.Background(), []string{h.Object}, Options{Spec: sp, Structs: frag, StructsSrc: dir, DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestHeadersConflict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check([]string{h.Object}, Options{Spec: sp, StructsSrc: "spec", DebugDirs: []string{t.TempDir()}, Require: []string{"nrt_version_t", "nrt_instance_info_t"}})
+	r, err := Check(context.Background(), []string{h.Object}, Options{Spec: sp, StructsSrc: "spec", DebugDirs: []string{t.TempDir()}, Require: []string{"nrt_version_t", "nrt_instance_info_t"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -67,10 +68,10 @@ func TestHostileObjects(t *testing.T) {
 					t.Fatalf("%s: %q does not say %q", what, err, w)
 				}
 			}
-			_, err := Check([]string{c.Path}, Options{Spec: sp, DebugDirs: dirs})
+			_, err := Check(context.Background(), []string{c.Path}, Options{Spec: sp, DebugDirs: dirs})
 			expect("check", err)
 			var out bytes.Buffer
-			_, err = Show(c.Path, hostile.StructName, ShowOptions{Spec: sp, DebugDirs: dirs}, &out)
+			_, err = Show(context.Background(), c.Path, hostile.StructName, ShowOptions{Spec: sp, DebugDirs: dirs}, &out)
 			expect("show", err)
 			if out.Len() > 64<<10 {
 				t.Fatalf("show printed %d bytes", out.Len())
@@ -104,7 +105,7 @@ func TestShowSummarisesHugeGaps(t *testing.T) {
 			continue
 		}
 		var out bytes.Buffer
-		if _, err := Show(c.Path, hostile.StructName, ShowOptions{}, &out); err != nil {
+		if _, err := Show(context.Background(), c.Path, hostile.StructName, ShowOptions{}, &out); err != nil {
 			t.Fatal(err)
 		}
 		text := out.String()

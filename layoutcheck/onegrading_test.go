@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"sort"
@@ -89,7 +90,7 @@ func TestOneGrading(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cr, err := Check([]string{so}, Options{Spec: base, Structs: old, StructsSrc: "old", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
+			cr, err := Check(context.Background(), []string{so}, Options{Spec: base, Structs: old, StructsSrc: "old", Role: specmatch.RoleNone, DebugDirs: []string{t.TempDir()}})
 			if err != nil {
 				t.Fatal(err)
 			}

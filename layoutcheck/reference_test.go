@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func TestReferenceBuild(t *testing.T) {
 			if _, err := os.Stat(rb.file); err != nil {
 				t.Fatal(err)
 			}
-			r, err := Check([]string{rb.file}, Options{Spec: tree.Spec, Role: rb.role, StructsSrc: "spec/" + spec.Default, DebugDirs: elfread.DefaultDebugDirs})
+			r, err := Check(context.Background(), []string{rb.file}, Options{Spec: tree.Spec, Role: rb.role, StructsSrc: "spec/" + spec.Default, DebugDirs: elfread.DefaultDebugDirs})
 			if err != nil {
 				t.Fatal(err)
 			}

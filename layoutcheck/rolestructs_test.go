@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,7 +45,7 @@ func TestRoleStructs(t *testing.T) {
 		if err := cc.Shared(dir, filepath.Base(lib), soname, "", []string{c.src}); err != nil {
 			t.Fatal(err)
 		}
-		r, err := Check([]string{lib}, Options{Spec: f.sp})
+		r, err := Check(context.Background(), []string{lib}, Options{Spec: f.sp})
 		if err != nil {
 			t.Fatal(err)
 		}

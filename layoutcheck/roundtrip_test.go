@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -247,7 +248,7 @@ func roundTrip(t *testing.T, c roundTripCase, opt release.ExtractOptions) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check([]string{c.path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: opt.DebugDirs})
+	r, err := Check(context.Background(), []string{c.path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: opt.DebugDirs})
 	if err != nil {
 		t.Fatalf("check %s against its own fragment: %v", c.path, err)
 	}
@@ -333,7 +334,7 @@ func TestRoundTripCatches(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the planted fragment does not load: %v", err)
 			}
-			r, err := Check([]string{c.path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: []string{t.TempDir()}})
+			r, err := Check(context.Background(), []string{c.path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: []string{t.TempDir()}})
 			if err != nil {
 				t.Fatal(err)
 			}

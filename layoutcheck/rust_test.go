@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -47,7 +48,7 @@ func TestRust(t *testing.T) {
 		t.Fatalf("extract -> check not clean: %+v", r.Findings)
 	}
 	b.Reset()
-	if _, err := Show(obj, "rv::Holder", ShowOptions{DebugDirs: []string{t.TempDir()}, C: true}, &b); err != nil {
+	if _, err := Show(context.Background(), obj, "rv::Holder", ShowOptions{DebugDirs: []string{t.TempDir()}, C: true}, &b); err != nil {
 		t.Fatal(err)
 	}
 	if err := showCCompile(t, b.String()); err != nil {

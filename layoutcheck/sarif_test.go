@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func init() {
 func TestSARIFLocations(t *testing.T) {
 	f := loadFixtures(t)
 	obj := f.faultObject(t, "sarif-shrunk", "\tchar device_revision[8]; /* +24 HIGH */\n", "\tchar device_revision[4];\n")
-	r, err := Check([]string{obj}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	r, err := Check(context.Background(), []string{obj}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestSARIFLocations(t *testing.T) {
 	if !strings.Contains(s, `"uriBaseId": "SRCROOT"`) || !strings.Contains(s, `"startLine": `) || strings.Contains(s, `"uri": "file:`) && !strings.Contains(s, `"SRCROOT": {`) {
 		t.Errorf("no relative location with a line:\n%s", clipLog(s))
 	}
-	again, err := Check([]string{obj}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	again, err := Check(context.Background(), []string{obj}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestSARIFUnresolvedDeclFile(t *testing.T) {
 	if err := os.WriteFile(bad, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Check([]string{bad}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	r, err := Check(context.Background(), []string{bad}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestSARIFUnresolvedDeclFile(t *testing.T) {
 func TestSARIFWaived(t *testing.T) {
 	f := loadFixtures(t)
 	obj := f.faultObject(t, "sarif-shrunk", "\tchar device_revision[8]; /* +24 HIGH */\n", "\tchar device_revision[4];\n")
-	r, err := Check([]string{obj}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
+	r, err := Check(context.Background(), []string{obj}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,8 +41,8 @@ type ShowOptions struct {
 // Show finds a struct by name (a spec name, tag, typedef or C++ qualified
 // name) and writes its layout to w, compared with the spec struct of that
 // name, if any; with opt.C it writes C instead.
-func Show(path, name string, opt ShowOptions, w io.Writer) (*ShowResult, error) {
-	return ShowInput(inputs.Input{Name: path, Path: path}, name, opt, w)
+func Show(ctx context.Context, path, name string, opt ShowOptions, w io.Writer) (*ShowResult, error) {
+	return ShowInput(ctx, inputs.Input{Name: path, Path: path}, name, opt, w)
 }
 
 // ErrStructNotFound is the cause of Show's error when the input's DWARF
@@ -52,14 +52,14 @@ var ErrStructNotFound = errors.New("struct not found")
 
 // ShowInput is Show of an input as package inputs expands it: a file, or
 // a member read in memory with its own debug lookup.
-func ShowInput(in inputs.Input, name string, opt ShowOptions, w io.Writer) (*ShowResult, error) {
+func ShowInput(ctx context.Context, in inputs.Input, name string, opt ShowOptions, w io.Writer) (*ShowResult, error) {
 	path := in.Name // what the output and errors call it; a headers object's label is looked up by it
 	obj, err := in.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer obj.Close()
-	dbg, err := elfread.FindDebug(context.TODO(), obj, in.Lookup(elfread.Lookup{Dirs: opt.DebugDirs, Fetch: opt.Fetch}))
+	dbg, err := elfread.FindDebug(ctx, obj, in.Lookup(elfread.Lookup{Dirs: opt.DebugDirs, Fetch: opt.Fetch}))
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ type ShowOutcome struct {
 // DWARF lacks the struct is an outcome, not an error; any other error is
 // the first input's (in input order) that failed. The Debug of each result
 // is closed (a result's layout and findings stay).
-func ShowMany(ins []inputs.Input, name string, opt ShowOptions, jobs int) ([]ShowOutcome, error) {
+func ShowMany(ctx context.Context, ins []inputs.Input, name string, opt ShowOptions, jobs int) ([]ShowOutcome, error) {
 	outs := make([]ShowOutcome, len(ins))
 	err := forEach(len(ins), jobs, func(i int) error {
 		outs[i].Input = ins[i]
@@ -125,7 +125,7 @@ func ShowMany(ins []inputs.Input, name string, opt ShowOptions, jobs int) ([]Sho
 			return nil
 		}
 		var buf bytes.Buffer
-		res, err := ShowInput(ins[i], name, opt, &buf)
+		res, err := ShowInput(ctx, ins[i], name, opt, &buf)
 		if errors.Is(err, ErrStructNotFound) {
 			outs[i].NotFound = err
 			return nil

@@ -2,6 +2,7 @@ package layoutcheck
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func TestShowC(t *testing.T) {
 	obj := compileTypes(t, showCSrc())
 	for _, name := range []string{"decls", "pk"} {
 		var b bytes.Buffer
-		if _, err := Show(obj, name, ShowOptions{DebugDirs: []string{t.TempDir()}, C: true}, &b); err != nil {
+		if _, err := Show(context.Background(), obj, name, ShowOptions{DebugDirs: []string{t.TempDir()}, C: true}, &b); err != nil {
 			t.Fatal(err)
 		}
 		text := b.String()
@@ -122,13 +123,13 @@ func TestShowCxx(t *testing.T) {
 	}
 	obj := filepath.Join(dir, "u.o")
 	var b bytes.Buffer
-	if _, err := Show(obj, "User", ShowOptions{DebugDirs: []string{t.TempDir()}, C: true}, &b); err != nil {
+	if _, err := Show(context.Background(), obj, "User", ShowOptions{DebugDirs: []string{t.TempDir()}, C: true}, &b); err != nil {
 		t.Fatal(err)
 	}
 	if err := showCCompile(t, b.String()); err != nil {
 		t.Fatalf("show --c User: %v\n%s", err, b.String())
 	}
-	_, err := Show(obj, "Derived", ShowOptions{DebugDirs: []string{t.TempDir()}, C: true}, &b)
+	_, err := Show(context.Background(), obj, "Derived", ShowOptions{DebugDirs: []string{t.TempDir()}, C: true}, &b)
 	if err == nil || !strings.Contains(err.Error(), "member d at byte 12 lies inside the member before it") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("want one line on the tail-padding reuse, got %v", err)
 	}

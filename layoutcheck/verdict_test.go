@@ -1,6 +1,7 @@
 package layoutcheck
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func TestVerdictNeverClaimsAbsentStructs(t *testing.T) {
 			t.Fatalf("%v: verdict %q does not say %q", in, r.Verdict, want)
 		}
 	}
-	if _, err := Check([]string{stripped}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}}); err == nil {
+	if _, err := Check(context.Background(), []string{stripped}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}}); err == nil {
 		t.Fatal("a stripped input with no debug file anywhere must be an input error, not a verdict")
 	}
 	for seen := 0; seen <= 5; seen++ {

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -156,13 +157,13 @@ func TestNetPluginRefused(t *testing.T) {
 	base := mustSpec(t, spec.Default)
 	for _, soname := range []string{"libnccom-net.so", ""} {
 		none := buildTestPluginAs(t, "libnccom-net.so", soname, "-DPLANT_NO_TABLES")
-		_, err := Observe([]string{none}, base, ObserveOptions{})
+		_, err := Observe(context.Background(), []string{none}, base, ObserveOptions{})
 		if err == nil || !strings.Contains(err.Error(), none) || !strings.Contains(err.Error(), "exports no ncclNetPlugin_v* data object") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("a plugin (SONAME %q) without tables: %v", soname, err)
 		}
 	}
 	a, b := buildTestPlugin(t, "libnccom-net.so"), buildTestPlugin(t, "libnccl-net.so")
-	if _, err := Observe([]string{a, b}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), "a second net plugin") {
+	if _, err := Observe(context.Background(), []string{a, b}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), "a second net plugin") {
 		t.Errorf("two plugins: %v", err)
 	}
 }
@@ -239,7 +240,7 @@ func FuzzObserveNetPlugin(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		obs, err := Observe([]string{p}, base, ObserveOptions{DebugDirs: []string{filepath.Join(dir, "no-debug")}})
+		obs, err := Observe(context.Background(), []string{p}, base, ObserveOptions{DebugDirs: []string{filepath.Join(dir, "no-debug")}})
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("a refusal over several lines: %q", err)

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -53,7 +54,7 @@ func buildReleaseBinaries(t *testing.T, release string, stubDefines ...string) *
 
 func newReleaseFrom(t *testing.T, base *spec.Spec, name string, files ...string) (*spec.Spec, *Observed) {
 	t.Helper()
-	obs, err := Observe(files, base, ObserveOptions{})
+	obs, err := Observe(context.Background(), files, base, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestNewReleaseInMemory(t *testing.T) {
 	base := mustSpec(t, spec.Default)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	obs, err := Observe([]string{bins.Libnrt, bins.Libnccom}, base, ObserveOptions{})
+	obs, err := Observe(context.Background(), []string{bins.Libnrt, bins.Libnccom}, base, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func kindSet(r diff.Report) string {
 
 func mustObserve(t *testing.T, base *spec.Spec, files ...string) *Observed {
 	t.Helper()
-	obs, err := Observe(files, base, ObserveOptions{})
+	obs, err := Observe(context.Background(), files, base, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,15 +241,15 @@ func TestNewReleaseFaults(t *testing.T) {
 		t.Errorf("mismatched pair: %v", err)
 	}
 	// Two libnccoms, a file that is no ELF, a target that exists.
-	if _, err := Observe([]string{bins.Libnccom, omit.Libnccom}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), "a second libnccom") {
+	if _, err := Observe(context.Background(), []string{bins.Libnccom, omit.Libnccom}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), "a second libnccom") {
 		t.Errorf("two libnccoms: %v", err)
 	}
 	junk := filepath.Join(t.TempDir(), "junk.so")
 	os.WriteFile(junk, []byte("not an ELF"), 0o644)
-	if _, err := Observe([]string{junk}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), "junk.so") {
+	if _, err := Observe(context.Background(), []string{junk}, base, ObserveOptions{}); err == nil || !strings.Contains(err.Error(), "junk.so") {
 		t.Errorf("junk input: %v", err)
 	}
-	obs, _ := Observe([]string{bins.Libnrt}, base, ObserveOptions{})
+	obs, _ := Observe(context.Background(), []string{bins.Libnrt}, base, ObserveOptions{})
 	rel, err := New(base, "x", obs, "")
 	if err != nil {
 		t.Fatal(err)
@@ -280,14 +281,14 @@ func TestSignaturesDebugDir(t *testing.T) {
 	if len(full.Signatures) == 0 {
 		t.Fatal("no prototypes read from the unstripped libnccom")
 	}
-	none, err := Observe([]string{stripped}, base, ObserveOptions{DebugDirs: []string{filepath.Join(dir, "empty")}})
+	none, err := Observe(context.Background(), []string{stripped}, base, ObserveOptions{DebugDirs: []string{filepath.Join(dir, "empty")}})
 	if err != nil {
 		t.Fatalf("a stripped libnccom without debug files gives symbols only: %v", err)
 	}
 	if len(none.Signatures) != 0 {
 		t.Fatalf("prototypes without any DWARF: %v", none.Signatures)
 	}
-	viaDir, err := Observe([]string{stripped}, base, ObserveOptions{DebugDirs: []string{debugDir}})
+	viaDir, err := Observe(context.Background(), []string{stripped}, base, ObserveOptions{DebugDirs: []string{debugDir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +307,7 @@ func TestSignaturesDebugDir(t *testing.T) {
 	if err := os.WriteFile(debug, b[:len(b)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Observe([]string{stripped}, base, ObserveOptions{DebugDirs: []string{debugDir}})
+	_, err = Observe(context.Background(), []string{stripped}, base, ObserveOptions{DebugDirs: []string{debugDir}})
 	if err == nil || !strings.Contains(err.Error(), debug) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("a truncated debug file: want one line naming %s, got %v", debug, err)
 	}

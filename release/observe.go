@@ -88,7 +88,7 @@ type ObserveOptions struct {
 // and versions from their dynamic tables, trampolines and slots from their
 // symbol tables, the compatibility id from the probe's code, and every base
 // struct present in their DWARF.
-func Observe(files []string, base *spec.Spec, opt ObserveOptions) (*Observed, error) {
+func Observe(ctx context.Context, files []string, base *spec.Spec, opt ObserveOptions) (*Observed, error) {
 	obs := &Observed{Exports: map[string]uint64{}, Signatures: map[string]spec.Signature{}, Imports: map[string]string{},
 		Callbacks: map[string]ObservedSymbol{}, Trampolines: map[string]uint64{}, Slots: map[string]uint64{}}
 	var fragments []*fragment
@@ -105,7 +105,7 @@ func Observe(files []string, base *spec.Spec, opt ObserveOptions) (*Observed, er
 		}
 		lk := elfread.Lookup{Dirs: opt.DebugDirs, Fetch: opt.Fetch}
 		lk.Mem = opt.Mem
-		frag, names, ferr := obs.observe(o, path, base, lk)
+		frag, names, ferr := obs.observe(ctx, o, path, base, lk)
 		o.Close()
 		if ferr != nil {
 			return nil, ferr
@@ -134,8 +134,8 @@ func Observe(files []string, base *spec.Spec, opt ObserveOptions) (*Observed, er
 // observe reads one file: its role's symbols, and the base structs, slot
 // table and signatures its DWARF holds. A file without DWARF anywhere gives
 // symbols only; a debug file that exists but cannot be used is an error.
-func (obs *Observed) observe(o *elfread.File, path string, base *spec.Spec, lk elfread.Lookup) (*fragment, []string, error) {
-	dbg, err := elfread.FindDebug(context.TODO(), o, lk)
+func (obs *Observed) observe(ctx context.Context, o *elfread.File, path string, base *spec.Spec, lk elfread.Lookup) (*fragment, []string, error) {
+	dbg, err := elfread.FindDebug(ctx, o, lk)
 	switch {
 	case errors.Is(err, elfread.ErrNoDWARF):
 		dbg = nil

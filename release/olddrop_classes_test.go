@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func fromOldDrop(t *testing.T, id Identity) (*spec.Spec, *Release, *layoutcheck.
 		t.Fatal(err)
 	}
 	t.Cleanup(h.Close)
-	obs, err := Observe([]string{h.Object}, base, ObserveOptions{})
+	obs, err := Observe(context.Background(), []string{h.Object}, base, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestOldDropClasses(t *testing.T) {
 		}
 	}
 
-	rep, err := layoutcheck.Check([]string{h.Object}, layoutcheck.Options{Spec: s})
+	rep, err := layoutcheck.Check(context.Background(), []string{h.Object}, layoutcheck.Options{Spec: s})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,7 +36,7 @@ func TestHeaderOnlyClaimsNoBinaryFact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	obs, err := Observe([]string{h.Object}, base, ObserveOptions{})
+	obs, err := Observe(context.Background(), []string{h.Object}, base, ObserveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

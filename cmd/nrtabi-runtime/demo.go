@@ -455,7 +455,7 @@ func (d *demo) show(ctx context.Context) error {
 		return err
 	}
 	var out bytes.Buffer
-	res, err := layoutcheck.Show(d.types, "nec_version_info_t", layoutcheck.ShowOptions{Spec: d.spec, DebugDirs: elfread.DefaultDebugDirs}, &out)
+	res, err := layoutcheck.Show(ctx, d.types, "nec_version_info_t", layoutcheck.ShowOptions{Spec: d.spec, DebugDirs: elfread.DefaultDebugDirs}, &out)
 	if err != nil {
 		return err
 	}
@@ -470,7 +470,7 @@ func (d *demo) show(ctx context.Context) error {
 	return nil
 }
 
-func (d *demo) roundTrip(context.Context) error {
+func (d *demo) roundTrip(ctx context.Context) error {
 	s := d.spec
 	var names []string
 	for _, st := range s.Structs {
@@ -492,7 +492,7 @@ func (d *demo) roundTrip(context.Context) error {
 		return err
 	}
 	d.printf("nrtabi extract libtypes.so -> %s: %d structs, %d lines, loads as a fragment", filepath.Join(dir, "structs.toml"), len(fs.Structs), bytes.Count(frag.Bytes(), []byte("\n")))
-	r, err := layoutcheck.Check([]string{d.types}, layoutcheck.Options{Spec: s, Structs: fs, StructsSrc: dir, Role: "auto", DebugDirs: elfread.DefaultDebugDirs})
+	r, err := layoutcheck.Check(ctx, []string{d.types}, layoutcheck.Options{Spec: s, Structs: fs, StructsSrc: dir, Role: "auto", DebugDirs: elfread.DefaultDebugDirs})
 	if err != nil {
 		return err
 	}
@@ -500,7 +500,7 @@ func (d *demo) roundTrip(context.Context) error {
 	if r.Exit != 0 {
 		return fmt.Errorf("round trip not clean")
 	}
-	r, err = layoutcheck.Check([]string{d.libnrt}, layoutcheck.Options{Spec: s, StructsSrc: "spec/" + s.Release.Name, Role: "auto", DebugDirs: elfread.DefaultDebugDirs})
+	r, err = layoutcheck.Check(ctx, []string{d.libnrt}, layoutcheck.Options{Spec: s, StructsSrc: "spec/" + s.Release.Name, Role: "auto", DebugDirs: elfread.DefaultDebugDirs})
 	if err != nil {
 		return err
 	}

@@ -161,7 +161,7 @@ func check(ctx context.Context, c *cli.Command, doc *errDoc, args []string, out,
 		}
 	}
 	doc.reading(strings.Join(named, ", "))
-	rep, err := layoutcheck.CheckInputs(ins, layoutcheck.Options{
+	rep, err := layoutcheck.CheckInputs(ctx, ins, layoutcheck.Options{
 		Spec: full, Structs: structs, StructsSrc: where, Role: *role, Addresses: *addresses,
 		Require: require, DebugDirs: dirs.get(), Fetch: cli.Debuginfod(), AllowMissingDebug: *allowMissing, AllowEmpty: *allowEmpty || *headers != "", Jobs: many.jobs,
 	})

@@ -137,7 +137,7 @@ func diffRun(ctx context.Context, c *cli.Command, doc *errDoc, args []string, ou
 		}
 		// Packages (.deb, .rpm, .tar.*) are read in memory, each side's
 		// debug packages paired with its libraries (docs/packages.md).
-		rel, err := diffSide(base, name, files, dbg.get())
+		rel, err := diffSide(ctx, base, name, files, dbg.get())
 		if err != nil {
 			return specError(c, pos[i], fmt.Errorf("%s side %s: %w", sideNames[i], pos[i], err))
 		}

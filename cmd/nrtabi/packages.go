@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -103,7 +104,7 @@ func expandPackages(args []string, opt inputs.Options) ([]inputs.Input, error) {
 // diffSide reads a diff side's binaries: each package taken apart in memory
 // (its libraries, paired with the debug packages of the same side), plain
 // files as they are; then release new's reading of them on top of base.
-func diffSide(base *spec.Spec, name string, files, debugDirs []string) (*release.Release, error) {
+func diffSide(ctx context.Context, base *spec.Spec, name string, files, debugDirs []string) (*release.Release, error) {
 	var pa packageArgs
 	ins, err := inputs.Expand(files, inputs.Options{Expand: pa.expand})
 	if err != nil {
@@ -130,7 +131,7 @@ func diffSide(base *spec.Spec, name string, files, debugDirs []string) (*release
 	if pa.mem.Len() > 0 {
 		opt.Mem = &pa.mem
 	}
-	obs, err := release.Observe(names, base, opt)
+	obs, err := release.Observe(ctx, names, base, opt)
 	if err != nil {
 		return nil, err
 	}

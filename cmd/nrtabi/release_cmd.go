@@ -109,7 +109,7 @@ func releaseNew(ctx context.Context, c *cli.Command, args []string, out, errw io
 		label[h.Object] = h.Source()
 		id.Headers = cf.provenance(*headers, h)
 	}
-	rel, obs, err := newReleaseWith(base, *name, bins, dbg.get(), filepath.Dir(dest), id)
+	rel, obs, err := newReleaseWith(ctx, base, *name, bins, dbg.get(), filepath.Dir(dest), id)
 	if err == nil {
 		err = rel.Write(dest, release.WriteOptions{Force: *force})
 	}
@@ -237,8 +237,8 @@ func orNone(s string) string {
 // release in memory, validated as it would load from root/name, with the
 // versions the user states. (diff's sides, which may be packages, go
 // through diffSide.)
-func newReleaseWith(base *spec.Spec, name string, bins, debugDirs []string, root string, id release.Identity) (*release.Release, *release.Observed, error) {
-	obs, err := release.Observe(bins, base, release.ObserveOptions{DebugDirs: debugDirs, Fetch: cli.Debuginfod()})
+func newReleaseWith(ctx context.Context, base *spec.Spec, name string, bins, debugDirs []string, root string, id release.Identity) (*release.Release, *release.Observed, error) {
+	obs, err := release.Observe(ctx, bins, base, release.ObserveOptions{DebugDirs: debugDirs, Fetch: cli.Debuginfod()})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -61,7 +61,7 @@ func showCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Wr
 			if err != nil {
 				return specError(c, where, err)
 			}
-			return showMany(c, pos[0], pos[1:], &many, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get(), Fetch: cli.Debuginfod()}, out)
+			return showMany(ctx, c, pos[0], pos[1:], &many, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get(), Fetch: cli.Debuginfod()}, out)
 		}
 	}
 	_, structs, where, err := lf.load()
@@ -86,13 +86,13 @@ func showCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Wr
 		file = pos[1]
 	}
 	if *asC {
-		_, err := layoutcheck.Show(file, name, layoutcheck.ShowOptions{DebugDirs: dirs.get(), Fetch: cli.Debuginfod(), C: true}, out)
+		_, err := layoutcheck.Show(ctx, file, name, layoutcheck.ShowOptions{DebugDirs: dirs.get(), Fetch: cli.Debuginfod(), C: true}, out)
 		if err != nil {
 			return layoutError(err)
 		}
 		return nil
 	}
-	res, err := layoutcheck.Show(file, name, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get(), Fetch: cli.Debuginfod()}, out)
+	res, err := layoutcheck.Show(ctx, file, name, layoutcheck.ShowOptions{Spec: structs, DebugDirs: dirs.get(), Fetch: cli.Debuginfod()}, out)
 	if err != nil {
 		return layoutError(err)
 	}
@@ -107,12 +107,12 @@ func showCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Wr
 // input's layout under its name, in input order whatever -j; the inputs
 // whose DWARF lacks the struct are named in their place; the status is the
 // bits of all, or 1 when no input has the struct.
-func showMany(c *cli.Command, name string, args []string, many *manyFlags, opt layoutcheck.ShowOptions, out io.Writer) error {
+func showMany(ctx context.Context, c *cli.Command, name string, args []string, many *manyFlags, opt layoutcheck.ShowOptions, out io.Writer) error {
 	ins, err := many.expand(args)
 	if err != nil {
 		return err
 	}
-	outs, err := layoutcheck.ShowMany(ins, name, opt, many.jobs)
+	outs, err := layoutcheck.ShowMany(ctx, ins, name, opt, many.jobs)
 	if err != nil {
 		return layoutError(err)
 	}

@@ -129,6 +129,13 @@ func findMain(ctx context.Context, obj *File, lk Lookup) (*Debug, error) {
 	}
 	if lk.Fetch != nil && obj.BuildID != "" {
 		p, err := lk.Fetch(ctx, obj.BuildID)
+		if err != nil && ctx.Err() != nil {
+			// An ended context is an interrupt, not a missing debug file:
+			// were it ErrNoDWARF, --allow-missing-debug and release's
+			// symbols-only read (docs/nrtabi-check.md) would pass a file
+			// whose debug file was never looked for to the end.
+			return nil, InputErrorf(obj.Path, "stopped while fetching its debug file (build-id %s) from debuginfod: %w", obj.BuildID, ctx.Err())
+		}
 		if err == nil {
 			dbg, why := tryDebugFile(obj, p, func(c *File) bool { return c.BuildID == obj.BuildID }, ViaDebuginfod, "has another build-id")
 			if dbg != nil {

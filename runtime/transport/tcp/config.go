@@ -61,6 +61,9 @@ type Config struct {
 	// plantRange replaces the range a root claims on the roots' ring
 	// (tests: a planted bug the next root must catch); nil: the rule's.
 	plantRange func(lo, count int) (int, int)
+	// plantDialDelay holds a root's dial of the next root back (tests
+	// only): the root fails before its own dial is through.
+	plantDialDelay time.Duration
 }
 
 func (c *Config) hashes() (host, pid uint64) {

@@ -32,9 +32,18 @@ func (r *Root) serveDefault() error {
 		prevRoot.close()
 		if r.ring != nil {
 			if !gotNext {
-				// A failed root cuts its dial of the next root short.
-				r.st.abort(errClosed)
-				<-nextc
+				// A failed root lets its dial of the next root finish
+				// (at most culpritGrace) before it hangs up: a next root
+				// that gets the connection and then EOF fails at once,
+				// one that never gets it waits for it until its socket
+				// timeout, and so do its ranks
+				// (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring).
+				select {
+				case <-nextc:
+				case <-time.After(min(r.n.cfg.Timeout, culpritGrace)):
+					r.st.abort(errClosed)
+					<-nextc
+				}
 			}
 			nextRoot.close()
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 )
@@ -54,6 +55,9 @@ func (r *Root) rootName(i int) string {
 // on root 0 the cluster id and epoch it minted.
 func (r *Root) dialNextRoot() (*link, error) {
 	rr := r.ring
+	if d := r.n.cfg.plantDialDelay; d > 0 {
+		time.Sleep(d)
+	}
 	l, err := dial(rr.roots[rr.next()].String(), "next "+r.rootName(rr.next()), r.n.cfg.Timeout, r.st)
 	if err != nil {
 		return nil, err

@@ -244,10 +244,22 @@ func TestBidirectionalWorlds(t *testing.T) {
 // goes round the roots' ring. (Ranks of the failing root that had not yet
 // connected retry its closed port until the socket timeout, as with one
 // root.)
+// With the catching root's own dial of the next root held back, it fails
+// before that dial is through: it must still reach the next root, or that
+// root and its ranks wait for it until the socket timeout.
 func TestPlantedWrongRange(t *testing.T) {
+	for _, slow := range []time.Duration{0, 300 * time.Millisecond} {
+		t.Run(fmt.Sprintf("dial_delay_%s", slow), func(t *testing.T) { plantedWrongRange(t, slow) })
+	}
+}
+
+func plantedWrongRange(t *testing.T, slow time.Duration) {
 	w := runWorld(t, &scaleWorld{n: 12, r: 3, timeout: 3 * time.Second, rootCfg: func(i int, c *Config) {
 		if i == 1 {
 			c.plantRange = func(lo, count int) (int, int) { return lo - 1, count + 1 }
+		}
+		if i == 2 {
+			c.plantDialDelay = slow
 		}
 	}})
 	if err := w.roots[2].Wait(); err == nil || !strings.Contains(err.Error(), "root 1 (peer") || !strings.Contains(err.Error(), "claims ranks 3..7, the rule gives root 1 ranks 4..7") {

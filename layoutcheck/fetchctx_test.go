@@ -3,6 +3,8 @@ package layoutcheck
 import (
 	"context"
 	"errors"
+	"io"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -27,7 +29,17 @@ func TestFetchHonoursContext(t *testing.T) {
 		<-ctx.Done()
 		return "", ctx.Err()
 	}
+	// A dwz'd library whose supplement only a server could give.
+	_, dwzd, common := dwzPair(t, f.dir)
+	if err := os.Remove(common); err != nil {
+		t.Fatal(err)
+	}
 	runs := map[string]func(ctx context.Context) error{
+		// Nor is an interrupted fetch of a dwz supplement a missing one.
+		"check of a dwz'd library allowing missing debug": func(ctx context.Context) error {
+			_, err := Check(ctx, []string{dwzd}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}, Fetch: hang, AllowMissingDebug: true})
+			return err
+		},
 		"check": func(ctx context.Context) error {
 			_, err := Check(ctx, []string{stripped}, Options{Spec: f.sp, DebugDirs: []string{t.TempDir()}, Fetch: hang})
 			return err
@@ -39,7 +51,7 @@ func TestFetchHonoursContext(t *testing.T) {
 			return err
 		},
 		"show": func(ctx context.Context) error {
-			_, err := Show(ctx, stripped, "nec_version_info_t", ShowOptions{DebugDirs: []string{t.TempDir()}, Fetch: hang}, new(discard))
+			_, err := Show(ctx, stripped, "nec_version_info_t", ShowOptions{DebugDirs: []string{t.TempDir()}, Fetch: hang}, io.Discard)
 			return err
 		},
 		"show many": func(ctx context.Context) error {
@@ -66,7 +78,3 @@ func TestFetchHonoursContext(t *testing.T) {
 		cancel()
 	}
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -129,12 +129,8 @@ func findMain(ctx context.Context, obj *File, lk Lookup) (*Debug, error) {
 	}
 	if lk.Fetch != nil && obj.BuildID != "" {
 		p, err := lk.Fetch(ctx, obj.BuildID)
-		if err != nil && ctx.Err() != nil {
-			// An ended context is an interrupt, not a missing debug file:
-			// were it ErrNoDWARF, --allow-missing-debug and release's
-			// symbols-only read (docs/nrtabi-check.md) would pass a file
-			// whose debug file was never looked for to the end.
-			return nil, InputErrorf(obj.Path, "stopped while fetching its debug file (build-id %s) from debuginfod: %w", obj.BuildID, ctx.Err())
+		if err := interrupted(ctx, err, obj.Path, "its debug file", obj.BuildID); err != nil {
+			return nil, err
 		}
 		if err == nil {
 			dbg, why := tryDebugFile(obj, p, func(c *File) bool { return c.BuildID == obj.BuildID }, ViaDebuginfod, "has another build-id")
@@ -158,6 +154,18 @@ func findMain(ctx context.Context, obj *File, lk Lookup) (*Debug, error) {
 		err.(*InputError).Err = ErrNoDWARF
 	}
 	return nil, err
+}
+
+// interrupted is the error of a debuginfod fetch the context ended: an
+// interrupt, not a missing file. Were it ErrNoDWARF or a missing part,
+// --allow-missing-debug and release's symbols-only read
+// (docs/nrtabi-check.md) would pass a file whose debug file or supplement
+// was never looked for to the end. nil when the fetch did not fail so.
+func interrupted(ctx context.Context, fetchErr error, path, what, buildID string) error {
+	if fetchErr == nil || ctx.Err() == nil {
+		return nil
+	}
+	return InputErrorf(path, "stopped while fetching %s (build-id %s) from debuginfod: %w", what, buildID, ctx.Err())
 }
 
 // candidate names a debug file tried, with why it was refused when it exists.

@@ -228,6 +228,9 @@ func findSupplement(ctx context.Context, d *Debug, l supRef, lk Lookup) (*Debug,
 	}
 	if lk.Fetch != nil {
 		p, err := lk.Fetch(ctx, l.BuildID)
+		if err := interrupted(ctx, err, d.Path(), "the supplementary DWARF file "+l.Path, l.BuildID); err != nil {
+			return nil, err
+		}
 		if err == nil {
 			sup, why := tryPart(d.Input, p, match, ViaSupplement, mismatch, "")
 			if sup != nil {

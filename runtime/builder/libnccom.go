@@ -24,7 +24,7 @@ type Libnccom struct {
 	// it needs libasan preloaded (SanitizerRuntime).
 	Sanitize bool
 	// Faults compiles in the test-only fault hooks (NCCOM_REF_FAULTS:
-	// NRTABI_NCCOM_FAULT=die-leader|die-nonleader|wrong-instance, the
+	// NRTABI_NCCOM_FAULT=die-leader|die-nonleader|wrong-instance|root-late, the
 	// hierarchical fault worlds of runtime/e2e); never in a shipped build.
 	Faults bool
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -156,10 +157,16 @@ func TestHierarchicalFaults(t *testing.T) {
 		ext   []saw // and in the extended one
 		def   []saw // and in the default one
 		abort bool  // the root refuses the world: its reason reaches every rank (extended)
+		late  bool  // the extended root sleeps before it reads RING_DONE (root-late)
 	}{
 		{name: "leader dies mid-gather", at: 4, bad: fault("die-leader"),
 			both: []saw{{0, "inter ring predecessor (leader) rank 4"}, {5, "intra ring predecessor rank 4"}},
 			ext:  []saw{{0, closed}}},
+		// The root finds every failure at once, the echoes before the
+		// death in rank order: it must still name the rank that died.
+		{name: "leader dies, the root late", at: 4, bad: fault("die-leader"), late: true,
+			both: []saw{{0, "inter ring predecessor (leader) rank 4"}, {5, "intra ring predecessor rank 4"}},
+			ext:  []saw{{0, "rank 4 " + closed}}},
 		{name: "non-leader dies", at: 6, bad: fault("die-nonleader"),
 			both: []saw{{7, "intra ring predecessor rank 6"}},
 			ext:  []saw{{0, closed}}},
@@ -181,6 +188,9 @@ func TestHierarchicalFaults(t *testing.T) {
 			t.Run(c.name+"/"+framing, func(t *testing.T) {
 				ms := cHosts(n)
 				ms[c.at] = c.bad
+				if c.late {
+					ms[0] = fault("root-late")
+				}
 				runs, took := hierWorld(t, ms, L, framingEnv(framing))
 				// The flat fault worlds' bound; the extended root may wait
 				// out the timeout twice for RING_DONE (docs/libnccom.md).
@@ -211,6 +221,13 @@ func TestHierarchicalFaults(t *testing.T) {
 						strings.Contains(runs[w.rank].Stderr, fmt.Sprintf("rank %d closed its root connection", c.at)))
 					if !strings.Contains(runs[w.rank].Stderr, w.text) && !relayed {
 						t.Errorf("rank %d did not log %q:\n%s", w.rank, w.text, runs[w.rank].Stderr)
+					}
+				}
+				if strings.Contains(c.name, "dies") {
+					for r, run := range runs {
+						if blamed := hungUpNamed(run.Stderr); len(blamed) > 0 && !slices.Equal(blamed, []int{c.at}) {
+							t.Errorf("rank %d heard that ranks %v hung up, but only rank %d died:\n%s", r, blamed, c.at, run.Stderr)
+						}
 					}
 				}
 				if framing == "extended" && c.abort {
@@ -375,4 +392,22 @@ func TestHierarchicalWireBytes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hungUp finds the ranks a root said closed their root connections.
+var hungUp = regexp.MustCompile(`((?:peer \S+ rank \d+(?:, )?)+) closed (?:its root connection|their root connections)`)
+
+// hungUpNamed is every rank text says hung up on its root, each once, in order.
+func hungUpNamed(text string) []int {
+	var out []int
+	for _, m := range hungUp.FindAllStringSubmatch(text, -1) {
+		for _, who := range strings.Split(m[1], ", ") {
+			f := strings.Fields(who)
+			if r, err := strconv.Atoi(f[len(f)-1]); err == nil && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -140,6 +140,9 @@ NRT_STATUS nccom_recv_data(int fd, uint32_t type, void *data, int size, const ch
  * (docs/bootstrap-hierarchy.md#abort-frames): a rank leaving a world does
  * not wait on a peer that does not read. */
 #define NCCOM_ABORT_WAIT_MS 100
+/* How long a root that saw a rank fail reads the others before it names
+ * the cause (root.c's explain; runtime/transport/tcp's hangUpGrace). */
+#define NCCOM_HANG_UP_GRACE_MS 250
 /* The ring data a peer may have sent ahead of its abort that is passed over to find it. */
 #define NCCOM_ABORT_SKIP_MAX ((size_t)64 << 20)
 /* An abort: the default framing's bootstrap_abort_info (after a size of

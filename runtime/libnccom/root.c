@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nccom.h"
 
@@ -281,7 +282,7 @@ done:
 struct xconn {
 	int fd, rank;
 	char addr[80];
-	bool done, gone;
+	bool done, gone, failed; /* failed: it hung up or aborted while the rings wired */
 };
 
 static void who(const struct xconn *c, char *out, size_t n)
@@ -403,6 +404,81 @@ static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, i
 	}
 }
 
+/* What the root learnt of the ranks that failed while the rings wired. */
+struct verdict {
+	bool failed;
+	int ngone;
+	char gone[512];				      /* who hung up, saying nothing */
+	char report[BOOTSTRAP_ABORT_TEXT_MAX + 1]; /* the first reason a rank sent */
+};
+
+/* Reads one message of c's while the rings wire: true for its RING_DONE;
+ * a hang-up or an ABORT goes into v. */
+static bool ring_done(struct xconn *c, struct verdict *v, nccom_deadline d)
+{
+	char w[128];
+	who(c, w, sizeof w);
+	uint32_t type = 0;
+	char sink[8];
+	NRT_STATUS rc = nccom_recv_msg_by(c->fd, &type, sink, 0, NULL, w, d);
+	if (rc == NRT_SUCCESS && type == BOOTSTRAP_MSG_RING_DONE && !c->done) {
+		c->done = true;
+		return true;
+	}
+	v->failed = true;
+	if (rc != NRT_SUCCESS && type == BOOTSTRAP_MSG_ABORT) { /* its word, even when it did not arrive whole */
+		if (!v->report[0])
+			snprintf(v->report, sizeof v->report, "%s reports: %s", w, nccom_last_abort()[0] ? nccom_last_abort() : "an ABORT that did not arrive whole");
+		c->failed = true; /* abort_world reads it until it hangs up */
+		return false;
+	}
+	if (rc == NRT_SUCCESS) { /* a peer off the protocol: its word, not a hang-up */
+		if (!v->report[0])
+			snprintf(v->report, sizeof v->report, "%s sent %s where RING_DONE was due", w, c->done ? "a second RING_DONE" : "another message");
+		c->failed = true;
+		return false;
+	}
+	size_t k = strlen(v->gone);
+	snprintf(v->gone + k, sizeof v->gone - k, "%s%s", v->ngone ? ", " : "", w);
+	v->ngone++;
+	c->failed = c->gone = true;
+	return false;
+}
+
+/* The root's verdict once a rank failed. The first failure to reach it is
+ * often not the cause: when a process dies, the ranks that hear of it give
+ * up too, telling the root why (an ABORT) before they hang up, and a root
+ * that was not running finds several at once, in no order that says which
+ * came first. So, like runtime/transport/tcp's root, it reads the others
+ * for NCCOM_HANG_UP_GRACE_MS more and names every rank that hung up without
+ * a word, then the first reason a rank reported
+ * (docs/bootstrap-hierarchy.md#abort-frames). */
+static void explain(struct xconn **by_rank, int n, struct pollfd *p, struct verdict *v, int64_t tmo, char *reason, size_t len)
+{
+	int64_t grace = tmo < NCCOM_HANG_UP_GRACE_MS ? tmo : NCCOM_HANG_UP_GRACE_MS;
+	nccom_deadline end = nccom_now_ms() + grace;
+	for (int left; (left = nccom_left_ms(end)) > 0;) {
+		/* A failed connection's fd is left out (-1): poll skips it. */
+		for (int r = 0; r < n; r++)
+			p[r] = (struct pollfd){.fd = by_rank[r]->failed ? -1 : by_rank[r]->fd, .events = POLLIN};
+		int w = poll(p, (nfds_t)n, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		for (int r = 0; r < n; r++)
+			if (p[r].revents & (POLLIN | POLLHUP | POLLERR))
+				(void)ring_done(by_rank[r], v, end + NCCOM_ABORT_WAIT_MS);
+	}
+	int k = 0;
+	if (v->ngone == 1)
+		k = snprintf(reason, len, "%s closed its root connection before the world was complete (did its process die?)", v->gone);
+	else if (v->ngone > 1)
+		k = snprintf(reason, len, "%s closed their root connections before the world was complete (did their processes die?)", v->gone);
+	if (k >= 0 && (size_t)k < len && v->report[0] && snprintf(reason + k, len - (size_t)k, "%s%s", k ? "; " : "", v->report) < 0)
+		reason[k] = '\0'; /* truncated to len at worst, like every reason */
+}
+
 static void serve_extended(struct root_args *a)
 {
 	int n = a->nranks, cap = 2 * n + 16, nconns = 0, L = a->per_instance;
@@ -500,8 +576,11 @@ static void serve_extended(struct root_args *a)
 		}
 	}
 	/* Phase 3: stay until every ring is wired. */
+	if (nccom_fault("root-late")) /* a root descheduled while its ranks fail: it finds them all at once */
+		(void)usleep(300 * 1000);
 	last = nccom_now_ms();
-	for (int wired = 0; wired < n;) {
+	struct verdict v = {.gone = ""};
+	for (int wired = 0; wired < n && !v.failed;) {
 		for (int r = 0; r < n; r++)
 			pfd[r] = (struct pollfd){.fd = by_rank[r]->fd, .events = POLLIN};
 		int w = poll(pfd, (nfds_t)n, (int)hb);
@@ -517,25 +596,17 @@ static void serve_extended(struct root_args *a)
 			heartbeat(conns, nconns, wired, n);
 			continue;
 		}
-		for (int r = 0; r < n && !reason[0]; r++) {
+		for (int r = 0; r < n; r++) {
 			if (!(pfd[r].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			struct xconn *c = by_rank[r];
-			char w2[128];
-			who(c, w2, sizeof w2);
-			uint32_t type = 0;
-			char sink[8];
-			if (nccom_recv_msg(c->fd, &type, sink, 0, NULL, w2) != NRT_SUCCESS || type != BOOTSTRAP_MSG_RING_DONE || c->done) {
-				snprintf(reason, sizeof reason, "%s closed its root connection before the world was complete (did its process die?)", w2);
-				break;
+			if (ring_done(by_rank[r], &v, nccom_op_deadline())) {
+				wired++;
+				last = nccom_now_ms();
 			}
-			c->done = true;
-			wired++;
-			last = nccom_now_ms();
 		}
-		if (reason[0])
-			break;
 	}
+	if (v.failed)
+		explain(by_rank, n, pfd, &v, tmo, reason, sizeof reason);
 	if (reason[0]) {
 		abort_world(a, conns, &nconns, cap, reason);
 		goto done;

@@ -21,7 +21,7 @@ import (
 const (
 	// maxInitPackages bounds the packages that run an init: a new
 	// dependency with package-level work raises it for every command.
-	maxInitPackages = 124
+	maxInitPackages = 123
 	// maxOwnInitBytes bounds what this module's packages allocate at init
 	// in all, and maxPkgInitBytes what one of them does: a table the
 	// package needs only for some commands is made on first use

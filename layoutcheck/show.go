@@ -226,6 +226,10 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 		}
 	}
 	for _, u := range res.Unresolved {
+		if u.Type == "" { // the walk's bounds stopped it (unresolved.go)
+			printf(w, "\t/* !! unresolved declarations: %s */\n", u.Why)
+			continue
+		}
 		printf(w, "\t/* !! %s: %s stays a declaration, its size unknown: %s */\n", u.Member, u.Type, u.Why)
 	}
 	printf(w, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.Size, (l.Size+cacheline-1)/cacheline, len(l.Fields))

@@ -40,6 +40,10 @@ func (r *Report) WriteText(w io.Writer) {
 				printf(w, "        through %s, reported there\n", t)
 			}
 			for _, u := range s.Unresolved {
+				if u.Type == "" { // the walk's bounds stopped it (unresolved.go)
+					printf(w, "        unresolved: %s\n", u.Why)
+					continue
+				}
 				printf(w, "        unresolved %s: %s stays a declaration: %s\n", u.Member, u.Type, u.Why)
 			}
 		}

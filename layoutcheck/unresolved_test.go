@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
 	"github.com/nrtabi/nrtabi/spec"
+	"github.com/nrtabi/nrtabi/typemodel"
 )
 
 // TestShowNamesUnresolvedDeclaration: a C++ class held by value in a unit
@@ -77,5 +79,30 @@ func TestShowNamesUnresolvedDeclaration(t *testing.T) {
 		if has != clash {
 			t.Errorf("clash %v: check says unresolved %v; text:\n%s\njson: %s", clash, has, text.String(), js)
 		}
+	}
+}
+
+// TestUnresolvedWalkBounded: one struct shared by value under 64 members
+// at each of MaxDepth-1 levels (64^63 paths) is walked once per level, not
+// once per path; one level more is past the depth bound, which the list
+// says instead of passing a short walk off as the whole.
+func TestUnresolvedWalkBounded(t *testing.T) {
+	leaf := &typemodel.Type{Kind: typemodel.Struct, Name: "leaf", Fields: []typemodel.Field{{Name: "x", Type: &typemodel.Type{Kind: typemodel.Base, Name: "int"}}}}
+	top := leaf
+	for level := range typemodel.MaxDepth - 1 {
+		s := &typemodel.Type{Kind: typemodel.Struct, Name: fmt.Sprintf("s%d", level)}
+		for i := range 64 {
+			s.Fields = append(s.Fields, typemodel.Field{Name: fmt.Sprintf("m%d", i), Type: top})
+		}
+		top = s
+	}
+	w := declWalk{clean: map[*typemodel.Type]bool{}}
+	w.walk(top, "", 0)
+	if len(w.out) != 0 || w.cut || w.visits > typemodel.MaxDepth {
+		t.Errorf("%d aggregates entered, want at most %d; cut %v, listed %v", w.visits, typemodel.MaxDepth, w.cut, w.out)
+	}
+	deeper := &typemodel.Type{Kind: typemodel.Struct, Name: "deeper", Fields: []typemodel.Field{{Name: "d", Type: top}}}
+	if got := unresolvedDecls(nil, deeper); len(got) != 1 || !strings.Contains(got[0].Why, "the list stops here") {
+		t.Errorf("past the depth bound: %+v", got)
 	}
 }

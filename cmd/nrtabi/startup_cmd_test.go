@@ -53,7 +53,7 @@ func parseInitTrace(stderr []byte) ([]initRecord, error) {
 		}
 		b, err1 := strconv.Atoi(f[7])
 		a, err2 := strconv.Atoi(f[9])
-		if err1 != nil || err2 != nil {
+		if err1 != nil || err2 != nil || b < 0 || a < 0 {
 			return nil, fmt.Errorf("inittrace line not understood: %q", line)
 		}
 		recs = append(recs, initRecord{pkg: f[1], bytes: b, allocs: a})
@@ -158,4 +158,27 @@ func TestParseInitTrace(t *testing.T) {
 			t.Errorf("parseInitTrace(%q) passed", bad)
 		}
 	}
+}
+
+// FuzzParseInitTrace: any stderr either parses into records with a
+// package name and counts that are not negative, or is an error; never a
+// panic, never an empty pass.
+func FuzzParseInitTrace(f *testing.F) {
+	f.Add([]byte("init a/b @0.1 ms, 0.002 ms clock, 320 bytes, 4 allocs\n"))
+	f.Add([]byte("init a @0 ms, 0 ms clock, -1 bytes, 0 allocs\n"))
+	f.Add([]byte("warning\ninit x\n"))
+	f.Fuzz(func(t *testing.T, stderr []byte) {
+		recs, err := parseInitTrace(stderr)
+		if err != nil {
+			return
+		}
+		if len(recs) == 0 {
+			t.Fatal("no record and no error")
+		}
+		for _, r := range recs {
+			if r.pkg == "" || r.bytes < 0 || r.allocs < 0 {
+				t.Fatalf("record %+v", r)
+			}
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/nrtabi/nrtabi/readers/elfread"
 )
@@ -93,7 +94,9 @@ func (s *side) exported(name string) *elf.Symbol {
 // maxStrings bounds the plugin table names read from a file's data.
 const maxStrings = 64
 
-var tableName = regexp.MustCompile(`^ncclNetPlugin_v[0-9]{1,3}$`)
+// tableName is compiled on first use, not at start-up: every command of
+// nrtabi links this package (docs/benchmarks.md#start-up-2026-12-03).
+var tableName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ncclNetPlugin_v[0-9]{1,3}$`) })
 
 // tableStrings are the NUL-terminated "ncclNetPlugin_vN" strings in the
 // file's read-only data: the table names its code dlsyms.
@@ -118,7 +121,7 @@ func (s *side) tableStrings() []string {
 				break
 			}
 			name := string(rest[i : i+end])
-			if tableName.MatchString(name) && (i == 0 || rest[i-1] == 0) && !seen[name] {
+			if tableName().MatchString(name) && (i == 0 || rest[i-1] == 0) && !seen[name] {
 				seen[name] = true
 				out = append(out, name)
 			}
@@ -133,7 +136,7 @@ func (s *side) exportedTables() []string {
 	var out []string
 	for i := range s.dyn.Syms {
 		sym := &s.dyn.Syms[i]
-		if tableName.MatchString(sym.Name) && s.exported(sym.Name) == sym && elf.ST_TYPE(sym.Info) == elf.STT_OBJECT {
+		if tableName().MatchString(sym.Name) && s.exported(sym.Name) == sym && elf.ST_TYPE(sym.Info) == elf.STT_OBJECT {
 			out = append(out, sym.Name)
 		}
 	}

@@ -281,13 +281,13 @@ func reload(s *spec.Spec) (*spec.Spec, error) {
 // parameters (stubParams), so the generator requires them as they are and
 // the property test leaves them (TestStubRequirements holds the refusal).
 func keepsParams(f *spec.Forward) bool {
-	_, ok := stubParams[f.Name]
+	_, ok := stubParams()[f.Name]
 	return ok
 }
 
 // stubWrites: the double writes members of st (stubOutFields).
 func stubWrites(s *spec.Spec, st *spec.Struct) bool {
-	for fn := range stubOutFields {
+	for fn := range stubOutFields() {
 		if f := s.ForwardByName(fn); f != nil {
 			for _, p := range f.Params {
 				if p.Name == "out" && p.T != nil && p.T.Kind == spec.KindPointer && p.T.Elem.Struct == st {

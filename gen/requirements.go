@@ -43,7 +43,7 @@ func requirements(s *spec.Spec) error {
 		}
 	}
 	for _, f := range s.Forward {
-		want, ok := stubParams[f.Name]
+		want, ok := stubParams()[f.Name]
 		if !ok {
 			continue
 		}
@@ -56,7 +56,7 @@ func requirements(s *spec.Spec) error {
 			continue
 		}
 		for _, p := range f.Params {
-			fields, ok := stubOutFields[f.Name]
+			fields, ok := stubOutFields()[f.Name]
 			if !ok || p.Name != "out" || p.T == nil || p.T.Kind != spec.KindPointer || p.T.Elem.Kind != spec.KindStruct {
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nrtabi/nrtabi/spec"
 )
@@ -27,19 +28,20 @@ type stubData struct {
 
 // stubBodies are the behaviours that let a test see both legs in one call.
 // Every other entry point returns NCCOM_STUB_RC.
-var stubBodies = map[string]string{
-	"neuronGetUniqueId": `	memset(id, 0, 128);
+var stubBodies = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"neuronGetUniqueId": `	memset(id, 0, 128);
 	snprintf(id, 128, "nccom-stub uid rank_n=%d hint=%s #%u", rank_n, hint ? hint : "",
 	         __atomic_add_fetch(&nccom_stub_uids, 1, __ATOMIC_RELAXED)); /* distinct per call, like a real id */
 	return NCCOM_STUB_RC;`,
-	"neuronInitGlobalComm": `	uint32_t vnc = 0;
+		"neuronInitGlobalComm": `	uint32_t vnc = 0;
 	(void)dev; (void)hint;
 	if (NCCOM_STUB_REVERSE(nrt_get_total_vnc_count(&vnc), NRT_SUCCESS) != NRT_SUCCESS) /* reverse leg */
 		return NRT_FAILURE;
 	if (NCCOM_STUB_RC != NRT_SUCCESS)
 		return NCCOM_STUB_RC;
 	return nccom_stub_join('g', root_id, root_id != NULL ? strlen(root_id) : 0, g_dev_count, g_dev_id, comm);`,
-	"neuronInitComm": `	uint32_t vnc = 0;
+		"neuronInitComm": `	uint32_t vnc = 0;
 	(void)dev; (void)bypass_graph;
 	if (id == NULL)
 		return NRT_INVALID;
@@ -48,10 +50,10 @@ var stubBodies = map[string]string{
 	if (NCCOM_STUB_RC != NRT_SUCCESS)
 		return NCCOM_STUB_RC;
 	return nccom_stub_join('u', id, 128, rank_n, rank, comm);`,
-	"neuronFreeComm": `	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		"neuronFreeComm": `	if (NCCOM_STUB_RC != NRT_SUCCESS)
 		return NCCOM_STUB_RC;
 	return nccom_stub_leave(comm);`,
-	"neuronGetCommInfo": `	if (NCCOM_STUB_RC != NRT_SUCCESS)
+		"neuronGetCommInfo": `	if (NCCOM_STUB_RC != NRT_SUCCESS)
 		return NCCOM_STUB_RC;
 	struct nccom_stub_comm *c = nccom_stub_comm_of(comm);
 	if (c == NULL)
@@ -59,21 +61,21 @@ var stubBodies = map[string]string{
 	memset(out, 0, sizeof *out);
 	out->cluster_id = c->world->id; /* the same on every rank of one comm, distinct between comms */
 	return NRT_SUCCESS;`,
-	"neuronBootstrapSend": `	(void)hint;
+		"neuronBootstrapSend": `	(void)hint;
 	if (NCCOM_STUB_RC != NRT_SUCCESS)
 		return NCCOM_STUB_RC;
 	struct nccom_stub_comm *c = nccom_stub_checked(state, peer, data, size);
 	if (c == NULL)
 		return NRT_INVALID;
 	return nccom_stub_send(c, peer, 0, data, size);`,
-	"neuronBootstrapRecv": `	(void)hint;
+		"neuronBootstrapRecv": `	(void)hint;
 	if (NCCOM_STUB_RC != NRT_SUCCESS)
 		return NCCOM_STUB_RC;
 	struct nccom_stub_comm *c = nccom_stub_checked(state, peer, data, size);
 	if (c == NULL)
 		return NRT_INVALID;
 	return nccom_stub_recv(c, peer, 0, data, size);`,
-	"neuronBootstrapAllGather": `	(void)hint;
+		"neuronBootstrapAllGather": `	(void)hint;
 	if (NCCOM_STUB_RC != NRT_SUCCESS)
 		return NCCOM_STUB_RC;
 	struct nccom_stub_comm *c = nccom_stub_checked(state, 0, all_data, size);
@@ -91,41 +93,46 @@ var stubBodies = map[string]string{
 			return st;
 	}
 	return NRT_SUCCESS;`,
-	"neuronGetPeerDeviceId": `	(void)comm;
+		"neuronGetPeerDeviceId": `	(void)comm;
 	*out = NCCOM_STUB_REVERSE(nec_get_peer_mla_idx(0, peer, 0), peer); /* forward -> reverse (re-entrant) round trip */
 	return NCCOM_STUB_RC;`,
-	"neuronPreferredNcRidNicBdf": `	if (bdf_len > 0)
+		"neuronPreferredNcRidNicBdf": `	if (bdf_len > 0)
 		snprintf(bdf, bdf_len, "nccom-stub:%02x:%02x.0", nc & 0xff, rid & 0xff);
 	return NCCOM_STUB_RC;`,
-	"neuronNetworkProxyProgress": `	(void)comm; (void)stream_id; (void)proxy_id;
+		"neuronNetworkProxyProgress": `	(void)comm; (void)stream_id; (void)proxy_id;
 	*progressed = true;
 	*failed = false;
 	return NCCOM_STUB_RC;`,
-}
+	}
+})
 
 // stubParams are the parameter names the bodies above and the probe's body
 // in nccom_stub.c.tmpl are written against, and stubOutFields the members
 // of *out they write: requirements refuses a spec that renames one, naming
 // it, instead of emitting a double that does not compile.
-var stubParams = map[string][]string{
-	"neuronGetVersionInfo":       {"out", "n"},
-	"neuronGetUniqueId":          {"id", "rank_n", "hint"},
-	"neuronInitGlobalComm":       {"g_dev_id", "g_dev_count", "dev", "root_id", "comm", "hint"},
-	"neuronInitComm":             {"comm", "rank_n", "id", "rank", "dev", "bypass_graph"},
-	"neuronGetCommInfo":          {"comm", "out"},
-	"neuronFreeComm":             {"comm"},
-	"neuronNetworkProxyProgress": {"comm", "stream_id", "proxy_id", "progressed", "failed"},
-	"neuronBootstrapSend":        {"state", "peer", "data", "size", "hint"},
-	"neuronBootstrapRecv":        {"state", "peer", "data", "size", "hint"},
-	"neuronBootstrapAllGather":   {"state", "all_data", "size", "hint"},
-	"neuronPreferredNcRidNicBdf": {"nc", "rid", "bdf", "bdf_len"},
-	"neuronGetPeerDeviceId":      {"comm", "peer", "out"},
-}
+var stubParams = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"neuronGetVersionInfo":       {"out", "n"},
+		"neuronGetUniqueId":          {"id", "rank_n", "hint"},
+		"neuronInitGlobalComm":       {"g_dev_id", "g_dev_count", "dev", "root_id", "comm", "hint"},
+		"neuronInitComm":             {"comm", "rank_n", "id", "rank", "dev", "bypass_graph"},
+		"neuronGetCommInfo":          {"comm", "out"},
+		"neuronFreeComm":             {"comm"},
+		"neuronNetworkProxyProgress": {"comm", "stream_id", "proxy_id", "progressed", "failed"},
+		"neuronBootstrapSend":        {"state", "peer", "data", "size", "hint"},
+		"neuronBootstrapRecv":        {"state", "peer", "data", "size", "hint"},
+		"neuronBootstrapAllGather":   {"state", "all_data", "size", "hint"},
+		"neuronPreferredNcRidNicBdf": {"nc", "rid", "bdf", "bdf_len"},
+		"neuronGetPeerDeviceId":      {"comm", "peer", "out"},
+	}
+})
 
-var stubOutFields = map[string][]string{
-	"neuronGetVersionInfo": {"major", "minor", "patch", "maintenance", "git_hash", "compatibility_version"},
-	"neuronGetCommInfo":    {"cluster_id"},
-}
+var stubOutFields = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"neuronGetVersionInfo": {"major", "minor", "patch", "maintenance", "git_hash", "compatibility_version"},
+		"neuronGetCommInfo":    {"cluster_id"},
+	}
+})
 
 // outParam is a pointer the callee writes through: the spec notes it "out"
 // (or calls it out). The trampolines and the double refuse it NULL.
@@ -188,7 +195,7 @@ func cStub(s *spec.Spec) ([]File, error) {
 		if c := outChecks(f.Params); c != "" && !sf.Void {
 			guard = "\tif (" + c + ")\n\t\treturn NRT_INVALID; /* an out-pointer is NULL */\n"
 		}
-		if body, ok := stubBodies[f.Name]; ok {
+		if body, ok := stubBodies()[f.Name]; ok {
 			sf.Body = guard + body
 		} else if f.Guard != spec.Probe {
 			var b strings.Builder

@@ -284,7 +284,7 @@ func checkFile(ctx context.Context, in inputs.Input, opt Options) (fr *FileRepor
 			return nil, e
 		}
 		sr := &StructResult{Name: st.Name, DWARFName: found[i].Name, Via: found[i].Via, DIE: fmt.Sprintf("%#x", found[i].DIE), Size: l.Size, SpecSize: st.Size,
-			DWARFFile: found[i].File, DWARFVia: found[i].From}
+			DWARFFile: found[i].File, DWARFVia: found[i].From, Unresolved: unresolvedDecls(types, l)}
 		if _, headers := specmatch.Label(path); headers {
 			sr.DWARFFile, sr.DWARFVia = fr.DWARFFile, fr.DWARFVia
 		}

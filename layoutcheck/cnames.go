@@ -26,7 +26,7 @@ func cIdent(n string) string {
 	if s == "" || s[0] >= '0' && s[0] <= '9' {
 		s = "n_" + s
 	}
-	if cReserved[s] {
+	if cReserved()[s] {
 		s += "_"
 	}
 	return s
@@ -35,18 +35,21 @@ func cIdent(n string) string {
 // cReserved: C23's keywords (C11's among them), GNU C's, and the macros
 // gcc predefines in its default gnu mode without a leading underscore.
 // (cIdent trims leading underscores, so _Bool or __attribute__ cannot come
-// out of it.)
-var cReserved = map[string]bool{
-	"alignas": true, "alignof": true, "asm": true, "auto": true, "bool": true, "break": true, "case": true,
-	"char": true, "const": true, "constexpr": true, "continue": true, "default": true, "do": true,
-	"double": true, "else": true, "enum": true, "extern": true, "false": true, "float": true, "for": true,
-	"goto": true, "if": true, "inline": true, "int": true, "long": true, "nullptr": true, "register": true,
-	"restrict": true, "return": true, "short": true, "signed": true, "sizeof": true, "static": true,
-	"static_assert": true, "struct": true, "switch": true, "thread_local": true, "true": true,
-	"typedef": true, "typeof": true, "typeof_unqual": true, "union": true, "unsigned": true, "void": true,
-	"volatile": true, "while": true,
-	"linux": true, "unix": true, "i386": true,
-}
+// out of it.) Made on first use, not at start-up: only show --c needs it
+// (docs/benchmarks.md#start-up-2026-12-03).
+var cReserved = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"alignas": true, "alignof": true, "asm": true, "auto": true, "bool": true, "break": true, "case": true,
+		"char": true, "const": true, "constexpr": true, "continue": true, "default": true, "do": true,
+		"double": true, "else": true, "enum": true, "extern": true, "false": true, "float": true, "for": true,
+		"goto": true, "if": true, "inline": true, "int": true, "long": true, "nullptr": true, "register": true,
+		"restrict": true, "return": true, "short": true, "signed": true, "sizeof": true, "static": true,
+		"static_assert": true, "struct": true, "switch": true, "thread_local": true, "true": true,
+		"typedef": true, "typeof": true, "typeof_unqual": true, "union": true, "unsigned": true, "void": true,
+		"volatile": true, "while": true,
+		"linux": true, "unix": true, "i386": true,
+	}
+})
 
 // cComment makes s safe inside a C block comment: escaped (package esc, so
 // one line, no control bytes), and a backslash put between any "*" and "/"
@@ -91,17 +94,19 @@ func cString(s string) string {
 }
 
 // cBaseNames are base type names C accepts as they are.
-var cBaseNames = map[string]bool{
-	"char": true, "signed char": true, "unsigned char": true, "short int": true, "short unsigned int": true,
-	"int": true, "unsigned int": true, "long int": true, "long unsigned int": true, "long long int": true,
-	"long long unsigned int": true, "_Bool": true, "float": true, "double": true, "long double": true,
-	"__int128": true, "__int128 unsigned": true, "_Float128": true, "_Float16": true,
-}
+var cBaseNames = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"char": true, "signed char": true, "unsigned char": true, "short int": true, "short unsigned int": true,
+		"int": true, "unsigned int": true, "long int": true, "long unsigned int": true, "long long int": true,
+		"long long unsigned int": true, "_Bool": true, "float": true, "double": true, "long double": true,
+		"__int128": true, "__int128 unsigned": true, "_Float128": true, "_Float16": true,
+	}
+})
 
 // cBaseName spells a DWARF base type in C: its own name when C has it, else
 // the C type of the same kind and size (C++ bool, char16_t, Rust u64).
 func cBaseName(t *typemodel.Type) string {
-	if cBaseNames[t.Name] {
+	if cBaseNames()[t.Name] {
 		return t.Name
 	}
 	size := typemodel.SizeOf(t)

@@ -58,7 +58,7 @@ func FuzzCText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		id := cIdent(s)
-		if !spec.IsIdent(id) || cReserved[id] {
+		if !spec.IsIdent(id) || cReserved()[id] {
 			t.Fatalf("cIdent(%q) = %q", s, id)
 		}
 		cm := cComment(s)

@@ -3,6 +3,7 @@ package layoutcheck
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/grade"
 )
@@ -112,17 +113,19 @@ func (f Finding) walk(fn func(Finding, int), depth int) {
 	}
 }
 
-var checkKinds = map[grade.Kind]string{
-	grade.Size: KindSize, grade.Moved: KindOffset, grade.Resized: KindFieldSize, grade.Retyped: KindType,
-	grade.Bitfield: KindBitfield, grade.Removed: KindMissingField, grade.LaidOver: KindLaidOver, grade.Added: KindAdded,
-	grade.OpaqueBounds: KindOpaqueBounds, grade.Renamed: KindRenamed, grade.TypeRenamed: KindTypeRenamed,
-	grade.FlexElem: KindFlexElem, grade.PointerTarget: KindPointerTarget, grade.UnionWrap: KindUnionWrap,
-	grade.AddedOpaque: KindAddedOpaque, grade.AddedPadding: KindAddedPadding, grade.Undescribed: KindUndescribed,
-}
+var checkKinds = sync.OnceValue(func() map[grade.Kind]string {
+	return map[grade.Kind]string{
+		grade.Size: KindSize, grade.Moved: KindOffset, grade.Resized: KindFieldSize, grade.Retyped: KindType,
+		grade.Bitfield: KindBitfield, grade.Removed: KindMissingField, grade.LaidOver: KindLaidOver, grade.Added: KindAdded,
+		grade.OpaqueBounds: KindOpaqueBounds, grade.Renamed: KindRenamed, grade.TypeRenamed: KindTypeRenamed,
+		grade.FlexElem: KindFlexElem, grade.PointerTarget: KindPointerTarget, grade.UnionWrap: KindUnionWrap,
+		grade.AddedOpaque: KindAddedOpaque, grade.AddedPadding: KindAddedPadding, grade.Undescribed: KindUndescribed,
+	}
+})
 
 // fromGrade words a grade finding (spec: old side; binary: new side).
 func fromGrade(g *grade.Finding) Finding {
-	f := Finding{Severity: Severity(g.Severity), Kind: checkKinds[g.Kind], Grade: string(g.Kind), Struct: g.Struct, Field: g.Field,
+	f := Finding{Severity: Severity(g.Severity), Kind: checkKinds()[g.Kind], Grade: string(g.Kind), Struct: g.Struct, Field: g.Field,
 		Expected: g.Old, Actual: g.New, Fields: g.Fields, Delta: g.Delta, EmbeddedIn: g.EmbeddedIn}
 	path := g.Path()
 	detail := ""
@@ -214,6 +217,10 @@ type StructResult struct {
 	// it ("enc_ring_t.seq (at enc_glb_comm_t.spare_ring)"); they are
 	// reported at their own struct.
 	Through []string `json:"through,omitempty"`
+	// Unresolved are the declarations the struct holds by value that no
+	// definition could replace (unresolved.go): its layout around them is
+	// not known.
+	Unresolved []UnresolvedDecl `json:"unresolved,omitempty"`
 }
 
 // SkippedInput is a walked entry that was not read, and why

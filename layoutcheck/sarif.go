@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 
 	"github.com/nrtabi/nrtabi/internal/render"
 	"github.com/nrtabi/nrtabi/layoutcheck/grade"
@@ -22,27 +23,29 @@ import (
 var checkedHook func(*Report)
 
 // kindRules says what each kind of finding is, for the rule SARIF lists.
-var kindRules = map[string]string{
-	KindSize: "a struct's size differs from the spec's", KindOffset: "a field the spec knows moved",
-	KindFieldSize: "a field the spec knows was resized", KindType: "a field the spec knows was retyped",
-	KindBitfield: "a field the spec knows became a bitfield", KindMissingField: "a field the spec knows is gone",
-	KindLaidOver: "a member the spec does not know lies over a spec field's bytes", KindRenamed: "a field has a new name, same offset, size and type",
-	KindTypeRenamed: "a member's type has a new name and an identical layout", KindFlexElem: "a flexible array's element type changed",
-	KindPointerTarget: "a pointer to an undescribed type now points to another", KindUnionWrap: "a field is now one member of a union over the same bytes",
-	KindAddedOpaque: "a new member inside an opaque range", KindAddedPadding: "a new member in bytes no spec field holds",
-	KindAdded: "a new member beyond the spec's end of the struct", KindUndescribed: "a spec field's bytes are now an opaque range",
-	KindOpaqueBounds: "an opaque range runs past the struct", KindMissingStruct: "a --require'd struct is in no input",
-	KindSONAME: "the library's SONAME is not the contract's", KindVerdef: "a version definition is not the contract's",
-	KindExport: "a symbol that must be defined is not, or not as a function", KindUnversioned: "a symbol is defined or imported without its version",
-	KindVersion: "a symbol is bound to the wrong version", KindForbidden: "a symbol that must not be in the dynamic table is",
-	KindNeeded: "DT_NEEDED is not the contract's", KindVersionNeed: ".gnu.version_r is not the contract's",
-	KindImport: "a required import is missing", KindAddress: "an address differs from the release binary's",
-	KindUnverified:      "an address had nothing to be compared with",
-	grade.EnumKindAdded: "an enum is new", grade.EnumKindRemoved: "an enum is gone", grade.EnumKindSize: "an enum's underlying size changed",
-	grade.EnumKindValueAdded: "an enumerator is new", grade.EnumKindValueRemoved: "an enumerator is gone",
-	grade.EnumKindRenamed: "an enumerator has a new name, same value", grade.EnumKindShifted: "an enumerator has a new value",
-	grade.EnumKindAlias: "an enumerator aliases another enumerator than before",
-}
+var kindRules = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		KindSize: "a struct's size differs from the spec's", KindOffset: "a field the spec knows moved",
+		KindFieldSize: "a field the spec knows was resized", KindType: "a field the spec knows was retyped",
+		KindBitfield: "a field the spec knows became a bitfield", KindMissingField: "a field the spec knows is gone",
+		KindLaidOver: "a member the spec does not know lies over a spec field's bytes", KindRenamed: "a field has a new name, same offset, size and type",
+		KindTypeRenamed: "a member's type has a new name and an identical layout", KindFlexElem: "a flexible array's element type changed",
+		KindPointerTarget: "a pointer to an undescribed type now points to another", KindUnionWrap: "a field is now one member of a union over the same bytes",
+		KindAddedOpaque: "a new member inside an opaque range", KindAddedPadding: "a new member in bytes no spec field holds",
+		KindAdded: "a new member beyond the spec's end of the struct", KindUndescribed: "a spec field's bytes are now an opaque range",
+		KindOpaqueBounds: "an opaque range runs past the struct", KindMissingStruct: "a --require'd struct is in no input",
+		KindSONAME: "the library's SONAME is not the contract's", KindVerdef: "a version definition is not the contract's",
+		KindExport: "a symbol that must be defined is not, or not as a function", KindUnversioned: "a symbol is defined or imported without its version",
+		KindVersion: "a symbol is bound to the wrong version", KindForbidden: "a symbol that must not be in the dynamic table is",
+		KindNeeded: "DT_NEEDED is not the contract's", KindVersionNeed: ".gnu.version_r is not the contract's",
+		KindImport: "a required import is missing", KindAddress: "an address differs from the release binary's",
+		KindUnverified:      "an address had nothing to be compared with",
+		grade.EnumKindAdded: "an enum is new", grade.EnumKindRemoved: "an enum is gone", grade.EnumKindSize: "an enum's underlying size changed",
+		grade.EnumKindValueAdded: "an enumerator is new", grade.EnumKindValueRemoved: "an enumerator is gone",
+		grade.EnumKindRenamed: "an enumerator has a new name, same value", grade.EnumKindShifted: "an enumerator has a new value",
+		grade.EnumKindAlias: "an enumerator aliases another enumerator than before",
+	}
+})
 
 // Level is the SARIF level of a fact's grade: incompatible is an error
 // (the pairing breaks), compatible a warning (the boundary holds, but
@@ -101,7 +104,7 @@ func (r *Report) SARIF(version, sourceRoot string) render.SARIFRun {
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		short := kindRules[k]
+		short := kindRules()[k]
 		if short == "" {
 			short = "a check finding of kind " + k
 		}

@@ -24,6 +24,9 @@ type ShowResult struct {
 	Spec     *spec.Struct // nil when the spec has no such struct
 	Findings []Finding
 	Debug    *elfread.Debug
+	// Unresolved are the declarations the struct holds by value that no
+	// definition could replace (unresolved.go): show names each.
+	Unresolved []UnresolvedDecl
 }
 
 // ShowOptions says what Show compares with and where it looks.
@@ -95,7 +98,7 @@ func ShowInput(ctx context.Context, in inputs.Input, name string, opt ShowOption
 	if err != nil {
 		return nil, elfread.InputErrorf(dbg.Path(), "%s: %w", name, err)
 	}
-	res := &ShowResult{Layout: l, Found: found[0], Spec: st, Debug: dbg}
+	res := &ShowResult{Layout: l, Found: found[0], Spec: st, Debug: dbg, Unresolved: unresolvedDecls(dbg.Types(), l)}
 	if st != nil {
 		res.Findings = CheckStruct(st, l)
 	}
@@ -221,6 +224,13 @@ func (res *ShowResult) write(w io.Writer, asked string, sp *spec.Spec) {
 				printf(w, "\t/* !! spec field missing: %s */\n", f.Message)
 			}
 		}
+	}
+	for _, u := range res.Unresolved {
+		if u.Type == "" { // the walk's bounds stopped it (unresolved.go)
+			printf(w, "\t/* !! unresolved declarations: %s */\n", u.Why)
+			continue
+		}
+		printf(w, "\t/* !! %s: %s stays a declaration, its size unknown: %s */\n", u.Member, u.Type, u.Why)
 	}
 	printf(w, "\n\t/* size: %d, cachelines: %d, members: %d */\n", l.Size, (l.Size+cacheline-1)/cacheline, len(l.Fields))
 	if holes > 0 {

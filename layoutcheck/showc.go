@@ -269,7 +269,7 @@ func (c *cEmitter) enum(e *typemodel.Type) {
 		return
 	}
 	for _, v := range e.Enumerators {
-		if c.enumerators[v.Name] || !spec.IsIdent(v.Name) || cReserved[v.Name] || v.Value < -1<<31 || v.Value > 1<<32-1 {
+		if c.enumerators[v.Name] || !spec.IsIdent(v.Name) || cReserved()[v.Name] || v.Value < -1<<31 || v.Value > 1<<32-1 {
 			return
 		}
 	}

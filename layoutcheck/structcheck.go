@@ -3,6 +3,7 @@ package layoutcheck
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/nrtabi/nrtabi/layoutcheck/grade"
 	"github.com/nrtabi/nrtabi/layoutcheck/specmatch"
@@ -280,12 +281,14 @@ func namedStruct(d *typemodel.Type, st *spec.Struct) bool {
 	return false
 }
 
-var intNames = map[string]string{
-	"uint8_t": "u8", "uint16_t": "u16", "uint32_t": "u32", "uint64_t": "u64",
-	"int8_t": "i8", "int16_t": "i16", "int32_t": "i32", "int64_t": "i64",
-	"size_t": "size_t", "ssize_t": "ssize_t", "time_t": "time_t", "uintptr_t": "uintptr_t",
-	"pthread_mutex_t": "pthread_mutex_t", "cpu_set_t": "cpu_set_t",
-}
+var intNames = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"uint8_t": "u8", "uint16_t": "u16", "uint32_t": "u32", "uint64_t": "u64",
+		"int8_t": "i8", "int16_t": "i16", "int32_t": "i32", "int64_t": "i64",
+		"size_t": "size_t", "ssize_t": "ssize_t", "time_t": "time_t", "uintptr_t": "uintptr_t",
+		"pthread_mutex_t": "pthread_mutex_t", "cpu_set_t": "cpu_set_t",
+	}
+})
 
 // scalarCanon spells a base type or an enum as the spec grammar would
 // (grade.Canon's spelling: int as i32), or "" when the grammar has no
@@ -294,7 +297,7 @@ func scalarCanon(d, sd *typemodel.Type) string {
 	size := typemodel.SizeOf(sd)
 	tds := typemodel.Typedefs(d)
 	for _, n := range tds {
-		if b, ok := intNames[n]; ok {
+		if b, ok := intNames()[n]; ok {
 			if bt, err := spec.ParseType(b); err == nil && int64(bt.Size()) == size {
 				return b
 			}

@@ -39,6 +39,13 @@ func (r *Report) WriteText(w io.Writer) {
 			for _, t := range s.Through {
 				printf(w, "        through %s, reported there\n", t)
 			}
+			for _, u := range s.Unresolved {
+				if u.Type == "" { // the walk's bounds stopped it (unresolved.go)
+					printf(w, "        unresolved: %s\n", u.Why)
+					continue
+				}
+				printf(w, "        unresolved %s: %s stays a declaration: %s\n", u.Member, u.Type, u.Why)
+			}
 		}
 		f.writeEnumsText(w, r.writeFact)
 		if len(f.Contract) > 0 {

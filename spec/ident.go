@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -15,41 +16,47 @@ import (
 
 // cKeywords are C11 keywords, the C23 ones, the GNU spellings gcc accepts
 // without underscores (asm, typeof) and C++'s: the header is included from
-// C++ as well (its extern "C" block).
-var cKeywords = setOf(
-	// C11
-	"auto", "break", "case", "char", "const", "continue", "default", "do", "double",
-	"else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
-	"register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
-	"switch", "typedef", "union", "unsigned", "void", "volatile", "while",
-	"_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary",
-	"_Noreturn", "_Static_assert", "_Thread_local",
-	// C23 and GNU
-	"alignas", "alignof", "bool", "constexpr", "false", "nullptr", "static_assert",
-	"thread_local", "true", "typeof", "typeof_unqual", "asm",
-	// C++
-	"and", "and_eq", "bitand", "bitor", "catch", "char8_t", "char16_t", "char32_t",
-	"class", "co_await", "co_return", "co_yield", "compl", "concept", "const_cast",
-	"consteval", "constinit", "decltype", "delete", "dynamic_cast", "explicit", "export",
-	"friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator",
-	"or", "or_eq", "private", "protected", "public", "reinterpret_cast", "requires",
-	"static_cast", "template", "this", "throw", "try", "typeid", "typename", "using",
-	"virtual", "wchar_t", "xor", "xor_eq",
-)
+// C++ as well (its extern "C" block). This file's sets are made on first
+// use, not at start-up: every command links this package, few validate
+// names (docs/benchmarks.md#start-up-2026-12-03).
+var cKeywords = sync.OnceValue(func() map[string]bool {
+	return setOf(
+		// C11
+		"auto", "break", "case", "char", "const", "continue", "default", "do", "double",
+		"else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
+		"register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+		"switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+		"_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary",
+		"_Noreturn", "_Static_assert", "_Thread_local",
+		// C23 and GNU
+		"alignas", "alignof", "bool", "constexpr", "false", "nullptr", "static_assert",
+		"thread_local", "true", "typeof", "typeof_unqual", "asm",
+		// C++
+		"and", "and_eq", "bitand", "bitor", "catch", "char8_t", "char16_t", "char32_t",
+		"class", "co_await", "co_return", "co_yield", "compl", "concept", "const_cast",
+		"consteval", "constinit", "decltype", "delete", "dynamic_cast", "explicit", "export",
+		"friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator",
+		"or", "or_eq", "private", "protected", "public", "reinterpret_cast", "requires",
+		"static_cast", "template", "this", "throw", "try", "typeid", "typename", "using",
+		"virtual", "wchar_t", "xor", "xor_eq",
+	)
+})
 
 // cTaken are the ordinary identifiers the generated C uses from the system
 // headers it includes (gen/templates) and its own locals next to spec
 // parameters: a spec name equal to one would redefine it (a constant is a
 // #define, so it would rewrite every use).
-var cTaken = setOf(
-	"NULL", "offsetof", "size_t", "ssize_t", "time_t", "uintptr_t", "intptr_t",
-	"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-	"INT64_C", "UINT64_C", "UINT32_C", "INT32_C", "cpu_set_t", "CPU_SETSIZE",
-	"pthread_mutex_t", "pthread_cond_t", "errno", "stderr", "stdout", "stdin",
-	"memset", "memcpy", "memcmp", "strlen", "strncpy", "snprintf", "fprintf", "printf",
-	"calloc", "malloc", "free", "clock_gettime", "CLOCK_REALTIME", "ETIMEDOUT",
-	"timespec", "tv_sec", "tv_nsec", "main", "rc",
-)
+var cTaken = sync.OnceValue(func() map[string]bool {
+	return setOf(
+		"NULL", "offsetof", "size_t", "ssize_t", "time_t", "uintptr_t", "intptr_t",
+		"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+		"INT64_C", "UINT64_C", "UINT32_C", "INT32_C", "cpu_set_t", "CPU_SETSIZE",
+		"pthread_mutex_t", "pthread_cond_t", "errno", "stderr", "stdout", "stdin",
+		"memset", "memcpy", "memcmp", "strlen", "strncpy", "snprintf", "fprintf", "printf",
+		"calloc", "malloc", "free", "clock_gettime", "CLOCK_REALTIME", "ETIMEDOUT",
+		"timespec", "tv_sec", "tv_nsec", "main", "rc",
+	)
+})
 
 // cOwnedPrefixes start the identifiers the generator declares itself.
 var cOwnedPrefixes = []string{"nrtabi_", "NRTABI_", "nrt_nccl_", "NRT_NCCL_", "nccom_stub_", "NCCOM_STUB_",
@@ -86,11 +93,11 @@ func CMemberProblem(s string) string {
 		return "it is empty"
 	case !IsIdent(s):
 		return "it is not a C identifier (letters, digits and _, not starting with a digit)"
-	case cKeywords[s]:
+	case cKeywords()[s]:
 		return "it is a C or C++ keyword"
 	case len(s) >= 2 && s[0] == '_' && (s[1] == '_' || 'A' <= s[1] && s[1] <= 'Z'):
 		return "it is reserved to the C implementation (a leading __ or _ and an upper-case letter)"
-	case cTaken[s]:
+	case cTaken()[s]:
 		return "the generated C already uses it (a system header name or a local)"
 	case cSystemMacros()[s]:
 		return "the system headers the generated C includes define it as a macro"
@@ -189,31 +196,37 @@ func quoteByte(c byte) string {
 // goFixed are the package-level identifiers the generated Go declares for
 // itself (gen/go*.go); a spec name whose Go form is one of them would
 // redeclare it.
-var goFixed = setOf("PthreadMutex", "StdVector", "CPUSet", "Release", "BuildTag", "LibnrtSONAME", "LibnrtBuildID",
-	"LibnrtGit", "LibnrtRuntimeVersion", "CollectivesVersion", "LibnccomSONAME", "LibnccomBuildID", "LibnccomGit", "SlotBase", "SlotTop", "SlotStride",
-	"NumForward", "NumReverse", "Guarded", "Probe", "Hot", "ForwardSymbol", "Forward", "ReverseSymbol",
-	"Reverse", "VersionNode", "VersionNodes", "TestLayout")
+var goFixed = sync.OnceValue(func() map[string]bool {
+	return setOf("PthreadMutex", "StdVector", "CPUSet", "Release", "BuildTag", "LibnrtSONAME", "LibnrtBuildID",
+		"LibnrtGit", "LibnrtRuntimeVersion", "CollectivesVersion", "LibnccomSONAME", "LibnccomBuildID", "LibnccomGit", "SlotBase", "SlotTop", "SlotStride",
+		"NumForward", "NumReverse", "Guarded", "Probe", "Hot", "ForwardSymbol", "Forward", "ReverseSymbol",
+		"Reverse", "VersionNode", "VersionNodes", "TestLayout")
+})
 
 // goMethods are the methods the generated Go declares on struct mirrors; a
 // field of that Go name would clash with them.
-var goMethods = setOf("MarshalTo", "UnmarshalFrom", "String")
+var goMethods = sync.OnceValue(func() map[string]bool {
+	return setOf("MarshalTo", "UnmarshalFrom", "String")
+})
 
 // GoFixedNames are the package-level names the generated Go declares
 // itself, for the generator's test that holds this list to the output.
 func GoFixedNames() []string {
-	out := make([]string, 0, len(goFixed))
-	for n := range goFixed {
+	out := make([]string, 0, len(goFixed()))
+	for n := range goFixed() {
 		out = append(out, n)
 	}
 	return out
 }
 
 // initialisms are upper-cased whole when they form a word of a Go name.
-var initialisms = map[string]string{
-	"id": "ID", "ids": "IDs", "mla": "MLA", "rid": "RID", "pci": "PCI", "bdf": "BDF",
-	"rdh": "RDH", "vnc": "VNC", "ofi": "OFI", "cpu": "CPU", "uid": "UID", "nrt": "NRT",
-	"nec": "NEC", "nc": "NC", "mr": "MR",
-}
+var initialisms = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"id": "ID", "ids": "IDs", "mla": "MLA", "rid": "RID", "pci": "PCI", "bdf": "BDF",
+		"rdh": "RDH", "vnc": "VNC", "ofi": "OFI", "cpu": "CPU", "uid": "UID", "nrt": "NRT",
+		"nec": "NEC", "nc": "NC", "mr": "MR",
+	}
+})
 
 // GoName turns a C identifier (snake_case or camelCase) into an exported Go
 // name. It always starts with an upper-case letter, so it is never a Go
@@ -230,7 +243,7 @@ func GoName(c string) string {
 		if w == "" {
 			continue
 		}
-		if up, ok := initialisms[strings.ToLower(w)]; ok {
+		if up, ok := initialisms()[strings.ToLower(w)]; ok {
 			b.WriteString(up)
 			continue
 		}

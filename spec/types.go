@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Kind classifies a type expression of the spec's small C type grammar.
@@ -48,31 +49,33 @@ type builtin struct {
 	goType string // Go spelling
 }
 
-var builtins = map[string]builtin{
-	"u8":              {KindInt, 1, false, "uint8_t", "uint8"},
-	"u16":             {KindInt, 2, false, "uint16_t", "uint16"},
-	"u32":             {KindInt, 4, false, "uint32_t", "uint32"},
-	"u64":             {KindInt, 8, false, "uint64_t", "uint64"},
-	"i8":              {KindInt, 1, true, "int8_t", "int8"},
-	"i16":             {KindInt, 2, true, "int16_t", "int16"},
-	"i32":             {KindInt, 4, true, "int32_t", "int32"},
-	"i64":             {KindInt, 8, true, "int64_t", "int64"},
-	"int":             {KindInt, 4, true, "int", "int32"},
-	"unsigned":        {KindInt, 4, false, "unsigned int", "uint32"},
-	"size_t":          {KindInt, 8, false, "size_t", "uint64"},
-	"ssize_t":         {KindInt, 8, true, "ssize_t", "int64"},
-	"time_t":          {KindInt, 8, true, "time_t", "int64"},
-	"uintptr_t":       {KindInt, 8, false, "uintptr_t", "uintptr"},
-	"bool":            {KindBool, 1, false, "bool", "bool"},
-	"char":            {KindChar, 1, true, "char", "byte"},
-	"void":            {KindVoid, 0, false, "void", ""},
-	"pthread_mutex_t": {KindMutex, 40, false, "pthread_mutex_t", "PthreadMutex"},
-	"cpu_set_t":       {KindSystem, 128, false, "cpu_set_t", "CPUSet"},
-}
+var builtins = sync.OnceValue(func() map[string]builtin {
+	return map[string]builtin{
+		"u8":              {KindInt, 1, false, "uint8_t", "uint8"},
+		"u16":             {KindInt, 2, false, "uint16_t", "uint16"},
+		"u32":             {KindInt, 4, false, "uint32_t", "uint32"},
+		"u64":             {KindInt, 8, false, "uint64_t", "uint64"},
+		"i8":              {KindInt, 1, true, "int8_t", "int8"},
+		"i16":             {KindInt, 2, true, "int16_t", "int16"},
+		"i32":             {KindInt, 4, true, "int32_t", "int32"},
+		"i64":             {KindInt, 8, true, "int64_t", "int64"},
+		"int":             {KindInt, 4, true, "int", "int32"},
+		"unsigned":        {KindInt, 4, false, "unsigned int", "uint32"},
+		"size_t":          {KindInt, 8, false, "size_t", "uint64"},
+		"ssize_t":         {KindInt, 8, true, "ssize_t", "int64"},
+		"time_t":          {KindInt, 8, true, "time_t", "int64"},
+		"uintptr_t":       {KindInt, 8, false, "uintptr_t", "uintptr"},
+		"bool":            {KindBool, 1, false, "bool", "bool"},
+		"char":            {KindChar, 1, true, "char", "byte"},
+		"void":            {KindVoid, 0, false, "void", ""},
+		"pthread_mutex_t": {KindMutex, 40, false, "pthread_mutex_t", "PthreadMutex"},
+		"cpu_set_t":       {KindSystem, 128, false, "cpu_set_t", "CPUSet"},
+	}
+})
 
 // Builtin reports the C and Go spelling of a builtin scalar name.
 func Builtin(name string) (c, goType string, ok bool) {
-	b, ok := builtins[name]
+	b, ok := builtins()[name]
 	return b.c, b.goType, ok
 }
 
@@ -177,7 +180,7 @@ func (p *typeParser) parse(depth int, inVector bool) (*Type, error) {
 		}
 		p.i++
 		t = &Type{Kind: KindVector, Name: "std::vector", Elem: elem}
-	} else if b, ok := builtins[name]; ok {
+	} else if b, ok := builtins()[name]; ok {
 		t = &Type{Kind: b.kind, Name: name, Signed: b.signed}
 	} else {
 		if strings.Contains(name, ":") {
@@ -290,7 +293,7 @@ func (t *Type) scalarLayout() (size, align int) {
 	case KindVector:
 		return 24, 8
 	}
-	b, ok := builtins[t.Name]
+	b, ok := builtins()[t.Name]
 	if !ok || b.kind != t.Kind {
 		return 0, 0
 	}

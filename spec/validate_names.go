@@ -115,7 +115,7 @@ func (c *checker) names() {
 			// The Go field has the stable spelling in every release
 			// (docs/generator.md#stable-fields).
 			g := GoName(f.StableName())
-			if goMethods[g] {
+			if goMethods()[g] {
 				c.at(&f.Fact, "name", "name", "field %s.%s becomes the Go field %s, which is a method of the generated mirror; rename it", st.Name, f.Name, g)
 			} else if other, ok := goFields[g]; ok {
 				c.at(&f.Fact, "name", "name", "fields %s and %s of %s both become the Go field %s; rename one", other, f.Name, st.Name, g)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 
 	"github.com/nrtabi/nrtabi/gen"
@@ -47,8 +46,6 @@ func genCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Wri
 	case *root != "" && (!*all || *dest != ""):
 		return c.Usagef("--root names the tree --all writes without --out")
 	}
-	log := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelWarn}))
-
 	// Generate everything before writing anything: a bad release leaves
 	// every output directory as it was.
 	names := []string{sf.Value}
@@ -114,7 +111,6 @@ func genCmd(ctx context.Context, c *cli.Command, args []string, out, errw io.Wri
 		if err := gen.Write(r.Dir, r.Files); err != nil {
 			return err
 		}
-		log.Info("generated", "dir", r.Dir, "files", len(r.Files))
 		fmt.Fprintf(out, "%s: %d files\n", r.Dir, len(r.Files))
 	}
 	return nil

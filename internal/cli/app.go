@@ -64,6 +64,12 @@ type App struct {
 	// -tags nrtabi_release_NAME), which version prints.
 	BuiltFor string
 	commands map[string]*Command
+	// interruptible is set by Main: a command's run watches SIGINT and
+	// SIGTERM. The handler is installed when a command runs, not at start:
+	// the help answers wait for nothing, and the signal goroutine and its
+	// locked thread were a part of every start-up's cost
+	// (docs/benchmarks.md#start-up-2026-12-03).
+	interruptible bool
 }
 
 // NewApp returns the App of these commands and "version". The list is
@@ -96,11 +102,19 @@ func (a *App) add(c *Command) {
 // second interrupt ends the process at once. It exits with the command's
 // status.
 func Main(a *App) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	a.interruptible = true
+	os.Exit(a.Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// watchInterrupt is the context a command runs under: under Main, one that
+// SIGINT or SIGTERM ends; stop restores the signals' default effect.
+func (a *App) watchInterrupt(ctx context.Context) (context.Context, context.CancelFunc) {
+	if !a.interruptible {
+		return ctx, func() {}
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	context.AfterFunc(ctx, stop) // the next interrupt has its default effect
-	rc := a.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(rc)
+	return ctx, stop
 }
 
 // Names lists every command, sorted.
@@ -254,13 +268,19 @@ func (a *App) runGuarded(ctx context.Context, c *Command, args []string, out, er
 			rc = ExitError
 		}
 	}()
+	ctx, stop := a.watchInterrupt(ctx)
+	defer stop()
 	return a.report(c, c.Run(ctx, c, args, out, errw), errw)
 }
 
-func (a *App) usage(w io.Writer) {
-	fmt.Fprintf(w, "%s: %s\n\nusage: %s COMMAND [flags] [arguments]\n\n", a.Name, a.About, a.Name)
-	a.list(w, "")
-	fmt.Fprintf(w, "\nRun '%s help COMMAND' (or '%s COMMAND -h') for a command's synopsis, flags and an example.\n", a.Name, a.Name)
+// usage is written in one write: a line at a time was a system call each,
+// on the path --help times (docs/benchmarks.md#start-up-2026-12-03).
+func (a *App) usage(out io.Writer) {
+	var w strings.Builder
+	fmt.Fprintf(&w, "%s: %s\n\nusage: %s COMMAND [flags] [arguments]\n\n", a.Name, a.About, a.Name)
+	a.list(&w, "")
+	fmt.Fprintf(&w, "\nRun '%s help COMMAND' (or '%s COMMAND -h') for a command's synopsis, flags and an example.\n", a.Name, a.Name)
+	_, _ = io.WriteString(out, w.String()) // a failed write of help has no one left to tell
 }
 
 func (a *App) groupUsage(w io.Writer, group string) {

@@ -502,7 +502,10 @@ func TestBoundaryAcrossThreeHosts(t *testing.T) {
 	for i := range ms {
 		ms[i].Cmd = append([]string{"ip", "netns", "exec", hosts[i]}, ms[i].Cmd...)
 	}
-	runs, _, err := worldprog.Launch(t.Context(), ms, addrs[0]+":29556", []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=info"})
+	// The seed's group init, so the agreed id names the root rank 0 started
+	// on its own interface (the default split id names none).
+	runs, _, err := worldprog.Launch(t.Context(), ms, addrs[0]+":29556", []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=info",
+		abi.EnvBootstrapGroupInit + "=flat"})
 	if err != nil {
 		t.Fatal(err)
 	}

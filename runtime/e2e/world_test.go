@@ -421,7 +421,8 @@ func TestDefaultWireBytes(t *testing.T) {
 
 // TestReferenceLibnccomBadArguments calls every neuron* export of the
 // reference libnccom with NULL out-pointers, out-of-range sizes and ranks
-// and comms it never made (nccomedges.c), normally and under ASan/UBSan:
+// and comms it never made, and split unique ids of no world here or of a
+// version no maker writes (nccomedges.c), normally and under ASan/UBSan:
 // the init path (neuronGetUniqueId, neuronInitGlobalComm, neuronInitComm)
 // answers ncclInvalidArgument (4) as the seed's wrappers pass it through
 // (contradiction row init-status-invalid-argument), every other export
@@ -479,8 +480,14 @@ func TestReferenceLibnccomBadArguments(t *testing.T) {
 					t.Errorf("%s: status %s, want %s (%s)", name, rc, what, want)
 				}
 			}
-			if seen != 13 {
-				t.Errorf("%d init-path calls checked, want 13:\n%s", seen, out.String())
+			if seen != 15 {
+				t.Errorf("%d init-path calls checked, want 15:\n%s", seen, out.String())
+			}
+			// the two split ids, each refused by name (docs/bootstrap.md#group-comm-split)
+			for _, want := range []string{"holds no world of 2 ranks with that cluster id and epoch: forged or from another world", "split unique id: version 2"} {
+				if !strings.Contains(errw.String(), want) {
+					t.Errorf("no %q among the refusals:\n%s", want, errw.String())
+				}
 			}
 		})
 	}

@@ -89,7 +89,8 @@ func TestMixedSplitDisagreement(t *testing.T) {
 		return ms
 	}
 	for _, bad := range []int{3, 2} {
-		runs, _ := runWorld(t, mixed(bad))
+		runs, took := runWorld(t, mixed(bad))
+		t.Logf("rank %d on the flat path: the world ended in %s", bad, took)
 		run := runs[bad]
 		text := run.Fields["error"] + "\n" + run.Stderr
 		if run.Exit == 0 || !strings.Contains(text, "split of the world") || !strings.Contains(text, abi.EnvBootstrapGroupInit) {

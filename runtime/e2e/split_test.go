@@ -75,7 +75,7 @@ func FuzzCSplitID(f *testing.F) {
 // (NRTABI_BOOTSTRAP_GROUP_INIT=flat) is given the world group's split id:
 // a C host and a Go rank each refuse it by name. With every rank flat the
 // world agrees on a loopback root, the seed's path. Cost: three worlds of
-// 4 processes, about a second.
+// 4 processes, about 0.1 s (the package's world builds are shared).
 func TestMixedSplitDisagreement(t *testing.T) {
 	requireWorld(t)
 	mixed := func(flat ...int) []member {

@@ -137,8 +137,12 @@ func agree(t *testing.T, runs []worldprog.Run) {
 	if ok, r := worldprog.Agreed(runs); !ok {
 		t.Errorf("rank %d disagrees: exit %d: %s\n%s", r, runs[r].Exit, runs[r].Fields["line"], runs[r].Stderr)
 	}
-	if id := runs[0].Fields["unique_id"]; !strings.HasPrefix(id, "127.0.0.1:") {
-		t.Errorf("rank 0's unique id %q is not a loopback root address", id)
+	// By default the world group's id is rank 0's second split of the
+	// world (docs/bootstrap.md#group-comm-split: the global group's is the
+	// first); with NRTABI_BOOTSTRAP_GROUP_INIT=flat, a loopback root's.
+	split := fmt.Sprintf(",n=%d,root=0,serial=2)", len(runs))
+	if id := runs[0].Fields["unique_id"]; !strings.HasPrefix(id, "127.0.0.1:") && !(strings.HasPrefix(id, "split(") && strings.HasSuffix(id, split)) {
+		t.Errorf("rank 0's unique id %q is neither a loopback root address nor the world group's split", id)
 	}
 	// Every rank initialised the group's comm through nccl_init_comm, as
 	// libnrt's enc_init_comm does (docs/sources.md#s004-5), so its enc_comm
@@ -417,7 +421,8 @@ func TestDefaultWireBytes(t *testing.T) {
 
 // TestReferenceLibnccomBadArguments calls every neuron* export of the
 // reference libnccom with NULL out-pointers, out-of-range sizes and ranks
-// and comms it never made (nccomedges.c), normally and under ASan/UBSan:
+// and comms it never made, and split unique ids of no world here or of a
+// version no maker writes (nccomedges.c), normally and under ASan/UBSan:
 // the init path (neuronGetUniqueId, neuronInitGlobalComm, neuronInitComm)
 // answers ncclInvalidArgument (4) as the seed's wrappers pass it through
 // (contradiction row init-status-invalid-argument), every other export
@@ -475,8 +480,14 @@ func TestReferenceLibnccomBadArguments(t *testing.T) {
 					t.Errorf("%s: status %s, want %s (%s)", name, rc, what, want)
 				}
 			}
-			if seen != 13 {
-				t.Errorf("%d init-path calls checked, want 13:\n%s", seen, out.String())
+			if seen != 15 {
+				t.Errorf("%d init-path calls checked, want 15:\n%s", seen, out.String())
+			}
+			// the two split ids, each refused by name (docs/bootstrap.md#group-comm-split)
+			for _, want := range []string{"holds no world of 2 ranks with that cluster id and epoch: forged or from another world", "split unique id: version 2"} {
+				if !strings.Contains(errw.String(), want) {
+					t.Errorf("no %q among the refusals:\n%s", want, errw.String())
+				}
 			}
 		})
 	}
@@ -498,7 +509,10 @@ func TestBoundaryAcrossThreeHosts(t *testing.T) {
 	for i := range ms {
 		ms[i].Cmd = append([]string{"ip", "netns", "exec", hosts[i]}, ms[i].Cmd...)
 	}
-	runs, _, err := worldprog.Launch(t.Context(), ms, addrs[0]+":29556", []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=info"})
+	// The seed's group init, so the agreed id names the root rank 0 started
+	// on its own interface (the default split id names none).
+	runs, _, err := worldprog.Launch(t.Context(), ms, addrs[0]+":29556", []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=info",
+		abi.EnvBootstrapGroupInit + "=flat"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,6 +52,17 @@ int main(void)
 	SHOW("neuronInitComm(id=NULL)", neuronInitComm(&comm, 2, NULL, 0, &dev, false));
 	SHOW("neuronInitComm(dev=NULL)", neuronInitComm(&comm, 2, id, 0, NULL, false));
 	SHOW("neuronInitComm(rank=-1)", neuronInitComm(&comm, 2, id, -1, &dev, false));
+	/* A split unique id (docs/bootstrap.md#group-comm-split) of a world of 2
+	 * this process does not hold, then one of a version no maker writes. */
+	char split[128] = "nrtsplit";
+	split[8] = 1;
+	split[12] = 2;
+	split[16] = 0x5a;
+	split[32] = 2;
+	split[40] = 1;
+	SHOW("neuronInitComm(split id, no world)", neuronInitComm(&comm, 2, split, 0, &dev, false));
+	split[8] = 2;
+	SHOW("neuronInitComm(split id, version 2)", neuronInitComm(&comm, 2, split, 0, &dev, false));
 	SHOW("neuronBuildGraphComm(unknown)", neuronBuildGraphComm(&fake));
 	SHOW("neuronGetCommInfo(NULL out)", neuronGetCommInfo(&fake, NULL));
 	nccl_comm_info_t info;

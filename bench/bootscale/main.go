@@ -169,6 +169,10 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return err
 	}
 	loadBefore := benchenv.LoadAvg()
+	cores, err := strconv.Atoi(benchenv.NProc())
+	if err != nil || cores < 1 {
+		return fmt.Errorf("nproc %q: not a CPU count", benchenv.NProc())
+	}
 	date := time.Now().UTC().Format(time.RFC3339)
 	fmt.Fprintf(out, "%s, nproc %s, load %s, %d runs per size and variant (medians, interleaved), %s\n",
 		date, benchenv.NProc(), loadBefore, o.reps, sockTimeout)
@@ -194,6 +198,9 @@ sizeLoop:
 		ls[n] = l
 		boot := make([][]float64, len(vs))
 		agree := make([][]float64, len(vs))
+		avail := make([][]float64, len(vs))
+		cpuMs := make([][]float64, len(vs))
+		csw := make([][]float64, len(vs))
 		for rep := 0; rep < o.reps; rep++ {
 			for k := range vs { // rotate the order: no variant always runs first
 				i := (k + rep) % len(vs)
@@ -202,8 +209,13 @@ sizeLoop:
 					continue
 				}
 				rctx, cancel := context.WithTimeout(ctx, o.runTimeout)
+				s0, err0 := takeSample()
 				tm, err := v.measure(rctx, n, l)
+				s1, err1 := takeSample()
 				cancel()
+				if err == nil && (err0 != nil || err1 != nil) {
+					return fmt.Errorf("%s, %d ranks: the host's CPU share: %w", v.name, n, errors.Join(err0, err1))
+				}
 				if err != nil && ctx.Err() != nil {
 					// interrupted: keep the sizes done, drop this one
 					fmt.Fprintf(out, "interrupted during N=%d: the fit and the file keep the sizes completed\n", n)
@@ -215,6 +227,10 @@ sizeLoop:
 				}
 				boot[i] = append(boot[i], tm.boot)
 				agree[i] = append(agree[i], tm.agree)
+				u := since(s0, s1)
+				avail[i] = append(avail[i], u.avail(cores))
+				cpuMs[i] = append(cpuMs[i], u.cpu*1e3)
+				csw[i] = append(csw[i], u.nvcsw)
 			}
 		}
 		for i, v := range vs {
@@ -224,7 +240,10 @@ sizeLoop:
 			put(meds, v.name, n, benchenv.Median(boot[i]))
 			put(agreeMeds, v.name, n, benchenv.Median(agree[i]))
 			r := bootsim.MeasuredRow{Variant: v.name, Algo: v.algo.String(), Lang: v.lang, Bidi: v.bidi, N: n,
-				BootMs: meds[v.name][n], AgreeMs: agreeMeds[v.name][n]}
+				BootMs: meds[v.name][n], AgreeMs: agreeMeds[v.name][n],
+				Avail: benchenv.Median(avail[i]), CPUMs: benchenv.Median(cpuMs[i]), Nvcsw: benchenv.Median(csw[i])}
+			fmt.Fprintf(out, "  %s N=%d: the world had %.0f%% of the %d cores left by the rest of the host (median), used %.0f ms CPU, %.0f voluntary switches\n",
+				v.name, n, r.Avail*100, cores, r.CPUMs, r.Nvcsw)
 			if v.algo == bootsim.Hier {
 				r.L = l
 			}

@@ -39,6 +39,14 @@ type MeasuredRow struct {
 	L       int     `json:"l"`
 	BootMs  float64 `json:"boot_ms"`
 	AgreeMs float64 `json:"agree_ms"`
+	// What the world had of the host (docs/benchmarks.md#the-simulator),
+	// medians over its runs; 0 in rows measured before they were: the
+	// fraction of the cores the rest of the host left it (/proc/stat less
+	// its own CPU, over its wall time), its CPU (user + sys of all its
+	// processes) and their voluntary context switches.
+	Avail float64 `json:"avail,omitempty"`
+	CPUMs float64 `json:"cpu_ms,omitempty"`
+	Nvcsw float64 `json:"nvcsw,omitempty"`
 }
 
 // maxFitted bounds the file (a few hundred rows fit in far less).
@@ -85,6 +93,8 @@ func ParseFitted(data []byte) (*Fitted, error) {
 			return nil, fmt.Errorf("row %d: n %d, l %d, roots %d: not a world", i, r.N, r.L, r.Roots)
 		case !finite(r.BootMs) || r.BootMs <= 0 || !finite(r.AgreeMs) || r.AgreeMs < 0:
 			return nil, fmt.Errorf("row %d: boot %v ms, agree %v ms", i, r.BootMs, r.AgreeMs)
+		case !finite(r.Avail) || r.Avail < 0 || r.Avail > 1 || !finite(r.CPUMs) || r.CPUMs < 0 || r.CPUMs > 1e9 || !finite(r.Nvcsw) || r.Nvcsw < 0 || r.Nvcsw > 1e12:
+			return nil, fmt.Errorf("row %d: avail %v, cpu %v ms, %v switches: want a share of 0..1 and counts >= 0", i, r.Avail, r.CPUMs, r.Nvcsw)
 		case len(r.Variant) == 0 || len(r.Variant) > 64 || strings.ContainsFunc(r.Variant, func(c rune) bool { return c < '-' || c > 'z' }):
 			return nil, fmt.Errorf("row %d: variant name %q", i, r.Variant)
 		}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestParseProcStat(t *testing.T) {
+	// user nice system idle iowait irq softirq steal guest guest_nice
+	got, err := parseProcStat([]byte("cpu  100 20 30 5000 70 1 2 3 40 50\ncpu0 1 2 3 4\n"))
+	if err != nil || math.Abs(got-1.56) > 1e-9 { // (100+20+30+1+2+3)/100 s; idle, iowait and guest out
+		t.Errorf("busy %v, %v; want 1.56 s", got, err)
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3 4 5", "cpu 1 2 3", "cpu 1 2 x 4 5", "cpu -1 2 3 4 5",
+		"cpu 4611686018427387903 4611686018427387903 1 2 3", "intr 1 2 3 4 5"} {
+		if v, err := parseProcStat([]byte(bad)); err == nil {
+			t.Errorf("%q: read %v", bad, v)
+		}
+	}
+}
+
+func TestReadProcStatRefusesNonRegular(t *testing.T) {
+	if _, err := readProcStat(t.TempDir()); err == nil {
+		t.Error("a directory was read as /proc/stat")
+	}
+	p := filepath.Join(t.TempDir(), "stat")
+	if err := os.WriteFile(p, []byte("cpu 1 1 1 1 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := readProcStat(p); err != nil || v != 0.03 { // user, nice, system; idle and iowait out
+		t.Errorf("%v %v", v, err)
+	}
+}
+
+// TestAvail: the share is what the rest of the host left, bounded, and
+// catches a planted load (another session's CPU over the same wall).
+func TestAvail(t *testing.T) {
+	idle := usage{cpu: 1.0, wall: 1.0, hostBusy: 1.0}
+	if a := idle.avail(2); a != 1 {
+		t.Errorf("a host busy only with the world: %v, want 1", a)
+	}
+	loaded := usage{cpu: 0.5, wall: 1.0, hostBusy: 1.5} // another session took 1 of the 2 cores
+	if a := loaded.avail(2); math.Abs(a-0.5) > 1e-9 {
+		t.Errorf("half the host taken: %v, want 0.5", a)
+	}
+	if a := (usage{cpu: 0, wall: 1, hostBusy: 10}).avail(2); a != 0.5 {
+		t.Errorf("more than the host: %v, want the floor 1/cores", a)
+	}
+	if a := (usage{}).avail(2); a != 1 {
+		t.Errorf("no wall time: %v", a)
+	}
+}
+
+func FuzzParseProcStat(f *testing.F) {
+	f.Add([]byte("cpu  100 20 30 5000 70 1 2 3 40 50\n"))
+	f.Add([]byte("cpu 1 2 3 4"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := parseProcStat(data)
+		if err == nil && (v < 0 || math.IsNaN(v) || math.IsInf(v, 0)) {
+			t.Fatalf("busy %v", v)
+		}
+	})
+}

@@ -47,6 +47,7 @@ func main() {
 	flag.IntVar(&o.fitMax, "fit-max", 64, "fit the simulator to the rows of at most this many ranks; the larger rows validate it")
 	flag.StringVar(&o.fitted, "fitted", "bench/bootsim/fitted.json", "where the fitted costs and the measured rows are written (and, with -project, read)")
 	flag.BoolVar(&o.refit, "refit", false, "measure nothing: refit the simulator to the rows in the -fitted file and rewrite it")
+	flag.StringVar(&o.merge, "merge", "", "with -refit: first add the rows of this fitted file (another run's, e.g. the sizes only some variants reach), noted in the file; a row of a variant and size already there is refused")
 	flag.BoolVar(&o.project, "project", false, "measure nothing: print the projection and write the plot from the committed -fitted file")
 	flag.StringVar(&o.only, "only", "", "measure only these variants (comma-separated names; empty: all)")
 	flag.StringVar(&o.fitExclude, "fit-exclude", "", "variants whose rows the fit does not see, as name=reason,... (they are still graded, as validation)")
@@ -54,6 +55,7 @@ func main() {
 	flag.StringVar(&o.svg, "svg", "docs/bootstrap-scaling.svg", "where to write the plot (empty: none)")
 	flag.BoolVar(&o.c, "c", true, "also measure C hosts through libnrt and the reference libnccom")
 	flag.DurationVar(&o.runTimeout, "run-timeout", 5*time.Minute, "the longest one world may take")
+	flag.BoolVar(&useAvail, "avail", true, "the simulator takes each row's measured share of the host (false: every row as if it had the whole host)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -81,6 +83,7 @@ type options struct {
 	fitted      string
 	project     bool
 	refit       bool
+	merge       string
 	only        string
 	fitExclude  string
 }

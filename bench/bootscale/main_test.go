@@ -220,3 +220,29 @@ func TestWithinNoiseFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeRows: another run's rows join the file, noted; a variant and
+// size in both, or a host of another shape, is refused. Milliseconds.
+func TestMergeRows(t *testing.T) {
+	dir := t.TempDir()
+	row := func(v string, n int) bootsim.MeasuredRow {
+		return bootsim.MeasuredRow{Variant: v, Algo: "star", Lang: "go", N: n, BootMs: 1, AgreeMs: 1}
+	}
+	write := func(name, nproc string, rows ...bootsim.MeasuredRow) string {
+		p := filepath.Join(dir, name)
+		if err := bootsim.SaveFitted(p, &bootsim.Fitted{Date: name, NProc: nproc, FitMaxN: 64, Rows: rows}); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	f := &bootsim.Fitted{NProc: "2", FitMaxN: 64, Rows: []bootsim.MeasuredRow{row("star", 8)}}
+	if err := mergeRows(f, write("big", "2", row("star", 1024))); err != nil || len(f.Rows) != 2 || f.Notes["merged big"] == "" {
+		t.Fatalf("merge: %v, %d rows, notes %v", err, len(f.Rows), f.Notes)
+	}
+	if err := mergeRows(f, write("again", "2", row("star", 8))); err == nil || !strings.Contains(err.Error(), "in both") {
+		t.Errorf("a row in both files: %v", err)
+	}
+	if err := mergeRows(f, write("other", "4", row("star", 2048))); err == nil || !strings.Contains(err.Error(), "CPUs") {
+		t.Errorf("another host's shape: %v", err)
+	}
+}

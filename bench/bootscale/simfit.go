@@ -55,9 +55,11 @@ func missCause(p bootsim.Point, e float64) string {
 	case p.Seconds < 0.015:
 		return fmt.Sprintf("%.1f ms in all, a few scheduling delays of this host", p.Seconds*1e3)
 	case p.Algo == bootsim.Star && e < 0:
-		return "its root's N replies of N records cost more at this N than the fitted per-record table cost says"
+		return "its root's replies cost more at this N than the fitted per-rank reply says"
 	case p.Algo == bootsim.Star:
-		return "the fitted per-record table cost overcharges this one"
+		return "the fitted per-rank reply overcharges this one"
+	case p.Algo == bootsim.Flat && !p.Bidi && e > 0:
+		return "a receive that finds its message already queued costs no wake-up: past 64 ranks on 2 cores fewer receives block (voluntary switches per message, docs/benchmarks.md#the-simulator), which one CPU cost per message does not see"
 	case e < 0:
 		return "the row spends time the model has no cost for (a host past its cores: more ranks than the run queue's fitted cost says)"
 	}
@@ -69,12 +71,21 @@ func pointOf(r bootsim.MeasuredRow) (bootsim.Point, error) {
 	if err != nil {
 		return bootsim.Point{}, err
 	}
-	return bootsim.Point{Algo: a, N: r.N, L: r.L, Bidi: r.Bidi, Roots: r.Roots, Seconds: r.BootMs / 1000}, nil
+	pt := bootsim.Point{Algo: a, N: r.N, L: r.L, Bidi: r.Bidi, Roots: r.Roots, Seconds: r.BootMs / 1000}
+	if useAvail {
+		pt.Avail = r.Avail // measured around the run; 0 in older rows: taken as 1
+	}
+	return pt, nil
 }
 
+// useAvail: the fit and the grades take each row's measured share of the
+// host (-avail=false: as if every row had the whole host, to show what the
+// measured input buys).
+var useAvail = true
+
 func costs(p bootsim.Params) string {
-	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message, %.1f us per rank start; star table %.3f us per record per rank",
-		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.StartWork*1e6, p.Table*1e6)
+	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us and reply %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message, %.1f us per rank start; star table %.3f us per record per rank",
+		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Reply*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.StartWork*1e6, p.Table*1e6)
 }
 
 // refit is -refit: the committed rows refitted under the current model,
@@ -85,6 +96,11 @@ func refit(_ context.Context, o options, out io.Writer) error {
 		return err
 	}
 	f.FitMaxN = o.fitMax
+	if o.merge != "" {
+		if err := mergeRows(f, o.merge); err != nil {
+			return err
+		}
+	}
 	exclude := o.fitExclude
 	if exclude == "" {
 		// the rows the measuring run kept out of its fit stay out, for the
@@ -103,6 +119,38 @@ func refit(_ context.Context, o options, out io.Writer) error {
 		return err
 	}
 	return bootsim.SaveFitted(o.fitted, f)
+}
+
+// mergeRows adds another run's rows to f, each run's date and load noted:
+// a variant measured at the same size in both is refused (which median
+// would be the row?), and so is a run on a host of another shape.
+func mergeRows(f *bootsim.Fitted, path string) error {
+	g, err := bootsim.LoadFitted(path)
+	if err != nil {
+		return err
+	}
+	if g.NProc != f.NProc {
+		return fmt.Errorf("-merge %s: measured on %s CPUs, the rows here on %s: one host's shape per file", path, g.NProc, f.NProc)
+	}
+	have := map[[2]string]bool{}
+	for _, r := range f.Rows {
+		have[[2]string{r.Variant, strconv.Itoa(r.N)}] = true
+	}
+	var sizes []string
+	for _, r := range g.Rows {
+		k := [2]string{r.Variant, strconv.Itoa(r.N)}
+		if have[k] {
+			return fmt.Errorf("-merge %s: %s at N=%d is in both files", path, r.Variant, r.N)
+		}
+		have[k] = true
+		f.Rows = append(f.Rows, r)
+		sizes = append(sizes, r.Variant+"@"+k[1])
+	}
+	if f.Notes == nil {
+		f.Notes = map[string]string{}
+	}
+	f.Notes["merged "+g.Date] = fmt.Sprintf("rows %s from a run of %s, load %s", strings.Join(sizes, " "), g.Date, g.Load)
+	return nil
 }
 
 // fitAndValidate fits f.Go to the Go rows (the star's included) and f.C to

@@ -109,3 +109,43 @@ func TestFitCPUValidates(t *testing.T) {
 		t.Errorf("the cores taken away (a core per rank) still validates (largest error %.1f%%): the host's shape is not what the rows test", w*100)
 	}
 }
+
+// TestAvailStretchesCostsNotSleeps: a host whose other sessions take half
+// of it doubles every cost of the world (docs/benchmarks.md#the-simulator)
+// but not the ranks' own connect delays, which are sleeps. Microseconds.
+func TestAvailStretchesCostsNotSleeps(t *testing.T) {
+	p := cpuTruth
+	full, err := Simulate(Flat, 64, 0, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Avail = 0.5
+	half, err := Simulate(Flat, 64, 0, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(half.Seconds-2*full.Seconds) > 1e-9 {
+		t.Errorf("half the host: %v s, want twice %v s", half.Seconds, full.Seconds)
+	}
+	// 256 flat ranks wait r ms each before their connect: 255 ms that a
+	// loaded host does not stretch
+	q := Params{Gathers: 1, Cores: 2, Hop: 1e-5, RankDelay: true, Accept: 1e-6}
+	a, err := Simulate(Flat, 256, 0, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Avail = 0.5
+	b, err := Simulate(Flat, 256, 0, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Seconds < 0.255 || b.Seconds > 2*a.Seconds-0.25 {
+		t.Errorf("connect delays: %v s whole host, %v s half: the 255 ms of sleep must not double", a.Seconds, b.Seconds)
+	}
+	for _, bad := range []float64{-0.1, 1.5, math.NaN()} {
+		q.Avail = bad
+		if _, err := Simulate(Flat, 8, 0, q); err == nil {
+			t.Errorf("a share of %v was simulated", bad)
+		}
+	}
+}

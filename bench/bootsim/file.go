@@ -118,6 +118,9 @@ func checkParams(p Params) error {
 			return fmt.Errorf("%s = %v: want a cost of 0..3600 s", c.name, c.v)
 		}
 	}
+	if !finite(p.Avail) || p.Avail < 0 || p.Avail > 1 {
+		return fmt.Errorf("avail = %v: want a share of 0..1", p.Avail)
+	}
 	if p.Cores < 0 || p.Cores > 1<<16 {
 		return fmt.Errorf("cores %d: want 0 (one per rank) .. %d", p.Cores, 1<<16)
 	}

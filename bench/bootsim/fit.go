@@ -14,12 +14,13 @@ type Point struct {
 	Bidi    bool // every ring both ways round
 	Roots   int  // roots (0 or 1: one)
 	Seconds float64
+	Avail   float64 // the share of the host the rest of it left the run, measured (0: not measured, taken as 1)
 }
 
 // Sim is the prediction of the point's world under p (its ring mode and
 // roots in place of p's).
 func (pt Point) Sim(p Params) (Result, error) {
-	p.Bidi, p.Roots = pt.Bidi, pt.Roots
+	p.Bidi, p.Roots, p.Avail = pt.Bidi, pt.Roots, pt.Avail
 	return Simulate(pt.Algo, pt.N, pt.L, p)
 }
 
@@ -52,7 +53,16 @@ var fitted = []struct {
 // and the star's table, the fixed part. The per-busy-rank terms of the
 // latency-shaped model (HopPerActive, Wake) are what the cores now carry:
 // pinned to 0.
-var cpuFitted = []string{"fixed", "accept", "hop", "work", "start_work", "bidi_extra", "table", "wake_fixed"}
+//
+// The star's root is charged Reply per rank, not Table per record: its
+// table is 28 bytes a rank (14 KB a reply at 512 ranks, microseconds to
+// copy), and its rows grow linearly on this host (86, 176, 366 ms at 128,
+// 256, 512 in the run of 2026-12-02 20:01): what a reply costs is the
+// root's send and the woken rank's read and exit on the shared cores, once
+// per rank (docs/benchmarks.md#the-simulator). Reply and Accept are not
+// collinear here: the accepts hide under the ranks' start CPU, the replies
+// follow the gather.
+var cpuFitted = []string{"fixed", "accept", "reply", "hop", "work", "start_work", "bidi_extra", "wake_fixed"}
 
 func init() {
 	fitted = append(fitted, []struct {
@@ -64,6 +74,7 @@ func init() {
 		{"start_work", func(p *Params, v float64) { p.StartWork = v }, func(p Params) float64 { return p.StartWork }},
 		{"bidi_extra", func(p *Params, v float64) { p.BidiExtra = v }, func(p Params) float64 { return p.BidiExtra }},
 		{"wake_fixed", func(p *Params, v float64) { p.WakeFixed = v }, func(p Params) float64 { return p.WakeFixed }},
+		{"reply", func(p *Params, v float64) { p.Reply = v }, func(p Params) float64 { return p.Reply }},
 	}...)
 }
 

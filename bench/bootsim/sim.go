@@ -88,6 +88,32 @@ type Params struct {
 	Cores     int
 	Work      float64 // CPU per ring message, send and receive, on the host's cores
 	StartWork float64 // CPU per rank process start and its first connect, on the host's cores
+
+	// Avail is the share of the host the rest of it left the world,
+	// measured around each run (bench/bootscale's /proc/stat less the
+	// world's own CPU), an input, never fitted; 0 means 1. The costs above
+	// are an unloaded host's: on a host whose other sessions take 1 -
+	// Avail of every core, each of them is CPU or a wait for a core and
+	// takes 1/Avail as long (docs/benchmarks.md#the-simulator); the
+	// sleeps (skew, stagger, the ranks' own connect delays, SYN retries)
+	// are wall time and are not stretched.
+	Avail float64
+}
+
+// dilate is p on a host that leaves the world a share a of its cores:
+// every cost stretched by 1/a, the sleeps kept.
+func dilate(p Params) Params {
+	a := p.Avail
+	if a <= 0 || a >= 1 {
+		return p
+	}
+	k := 1 / a
+	for _, c := range []*float64{&p.Fixed, &p.Accept, &p.Reply, &p.Hop, &p.HopPerActive, &p.Record, &p.Table,
+		&p.BidiExtra, &p.Wake, &p.WakeFixed, &p.Work, &p.StartWork} {
+		*c *= k
+	}
+	p.Avail = 1
+	return p
 }
 
 // The connect staggers nrtabi's ranks apply themselves (docs/bootstrap-
@@ -202,6 +228,10 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	if a == Hier && (l < 1 || l > n) {
 		l = n
 	}
+	if math.IsNaN(p.Avail) || p.Avail < 0 || p.Avail > 1 {
+		return Result{}, fmt.Errorf("bootsim: a share of the host of %v: want 0..1", p.Avail)
+	}
+	p = dilate(p)
 	if p.Backlog > 0 && p.Retry <= 0 {
 		return Result{}, fmt.Errorf("bootsim: a listen backlog of %d needs a retry delay > 0", p.Backlog)
 	}

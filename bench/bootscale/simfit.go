@@ -84,8 +84,8 @@ func pointOf(r bootsim.MeasuredRow) (bootsim.Point, error) {
 var useAvail = true
 
 func costs(p bootsim.Params) string {
-	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us and reply %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message, %.1f us per rank start; star table %.3f us per record per rank",
-		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Reply*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.StartWork*1e6, p.Table*1e6)
+	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us and reply %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message (+%.1f us both ways round), %.1f us per rank start; star table %.3f us per record per rank",
+		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Reply*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.BidiWork*1e6, p.StartWork*1e6, p.Table*1e6)
 }
 
 // refit is -refit: the committed rows refitted under the current model,
@@ -300,7 +300,7 @@ func scaleParams(p bootsim.Params, _ float64) bootsim.Params {
 	s.Cores = 0 // targetRanksPerCore: one core per rank
 	s.Hop = p.Hop + p.Work + p.HopPerActive + interNodeHop
 	s.HopPerActive = 0
-	s.BidiExtra = p.BidiExtra + p.Work
+	s.BidiExtra = p.BidiExtra + p.Work + 2*p.BidiWork // the second message, and both messages' extra, on the rank's own core
 	s.WakeFixed = p.WakeFixed + p.Wake
 	s.Wake = 0
 	s.Record = scaleRecord

@@ -77,8 +77,24 @@ func cpuPoints(p Params, ns []int) []Point {
 // that validation fail: the check can tell. Cost: about 1 s, 3.5 s under
 // -race (a pattern search over 24 small worlds).
 func TestFitCPUValidates(t *testing.T) {
-	train := cpuPoints(cpuTruth, []int{8, 16, 32, 64})
-	val := cpuPoints(cpuTruth, []int{128, 256, 512})
+	fitCPUValidates(t, cpuTruth)
+}
+
+// TestFitCPUValidatesBidiWork: the same with a host whose both-ways
+// messages cost more CPU than one-way ones (as the Go ranks' do): the
+// staged fit finds the extra from the rows of 8..64. About 1 s.
+func TestFitCPUValidatesBidiWork(t *testing.T) {
+	truth := cpuTruth
+	truth.BidiWork = 3e-5
+	got := fitCPUValidates(t, truth)
+	if got.BidiWork < truth.BidiWork/2 {
+		t.Errorf("fitted a both-ways extra of %v s a message, the host's is %v", got.BidiWork, truth.BidiWork)
+	}
+}
+
+func fitCPUValidates(t *testing.T, truth Params) Params {
+	train := cpuPoints(truth, []int{8, 16, 32, 64})
+	val := cpuPoints(truth, []int{128, 256, 512})
 	base := Params{Gathers: 2, Cores: 2}
 	got, err := Fit(base, train)
 	if err != nil {
@@ -108,6 +124,7 @@ func TestFitCPUValidates(t *testing.T) {
 	if w := worst(coreless); w <= 0.25 {
 		t.Errorf("the cores taken away (a core per rank) still validates (largest error %.1f%%): the host's shape is not what the rows test", w*100)
 	}
+	return got
 }
 
 // TestAvailStretchesCostsNotSleeps: a host whose other sessions take half

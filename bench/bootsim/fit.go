@@ -62,7 +62,10 @@ var fitted = []struct {
 // per rank (docs/benchmarks.md#the-simulator). Reply and Accept are not
 // collinear here: the accepts hide under the ranks' start CPU, the replies
 // follow the gather.
-var cpuFitted = []string{"fixed", "accept", "reply", "hop", "work", "start_work", "bidi_extra", "wake_fixed"}
+// lateFitted are the CPU model's terms fitted in the second stage only.
+var lateFitted = []string{"bidi_work"}
+
+var cpuFitted = []string{"fixed", "accept", "reply", "hop", "work", "start_work", "bidi_extra", "bidi_work", "wake_fixed"}
 
 func init() {
 	fitted = append(fitted, []struct {
@@ -75,6 +78,7 @@ func init() {
 		{"bidi_extra", func(p *Params, v float64) { p.BidiExtra = v }, func(p Params) float64 { return p.BidiExtra }},
 		{"wake_fixed", func(p *Params, v float64) { p.WakeFixed = v }, func(p Params) float64 { return p.WakeFixed }},
 		{"reply", func(p *Params, v float64) { p.Reply = v }, func(p Params) float64 { return p.Reply }},
+		{"bidi_work", func(p *Params, v float64) { p.BidiWork = v }, func(p Params) float64 { return p.BidiWork }},
 	}...)
 }
 
@@ -103,7 +107,25 @@ func Fit(base Params, pts []Point) (Params, error) {
 		use = append(use, k)
 	}
 	if base.Cores > 0 {
-		return fitSearch(base, pts, use)
+		// In two stages: first without the terms only some rows can tell
+		// apart (lateFitted), then every term from there, those starting at
+		// 0. A bidirectional message's extra CPU and a one-way message's CPU
+		// trade against each other on rows of N <= 64 where the one-way
+		// rings are bound by their path: started together, the search can
+		// put all of the CPU on the extra and leave the one-way rings of 512
+		// with none (TestFitCPUValidates). Staged, an extra moves only where
+		// the plain cost cannot explain the rows.
+		var early []int
+		for _, k := range use {
+			if !contains(lateFitted, fitted[k].name) {
+				early = append(early, k)
+			}
+		}
+		p, err := fitSearch(base, pts, early, nil)
+		if err != nil {
+			return Params{}, err
+		}
+		return fitSearch(p, pts, use, early)
 	}
 	return fitCosts(base, pts, use)
 }
@@ -115,7 +137,7 @@ func Fit(base Params, pts []Point) (Params, error) {
 // cost scaled up and down by a factor that shrinks from 4 to 1.001 (and
 // tried at 0), is blind to that: it only compares errors. Bounded: at most
 // 400 sweeps.
-func fitSearch(base Params, pts []Point, use []int) (Params, error) {
+func fitSearch(base Params, pts []Point, use []int, started []int) (Params, error) {
 	if len(pts) < len(use) {
 		return Params{}, fmt.Errorf("bootsim: %d points cannot fit %d costs", len(pts), len(use))
 	}
@@ -137,7 +159,13 @@ func fitSearch(base Params, pts []Point, use []int) (Params, error) {
 	}
 	cur := base
 	for _, k := range use {
-		fitted[k].set(&cur, 1e-4) // a start every cost can move from
+		switch {
+		case contains(started, k): // a cost an earlier stage fitted starts there
+		case started != nil:
+			fitted[k].set(&cur, 0) // a late term starts at 0: it moves only if the rows need it
+		default:
+			fitted[k].set(&cur, 1e-4) // a start every cost can move from
+		}
 	}
 	best, err := loss(cur)
 	if err != nil {

@@ -88,6 +88,7 @@ type Params struct {
 	Cores     int
 	Work      float64 // CPU per ring message, send and receive, on the host's cores
 	StartWork float64 // CPU per rank process start and its first connect, on the host's cores
+	BidiWork  float64 // CPU added to every message of a ring both ways round: nrtabi's Go rank sends each step's two frames on their own goroutines (docs/benchmarks.md#the-simulator); fitted
 
 	// Avail is the share of the host the rest of it left the world,
 	// measured around each run (bench/bootscale's /proc/stat less the
@@ -109,7 +110,7 @@ func dilate(p Params) Params {
 	}
 	k := 1 / a
 	for _, c := range []*float64{&p.Fixed, &p.Accept, &p.Reply, &p.Hop, &p.HopPerActive, &p.Record, &p.Table,
-		&p.BidiExtra, &p.Wake, &p.WakeFixed, &p.Work, &p.StartWork} {
+		&p.BidiExtra, &p.Wake, &p.WakeFixed, &p.Work, &p.StartWork, &p.BidiWork} {
 		*c *= k
 	}
 	p.Avail = 1
@@ -325,7 +326,7 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 		if a == Flat {
 			s := ringSteps(n, p.Bidi)
 			end := ring(t, s, stepCost(p, hop, n, 1))
-			t = uniform(max(end, minOf(t)+cpu(p, n, msgs(n, s, p.Bidi)*p.Work)), n)
+			t = uniform(max(end, minOf(t)+cpu(p, n, msgs(n, s, p.Bidi)*msgWork(p))), n)
 			continue
 		}
 		t = hierGather(t, n, l, p, hop, wake)
@@ -383,7 +384,7 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 		k := size(j)
 		w += msgs(k, ringSteps(k, p.Bidi), p.Bidi)
 	}
-	floor := minOf(t) + cpu(p, n, w*p.Work)
+	floor := minOf(t) + cpu(p, n, w*msgWork(p))
 	for j := range intra {
 		intra[j] = max(intra[j], floor)
 	}
@@ -399,9 +400,9 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 	busy := n
 	// a block of instance j carries size(j) records: the longest is l
 	inter := ring(intra, ringSteps(h, p.Bidi), stepCost(p, hop, busy, l)+wake(busy))
-	inter = max(inter, minOf(intra)+cpu(p, n, msgs(h, ringSteps(h, p.Bidi), p.Bidi)*p.Work))
+	inter = max(inter, minOf(intra)+cpu(p, n, msgs(h, ringSteps(h, p.Bidi), p.Bidi)*msgWork(p)))
 	// the blocks down: every rank but the leaders receives one, on the cores
-	downFloor := inter + cpu(p, n, float64(n-h)*p.Work)
+	downFloor := inter + cpu(p, n, float64(n-h)*msgWork(p))
 	out := make([]float64, n)
 	for j := 0; j < h; j++ {
 		k := size(j)
@@ -418,6 +419,15 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 		}
 	}
 	return out
+}
+
+// msgWork is the CPU one ring message costs the host's cores: a message
+// of a ring both ways round costs BidiWork more.
+func msgWork(p Params) float64 {
+	if p.Bidi {
+		return p.Work + p.BidiWork
+	}
+	return p.Work
 }
 
 // ring is when the last rank of a ring all-gather of s steps holds every

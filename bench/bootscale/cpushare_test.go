@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nrtabi/nrtabi/bench/bootsim"
 )
 
 func TestParseProcStat(t *testing.T) {
@@ -62,4 +64,29 @@ func FuzzParseProcStat(f *testing.F) {
 			t.Fatalf("busy %v", v)
 		}
 	})
+}
+
+// TestCPUPerSwitch: a planted host of 2 ms per rank and 30 us per switch
+// is recovered from its rows' CPU; too few rows, or rows without the
+// counts, give no split. Microseconds.
+func TestCPUPerSwitch(t *testing.T) {
+	var rows []bootsim.MeasuredRow
+	for _, n := range []int{8, 16, 32, 64} {
+		for _, sw := range []float64{100, 300} { // switches per rank: a star-like and a ring-like row
+			ns := sw * float64(n) * math.Sqrt(float64(n))
+			rows = append(rows, bootsim.MeasuredRow{Variant: "v", Algo: "flat", Lang: "go", N: n, BootMs: 1,
+				CPUMs: (2e-3*float64(n) + 30e-6*ns) * 1e3, Nvcsw: ns})
+		}
+	}
+	rows = append(rows, bootsim.MeasuredRow{Variant: "big", Lang: "go", N: 512, CPUMs: 1e9, Nvcsw: 1}) // past the fit: not seen
+	pr, ps, ok := cpuPerSwitch(rows, "go", 64, nil)
+	if !ok || math.Abs(pr-2e-3) > 1e-9 || math.Abs(ps-30e-6) > 1e-12 {
+		t.Errorf("split %v s a rank, %v s a switch, %v; want 2 ms and 30 us", pr, ps, ok)
+	}
+	if _, _, ok := cpuPerSwitch(rows[:2], "go", 64, nil); ok {
+		t.Error("two rows gave a split")
+	}
+	if _, _, ok := cpuPerSwitch(rows, "c", 64, nil); ok {
+		t.Error("no C row gave a split")
+	}
 }

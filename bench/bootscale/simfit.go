@@ -84,8 +84,8 @@ func pointOf(r bootsim.MeasuredRow) (bootsim.Point, error) {
 var useAvail = true
 
 func costs(p bootsim.Params) string {
-	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us and reply %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message (+%.1f us both ways round), %.1f us per rank start; star table %.3f us per record per rank",
-		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Reply*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.BidiWork*1e6, p.StartWork*1e6, p.Table*1e6)
+	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us and reply %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message (+%.1f us if its receiver slept, +%.1f us both ways round), %.1f us per rank start; star table %.3f us per record per rank",
+		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Reply*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.WakeWork*1e6, p.BidiWork*1e6, p.StartWork*1e6, p.Table*1e6)
 }
 
 // refit is -refit: the committed rows refitted under the current model,
@@ -119,6 +119,34 @@ func refit(_ context.Context, o options, out io.Writer) error {
 		return err
 	}
 	return bootsim.SaveFitted(o.fitted, f)
+}
+
+// cpuPerSwitch is the least-squares split (on relative error) of the
+// measured CPU of the rows of lang of at most maxN ranks into a part per
+// rank process and a part per voluntary context switch, in seconds
+// (docs/benchmarks.md#the-simulator): a Go rank's message that finds its
+// frame queued is a few microseconds, one that must sleep for it pays the
+// wake-up, so the switch's share is the wake-up's CPU. ok is false when
+// fewer than 3 rows carry the counts (rows measured before they were) or
+// the split is not positive.
+func cpuPerSwitch(rows []bootsim.MeasuredRow, lang string, maxN int, excluded map[string]string) (perRank, perSwitch float64, ok bool) {
+	var a, b, c, e, g float64
+	k := 0
+	for _, r := range rows {
+		if r.Lang != lang || r.N > maxN || excluded[r.Variant] != "" || r.CPUMs <= 0 || r.Nvcsw <= 0 {
+			continue
+		}
+		y, x1, x2 := r.CPUMs/1e3, float64(r.N), r.Nvcsw
+		w := 1 / (y * y)
+		a, b, c, e, g = a+w*x1*x1, b+w*x1*x2, c+w*x2*x2, e+w*x1*y, g+w*x2*y
+		k++
+	}
+	det := a*c - b*b
+	if k < 3 || det <= 0 {
+		return 0, 0, false
+	}
+	perRank, perSwitch = (c*e-b*g)/det, (a*g-b*e)/det
+	return perRank, perSwitch, perRank > 0 && perSwitch > 0 && perSwitch < 1e-2
 }
 
 // mergeRows adds another run's rows to f, each run's date and load noted:
@@ -200,7 +228,19 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
 			fmt.Fprintf(out, "  no Go row of N <= %d was measured: not fitted, nothing written\n", f.FitMaxN)
 			return errNotFitted
 		}
-		p, err := bootsim.Fit(base, train)
+		lb := base
+		if perRank, perSwitch, ok := cpuPerSwitch(f.Rows, lang, f.FitMaxN, excluded); ok {
+			// measured, not fitted to the times: what a wake-up costs.
+			// The split has no term per message: a world's CPU is its
+			// processes and its switches (the rows of 128..512 of
+			// 2026-12-03 within about 20 %), so a message whose frame
+			// was queued costs the model nothing more (Work 0, not fitted)
+			lb.WakeWork = perSwitch
+			lb.Work = 0
+			fmt.Fprintf(out, "  %s: a world's CPU (rusage, the rows of N <= %d) is %.2f ms per rank + %.1f us per voluntary switch: the wake-up a ring receive pays when it sleeps\n",
+				lang, f.FitMaxN, perRank*1e3, perSwitch*1e6)
+		}
+		p, err := bootsim.Fit(lb, train)
 		if err != nil {
 			if lang == "go" {
 				return fmt.Errorf("the simulator could not be fitted to the Go rows: %w", err)
@@ -297,10 +337,10 @@ const targetRanksPerCore = 1
 // terms (per busy rank) have no busy neighbours to wait for: 0.
 func scaleParams(p bootsim.Params, _ float64) bootsim.Params {
 	s := p
-	s.Cores = 0 // targetRanksPerCore: one core per rank
-	s.Hop = p.Hop + p.Work + p.HopPerActive + interNodeHop
+	s.Cores = 0                                                         // targetRanksPerCore: one core per rank
+	s.Hop = p.Hop + p.Work + p.WakeWork + p.HopPerActive + interNodeHop // every receive sleeps for the wire
 	s.HopPerActive = 0
-	s.BidiExtra = p.BidiExtra + p.Work + 2*p.BidiWork // the second message, and both messages' extra, on the rank's own core
+	s.BidiExtra = p.BidiExtra + p.Work + p.WakeWork + 2*p.BidiWork // the second message, and both messages' extra, on the rank's own core
 	s.WakeFixed = p.WakeFixed + p.Wake
 	s.Wake = 0
 	s.Record = scaleRecord

@@ -166,3 +166,65 @@ func TestAvailStretchesCostsNotSleeps(t *testing.T) {
 		}
 	}
 }
+
+// TestRingWork: a one-way ring's receives stop sleeping once the step's
+// CPU on the cores outlasts its path (the share solves P = h / (n (Work +
+// P WakeWork) / C)); a ring both ways round sleeps once a step; a core
+// per rank, every receive. A planted share of 1 for the one-way ring at
+// 512 would charge it the full wake-up: the test tells. Microseconds.
+func TestRingWork(t *testing.T) {
+	p := Params{Cores: 2, Work: 2e-6, WakeWork: 3e-5}
+	const h = 3e-4
+	if w := ringWork(p, 8, h); w != p.Work+p.WakeWork {
+		t.Errorf("8 ranks, path-bound: %v, want the full %v", w, p.Work+p.WakeWork)
+	}
+	for _, n := range []int{64, 256, 512} {
+		w := ringWork(p, n, h)
+		share := (w - p.Work) / p.WakeWork
+		step := float64(n) * w / float64(p.Cores)
+		if share <= 0 || share >= 1 || math.Abs(share-h/step) > 1e-9 {
+			t.Errorf("%d ranks: a share of %v sleeping, want h/step = %v", n, share, h/step)
+		}
+	}
+	if a, b := ringWork(p, 512, h), ringWork(p, 64, h); a >= b {
+		t.Errorf("the share must fall as the queue grows: %v at 512, %v at 64", a, b)
+	}
+	bidi := p
+	bidi.Bidi, bidi.BidiWork = true, 1e-6
+	if w := ringWork(bidi, 512, h); w != p.Work+bidi.BidiWork+p.WakeWork/2 {
+		t.Errorf("both ways round: %v, want one wake-up a step of two messages", w)
+	}
+	own := p
+	own.Cores = 0
+	if w := ringWork(own, 512, h); w != p.Work+p.WakeWork {
+		t.Errorf("a core per rank: %v, want every receive to sleep", w)
+	}
+}
+
+// TestRootsShareCores: on one host several roots do not gather faster
+// than the cores can accept: R roots of 128 take no less than every
+// accept's CPU over the cores. Microseconds.
+func TestRootsShareCores(t *testing.T) {
+	p := Params{Cores: 2, Accept: 4e-4, Reply: 1e-4, Gathers: 1, Hop: 1e-5}
+	one, err := Simulate(Hier, 512, 23, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Roots = 4
+	four, err := Simulate(Hier, 512, 23, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	floor := 512 * (4e-4 + 1e-4) / 2
+	if four.Seconds < floor-1e-9 {
+		t.Errorf("4 roots on 2 cores: %v s, below the accepts' and replies' CPU over the cores %v s (one root: %v s)", four.Seconds, floor, one.Seconds)
+	}
+	p.Cores = 0 // past one host each root has its own core: 4 roots are faster
+	sep, err := Simulate(Hier, 512, 23, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sep.Seconds >= floor {
+		t.Errorf("4 roots with a core each: %v s, no faster than the shared host's floor %v s", sep.Seconds, floor)
+	}
+}

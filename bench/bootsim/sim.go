@@ -33,6 +33,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Algo is a bootstrap shape.
@@ -88,6 +89,7 @@ type Params struct {
 	Cores     int
 	Work      float64 // CPU per ring message, send and receive, on the host's cores
 	StartWork float64 // CPU per rank process start and its first connect, on the host's cores
+	WakeWork  float64 // CPU added to a ring message whose receiver had to sleep for it (its wake-up; ringWork says which do); fitted
 	BidiWork  float64 // CPU added to every message of a ring both ways round: nrtabi's Go rank sends each step's two frames on their own goroutines (docs/benchmarks.md#the-simulator); fitted
 
 	// Avail is the share of the host the rest of it left the world,
@@ -110,7 +112,7 @@ func dilate(p Params) Params {
 	}
 	k := 1 / a
 	for _, c := range []*float64{&p.Fixed, &p.Accept, &p.Reply, &p.Hop, &p.HopPerActive, &p.Record, &p.Table,
-		&p.BidiExtra, &p.Wake, &p.WakeFixed, &p.Work, &p.StartWork, &p.BidiWork} {
+		&p.BidiExtra, &p.Wake, &p.WakeFixed, &p.Work, &p.StartWork, &p.BidiWork, &p.WakeWork} {
 		*c *= k
 	}
 	p.Avail = 1
@@ -273,8 +275,12 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	lo[roots] = n
 	// every rank's start is CPU work queued on the host's cores: no root
 	// has its ranks before the host has started them all
+	// no root has its ranks before the host has started them all, nor
+	// before the host's cores have done every root's accepts: on one host
+	// several roots' accepts share the cores (a multi-root world of 512 on
+	// 2 cores gathers no faster than one root: docs/benchmarks.md#the-simulator)
 	for i := range gathered {
-		gathered[i] = max(gathered[i], cpu(p, n, float64(n)*p.StartWork))
+		gathered[i] = max(gathered[i], cpu(p, n, float64(n)*(p.StartWork+p.Accept)))
 	}
 	res.Gathered = maxOf(gathered)
 	replyAt := make([]float64, roots)
@@ -312,6 +318,20 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 			ready[r] = replyAt[i] + float64(r-lo[i]+1)*cost + hop(1)
 		}
 	}
+	// and every root's replies share the cores too: the r-th reply of the
+	// host no sooner than r replies' CPU over the cores after the first
+	// root could answer
+	if roots > 1 {
+		first := minOf(replyAt)
+		done := make([]float64, n)
+		copy(done, ready)
+		sortFloats(done)
+		for k := range done {
+			done[k] = max(done[k], first+cpu(p, n, float64(k+1)*p.Reply)+hop(1))
+		}
+		// the ranks keep their order of readiness
+		ready = reorder(ready, done)
+	}
 	if a == Star {
 		res.Seconds = p.Fixed + maxOf(ready)
 		return res, nil
@@ -326,7 +346,8 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 		if a == Flat {
 			s := ringSteps(n, p.Bidi)
 			end := ring(t, s, stepCost(p, hop, n, 1))
-			t = uniform(max(end, minOf(t)+cpu(p, n, msgs(n, s, p.Bidi)*msgWork(p))), n)
+			w := ringWork(p, n, stepCost(p, hop, n, 1))
+			t = uniform(max(end, minOf(t)+cpu(p, n, msgs(n, s, p.Bidi)*w)), n)
 			continue
 		}
 		t = hierGather(t, n, l, p, hop, wake)
@@ -384,7 +405,7 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 		k := size(j)
 		w += msgs(k, ringSteps(k, p.Bidi), p.Bidi)
 	}
-	floor := minOf(t) + cpu(p, n, w*msgWork(p))
+	floor := minOf(t) + cpu(p, n, w*ringWork(p, n, stepCost(p, hop, n, 1)))
 	for j := range intra {
 		intra[j] = max(intra[j], floor)
 	}
@@ -400,9 +421,10 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 	busy := n
 	// a block of instance j carries size(j) records: the longest is l
 	inter := ring(intra, ringSteps(h, p.Bidi), stepCost(p, hop, busy, l)+wake(busy))
-	inter = max(inter, minOf(intra)+cpu(p, n, msgs(h, ringSteps(h, p.Bidi), p.Bidi)*msgWork(p)))
+	// the leaders' and the blocks' receivers were asleep: every one wakes
+	inter = max(inter, minOf(intra)+cpu(p, n, msgs(h, ringSteps(h, p.Bidi), p.Bidi)*(msgWork(p)+p.WakeWork)))
 	// the blocks down: every rank but the leaders receives one, on the cores
-	downFloor := inter + cpu(p, n, float64(n-h)*msgWork(p))
+	downFloor := inter + cpu(p, n, float64(n-h)*(msgWork(p)+p.WakeWork))
 	out := make([]float64, n)
 	for j := 0; j < h; j++ {
 		k := size(j)
@@ -419,6 +441,56 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 		}
 	}
 	return out
+}
+
+func sortFloats(v []float64) { sort.Float64s(v) }
+
+// reorder gives the ranks the times of floor, in the order their own
+// times had: the k-th ready rank gets floor[k].
+func reorder(t, floor []float64) []float64 {
+	idx := make([]int, len(t))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return t[idx[a]] < t[idx[b]] })
+	out := make([]float64, len(t))
+	for k, i := range idx {
+		out[i] = floor[k]
+	}
+	return out
+}
+
+// ringWork is the CPU a message of a ring phase costs the host's cores
+// when n messages are in flight each step and a step's path is h
+// (docs/benchmarks.md#the-simulator). A receive that finds its frame
+// already queued costs Work; one that must sleep for it costs WakeWork
+// more, the wake-up. A one-way ring rank depends on its predecessor alone
+// and may run ahead of its successor, so once the step's CPU on the cores
+// (n messages over the cores) outlasts the step's path, a rank waiting for
+// a core finds its next frame already there: the share P of receives that
+// sleep is the path over the step's CPU, P = h / (n (Work + P WakeWork) /
+// C), solved for P in (0, 1]. A ring both ways round waits for both
+// neighbours every step and cannot run ahead: it sleeps once a step, for
+// the step's two frames; every receive past one host sleeps (a core per
+// rank: no queue to wait in).
+func ringWork(p Params, n int, h float64) float64 {
+	if p.Bidi {
+		// one wake-up a step, for the step's two frames
+		return msgWork(p) + p.WakeWork/2
+	}
+	full := msgWork(p) + p.WakeWork
+	if p.Cores <= 0 || p.WakeWork <= 0 {
+		return full
+	}
+	c := float64(p.Cores)
+	a, b := float64(n)*p.Work/c, float64(n)*p.WakeWork/c
+	if a+b <= h {
+		return full
+	}
+	// b P^2 + a P - h = 0, the positive root, written to keep its digits
+	// when a is large against b h
+	share := 2 * h / (a + math.Sqrt(a*a+4*b*h))
+	return p.Work + min(share, 1)*p.WakeWork
 }
 
 // msgWork is the CPU one ring message costs the host's cores: a message

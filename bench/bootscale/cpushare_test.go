@@ -66,27 +66,28 @@ func FuzzParseProcStat(f *testing.F) {
 	})
 }
 
-// TestCPUPerSwitch: a planted host of 2 ms per rank and 30 us per switch
-// is recovered from its rows' CPU; too few rows, or rows without the
-// counts, give no split. Microseconds.
-func TestCPUPerSwitch(t *testing.T) {
+// TestCPUSplit: a planted host of 2 ms per rank, 30 us per switch and 5
+// us per ring message is recovered from its rows' CPU; too few rows, or
+// rows without the counts, give no split. Microseconds.
+func TestCPUSplit(t *testing.T) {
 	var rows []bootsim.MeasuredRow
 	for _, n := range []int{8, 16, 32, 64} {
 		for _, sw := range []float64{100, 300} { // switches per rank: a star-like and a ring-like row
 			ns := sw * float64(n) * math.Sqrt(float64(n))
+			m := bootsim.Messages(bootsim.Flat, n, 0, false, 2)
 			rows = append(rows, bootsim.MeasuredRow{Variant: "v", Algo: "flat", Lang: "go", N: n, BootMs: 1,
-				CPUMs: (2e-3*float64(n) + 30e-6*ns) * 1e3, Nvcsw: ns})
+				CPUMs: (2e-3*float64(n) + 30e-6*ns + 5e-6*m) * 1e3, Nvcsw: ns})
 		}
 	}
 	rows = append(rows, bootsim.MeasuredRow{Variant: "big", Lang: "go", N: 512, CPUMs: 1e9, Nvcsw: 1}) // past the fit: not seen
-	pr, ps, ok := cpuPerSwitch(rows, "go", 64, nil)
-	if !ok || math.Abs(pr-2e-3) > 1e-9 || math.Abs(ps-30e-6) > 1e-12 {
-		t.Errorf("split %v s a rank, %v s a switch, %v; want 2 ms and 30 us", pr, ps, ok)
+	pr, ps, pm, ok := cpuSplit(rows, "go", 64, nil)
+	if !ok || math.Abs(pr-2e-3) > 1e-9 || math.Abs(ps-30e-6) > 1e-11 || math.Abs(pm-5e-6) > 1e-11 {
+		t.Errorf("split %v s a rank, %v s a switch, %v s a message, %v; want 2 ms, 30 us, 5 us", pr, ps, pm, ok)
 	}
-	if _, _, ok := cpuPerSwitch(rows[:2], "go", 64, nil); ok {
-		t.Error("two rows gave a split")
+	if _, _, _, ok := cpuSplit(rows[:3], "go", 64, nil); ok {
+		t.Error("three rows gave a split of three costs")
 	}
-	if _, _, ok := cpuPerSwitch(rows, "c", 64, nil); ok {
+	if _, _, _, ok := cpuSplit(rows, "c", 64, nil); ok {
 		t.Error("no C row gave a split")
 	}
 }

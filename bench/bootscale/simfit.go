@@ -121,32 +121,40 @@ func refit(_ context.Context, o options, out io.Writer) error {
 	return bootsim.SaveFitted(o.fitted, f)
 }
 
-// cpuPerSwitch is the least-squares split (on relative error) of the
+// cpuSplit is the least-squares split (on relative error) of the
 // measured CPU of the rows of lang of at most maxN ranks into a part per
-// rank process and a part per voluntary context switch, in seconds
-// (docs/benchmarks.md#the-simulator): a Go rank's message that finds its
-// frame queued is a few microseconds, one that must sleep for it pays the
-// wake-up, so the switch's share is the wake-up's CPU. ok is false when
-// fewer than 3 rows carry the counts (rows measured before they were) or
-// the split is not positive.
-func cpuPerSwitch(rows []bootsim.MeasuredRow, lang string, maxN int, excluded map[string]string) (perRank, perSwitch float64, ok bool) {
-	var a, b, c, e, g float64
-	k := 0
+// rank process, a part per voluntary context switch and a part per ring
+// message of the boot's gathers, in seconds
+// (docs/benchmarks.md#the-simulator): a message that must sleep for its
+// frame pays the wake-up, the switch's share; one whose frame was queued
+// pays the message's share (a Go rank's is about nothing: the split gives
+// it below 0, kept at 0; a C host's poll and read are not). The agree
+// phase's messages are not counted, so the message's share is an upper
+// bound. ok is false when fewer than 4 rows carry the counts (rows
+// measured before they were) or a rank or a switch comes out free.
+func cpuSplit(rows []bootsim.MeasuredRow, lang string, maxN int, excluded map[string]string) (perRank, perSwitch, perMsg float64, ok bool) {
+	var x [][]float64
+	var y []float64
 	for _, r := range rows {
 		if r.Lang != lang || r.N > maxN || excluded[r.Variant] != "" || r.CPUMs <= 0 || r.Nvcsw <= 0 {
 			continue
 		}
-		y, x1, x2 := r.CPUMs/1e3, float64(r.N), r.Nvcsw
-		w := 1 / (y * y)
-		a, b, c, e, g = a+w*x1*x1, b+w*x1*x2, c+w*x2*x2, e+w*x1*y, g+w*x2*y
-		k++
+		a, err := bootsim.ParseAlgo(r.Algo)
+		if err != nil {
+			continue
+		}
+		x = append(x, []float64{float64(r.N), r.Nvcsw, bootsim.Messages(a, r.N, r.L, r.Bidi, 2)})
+		y = append(y, r.CPUMs/1e3)
 	}
-	det := a*c - b*b
-	if k < 3 || det <= 0 {
-		return 0, 0, false
+	if len(x) < 4 {
+		return 0, 0, 0, false
 	}
-	perRank, perSwitch = (c*e-b*g)/det, (a*g-b*e)/det
-	return perRank, perSwitch, perRank > 0 && perSwitch > 0 && perSwitch < 1e-2
+	th, err := bootsim.RelLeastSquares(x, y)
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	perRank, perSwitch, perMsg = th[0], th[1], max(th[2], 0)
+	return perRank, perSwitch, perMsg, perRank > 0 && perSwitch > 0 && perSwitch < 1e-2 && perMsg < 1e-2
 }
 
 // mergeRows adds another run's rows to f, each run's date and load noted:
@@ -229,16 +237,12 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
 			return errNotFitted
 		}
 		lb := base
-		if perRank, perSwitch, ok := cpuPerSwitch(f.Rows, lang, f.FitMaxN, excluded); ok {
-			// measured, not fitted to the times: what a wake-up costs.
-			// The split has no term per message: a world's CPU is its
-			// processes and its switches (the rows of 128..512 of
-			// 2026-12-03 within about 20 %), so a message whose frame
-			// was queued costs the model nothing more (Work 0, not fitted)
-			lb.WakeWork = perSwitch
-			lb.Work = 0
-			fmt.Fprintf(out, "  %s: a world's CPU (rusage, the rows of N <= %d) is %.2f ms per rank + %.1f us per voluntary switch: the wake-up a ring receive pays when it sleeps\n",
-				lang, f.FitMaxN, perRank*1e3, perSwitch*1e6)
+		if perRank, perSwitch, perMsg, ok := cpuSplit(f.Rows, lang, f.FitMaxN, excluded); ok {
+			// measured, not fitted to the times: what a wake-up and a
+			// queued message cost the cores
+			lb.WakeWork, lb.Work = perSwitch, perMsg
+			fmt.Fprintf(out, "  %s: a world's CPU (rusage, the rows of N <= %d) is %.2f ms per rank + %.1f us per voluntary switch + %.1f us per ring message: a receive that sleeps pays the switch, one whose frame was queued the message\n",
+				lang, f.FitMaxN, perRank*1e3, perSwitch*1e6, perMsg*1e6)
 		}
 		p, err := bootsim.Fit(lb, train)
 		if err != nil {

@@ -103,10 +103,9 @@ func Fit(base Params, pts []Point) (Params, error) {
 			continue
 		}
 		if base.WakeWork > 0 && f.name == "work" {
-			// the wake-up's CPU was measured (the rows' rusage split into
-			// per rank and per switch, docs/benchmarks.md#the-simulator)
-			// and the split left no CPU per message beyond the switches:
-			// a message found queued is kept at the base's cost
+			// the wake-up's and a queued message's CPU were measured
+			// (the rows' rusage split into per rank, per switch and per
+			// message, docs/benchmarks.md#the-simulator): kept as given
 			continue
 		}
 		if base.Cores <= 0 && k >= latencyFitted {
@@ -423,4 +422,25 @@ func RelErr(p Params, pt Point) (float64, error) {
 		return 0, err
 	}
 	return (r.Seconds - pt.Seconds) / pt.Seconds, nil
+}
+
+// RelLeastSquares solves min sum ((x_i theta - y_i) / y_i)^2: a least-
+// squares split of measured totals y into per-unit costs, each row's
+// error relative (bench/bootscale splits a world's CPU this way).
+func RelLeastSquares(x [][]float64, y []float64) ([]float64, error) {
+	if len(x) == 0 || len(x) != len(y) || len(x) < len(x[0]) {
+		return nil, fmt.Errorf("bootsim: %d rows cannot split into %d costs", len(x), len(x[0]))
+	}
+	xs := make([][]float64, len(x))
+	ones := make([]float64, len(x))
+	for i := range x {
+		if y[i] <= 0 || len(x[i]) != len(x[0]) {
+			return nil, fmt.Errorf("bootsim: row %d: a total of %v", i, y[i])
+		}
+		for _, v := range x[i] {
+			xs[i] = append(xs[i], v/y[i])
+		}
+		ones[i] = 1
+	}
+	return leastSquares(xs, ones)
 }

@@ -173,6 +173,27 @@ func StepsOf(a Algo, n, l int, bidi bool) int {
 	return 0
 }
 
+// Messages is the ring messages of a world's gathers (the star has none):
+// one per rank per step, two both ways round; hierarchical, the intra
+// rings, the leaders' ring and a block down to every rank but the leaders.
+func Messages(a Algo, n, l int, bidi bool, gathers int) float64 {
+	ring := func(k int) float64 { return msgs(k, ringSteps(k, bidi), bidi) }
+	var m float64
+	switch {
+	case a == Star:
+		return 0
+	case a == Flat || n <= l || l < 1:
+		m = ring(n)
+	default:
+		h := (n + l - 1) / l
+		for j := 0; j < h; j++ {
+			m += ring(min(l, n-j*l))
+		}
+		m += ring(h) + float64(n-h)
+	}
+	return m * float64(max(gathers, 1))
+}
+
 // ringSteps is the sequential steps of a ring of k: k-1, or ceil((k-1)/2)
 // both ways round.
 func ringSteps(k int, bidi bool) int {

@@ -27,6 +27,16 @@
 // carries, plus, for a hop whose receiver was asleep (the leaders' ring, the
 // blocks going down, the roots' ring), the wake-up: WakeFixed + Wake per
 // rank busy on the host (the woken rank queues behind them for a core).
+//
+// On a host of few cores (Cores > 0) each phase also ends no sooner than
+// the CPU it queues there: the ranks' starts and every root's accepts and
+// replies (several roots share the cores), and each ring message's CPU.
+// A ring receive that must sleep for its frame pays a wake-up (WakeWork),
+// one whose frame is already queued only Work: a one-way ring's ranks
+// sleep for a share of their receives that falls as the step's CPU
+// outgrows its path (ringWork), a both-ways ring's once a step. What the
+// rest of the host leaves the world (Avail, measured) stretches every
+// cost but no sleep (docs/benchmarks.md#the-simulator).
 package bootsim
 
 import (

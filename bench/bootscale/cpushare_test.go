@@ -74,7 +74,7 @@ func TestCPUSplit(t *testing.T) {
 	for _, n := range []int{8, 16, 32, 64} {
 		for _, sw := range []float64{100, 300} { // switches per rank: a star-like and a ring-like row
 			ns := sw * float64(n) * math.Sqrt(float64(n))
-			m := bootsim.Messages(bootsim.Flat, n, 0, false, 2)
+			m := bootsim.Messages(bootsim.Flat, n, 0, false, 4)
 			rows = append(rows, bootsim.MeasuredRow{Variant: "v", Algo: "flat", Lang: "go", N: n, BootMs: 1,
 				CPUMs: (2e-3*float64(n) + 30e-6*ns + 5e-6*m) * 1e3, Nvcsw: ns})
 		}

@@ -273,9 +273,19 @@ sizeLoop:
 		notes["interrupted"] = fmt.Sprintf("the run was stopped; sizes completed: %v", done)
 	}
 	fit := &bootsim.Fitted{Date: date, Load: loadBefore + " / " + loadAfter, NProc: benchenv.NProc(), FitMaxN: o.fitMax, Rows: rows, Notes: notes}
-	if err := fitAndValidate(out, fit, o.fitExclude); errors.Is(err, errNotFitted) {
-		return nil
-	} else if err != nil {
+	if err := fitAndValidate(out, fit, o.fitExclude); err != nil {
+		// the rows are kept beside the file, never in its place: a run of
+		// a few variants at one size cannot be fitted, and is what
+		// -refit -merge takes
+		keep := &bootsim.Fitted{Date: fit.Date, Load: fit.Load, NProc: fit.NProc, FitMaxN: fit.FitMaxN, Rows: rows, Notes: notes}
+		rowsPath := o.fitted + ".rows"
+		if serr := bootsim.SaveFitted(rowsPath, keep); serr != nil {
+			return errors.Join(err, serr)
+		}
+		fmt.Fprintf(out, "not fitted (%v): the measured rows are in %s (bench/bootscale -refit -merge %s adds them to a fitted file)\n", err, rowsPath, rowsPath)
+		if errors.Is(err, errNotFitted) {
+			return nil
+		}
 		return err
 	}
 	if err := bootsim.SaveFitted(o.fitted, fit); err != nil {

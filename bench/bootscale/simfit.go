@@ -124,13 +124,11 @@ func refit(_ context.Context, o options, out io.Writer) error {
 // cpuSplit is the least-squares split (on relative error) of the
 // measured CPU of the rows of lang of at most maxN ranks into a part per
 // rank process, a part per voluntary context switch and a part per ring
-// message of the boot's gathers, in seconds
+// message of the world, in seconds
 // (docs/benchmarks.md#the-simulator): a message that must sleep for its
 // frame pays the wake-up, the switch's share; one whose frame was queued
 // pays the message's share (a Go rank's is about nothing: the split gives
-// it below 0, kept at 0; a C host's poll and read are not). The agree
-// phase's messages are not counted, so the message's share is an upper
-// bound. ok is false when fewer than 4 rows carry the counts (rows
+// it below 0, kept at 0; a C host's poll and read are not). ok is false when fewer than 4 rows carry the counts (rows
 // measured before they were) or a rank or a switch comes out free.
 func cpuSplit(rows []bootsim.MeasuredRow, lang string, maxN int, excluded map[string]string) (perRank, perSwitch, perMsg float64, ok bool) {
 	var x [][]float64
@@ -143,7 +141,10 @@ func cpuSplit(rows []bootsim.MeasuredRow, lang string, maxN int, excluded map[st
 		if err != nil {
 			continue
 		}
-		x = append(x, []float64{float64(r.N), r.Nvcsw, bootsim.Messages(a, r.N, r.L, r.Bidi, 2)})
+		// the world's ring messages: the boot's two gathers, and as many
+		// again in the agree phase, whose replica group's comm init is a
+		// second bootstrap of the same shape (docs/bootstrap.md#group-comm-init)
+		x = append(x, []float64{float64(r.N), r.Nvcsw, bootsim.Messages(a, r.N, r.L, r.Bidi, 4)})
 		y = append(y, r.CPUMs/1e3)
 	}
 	if len(x) < 4 {

@@ -187,6 +187,9 @@ func mergeRows(f *bootsim.Fitted, path string) error {
 		f.Notes = map[string]string{}
 	}
 	f.Notes["merged "+g.Date] = fmt.Sprintf("rows %s from a run of %s, load %s", strings.Join(sizes, " "), g.Date, g.Load)
+	for k, v := range g.Notes { // what that run said of its rows stays with them
+		f.Notes["merged "+g.Date+": "+k] = v
+	}
 	return nil
 }
 

@@ -77,13 +77,16 @@ func cpuPoints(p Params, ns []int) []Point {
 // that validation fail: the check can tell. Cost: about 1 s, 3.5 s under
 // -race (a pattern search over 24 small worlds).
 func TestFitCPUValidates(t *testing.T) {
+	t.Parallel() // the two fits of this file share 2 cores, not the wall
 	fitCPUValidates(t, cpuTruth)
 }
 
 // TestFitCPUValidatesBidiWork: the same with a host whose both-ways
 // messages cost more CPU than one-way ones (as the Go ranks' do): the
-// staged fit finds the extra from the rows of 8..64. About 1 s.
+// staged fit finds the extra from the rows of 8..64. About 1 s, 5 s of
+// CPU under -race; in parallel with TestFitCPUValidates.
 func TestFitCPUValidatesBidiWork(t *testing.T) {
+	t.Parallel()
 	truth := cpuTruth
 	truth.BidiWork = 3e-5
 	got := fitCPUValidates(t, truth)

@@ -47,6 +47,7 @@ func main() {
 	flag.IntVar(&o.fitMax, "fit-max", 64, "fit the simulator to the rows of at most this many ranks; the larger rows validate it")
 	flag.StringVar(&o.fitted, "fitted", "bench/bootsim/fitted.json", "where the fitted costs and the measured rows are written (and, with -project, read)")
 	flag.BoolVar(&o.refit, "refit", false, "measure nothing: refit the simulator to the rows in the -fitted file and rewrite it")
+	flag.StringVar(&o.grade, "grade", "", "measure nothing: grade the rows of this fitted file (another run's) under the committed -fitted costs, nothing refitted or written")
 	flag.StringVar(&o.merge, "merge", "", "with -refit: first add the rows of this fitted file (another run's, e.g. the sizes only some variants reach), noted in the file; a row of a variant and size already there is refused")
 	flag.BoolVar(&o.project, "project", false, "measure nothing: print the projection and write the plot from the committed -fitted file")
 	flag.StringVar(&o.only, "only", "", "measure only these variants (comma-separated names; empty: all)")
@@ -66,6 +67,9 @@ func main() {
 	if o.refit {
 		do = refit
 	}
+	if o.grade != "" {
+		do = grade
+	}
 	if err := do(ctx, o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/bootscale:", err)
 		os.Exit(1)
@@ -84,6 +88,7 @@ type options struct {
 	project     bool
 	refit       bool
 	merge       string
+	grade       string
 	only        string
 	fitExclude  string
 }

@@ -158,6 +158,34 @@ func cpuSplit(rows []bootsim.MeasuredRow, lang string, maxN int, excluded map[st
 	return perRank, perSwitch, perMsg, perRank > 0 && perSwitch > 0 && perSwitch < 1e-2 && perMsg < 1e-2
 }
 
+// grade is -grade: another run's rows graded under the committed costs,
+// nothing fitted or written: a check of the committed model on rows it
+// never saw (every one a validation row).
+func grade(ctx context.Context, o options, out io.Writer) error {
+	if err := committed(ctx, o.fitted); err != nil {
+		return err
+	}
+	f, err := bootsim.LoadFitted(o.fitted)
+	if err != nil {
+		return err
+	}
+	g, err := bootsim.LoadFitted(o.grade)
+	if err != nil {
+		return err
+	}
+	if g.NProc != f.NProc {
+		return fmt.Errorf("-grade %s: measured on %s CPUs, the costs on %s", o.grade, g.NProc, f.NProc)
+	}
+	fmt.Fprintf(out, "the rows of %s (measured %s, load %s) under the committed costs of %s (fitted on N <= %d of %s), nothing refitted:\n", o.grade, g.Date, g.Load, o.fitted, f.FitMaxN, f.Date)
+	h := *f
+	h.Rows = g.Rows
+	all := map[string]string{}
+	for _, r := range g.Rows {
+		all[r.Variant] = "not in the fit"
+	}
+	return printGrades(out, &h, all)
+}
+
 // mergeRows adds another run's rows to f, each run's date and load noted:
 // a variant measured at the same size in both is refused (which median
 // would be the row?), and so is a run on a host of another shape.
@@ -263,6 +291,12 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
 		}
 		fmt.Fprintf(out, "  %s (%d rows): %s\n", lang, len(train), costs(p))
 	}
+	return printGrades(out, f, excluded)
+}
+
+// printGrades prints every row of f's error under f's costs, each a fit
+// row or a validation one, and the misses, each named.
+func printGrades(out io.Writer, f *bootsim.Fitted, excluded map[string]string) error {
 	fmt.Fprintf(out, "%14s %5s %4s %3s %12s %12s %9s %s\n", "variant", "N", "L", "R", "measured ms", "sim ms", "error", "")
 	worstVal, worstFit := 0.0, 0.0
 	missVal, missFit, nVal := 0, 0, 0

@@ -264,7 +264,7 @@ sizeLoop:
 		done = append(done, n)
 	}
 	sizes = done
-	fmt.Fprintln(out, "\nagree: the same runs to the replica group's verdict and id (runtime/launch: after the world, the global comm's setup and the replica group's own comm init, which is not a global init and so flat by the dispatch, then its tree and hypercube)")
+	fmt.Fprintln(out, "\nagree: the same runs to the replica group's verdict and id (runtime/launch: after the world, the global comm's setup and the replica group's tree and hypercube; both groups' comms split from the world by default, docs/bootstrap.md#group-comm-split)")
 	header(out, vs)
 	for _, n := range sizes {
 		row(out, vs, n, ls[n], agreeMeds)
@@ -412,9 +412,10 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 				cmd.Env = append(cmd.Env, abi.EnvBootstrapRing+"="+ring)
 			}
 			if hier && bin == nrtabi {
-				// the replica group's comm init on the world's instances too
-				// (docs/bootstrap.md#group-comm-init), so agree is the design's
-				cmd.Env = append(cmd.Env, groupInitEnv+"=hier")
+				// the world group's comm split from the world's bootstrap
+				// (docs/bootstrap.md#group-comm-split, the ranks' default, said
+				// explicitly), so agree is the design's
+				cmd.Env = append(cmd.Env, groupInitEnv+"=split")
 			}
 			var stderr strings.Builder
 			cmd.Stderr = &stderr

@@ -102,7 +102,9 @@ func TestBootstrapLocalWorlds(t *testing.T) {
 					t.Errorf("rank %d: %s", r, f["line"])
 				}
 			}
-			if !strings.HasPrefix(lines[0]["unique_id"], "127.0.0.1:") || lines[0]["cluster_id"] == "-" {
+			// the world group's comm is split from the world by default
+			// (docs/bootstrap.md#group-comm-split): rank 0's second split id
+			if id := lines[0]["unique_id"]; !strings.HasPrefix(id, "split(") || !strings.HasSuffix(id, fmt.Sprintf(",n=%d,root=0,serial=2)", n)) || lines[0]["cluster_id"] == "-" {
 				t.Errorf("rank 0: %s", lines[0]["line"])
 			}
 			if want := fmt.Sprintf("all %d ranks agree", n); !strings.Contains(res.stdout, want) {

@@ -45,9 +45,10 @@ func TestBootstrapAcrossThreeHosts(t *testing.T) {
 			t.Errorf("rank %d did not log %q:\n%s", r, want, p.stderr)
 		}
 	}
-	// The replica group's root runs beside rank 0, on host 0's address.
-	if !strings.HasPrefix(first["unique_id"], addrs[0]+":") {
-		t.Errorf("the agreed unique id %s is not on host 0 (%s)", first["unique_id"], addrs[0])
+	// The replica group's comm is split from the world by default
+	// (docs/bootstrap.md#group-comm-split): no root, rank 0's second split id.
+	if id := first["unique_id"]; !strings.HasPrefix(id, "split(cluster="+first["cluster_id"]+",") || !strings.HasSuffix(id, ",n=3,root=0,serial=2)") {
+		t.Errorf("the agreed unique id %s is not rank 0's split of this world (cluster %s)", id, first["cluster_id"])
 	}
 	t.Logf("3 hosts %v agree: cluster_id %s, unique id %s", addrs, first["cluster_id"], first["unique_id"])
 }

@@ -131,6 +131,10 @@ const (
 	SockaddrFamilyInet6           = r.SockaddrFamilyInet6
 	BootstrapSockTimeoutDefault   = r.BootstrapSockTimeoutDefault
 	EnvBootstrapPerInstance       = r.EnvBootstrapPerInstance
+	EnvBootstrapGroupInit         = r.EnvBootstrapGroupInit
+	SplitIDMagic                  = r.SplitIDMagic
+	SplitIDVersion                = r.SplitIDVersion
+	SplitIDUsed                   = r.SplitIDUsed
 	BootstrapPerInstanceMax       = r.BootstrapPerInstanceMax
 	BootstrapHierStaggerThreshold = r.BootstrapHierStaggerThreshold
 	BootstrapHierStaggerRate      = r.BootstrapHierStaggerRate

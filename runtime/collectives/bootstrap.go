@@ -107,16 +107,19 @@ func checkGroup(rg *ReplicaGroup, stream int, boot transport.Transport) error {
 // bootstrapNode is steps (2)..(5) of get_nccl_comm.
 func (r *Runtime) bootstrapNode(g *GlobalComm, n *CommNode, rg *ReplicaGroup, boot transport.Transport, disableGraph bool) error {
 	rank, rankN, bp := rg.BootstrapRank, rg.RankN, rg.BootstrapParticipants
-	hc, l, xerr := r.groupInit(boot, rg)
+	path, xerr := r.groupInit(boot, rg)
 	if xerr != nil {
 		return r.logged(xerr)
 	}
 	var uid UniqueID
 	var err error
 	if rank == 0 {
-		if hc != nil {
-			err = hc.GetUniqueIDHier(&uid, rankN, l, abi.EncUIDHint)
-		} else {
+		switch {
+		case path.sc != nil:
+			err = path.sc.GetUniqueIDSplit(boot, &uid, rankN, abi.EncUIDHint)
+		case path.hc != nil:
+			err = path.hc.GetUniqueIDHier(&uid, rankN, path.l, abi.EncUIDHint)
+		default:
 			err = r.comms.GetUniqueID(&uid, rankN, abi.EncUIDHint)
 		}
 		if err != nil {
@@ -138,9 +141,12 @@ func (r *Runtime) bootstrapNode(g *GlobalComm, n *CommNode, rg *ReplicaGroup, bo
 		return r.logged(fail(abi.NRTFailure, nil, abi.MsgSigValidationFailed, g.m.GetGDeviceID()))
 	}
 	var c uintptr
-	if hc != nil {
-		c, err = hc.InitCommHier(rankN, &uid, rank, l, disableGraph)
-	} else {
+	switch {
+	case path.sc != nil:
+		c, err = path.sc.InitCommSplit(boot, rankN, &uid, rank, disableGraph)
+	case path.hc != nil:
+		c, err = path.hc.InitCommHier(rankN, &uid, rank, path.l, disableGraph)
+	default:
 		c, err = r.comms.InitComm(rankN, &uid, rank, disableGraph)
 	}
 	if err != nil {

@@ -4,32 +4,84 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/transport"
 )
 
 // EnvGroupInit chooses how a replica group's own comm init bootstraps
-// (docs/bootstrap.md#the-per-nc-bootstrap): "flat" or unset, the seed's
-// dispatch (neuronInitComm is not a global init, so its bootstrap is flat);
-// "hier", the 2-tier bootstrap on the hierarchical world's instances. Every
-// rank of a world must say the same: a Go rank reads it, the reference
-// libnccom does not yet (a C rank's group comm stays flat).
-const EnvGroupInit = "NRTABI_BOOTSTRAP_GROUP_INIT"
+// (docs/bootstrap.md#the-per-nc-bootstrap): "split" or unset, a group of
+// the whole world in order derives its comm from the world's bootstrap
+// (docs/bootstrap.md#group-comm-split) and any other group takes the seed's
+// flat init; "hier", the 2-tier bootstrap on the hierarchical world's
+// instances (docs/bootstrap.md#group-comm-init); "flat", the seed's
+// dispatch for every group (neuronInitComm is not a global init). Every
+// rank of a world must say the same: a Go rank's collectives read it, and
+// so does the reference libnccom of a C rank (runtime/libnccom/split.c).
+const EnvGroupInit = abi.EnvBootstrapGroupInit
+
+// GroupInit is EnvGroupInit's value; the zero value is the default, split.
+type GroupInit int
+
+const (
+	GroupInitSplit GroupInit = iota // the world group from the world's bootstrap
+	GroupInitHier                   // the 2-tier bootstrap (groupShape)
+	GroupInitFlat                   // the seed's flat init for every group
+)
+
+func (g GroupInit) String() string {
+	switch g {
+	case GroupInitSplit:
+		return "split"
+	case GroupInitHier:
+		return "hier"
+	case GroupInitFlat:
+		return "flat"
+	}
+	return fmt.Sprintf("GroupInit(%d)", int(g))
+}
 
 // GroupInitFromEnv reads EnvGroupInit through getenv (nil: os.Getenv):
-// true for "hier", false for "flat" or unset, an error naming the variable
-// for anything else.
-func GroupInitFromEnv(getenv func(string) string) (bool, error) {
+// split for "split" or unset, hier, flat; an error naming the variable for
+// anything else.
+func GroupInitFromEnv(getenv func(string) string) (GroupInit, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	switch v := getenv(EnvGroupInit); v {
-	case "", "flat":
-		return false, nil
+	case "", "split":
+		return GroupInitSplit, nil
 	case "hier":
-		return true, nil
+		return GroupInitHier, nil
+	case "flat":
+		return GroupInitFlat, nil
 	default:
-		return false, fmt.Errorf("%s=%q: use flat (the default, the seed's dispatch: a replica group's comm init is not a global init) or hier (the 2-tier bootstrap on the world's instances), the same on every rank", EnvGroupInit, v)
+		return 0, fmt.Errorf("%s=%q: use split (the default: a group of the whole world derives its comm from the world's bootstrap), hier (the 2-tier bootstrap on the world's instances) or flat (the seed's dispatch), the same on every rank", EnvGroupInit, v)
 	}
+}
+
+// SplitComms is a Comms that can derive the comm of a group of the whole
+// world, in order, from the world's bootstrap transport: the unique id
+// says which world (no root is started), the init checks it against the
+// world and makes no connection (docs/bootstrap.md#group-comm-split). The
+// reference libnccom does the same inside neuronGetUniqueId and
+// neuronInitComm, so its Comms need not have these calls.
+type SplitComms interface {
+	GetUniqueIDSplit(world transport.Transport, id *UniqueID, rankN int, hint string) error
+	InitCommSplit(world transport.Transport, rankN int, id *UniqueID, rank int, bypassGraph bool) (uintptr, error)
+}
+
+// worldInOrder reports whether bp lists every rank of a world of size n in
+// order: the one group whose comm a split derives.
+func worldInOrder(bp []uint32, n int) bool {
+	if len(bp) != n {
+		return false
+	}
+	for i, p := range bp {
+		if p != uint32(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // HierComms is a Comms whose comm init can take the 2-tier bootstrap with l
@@ -90,21 +142,43 @@ func groupShape(worldL int, bp []uint32) (l int, why string) {
 	return l, ""
 }
 
-// groupInit is how this group's comm init bootstraps: l > 0 is the 2-tier
-// path with l ranks per instance through hc, 0 the seed's flat init. A
-// runtime that was asked for the hierarchy (Options.GroupHierarchy) but whose
-// comm layer cannot take it is refused by name, never run flat.
-func (r *Runtime) groupInit(boot transport.Transport, rg *ReplicaGroup) (HierComms, int, *Error) {
-	if !r.groupHier {
-		return nil, 0, nil
+// groupPath is how one group's comm init runs: through sc (a split of the
+// world), through hc with l per instance (2-tier), or, both nil, the comm
+// layer's own GetUniqueID and InitComm.
+type groupPath struct {
+	sc SplitComms
+	hc HierComms
+	l  int
+}
+
+// groupInit is how this group's comm init bootstraps (EnvGroupInit). A
+// runtime that was asked for the hierarchy but whose comm layer or
+// transport cannot take it is refused by name, never run flat.
+func (r *Runtime) groupInit(boot transport.Transport, rg *ReplicaGroup) (groupPath, *Error) {
+	switch r.groupMode {
+	case GroupInitFlat:
+		return groupPath{}, nil
+	case GroupInitSplit:
+		if !worldInOrder(rg.BootstrapParticipants, boot.Size()) {
+			r.log.Info("replica group comm init: flat", "group_id", rg.GroupID, "rank_n", rg.RankN, "why", "not the whole world in order, which alone is split")
+			return groupPath{}, nil
+		}
+		if sc, ok := r.comms.(SplitComms); ok {
+			r.log.Info("replica group comm init: split of the world", "group_id", rg.GroupID, "rank_n", rg.RankN)
+			return groupPath{sc: sc}, nil
+		}
+		// The reference libnccom makes and reads the split id itself
+		// (runtime/libnccom/split.c); an in-process layer has no world.
+		r.log.Info("replica group comm init: the comm layer's own", "group_id", rg.GroupID, "rank_n", rg.RankN, "comm_layer", fmt.Sprintf("%T", r.comms))
+		return groupPath{}, nil
 	}
 	hc, ok := r.comms.(HierComms)
 	if !ok {
-		return nil, 0, invalid("%s=hier: the comm layer (%T) has no 2-tier comm init; the reference libnccom's neuronInitComm is flat", EnvGroupInit, r.comms)
+		return groupPath{}, invalid("%s=hier: the comm layer (%T) has no 2-tier comm init; the reference libnccom's neuronInitComm is flat", EnvGroupInit, r.comms)
 	}
 	hw, ok := boot.(hierWorld)
 	if !ok {
-		return nil, 0, invalid("%s=hier: the bootstrap transport (%T) does not say whether its world is hierarchical", EnvGroupInit, boot)
+		return groupPath{}, invalid("%s=hier: the bootstrap transport (%T) does not say whether its world is hierarchical", EnvGroupInit, boot)
 	}
 	h, worldL := hw.Hier()
 	if !h {
@@ -113,8 +187,8 @@ func (r *Runtime) groupInit(boot transport.Transport, rg *ReplicaGroup) (HierCom
 	l, why := groupShape(worldL, rg.BootstrapParticipants)
 	if l == 0 {
 		r.log.Info("replica group comm init: flat", "group_id", rg.GroupID, "rank_n", rg.RankN, "why", why)
-		return nil, 0, nil
+		return groupPath{}, nil
 	}
 	r.log.Info("replica group comm init: hierarchical", "group_id", rg.GroupID, "rank_n", rg.RankN, "per_instance", l, "world_per_instance", worldL)
-	return hc, l, nil
+	return groupPath{hc: hc, l: l}, nil
 }

@@ -49,7 +49,7 @@ func TestGroupShape(t *testing.T) {
 }
 
 func TestGroupInitFromEnv(t *testing.T) {
-	for v, want := range map[string]bool{"": false, "flat": false, "hier": true} {
+	for v, want := range map[string]GroupInit{"": GroupInitSplit, "split": GroupInitSplit, "flat": GroupInitFlat, "hier": GroupInitHier} {
 		got, err := GroupInitFromEnv(func(string) string { return v })
 		if err != nil || got != want {
 			t.Errorf("%s=%q: %v %v, want %v", EnvGroupInit, v, got, err, want)

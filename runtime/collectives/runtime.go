@@ -39,9 +39,10 @@ type Options struct {
 	// behind the trampolines (a native or in-process transport), so there is
 	// nothing to hand off to; New says so at debug level.
 	NcclInit func() error
-	// GroupHierarchy makes a replica group's own comm init take the 2-tier
-	// bootstrap on a hierarchical world's instances (groupShape;
-	// EnvGroupInit, GroupInitFromEnv). false is the seed's flat init.
+	// GroupInit is how a replica group's own comm init bootstraps
+	// (EnvGroupInit, GroupInitFromEnv); the zero value is the default,
+	// split. GroupHierarchy true is GroupInit hier.
+	GroupInit      GroupInit
 	GroupHierarchy bool
 }
 
@@ -54,7 +55,7 @@ type Runtime struct {
 	comms          Comms
 	log            *slog.Logger
 	barrierTimeout time.Duration
-	groupHier      bool // Options.GroupHierarchy
+	groupMode      GroupInit // Options.GroupInit
 
 	initMtx  [abi.NECMaxDevices]sync.Mutex // gcomm_init_mtx
 	setupMtx [abi.NECMaxDevices]sync.Mutex // gcomm_setup_mtx
@@ -96,7 +97,10 @@ func New(ids device.IdentitySource, comms Comms, opt Options) (*Runtime, error) 
 	if comms == nil {
 		return nil, fmt.Errorf("collectives.New: no comm layer (ncclGetUniqueId/ncclInitComm)")
 	}
-	r := &Runtime{ids: ids, comms: comms, log: opt.Logger, barrierTimeout: opt.BarrierTimeout, groupHier: opt.GroupHierarchy}
+	r := &Runtime{ids: ids, comms: comms, log: opt.Logger, barrierTimeout: opt.BarrierTimeout, groupMode: opt.GroupInit}
+	if opt.GroupHierarchy {
+		r.groupMode = GroupInitHier
+	}
 	if r.log == nil {
 		r.log = slog.Default()
 	}

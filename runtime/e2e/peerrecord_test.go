@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/device"
 	"github.com/nrtabi/nrtabi/runtime/nrt"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
@@ -169,7 +170,10 @@ func TestPeerRecordsAcrossImplementations(t *testing.T) {
 	flat := make([][][]byte, 0, 4) // world -> rank -> masked global record
 	for _, w := range worlds {
 		t.Run(w.name, func(t *testing.T) {
-			env := []string{"NRTABI_LOG_LEVEL=info"}
+			// The seed's group inits, so every comm gathers records of its
+			// own (the default split ones reuse the world's:
+			// docs/bootstrap.md#group-comm-split).
+			env := []string{"NRTABI_LOG_LEVEL=info", abi.EnvBootstrapGroupInit + "=flat"}
 			if w.l > 0 {
 				env = append(env, envPerInstance+"="+strconv.Itoa(w.l))
 			}

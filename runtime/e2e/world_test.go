@@ -137,8 +137,12 @@ func agree(t *testing.T, runs []worldprog.Run) {
 	if ok, r := worldprog.Agreed(runs); !ok {
 		t.Errorf("rank %d disagrees: exit %d: %s\n%s", r, runs[r].Exit, runs[r].Fields["line"], runs[r].Stderr)
 	}
-	if id := runs[0].Fields["unique_id"]; !strings.HasPrefix(id, "127.0.0.1:") {
-		t.Errorf("rank 0's unique id %q is not a loopback root address", id)
+	// By default the world group's id is rank 0's second split of the
+	// world (docs/bootstrap.md#group-comm-split: the global group's is the
+	// first); with NRTABI_BOOTSTRAP_GROUP_INIT=flat, a loopback root's.
+	split := fmt.Sprintf(",n=%d,root=0,serial=2)", len(runs))
+	if id := runs[0].Fields["unique_id"]; !strings.HasPrefix(id, "127.0.0.1:") && !(strings.HasPrefix(id, "split(") && strings.HasSuffix(id, split)) {
+		t.Errorf("rank 0's unique id %q is neither a loopback root address nor the world group's split", id)
 	}
 	// Every rank initialised the group's comm through nccl_init_comm, as
 	// libnrt's enc_init_comm does (docs/sources.md#s004-5), so its enc_comm
@@ -498,7 +502,10 @@ func TestBoundaryAcrossThreeHosts(t *testing.T) {
 	for i := range ms {
 		ms[i].Cmd = append([]string{"ip", "netns", "exec", hosts[i]}, ms[i].Cmd...)
 	}
-	runs, _, err := worldprog.Launch(t.Context(), ms, addrs[0]+":29556", []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=info"})
+	// The seed's group init, so the agreed id names the root rank 0 started
+	// on its own interface (the default split id names none).
+	runs, _, err := worldprog.Launch(t.Context(), ms, addrs[0]+":29556", []string{abi.EnvSockTimeout + "=" + strconv.Itoa(worldTimeout), "NRTABI_LOG_LEVEL=info",
+		abi.EnvBootstrapGroupInit + "=flat"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/nrtabi/nrtabi/runtime/collectives"
 	"github.com/nrtabi/nrtabi/runtime/device"
 	"github.com/nrtabi/nrtabi/runtime/nrt"
+	"github.com/nrtabi/nrtabi/runtime/transport"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
@@ -173,7 +174,7 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		return finish(err)
 	}
 	cfg.Logger = log
-	groupHier, err := collectives.GroupInitFromEnv(os.Getenv)
+	groupInit, err := collectives.GroupInitFromEnv(os.Getenv)
 	if err != nil {
 		return &UsageError{err}
 	}
@@ -284,7 +285,7 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 
 	comms := &timedComms{Comms: tcp.NewComms(ctx, n)}
 	defer comms.Close()
-	rt, err := collectives.New(bootstrapCore{}, comms, collectives.Options{Logger: log, GroupHierarchy: groupHier})
+	rt, err := collectives.New(bootstrapCore{}, comms, collectives.Options{Logger: log, GroupInit: groupInit})
 	if err != nil {
 		return finish(err)
 	}
@@ -308,11 +309,11 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	if cm == nil {
 		return finish(fmt.Errorf("the replica group's comm handle %#x is unknown", node.Comm()))
 	}
-	ap, err := tcp.RootAddr(&cm.ID)
+	uid, err := tcp.DescribeUniqueID(&cm.ID)
 	if err != nil {
 		return finish(err)
 	}
-	res.UID = ap.String()
+	res.UID = uid
 	if root != nil {
 		if err := root.Wait(); err != nil {
 			return finish(err)
@@ -396,6 +397,12 @@ type timedComms struct {
 func (t *timedComms) InitComm(rankN int, id *collectives.UniqueID, rank int, bypassGraph bool) (uintptr, error) {
 	t.lastInit = time.Now()
 	return t.Comms.InitComm(rankN, id, rank, bypassGraph)
+}
+
+// InitCommSplit is InitComm of a split of the world, timed alike.
+func (t *timedComms) InitCommSplit(world transport.Transport, rankN int, id *collectives.UniqueID, rank int, bypassGraph bool) (uintptr, error) {
+	t.lastInit = time.Now()
+	return t.Comms.InitCommSplit(world, rankN, id, rank, bypassGraph)
 }
 
 // InitCommHier is InitComm over the 2-tier bootstrap, timed alike.

@@ -341,11 +341,44 @@ static NRT_STATUS comm_init_rank_sync(void **newcomm, int nranks, int rank, cons
 	return NRT_SUCCESS;
 }
 
+/* The split id of this process's one world of rank_n ranks (split.c,
+ * docs/bootstrap.md#group-comm-split): 1 made, 0 no such world (the seed's
+ * root id then), -1 failed. */
+static int split_unique_id(char id[128], int rank_n)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static uint32_t serial;
+	struct ncclComm *w = NULL;
+	int found = nccom_comm_world(rank_n, NULL, NULL, &w, NULL);
+	if (found == 2)
+		nccom_info("neuronGetUniqueId: more than one world of %d ranks is live here, so the group's comm takes a root of its own", rank_n);
+	if (found != 1)
+		return found < 0 ? -1 : 0;
+	if (pthread_mutex_lock(&mu) != 0)
+		return -1;
+	uint32_t k = ++serial;
+	if (pthread_mutex_unlock(&mu) != 0)
+		return -1;
+	struct nccom_split_id sid = {.world_size = (uint32_t)rank_n, .cluster = w->cluster_id, .epoch = (int64_t)w->epoch,
+				     .rank_n = (uint32_t)rank_n, .root = (uint32_t)w->rank, .serial = k};
+	nccom_split_encode(&sid, id);
+	return 1;
+}
+
 NRT_STATUS neuronGetUniqueId(char id[128], int rank_n, const char *hint)
 {
 	(void)hint;
 	if (id == NULL || rank_n < 1 || rank_n > BOOTSTRAP_MAX_RANKS)
 		return NCCOM_INVALID_ARGUMENT;
+	bool split = false;
+	NRT_STATUS rc0 = nccom_group_init_split(&split);
+	if (rc0 != NRT_SUCCESS)
+		return rc0;
+	int made = split ? split_unique_id(id, rank_n) : 0;
+	if (made < 0)
+		return NRT_FAILURE;
+	if (made == 1)
+		return NRT_SUCCESS;
 	struct ncclUniqueId u;
 	bool env = false;
 	NRT_STATUS rc = unique_id(NULL, rank_n, &u, &env);
@@ -374,11 +407,72 @@ NRT_STATUS neuronInitGlobalComm(int g_dev_id, int g_dev_count, const enc_neuron_
 	return comm_init_rank(root_id, comm, g_dev_count, g_dev_id, dev, true, u);
 }
 
+/* neuronInitComm of a split id: the comm of the whole world in order, made
+ * from this process's world comm with the id's cluster id and epoch (its
+ * peer records copied, its bootstrap shared: nccom_comm_bootstrap), with no
+ * connection. A field that is not this world's is refused by name. */
+static NRT_STATUS split_init(void **comm, int rank_n, const struct nccom_split_id *sid, int rank, const enc_neuron_device_info_t *dev)
+{
+	uint64_t cluster = sid->cluster;
+	time_t epoch = (time_t)sid->epoch;
+	struct ncclComm *w = NULL;
+	struct ncclPeerInfo *peers = NULL;
+	int found = nccom_comm_world((int)sid->world_size, &cluster, &epoch, &w, &peers);
+	if (found < 0)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	if (found != 1) {
+		nccom_warn("neuronInitComm: unique id split(cluster=%#018llx,epoch=%lld,n=%u,root=%u,serial=%u): this process holds %s world of %u ranks with that cluster id and epoch: forged or from another world",
+			   (unsigned long long)sid->cluster, (long long)sid->epoch, sid->world_size, sid->root, sid->serial, found == 0 ? "no" : "more than one", sid->world_size);
+		return NCCOM_INVALID_ARGUMENT;
+	}
+	if ((uint32_t)rank_n != sid->rank_n || rank != w->rank) {
+		nccom_warn("neuronInitComm: unique id split(cluster=%#018llx,serial=%u): asked for rank %d of %d, but this process is rank %d of the world of %u, which a split group lists in order",
+			   (unsigned long long)sid->cluster, sid->serial, rank, rank_n, w->rank, sid->world_size);
+		free(peers);
+		return NCCOM_INVALID_ARGUMENT;
+	}
+	struct ncclComm *c = NULL;
+	NRT_STATUS rc = comm_alloc(&c, rank_n, rank, dev);
+	struct nccom_live *l = rc == NRT_SUCCESS ? malloc(sizeof *l) : NULL;
+	if (rc == NRT_SUCCESS && l == NULL)
+		rc = NRT_FAIL_HOST_MEM_ALLOC;
+	if (rc == NRT_SUCCESS) {
+		c->cluster_id = w->cluster_id;
+		c->epoch = w->epoch;
+		*l = (struct nccom_live){.comm = c, .peers = peers, .world = w};
+		rc = nccom_comm_register(l);
+	}
+	if (rc != NRT_SUCCESS) {
+		free(l);
+		free(peers);
+		comm_free(c);
+		return rc;
+	}
+	*comm = c;
+	nccom_info(NRTABI_MSG_NCCOM_INIT_COMPLETE, (void *)c, rank, rank_n, c->cudaDev, (long)c->busId);
+	return NRT_SUCCESS;
+}
+
 NRT_STATUS neuronInitComm(void **comm, int rank_n, char *id, int rank, const enc_neuron_device_info_t *dev, bool bypass_graph)
 {
 	(void)bypass_graph; /* carried to the graph build, which is a separate call (docs/sources.md#s001 NOTE) */
 	if (comm == NULL || id == NULL || dev == NULL)
 		return NCCOM_INVALID_ARGUMENT;
+	bool split = false;
+	NRT_STATUS rc = nccom_group_init_split(&split);
+	if (rc != NRT_SUCCESS)
+		return rc;
+	struct nccom_split_id sid;
+	int d = nccom_split_decode(id, &sid);
+	if (d < 0)
+		return NCCOM_INVALID_ARGUMENT;
+	if (d == 1 && !split) {
+		nccom_warn("neuronInitComm: the unique id is a split of the world (docs/bootstrap.md#group-comm-split), but %s here says this rank's group comms bootstrap flat: every rank must set the same",
+			   ENV_BOOTSTRAP_GROUP_INIT);
+		return NCCOM_INVALID_ARGUMENT;
+	}
+	if (d == 1)
+		return split_init(comm, rank_n, &sid, rank, dev);
 	struct ncclUniqueId u;
 	memcpy(u.internal, id, sizeof u.internal);
 	return comm_init_rank(NULL, comm, rank_n, rank, dev, false, u);
@@ -416,10 +510,7 @@ NRT_STATUS neuronFreeComm(void *comm)
  * ...->nccl_comm); a comm without a bootstrap (single vNC) has no peer. */
 static struct nccom_bootstrap *bootstrap_of(void *state, int peer, size_t size, bool p2p)
 {
-	if (!nccom_comm_live(state))
-		return NULL;
-	struct ncclComm *c = state;
-	struct nccom_bootstrap *b = c->bootstrap;
+	struct nccom_bootstrap *b = nccom_comm_bootstrap(state);
 	if (b == NULL || size > (size_t)INT32_MAX)
 		return NULL;
 	if (p2p && (peer < 0 || peer >= b->st.nranks || peer == b->st.rank))

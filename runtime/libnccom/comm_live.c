@@ -8,6 +8,8 @@
  * net_proxy.c) and comm.c all sit above it; it calls none of them.
  */
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "nccom.h"
 
@@ -66,6 +68,52 @@ NRT_STATUS nccom_comm_rank(void *comm, int *rank, int *nranks)
 	*rank = c->rank;
 	*nranks = c->nRanks;
 	return NRT_SUCCESS;
+}
+
+int nccom_comm_world(int nranks, const uint64_t *cluster, const time_t *epoch, struct ncclComm **world, struct ncclPeerInfo **peers)
+{
+	if (pthread_mutex_lock(&live_mu) != 0)
+		return -1;
+	const struct nccom_live *found = NULL;
+	int n = 0;
+	for (const struct nccom_live *l = live_list; l; l = l->next) {
+		const struct ncclComm *c = l->comm;
+		if (l->world != NULL || !c->isGlobalComm || c->bootstrap == NULL || c->nRanks != nranks)
+			continue;
+		if (cluster != NULL && (c->cluster_id != *cluster || c->epoch != *epoch))
+			continue;
+		found = l;
+		n++;
+	}
+	int rc = n == 0 ? 0 : n > 1 ? 2 : 1;
+	if (rc == 1) {
+		*world = found->comm;
+		if (peers != NULL) {
+			*peers = malloc((size_t)nranks * sizeof **peers);
+			if (*peers == NULL)
+				rc = -1;
+			else
+				memcpy(*peers, found->peers, (size_t)nranks * sizeof **peers);
+		}
+	}
+	if (pthread_mutex_unlock(&live_mu) != 0)
+		nccom_warn("comm registry: unlock failed");
+	return rc;
+}
+
+struct nccom_bootstrap *nccom_comm_bootstrap(const void *comm)
+{
+	if (comm == NULL || pthread_mutex_lock(&live_mu) != 0)
+		return NULL;
+	struct nccom_bootstrap *b = NULL;
+	const struct nccom_live *l = find_live(comm);
+	if (l != NULL && l->world == NULL)
+		b = l->comm->bootstrap;
+	else if (l != NULL && find_live(l->world) != NULL)
+		b = l->world->bootstrap;
+	if (pthread_mutex_unlock(&live_mu) != 0)
+		return NULL;
+	return b;
 }
 
 bool nccom_comm_peer_mla(const void *comm, int peer, int *mla, int *dev)

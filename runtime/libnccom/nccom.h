@@ -425,6 +425,9 @@ struct nccom_live {
 	struct ncclComm *comm;
 	struct ncclPeerInfo *peers;
 	struct nccom_global_maps maps;
+	/* A split comm's world (split.c): its bootstrap is the world's, reached
+	 * only while the world is live; NULL for a comm with its own. */
+	const struct ncclComm *world;
 	struct nccom_live *next;
 };
 /* Adds l (NRT_FAILURE when the registry cannot be locked). */
@@ -440,6 +443,30 @@ NRT_STATUS nccom_comm_rank(void *comm, int *rank, int *nranks);
  * false when comm is not live, peer not one of its ranks, or its MLA
  * index negative. */
 bool nccom_comm_peer_mla(const void *comm, int peer, int *mla, int *dev);
+/* The one live world (a global comm of its own) of nranks ranks, and, when
+ * cluster is non-NULL, with that cluster id and epoch: 1 found (*world, and
+ * a malloc'd copy of its peer records in *peers when peers is non-NULL),
+ * 0 none, 2 more than one, -1 no memory or no lock. */
+int nccom_comm_world(int nranks, const uint64_t *cluster, const time_t *epoch, struct ncclComm **world, struct ncclPeerInfo **peers);
+/* The bootstrap of comm: its own, or a split comm's world's while that is
+ * live; NULL when comm is not live or has none. */
+struct nccom_bootstrap *nccom_comm_bootstrap(const void *comm);
+
+/* ---- split.c: the split unique id (docs/bootstrap.md#group-comm-split) ----- */
+#define NCCOM_UNIQUE_ID_BYTES ((int)NCCL_UNIQUE_ID_BYTES)
+struct nccom_split_id {
+	uint32_t world_size;
+	uint64_t cluster;
+	int64_t epoch;
+	uint32_t rank_n, root, serial;
+};
+bool nccom_is_split_id(const char id[NCCOM_UNIQUE_ID_BYTES]);
+void nccom_split_encode(const struct nccom_split_id *s, char id[NCCOM_UNIQUE_ID_BYTES]);
+/* 1 decoded, 0 no split magic (a root id), -1 refused (one warning line). */
+int nccom_split_decode(const char id[NCCOM_UNIQUE_ID_BYTES], struct nccom_split_id *s);
+/* ENV_BOOTSTRAP_GROUP_INIT: *split for split or unset, not for flat or
+ * hier; anything else NCCOM_INVALID_ARGUMENT with one warning line. */
+NRT_STATUS nccom_group_init_split(bool *split);
 
 /* ---- net_plugin.c: the net plugin under libnccom (docs/net-seam.md) ------- */
 /* The logger a plugin's init receives (net.h's ncclDebugLogger_t). */

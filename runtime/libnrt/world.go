@@ -123,10 +123,10 @@ func bootstrapWorld(res *worldprog.Report, rootID string, reordered bool) error 
 	if err != nil {
 		return err
 	}
-	ap, err := tcp.RootAddr(&comms.id)
+	uid, err := tcp.DescribeUniqueID(&comms.id)
 	if err != nil {
 		return err
 	}
-	res.UID = ap.String()
+	res.UID = uid
 	return nil
 }

@@ -71,6 +71,10 @@ const (
 	SockaddrFamilyInet6           uint32 = 10                                                        // SOCKADDR_FAMILY_INET6 HIGH
 	BootstrapSockTimeoutDefault   int    = 30                                                        // BOOTSTRAP_SOCK_TIMEOUT_DEFAULT INFERRED
 	EnvBootstrapPerInstance              = "NRTABI_BOOTSTRAP_PER_INSTANCE"                           // ENV_BOOTSTRAP_PER_INSTANCE INFERRED
+	EnvBootstrapGroupInit                = "NRTABI_BOOTSTRAP_GROUP_INIT"                             // ENV_BOOTSTRAP_GROUP_INIT INFERRED
+	SplitIDMagic                         = "nrtsplit"                                                // SPLIT_ID_MAGIC INFERRED
+	SplitIDVersion                int    = 1                                                         // SPLIT_ID_VERSION INFERRED
+	SplitIDUsed                   int    = 44                                                        // SPLIT_ID_USED INFERRED
 	BootstrapPerInstanceMax       int    = 65536                                                     // BOOTSTRAP_PER_INSTANCE_MAX INFERRED
 	BootstrapHierStaggerThreshold int    = 256                                                       // BOOTSTRAP_HIER_STAGGER_THRESHOLD INFERRED
 	BootstrapHierStaggerRate      int    = 7000                                                      // BOOTSTRAP_HIER_STAGGER_RATE INFERRED

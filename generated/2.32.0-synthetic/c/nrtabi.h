@@ -184,6 +184,10 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define SOCKADDR_FAMILY_INET6 10U /* HIGH */
 #define BOOTSTRAP_SOCK_TIMEOUT_DEFAULT 30 /* INFERRED */
 #define ENV_BOOTSTRAP_PER_INSTANCE "NRTABI_BOOTSTRAP_PER_INSTANCE" /* INFERRED */
+#define ENV_BOOTSTRAP_GROUP_INIT "NRTABI_BOOTSTRAP_GROUP_INIT" /* INFERRED */
+#define SPLIT_ID_MAGIC "nrtsplit" /* INFERRED */
+#define SPLIT_ID_VERSION 1 /* INFERRED */
+#define SPLIT_ID_USED 44 /* INFERRED */
 #define BOOTSTRAP_PER_INSTANCE_MAX 65536 /* INFERRED */
 #define BOOTSTRAP_HIER_STAGGER_THRESHOLD 256 /* INFERRED */
 #define BOOTSTRAP_HIER_STAGGER_RATE 7000 /* INFERRED */
@@ -500,10 +504,10 @@ struct extInfoHier {
 	uint32_t per_instance; /* +56 INFERRED */
 	uint32_t instance; /* +60 INFERRED */
 };
-_Static_assert(sizeof(struct extInfoHier) == 64, "extInfoHier: spec size 64 (bootstrap_wire.toml:465)");
-_Static_assert(offsetof(struct extInfoHier, info) == 0, "extInfoHier.info: spec offset 0 (bootstrap_wire.toml:473)");
-_Static_assert(offsetof(struct extInfoHier, per_instance) == 56, "extInfoHier.per_instance: spec offset 56 (bootstrap_wire.toml:480)");
-_Static_assert(offsetof(struct extInfoHier, instance) == 60, "extInfoHier.instance: spec offset 60 (bootstrap_wire.toml:487)");
+_Static_assert(sizeof(struct extInfoHier) == 64, "extInfoHier: spec size 64 (bootstrap_wire.toml:497)");
+_Static_assert(offsetof(struct extInfoHier, info) == 0, "extInfoHier.info: spec offset 0 (bootstrap_wire.toml:505)");
+_Static_assert(offsetof(struct extInfoHier, per_instance) == 56, "extInfoHier.per_instance: spec offset 56 (bootstrap_wire.toml:512)");
+_Static_assert(offsetof(struct extInfoHier, instance) == 60, "extInfoHier.instance: spec offset 60 (bootstrap_wire.toml:519)");
 
 /*
  * bootstrap_root_reply_hier: 96 bytes, INFERRED (docs/sources.md#s001-3 (the flat reply: cluster_id, epoch, the ring neighbour) extended by docs/bootstrap-hierarchy.md; the hierarchical root's reply is not traced).
@@ -522,17 +526,17 @@ struct bootstrap_root_reply_hier {
 	uint32_t local_n; /* +88 INFERRED */
 	unsigned char nrtabi_opaque_92[4]; /* +92..96 opaque */
 };
-_Static_assert(sizeof(struct bootstrap_root_reply_hier) == 96, "bootstrap_root_reply_hier: spec size 96 (bootstrap_wire.toml:494)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, cluster_id) == 0, "bootstrap_root_reply_hier.cluster_id: spec offset 0 (bootstrap_wire.toml:502)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, epoch) == 8, "bootstrap_root_reply_hier.epoch: spec offset 8 (bootstrap_wire.toml:509)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, intra_next) == 16, "bootstrap_root_reply_hier.intra_next: spec offset 16 (bootstrap_wire.toml:516)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, nrtabi_opaque_44) == 44, "bootstrap_root_reply_hier: spec opaque range 44..48 (bootstrap_wire.toml:523)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, inter_next) == 48, "bootstrap_root_reply_hier.inter_next: spec offset 48 (bootstrap_wire.toml:529)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, instance) == 76, "bootstrap_root_reply_hier.instance: spec offset 76 (bootstrap_wire.toml:536)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, ninstances) == 80, "bootstrap_root_reply_hier.ninstances: spec offset 80 (bootstrap_wire.toml:543)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_rank) == 84, "bootstrap_root_reply_hier.local_rank: spec offset 84 (bootstrap_wire.toml:550)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_n) == 88, "bootstrap_root_reply_hier.local_n: spec offset 88 (bootstrap_wire.toml:557)");
-_Static_assert(offsetof(struct bootstrap_root_reply_hier, nrtabi_opaque_92) == 92, "bootstrap_root_reply_hier: spec opaque range 92..96 (bootstrap_wire.toml:564)");
+_Static_assert(sizeof(struct bootstrap_root_reply_hier) == 96, "bootstrap_root_reply_hier: spec size 96 (bootstrap_wire.toml:526)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, cluster_id) == 0, "bootstrap_root_reply_hier.cluster_id: spec offset 0 (bootstrap_wire.toml:534)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, epoch) == 8, "bootstrap_root_reply_hier.epoch: spec offset 8 (bootstrap_wire.toml:541)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, intra_next) == 16, "bootstrap_root_reply_hier.intra_next: spec offset 16 (bootstrap_wire.toml:548)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, nrtabi_opaque_44) == 44, "bootstrap_root_reply_hier: spec opaque range 44..48 (bootstrap_wire.toml:555)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, inter_next) == 48, "bootstrap_root_reply_hier.inter_next: spec offset 48 (bootstrap_wire.toml:561)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, instance) == 76, "bootstrap_root_reply_hier.instance: spec offset 76 (bootstrap_wire.toml:568)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, ninstances) == 80, "bootstrap_root_reply_hier.ninstances: spec offset 80 (bootstrap_wire.toml:575)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_rank) == 84, "bootstrap_root_reply_hier.local_rank: spec offset 84 (bootstrap_wire.toml:582)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, local_n) == 88, "bootstrap_root_reply_hier.local_n: spec offset 88 (bootstrap_wire.toml:589)");
+_Static_assert(offsetof(struct bootstrap_root_reply_hier, nrtabi_opaque_92) == 92, "bootstrap_root_reply_hier: spec opaque range 92..96 (bootstrap_wire.toml:596)");
 
 /*
  * bootstrap_root_range: 32 bytes, INFERRED (upstream NCCL 2.23 and later (one root per contiguous rank range); docs/bootstrap-hierarchy.md#multi-root-the-roots-ring).
@@ -549,15 +553,15 @@ struct bootstrap_root_range {
 	uint32_t count; /* +24 INFERRED */
 	unsigned char nrtabi_opaque_28[4]; /* +28..32 opaque */
 };
-_Static_assert(sizeof(struct bootstrap_root_range) == 32, "bootstrap_root_range: spec size 32 (bootstrap_wire.toml:667)");
-_Static_assert(offsetof(struct bootstrap_root_range, sanity) == 0, "bootstrap_root_range.sanity: spec offset 0 (bootstrap_wire.toml:675)");
-_Static_assert(offsetof(struct bootstrap_root_range, nroots) == 4, "bootstrap_root_range.nroots: spec offset 4 (bootstrap_wire.toml:682)");
-_Static_assert(offsetof(struct bootstrap_root_range, index) == 8, "bootstrap_root_range.index: spec offset 8 (bootstrap_wire.toml:689)");
-_Static_assert(offsetof(struct bootstrap_root_range, nranks) == 12, "bootstrap_root_range.nranks: spec offset 12 (bootstrap_wire.toml:696)");
-_Static_assert(offsetof(struct bootstrap_root_range, per_instance) == 16, "bootstrap_root_range.per_instance: spec offset 16 (bootstrap_wire.toml:703)");
-_Static_assert(offsetof(struct bootstrap_root_range, lo) == 20, "bootstrap_root_range.lo: spec offset 20 (bootstrap_wire.toml:710)");
-_Static_assert(offsetof(struct bootstrap_root_range, count) == 24, "bootstrap_root_range.count: spec offset 24 (bootstrap_wire.toml:717)");
-_Static_assert(offsetof(struct bootstrap_root_range, nrtabi_opaque_28) == 28, "bootstrap_root_range: spec opaque range 28..32 (bootstrap_wire.toml:724)");
+_Static_assert(sizeof(struct bootstrap_root_range) == 32, "bootstrap_root_range: spec size 32 (bootstrap_wire.toml:699)");
+_Static_assert(offsetof(struct bootstrap_root_range, sanity) == 0, "bootstrap_root_range.sanity: spec offset 0 (bootstrap_wire.toml:707)");
+_Static_assert(offsetof(struct bootstrap_root_range, nroots) == 4, "bootstrap_root_range.nroots: spec offset 4 (bootstrap_wire.toml:714)");
+_Static_assert(offsetof(struct bootstrap_root_range, index) == 8, "bootstrap_root_range.index: spec offset 8 (bootstrap_wire.toml:721)");
+_Static_assert(offsetof(struct bootstrap_root_range, nranks) == 12, "bootstrap_root_range.nranks: spec offset 12 (bootstrap_wire.toml:728)");
+_Static_assert(offsetof(struct bootstrap_root_range, per_instance) == 16, "bootstrap_root_range.per_instance: spec offset 16 (bootstrap_wire.toml:735)");
+_Static_assert(offsetof(struct bootstrap_root_range, lo) == 20, "bootstrap_root_range.lo: spec offset 20 (bootstrap_wire.toml:742)");
+_Static_assert(offsetof(struct bootstrap_root_range, count) == 24, "bootstrap_root_range.count: spec offset 24 (bootstrap_wire.toml:749)");
+_Static_assert(offsetof(struct bootstrap_root_range, nrtabi_opaque_28) == 28, "bootstrap_root_range: spec opaque range 28..32 (bootstrap_wire.toml:756)");
 
 /*
  * bootstrap_root_first: 36 bytes, INFERRED (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring: the one successor that crosses a range's end is the next range's first rank).
@@ -569,10 +573,10 @@ struct bootstrap_root_first {
 	uint32_t index; /* +4 INFERRED */
 	nccl_socket_address_t first; /* +8 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_root_first) == 36, "bootstrap_root_first: spec size 36 (bootstrap_wire.toml:730)");
-_Static_assert(offsetof(struct bootstrap_root_first, sanity) == 0, "bootstrap_root_first.sanity: spec offset 0 (bootstrap_wire.toml:738)");
-_Static_assert(offsetof(struct bootstrap_root_first, index) == 4, "bootstrap_root_first.index: spec offset 4 (bootstrap_wire.toml:745)");
-_Static_assert(offsetof(struct bootstrap_root_first, first) == 8, "bootstrap_root_first.first: spec offset 8 (bootstrap_wire.toml:752)");
+_Static_assert(sizeof(struct bootstrap_root_first) == 36, "bootstrap_root_first: spec size 36 (bootstrap_wire.toml:762)");
+_Static_assert(offsetof(struct bootstrap_root_first, sanity) == 0, "bootstrap_root_first.sanity: spec offset 0 (bootstrap_wire.toml:770)");
+_Static_assert(offsetof(struct bootstrap_root_first, index) == 4, "bootstrap_root_first.index: spec offset 4 (bootstrap_wire.toml:777)");
+_Static_assert(offsetof(struct bootstrap_root_first, first) == 8, "bootstrap_root_first.first: spec offset 8 (bootstrap_wire.toml:784)");
 
 /*
  * bootstrap_root_cluster: 24 bytes, INFERRED (docs/sources.md#s001-3 (cluster_id and epoch in the reply) with extension cluster-epoch-minting: one pair per world, root 0's).
@@ -585,11 +589,11 @@ struct bootstrap_root_cluster {
 	uint64_t cluster_id; /* +8 INFERRED */
 	time_t epoch; /* +16 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_root_cluster) == 24, "bootstrap_root_cluster: spec size 24 (bootstrap_wire.toml:759)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, sanity) == 0, "bootstrap_root_cluster.sanity: spec offset 0 (bootstrap_wire.toml:767)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, index) == 4, "bootstrap_root_cluster.index: spec offset 4 (bootstrap_wire.toml:774)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, cluster_id) == 8, "bootstrap_root_cluster.cluster_id: spec offset 8 (bootstrap_wire.toml:781)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, epoch) == 16, "bootstrap_root_cluster.epoch: spec offset 16 (bootstrap_wire.toml:788)");
+_Static_assert(sizeof(struct bootstrap_root_cluster) == 24, "bootstrap_root_cluster: spec size 24 (bootstrap_wire.toml:791)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, sanity) == 0, "bootstrap_root_cluster.sanity: spec offset 0 (bootstrap_wire.toml:799)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, index) == 4, "bootstrap_root_cluster.index: spec offset 4 (bootstrap_wire.toml:806)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, cluster_id) == 8, "bootstrap_root_cluster.cluster_id: spec offset 8 (bootstrap_wire.toml:813)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, epoch) == 16, "bootstrap_root_cluster.epoch: spec offset 16 (bootstrap_wire.toml:820)");
 
 /*
  * bootstrap_abort_info: 52 bytes, INFERRED (nrtabi extension (docs/bootstrap-hierarchy.md#abort-frames): a ring neighbour's EOF or reset is told round the rings instead of leaving the others to time out).
@@ -604,14 +608,14 @@ struct bootstrap_abort_info {
 	nccl_socket_address_t dead_addr; /* +20 INFERRED */
 	uint32_t text_len; /* +48 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_abort_info) == 52, "bootstrap_abort_info: spec size 52 (bootstrap_wire.toml:795)");
-_Static_assert(offsetof(struct bootstrap_abort_info, sanity) == 0, "bootstrap_abort_info.sanity: spec offset 0 (bootstrap_wire.toml:803)");
-_Static_assert(offsetof(struct bootstrap_abort_info, dead_rank) == 4, "bootstrap_abort_info.dead_rank: spec offset 4 (bootstrap_wire.toml:810)");
-_Static_assert(offsetof(struct bootstrap_abort_info, reporter) == 8, "bootstrap_abort_info.reporter: spec offset 8 (bootstrap_wire.toml:817)");
-_Static_assert(offsetof(struct bootstrap_abort_info, phase) == 12, "bootstrap_abort_info.phase: spec offset 12 (bootstrap_wire.toml:824)");
-_Static_assert(offsetof(struct bootstrap_abort_info, step) == 16, "bootstrap_abort_info.step: spec offset 16 (bootstrap_wire.toml:831)");
-_Static_assert(offsetof(struct bootstrap_abort_info, dead_addr) == 20, "bootstrap_abort_info.dead_addr: spec offset 20 (bootstrap_wire.toml:838)");
-_Static_assert(offsetof(struct bootstrap_abort_info, text_len) == 48, "bootstrap_abort_info.text_len: spec offset 48 (bootstrap_wire.toml:845)");
+_Static_assert(sizeof(struct bootstrap_abort_info) == 52, "bootstrap_abort_info: spec size 52 (bootstrap_wire.toml:827)");
+_Static_assert(offsetof(struct bootstrap_abort_info, sanity) == 0, "bootstrap_abort_info.sanity: spec offset 0 (bootstrap_wire.toml:835)");
+_Static_assert(offsetof(struct bootstrap_abort_info, dead_rank) == 4, "bootstrap_abort_info.dead_rank: spec offset 4 (bootstrap_wire.toml:842)");
+_Static_assert(offsetof(struct bootstrap_abort_info, reporter) == 8, "bootstrap_abort_info.reporter: spec offset 8 (bootstrap_wire.toml:849)");
+_Static_assert(offsetof(struct bootstrap_abort_info, phase) == 12, "bootstrap_abort_info.phase: spec offset 12 (bootstrap_wire.toml:856)");
+_Static_assert(offsetof(struct bootstrap_abort_info, step) == 16, "bootstrap_abort_info.step: spec offset 16 (bootstrap_wire.toml:863)");
+_Static_assert(offsetof(struct bootstrap_abort_info, dead_addr) == 20, "bootstrap_abort_info.dead_addr: spec offset 20 (bootstrap_wire.toml:870)");
+_Static_assert(offsetof(struct bootstrap_abort_info, text_len) == 48, "bootstrap_abort_info.text_len: spec offset 48 (bootstrap_wire.toml:877)");
 
 /*
  * ncclNet_v6_t: 176 bytes, MED (facts Release identity (ncclNetPlugin_v6, 22 slots, the bound table: HIGH); members aws-ofi-nccl 1.21.1 3rd-party/nccl/neuron/include/nccl/net_v6.h (22, agreeing)).

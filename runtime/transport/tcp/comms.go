@@ -19,10 +19,11 @@ type Comms struct {
 	// in process), so the one NewComms was given stands for them.
 	ctx context.Context
 
-	mu    sync.Mutex
-	next  uintptr
-	comms map[uintptr]*Comm
-	roots []*Root
+	mu     sync.Mutex
+	next   uintptr
+	splits uint32 // split ids made (GetUniqueIDSplit's serial)
+	comms  map[uintptr]*Comm
+	roots  []*Root
 }
 
 // Comm is one initialised comm: its world (nil when the single-vNC gate
@@ -32,6 +33,7 @@ type Comm struct {
 	Rank, RankN int
 	ID          UniqueID
 	graphBuilt  bool
+	split       bool // a view of the world's endpoint, which it does not own (splitcomm.go)
 }
 
 // NewComms serves comms over n. ctx bounds the life of every root it starts
@@ -159,7 +161,7 @@ func (c *Comms) FreeComm(h uintptr) error {
 		delete(c.comms, h)
 	}
 	c.mu.Unlock()
-	if err != nil {
+	if err != nil || cm.split {
 		return err
 	}
 	return cm.Endpoint.Close()
@@ -176,6 +178,8 @@ func (c *Comms) Close() {
 		r.Close()
 	}
 	for _, cm := range comms {
-		cm.Endpoint.Close()
+		if !cm.split {
+			cm.Endpoint.Close()
+		}
 	}
 }

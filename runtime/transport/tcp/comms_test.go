@@ -101,8 +101,9 @@ func TestCollectivesOverTCP(t *testing.T) {
 			}
 		}
 		if reordered < 0 {
-			if _, err := RootAddr(&ids[0]); err != nil {
-				t.Errorf("the agreed id names no root: %v", err)
+			// the world group takes a split id by default (splitcomm.go)
+			if s, err := DecodeSplitID(&ids[0]); err != nil || int(s.WorldSize) != n {
+				t.Errorf("the agreed id is no split of the world of %d: %v %v", n, s, err)
 			}
 		}
 	}

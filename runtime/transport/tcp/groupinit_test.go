@@ -73,7 +73,11 @@ func TestGroupCommInitHier(t *testing.T) {
 func groupRank(t *testing.T, ep *Endpoint, r, n int, hier bool, parts []uint32) (int, int, error) {
 	comms := NewComms(t.Context(), NewNet(Config{Timeout: 5 * time.Second, IfName: "lo", Logger: quietLog}))
 	defer comms.Close()
-	rt, err := collectives.New(oneCore{}, comms, collectives.Options{Logger: quietLog, GroupHierarchy: hier})
+	opts := collectives.Options{Logger: quietLog, GroupHierarchy: hier}
+	if !hier {
+		opts.GroupInit = collectives.GroupInitFlat // the seed's, not the default split
+	}
+	rt, err := collectives.New(oneCore{}, comms, opts)
 	if err != nil {
 		return 0, 0, err
 	}

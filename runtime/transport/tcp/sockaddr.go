@@ -65,6 +65,10 @@ func NewUniqueID(ap netip.AddrPort) UniqueID {
 // RootAddr is the root listener address a unique id holds.
 func RootAddr(id *UniqueID) (netip.AddrPort, error) {
 	var sa abi.NcclSocketAddress
+	if IsSplitID(id) {
+		// a rank on the seed's flat path given a split id (splitid.go)
+		return netip.AddrPort{}, fmt.Errorf("the unique id is a split of the world (docs/bootstrap.md#group-comm-split), not a root: this rank took the seed's flat comm init (NRTABI_BOOTSTRAP_GROUP_INIT=flat or hier); every rank must set the same")
+	}
 	sa.UnmarshalFrom(id[:abi.NcclSocketAddressSize])
 	if sa.Family == 0 {
 		return netip.AddrPort{}, fmt.Errorf("the unique id holds no root address (family 0): it was never filled by GetUniqueID or never broadcast")

@@ -80,14 +80,14 @@ func TestCPUSplit(t *testing.T) {
 		}
 	}
 	rows = append(rows, bootsim.MeasuredRow{Variant: "big", Lang: "go", N: 512, CPUMs: 1e9, Nvcsw: 1}) // past the fit: not seen
-	pr, ps, pm, ok := cpuSplit(rows, "go", 64, nil)
+	pr, ps, pm, ok := cpuSplit(rows, "", "go", 64, nil)
 	if !ok || math.Abs(pr-2e-3) > 1e-9 || math.Abs(ps-30e-6) > 1e-11 || math.Abs(pm-5e-6) > 1e-11 {
 		t.Errorf("split %v s a rank, %v s a switch, %v s a message, %v; want 2 ms, 30 us, 5 us", pr, ps, pm, ok)
 	}
-	if _, _, _, ok := cpuSplit(rows[:3], "go", 64, nil); ok {
+	if _, _, _, ok := cpuSplit(rows[:3], "", "go", 64, nil); ok {
 		t.Error("three rows gave a split of three costs")
 	}
-	if _, _, _, ok := cpuSplit(rows, "c", 64, nil); ok {
+	if _, _, _, ok := cpuSplit(rows, "", "c", 64, nil); ok {
 		t.Error("no C row gave a split")
 	}
 }

@@ -277,12 +277,14 @@ sizeLoop:
 	if interrupted {
 		notes["interrupted"] = fmt.Sprintf("the run was stopped; sizes completed: %v", done)
 	}
-	fit := &bootsim.Fitted{Date: date, Load: loadBefore + " / " + loadAfter, NProc: benchenv.NProc(), FitMaxN: o.fitMax, Rows: rows, Notes: notes}
+	// the ranks' default since the world group's comm is split from the
+	// world's bootstrap (the hierarchical rows also say so explicitly)
+	fit := &bootsim.Fitted{Date: date, Load: loadBefore + " / " + loadAfter, NProc: benchenv.NProc(), FitMaxN: o.fitMax, Rows: rows, Notes: notes, AgreePath: "split"}
 	if err := fitAndValidate(out, fit, o.fitExclude); err != nil {
 		// the rows are kept beside the file, never in its place: a run of
 		// a few variants at one size cannot be fitted, and is what
 		// -refit -merge takes
-		keep := &bootsim.Fitted{Date: fit.Date, Load: fit.Load, NProc: fit.NProc, FitMaxN: fit.FitMaxN, Rows: rows, Notes: notes}
+		keep := &bootsim.Fitted{Date: fit.Date, Load: fit.Load, NProc: fit.NProc, FitMaxN: fit.FitMaxN, Rows: rows, Notes: notes, AgreePath: fit.AgreePath}
 		rowsPath := o.fitted + ".rows"
 		if serr := bootsim.SaveFitted(rowsPath, keep); serr != nil {
 			return errors.Join(err, serr)

@@ -130,7 +130,15 @@ func refit(_ context.Context, o options, out io.Writer) error {
 // pays the message's share (a Go rank's is about nothing: the split gives
 // it below 0, kept at 0; a C host's poll and read are not). ok is false when fewer than 4 rows carry the counts (rows
 // measured before they were) or a rank or a switch comes out free.
-func cpuSplit(rows []bootsim.MeasuredRow, lang string, maxN int, excluded map[string]string) (perRank, perSwitch, perMsg float64, ok bool) {
+func cpuSplit(rows []bootsim.MeasuredRow, agreePath, lang string, maxN int, excluded map[string]string) (perRank, perSwitch, perMsg float64, ok bool) {
+	// the world's ring messages: the boot's two gathers, and, before the
+	// group's comm was split from the world's (docs/bootstrap.md#group-comm-split),
+	// as many again in the agree phase, whose group comm init was a second
+	// bootstrap of the same shape (docs/bootstrap.md#group-comm-init)
+	gathers := 4
+	if agreePath == "split" {
+		gathers = 2
+	}
 	var x [][]float64
 	var y []float64
 	for _, r := range rows {
@@ -141,10 +149,7 @@ func cpuSplit(rows []bootsim.MeasuredRow, lang string, maxN int, excluded map[st
 		if err != nil {
 			continue
 		}
-		// the world's ring messages: the boot's two gathers, and as many
-		// again in the agree phase, whose replica group's comm init is a
-		// second bootstrap of the same shape (docs/bootstrap.md#group-comm-init)
-		x = append(x, []float64{float64(r.N), r.Nvcsw, bootsim.Messages(a, r.N, r.L, r.Bidi, 4)})
+		x = append(x, []float64{float64(r.N), r.Nvcsw, bootsim.Messages(a, r.N, r.L, r.Bidi, gathers)})
 		y = append(y, r.CPUMs/1e3)
 	}
 	if len(x) < 4 {
@@ -196,6 +201,9 @@ func mergeRows(f *bootsim.Fitted, path string) error {
 	}
 	if g.NProc != f.NProc {
 		return fmt.Errorf("-merge %s: measured on %s CPUs, the rows here on %s: one host's shape per file", path, g.NProc, f.NProc)
+	}
+	if g.AgreePath != f.AgreePath {
+		return fmt.Errorf("-merge %s: its worlds' group comm was %q, the rows here %q: one agree path per file", path, g.AgreePath, f.AgreePath)
 	}
 	have := map[[2]string]bool{}
 	for _, r := range f.Rows {
@@ -269,7 +277,7 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
 			return errNotFitted
 		}
 		lb := base
-		if perRank, perSwitch, perMsg, ok := cpuSplit(f.Rows, lang, f.FitMaxN, excluded); ok {
+		if perRank, perSwitch, perMsg, ok := cpuSplit(f.Rows, f.AgreePath, lang, f.FitMaxN, excluded); ok {
 			// measured, not fitted to the times: what a wake-up and a
 			// queued message cost the cores
 			lb.WakeWork, lb.Work = perSwitch, perMsg

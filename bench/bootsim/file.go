@@ -18,14 +18,19 @@ import (
 // projection to 10k and 100k ranks and the plot are made from a file in
 // the tree, not from a fit that was never looked at.
 type Fitted struct {
-	Date    string            `json:"date"`      // of the run, RFC 3339 UTC
-	Load    string            `json:"load"`      // the load average before and after
-	NProc   string            `json:"nproc"`     // the host's CPUs
-	FitMaxN int               `json:"fit_max_n"` // rows of at most this many ranks were fitted; the rest validate
-	Go      Params            `json:"go"`
-	C       Params            `json:"c"`
-	Rows    []MeasuredRow     `json:"rows"`
-	Notes   map[string]string `json:"notes,omitempty"` // a variant not measured, and why
+	Date    string        `json:"date"`      // of the run, RFC 3339 UTC
+	Load    string        `json:"load"`      // the load average before and after
+	NProc   string        `json:"nproc"`     // the host's CPUs
+	FitMaxN int           `json:"fit_max_n"` // rows of at most this many ranks were fitted; the rest validate
+	Go      Params        `json:"go"`
+	C       Params        `json:"c"`
+	Rows    []MeasuredRow `json:"rows"`
+	// AgreePath is how the measured worlds' replica group got its comm:
+	// "split" from the world's bootstrap (docs/bootstrap.md#group-comm-split),
+	// or empty for runs before that was the default, whose group ran a
+	// second bootstrap of the world's shape
+	AgreePath string            `json:"agree_path,omitempty"`
+	Notes     map[string]string `json:"notes,omitempty"` // a variant not measured, and why
 }
 
 // MeasuredRow is one variant's median at one size.
@@ -78,6 +83,9 @@ func ParseFitted(data []byte) (*Fitted, error) {
 		if err := checkParams(p.p); err != nil {
 			return nil, fmt.Errorf("%s: %w", p.name, err)
 		}
+	}
+	if f.AgreePath != "" && f.AgreePath != "split" {
+		return nil, fmt.Errorf("agree_path %q: want split or nothing", f.AgreePath)
 	}
 	if len(f.Rows) > 4096 {
 		return nil, fmt.Errorf("%d rows: at most 4096", len(f.Rows))

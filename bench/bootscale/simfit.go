@@ -299,7 +299,62 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
 		}
 		fmt.Fprintf(out, "  %s (%d rows): %s\n", lang, len(train), costs(p))
 	}
-	return printGrades(out, f, excluded)
+	if err := printGrades(out, f, excluded); err != nil {
+		return err
+	}
+	return printAgreeGrades(out, f)
+}
+
+// printAgreeGrades grades the agree column under the boot's fitted costs,
+// nothing fitted to it: a split world's agree phase is the global comm's
+// tree AND-reduce and hypercube over the world
+// (docs/bootstrap.md#group-comm-split), each round n messages
+// (bootsim.Params.PerNC). Rows measured before the split, whose group ran
+// a second bootstrap, are not graded: the model has no such phase.
+func printAgreeGrades(out io.Writer, f *bootsim.Fitted) error {
+	if f.AgreePath != "split" {
+		fmt.Fprintln(out, "agree: these worlds' replica group ran a second bootstrap (before the split comm): not graded")
+		return nil
+	}
+	fmt.Fprintln(out, "\nagree (the split group comm's tree and hypercube after the boot), under the boot's costs, nothing refitted:")
+	fmt.Fprintf(out, "%14s %5s %4s %3s %12s %12s %9s\n", "variant", "N", "L", "R", "measured ms", "sim ms", "error")
+	miss, n, worst := 0, 0, 0.0
+	for _, r := range f.Rows {
+		if r.Algo == "star" {
+			continue // the naive star has no agree phase of its own
+		}
+		pt, err := pointOf(r)
+		if err != nil {
+			return err
+		}
+		pt.Seconds = r.AgreeMs / 1e3
+		p := f.Go
+		if r.Lang == "c" {
+			p = f.C
+		}
+		p.PerNC = true
+		res, err := pt.Sim(p)
+		if err != nil {
+			return err
+		}
+		e := (res.Seconds - pt.Seconds) / pt.Seconds
+		mark := ""
+		if ok, how := within(pt.Seconds, e); !ok {
+			mark = "  MISSED"
+			if r.N > f.FitMaxN {
+				miss++
+			}
+		} else {
+			mark = how
+		}
+		if r.N > f.FitMaxN {
+			n++
+			worst = max(worst, math.Abs(e))
+		}
+		fmt.Fprintf(out, "%14s %5d %4d %3d %12.2f %12.2f %+8.1f%%%s\n", r.Variant, r.N, r.L, max(r.Roots, 1), pt.Seconds*1e3, res.Seconds*1e3, e*100, mark)
+	}
+	fmt.Fprintf(out, "agree past N = %d: %d rows, largest error %.1f%%, %d MISSED\n", f.FitMaxN, n, worst*100, miss)
+	return nil
 }
 
 // printGrades prints every row of f's error under f's costs, each a fit

@@ -231,3 +231,25 @@ func TestRootsShareCores(t *testing.T) {
 		t.Errorf("4 roots with a core each: %v s, no faster than the shared host's floor %v s", sep.Seconds, floor)
 	}
 }
+
+// TestAgreeRounds: the agree phase after a split group comm is the tree's
+// and the hypercube's rounds, each no shorter than its hop nor than its n
+// messages' CPU (every receiver waits, so every one wakes) over the
+// cores. Microseconds.
+func TestAgreeRounds(t *testing.T) {
+	p := Params{Cores: 2, Hop: 1e-4, Work: 1e-6, WakeWork: 3e-5, Gathers: 2}
+	boot, err := Simulate(Flat, 64, 0, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.PerNC = true
+	agree, err := Simulate(Flat, 64, 0, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	round := max(p.Hop, 64*(p.Work+p.WakeWork)/2)
+	want := float64(treeRounds(64)+cubeRounds(64)) * round
+	if math.Abs(agree.Seconds-boot.Seconds-want) > 1e-12 {
+		t.Errorf("agree - boot = %v s, want %d rounds of %v s", agree.Seconds-boot.Seconds, treeRounds(64)+cubeRounds(64), round)
+	}
+}

@@ -389,7 +389,12 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 		end += float64(lo[1]-lo[0])*p.Accept + hop(1)
 	}
 	if p.PerNC {
-		end += float64(treeRounds(n)+cubeRounds(n)) * hop(n)
+		// each round of the tree and of the hypercube is n messages whose
+		// receivers wait for them (a round cannot run ahead of the last):
+		// every one pays its wake-up, and on few cores the round is no
+		// shorter than its messages' CPU over them
+		round := max(hop(n), cpu(p, n, float64(n)*(p.Work+p.WakeWork)))
+		end += float64(treeRounds(n)+cubeRounds(n)) * round
 	}
 	res.Seconds = p.Fixed + end
 	return res, nil

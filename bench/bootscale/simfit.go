@@ -453,6 +453,9 @@ func scaleParams(p bootsim.Params, _ float64) bootsim.Params {
 	s.Backlog = int(abi.BootstrapListenBacklog)
 	s.Retry = 1
 	s.RankDelay = false
+	// agreement is the agree phase's end: after the boot, the split group
+	// comm's tree and hypercube (docs/bootstrap.md#group-comm-split)
+	s.PerNC = true
 	return s
 }
 
@@ -506,7 +509,7 @@ func project(ctx context.Context, o options, out io.Writer) error {
 	}{{"go", f.Go}, {"c", f.C}} {
 		s := scaleParams(lang.p, float64(cores))
 		fmt.Fprintf(out, "\n%s ranks in the target's shape, %d rank per core (not the %d-core measuring host's), ", lang.name, targetRanksPerCore, cores)
-		fmt.Fprintf(out, "(a hop of %.1f us, %.1f us more per bidirectional step, wake-up %.1f us, root accept %.1f us per rank, 112-B records at 10 Gb/s, listen backlog %d, SYN retry 1 s doubling; L = %s; mroot: R = ceil(N/%d) roots, at most one per instance), seconds to agreement:\n",
+		fmt.Fprintf(out, "(a hop of %.1f us, %.1f us more per bidirectional step, wake-up %.1f us, root accept %.1f us per rank, 112-B records at 10 Gb/s, listen backlog %d, SYN retry 1 s doubling; L = %s; mroot: R = ceil(N/%d) roots, at most one per instance), seconds to agreement (the boot, then the split group comm's tree and hypercube):\n",
 			s.Hop*1e6, s.BidiExtra*1e6, s.WakeFixed*1e6, s.Accept*1e6, s.Backlog, policyText(o.perInstance), tcpRanksPerRoot)
 		for _, stagger := range []float64{0, ncclStagger} {
 			s.Stagger = stagger

@@ -231,7 +231,18 @@ sizeLoop:
 					break sizeLoop
 				}
 				if err != nil {
-					return fmt.Errorf("%s, %d ranks: %w", v.name, n, err)
+					// a failed world fails the run, but the sizes done are
+					// kept beside the file (the failing one is not)
+					err = fmt.Errorf("%s, %d ranks: %w", v.name, n, err)
+					keep := &bootsim.Fitted{Date: date, Load: loadBefore + " / " + benchenv.LoadAvg(), NProc: benchenv.NProc(), FitMaxN: o.fitMax, Rows: rows,
+						Notes: map[string]string{"failed": cfmt.Escape(err.Error(), 300)}, AgreePath: "split"}
+					if len(rows) > 0 {
+						if serr := bootsim.SaveFitted(o.fitted+".rows", keep); serr != nil {
+							return errors.Join(err, serr)
+						}
+						fmt.Fprintf(out, "the sizes done before the failure are in %s.rows\n", o.fitted)
+					}
+					return err
 				}
 				boot[i] = append(boot[i], tm.boot)
 				agree[i] = append(agree[i], tm.agree)

@@ -91,3 +91,33 @@ func TestCPUSplit(t *testing.T) {
 		t.Error("no C row gave a split")
 	}
 }
+
+// TestFitAgreeWork: a planted per-rank setup of the agree phase is found
+// from agree rows made with it; rows made without it give 0. Milliseconds.
+func TestFitAgreeWork(t *testing.T) {
+	p := bootsim.Params{Cores: 2, Hop: 1e-4, WakeWork: 3e-5, Gathers: 2, PerNC: true}
+	truth := p
+	truth.AgreeWork = 6e-4
+	var with, without []bootsim.Point
+	for _, n := range []int{8, 16, 32, 64} {
+		pt := bootsim.Point{Algo: bootsim.Flat, N: n}
+		r, err := pt.Sim(truth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r0, err := pt.Sim(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt.Seconds = r.Seconds
+		with = append(with, pt)
+		pt.Seconds = r0.Seconds
+		without = append(without, pt)
+	}
+	if w, err := fitAgreeWork(p, with); err != nil || math.Abs(w-6e-4) > 6e-6 {
+		t.Errorf("fitted %v s a rank (%v), planted 600 us", w, err)
+	}
+	if w, err := fitAgreeWork(p, without); err != nil || w != 0 {
+		t.Errorf("no setup planted: fitted %v s a rank (%v)", w, err)
+	}
+}

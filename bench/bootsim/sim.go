@@ -99,6 +99,7 @@ type Params struct {
 	Cores     int
 	Work      float64 // CPU per ring message, send and receive, on the host's cores
 	StartWork float64 // CPU per rank process start and its first connect, on the host's cores
+	AgreeWork float64 // CPU per rank of the agree phase beyond its rounds' messages (the global comm's setup on each rank), on the host's cores; fitted on the agree rows of N <= 64 alone
 	WakeWork  float64 // CPU added to a ring message whose receiver had to sleep for it (its wake-up; ringWork says which do); fitted
 	BidiWork  float64 // CPU added to every message of a ring both ways round: nrtabi's Go rank sends each step's two frames on their own goroutines (docs/benchmarks.md#the-simulator); fitted
 
@@ -122,7 +123,7 @@ func dilate(p Params) Params {
 	}
 	k := 1 / a
 	for _, c := range []*float64{&p.Fixed, &p.Accept, &p.Reply, &p.Hop, &p.HopPerActive, &p.Record, &p.Table,
-		&p.BidiExtra, &p.Wake, &p.WakeFixed, &p.Work, &p.StartWork, &p.BidiWork, &p.WakeWork} {
+		&p.BidiExtra, &p.Wake, &p.WakeFixed, &p.Work, &p.StartWork, &p.BidiWork, &p.WakeWork, &p.AgreeWork} {
 		*c *= k
 	}
 	p.Avail = 1
@@ -395,6 +396,8 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 		// shorter than its messages' CPU over them
 		round := max(hop(n), cpu(p, n, float64(n)*(p.Work+p.WakeWork)))
 		end += float64(treeRounds(n)+cubeRounds(n)) * round
+		// and every rank's own setup of the global comm, on the cores
+		end += cpu(p, n, float64(n)*p.AgreeWork)
 	}
 	res.Seconds = p.Fixed + end
 	return res, nil

@@ -357,7 +357,7 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 		first := minOf(replyAt)
 		done := make([]float64, n)
 		copy(done, ready)
-		sortFloats(done)
+		sort.Float64s(done)
 		for k := range done {
 			done[k] = max(done[k], first+cpu(p, n, float64(k+1)*p.Reply)+hop(1))
 		}
@@ -481,8 +481,6 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 	}
 	return out
 }
-
-func sortFloats(v []float64) { sort.Float64s(v) }
 
 // reorder gives the ranks the times of floor, in the order their own
 // times had: the k-th ready rank gets floor[k].

@@ -40,7 +40,6 @@
 package bootsim
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"sort"
@@ -112,22 +111,6 @@ type Params struct {
 	// sleeps (skew, stagger, the ranks' own connect delays, SYN retries)
 	// are wall time and are not stretched.
 	Avail float64
-}
-
-// dilate is p on a host that leaves the world a share a of its cores:
-// every cost stretched by 1/a, the sleeps kept.
-func dilate(p Params) Params {
-	a := p.Avail
-	if a <= 0 || a >= 1 {
-		return p
-	}
-	k := 1 / a
-	for _, c := range []*float64{&p.Fixed, &p.Accept, &p.Reply, &p.Hop, &p.HopPerActive, &p.Record, &p.Table,
-		&p.BidiExtra, &p.Wake, &p.WakeFixed, &p.Work, &p.StartWork, &p.BidiWork, &p.WakeWork, &p.AgreeWork} {
-		*c *= k
-	}
-	p.Avail = 1
-	return p
 }
 
 // The connect staggers nrtabi's ranks apply themselves (docs/bootstrap-
@@ -482,87 +465,10 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 	return out
 }
 
-// reorder gives the ranks the times of floor, in the order their own
-// times had: the k-th ready rank gets floor[k].
-func reorder(t, floor []float64) []float64 {
-	idx := make([]int, len(t))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return t[idx[a]] < t[idx[b]] })
-	out := make([]float64, len(t))
-	for k, i := range idx {
-		out[i] = floor[k]
-	}
-	return out
-}
-
-// ringWork is the CPU a message of a ring phase costs the host's cores
-// when n messages are in flight each step and a step's path is h
-// (docs/benchmarks.md#the-simulator). A receive that finds its frame
-// already queued costs Work; one that must sleep for it costs WakeWork
-// more, the wake-up. A one-way ring rank depends on its predecessor alone
-// and may run ahead of its successor, so once the step's CPU on the cores
-// (n messages over the cores) outlasts the step's path, a rank waiting for
-// a core finds its next frame already there: the share P of receives that
-// sleep is the path over the step's CPU, P = h / (n (Work + P WakeWork) /
-// C), solved for P in (0, 1]. A ring both ways round waits for both
-// neighbours every step and cannot run ahead: it sleeps once a step, for
-// the step's two frames; every receive past one host sleeps (a core per
-// rank: no queue to wait in).
-func ringWork(p Params, n int, h float64) float64 {
-	if p.Bidi {
-		// one wake-up a step, for the step's two frames
-		return msgWork(p) + p.WakeWork/2
-	}
-	full := msgWork(p) + p.WakeWork
-	if p.Cores <= 0 || p.WakeWork <= 0 {
-		return full
-	}
-	c := float64(p.Cores)
-	a, b := float64(n)*p.Work/c, float64(n)*p.WakeWork/c
-	if a+b <= h {
-		return full
-	}
-	// b P^2 + a P - h = 0, the positive root, written to keep its digits
-	// when a is large against b h
-	share := 2 * h / (a + math.Sqrt(a*a+4*b*h))
-	return p.Work + min(share, 1)*p.WakeWork
-}
-
-// msgWork is the CPU one ring message costs the host's cores: a message
-// of a ring both ways round costs BidiWork more.
-func msgWork(p Params) float64 {
-	if p.Bidi {
-		return p.Work + p.BidiWork
-	}
-	return p.Work
-}
-
 // ring is when the last rank of a ring all-gather of s steps holds every
 // slice, the ranks being ready at t and each message costing c.
 func ring(t []float64, s int, c float64) float64 {
 	return maxOf(t) + float64(max(s, 0))*c
-}
-
-// cpu is how long work seconds of CPU take on the host's cores: Cores of
-// them shared by the n ranks, or one per rank when Cores is 0.
-func cpu(p Params, n int, work float64) float64 {
-	c := p.Cores
-	if c <= 0 {
-		c = n
-	}
-	return work / float64(max(c, 1))
-}
-
-// msgs is the messages a ring of k ranks handles in s steps: one per rank
-// per step, two both ways round.
-func msgs(k, s int, bidi bool) float64 {
-	m := float64(k) * float64(s)
-	if bidi {
-		m *= 2
-	}
-	return m
 }
 
 func minOf(v []float64) float64 {
@@ -606,97 +512,4 @@ func cubeRounds(n int) int {
 		d++
 	}
 	return d
-}
-
-// ---- the root, event by event ------------------------------------------------
-
-// retry is a dropped connect coming back.
-type retry struct {
-	t     float64
-	seq   int // FIFO among equal times: deterministic
-	tries int
-}
-
-type retries []retry
-
-func (e retries) Len() int { return len(e) }
-func (e retries) Less(i, j int) bool {
-	if e[i].t != e[j].t {
-		return e[i].t < e[j].t
-	}
-	return e[i].seq < e[j].seq
-}
-func (e retries) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
-func (e *retries) Push(x any)   { *e = append(*e, x.(retry)) }
-func (e *retries) Pop() any {
-	old := *e
-	x := old[len(old)-1]
-	*e = old[:len(old)-1]
-	return x
-}
-
-// rootGather is when the root has accepted every rank's INFO_TO_ROOT, and
-// how many connects a full listen queue dropped on the way. Three event
-// sources, taken in time order (ties: the root's accept finishing first,
-// then first connects, then retries): the first connects, already in time
-// order (rank r starts at its share of the skew, no earlier than its
-// stagger slot); retries, in a heap; the one accept in progress.
-func rootGather(n int, p Params, delay func(r int) float64) (float64, int) {
-	arrival := func(r int) float64 {
-		t := 0.0
-		if n > 1 {
-			t = p.Skew * float64(r) / float64(n-1)
-		}
-		if p.Stagger > 0 {
-			t = max(t, float64(r)/p.Stagger)
-		}
-		if delay != nil {
-			// a rank's own wait counts from its start (the skew)
-			t += delay(r)
-		}
-		return t
-	}
-	q := &retries{}
-	seq := 0
-	next := 0             // the next first connect
-	pending := 0          // in the listen queue, not yet accepted
-	doneAt := math.Inf(1) // when the accept in progress finishes
-	accepted, drops := 0, 0
-	var now float64
-	for accepted < n {
-		ta, tr := math.Inf(1), math.Inf(1)
-		if next < n {
-			ta = arrival(next)
-		}
-		if q.Len() > 0 {
-			tr = (*q)[0].t
-		}
-		switch {
-		case doneAt <= ta && doneAt <= tr:
-			now = doneAt
-			accepted++
-			doneAt = math.Inf(1)
-		default:
-			tries := 0
-			if ta <= tr {
-				now = ta
-				next++
-			} else {
-				e := heap.Pop(q).(retry)
-				now, tries = e.t, e.tries
-			}
-			if p.Backlog > 0 && pending >= p.Backlog {
-				drops++
-				heap.Push(q, retry{t: now + p.Retry*float64(int(1)<<min(tries, 20)), seq: seq, tries: tries + 1})
-				seq++
-				continue
-			}
-			pending++
-		}
-		if math.IsInf(doneAt, 1) && pending > 0 {
-			pending--
-			doneAt = now + p.Accept
-		}
-	}
-	return now, drops
 }

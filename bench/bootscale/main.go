@@ -47,6 +47,8 @@ func main() {
 	flag.IntVar(&o.fitMax, "fit-max", 64, "fit the simulator to the rows of at most this many ranks; the larger rows validate it")
 	flag.StringVar(&o.fitted, "fitted", "bench/bootsim/fitted.json", "where the fitted costs and the measured rows are written (and, with -project, read)")
 	flag.BoolVar(&o.refit, "refit", false, "measure nothing: refit the simulator to the rows in the -fitted file and rewrite it")
+	flag.StringVar(&o.grade, "grade", "", "measure nothing: grade the rows of this fitted file (another run's) under the committed -fitted costs, nothing refitted or written")
+	flag.StringVar(&o.merge, "merge", "", "with -refit: first add the rows of this fitted file (another run's, e.g. the sizes only some variants reach), noted in the file; a row of a variant and size already there is refused")
 	flag.BoolVar(&o.project, "project", false, "measure nothing: print the projection and write the plot from the committed -fitted file")
 	flag.StringVar(&o.only, "only", "", "measure only these variants (comma-separated names; empty: all)")
 	flag.StringVar(&o.fitExclude, "fit-exclude", "", "variants whose rows the fit does not see, as name=reason,... (they are still graded, as validation)")
@@ -54,6 +56,7 @@ func main() {
 	flag.StringVar(&o.svg, "svg", "docs/bootstrap-scaling.svg", "where to write the plot (empty: none)")
 	flag.BoolVar(&o.c, "c", true, "also measure C hosts through libnrt and the reference libnccom")
 	flag.DurationVar(&o.runTimeout, "run-timeout", 5*time.Minute, "the longest one world may take")
+	flag.BoolVar(&useAvail, "avail", true, "the simulator takes each row's measured share of the host (false: every row as if it had the whole host)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -63,6 +66,9 @@ func main() {
 	}
 	if o.refit {
 		do = refit
+	}
+	if o.grade != "" {
+		do = grade
 	}
 	if err := do(ctx, o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/bootscale:", err)
@@ -81,6 +87,8 @@ type options struct {
 	fitted      string
 	project     bool
 	refit       bool
+	merge       string
+	grade       string
 	only        string
 	fitExclude  string
 }
@@ -169,6 +177,10 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return err
 	}
 	loadBefore := benchenv.LoadAvg()
+	cores, err := strconv.Atoi(benchenv.NProc())
+	if err != nil || cores < 1 {
+		return fmt.Errorf("nproc %q: not a CPU count", benchenv.NProc())
+	}
 	date := time.Now().UTC().Format(time.RFC3339)
 	fmt.Fprintf(out, "%s, nproc %s, load %s, %d runs per size and variant (medians, interleaved), %s\n",
 		date, benchenv.NProc(), loadBefore, o.reps, sockTimeout)
@@ -194,6 +206,9 @@ sizeLoop:
 		ls[n] = l
 		boot := make([][]float64, len(vs))
 		agree := make([][]float64, len(vs))
+		avail := make([][]float64, len(vs))
+		cpuMs := make([][]float64, len(vs))
+		csw := make([][]float64, len(vs))
 		for rep := 0; rep < o.reps; rep++ {
 			for k := range vs { // rotate the order: no variant always runs first
 				i := (k + rep) % len(vs)
@@ -202,8 +217,13 @@ sizeLoop:
 					continue
 				}
 				rctx, cancel := context.WithTimeout(ctx, o.runTimeout)
+				s0, err0 := takeSample()
 				tm, err := v.measure(rctx, n, l)
+				s1, err1 := takeSample()
 				cancel()
+				if err == nil && (err0 != nil || err1 != nil) {
+					return fmt.Errorf("%s, %d ranks: the host's CPU share: %w", v.name, n, errors.Join(err0, err1))
+				}
 				if err != nil && ctx.Err() != nil {
 					// interrupted: keep the sizes done, drop this one
 					fmt.Fprintf(out, "interrupted during N=%d: the fit and the file keep the sizes completed\n", n)
@@ -211,10 +231,25 @@ sizeLoop:
 					break sizeLoop
 				}
 				if err != nil {
-					return fmt.Errorf("%s, %d ranks: %w", v.name, n, err)
+					// a failed world fails the run, but the sizes done are
+					// kept beside the file (the failing one is not)
+					err = fmt.Errorf("%s, %d ranks: %w", v.name, n, err)
+					keep := &bootsim.Fitted{Date: date, Load: loadBefore + " / " + benchenv.LoadAvg(), NProc: benchenv.NProc(), FitMaxN: o.fitMax, Rows: rows,
+						Notes: map[string]string{"failed": cfmt.Escape(err.Error(), 300)}, AgreePath: "split"}
+					if len(rows) > 0 {
+						if serr := bootsim.SaveFitted(o.fitted+".rows", keep); serr != nil {
+							return errors.Join(err, serr)
+						}
+						fmt.Fprintf(out, "the sizes done before the failure are in %s.rows\n", o.fitted)
+					}
+					return err
 				}
 				boot[i] = append(boot[i], tm.boot)
 				agree[i] = append(agree[i], tm.agree)
+				u := since(s0, s1)
+				avail[i] = append(avail[i], u.avail(cores))
+				cpuMs[i] = append(cpuMs[i], u.cpu*1e3)
+				csw[i] = append(csw[i], u.nvcsw)
 			}
 		}
 		for i, v := range vs {
@@ -224,7 +259,10 @@ sizeLoop:
 			put(meds, v.name, n, benchenv.Median(boot[i]))
 			put(agreeMeds, v.name, n, benchenv.Median(agree[i]))
 			r := bootsim.MeasuredRow{Variant: v.name, Algo: v.algo.String(), Lang: v.lang, Bidi: v.bidi, N: n,
-				BootMs: meds[v.name][n], AgreeMs: agreeMeds[v.name][n]}
+				BootMs: meds[v.name][n], AgreeMs: agreeMeds[v.name][n],
+				Avail: benchenv.Median(avail[i]), CPUMs: benchenv.Median(cpuMs[i]), Nvcsw: benchenv.Median(csw[i])}
+			fmt.Fprintf(out, "  %s N=%d: the world had %.0f%% of the %d cores left by the rest of the host (median), used %.0f ms CPU, %.0f voluntary switches\n",
+				v.name, n, r.Avail*100, cores, r.CPUMs, r.Nvcsw)
 			if v.algo == bootsim.Hier {
 				r.L = l
 			}
@@ -250,10 +288,22 @@ sizeLoop:
 	if interrupted {
 		notes["interrupted"] = fmt.Sprintf("the run was stopped; sizes completed: %v", done)
 	}
-	fit := &bootsim.Fitted{Date: date, Load: loadBefore + " / " + loadAfter, NProc: benchenv.NProc(), FitMaxN: o.fitMax, Rows: rows, Notes: notes}
-	if err := fitAndValidate(out, fit, o.fitExclude); errors.Is(err, errNotFitted) {
-		return nil
-	} else if err != nil {
+	// the ranks' default since the world group's comm is split from the
+	// world's bootstrap (the hierarchical rows also say so explicitly)
+	fit := &bootsim.Fitted{Date: date, Load: loadBefore + " / " + loadAfter, NProc: benchenv.NProc(), FitMaxN: o.fitMax, Rows: rows, Notes: notes, AgreePath: "split"}
+	if err := fitAndValidate(out, fit, o.fitExclude); err != nil {
+		// the rows are kept beside the file, never in its place: a run of
+		// a few variants at one size cannot be fitted, and is what
+		// -refit -merge takes
+		keep := &bootsim.Fitted{Date: fit.Date, Load: fit.Load, NProc: fit.NProc, FitMaxN: fit.FitMaxN, Rows: rows, Notes: notes, AgreePath: fit.AgreePath}
+		rowsPath := o.fitted + ".rows"
+		if serr := bootsim.SaveFitted(rowsPath, keep); serr != nil {
+			return errors.Join(err, serr)
+		}
+		fmt.Fprintf(out, "not fitted (%v): the measured rows are in %s (bench/bootscale -refit -merge %s adds them to a fitted file)\n", err, rowsPath, rowsPath)
+		if errors.Is(err, errNotFitted) {
+			return nil
+		}
 		return err
 	}
 	if err := bootsim.SaveFitted(o.fitted, fit); err != nil {

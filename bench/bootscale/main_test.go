@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -218,5 +219,79 @@ func TestWithinNoiseFloor(t *testing.T) {
 		if c.how && !strings.Contains(how, "%") {
 			t.Errorf("within(%v, %v): the tolerance grade hides the %% error: %q", c.sec, c.e, how)
 		}
+	}
+}
+
+// TestMergeRows: another run's rows join the file, noted; a variant and
+// size in both, or a host of another shape, is refused. Milliseconds.
+func TestMergeRows(t *testing.T) {
+	dir := t.TempDir()
+	row := func(v string, n int) bootsim.MeasuredRow {
+		return bootsim.MeasuredRow{Variant: v, Algo: "star", Lang: "go", N: n, BootMs: 1, AgreeMs: 1}
+	}
+	write := func(name, nproc string, rows ...bootsim.MeasuredRow) string {
+		p := filepath.Join(dir, name)
+		if err := bootsim.SaveFitted(p, &bootsim.Fitted{Date: name, NProc: nproc, FitMaxN: 64, Rows: rows}); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	f := &bootsim.Fitted{NProc: "2", FitMaxN: 64, Rows: []bootsim.MeasuredRow{row("star", 8)}}
+	if err := mergeRows(f, write("big", "2", row("star", 1024))); err != nil || len(f.Rows) != 2 || f.Notes["merged big"] == "" {
+		t.Fatalf("merge: %v, %d rows, notes %v", err, len(f.Rows), f.Notes)
+	}
+	if err := mergeRows(f, write("again", "2", row("star", 8))); err == nil || !strings.Contains(err.Error(), "in both") {
+		t.Errorf("a row in both files: %v", err)
+	}
+	if err := mergeRows(f, write("other", "4", row("star", 2048))); err == nil || !strings.Contains(err.Error(), "CPUs") {
+		t.Errorf("another host's shape: %v", err)
+	}
+}
+
+// TestGrade: -grade takes only committed costs (like -project), and grades
+// every row of the other file as a validation row under them. A planted
+// row far off the costs is named MISSED. Milliseconds (git in a temp dir).
+func TestGrade(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fitted.json")
+	costs := bootsim.Params{Hop: 1e-4, Gathers: 2, Cores: 2}
+	if err := bootsim.SaveFitted(path, &bootsim.Fitted{NProc: "2", FitMaxN: 64, Go: costs, C: costs}); err != nil {
+		t.Fatal(err)
+	}
+	rows := filepath.Join(dir, "other.json")
+	pt := bootsim.Point{Algo: bootsim.Flat, N: 128}
+	r, err := pt.Sim(costs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := bootsim.MeasuredRow{Variant: "flat-go", Algo: "flat", Lang: "go", N: 128, BootMs: r.Seconds * 1e3, AgreeMs: 1}
+	bad := good
+	bad.Variant, bad.BootMs = "flat-c", r.Seconds*3e3
+	bad.Lang = "c"
+	if err := bootsim.SaveFitted(rows, &bootsim.Fitted{NProc: "2", FitMaxN: 64, Rows: []bootsim.MeasuredRow{good, bad}}); err != nil {
+		t.Fatal(err)
+	}
+	o := options{fitted: path, grade: rows}
+	if err := grade(context.Background(), o, io.Discard); err == nil || !strings.Contains(err.Error(), "not committed") {
+		t.Fatalf("uncommitted costs: %v", err)
+	}
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@t", "-c", "user.name=t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("git %v: %v: %s (install git to run this test)", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", "fitted.json")
+	git("commit", "-qm", "costs")
+	t.Chdir(dir) // committed() asks git about the path as given
+	var out strings.Builder
+	o.fitted = "fitted.json"
+	if err := grade(context.Background(), o, &out); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.Contains(s, "2 rows") || !strings.Contains(s, "1 MISSED") || strings.Count(s, "validation") < 2 {
+		t.Errorf("grades:\n%s", s)
 	}
 }

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/bench/bootsim"
-	"github.com/nrtabi/nrtabi/generated/abi"
 )
 
 // errNotFitted: a run with no row to fit keeps its table and writes no file.
@@ -55,9 +51,11 @@ func missCause(p bootsim.Point, e float64) string {
 	case p.Seconds < 0.015:
 		return fmt.Sprintf("%.1f ms in all, a few scheduling delays of this host", p.Seconds*1e3)
 	case p.Algo == bootsim.Star && e < 0:
-		return "its root's N replies of N records cost more at this N than the fitted per-record table cost says"
+		return "its root's replies cost more at this N than the fitted per-rank reply says"
 	case p.Algo == bootsim.Star:
-		return "the fitted per-record table cost overcharges this one"
+		return "the fitted per-rank reply overcharges this one"
+	case p.Algo == bootsim.Flat && !p.Bidi && e > 0:
+		return "a receive that finds its message already queued costs no wake-up: past 64 ranks on 2 cores fewer receives block (voluntary switches per message, docs/benchmarks.md#the-simulator), which one CPU cost per message does not see"
 	case e < 0:
 		return "the row spends time the model has no cost for (a host past its cores: more ranks than the run queue's fitted cost says)"
 	}
@@ -69,45 +67,23 @@ func pointOf(r bootsim.MeasuredRow) (bootsim.Point, error) {
 	if err != nil {
 		return bootsim.Point{}, err
 	}
-	return bootsim.Point{Algo: a, N: r.N, L: r.L, Bidi: r.Bidi, Roots: r.Roots, Seconds: r.BootMs / 1000}, nil
+	pt := bootsim.Point{Algo: a, N: r.N, L: r.L, Bidi: r.Bidi, Roots: r.Roots, Seconds: r.BootMs / 1000}
+	if useAvail {
+		pt.Avail = r.Avail // measured around the run; 0 in older rows: taken as 1
+	}
+	return pt, nil
 }
+
+// useAvail: the fit and the grades take each row's measured share of the
+// host (-avail=false: as if every row had the whole host, to show what the
+// measured input buys).
+var useAvail = true
 
 func costs(p bootsim.Params) string {
-	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message, %.1f us per rank start; star table %.3f us per record per rank",
-		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.StartWork*1e6, p.Table*1e6)
+	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us and reply %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message (+%.1f us if its receiver slept, +%.1f us both ways round), %.1f us per rank start; star table %.3f us per record per rank",
+		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Reply*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.WakeWork*1e6, p.BidiWork*1e6, p.StartWork*1e6, p.Table*1e6)
 }
 
-// refit is -refit: the committed rows refitted under the current model,
-// no world run, the file rewritten (commit it before the projection).
-func refit(_ context.Context, o options, out io.Writer) error {
-	f, err := bootsim.LoadFitted(o.fitted)
-	if err != nil {
-		return err
-	}
-	f.FitMaxN = o.fitMax
-	exclude := o.fitExclude
-	if exclude == "" {
-		// the rows the measuring run kept out of its fit stay out, for the
-		// reason it recorded
-		var kept []string
-		for k, why := range f.Notes {
-			if name, ok := strings.CutPrefix(k, "fit-exclude "); ok {
-				kept = append(kept, name+"="+strings.ReplaceAll(why, ",", ";"))
-			}
-		}
-		sort.Strings(kept)
-		exclude = strings.Join(kept, ",")
-	}
-	fmt.Fprintf(out, "refit of the rows in %s (measured %s, nproc %s, load %s)\n", o.fitted, f.Date, f.NProc, f.Load)
-	if err := fitAndValidate(out, f, exclude); err != nil {
-		return err
-	}
-	return bootsim.SaveFitted(o.fitted, f)
-}
-
-// fitAndValidate fits f.Go to the Go rows (the star's included) and f.C to
-// the C hosts' rows of at most f.FitMaxN ranks, prints every row's error
-// (the larger rows are the validation) and the misses, each named.
 func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
 	excluded := map[string]string{}
 	for _, kv := range strings.Split(exclude, ",") {
@@ -152,7 +128,15 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
 			fmt.Fprintf(out, "  no Go row of N <= %d was measured: not fitted, nothing written\n", f.FitMaxN)
 			return errNotFitted
 		}
-		p, err := bootsim.Fit(base, train)
+		lb := base
+		if perRank, perSwitch, perMsg, ok := cpuSplit(f.Rows, f.AgreePath, lang, f.FitMaxN, excluded); ok {
+			// measured, not fitted to the times: what a wake-up and a
+			// queued message cost the cores
+			lb.WakeWork, lb.Work = perSwitch, perMsg
+			fmt.Fprintf(out, "  %s: a world's CPU (rusage, the rows of N <= %d) is %.2f ms per rank + %.1f us per voluntary switch + %.1f us per ring message: a receive that sleeps pays the switch, one whose frame was queued the message\n",
+				lang, f.FitMaxN, perRank*1e3, perSwitch*1e6, perMsg*1e6)
+		}
+		p, err := bootsim.Fit(lb, train)
 		if err != nil {
 			if lang == "go" {
 				return fmt.Errorf("the simulator could not be fitted to the Go rows: %w", err)
@@ -167,6 +151,15 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
 		}
 		fmt.Fprintf(out, "  %s (%d rows): %s\n", lang, len(train), costs(p))
 	}
+	if err := printGrades(out, f, excluded); err != nil {
+		return err
+	}
+	return printAgreeGrades(out, f)
+}
+
+// printGrades prints every row of f's error under f's costs, each a fit
+// row or a validation one, and the misses, each named.
+func printGrades(out io.Writer, f *bootsim.Fitted, excluded map[string]string) error {
 	fmt.Fprintf(out, "%14s %5s %4s %3s %12s %12s %9s %s\n", "variant", "N", "L", "R", "measured ms", "sim ms", "error", "")
 	worstVal, worstFit := 0.0, 0.0
 	missVal, missFit, nVal := 0, 0, 0
@@ -212,190 +205,4 @@ func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
 		fmt.Fprintln(out, "no row past the fit was measured: the simulator is NOT validated by this run")
 	}
 	return nil
-}
-
-// interNodeHop is a message's latency between nodes (about 15 us over EFA,
-// docs/sources.md#ref-scale).
-const interNodeHop = 15e-6
-
-// scaleRecord is the per-record cost past one host: a 112-byte peer record
-// at 10 Gb/s.
-const scaleRecord = 112 * 8 / 10e9
-
-// ncclStagger is NCCL's connect rate per root (NCCL_UID_STAGGER_RATE).
-const ncclStagger = 7000
-
-// published are the anchors of docs/sources.md#ref-scale.
-var published = []struct{ what, figure string }{
-	{"upstream NCCL, stated goal (fast bootstrap, ~128-256 ranks per root)", "< 30 s at 100k GPUs"},
-	{"PyTorch TCPStore, libuv backend", "~100 s for 96k ranks"},
-	{"stock NCCL at ~96k GPUs (secondary summary of arXiv 2510.20171)", "~265 s"},
-	{"Gloo (pytorch/gloo PR 408)", "85 s at 8k ranks"},
-	{"NCCL 2.22.3 on one host of 8 GPUs (a user report), bootstrap of a 2.46 s init", "1.60 s at 8"},
-}
-
-// targetRanksPerCore is the target's shape (docs/benchmarks.md#the-simulator):
-// one rank process per core, on as many hosts as that takes, so the CPU a
-// phase queues is spread over N cores, not the measuring host's few.
-const targetRanksPerCore = 1
-
-// scaleParams are p in the target's shape: a core per rank (Cores 0), so a
-// message costs its fitted latency plus its own CPU on the rank's core
-// plus the wire's latency between nodes; a bidirectional step its fitted
-// extra plus the second message's CPU; a rank's start its own CPU; the
-// star's table its bytes on the root's wire; the spec's listen backlog,
-// Linux's 1 s first SYN retransmit. The ranks' own connect delays are
-// left out: the columns are the roots' accept scenarios. The latency-shaped
-// terms (per busy rank) have no busy neighbours to wait for: 0.
-func scaleParams(p bootsim.Params, _ float64) bootsim.Params {
-	s := p
-	s.Cores = 0 // targetRanksPerCore: one core per rank
-	s.Hop = p.Hop + p.Work + p.HopPerActive + interNodeHop
-	s.HopPerActive = 0
-	s.BidiExtra = p.BidiExtra + p.Work
-	s.WakeFixed = p.WakeFixed + p.Wake
-	s.Wake = 0
-	s.Record = scaleRecord
-	s.Table = 0
-	s.Backlog = int(abi.BootstrapListenBacklog)
-	s.Retry = 1
-	s.RankDelay = false
-	return s
-}
-
-// design is one column of the projection.
-type design struct {
-	name  string
-	algo  bootsim.Algo
-	bidi  bool
-	multi bool
-}
-
-var designs = []design{
-	{"star", bootsim.Star, false, false},
-	{"flat", bootsim.Flat, false, false}, {"flat-bidi", bootsim.Flat, true, false},
-	{"hier", bootsim.Hier, false, false}, {"hier-bidi", bootsim.Hier, true, false},
-	{"mroot", bootsim.Hier, false, true}, {"mroot-bidi", bootsim.Hier, true, true},
-}
-
-// predict is design d at n ranks (L by the policy) under p.
-func predict(d design, policy string, n int, p bootsim.Params) (bootsim.Result, int, error) {
-	l, err := perInstance(policy, n)
-	if err != nil {
-		return bootsim.Result{}, 0, err
-	}
-	pt := bootsim.Point{Algo: d.algo, N: n, L: l, Bidi: d.bidi}
-	if d.multi {
-		pt.Roots = bootsim.RootsFor(bootsim.Hier, n, l)
-	}
-	r, err := pt.Sim(p)
-	return r, pt.Roots, err
-}
-
-// project is `make bench-bootstrap-project`: the projection and the plot
-// from the committed fitted file, never from a fit no one committed.
-func project(ctx context.Context, o options, out io.Writer) error {
-	if err := committed(ctx, o.fitted); err != nil {
-		return err
-	}
-	f, err := bootsim.LoadFitted(o.fitted)
-	if err != nil {
-		return err
-	}
-	cores, err := strconv.Atoi(f.NProc)
-	if err != nil || cores < 1 || cores > 1<<16 {
-		return fmt.Errorf("%s: nproc %q is not a CPU count", o.fitted, f.NProc)
-	}
-	fmt.Fprintf(out, "projection from %s (committed): fitted %s on %d CPUs, load %s, rows of N <= %d\n", o.fitted, f.Date, cores, f.Load, f.FitMaxN)
-	for _, lang := range []struct {
-		name string
-		p    bootsim.Params
-	}{{"go", f.Go}, {"c", f.C}} {
-		s := scaleParams(lang.p, float64(cores))
-		fmt.Fprintf(out, "\n%s ranks in the target's shape, %d rank per core (not the %d-core measuring host's), ", lang.name, targetRanksPerCore, cores)
-		fmt.Fprintf(out, "(a hop of %.1f us, %.1f us more per bidirectional step, wake-up %.1f us, root accept %.1f us per rank, 112-B records at 10 Gb/s, listen backlog %d, SYN retry 1 s doubling; L = %s; mroot: R = ceil(N/%d) roots, at most one per instance), seconds to agreement:\n",
-			s.Hop*1e6, s.BidiExtra*1e6, s.WakeFixed*1e6, s.Accept*1e6, s.Backlog, policyText(o.perInstance), tcpRanksPerRoot)
-		for _, stagger := range []float64{0, ncclStagger} {
-			s.Stagger = stagger
-			what := "all connect at once"
-			if stagger > 0 {
-				what = fmt.Sprintf("staggered, %.0f connects a second per root (NCCL_UID_STAGGER_RATE)", stagger)
-			}
-			fmt.Fprintf(out, "  %s:\n  %7s %5s %5s", what, "N", "L", "R")
-			for _, d := range designs {
-				fmt.Fprintf(out, " %10s", d.name)
-			}
-			fmt.Fprintln(out)
-			for _, n := range []int{1000, 10000, 100000} {
-				l, _ := perInstance(o.perInstance, n)
-				fmt.Fprintf(out, "  %7d %5d %5d", n, l, bootsim.RootsFor(bootsim.Hier, n, l))
-				for _, d := range designs {
-					r, _, err := predict(d, o.perInstance, n, s)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintf(out, " %10.2f", r.Seconds)
-				}
-				fmt.Fprintln(out)
-			}
-		}
-		s.Stagger = ncclStagger
-		best, bestName := math.Inf(1), ""
-		for _, d := range designs {
-			r, _, err := predict(d, o.perInstance, 100000, s)
-			if err != nil {
-				return err
-			}
-			if r.Seconds < best {
-				best, bestName = r.Seconds, d.name
-			}
-		}
-		verdict := "met"
-		if best > 5 {
-			verdict = "MISSED"
-		}
-		fmt.Fprintf(out, "  goal: agreement at 100k ranks, staggered, <= 5 s: %s %.2f s (%s)\n", bestName, best, verdict)
-	}
-	fmt.Fprintln(out, "\npublished anchors (docs/sources.md#ref-scale):")
-	for _, a := range published {
-		fmt.Fprintf(out, "  %-86s %s\n", a.what, a.figure)
-	}
-	if o.svg != "" {
-		if err := writePlot(o.svg, o.perInstance, f); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "plot: %s\n", o.svg)
-	}
-	return nil
-}
-
-// committed refuses a fitted file git does not hold as it is on disk: the
-// projection is made from committed parameters only.
-func committed(ctx context.Context, path string) error {
-	if out, err := exec.CommandContext(ctx, "git", "ls-files", "--error-unmatch", "--", path).CombinedOutput(); err != nil {
-		return fmt.Errorf("%s is not committed (git ls-files: %s): run make bench-bootstrap, commit the file, then project", path, strings.TrimSpace(string(out)))
-	}
-	out, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--", path).Output()
-	if err != nil {
-		return fmt.Errorf("git status %s: %w", path, err)
-	}
-	if len(strings.TrimSpace(string(out))) != 0 {
-		return errors.New(path + " differs from the committed one: commit it (or git checkout it) before the projection")
-	}
-	return nil
-}
-
-// measuredSeries are the rows' medians by variant, in N order.
-func measuredSeries(f *bootsim.Fitted) (names []string, by map[string][]bootsim.MeasuredRow) {
-	by = map[string][]bootsim.MeasuredRow{}
-	for _, r := range f.Rows {
-		if by[r.Variant] == nil {
-			names = append(names, r.Variant)
-		}
-		by[r.Variant] = append(by[r.Variant], r)
-	}
-	for _, rs := range by {
-		sort.Slice(rs, func(i, j int) bool { return rs[i].N < rs[j].N })
-	}
-	return names, by
 }

@@ -77,8 +77,27 @@ func cpuPoints(p Params, ns []int) []Point {
 // that validation fail: the check can tell. Cost: about 1 s, 3.5 s under
 // -race (a pattern search over 24 small worlds).
 func TestFitCPUValidates(t *testing.T) {
-	train := cpuPoints(cpuTruth, []int{8, 16, 32, 64})
-	val := cpuPoints(cpuTruth, []int{128, 256, 512})
+	t.Parallel() // the two fits of this file share 2 cores, not the wall
+	fitCPUValidates(t, cpuTruth)
+}
+
+// TestFitCPUValidatesBidiWork: the same with a host whose both-ways
+// messages cost more CPU than one-way ones (as the Go ranks' do): the
+// staged fit finds the extra from the rows of 8..64. About 1 s, 5 s of
+// CPU under -race; in parallel with TestFitCPUValidates.
+func TestFitCPUValidatesBidiWork(t *testing.T) {
+	t.Parallel()
+	truth := cpuTruth
+	truth.BidiWork = 3e-5
+	got := fitCPUValidates(t, truth)
+	if got.BidiWork < truth.BidiWork/2 {
+		t.Errorf("fitted a both-ways extra of %v s a message, the host's is %v", got.BidiWork, truth.BidiWork)
+	}
+}
+
+func fitCPUValidates(t *testing.T, truth Params) Params {
+	train := cpuPoints(truth, []int{8, 16, 32, 64})
+	val := cpuPoints(truth, []int{128, 256, 512})
 	base := Params{Gathers: 2, Cores: 2}
 	got, err := Fit(base, train)
 	if err != nil {
@@ -107,5 +126,130 @@ func TestFitCPUValidates(t *testing.T) {
 	coreless.Cores = 0
 	if w := worst(coreless); w <= 0.25 {
 		t.Errorf("the cores taken away (a core per rank) still validates (largest error %.1f%%): the host's shape is not what the rows test", w*100)
+	}
+	return got
+}
+
+// TestAvailStretchesCostsNotSleeps: a host whose other sessions take half
+// of it doubles every cost of the world (docs/benchmarks.md#the-simulator)
+// but not the ranks' own connect delays, which are sleeps. Microseconds.
+func TestAvailStretchesCostsNotSleeps(t *testing.T) {
+	p := cpuTruth
+	full, err := Simulate(Flat, 64, 0, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Avail = 0.5
+	half, err := Simulate(Flat, 64, 0, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(half.Seconds-2*full.Seconds) > 1e-9 {
+		t.Errorf("half the host: %v s, want twice %v s", half.Seconds, full.Seconds)
+	}
+	// 256 flat ranks wait r ms each before their connect: 255 ms that a
+	// loaded host does not stretch
+	q := Params{Gathers: 1, Cores: 2, Hop: 1e-5, RankDelay: true, Accept: 1e-6}
+	a, err := Simulate(Flat, 256, 0, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Avail = 0.5
+	b, err := Simulate(Flat, 256, 0, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Seconds < 0.255 || b.Seconds > 2*a.Seconds-0.25 {
+		t.Errorf("connect delays: %v s whole host, %v s half: the 255 ms of sleep must not double", a.Seconds, b.Seconds)
+	}
+	for _, bad := range []float64{-0.1, 1.5, math.NaN()} {
+		q.Avail = bad
+		if _, err := Simulate(Flat, 8, 0, q); err == nil {
+			t.Errorf("a share of %v was simulated", bad)
+		}
+	}
+}
+
+// TestRingWork: a one-way ring's receives stop sleeping once the step's
+// CPU on the cores outlasts its path (the share solves P = h / (n (Work +
+// P WakeWork) / C)); a ring both ways round sleeps once a step; a core
+// per rank, every receive. A planted share of 1 for the one-way ring at
+// 512 would charge it the full wake-up: the test tells. Microseconds.
+func TestRingWork(t *testing.T) {
+	p := Params{Cores: 2, Work: 2e-6, WakeWork: 3e-5}
+	const h = 3e-4
+	if w := ringWork(p, 8, h); w != p.Work+p.WakeWork {
+		t.Errorf("8 ranks, path-bound: %v, want the full %v", w, p.Work+p.WakeWork)
+	}
+	for _, n := range []int{64, 256, 512} {
+		w := ringWork(p, n, h)
+		share := (w - p.Work) / p.WakeWork
+		step := float64(n) * w / float64(p.Cores)
+		if share <= 0 || share >= 1 || math.Abs(share-h/step) > 1e-9 {
+			t.Errorf("%d ranks: a share of %v sleeping, want h/step = %v", n, share, h/step)
+		}
+	}
+	if a, b := ringWork(p, 512, h), ringWork(p, 64, h); a >= b {
+		t.Errorf("the share must fall as the queue grows: %v at 512, %v at 64", a, b)
+	}
+	bidi := p
+	bidi.Bidi, bidi.BidiWork = true, 1e-6
+	if w := ringWork(bidi, 512, h); w != p.Work+bidi.BidiWork+p.WakeWork/2 {
+		t.Errorf("both ways round: %v, want one wake-up a step of two messages", w)
+	}
+	own := p
+	own.Cores = 0
+	if w := ringWork(own, 512, h); w != p.Work+p.WakeWork {
+		t.Errorf("a core per rank: %v, want every receive to sleep", w)
+	}
+}
+
+// TestRootsShareCores: on one host several roots do not gather faster
+// than the cores can accept: R roots of 128 take no less than every
+// accept's CPU over the cores. Microseconds.
+func TestRootsShareCores(t *testing.T) {
+	p := Params{Cores: 2, Accept: 4e-4, Reply: 1e-4, Gathers: 1, Hop: 1e-5}
+	one, err := Simulate(Hier, 512, 23, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Roots = 4
+	four, err := Simulate(Hier, 512, 23, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	floor := 512 * (4e-4 + 1e-4) / 2
+	if four.Seconds < floor-1e-9 {
+		t.Errorf("4 roots on 2 cores: %v s, below the accepts' and replies' CPU over the cores %v s (one root: %v s)", four.Seconds, floor, one.Seconds)
+	}
+	p.Cores = 0 // past one host each root has its own core: 4 roots are faster
+	sep, err := Simulate(Hier, 512, 23, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sep.Seconds >= floor {
+		t.Errorf("4 roots with a core each: %v s, no faster than the shared host's floor %v s", sep.Seconds, floor)
+	}
+}
+
+// TestAgreeRounds: the agree phase after a split group comm is the tree's
+// and the hypercube's rounds, each no shorter than its hop nor than its n
+// messages' CPU (every receiver waits, so every one wakes) over the
+// cores. Microseconds.
+func TestAgreeRounds(t *testing.T) {
+	p := Params{Cores: 2, Hop: 1e-4, Work: 1e-6, WakeWork: 3e-5, Gathers: 2}
+	boot, err := Simulate(Flat, 64, 0, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.PerNC = true
+	agree, err := Simulate(Flat, 64, 0, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	round := max(p.Hop, 64*(p.Work+p.WakeWork)/2)
+	want := float64(treeRounds(64)+cubeRounds(64)) * round
+	if math.Abs(agree.Seconds-boot.Seconds-want) > 1e-12 {
+		t.Errorf("agree - boot = %v s, want %d rounds of %v s", agree.Seconds-boot.Seconds, treeRounds(64)+cubeRounds(64), round)
 	}
 }

@@ -18,14 +18,19 @@ import (
 // projection to 10k and 100k ranks and the plot are made from a file in
 // the tree, not from a fit that was never looked at.
 type Fitted struct {
-	Date    string            `json:"date"`      // of the run, RFC 3339 UTC
-	Load    string            `json:"load"`      // the load average before and after
-	NProc   string            `json:"nproc"`     // the host's CPUs
-	FitMaxN int               `json:"fit_max_n"` // rows of at most this many ranks were fitted; the rest validate
-	Go      Params            `json:"go"`
-	C       Params            `json:"c"`
-	Rows    []MeasuredRow     `json:"rows"`
-	Notes   map[string]string `json:"notes,omitempty"` // a variant not measured, and why
+	Date    string        `json:"date"`      // of the run, RFC 3339 UTC
+	Load    string        `json:"load"`      // the load average before and after
+	NProc   string        `json:"nproc"`     // the host's CPUs
+	FitMaxN int           `json:"fit_max_n"` // rows of at most this many ranks were fitted; the rest validate
+	Go      Params        `json:"go"`
+	C       Params        `json:"c"`
+	Rows    []MeasuredRow `json:"rows"`
+	// AgreePath is how the measured worlds' replica group got its comm:
+	// "split" from the world's bootstrap (docs/bootstrap.md#group-comm-split),
+	// or empty for runs before that was the default, whose group ran a
+	// second bootstrap of the world's shape
+	AgreePath string            `json:"agree_path,omitempty"`
+	Notes     map[string]string `json:"notes,omitempty"` // a variant not measured, and why
 }
 
 // MeasuredRow is one variant's median at one size.
@@ -39,6 +44,14 @@ type MeasuredRow struct {
 	L       int     `json:"l"`
 	BootMs  float64 `json:"boot_ms"`
 	AgreeMs float64 `json:"agree_ms"`
+	// What the world had of the host (docs/benchmarks.md#the-simulator),
+	// medians over its runs; 0 in rows measured before they were: the
+	// fraction of the cores the rest of the host left it (/proc/stat less
+	// its own CPU, over its wall time), its CPU (user + sys of all its
+	// processes) and their voluntary context switches.
+	Avail float64 `json:"avail,omitempty"`
+	CPUMs float64 `json:"cpu_ms,omitempty"`
+	Nvcsw float64 `json:"nvcsw,omitempty"`
 }
 
 // maxFitted bounds the file (a few hundred rows fit in far less).
@@ -71,6 +84,9 @@ func ParseFitted(data []byte) (*Fitted, error) {
 			return nil, fmt.Errorf("%s: %w", p.name, err)
 		}
 	}
+	if f.AgreePath != "" && f.AgreePath != "split" {
+		return nil, fmt.Errorf("agree_path %q: want split or nothing", f.AgreePath)
+	}
 	if len(f.Rows) > 4096 {
 		return nil, fmt.Errorf("%d rows: at most 4096", len(f.Rows))
 	}
@@ -85,6 +101,8 @@ func ParseFitted(data []byte) (*Fitted, error) {
 			return nil, fmt.Errorf("row %d: n %d, l %d, roots %d: not a world", i, r.N, r.L, r.Roots)
 		case !finite(r.BootMs) || r.BootMs <= 0 || !finite(r.AgreeMs) || r.AgreeMs < 0:
 			return nil, fmt.Errorf("row %d: boot %v ms, agree %v ms", i, r.BootMs, r.AgreeMs)
+		case !finite(r.Avail) || r.Avail < 0 || r.Avail > 1 || !finite(r.CPUMs) || r.CPUMs < 0 || r.CPUMs > 1e9 || !finite(r.Nvcsw) || r.Nvcsw < 0 || r.Nvcsw > 1e12:
+			return nil, fmt.Errorf("row %d: avail %v, cpu %v ms, %v switches: want a share of 0..1 and counts >= 0", i, r.Avail, r.CPUMs, r.Nvcsw)
 		case len(r.Variant) == 0 || len(r.Variant) > 64 || strings.ContainsFunc(r.Variant, func(c rune) bool { return c < '-' || c > 'z' }):
 			return nil, fmt.Errorf("row %d: variant name %q", i, r.Variant)
 		}
@@ -103,10 +121,13 @@ func checkParams(p Params) error {
 	}{{"fixed", p.Fixed}, {"accept", p.Accept}, {"reply", p.Reply}, {"hop", p.Hop}, {"hop_per_active", p.HopPerActive},
 		{"record", p.Record}, {"table", p.Table}, {"skew", p.Skew}, {"stagger", p.Stagger}, {"retry", p.Retry},
 		{"bidi_extra", p.BidiExtra}, {"wake", p.Wake}, {"wake_fixed", p.WakeFixed},
-		{"work", p.Work}, {"start_work", p.StartWork}} {
+		{"work", p.Work}, {"start_work", p.StartWork}, {"bidi_work", p.BidiWork}, {"wake_work", p.WakeWork}, {"agree_work", p.AgreeWork}} {
 		if !finite(c.v) || c.v < 0 || c.v > 3600 {
 			return fmt.Errorf("%s = %v: want a cost of 0..3600 s", c.name, c.v)
 		}
+	}
+	if !finite(p.Avail) || p.Avail < 0 || p.Avail > 1 {
+		return fmt.Errorf("avail = %v: want a share of 0..1", p.Avail)
 	}
 	if p.Cores < 0 || p.Cores > 1<<16 {
 		return fmt.Errorf("cores %d: want 0 (one per rank) .. %d", p.Cores, 1<<16)

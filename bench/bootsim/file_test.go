@@ -53,6 +53,11 @@ func TestFittedRefusals(t *testing.T) {
 		"too many gather": {`"Gathers": 2,`, `"Gathers": 99,`},
 		"negative cores":  {`"Cores": 0,`, `"Cores": -2,`},
 		"negative work":   {`"Work": 0,`, `"Work": -1e-5,`},
+		"share over 1":    {`"Avail": 0`, `"Avail": 1.5`},
+		"negative setup":  {`"AgreeWork": 0,`, `"AgreeWork": -1e-3,`},
+		"row share":       {`"agree_ms":`, `"avail": 2, "agree_ms":`},
+		"row cpu":         {`"agree_ms":`, `"cpu_ms": -1, "agree_ms":`},
+		"agree path":      {`"rows":`, `"agree_path": "tree", "rows":`},
 	} {
 		bad := strings.Replace(string(good), edit[0], edit[1], 1)
 		if bad == string(good) {

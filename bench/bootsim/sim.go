@@ -27,12 +27,22 @@
 // carries, plus, for a hop whose receiver was asleep (the leaders' ring, the
 // blocks going down, the roots' ring), the wake-up: WakeFixed + Wake per
 // rank busy on the host (the woken rank queues behind them for a core).
+//
+// On a host of few cores (Cores > 0) each phase also ends no sooner than
+// the CPU it queues there: the ranks' starts and every root's accepts and
+// replies (several roots share the cores), and each ring message's CPU.
+// A ring receive that must sleep for its frame pays a wake-up (WakeWork),
+// one whose frame is already queued only Work: a one-way ring's ranks
+// sleep for a share of their receives that falls as the step's CPU
+// outgrows its path (ringWork), a both-ways ring's once a step. What the
+// rest of the host leaves the world (Avail, measured) stretches every
+// cost but no sleep (docs/benchmarks.md#the-simulator).
 package bootsim
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Algo is a bootstrap shape.
@@ -88,6 +98,19 @@ type Params struct {
 	Cores     int
 	Work      float64 // CPU per ring message, send and receive, on the host's cores
 	StartWork float64 // CPU per rank process start and its first connect, on the host's cores
+	AgreeWork float64 // CPU per rank of the agree phase beyond its rounds' messages (the global comm's setup on each rank), on the host's cores; fitted on the agree rows of N <= 64 alone
+	WakeWork  float64 // CPU added to a ring message whose receiver had to sleep for it (its wake-up; ringWork says which do); fitted
+	BidiWork  float64 // CPU added to every message of a ring both ways round: nrtabi's Go rank sends each step's two frames on their own goroutines (docs/benchmarks.md#the-simulator); fitted
+
+	// Avail is the share of the host the rest of it left the world,
+	// measured around each run (bench/bootscale's /proc/stat less the
+	// world's own CPU), an input, never fitted; 0 means 1. The costs above
+	// are an unloaded host's: on a host whose other sessions take 1 -
+	// Avail of every core, each of them is CPU or a wait for a core and
+	// takes 1/Avail as long (docs/benchmarks.md#the-simulator); the
+	// sleeps (skew, stagger, the ranks' own connect delays, SYN retries)
+	// are wall time and are not stretched.
+	Avail float64
 }
 
 // The connect staggers nrtabi's ranks apply themselves (docs/bootstrap-
@@ -142,6 +165,27 @@ func StepsOf(a Algo, n, l int, bidi bool) int {
 		return s(l) + s(h) + s(l)
 	}
 	return 0
+}
+
+// Messages is the ring messages of a world's gathers (the star has none):
+// one per rank per step, two both ways round; hierarchical, the intra
+// rings, the leaders' ring and a block down to every rank but the leaders.
+func Messages(a Algo, n, l int, bidi bool, gathers int) float64 {
+	ring := func(k int) float64 { return msgs(k, ringSteps(k, bidi), bidi) }
+	var m float64
+	switch {
+	case a == Star:
+		return 0
+	case a == Flat || n <= l || l < 1:
+		m = ring(n)
+	default:
+		h := (n + l - 1) / l
+		for j := 0; j < h; j++ {
+			m += ring(min(l, n-j*l))
+		}
+		m += ring(h) + float64(n-h)
+	}
+	return m * float64(max(gathers, 1))
 }
 
 // ringSteps is the sequential steps of a ring of k: k-1, or ceil((k-1)/2)
@@ -202,6 +246,10 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	if a == Hier && (l < 1 || l > n) {
 		l = n
 	}
+	if math.IsNaN(p.Avail) || p.Avail < 0 || p.Avail > 1 {
+		return Result{}, fmt.Errorf("bootsim: a share of the host of %v: want 0..1", p.Avail)
+	}
+	p = dilate(p)
 	if p.Backlog > 0 && p.Retry <= 0 {
 		return Result{}, fmt.Errorf("bootsim: a listen backlog of %d needs a retry delay > 0", p.Backlog)
 	}
@@ -242,8 +290,12 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	lo[roots] = n
 	// every rank's start is CPU work queued on the host's cores: no root
 	// has its ranks before the host has started them all
+	// no root has its ranks before the host has started them all, nor
+	// before the host's cores have done every root's accepts: on one host
+	// several roots' accepts share the cores (a multi-root world of 512 on
+	// 2 cores gathers no faster than one root: docs/benchmarks.md#the-simulator)
 	for i := range gathered {
-		gathered[i] = max(gathered[i], cpu(p, n, float64(n)*p.StartWork))
+		gathered[i] = max(gathered[i], cpu(p, n, float64(n)*(p.StartWork+p.Accept)))
 	}
 	res.Gathered = maxOf(gathered)
 	replyAt := make([]float64, roots)
@@ -281,6 +333,20 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 			ready[r] = replyAt[i] + float64(r-lo[i]+1)*cost + hop(1)
 		}
 	}
+	// and every root's replies share the cores too: the r-th reply of the
+	// host no sooner than r replies' CPU over the cores after the first
+	// root could answer
+	if roots > 1 {
+		first := minOf(replyAt)
+		done := make([]float64, n)
+		copy(done, ready)
+		sort.Float64s(done)
+		for k := range done {
+			done[k] = max(done[k], first+cpu(p, n, float64(k+1)*p.Reply)+hop(1))
+		}
+		// the ranks keep their order of readiness
+		ready = reorder(ready, done)
+	}
 	if a == Star {
 		res.Seconds = p.Fixed + maxOf(ready)
 		return res, nil
@@ -295,7 +361,8 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 		if a == Flat {
 			s := ringSteps(n, p.Bidi)
 			end := ring(t, s, stepCost(p, hop, n, 1))
-			t = uniform(max(end, minOf(t)+cpu(p, n, msgs(n, s, p.Bidi)*p.Work)), n)
+			w := ringWork(p, n, stepCost(p, hop, n, 1))
+			t = uniform(max(end, minOf(t)+cpu(p, n, msgs(n, s, p.Bidi)*w)), n)
 			continue
 		}
 		t = hierGather(t, n, l, p, hop, wake)
@@ -306,7 +373,14 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 		end += float64(lo[1]-lo[0])*p.Accept + hop(1)
 	}
 	if p.PerNC {
-		end += float64(treeRounds(n)+cubeRounds(n)) * hop(n)
+		// each round of the tree and of the hypercube is n messages whose
+		// receivers wait for them (a round cannot run ahead of the last):
+		// every one pays its wake-up, and on few cores the round is no
+		// shorter than its messages' CPU over them
+		round := max(hop(n), cpu(p, n, float64(n)*(p.Work+p.WakeWork)))
+		end += float64(treeRounds(n)+cubeRounds(n)) * round
+		// and every rank's own setup of the global comm, on the cores
+		end += cpu(p, n, float64(n)*p.AgreeWork)
 	}
 	res.Seconds = p.Fixed + end
 	return res, nil
@@ -353,7 +427,7 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 		k := size(j)
 		w += msgs(k, ringSteps(k, p.Bidi), p.Bidi)
 	}
-	floor := minOf(t) + cpu(p, n, w*p.Work)
+	floor := minOf(t) + cpu(p, n, w*ringWork(p, n, stepCost(p, hop, n, 1)))
 	for j := range intra {
 		intra[j] = max(intra[j], floor)
 	}
@@ -369,9 +443,10 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 	busy := n
 	// a block of instance j carries size(j) records: the longest is l
 	inter := ring(intra, ringSteps(h, p.Bidi), stepCost(p, hop, busy, l)+wake(busy))
-	inter = max(inter, minOf(intra)+cpu(p, n, msgs(h, ringSteps(h, p.Bidi), p.Bidi)*p.Work))
+	// the leaders' and the blocks' receivers were asleep: every one wakes
+	inter = max(inter, minOf(intra)+cpu(p, n, msgs(h, ringSteps(h, p.Bidi), p.Bidi)*(msgWork(p)+p.WakeWork)))
 	// the blocks down: every rank but the leaders receives one, on the cores
-	downFloor := inter + cpu(p, n, float64(n-h)*p.Work)
+	downFloor := inter + cpu(p, n, float64(n-h)*(msgWork(p)+p.WakeWork))
 	out := make([]float64, n)
 	for j := 0; j < h; j++ {
 		k := size(j)
@@ -394,26 +469,6 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 // slice, the ranks being ready at t and each message costing c.
 func ring(t []float64, s int, c float64) float64 {
 	return maxOf(t) + float64(max(s, 0))*c
-}
-
-// cpu is how long work seconds of CPU take on the host's cores: Cores of
-// them shared by the n ranks, or one per rank when Cores is 0.
-func cpu(p Params, n int, work float64) float64 {
-	c := p.Cores
-	if c <= 0 {
-		c = n
-	}
-	return work / float64(max(c, 1))
-}
-
-// msgs is the messages a ring of k ranks handles in s steps: one per rank
-// per step, two both ways round.
-func msgs(k, s int, bidi bool) float64 {
-	m := float64(k) * float64(s)
-	if bidi {
-		m *= 2
-	}
-	return m
 }
 
 func minOf(v []float64) float64 {
@@ -457,97 +512,4 @@ func cubeRounds(n int) int {
 		d++
 	}
 	return d
-}
-
-// ---- the root, event by event ------------------------------------------------
-
-// retry is a dropped connect coming back.
-type retry struct {
-	t     float64
-	seq   int // FIFO among equal times: deterministic
-	tries int
-}
-
-type retries []retry
-
-func (e retries) Len() int { return len(e) }
-func (e retries) Less(i, j int) bool {
-	if e[i].t != e[j].t {
-		return e[i].t < e[j].t
-	}
-	return e[i].seq < e[j].seq
-}
-func (e retries) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
-func (e *retries) Push(x any)   { *e = append(*e, x.(retry)) }
-func (e *retries) Pop() any {
-	old := *e
-	x := old[len(old)-1]
-	*e = old[:len(old)-1]
-	return x
-}
-
-// rootGather is when the root has accepted every rank's INFO_TO_ROOT, and
-// how many connects a full listen queue dropped on the way. Three event
-// sources, taken in time order (ties: the root's accept finishing first,
-// then first connects, then retries): the first connects, already in time
-// order (rank r starts at its share of the skew, no earlier than its
-// stagger slot); retries, in a heap; the one accept in progress.
-func rootGather(n int, p Params, delay func(r int) float64) (float64, int) {
-	arrival := func(r int) float64 {
-		t := 0.0
-		if n > 1 {
-			t = p.Skew * float64(r) / float64(n-1)
-		}
-		if p.Stagger > 0 {
-			t = max(t, float64(r)/p.Stagger)
-		}
-		if delay != nil {
-			// a rank's own wait counts from its start (the skew)
-			t += delay(r)
-		}
-		return t
-	}
-	q := &retries{}
-	seq := 0
-	next := 0             // the next first connect
-	pending := 0          // in the listen queue, not yet accepted
-	doneAt := math.Inf(1) // when the accept in progress finishes
-	accepted, drops := 0, 0
-	var now float64
-	for accepted < n {
-		ta, tr := math.Inf(1), math.Inf(1)
-		if next < n {
-			ta = arrival(next)
-		}
-		if q.Len() > 0 {
-			tr = (*q)[0].t
-		}
-		switch {
-		case doneAt <= ta && doneAt <= tr:
-			now = doneAt
-			accepted++
-			doneAt = math.Inf(1)
-		default:
-			tries := 0
-			if ta <= tr {
-				now = ta
-				next++
-			} else {
-				e := heap.Pop(q).(retry)
-				now, tries = e.t, e.tries
-			}
-			if p.Backlog > 0 && pending >= p.Backlog {
-				drops++
-				heap.Push(q, retry{t: now + p.Retry*float64(int(1)<<min(tries, 20)), seq: seq, tries: tries + 1})
-				seq++
-				continue
-			}
-			pending++
-		}
-		if math.IsInf(doneAt, 1) && pending > 0 {
-			pending--
-			doneAt = now + p.Accept
-		}
-	}
-	return now, drops
 }

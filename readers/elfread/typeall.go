@@ -63,7 +63,7 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 				break
 			}
 			if !u.typeUnit {
-				items = append(items, scanItem{p, u})
+				items = append(items, scanItem{p: p, u: u, index: len(items)})
 			}
 		}
 	}

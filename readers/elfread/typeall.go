@@ -80,7 +80,7 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 		}
 		wk := workers[w]
 		if wk.sc == nil || wk.sc.d != ug.p {
-			wk.sc = &scanner{d: ug.p, names: wk.names}
+			wk.sc = &scanner{d: ug.p, names: wk.names, recycle: true}
 		}
 		err := Guard(func() error { return ug.build(wk) })
 		if err != nil {
@@ -405,6 +405,8 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 			ug.keep = append(ug.keep, t)
 		}
 	}
+	// The pending nodes are done with unless join links or finishes some.
+	sc.give(len(ug.open) == 0 && len(ug.unfinished) == 0)
 	return nil
 }
 
@@ -603,26 +605,32 @@ func (g *Types) keepOne(t *typemodel.Type, depth int) *typemodel.Type {
 		return t
 	}
 	if c, ok := g.kept[t]; ok {
-		if c == nil {
-			return t // a loop (crafted)
-		}
 		return c
 	}
 	return g.keepNew(t, depth)
 }
 
 // keepNew is keepOne of a node kept does not hold (a struct, an enum or
-// void is never passed).
+// void is never passed). The nodes being interned are on g.keepPath, not
+// marked in kept: a node is written to kept once, when it is done (two
+// writes per node were a seventh of join), and a loop (crafted) is found
+// on the path, which is at most maxCanonDepth long.
 func (g *Types) keepNew(t *typemodel.Type, depth int) *typemodel.Type {
 	if depth > maxCanonDepth {
 		return t
 	}
-	g.kept[t] = nil
+	for _, p := range g.keepPath {
+		if p == t {
+			return t // a loop (crafted)
+		}
+	}
+	g.keepPath = append(g.keepPath, t)
 	t.Elem = g.keepOne(t.Elem, depth+1)
 	t.Class = g.keepOne(t.Class, depth+1)
 	for i, p := range t.Params {
 		t.Params[i] = g.keepOne(p, depth+1)
 	}
+	g.keepPath = g.keepPath[:len(g.keepPath)-1]
 	k := keyOf(t)
 	if c, ok := g.intern[k]; ok {
 		g.kept[t] = c
@@ -637,6 +645,11 @@ func (g *Types) keepNew(t *typemodel.Type, depth int) *typemodel.Type {
 // point at the nodes kept.
 func (ug *unitGraph) repoint(kept map[*typemodel.Type]*typemodel.Type) {
 	k := func(t *typemodel.Type) *typemodel.Type {
+		// kept holds no enum or void, and of the structs only
+		// declarations (join): those need no lookup.
+		if t == nil || t.Kind == typemodel.Enum || t.Kind == typemodel.Void || t.Kind.Aggregate() && !t.Declaration {
+			return t
+		}
 		if c, ok := kept[t]; ok && c != nil {
 			return c
 		}

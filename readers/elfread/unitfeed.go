@@ -26,7 +26,9 @@ type feedJob[R any] struct {
 // unit (inflated before the unit was handed over) and the sections read
 // whole (a compressed .debug_abbrev is inflated whole first, since every
 // unit's table may be anywhere in it). The slots come back in unit order.
-// An error listing or inflating the units is returned once the workers
+// With jobs 1 the lister scans each unit itself, as it lists it: -j 1
+// runs on one goroutine. An error listing or inflating the units is
+// returned once the workers
 // stopped, and wins over the workers' errors: it is what a whole
 // inflation first reported before any unit was scanned.
 func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) bool, work func(w int, it scanItem, r *R)) ([]*R, []scanItem, error) {
@@ -74,6 +76,12 @@ func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) 
 				it := scanItem{p: p, u: u, index: len(items)}
 				r := new(R)
 				out, items = append(out, r), append(items, it)
+				if jobs <= 1 {
+					// -j 1 is one goroutine: it scans each unit as soon as
+					// it is inflated, and inflates the next after.
+					work(0, it, r)
+					continue
+				}
 				if started < jobs {
 					start()
 				}

@@ -28,9 +28,9 @@ type feedJob[R any] struct {
 // unit's table may be anywhere in it). The slots come back in unit order.
 // With jobs 1 the lister scans each unit itself, as it lists it: -j 1
 // runs on one goroutine. An error listing or inflating the units is
-// returned once the workers
-// stopped, and wins over the workers' errors: it is what a whole
-// inflation first reported before any unit was scanned.
+// returned once the workers stopped, and wins over the workers' errors:
+// it is what a whole inflation first reported before any unit was
+// scanned.
 func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) bool, work func(w int, it scanItem, r *R)) ([]*R, []scanItem, error) {
 	parts := d.all()
 	for _, p := range parts {

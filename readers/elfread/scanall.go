@@ -99,8 +99,8 @@ var scanAllRuns atomic.Int64
 // (docs/layoutcheck.md#the-parallel-scan). A compressed .debug_info is
 // inflated unit by unit as the workers scan the units before
 // (feedUnits): each reads only what was inflated before it got its unit,
-// without locking. The first
-// error in unit order is returned, whatever worker met it first.
+// without locking. The first error in unit order is returned, whatever
+// worker met it first.
 func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 	if jobs < 1 {
 		return nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
@@ -109,8 +109,6 @@ func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 	for _, p := range d.all() {
 		idx.InfoBytes += int64(len(p.info))
 	}
-	// One scanner per worker, for every unit of its part it takes.
-	scanners := make([]*scanner, jobs)
 	var mu sync.Mutex
 	order := []int{} // completion order (the planted fault's)
 	keep := func(u *unit) bool {
@@ -120,26 +118,28 @@ func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 		}
 		return true
 	}
-	slots, items, err := feedUnits(ctx, d, jobs, keep, func(w int, it scanItem, r *unitTypes) {
-		if err := ctx.Err(); err != nil {
-			r.err = err
-		} else {
-			sc := scanners[w]
-			if sc == nil || sc.d != it.p {
-				sc = &scanner{d: it.p}
-				scanners[w] = sc
+	slots, items, err := feedUnits(ctx, d, jobs, keep, func() func(scanItem, *unitTypes) {
+		// One scanner per worker, for every unit of its part it takes.
+		var sc *scanner
+		return func(it scanItem, r *unitTypes) {
+			if err := ctx.Err(); err != nil {
+				r.err = err
+			} else {
+				if sc == nil || sc.d != it.p {
+					sc = &scanner{d: it.p}
+				}
+				// SetPanicOnFault is per goroutine: each worker guards
+				// its own reads of the mapping (fault.go).
+				if err := Guard(func() error { *r = sc.unitTypes(it.u); return nil }); err != nil {
+					*r = unitTypes{err: err}
+					sc = nil
+				}
 			}
-			// SetPanicOnFault is per goroutine: each worker guards
-			// its own reads of the mapping (fault.go).
-			if err := Guard(func() error { *r = sc.unitTypes(it.u); return nil }); err != nil {
-				*r = unitTypes{err: err}
-				scanners[w] = nil
+			if plantCompletionOrder {
+				mu.Lock()
+				order = append(order, it.index)
+				mu.Unlock()
 			}
-		}
-		if plantCompletionOrder {
-			mu.Lock()
-			order = append(order, it.index)
-			mu.Unlock()
 		}
 	})
 	if err != nil {

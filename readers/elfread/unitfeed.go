@@ -22,7 +22,9 @@ type feedJob[R any] struct {
 // inflates unit after unit while the workers scan the units already
 // inflated, instead of the whole section first
 // (docs/layoutcheck.md#the-parallel-scan). keep runs on the lister, in
-// unit order; work(w, it, r) on worker w, which reads only bytes of its
+// unit order; each worker makes its own work function (newWorker: its
+// scanner and other state, for no more workers than units) and runs
+// work(it, r) on its units; work reads only bytes of its
 // unit (inflated before the unit was handed over) and the sections read
 // whole (a compressed .debug_abbrev is inflated whole first, since every
 // unit's table may be anywhere in it). The slots come back in unit order.
@@ -31,7 +33,7 @@ type feedJob[R any] struct {
 // returned once the workers stopped, and wins over the workers' errors:
 // it is what a whole inflation first reported before any unit was
 // scanned.
-func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) bool, work func(w int, it scanItem, r *R)) ([]*R, []scanItem, error) {
+func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) bool, newWorker func() func(it scanItem, r *R)) ([]*R, []scanItem, error) {
 	parts := d.all()
 	for _, p := range parts {
 		if err := p.ensure(p.abbrevZ, len(p.abbrev)); err != nil {
@@ -44,16 +46,17 @@ func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) 
 	// more of them than units (-j is the user's number).
 	started := 0
 	start := func() {
-		w := started
 		started++
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			work := newWorker()
 			for j := range ch {
-				work(w, j.it, j.r)
+				work(j.it, j.r)
 			}
 		}()
 	}
+	var inline func(scanItem, *R)
 	var out []*R
 	var items []scanItem
 	err := func() error {
@@ -79,7 +82,10 @@ func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) 
 				if jobs <= 1 {
 					// -j 1 is one goroutine: it scans each unit as soon as
 					// it is inflated, and inflates the next after.
-					work(0, it, r)
+					if inline == nil {
+						inline = newWorker()
+					}
+					inline(it, r)
 					continue
 				}
 				if started < jobs {

@@ -15,7 +15,8 @@ import (
 // for every -j (run under -race: the workers read only what was inflated
 // before they got their unit), and a stream damaged at its end fails
 // ScanAll with the one-line decompression error, whatever the workers
-// read before. Cost: one gcc build of 17 small units (about 2 s).
+// read before; -j 2^40 starts no more workers than units. Cost: one gcc
+// build of 17 small units (about 2 s).
 func TestFeedUnitsOverlapsInflation(t *testing.T) {
 	lib := compressedObject(t, "zlib")
 	var want *Index
@@ -30,7 +31,9 @@ func TestFeedUnitsOverlapsInflation(t *testing.T) {
 				first = d.infoZ.Avail()
 			}
 			return true
-		}, func(_ int, it scanItem, r *unitTypes) { *r = (&scanner{d: it.p}).unitTypes(it.u) })
+		}, func() func(scanItem, *unitTypes) {
+			return func(it scanItem, r *unitTypes) { *r = (&scanner{d: it.p}).unitTypes(it.u) }
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,6 +49,11 @@ func TestFeedUnitsOverlapsInflation(t *testing.T) {
 		} else if !reflect.DeepEqual(idx, want) {
 			t.Errorf("-j %d: the index differs from -j 1's", jobs)
 		}
+	}
+	// -j is the user's number: no more workers, and nothing sized by it,
+	// than the units.
+	if idx, err := mustOpenDebug(t, lib).ScanAll(context.Background(), 1<<40); err != nil || !reflect.DeepEqual(idx, want) {
+		t.Errorf("-j 2^40: %v, or an index unlike -j 1's", err)
 	}
 	obj, err := Open(lib)
 	if err != nil {

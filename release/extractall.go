@@ -76,7 +76,7 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 			defs = append(defs, t)
 		}
 	}
-	conflicts, err := x.odrConflicts(ctx, defs, idx.Later)
+	conflicts, err := x.odrConflicts(ctx, defs, idx.Later, jobs)
 	if err != nil {
 		return err
 	}
@@ -437,7 +437,7 @@ type odr struct {
 // must not be decided by unit order (check would judge whichever copy it
 // finds first). Such a name is refused by name, naming both copies'
 // units' DIEs and how they differ (docs/nrtabi-extract.md#every-type---all).
-func (x *extractor) odrConflicts(ctx context.Context, defs, later []*elfread.Named) (odr, error) {
+func (x *extractor) odrConflicts(ctx context.Context, defs, later []*elfread.Named, jobs int) (odr, error) {
 	c := odr{byName: map[string]string{}}
 	first := map[string]*elfread.Named{}
 	for _, t := range defs {
@@ -445,44 +445,80 @@ func (x *extractor) odrConflicts(ctx context.Context, defs, later []*elfread.Nam
 			first[t.Name] = t
 		}
 	}
-	layouts := map[dwarf.Offset]*typemodel.Type{}
-	layout := func(t *elfread.Named) *typemodel.Type {
-		if l, ok := layouts[t.Offset]; ok {
-			return l
-		}
-		l, err := x.g.Struct(t.Offset)
-		if err != nil {
-			l = nil // unreadable: the extraction of the first reports it
-		}
-		layouts[t.Offset] = l
-		return l
+	// The comparisons are independent reads of the filled graph: they run
+	// on jobs workers (libc's debug file has 20062 later definitions), each
+	// with its own record of the layouts read, and are taken in order, so
+	// that a name's first conflict is the one named, for every jobs.
+	whys := make([]string, len(later))
+	errs := make([]error, min(jobs, max(len(later), 1)))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			layouts := map[dwarf.Offset]*typemodel.Type{}
+			layout := func(t *elfread.Named) *typemodel.Type {
+				if l, ok := layouts[t.Offset]; ok {
+					return l
+				}
+				l, err := x.g.Struct(t.Offset)
+				if err != nil {
+					l = nil // unreadable: the extraction of the first reports it
+				}
+				layouts[t.Offset] = l
+				return l
+			}
+			// SetPanicOnFault is per goroutine: a file truncated while a
+			// worker reads it is an input error here too.
+			errs[w] = elfread.Guard(func() error {
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(later) {
+						return nil
+					}
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					whys[i] = odrWhy(first[later[i].Name], later[i], layout)
+				}
+			})
+		}()
 	}
-	for _, t := range later {
-		if t.Alias || t.Kind == "enum" {
-			continue
-		}
-		f := first[t.Name]
-		if f == nil || !f.Sized || !t.Sized {
-			continue // a declaration says nothing of a layout
-		}
-		if err := ctx.Err(); err != nil {
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return c, err
 		}
-		why := ""
-		if f.Size != t.Size {
-			why = fmt.Sprintf("%d bytes", t.Size)
-		} else if a, b := layout(f), layout(t); a != nil && b != nil {
-			why = membersDiffer(a, b)
-		}
+	}
+	for i, t := range later {
+		why := whys[i]
 		if why == "" {
 			continue
 		}
+		f := first[t.Name]
 		c.copies++
 		if _, seen := c.byName[t.Name]; !seen {
 			c.byName[t.Name] = fmt.Sprintf("defined differently by two units (an ODR conflict): the definition at DIE %#x is %d bytes, the one at DIE %#x %s; no one row states both, and which one a check judged would depend on unit order", f.DIE, f.Size, t.DIE, why)
 		}
 	}
 	return c, nil
+}
+
+// odrWhy says how the later definition t lays its type out differently
+// from f, the first of its name ("" when alike, or when there is nothing
+// to compare: an alias, an enum, a declaration).
+func odrWhy(f, t *elfread.Named, layout func(*elfread.Named) *typemodel.Type) string {
+	if t.Alias || t.Kind == "enum" || f == nil || !f.Sized || !t.Sized {
+		return "" // a declaration says nothing of a layout
+	}
+	if f.Size != t.Size {
+		return fmt.Sprintf("%d bytes", t.Size)
+	}
+	if a, b := layout(f), layout(t); a != nil && b != nil {
+		return membersDiffer(a, b)
+	}
+	return ""
 }
 
 // membersDiffer says how b's members differ from a's ("" when they are

@@ -140,7 +140,11 @@ func TestWaitIdle(t *testing.T) {
 	if r := waitIdle(context.Background(), rule, seq(0.1, 0.9, 0.2)); !r.idle || r.maxLoad != 0.2 || r.waited < rule.sustain {
 		t.Errorf("a dip over the limit restarts the sustain: %+v", r)
 	}
-	if r := waitIdle(context.Background(), rule, seq(1.5)); r.idle || r.last != 1.5 || r.waited > rule.bound {
+	// The wait stops at its bound, late by at most what the last sleep
+	// overshot: on a loaded machine (the bench's own case, and make test's
+	// beside other builds) a 5 ms sleep can take tens of milliseconds, so
+	// the check allows a second past the bound, not a second bound.
+	if r := waitIdle(context.Background(), rule, seq(1.5)); r.idle || r.last != 1.5 || r.waited > rule.bound+time.Second {
 		t.Errorf("a loaded machine: %+v", r)
 	}
 	// 3 minutes to fall from 5.0 under 0.3 (60 s * ln(5/0.3) = 169 s) and

@@ -74,6 +74,12 @@ type scanner struct {
 	// nodes (typedecode.go).
 	names map[string]string
 	slab  []pending
+	// recycle (AllTypes' workers): the slabs of pending nodes and the
+	// arenas of their members a unit took are listed, and given back for
+	// the next unit when none of its pending nodes outlives its link
+	// (typeslab.go).
+	recycle bool
+	pool    pendingPool
 	// spans: abbrevTable's scratch list of each code's attributes, kept
 	// from table to table (a library has a table per unit).
 	spans []abbrevSpan

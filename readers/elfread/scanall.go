@@ -71,6 +71,8 @@ func DefaultJobs() int { return runtime.NumCPU() }
 type scanItem struct {
 	p *Debug
 	u *unit
+	// index is the unit's place in the list of units scanned.
+	index int
 }
 
 // unitTypes is what one unit holds: its named definitions in DIE order.
@@ -95,79 +97,59 @@ var scanAllRuns atomic.Int64
 // and each fills the result slot of the unit it took; the slots are merged
 // in unit order, so the Index is the same for every jobs
 // (docs/layoutcheck.md#the-parallel-scan). A compressed .debug_info is
-// inflated whole first: the workers read it without locking. The first
-// error in unit order is returned, whatever worker met it first.
+// inflated unit by unit as the workers scan the units before
+// (feedUnits): each reads only what was inflated before it got its unit,
+// without locking. The first error in unit order is returned, whatever
+// worker met it first.
 func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 	if jobs < 1 {
 		return nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
 	}
 	idx := &Index{}
-	var items []scanItem
 	for _, p := range d.all() {
-		if err := p.ensure(p.infoZ, len(p.info)); err != nil {
-			return nil, err
-		}
-		if err := p.ensure(p.abbrevZ, len(p.abbrev)); err != nil {
-			return nil, err
-		}
 		idx.InfoBytes += int64(len(p.info))
-		for i := 0; ; i++ {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			u, ok, err := p.unit(i)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				break
-			}
-			if u.typeUnit {
-				idx.TypeUnits++
-				continue
-			}
-			items = append(items, scanItem{p, u})
+	}
+	var mu sync.Mutex
+	order := []int{} // completion order (the planted fault's)
+	keep := func(u *unit) bool {
+		if u.typeUnit {
+			idx.TypeUnits++
+			return false
 		}
+		return true
+	}
+	slots, items, err := feedUnits(ctx, d, jobs, keep, func() func(scanItem, *unitTypes) {
+		// One scanner per worker, for every unit of its part it takes.
+		var sc *scanner
+		return func(it scanItem, r *unitTypes) {
+			if err := ctx.Err(); err != nil {
+				r.err = err
+			} else {
+				if sc == nil || sc.d != it.p {
+					sc = &scanner{d: it.p}
+				}
+				// SetPanicOnFault is per goroutine: each worker guards
+				// its own reads of the mapping (fault.go).
+				if err := Guard(func() error { *r = sc.unitTypes(it.u); return nil }); err != nil {
+					*r = unitTypes{err: err}
+					sc = nil
+				}
+			}
+			if plantCompletionOrder {
+				mu.Lock()
+				order = append(order, it.index)
+				mu.Unlock()
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	idx.Units = len(items)
-	res := make([]unitTypes, len(items))
-	order := make([]int, 0, len(items)) // completion order (the planted fault's)
-	var mu sync.Mutex
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(jobs, max(len(items), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var sc *scanner
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(items) {
-					return
-				}
-				it := items[i]
-				if err := ctx.Err(); err != nil {
-					res[i].err = err
-				} else {
-					if sc == nil || sc.d != it.p {
-						sc = &scanner{d: it.p}
-					}
-					// SetPanicOnFault is per goroutine: each worker guards
-					// its own reads of the mapping (fault.go).
-					if err := Guard(func() error { res[i] = sc.unitTypes(it.u); return nil }); err != nil {
-						res[i] = unitTypes{err: err}
-						sc = nil
-					}
-				}
-				if plantCompletionOrder {
-					mu.Lock()
-					order = append(order, i)
-					mu.Unlock()
-				}
-			}
-		}()
+	res := make([]unitTypes, len(slots))
+	for i, r := range slots {
+		res[i] = *r
 	}
-	wg.Wait()
 	if !plantCompletionOrder {
 		order = order[:0]
 		for i := range items {

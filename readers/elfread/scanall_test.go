@@ -241,7 +241,7 @@ func BenchmarkScanAllMerge(b *testing.B) {
 			if u.typeUnit {
 				continue
 			}
-			items = append(items, scanItem{p, u})
+			items = append(items, scanItem{p: p, u: u, index: len(items)})
 			res = append(res, (&scanner{d: p}).unitTypes(u))
 			order = append(order, len(order))
 		}

@@ -63,7 +63,7 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 				break
 			}
 			if !u.typeUnit {
-				items = append(items, scanItem{p, u})
+				items = append(items, scanItem{p: p, u: u, index: len(items)})
 			}
 		}
 	}
@@ -80,7 +80,7 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 		}
 		wk := workers[w]
 		if wk.sc == nil || wk.sc.d != ug.p {
-			wk.sc = &scanner{d: ug.p, names: wk.names}
+			wk.sc = &scanner{d: ug.p, names: wk.names, recycle: true}
 		}
 		err := Guard(func() error { return ug.build(wk) })
 		if err != nil {
@@ -176,7 +176,17 @@ type typeWorker struct {
 	taint map[*typemodel.Type]bool
 	open  map[*typemodel.Type]bool
 	extra map[uint64]*pending
+	// at: build's table of a unit's nodes by offset (denseUnit), all
+	// zero between units.
+	at []int32
 }
+
+// denseUnit is the largest unit (in bytes of .debug_info) whose nodes
+// build finds through a table indexed by offset: four bytes per byte of
+// the unit, so at most 16 MiB per worker (the synthetic object's units
+// are 1 MiB); a larger unit uses a binary search and a map. A variable
+// so that a test can take the other path.
+var denseUnit uint64 = 4 << 20
 
 func newTypeWorker() *typeWorker {
 	return &typeWorker{names: map[string]string{}, local: &Types{intern: map[internKey]*typemodel.Type{}, track: true},
@@ -242,11 +252,38 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 	}
 	base := uint64(ug.p.base)
 	lo, hi := base+uint64(ug.u.dieStart), base+uint64(ug.u.end)
-	// The walk's nodes are in DIE order: found by binary search; what the
-	// links decode besides goes to extra.
+	// A node by its DIE's offset: in a unit of at most denseUnit bytes
+	// through the worker's table of the unit's offsets (each holds its
+	// node's place in list, 0 for none: one load per reference, where a
+	// binary search and a map lookup were a twentieth of the link); in a
+	// larger one the walk's nodes, in DIE order, by binary search, and
+	// what the links decode besides through extra.
 	walked := list
 	extra := wk.extra
+	var at []int32
+	if span := hi - lo; span <= denseUnit {
+		if uint64(cap(wk.at)) < span {
+			wk.at = make([]int32, span)
+		}
+		at = wk.at[:span]
+		for i, pd := range list {
+			at[pd.t.Offset-lo] = int32(i + 1)
+		}
+		// The table is the worker's: it is cleared for the next unit
+		// however this one ends.
+		defer func() {
+			for _, pd := range list {
+				at[pd.t.Offset-lo] = 0
+			}
+		}()
+	}
 	find := func(off uint64) (*pending, bool) {
+		if at != nil {
+			if j := int(at[off-lo]); j > 0 && j <= len(list) {
+				return list[j-1], true
+			}
+			return nil, false
+		}
 		i := sort.Search(len(walked), func(i int) bool { return walked[i].t.Offset >= off })
 		if i < len(walked) && walked[i].t.Offset == off {
 			return walked[i], true
@@ -276,8 +313,12 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 				}
 				return nil, false
 			}
-			extra[r.off] = q
 			list = append(list, q)
+			if at != nil {
+				at[r.off-lo] = int32(len(list))
+			} else {
+				extra[r.off] = q
+			}
 			return q.t, true
 		}
 		if !pd.linkWith(resolve) {
@@ -405,6 +446,8 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 			ug.keep = append(ug.keep, t)
 		}
 	}
+	// The pending nodes are done with unless join links or finishes some.
+	sc.give(len(ug.open) == 0 && len(ug.unfinished) == 0)
 	return nil
 }
 
@@ -603,26 +646,32 @@ func (g *Types) keepOne(t *typemodel.Type, depth int) *typemodel.Type {
 		return t
 	}
 	if c, ok := g.kept[t]; ok {
-		if c == nil {
-			return t // a loop (crafted)
-		}
 		return c
 	}
 	return g.keepNew(t, depth)
 }
 
 // keepNew is keepOne of a node kept does not hold (a struct, an enum or
-// void is never passed).
+// void is never passed). The nodes being interned are on g.keepPath, not
+// marked in kept: a node is written to kept once, when it is done (two
+// writes per node were a seventh of join), and a loop (crafted) is found
+// on the path, which is at most maxCanonDepth long.
 func (g *Types) keepNew(t *typemodel.Type, depth int) *typemodel.Type {
 	if depth > maxCanonDepth {
 		return t
 	}
-	g.kept[t] = nil
+	for _, p := range g.keepPath {
+		if p == t {
+			return t // a loop (crafted)
+		}
+	}
+	g.keepPath = append(g.keepPath, t)
 	t.Elem = g.keepOne(t.Elem, depth+1)
 	t.Class = g.keepOne(t.Class, depth+1)
 	for i, p := range t.Params {
 		t.Params[i] = g.keepOne(p, depth+1)
 	}
+	g.keepPath = g.keepPath[:len(g.keepPath)-1]
 	k := keyOf(t)
 	if c, ok := g.intern[k]; ok {
 		g.kept[t] = c
@@ -637,6 +686,11 @@ func (g *Types) keepNew(t *typemodel.Type, depth int) *typemodel.Type {
 // point at the nodes kept.
 func (ug *unitGraph) repoint(kept map[*typemodel.Type]*typemodel.Type) {
 	k := func(t *typemodel.Type) *typemodel.Type {
+		// kept holds no enum or void, and of the structs only
+		// declarations (join): those need no lookup.
+		if t == nil || t.Kind == typemodel.Enum || t.Kind == typemodel.Void || t.Kind.Aggregate() && !t.Declaration {
+			return t
+		}
 		if c, ok := kept[t]; ok && c != nil {
 			return c
 		}

@@ -375,7 +375,7 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 			// slack for the life of the graph).
 			if len(sc.fieldBuf) > 0 {
 				t.Fields = append(make([]typemodel.Field, 0, len(sc.fieldBuf)), sc.fieldBuf...)
-				pd.fields = append(make([]pfield, 0, len(sc.pfieldBuf)), sc.pfieldBuf...)
+				pd.fields = sc.pfields(sc.pfieldBuf)
 			}
 			if len(sc.enumBuf) > 0 {
 				t.Enumerators = append(make([]typemodel.Enumerator, 0, len(sc.enumBuf)), sc.enumBuf...)
@@ -478,16 +478,6 @@ func (sc *scanner) str2(b []byte) string {
 	s := string(b)
 	sc.names[s] = s
 	return s
-}
-
-// newPending is a pending node from the scanner's current slab (one
-// allocation per 256 nodes; the slab dies with the unit's link).
-func (sc *scanner) newPending() *pending {
-	if len(sc.slab) == cap(sc.slab) {
-		sc.slab = make([]pending, 0, 256)
-	}
-	sc.slab = sc.slab[:len(sc.slab)+1]
-	return &sc.slab[len(sc.slab)-1]
 }
 
 // maxParams bounds a function type's parameter list (C allows 127).

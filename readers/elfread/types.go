@@ -42,6 +42,8 @@ type Types struct {
 	allMu  sync.Mutex // held by AllTypes
 	// kept is join's map of each unit node to the node interned for it.
 	kept map[*typemodel.Type]*typemodel.Type
+	// keepPath is join's path of nodes being interned (keepNew).
+	keepPath []*typemodel.Type
 	// order lists the nodes interned, in order, for a unit's own table
 	// (AllTypes' workers); nil in the graph.
 	order []*typemodel.Type

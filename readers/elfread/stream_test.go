@@ -88,29 +88,12 @@ func TestStreamStopsEarly(t *testing.T) {
 // fails with a one-line decompression error instead of reading zeros.
 func TestStreamCorruptTail(t *testing.T) {
 	lib := compressedObject(t, "zlib")
-	obj, err := Open(lib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := obj.File.Section(".debug_info")
-	off, size := s.Offset, s.FileSize
-	obj.Close()
-	data, err := os.ReadFile(lib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := off + size - 64; i < off+size; i++ {
-		data[i] ^= 0x5a
-	}
-	bad := filepath.Join(t.TempDir(), "libbad.so")
-	if err := os.WriteFile(bad, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := corruptDebugInfoTail(t, lib)
 	d := mustOpenDebug(t, bad)
 	if found, err := d.FindStructs([][]string{{"first_s"}}); err != nil || found[0] == nil {
 		t.Fatalf("first_s before the damage: %v %v", found, err)
 	}
-	_, err = d.FindStructs([][]string{{"no_such_s"}})
+	_, err := d.FindStructs([][]string{{"no_such_s"}})
 	if err == nil || !strings.Contains(err.Error(), "cannot decompress") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("scan into the damage: %v; want one line naming the decompression", err)
 	}
@@ -174,4 +157,29 @@ func BenchmarkDistributionLibc(b *testing.B) {
 			}
 		})
 	}
+}
+
+// corruptDebugInfoTail is a copy of lib whose compressed .debug_info ends in
+// 64 flipped bytes: the stream's check, not its length, must catch it.
+func corruptDebugInfoTail(t *testing.T, lib string) string {
+	t.Helper()
+	obj, err := Open(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := obj.File.Section(".debug_info")
+	off, size := s.Offset, s.FileSize
+	obj.Close()
+	data, err := os.ReadFile(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := off + size - 64; i < off+size; i++ {
+		data[i] ^= 0x5a
+	}
+	bad := filepath.Join(t.TempDir(), "libbad.so")
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bad
 }

@@ -2,8 +2,6 @@ package elfread
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -55,25 +53,8 @@ func TestFeedUnitsOverlapsInflation(t *testing.T) {
 	if idx, err := mustOpenDebug(t, lib).ScanAll(context.Background(), 1<<40); err != nil || !reflect.DeepEqual(idx, want) {
 		t.Errorf("-j 2^40: %v, or an index unlike -j 1's", err)
 	}
-	obj, err := Open(lib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := obj.File.Section(".debug_info")
-	off, size := s.Offset, s.FileSize
-	obj.Close()
-	data, err := os.ReadFile(lib)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := off + size - 64; i < off+size; i++ {
-		data[i] ^= 0x5a
-	}
-	bad := filepath.Join(t.TempDir(), "libbad.so")
-	if err := os.WriteFile(bad, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = mustOpenDebug(t, bad).ScanAll(context.Background(), 2)
+	bad := corruptDebugInfoTail(t, lib)
+	_, err := mustOpenDebug(t, bad).ScanAll(context.Background(), 2)
 	if err == nil || !strings.Contains(err.Error(), "cannot decompress") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("ScanAll into the damage: %v; want one line naming the decompression", err)
 	}

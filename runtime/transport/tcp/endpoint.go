@@ -46,6 +46,7 @@ type Endpoint struct {
 	// relayed, set for one AllGatherRecords under ringMu, holds each
 	// record received to its slot's rank before it is passed on.
 	relayed   *recordCheck
+	watching  watch // the ring's watchers between gathers (watch.go), under ringMu
 	sendMu    []sync.Mutex
 	sendc     []*link // peerCommSendFd
 	recvMu    []sync.Mutex
@@ -239,11 +240,21 @@ func (e *Endpoint) AllGather(data []byte) error {
 	}
 	e.ringMu.Lock()
 	defer e.ringMu.Unlock()
+	e.unwatchRings()
 	if err := e.gather(data); err != nil {
 		return e.fail(err)
 	}
+	e.watchRings()
 	return nil
 }
+
+// Context ends when the endpoint fails — a peer's abort heard in a gather,
+// on its listener or on a ring link between gathers (watch.go) — or
+// closes; context.Cause says why. A rank runs the phases after its
+// bootstrap under it, so that a world that fails after this rank's gather
+// ends them at once with the dead rank's name instead of at their own
+// timeouts (docs/bootstrap-hierarchy.md#abort-frames).
+func (e *Endpoint) Context() context.Context { return e.st.ctx }
 
 // recordCheck is what AllGatherRecords holds every received record to.
 type recordCheck struct {
@@ -498,6 +509,7 @@ func (e *Endpoint) Close() error {
 		e.ln.Close()
 		e.wg.Wait()
 		e.ringMu.Lock()
+		e.unwatchRings()
 		e.ringSend.close()
 		e.ringRecv.close()
 		e.interSend.close()

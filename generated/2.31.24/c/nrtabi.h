@@ -199,6 +199,7 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define BOOTSTRAP_PHASE_INTER_RING 4U /* INFERRED */
 #define BOOTSTRAP_PHASE_DOWN 5U /* INFERRED */
 #define BOOTSTRAP_PHASE_ROOT 6U /* INFERRED */
+#define BOOTSTRAP_PHASE_PEER 7U /* INFERRED */
 #define ENC_RG_SENDRECV_RANK -1 /* HIGH */
 #define ENC_UID_HINT "nccl init comm" /* HIGH */
 #define SWITCH_POD_MAX_NODES 4U /* HIGH */
@@ -549,15 +550,15 @@ struct bootstrap_root_range {
 	uint32_t count; /* +24 INFERRED */
 	unsigned char nrtabi_opaque_28[4]; /* +28..32 opaque */
 };
-_Static_assert(sizeof(struct bootstrap_root_range) == 32, "bootstrap_root_range: spec size 32 (bootstrap_wire.toml:667)");
-_Static_assert(offsetof(struct bootstrap_root_range, sanity) == 0, "bootstrap_root_range.sanity: spec offset 0 (bootstrap_wire.toml:675)");
-_Static_assert(offsetof(struct bootstrap_root_range, nroots) == 4, "bootstrap_root_range.nroots: spec offset 4 (bootstrap_wire.toml:682)");
-_Static_assert(offsetof(struct bootstrap_root_range, index) == 8, "bootstrap_root_range.index: spec offset 8 (bootstrap_wire.toml:689)");
-_Static_assert(offsetof(struct bootstrap_root_range, nranks) == 12, "bootstrap_root_range.nranks: spec offset 12 (bootstrap_wire.toml:696)");
-_Static_assert(offsetof(struct bootstrap_root_range, per_instance) == 16, "bootstrap_root_range.per_instance: spec offset 16 (bootstrap_wire.toml:703)");
-_Static_assert(offsetof(struct bootstrap_root_range, lo) == 20, "bootstrap_root_range.lo: spec offset 20 (bootstrap_wire.toml:710)");
-_Static_assert(offsetof(struct bootstrap_root_range, count) == 24, "bootstrap_root_range.count: spec offset 24 (bootstrap_wire.toml:717)");
-_Static_assert(offsetof(struct bootstrap_root_range, nrtabi_opaque_28) == 28, "bootstrap_root_range: spec opaque range 28..32 (bootstrap_wire.toml:724)");
+_Static_assert(sizeof(struct bootstrap_root_range) == 32, "bootstrap_root_range: spec size 32 (bootstrap_wire.toml:675)");
+_Static_assert(offsetof(struct bootstrap_root_range, sanity) == 0, "bootstrap_root_range.sanity: spec offset 0 (bootstrap_wire.toml:683)");
+_Static_assert(offsetof(struct bootstrap_root_range, nroots) == 4, "bootstrap_root_range.nroots: spec offset 4 (bootstrap_wire.toml:690)");
+_Static_assert(offsetof(struct bootstrap_root_range, index) == 8, "bootstrap_root_range.index: spec offset 8 (bootstrap_wire.toml:697)");
+_Static_assert(offsetof(struct bootstrap_root_range, nranks) == 12, "bootstrap_root_range.nranks: spec offset 12 (bootstrap_wire.toml:704)");
+_Static_assert(offsetof(struct bootstrap_root_range, per_instance) == 16, "bootstrap_root_range.per_instance: spec offset 16 (bootstrap_wire.toml:711)");
+_Static_assert(offsetof(struct bootstrap_root_range, lo) == 20, "bootstrap_root_range.lo: spec offset 20 (bootstrap_wire.toml:718)");
+_Static_assert(offsetof(struct bootstrap_root_range, count) == 24, "bootstrap_root_range.count: spec offset 24 (bootstrap_wire.toml:725)");
+_Static_assert(offsetof(struct bootstrap_root_range, nrtabi_opaque_28) == 28, "bootstrap_root_range: spec opaque range 28..32 (bootstrap_wire.toml:732)");
 
 /*
  * bootstrap_root_first: 36 bytes, INFERRED (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring: the one successor that crosses a range's end is the next range's first rank).
@@ -569,10 +570,10 @@ struct bootstrap_root_first {
 	uint32_t index; /* +4 INFERRED */
 	nccl_socket_address_t first; /* +8 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_root_first) == 36, "bootstrap_root_first: spec size 36 (bootstrap_wire.toml:730)");
-_Static_assert(offsetof(struct bootstrap_root_first, sanity) == 0, "bootstrap_root_first.sanity: spec offset 0 (bootstrap_wire.toml:738)");
-_Static_assert(offsetof(struct bootstrap_root_first, index) == 4, "bootstrap_root_first.index: spec offset 4 (bootstrap_wire.toml:745)");
-_Static_assert(offsetof(struct bootstrap_root_first, first) == 8, "bootstrap_root_first.first: spec offset 8 (bootstrap_wire.toml:752)");
+_Static_assert(sizeof(struct bootstrap_root_first) == 36, "bootstrap_root_first: spec size 36 (bootstrap_wire.toml:738)");
+_Static_assert(offsetof(struct bootstrap_root_first, sanity) == 0, "bootstrap_root_first.sanity: spec offset 0 (bootstrap_wire.toml:746)");
+_Static_assert(offsetof(struct bootstrap_root_first, index) == 4, "bootstrap_root_first.index: spec offset 4 (bootstrap_wire.toml:753)");
+_Static_assert(offsetof(struct bootstrap_root_first, first) == 8, "bootstrap_root_first.first: spec offset 8 (bootstrap_wire.toml:760)");
 
 /*
  * bootstrap_root_cluster: 24 bytes, INFERRED (docs/sources.md#s001-3 (cluster_id and epoch in the reply) with extension cluster-epoch-minting: one pair per world, root 0's).
@@ -585,11 +586,11 @@ struct bootstrap_root_cluster {
 	uint64_t cluster_id; /* +8 INFERRED */
 	time_t epoch; /* +16 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_root_cluster) == 24, "bootstrap_root_cluster: spec size 24 (bootstrap_wire.toml:759)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, sanity) == 0, "bootstrap_root_cluster.sanity: spec offset 0 (bootstrap_wire.toml:767)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, index) == 4, "bootstrap_root_cluster.index: spec offset 4 (bootstrap_wire.toml:774)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, cluster_id) == 8, "bootstrap_root_cluster.cluster_id: spec offset 8 (bootstrap_wire.toml:781)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, epoch) == 16, "bootstrap_root_cluster.epoch: spec offset 16 (bootstrap_wire.toml:788)");
+_Static_assert(sizeof(struct bootstrap_root_cluster) == 24, "bootstrap_root_cluster: spec size 24 (bootstrap_wire.toml:767)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, sanity) == 0, "bootstrap_root_cluster.sanity: spec offset 0 (bootstrap_wire.toml:775)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, index) == 4, "bootstrap_root_cluster.index: spec offset 4 (bootstrap_wire.toml:782)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, cluster_id) == 8, "bootstrap_root_cluster.cluster_id: spec offset 8 (bootstrap_wire.toml:789)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, epoch) == 16, "bootstrap_root_cluster.epoch: spec offset 16 (bootstrap_wire.toml:796)");
 
 /*
  * bootstrap_abort_info: 52 bytes, INFERRED (nrtabi extension (docs/bootstrap-hierarchy.md#abort-frames): a ring neighbour's EOF or reset is told round the rings instead of leaving the others to time out).
@@ -604,14 +605,14 @@ struct bootstrap_abort_info {
 	nccl_socket_address_t dead_addr; /* +20 INFERRED */
 	uint32_t text_len; /* +48 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_abort_info) == 52, "bootstrap_abort_info: spec size 52 (bootstrap_wire.toml:795)");
-_Static_assert(offsetof(struct bootstrap_abort_info, sanity) == 0, "bootstrap_abort_info.sanity: spec offset 0 (bootstrap_wire.toml:803)");
-_Static_assert(offsetof(struct bootstrap_abort_info, dead_rank) == 4, "bootstrap_abort_info.dead_rank: spec offset 4 (bootstrap_wire.toml:810)");
-_Static_assert(offsetof(struct bootstrap_abort_info, reporter) == 8, "bootstrap_abort_info.reporter: spec offset 8 (bootstrap_wire.toml:817)");
-_Static_assert(offsetof(struct bootstrap_abort_info, phase) == 12, "bootstrap_abort_info.phase: spec offset 12 (bootstrap_wire.toml:824)");
-_Static_assert(offsetof(struct bootstrap_abort_info, step) == 16, "bootstrap_abort_info.step: spec offset 16 (bootstrap_wire.toml:831)");
-_Static_assert(offsetof(struct bootstrap_abort_info, dead_addr) == 20, "bootstrap_abort_info.dead_addr: spec offset 20 (bootstrap_wire.toml:838)");
-_Static_assert(offsetof(struct bootstrap_abort_info, text_len) == 48, "bootstrap_abort_info.text_len: spec offset 48 (bootstrap_wire.toml:845)");
+_Static_assert(sizeof(struct bootstrap_abort_info) == 52, "bootstrap_abort_info: spec size 52 (bootstrap_wire.toml:803)");
+_Static_assert(offsetof(struct bootstrap_abort_info, sanity) == 0, "bootstrap_abort_info.sanity: spec offset 0 (bootstrap_wire.toml:811)");
+_Static_assert(offsetof(struct bootstrap_abort_info, dead_rank) == 4, "bootstrap_abort_info.dead_rank: spec offset 4 (bootstrap_wire.toml:818)");
+_Static_assert(offsetof(struct bootstrap_abort_info, reporter) == 8, "bootstrap_abort_info.reporter: spec offset 8 (bootstrap_wire.toml:825)");
+_Static_assert(offsetof(struct bootstrap_abort_info, phase) == 12, "bootstrap_abort_info.phase: spec offset 12 (bootstrap_wire.toml:832)");
+_Static_assert(offsetof(struct bootstrap_abort_info, step) == 16, "bootstrap_abort_info.step: spec offset 16 (bootstrap_wire.toml:839)");
+_Static_assert(offsetof(struct bootstrap_abort_info, dead_addr) == 20, "bootstrap_abort_info.dead_addr: spec offset 20 (bootstrap_wire.toml:846)");
+_Static_assert(offsetof(struct bootstrap_abort_info, text_len) == 48, "bootstrap_abort_info.text_len: spec offset 48 (bootstrap_wire.toml:853)");
 
 /*
  * ncclNet_v6_t: 176 bytes, MED (facts Release identity (ncclNetPlugin_v6, 22 slots, the bound table: HIGH); members aws-ofi-nccl 1.21.1 3rd-party/nccl/neuron/include/nccl/net_v6.h (22, agreeing)).

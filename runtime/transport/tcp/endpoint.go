@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
@@ -156,18 +157,37 @@ func (e *Endpoint) Send(peer int, data []byte) error {
 	if l == nil {
 		var err error
 		if l, err = dial(e.peers[peer].String(), e.peerName(peer), e.n.cfg.Timeout, e.st); err != nil {
-			return e.fail(err)
+			return e.fail(e.peerGone(peer, err))
 		}
 		e.st.add(l.c)
 		e.sendc[peer] = l
 		if err := e.openPeer(l); err != nil {
-			return e.fail(err)
+			return e.fail(e.peerGone(peer, err))
 		}
 	}
 	if err := e.sendOn(l, abi.BootstrapMsgPeerData, data); err != nil {
-		return e.fail(err)
+		return e.fail(e.peerGone(peer, err))
 	}
 	return nil
+}
+
+// peerGone names a point-to-point failure whose peer is gone — its
+// connection reset or closed under this rank — as a fault of that rank,
+// so that the abort this rank floods names it, its address and the phase
+// (docs/bootstrap-hierarchy.md#abort-frames): the ranks that only wait
+// for the world's next step hear of it through the ring instead of at
+// their timeouts. Any other failure is returned as it is.
+func (e *Endpoint) peerGone(peer int, err error) error {
+	var hu *hangUp
+	if !errors.As(err, &hu) && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
+		return err
+	}
+	var ab *AbortError
+	var ra *RingAbortError
+	if errors.As(err, &ab) || errors.As(err, &ra) || e.st.cause() != nil {
+		return err
+	}
+	return &ringFault{phase: abi.BootstrapPhasePeer, step: -1, dead: peer, addr: e.peers[peer], err: err}
 }
 
 // Recv reads peer's next message, which must be exactly len(data) bytes.
@@ -192,7 +212,7 @@ func (e *Endpoint) Recv(peer int, data []byte) error {
 		}
 	}
 	if err := e.recvOn(l, abi.BootstrapMsgPeerData, data); err != nil {
-		return e.fail(err)
+		return e.fail(e.peerGone(peer, err))
 	}
 	return nil
 }

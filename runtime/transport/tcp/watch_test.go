@@ -92,7 +92,7 @@ func dieAfterGather(t *testing.T, n, r, l int, ext bool, dead int, phase uint32,
 	d := &dieAt{dead: dead, phase: phase, step: step}
 	timeout := DefaultTimeout
 	if deaf >= 0 {
-		timeout = 3 * abortWithin // the deaf rank waits it out
+		timeout = abortWithin + time.Second // the deaf rank waits it out, past the bound
 	}
 	w := &scaleWorld{n: n, r: r, l: l, timeout: timeout, next: nextPhase(timeout), cfg: func(rank int, cf *Config) {
 		cf.Extended = ext

@@ -98,13 +98,14 @@ func spread(runs []worldprog.Run, dead int) time.Duration {
 }
 
 // killedLate is a world whose Go rank dead is killed before the last step
-// of the peer-record all-gather (die-at-step-N) of a one-way flat ring:
+// of the peer-record all-gather (die-at-step-N, N its last step: n-2 one
+// way round, the forward-only ceil((n-1)/2)-1 both ways) of a flat ring:
 // every rank but its successor completes the gather and is in its next
 // phase (the replica group's init) when the death is found, so each must
 // hear the abort there, on its ring links, within 2 s and not at the
 // socket timeout (seconds; the tests give the default). deaf, if >= 0, is a
 // Go rank given the planted fault deaf-after-gather.
-func killedLate(t *testing.T, ms []member, dead, deaf int, timeout int, env ...string) []worldprog.Run {
+func killedLate(t *testing.T, ms []member, dead, deaf, step, timeout int, env ...string) []worldprog.Run {
 	t.Helper()
 	for r := range ms {
 		ms[r].timing = true
@@ -112,7 +113,7 @@ func killedLate(t *testing.T, ms []member, dead, deaf int, timeout int, env ...s
 			ms[r].lib = "faults"
 		}
 	}
-	ms[dead].env = []string{"NRTABI_BOOTSTRAP_FAULT=die-at-step-" + strconv.Itoa(len(ms)-2)}
+	ms[dead].env = []string{"NRTABI_BOOTSTRAP_FAULT=die-at-step-" + strconv.Itoa(step)}
 	if deaf >= 0 {
 		ms[deaf].env = []string{"NRTABI_BOOTSTRAP_FAULT=deaf-after-gather"}
 	}
@@ -122,13 +123,13 @@ func killedLate(t *testing.T, ms []member, dead, deaf int, timeout int, env ...s
 }
 
 // TestRankKilledAfterOthersGathered: see killedLate; Go worlds in both
-// framings, one root and two, and a mixed Go/C world in the extended
+// framings, one way and both ways round, one root and two, and a mixed Go/C world in the extended
 // framing. Mixed worlds of the default framing are not here yet: there a
 // C rank past its gather whose own point-to-point send to the dead rank
 // fails names no phase and passes no abort on, and one whose accept reads
 // the abort goes on waiting (docs/bootstrap-hierarchy.md#abort-frames,
 // "Not yet"), so about one run in ten leaves a rank to its timeout. Cost:
-// four worlds of 8 processes, under 1 s each once built.
+// five worlds of 8 processes, under 1 s each once built.
 func TestRankKilledAfterOthersGathered(t *testing.T) {
 	requireHierWorld(t)
 	const n, dead = 8, 2
@@ -137,13 +138,18 @@ func TestRankKilledAfterOthersGathered(t *testing.T) {
 		mixed   bool
 		framing string
 		roots   int
-	}{{"go", false, "default", 1}, {"go", false, "extended", 1}, {"go-multiroot", false, "default", 2}, {"mixed", true, "extended", 1}} {
+		bidir   bool
+	}{{"go", false, "default", 1, false}, {"go", false, "extended", 1, false}, {"go-bidir", false, "default", 1, true},
+		{"go-multiroot", false, "default", 2, false}, {"mixed", true, "extended", 1, false}} {
 		t.Run(c.name+"/"+c.framing, func(t *testing.T) {
 			ms := make([]member, n)
 			for r := range ms {
 				ms[r].goRank = !c.mixed || r%2 == 0
 			}
-			env := []string{framingEnv(c.framing)}
+			env, step := []string{framingEnv(c.framing)}, n-2
+			if c.bidir {
+				env, step = append(env, abi.EnvBootstrapRing+"=bidirectional"), n/2-1
+			}
 			var runs []worldprog.Run
 			if c.roots > 1 {
 				roots, root := scaleRoots(t, c.roots)
@@ -156,7 +162,7 @@ func TestRankKilledAfterOthersGathered(t *testing.T) {
 				ms[dead].env = []string{"NRTABI_BOOTSTRAP_FAULT=die-at-step-" + strconv.Itoa(n-2)}
 				runs, _ = runWorldAt(t, root, ms, append(env, roots, abi.EnvSockTimeout+"="+strconv.Itoa(int(abi.BootstrapSockTimeoutDefault)))...)
 			} else {
-				runs = killedLate(t, ms, dead, -1, int(abi.BootstrapSockTimeoutDefault), env...)
+				runs = killedLate(t, ms, dead, -1, step, int(abi.BootstrapSockTimeoutDefault), env...)
 			}
 			checkKilled(t, ms, runs, dead)
 			if testing.Verbose() {
@@ -183,7 +189,7 @@ func TestDeafRankMissesTheBound(t *testing.T) {
 	}
 	// A socket timeout of 5 s is past the 2 s bound by far and keeps
 	// the test short; the deaf rank and those it leaves untold wait it out.
-	runs := killedLate(t, ms, dead, deaf, 5, framingEnv("default"))
+	runs := killedLate(t, ms, dead, deaf, n-2, 5, framingEnv("default"))
 	rec := &faultRecord{}
 	checkKilled(rec, ms, runs, dead)
 	if len(rec.errs) == 0 {

@@ -150,6 +150,7 @@ const (
 	BootstrapPhaseInterRing       = r.BootstrapPhaseInterRing
 	BootstrapPhaseDown            = r.BootstrapPhaseDown
 	BootstrapPhaseRoot            = r.BootstrapPhaseRoot
+	BootstrapPhasePeer            = r.BootstrapPhasePeer
 	EncRgSendrecvRank             = r.EncRgSendrecvRank
 	EncUIDHint                    = r.EncUIDHint
 	SwitchPodMaxNodes             = r.SwitchPodMaxNodes

@@ -16,7 +16,7 @@ import (
 // modes, in both framings. Every other rank exits non-zero within 2 s of the first one to
 // notice, and each names the dead rank, its address and the phase
 // (docs/bootstrap-hierarchy.md#abort-frames): its ring neighbours from the EOF,
-// the rest from the ABORT they pass on. The socket timeout is 20 s, so a
+// the rest from the ABORT they pass on. The socket timeout is the default (30 s), so a
 // rank that waited for it instead would miss the bound by far. Cost: eight
 // worlds of 8 processes, under 1 s each once built.
 func TestKillCRankMidGather(t *testing.T) {
@@ -35,7 +35,7 @@ func TestKillCRankMidGather(t *testing.T) {
 					ms[r].lib = "faults"
 				}
 				ms[c.dead].env = []string{"NRTABI_NCCOM_FAULT=kill-mid-gather"}
-				env := []string{framingEnv(framing), abi.EnvSockTimeout + "=20", abi.EnvBootstrapRing + "=" + c.ring}
+				env := []string{framingEnv(framing), abi.EnvSockTimeout + "=" + strconv.Itoa(int(abi.BootstrapSockTimeoutDefault)), abi.EnvBootstrapRing + "=" + c.ring}
 				if c.l > 0 {
 					env = append(env, envPerInstance+"="+strconv.Itoa(c.l))
 				}

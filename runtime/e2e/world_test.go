@@ -93,6 +93,7 @@ type member struct {
 	reordered bool
 	nranks    int // 0: the world's
 	env       []string
+	timing    bool // a Go rank reports its phase times (t_done), as a C host always does
 }
 
 // runWorld starts every member at once against a root on a free loopback
@@ -118,6 +119,10 @@ func runWorldAt(t *testing.T, root string, ms []member, extraEnv ...string) ([]w
 		env := append([]string{"LD_LIBRARY_PATH=" + libnrtDir() + ":" + refLibDir(lib)}, m.env...)
 		if m.goRank {
 			wms[r] = worldprog.GoRank(nrtabiPath(), m.reordered, env...)
+			if m.timing {
+				args := wms[r].Args
+				wms[r].Args = func(rank, nranks int, root string) []string { return append(args(rank, nranks, root), "--timing") }
+			}
 		} else {
 			wms[r] = worldprog.WorldHost(worldHostPath(), m.reordered, env...)
 		}

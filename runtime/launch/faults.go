@@ -6,7 +6,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -26,6 +29,26 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 		select {}
 	}
 	short := func(frame []byte) []byte { return frame[:len(frame)-abi.SizeofNcclNRTGitHash] }
+	if rest, ok := strings.CutPrefix(kind, "die-at-step-"); ok {
+		// Killed before step N of the flat ring's peer-record all-gather
+		// (its second): on a one-way ring of N+2 ranks, its last step, so
+		// every rank but its successor completes the gather first
+		// (docs/bootstrap-hierarchy.md#abort-frames).
+		step, err := strconv.Atoi(rest)
+		if err != nil || step < 0 {
+			return nil, fmt.Errorf("%s=%q: die-at-step-N takes a step number N >= 0", EnvFault, kind)
+		}
+		seen := 0
+		return &tcp.Hooks{RingStep: func(phase uint32, s int, _ netip.AddrPort) bool {
+			if phase == abi.BootstrapPhaseFlatRing && s == 0 {
+				seen++
+			}
+			if phase == abi.BootstrapPhaseFlatRing && s == step && seen == 2 {
+				die()
+			}
+			return false
+		}}, nil
+	}
 	switch kind {
 	case "":
 		return nil, nil
@@ -76,6 +99,11 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 		}}, nil
 	case "stall-before-root":
 		return nil, nil // stallBeforeRoot
+	case "deaf-after-gather":
+		// A rank that leaves its ring links unwatched once its gather is
+		// done: it hears of a later death only at its next phase's timeout
+		// (the planted fault of the kill tests' 2 s bound).
+		return &tcp.Hooks{Deaf: true}, nil
 	case "forge-relay":
 		// A relay that passes on forged copies: every record after the
 		// first of each block it sends replaced by the first (another
@@ -102,7 +130,7 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 			return err
 		}}, nil
 	}
-	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record, die-after-reply, die-mid-gather, stall-mid-gather, stall-before-root, forge-relay or wrong-instance", EnvFault, kind)
+	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record, die-after-reply, die-mid-gather, stall-mid-gather, stall-before-root, deaf-after-gather, die-at-step-N, forge-relay or wrong-instance", EnvFault, kind)
 }
 
 // stallBeforeRoot is the fault of a rank that stops before it opens any

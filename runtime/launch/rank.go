@@ -283,7 +283,11 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	}
 	res.Table = fmt.Sprintf("%016x", tcp.TableDigest(world.PeerTable()))
 
-	comms := &timedComms{Comms: tcp.NewComms(ctx, n)}
+	// The phases after the bootstrap run under the world's endpoint: a
+	// world that fails after this rank's gather (an abort heard on its
+	// ring links or listener) ends them at once, with the dead rank's name
+	// (docs/bootstrap-hierarchy.md#abort-frames).
+	comms := &timedComms{Comms: tcp.NewComms(world.Context(), n)}
 	defer comms.Close()
 	rt, err := collectives.New(bootstrapCore{}, comms, collectives.Options{Logger: log, GroupInit: groupInit})
 	if err != nil {

@@ -32,6 +32,8 @@ const char *nccom_phase_name(uint32_t phase)
 		return "down phase (one frame down the instance)";
 	case BOOTSTRAP_PHASE_ROOT:
 		return "root exchange";
+	case BOOTSTRAP_PHASE_PEER:
+		return "point-to-point send / receive after the gather";
 	}
 	return "an unknown phase";
 }

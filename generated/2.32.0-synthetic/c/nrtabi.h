@@ -203,6 +203,7 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define BOOTSTRAP_PHASE_INTER_RING 4U /* INFERRED */
 #define BOOTSTRAP_PHASE_DOWN 5U /* INFERRED */
 #define BOOTSTRAP_PHASE_ROOT 6U /* INFERRED */
+#define BOOTSTRAP_PHASE_PEER 7U /* INFERRED */
 #define ENC_RG_SENDRECV_RANK -1 /* HIGH */
 #define ENC_UID_HINT "nccl init comm" /* HIGH */
 #define SWITCH_POD_MAX_NODES 4U /* HIGH */
@@ -553,15 +554,15 @@ struct bootstrap_root_range {
 	uint32_t count; /* +24 INFERRED */
 	unsigned char nrtabi_opaque_28[4]; /* +28..32 opaque */
 };
-_Static_assert(sizeof(struct bootstrap_root_range) == 32, "bootstrap_root_range: spec size 32 (bootstrap_wire.toml:699)");
-_Static_assert(offsetof(struct bootstrap_root_range, sanity) == 0, "bootstrap_root_range.sanity: spec offset 0 (bootstrap_wire.toml:707)");
-_Static_assert(offsetof(struct bootstrap_root_range, nroots) == 4, "bootstrap_root_range.nroots: spec offset 4 (bootstrap_wire.toml:714)");
-_Static_assert(offsetof(struct bootstrap_root_range, index) == 8, "bootstrap_root_range.index: spec offset 8 (bootstrap_wire.toml:721)");
-_Static_assert(offsetof(struct bootstrap_root_range, nranks) == 12, "bootstrap_root_range.nranks: spec offset 12 (bootstrap_wire.toml:728)");
-_Static_assert(offsetof(struct bootstrap_root_range, per_instance) == 16, "bootstrap_root_range.per_instance: spec offset 16 (bootstrap_wire.toml:735)");
-_Static_assert(offsetof(struct bootstrap_root_range, lo) == 20, "bootstrap_root_range.lo: spec offset 20 (bootstrap_wire.toml:742)");
-_Static_assert(offsetof(struct bootstrap_root_range, count) == 24, "bootstrap_root_range.count: spec offset 24 (bootstrap_wire.toml:749)");
-_Static_assert(offsetof(struct bootstrap_root_range, nrtabi_opaque_28) == 28, "bootstrap_root_range: spec opaque range 28..32 (bootstrap_wire.toml:756)");
+_Static_assert(sizeof(struct bootstrap_root_range) == 32, "bootstrap_root_range: spec size 32 (bootstrap_wire.toml:707)");
+_Static_assert(offsetof(struct bootstrap_root_range, sanity) == 0, "bootstrap_root_range.sanity: spec offset 0 (bootstrap_wire.toml:715)");
+_Static_assert(offsetof(struct bootstrap_root_range, nroots) == 4, "bootstrap_root_range.nroots: spec offset 4 (bootstrap_wire.toml:722)");
+_Static_assert(offsetof(struct bootstrap_root_range, index) == 8, "bootstrap_root_range.index: spec offset 8 (bootstrap_wire.toml:729)");
+_Static_assert(offsetof(struct bootstrap_root_range, nranks) == 12, "bootstrap_root_range.nranks: spec offset 12 (bootstrap_wire.toml:736)");
+_Static_assert(offsetof(struct bootstrap_root_range, per_instance) == 16, "bootstrap_root_range.per_instance: spec offset 16 (bootstrap_wire.toml:743)");
+_Static_assert(offsetof(struct bootstrap_root_range, lo) == 20, "bootstrap_root_range.lo: spec offset 20 (bootstrap_wire.toml:750)");
+_Static_assert(offsetof(struct bootstrap_root_range, count) == 24, "bootstrap_root_range.count: spec offset 24 (bootstrap_wire.toml:757)");
+_Static_assert(offsetof(struct bootstrap_root_range, nrtabi_opaque_28) == 28, "bootstrap_root_range: spec opaque range 28..32 (bootstrap_wire.toml:764)");
 
 /*
  * bootstrap_root_first: 36 bytes, INFERRED (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring: the one successor that crosses a range's end is the next range's first rank).
@@ -573,10 +574,10 @@ struct bootstrap_root_first {
 	uint32_t index; /* +4 INFERRED */
 	nccl_socket_address_t first; /* +8 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_root_first) == 36, "bootstrap_root_first: spec size 36 (bootstrap_wire.toml:762)");
-_Static_assert(offsetof(struct bootstrap_root_first, sanity) == 0, "bootstrap_root_first.sanity: spec offset 0 (bootstrap_wire.toml:770)");
-_Static_assert(offsetof(struct bootstrap_root_first, index) == 4, "bootstrap_root_first.index: spec offset 4 (bootstrap_wire.toml:777)");
-_Static_assert(offsetof(struct bootstrap_root_first, first) == 8, "bootstrap_root_first.first: spec offset 8 (bootstrap_wire.toml:784)");
+_Static_assert(sizeof(struct bootstrap_root_first) == 36, "bootstrap_root_first: spec size 36 (bootstrap_wire.toml:770)");
+_Static_assert(offsetof(struct bootstrap_root_first, sanity) == 0, "bootstrap_root_first.sanity: spec offset 0 (bootstrap_wire.toml:778)");
+_Static_assert(offsetof(struct bootstrap_root_first, index) == 4, "bootstrap_root_first.index: spec offset 4 (bootstrap_wire.toml:785)");
+_Static_assert(offsetof(struct bootstrap_root_first, first) == 8, "bootstrap_root_first.first: spec offset 8 (bootstrap_wire.toml:792)");
 
 /*
  * bootstrap_root_cluster: 24 bytes, INFERRED (docs/sources.md#s001-3 (cluster_id and epoch in the reply) with extension cluster-epoch-minting: one pair per world, root 0's).
@@ -589,11 +590,11 @@ struct bootstrap_root_cluster {
 	uint64_t cluster_id; /* +8 INFERRED */
 	time_t epoch; /* +16 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_root_cluster) == 24, "bootstrap_root_cluster: spec size 24 (bootstrap_wire.toml:791)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, sanity) == 0, "bootstrap_root_cluster.sanity: spec offset 0 (bootstrap_wire.toml:799)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, index) == 4, "bootstrap_root_cluster.index: spec offset 4 (bootstrap_wire.toml:806)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, cluster_id) == 8, "bootstrap_root_cluster.cluster_id: spec offset 8 (bootstrap_wire.toml:813)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, epoch) == 16, "bootstrap_root_cluster.epoch: spec offset 16 (bootstrap_wire.toml:820)");
+_Static_assert(sizeof(struct bootstrap_root_cluster) == 24, "bootstrap_root_cluster: spec size 24 (bootstrap_wire.toml:799)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, sanity) == 0, "bootstrap_root_cluster.sanity: spec offset 0 (bootstrap_wire.toml:807)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, index) == 4, "bootstrap_root_cluster.index: spec offset 4 (bootstrap_wire.toml:814)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, cluster_id) == 8, "bootstrap_root_cluster.cluster_id: spec offset 8 (bootstrap_wire.toml:821)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, epoch) == 16, "bootstrap_root_cluster.epoch: spec offset 16 (bootstrap_wire.toml:828)");
 
 /*
  * bootstrap_abort_info: 52 bytes, INFERRED (nrtabi extension (docs/bootstrap-hierarchy.md#abort-frames): a ring neighbour's EOF or reset is told round the rings instead of leaving the others to time out).
@@ -608,14 +609,14 @@ struct bootstrap_abort_info {
 	nccl_socket_address_t dead_addr; /* +20 INFERRED */
 	uint32_t text_len; /* +48 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_abort_info) == 52, "bootstrap_abort_info: spec size 52 (bootstrap_wire.toml:827)");
-_Static_assert(offsetof(struct bootstrap_abort_info, sanity) == 0, "bootstrap_abort_info.sanity: spec offset 0 (bootstrap_wire.toml:835)");
-_Static_assert(offsetof(struct bootstrap_abort_info, dead_rank) == 4, "bootstrap_abort_info.dead_rank: spec offset 4 (bootstrap_wire.toml:842)");
-_Static_assert(offsetof(struct bootstrap_abort_info, reporter) == 8, "bootstrap_abort_info.reporter: spec offset 8 (bootstrap_wire.toml:849)");
-_Static_assert(offsetof(struct bootstrap_abort_info, phase) == 12, "bootstrap_abort_info.phase: spec offset 12 (bootstrap_wire.toml:856)");
-_Static_assert(offsetof(struct bootstrap_abort_info, step) == 16, "bootstrap_abort_info.step: spec offset 16 (bootstrap_wire.toml:863)");
-_Static_assert(offsetof(struct bootstrap_abort_info, dead_addr) == 20, "bootstrap_abort_info.dead_addr: spec offset 20 (bootstrap_wire.toml:870)");
-_Static_assert(offsetof(struct bootstrap_abort_info, text_len) == 48, "bootstrap_abort_info.text_len: spec offset 48 (bootstrap_wire.toml:877)");
+_Static_assert(sizeof(struct bootstrap_abort_info) == 52, "bootstrap_abort_info: spec size 52 (bootstrap_wire.toml:835)");
+_Static_assert(offsetof(struct bootstrap_abort_info, sanity) == 0, "bootstrap_abort_info.sanity: spec offset 0 (bootstrap_wire.toml:843)");
+_Static_assert(offsetof(struct bootstrap_abort_info, dead_rank) == 4, "bootstrap_abort_info.dead_rank: spec offset 4 (bootstrap_wire.toml:850)");
+_Static_assert(offsetof(struct bootstrap_abort_info, reporter) == 8, "bootstrap_abort_info.reporter: spec offset 8 (bootstrap_wire.toml:857)");
+_Static_assert(offsetof(struct bootstrap_abort_info, phase) == 12, "bootstrap_abort_info.phase: spec offset 12 (bootstrap_wire.toml:864)");
+_Static_assert(offsetof(struct bootstrap_abort_info, step) == 16, "bootstrap_abort_info.step: spec offset 16 (bootstrap_wire.toml:871)");
+_Static_assert(offsetof(struct bootstrap_abort_info, dead_addr) == 20, "bootstrap_abort_info.dead_addr: spec offset 20 (bootstrap_wire.toml:878)");
+_Static_assert(offsetof(struct bootstrap_abort_info, text_len) == 48, "bootstrap_abort_info.text_len: spec offset 48 (bootstrap_wire.toml:885)");
 
 /*
  * ncclNet_v6_t: 176 bytes, MED (facts Release identity (ncclNetPlugin_v6, 22 slots, the bound table: HIGH); members aws-ofi-nccl 1.21.1 3rd-party/nccl/neuron/include/nccl/net_v6.h (22, agreeing)).

@@ -30,6 +30,7 @@ var phaseNames = map[uint32]string{
 	abi.BootstrapPhaseInterRing: "inter ring all-gather (leaders)",
 	abi.BootstrapPhaseDown:      "down phase (one frame down the instance)",
 	abi.BootstrapPhaseRoot:      "root exchange",
+	abi.BootstrapPhasePeer:      "point-to-point send / receive after the gather",
 }
 
 // PhaseName is the spec's phase value as errors name it.

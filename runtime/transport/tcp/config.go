@@ -96,6 +96,10 @@ type Hooks struct {
 	// of an AllGatherRecords, 0 in a plain AllGather): where a test makes a
 	// relay forge the records it passes on.
 	Relay func(out []byte, rec int) []byte
+	// Deaf makes this rank leave its ring links unwatched between gathers
+	// (watch.go): the planted fault of a rank that does not hear an abort
+	// once its own gather is done.
+	Deaf bool
 }
 
 // ConfigFromEnv reads NEURON_CCOM_SOCK_TIMEOUT (whole seconds, at most

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
@@ -46,6 +47,7 @@ type Endpoint struct {
 	// relayed, set for one AllGatherRecords under ringMu, holds each
 	// record received to its slot's rank before it is passed on.
 	relayed   *recordCheck
+	watching  watch // the ring's watchers between gathers (watch.go), under ringMu
 	sendMu    []sync.Mutex
 	sendc     []*link // peerCommSendFd
 	recvMu    []sync.Mutex
@@ -155,18 +157,37 @@ func (e *Endpoint) Send(peer int, data []byte) error {
 	if l == nil {
 		var err error
 		if l, err = dial(e.peers[peer].String(), e.peerName(peer), e.n.cfg.Timeout, e.st); err != nil {
-			return e.fail(err)
+			return e.fail(e.peerGone(peer, err))
 		}
 		e.st.add(l.c)
 		e.sendc[peer] = l
 		if err := e.openPeer(l); err != nil {
-			return e.fail(err)
+			return e.fail(e.peerGone(peer, err))
 		}
 	}
 	if err := e.sendOn(l, abi.BootstrapMsgPeerData, data); err != nil {
-		return e.fail(err)
+		return e.fail(e.peerGone(peer, err))
 	}
 	return nil
+}
+
+// peerGone names a point-to-point failure whose peer is gone — its
+// connection reset or closed under this rank — as a fault of that rank,
+// so that the abort this rank floods names it, its address and the phase
+// (docs/bootstrap-hierarchy.md#abort-frames): the ranks that only wait
+// for the world's next step hear of it through the ring instead of at
+// their timeouts. Any other failure is returned as it is.
+func (e *Endpoint) peerGone(peer int, err error) error {
+	var hu *hangUp
+	if !errors.As(err, &hu) && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
+		return err
+	}
+	var ab *AbortError
+	var ra *RingAbortError
+	if errors.As(err, &ab) || errors.As(err, &ra) || e.st.cause() != nil {
+		return err
+	}
+	return &ringFault{phase: abi.BootstrapPhasePeer, step: -1, dead: peer, addr: e.peers[peer], err: err}
 }
 
 // Recv reads peer's next message, which must be exactly len(data) bytes.
@@ -191,7 +212,7 @@ func (e *Endpoint) Recv(peer int, data []byte) error {
 		}
 	}
 	if err := e.recvOn(l, abi.BootstrapMsgPeerData, data); err != nil {
-		return e.fail(err)
+		return e.fail(e.peerGone(peer, err))
 	}
 	return nil
 }
@@ -239,11 +260,21 @@ func (e *Endpoint) AllGather(data []byte) error {
 	}
 	e.ringMu.Lock()
 	defer e.ringMu.Unlock()
+	e.unwatchRings()
 	if err := e.gather(data); err != nil {
 		return e.fail(err)
 	}
+	e.watchRings()
 	return nil
 }
+
+// Context ends when the endpoint fails — a peer's abort heard in a gather,
+// on its listener or on a ring link between gathers (watch.go) — or
+// closes; context.Cause says why. A rank runs the phases after its
+// bootstrap under it, so that a world that fails after this rank's gather
+// ends them at once with the dead rank's name instead of at their own
+// timeouts (docs/bootstrap-hierarchy.md#abort-frames).
+func (e *Endpoint) Context() context.Context { return e.st.ctx }
 
 // recordCheck is what AllGatherRecords holds every received record to.
 type recordCheck struct {
@@ -498,6 +529,7 @@ func (e *Endpoint) Close() error {
 		e.ln.Close()
 		e.wg.Wait()
 		e.ringMu.Lock()
+		e.unwatchRings()
 		e.ringSend.close()
 		e.ringRecv.close()
 		e.interSend.close()

@@ -86,6 +86,9 @@ func (n *Net) initFlat(ctx context.Context, root netip.AddrPort, rank, nranks in
 		return nil, err
 	}
 	e.startAcceptor()
+	e.ringMu.Lock()
+	e.watchRings()
+	e.ringMu.Unlock()
 	n.log.Info("bootstrap: world wired", "rank", rank, "nranks", nranks, "listen", e.me.String(),
 		"cluster_id", fmt.Sprintf("%#016x", e.cluster), "prev", e.Prev(), "next", e.Next())
 	return e, nil

@@ -52,10 +52,18 @@ func (d *dieAt) hook(rank int, c *Config) {
 	}}
 }
 
+// checker is what checkDeath reports to: a test, or a planted fault's
+// fakeT.
+type checker interface {
+	Helper()
+	Errorf(format string, a ...any)
+	Fatalf(format string, a ...any)
+}
+
 // checkDeath holds every other rank to the requirement: an error within
 // abortWithin of the death naming the dead rank, its listen address and
 // the phase.
-func checkDeath(t *testing.T, d *dieAt, errs []error, ended []time.Time) {
+func checkDeath(t checker, d *dieAt, errs []error, ended []time.Time) {
 	t.Helper()
 	if !d.fired {
 		t.Fatalf("rank %d never reached step %d of the %s: no death planted", d.dead, d.step, PhaseName(d.phase))

@@ -24,6 +24,11 @@ type scaleWorld struct {
 	timeout time.Duration
 	cfg     func(rank int, c *Config)
 	rootCfg func(i int, c *Config)
+	// next, when set, is the phase after the bootstrap a rank whose init
+	// succeeded goes on to (as launch.RunRank's replica group): its error
+	// and end time are the rank's; gathered says which ranks got there.
+	next     func(rank int, e *Endpoint) error
+	gathered []bool
 
 	roots []*Root
 	eps   []*Endpoint
@@ -61,7 +66,7 @@ func runWorld(t testing.TB, w *scaleWorld) *scaleWorld {
 		w.roots[i] = root
 		t.Cleanup(func() { root.Close() })
 	}
-	w.eps, w.errs, w.ended = make([]*Endpoint, w.n), make([]error, w.n), make([]time.Time, w.n)
+	w.eps, w.errs, w.ended, w.gathered = make([]*Endpoint, w.n), make([]error, w.n), make([]time.Time, w.n), make([]bool, w.n)
 	var wg sync.WaitGroup
 	for rank := range w.n {
 		wg.Add(1)
@@ -72,6 +77,10 @@ func runWorld(t testing.TB, w *scaleWorld) *scaleWorld {
 				w.cfg(rank, &c)
 			}
 			w.eps[rank], w.errs[rank] = NewNet(c).InitCommScalable(t.Context(), addrs, rank, w.n, true)
+			if w.errs[rank] == nil && w.next != nil {
+				w.gathered[rank] = true
+				w.errs[rank] = w.next(rank, w.eps[rank])
+			}
 			w.ended[rank] = time.Now()
 		}()
 	}

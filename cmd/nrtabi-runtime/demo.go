@@ -17,6 +17,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -705,13 +706,11 @@ func (d *demo) bootstrap(ctx context.Context) error {
 	if ok, bad := worldprog.Agreed(runs); !ok {
 		return fmt.Errorf("the 4-host world did not agree: rank %d: %s\n%s", bad, runs[bad].Fields["line"], runs[bad].Stderr)
 	}
-	ap, err := netip.ParseAddrPort(runs[0].Fields["unique_id"])
+	what, err := agreedID(runs[0].Fields["unique_id"])
 	if err != nil {
-		return fmt.Errorf("rank 0's unique id %q: %w", runs[0].Fields["unique_id"], err)
+		return fmt.Errorf("rank 0's unique id: %w", err)
 	}
-	id := tcp.NewUniqueID(ap)
-	d.printf("the agreed ncclUniqueId (from neuronGetUniqueId, broadcast over ncclBootstrapSend/Recv) starts with the root's sockaddr_in (%d of %d bytes): %s",
-		abi.NcclSocketAddressSize, abi.NcclUniqueIDBytes, hex.EncodeToString(id[:abi.NcclSocketAddressSize]))
+	d.printf("the agreed ncclUniqueId (from neuronGetUniqueId, broadcast over ncclBootstrapSend/Recv) %s", what)
 
 	hosts[2] = worldprog.WorldHost(host, true)
 	runs, err = run("the same, rank 2 posting the reordered program", hosts)
@@ -740,6 +739,32 @@ func (d *demo) bootstrap(ctx context.Context) error {
 }
 
 // shortLine is a rank's report without its timestamps.
+// agreedID says what a rank's reported unique id holds: by default the
+// world group's comm is split from the world's bootstrap, a split id
+// (docs/bootstrap.md#group-comm-split); a group inited on the seed's path
+// carries its root's sockaddr.
+func agreedID(text string) (string, error) {
+	if ap, err := netip.ParseAddrPort(text); err == nil {
+		id := tcp.NewUniqueID(ap)
+		return fmt.Sprintf("starts with the root's sockaddr_in (%d of %d bytes): %s",
+			abi.NcclSocketAddressSize, abi.NcclUniqueIDBytes, hex.EncodeToString(id[:abi.NcclSocketAddressSize])), nil
+	}
+	var s tcp.SplitID
+	if _, err := fmt.Sscanf(text, "split(cluster=%v,epoch=%d,n=%d,root=%d,serial=%d)", &s.Cluster, &s.Epoch, &s.WorldSize, &s.Root, &s.Serial); err != nil {
+		return "", fmt.Errorf("%s is neither ip:port nor a split id", strconv.Quote(cfmt.Escape(text, 256)))
+	}
+	s.RankN = s.WorldSize
+	id := tcp.EncodeSplitID(s)
+	if _, err := tcp.DecodeSplitID(&id); err != nil {
+		return "", fmt.Errorf("%s: %w", strconv.Quote(cfmt.Escape(text, 256)), err)
+	}
+	if s.String() != text {
+		return "", fmt.Errorf("%s is not a split id as a rank reports one (%s)", strconv.Quote(cfmt.Escape(text, 256)), s)
+	}
+	return fmt.Sprintf("is a split id, the world group's comm derived from the world's bootstrap with no second root (%d of %d bytes used): %s",
+		abi.SplitIDUsed, abi.NcclUniqueIDBytes, hex.EncodeToString(id[:abi.SplitIDUsed])), nil
+}
+
 func shortLine(f map[string]string) string {
 	return fmt.Sprintf("rank=%s nranks=%s prev=%s next=%s cluster_id=%s unique_id=%s verdict=%s",
 		f["rank"], f["nranks"], f["prev"], f["next"], f["cluster_id"], f["unique_id"], f["verdict"])

@@ -457,14 +457,7 @@ func (e *Endpoint) tellRings(err error) {
 	if errors.Is(err, errPlantedDeath) {
 		return // a dead rank says nothing
 	}
-	text := err.Error()
-	if len(text) > int(abi.BootstrapAbortTextMax) {
-		text = text[:abi.BootstrapAbortTextMax]
-	}
-	h := abi.BootstrapMsgHeader{Type: abi.BootstrapMsgAbort, Length: uint32(len(text))}
-	frame := make([]byte, int(abi.BootstrapMsgHeaderSize)+len(text))
-	h.MarshalTo(frame)
-	copy(frame[abi.BootstrapMsgHeaderSize:], text)
+	frame := abortMsg(err.Error())
 	// Both ways: a bidirectional ring reads its send links too.
 	for _, l := range []*link{e.ringSend, e.interSend, e.ringRecv, e.interRecv} {
 		if l == nil || l.c == nil {
@@ -530,4 +523,17 @@ wait:
 		parts = append(parts, strings.TrimPrefix(report.Error(), fmt.Sprintf("bootstrap root %s: ", r.addr)))
 	}
 	return r.errf("%s", strings.Join(parts, "; "))
+}
+
+// abortMsg is an extended ABORT message carrying text, cut to the wire's
+// bound (abi.BootstrapAbortTextMax), as one write.
+func abortMsg(text string) []byte {
+	if len(text) > int(abi.BootstrapAbortTextMax) {
+		text = text[:abi.BootstrapAbortTextMax]
+	}
+	h := abi.BootstrapMsgHeader{Type: abi.BootstrapMsgAbort, Length: uint32(len(text))}
+	frame := make([]byte, int(abi.BootstrapMsgHeaderSize)+len(text))
+	h.MarshalTo(frame)
+	copy(frame[abi.BootstrapMsgHeaderSize:], text)
+	return frame
 }

@@ -158,14 +158,7 @@ func (e *Endpoint) heardAfterGather(l *link) {
 // links, each write within abortWriteWithin, so a neighbour that is done
 // with its gather and watching hears it too.
 func (e *Endpoint) relayAbortMsg(from *link, ab *AbortError) {
-	text := ab.Reason
-	if len(text) > int(abi.BootstrapAbortTextMax) {
-		text = text[:abi.BootstrapAbortTextMax]
-	}
-	h := abi.BootstrapMsgHeader{Type: abi.BootstrapMsgAbort, Length: uint32(len(text))}
-	frame := make([]byte, int(abi.BootstrapMsgHeaderSize)+len(text))
-	h.MarshalTo(frame)
-	copy(frame[abi.BootstrapMsgHeaderSize:], text)
+	frame := abortMsg(ab.Reason)
 	for _, l := range e.ringLinks() {
 		if l == from {
 			continue

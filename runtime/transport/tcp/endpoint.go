@@ -498,7 +498,12 @@ func (e *Endpoint) broadcastAbort(reason string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(e.st.ctx, t)
+			// Bounded by the caller's context, not the state's: when two
+			// ranks fail at once each hears the other's ABORT while it
+			// broadcasts its own, and the state's end would cut both
+			// broadcasts short, leaving the ranks neither had reached yet to
+			// a torn ring and a wrong name (TestRankDiesMidGather).
+			ctx, cancel := context.WithTimeout(e.st.parent, t)
 			defer cancel()
 			var d net.Dialer
 			c, err := d.DialContext(ctx, "tcp", ap.String())
@@ -508,7 +513,7 @@ func (e *Endpoint) broadcastAbort(reason string) {
 			l := &link{c: c, peer: e.peerName(r), timeout: t}
 			defer l.close()
 			// The caller's context ending cuts the telling short too.
-			defer context.AfterFunc(e.st.ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })()
+			defer context.AfterFunc(e.st.parent, func() { _ = c.SetDeadline(time.Unix(1, 0)) })()
 			if e.sendHello(l, abi.BootstrapChannelAbort) == nil {
 				_ = l.send(abi.BootstrapMsgAbort, []byte(reason))
 			}

@@ -98,6 +98,25 @@ func (s SplitID) String() string {
 	return fmt.Sprintf("split(cluster=%#016x,epoch=%d,n=%d,root=%d,serial=%d)", s.Cluster, s.Epoch, s.WorldSize, s.Root, s.Serial)
 }
 
+// ParseSplitIDText reads String's line back (a rank's report): the id
+// it names, refused unless String writes exactly text for it and
+// DecodeSplitID takes its image.
+func ParseSplitIDText(text string) (UniqueID, error) {
+	var s SplitID
+	if _, err := fmt.Sscanf(text, "split(cluster=%v,epoch=%d,n=%d,root=%d,serial=%d)", &s.Cluster, &s.Epoch, &s.WorldSize, &s.Root, &s.Serial); err != nil {
+		return UniqueID{}, ErrNotSplit
+	}
+	s.RankN = s.WorldSize
+	id := EncodeSplitID(s)
+	if _, err := DecodeSplitID(&id); err != nil {
+		return UniqueID{}, err
+	}
+	if s.String() != text {
+		return UniqueID{}, fmt.Errorf("not a split id as a rank reports one (%s)", s)
+	}
+	return id, nil
+}
+
 // Check holds a decoded split id to the world e this rank is in and to the
 // rank and size the group's init was asked for: any field that is not
 // this world's is refused by name (a forged id, or one from another world).

@@ -83,7 +83,6 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 	skip.add(idx.Duplicates-conflicts.copies, "later definitions of a name an earlier unit already defines (the first, in unit order, is extracted; a C++ header's types are defined once per unit that includes it)")
 	skip.add(idx.Anonymous, "anonymous structs, unions and enums no typedef names (their members are covered where they are used)")
 	skip.add(idx.Nested, "structs, unions and enums defined inside a struct or class (check looks a struct up at namespace scope only)")
-	skip.add(idx.TypeUnits, "type units (-fdebug-types-section), not scanned: their types are not extracted")
 	// Step 2: no row takes a name (or the tag a _t name implies) an earlier
 	// row has, or the loader would refuse the fragment.
 	taken := map[string]bool{}

@@ -118,6 +118,9 @@ func attachParts(ctx context.Context, d *Debug, lk Lookup) error {
 			}
 		}
 	}
+	if err := attachTypes(d); err != nil {
+		return err
+	}
 	return attachSplitUnits(d, lk)
 }
 

@@ -19,6 +19,10 @@ type unit struct {
 	typeUnit           bool
 	unitType           uint8  // DWARF 5 unit type (0 before DWARF 5)
 	dwoID              uint64 // skeleton and split units (DWARF 5 header)
+	// sig and typeDIE: a type unit's signature and the offset (in the
+	// part's .debug_info) of the DIE of the type it holds (typeunits.go).
+	sig     uint64
+	typeDIE int
 }
 
 type attrSpec struct {
@@ -36,6 +40,9 @@ type abbrev struct {
 	fixed    int // total encoded size when every form is fixed, else -1
 	named    bool
 	sibling  bool
+	// sig: the DIE carries DW_AT_signature, a stub standing for the type
+	// of a type unit (typeunits.go).
+	sig bool
 }
 
 type abbrevSlot struct {
@@ -43,6 +50,7 @@ type abbrevSlot struct {
 	valid bool
 	tab   []abbrev
 	attrs []attrSpec
+	sigs  bool // some abbreviation carries DW_AT_signature
 }
 
 type abbrevKey struct {
@@ -63,9 +71,15 @@ type scanner struct {
 	// per unit
 	u          *unit
 	tab        []abbrev
+	tabSig     bool // tab has a DW_AT_signature stub (typeunits.go)
 	strOffBase uint64
 	c          cursor // over the unit's bytes of .debug_info
 	err        error  // a failure outside the cursor (abbreviations, strings)
+	// specU and specs: the scopes of a type unit's named DIEs, which a
+	// definition's DW_AT_specification takes its scope from
+	// (typeunits.go).
+	specU *unit
+	specs map[int]specScope
 	// lang and cuChildren are the unit DIE's DW_AT_language and whether it
 	// has children (enterUnit).
 	lang       uint64
@@ -128,6 +142,12 @@ func (d *Debug) parseUnit(off int) (unit, error) {
 	case u.version >= 2 && u.version <= 4:
 		u.abbrevOff = c.Uint(u.offSize)
 		u.addrSize = int(c.U8())
+		if d.typesSection {
+			// A .debug_types unit header (DWARF 4, §7.5.1.2).
+			u.sig = c.Uint(8)
+			u.typeDIE = int(min(c.Uint(u.offSize), 1<<40))
+			u.typeUnit = true
+		}
 	case u.version == 5:
 		ut := c.U8()
 		u.unitType = ut
@@ -137,8 +157,8 @@ func (d *Debug) parseUnit(off int) (unit, error) {
 		case unitTypeSkeleton, unitTypeSplitCompile:
 			u.dwoID = c.Uint(8)
 		case unitTypeType, unitTypeSplitType:
-			c.Skip(8)
-			c.Skip(uint64(u.offSize))
+			u.sig = c.Uint(8)
+			u.typeDIE = int(min(c.Uint(u.offSize), 1<<40))
 			u.typeUnit = true
 		}
 	default:
@@ -153,6 +173,14 @@ func (d *Debug) parseUnit(off int) (unit, error) {
 		return unit{}, fmt.Errorf("unit at %#x has %d-byte addresses; 4 or 8 are understood", off, u.addrSize)
 	}
 	u.dieStart = c.Off()
+	if u.typeUnit {
+		// The type's offset is from the unit's start, and names a DIE of
+		// the unit (DWARF 5, §7.5.1.3).
+		if u.typeDIE < u.dieStart-u.off || u.typeDIE >= u.end-u.off {
+			return unit{}, fmt.Errorf("type unit at %#x (signature %#x) puts its type at %#x, outside the unit's DIEs", off, u.sig, u.typeDIE)
+		}
+		u.typeDIE += u.off
+	}
 	return u, nil
 }
 
@@ -244,12 +272,14 @@ func (sc *scanner) abbrevTable(u *unit, slot int) ([]abbrev, error) {
 	spans := sc.spans[:0]
 	var tab []abbrev
 	var all []attrSpec
+	sigs := false
 again:
 	if err := sc.d.ensure(sc.d.abbrevZ, want); err != nil {
 		return nil, err
 	}
 	c := newCursor(".debug_abbrev", sc.d.abbrev, int(u.abbrevOff), sc.d.order)
 	tab, all, spans = sl.tab[:0], sl.attrs[:0], spans[:0]
+	sigs = false
 	for c.Err() == nil {
 		code := c.Uleb()
 		if code == 0 {
@@ -285,6 +315,9 @@ again:
 			if at == attrSibling {
 				a.sibling = true
 			}
+			if at == attrSignature {
+				a.sig = true
+			}
 			if fs < 0 || a.fixed < 0 {
 				a.fixed = -1
 			} else {
@@ -295,6 +328,7 @@ again:
 			tab = append(tab, abbrev{fixed: -2})
 		}
 		tab[code] = a
+		sigs = sigs || a.sig
 		spans = append(spans, abbrevSpan{int(code), from, len(all)})
 	}
 	if sc.d.abbrevShort(c.Off()) {
@@ -308,7 +342,7 @@ again:
 		tab[sp.code].attrs = all[sp.from:sp.to:sp.to]
 	}
 	sc.spans = spans
-	sl.key, sl.valid, sl.tab, sl.attrs = key, true, tab, all
+	sl.key, sl.valid, sl.tab, sl.attrs, sl.sigs = key, true, tab, all, sigs
 	return tab, nil
 }
 
@@ -504,6 +538,12 @@ type dieInfo struct {
 	tag      uint32
 	size     uint64 // DW_AT_byte_size (ScanAll only)
 	sized    bool
+	spec     int // DW_AT_specification, 0 when absent
+	// sigAt: a stub's DW_AT_signature, as the type unit's type DIE (0:
+	// none); typPart, sigPart: the part typ, sigAt are in when not the
+	// scanner's (a DWARF 4 .debug_types).
+	sigAt            int
+	typPart, sigPart *Debug
 }
 
 // decode reads the attributes of a DIE the scanner cares about, leaving the
@@ -527,8 +567,18 @@ func (sc *scanner) decode(a *abbrev) dieInfo {
 			if form == formGNURefAlt || form == formRefSup4 || form == formRefSup8 {
 				v := sc.readUint(form)
 				di.typ, di.typAlt = int(min(v, 1<<62)), true
+			} else if form == formRefSig8 {
+				di.typ, di.typPart, _ = sc.sigOf(sc.readUint(form))
 			} else {
 				di.typ, _ = sc.refOf(form)
+			}
+		case attrSpecification:
+			di.spec, _ = sc.refOf(form)
+		case attrSignature:
+			if form == formRefSig8 {
+				di.sigAt, di.sigPart, _ = sc.sigOf(sc.readUint(form))
+			} else {
+				sc.skipForm(form)
 			}
 		case attrExportSymbols:
 			di.export = form == formFlagPresent || sc.readUint(form) != 0
@@ -660,7 +710,7 @@ func (sc *scanner) enterUnit(u *unit) error {
 	if err != nil {
 		return err
 	}
-	sc.tab = tab
+	sc.tab, sc.tabSig = tab, sc.slots[0].sigs
 	sc.strOffBase = defaultStrOffBase(u)
 	sc.lang, sc.cuChildren = 0, false
 	sc.c = newCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)
@@ -704,9 +754,6 @@ const maxScopeDepth = 4096
 
 func (f *finder) scanUnit(u *unit) error {
 	sc := f.sc
-	if u.typeUnit {
-		return nil
-	}
 	if err := sc.enterUnit(u); err != nil || !sc.cuChildren {
 		return err
 	}
@@ -728,7 +775,7 @@ func (f *finder) scanUnit(u *unit) error {
 			break
 		}
 		top := &stack[len(stack)-1]
-		if !top.scan || !a.named {
+		if !top.scan || !a.named || a.sig {
 			if sc.passOver(a, u.end) {
 				stack = append(stack, scope{})
 			}
@@ -737,6 +784,19 @@ func (f *finder) scanUnit(u *unit) error {
 		di := sc.decode(a)
 		if sc.failed() != nil {
 			break
+		}
+		names := top.names
+		if di.spec != 0 && u.typeUnit {
+			// A type unit's definition at its top, whose declaration in
+			// the namespaces above says where it is (typeunits.go).
+			s := sc.specScopeOf(di.spec)
+			if s.nested {
+				if di.children {
+					stack = append(stack, scope{})
+				}
+				continue
+			}
+			names = s.names()
 		}
 		if a.tag == tagNamespace {
 			names := top.names
@@ -749,7 +809,7 @@ func (f *finder) scanUnit(u *unit) error {
 			continue
 		}
 		if len(di.name) > 0 {
-			f.match(di, top.names, dieOff)
+			f.match(di, names, dieOff)
 		}
 		if f.missing == 0 {
 			return sc.failed()
@@ -790,7 +850,7 @@ func (f *finder) match(di dieInfo, scopeNames []string, dieOff int) {
 				}
 				saved := f.sc
 				f.sc = &scanner{d: alt}
-				off, ok := f.resolveTypedef(di.typ)
+				_, off, ok := f.resolveTypedef(nil, di.typ)
 				if ok {
 					f.found[w.target] = f.at(off, qual, "typedef "+qual)
 				}
@@ -801,11 +861,11 @@ func (f *finder) match(di dieInfo, scopeNames []string, dieOff int) {
 				f.missing--
 				continue
 			}
-			off, ok := f.resolveTypedef(di.typ)
+			p, off, ok := f.resolveTypedef(di.typPart, di.typ)
 			if !ok {
 				continue
 			}
-			f.found[w.target] = f.at(off, qual, "typedef "+qual)
+			f.found[w.target] = f.atIn(p, off, qual, "typedef "+qual)
 		default:
 			if di.decl || (di.tag == tagEnumerationType) != f.enums {
 				continue
@@ -818,7 +878,11 @@ func (f *finder) match(di dieInfo, scopeNames []string, dieOff int) {
 
 // at is a Found for a DIE of the part being scanned.
 func (f *finder) at(off int, name, via string) *Found {
-	p := f.sc.d
+	return f.atIn(f.sc.d, off, name, via)
+}
+
+// atIn is a Found for a DIE of part p.
+func (f *finder) atIn(p *Debug, off int, name, via string) *Found {
 	return &Found{Offset: dwarf.Offset(p.base + off), Name: name, Via: via, DIE: dwarf.Offset(off), File: p.Path(), From: p.Via}
 }
 
@@ -891,17 +955,22 @@ func TemplateArgs(s string) []string {
 	return append(out, strings.ReplaceAll(s[start:], " ", ""))
 }
 
-// resolveTypedef follows a typedef's target through typedefs and qualifiers
-// to a struct, class or union definition (an enum's, for FindEnums).
-func (f *finder) resolveTypedef(off int) (int, bool) {
+// resolveTypedef follows a typedef's target through typedefs, qualifiers
+// and type unit stubs to a struct, class or union definition (an enum's,
+// for FindEnums), starting in part in (nil: the part being scanned); the
+// result is in part p.
+func (f *finder) resolveTypedef(in *Debug, off int) (p *Debug, _ int, _ bool) {
 	sc := f.sc
+	if in != nil && in != sc.d {
+		sc = &scanner{d: in}
+	}
 	for range 16 {
 		if off <= 0 || off >= len(sc.d.info) {
-			return 0, false
+			return nil, 0, false
 		}
 		u, err := sc.d.unitContaining(off)
 		if err != nil {
-			return 0, false
+			return nil, 0, false
 		}
 		saved, savedTab, savedBase, savedC, savedErr := sc.u, sc.tab, sc.strOffBase, sc.c, sc.err
 		restore := func() { sc.u, sc.tab, sc.strOffBase, sc.c, sc.err = saved, savedTab, savedBase, savedC, savedErr }
@@ -912,7 +981,7 @@ func (f *finder) resolveTypedef(off int) (int, bool) {
 		tab, err := sc.abbrevTable(u, slot)
 		if err != nil {
 			restore()
-			return 0, false
+			return nil, 0, false
 		}
 		sc.u, sc.tab, sc.err = u, tab, nil
 		sc.c = newCursor(".debug_info", sc.d.info, off, sc.d.order)
@@ -920,33 +989,43 @@ func (f *finder) resolveTypedef(off int) (int, bool) {
 		code := sc.c.Uleb()
 		if code == 0 || int(min(code, 1<<31)) >= len(sc.tab) || sc.tab[code].fixed == -2 {
 			restore()
-			return 0, false
+			return nil, 0, false
 		}
 		a := &sc.tab[code]
 		di := sc.decode(a)
 		bad := sc.failed() != nil
 		restore()
 		if bad {
-			return 0, false
+			return nil, 0, false
+		}
+		if a.sig {
+			off = di.sigAt // a stub: the type unit's type
+			if di.sigPart != nil && di.sigPart != sc.d {
+				sc = &scanner{d: di.sigPart}
+			}
+			continue
 		}
 		switch a.tag {
 		case tagStructType, tagClassType, tagUnionType:
 			if di.decl || f.enums {
-				return 0, false
+				return nil, 0, false
 			}
-			return off, true
+			return sc.d, off, true
 		case tagEnumerationType:
 			if di.decl || !f.enums {
-				return 0, false
+				return nil, 0, false
 			}
-			return off, true
+			return sc.d, off, true
 		case tagTypedef, tagConstType, tagVolatileType:
 			off = di.typ
+			if di.typPart != nil && di.typPart != sc.d {
+				sc = &scanner{d: di.typPart}
+			}
 		default:
-			return 0, false
+			return nil, 0, false
 		}
 	}
-	return 0, false
+	return nil, 0, false
 }
 
 // indirect returns the form an attribute is stored in: form itself, or for

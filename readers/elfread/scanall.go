@@ -38,8 +38,8 @@ type Named struct {
 // name, in unit order, and what it passed over.
 type Index struct {
 	Types []*Named
-	// Units is the number of units scanned; TypeUnits the type units left
-	// out (-fdebug-types-section: their types are not extracted).
+	// Units is the number of units scanned; TypeUnits how many of them
+	// are type units (-fdebug-types-section, typeunits.go).
 	Units, TypeUnits int
 	// InfoBytes is the size of .debug_info over every part.
 	InfoBytes int64
@@ -114,7 +114,6 @@ func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 	keep := func(u *unit) bool {
 		if u.typeUnit {
 			idx.TypeUnits++
-			return false
 		}
 		return true
 	}
@@ -243,7 +242,7 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 			break
 		}
 		top := stack[len(stack)-1]
-		if !top.scan || !a.named {
+		if !top.scan || !a.named || a.sig {
 			if sc.passOver(a, u.end) {
 				stack = append(stack, typeScope{})
 			}
@@ -252,6 +251,12 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 		di := sc.decode(a)
 		if sc.failed() != nil {
 			break
+		}
+		if di.spec != 0 && u.typeUnit && len(stack) == 1 {
+			// A type unit's definition at its top is where its
+			// declaration is (typeunits.go).
+			q, nested := sc.specQual(di.spec)
+			top = typeScope{scan: true, nested: nested, qual: q}
 		}
 		name := string(di.name)
 		inner := typeScope{}

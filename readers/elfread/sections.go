@@ -51,6 +51,15 @@ type Debug struct {
 	// decides the string offsets base.
 	dwo  bool
 	goAb []byte // the abbreviations rewritten for debug/dwarf (split parts)
+	// sigs: the type units' signatures (typeunits.go), of this Debug and
+	// its typesPart (the DWARF 4 .debug_types of the same file, a part
+	// whose sigOwner is this Debug).
+	sigs      sigTable
+	typesPart *Debug
+	sigOwner  *Debug
+	// typesSection: info is .debug_types, whose units are DWARF 4 type
+	// units.
+	typesSection bool
 	// types is the type graph (Types), made once.
 	types     *Types
 	typesOnce sync.Once

@@ -25,8 +25,8 @@ import (
 //     jobs);
 //  3. each worker points its unit's nodes at the nodes kept.
 //
-// Each DIE is decoded once. Type units are left out, as ScanAll leaves
-// them. Run it before any At: the DIEs At decoded already are decoded
+// Each DIE is decoded once; type units are units like the others
+// (typeunits.go). Run it before any At: the DIEs At decoded already are decoded
 // again.
 func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 	if jobs < 1 {
@@ -62,9 +62,7 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 			if !ok {
 				break
 			}
-			if !u.typeUnit {
-				items = append(items, scanItem{p: p, u: u, index: len(items)})
-			}
+			items = append(items, scanItem{p: p, u: u, index: len(items)})
 		}
 	}
 	res := make([]*unitGraph, len(items))
@@ -743,7 +741,7 @@ func unitNodes(sc *scanner, u *unit, count func(uint64)) ([]*pending, error) {
 		if a == nil {
 			break
 		}
-		if _, ok := typeKind(a.tag); ok {
+		if _, ok := typeKind(a.tag); ok && !a.sig {
 			sc.c.Seek(at)
 			qual := ""
 			if scoped {

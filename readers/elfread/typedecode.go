@@ -60,6 +60,8 @@ type rawDIE struct {
 	hasUpper, hasCount       bool
 	declFile, declLine       uint64
 	sibling                  int
+	spec                     int   // DW_AT_specification in the unit (0: none)
+	stub                     bool  // DW_AT_signature: a stub of a type unit's type
 	err                      error // a reference the front end cannot follow
 }
 
@@ -134,6 +136,10 @@ func (sc *scanner) typeRef(form uint32) (ref, error) {
 		if v >= uint64(sc.u.end-sc.u.off) {
 			return ref{}, fmt.Errorf("a reference to %#x runs past its unit (at %#x, %d bytes)", v, sc.u.off, sc.u.end-sc.u.off)
 		}
+		// A stub of a type unit's type is that type (typeunits.go).
+		if off, ok, err := sc.stubTarget(sc.u.off + int(v)); ok || err != nil {
+			return ref{off, ok}, err
+		}
 		return ref{uint64(p.base + sc.u.off + int(v)), true}, nil
 	case formRefAddr:
 		n := sc.u.offSize
@@ -158,8 +164,11 @@ func (sc *scanner) typeRef(form uint32) (ref, error) {
 		}
 		return ref{uint64(p.alt.base) + v, true}, nil
 	case formRefSig8:
-		sig := sc.readUint(form)
-		return ref{}, fmt.Errorf("a type in a type unit (signature %#x, -fdebug-types-section), which this reader does not follow", sig)
+		off, err := p.sigTarget(sc.readUint(form))
+		if err != nil {
+			return ref{}, err
+		}
+		return ref{off, true}, nil
 	}
 	sc.skipForm(form)
 	return ref{}, fmt.Errorf("a type reference in form %#x", form)
@@ -229,6 +238,11 @@ func (sc *scanner) readDIE(a *abbrev) rawDIE {
 			r.declLine = uint64(v)
 		case attrSibling:
 			r.sibling, _ = sc.refOf(form)
+		case attrSpecification:
+			r.spec, _ = sc.refOf(form)
+		case attrSignature:
+			r.stub = true
+			sc.skipForm(form)
 		default:
 			if as.fixed >= 0 && form == as.form {
 				sc.c.Skip(uint64(as.fixed))
@@ -341,6 +355,16 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 	}
 	if r.err != nil {
 		return nil, fmt.Errorf("the type at DIE %#x: %w", off, r.err)
+	}
+	if r.stub {
+		// Every reference to a stub is taken to its type unit's type
+		// (typeRef): only a crafted one reaches here.
+		return nil, fmt.Errorf("DIE at %#x is a stub of a type unit's type, which no reference was taken through", off)
+	}
+	if r.spec != 0 && sc.u.typeUnit && !cLanguage(sc.lang) {
+		// A type unit's definition at its top takes the scope of its
+		// declaration (typeunits.go).
+		qual, _ = sc.specQual(r.spec)
 	}
 	t := &typemodel.Type{Kind: kind, Size: r.size, HasSize: r.sized, Align: r.align, Declaration: r.decl,
 		Encoding: typemodel.Encoding(min(r.encoding, 0xff)), Count: -1, Prototyped: r.prototyped, Offset: off,

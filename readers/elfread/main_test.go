@@ -13,5 +13,8 @@ func TestMain(m *testing.M) {
 	if multiDir != "" {
 		os.RemoveAll(multiDir) // scanall_test.go's object, built once
 	}
+	if tuFix.dir != "" {
+		os.RemoveAll(tuFix.dir) // typeunits_test.go's fixtures, built once
+	}
 	os.Exit(rc)
 }

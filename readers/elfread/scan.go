@@ -72,6 +72,9 @@ type scanner struct {
 	u          *unit
 	tab        []abbrev
 	tabSig     bool // tab has a DW_AT_signature stub (typeunits.go)
+	// rawSigs: decode leaves signatures unresolved (ScanAll's workers,
+	// which run while the unit headers are still being read).
+	rawSigs bool
 	strOffBase uint64
 	c          cursor // over the unit's bytes of .debug_info
 	err        error  // a failure outside the cursor (abbreviations, strings)
@@ -544,6 +547,11 @@ type dieInfo struct {
 	// scanner's (a DWARF 4 .debug_types).
 	sigAt            int
 	typPart, sigPart *Debug
+	// rawSig: the signature of typ (typSig) or of the stub (stubSig),
+	// not resolved (a ScanAll worker: the units are still being read).
+	typSig, stubSig uint64
+	hasTypSig       bool
+	hasStubSig      bool
 }
 
 // decode reads the attributes of a DIE the scanner cares about, leaving the
@@ -567,6 +575,8 @@ func (sc *scanner) decode(a *abbrev) dieInfo {
 			if form == formGNURefAlt || form == formRefSup4 || form == formRefSup8 {
 				v := sc.readUint(form)
 				di.typ, di.typAlt = int(min(v, 1<<62)), true
+			} else if form == formRefSig8 && sc.rawSigs {
+				di.typSig, di.hasTypSig = sc.readUint(form), true
 			} else if form == formRefSig8 {
 				di.typ, di.typPart, _ = sc.sigOf(sc.readUint(form))
 			} else {
@@ -575,7 +585,9 @@ func (sc *scanner) decode(a *abbrev) dieInfo {
 		case attrSpecification:
 			di.spec, _ = sc.refOf(form)
 		case attrSignature:
-			if form == formRefSig8 {
+			if form == formRefSig8 && sc.rawSigs {
+				di.stubSig, di.hasStubSig = sc.readUint(form), true
+			} else if form == formRefSig8 {
 				di.sigAt, di.sigPart, _ = sc.sigOf(sc.readUint(form))
 			} else {
 				sc.skipForm(form)

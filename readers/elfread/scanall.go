@@ -79,7 +79,19 @@ type scanItem struct {
 type unitTypes struct {
 	types             []*Named
 	anonymous, nested int
-	err               error
+	// foreign: typedefs naming a type unit's type, resolved by merge;
+	// anonTU: a type unit's anonymous definitions, which such a typedef
+	// may name (typeunits.go).
+	foreign []foreignTypedef
+	anonTU  []*Named
+	err     error
+}
+
+// foreignTypedef is a typedef whose type is a type unit's, by signature.
+type foreignTypedef struct {
+	name string
+	at   int
+	sig  uint64
 }
 
 // plantCompletionOrder is a planted fault for the tests only: merge the
@@ -125,7 +137,7 @@ func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 				r.err = err
 			} else {
 				if sc == nil || sc.d != it.p {
-					sc = &scanner{d: it.p}
+					sc = &scanner{d: it.p, rawSigs: true}
 				}
 				// SetPanicOnFault is per goroutine: each worker guards
 				// its own reads of the mapping (fault.go).
@@ -170,11 +182,52 @@ func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 func (idx *Index) merge(items []scanItem, res []unitTypes, order []int) (*Index, error) {
 	seen := map[string]bool{}
 	idx.Qualified = map[dwarf.Offset]string{}
+	add := func(t *Named) {
+		if t.qualified {
+			idx.Qualified[t.Offset] = t.Name
+		}
+		key := t.Name
+		if t.Kind == "enum" {
+			key = "enum " + key
+		}
+		if seen[key] {
+			idx.Duplicates++
+			idx.Later = append(idx.Later, t)
+			return
+		}
+		seen[key] = true
+		idx.Types = append(idx.Types, t)
+	}
+	// The definitions by offset, for the typedefs naming a type unit's
+	// type (typeunits.go); an anonymous one a typedef names takes the
+	// first such typedef's name, in unit order.
+	var byOff map[dwarf.Offset]*Named
+	anonTU := map[dwarf.Offset]bool{}
+	for i := range res {
+		if len(res[i].foreign) == 0 {
+			continue
+		}
+		if byOff == nil {
+			byOff = map[dwarf.Offset]*Named{}
+			for j := range res {
+				for _, t := range res[j].types {
+					if !t.Alias {
+						byOff[t.Offset] = t
+					}
+				}
+				for _, t := range res[j].anonTU {
+					byOff[t.Offset] = t
+					anonTU[t.Offset] = true
+				}
+			}
+		}
+	}
 	for _, i := range order {
 		r := &res[i]
+		p := items[i].p
 		if r.err != nil {
 			var ie *InputError
-			if p := items[i].p; r.err != context.Canceled && r.err != context.DeadlineExceeded && !errors.As(r.err, &ie) {
+			if r.err != context.Canceled && r.err != context.DeadlineExceeded && !errors.As(r.err, &ie) {
 				return nil, InputErrorf(p.Path(), "corrupted DWARF: %w", r.err)
 			}
 			return nil, r.err
@@ -182,20 +235,32 @@ func (idx *Index) merge(items []scanItem, res []unitTypes, order []int) (*Index,
 		idx.Anonymous += r.anonymous
 		idx.Nested += r.nested
 		for _, t := range r.types {
-			if t.qualified {
-				idx.Qualified[t.Offset] = t.Name
+			add(t)
+		}
+		for _, td := range r.foreign {
+			off, err := p.sigTarget(td.sig)
+			if err != nil {
+				return nil, InputErrorf(p.Path(), "corrupted DWARF: typedef %s at DIE %#x: %v", td.name, td.at, err)
 			}
-			key := t.Name
-			if t.Kind == "enum" {
-				key = "enum " + key
+			t := byOff[dwarf.Offset(off)]
+			if t == nil {
+				continue // a typedef of a type that is no struct, union or enum
 			}
-			if seen[key] {
-				idx.Duplicates++
-				idx.Later = append(idx.Later, t)
+			if anonTU[t.Offset] {
+				delete(anonTU, t.Offset)
+				t.Name, t.Via, t.qualified = td.name, "typedef "+td.name, true
+				add(t)
 				continue
 			}
-			seen[key] = true
-			idx.Types = append(idx.Types, t)
+			add(&Named{Kind: t.Kind, Size: t.Size, Sized: t.Sized, Alias: true, at: td.at, qualified: true,
+				Found: Found{Offset: t.Offset, Name: td.name, Via: "typedef " + td.name, DIE: t.DIE, File: t.File, From: t.From}})
+		}
+	}
+	for i := range res {
+		for _, t := range res[i].anonTU {
+			if anonTU[t.Offset] || byOff == nil {
+				idx.Anonymous++
+			}
 		}
 	}
 	return idx, nil
@@ -225,6 +290,7 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 		at, to int
 	}
 	var typedefs []typedef
+	stubs := map[int]uint64{}
 	stack := []typeScope{{scan: true}}
 	for sc.c.Left() > 0 && len(stack) > 0 && sc.failed() == nil {
 		dieOff := sc.c.Off()
@@ -242,7 +308,18 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 			break
 		}
 		top := stack[len(stack)-1]
-		if !top.scan || !a.named || a.sig {
+		if a.sig && top.scan && a.named {
+			// A stub of a type unit's type, which a typedef of the unit
+			// may name.
+			if di := sc.decode(a); di.hasStubSig {
+				stubs[dieOff] = di.stubSig
+			}
+			if a.children {
+				stack = append(stack, typeScope{})
+			}
+			continue
+		}
+		if !top.scan || !a.named {
 			if sc.passOver(a, u.end) {
 				stack = append(stack, typeScope{})
 			}
@@ -267,7 +344,9 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 				inner.qual = qualify(top.qual, name)
 			}
 		case tagTypedef:
-			if !top.nested && name != "" && di.typ > 0 && !di.typAlt && di.typ >= u.dieStart && di.typ < u.end {
+			if !top.nested && name != "" && di.hasTypSig {
+				out.foreign = append(out.foreign, foreignTypedef{qualify(top.qual, name), dieOff, di.typSig})
+			} else if !top.nested && name != "" && di.typ > 0 && !di.typAlt && di.typ >= u.dieStart && di.typ < u.end {
 				typedefs = append(typedefs, typedef{qualify(top.qual, name), dieOff, di.typ})
 			}
 		default: // struct, class, union, enum
@@ -341,6 +420,9 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 	for _, td := range typedefs {
 		t := resolve(td.to)
 		if t == nil {
+			if sig, ok := stubs[td.to]; ok {
+				out.foreign = append(out.foreign, foreignTypedef{td.name, td.at, sig})
+			}
 			continue
 		}
 		if _, isAnon := anon[int(t.DIE)]; isAnon && !named[int(t.DIE)] {
@@ -354,12 +436,16 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 			Found: Found{Offset: t.Offset, Name: td.name, Via: "typedef " + td.name, DIE: t.DIE, File: t.File, From: t.From}})
 	}
 	for off, t := range anon {
-		if named[off] {
+		switch {
+		case named[off]:
 			all = append(all, t)
-		} else {
+		case u.typeUnit:
+			out.anonTU = append(out.anonTU, t)
+		default:
 			out.anonymous++
 		}
 	}
+	sortNamed(out.anonTU)
 	sortNamed(all)
 	out.types = all
 	return out

@@ -279,6 +279,50 @@ func (o *File) debugSection(name string) ([]byte, error) {
 	if s == nil {
 		return nil, nil
 	}
+	if o.File.Type == elf.ET_REL && !z && (name == "info" || name == "types") {
+		if b, many, err := o.groupedSections(s.Name); many || err != nil {
+			return b, err
+		}
+	}
+	return o.sectionData(s, z)
+}
+
+// groupedSections: a relocatable object compiled with
+// -fdebug-types-section holds one .debug_info (DWARF 5) or .debug_types
+// (DWARF 4) section per type unit, each in its own COMDAT group for the
+// linker to merge; they are read as the linker would concatenate them,
+// each relocated on its own (docs/nrtabi-extract.md#type-units). many is
+// false when the object has one section of the name.
+func (o *File) groupedSections(name string) (b []byte, many bool, err error) {
+	var all []*elf.Section
+	for _, s := range o.File.Sections {
+		if s.Name == name && s.Type != elf.SHT_NOBITS {
+			all = append(all, s)
+		}
+	}
+	if len(all) < 2 {
+		return nil, false, nil
+	}
+	var total uint64
+	for _, s := range all {
+		total += s.Size
+	}
+	if total > inflateCap(int64(len(o.data))) {
+		return nil, true, InputErrorf(o.Path, "its %d %s sections claim %d bytes, more than a %d-byte file holds", len(all), name, total, len(o.data))
+	}
+	for _, s := range all {
+		one, err := o.sectionData(s, false)
+		if err != nil {
+			return nil, true, err
+		}
+		b = append(b, one...)
+	}
+	return b, true, nil
+}
+
+// sectionData is one debug section's bytes, decompressed and relocated as
+// needed.
+func (o *File) sectionData(s *elf.Section, z bool) ([]byte, error) {
 	// A compressed section is inflated to exactly its declared size, and
 	// only when that size is within a cap proportional to the file.
 	limit := inflateCap(int64(len(o.data)))

@@ -69,12 +69,12 @@ type scanner struct {
 	slots [2]abbrevSlot
 
 	// per unit
-	u          *unit
-	tab        []abbrev
-	tabSig     bool // tab has a DW_AT_signature stub (typeunits.go)
+	u      *unit
+	tab    []abbrev
+	tabSig bool // tab has a DW_AT_signature stub (typeunits.go)
 	// rawSigs: decode leaves signatures unresolved (ScanAll's workers,
 	// which run while the unit headers are still being read).
-	rawSigs bool
+	rawSigs    bool
 	strOffBase uint64
 	c          cursor // over the unit's bytes of .debug_info
 	err        error  // a failure outside the cursor (abbreviations, strings)

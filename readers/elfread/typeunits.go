@@ -228,7 +228,9 @@ func (sc *scanner) specScopeOf(lo int) specScope {
 // its namespaces and named classes.
 func walkSpecScopes(d *Debug, u *unit) map[int]specScope {
 	out := map[int]specScope{}
-	sc := &scanner{d: d}
+	// Signatures are not followed (rawSigs): the walk needs names only,
+	// and ScanAll's workers run it while unit headers are being read.
+	sc := &scanner{d: d, rawSigs: true}
 	if sc.enterUnit(u) != nil || !sc.cuChildren {
 		return out
 	}

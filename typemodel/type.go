@@ -90,23 +90,32 @@ func (e Encoding) Integer() bool {
 // and one node for every equal non-aggregate type (int, const char *), so
 // two *Type of those are equal exactly when the pointers are.
 type Type struct {
+	// The one-byte fields lie together, in one word of the node (a
+	// library's graph has hundreds of thousands of nodes).
 	Kind Kind
-	// Name is the qualified name of a named type (a struct's tag
-	// "std::string", a typedef's "FILE", a base type's "unsigned int"),
-	// "" for an anonymous one and for the derived kinds.
-	Name string
-	// Size is the byte size the DIE states (DW_AT_byte_size), HasSize
-	// whether it states one; SizeOf computes what it leaves out (arrays,
-	// typedefs, qualifiers).
-	Size    int64
+	// HasSize: the DIE states Size.
 	HasSize bool
-	// Align is DW_AT_alignment (0 when absent); AlignOf computes the
-	// natural alignment.
-	Align int64
 	// Declaration: the DIE only declares the type (DW_AT_declaration), an
 	// incomplete type whose body is elsewhere or nowhere.
 	Declaration bool
 	Encoding    Encoding
+	Variadic    bool // the parameter list ends in "..."
+	Prototyped  bool // DW_AT_prototyped: "(void)" and not "()" when Params is empty
+	// ObjectParam: Params[0] is the object parameter the compiler adds to
+	// a member function (DW_AT_artificial: this), which C++ does not
+	// spell in the function's type.
+	ObjectParam bool
+	// Name is the qualified name of a named type (a struct's tag
+	// "std::string", a typedef's "FILE", a base type's "unsigned int"),
+	// "" for an anonymous one and for the derived kinds.
+	Name string
+	// Size is the byte size the DIE states (DW_AT_byte_size), when
+	// HasSize; SizeOf computes what it leaves out (arrays, typedefs,
+	// qualifiers).
+	Size int64
+	// Align is DW_AT_alignment (0 when absent); AlignOf computes the
+	// natural alignment.
+	Align int64
 	// Elem is the type this one is made from: the pointee, the element,
 	// the return type, the named type of a typedef, the qualified type,
 	// an enum's underlying type. nil only where Kind says "none".
@@ -119,12 +128,6 @@ type Type struct {
 	Fields      []Field
 	Enumerators []Enumerator
 	Params      []*Type
-	Variadic    bool // the parameter list ends in "..."
-	Prototyped  bool // DW_AT_prototyped: "(void)" and not "()" when Params is empty
-	// ObjectParam: Params[0] is the object parameter the compiler adds to
-	// a member function (DW_AT_artificial: this), which C++ does not
-	// spell in the function's type.
-	ObjectParam bool
 	// Offset is the DIE's offset in the front end's offset space (for
 	// DWARF: the combined .debug_info offsets of a file and its parts); 0
 	// for a node no DIE stands for (the inner dimensions of int [2][3]).
@@ -132,6 +135,11 @@ type Type struct {
 	// DeclFile and DeclLine are DW_AT_decl_file (an index into the unit's
 	// line table file names) and DW_AT_decl_line; 0 when absent.
 	DeclFile, DeclLine uint32
+	// Kept is a front end's scratch while it builds the graph: the node
+	// that stands for this one once equal nodes are merged (readers/elfread
+	// sets it while joining its units' graphs, and clears it after); nil
+	// in a built graph.
+	Kept *Type
 }
 
 // Field is a data member or a base class of a struct, class or union.

@@ -101,14 +101,15 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	defer g.clearKept() // on every return: the graph's nodes carry no scratch
 	if err := g.join(ctx, res); err != nil {
 		return nil, err
 	}
-	err = parallel(ctx, len(res), jobs, func(_, i int) error { res[i].repoint(g.kept); return nil })
+	err = parallel(ctx, len(res), jobs, func(_, i int) error { res[i].repoint(); return nil })
 	if err != nil {
 		return nil, err
 	}
-	g.kept = nil
+	g.clearKept()
 	for _, ug := range res {
 		if len(ug.offs) > 0 {
 			g.units = append(g.units, unitTable{offs: ug.offs, nodes: ug.nodes})
@@ -535,14 +536,14 @@ func (pd *pending) finishPtrToMember() {
 // join is step 2: the open nodes are linked (through the units' tables
 // and, for a DIE no unit walk reached, a decode here), the structs that
 // waited are finished, and every unit's nodes are interned into the
-// graph in unit order; g.kept maps each node to the one kept.
+// graph in unit order; each node's Kept is then the node kept for it.
 func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 	for _, ug := range res {
 		if len(ug.offs) > 0 {
 			g.units = append(g.units, unitTable{offs: ug.offs, nodes: ug.nodes})
 		}
 	}
-	// A declared class stands for its definition (typedecl.go): kept maps
+	// A declared class stands for its definition (typedecl.go): Kept takes
 	// it there, so that every member, pointer and typedef naming it does.
 	// most: the longest unit list, the size hint of the intern table (the
 	// units repeat their headers' types: libc's 76574 listed nodes
@@ -553,7 +554,7 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 		n += len(ug.keep)
 		most = max(most, len(ug.keep))
 	}
-	g.kept = make(map[*typemodel.Type]*typemodel.Type, n)
+	g.kept = make([]*typemodel.Type, 0, n)
 	for _, ug := range res {
 		for _, t := range ug.decls {
 			def, ok, err := g.resolveDecl(ctx, t)
@@ -569,7 +570,7 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 				g.units = nil
 				return err
 			}
-			g.kept[t] = dt
+			g.keep(t, dt)
 		}
 	}
 	var fail error
@@ -635,7 +636,7 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 // (its parts made the kept ones first).
 func (g *Types) keepOne(t *typemodel.Type, depth int) *typemodel.Type {
 	if t != nil && t.Kind.Aggregate() {
-		if c := g.kept[t]; c != nil {
+		if c := t.Kept; c != nil {
 			return c // a declaration's definition
 		}
 		return t
@@ -643,7 +644,7 @@ func (g *Types) keepOne(t *typemodel.Type, depth int) *typemodel.Type {
 	if t == nil || t.Kind == typemodel.Enum || t.Kind == typemodel.Void {
 		return t
 	}
-	if c, ok := g.kept[t]; ok {
+	if c := t.Kept; c != nil {
 		return c
 	}
 	return g.keepNew(t, depth)
@@ -672,24 +673,40 @@ func (g *Types) keepNew(t *typemodel.Type, depth int) *typemodel.Type {
 	g.keepPath = g.keepPath[:len(g.keepPath)-1]
 	k := keyOf(t)
 	if c, ok := g.intern[k]; ok {
-		g.kept[t] = c
+		g.keep(t, c)
 		return c
 	}
 	g.intern[k] = t
-	g.kept[t] = t
+	g.keep(t, t)
 	return t
+}
+
+// keep records the node kept for t (join): in t itself, where a map
+// keyed by node was an eighth of AllTypes' time (its lookups in repoint,
+// its writes in keepNew), and listed so that AllTypes clears it.
+func (g *Types) keep(t, c *typemodel.Type) {
+	t.Kept = c
+	g.kept = append(g.kept, t)
+}
+
+// clearKept clears the Kept join set.
+func (g *Types) clearKept() {
+	for _, t := range g.kept {
+		t.Kept = nil
+	}
+	g.kept = nil
 }
 
 // repoint is step 3 for one unit: its table and its aggregates' members
 // point at the nodes kept.
-func (ug *unitGraph) repoint(kept map[*typemodel.Type]*typemodel.Type) {
+func (ug *unitGraph) repoint() {
 	k := func(t *typemodel.Type) *typemodel.Type {
 		// kept holds no enum or void, and of the structs only
 		// declarations (join): those need no lookup.
 		if t == nil || t.Kind == typemodel.Enum || t.Kind == typemodel.Void || t.Kind.Aggregate() && !t.Declaration {
 			return t
 		}
-		if c, ok := kept[t]; ok && c != nil {
+		if c := t.Kept; c != nil {
 			return c
 		}
 		return t

@@ -40,8 +40,9 @@ type Types struct {
 	units  []unitTable
 	filled bool
 	allMu  sync.Mutex // held by AllTypes
-	// kept is join's map of each unit node to the node interned for it.
-	kept map[*typemodel.Type]*typemodel.Type
+	// kept lists the unit nodes join set Kept on (the node interned for
+	// each), for AllTypes to clear.
+	kept []*typemodel.Type
 	// keepPath is join's path of nodes being interned (keepNew).
 	keepPath []*typemodel.Type
 	// order lists the nodes interned, in order, for a unit's own table

@@ -170,7 +170,6 @@ type typeWorker struct {
 	sc    *scanner
 	names map[string]string
 	local *Types
-	memo  map[*typemodel.Type]*typemodel.Type
 	bound map[*typemodel.Type]bool
 	taint map[*typemodel.Type]bool
 	open  map[*typemodel.Type]bool
@@ -189,7 +188,7 @@ var denseUnit uint64 = 4 << 20
 
 func newTypeWorker() *typeWorker {
 	return &typeWorker{names: map[string]string{}, local: &Types{intern: map[internKey]*typemodel.Type{}, track: true},
-		memo: map[*typemodel.Type]*typemodel.Type{}, bound: map[*typemodel.Type]bool{}, taint: map[*typemodel.Type]bool{}, open: map[*typemodel.Type]bool{},
+		bound: map[*typemodel.Type]bool{}, taint: map[*typemodel.Type]bool{}, open: map[*typemodel.Type]bool{},
 		extra: map[uint64]*pending{}}
 }
 
@@ -233,7 +232,6 @@ type unitGraph struct {
 // build is step 1 for one unit.
 func (ug *unitGraph) build(wk *typeWorker) error {
 	sc := wk.sc
-	clear(wk.memo)
 	clear(wk.taint)
 	clear(wk.open)
 	clear(wk.extra)
@@ -389,12 +387,13 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 			return err
 		}
 	}
-	memo := wk.memo
+	// The memo of the unit's interning is in its nodes (nil: Type.Kept,
+	// cleared below), which only this worker touches.
 	canon := func(t *typemodel.Type) *typemodel.Type {
 		if t == nil || tainted(t, 0) {
 			return t
 		}
-		return local.canon(t, b, memo, 0)
+		return local.canon(t, b, nil, 0)
 	}
 	for _, pd := range list {
 		t := pd.t
@@ -418,6 +417,10 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 			ug.decls = append(ug.decls, pd.t)
 		}
 	}
+	for _, t := range local.memoed {
+		t.Kept = nil
+	}
+	local.memoed = local.memoed[:0]
 	// The nodes to intern into the graph, children first (the order
 	// local.canon interned them in), then the tainted ones. A node bound
 	// to one of the unit's structs or enums (struct foo *, a typedef of

@@ -346,12 +346,25 @@ const maxCanonDepth = 4 * typemodel.MaxDepth
 // canon is the graph's one node equal to t, t itself when it is the
 // first; t's parts are made canonical first. Only the batch's nodes are
 // touched: the graph's own are canonical already and may be read by other
-// goroutines.
+// goroutines. memo holds what is done (nil: in progress); a nil memo is
+// the nodes' own Kept (AllTypes' workers, each on its unit's nodes: a map
+// keyed by node was their interning's largest cost), listed in g.memoed
+// for the caller to clear.
 func (g *Types) canon(t *typemodel.Type, b *batch, memo map[*typemodel.Type]*typemodel.Type, depth int) *typemodel.Type {
 	if t == nil || b.fresh != nil && !b.fresh[t] || t.Kind.Aggregate() || t.Kind == typemodel.Enum || t.Kind == typemodel.Void {
 		return t
 	}
-	if c, ok := memo[t]; ok {
+	var c *typemodel.Type
+	var done bool
+	if memo != nil {
+		c, done = memo[t]
+	} else if c = t.Kept; c != nil {
+		done = true
+		if c == inProgress {
+			c = nil
+		}
+	}
+	if done {
 		if c == nil { // in progress: a loop of new nodes (crafted)
 			return t
 		}
@@ -360,7 +373,7 @@ func (g *Types) canon(t *typemodel.Type, b *batch, memo map[*typemodel.Type]*typ
 	if depth > maxCanonDepth {
 		return t
 	}
-	memo[t] = nil
+	g.memo(memo, t, nil)
 	t.Elem = g.canon(t.Elem, b, memo, depth+1)
 	t.Class = g.canon(t.Class, b, memo, depth+1)
 	for i, p := range t.Params {
@@ -368,15 +381,31 @@ func (g *Types) canon(t *typemodel.Type, b *batch, memo map[*typemodel.Type]*typ
 	}
 	k := keyOf(t)
 	if c, ok := g.intern[k]; ok {
-		memo[t] = c
+		g.memo(memo, t, c)
 		return c
 	}
 	g.intern[k] = t
-	memo[t] = t
+	g.memo(memo, t, t)
 	if g.track {
 		g.order = append(g.order, t)
 	}
 	return t
+}
+
+// inProgress marks in Kept a node canon is interning.
+var inProgress = &typemodel.Type{}
+
+// memo records canon's result for t (nil: in progress).
+func (g *Types) memo(memo map[*typemodel.Type]*typemodel.Type, t, c *typemodel.Type) {
+	if memo != nil {
+		memo[t] = c
+		return
+	}
+	if c == nil {
+		c = inProgress
+		g.memoed = append(g.memoed, t)
+	}
+	t.Kept = c
 }
 
 // keyOf is a node's interning key; its parts must be interned already.

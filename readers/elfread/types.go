@@ -49,6 +49,8 @@ type Types struct {
 	// (AllTypes' workers); nil in the graph.
 	order []*typemodel.Type
 	track bool
+	// memoed lists the nodes canon set Kept on (a worker's unit graph).
+	memoed []*typemodel.Type
 	// defs is the definitions a declaration resolves to, made on first
 	// need (typedecl.go); declOff maps a declared aggregate's DIE to its
 	// definition's, unresolved to why it has none.

@@ -55,7 +55,7 @@ type ringFault struct {
 
 func (f *ringFault) Error() string {
 	if f.self {
-		return fmt.Sprintf("%s, step %d: this rank failed, naming no rank dead: %v", PhaseName(f.phase), f.step, f.err)
+		return fmt.Sprintf("%v (in the %s, step %d: this rank's own failure, which names no rank dead)", f.err, PhaseName(f.phase), f.step)
 	}
 	return fmt.Sprintf("%s, step %d: %s failed: %v", PhaseName(f.phase), f.step, deadName(f.dead, f.addr), f.err)
 }

@@ -532,7 +532,10 @@ NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd, nccom_deadline d)
 			}
 			continue;
 		}
-		tl_end = err == ECONNREFUSED || err == ETIMEDOUT ? NCCOM_END_TIMEOUT : NCCOM_END_OTHER;
+		/* Refused is retried to the deadline (the peer may not listen
+		 * yet); a reset is a listener that went with this connection in
+		 * its queue. */
+		tl_end = err == ECONNREFUSED || err == ETIMEDOUT ? NCCOM_END_TIMEOUT : err == ECONNRESET ? NCCOM_END_CLOSED : NCCOM_END_OTHER;
 		if (err == ECONNREFUSED || err == ETIMEDOUT)
 			nccom_warn(NRTABI_MSG_NCCOM_CONNECT_FAILED " (within %d s, %s)", text,
 				   err == ETIMEDOUT ? "Connection timed out" : strerror(err), sock_timeout, ENV_SOCK_TIMEOUT);

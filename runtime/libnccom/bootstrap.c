@@ -8,6 +8,7 @@
  * 2.9 over per-peer cached fds.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +71,13 @@ static NRT_STATUS gather(struct nccom_bootstrap *b, char *all, int size, const c
 		struct nccom_ring ring = {.next = NCCOM_LINK_NEXT, .prev = NCCOM_LINK_PREV, .phase = BOOTSTRAP_PHASE_FLAT_RING};
 		rc = nccom_ring_gather(&g, &ring, &sl, b->st.rank);
 	}
-	if (rc != NRT_SUCCESS)
+	if (rc != NRT_SUCCESS) {
 		nccom_gather_abort(&g);
+		if (g.failed && !b->told) {
+			b->told = true;
+			nccom_tell_peers(b, &g.ab, -1);
+		}
+	}
 	return rc;
 }
 
@@ -328,21 +334,40 @@ static bool watch_aborted(void *arg, int i)
 	struct nccom_abort ab;
 	int e = 0;
 	bool got = nccom_frame_find_abort(b->ring[i].fd, &ab, &e) > 0;
-	if (got) {
+	if (got && !b->told) {
 		(void)nccom_gather_aborted(&g, &b->ring[i], &ab);
+		b->told = true;
 		nccom_gather_abort(&g);
+		nccom_tell_peers(b, &g.ab, -1);
 	}
 	unlock(&b->ring_mu);
 	return got;
 }
 
-/* The watch of b's ring links for this thread, until nccom_watch_set(NULL). */
-static void watch(struct nccom_bootstrap *b, struct nccom_watch *w)
+/* A failed point-to-point send or receive told to the world (peer_fail.c),
+ * unless a gather holds the ring links (it tells them itself). */
+static void peer_failed(struct nccom_bootstrap *b, int peer, int fd)
 {
-	*w = (struct nccom_watch){.aborted = watch_aborted, .arg = b};
-	for (int i = 0; i < NCCOM_MAX_LINKS; i++)
+	if (pthread_mutex_trylock(&b->ring_mu) != 0)
+		return;
+	for (int k = 0; k < NCCOM_MAX_LINKS; k++) {
+		b->ring[k].fd = *link_fd(b, k);
+		b->ring[k].dead = false;
+	}
+	nccom_peer_fail(b, peer, fd);
+	unlock(&b->ring_mu);
+}
+
+/* The watch of b's ring links for this thread, until nccom_watch_set(NULL). */
+static void watch(struct nccom_bootstrap *b, struct nccom_watch *w, int peer)
+{
+	*w = (struct nccom_watch){.aborted = watch_aborted, .arg = b, .peer = peer};
+	for (int i = 0; i < NCCOM_MAX_LINKS; i++) {
 		w->fds[i] = *link_fd(b, i);
-	nccom_watch_set(w);
+		w->ranks[i] = b->ring[i].rank;
+	}
+	/* The kill tests' planted fault: a rank deaf to the world's abort. */
+	nccom_watch_set(nccom_fault("deaf-after-gather") ? NULL : w);
 }
 
 NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void *data, int size)
@@ -351,9 +376,16 @@ NRT_STATUS nccom_bootstrap_send(struct nccom_bootstrap *b, int peer, const void 
 	NRT_STATUS rc = lock(&b->send_mu);
 	if (rc != NRT_SUCCESS)
 		return rc;
-	watch(b, &w);
+	watch(b, &w, peer);
+	nccom_io_end_reset();
 	rc = send_locked(b, peer, data, size);
+	if (rc != NRT_SUCCESS)
+		peer_failed(b, peer, b->st.peerCommSendFd[peer]);
 	nccom_watch_set(NULL);
+	/* The kill tests' hook: a death just after this rank's gather, once its
+	 * first point-to-point message is out (docs/bootstrap-hierarchy.md#abort-frames). */
+	if (rc == NRT_SUCCESS && nccom_fault("die-after-p2p-send"))
+		(void)raise(SIGKILL);
 	unlock(&b->send_mu);
 	return rc;
 }
@@ -511,12 +543,15 @@ NRT_STATUS nccom_bootstrap_recv(struct nccom_bootstrap *b, int peer, void *data,
 	if (rc != NRT_SUCCESS)
 		return rc;
 	struct nccom_watch w;
-	watch(b, &w);
+	watch(b, &w, peer);
+	nccom_io_end_reset();
 	int *fd = &b->st.peerCommRecvFd[peer];
 	if (*fd < 0)
 		rc = find_conn(b, peer, fd);
 	if (rc == NRT_SUCCESS)
 		rc = nccom_recv_data(*fd, BOOTSTRAP_MSG_PEER_DATA, data, size, who);
+	if (rc != NRT_SUCCESS)
+		peer_failed(b, peer, *fd);
 	nccom_watch_set(NULL);
 	unlock(&b->recv_mu);
 	return rc;

@@ -200,6 +200,14 @@ int nccom_frame_find_abort(int fd, struct nccom_abort *ab, int *err)
 	}
 }
 
+int nccom_frame_read_abort_body(int fd, struct nccom_abort *ab)
+{
+	unsigned char hdr[NCCOM_FRAME_HEADER_MAX];
+	struct bootstrap_frame_size f = {.size = BOOTSTRAP_FRAME_ABORT};
+	memcpy(hdr, &f, sizeof f);
+	return read_abort(fd, hdr, ab, nccom_now_ms() + NCCOM_ABORT_WAIT_MS) > 0;
+}
+
 bool nccom_frame_send_abort(int fd, const struct nccom_abort *ab)
 {
 	unsigned char buf[sizeof(struct bootstrap_frame_size) + sizeof(struct bootstrap_abort_info) + BOOTSTRAP_ABORT_TEXT_MAX];

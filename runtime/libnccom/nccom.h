@@ -109,6 +109,12 @@ void nccom_close(int *fd);
 NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *peer, nccom_deadline d);
 /* Whether the extended framing (NRTABI_BOOTSTRAP_FRAMING=extended) is on. */
 bool nccom_extended(void);
+/* How this thread's last failed transfer, connect or accept ended: the
+ * peer closed or reset it, this rank's own wait ran out, an abort was heard
+ * on a watched link, or an abort frame opened what was read. */
+enum { NCCOM_END_NONE, NCCOM_END_CLOSED, NCCOM_END_TIMEOUT, NCCOM_END_ABORTED, NCCOM_END_ABORT_FRAME, NCCOM_END_RING_GONE, NCCOM_END_OTHER };
+int nccom_io_end(void);
+void nccom_io_end_reset(void);
 
 /* ---- extended.c: nrtabi's extended framing ({u32 type, u32 length}) -------- */
 NRT_STATUS nccom_send_msg(int fd, uint32_t type, const void *data, uint32_t len, const char *peer);
@@ -168,6 +174,9 @@ int nccom_frame_check(int fd, const unsigned char *hdr, size_t want, struct ncco
 int nccom_frame_find_abort(int fd, struct nccom_abort *ab, int *err);
 /* Sends ab within NCCOM_ABORT_WAIT_MS; false when it could not. */
 bool nccom_frame_send_abort(int fd, const struct nccom_abort *ab);
+/* The rest of a default-framing abort whose size prefix was just read:
+ * 1 whole, 0 cut short or malformed (what, in ab->text). */
+int nccom_frame_read_abort_body(int fd, struct nccom_abort *ab);
 
 /* ---- step.c: one step of a gather over this rank's ring links --------------- */
 #define NCCOM_MAX_LINKS 4
@@ -230,12 +239,32 @@ NRT_STATUS nccom_gather_aborted(struct nccom_gather *g, struct nccom_link *l, co
  * waits end at once; aborted reads, logs and passes it on, bootstrap.c). */
 struct nccom_watch {
 	int fds[NCCOM_MAX_LINKS];
+	/* The rank at the other end of each, and the rank this wait is for (-1:
+	 * none): that rank's ring link ending with no abort while this rank still
+	 * waits for its message is its death, not its end (it cannot be done
+	 * with a world that still owes this rank a message). */
+	int ranks[NCCOM_MAX_LINKS], peer;
 	bool (*aborted)(void *arg, int i); /* the abort on fds[i] read: true fails the wait */
 	void *arg;
 };
 #define NCCOM_WAIT_ABORTED (-2)
+#define NCCOM_WAIT_PEER_GONE (-3)
 /* This thread's watch (socket.c), NULL for none. */
 void nccom_watch_set(const struct nccom_watch *w);
+
+/* ---- peer_fail.c: a point-to-point failure after the gather ---------------- */
+/* rc, the failure of a send to or receive from peer on fd (-1: none),
+ * told to the world (docs/bootstrap-hierarchy.md#abort-frames): a peer that
+ * closed or reset the connection before this rank's own deadline is named
+ * dead; an abort read from it is passed on; a wait of this rank's own that
+ * ran out names no one dead, but says so. Either way the abort goes on this
+ * rank's ring links and its point-to-point connections, once. */
+struct nccom_bootstrap;
+void nccom_peer_fail(struct nccom_bootstrap *b, int peer, int fd);
+/* ab on every point-to-point connection of b but skip, each then shut
+ * down: a rank that leaves a failed world says why to the peers it talks
+ * to directly, so none of them takes its hang-up for its death. */
+void nccom_tell_peers(struct nccom_bootstrap *b, const struct nccom_abort *ab, int skip);
 
 /* ---- abort.c: leaving a world ---------------------------------------------- */
 /* After a failed gather: g->ab as an abort frame on every live link and the
@@ -342,6 +371,7 @@ struct nccom_bootstrap {
 	char root_name[96];
 	bool addresses_known; /* peerCommAddresses gathered */
 	int range_lo, range_n; /* the ranks of this rank's root (the stagger counts within them) */
+	bool told; /* an abort went on the ring links (peer_fail.c, the watch): once */
 };
 
 /* ---- ring.c: the ring all-gather over slices ------------------------------- */

@@ -405,6 +405,13 @@ static __thread const struct nccom_watch *tl_watch;
 
 void nccom_watch_set(const struct nccom_watch *w) { tl_watch = w; }
 
+/* How this thread's last transfer, connect or accept ended (peer_fail.c
+ * tells a dead peer from a wait of this rank's own that ran out). */
+static __thread int tl_end;
+
+int nccom_io_end(void) { return tl_end; }
+void nccom_io_end_reset(void) { tl_end = NCCOM_END_NONE; }
+
 /* Whether fd's next bytes open an abort (peeked, nothing consumed). */
 static bool abort_pending(int fd)
 {
@@ -420,6 +427,14 @@ static bool abort_pending(int fd)
 	struct bootstrap_frame_size f;
 	memcpy(&f, hdr, sizeof f);
 	return f.size == BOOTSTRAP_FRAME_ABORT;
+}
+
+/* Whether a ring link's peer has hung up or reset it (nothing consumed). */
+static bool link_ended(int fd)
+{
+	char c;
+	ssize_t k = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	return k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
 /* Wait for events on fd (-1: none, a sleep) until d; 1 ready, 0 timed
@@ -446,15 +461,26 @@ static int wait_fd(int fd, short events, nccom_deadline d)
 			continue;
 		if (rc <= 0)
 			return rc;
+		if (fd >= 0 && p[0].revents != 0)
+			return 1;
 		for (int k = 1; k < np; k++) {
 			if (p[k].revents == 0)
 				continue;
-			if (abort_pending(w->fds[at[k]]) && w->aborted(w->arg, at[k]))
+			int lf = w->fds[at[k]];
+			if (abort_pending(lf) && w->aborted(w->arg, at[k]))
 				return NCCOM_WAIT_ABORTED;
 			skip[at[k]] = true;
+			if (w->peer >= 0 && w->ranks[at[k]] == w->peer && link_ended(lf)) {
+				/* What it sent before it went may still be on its way. */
+				struct pollfd q = {.fd = fd, .events = events};
+				int g = fd >= 0 ? poll(&q, 1, NCCOM_ABORT_WAIT_MS) : 0;
+				if (g > 0)
+					return 1;
+				if (!abort_pending(lf) || !w->aborted(w->arg, at[k]))
+					return NCCOM_WAIT_PEER_GONE;
+				return NCCOM_WAIT_ABORTED;
+			}
 		}
-		if (fd >= 0 && p[0].revents != 0)
-			return 1;
 	}
 }
 
@@ -481,7 +507,8 @@ NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd, nccom_deadline d)
 			if (err == EINPROGRESS) {
 				int w = wait_fd(*fd, POLLOUT, d);
 				socklen_t len = sizeof err;
-				if (w == NCCOM_WAIT_ABORTED) {
+				if (w == NCCOM_WAIT_ABORTED || w == NCCOM_WAIT_PEER_GONE) {
+					tl_end = w == NCCOM_WAIT_ABORTED ? NCCOM_END_ABORTED : NCCOM_END_RING_GONE;
 					nccom_close(fd);
 					return NRT_FAILURE;
 				}
@@ -498,10 +525,17 @@ NRT_STATUS nccom_connect(const nccom_addr *addr, int *fd, nccom_deadline d)
 			if (attempt % 1000 == 0)
 				nccom_info("Call to connect returned %s, retrying", strerror(err));
 			/* A millisecond before the retry, watching for an abort. */
-			if (wait_fd(-1, 0, nccom_now_ms() + 1) == NCCOM_WAIT_ABORTED)
+			int w = wait_fd(-1, 0, nccom_now_ms() + 1);
+			if (w == NCCOM_WAIT_ABORTED || w == NCCOM_WAIT_PEER_GONE) {
+				tl_end = w == NCCOM_WAIT_ABORTED ? NCCOM_END_ABORTED : NCCOM_END_RING_GONE;
 				return NRT_FAILURE;
+			}
 			continue;
 		}
+		/* Refused is retried to the deadline (the peer may not listen
+		 * yet); a reset is a listener that went with this connection in
+		 * its queue. */
+		tl_end = err == ECONNREFUSED || err == ETIMEDOUT ? NCCOM_END_TIMEOUT : err == ECONNRESET ? NCCOM_END_CLOSED : NCCOM_END_OTHER;
 		if (err == ECONNREFUSED || err == ETIMEDOUT)
 			nccom_warn(NRTABI_MSG_NCCOM_CONNECT_FAILED " (within %d s, %s)", text,
 				   err == ETIMEDOUT ? "Connection timed out" : strerror(err), sock_timeout, ENV_SOCK_TIMEOUT);
@@ -517,9 +551,12 @@ NRT_STATUS nccom_accept(int listen_fd, int *fd, nccom_addr *from, const char *wh
 		/* Past the deadline even a pending connection is not taken:
 		 * strangers queued up must not carry the search on. */
 		int w = nccom_left_ms(d) > 0 ? wait_fd(listen_fd, POLLIN, d) : 0;
-		if (w == NCCOM_WAIT_ABORTED)
+		if (w == NCCOM_WAIT_ABORTED || w == NCCOM_WAIT_PEER_GONE) {
+			tl_end = w == NCCOM_WAIT_ABORTED ? NCCOM_END_ABORTED : NCCOM_END_RING_GONE;
 			return NRT_FAILURE;
+		}
 		if (w == 0) {
+			tl_end = NCCOM_END_TIMEOUT;
 			nccom_warn(NRTABI_MSG_NCCOM_SOCKET_TIMEOUT, "accepting", what, sock_timeout);
 			return NRT_TIMEOUT;
 		}
@@ -572,9 +609,12 @@ NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *pe
 		nccom_peer_of(fd, addr, sizeof addr);
 	while (n > 0) {
 		int w = nccom_left_ms(d) > 0 ? wait_fd(fd, send_dir ? POLLOUT : POLLIN, d) : 0;
-		if (w == NCCOM_WAIT_ABORTED)
+		if (w == NCCOM_WAIT_ABORTED || w == NCCOM_WAIT_PEER_GONE) {
+			tl_end = w == NCCOM_WAIT_ABORTED ? NCCOM_END_ABORTED : NCCOM_END_RING_GONE;
 			return NRT_FAILURE;
+		}
 		if (w == 0) {
+			tl_end = NCCOM_END_TIMEOUT;
 			peer_suffix(addr, peer, also, sizeof also);
 			nccom_warn(NCCOM_MSG_DEADLINE "%s: %zu of %zu bytes", send_dir ? "sending to" : "receiving from", peer,
 				   sock_timeout, also, total - n, total);
@@ -588,6 +628,7 @@ NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *pe
 		}
 		ssize_t k = send_dir ? send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(fd, p, n, MSG_DONTWAIT);
 		if (k == 0 && !send_dir) {
+			tl_end = NCCOM_END_CLOSED;
 			peer_suffix(addr, peer, also, sizeof also);
 			nccom_warn("%s (%s%s)", NRTABI_MSG_NCCOM_CONNECTION_CLOSED, peer, also);
 			return NRT_FAILURE;
@@ -596,6 +637,7 @@ NRT_STATUS nccom_xfer(int fd, void *buf, size_t n, bool send_dir, const char *pe
 			int e = errno;
 			if (e == EINTR || e == EAGAIN || e == EWOULDBLOCK)
 				continue;
+			tl_end = e == ECONNRESET || e == EPIPE ? NCCOM_END_CLOSED : NCCOM_END_OTHER;
 			peer_suffix(addr, peer, also, sizeof also);
 			if (send_dir)
 				nccom_warn("Call to send to %s%s failed : %s", peer, also, strerror(e));
@@ -630,6 +672,11 @@ NRT_STATUS nccom_recv_frame_by(int fd, void *data, int size, int *got, const cha
 	NRT_STATUS rc = nccom_xfer(fd, &h, sizeof h, false, peer, d);
 	if (rc != NRT_SUCCESS)
 		return rc;
+	if (h.size == BOOTSTRAP_FRAME_ABORT) {
+		/* A peer's abort: the caller reads the rest (nccom_frame_read_abort). */
+		tl_end = NCCOM_END_ABORT_FRAME;
+		return NRT_FAILURE;
+	}
 	if (h.size < 0 || h.size > size) {
 		nccom_warn(NRTABI_MSG_NCCOM_MSG_TRUNCATED " (from %s)", h.size, size, peer);
 		return NRT_FAILURE;

@@ -49,10 +49,14 @@ type ringFault struct {
 	dead  int
 	addr  netip.AddrPort
 	from  *link
+	self  bool // this rank's own failure (a wait that ran out): no rank is named dead
 	err   error
 }
 
 func (f *ringFault) Error() string {
+	if f.self {
+		return fmt.Sprintf("%v (in the %s, step %d: this rank's own failure, which names no rank dead)", f.err, PhaseName(f.phase), f.step)
+	}
 	return fmt.Sprintf("%s, step %d: %s failed: %v", PhaseName(f.phase), f.step, deadName(f.dead, f.addr), f.err)
 }
 
@@ -182,7 +186,7 @@ func (e *Endpoint) linkRank(l *link) int {
 // abort came in on, of the fault err — once per endpoint, default framing
 // only (the extended framing has its ABORT message and its root). The
 // writes run at once, each within abortWriteWithin.
-func (e *Endpoint) floodAbort(err error) {
+func (e *Endpoint) floodAbort(err error, also ...*link) {
 	if e.n.cfg.Extended {
 		return
 	}
@@ -201,6 +205,12 @@ func (e *Endpoint) floodAbort(err error) {
 		return
 	}
 	e.abortOnce.Do(func() {
+		told := make(chan struct{})
+		go func() {
+			defer close(told)
+			e.tellPeers(frame, skip, also)
+		}()
+		defer func() { <-told }()
 		var wg sync.WaitGroup
 		for _, l := range []*link{e.ringSend, e.ringRecv, e.interSend, e.interRecv} {
 			if l == nil || l.c == nil || l == skip {
@@ -217,6 +227,50 @@ func (e *Endpoint) floodAbort(err error) {
 		wg.Wait()
 		e.drainRings()
 	})
+}
+
+// tellPeers writes frame on this rank's point-to-point links (those in
+// also, held by the failing operation, and every other one no operation
+// holds now), each then ended with a FIN and read until the peer hangs up,
+// within drainWithin: a peer that talks to this rank directly must hear why
+// it leaves, or it would take the hang-up for this rank's death
+// (docs/bootstrap-hierarchy.md#abort-frames). Links held by another
+// operation are passed over: that operation ends with the endpoint.
+func (e *Endpoint) tellPeers(frame []byte, skip *link, also []*link) {
+	if e.n.cfg.Hooks != nil && e.n.cfg.Hooks.Deaf {
+		return
+	}
+	ls := append([]*link(nil), also...)
+	for r := range e.peers {
+		if e.sendMu[r].TryLock() {
+			ls = append(ls, e.sendc[r])
+			e.sendMu[r].Unlock()
+		}
+		if e.recvMu[r].TryLock() {
+			ls = append(ls, e.recvc[r])
+			e.recvMu[r].Unlock()
+		}
+	}
+	var wg sync.WaitGroup
+	seen := map[*link]bool{}
+	for _, l := range ls {
+		if l == nil || l.c == nil || l == skip || seen[l] {
+			continue
+		}
+		seen[l] = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = l.c.SetWriteDeadline(time.Now().Add(abortWriteWithin))
+			_, _ = l.c.Write(frame)
+			if tc, ok := l.c.(*net.TCPConn); ok {
+				_ = tc.CloseWrite()
+				_ = tc.SetReadDeadline(time.Now().Add(drainWithin))
+				_, _ = io.Copy(io.Discard, tc)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // drainWithin bounds how long an aborting rank reads its ring links before

@@ -166,7 +166,14 @@ func (e *Endpoint) Send(peer int, data []byte) error {
 		}
 	}
 	if err := e.sendOn(l, abi.BootstrapMsgPeerData, data); err != nil {
-		return e.fail(e.peerGone(peer, err))
+		var hu *hangUp
+		if errors.As(err, &hu) && !e.n.cfg.Extended {
+			// A peer that left a failed world said why before it hung up.
+			if ra := salvageAbort(l); ra != nil {
+				return e.fail(ra)
+			}
+		}
+		return e.fail(e.peerGone(peer, err), l)
 	}
 	return nil
 }
@@ -178,14 +185,17 @@ func (e *Endpoint) Send(peer int, data []byte) error {
 // for the world's next step hear of it through the ring instead of at
 // their timeouts. Any other failure is returned as it is.
 func (e *Endpoint) peerGone(peer int, err error) error {
-	var hu *hangUp
-	if !errors.As(err, &hu) && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
-		return err
-	}
 	var ab *AbortError
 	var ra *RingAbortError
 	if errors.As(err, &ab) || errors.As(err, &ra) || e.st.cause() != nil {
 		return err
+	}
+	var hu *hangUp
+	if !errors.As(err, &hu) && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
+		// This rank's own wait ran out, or the peer broke the protocol:
+		// the world hears of it, but no rank is named dead — the peer it
+		// waited for may be alive and waiting on another.
+		return &ringFault{phase: abi.BootstrapPhasePeer, step: -1, dead: -1, self: true, err: err}
 	}
 	return &ringFault{phase: abi.BootstrapPhasePeer, step: -1, dead: peer, addr: e.peers[peer], err: err}
 }
@@ -208,11 +218,11 @@ func (e *Endpoint) Recv(peer int, data []byte) error {
 		case <-e.st.done:
 			return e.fail(e.st.cause())
 		case <-timer.C:
-			return e.fail(fmt.Errorf("waiting for %s: it did not connect within %s (%s)", e.peerName(peer), t, abi.EnvSockTimeout))
+			return e.fail(e.peerGone(peer, fmt.Errorf("waiting for %s: it did not connect within %s (%s)", e.peerName(peer), t, abi.EnvSockTimeout)))
 		}
 	}
 	if err := e.recvOn(l, abi.BootstrapMsgPeerData, data); err != nil {
-		return e.fail(e.peerGone(peer, err))
+		return e.fail(e.peerGone(peer, err), l)
 	}
 	return nil
 }
@@ -456,7 +466,9 @@ func (e *Endpoint) greet(c net.Conn) {
 // fail turns an operation's error into the endpoint's: the first failure
 // that is not an ABORT from elsewhere is told to every other rank, and every
 // blocked operation is cut short with it.
-func (e *Endpoint) fail(err error) error {
+// also are point-to-point links the failing operation holds (default
+// framing): they hear the abort too (floodAbort).
+func (e *Endpoint) fail(err error, also ...*link) error {
 	if c := e.st.cause(); c != nil {
 		if errors.Is(c, errClosed) {
 			return e.errf("the endpoint is closed")
@@ -474,7 +486,7 @@ func (e *Endpoint) fail(err error) error {
 		case <-t.C:
 		}
 	}
-	e.floodAbort(err)
+	e.floodAbort(err, also...)
 	var ab *AbortError
 	if !errors.As(err, &ab) && e.n.cfg.Extended && !errors.Is(err, errPlantedDeath) {
 		e.failOnce.Do(func() { e.broadcastAbort(e.errf("%w", err).Error()) })

@@ -297,64 +297,11 @@ func (x *uctx) scopeOf(lo int) string {
 }
 
 func (x *uctx) walkScopes() {
-	sc := &scanner{d: x.sc.d}
-	if sc.enterUnit(x.u) != nil || !sc.cuChildren {
-		return
-	}
-	type frame struct {
-		qual string
-		scan bool
-	}
-	stack := []frame{{scan: true}}
-	for sc.c.Left() > 0 && len(stack) > 0 && sc.failed() == nil {
-		at := sc.c.Off()
-		code := sc.c.Uleb()
-		if code == 0 {
-			stack = stack[:len(stack)-1]
-			continue
+	walkNamedScopes(&scanner{d: x.sc.d}, x.u, func(at int, s specScope) {
+		if s.qual != "" {
+			x.scopes[at] = s.qual
 		}
-		a := sc.abbrevAt(code)
-		if a == nil {
-			return
-		}
-		if a.children && len(stack) >= maxScopeDepth {
-			return
-		}
-		top := stack[len(stack)-1]
-		if !top.scan || !a.named {
-			if sc.passOver(a, x.u.end) {
-				stack = append(stack, frame{})
-			}
-			continue
-		}
-		di := sc.decode(a)
-		if top.qual != "" {
-			x.scopes[at] = top.qual
-		}
-		if !di.children {
-			continue
-		}
-		inner := frame{scan: true, qual: top.qual}
-		switch a.tag {
-		case tagNamespace:
-			if !di.export && string(di.name) != "__cxx11" {
-				inner.qual = qualify(top.qual, string(di.name))
-			}
-		case tagStructType, tagClassType, tagUnionType:
-			if len(di.name) == 0 {
-				inner.scan = false
-			} else {
-				inner.qual = qualify(top.qual, string(di.name))
-			}
-		default:
-			inner.scan = false
-		}
-		if !inner.scan && di.sibling > sc.c.Off() && di.sibling <= x.u.end {
-			sc.c.Seek(di.sibling)
-			continue
-		}
-		stack = append(stack, inner)
-	}
+	})
 }
 
 func asInputError(err error, target **InputError) bool {

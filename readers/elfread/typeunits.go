@@ -230,9 +230,18 @@ func walkSpecScopes(d *Debug, u *unit) map[int]specScope {
 	out := map[int]specScope{}
 	// Signatures are not followed (rawSigs): the walk needs names only,
 	// and ScanAll's workers run it while unit headers are being read.
-	sc := &scanner{d: d, rawSigs: true}
+	walkNamedScopes(&scanner{d: d, rawSigs: true}, u, func(at int, s specScope) { out[at] = s })
+	return out
+}
+
+// walkNamedScopes calls visit with the scope (its qualified name, and
+// whether it is inside a class) of every named DIE of u that lies in
+// namespaces and named classes only; other subtrees are passed over.
+// It is the one scope walk of a unit: the lazy lookup's qualified names
+// (uctx.walkScopes) and a type unit's specifications both read it.
+func walkNamedScopes(sc *scanner, u *unit, visit func(at int, s specScope)) {
 	if sc.enterUnit(u) != nil || !sc.cuChildren {
-		return out
+		return
 	}
 	type frame struct {
 		s    specScope
@@ -248,7 +257,7 @@ func walkSpecScopes(d *Debug, u *unit) map[int]specScope {
 		}
 		a := sc.abbrevAt(code)
 		if a == nil || a.children && len(stack) >= maxScopeDepth {
-			break
+			return
 		}
 		top := stack[len(stack)-1]
 		if !top.scan || !a.named {
@@ -258,7 +267,7 @@ func walkSpecScopes(d *Debug, u *unit) map[int]specScope {
 			continue
 		}
 		di := sc.decode(a)
-		out[at] = top.s
+		visit(at, top.s)
 		if !di.children {
 			continue
 		}
@@ -274,9 +283,12 @@ func walkSpecScopes(d *Debug, u *unit) map[int]specScope {
 		default:
 			inner.scan = false
 		}
+		if !inner.scan && di.sibling > sc.c.Off() && di.sibling <= u.end {
+			sc.c.Seek(di.sibling)
+			continue
+		}
 		stack = append(stack, inner)
 	}
-	return out
 }
 
 // specQual is the scope a type unit's definition takes from its

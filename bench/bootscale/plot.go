@@ -239,16 +239,19 @@ func xmlText(s string) string {
 // writePlot writes the SVG next to path and renames it over path, so a
 // failed run leaves the old plot, never half a new one.
 func writePlot(path, policy string, fit *bootsim.Fitted) error {
-	ss, err := plotSeries(policy, fit)
-	if err != nil {
-		return err
-	}
-	title := fmt.Sprintf("Bootstrap time to agreement (L = %s; measured %s)", policyText(policy), fit.Date)
+	// the temporary file first: a plot that cannot be written fails
+	// before the series (a simulation to 100k ranks per point) are made
 	f, err := os.CreateTemp(filepath.Dir(path), ".bootstrap-scaling-*.svg")
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
 	defer os.Remove(f.Name())
+	ss, err := plotSeries(policy, fit)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	title := fmt.Sprintf("Bootstrap time to agreement (L = %s; measured %s)", policyText(policy), fit.Date)
 	if _, err := f.WriteString(renderPlot(title, ss)); err != nil {
 		f.Close()
 		return fmt.Errorf("plot %s: %w", path, err)

@@ -115,7 +115,7 @@ func TestPlot(t *testing.T) {
 	if elems["svg"] != 1 || elems["polyline"] != 9 || elems["circle"] < 9 {
 		t.Errorf("elements %v: want one svg, 9 curves, 9 measured Go points and their legend", elems)
 	}
-	for _, s := range []string{"hier-go measured", "mroot-bidi sim, past one host", "stroke-dasharray", "5 s at 100k"} {
+	for _, s := range []string{"hier-go measured", "mroot-bidi sim, past one host", "stroke-dasharray", "5 s at 100k", "users' report, no public source"} {
 		if !strings.Contains(svg, s) {
 			t.Errorf("the plot has no %q", s)
 		}

@@ -111,6 +111,7 @@ func renderPlot(title string, ss []series) string {
 	if math.IsInf(minY, 0) {
 		minY, maxY = 1e-3, 1
 	}
+	maxY = max(maxY, usersReportSeconds) // the users' report is always on the plot
 	y0, y1 := math.Floor(math.Log10(minY)), math.Ceil(math.Log10(maxY))
 	if y1 <= y0 {
 		y1 = y0 + 1
@@ -178,9 +179,19 @@ func renderPlot(title string, ss []series) string {
 		fmt.Fprintf(&b, `<path d="M %.1f %.1f l 5 5 l -5 5 l -5 -5 z" fill="black"/>`+"\n", x, y-5)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="10" text-anchor="end">%s</text>`+"\n", x-8, y+4, xmlText(a.label))
 	}
+	// the users' report (docs/sources.md#ref-scale-users): no N was given,
+	// so a dotted line across the plot at 150 s, labelled as what it is
+	if y := py(usersReportSeconds); y >= padT && y <= plotH-pB {
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#555" stroke-width="1" stroke-dasharray="2 3"/>`+"\n", padL, y, plotW-padR, y)
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="10" fill="#555">%s</text>`+"\n", padL+4, y-4, xmlText("users' report, no public source: 2.5-min inits on every restart (no N given)"))
+	}
 	b.WriteString("</svg>\n")
 	return b.String()
 }
+
+// usersReportSeconds is the users' 2.5-minute init (not a published
+// figure: docs/sources.md#ref-scale-users).
+const usersReportSeconds = 150
 
 // plotAnchors are the published points the plot marks (docs/sources.md#ref-scale).
 var plotAnchors = []struct {
@@ -228,16 +239,19 @@ func xmlText(s string) string {
 // writePlot writes the SVG next to path and renames it over path, so a
 // failed run leaves the old plot, never half a new one.
 func writePlot(path, policy string, fit *bootsim.Fitted) error {
-	ss, err := plotSeries(policy, fit)
-	if err != nil {
-		return err
-	}
-	title := fmt.Sprintf("Bootstrap time to agreement (L = %s; measured %s)", policyText(policy), fit.Date)
+	// the temporary file first: a plot that cannot be written fails
+	// before the series (a simulation to 100k ranks per point) are made
 	f, err := os.CreateTemp(filepath.Dir(path), ".bootstrap-scaling-*.svg")
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
 	defer os.Remove(f.Name())
+	ss, err := plotSeries(policy, fit)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	title := fmt.Sprintf("Bootstrap time to agreement (L = %s; measured %s)", policyText(policy), fit.Date)
 	if _, err := f.WriteString(renderPlot(title, ss)); err != nil {
 		f.Close()
 		return fmt.Errorf("plot %s: %w", path, err)

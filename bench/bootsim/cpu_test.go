@@ -253,3 +253,27 @@ func TestAgreeRounds(t *testing.T) {
 		t.Errorf("agree - boot = %v s, want %d rounds of %v s", agree.Seconds-boot.Seconds, treeRounds(64)+cubeRounds(64), round)
 	}
 }
+
+// TestHierIntraSleepShare: a hierarchical world's intra rings sleep as a
+// ring of their own L ranks, not of the host's N: the one-way boot of
+// 1024 ranks in instances of 32 is no shorter than its intra rings'
+// messages at the share of a ring of 32 over the cores, which a share
+// judged on all 1024 ranks (the planted fault) would undercut.
+// Microseconds.
+func TestHierIntraSleepShare(t *testing.T) {
+	p := Params{Cores: 2, WakeWork: 3.5e-5, Hop: 8e-5, Gathers: 1}
+	const n, l = 1024, 32
+	r, err := Simulate(Hier, n, l, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	intra := float64(n/l) * msgs(l, ringSteps(l, false), false)
+	own := intra * ringWork(p, l, p.Hop) / float64(p.Cores)
+	host := intra * ringWork(p, n, p.Hop) / float64(p.Cores)
+	if !(host < own) {
+		t.Fatalf("the share of a ring of %d (%v s) is not below that of a ring of %d (%v s): the test cannot tell them apart", n, host, l, own)
+	}
+	if r.Seconds < own {
+		t.Errorf("hier %d/%d boot %v s: under its intra rings' CPU at a ring of %d's share, %v s (the host's %d ranks' share gives %v s)", n, l, r.Seconds, l, own, n, host)
+	}
+}

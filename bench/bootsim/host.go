@@ -41,7 +41,7 @@ func reorder(t, floor []float64) []float64 {
 }
 
 // ringWork is the CPU a message of a ring phase costs the host's cores
-// when n messages are in flight each step and a step's path is h
+// for a ring of n ranks (n messages in flight each step) whose step's path is h
 // (docs/benchmarks.md#the-simulator). A receive that finds its frame
 // already queued costs Work; one that must sleep for it costs WakeWork
 // more, the wake-up. A one-way ring rank depends on its predecessor alone

@@ -34,7 +34,8 @@
 // A ring receive that must sleep for its frame pays a wake-up (WakeWork),
 // one whose frame is already queued only Work: a one-way ring's ranks
 // sleep for a share of their receives that falls as the step's CPU
-// outgrows its path (ringWork), a both-ways ring's once a step. What the
+// outgrows its path (ringWork; a hierarchical world's intra rings by their
+// own L ranks), a both-ways ring's once a step. What the
 // rest of the host leaves the world (Avail, measured) stretches every
 // cost but no sleep (docs/benchmarks.md#the-simulator).
 package bootsim
@@ -427,7 +428,14 @@ func hierGather(t []float64, n, l int, p Params, hop, wake func(active int) floa
 		k := size(j)
 		w += msgs(k, ringSteps(k, p.Bidi), p.Bidi)
 	}
-	floor := minOf(t) + cpu(p, n, w*ringWork(p, n, stepCost(p, hop, n, 1)))
+	// A receive's sleep share is judged on the ring's own ranks (L), not
+	// on every rank of the host: with the share of a ring of n, the
+	// one-way hierarchical rows past 64 ranks were under-charged by
+	// 25-67 % and ran faster than the both-ways ones, which they do not
+	// on this host (docs/benchmarks.md#the-simulator-2026-12-04): an
+	// intra ring's ranks find their frame queued no more often than a
+	// flat ring of L ranks does
+	floor := minOf(t) + cpu(p, n, w*ringWork(p, l, stepCost(p, hop, n, 1)))
 	for j := range intra {
 		intra[j] = max(intra[j], floor)
 	}

@@ -24,16 +24,27 @@ type cEnumValue struct {
 	AliasOf string // the enumerator it aliases, written as its value
 }
 
-// enumModes are gcc's machine modes for the enum sizes other than 4. The
+// enumMode is gcc's machine mode for an enum size other than 4. The
 // mode attribute fixes the underlying size whatever the values:
 // __attribute__((packed)) takes the smallest size that holds them (a 2-byte
 // enum whose values fit a byte would shrink), and C23's enum : type needs
-// gcc 13 (docs/generator.md#enums).
-var enumModes = map[int]string{1: "QI", 2: "HI", 8: "DI"}
+// gcc 13 (docs/generator.md#enums). A switch, not a map built at init
+// (docs/benchmarks.md#start-up-2026-12-04).
+func enumMode(size int) (string, bool) {
+	switch size {
+	case 1:
+		return "QI", true
+	case 2:
+		return "HI", true
+	case 8:
+		return "DI", true
+	}
+	return "", false
+}
 
 func cEnumOf(e spec.Enum) cEnum {
 	ce := cEnum{Name: e.Name, Tag: e.Tag, Size: e.Size, Comment: commentText(fmt.Sprintf("%s, %s", e.Conf, e.Source))}
-	if m, ok := enumModes[e.Size]; ok {
+	if m, ok := enumMode(e.Size); ok {
 		ce.Attr = "__attribute__((mode(" + m + "))) "
 	}
 	ce.Base = fmt.Sprintf("uint%d_t", e.Size*8)

@@ -33,7 +33,15 @@ var exprLevels = [][]string{
 	{"|"}, {"^"}, {"&"}, {"==", "!="}, {"<=", ">=", "<", ">"}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"},
 }
 
-var exprTwoCharOps = map[string]bool{"<<": true, ">>": true, "<=": true, ">=": true, "==": true, "!=": true}
+// exprTwoCharOp reports whether op is a two-character operator (a switch,
+// not a map built at init: docs/benchmarks.md#start-up-2026-12-04).
+func exprTwoCharOp(op string) bool {
+	switch op {
+	case "<<", ">>", "<=", ">=", "==", "!=":
+		return true
+	}
+	return false
+}
 
 type exprParser struct {
 	toks  []string
@@ -86,7 +94,7 @@ func exprTokens(src string) ([]string, error) {
 			}
 			toks = append(toks, src[i:j])
 			i = j
-		case i+1 < len(src) && exprTwoCharOps[src[i:i+2]]:
+		case i+1 < len(src) && exprTwoCharOp(src[i:i+2]):
 			toks = append(toks, src[i:i+2])
 			i += 2
 		case strings.IndexByte("+-*/%&|^~()<>", c) >= 0:

@@ -244,8 +244,15 @@ func (r includeRef) quoted() string {
 	return `"` + r.Name + `"`
 }
 
-// includeDirectives are the directives that open a file by name.
-var includeDirectives = map[string]bool{"include": true, "include_next": true, "import": true, "embed": true}
+// includeDirective reports whether a directive opens a file by name (a
+// switch, not a map built at init: docs/benchmarks.md#start-up-2026-12-04).
+func includeDirective(word string) bool {
+	switch word {
+	case "include", "include_next", "import", "embed":
+		return true
+	}
+	return false
+}
 
 // includeOperators are the operators of #if that open a file by name.
 var includeOperators = []string{"__has_include_next", "__has_include", "__has_embed"}
@@ -272,7 +279,7 @@ func includeNames(src []byte) []includeRef {
 			if j := strings.IndexFunc(rest, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z') }); j >= 0 {
 				word = rest[:j]
 			}
-			if includeDirectives[word] {
+			if includeDirective(word) {
 				if name, angled, ok := headerName(rest[len(word):]); ok {
 					refs = append(refs, includeRef{Directive: "#" + word, Name: name, Angled: angled, Line: first})
 				}

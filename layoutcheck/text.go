@@ -8,7 +8,18 @@ import (
 	"github.com/nrtabi/nrtabi/internal/render"
 )
 
-var marks = map[Severity]string{Info: "  ", Compatible: " ~", Incompatible: " !"}
+// mark is a finding's two-column mark by severity. A switch, not a map: a
+// package-level map is built at init, which every command runs
+// (docs/benchmarks.md#start-up-2026-12-04).
+func mark(s Severity) string {
+	switch s {
+	case Compatible:
+		return " ~"
+	case Incompatible:
+		return " !"
+	}
+	return "  "
+}
 
 // WriteText prints the report grouped by file, then by struct and by
 // contract rule, ending with the one-line verdict.
@@ -60,7 +71,7 @@ func (r *Report) WriteText(w io.Writer) {
 				}
 				printf(w, "    %s %s\n", st, c.Name)
 				for _, fd := range c.Findings {
-					printf(w, "     %s %s [%s, %s]\n", marks[fd.Severity], fd.Message, fd.Kind, fd.Severity)
+					printf(w, "     %s %s [%s, %s]\n", mark(fd.Severity), fd.Message, fd.Kind, fd.Severity)
 					if fd.Waived != nil {
 						printf(w, "        %s\n", fd.Waived.Note())
 					}
@@ -80,7 +91,7 @@ func (r *Report) WriteText(w io.Writer) {
 	r.writeAbsentEnumsText(w)
 	for _, fd := range r.Findings {
 		if fd.Kind == KindMissingStruct {
-			printf(w, "  %s %s [%s, %s]\n", marks[fd.Severity], fd.Message, fd.Kind, fd.Severity)
+			printf(w, "  %s %s [%s, %s]\n", mark(fd.Severity), fd.Message, fd.Kind, fd.Severity)
 		}
 	}
 	for _, n := range r.Notes {
@@ -95,7 +106,7 @@ func (r *Report) WriteText(w io.Writer) {
 func (r *Report) writeFact(w io.Writer, fd Finding) {
 	fd.Walk(func(x Finding, depth int) {
 		indent, arrow := render.Consequence(depth)
-		printf(w, "     %s%s %s%s [%s, %s]\n", indent, marks[x.Severity], arrow, x.Message, x.Kind, x.Severity)
+		printf(w, "     %s%s %s%s [%s, %s]\n", indent, mark(x.Severity), arrow, x.Message, x.Kind, x.Severity)
 		if x.Waived != nil {
 			printf(w, "     %s   %s\n", indent, x.Waived.Note())
 		}

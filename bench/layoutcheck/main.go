@@ -279,6 +279,9 @@ func nrtabiBinary(o options) (bin, how string, err error) {
 		if out, err := build.CombinedOutput(); err != nil {
 			return "", "", fmt.Errorf("CGO_ENABLED=0 go build ./cmd/nrtabi (run from the repository root): %w\n%s", err, out)
 		}
+		if err := rewritten(bin); err != nil {
+			return "", "", err
+		}
 		how = "built from the checkout"
 		if rev, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
 			how += " at " + strings.TrimSpace(string(rev))

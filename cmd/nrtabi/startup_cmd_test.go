@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,20 +16,88 @@ import (
 
 // The start-up guard: what every command pays before it runs, measured by
 // the runtime itself (GODEBUG=inittrace=1 prints one line per package whose
-// init ran). docs/benchmarks.md#start-up-2026-12-03 has the measurements
-// behind the bounds: the packages' inits and the pages they touch are most
-// of what separates nrtabi --help from an empty Go program.
+// init ran). docs/benchmarks.md#start-up-2026-12-03 and
+// docs/benchmarks.md#start-up-2026-12-04 have the measurements behind the
+// bounds: the packages' inits and the pages they touch are most of what
+// separates nrtabi --help from an empty Go program.
 const (
 	// maxInitPackages bounds the packages that run an init: a new
 	// dependency with package-level work raises it for every command.
-	maxInitPackages = 123
+	// 120 since release/diff's and main's maps became switches and
+	// debuginfod's Replacer a function.
+	maxInitPackages = 120
 	// maxOwnInitBytes bounds what this module's packages allocate at init
 	// in all, and maxPkgInitBytes what one of them does: a table the
 	// package needs only for some commands is made on first use
 	// (sync.OnceValue), not at start-up.
-	maxOwnInitBytes = 12 << 10
+	// 5,936 bytes in all at 120 packages.
+	maxOwnInitBytes = 8 << 10
 	maxPkgInitBytes = 4 << 10
 )
+
+// maxScannedData bounds the binary's .data and .bss, the sections that
+// hold pointers: the runtime builds their pointer masks at every start, in
+// time that grows with their size (runtime.runGCProg, 376,561 of --help's
+// 3.1 million instructions at 1,091,000 bytes, 134,202 without the
+// compiled releases: docs/benchmarks.md#start-up-2026-12-04). Static data
+// without pointers (.noptrdata, .rodata) costs nothing at start.
+const maxScannedData = 5 << 18 // 1.25 MiB
+
+// scannedData is the size of path's .data and .bss. A binary without
+// them is an error: a check that found no section has checked nothing.
+func scannedData(path string) (uint64, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var n uint64
+	found := 0
+	for _, name := range []string{".data", ".bss"} {
+		if s := f.Section(name); s != nil {
+			n += s.Size
+			found++
+		}
+	}
+	if found != 2 {
+		return 0, fmt.Errorf("%s: %d of .data and .bss found (is it a Go binary?)", path, found)
+	}
+	return n, nil
+}
+
+// scannedDataViolation says how n breaks limit, or "".
+func scannedDataViolation(n, limit uint64) string {
+	if n <= limit {
+		return ""
+	}
+	return fmt.Sprintf(".data and .bss hold %d bytes, more than %d: the runtime builds their pointer masks at every start; keep large static tables free of pointers (strings, slices, maps) or build them on first use, or raise the bound with the measurement", n, limit)
+}
+
+// TestStartupScannedData holds the binary's pointer-holding data to
+// maxScannedData, and shows the check failing on a bound just under what
+// the binary holds and on a file with no such sections. Cost: reading the
+// section headers of the binary the package's tests build anyway.
+func TestStartupScannedData(t *testing.T) {
+	bin := nrtabiBinary(t)
+	n, err := scannedData(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := scannedDataViolation(n, maxScannedData); v != "" {
+		t.Error(v)
+	}
+	if scannedDataViolation(n, n-1) == "" {
+		t.Errorf("the check passed %d bytes against a bound of %d", n, n-1)
+	}
+	notGo := filepath.Join(t.TempDir(), "empty.o")
+	if err := os.WriteFile(notGo, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scannedData(notGo); err == nil {
+		t.Error("scannedData of an empty file passed")
+	}
+	t.Logf(".data and .bss: %d bytes (bound %d)", n, maxScannedData)
+}
 
 // initRecord is one line of the runtime's inittrace.
 type initRecord struct {

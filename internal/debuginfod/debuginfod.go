@@ -411,7 +411,7 @@ func (c *Client) download(ctx context.Context, server, buildID string, kind Kind
 			// Flattened on purpose: the refusal names bytes the server
 			// sent, which must stay one line; no caller tests the
 			// reader's error type.
-			err = fmt.Errorf("what arrived is refused: %s", oneLine.Replace(verr.Error()))
+			err = fmt.Errorf("what arrived is refused: %s", oneLine(verr.Error()))
 			cd.dir.Remove(tmpName)
 			return "", fmt.Errorf("%s: %s", where, err.Error())
 		}
@@ -557,7 +557,7 @@ func (t *transfer) word(err error) string {
 	case errors.As(err, &redir):
 		return redir.msg
 	case errors.As(err, &unknown), errors.As(err, &invalid), errors.As(err, &host), errors.As(err, &record):
-		return fmt.Sprintf("TLS: %s; if the server's certificate is from a private CA, set SSL_CERT_FILE to its PEM file, else install ca-certificates", oneLine.Replace(unwrapURL(err).Error()))
+		return fmt.Sprintf("TLS: %s; if the server's certificate is from a private CA, set SSL_CERT_FILE to its PEM file, else install ca-certificates", oneLine(unwrapURL(err).Error()))
 	case errors.As(err, &opErr) && opErr.Op == "proxyconnect":
 		// The dial's own OpError inside names the proxy's address.
 		proxy, why := "", opErr.Err
@@ -565,13 +565,13 @@ func (t *transfer) word(err error) string {
 		if errors.As(opErr.Err, &dial) && dial.Addr != nil {
 			proxy, why = " "+dial.Addr.String(), dial.Err
 		}
-		return fmt.Sprintf("the proxy%s: %s; fix http_proxy or https_proxy, or add %s to no_proxy", proxy, oneLine.Replace(why.Error()), t.at.Hostname())
+		return fmt.Sprintf("the proxy%s: %s; fix http_proxy or https_proxy, or add %s to no_proxy", proxy, oneLine(why.Error()), t.at.Hostname())
 	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return fmt.Sprintf("could not connect to %s: %s; is the server up and reachable?", t.at.Host, oneLine.Replace(opErr.Err.Error()))
+		return fmt.Sprintf("could not connect to %s: %s; is the server up and reachable?", t.at.Host, oneLine(opErr.Err.Error()))
 	case errors.As(err, &netErr) && netErr.Timeout():
-		return fmt.Sprintf("no answer in %v (DEBUGINFOD_TIMEOUT): %s; is the server up and reachable?", t.timeout, oneLine.Replace(unwrapURL(err).Error()))
+		return fmt.Sprintf("no answer in %v (DEBUGINFOD_TIMEOUT): %s; is the server up and reachable?", t.timeout, oneLine(unwrapURL(err).Error()))
 	}
-	return oneLine.Replace(unwrapURL(err).Error())
+	return oneLine(unwrapURL(err).Error())
 }
 
 // unwrapURL drops net/http's `Get "URL": ` prefix: the message names the
@@ -633,4 +633,9 @@ func redactUserinfo(v string) string {
 	return v[:from] + "xxxxx" + v[at:]
 }
 
-var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`)
+// oneLine puts a message on one line, its line breaks written as \n and
+// \r. A function, not a strings.Replacer made at init: the package's init
+// runs in every command (docs/benchmarks.md#start-up-2026-12-04).
+func oneLine(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\n", `\n`), "\r", `\r`)
+}

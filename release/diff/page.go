@@ -44,7 +44,19 @@ type mark struct {
 	moved bool
 }
 
-var sevRank = map[Severity]int{Informational: 1, Compatible: 2, Incompatible: 3}
+// sevRank orders the severities, the most severe highest (a switch, not a
+// map built at init: docs/benchmarks.md#start-up-2026-12-04).
+func sevRank(s Severity) int {
+	switch s {
+	case Informational:
+		return 1
+	case Compatible:
+		return 2
+	case Incompatible:
+		return 3
+	}
+	return 0
+}
 
 func verdictGrade(s Summary) html.Grade {
 	switch {
@@ -79,7 +91,7 @@ func pageFact(c Change, old, new *spec.Spec, marks map[string]map[string]mark, o
 			*order = append(*order, st)
 		}
 		for _, m := range members(c) {
-			if x, ok := marks[st][m]; !ok || sevRank[c.Severity] > sevRank[x.sev] {
+			if x, ok := marks[st][m]; !ok || sevRank(c.Severity) > sevRank(x.sev) {
 				marks[st][m] = mark{sev: c.Severity, kind: c.Kind, moved: c.Kind == FieldMoved}
 			}
 		}

@@ -7,18 +7,63 @@ import (
 	"github.com/nrtabi/nrtabi/spec"
 )
 
-// diffKinds are package grade's rules under diff's names (the rules and
-// their severities are grade's, shared with nrtabi check:
-// docs/layoutcheck.md#one-grading).
-var diffKinds = map[grade.Kind]string{
-	grade.Size: StructSize, grade.Moved: FieldMoved, grade.Resized: FieldResized, grade.Retyped: FieldRetyped,
-	grade.Bitfield: FieldBitfield, grade.Removed: FieldRemoved, grade.LaidOver: FieldLaidOver, grade.Added: FieldAdded,
-	grade.OpaqueBounds: StructOpaqueBounds, grade.Renamed: FieldRenamed, grade.TypeRenamed: FieldTypeRenamed,
-	grade.FlexElem: FieldFlexElem, grade.PointerTarget: FieldPointerTarget, grade.UnionWrap: FieldUnionWrap,
-	grade.AddedOpaque: FieldAddedOpaque, grade.AddedPadding: FieldAddedPadding, grade.Undescribed: FieldUndescribed,
+// diffKind is package grade's rule under diff's name (the rules and their
+// severities are grade's, shared with nrtabi check:
+// docs/layoutcheck.md#one-grading), "" for a rule diff does not name. A
+// switch, not a map: a package-level map is built by the package's init,
+// which every command runs (docs/benchmarks.md#start-up-2026-12-04).
+func diffKind(k grade.Kind) string {
+	switch k {
+	case grade.Size:
+		return StructSize
+	case grade.Moved:
+		return FieldMoved
+	case grade.Resized:
+		return FieldResized
+	case grade.Retyped:
+		return FieldRetyped
+	case grade.Bitfield:
+		return FieldBitfield
+	case grade.Removed:
+		return FieldRemoved
+	case grade.LaidOver:
+		return FieldLaidOver
+	case grade.Added:
+		return FieldAdded
+	case grade.OpaqueBounds:
+		return StructOpaqueBounds
+	case grade.Renamed:
+		return FieldRenamed
+	case grade.TypeRenamed:
+		return FieldTypeRenamed
+	case grade.FlexElem:
+		return FieldFlexElem
+	case grade.PointerTarget:
+		return FieldPointerTarget
+	case grade.UnionWrap:
+		return FieldUnionWrap
+	case grade.AddedOpaque:
+		return FieldAddedOpaque
+	case grade.AddedPadding:
+		return FieldAddedPadding
+	case grade.Undescribed:
+		return FieldUndescribed
+	}
+	return ""
 }
 
-var severities = map[grade.Severity]Severity{grade.Info: Informational, grade.Compatible: Compatible, grade.Incompatible: Incompatible}
+// severity is grade's severity under diff's name, "" for one it has none for.
+func severity(s grade.Severity) Severity {
+	switch s {
+	case grade.Info:
+		return Informational
+	case grade.Compatible:
+		return Compatible
+	case grade.Incompatible:
+		return Incompatible
+	}
+	return ""
+}
 
 func (d *differ) structs() {
 	g := grade.New()
@@ -69,7 +114,7 @@ func num(v int64) *int64 {
 
 // fromGrade words a grade finding as a change.
 func fromGrade(f *grade.Finding) Change {
-	c := Change{Kind: diffKinds[f.Kind], Severity: severities[f.Severity], Group: "structs", Subject: f.Path(),
+	c := Change{Kind: diffKind(f.Kind), Severity: severity(f.Severity), Group: "structs", Subject: f.Path(),
 		Old: f.Old, New: f.New, Detail: f.Detail, Grade: string(f.Kind),
 		OldOffset: num(f.OldOffset), NewOffset: num(f.NewOffset), OldSize: num(f.OldSize), NewSize: num(f.NewSize),
 		Fields: f.Fields, Delta: f.Delta, EmbeddedIn: f.EmbeddedIn}

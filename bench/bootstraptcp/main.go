@@ -103,7 +103,7 @@ func rankCmd(ctx context.Context, args []string, out io.Writer) error {
 	}
 	res := worldprog.NewReport(*rank, *nranks)
 	res.Err = runRank(ctx, star{rank: *rank, nranks: *nranks, root: rootAddr, timeout: timeout}, res)
-	res.TDone = time.Now()
+	res.TDone, res.UDone = time.Now(), worldprog.SelfUsage()
 	fmt.Fprintln(out, res.Line(*timing))
 	if res.Err != nil {
 		return launch.ErrFailed

@@ -47,7 +47,7 @@ const starRecordSize = abi.SizeofExtInfo + abi.SizeofEncSigMsg
 // launch.RunLocal passed down, else its own), every rank joins, and res gets
 // the times and the agreement, as a flat-bootstrap rank reports them.
 func runRank(ctx context.Context, s star, res *worldprog.Report) error {
-	res.TStart = time.Now()
+	res.TStart, res.UStart = time.Now(), worldprog.SelfUsage()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	var served chan error
@@ -88,7 +88,8 @@ func joinRank(ctx context.Context, s star, res *worldprog.Report) error {
 	if err != nil {
 		return err
 	}
-	res.TBoot, res.TAgree = time.Now(), time.Now()
+	res.TBoot, res.UBoot = time.Now(), worldprog.SelfUsage()
+	res.TAgree, res.UAgree = res.TBoot, res.UBoot
 	res.Prev, res.Next = (s.rank-1+s.nranks)%s.nranks, (s.rank+1)%s.nranks
 	ap, err := tcp.RootAddr(&got.ID)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"runtime"
@@ -102,7 +102,7 @@ func spawnLocal(ctx context.Context, o Options, errw io.Writer) ([]*localRank, l
 	// Bind the root's socket here, before any rank exists, and hand it to
 	// rank 0: a port only probed for would be free to be taken by a rank's
 	// own listener before rank 0 binds it.
-	rootLn, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	rootLn, err := tcp.ListenPlain(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), 0))
 	if err != nil {
 		return nil, localSummary{}, fmt.Errorf("binding the root's loopback socket: %w", err)
 	}
@@ -399,7 +399,33 @@ func timingLine(ranks []*localRank) string {
 	}
 	start := last("t_start")
 	ms := func(k string) float64 { return float64(last(k)-start) / 1e6 }
-	return fmt.Sprintf("timing: n=%d boot_ms=%.3f agree_ms=%.3f done_ms=%.3f", len(ranks), ms("t_boot"), ms("t_agree"), ms("t_done"))
+	line := fmt.Sprintf("timing: n=%d boot_ms=%.3f agree_ms=%.3f done_ms=%.3f", len(ranks), ms("t_boot"), ms("t_agree"), ms("t_done"))
+	return line + usageSums(ranks)
+}
+
+// usageSums is the CPU and voluntary context switches every rank spent in
+// each phase (start to boot, boot to agree, agree to done), summed over
+// the world from the ranks' u_* fields (worldprog.Usage); "" when a rank
+// reported none, so a sum never stands for part of the world.
+func usageSums(ranks []*localRank) string {
+	var cpu [3]float64
+	var vcsw [3]int64
+	keys := [4]string{"u_start", "u_boot", "u_agree", "u_done"}
+	for _, lr := range ranks {
+		var u [4]worldprog.Usage
+		for i, k := range keys {
+			v, ok := worldprog.ParseUsage(lr.fields[k])
+			if !ok {
+				return ""
+			}
+			u[i] = v
+		}
+		for i := 0; i < 3; i++ {
+			cpu[i] += float64(u[i+1].CPU-u[i].CPU) / 1e6
+			vcsw[i] += u[i+1].Nvcsw - u[i].Nvcsw
+		}
+	}
+	return fmt.Sprintf(" cpu_boot_ms=%.1f cpu_agree_ms=%.1f cpu_done_ms=%.1f vcsw_boot=%d vcsw_agree=%d vcsw_done=%d", cpu[0], cpu[1], cpu[2], vcsw[0], vcsw[1], vcsw[2])
 }
 
 // parseRankLine reads the key=value line a rank prints (worldprog.ParseLine).

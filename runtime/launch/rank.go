@@ -156,6 +156,9 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	finish := func(err error) error {
 		res.Err = err
 		res.TDone = time.Now()
+		if o.Timing {
+			res.UDone = worldprog.SelfUsage()
+		}
 		fmt.Fprintln(out, res.Line(o.Timing))
 		if err != nil {
 			var ce *tcp.CommIDError
@@ -226,6 +229,9 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		}
 	}
 	res.TStart = time.Now()
+	if o.Timing {
+		res.UStart = worldprog.SelfUsage()
+	}
 
 	roots, err := tcp.ParseRoots(abi.EnvBootstrapRoots, os.Getenv(abi.EnvBootstrapRoots))
 	if err != nil {
@@ -277,6 +283,9 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	}
 	defer world.Close()
 	res.TBoot = time.Now()
+	if o.Timing {
+		res.UBoot = worldprog.SelfUsage()
+	}
 	res.Prev, res.Next, res.Cluster = world.Prev(), world.Next(), world.ClusterID()
 	if h, l := world.Hier(); h {
 		res.PerInstance = l
@@ -287,7 +296,7 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	// world that fails after this rank's gather (an abort heard on its
 	// ring links or listener) ends them at once, with the dead rank's name
 	// (docs/bootstrap-hierarchy.md#abort-frames).
-	comms := &timedComms{Comms: tcp.NewComms(world.Context(), n)}
+	comms := &timedComms{Comms: tcp.NewComms(world.Context(), n), usage: o.Timing}
 	defer comms.Close()
 	rt, err := collectives.New(bootstrapCore{}, comms, collectives.Options{Logger: log, GroupInit: groupInit})
 	if err != nil {
@@ -305,7 +314,7 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		return finish(err)
 	}
 	node, bound, err := worldprog.InitGroupComm(rt, c, 0, 0)
-	res.TAgree, res.Bound = comms.lastInit, bound
+	res.TAgree, res.UAgree, res.Bound = comms.lastInit, comms.lastUsage, bound
 	if err != nil {
 		return finish(err)
 	}
@@ -396,22 +405,32 @@ func worldGroup(o Options) *collectives.Context {
 type timedComms struct {
 	*tcp.Comms
 	lastInit time.Time
+	// usage: also take the process's Usage at lastInit (--timing)
+	usage     bool
+	lastUsage worldprog.Usage
+}
+
+func (t *timedComms) stamp() {
+	t.lastInit = time.Now()
+	if t.usage {
+		t.lastUsage = worldprog.SelfUsage()
+	}
 }
 
 func (t *timedComms) InitComm(rankN int, id *collectives.UniqueID, rank int, bypassGraph bool) (uintptr, error) {
-	t.lastInit = time.Now()
+	t.stamp()
 	return t.Comms.InitComm(rankN, id, rank, bypassGraph)
 }
 
 // InitCommSplit is InitComm of a split of the world, timed alike.
 func (t *timedComms) InitCommSplit(world transport.Transport, rankN int, id *collectives.UniqueID, rank int, bypassGraph bool) (uintptr, error) {
-	t.lastInit = time.Now()
+	t.stamp()
 	return t.Comms.InitCommSplit(world, rankN, id, rank, bypassGraph)
 }
 
 // InitCommHier is InitComm over the 2-tier bootstrap, timed alike.
 func (t *timedComms) InitCommHier(rankN int, id *collectives.UniqueID, rank, l int, bypassGraph bool) (uintptr, error) {
-	t.lastInit = time.Now()
+	t.stamp()
 	return t.Comms.InitCommHier(rankN, id, rank, l, bypassGraph)
 }
 

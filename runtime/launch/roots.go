@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/netip"
 	"os"
 
@@ -35,7 +34,7 @@ func bootScalable(ctx context.Context, o Options, n *tcp.Net, roots []netip.Addr
 			return nil, nil, err
 		}
 		if ln == nil {
-			if ln, err = net.ListenTCP("tcp", net.TCPAddrFromAddrPort(roots[i])); err != nil {
+			if ln, err = tcp.ListenPlain(roots[i]); err != nil {
 				return nil, nil, fmt.Errorf("root %d of %d cannot listen on %s: %w", i, len(roots), roots[i], err)
 			}
 		}
@@ -73,7 +72,7 @@ func localRoots(o Options, n, l int, extended bool) (int, error) {
 // before any rank exists, each handed to the first rank of its range.
 func bindRoots(r int) (addrs []string, files []*os.File, err error) {
 	for range r - 1 {
-		ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		ln, err := tcp.ListenPlain(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), 0))
 		if err != nil {
 			return addrs, files, fmt.Errorf("binding a root's loopback socket: %w", err)
 		}

@@ -87,6 +87,9 @@ type Report struct {
 	Err                   error
 	TStart, TBoot, TAgree time.Time
 	TDone                 time.Time
+	// UStart .. UDone are the process's Usage at those stamps (timing
+	// only; zero: not shown).
+	UStart, UBoot, UAgree, UDone Usage
 }
 
 // NewReport is the report of rank before anything happened.
@@ -129,6 +132,9 @@ func (r *Report) Line(timing bool) string {
 			return t.UnixNano()
 		}
 		s += fmt.Sprintf(" t_start=%d t_boot=%d t_agree=%d t_done=%d", ns(r.TStart), ns(r.TBoot), ns(r.TAgree), ns(r.TDone))
+		if r.UStart != (Usage{}) && r.UDone != (Usage{}) {
+			s += " u_start=" + r.UStart.text() + " u_boot=" + r.UBoot.text() + " u_agree=" + r.UAgree.text() + " u_done=" + r.UDone.text()
+		}
 	}
 	return s
 }

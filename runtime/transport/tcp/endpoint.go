@@ -147,6 +147,10 @@ func (e *Endpoint) check(peer int) error {
 }
 
 // Send delivers data to peer over the connection opened on the first send.
+// The opening and the first message go out in one write, so the peer
+// reads them in one wake-up instead of three
+// (docs/benchmarks.md#the-agree-phase-s-cpu-2026-12-04); the bytes are
+// those of three writes.
 func (e *Endpoint) Send(peer int, data []byte) error {
 	if err := e.check(peer); err != nil {
 		return err
@@ -154,6 +158,7 @@ func (e *Endpoint) Send(peer int, data []byte) error {
 	e.sendMu[peer].Lock()
 	defer e.sendMu[peer].Unlock()
 	l := e.sendc[peer]
+	var out net.Buffers
 	if l == nil {
 		var err error
 		if l, err = dial(e.peers[peer].String(), e.peerName(peer), e.n.cfg.Timeout, e.st); err != nil {
@@ -161,11 +166,10 @@ func (e *Endpoint) Send(peer int, data []byte) error {
 		}
 		e.st.add(l.c)
 		e.sendc[peer] = l
-		if err := e.openPeer(l); err != nil {
-			return e.fail(e.peerGone(peer, err))
-		}
+		out = e.peerOpening()
 	}
-	if err := e.sendOn(l, abi.BootstrapMsgPeerData, data); err != nil {
+	out = append(out, e.msgOut(abi.BootstrapMsgPeerData, data)...)
+	if err := l.writeAll("sending "+msgName(abi.BootstrapMsgPeerData)+" to", out); err != nil {
 		var hu *hangUp
 		if errors.As(err, &hu) && !e.n.cfg.Extended {
 			// A peer that left a failed world said why before it hung up.
@@ -227,16 +231,27 @@ func (e *Endpoint) Recv(peer int, data []byte) error {
 	return nil
 }
 
-// openPeer is what a new point-to-point connection opens with: the
-// extended HELLO, or upstream's framed {rank}{tag}.
+// openPeer writes peerOpening alone (the tests' fake peers open with it).
 func (e *Endpoint) openPeer(l *link) error {
+	return l.writeAll("sending its opening to", e.peerOpening())
+}
+
+// peerOpening is what a new point-to-point connection opens with: the
+// extended HELLO, or upstream's framed {rank}{tag} (two frames, as upstream
+// sends them; the bytes are the same in one write).
+func (e *Endpoint) peerOpening() net.Buffers {
 	if e.n.cfg.Extended {
-		return e.sendHello(l, abi.BootstrapChannelPeer)
+		return msgBufs(abi.BootstrapMsgHello, e.hello(abi.BootstrapChannelPeer))
 	}
-	if err := l.sendFrame(putInt(e.rank), "its rank"); err != nil {
-		return err
+	return append(frameBufs(putInt(e.rank)), frameBufs(putInt(int(abi.BootstrapP2PTag)))...)
+}
+
+// msgOut is one message in the endpoint's framing, ready for writeAll.
+func (e *Endpoint) msgOut(typ uint32, data []byte) net.Buffers {
+	if e.n.cfg.Extended {
+		return msgBufs(typ, data)
 	}
-	return l.sendFrame(putInt(int(abi.BootstrapP2PTag)), "its tag")
+	return frameBufs(data)
 }
 
 // sendOn and recvOn move one message in the endpoint's framing (typ only
@@ -379,10 +394,15 @@ func (e *Endpoint) ringSteps(send, recv *link, data []byte, bounds []int, k, ran
 }
 
 func (e *Endpoint) sendHello(l *link, channel uint32) error {
+	return l.send(abi.BootstrapMsgHello, e.hello(channel))
+}
+
+// hello is this rank's HELLO payload for channel.
+func (e *Endpoint) hello(channel uint32) []byte {
 	var b [abi.SizeofBootstrapPeerHello]byte
 	h := abi.BootstrapPeerHello{Sanity: abi.BootstrapSanity, Rank: int32(e.rank), Nranks: int32(e.size), Channel: channel}
 	h.MarshalTo(b[:])
-	return l.send(abi.BootstrapMsgHello, b[:])
+	return b[:]
 }
 
 func (e *Endpoint) readHello(l *link) (abi.BootstrapPeerHello, error) {

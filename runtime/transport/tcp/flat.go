@@ -59,7 +59,7 @@ func (n *Net) initFlat(ctx context.Context, root netip.AddrPort, rank, nranks in
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.ListenTCP("tcp", net.TCPAddrFromAddrPort(netip.AddrPortFrom(iface.Addr, 0)))
+	ln, err := ListenPlain(netip.AddrPortFrom(iface.Addr, 0))
 	if err != nil {
 		return nil, fmt.Errorf("rank %d: cannot listen on %s: %w", rank, iface, err)
 	}

@@ -93,18 +93,34 @@ func (l *link) send(typ uint32, payload []byte) error {
 	var hdr [abi.BootstrapMsgHeaderSize]byte
 	h := abi.BootstrapMsgHeader{Type: typ, Length: uint32(len(payload))}
 	h.MarshalTo(hdr[:])
-	what := "sending " + msgName(typ) + " to"
+	return l.writeAll("sending "+msgName(typ)+" to", net.Buffers{hdr[:], payload})
+}
+
+// writeAll writes bufs in one gathered write (one writev) within the
+// timeout, the link's cause first; what names the write in an error
+// ("sending X to"). Several frames meant for the peer at once go out
+// together: each write on loopback wakes the reader, and a rank's
+// wake-ups are what a world of more ranks than cores pays for
+// (docs/benchmarks.md#the-agree-phase-s-cpu-2026-12-04).
+func (l *link) writeAll(what string, bufs net.Buffers) error {
 	if err := l.c.SetWriteDeadline(time.Now().Add(l.timeout)); err != nil {
 		return l.ioErr(what, err)
 	}
 	if err := l.cause(); err != nil {
 		return err
 	}
-	bufs := net.Buffers{hdr[:], payload}
 	if _, err := bufs.WriteTo(l.c); err != nil {
 		return l.ioErr(what, err)
 	}
 	return nil
+}
+
+// msgBufs is one extended frame (header, payload) ready for writeAll.
+func msgBufs(typ uint32, payload []byte) net.Buffers {
+	var hdr [abi.BootstrapMsgHeaderSize]byte
+	h := abi.BootstrapMsgHeader{Type: typ, Length: uint32(len(payload))}
+	h.MarshalTo(hdr[:])
+	return net.Buffers{hdr[:], payload}
 }
 
 // recvHeader reads the next header within the timeout (none when idle is

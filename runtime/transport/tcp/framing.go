@@ -25,20 +25,15 @@ const frameSizeBytes = abi.SizeofBootstrapFrameSize
 // sendFrame writes one default frame within the timeout, prefix and data
 // in one gathered write.
 func (l *link) sendFrame(data []byte, what string) error {
+	return l.writeAll("sending "+what+" to", frameBufs(data))
+}
+
+// frameBufs is one default frame (size prefix, data) ready for writeAll.
+func frameBufs(data []byte) net.Buffers {
 	var hdr [frameSizeBytes]byte
 	fs := abi.BootstrapFrameSize{Size: int32(len(data))}
 	fs.MarshalTo(hdr[:])
-	if err := l.c.SetWriteDeadline(time.Now().Add(l.timeout)); err != nil {
-		return l.ioErr("sending "+what+" to", err)
-	}
-	if err := l.cause(); err != nil {
-		return err
-	}
-	bufs := net.Buffers{hdr[:], data}
-	if _, err := bufs.WriteTo(l.c); err != nil {
-		return l.ioErr("sending "+what+" to", err)
-	}
-	return nil
+	return net.Buffers{hdr[:], data}
 }
 
 // DecodeFrameSize reads a default frame's size prefix and checks it against

@@ -1,12 +1,14 @@
 package tcp
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
 )
@@ -30,34 +32,89 @@ type hostInterface struct {
 	Prefixes []netip.Prefix
 }
 
+// systemInterfaces lists the host's interfaces and their addresses with two
+// netlink dumps: the links (net.Interfaces) and one of every address,
+// split by interface index here. net.Interface.Addrs dumps every address
+// of the host once per interface: on a host of four interfaces, five dumps
+// in every rank's bootstrap setup, a tenth of it
+// (docs/benchmarks.md#the-agree-phase-s-cpu-2026-12-04).
 func systemInterfaces() ([]hostInterface, error) {
 	ifs, err := net.Interfaces()
 	if err != nil {
 		return nil, fmt.Errorf("listing network interfaces: %w", err)
 	}
+	tab, err := syscall.NetlinkRIB(syscall.RTM_GETADDR, syscall.AF_UNSPEC)
+	if err != nil {
+		return nil, fmt.Errorf("listing interface addresses: netlink RTM_GETADDR: %w", err)
+	}
+	byIndex, err := addrDump(tab)
+	if err != nil {
+		return nil, fmt.Errorf("listing interface addresses: %w", err)
+	}
 	out := make([]hostInterface, 0, len(ifs))
 	for _, ifi := range ifs {
-		hi := hostInterface{Name: ifi.Name, Up: ifi.Flags&net.FlagUp != 0}
-		addrs, err := ifi.Addrs()
-		if err != nil {
+		out = append(out, hostInterface{Name: ifi.Name, Up: ifi.Flags&net.FlagUp != 0, Prefixes: byIndex[ifi.Index]})
+	}
+	return out, nil
+}
+
+// addrDump reads an RTM_GETADDR dump into each interface index's
+// prefixes, in the dump's order: an RTM_NEWADDR's IFA_LOCAL when it has
+// one (a point-to-point link's IFA_ADDRESS is the far end), else its
+// IFA_ADDRESS, as net.Interface.Addrs reads them. An address of another
+// family or of the wrong length is skipped; a message too short for its
+// header is refused. No zone: link-local addresses, the only ones that
+// need one, are never used (see usable).
+func addrDump(tab []byte) (map[int][]netip.Prefix, error) {
+	msgs, err := syscall.ParseNetlinkMessage(tab)
+	if err != nil {
+		return nil, fmt.Errorf("a netlink dump that does not parse: %w", err)
+	}
+	out := map[int][]netip.Prefix{}
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Header.Type == syscall.NLMSG_DONE {
+			break
+		}
+		if m.Header.Type != syscall.RTM_NEWADDR {
 			continue
 		}
-		for _, a := range addrs {
-			ipn, ok := a.(*net.IPNet)
-			if !ok {
-				continue
-			}
-			ip, ok := netip.AddrFromSlice(ipn.IP)
-			if !ok {
-				continue
-			}
-			ones, _ := ipn.Mask.Size()
-			// No zone: link-local addresses, the only ones that need one, are
-			// never used (see usable).
-			ip = ip.Unmap()
-			hi.Prefixes = append(hi.Prefixes, netip.PrefixFrom(ip, ones))
+		if len(m.Data) < syscall.SizeofIfAddrmsg {
+			return nil, fmt.Errorf("an RTM_NEWADDR of %d bytes, shorter than its %d-byte header", len(m.Data), syscall.SizeofIfAddrmsg)
 		}
-		out = append(out, hi)
+		// struct ifaddrmsg: family, prefixlen, flags, scope (u8), index (u32)
+		family, bits, index := m.Data[0], int(m.Data[1]), int(int32(binary.NativeEndian.Uint32(m.Data[4:8])))
+		attrs, err := syscall.ParseNetlinkRouteAttr(m)
+		if err != nil {
+			return nil, fmt.Errorf("an RTM_NEWADDR whose attributes do not parse: %w", err)
+		}
+		var addr, local []byte
+		for _, a := range attrs {
+			switch a.Attr.Type {
+			case syscall.IFA_ADDRESS:
+				addr = a.Value
+			case syscall.IFA_LOCAL:
+				local = a.Value
+			}
+		}
+		if local != nil {
+			addr = local
+		}
+		want := 4
+		if family == syscall.AF_INET6 {
+			want = 16
+		} else if family != syscall.AF_INET {
+			continue
+		}
+		if len(addr) != want || bits > 8*want {
+			continue
+		}
+		ip, _ := netip.AddrFromSlice(addr)
+		p := netip.PrefixFrom(ip.Unmap(), bits)
+		if !p.IsValid() {
+			continue // a v4-mapped IPv6 address with more bits than IPv4 has
+		}
+		out[index] = append(out[index], p)
 	}
 	return out, nil
 }

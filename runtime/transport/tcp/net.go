@@ -1,8 +1,10 @@
 package tcp
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/netip"
 	"sync"
 	"time"
@@ -77,4 +79,22 @@ func (n *Net) vncGate() (uint32, error) {
 		return 0, fmt.Errorf("nrt_get_total_vnc_count: %w", err)
 	}
 	return c, nil
+}
+
+// ListenPlain listens on addr with a plain TCP socket. Go's listeners ask
+// for Multipath TCP by default (Go 1.24, GODEBUG multipathtcp), and on a
+// kernel with net.mptcp.enabled=1 every rank's listener was an MPTCP
+// socket, whose accepts of the peers' plain TCP connections (the reference
+// libnccom and the Go dialers never ask for MPTCP) cost more and buy
+// nothing: the bootstrap is one TCP connection per link, as upstream's.
+// At 256 ranks the MPTCP listen was a fifth of each rank's bootstrap setup
+// (docs/benchmarks.md#the-agree-phase-s-cpu-2026-12-04).
+func ListenPlain(addr netip.AddrPort) (*net.TCPListener, error) {
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	l, err := lc.Listen(context.Background(), "tcp", net.TCPAddrFromAddrPort(addr).String())
+	if err != nil {
+		return nil, err
+	}
+	return l.(*net.TCPListener), nil
 }

@@ -55,7 +55,7 @@ func (n *Net) CreateRoot(ctx context.Context, addr netip.AddrPort, nranks int, g
 	if err := n.rootGate(nranks); err != nil {
 		return nil, err
 	}
-	ln, err := net.ListenTCP("tcp", net.TCPAddrFromAddrPort(addr))
+	ln, err := ListenPlain(addr)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			return nil, fmt.Errorf("bootstrap root cannot listen on %s: the port is in use by another process; give %s a free port", addr, abi.EnvRootCommID)

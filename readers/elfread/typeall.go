@@ -116,7 +116,7 @@ func (g *Types) buildUnit(wk **typeWorker, it scanItem, later bool) *unitGraph {
 		w.sc = &scanner{d: ug.p, names: w.names, recycle: true, sigsLater: later}
 	}
 	err := Guard(func() error {
-		if later && !plantNoSigRefsCheck {
+		if later {
 			if refs, err := w.sc.unitSigRefs(it.u); err != nil || refs {
 				// An abbreviation fault is reported by the decode after
 				// the listing, in unit order.
@@ -130,15 +130,10 @@ func (g *Types) buildUnit(wk **typeWorker, it scanItem, later bool) *unitGraph {
 		// A decode that began and met a signature: its worker's state is
 		// not reused.
 		*wk = nil
-		fedLater.Add(1)
 		return nil
 	}
 	if ug == nil {
-		fedLater.Add(1)
 		return nil
-	}
-	if later {
-		fedBuilt.Add(1)
 	}
 	if err != nil {
 		if ug.err == nil {
@@ -148,18 +143,6 @@ func (g *Types) buildUnit(wk **typeWorker, it scanItem, later bool) *unitGraph {
 	}
 	return ug
 }
-
-// fedBuilt and fedLater count the units ScanAllTypes' workers decoded
-// beside the listing and those they left for after it (tests: the
-// pipeline decodes a unit without type units in the feed).
-var fedBuilt, fedLater atomic.Int64
-
-// plantNoSigRefsCheck is a planted fault for the tests only: the feed's
-// workers skip the abbreviation check of a unit that may name a type
-// unit, so that its decode meets the signature itself, which the
-// scanner must refuse (sigsLater) and the unit be decoded again after
-// the listing, with the same graph.
-var plantNoSigRefsCheck bool
 
 // finish is steps 2 and 3, once every unit is built (res in unit order,
 // each without an error).

@@ -30,10 +30,9 @@ const allWindow = 4
 // extractAll writes the fragment of every named definition of the DWARF
 // (ExtractOptions.All) to w (docs/nrtabi-extract.md#every-type---all):
 //
-//  1. elfread.ScanAllTypes indexes the named definitions on opt.Jobs
-//     workers, in unit order, and decodes every type of every unit into
-//     the one graph on the same workers, unit by unit as a compressed
-//     .debug_info is inflated;
+//  1. elfread.ScanAll indexes the named definitions on opt.Jobs workers,
+//     in unit order, and elfread.AllTypes decodes every type of every
+//     unit into the one graph, on opt.Jobs workers too;
 //  2. serially, each struct of the index gets its row name (or is left
 //     out, counted) and each enum its row: from here on the set of rows is
 //     fixed, so a member naming another struct needs nothing of that
@@ -50,15 +49,16 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 		jobs = elfread.DefaultJobs()
 	}
 	start := time.Now()
-	// One pass: the types are decoded beside the scan, while a compressed
-	// .debug_info is still being inflated.
-	idx, _, err := dbg.ScanAllTypes(ctx, jobs)
+	idx, err := dbg.ScanAll(ctx, jobs)
 	if err != nil {
 		return err
 	}
 	st := opt.Stats
 	if st == nil {
 		st = &ExtractStats{}
+	}
+	if _, err := dbg.AllTypes(ctx, jobs); err != nil {
+		return err
 	}
 	st.ScanTime = time.Since(start)
 	start = time.Now()

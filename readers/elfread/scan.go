@@ -51,10 +51,6 @@ type abbrevSlot struct {
 	tab   []abbrev
 	attrs []attrSpec
 	sigs  bool // some abbreviation carries DW_AT_signature
-	// sigRefs: some attribute may name a type unit (DW_AT_signature, a
-	// DW_FORM_ref_sig8 or a DW_FORM_indirect that may be one), so a
-	// decode of the unit's types may need the signature table.
-	sigRefs bool
 }
 
 type abbrevKey struct {
@@ -78,13 +74,7 @@ type scanner struct {
 	tabSig bool // tab has a DW_AT_signature stub (typeunits.go)
 	// rawSigs: decode leaves signatures unresolved (ScanAll's workers,
 	// which run while the unit headers are still being read).
-	rawSigs bool
-	// sigsLater: the unit headers are still being read (ScanAllTypes'
-	// workers), so the signature table cannot be made yet: a signature
-	// the decode meets fails it with errSigsLater, and the unit is
-	// decoded again once the headers are all read.
-	sigsLater  bool
-	metSigs    bool // a signature was refused with errSigsLater
+	rawSigs    bool
 	strOffBase uint64
 	c          cursor // over the unit's bytes of .debug_info
 	err        error  // a failure outside the cursor (abbreviations, strings)
@@ -285,14 +275,14 @@ func (sc *scanner) abbrevTable(u *unit, slot int) ([]abbrev, error) {
 	spans := sc.spans[:0]
 	var tab []abbrev
 	var all []attrSpec
-	sigs, sigRefs := false, false
+	sigs := false
 again:
 	if err := sc.d.ensure(sc.d.abbrevZ, want); err != nil {
 		return nil, err
 	}
 	c := newCursor(".debug_abbrev", sc.d.abbrev, int(u.abbrevOff), sc.d.order)
 	tab, all, spans = sl.tab[:0], sl.attrs[:0], spans[:0]
-	sigs, sigRefs = false, false
+	sigs = false
 	for c.Err() == nil {
 		code := c.Uleb()
 		if code == 0 {
@@ -331,9 +321,6 @@ again:
 			if at == attrSignature {
 				a.sig = true
 			}
-			if at == attrSignature || fm == formRefSig8 || fm == formIndirect {
-				sigRefs = true
-			}
 			if fs < 0 || a.fixed < 0 {
 				a.fixed = -1
 			} else {
@@ -358,7 +345,7 @@ again:
 		tab[sp.code].attrs = all[sp.from:sp.to:sp.to]
 	}
 	sc.spans = spans
-	sl.key, sl.valid, sl.tab, sl.attrs, sl.sigs, sl.sigRefs = key, true, tab, all, sigs, sigRefs
+	sl.key, sl.valid, sl.tab, sl.attrs, sl.sigs = key, true, tab, all, sigs
 	return tab, nil
 }
 

@@ -114,57 +114,8 @@ var scanAllRuns atomic.Int64
 // without locking. The first error in unit order is returned, whatever
 // worker met it first.
 func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
-	idx, _, _, err := d.scanAll(ctx, jobs, nil)
-	return idx, err
-}
-
-// ScanAllTypes is ScanAll and AllTypes in one pass over the units: each
-// worker that scans a unit decodes its types too (AllTypes' step 1), so
-// that the decoding of types overlaps the serial inflation of a
-// compressed .debug_info as the scan does, instead of waiting for it
-// (docs/layoutcheck.md#the-parallel-scan). A unit that may name a type
-// unit is decoded after the listing, once the signatures can be resolved.
-// The Index and the graph are those of ScanAll and AllTypes, for every
-// jobs; a scan error comes first, as if ScanAll had run first.
-func (d *Debug) ScanAllTypes(ctx context.Context, jobs int) (*Index, *Types, error) {
 	if jobs < 1 {
-		return nil, nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
-	}
-	g := d.Types()
-	g.allMu.Lock()
-	defer g.allMu.Unlock()
-	g.mu.Lock()
-	filled := g.filled
-	g.mu.Unlock()
-	if filled {
-		idx, err := d.ScanAll(ctx, jobs)
-		return idx, g, err
-	}
-	idx, items, res, err := d.scanAll(ctx, jobs, g)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := g.buildUnits(ctx, items, res, jobs); err != nil {
-		return nil, nil, err
-	}
-	if err := g.finish(ctx, res, jobs); err != nil {
-		return nil, nil, err
-	}
-	return idx, g, nil
-}
-
-// scanSlot is a unit's result of scanAll: its definitions, and its types
-// (AllTypes' step 1) when the scan decodes them too.
-type scanSlot struct {
-	unitTypes
-	ug *unitGraph
-}
-
-// scanAll is ScanAll; with g, each worker decodes each unit's types into
-// a unitGraph too (ScanAllTypes), nil for a unit left for later.
-func (d *Debug) scanAll(ctx context.Context, jobs int, g *Types) (*Index, []scanItem, []*unitGraph, error) {
-	if jobs < 1 {
-		return nil, nil, nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
+		return nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
 	}
 	idx := &Index{}
 	for _, p := range d.all() {
@@ -178,11 +129,10 @@ func (d *Debug) scanAll(ctx context.Context, jobs int, g *Types) (*Index, []scan
 		}
 		return true
 	}
-	slots, items, err := feedUnits(ctx, d, jobs, keep, func() func(scanItem, *scanSlot) {
+	slots, items, err := feedUnits(ctx, d, jobs, keep, func() func(scanItem, *unitTypes) {
 		// One scanner per worker, for every unit of its part it takes.
 		var sc *scanner
-		var wk *typeWorker
-		return func(it scanItem, r *scanSlot) {
+		return func(it scanItem, r *unitTypes) {
 			if err := ctx.Err(); err != nil {
 				r.err = err
 			} else {
@@ -191,12 +141,9 @@ func (d *Debug) scanAll(ctx context.Context, jobs int, g *Types) (*Index, []scan
 				}
 				// SetPanicOnFault is per goroutine: each worker guards
 				// its own reads of the mapping (fault.go).
-				if err := Guard(func() error { r.unitTypes = sc.unitTypes(it.u); return nil }); err != nil {
-					r.unitTypes = unitTypes{err: err}
+				if err := Guard(func() error { *r = sc.unitTypes(it.u); return nil }); err != nil {
+					*r = unitTypes{err: err}
 					sc = nil
-				}
-				if g != nil && r.err == nil {
-					r.ug = g.buildUnit(&wk, it, true)
 				}
 			}
 			if plantCompletionOrder {
@@ -207,13 +154,12 @@ func (d *Debug) scanAll(ctx context.Context, jobs int, g *Types) (*Index, []scan
 		}
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	idx.Units = len(items)
 	res := make([]unitTypes, len(slots))
-	graphs := make([]*unitGraph, len(slots))
 	for i, r := range slots {
-		res[i], graphs[i] = r.unitTypes, r.ug
+		res[i] = *r
 	}
 	if !plantCompletionOrder {
 		order = order[:0]
@@ -228,7 +174,7 @@ func (d *Debug) scanAll(ctx context.Context, jobs int, g *Types) (*Index, []scan
 		// resolve through it without a second scan (defsIndex).
 		d.Types().scanned.Store(out)
 	}
-	return out, items, graphs, err
+	return out, err
 }
 
 // merge lists the units' definitions in order, each qualified name once

@@ -66,96 +66,48 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 		}
 	}
 	res := make([]*unitGraph, len(items))
-	if err := g.buildUnits(ctx, items, res, jobs); err != nil {
-		return nil, err
-	}
-	if err := g.finish(ctx, res, jobs); err != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
-// buildUnits is step 1 for each unit whose res slot is nil, on jobs
-// workers; the first unit error in unit order is returned.
-func (g *Types) buildUnits(ctx context.Context, items []scanItem, res []*unitGraph, jobs int) error {
-	var todo []int
-	for i, ug := range res {
-		if ug == nil {
-			todo = append(todo, i)
-		}
-	}
 	// One scanner per worker and part: its abbreviation slots and name
 	// copies serve every unit the worker takes.
 	// parallel starts no more workers than units (-j is the user's number).
-	workers := make([]*typeWorker, min(jobs, max(len(todo), 1)))
-	err := parallel(ctx, len(todo), jobs, func(w, k int) error {
-		i := todo[k]
-		res[i] = g.buildUnit(&workers[w], items[i], false)
-		return res[i].err
-	})
-	for i, ug := range res {
-		if ug != nil && ug.err != nil {
-			return wrapUnitErr(items[i].p, ug.err)
+	workers := make([]*typeWorker, min(jobs, max(len(items), 1)))
+	err := parallel(ctx, len(items), jobs, func(w, i int) error {
+		ug := &unitGraph{p: items[i].p, u: items[i].u, void: g.void}
+		res[i] = ug
+		if workers[w] == nil {
+			workers[w] = newTypeWorker()
 		}
-	}
-	return err
-}
-
-// buildUnit is step 1 for the unit of it on the worker *wk (made when
-// nil). With later (ScanAllTypes' workers, while the unit headers are
-// still being read) a unit that may name a type unit is left for after
-// the listing: nil is returned, and the worker is dropped when its decode
-// had begun. A memory fault is the unit's error.
-func (g *Types) buildUnit(wk **typeWorker, it scanItem, later bool) *unitGraph {
-	ug := &unitGraph{p: it.p, u: it.u, void: g.void}
-	if *wk == nil {
-		*wk = newTypeWorker()
-	}
-	w := *wk
-	if w.sc == nil || w.sc.d != ug.p {
-		w.sc = &scanner{d: ug.p, names: w.names, recycle: true, sigsLater: later}
-	}
-	err := Guard(func() error {
-		if later {
-			if refs, err := w.sc.unitSigRefs(it.u); err != nil || refs {
-				// An abbreviation fault is reported by the decode after
-				// the listing, in unit order.
-				ug = nil
-				return nil
+		wk := workers[w]
+		if wk.sc == nil || wk.sc.d != ug.p {
+			wk.sc = &scanner{d: ug.p, names: wk.names, recycle: true}
+		}
+		err := Guard(func() error { return ug.build(wk) })
+		if err != nil {
+			wk.sc = nil
+		}
+		return err
+	})
+	if err != nil {
+		for i, ug := range res {
+			if ug != nil && ug.err != nil {
+				return nil, wrapUnitErr(items[i].p, ug.err)
 			}
 		}
-		return ug.build(w)
-	})
-	if w.sc.metSigs {
-		// A decode that began and met a signature: its worker's state is
-		// not reused.
-		*wk = nil
-		return nil
+		return nil, err
 	}
-	if ug == nil {
-		return nil
-	}
-	if err != nil {
-		if ug.err == nil {
-			ug.err = err
+	for i, ug := range res {
+		if ug.err != nil {
+			return nil, wrapUnitErr(items[i].p, ug.err)
 		}
-		w.sc = nil
 	}
-	return ug
-}
-
-// finish is steps 2 and 3, once every unit is built (res in unit order,
-// each without an error).
-func (g *Types) finish(ctx context.Context, res []*unitGraph, jobs int) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	defer g.clearKept() // on every return: the graph's nodes carry no scratch
 	if err := g.join(ctx, res); err != nil {
-		return err
+		return nil, err
 	}
-	err := parallel(ctx, len(res), jobs, func(_, i int) error { res[i].repoint(); return nil })
+	err = parallel(ctx, len(res), jobs, func(_, i int) error { res[i].repoint(); return nil })
 	if err != nil {
-		return err
+		return nil, err
 	}
 	g.clearKept()
 	for _, ug := range res {
@@ -169,7 +121,7 @@ func (g *Types) finish(ctx context.Context, res []*unitGraph, jobs int) error {
 		}
 	}
 	g.filled = true
-	return nil
+	return g, nil
 }
 
 func wrapUnitErr(p *Debug, err error) error {

@@ -164,7 +164,7 @@ func (sc *scanner) typeRef(form uint32) (ref, error) {
 		}
 		return ref{uint64(p.alt.base) + v, true}, nil
 	case formRefSig8:
-		off, err := sc.sigTarget(sc.readUint(form))
+		off, err := p.sigTarget(sc.readUint(form))
 		if err != nil {
 			return ref{}, err
 		}

@@ -1,7 +1,6 @@
 package elfread
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 )
@@ -49,32 +48,6 @@ func (d *Debug) sigTarget(sig uint64) (uint64, error) {
 		return 0, fmt.Errorf("signature %#x names no type unit", sig)
 	}
 	return off, nil
-}
-
-// errSigsLater is what a decode that met a signature while the unit
-// headers are still being read fails with (scanner.sigsLater).
-var errSigsLater = errors.New("a type unit signature before every unit header is read")
-
-// sigTarget is d.sigTarget for the scanner's part, refused with
-// errSigsLater while the unit headers are still being read: the table is
-// made from every unit's header, which the feeder is still reading.
-func (sc *scanner) sigTarget(sig uint64) (uint64, error) {
-	if sc.sigsLater {
-		// Marked on the scanner too: the caller's error may be wrapped
-		// or dropped on the way out of the decode.
-		sc.metSigs = true
-		return 0, errSigsLater
-	}
-	return sc.d.sigTarget(sig)
-}
-
-// unitSigRefs reports whether u's abbreviations let a DIE of u name a
-// type unit (abbrevSlot.sigRefs).
-func (sc *scanner) unitSigRefs(u *unit) (bool, error) {
-	if _, err := sc.abbrevTable(u, 0); err != nil {
-		return false, err
-	}
-	return sc.slots[0].sigRefs, nil
 }
 
 func (d *Debug) buildSigs() (map[uint64]uint64, error) {
@@ -169,7 +142,7 @@ func (sc *scanner) checkTypeDIE(u *unit) error {
 // DIE is in another part (a DWARF 4 .debug_types), whose part is then
 // other.
 func (sc *scanner) sigOf(sig uint64) (off int, other *Debug, ok bool) {
-	c, err := sc.sigTarget(sig)
+	c, err := sc.d.sigTarget(sig)
 	if err != nil {
 		sc.fail(err)
 		return 0, nil, false
@@ -218,7 +191,7 @@ func (sc *scanner) stubTarget(lo int) (uint64, bool, error) {
 		if err := sc.c.Err(); err != nil {
 			return 0, false, err
 		}
-		off, err := sc.sigTarget(sig)
+		off, err := sc.d.sigTarget(sig)
 		return off, err == nil, err
 	}
 	if err := sc.c.Err(); err != nil {

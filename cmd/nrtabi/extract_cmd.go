@@ -141,10 +141,7 @@ const extractGCFree = 256 << 20
 // The sentinel has a pointer, so it is never one of the tiny allocator's
 // blocks, whose finalizers wait for the whole block.
 func afterFirstGC(f func()) {
-	type sentinel struct {
-		p *byte
-		_ [24]byte
-	}
+	type sentinel [4]*byte
 	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { f() })
 }
 

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"syscall"
@@ -131,6 +132,19 @@ func extractCmd(ctx context.Context, c *cli.Command, args []string, out, errw io
 // extractAllCmd).
 const extractMemoryLimit = 1536 << 20
 
+// extractGCFree is the heap extract --all grows to before its first
+// collection (see extractAllCmd).
+const extractGCFree = 256 << 20
+
+// afterFirstGC runs f once, on the finalizer goroutine, after the first
+// collection from now: that collection finds the sentinel unreachable.
+// The sentinel has a pointer, so it is never one of the tiny allocator's
+// blocks, whose finalizers wait for the whole block.
+func afterFirstGC(f func()) {
+	type sentinel [4]*byte
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { f() })
+}
+
 // extractAllCmd is extract --all: the fragment is streamed (it can be
 // several times the input's size) to the temporary file that replaces -o
 // once complete, or to stdout; what was passed over is one counted line
@@ -142,12 +156,23 @@ func extractAllCmd(ctx context.Context, c *cli.Command, path, outPath string, ou
 		// The rows are built and written at a high allocation rate over a
 		// smaller live heap (the type graph): GOGC=400 collects a fifth as
 		// often (docs/nrtabi-extract.md#every-type---all).
-		debug.SetGCPercent(400)
 		if os.Getenv("GOMEMLIMIT") == "" {
-			// But five times the graph of a member-dense object (the
-			// synthetic one's is 670 MB) would be a 3.5 GB peak: past a
-			// soft 1.5 GiB the collector runs as often as it must.
-			debug.SetMemoryLimit(extractMemoryLimit)
+			// No collection at all until the heap first reaches
+			// extractGCFree: a library the size of libc's debug file
+			// never gets there, and its collections were a tenth of its
+			// wall time (docs/benchmarks.md#gc-free-below-256-mib). After
+			// the first one, GOGC=400 under a soft 1.5 GiB: five times
+			// the graph of a member-dense object (the synthetic one's is
+			// 670 MB) would be a 3.5 GB peak, and past the limit the
+			// collector runs as often as it must.
+			debug.SetGCPercent(-1)
+			debug.SetMemoryLimit(extractGCFree)
+			afterFirstGC(func() {
+				debug.SetGCPercent(400)
+				debug.SetMemoryLimit(extractMemoryLimit)
+			})
+		} else {
+			debug.SetGCPercent(400)
 		}
 	}
 	run := func(w io.Writer) error { return release.ExtractContext(ctx, path, w, opt) }

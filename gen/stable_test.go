@@ -268,6 +268,12 @@ func TestRuntimeCompilesAcrossReleases(t *testing.T) {
 		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir = tmp
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+		if args[0] == "run" {
+			// nrtabi is pure Go (TestPureGoWithoutTags): built without cgo,
+			// its standard library is the one that test compiled, not a
+			// second cgo-enabled set on an empty cache.
+			cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
+		}
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}

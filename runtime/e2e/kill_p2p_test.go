@@ -49,7 +49,7 @@ func TestCRankDiesAfterItsGather(t *testing.T) {
 	for _, c := range []struct {
 		mixed   bool
 		framing string
-	}{{false, "default"}, {false, "extended"}} {
+	}{{false, "default"}, {false, "extended"}, {true, "default"}, {true, "extended"}} {
 		{
 			mixed, framing := c.mixed, c.framing
 			name := "c/" + framing

@@ -108,7 +108,7 @@ func TestDeafCRankAfterItsGather(t *testing.T) {
 // Go rank next to the dead C rank that does not watch its ring links
 // (deaf-after-gather: so it does not see the dead rank's link end while it
 // waits for that rank's message) waits out its timeout, and checkKilled
-// catches it. Cost: one world of 8, about 5 s (the socket timeout given).
+// catches it. Cost: one world of 8, about 3 s (the socket timeout given).
 func TestDeafGoRankAfterItsGather(t *testing.T) {
 	requireHierWorld(t)
 	const n, dead, deaf = 8, 2, 3
@@ -116,7 +116,7 @@ func TestDeafGoRankAfterItsGather(t *testing.T) {
 	for r := range ms {
 		ms[r].goRank = r%2 == 1
 	}
-	runs := diedAfterSend(t, ms, dead, deaf, 5, framingEnv("default"))
+	runs := diedAfterSend(t, ms, dead, deaf, 3, framingEnv("default")) // 3 s: past the 2 s bound
 	rec := &faultRecord{}
 	checkKilled(rec, ms, runs, dead)
 	if len(rec.errs) == 0 {

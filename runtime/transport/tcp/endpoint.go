@@ -502,7 +502,9 @@ func (e *Endpoint) fail(err error, also ...*link) error {
 		}
 		// Failed by what another rank said (an ABORT on the listener): the
 		// point-to-point peers still hear it, once.
-		e.floodAbort(c, also...)
+		if worldFailed(c) {
+			e.floodAbort(c, also...)
+		}
 		return e.errf("%w", c)
 	}
 	var hu *hangUp
@@ -572,7 +574,7 @@ func (e *Endpoint) Close() error {
 		return nil
 	}
 	e.closeOnce.Do(func() {
-		if c := e.st.cause(); c != nil && !errors.Is(c, errClosed) {
+		if c := e.st.cause(); worldFailed(c) {
 			// A rank that leaves a failed world says why on every link
 			// first, though no operation of its own met the failure
 			// (docs/bootstrap-hierarchy.md#abort-frames); once per endpoint.

@@ -21,6 +21,17 @@ import (
 // could not have let the abort through either, and the endpoint's end cuts
 // it short once the abort is out everywhere else.
 
+// worldFailed says whether an endpoint's cause is its world's failure —
+// an abort heard, or a fault of this rank's ring or point-to-point
+// exchange — which a rank that leaves tells its peers; not the caller's
+// context ending, nor the endpoint's close.
+func worldFailed(c error) bool {
+	var ab *AbortError
+	var ra *RingAbortError
+	var f *ringFault
+	return errors.As(c, &ab) || errors.As(c, &ra) || errors.As(c, &f)
+}
+
 // abortLockWithin bounds the wait for a point-to-point connection's wire
 // lock (a frame in flight on it), as broadcastAbort bounds its dials.
 func (e *Endpoint) abortLockWithin() time.Duration { return min(e.n.cfg.Timeout, 2*time.Second) }

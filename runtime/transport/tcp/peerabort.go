@@ -131,13 +131,22 @@ func (e *Endpoint) tellPeers(frame []byte, skip *link, also []*link) {
 		}()
 	}
 	ls := append([]*link(nil), also...)
+	var waiting []*link
 	for r := range e.peers {
 		if e.recvMu[r].TryLock() {
 			ls = append(ls, e.recvc[r])
 			e.recvMu[r].Unlock()
 		}
+		// A connection a peer opened that no Recv has taken yet (the one
+		// that fails may be the Recv waiting for it): the peer may be
+		// writing to it, and must read why this rank leaves, not its end.
+		select {
+		case l := <-e.inbox[r]:
+			waiting = append(waiting, l)
+		default:
+		}
 	}
-	for _, l := range ls {
+	for _, l := range append(ls, waiting...) {
 		if !claim(l) {
 			continue
 		}
@@ -149,4 +158,7 @@ func (e *Endpoint) tellPeers(frame []byte, skip *link, also []*link) {
 		}()
 	}
 	wg.Wait()
+	for _, l := range waiting {
+		l.close() // taken from the inbox, which Close no longer sees
+	}
 }

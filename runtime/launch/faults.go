@@ -78,6 +78,11 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 		}}, nil
 	case "die-after-reply":
 		return &tcp.Hooks{AfterReply: die}, nil
+	case "die-after-p2p-send":
+		// Killed just after its gather, once its first point-to-point
+		// message is out (libnccom's hook of the same name): the kill
+		// tests' dead Go rank in a mixed world.
+		return &tcp.Hooks{AfterPeerSend: die}, nil
 	case "die-mid-gather":
 		// A hierarchical world: killed as the rank enters the leaders'
 		// phase of its first all-gather — a leader with its instance block
@@ -130,7 +135,7 @@ func faultHooks(kind string) (*tcp.Hooks, error) {
 			return err
 		}}, nil
 	}
-	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record, die-after-reply, die-mid-gather, stall-mid-gather, stall-before-root, deaf-after-gather, die-at-step-N, forge-relay or wrong-instance", EnvFault, kind)
+	return nil, fmt.Errorf("%s=%q: use bad-magic, truncated-record, die-mid-record, die-after-record, die-after-reply, die-after-p2p-send, die-mid-gather, stall-mid-gather, stall-before-root, deaf-after-gather, die-at-step-N, forge-relay or wrong-instance", EnvFault, kind)
 }
 
 // stallBeforeRoot is the fault of a rank that stops before it opens any

@@ -10,7 +10,7 @@ import (
 // The test build carries every fault the bootstrap tests plant, and refuses
 // a name it does not know.
 func TestFaultHooksInTestBuilds(t *testing.T) {
-	for _, k := range []string{"bad-magic", "truncated-record", "die-mid-record", "die-after-record", "die-after-reply", "die-mid-gather", "stall-mid-gather", "forge-relay", "wrong-instance", "deaf-after-gather", "die-at-step-6"} {
+	for _, k := range []string{"bad-magic", "truncated-record", "die-mid-record", "die-after-record", "die-after-reply", "die-mid-gather", "stall-mid-gather", "forge-relay", "wrong-instance", "deaf-after-gather", "die-after-p2p-send", "die-at-step-6"} {
 		if h, err := faultHooks(k); h == nil || err != nil {
 			t.Errorf("%s: hooks %v, error %v", k, h, err)
 		}

@@ -491,6 +491,17 @@ static NRT_STATUS find_conn(struct nccom_bootstrap *b, int peer, int *out)
 			if (rc == NRT_SUCCESS && got == (int)sizeof r)
 				rc = nccom_recv_frame_by(fd, &tag, (int)sizeof tag, &got, conn, d);
 		}
+		if (rc != NRT_SUCCESS && (nccom_io_end() == NCCOM_END_ABORTED || nccom_io_end() == NCCOM_END_RING_GONE)) {
+			/* The wait for this connection's opening met the world's abort
+			 * on a ring link, or the end of the awaited peer's ring link
+			 * (docs/bootstrap-hierarchy.md#abort-frames): the search ends
+			 * with it; refusing the stranger and waiting on would leave
+			 * this rank to its deadline, the abort already read. */
+			nccom_close(&fd);
+			if (refused > 0)
+				nccom_warn("bootstrap rank %d: refused %d connections while waiting for %s, the last from %s", b->st.rank, refused, who, last);
+			return NRT_FAILURE;
+		}
 		if (rc != NRT_SUCCESS || got != (int)sizeof tag || r < 0 || r >= b->st.nranks || r == b->st.rank) {
 			if (rc != NRT_SUCCESS || got != (int)sizeof tag)
 				snprintf(claim, sizeof claim, "%s: no whole hello", addr);

@@ -183,11 +183,13 @@ func (e *Endpoint) linkRank(l *link) int {
 }
 
 // floodAbort tells every ring link of this rank, but the one a received
-// abort came in on, of the fault err — once per endpoint, default framing
-// only (the extended framing has its ABORT message and its root). The
-// writes run at once, each within abortWriteWithin.
+// abort came in on, of the fault err — once per endpoint; in the default
+// framing only, since the extended framing has its ABORT message and its
+// root for the ring, but in both framings the point-to-point links hear it
+// (tellPeers). The writes run at once, each within abortWriteWithin.
 func (e *Endpoint) floodAbort(err error, also ...*link) {
 	if e.n.cfg.Extended {
+		e.tellPeersExtended(err, also)
 		return
 	}
 	var frame []byte
@@ -227,50 +229,6 @@ func (e *Endpoint) floodAbort(err error, also ...*link) {
 		wg.Wait()
 		e.drainRings()
 	})
-}
-
-// tellPeers writes frame on this rank's point-to-point links (those in
-// also, held by the failing operation, and every other one no operation
-// holds now), each then ended with a FIN and read until the peer hangs up,
-// within drainWithin: a peer that talks to this rank directly must hear why
-// it leaves, or it would take the hang-up for this rank's death
-// (docs/bootstrap-hierarchy.md#abort-frames). Links held by another
-// operation are passed over: that operation ends with the endpoint.
-func (e *Endpoint) tellPeers(frame []byte, skip *link, also []*link) {
-	if e.n.cfg.Hooks != nil && e.n.cfg.Hooks.Deaf {
-		return
-	}
-	ls := append([]*link(nil), also...)
-	for r := range e.peers {
-		if e.sendMu[r].TryLock() {
-			ls = append(ls, e.sendc[r])
-			e.sendMu[r].Unlock()
-		}
-		if e.recvMu[r].TryLock() {
-			ls = append(ls, e.recvc[r])
-			e.recvMu[r].Unlock()
-		}
-	}
-	var wg sync.WaitGroup
-	seen := map[*link]bool{}
-	for _, l := range ls {
-		if l == nil || l.c == nil || l == skip || seen[l] {
-			continue
-		}
-		seen[l] = true
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = l.c.SetWriteDeadline(time.Now().Add(abortWriteWithin))
-			_, _ = l.c.Write(frame)
-			if tc, ok := l.c.(*net.TCPConn); ok {
-				_ = tc.CloseWrite()
-				_ = tc.SetReadDeadline(time.Now().Add(drainWithin))
-				_, _ = io.Copy(io.Discard, tc)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // drainWithin bounds how long an aborting rank reads its ring links before

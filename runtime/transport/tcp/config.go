@@ -100,6 +100,10 @@ type Hooks struct {
 	// (watch.go): the planted fault of a rank that does not hear an abort
 	// once its own gather is done.
 	Deaf bool
+	// AfterPeerSend runs once a point-to-point Send has delivered its
+	// message: where a test kills a rank just after its gather, as
+	// libnccom's die-after-p2p-send does (docs/bootstrap-hierarchy.md#abort-frames).
+	AfterPeerSend func()
 }
 
 // ConfigFromEnv reads NEURON_CCOM_SOCK_TIMEOUT (whole seconds, at most

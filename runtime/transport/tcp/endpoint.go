@@ -46,13 +46,17 @@ type Endpoint struct {
 	ringMu sync.Mutex
 	// relayed, set for one AllGatherRecords under ringMu, holds each
 	// record received to its slot's rank before it is passed on.
-	relayed   *recordCheck
-	watching  watch // the ring's watchers between gathers (watch.go), under ringMu
-	sendMu    []sync.Mutex
-	sendc     []*link // peerCommSendFd
+	relayed  *recordCheck
+	watching watch // the ring's watchers between gathers (watch.go), under ringMu
+	sendMu   []sync.Mutex
+	sendc    []*link // peerCommSendFd
+	// wire[r] is held by every frame write on sendc[r] and by its setting,
+	// so a failing rank's abort lands between frames (peerabort.go).
+	wire      []sync.Mutex
 	recvMu    []sync.Mutex
 	recvc     []*link // peerCommRecvFd
 	inbox     []chan *link
+	gone      ringGone // ring neighbours whose link ended after the gather (ringgone.go)
 	wg        sync.WaitGroup
 	failOnce  sync.Once
 	abortOnce sync.Once // floodAbort
@@ -76,9 +80,10 @@ func newEndpoint(ctx context.Context, n *Net, ln *net.TCPListener, root netip.Ad
 		me:     netip.AddrPortFrom(ta.Addr().Unmap(), ta.Port()),
 		peers:  make([]netip.AddrPort, size),
 		st:     newAbortState(ctx, cancelledErr),
-		sendMu: make([]sync.Mutex, size), sendc: make([]*link, size),
+		sendMu: make([]sync.Mutex, size), sendc: make([]*link, size), wire: make([]sync.Mutex, size),
 		recvMu: make([]sync.Mutex, size), recvc: make([]*link, size),
 		inbox: make([]chan *link, size),
+		gone:  newRingGone(size),
 	}
 	for i := range e.inbox {
 		e.inbox[i] = make(chan *link, 1)
@@ -161,15 +166,20 @@ func (e *Endpoint) Send(peer int, data []byte) error {
 	var out net.Buffers
 	if l == nil {
 		var err error
-		if l, err = dial(e.peers[peer].String(), e.peerName(peer), e.n.cfg.Timeout, e.st); err != nil {
+		if l, err = dialWatching(e.peers[peer].String(), e.peerName(peer), e.n.cfg.Timeout, e.st, e.gone.of(peer)); err != nil {
 			return e.fail(e.peerGone(peer, err))
 		}
 		e.st.add(l.c)
+		e.wire[peer].Lock()
 		e.sendc[peer] = l
+		e.wire[peer].Unlock()
 		out = e.peerOpening()
 	}
 	out = append(out, e.msgOut(abi.BootstrapMsgPeerData, data)...)
-	if err := l.writeAll("sending "+msgName(abi.BootstrapMsgPeerData)+" to", out); err != nil {
+	e.wire[peer].Lock()
+	err := l.writeAll("sending "+msgName(abi.BootstrapMsgPeerData)+" to", out)
+	e.wire[peer].Unlock()
+	if err != nil {
 		var hu *hangUp
 		if errors.As(err, &hu) && !e.n.cfg.Extended {
 			// A peer that left a failed world said why before it hung up.
@@ -178,6 +188,9 @@ func (e *Endpoint) Send(peer int, data []byte) error {
 			}
 		}
 		return e.fail(e.peerGone(peer, err), l)
+	}
+	if h := e.n.cfg.Hooks.AfterPeerSend; h != nil {
+		h()
 	}
 	return nil
 }
@@ -195,7 +208,7 @@ func (e *Endpoint) peerGone(peer int, err error) error {
 		return err
 	}
 	var hu *hangUp
-	if !errors.As(err, &hu) && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
+	if !errors.As(err, &hu) && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) && !errors.Is(err, errRingLinkEnded) {
 		// This rank's own wait ran out, or the peer broke the protocol:
 		// the world hears of it, but no rank is named dead — the peer it
 		// waited for may be alive and waiting on another.
@@ -213,17 +226,11 @@ func (e *Endpoint) Recv(peer int, data []byte) error {
 	defer e.recvMu[peer].Unlock()
 	l := e.recvc[peer]
 	if l == nil {
-		t := e.n.cfg.Timeout
-		timer := time.NewTimer(t)
-		defer timer.Stop()
-		select {
-		case l = <-e.inbox[peer]:
-			e.recvc[peer] = l
-		case <-e.st.done:
-			return e.fail(e.st.cause())
-		case <-timer.C:
-			return e.fail(e.peerGone(peer, fmt.Errorf("waiting for %s: it did not connect within %s (%s)", e.peerName(peer), t, abi.EnvSockTimeout)))
+		var err error
+		if l, err = e.awaitPeer(peer); err != nil {
+			return e.fail(err)
 		}
+		e.recvc[peer] = l
 	}
 	if err := e.recvOn(l, abi.BootstrapMsgPeerData, data); err != nil {
 		return e.fail(e.peerGone(peer, err), l)
@@ -493,6 +500,11 @@ func (e *Endpoint) fail(err error, also ...*link) error {
 		if errors.Is(c, errClosed) {
 			return e.errf("the endpoint is closed")
 		}
+		// Failed by what another rank said (an ABORT on the listener): the
+		// point-to-point peers still hear it, once.
+		if worldFailed(c) {
+			e.floodAbort(c, also...)
+		}
 		return e.errf("%w", c)
 	}
 	var hu *hangUp
@@ -562,6 +574,12 @@ func (e *Endpoint) Close() error {
 		return nil
 	}
 	e.closeOnce.Do(func() {
+		if c := e.st.cause(); worldFailed(c) {
+			// A rank that leaves a failed world says why on every link
+			// first, though no operation of its own met the failure
+			// (docs/bootstrap-hierarchy.md#abort-frames); once per endpoint.
+			e.floodAbort(c)
+		}
 		e.st.abort(errClosed)
 		e.ln.Close()
 		e.wg.Wait()

@@ -245,14 +245,33 @@ func (l *link) close() {
 // yet (a rank may start before the root or its ring successor). An abort of
 // st, the caller's context ending among them, ends the wait at once.
 func dial(addr string, peer string, timeout time.Duration, st *abortState) (*link, error) {
+	return dialWatching(addr, peer, timeout, st, nil)
+}
+
+// dialWatching is dial that also gives up, with errRingLinkEnded, once gone
+// is closed: the party it dials is a ring neighbour whose ring link ended
+// (ringgone.go).
+func dialWatching(addr string, peer string, timeout time.Duration, st *abortState, gone <-chan struct{}) (*link, error) {
 	deadline := time.Now().Add(timeout)
 	wait := 5 * time.Millisecond
 	ctx, cancel := context.WithDeadline(st.ctx, deadline)
 	defer cancel()
+	if gone != nil {
+		go func() {
+			select {
+			case <-gone:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	var d net.Dialer
 	for {
 		if err := st.cause(); err != nil {
 			return nil, err
+		}
+		if isClosed(gone) {
+			return nil, fmt.Errorf("connecting to %s: %w", peer, errRingLinkEnded)
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -265,6 +284,9 @@ func dial(addr string, peer string, timeout time.Duration, st *abortState) (*lin
 		if cause := st.cause(); cause != nil {
 			return nil, cause
 		}
+		if isClosed(gone) {
+			return nil, fmt.Errorf("connecting to %s: %w", peer, errRingLinkEnded)
+		}
 		if !errors.Is(err, syscall.ECONNREFUSED) {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
@@ -275,8 +297,11 @@ func dial(addr string, peer string, timeout time.Duration, st *abortState) (*lin
 		if time.Until(deadline) < wait {
 			return nil, fmt.Errorf("cannot connect to %s within %s (%s): connection refused, nobody listens there", peer, timeout, abi.EnvSockTimeout)
 		}
-		if err := st.sleep(wait); err != nil {
-			return nil, err
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
 		}
 		wait = min(2*wait, 100*time.Millisecond)
 	}

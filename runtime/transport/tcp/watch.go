@@ -19,10 +19,12 @@ import (
 // naming the dead rank, its address and the phase. Anything else is left
 // where it is: ring data is a neighbour already in the next gather, which
 // reads it; a hang-up without an abort is a neighbour that is done as much
-// as one that died — the C ranks leave both alone too — and a neighbour
-// that died is named by the ranks still in the gather, whose aborts reach
-// this one. Nothing is consumed that a gather would read: peeking leaves
-// the bytes in the link's reader.
+// as one that died, so the watcher only records it (ringgone.go): a
+// point-to-point wait for that neighbour's message takes it for its death,
+// as the C ranks do, and otherwise a neighbour that died is named by the
+// ranks still in the gather, whose aborts reach this one. Nothing is
+// consumed that a gather would read: peeking leaves the bytes in the link's
+// reader.
 
 // watch is the endpoint's set of ring watchers; its fields are guarded by
 // the endpoint's ringMu.
@@ -108,8 +110,11 @@ func (e *Endpoint) watchLink(l *link, stop <-chan struct{}) {
 		return
 	}
 	if err != nil {
-		e.n.log.Debug("bootstrap: a ring link closed after the gather (the neighbour is done, or gone: the ranks still in the gather say which)",
+		// Done or gone: only a wait for this neighbour's message can tell
+		// which (ringgone.go), so it is told.
+		e.n.log.Debug("bootstrap: a ring link closed after the gather (the neighbour is done, or gone: a wait for its message, or the ranks still in the gather, say which)",
 			"rank", e.rank, "peer", l.peer, "err", err)
+		e.gone.mark(e.linkRank(l))
 		return
 	}
 	if !e.headerIsAbort(b) {

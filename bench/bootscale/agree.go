@@ -89,11 +89,10 @@ func printAgreeGrades(out io.Writer, f *bootsim.Fitted) error {
 			if r.Lang != lang || r.Algo == "star" || r.N > f.FitMaxN {
 				continue
 			}
-			pt, err := pointOf(r)
+			pt, err := agreePointOf(r)
 			if err != nil {
 				return err
 			}
-			pt.Seconds = r.AgreeMs / 1e3
 			pts = append(pts, pt)
 		}
 		w, err := fitAgreeWork(*p, pts)
@@ -110,11 +109,10 @@ func printAgreeGrades(out io.Writer, f *bootsim.Fitted) error {
 		if r.Algo == "star" {
 			continue // the naive star has no agree phase of its own
 		}
-		pt, err := pointOf(r)
+		pt, err := agreePointOf(r)
 		if err != nil {
 			return err
 		}
-		pt.Seconds = r.AgreeMs / 1e3
 		p := f.Go
 		if r.Lang == "c" {
 			p = f.C

@@ -56,6 +56,8 @@ func main() {
 	flag.StringVar(&o.svg, "svg", "docs/bootstrap-scaling.svg", "where to write the plot (empty: none)")
 	flag.BoolVar(&o.c, "c", true, "also measure C hosts through libnrt and the reference libnccom")
 	flag.DurationVar(&o.runTimeout, "run-timeout", 5*time.Minute, "the longest one world may take")
+	flag.BoolVar(&o.windowShare, "window-share", true, "measure each row's share of the host over the window it times (boot, agree) as well as over the world's life: needs a cgroup v2 the bench can make (root)")
+	flag.BoolVar(&useWindow, "window", true, "rows that carry the share over their windows are judged on it (false: on the share over each world's life)")
 	flag.BoolVar(&useAvail, "avail", true, "the simulator takes each row's measured share of the host (false: every row as if it had the whole host)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -91,11 +93,16 @@ type options struct {
 	grade       string
 	only        string
 	fitExclude  string
+	windowShare bool
 }
 
 // timing is one world's two figures, ms from the last rank starting: the
-// agreed world (boot) and the replica group's verdict (agree).
-type timing struct{ boot, agree float64 }
+// agreed world (boot) and the replica group's verdict (agree); start is
+// when the last rank started, the windows' first edge.
+type timing struct {
+	boot, agree float64
+	start       time.Time
+}
 
 // variant is one column of the table.
 type variant struct {
@@ -181,6 +188,25 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if err != nil || cores < 1 {
 		return fmt.Errorf("nproc %q: not a CPU count", benchenv.NProc())
 	}
+	var cg *cgroupCPU
+	if o.windowShare {
+		if cg, err = openCgroupCPU([]string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}); err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := cg.close(); cerr != nil {
+				fmt.Fprintln(out, "bench/bootscale: the bench's cgroup:", cerr)
+			}
+		}()
+	}
+	readTick := func() (tick, error) {
+		b, err := readProcStat("/proc/stat")
+		if err != nil {
+			return tick{}, err
+		}
+		w, err := cg.usage()
+		return tick{at: time.Now(), busy: b, world: w}, err
+	}
 	date := time.Now().UTC().Format(time.RFC3339)
 	fmt.Fprintf(out, "%s, nproc %s, load %s, %d runs per size and variant (medians, interleaved), %s\n",
 		date, benchenv.NProc(), loadBefore, o.reps, sockTimeout)
@@ -209,6 +235,8 @@ sizeLoop:
 		avail := make([][]float64, len(vs))
 		cpuMs := make([][]float64, len(vs))
 		csw := make([][]float64, len(vs))
+		availBoot := make([][]float64, len(vs))
+		availAgree := make([][]float64, len(vs))
 		for rep := 0; rep < o.reps; rep++ {
 			for k := range vs { // rotate the order: no variant always runs first
 				i := (k + rep) % len(vs)
@@ -217,9 +245,18 @@ sizeLoop:
 					continue
 				}
 				rctx, cancel := context.WithTimeout(ctx, o.runTimeout)
+				var smp *sampler
+				if cg != nil {
+					smp = startSampler(rctx, samplePeriod, int(o.runTimeout/samplePeriod)+16, readTick)
+				}
 				s0, err0 := takeSample()
 				tm, err := v.measure(rctx, n, l)
 				s1, err1 := takeSample()
+				var ticks []tick
+				var errT error
+				if smp != nil {
+					ticks, errT = smp.finish(readTick)
+				}
 				cancel()
 				if err == nil && (err0 != nil || err1 != nil) {
 					return fmt.Errorf("%s, %d ranks: the host's CPU share: %w", v.name, n, errors.Join(err0, err1))
@@ -244,6 +281,15 @@ sizeLoop:
 					}
 					return err
 				}
+				if smp != nil {
+					ub, errB := windowUsage(ticks, tm.start, tm.start.Add(ms(tm.boot)))
+					ua, errA := windowUsage(ticks, tm.start, tm.start.Add(ms(tm.agree)))
+					if err := errors.Join(errT, errB, errA); err != nil {
+						return fmt.Errorf("%s, %d ranks: the host's share over the window: %w", v.name, n, err)
+					}
+					availBoot[i] = append(availBoot[i], ub.avail(cores))
+					availAgree[i] = append(availAgree[i], ua.avail(cores))
+				}
 				boot[i] = append(boot[i], tm.boot)
 				agree[i] = append(agree[i], tm.agree)
 				u := since(s0, s1)
@@ -263,6 +309,10 @@ sizeLoop:
 				Avail: benchenv.Median(avail[i]), CPUMs: benchenv.Median(cpuMs[i]), Nvcsw: benchenv.Median(csw[i])}
 			fmt.Fprintf(out, "  %s N=%d: the world had %.0f%% of the %d cores left by the rest of the host (median), used %.0f ms CPU, %.0f voluntary switches\n",
 				v.name, n, r.Avail*100, cores, r.CPUMs, r.Nvcsw)
+			if cg != nil {
+				r.AvailBoot, r.AvailAgree = benchenv.Median(availBoot[i]), benchenv.Median(availAgree[i])
+				fmt.Fprintf(out, "  %s N=%d: over the boot's window %.0f%%, over the agree's %.0f%% (medians)\n", v.name, n, r.AvailBoot*100, r.AvailAgree*100)
+			}
 			if v.algo == bootsim.Hier {
 				r.L = l
 			}
@@ -433,6 +483,7 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			b, err := cmd.Output()
+			end := time.Now()
 			if err != nil {
 				return timing{}, fmt.Errorf("%s %s: %w: %s%s", filepath.Base(bin), strings.Join(args, " "), err, lastLine(stderr.String()), lastLine(string(b)))
 			}
@@ -442,10 +493,15 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 			}
 			boot, ok1 := timingField(string(b), "boot_ms")
 			agree, ok2 := timingField(string(b), "agree_ms")
-			if !ok1 || !ok2 {
+			done, ok3 := timingField(string(b), "done_ms")
+			if !ok1 || !ok2 || !ok3 || done < agree {
 				return timing{}, fmt.Errorf("%s %s printed no timing line", filepath.Base(bin), strings.Join(args, " "))
 			}
-			return timing{boot: boot, agree: agree}, nil
+			// the launcher prints spans, not instants: its exit is the
+			// last rank's end (t_done) and the reaping after it, so the
+			// windows sit later than the ranks' by that lag
+			// (docs/benchmarks.md#the-simulator-2026-12-04-evening)
+			return timing{boot: boot, agree: agree, start: end.Add(-ms(done))}, nil
 		}
 	}
 	vs := []variant{
@@ -654,8 +710,14 @@ func worldTiming(runs []worldprog.Run) (timing, error) {
 		}
 		start, boot, agree = max(start, s), max(boot, b), max(agree, a)
 	}
-	return timing{boot: float64(boot-start) / 1e6, agree: float64(agree-start) / 1e6}, nil
+	return timing{boot: float64(boot-start) / 1e6, agree: float64(agree-start) / 1e6, start: time.Unix(0, start)}, nil
 }
+
+// samplePeriod is how often the window's counters are read: /proc/stat's
+// tick (userHZ).
+const samplePeriod = 10 * time.Millisecond
+
+func ms(x float64) time.Duration { return time.Duration(x * float64(time.Millisecond)) }
 
 // timingField reads key=value from the launcher's "timing:" line.
 func timingField(out, key string) (float64, bool) {

@@ -70,9 +70,29 @@ func pointOf(r bootsim.MeasuredRow) (bootsim.Point, error) {
 	pt := bootsim.Point{Algo: a, N: r.N, L: r.L, Bidi: r.Bidi, Roots: r.Roots, Seconds: r.BootMs / 1000}
 	if useAvail {
 		pt.Avail = r.Avail // measured around the run; 0 in older rows: taken as 1
+		if useWindow && r.AvailBoot > 0 {
+			pt.Avail = r.AvailBoot // over the boot's window, in rows that have it
+		}
 	}
 	return pt, nil
 }
+
+// agreePointOf is the row's agree figure, at the share over its window.
+func agreePointOf(r bootsim.MeasuredRow) (bootsim.Point, error) {
+	pt, err := pointOf(r)
+	if err != nil {
+		return pt, err
+	}
+	pt.Seconds = r.AgreeMs / 1e3
+	if useAvail && useWindow && r.AvailAgree > 0 {
+		pt.Avail = r.AvailAgree
+	}
+	return pt, nil
+}
+
+// useWindow: rows that carry the share over their windows are judged on
+// it (-window=false: on the share over the world's life, as before).
+var useWindow = true
 
 // useAvail: the fit and the grades take each row's measured share of the
 // host (-avail=false: as if every row had the whole host, to show what the

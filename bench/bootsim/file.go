@@ -52,6 +52,11 @@ type MeasuredRow struct {
 	Avail float64 `json:"avail,omitempty"`
 	CPUMs float64 `json:"cpu_ms,omitempty"`
 	Nvcsw float64 `json:"nvcsw,omitempty"`
+	// The same share over the window each figure times, from the last
+	// rank's start to the last rank's boot (AvailBoot) and agree
+	// (AvailAgree), medians; 0 in rows measured before it was.
+	AvailBoot  float64 `json:"avail_boot,omitempty"`
+	AvailAgree float64 `json:"avail_agree,omitempty"`
 }
 
 // maxFitted bounds the file (a few hundred rows fit in far less).
@@ -103,6 +108,8 @@ func ParseFitted(data []byte) (*Fitted, error) {
 			return nil, fmt.Errorf("row %d: boot %v ms, agree %v ms", i, r.BootMs, r.AgreeMs)
 		case !finite(r.Avail) || r.Avail < 0 || r.Avail > 1 || !finite(r.CPUMs) || r.CPUMs < 0 || r.CPUMs > 1e9 || !finite(r.Nvcsw) || r.Nvcsw < 0 || r.Nvcsw > 1e12:
 			return nil, fmt.Errorf("row %d: avail %v, cpu %v ms, %v switches: want a share of 0..1 and counts >= 0", i, r.Avail, r.CPUMs, r.Nvcsw)
+		case !finite(r.AvailBoot) || r.AvailBoot < 0 || r.AvailBoot > 1 || !finite(r.AvailAgree) || r.AvailAgree < 0 || r.AvailAgree > 1:
+			return nil, fmt.Errorf("row %d: avail_boot %v, avail_agree %v: want shares of 0..1", i, r.AvailBoot, r.AvailAgree)
 		case len(r.Variant) == 0 || len(r.Variant) > 64 || strings.ContainsFunc(r.Variant, func(c rune) bool { return c < '-' || c > 'z' }):
 			return nil, fmt.Errorf("row %d: variant name %q", i, r.Variant)
 		}

@@ -90,10 +90,7 @@ func (l *link) cause() error {
 // send writes one frame within the timeout: header and payload in one
 // gathered write, without copying the payload.
 func (l *link) send(typ uint32, payload []byte) error {
-	var hdr [abi.BootstrapMsgHeaderSize]byte
-	h := abi.BootstrapMsgHeader{Type: typ, Length: uint32(len(payload))}
-	h.MarshalTo(hdr[:])
-	return l.writeAll("sending "+msgName(typ)+" to", net.Buffers{hdr[:], payload})
+	return l.writeAll("sending "+msgName(typ)+" to", msgBufs(typ, payload))
 }
 
 // writeAll writes bufs in one gathered write (one writev) within the

@@ -85,28 +85,24 @@ func (e *Endpoint) awaitPeer(peer int) (*link, error) {
 	t := e.n.cfg.Timeout
 	timer := time.NewTimer(t)
 	defer timer.Stop()
-	timedOut := func() error {
-		return e.peerGone(peer, fmt.Errorf("waiting for %s: it did not connect within %s (%s)", e.peerName(peer), t, abi.EnvSockTimeout))
-	}
-	select {
-	case l := <-e.inbox[peer]:
-		return l, nil
-	case <-e.st.done:
-		return nil, e.st.cause()
-	case <-timer.C:
-		return nil, timedOut()
-	case <-e.gone.of(peer):
-	}
-	grace := time.NewTimer(peerGoneGrace)
-	defer grace.Stop()
-	select {
-	case l := <-e.inbox[peer]:
-		return l, nil
-	case <-e.st.done:
-		return nil, e.st.cause()
-	case <-timer.C:
-		return nil, timedOut()
-	case <-grace.C:
-		return nil, e.linkEnded(peer, fmt.Sprintf("waiting for %s to connect", e.peerName(peer)))
+	// Until peer's ring link ends, gone is its channel and grace nil; then
+	// gone is nil and grace the peerGoneGrace left for its connection.
+	gone := e.gone.of(peer)
+	var grace <-chan time.Time
+	for {
+		select {
+		case l := <-e.inbox[peer]:
+			return l, nil
+		case <-e.st.done:
+			return nil, e.st.cause()
+		case <-timer.C:
+			return nil, e.peerGone(peer, fmt.Errorf("waiting for %s: it did not connect within %s (%s)", e.peerName(peer), t, abi.EnvSockTimeout))
+		case <-gone:
+			g := time.NewTimer(peerGoneGrace)
+			defer g.Stop()
+			gone, grace = nil, g.C
+		case <-grace:
+			return nil, e.linkEnded(peer, fmt.Sprintf("waiting for %s to connect", e.peerName(peer)))
+		}
 	}
 }

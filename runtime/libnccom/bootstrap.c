@@ -428,6 +428,14 @@ static bool claimed(int r, int n, const char *addr, char *out, size_t len)
 	return true;
 }
 
+/* Said once when find_conn gives up, if it refused anyone on the way:
+ * how many, and the last one's address. */
+static void warn_refused(const struct nccom_bootstrap *b, int refused, const char *who, const char *last)
+{
+	if (refused > 0)
+		nccom_warn("bootstrap rank %d: refused %d connections while waiting for %s, the last from %s", b->st.rank, refused, who, last);
+}
+
 /* The connection of (peer, tag): from the queue of unexpected ones, else the
  * next accepted one that names it; the others are queued (upstream). The
  * whole search has one deadline: strangers that keep connecting are
@@ -453,8 +461,7 @@ static NRT_STATUS find_conn(struct nccom_bootstrap *b, int peer, int *out)
 		nccom_addr from;
 		NRT_STATUS rc = nccom_accept(b->st.extListenFd, &fd, &from, who, d);
 		if (rc != NRT_SUCCESS) {
-			if (refused > 0)
-				nccom_warn("bootstrap rank %d: refused %d connections while waiting for %s, the last from %s", b->st.rank, refused, who, last);
+			warn_refused(b, refused, who, last);
 			return rc;
 		}
 		char addr[80], conn[128], claim[160];
@@ -498,8 +505,7 @@ static NRT_STATUS find_conn(struct nccom_bootstrap *b, int peer, int *out)
 			 * with it; refusing the stranger and waiting on would leave
 			 * this rank to its deadline, the abort already read. */
 			nccom_close(&fd);
-			if (refused > 0)
-				nccom_warn("bootstrap rank %d: refused %d connections while waiting for %s, the last from %s", b->st.rank, refused, who, last);
+			warn_refused(b, refused, who, last);
 			return NRT_FAILURE;
 		}
 		if (rc != NRT_SUCCESS || got != (int)sizeof tag || r < 0 || r >= b->st.nranks || r == b->st.rank) {

@@ -75,8 +75,14 @@ const maxProcStat = 1 << 16
 
 // readProcStat is the host's busy CPU time in seconds: the first line of
 // /proc/stat, every field but idle and iowait (guest time is already in
-// user). It opens only a regular file (procfs files are).
-func readProcStat(path string) (float64, error) {
+// user).
+func readProcStat(path string) (float64, error) { return readStatFile(path, parseProcStat) }
+
+// readStatFile reads one kernel statistics file (/proc/stat, a cgroup's
+// cpu.stat), at most maxProcStat bytes, and parses it. It opens only a
+// regular file (procfs and cgroupfs files are), so a FIFO put in its place
+// cannot hold the bench at open.
+func readStatFile(path string, parse func([]byte) (float64, error)) (float64, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return 0, err
@@ -93,11 +99,11 @@ func readProcStat(path string) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
-	b, err := parseProcStat(data)
+	v, err := parse(data)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
-	return b, nil
+	return v, nil
 }
 
 // parseProcStat reads the aggregate "cpu" line: user nice system idle

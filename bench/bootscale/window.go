@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -76,21 +75,7 @@ func openCgroupCPU(roots []string) (*cgroupCPU, error) {
 }
 
 func (c *cgroupCPU) usage() (float64, error) {
-	p := filepath.Join(c.dir, "cpu.stat")
-	f, err := os.Open(p)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxProcStat))
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", p, err)
-	}
-	s, err := parseCPUStat(data)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", p, err)
-	}
-	return s, nil
+	return readStatFile(filepath.Join(c.dir, "cpu.stat"), parseCPUStat)
 }
 
 // close moves the bench back to the cgroup it came from and removes its own.

@@ -177,6 +177,9 @@ type typeWorker struct {
 	// at: build's table of a unit's nodes by offset (denseUnit), all
 	// zero between units.
 	at []int32
+	// list: build's list of the unit's pending nodes, empty between
+	// units.
+	list []*pending
 }
 
 // denseUnit is the largest unit (in bytes of .debug_info) whose nodes
@@ -236,13 +239,20 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 	clear(wk.open)
 	clear(wk.extra)
 	clear(wk.local.intern)
-	wk.local.order, wk.local.chain = nil, nil
+	// The unit's interning list is copied into keep and bound below: its
+	// room serves the next unit (a fresh one per unit was 4 MB of libc's
+	// allocation a run, docs/benchmarks.md#less-fresh-memory-per-die).
+	clear(wk.local.order)
+	wk.local.order, wk.local.chain = wk.local.order[:0], nil
 	count := func(uint64) {}
 	if countDecodes {
 		ug.decodes = map[uint64]int{}
 		count = func(off uint64) { ug.decodes[off]++ }
 	}
-	list, err := unitNodes(sc, ug.u, count)
+	list, err := unitNodes(sc, ug.u, count, wk.list[:0])
+	// The list is the worker's scratch (the nodes outlive it, in offs,
+	// keep, bound and open): kept for the next unit, however this ends.
+	defer func() { clear(list); wk.list = list[:0] }()
 	if err != nil {
 		ug.err = err
 		return err
@@ -431,6 +441,7 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 	isBound := func(c *typemodel.Type) bool {
 		return c != nil && (c.Kind.Aggregate() || c.Kind == typemodel.Enum || bound[c])
 	}
+	nb := 0
 	for _, t := range local.order {
 		b := isBound(t.Elem) || isBound(t.Class)
 		for _, p := range t.Params {
@@ -438,14 +449,36 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 		}
 		if b {
 			bound[t] = true
+			nb++
+		}
+	}
+	nt := 0
+	isTainted := func(t *typemodel.Type) bool {
+		return !t.Kind.Aggregate() && t.Kind != typemodel.Enum && t.Kind != typemodel.Void && tainted(t, 0)
+	}
+	if len(open) > 0 {
+		for _, pd := range list {
+			if isTainted(pd.t) {
+				nt++
+			}
+		}
+	}
+	// Both lists live to the join: made of their exact length, where
+	// appending from nil left half their room unused and copied the rest.
+	ug.bound = make([]*typemodel.Type, 0, nb)
+	ug.keep = make([]*typemodel.Type, 0, len(local.order)-nb+nt)
+	for _, t := range local.order {
+		if bound[t] {
 			ug.bound = append(ug.bound, t)
 		} else {
 			ug.keep = append(ug.keep, t)
 		}
 	}
-	for _, pd := range list {
-		if t := pd.t; !t.Kind.Aggregate() && t.Kind != typemodel.Enum && t.Kind != typemodel.Void && tainted(t, 0) {
-			ug.keep = append(ug.keep, t)
+	if nt > 0 {
+		for _, pd := range list {
+			if isTainted(pd.t) {
+				ug.keep = append(ug.keep, pd.t)
+			}
 		}
 	}
 	// The pending nodes are done with unless join links or finishes some.
@@ -738,16 +771,15 @@ func (ug *unitGraph) repoint() {
 // unitNodes decodes every type DIE of one unit at namespace scope (and in
 // namespaces), skipping every other subtree; the scanner stays set up for
 // the unit.
-func unitNodes(sc *scanner, u *unit, count func(uint64)) ([]*pending, error) {
+func unitNodes(sc *scanner, u *unit, count func(uint64), out []*pending) ([]*pending, error) {
 	p := sc.d
 	if err := sc.enterUnit(u); err != nil {
-		return nil, err
+		return out, err
 	}
 	if !sc.cuChildren {
-		return nil, nil
+		return out, nil
 	}
 	scoped := !cLanguage(sc.lang)
-	var out []*pending
 	stack := []string{""}
 	base := uint64(p.base)
 	for sc.c.Left() > 0 && len(stack) > 0 && sc.failed() == nil {
@@ -769,7 +801,7 @@ func unitNodes(sc *scanner, u *unit, count func(uint64)) ([]*pending, error) {
 			}
 			pd, err := sc.decodeType(base+uint64(at), qual, count)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			out = append(out, pd)
 			continue

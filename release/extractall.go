@@ -279,6 +279,9 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// The worker's memo of canonical spellings serves every
+			// chunk it takes.
+			canon := map[string]string{}
 			for {
 				select {
 				case window <- struct{}{}:
@@ -295,7 +298,12 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 				} else {
 					// SetPanicOnFault is per goroutine: a file truncated
 					// while a worker reads it is an input error here too.
-					c.err = elfread.Guard(func() error { x.fork(dbg).readChunk(c, structs); return nil })
+					c.err = elfread.Guard(func() error {
+						xw := x.fork(dbg)
+						xw.canonTypes = canon
+						xw.readChunk(c, structs)
+						return nil
+					})
 				}
 				close(c.done)
 			}

@@ -49,6 +49,11 @@ func plainString(s string) bool {
 type Writer struct {
 	W   io.Writer
 	err error
+	// sw is W as an io.StringWriter, found at the first write (W is
+	// not changed after it): put's io.WriteString asked W for it on
+	// every string, a tenth of extract --all's CPU on a library with
+	// millions of members (docs/benchmarks.md#less-fresh-memory-per-die).
+	sw io.StringWriter
 }
 
 func (w *Writer) printf(format string, args ...any) {
@@ -60,13 +65,25 @@ func (w *Writer) printf(format string, args ...any) {
 // put writes strings as they are: the rows of every field of every struct
 // (nrtabi extract --all) without fmt's cost.
 func (w *Writer) put(ss ...string) {
+	if w.sw == nil {
+		if sw, ok := w.W.(io.StringWriter); ok {
+			w.sw = sw
+		} else {
+			w.sw = plainWriter{w.W}
+		}
+	}
 	for _, s := range ss {
 		if w.err != nil {
 			return
 		}
-		_, w.err = io.WriteString(w.W, s)
+		_, w.err = w.sw.WriteString(s)
 	}
 }
+
+// plainWriter writes strings to a writer that takes only bytes.
+type plainWriter struct{ w io.Writer }
+
+func (p plainWriter) WriteString(s string) (int, error) { return p.w.Write([]byte(s)) }
 
 // putQ writes s as Quote renders it, without building the quoted copy when
 // there is nothing to escape.

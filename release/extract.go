@@ -1,10 +1,12 @@
 package release
 
 import (
+	"cmp"
 	"context"
 	"debug/dwarf"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -445,6 +447,9 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		cover      string
 	}
 	items := make([]item, 0, len(l.Fields))
+	// The fields the items point to, in one allocation (its room is the
+	// members' count, so it never moves) instead of one per member.
+	fbuf := make([]xField, 0, len(l.Fields))
 	for i := range l.Fields {
 		m := &l.Fields[i]
 		// A zero-size member is skipped, except a flexible array member at
@@ -463,7 +468,8 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		}
 		if m.BitSize == 0 && !m.Base && !m.Artificial && spec.IsIdent(m.Name) {
 			if t, note, ok := x.specType(m.Type, last); ok {
-				items = append(items, item{start: m.Offset, end: m.End(), field: &xField{name: m.Name, typ: t, note: note, offset: m.Offset}})
+				fbuf = append(fbuf, xField{name: m.Name, typ: t, note: note, offset: m.Offset})
+				items = append(items, item{start: m.Offset, end: m.End(), field: &fbuf[len(fbuf)-1]})
 				continue
 			}
 		}
@@ -479,7 +485,8 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		}
 		items = append(items, item{start: start, end: m.End(), cover: m.Label()})
 	}
-	sort.SliceStable(items, func(i, j int) bool { return items[i].start < items[j].start })
+	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(a.start, b.start) })
+	s.fields = slices.Grow(s.fields, len(fbuf))
 	for i := 0; i < len(items); {
 		g := items[i]
 		j := i + 1

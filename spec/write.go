@@ -54,6 +54,14 @@ type Writer struct {
 	// every string, a tenth of extract --all's CPU on a library with
 	// millions of members (docs/benchmarks.md#less-fresh-memory-per-die).
 	sw io.StringWriter
+	// lastFact: factIn's rendering of the last conf and source.
+	lastFact factLines
+}
+
+// factLines is a fact's conf and source lines, rendered after indent.
+type factLines struct {
+	indent, source, text string
+	conf                 Conf
 }
 
 func (w *Writer) printf(format string, args ...any) {
@@ -119,11 +127,15 @@ func (w *Writer) fact(f Fact) { w.factIn("", f) }
 
 // factIn writes a fact's keys, each line after indent.
 func (w *Writer) factIn(indent string, f Fact) {
-	w.put(indent, "conf = ")
-	w.putQ(string(f.Conf))
-	w.put("\n", indent, "source = ")
-	w.putQ(f.Source)
-	w.put("\n")
+	// The conf and source lines of the last fact are kept rendered:
+	// extract --all writes the same two for every field of a library.
+	if k := w.lastFact; k.text == "" || k.indent != indent || k.conf != f.Conf || k.source != f.Source {
+		var b strings.Builder
+		b.WriteString(indent + "conf = " + Quote(string(f.Conf)) + "\n")
+		b.WriteString(indent + "source = " + Quote(f.Source) + "\n")
+		w.lastFact = factLines{indent: indent, conf: f.Conf, source: f.Source, text: b.String()}
+	}
+	w.put(w.lastFact.text)
 	if f.Note != "" {
 		w.printf("%snote = %s\n", indent, Quote(f.Note))
 	}

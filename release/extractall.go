@@ -31,8 +31,9 @@ const allWindow = 4
 // (ExtractOptions.All) to w (docs/nrtabi-extract.md#every-type---all):
 //
 //  1. elfread.ScanAll indexes the named definitions on opt.Jobs workers,
-//     in unit order, and elfread.AllTypes decodes every type of every
-//     unit into the one graph, on opt.Jobs workers too;
+//     in unit order, and elfread.AllTypes decodes every unit's structs,
+//     unions and enums, and the types they reach, into the one graph, on
+//     opt.Jobs workers too;
 //  2. serially, each struct of the index gets its row name (or is left
 //     out, counted) and each enum its row: from here on the set of rows is
 //     fixed, so a member naming another struct needs nothing of that

@@ -10,14 +10,15 @@ import (
 	"github.com/nrtabi/nrtabi/typemodel"
 )
 
-// AllTypes fills the type graph with every type DIE of every unit of the
-// DWARF and its parts, on jobs workers, as ScanAll shares units among its
-// workers (docs/layoutcheck.md#the-parallel-scan):
+// AllTypes fills the type graph with every struct, class, union and enum
+// DIE of every unit of the DWARF and its parts at namespace scope, and
+// every type they reach, on jobs workers, as ScanAll shares units among
+// its workers (docs/layoutcheck.md#the-parallel-scan):
 //
-//  1. each worker takes a unit: it decodes the unit's types at namespace
-//     scope, and what they reach inside the unit (a type nested in a class
-//     or local to a function), links them, and interns them among
-//     themselves; a node that refers outside its unit (dwz's supplement,
+//  1. each worker takes a unit: it decodes the unit's roots at namespace
+//     scope (rootTag), and what they reach inside the unit (a pointer, a
+//     typedef, a type nested in a class or local to a function), links
+//     them, and interns them among themselves; a node that refers outside its unit (dwz's supplement,
 //     DW_FORM_ref_addr) is left open;
 //  2. serially, in unit order, the open nodes are linked, and the units'
 //     nodes are interned into the graph's one table (the first, in unit
@@ -25,9 +26,10 @@ import (
 //     jobs);
 //  3. each worker points its unit's nodes at the nodes kept.
 //
-// Each DIE is decoded once; type units are units like the others
-// (typeunits.go). Run it before any At: the DIEs At decoded already are decoded
-// again.
+// Each DIE is decoded once; a type no root reaches (a prototype's
+// restrict pointer) is left to At, which decodes it on demand. Type units
+// are units like the others (typeunits.go). Run it before any At: the
+// DIEs At decoded already are decoded again.
 func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 	if jobs < 1 {
 		return nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)

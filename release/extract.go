@@ -1,10 +1,12 @@
 package release
 
 import (
+	"cmp"
 	"context"
 	"debug/dwarf"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -275,6 +277,11 @@ type extractor struct {
 	worker bool
 	local  map[dwarf.Offset]*xStruct // byOff entries this worker found (ODR copies)
 	cur    *xStruct                  // the struct this worker is reading
+	// canonTypes: an extractAll worker's memo of specType's canonical
+	// spelling of each spelling (spec.ParseType then String was a
+	// fifteenth of extract --all's CPU on the synthetic object,
+	// docs/benchmarks.md#less-fresh-memory-per-die); nil: none.
+	canonTypes map[string]string
 }
 
 // hasRow: s is written as a row. A worker asks rowless only (see there).
@@ -440,6 +447,9 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		cover      string
 	}
 	items := make([]item, 0, len(l.Fields))
+	// The fields the items point to, in one allocation (its room is the
+	// members' count, so it never moves) instead of one per member.
+	fbuf := make([]xField, 0, len(l.Fields))
 	for i := range l.Fields {
 		m := &l.Fields[i]
 		// A zero-size member is skipped, except a flexible array member at
@@ -458,7 +468,8 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		}
 		if m.BitSize == 0 && !m.Base && !m.Artificial && spec.IsIdent(m.Name) {
 			if t, note, ok := x.specType(m.Type, last); ok {
-				items = append(items, item{start: m.Offset, end: m.End(), field: &xField{name: m.Name, typ: t, note: note, offset: m.Offset}})
+				fbuf = append(fbuf, xField{name: m.Name, typ: t, note: note, offset: m.Offset})
+				items = append(items, item{start: m.Offset, end: m.End(), field: &fbuf[len(fbuf)-1]})
 				continue
 			}
 		}
@@ -474,7 +485,8 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		}
 		items = append(items, item{start: start, end: m.End(), cover: m.Label()})
 	}
-	sort.SliceStable(items, func(i, j int) bool { return items[i].start < items[j].start })
+	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(a.start, b.start) })
+	s.fields = slices.Grow(s.fields, len(fbuf))
 	for i := 0; i < len(items); {
 		g := items[i]
 		j := i + 1
@@ -527,10 +539,43 @@ func (x *extractor) specType(t *typemodel.Type, last bool) (string, string, bool
 	if !ok {
 		return "", "", false
 	}
+	if c, ok := x.canonTypes[s]; ok {
+		return c, note, true
+	}
+	spelled := s
 	if pt, err := spec.ParseType(s); err == nil {
 		s = pt.String()
 	}
+	if x.canonTypes != nil && len(x.canonTypes) < maxCanonTypes {
+		x.canonTypes[spelled] = s
+	}
 	return s, note, true
+}
+
+// maxCanonTypes bounds an extractAll worker's memo of canonical
+// spellings (a crafted input may spell each member differently).
+const maxCanonTypes = 1 << 16
+
+// intSpelling is the spec's name of an integer of size bytes (1, 2, 4 or
+// 8): i8 ... u64, without formatting one per member.
+func intSpelling(size int64, signed bool) string {
+	switch {
+	case size == 1 && signed:
+		return "i8"
+	case size == 1:
+		return "u8"
+	case size == 2 && signed:
+		return "i16"
+	case size == 2:
+		return "u16"
+	case size == 4 && signed:
+		return "i32"
+	case size == 4:
+		return "u32"
+	case signed:
+		return "i64"
+	}
+	return "u64"
 }
 
 // cvQuals are the qualifiers met on the way down to a named type. Those of
@@ -624,11 +669,7 @@ func (x *extractor) spell(t *typemodel.Type, last bool, q cvQuals) (string, stri
 		case d.Name == "unsigned int":
 			return named("unsigned", "", true)
 		case size == 1 || size == 2 || size == 4 || size == 8:
-			p := "u"
-			if signed {
-				p = "i"
-			}
-			return named(fmt.Sprintf("%s%d", p, size*8), "", true)
+			return named(intSpelling(size, signed), "", true)
 		}
 	case typemodel.Enum:
 		return named(x.enumType(d, tds))

@@ -31,8 +31,9 @@ const allWindow = 4
 // (ExtractOptions.All) to w (docs/nrtabi-extract.md#every-type---all):
 //
 //  1. elfread.ScanAll indexes the named definitions on opt.Jobs workers,
-//     in unit order, and elfread.AllTypes decodes every type of every
-//     unit into the one graph, on opt.Jobs workers too;
+//     in unit order, and elfread.AllTypes decodes every unit's structs,
+//     unions and enums, and the types they reach, into the one graph, on
+//     opt.Jobs workers too;
 //  2. serially, each struct of the index gets its row name (or is left
 //     out, counted) and each enum its row: from here on the set of rows is
 //     fixed, so a member naming another struct needs nothing of that
@@ -279,6 +280,9 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// The worker's memo of canonical spellings serves every
+			// chunk it takes.
+			canon := map[string]string{}
 			for {
 				select {
 				case window <- struct{}{}:
@@ -295,7 +299,12 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 				} else {
 					// SetPanicOnFault is per goroutine: a file truncated
 					// while a worker reads it is an input error here too.
-					c.err = elfread.Guard(func() error { x.fork(dbg).readChunk(c, structs); return nil })
+					c.err = elfread.Guard(func() error {
+						xw := x.fork(dbg)
+						xw.canonTypes = canon
+						xw.readChunk(c, structs)
+						return nil
+					})
 				}
 				close(c.done)
 			}

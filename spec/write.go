@@ -49,6 +49,19 @@ func plainString(s string) bool {
 type Writer struct {
 	W   io.Writer
 	err error
+	// sw is W as an io.StringWriter, found at the first write (W is
+	// not changed after it): put's io.WriteString asked W for it on
+	// every string, a tenth of extract --all's CPU on a library with
+	// millions of members (docs/benchmarks.md#less-fresh-memory-per-die).
+	sw io.StringWriter
+	// lastFact: factIn's rendering of the last conf and source.
+	lastFact factLines
+}
+
+// factLines is a fact's conf and source lines, rendered after indent.
+type factLines struct {
+	indent, source, text string
+	conf                 Conf
 }
 
 func (w *Writer) printf(format string, args ...any) {
@@ -60,13 +73,25 @@ func (w *Writer) printf(format string, args ...any) {
 // put writes strings as they are: the rows of every field of every struct
 // (nrtabi extract --all) without fmt's cost.
 func (w *Writer) put(ss ...string) {
+	if w.sw == nil {
+		if sw, ok := w.W.(io.StringWriter); ok {
+			w.sw = sw
+		} else {
+			w.sw = plainWriter{w.W}
+		}
+	}
 	for _, s := range ss {
 		if w.err != nil {
 			return
 		}
-		_, w.err = io.WriteString(w.W, s)
+		_, w.err = w.sw.WriteString(s)
 	}
 }
+
+// plainWriter writes strings to a writer that takes only bytes.
+type plainWriter struct{ w io.Writer }
+
+func (p plainWriter) WriteString(s string) (int, error) { return p.w.Write([]byte(s)) }
 
 // putQ writes s as Quote renders it, without building the quoted copy when
 // there is nothing to escape.
@@ -102,11 +127,15 @@ func (w *Writer) fact(f Fact) { w.factIn("", f) }
 
 // factIn writes a fact's keys, each line after indent.
 func (w *Writer) factIn(indent string, f Fact) {
-	w.put(indent, "conf = ")
-	w.putQ(string(f.Conf))
-	w.put("\n", indent, "source = ")
-	w.putQ(f.Source)
-	w.put("\n")
+	// The conf and source lines of the last fact are kept rendered:
+	// extract --all writes the same two for every field of a library.
+	if k := w.lastFact; k.text == "" || k.indent != indent || k.conf != f.Conf || k.source != f.Source {
+		var b strings.Builder
+		b.WriteString(indent + "conf = " + Quote(string(f.Conf)) + "\n")
+		b.WriteString(indent + "source = " + Quote(f.Source) + "\n")
+		w.lastFact = factLines{indent: indent, conf: f.Conf, source: f.Source, text: b.String()}
+	}
+	w.put(w.lastFact.text)
 	if f.Note != "" {
 		w.printf("%snote = %s\n", indent, Quote(f.Note))
 	}

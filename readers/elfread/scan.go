@@ -104,7 +104,12 @@ type scanner struct {
 	// lists of their exact length.
 	fieldBuf  []typemodel.Field
 	pfieldBuf []pfield
-	enumBuf   []typemodel.Enumerator
+	enumBuf   []typemodel.Enumerator // tscan: unitTypes' scratch (scanall.go).
+	tscan     *typeScanScratch
+	// The chunks the graph's nodes and lists are carved from (typeslab.go).
+	types      []typemodel.Type
+	fieldArena []typemodel.Field
+	enumArena  []typemodel.Enumerator
 }
 
 // fail records the scanner's first failure.

@@ -284,13 +284,10 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 	// Anonymous definitions by offset, and the typedefs that may name
 	// them (gcc writes `typedef struct {...} t;` as the struct, then the
 	// typedef; the order is not relied on).
-	anon := map[int]*Named{}
-	type typedef struct {
-		name   string
-		at, to int
-	}
-	var typedefs []typedef
-	stubs := map[int]uint64{}
+	ts := sc.typeScan()
+	anon, stubs := ts.anon, ts.stubs
+	typedefs := ts.typedefs[:0]
+	defer func() { clear(typedefs); ts.typedefs = typedefs[:0] }()
 	stack := []typeScope{{scan: true}}
 	for sc.c.Left() > 0 && len(stack) > 0 && sc.failed() == nil {
 		dieOff := sc.c.Off()
@@ -347,7 +344,7 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 			if !top.nested && name != "" && di.hasTypSig {
 				out.foreign = append(out.foreign, foreignTypedef{qualify(top.qual, name), dieOff, di.typSig})
 			} else if !top.nested && name != "" && di.typ > 0 && !di.typAlt && di.typ >= u.dieStart && di.typ < u.end {
-				typedefs = append(typedefs, typedef{qualify(top.qual, name), dieOff, di.typ})
+				typedefs = append(typedefs, typedefAt{qualify(top.qual, name), dieOff, di.typ})
 			}
 		default: // struct, class, union, enum
 			if di.decl {
@@ -391,14 +388,13 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 	// DIE order) gives it its name, and it is listed where it was defined;
 	// any other is another name of it, listed where the typedef is, as
 	// FindStructs would find it there.
-	defs := map[int]*Named{}
+	defs, tdTo, named := ts.defs, ts.tdTo, ts.named
 	for _, t := range out.types {
 		defs[int(t.DIE)] = t
 	}
 	for off, t := range anon {
 		defs[off] = t
 	}
-	tdTo := map[int]int{}
 	for _, td := range typedefs {
 		tdTo[td.at] = td.to
 	}
@@ -415,7 +411,6 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 		}
 		return nil
 	}
-	named := map[int]bool{}
 	all := out.types
 	for _, td := range typedefs {
 		t := resolve(td.to)
@@ -449,6 +444,42 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 	sortNamed(all)
 	out.types = all
 	return out
+}
+
+// typedefAt is a typedef of unitTypes' unit at namespace scope: its
+// qualified name, its DIE and the DIE it names (both unit offsets).
+type typedefAt struct {
+	name   string
+	at, to int
+}
+
+// typeScanScratch is unitTypes' per-unit scratch, kept by the scanner
+// from unit to unit and cleared between them: fresh maps and lists per
+// unit were a sixth of ScanAll's allocation on libc's debug file
+// (docs/benchmarks.md#less-fresh-memory-per-die).
+type typeScanScratch struct {
+	anon     map[int]*Named
+	stubs    map[int]uint64
+	defs     map[int]*Named
+	tdTo     map[int]int
+	named    map[int]bool
+	typedefs []typedefAt
+}
+
+// typeScan is the scanner's scratch for unitTypes, cleared.
+func (sc *scanner) typeScan() *typeScanScratch {
+	ts := sc.tscan
+	if ts == nil {
+		ts = &typeScanScratch{anon: map[int]*Named{}, stubs: map[int]uint64{}, defs: map[int]*Named{},
+			tdTo: map[int]int{}, named: map[int]bool{}}
+		sc.tscan = ts
+	}
+	clear(ts.anon)
+	clear(ts.stubs)
+	clear(ts.defs)
+	clear(ts.tdTo)
+	clear(ts.named)
+	return ts
 }
 
 // named is a Named for a DIE of the unit being scanned.

@@ -10,14 +10,15 @@ import (
 	"github.com/nrtabi/nrtabi/typemodel"
 )
 
-// AllTypes fills the type graph with every type DIE of every unit of the
-// DWARF and its parts, on jobs workers, as ScanAll shares units among its
-// workers (docs/layoutcheck.md#the-parallel-scan):
+// AllTypes fills the type graph with every struct, class, union and enum
+// DIE of every unit of the DWARF and its parts at namespace scope, and
+// every type they reach, on jobs workers, as ScanAll shares units among
+// its workers (docs/layoutcheck.md#the-parallel-scan):
 //
-//  1. each worker takes a unit: it decodes the unit's types at namespace
-//     scope, and what they reach inside the unit (a type nested in a class
-//     or local to a function), links them, and interns them among
-//     themselves; a node that refers outside its unit (dwz's supplement,
+//  1. each worker takes a unit: it decodes the unit's roots at namespace
+//     scope (rootTag), and what they reach inside the unit (a pointer, a
+//     typedef, a type nested in a class or local to a function), links
+//     them, and interns them among themselves; a node that refers outside its unit (dwz's supplement,
 //     DW_FORM_ref_addr) is left open;
 //  2. serially, in unit order, the open nodes are linked, and the units'
 //     nodes are interned into the graph's one table (the first, in unit
@@ -25,9 +26,10 @@ import (
 //     jobs);
 //  3. each worker points its unit's nodes at the nodes kept.
 //
-// Each DIE is decoded once; type units are units like the others
-// (typeunits.go). Run it before any At: the DIEs At decoded already are decoded
-// again.
+// Each DIE is decoded once; a type no root reaches (a prototype's
+// restrict pointer) is left to At, which decodes it on demand. Type units
+// are units like the others (typeunits.go). Run it before any At: the
+// DIEs At decoded already are decoded again.
 func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 	if jobs < 1 {
 		return nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
@@ -177,6 +179,9 @@ type typeWorker struct {
 	// at: build's table of a unit's nodes by offset (denseUnit), all
 	// zero between units.
 	at []int32
+	// list: build's list of the unit's pending nodes, empty between
+	// units.
+	list []*pending
 }
 
 // denseUnit is the largest unit (in bytes of .debug_info) whose nodes
@@ -236,13 +241,20 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 	clear(wk.open)
 	clear(wk.extra)
 	clear(wk.local.intern)
-	wk.local.order, wk.local.chain = nil, nil
+	// The unit's interning list is copied into keep and bound below: its
+	// room serves the next unit (a fresh one per unit was 4 MB of libc's
+	// allocation a run, docs/benchmarks.md#less-fresh-memory-per-die).
+	clear(wk.local.order)
+	wk.local.order, wk.local.chain = wk.local.order[:0], nil
 	count := func(uint64) {}
 	if countDecodes {
 		ug.decodes = map[uint64]int{}
 		count = func(off uint64) { ug.decodes[off]++ }
 	}
-	list, err := unitNodes(sc, ug.u, count)
+	list, err := unitNodes(sc, ug.u, count, wk.list[:0])
+	// The list is the worker's scratch (the nodes outlive it, in offs,
+	// keep, bound and open): kept for the next unit, however this ends.
+	defer func() { clear(list); wk.list = list[:0] }()
 	if err != nil {
 		ug.err = err
 		return err
@@ -431,6 +443,7 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 	isBound := func(c *typemodel.Type) bool {
 		return c != nil && (c.Kind.Aggregate() || c.Kind == typemodel.Enum || bound[c])
 	}
+	nb := 0
 	for _, t := range local.order {
 		b := isBound(t.Elem) || isBound(t.Class)
 		for _, p := range t.Params {
@@ -438,14 +451,36 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 		}
 		if b {
 			bound[t] = true
+			nb++
+		}
+	}
+	nt := 0
+	isTainted := func(t *typemodel.Type) bool {
+		return !t.Kind.Aggregate() && t.Kind != typemodel.Enum && t.Kind != typemodel.Void && tainted(t, 0)
+	}
+	if len(open) > 0 {
+		for _, pd := range list {
+			if isTainted(pd.t) {
+				nt++
+			}
+		}
+	}
+	// Both lists live to the join: made of their exact length, where
+	// appending from nil left half their room unused and copied the rest.
+	ug.bound = make([]*typemodel.Type, 0, nb)
+	ug.keep = make([]*typemodel.Type, 0, len(local.order)-nb+nt)
+	for _, t := range local.order {
+		if bound[t] {
 			ug.bound = append(ug.bound, t)
 		} else {
 			ug.keep = append(ug.keep, t)
 		}
 	}
-	for _, pd := range list {
-		if t := pd.t; !t.Kind.Aggregate() && t.Kind != typemodel.Enum && t.Kind != typemodel.Void && tainted(t, 0) {
-			ug.keep = append(ug.keep, t)
+	if nt > 0 {
+		for _, pd := range list {
+			if isTainted(pd.t) {
+				ug.keep = append(ug.keep, pd.t)
+			}
 		}
 	}
 	// The pending nodes are done with unless join links or finishes some.
@@ -458,15 +493,33 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 // a function).
 func (x *uctx) decodeLocal(off uint64, count func(uint64)) (*pending, error) {
 	lo := int(off) - x.sc.d.base
-	qual := ""
-	if x.scoped {
-		qual = x.scopeOf(lo)
-	}
 	sc := x.sc
 	sc.err = nil
 	sc.c = newCursor(".debug_info", sc.d.info, lo, sc.d.order)
 	sc.c.Limit(x.u.end)
+	qual := ""
+	if x.scoped && sc.qualifiedAt(lo) {
+		qual = x.scopeOf(lo)
+	}
 	return sc.decodeType(off, qual, count)
+}
+
+// qualifiedAt: the DIE at lo (the cursor's offset, left there) is of a
+// kind whose name takes its scope (decodeType's qualify); an unreadable
+// one is left to decodeType to refuse.
+func (sc *scanner) qualifiedAt(lo int) bool {
+	code := sc.c.Uleb()
+	if sc.c.Err() != nil || code >= uint64(len(sc.tab)) {
+		sc.c = newCursor(".debug_info", sc.d.info, lo, sc.d.order)
+		sc.c.Limit(sc.u.end)
+		return true
+	}
+	sc.c.Seek(lo)
+	switch sc.tab[code].tag {
+	case tagStructType, tagClassType, tagUnionType, tagEnumerationType, tagTypedef:
+		return true
+	}
+	return false
 }
 
 // linkWith sets the node's pointers through resolve; false (nothing set)
@@ -735,19 +788,37 @@ func (ug *unitGraph) repoint() {
 	}
 }
 
-// unitNodes decodes every type DIE of one unit at namespace scope (and in
-// namespaces), skipping every other subtree; the scanner stays set up for
-// the unit.
-func unitNodes(sc *scanner, u *unit, count func(uint64)) ([]*pending, error) {
+// rootTag: unitNodes decodes a type DIE of this tag at namespace scope
+// whether or not anything reaches it. The others (pointers, qualifiers,
+// base types, arrays, function types, and in C typedefs) are decoded when
+// a node of the unit reaches them, in build's link: most of a C
+// library's are reached only by its functions' prototypes (libc's debug
+// file: 33272 restrict pointers, 64392 pointers, 22462 consts listed,
+// docs/benchmarks.md#less-fresh-memory-per-die), which no row spells. A
+// C++ typedef stays a root: its name takes the scope the walk knows
+// (decodeLocal would walk the unit's scopes again for it).
+func rootTag(tag uint32, scoped bool) bool {
+	switch tag {
+	case tagStructType, tagClassType, tagUnionType, tagEnumerationType:
+		return true
+	case tagTypedef:
+		return scoped
+	}
+	return false
+}
+
+// unitNodes decodes the struct, class, union and enum DIEs (rootTag) of
+// one unit at namespace scope (and in namespaces), skipping every other
+// subtree; the scanner stays set up for the unit.
+func unitNodes(sc *scanner, u *unit, count func(uint64), out []*pending) ([]*pending, error) {
 	p := sc.d
 	if err := sc.enterUnit(u); err != nil {
-		return nil, err
+		return out, err
 	}
 	if !sc.cuChildren {
-		return nil, nil
+		return out, nil
 	}
 	scoped := !cLanguage(sc.lang)
-	var out []*pending
 	stack := []string{""}
 	base := uint64(p.base)
 	for sc.c.Left() > 0 && len(stack) > 0 && sc.failed() == nil {
@@ -761,7 +832,7 @@ func unitNodes(sc *scanner, u *unit, count func(uint64)) ([]*pending, error) {
 		if a == nil {
 			break
 		}
-		if _, ok := typeKind(a.tag); ok && !a.sig {
+		if _, ok := typeKind(a.tag); ok && !a.sig && rootTag(a.tag, scoped) {
 			sc.c.Seek(at)
 			qual := ""
 			if scoped {
@@ -769,7 +840,7 @@ func unitNodes(sc *scanner, u *unit, count func(uint64)) ([]*pending, error) {
 			}
 			pd, err := sc.decodeType(base+uint64(at), qual, count)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			out = append(out, pd)
 			continue

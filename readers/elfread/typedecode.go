@@ -366,7 +366,8 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 		// declaration (typeunits.go).
 		qual, _ = sc.specQual(r.spec)
 	}
-	t := &typemodel.Type{Kind: kind, Size: r.size, HasSize: r.sized, Align: r.align, Declaration: r.decl,
+	t := sc.newType()
+	*t = typemodel.Type{Kind: kind, Size: r.size, HasSize: r.sized, Align: r.align, Declaration: r.decl,
 		Encoding: typemodel.Encoding(min(r.encoding, 0xff)), Count: -1, Prototyped: r.prototyped, Offset: off,
 		DeclFile: clampU32(r.declFile), DeclLine: clampU32(r.declLine)}
 	if len(r.name) > 0 {
@@ -398,11 +399,11 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 			// millions of members would otherwise carry their append
 			// slack for the life of the graph).
 			if len(sc.fieldBuf) > 0 {
-				t.Fields = append(make([]typemodel.Field, 0, len(sc.fieldBuf)), sc.fieldBuf...)
+				t.Fields = sc.fieldsOf(sc.fieldBuf)
 				pd.fields = sc.pfields(sc.pfieldBuf)
 			}
 			if len(sc.enumBuf) > 0 {
-				t.Enumerators = append(make([]typemodel.Enumerator, 0, len(sc.enumBuf)), sc.enumBuf...)
+				t.Enumerators = sc.enumeratorsOf(sc.enumBuf)
 			}
 			return pd, sc.failed()
 		}

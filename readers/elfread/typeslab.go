@@ -1,5 +1,7 @@
 package elfread
 
+import "github.com/nrtabi/nrtabi/typemodel"
+
 // The pending nodes of a unit's decode, and their members as the DIEs
 // state them, are scratch: AllTypes' link of the unit turns them into the
 // graph's nodes and drops them. Carving them from slabs a worker reuses
@@ -76,4 +78,50 @@ func (sc *scanner) give(free bool) {
 	clear(pl.arenas)
 	pl.used, pl.arenas = pl.used[:0], pl.arenas[:0]
 	sc.slab, pl.arena = nil, nil
+}
+
+// The graph's nodes and their member and enumerator lists outlive the
+// unit, so they are never reused; they are carved from chunks all the
+// same, one allocation per chunk instead of one per node or list
+// (docs/benchmarks.md#less-fresh-memory-per-die).
+const (
+	typeSlab   = 128  // nodes per chunk
+	fieldArena = 1024 // members per chunk (a longer list is its own)
+	enumArena  = 1024 // enumerators per chunk (likewise)
+)
+
+// newType is a zero node from the scanner's current chunk.
+func (sc *scanner) newType() *typemodel.Type {
+	if len(sc.types) == cap(sc.types) {
+		sc.types = make([]typemodel.Type, 0, typeSlab)
+	}
+	sc.types = sc.types[:len(sc.types)+1]
+	return &sc.types[len(sc.types)-1]
+}
+
+// fieldsOf is a copy of src of exactly its length (an append to it
+// copies, as to any full slice).
+func (sc *scanner) fieldsOf(src []typemodel.Field) []typemodel.Field {
+	if len(src) > fieldArena/4 {
+		return append(make([]typemodel.Field, 0, len(src)), src...)
+	}
+	if cap(sc.fieldArena)-len(sc.fieldArena) < len(src) {
+		sc.fieldArena = make([]typemodel.Field, 0, fieldArena)
+	}
+	n := len(sc.fieldArena)
+	sc.fieldArena = append(sc.fieldArena, src...)
+	return sc.fieldArena[n:len(sc.fieldArena):len(sc.fieldArena)]
+}
+
+// enumeratorsOf is fieldsOf for an enum's enumerators.
+func (sc *scanner) enumeratorsOf(src []typemodel.Enumerator) []typemodel.Enumerator {
+	if len(src) > enumArena/4 {
+		return append(make([]typemodel.Enumerator, 0, len(src)), src...)
+	}
+	if cap(sc.enumArena)-len(sc.enumArena) < len(src) {
+		sc.enumArena = make([]typemodel.Enumerator, 0, enumArena)
+	}
+	n := len(sc.enumArena)
+	sc.enumArena = append(sc.enumArena, src...)
+	return sc.enumArena[n:len(sc.enumArena):len(sc.enumArena)]
 }

@@ -72,6 +72,12 @@ func helpLookup(nrtabi, empty string) lookup {
 		peerName: "empty Go program", peer: []string{empty}, limit: 2, judgeNrtabi: zero, judgePeer: zero}
 }
 
+// lookupDir is where the lookups run: the temporary directory, as a user
+// runs nrtabi (not from this checkout, where step 3 of
+// docs/nrtabi.md#naming-a-spec reads the checkout's spec files on every
+// run; docs/benchmarks.md#start-up-zstd-2026-12-04 has both).
+func lookupDir() string { return os.TempDir() }
+
 // shellWord quotes s for hyperfine's command-line splitting.
 func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=+-") == "" {
@@ -108,7 +114,7 @@ func lookupRows(ctx context.Context, w io.Writer, o options, rows []lookup) ([]g
 	if err != nil {
 		fmt.Fprintln(w, "hyperfine is not installed (apt-get install hyperfine): the quick-lookup rows are skipped, each printed with that reason.")
 	} else {
-		fmt.Fprintf(w, "hyperfine -N --warmup %d --runs %d, nrtabi's command then the peer's (hyperfine runs each command's runs together, not interleaved); median wall time from --export-json.\n", o.warmup, o.lookupRuns)
+		fmt.Fprintf(w, "hyperfine -N --warmup %d --runs %d, nrtabi's command then the peer's (hyperfine runs each command's runs together, not interleaved); median wall time from --export-json; run from %s, outside any checkout (inside one, --spec NAME first compares the checkout's spec files with the embedded ones: docs/nrtabi.md#naming-a-spec).\n", o.warmup, o.lookupRuns, lookupDir())
 	}
 	fmt.Fprintln(w, "\n| input | nrtabi | nrtabi median (σ) | peer | peer median (σ) | runs |\n|---|---|---:|---|---:|---:|")
 	var goals []goal
@@ -171,6 +177,7 @@ func hyperfinePair(ctx context.Context, o options, hf string, l lookup, g *goal)
 	}
 	args = append(args, commandLine(l.nrtabi), commandLine(l.peer))
 	cmd := exec.CommandContext(ctx, hf, args...)
+	cmd.Dir = lookupDir()
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		g.na = fmt.Sprintf("hyperfine failed: %v: %s", err, firstLine(msg))
 		return a, b, nil

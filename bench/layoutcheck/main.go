@@ -72,6 +72,15 @@ func main() {
 	if o.quick {
 		o.quickDefaults()
 	}
+	// The lookups run from lookupDir, so the paths given here are made
+	// absolute first.
+	for _, p := range []*string{&o.cache, &o.bin} {
+		if *p != "" {
+			if abs, err := filepath.Abs(*p); err == nil {
+				*p = abs
+			}
+		}
+	}
 	if err := o.checkOnly(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/layoutcheck:", err)
 		os.Exit(2)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -80,6 +81,11 @@ func embedded(name string) bool {
 }
 
 // sameFiles compares the *.toml files of dir with the embedded release's.
+// Every --spec NAME run inside a checkout does this, so it reads no more
+// than it must: a file whose size differs is different unread, and the
+// bytes of one the same size are read with one read each into two buffers
+// kept for all the files, not grown from 512 bytes and copied per file
+// (docs/benchmarks.md#start-up-zstd-2026-12-04).
 func sameFiles(dir, name string) bool {
 	want, err := fs.Glob(spec.Embedded, name+"/*.toml")
 	if err != nil {
@@ -104,15 +110,56 @@ func sameFiles(dir, name string) bool {
 		return false
 	}
 	var total int64
+	var disk, emb []byte
 	for _, w := range want {
-		e, err := fs.ReadFile(spec.Embedded, w)
+		st, err := fs.Stat(spec.Embedded, w)
 		if err != nil {
 			return false
 		}
-		c, err := regfile.ReadFile(filepath.Join(dir, filepath.Base(w)), spec.MaxSpecFileSize)
-		if total += int64(len(c)); err != nil || total > spec.MaxSpecDirSize || !bytes.Equal(e, c) {
+		size := st.Size()
+		if total += size; size > spec.MaxSpecFileSize || total > spec.MaxSpecDirSize {
+			return false
+		}
+		disk, emb = grown(disk, size+1), grown(emb, size)
+		if !sameFile(filepath.Join(dir, filepath.Base(w)), disk[:size+1]) || !readEmbedded(w, emb[:size]) || !bytes.Equal(disk[:size], emb[:size]) {
 			return false
 		}
 	}
 	return true
+}
+
+// grown is b with room for n bytes.
+func grown(b []byte, n int64) []byte {
+	if int64(cap(b)) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+// sameFile reads path, a regular file of len(buf)-1 bytes, into buf: false
+// when it is not a regular file, not of that size, or not readable. The
+// byte more is how a file grown since its stat is noticed.
+func sameFile(path string, buf []byte) bool {
+	f, st, err := regfile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	size := int64(len(buf) - 1)
+	if st.Size() != size {
+		return false
+	}
+	n, err := io.ReadFull(f, buf)
+	return int64(n) == size && (err == io.ErrUnexpectedEOF || err == io.EOF && size == 0)
+}
+
+// readEmbedded reads the embedded file name, of len(buf) bytes, into buf.
+func readEmbedded(name string, buf []byte) bool {
+	f, err := spec.Embedded.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = io.ReadFull(f, buf)
+	return err == nil
 }

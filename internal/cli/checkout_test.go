@@ -109,6 +109,39 @@ func TestLocateExtraFile(t *testing.T) {
 	}
 }
 
+// TestLocateSizeDiffers: a checkout file one byte longer than the embedded
+// one, or one byte shorter, is a different release (sameFiles compares the
+// sizes before it reads a byte), as is one that is not a regular file.
+func TestLocateSizeDiffers(t *testing.T) {
+	root := fakeCheckout(t, "2.31.24")
+	t.Chdir(root)
+	file := filepath.Join(root, "spec", "2.31.24", "release.toml")
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what string
+		data []byte
+	}{{"one byte more", append(append([]byte(nil), orig...), '\n')}, {"one byte less", orig[:len(orig)-1]}} {
+		if err := os.WriteFile(file, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if src, err := Locate("2.31.24"); err != nil || src.Dir == "" || src.Note == "" {
+			t.Errorf("%s: %+v %v, want the checkout's with a note", c.what, src, err)
+		}
+	}
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(file, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if src, err := Locate("2.31.24"); err != nil || src.Dir == "" || src.Note == "" {
+		t.Errorf("release.toml a directory: %+v %v, want the checkout's with a note", src, err)
+	}
+}
+
 // BenchmarkLocate is what step 3 adds to every --spec NAME inside a
 // checkout (the comparison with the embedded files), against the same name
 // outside one.

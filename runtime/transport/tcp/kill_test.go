@@ -114,6 +114,8 @@ func TestRankDiesMidGather(t *testing.T) {
 		{"multi-root flat", 24, 3, 0, false, false, 11, abi.BootstrapPhaseFlatRing},
 		{"multi-root flat bidir", 24, 3, 0, false, true, 16, abi.BootstrapPhaseFlatRing},
 		{"multi-root hier", 24, 3, 4, false, false, 13, abi.BootstrapPhaseIntraRing},
+		{"multi-root extended", 12, 2, 0, true, false, 8, abi.BootstrapPhaseFlatRing},
+		{"multi-root hier extended", 16, 2, 4, true, true, 9, abi.BootstrapPhaseIntraRing},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// Step 0: the dead rank's record has gone nowhere, so no

@@ -66,8 +66,8 @@ type Config struct {
 	plantDialDelay time.Duration
 	// plantCompleteEarly makes an extended multi-root root send COMPLETE
 	// once its own range's ranks sent RING_DONE, not waiting for the
-	// other ranges (tests only: the barrier TestCompleteWaitsForEveryRange
-	// shows is needed).
+	// other ranges (it still waits for them before it ends; tests only:
+	// the barrier TestCompleteWaitsForEveryRange shows is needed).
 	plantCompleteEarly bool
 }
 

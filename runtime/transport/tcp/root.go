@@ -373,8 +373,19 @@ func (r *Root) run(s *session) error {
 		if r.ring == nil {
 			return done == hi-lo
 		}
-		// The planted fault: COMPLETE on this range's RING_DONE alone.
-		return sentDone && (others == len(r.ring.roots)-1 || r.n.cfg.plantCompleteEarly)
+		return sentDone && others == len(r.ring.roots)-1
+	}
+	completed := false // the planted fault sent it already
+	sendComplete := func() {
+		if completed {
+			return
+		}
+		completed = true
+		for _, rc := range byRank[lo:hi] {
+			if err := rc.l.send(abi.BootstrapMsgComplete, nil); err != nil {
+				r.n.log.Warn("bootstrap root: COMPLETE not delivered", "rank", rc.rank, "err", err)
+			}
+		}
 	}
 	last := time.Now()
 	for !complete() {
@@ -393,6 +404,10 @@ func (r *Root) run(s *session) error {
 					if err := s.next.sendFrame(doneRecord(r.ring.index, len(r.ring.roots), hi-lo), "its range's done record"); err != nil {
 						return r.errf("root ring: %v", err)
 					}
+					if r.n.cfg.plantCompleteEarly {
+						// The planted fault: COMPLETE on this range's RING_DONE alone.
+						sendComplete()
+					}
 				}
 			case evRootRec:
 				if !ev.rec.done {
@@ -410,6 +425,9 @@ func (r *Root) run(s *session) error {
 					return err
 				}
 			case evFailed:
+				if completed && ev.hungUp {
+					continue // the planted fault's ranks are done with it
+				}
 				s.culprit = ev.rc
 				return r.explain(s, ev)
 			case evConn:
@@ -435,11 +453,7 @@ func (r *Root) run(s *session) error {
 	}
 	r.completing = true
 	r.mu.Unlock()
-	for _, rc := range byRank[lo:hi] {
-		if err := rc.l.send(abi.BootstrapMsgComplete, nil); err != nil {
-			r.n.log.Warn("bootstrap root: COMPLETE not delivered", "rank", rc.rank, "err", err)
-		}
-	}
+	sendComplete()
 	r.n.log.Info("bootstrap root: world complete", "addr", r.addr.String(), "nranks", r.nranks)
 	return nil
 }

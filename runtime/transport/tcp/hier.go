@@ -488,6 +488,7 @@ func (r *Root) explain(s *session, first rootEvent) error {
 		switch {
 		case ev.kind == evRootRec:
 			r.relay(s.next, ev.rec)
+			s.heard = s.heard || !ev.rec.done
 			switch {
 			case ev.rec.done:
 			case ev.rec.kind == abi.BootstrapRootAbortHungUp:

@@ -214,6 +214,9 @@ type session struct {
 	nextc             chan error
 	gotNext           bool
 	linked, published bool
+	// heard: a failure came from another root; one seen here only then
+	// is not told back to the roots (they have it).
+	heard bool
 }
 
 func (s *session) emit(ev rootEvent) bool {
@@ -276,7 +279,7 @@ func (r *Root) serve() error {
 			// its own broken read; the cause is what stopped it.
 			err = c
 		}
-		if s.linked && !s.published {
+		if s.linked && !s.published && !s.heard {
 			// The other roots' ranks hear of it too
 			// (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring).
 			r.publish(s, -1, abi.BootstrapRootAbortReport, r.rootText(err))

@@ -100,6 +100,22 @@ func parseRootRec(b []byte, from string, self, nroots, n, l int, global bool) (r
 	return rec, fmt.Errorf("%s sent a %d-byte record on the roots' ring: a done record is %d bytes, an abort %d plus its text", from, len(b), abi.SizeofBootstrapRootDone, abi.SizeofBootstrapRootAbort)
 }
 
+// RootRecord is what ParseRootRecord took from a record.
+type RootRecord struct {
+	Done         bool
+	Origin, Rank int
+	Kind         uint32
+}
+
+// ParseRootRecord is the Go roots' reading of one record of the extended
+// roots' ring past the reply, at root self of nroots on a global world of
+// n ranks with L = l: the rule the reference libnccom's reader is held to
+// (runtime/e2e FuzzCRootRecord).
+func ParseRootRecord(b []byte, self, nroots, n, l int) (RootRecord, error) {
+	rec, err := parseRootRec(b, "previous root", self, nroots, n, l, true)
+	return RootRecord{Done: rec.done, Origin: rec.origin, Rank: rec.rank, Kind: rec.kind}, err
+}
+
 func doneRecord(index, nroots, count int) []byte {
 	d := abi.BootstrapRootDone{Sanity: abi.BootstrapRootSanity, Nroots: uint32(nroots), Index: uint32(index), Count: uint32(count)}
 	b := make([]byte, abi.SizeofBootstrapRootDone)

@@ -94,8 +94,8 @@ func checkDeath(t checker, d *dieAt, errs []error, ended []time.Time) {
 // One rank dies mid-gather, its sockets reset as a killed process's are:
 // every other rank fails within 2 s, not at the 30 s timeout, naming it,
 // its address and the phase. Every framing and shape: flat and
-// hierarchical in both framings, multi-root (default framing only) flat
-// and hierarchical, one way and both ways round. Cost: about 1 s in all.
+// hierarchical in both framings, multi-root flat and hierarchical in
+// both framings, one way and both ways round. Cost: about 1 s in all.
 func TestRankDiesMidGather(t *testing.T) {
 	for _, c := range []struct {
 		name       string

@@ -35,6 +35,8 @@ type (
 	BootstrapRootRange     = r.BootstrapRootRange
 	BootstrapRootFirst     = r.BootstrapRootFirst
 	BootstrapRootCluster   = r.BootstrapRootCluster
+	BootstrapRootDone      = r.BootstrapRootDone
+	BootstrapRootAbort     = r.BootstrapRootAbort
 	BootstrapAbortInfo     = r.BootstrapAbortInfo
 	NcclNetV6              = r.NcclNetV6
 	NcclNetV5              = r.NcclNetV5
@@ -151,6 +153,8 @@ const (
 	BootstrapPhaseDown            = r.BootstrapPhaseDown
 	BootstrapPhaseRoot            = r.BootstrapPhaseRoot
 	BootstrapPhasePeer            = r.BootstrapPhasePeer
+	BootstrapRootAbortHungUp      = r.BootstrapRootAbortHungUp
+	BootstrapRootAbortReport      = r.BootstrapRootAbortReport
 	EncRgSendrecvRank             = r.EncRgSendrecvRank
 	EncUIDHint                    = r.EncUIDHint
 	SwitchPodMaxNodes             = r.SwitchPodMaxNodes
@@ -326,6 +330,8 @@ const (
 	SizeofBootstrapRootRange      = r.SizeofBootstrapRootRange
 	SizeofBootstrapRootFirst      = r.SizeofBootstrapRootFirst
 	SizeofBootstrapRootCluster    = r.SizeofBootstrapRootCluster
+	SizeofBootstrapRootDone       = r.SizeofBootstrapRootDone
+	SizeofBootstrapRootAbort      = r.SizeofBootstrapRootAbort
 	SizeofBootstrapAbortInfo      = r.SizeofBootstrapAbortInfo
 	SizeofNcclNetV6               = r.SizeofNcclNetV6
 	SizeofNcclNetV5               = r.SizeofNcclNetV5

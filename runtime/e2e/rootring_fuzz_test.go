@@ -39,10 +39,15 @@ type rootRingResult struct {
 }
 
 func cRootRing(t testing.TB, w rootWorld, finish bool, a, b []byte) rootRingResult {
-	mode, g := int32(0), uint32(0)
+	mode := int32(0)
 	if finish {
 		mode = 1
 	}
+	return cRootRingMode(t, w, mode, a, b)
+}
+
+func cRootRingMode(t testing.TB, w rootWorld, mode int32, a, b []byte) rootRingResult {
+	g := uint32(0)
 	if w.global {
 		g = 1
 	}
@@ -215,4 +220,92 @@ func TestCRootRingPlanted(t *testing.T) {
 			t.Errorf("%+v: %s was taken", w, what)
 		}
 	}
+}
+
+// cRootRecord is libnccom's reading (nccom_root_rec_parse) of one record
+// of the extended roots' ring past the reply.
+func cRootRecord(t testing.TB, w rootWorld, b []byte) (tcp.RootRecord, bool) {
+	res := cRootRingMode(t, w, 2, b, nil)
+	o := make([]byte, abi.SizeofNcclSocketAddress)
+	res.nextFirst.MarshalTo(o)
+	return tcp.RootRecord{Done: o[0] == 1, Origin: int(int32(binary.LittleEndian.Uint32(o[1:]))), Rank: int(int32(binary.LittleEndian.Uint32(o[5:]))),
+		Kind: binary.LittleEndian.Uint32(o[9:])}, res.ok
+}
+
+// FuzzCRootRecord holds libnccom's reader of the done and abort records
+// the roots pass round in the extended framing
+// (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring) to the Go
+// roots' (tcp.ParseRootRecord): the same records taken, with the same
+// fields, no memory error under ASan/UBSan. TestCRootRecordPlanted is its
+// planted fault. Cost: the driver's build, then pipe speed.
+func FuzzCRootRecord(f *testing.F) {
+	rootRingDriver.start(f)
+	done := func(nroots, index, count uint32) []byte {
+		b := make([]byte, abi.SizeofBootstrapRootDone)
+		d := abi.BootstrapRootDone{Sanity: abi.BootstrapRootSanity, Nroots: nroots, Index: index, Count: count}
+		d.MarshalTo(b)
+		return b
+	}
+	ab := abortOf(2, 7, "went")
+	f.Add(uint16(1), uint16(1), uint16(10), uint16(0), done(3, 0, 4))
+	f.Add(uint16(1), uint16(1), uint16(10), uint16(0), append(ab, "went"...))
+	f.Add(uint16(1), uint16(1), uint16(10), uint16(0), done(3, 1, 3))
+	f.Fuzz(func(t *testing.T, nroots, index, n, l uint16, b []byte) {
+		w := fuzzWorld(nroots, index, n, l, true, 0, 0)
+		b = b[:min(len(b), abi.SizeofBootstrapRootAbort+int(abi.BootstrapAbortTextMax)+8)]
+		want, err := tcp.ParseRootRecord(b, w.index, w.nroots, w.n, w.l)
+		got, ok := cRootRecord(t, w, b)
+		if ok != (err == nil) || ok && got != want {
+			t.Fatalf("%+v: nccom_root_rec_parse(% x) took it %v as %+v; the Go roots %+v, %v", w, b, ok, got, want, err)
+		}
+	})
+}
+
+// TestCRootRecordPlanted: an honest done and abort are taken, and each
+// planted fault — a done of this root's own index, one with another count,
+// an abort naming a rank of another range — is refused by the C root as by
+// the Go roots.
+func TestCRootRecordPlanted(t *testing.T) {
+	w := fuzzWorld(1, 1, 10, 0, true, 0, 0)
+	for _, c := range []struct {
+		what string
+		rec  func() []byte
+		take bool
+	}{
+		{"the previous root's done", func() []byte { return doneOf(w, (w.index+w.nroots-1)%w.nroots, 0) }, true},
+		{"this root's own done, come back", func() []byte { return doneOf(w, w.index, 0) }, false},
+		{"a done one rank short", func() []byte { return doneOf(w, (w.index+w.nroots-1)%w.nroots, -1) }, false},
+		{"the previous root's abort for its first rank", func() []byte {
+			p := (w.index + w.nroots - 1) % w.nroots
+			lo, _ := tcp.RootRange(p, w.nroots, w.n, w.l, w.global)
+			return abortOf(p, lo, "went")
+		}, true},
+		{"an abort naming a rank of another range", func() []byte {
+			p := (w.index + w.nroots - 1) % w.nroots
+			_, hi := tcp.RootRange(p, w.nroots, w.n, w.l, w.global)
+			return abortOf(p, hi%w.n, "went")
+		}, false},
+	} {
+		b := c.rec()
+		_, goErr := tcp.ParseRootRecord(b, w.index, w.nroots, w.n, w.l)
+		_, ok := cRootRecord(t, w, b)
+		if ok != c.take || (goErr == nil) != c.take {
+			t.Errorf("%+v: %s: C took it %v, Go %v, want %v", w, c.what, ok, goErr, c.take)
+		}
+	}
+}
+
+func doneOf(w rootWorld, i, off int) []byte {
+	lo, hi := tcp.RootRange(i, w.nroots, w.n, w.l, w.global)
+	b := make([]byte, abi.SizeofBootstrapRootDone)
+	d := abi.BootstrapRootDone{Sanity: abi.BootstrapRootSanity, Nroots: uint32(w.nroots), Index: uint32(i), Count: uint32(hi - lo + off)}
+	d.MarshalTo(b)
+	return b
+}
+
+func abortOf(i, rank int, text string) []byte {
+	b := make([]byte, abi.SizeofBootstrapRootAbort)
+	a := abi.BootstrapRootAbort{Sanity: abi.BootstrapRootSanity, Index: uint32(i), Rank: int32(rank), Kind: abi.BootstrapRootAbortReport, TextLen: uint32(len(text))}
+	a.MarshalTo(b)
+	return append(b, text...)
 }

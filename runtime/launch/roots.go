@@ -48,17 +48,15 @@ func bootScalable(ctx context.Context, o Options, n *tcp.Net, roots []netip.Addr
 	return root, world, err
 }
 
-// localRoots is RunLocal's R for n ranks of L = l: --roots, else for its
-// own ranks (no RankCmd) in the default framing the rule (tcp.RootsFor),
-// else one root — another rank program, or the extended framing, may not
-// speak the roots' ring (docs/bootstrap-hierarchy.md#multi-root-how-many-roots).
+// localRoots is RunLocal's R for n ranks of L = l: --roots (in either
+// framing), else for its own ranks (no RankCmd) in the default framing the
+// rule (tcp.RootsFor), else one root — another rank program, or an older
+// one of the extended framing, may not speak the roots' ring
+// (docs/bootstrap-hierarchy.md#multi-root-how-many-roots).
 func localRoots(o Options, n, l int, extended bool) (int, error) {
 	if o.Roots > 0 {
 		if err := tcp.CheckRoots("--roots", o.Roots, n, l, true); err != nil {
 			return 0, &UsageError{err}
-		}
-		if o.Roots > 1 && extended {
-			return 0, &UsageError{fmt.Errorf("--roots %d: multi-root runs in the default framing only; unset %s", o.Roots, tcp.EnvFraming)}
 		}
 		return o.Roots, nil
 	}

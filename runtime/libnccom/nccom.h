@@ -343,6 +343,22 @@ NRT_STATUS nccom_root_ring_take_range(struct nccom_root_ring *rr, int *fd, const
  * the next range's first into *next_first, the cluster id on. */
 NRT_STATUS nccom_root_ring_finish(struct nccom_root_ring *rr, const nccl_socket_address_t *first, nccl_socket_address_t *next_first);
 void nccom_root_ring_close(struct nccom_root_ring *rr);
+/* Past the reply, extended framing (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring). */
+struct nccom_root_rec {
+	bool done;
+	int origin, rank; /* rank: -1 none */
+	uint32_t kind;	  /* an abort's BOOTSTRAP_ROOT_ABORT_* */
+	char text[NCCOM_ESCAPED_SIZE(BOOTSTRAP_ABORT_TEXT_MAX)];
+};
+/* One frame's payload from the previous root (from names it), checked:
+ * false with why when it is forged or out of order. */
+bool nccom_root_rec_parse(const struct nccom_root_ring *rr, const void *buf, int got, const char *from, struct nccom_root_rec *out, char *why, size_t len);
+/* Pass a record from origin on to the next root, unless the next is origin. */
+void nccom_root_ring_relay(const struct nccom_root_ring *rr, const void *rec, int size, int origin);
+/* All this root's ranks sent RING_DONE: its done record to the next root. */
+NRT_STATUS nccom_root_ring_done(const struct nccom_root_ring *rr);
+/* A failure this root saw (rank -1: none of its ranks) to the next root. */
+void nccom_root_ring_publish(const struct nccom_root_ring *rr, int rank, uint32_t kind, const char *text);
 
 /* ---- the bootstrap's state (bootstrap.c makes and frees it) ---------------- */
 /* The unexpected-connection queue of upstream bootstrapRecv. */

@@ -294,15 +294,15 @@ static void who(const struct xconn *c, char *out, size_t n)
 }
 
 /* "ranks 2, 3" of those without a record (or not done). */
-static void missing_list(struct xconn **by_rank, int n, bool want_done, char *out, size_t len)
+static void missing_list(struct xconn **by_rank, int lo, int hi, bool want_done, char *out, size_t len)
 {
 	int k = 0, count = 0;
 	out[0] = 0;
-	for (int r = 0; r < n; r++)
+	for (int r = lo; r < hi; r++)
 		count += by_rank[r] == NULL || (want_done && !by_rank[r]->done);
 	k = snprintf(out, len, count == 1 ? "rank" : "ranks");
 	int shown = 0;
-	for (int r = 0; r < n && k > 0 && (size_t)k < len; r++) {
+	for (int r = lo; r < hi && k > 0 && (size_t)k < len; r++) {
 		if (!(by_rank[r] == NULL || (want_done && !by_rank[r]->done)))
 			continue;
 		if (shown == 8) {
@@ -323,7 +323,7 @@ static void heartbeat(struct xconn *conns, int nconns, int have, int n)
 }
 
 /* Validate one record; a non-empty reason refuses the world. */
-static void admit(struct xconn *c, const struct extInfoGlobal *r, struct xconn **by_rank, int n, char *reason, size_t len)
+static void admit(const struct root_args *a, struct xconn *c, const struct extInfoGlobal *r, struct xconn **by_rank, int n, char *reason, size_t len)
 {
 	char w[128];
 	c->rank = r->info.rank;
@@ -334,7 +334,12 @@ static void admit(struct xconn *c, const struct extInfoGlobal *r, struct xconn *
 		snprintf(reason, len, "%s says nranks %d, this root serves a world of %d: start every rank with the same world size", w, r->info.nranks, n);
 	else if (r->info.rank < 0 || r->info.rank >= n)
 		snprintf(reason, len, "%s: rank %d is out of range 0..%d", w, r->info.rank, n - 1);
-	else if (by_rank[r->info.rank] != NULL)
+	else if (r->info.rank < a->lo || r->info.rank >= a->hi) {
+		int o = nccom_root_of(r->info.rank, a->nroots, n, a->per_instance, a->global), olo = 0, ohi = 0;
+		nccom_root_range(o, a->nroots, n, a->per_instance, a->global, &olo, &ohi);
+		snprintf(reason, len, "%s: rank %d belongs to root %d (ranks %d..%d), not this root %d (ranks %d..%d): give every rank the same %s", w, r->info.rank, o,
+			 olo, ohi - 1, a->index, a->lo, a->hi - 1, ENV_BOOTSTRAP_ROOTS);
+	} else if (by_rank[r->info.rank] != NULL)
 		snprintf(reason, len, "%s: rank %d is already taken by peer %s: give every process its own rank", w, r->info.rank, by_rank[r->info.rank]->addr);
 	else
 		by_rank[r->info.rank] = c;
@@ -375,7 +380,7 @@ static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, i
 			(void)shutdown(conns[i].fd, SHUT_WR); /* a hint to the peer: the fd is closed below either way */
 	}
 	int64_t deadline = nccom_now_ms() + (int64_t)nccom_timeout() * 1000;
-	while (nccom_now_ms() < deadline && *nconns < cap && *nconns < a->nranks) {
+	while (nccom_now_ms() < deadline && *nconns < cap && *nconns < a->hi - a->lo) {
 		struct pollfd p = {.fd = a->listen_fd, .events = POLLIN};
 		int w = poll(&p, 1, nccom_left_ms(deadline));
 		if (w <= 0)
@@ -407,6 +412,9 @@ static void abort_world(struct root_args *a, struct xconn *conns, int *nconns, i
 /* What the root learnt of the ranks that failed while the rings wired. */
 struct verdict {
 	bool failed;
+	const struct nccom_root_ring *rr; /* the roots' links once they carry records, else NULL */
+	bool published;			  /* this root told the next of a failure */
+	bool heard;			  /* a failure came from another root: not told back */
 	int ngone;
 	char gone[512];				      /* who hung up, saying nothing */
 	char report[BOOTSTRAP_ABORT_TEXT_MAX + 1]; /* the first reason a rank sent */
@@ -426,23 +434,69 @@ static bool ring_done(struct xconn *c, struct verdict *v, nccom_deadline d)
 		return true;
 	}
 	v->failed = true;
-	if (rc != NRT_SUCCESS && type == BOOTSTRAP_MSG_ABORT) { /* its word, even when it did not arrive whole */
+	char said[BOOTSTRAP_ABORT_TEXT_MAX + 1] = "";
+	if (rc != NRT_SUCCESS && type == BOOTSTRAP_MSG_ABORT) /* its word, even when it did not arrive whole */
+		snprintf(said, sizeof said, "%s reports: %s", w, nccom_last_abort()[0] ? nccom_last_abort() : "an ABORT that did not arrive whole");
+	else if (rc == NRT_SUCCESS) /* a peer off the protocol: its word, not a hang-up */
+		snprintf(said, sizeof said, "%s sent %s where RING_DONE was due", w, c->done ? "a second RING_DONE" : "another message");
+	if (said[0]) {
 		if (!v->report[0])
-			snprintf(v->report, sizeof v->report, "%s reports: %s", w, nccom_last_abort()[0] ? nccom_last_abort() : "an ABORT that did not arrive whole");
+			snprintf(v->report, sizeof v->report, "%s", said);
 		c->failed = true; /* abort_world reads it until it hangs up */
-		return false;
-	}
-	if (rc == NRT_SUCCESS) { /* a peer off the protocol: its word, not a hang-up */
-		if (!v->report[0])
-			snprintf(v->report, sizeof v->report, "%s sent %s where RING_DONE was due", w, c->done ? "a second RING_DONE" : "another message");
-		c->failed = true;
+		if (v->rr != NULL) {
+			nccom_root_ring_publish(v->rr, c->rank, BOOTSTRAP_ROOT_ABORT_REPORT, said);
+			v->published = true;
+		}
 		return false;
 	}
 	size_t k = strlen(v->gone);
 	snprintf(v->gone + k, sizeof v->gone - k, "%s%s", v->ngone ? ", " : "", w);
 	v->ngone++;
 	c->failed = c->gone = true;
+	if (v->rr != NULL) {
+		nccom_root_ring_publish(v->rr, c->rank, BOOTSTRAP_ROOT_ABORT_HUNG_UP, w);
+		v->published = true;
+	}
 	return false;
+}
+
+/* Another root's failure into v: a hang-up joins the list, a report is
+ * the first reason unless one came already. */
+static void fold(struct verdict *v, const struct nccom_root_rec *rec)
+{
+	if (rec->done)
+		return;
+	v->failed = v->heard = true;
+	if (rec->kind == BOOTSTRAP_ROOT_ABORT_HUNG_UP) {
+		size_t k = strlen(v->gone);
+		snprintf(v->gone + k, sizeof v->gone - k, "%s%s", v->ngone ? ", " : "", rec->text);
+		v->ngone++;
+	} else if (!v->report[0]) {
+		if (snprintf(v->report, sizeof v->report, "root %d reports: %s", rec->origin, rec->text) < 0)
+			v->report[0] = '\0';
+	}
+}
+
+/* The next record from the previous root into rec, passed on to the next
+ * root: false when the link ended or sent something forged (why). */
+static bool read_root_rec(struct nccom_root_ring *rr, struct nccom_root_rec *rec, char *why, size_t len)
+{
+	unsigned char buf[sizeof(struct bootstrap_root_abort) + BOOTSTRAP_ABORT_TEXT_MAX];
+	char at[80], prev[120], bad[BOOTSTRAP_ABORT_TEXT_MAX];
+	int p = (rr->index - 1 + rr->nroots) % rr->nroots, got = 0;
+	nccom_format_addr(&rr->roots[p], at, sizeof at);
+	snprintf(prev, sizeof prev, "previous root %d (%s)", p, at);
+	if (nccom_recv_frame(rr->prev_fd, buf, (int)sizeof buf, &got, prev) != NRT_SUCCESS) {
+		snprintf(why, len, "root ring: waiting for a record of the roots' ring: %s closed the connection or sent no whole frame (did its process die?)", prev);
+		return false;
+	}
+	if (!nccom_root_rec_parse(rr, buf, got, prev, rec, bad, sizeof bad)) {
+		if (snprintf(why, len, "root ring: %s", bad) < 0)
+			why[0] = '\0'; /* cut to len at worst, like every reason */
+		return false;
+	}
+	nccom_root_ring_relay(rr, buf, got, rec->origin);
+	return true;
 }
 
 /* The root's verdict once a rank failed. The first failure to reach it is
@@ -453,22 +507,39 @@ static bool ring_done(struct xconn *c, struct verdict *v, nccom_deadline d)
  * for NCCOM_HANG_UP_GRACE_MS more and names every rank that hung up without
  * a word, then the first reason a rank reported
  * (docs/bootstrap-hierarchy.md#abort-frames). */
-static void explain(struct xconn **by_rank, int n, struct pollfd *p, struct verdict *v, int64_t tmo, char *reason, size_t len)
+static void explain(struct xconn **by_rank, int lo, int hi, struct nccom_root_ring *rr, struct pollfd *p, struct verdict *v, int64_t tmo, char *reason, size_t len)
 {
 	int64_t grace = tmo < NCCOM_HANG_UP_GRACE_MS ? tmo : NCCOM_HANG_UP_GRACE_MS;
 	nccom_deadline end = nccom_now_ms() + grace;
+	int count = hi - lo;
+	bool prev_open = rr != NULL && rr->prev_fd >= 0;
 	for (int left; (left = nccom_left_ms(end)) > 0;) {
-		/* A failed connection's fd is left out (-1): poll skips it. */
-		for (int r = 0; r < n; r++)
-			p[r] = (struct pollfd){.fd = by_rank[r]->failed ? -1 : by_rank[r]->fd, .events = POLLIN};
-		int w = poll(p, (nfds_t)n, left);
+		/* A failed connection's fd is left out (-1): poll skips it. On a
+		 * multi-root world the window is the world's: the previous root's
+		 * link brings the other ranges' failures
+		 * (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring). */
+		for (int k = 0; k < count; k++)
+			p[k] = (struct pollfd){.fd = by_rank[lo + k]->failed ? -1 : by_rank[lo + k]->fd, .events = POLLIN};
+		p[count] = (struct pollfd){.fd = prev_open ? rr->prev_fd : -1, .events = POLLIN};
+		int w = poll(p, (nfds_t)count + 1, left);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			break;
-		for (int r = 0; r < n; r++)
-			if (p[r].revents & (POLLIN | POLLHUP | POLLERR))
-				(void)ring_done(by_rank[r], v, end + NCCOM_ABORT_WAIT_MS);
+		for (int k = 0; k < count; k++)
+			if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
+				(void)ring_done(by_rank[lo + k], v, end + NCCOM_ABORT_WAIT_MS);
+		if (p[count].revents & (POLLIN | POLLHUP | POLLERR)) {
+			struct nccom_root_rec rec;
+			char why[BOOTSTRAP_ABORT_TEXT_MAX];
+			if (read_root_rec(rr, &rec, why, sizeof why))
+				fold(v, &rec);
+			else {
+				prev_open = false;
+				if (!v->report[0])
+					snprintf(v->report, sizeof v->report, "%s", why);
+			}
+		}
 	}
 	int k = 0;
 	if (v->ngone == 1)
@@ -479,26 +550,61 @@ static void explain(struct xconn **by_rank, int n, struct pollfd *p, struct verd
 		reason[k] = '\0'; /* truncated to len at worst, like every reason */
 }
 
+/* Peeks at a new connection's first 8 bytes: true when they are the
+ * previous root's range frame (its size prefix 32 and the root magic, which
+ * no extended header has: no message type is 32). Bounded by d. */
+static bool is_root_conn(int fd, nccom_deadline d)
+{
+	uint32_t head[2] = {0, 0};
+	for (;;) {
+		ssize_t k = recv(fd, head, sizeof head, MSG_PEEK | MSG_DONTWAIT);
+		if (k == (ssize_t)sizeof head)
+			return head[0] == sizeof(struct bootstrap_root_range) && head[1] == BOOTSTRAP_ROOT_SANITY;
+		if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
+			return false; /* its reader names the hang-up */
+		int left = nccom_left_ms(d);
+		if (left <= 0)
+			return false; /* its reader names the stall */
+		if (k > 0) { /* part of the 8 is in: poll would not wait for the rest */
+			(void)usleep(1000);
+			continue;
+		}
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (poll(&p, 1, left) < 0 && errno != EINTR)
+			return false;
+	}
+}
+
 static void serve_extended(struct root_args *a)
 {
-	int n = a->nranks, cap = 2 * n + 16, nconns = 0, L = a->per_instance;
+	int n = a->nranks, lo = a->lo, hi = a->hi, count = hi - lo, cap = 2 * count + 16, nconns = 0, L = a->per_instance;
+	bool multi = a->nroots > 1;
 	uint32_t size = (uint32_t)record_size(a);
 	int64_t tmo = (int64_t)nccom_timeout() * 1000, hb = tmo / 3 > 10 ? tmo / 3 : 10;
 	struct xconn *conns = calloc((size_t)cap, sizeof *conns);
 	struct xconn **by_rank = calloc((size_t)n, sizeof *by_rank);
 	struct extInfoGlobal *rec = calloc((size_t)n, sizeof *rec);
 	struct extInfoHier *hrec = calloc((size_t)n, sizeof *hrec);
-	struct pollfd *pfd = calloc((size_t)n, sizeof *pfd);
+	struct pollfd *pfd = calloc((size_t)count + 2, sizeof *pfd);
 	char reason[BOOTSTRAP_ABORT_TEXT_MAX + 1] = "";
+	/* The roots' ring of a multi-root world (root_ring.c): dialed first,
+	 * linked once the replies can be made, open until the world is done. */
+	struct nccom_root_ring rr = {.nroots = a->nroots, .index = a->index, .lo = lo, .hi = hi, .n = n, .L = L, .global = a->global,
+				     .roots = a->roots, .next_fd = -1, .prev_fd = -1};
+	bool linked = false;
+	struct verdict v = {.gone = ""};
 	if (conns == NULL || by_rank == NULL || rec == NULL || hrec == NULL || pfd == NULL) {
 		nccom_warn("bootstrap root %s: cannot allocate the tables of %d ranks", a->where, n);
 		goto done;
 	}
 	if (a->global)
 		nccom_set_files_limit();
-	/* Phase 1: one record per rank, heartbeats while waiting. */
+	if (multi && nccom_root_ring_open(&rr) != NRT_SUCCESS)
+		snprintf(reason, sizeof reason, "root ring: root %d could not reach the next root %d (its log says why)", a->index, (a->index + 1) % a->nroots);
+	/* Phase 1: one record per rank of the range (and the previous root's
+	 * range), heartbeats while waiting. */
 	int64_t last = nccom_now_ms();
-	for (int have = 0; have < n && !reason[0];) {
+	for (int have = 0; (have < count || (multi && rr.prev_fd < 0)) && !reason[0];) {
 		struct pollfd p = {.fd = a->listen_fd, .events = POLLIN};
 		int w = poll(&p, 1, (int)hb);
 		if (w < 0 && errno == EINTR)
@@ -506,8 +612,13 @@ static void serve_extended(struct root_args *a)
 		if (w == 0) {
 			if (nccom_now_ms() - last > tmo) {
 				char miss[256];
-				missing_list(by_rank, n, false, miss, sizeof miss);
-				snprintf(reason, sizeof reason, "no INFO_TO_ROOT from %s within %ds (%s): %d of %d ranks arrived", miss, nccom_timeout(), ENV_SOCK_TIMEOUT, have, n);
+				missing_list(by_rank, lo, hi, false, miss, sizeof miss);
+				if (have == count)
+					snprintf(reason, sizeof reason, "root ring: the previous root %d did not connect within %ds (%s)", (a->index - 1 + a->nroots) % a->nroots,
+						 nccom_timeout(), ENV_SOCK_TIMEOUT);
+				else
+					snprintf(reason, sizeof reason, "no INFO_TO_ROOT from %s within %ds (%s): %d of %d ranks arrived", miss, nccom_timeout(), ENV_SOCK_TIMEOUT,
+						 have, count);
 				break;
 			}
 			heartbeat(conns, nconns, have, n);
@@ -525,11 +636,24 @@ static void serve_extended(struct root_args *a)
 		socklen_t len = sizeof peer;
 		if (getpeername(fd, &peer.sa, &len) == 0)
 			nccom_format_addr(&peer, c->addr, sizeof c->addr);
+		char w2[128];
+		who(c, w2, sizeof w2);
+		if (multi && is_root_conn(fd, nccom_op_deadline())) {
+			/* A root is none of the ranks: it hears no ABORT meant for them. */
+			struct bootstrap_root_range rg;
+			int got = 0;
+			nconns--;
+			if (rr.prev_fd >= 0)
+				snprintf(reason, sizeof reason, "root ring: a second root connection from peer %s", c->addr);
+			else if (nccom_recv_frame(fd, &rg, (int)sizeof rg, &got, w2) != NRT_SUCCESS || got != (int)sizeof rg ||
+				 nccom_root_ring_take_range(&rr, &fd, &rg, c->addr) != NRT_SUCCESS)
+				snprintf(reason, sizeof reason, "root ring: peer %s sent a range this root refused (its log says why)", c->addr);
+			nccom_close(&fd);
+			continue;
+		}
 		struct extInfoHier hr;
 		memset(&hr, 0, sizeof hr);
 		uint32_t type = 0, got = 0;
-		char w2[128];
-		who(c, w2, sizeof w2);
 		if (nccom_recv_msg(fd, &type, &hr, sizeof hr, &got, w2) != NRT_SUCCESS) {
 			snprintf(reason, sizeof reason, "%s: its INFO_TO_ROOT record did not arrive whole (see the root's log)", w2);
 			c->gone = true;
@@ -541,7 +665,7 @@ static void serve_extended(struct root_args *a)
 			break;
 		}
 		struct extInfoGlobal r = hr.info;
-		admit(c, &r, by_rank, n, reason, sizeof reason);
+		admit(a, c, &r, by_rank, n, reason, sizeof reason);
 		if (!reason[0] && L > 0) {
 			who(c, w2, sizeof w2); /* now with the rank admit took */
 			nccom_hier_check(&hr, L, w2, reason, sizeof reason);
@@ -554,67 +678,125 @@ static void serve_extended(struct root_args *a)
 		}
 	}
 	if (!reason[0] && a->global)
-		git_hash_reason(rec, by_rank, n, reason, sizeof reason);
-	if (reason[0]) {
-		abort_world(a, conns, &nconns, cap, reason);
-		goto done;
+		git_hash_reason(rec + lo, by_rank + lo, count, reason, sizeof reason);
+	/* Phase 2: every rank learns its successor; past the range's end the
+	 * next range's first rank, which the roots' ring brings. */
+	uint64_t cluster = 0;
+	time_t epoch = 0;
+	nccl_socket_address_t beyond = rec[lo].info.extAddressListen;
+	if (!reason[0] && multi) {
+		if (nccom_root_ring_finish(&rr, &rec[lo].info.extAddressListen, &beyond) != NRT_SUCCESS)
+			snprintf(reason, sizeof reason, "root ring: root %d's exchange with its neighbour roots failed (its log says why)", a->index);
+		cluster = rr.cluster;
+		epoch = rr.epoch;
+		linked = !reason[0];
+	} else if (!reason[0]) {
+		new_world(&cluster, &epoch);
 	}
-	/* Phase 2: every rank learns its successor. */
-	uint64_t cluster;
-	time_t epoch;
-	new_world(&cluster, &epoch);
-	for (int r = 0; r < n; r++) {
-		struct bootstrap_root_reply reply = reply_for(rec, r, n, &rec[0].info.extAddressListen, cluster, epoch);
+	if (linked)
+		v.rr = &rr;
+	for (int r = lo; r < hi && !reason[0]; r++) {
+		struct bootstrap_root_reply reply = reply_for(rec, r, hi, &beyond, cluster, epoch);
 		struct bootstrap_root_reply_hier hreply;
 		if (L > 0)
-			hreply = nccom_hier_reply(hrec, r, n, L, 0, n, &rec[0].info.extAddressListen, cluster, epoch);
+			hreply = nccom_hier_reply(hrec, r, n, L, lo, hi, &beyond, cluster, epoch);
 		if ((L > 0 ? nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &hreply, sizeof hreply, by_rank[r]->addr)
-			   : nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &reply, sizeof reply, by_rank[r]->addr)) != NRT_SUCCESS) {
+			   : nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &reply, sizeof reply, by_rank[r]->addr)) != NRT_SUCCESS)
 			snprintf(reason, sizeof reason, "peer %s rank %d: INFO_FROM_ROOT not delivered (did its process die?)", by_rank[r]->addr, r);
-			abort_world(a, conns, &nconns, cap, reason);
-			goto done;
-		}
 	}
-	/* Phase 3: stay until every ring is wired. */
+	if (reason[0])
+		goto failed;
+	/* Phase 3: stay until every ring is wired — on a multi-root world
+	 * every range's: COMPLETE once all R done records are in. */
 	if (nccom_fault("root-late")) /* a root descheduled while its ranks fail: it finds them all at once */
 		(void)usleep(300 * 1000);
 	last = nccom_now_ms();
-	struct verdict v = {.gone = ""};
-	for (int wired = 0; wired < n && !v.failed;) {
-		for (int r = 0; r < n; r++)
-			pfd[r] = (struct pollfd){.fd = by_rank[r]->fd, .events = POLLIN};
-		int w = poll(pfd, (nfds_t)n, (int)hb);
+	bool *done_from = multi ? calloc((size_t)a->nroots, sizeof *done_from) : NULL;
+	bool sent_done = false, next_open = true;
+	int others = 0;
+	if (multi && done_from == NULL) {
+		snprintf(reason, sizeof reason, "cannot allocate the roots' table");
+		goto failed;
+	}
+	for (int wired = 0; (wired < count || (multi && others < a->nroots - 1)) && !v.failed && !reason[0];) {
+		for (int k = 0; k < count; k++)
+			pfd[k] = (struct pollfd){.fd = by_rank[lo + k]->fd, .events = POLLIN};
+		pfd[count] = (struct pollfd){.fd = multi ? rr.prev_fd : -1, .events = POLLIN};
+		pfd[count + 1] = (struct pollfd){.fd = multi && next_open ? rr.next_fd : -1, .events = POLLIN};
+		int w = poll(pfd, (nfds_t)count + 2, (int)hb);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w == 0) {
 			if (nccom_now_ms() - last > 2 * tmo) {
 				char miss[256];
-				missing_list(by_rank, n, true, miss, sizeof miss);
-				snprintf(reason, sizeof reason, "%s did not report a wired ring within %ds", miss, 2 * nccom_timeout());
+				missing_list(by_rank, lo, hi, true, miss, sizeof miss);
+				if (wired < count)
+					snprintf(reason, sizeof reason, "%s did not report a wired ring within %ds", miss, 2 * nccom_timeout());
+				else
+					snprintf(reason, sizeof reason, "root ring: %d of the other %d ranges did not report done within %ds", a->nroots - 1 - others, a->nroots - 1,
+						 2 * nccom_timeout());
 				break;
 			}
 			heartbeat(conns, nconns, wired, n);
 			continue;
 		}
-		for (int r = 0; r < n; r++) {
-			if (!(pfd[r].revents & (POLLIN | POLLHUP | POLLERR)))
+		for (int k = 0; k < count && !v.failed; k++) {
+			if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			if (ring_done(by_rank[r], &v, nccom_op_deadline())) {
+			if (ring_done(by_rank[lo + k], &v, nccom_op_deadline())) {
 				wired++;
 				last = nccom_now_ms();
+				if (multi && wired == count && !sent_done) {
+					sent_done = true;
+					if (nccom_root_ring_done(&rr) != NRT_SUCCESS)
+						snprintf(reason, sizeof reason, "root ring: root %d's done record did not reach the next root %d", a->index, (a->index + 1) % a->nroots);
+				}
 			}
 		}
+		if (!v.failed && !reason[0] && (pfd[count].revents & (POLLIN | POLLHUP | POLLERR))) {
+			struct nccom_root_rec rrec;
+			if (!read_root_rec(&rr, &rrec, reason, sizeof reason))
+				break;
+			if (rrec.done && done_from[rrec.origin]) {
+				snprintf(reason, sizeof reason, "root ring: the previous root relayed root %d's done record twice (each goes round once)", rrec.origin);
+				break;
+			}
+			if (rrec.done) {
+				done_from[rrec.origin] = true;
+				others++;
+				last = nccom_now_ms();
+			} else {
+				fold(&v, &rrec);
+			}
+		}
+		if (!v.failed && !reason[0] && (pfd[count + 1].revents & (POLLIN | POLLHUP | POLLERR))) {
+			/* The next root's end is its own (done, or failing: its abort
+			 * comes round on the previous root's link); a frame on it is
+			 * off the protocol. */
+			char b;
+			ssize_t k = recv(rr.next_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+			if (k > 0)
+				snprintf(reason, sizeof reason, "root ring: the next root %d sent a frame on the roots' link it only answers on", (a->index + 1) % a->nroots);
+			else if (k == 0 || (errno != EAGAIN && errno != EINTR))
+				next_open = false;
+		}
 	}
+	free(done_from);
 	if (v.failed)
-		explain(by_rank, n, pfd, &v, tmo, reason, sizeof reason);
-	if (reason[0]) {
-		abort_world(a, conns, &nconns, cap, reason);
-		goto done;
-	}
-	for (int r = 0; r < n; r++)
+		explain(by_rank, lo, hi, linked ? &rr : NULL, pfd, &v, tmo, reason, sizeof reason);
+	if (reason[0])
+		goto failed;
+	for (int r = lo; r < hi; r++)
 		(void)nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_COMPLETE, NULL, 0, by_rank[r]->addr); /* a failure is logged; that rank's wait for COMPLETE fails */
-	nccom_info("bootstrap root %s: world complete (%d ranks)", a->where, n);
+	nccom_info("bootstrap root %s: world complete (%d ranks, root %d of %d)", a->where, count, a->index, a->nroots);
+	goto done;
+failed:
+	/* The other roots' ranks hear of it too. */
+	if (linked && !v.published && !v.heard)
+		nccom_root_ring_publish(&rr, -1, BOOTSTRAP_ROOT_ABORT_REPORT, reason);
+	abort_world(a, conns, &nconns, cap, reason);
 done:
+	nccom_root_ring_close(&rr);
 	if (conns != NULL)
 		for (int i = 0; i < nconns; i++)
 			nccom_close(&conns[i].fd);

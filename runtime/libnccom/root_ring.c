@@ -9,6 +9,7 @@
  * default frame opening with BOOTSTRAP_ROOT_SANITY; what another root sends
  * is checked against the rule and refused naming that root and its address.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -128,4 +129,123 @@ void nccom_root_ring_close(struct nccom_root_ring *rr)
 {
 	nccom_close(&rr->next_fd);
 	nccom_close(&rr->prev_fd);
+}
+
+/* ---- past the reply, extended framing ------------------------------------ */
+/* Both roots' links stay open while the ranks wire their rings: root i
+ * sends bootstrap_root_done to root i+1 once all its ranks sent RING_DONE,
+ * and a bootstrap_root_abort for each failure it sees; every root passes
+ * what the previous one sends on unless the next root is the record's
+ * origin, so each record reaches every root once
+ * (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring). The checks are
+ * runtime/transport/tcp's parseRootRec, with its texts. */
+
+bool nccom_root_rec_parse(const struct nccom_root_ring *rr, const void *buf, int got, const char *from, struct nccom_root_rec *out, char *why, size_t len)
+{
+	const unsigned char *b = buf;
+	memset(out, 0, sizeof *out);
+	out->rank = -1;
+	uint32_t magic = 0;
+	if (got >= 4)
+		memcpy(&magic, b, 4);
+	if (got < 4 || magic != BOOTSTRAP_ROOT_SANITY) {
+		snprintf(why, len, "%s sent a %d-byte record with magic %#08x on the roots' ring, expected %#08x", from, got, magic, BOOTSTRAP_ROOT_SANITY);
+		return false;
+	}
+	uint32_t index = 0;
+	bool done = got == (int)sizeof(struct bootstrap_root_done);
+	if (done) {
+		struct bootstrap_root_done d;
+		memcpy(&d, b, sizeof d);
+		if ((int)d.nroots != rr->nroots) {
+			snprintf(why, len, "%s relayed a done record whose field nroots is %u, this root's world has %d roots", from, d.nroots, rr->nroots);
+			return false;
+		}
+		index = d.index;
+	} else if (got >= (int)sizeof(struct bootstrap_root_abort)) {
+		struct bootstrap_root_abort a;
+		memcpy(&a, b, sizeof a);
+		index = a.index;
+	} else {
+		snprintf(why, len, "%s sent a %d-byte record on the roots' ring: a done record is %d bytes, an abort %d plus its text", from, got,
+			 (int)sizeof(struct bootstrap_root_done), (int)sizeof(struct bootstrap_root_abort));
+		return false;
+	}
+	if (index >= (uint32_t)rr->nroots) {
+		snprintf(why, len, "%s relayed a record whose field index is %u, but the world has %d roots", from, index, rr->nroots);
+		return false;
+	}
+	if ((int)index == rr->index) {
+		snprintf(why, len, "%s relayed root %d's own record back to it: a relay passed it on past its origin (each record goes round once)", from, rr->index);
+		return false;
+	}
+	int lo = 0, hi = 0;
+	nccom_root_range((int)index, rr->nroots, rr->n, rr->L, rr->global, &lo, &hi);
+	out->origin = (int)index;
+	if (done) {
+		struct bootstrap_root_done d;
+		memcpy(&d, b, sizeof d);
+		if ((int)d.count != hi - lo) {
+			snprintf(why, len, "%s relayed root %u's done record with field count %u, the rule gives root %u ranks %d..%d (%d)", from, index, d.count, index, lo, hi - 1,
+				 hi - lo);
+			return false;
+		}
+		out->done = true;
+		return true;
+	}
+	struct bootstrap_root_abort a;
+	memcpy(&a, b, sizeof a);
+	if ((long)a.text_len != (long)got - (long)sizeof a || a.text_len > BOOTSTRAP_ABORT_TEXT_MAX) {
+		snprintf(why, len, "%s relayed root %u's abort record with field text_len %u in a %d-byte record (text at most %d)", from, index, a.text_len, got,
+			 BOOTSTRAP_ABORT_TEXT_MAX);
+		return false;
+	}
+	if (a.kind != BOOTSTRAP_ROOT_ABORT_HUNG_UP && a.kind != BOOTSTRAP_ROOT_ABORT_REPORT) {
+		snprintf(why, len, "%s relayed root %u's abort record with field kind %u, expected %u (hung up) or %u (report)", from, index, a.kind,
+			 BOOTSTRAP_ROOT_ABORT_HUNG_UP, BOOTSTRAP_ROOT_ABORT_REPORT);
+		return false;
+	}
+	if (a.rank != -1 && (a.rank < lo || a.rank >= hi)) {
+		snprintf(why, len, "%s relayed root %u's abort record with field rank %d, not one of root %u's ranks %d..%d", from, index, a.rank, index, lo, hi - 1);
+		return false;
+	}
+	if (a.kind == BOOTSTRAP_ROOT_ABORT_HUNG_UP && a.rank == -1) {
+		snprintf(why, len, "%s relayed root %u's abort record of kind hung up with field rank -1: a hang-up names its rank", from, index);
+		return false;
+	}
+	out->rank = a.rank;
+	out->kind = a.kind;
+	nccom_escape(b + sizeof a, a.text_len, out->text, sizeof out->text);
+	return true;
+}
+
+static NRT_STATUS send_next(const struct nccom_root_ring *rr, const void *rec, int size)
+{
+	char next[120];
+	root_name(rr, next_of(rr), next, sizeof next);
+	return nccom_send_frame(rr->next_fd, rec, size, next);
+}
+
+void nccom_root_ring_relay(const struct nccom_root_ring *rr, const void *rec, int size, int origin)
+{
+	if (origin != next_of(rr) && send_next(rr, rec, size) != NRT_SUCCESS)
+		nccom_warn("bootstrap root %d: a record of the roots' ring not passed on to root %d", rr->index, next_of(rr));
+}
+
+NRT_STATUS nccom_root_ring_done(const struct nccom_root_ring *rr)
+{
+	struct bootstrap_root_done d = {.sanity = BOOTSTRAP_ROOT_SANITY, .nroots = (uint32_t)rr->nroots, .index = (uint32_t)rr->index,
+					 .count = (uint32_t)(rr->hi - rr->lo)};
+	return send_next(rr, &d, (int)sizeof d);
+}
+
+void nccom_root_ring_publish(const struct nccom_root_ring *rr, int rank, uint32_t kind, const char *text)
+{
+	unsigned char rec[sizeof(struct bootstrap_root_abort) + BOOTSTRAP_ABORT_TEXT_MAX];
+	struct bootstrap_root_abort a = {.sanity = BOOTSTRAP_ROOT_SANITY, .index = (uint32_t)rr->index, .rank = rank, .kind = kind,
+					  .text_len = (uint32_t)strnlen(text, BOOTSTRAP_ABORT_TEXT_MAX)};
+	memcpy(rec, &a, sizeof a);
+	memcpy(rec + sizeof a, text, a.text_len);
+	if (send_next(rr, rec, (int)(sizeof a + a.text_len)) != NRT_SUCCESS)
+		nccom_warn("bootstrap root %d: an abort record not sent to root %d", rr->index, next_of(rr));
 }

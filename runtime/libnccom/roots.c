@@ -43,11 +43,6 @@ NRT_STATUS nccom_roots_check(int R, int n, int L, bool global)
 			   nu);
 		return NRT_INVALID;
 	}
-	if (R > 1 && nccom_extended()) {
-		nccom_warn("bootstrap: %s names %d roots; several roots run in the default framing only: unset NRTABI_BOOTSTRAP_FRAMING or give one root", ENV_BOOTSTRAP_ROOTS,
-			   R);
-		return NRT_INVALID;
-	}
 	return NRT_SUCCESS;
 }
 

@@ -76,6 +76,17 @@ const (
 	_ = -(unsafe.Offsetof(BootstrapRootCluster{}.Index) - 4)                 // bootstrap_root_cluster.index offset 4
 	_ = -(unsafe.Offsetof(BootstrapRootCluster{}.ClusterID) - 8)             // bootstrap_root_cluster.cluster_id offset 8
 	_ = -(unsafe.Offsetof(BootstrapRootCluster{}.Epoch) - 16)                // bootstrap_root_cluster.epoch offset 16
+	_ = -(unsafe.Sizeof(BootstrapRootDone{}) - 16)                           // bootstrap_root_done size 16
+	_ = -(unsafe.Offsetof(BootstrapRootDone{}.Sanity) - 0)                   // bootstrap_root_done.sanity offset 0
+	_ = -(unsafe.Offsetof(BootstrapRootDone{}.Nroots) - 4)                   // bootstrap_root_done.nroots offset 4
+	_ = -(unsafe.Offsetof(BootstrapRootDone{}.Index) - 8)                    // bootstrap_root_done.index offset 8
+	_ = -(unsafe.Offsetof(BootstrapRootDone{}.Count) - 12)                   // bootstrap_root_done.count offset 12
+	_ = -(unsafe.Sizeof(BootstrapRootAbort{}) - 20)                          // bootstrap_root_abort size 20
+	_ = -(unsafe.Offsetof(BootstrapRootAbort{}.Sanity) - 0)                  // bootstrap_root_abort.sanity offset 0
+	_ = -(unsafe.Offsetof(BootstrapRootAbort{}.Index) - 4)                   // bootstrap_root_abort.index offset 4
+	_ = -(unsafe.Offsetof(BootstrapRootAbort{}.Rank) - 8)                    // bootstrap_root_abort.rank offset 8
+	_ = -(unsafe.Offsetof(BootstrapRootAbort{}.Kind) - 12)                   // bootstrap_root_abort.kind offset 12
+	_ = -(unsafe.Offsetof(BootstrapRootAbort{}.TextLen) - 16)                // bootstrap_root_abort.text_len offset 16
 	_ = -(unsafe.Sizeof(BootstrapAbortInfo{}) - 52)                          // bootstrap_abort_info size 52
 	_ = -(unsafe.Offsetof(BootstrapAbortInfo{}.Sanity) - 0)                  // bootstrap_abort_info.sanity offset 0
 	_ = -(unsafe.Offsetof(BootstrapAbortInfo{}.DeadRank) - 4)                // bootstrap_abort_info.dead_rank offset 4

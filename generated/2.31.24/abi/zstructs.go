@@ -281,6 +281,59 @@ func (v *BootstrapRootCluster) SetClusterID(x uint64) { v.ClusterID = x }
 func (v *BootstrapRootCluster) GetEpoch() int64  { return v.Epoch }
 func (v *BootstrapRootCluster) SetEpoch(x int64) { v.Epoch = x }
 
+// BootstrapRootDone mirrors bootstrap_root_done (16 bytes, INFERRED).
+type BootstrapRootDone struct {
+	Sanity uint32 // +0 u32 INFERRED
+	Nroots uint32 // +4 u32 INFERRED
+	Index  uint32 // +8 u32 INFERRED
+	Count  uint32 // +12 u32 INFERRED
+}
+
+// GetSanity and SetSanity read and write sanity in its stable type u32.
+func (v *BootstrapRootDone) GetSanity() uint32  { return v.Sanity }
+func (v *BootstrapRootDone) SetSanity(x uint32) { v.Sanity = x }
+
+// GetNroots and SetNroots read and write nroots in its stable type u32.
+func (v *BootstrapRootDone) GetNroots() uint32  { return v.Nroots }
+func (v *BootstrapRootDone) SetNroots(x uint32) { v.Nroots = x }
+
+// GetIndex and SetIndex read and write index in its stable type u32.
+func (v *BootstrapRootDone) GetIndex() uint32  { return v.Index }
+func (v *BootstrapRootDone) SetIndex(x uint32) { v.Index = x }
+
+// GetCount and SetCount read and write count in its stable type u32.
+func (v *BootstrapRootDone) GetCount() uint32  { return v.Count }
+func (v *BootstrapRootDone) SetCount(x uint32) { v.Count = x }
+
+// BootstrapRootAbort mirrors bootstrap_root_abort (20 bytes, INFERRED).
+type BootstrapRootAbort struct {
+	Sanity  uint32 // +0 u32 INFERRED
+	Index   uint32 // +4 u32 INFERRED
+	Rank    int32  // +8 int INFERRED
+	Kind    uint32 // +12 u32 INFERRED
+	TextLen uint32 // +16 u32 INFERRED
+}
+
+// GetSanity and SetSanity read and write sanity in its stable type u32.
+func (v *BootstrapRootAbort) GetSanity() uint32  { return v.Sanity }
+func (v *BootstrapRootAbort) SetSanity(x uint32) { v.Sanity = x }
+
+// GetIndex and SetIndex read and write index in its stable type u32.
+func (v *BootstrapRootAbort) GetIndex() uint32  { return v.Index }
+func (v *BootstrapRootAbort) SetIndex(x uint32) { v.Index = x }
+
+// GetRank and SetRank read and write rank in its stable type int.
+func (v *BootstrapRootAbort) GetRank() int32  { return v.Rank }
+func (v *BootstrapRootAbort) SetRank(x int32) { v.Rank = x }
+
+// GetKind and SetKind read and write kind in its stable type u32.
+func (v *BootstrapRootAbort) GetKind() uint32  { return v.Kind }
+func (v *BootstrapRootAbort) SetKind(x uint32) { v.Kind = x }
+
+// GetTextLen and SetTextLen read and write text_len in its stable type u32.
+func (v *BootstrapRootAbort) GetTextLen() uint32  { return v.TextLen }
+func (v *BootstrapRootAbort) SetTextLen(x uint32) { v.TextLen = x }
+
 // BootstrapAbortInfo mirrors bootstrap_abort_info (52 bytes, INFERRED).
 type BootstrapAbortInfo struct {
 	Sanity   uint32            // +0 u32 INFERRED
@@ -1285,6 +1338,8 @@ const (
 	SizeofBootstrapRootRange     = 32
 	SizeofBootstrapRootFirst     = 36
 	SizeofBootstrapRootCluster   = 24
+	SizeofBootstrapRootDone      = 16
+	SizeofBootstrapRootAbort     = 20
 	SizeofBootstrapAbortInfo     = 52
 	SizeofNcclNetV6              = 176
 	SizeofNcclNetV5              = 168

@@ -244,6 +244,44 @@ func (v *BootstrapRootCluster) UnmarshalFrom(b []byte) {
 	v.Epoch = int64(binary.LittleEndian.Uint64(b[16:]))
 }
 
+// MarshalTo writes the 16-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapRootDone) MarshalTo(b []byte) {
+	_ = b[15] // one bounds check
+	binary.LittleEndian.PutUint32(b[0:], v.Sanity)
+	binary.LittleEndian.PutUint32(b[4:], v.Nroots)
+	binary.LittleEndian.PutUint32(b[8:], v.Index)
+	binary.LittleEndian.PutUint32(b[12:], v.Count)
+}
+
+// UnmarshalFrom reads v from the 16-byte image in b.
+func (v *BootstrapRootDone) UnmarshalFrom(b []byte) {
+	_ = b[15]
+	v.Sanity = binary.LittleEndian.Uint32(b[0:])
+	v.Nroots = binary.LittleEndian.Uint32(b[4:])
+	v.Index = binary.LittleEndian.Uint32(b[8:])
+	v.Count = binary.LittleEndian.Uint32(b[12:])
+}
+
+// MarshalTo writes the 20-byte image of v to b (little-endian, spec offsets).
+func (v *BootstrapRootAbort) MarshalTo(b []byte) {
+	_ = b[19] // one bounds check
+	binary.LittleEndian.PutUint32(b[0:], v.Sanity)
+	binary.LittleEndian.PutUint32(b[4:], v.Index)
+	binary.LittleEndian.PutUint32(b[8:], uint32(v.Rank))
+	binary.LittleEndian.PutUint32(b[12:], v.Kind)
+	binary.LittleEndian.PutUint32(b[16:], v.TextLen)
+}
+
+// UnmarshalFrom reads v from the 20-byte image in b.
+func (v *BootstrapRootAbort) UnmarshalFrom(b []byte) {
+	_ = b[19]
+	v.Sanity = binary.LittleEndian.Uint32(b[0:])
+	v.Index = binary.LittleEndian.Uint32(b[4:])
+	v.Rank = int32(binary.LittleEndian.Uint32(b[8:]))
+	v.Kind = binary.LittleEndian.Uint32(b[12:])
+	v.TextLen = binary.LittleEndian.Uint32(b[16:])
+}
+
 // MarshalTo writes the 52-byte image of v to b (little-endian, spec offsets).
 func (v *BootstrapAbortInfo) MarshalTo(b []byte) {
 	_ = b[51] // one bounds check

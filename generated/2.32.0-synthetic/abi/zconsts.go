@@ -91,6 +91,8 @@ const (
 	BootstrapPhaseDown            uint32 = 5                                                         // BOOTSTRAP_PHASE_DOWN INFERRED
 	BootstrapPhaseRoot            uint32 = 6                                                         // BOOTSTRAP_PHASE_ROOT INFERRED
 	BootstrapPhasePeer            uint32 = 7                                                         // BOOTSTRAP_PHASE_PEER INFERRED
+	BootstrapRootAbortHungUp      uint32 = 1                                                         // BOOTSTRAP_ROOT_ABORT_HUNG_UP INFERRED
+	BootstrapRootAbortReport      uint32 = 2                                                         // BOOTSTRAP_ROOT_ABORT_REPORT INFERRED
 	EncRgSendrecvRank             int    = -1                                                        // ENC_RG_SENDRECV_RANK HIGH
 	EncUIDHint                           = "nccl init comm"                                          // ENC_UID_HINT HIGH
 	SwitchPodMaxNodes             uint32 = 4                                                         // SWITCH_POD_MAX_NODES HIGH

@@ -6,7 +6,7 @@
  * filler is where the spec declares an opaque range, and unnamed bit-fields
  * pad before a range the natural layout would put short of its spec offset.
  * The compiler lays the structs out and the _Static_asserts below compare its
- * layout with the spec (395 assertions): a spec that disagrees with C
+ * layout with the spec (406 assertions): a spec that disagrees with C
  * does not compile.
  *
  * cpu_set_t needs _GNU_SOURCE before the first system header.
@@ -204,6 +204,8 @@ typedef struct multi_timer_histograms multi_timer_histograms;
 #define BOOTSTRAP_PHASE_DOWN 5U /* INFERRED */
 #define BOOTSTRAP_PHASE_ROOT 6U /* INFERRED */
 #define BOOTSTRAP_PHASE_PEER 7U /* INFERRED */
+#define BOOTSTRAP_ROOT_ABORT_HUNG_UP 1U /* INFERRED */
+#define BOOTSTRAP_ROOT_ABORT_REPORT 2U /* INFERRED */
 #define ENC_RG_SENDRECV_RANK -1 /* HIGH */
 #define ENC_UID_HINT "nccl init comm" /* HIGH */
 #define SWITCH_POD_MAX_NODES 4U /* HIGH */
@@ -554,15 +556,15 @@ struct bootstrap_root_range {
 	uint32_t count; /* +24 INFERRED */
 	unsigned char nrtabi_opaque_28[4]; /* +28..32 opaque */
 };
-_Static_assert(sizeof(struct bootstrap_root_range) == 32, "bootstrap_root_range: spec size 32 (bootstrap_wire.toml:707)");
-_Static_assert(offsetof(struct bootstrap_root_range, sanity) == 0, "bootstrap_root_range.sanity: spec offset 0 (bootstrap_wire.toml:715)");
-_Static_assert(offsetof(struct bootstrap_root_range, nroots) == 4, "bootstrap_root_range.nroots: spec offset 4 (bootstrap_wire.toml:722)");
-_Static_assert(offsetof(struct bootstrap_root_range, index) == 8, "bootstrap_root_range.index: spec offset 8 (bootstrap_wire.toml:729)");
-_Static_assert(offsetof(struct bootstrap_root_range, nranks) == 12, "bootstrap_root_range.nranks: spec offset 12 (bootstrap_wire.toml:736)");
-_Static_assert(offsetof(struct bootstrap_root_range, per_instance) == 16, "bootstrap_root_range.per_instance: spec offset 16 (bootstrap_wire.toml:743)");
-_Static_assert(offsetof(struct bootstrap_root_range, lo) == 20, "bootstrap_root_range.lo: spec offset 20 (bootstrap_wire.toml:750)");
-_Static_assert(offsetof(struct bootstrap_root_range, count) == 24, "bootstrap_root_range.count: spec offset 24 (bootstrap_wire.toml:757)");
-_Static_assert(offsetof(struct bootstrap_root_range, nrtabi_opaque_28) == 28, "bootstrap_root_range: spec opaque range 28..32 (bootstrap_wire.toml:764)");
+_Static_assert(sizeof(struct bootstrap_root_range) == 32, "bootstrap_root_range: spec size 32 (bootstrap_wire.toml:709)");
+_Static_assert(offsetof(struct bootstrap_root_range, sanity) == 0, "bootstrap_root_range.sanity: spec offset 0 (bootstrap_wire.toml:717)");
+_Static_assert(offsetof(struct bootstrap_root_range, nroots) == 4, "bootstrap_root_range.nroots: spec offset 4 (bootstrap_wire.toml:724)");
+_Static_assert(offsetof(struct bootstrap_root_range, index) == 8, "bootstrap_root_range.index: spec offset 8 (bootstrap_wire.toml:731)");
+_Static_assert(offsetof(struct bootstrap_root_range, nranks) == 12, "bootstrap_root_range.nranks: spec offset 12 (bootstrap_wire.toml:738)");
+_Static_assert(offsetof(struct bootstrap_root_range, per_instance) == 16, "bootstrap_root_range.per_instance: spec offset 16 (bootstrap_wire.toml:745)");
+_Static_assert(offsetof(struct bootstrap_root_range, lo) == 20, "bootstrap_root_range.lo: spec offset 20 (bootstrap_wire.toml:752)");
+_Static_assert(offsetof(struct bootstrap_root_range, count) == 24, "bootstrap_root_range.count: spec offset 24 (bootstrap_wire.toml:759)");
+_Static_assert(offsetof(struct bootstrap_root_range, nrtabi_opaque_28) == 28, "bootstrap_root_range: spec opaque range 28..32 (bootstrap_wire.toml:766)");
 
 /*
  * bootstrap_root_first: 36 bytes, INFERRED (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring: the one successor that crosses a range's end is the next range's first rank).
@@ -574,10 +576,10 @@ struct bootstrap_root_first {
 	uint32_t index; /* +4 INFERRED */
 	nccl_socket_address_t first; /* +8 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_root_first) == 36, "bootstrap_root_first: spec size 36 (bootstrap_wire.toml:770)");
-_Static_assert(offsetof(struct bootstrap_root_first, sanity) == 0, "bootstrap_root_first.sanity: spec offset 0 (bootstrap_wire.toml:778)");
-_Static_assert(offsetof(struct bootstrap_root_first, index) == 4, "bootstrap_root_first.index: spec offset 4 (bootstrap_wire.toml:785)");
-_Static_assert(offsetof(struct bootstrap_root_first, first) == 8, "bootstrap_root_first.first: spec offset 8 (bootstrap_wire.toml:792)");
+_Static_assert(sizeof(struct bootstrap_root_first) == 36, "bootstrap_root_first: spec size 36 (bootstrap_wire.toml:772)");
+_Static_assert(offsetof(struct bootstrap_root_first, sanity) == 0, "bootstrap_root_first.sanity: spec offset 0 (bootstrap_wire.toml:780)");
+_Static_assert(offsetof(struct bootstrap_root_first, index) == 4, "bootstrap_root_first.index: spec offset 4 (bootstrap_wire.toml:787)");
+_Static_assert(offsetof(struct bootstrap_root_first, first) == 8, "bootstrap_root_first.first: spec offset 8 (bootstrap_wire.toml:794)");
 
 /*
  * bootstrap_root_cluster: 24 bytes, INFERRED (docs/sources.md#s001-3 (cluster_id and epoch in the reply) with extension cluster-epoch-minting: one pair per world, root 0's).
@@ -590,11 +592,48 @@ struct bootstrap_root_cluster {
 	uint64_t cluster_id; /* +8 INFERRED */
 	time_t epoch; /* +16 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_root_cluster) == 24, "bootstrap_root_cluster: spec size 24 (bootstrap_wire.toml:799)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, sanity) == 0, "bootstrap_root_cluster.sanity: spec offset 0 (bootstrap_wire.toml:807)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, index) == 4, "bootstrap_root_cluster.index: spec offset 4 (bootstrap_wire.toml:814)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, cluster_id) == 8, "bootstrap_root_cluster.cluster_id: spec offset 8 (bootstrap_wire.toml:821)");
-_Static_assert(offsetof(struct bootstrap_root_cluster, epoch) == 16, "bootstrap_root_cluster.epoch: spec offset 16 (bootstrap_wire.toml:828)");
+_Static_assert(sizeof(struct bootstrap_root_cluster) == 24, "bootstrap_root_cluster: spec size 24 (bootstrap_wire.toml:801)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, sanity) == 0, "bootstrap_root_cluster.sanity: spec offset 0 (bootstrap_wire.toml:809)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, index) == 4, "bootstrap_root_cluster.index: spec offset 4 (bootstrap_wire.toml:816)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, cluster_id) == 8, "bootstrap_root_cluster.cluster_id: spec offset 8 (bootstrap_wire.toml:823)");
+_Static_assert(offsetof(struct bootstrap_root_cluster, epoch) == 16, "bootstrap_root_cluster.epoch: spec offset 16 (bootstrap_wire.toml:830)");
+
+/*
+ * bootstrap_root_done: 16 bytes, INFERRED (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring (extended framing): COMPLETE is the world's, so no root may send it before every range is wired).
+ * extended framing, after INFO_FROM_ROOT: root i to root i+1 once all its ranks sent
+ * RING_DONE; each root passes the others' on to the next unless the next is the record's
+ * origin, so each goes round once
+ */
+struct bootstrap_root_done {
+	uint32_t sanity; /* +0 INFERRED */
+	uint32_t nroots; /* +4 INFERRED */
+	uint32_t index; /* +8 INFERRED */
+	uint32_t count; /* +12 INFERRED */
+};
+_Static_assert(sizeof(struct bootstrap_root_done) == 16, "bootstrap_root_done: spec size 16 (bootstrap_wire.toml:837)");
+_Static_assert(offsetof(struct bootstrap_root_done, sanity) == 0, "bootstrap_root_done.sanity: spec offset 0 (bootstrap_wire.toml:845)");
+_Static_assert(offsetof(struct bootstrap_root_done, nroots) == 4, "bootstrap_root_done.nroots: spec offset 4 (bootstrap_wire.toml:852)");
+_Static_assert(offsetof(struct bootstrap_root_done, index) == 8, "bootstrap_root_done.index: spec offset 8 (bootstrap_wire.toml:859)");
+_Static_assert(offsetof(struct bootstrap_root_done, count) == 12, "bootstrap_root_done.count: spec offset 12 (bootstrap_wire.toml:866)");
+
+/*
+ * bootstrap_root_abort: 20 bytes, INFERRED (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring (extended framing): a root's ABORT is the world's, so a failure one root sees reaches every root's ranks).
+ * extended framing: root i to root i+1, one per failure root i saw among its ranks (or on
+ * the roots' ring), relayed as bootstrap_root_done; text_len bytes of text follow
+ */
+struct bootstrap_root_abort {
+	uint32_t sanity; /* +0 INFERRED */
+	uint32_t index; /* +4 INFERRED */
+	int rank; /* +8 INFERRED */
+	uint32_t kind; /* +12 INFERRED */
+	uint32_t text_len; /* +16 INFERRED */
+};
+_Static_assert(sizeof(struct bootstrap_root_abort) == 20, "bootstrap_root_abort: spec size 20 (bootstrap_wire.toml:873)");
+_Static_assert(offsetof(struct bootstrap_root_abort, sanity) == 0, "bootstrap_root_abort.sanity: spec offset 0 (bootstrap_wire.toml:881)");
+_Static_assert(offsetof(struct bootstrap_root_abort, index) == 4, "bootstrap_root_abort.index: spec offset 4 (bootstrap_wire.toml:888)");
+_Static_assert(offsetof(struct bootstrap_root_abort, rank) == 8, "bootstrap_root_abort.rank: spec offset 8 (bootstrap_wire.toml:895)");
+_Static_assert(offsetof(struct bootstrap_root_abort, kind) == 12, "bootstrap_root_abort.kind: spec offset 12 (bootstrap_wire.toml:902)");
+_Static_assert(offsetof(struct bootstrap_root_abort, text_len) == 16, "bootstrap_root_abort.text_len: spec offset 16 (bootstrap_wire.toml:909)");
 
 /*
  * bootstrap_abort_info: 52 bytes, INFERRED (nrtabi extension (docs/bootstrap-hierarchy.md#abort-frames): a ring neighbour's EOF or reset is told round the rings instead of leaving the others to time out).
@@ -609,14 +648,14 @@ struct bootstrap_abort_info {
 	nccl_socket_address_t dead_addr; /* +20 INFERRED */
 	uint32_t text_len; /* +48 INFERRED */
 };
-_Static_assert(sizeof(struct bootstrap_abort_info) == 52, "bootstrap_abort_info: spec size 52 (bootstrap_wire.toml:835)");
-_Static_assert(offsetof(struct bootstrap_abort_info, sanity) == 0, "bootstrap_abort_info.sanity: spec offset 0 (bootstrap_wire.toml:843)");
-_Static_assert(offsetof(struct bootstrap_abort_info, dead_rank) == 4, "bootstrap_abort_info.dead_rank: spec offset 4 (bootstrap_wire.toml:850)");
-_Static_assert(offsetof(struct bootstrap_abort_info, reporter) == 8, "bootstrap_abort_info.reporter: spec offset 8 (bootstrap_wire.toml:857)");
-_Static_assert(offsetof(struct bootstrap_abort_info, phase) == 12, "bootstrap_abort_info.phase: spec offset 12 (bootstrap_wire.toml:864)");
-_Static_assert(offsetof(struct bootstrap_abort_info, step) == 16, "bootstrap_abort_info.step: spec offset 16 (bootstrap_wire.toml:871)");
-_Static_assert(offsetof(struct bootstrap_abort_info, dead_addr) == 20, "bootstrap_abort_info.dead_addr: spec offset 20 (bootstrap_wire.toml:878)");
-_Static_assert(offsetof(struct bootstrap_abort_info, text_len) == 48, "bootstrap_abort_info.text_len: spec offset 48 (bootstrap_wire.toml:885)");
+_Static_assert(sizeof(struct bootstrap_abort_info) == 52, "bootstrap_abort_info: spec size 52 (bootstrap_wire.toml:932)");
+_Static_assert(offsetof(struct bootstrap_abort_info, sanity) == 0, "bootstrap_abort_info.sanity: spec offset 0 (bootstrap_wire.toml:940)");
+_Static_assert(offsetof(struct bootstrap_abort_info, dead_rank) == 4, "bootstrap_abort_info.dead_rank: spec offset 4 (bootstrap_wire.toml:947)");
+_Static_assert(offsetof(struct bootstrap_abort_info, reporter) == 8, "bootstrap_abort_info.reporter: spec offset 8 (bootstrap_wire.toml:954)");
+_Static_assert(offsetof(struct bootstrap_abort_info, phase) == 12, "bootstrap_abort_info.phase: spec offset 12 (bootstrap_wire.toml:961)");
+_Static_assert(offsetof(struct bootstrap_abort_info, step) == 16, "bootstrap_abort_info.step: spec offset 16 (bootstrap_wire.toml:968)");
+_Static_assert(offsetof(struct bootstrap_abort_info, dead_addr) == 20, "bootstrap_abort_info.dead_addr: spec offset 20 (bootstrap_wire.toml:975)");
+_Static_assert(offsetof(struct bootstrap_abort_info, text_len) == 48, "bootstrap_abort_info.text_len: spec offset 48 (bootstrap_wire.toml:982)");
 
 /*
  * ncclNet_v6_t: 176 bytes, MED (facts Release identity (ncclNetPlugin_v6, 22 slots, the bound table: HIGH); members aws-ofi-nccl 1.21.1 3rd-party/nccl/neuron/include/nccl/net_v6.h (22, agreeing)).

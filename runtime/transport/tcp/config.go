@@ -64,6 +64,11 @@ type Config struct {
 	// plantDialDelay holds a root's dial of the next root back (tests
 	// only): the root fails before its own dial is through.
 	plantDialDelay time.Duration
+	// plantCompleteEarly makes an extended multi-root root send COMPLETE
+	// once its own range's ranks sent RING_DONE, not waiting for the
+	// other ranges (it still waits for them before it ends; tests only:
+	// the barrier TestCompleteWaitsForEveryRange shows is needed).
+	plantCompleteEarly bool
 }
 
 func (c *Config) hashes() (host, pid uint64) {

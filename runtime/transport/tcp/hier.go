@@ -481,12 +481,37 @@ func (e *Endpoint) tellRings(err error) {
 func (r *Root) explain(s *session, first rootEvent) error {
 	var gone []string
 	var report error
+	// On a multi-root world the window is the world's: this root tells the
+	// next root of each failure among its ranks, and takes the others'
+	// (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring).
 	take := func(ev rootEvent) {
 		switch {
+		case ev.kind == evRootRec:
+			r.relay(s.next, ev.rec)
+			s.heard = s.heard || !ev.rec.done
+			switch {
+			case ev.rec.done:
+			case ev.rec.kind == abi.BootstrapRootAbortHungUp:
+				gone = append(gone, ev.rec.text)
+			case report == nil:
+				report = fmt.Errorf("root %d reports: %s", ev.rec.origin, ev.rec.text)
+			}
+		case ev.kind == evRootLink:
+			if err := r.rootLinkFailed(ev); err != nil && report == nil {
+				report = err
+			}
 		case ev.hungUp:
 			gone = append(gone, ev.rc.who())
-		case report == nil:
-			report = ev.err
+			r.publish(s, ev.rc.rank, abi.BootstrapRootAbortHungUp, ev.rc.who())
+		default:
+			if report == nil {
+				report = ev.err
+			}
+			if ev.rc != nil && ev.rc.admitted {
+				r.publish(s, ev.rc.rank, abi.BootstrapRootAbortReport, r.rootText(ev.err))
+			} else {
+				r.publish(s, -1, abi.BootstrapRootAbortReport, r.rootText(ev.err))
+			}
 		}
 	}
 	take(first)
@@ -498,9 +523,13 @@ wait:
 		select {
 		case ev := <-s.events:
 			s.note(ev)
-			if ev.kind == evFailed {
+			switch ev.kind {
+			case evFailed, evRootLink:
 				take(ev)
 				more = true
+			case evRootRec:
+				take(ev)
+				more = more || !ev.rec.done
 			}
 		case <-grace.C:
 			break wait
@@ -508,7 +537,7 @@ wait:
 			return r.st.cause()
 		}
 	}
-	if !more {
+	if !more && first.kind == evFailed {
 		return first.err
 	}
 	var parts []string

@@ -94,8 +94,8 @@ func checkDeath(t checker, d *dieAt, errs []error, ended []time.Time) {
 // One rank dies mid-gather, its sockets reset as a killed process's are:
 // every other rank fails within 2 s, not at the 30 s timeout, naming it,
 // its address and the phase. Every framing and shape: flat and
-// hierarchical in both framings, multi-root (default framing only) flat
-// and hierarchical, one way and both ways round. Cost: about 1 s in all.
+// hierarchical in both framings, multi-root flat and hierarchical in
+// both framings, one way and both ways round. Cost: about 1 s in all.
 func TestRankDiesMidGather(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -114,6 +114,8 @@ func TestRankDiesMidGather(t *testing.T) {
 		{"multi-root flat", 24, 3, 0, false, false, 11, abi.BootstrapPhaseFlatRing},
 		{"multi-root flat bidir", 24, 3, 0, false, true, 16, abi.BootstrapPhaseFlatRing},
 		{"multi-root hier", 24, 3, 4, false, false, 13, abi.BootstrapPhaseIntraRing},
+		{"multi-root extended", 12, 2, 0, true, false, 8, abi.BootstrapPhaseFlatRing},
+		{"multi-root hier extended", 16, 2, 4, true, true, 9, abi.BootstrapPhaseIntraRing},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// Step 0: the dead rank's record has gone nowhere, so no

@@ -181,13 +181,19 @@ const (
 	evFailed                     // it broke the protocol, hung up or sent an ABORT
 	evGone                       // its reader is finished: the peer hung up
 	evAcceptFailed               // the listener timed out or was closed
+	evRootConn                   // the previous root's connection and its range (buf)
+	evRootRec                    // a record another root sent past the reply (rec)
+	evRootLink                   // a roots' link failed or ended (err; forward: the previous root's)
 )
 
 type rootEvent struct {
-	kind   evKind
-	rc     *rankConn
-	err    error
-	hungUp bool // evFailed: the rank closed its root connection, saying nothing
+	kind    evKind
+	rc      *rankConn
+	err     error
+	hungUp  bool    // evFailed: the rank closed its root connection, saying nothing
+	buf     []byte  // evRootConn: the range record
+	rec     rootRec // evRootRec
+	forward bool    // evRootLink: the link from the previous root
 }
 
 // session is one run of the root: the connections and their events.
@@ -200,6 +206,17 @@ type session struct {
 	// culprit is the connection the root's failure came from, if one did:
 	// the failed root waits for it to hang up only briefly (linger).
 	culprit *rankConn
+	// The roots' links of a multi-root world (rootring_ext.go): prev is
+	// the previous root's connection, next the one this root dialed
+	// (nextc its dial's result); linked once both carry records past the
+	// reply; published once this root told the next of its failure.
+	prev, next        *link
+	nextc             chan error
+	gotNext           bool
+	linked, published bool
+	// heard: a failure came from another root; one seen here only then
+	// is not told back to the roots (they have it).
+	heard bool
 }
 
 func (s *session) emit(ev rootEvent) bool {
@@ -220,19 +237,37 @@ func (s *session) note(ev rootEvent) {
 		ev.rc.gone = true
 	case evAcceptFailed:
 		s.acceptDone = true
+	case evRootConn:
+		// A root is none of the ranks: it hears no ABORT meant for them.
+		for i, rc := range s.conns {
+			if rc == ev.rc {
+				s.conns = append(s.conns[:i], s.conns[i+1:]...)
+				break
+			}
+		}
 	}
 }
 
 func (r *Root) serve() error {
-	s := &session{events: make(chan rootEvent, 64), quit: make(chan struct{})}
+	s := &session{events: make(chan rootEvent, 64), quit: make(chan struct{}), nextc: make(chan error, 1)}
 	defer func() {
 		close(s.quit)
 		r.ln.Close()
 		for _, rc := range s.conns {
 			rc.l.close()
 		}
+		if r.ring != nil {
+			r.hangUpRoots(s)
+		}
 		s.wg.Wait()
 	}()
+	if r.ring != nil {
+		go func() {
+			var err error
+			s.next, err = r.dialNextRoot()
+			s.nextc <- err
+		}()
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -243,6 +278,11 @@ func (r *Root) serve() error {
 			// A reader cut short by Close or the context ending reports
 			// its own broken read; the cause is what stopped it.
 			err = c
+		}
+		if s.linked && !s.published && !s.heard {
+			// The other roots' ranks hear of it too
+			// (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring).
+			r.publish(s, -1, abi.BootstrapRootAbortReport, r.rootText(err))
 		}
 		return r.abort(s, err)
 	}
@@ -255,10 +295,12 @@ func (r *Root) run(s *session) error {
 	hb := time.NewTicker(max(timeout/3, 10*time.Millisecond))
 	defer hb.Stop()
 
-	// Phase 1: one record per rank.
+	// Phase 1: one record per rank of this root's range; on a multi-root
+	// world also the previous root's range.
+	lo, hi := r.span()
 	byRank := make([]*rankConn, r.nranks)
 	have := 0
-	for have < r.nranks {
+	for have < hi-lo || r.ring != nil && s.prev == nil {
 		select {
 		case ev := <-s.events:
 			s.note(ev)
@@ -270,12 +312,26 @@ func (r *Root) run(s *session) error {
 				}
 				have++
 				r.n.log.Debug("bootstrap root: record", "rank", ev.rc.rank, "peer", ev.rc.remote, "have", have, "nranks", r.nranks)
+			case evRootConn:
+				if s.prev != nil {
+					return r.errf("root ring: a second root connection from peer %s (the previous root is %s)", ev.rc.remote, s.prev.peer)
+				}
+				if ev.err != nil {
+					return r.errf("root ring: %v", ev.err)
+				}
+				if err := r.takeRange(ev.rc, ev.buf); err != nil {
+					return r.errf("root ring: %v", err)
+				}
+				s.prev = ev.rc.l
 			case evAcceptFailed:
 				if c := r.st.cause(); c != nil {
 					return c
 				}
+				if have == hi-lo {
+					return r.errf("root ring: the previous %s did not connect within %s (%s)", r.rootName(r.ring.prev()), timeout, abi.EnvSockTimeout)
+				}
 				return r.errf("no INFO_TO_ROOT from %s within %s (%s): %d of %d ranks arrived%s",
-					rankList(missing(byRank, nil)), timeout, abi.EnvSockTimeout, have, r.nranks, s.unrecorded())
+					rankList(missing(byRank, nil, lo, hi)), timeout, abi.EnvSockTimeout, have, hi-lo, s.unrecorded())
 			case evFailed:
 				s.culprit = ev.rc
 				return r.explain(s, ev)
@@ -291,23 +347,51 @@ func (r *Root) run(s *session) error {
 	}
 	r.ln.Close()
 	if r.global {
-		if err := r.checkGitHashes(byRank); err != nil {
+		if err := r.checkGitHashes(byRank[lo:hi]); err != nil {
 			return err
 		}
 	}
+	table, err := r.linkRoots(s, byRank)
+	if err != nil {
+		return err
+	}
 
 	// Phase 2: every rank learns its ring successor.
-	for rank, rc := range byRank {
-		if err := rc.l.send(abi.BootstrapMsgInfoFromRoot, r.reply(byRank, rank)); err != nil {
+	for rank := lo; rank < hi; rank++ {
+		if err := byRank[rank].l.send(abi.BootstrapMsgInfoFromRoot, r.reply(table, rank)); err != nil {
 			return r.errf("%v", err)
 		}
 	}
 
-	// Phase 3: stay until every ring is wired.
+	// Phase 3: stay until every ring is wired — on a multi-root world
+	// every range's (doneFrom: the other roots').
 	wired := make([]bool, r.nranks)
 	done := 0
+	var doneFrom []bool
+	others, sentDone := 0, false
+	if r.ring != nil {
+		doneFrom = make([]bool, len(r.ring.roots))
+	}
+	complete := func() bool {
+		if r.ring == nil {
+			return done == hi-lo
+		}
+		return sentDone && others == len(r.ring.roots)-1
+	}
+	completed := false // the planted fault sent it already
+	sendComplete := func() {
+		if completed {
+			return
+		}
+		completed = true
+		for _, rc := range byRank[lo:hi] {
+			if err := rc.l.send(abi.BootstrapMsgComplete, nil); err != nil {
+				r.n.log.Warn("bootstrap root: COMPLETE not delivered", "rank", rc.rank, "err", err)
+			}
+		}
+	}
 	last := time.Now()
-	for done < r.nranks {
+	for !complete() {
 		select {
 		case ev := <-s.events:
 			s.note(ev)
@@ -318,7 +402,35 @@ func (r *Root) run(s *session) error {
 					done++
 				}
 				last = time.Now()
+				if r.ring != nil && done == hi-lo && !sentDone {
+					sentDone = true
+					if err := s.next.sendFrame(doneRecord(r.ring.index, len(r.ring.roots), hi-lo), "its range's done record"); err != nil {
+						return r.errf("root ring: %v", err)
+					}
+					if r.n.cfg.plantCompleteEarly {
+						// The planted fault: COMPLETE on this range's RING_DONE alone.
+						sendComplete()
+					}
+				}
+			case evRootRec:
+				if !ev.rec.done {
+					return r.explain(s, ev)
+				}
+				if doneFrom[ev.rec.origin] {
+					return r.errf("root ring: %s relayed root %d's done record twice (each goes round once)", s.prev.peer, ev.rec.origin)
+				}
+				doneFrom[ev.rec.origin] = true
+				others++
+				last = time.Now()
+				r.relay(s.next, ev.rec)
+			case evRootLink:
+				if err := r.rootLinkFailed(ev); err != nil {
+					return err
+				}
 			case evFailed:
+				if completed && ev.hungUp {
+					continue // the planted fault's ranks are done with it
+				}
 				s.culprit = ev.rc
 				return r.explain(s, ev)
 			case evConn:
@@ -327,7 +439,10 @@ func (r *Root) run(s *session) error {
 			}
 		case <-hb.C:
 			if time.Since(last) > 2*timeout {
-				return r.errf("%s did not report a wired ring within %s", rankList(missing(byRank, wired)), 2*timeout)
+				if done < hi-lo {
+					return r.errf("%s did not report a wired ring within %s", rankList(missing(byRank, wired, lo, hi)), 2*timeout)
+				}
+				return r.errf("root ring: the ranges of %s did not report done within %s", rootList(doneFrom, r.ring.index), 2*timeout)
 			}
 			r.heartbeat(byRank, done)
 		case <-r.st.done:
@@ -341,11 +456,7 @@ func (r *Root) run(s *session) error {
 	}
 	r.completing = true
 	r.mu.Unlock()
-	for _, rc := range byRank {
-		if err := rc.l.send(abi.BootstrapMsgComplete, nil); err != nil {
-			r.n.log.Warn("bootstrap root: COMPLETE not delivered", "rank", rc.rank, "err", err)
-		}
-	}
+	sendComplete()
 	r.n.log.Info("bootstrap root: world complete", "addr", r.addr.String(), "nranks", r.nranks)
 	return nil
 }
@@ -388,6 +499,12 @@ func (r *Root) readRank(rc *rankConn, s *session) {
 	h, err := rc.l.recvHeader("waiting for its INFO_TO_ROOT record", false)
 	if err != nil {
 		failed(r.errf("%v", err))
+		return
+	}
+	if r.ring != nil && h.Type == abi.SizeofBootstrapRootRange && h.Length == abi.BootstrapRootSanity {
+		// The previous root's range, a default frame: its size prefix and
+		// magic are no extended header (no message type is 32).
+		r.takeRootConn(rc, s)
 		return
 	}
 	if h.Type != abi.BootstrapMsgInfoToRoot {
@@ -454,6 +571,12 @@ func (r *Root) admit(rc *rankConn, byRank []*rankConn) error {
 	}
 	if info.Rank < 0 || int(info.Rank) >= r.nranks {
 		return r.errf("%s: rank %d is out of range 0..%d", rc.who(), info.Rank, r.nranks-1)
+	}
+	if lo, hi := r.span(); int(info.Rank) < lo || int(info.Rank) >= hi {
+		o := RootOf(int(info.Rank), len(r.ring.roots), r.nranks, r.perInstance, r.global)
+		olo, ohi := RootRange(o, len(r.ring.roots), r.nranks, r.perInstance, r.global)
+		return r.errf("%s: rank %d belongs to root %d (ranks %d..%d), not this root %d (ranks %d..%d): give every rank the same %s",
+			rc.who(), info.Rank, o, olo, ohi-1, r.ring.index, lo, hi-1, abi.EnvBootstrapRoots)
 	}
 	if prev := byRank[info.Rank]; prev != nil {
 		return r.errf("%s: rank %d is already taken by peer %s: give every process its own rank", rc.who(), info.Rank, prev.remote)
@@ -557,6 +680,9 @@ func (r *Root) linger(s *session, text string) {
 			s.note(ev)
 			if ev.kind == evConn {
 				tell(ev.rc, text)
+			}
+			if ev.kind == evRootRec {
+				r.relay(s.next, ev.rec)
 			}
 		case <-grace.C:
 			graceOver = true

@@ -134,9 +134,6 @@ func (n *Net) checkScalable(roots []netip.AddrPort, rank, nranks int, global boo
 	if err := CheckRoots(abi.EnvBootstrapRoots+": roots", len(roots), nranks, n.cfg.PerInstance, global); err != nil {
 		return err
 	}
-	if len(roots) > 1 && n.cfg.Extended {
-		return fmt.Errorf("bootstrap: %d roots in the extended framing: multi-root runs in the default framing only (docs/bootstrap-hierarchy.md#multi-root-the-roots-ring); unset %s or give one root", len(roots), EnvFraming)
-	}
 	return nil
 }
 

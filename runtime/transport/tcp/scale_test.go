@@ -29,6 +29,9 @@ type scaleWorld struct {
 	// and end time are the rank's; gathered says which ranks got there.
 	next     func(rank int, e *Endpoint) error
 	gathered []bool
+	// bootOnly runs the bootstrap alone (InitScalable): a rank returns
+	// once its root's COMPLETE is in, before any peer-record gather.
+	bootOnly bool
 
 	roots []*Root
 	eps   []*Endpoint
@@ -76,7 +79,11 @@ func runWorld(t testing.TB, w *scaleWorld) *scaleWorld {
 			if w.cfg != nil {
 				w.cfg(rank, &c)
 			}
-			w.eps[rank], w.errs[rank] = NewNet(c).InitCommScalable(t.Context(), addrs, rank, w.n, true)
+			if w.bootOnly {
+				w.eps[rank], w.errs[rank] = NewNet(c).InitScalable(t.Context(), addrs, rank, w.n, true)
+			} else {
+				w.eps[rank], w.errs[rank] = NewNet(c).InitCommScalable(t.Context(), addrs, rank, w.n, true)
+			}
 			if w.errs[rank] == nil && w.next != nil {
 				w.gathered[rank] = true
 				w.errs[rank] = w.next(rank, w.eps[rank])

@@ -8,9 +8,11 @@
  * nccom_root_ring_take_range. Mode 1: a is what the next root sends and b
  * what the previous one sends (each written to one end of a socket pair,
  * then a FIN) for nccom_root_ring_finish, this root being root index
- * with cluster/epoch minted when it is root 0. Answers each with {i32
- * status, 28 bytes next_first, u64 cluster, i64 epoch}. Exits 0 at the
- * end of its input.
+ * with cluster/epoch minted when it is root 0. Mode 2: a is one frame's
+ * payload from the previous root past the reply (extended framing) for
+ * nccom_root_rec_parse; next_first then holds {u8 done, i32 origin, i32
+ * rank, u32 kind} of what it took. Answers each with {i32 status, 28 bytes
+ * next_first, u64 cluster, i64 epoch}. Exits 0 at the end of its input.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -78,7 +80,19 @@ static int run(const struct rec *h, const char *a, uint32_t al, const char *b, u
 	nccl_socket_address_t next_first;
 	memset(&next_first, 0, sizeof next_first);
 	int peer_a = -1, peer_b = -1;
-	if (h->mode == 0) {
+	if (h->mode == 2) {
+		struct nccom_root_rec got;
+		char why[BOOTSTRAP_ABORT_TEXT_MAX];
+		bool ok = nccom_root_rec_parse(&rr, a, (int)al, "previous root", &got, why, sizeof why);
+		status = ok ? (int32_t)NRT_SUCCESS : (int32_t)NRT_FAILURE;
+		if (ok) {
+			unsigned char *o = (unsigned char *)&next_first;
+			o[0] = got.done;
+			memcpy(o + 1, &got.origin, 4);
+			memcpy(o + 5, &got.rank, 4);
+			memcpy(o + 9, &got.kind, 4);
+		}
+	} else if (h->mode == 0) {
 		unsigned char range[sizeof(struct bootstrap_root_range)] = {0};
 		if (al != sizeof range)
 			return 2;

@@ -195,6 +195,46 @@ func (e *Endpoint) Send(peer int, data []byte) error {
 	return nil
 }
 
+// Prepare opens the point-to-point connections to peers that this rank's
+// next sends will take, each dial in its own goroutine, all at once, and
+// returns without waiting: an exchange calls it when it begins, so its
+// sends find their connections open instead of dialling one by one on its
+// critical path (docs/bootstrap-hierarchy.md#the-agree-phase). The opening
+// goes out at once, so the peer's acceptor has handed the connection over
+// before the message comes. A Send to a peer being prepared waits for that
+// dial (it holds the peer's send lock). A dial or opening that fails here
+// leaves no connection: the Send dials again and reports its own failure
+// as before, so nothing is lost or hidden.
+func (e *Endpoint) Prepare(peers []int) {
+	for _, p := range peers {
+		if p < 0 || p >= e.size || p == e.rank || e.st.cause() != nil {
+			continue
+		}
+		e.sendMu[p].Lock()
+		if e.sendc[p] != nil {
+			e.sendMu[p].Unlock()
+			continue
+		}
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			defer e.sendMu[p].Unlock()
+			l, err := dialWatching(e.peers[p].String(), e.peerName(p), e.n.cfg.Timeout, e.st, e.gone.of(p))
+			if err != nil {
+				return
+			}
+			e.st.add(l.c)
+			if l.writeAll("sending its opening to", e.peerOpening()) != nil {
+				l.close()
+				return
+			}
+			e.wire[p].Lock()
+			e.sendc[p] = l
+			e.wire[p].Unlock()
+		}()
+	}
+}
+
 // peerGone names a point-to-point failure whose peer is gone — its
 // connection reset or closed under this rank — as a fault of that rank,
 // so that the abort this rank floods names it, its address and the phase

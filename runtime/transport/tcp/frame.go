@@ -246,21 +246,16 @@ func dial(addr string, peer string, timeout time.Duration, st *abortState) (*lin
 }
 
 // dialWatching is dial that also gives up, with errRingLinkEnded, once gone
-// is closed: the party it dials is a ring neighbour whose ring link ended
+// is cancelled: the party it dials is a ring neighbour whose ring link ended
 // (ringgone.go).
-func dialWatching(addr string, peer string, timeout time.Duration, st *abortState, gone <-chan struct{}) (*link, error) {
+func dialWatching(addr string, peer string, timeout time.Duration, st *abortState, gone context.Context) (*link, error) {
 	deadline := time.Now().Add(timeout)
 	wait := 5 * time.Millisecond
 	ctx, cancel := context.WithDeadline(st.ctx, deadline)
 	defer cancel()
 	if gone != nil {
-		go func() {
-			select {
-			case <-gone:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
+		// Registered with gone's cancellation, no goroutine until it fires.
+		defer context.AfterFunc(gone, cancel)()
 	}
 	var d net.Dialer
 	for {

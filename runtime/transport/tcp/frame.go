@@ -257,7 +257,10 @@ func dialWatching(addr string, peer string, timeout time.Duration, st *abortStat
 		// Registered with gone's cancellation, no goroutine until it fires.
 		defer context.AfterFunc(gone, cancel)()
 	}
-	var d net.Dialer
+	// No TCP keepalive (Go turns it on, 3 setsockopts a socket): its 15 s
+	// probes find nothing within the bootstrap's own bounds, which end a
+	// silent peer's wait (the socket timeout, a ring link ending).
+	d := net.Dialer{KeepAlive: -1}
 	for {
 		if err := st.cause(); err != nil {
 			return nil, err

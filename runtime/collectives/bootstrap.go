@@ -14,7 +14,8 @@ import (
 // bootstrapped without one and the caller wants it). Otherwise a node is
 // allocated and bootstrapped: the bootstrap root gets the unique id, the
 // group's signatures are AND-reduced up a binary tree, the id and the verdict
-// are broadcast down a hypercube, and only a world whose every signature
+// are broadcast down a hypercube (on a hierarchical world, both over its
+// instances: hierexchange.go), and only a world whose every signature
 // matched initialises its comm and meets at the local barrier. Any failure
 // frees the node. Every rank of rg calls this at the same time over the
 // global comm's bootstrap transport (SetupGlobalComm).
@@ -126,11 +127,7 @@ func (r *Runtime) bootstrapNode(g *GlobalComm, n *CommNode, rg *ReplicaGroup, bo
 			return r.logged(fail(abi.NRTFailure, err, abi.MsgUIDFailed))
 		}
 	}
-	match, xerr := validateSignature(boot, bp, rank, rankN, rg.Signature)
-	if xerr != nil {
-		return r.logged(xerr)
-	}
-	valid, xerr := broadcastUID(boot, bp, rank, rankN, &uid, match)
+	match, valid, xerr := agree(boot, bp, rank, rankN, agreeShape(boot, bp), rg.Signature, &uid)
 	if xerr != nil {
 		return r.logged(xerr)
 	}

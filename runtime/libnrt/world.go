@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 	"unsafe"
 
@@ -109,7 +110,11 @@ func bootstrapWorld(res *worldprog.Report, rootID string, reordered bool) error 
 	if err != nil {
 		return err
 	}
-	if err := rt.SetupGlobalComm(core.NecDev, 0, tr); err != nil {
+	boot, err := withShape(tr, res.NRanks)
+	if err != nil {
+		return err
+	}
+	if err := rt.SetupGlobalComm(core.NecDev, 0, boot); err != nil {
 		return err
 	}
 	c := worldprog.Context(res.Rank, res.NRanks, reordered)
@@ -129,4 +134,31 @@ func bootstrapWorld(res *worldprog.Report, rootID string, reordered bool) error 
 	}
 	res.UID = uid
 	return nil
+}
+
+// shapedTransport is the libnccom bootstrap transport with its world's
+// 2-tier shape, so get_nccl_comm's exchanges over it take the instances
+// (runtime/collectives hierexchange.go) exactly when the Go ranks' over
+// their tcp.Endpoint do: a mixed world's ranks must all pick one shape.
+type shapedTransport struct {
+	*nccl.Transport
+	l int // 0: flat
+}
+
+func (t shapedTransport) Hier() (bool, int) { return t.l > 0, t.l }
+
+// withShape gives tr the shape libnccom's bootstrapInit chose for this
+// global init: it reads the same variable (hier.c nccom_per_instance) and
+// takes the same dispatch (tcp.Hierarchical, contradiction
+// bootstrap-dispatch); a hierarchical root has already refused any rank
+// whose L differs.
+func withShape(tr *nccl.Transport, nranks int) (shapedTransport, error) {
+	l, err := tcp.ParsePerInstance(abi.EnvBootstrapPerInstance, os.Getenv(abi.EnvBootstrapPerInstance))
+	if err != nil {
+		return shapedTransport{}, err
+	}
+	if !tcp.Hierarchical(true, nranks, l) {
+		l = 0
+	}
+	return shapedTransport{Transport: tr, l: l}, nil
 }

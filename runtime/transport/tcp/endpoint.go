@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -193,6 +194,64 @@ func (e *Endpoint) Send(peer int, data []byte) error {
 		h()
 	}
 	return nil
+}
+
+// Prepare opens the point-to-point connections to peers that this rank's
+// next sends will take, in that order, in one goroutine, and returns
+// without waiting: an exchange calls it when it begins, so its sends find
+// their connections open instead of dialling on its critical path
+// (docs/bootstrap-hierarchy.md#the-agree-phase). One goroutine, not one
+// per dial: a loopback connect does the handshake inside the syscall, so
+// parallel dials only add threads (each blocked connect hands its P to
+// another). The opening goes out at once, so the peer's acceptor has
+// handed the connection over before the message comes. Each peer's send
+// lock is taken here and held until its dial ends, so a Send to a peer
+// still being prepared waits for that dial, not for the others. A dial or
+// opening that fails here leaves no connection: the Send dials again and
+// reports its own failure as before, so nothing is lost or hidden.
+func (e *Endpoint) Prepare(peers []int) {
+	var todo []int
+	for _, p := range peers {
+		if p < 0 || p >= e.size || p == e.rank || e.st.cause() != nil || slices.Contains(todo, p) {
+			continue
+		}
+		e.sendMu[p].Lock()
+		if e.sendc[p] != nil {
+			e.sendMu[p].Unlock()
+			continue
+		}
+		todo = append(todo, p)
+	}
+	if len(todo) == 0 {
+		return
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		for _, p := range todo {
+			e.prepareOne(p)
+			e.sendMu[p].Unlock()
+		}
+	}()
+}
+
+// prepareOne is one of Prepare's dials, under peer p's send lock.
+func (e *Endpoint) prepareOne(p int) {
+	if e.st.cause() != nil {
+		return
+	}
+	l, err := dialWatching(e.peers[p].String(), e.peerName(p), e.n.cfg.Timeout, e.st, e.gone.of(p))
+	if err != nil {
+		return
+	}
+	e.st.add(l.c)
+	if l.writeAll("sending its opening to", e.peerOpening()) != nil {
+		l.close()
+		return
+	}
+	e.wire[p].Lock()
+	e.sendc[p] = l
+	e.wire[p].Unlock()
 }
 
 // peerGone names a point-to-point failure whose peer is gone — its

@@ -246,23 +246,21 @@ func dial(addr string, peer string, timeout time.Duration, st *abortState) (*lin
 }
 
 // dialWatching is dial that also gives up, with errRingLinkEnded, once gone
-// is closed: the party it dials is a ring neighbour whose ring link ended
+// is cancelled: the party it dials is a ring neighbour whose ring link ended
 // (ringgone.go).
-func dialWatching(addr string, peer string, timeout time.Duration, st *abortState, gone <-chan struct{}) (*link, error) {
+func dialWatching(addr string, peer string, timeout time.Duration, st *abortState, gone context.Context) (*link, error) {
 	deadline := time.Now().Add(timeout)
 	wait := 5 * time.Millisecond
 	ctx, cancel := context.WithDeadline(st.ctx, deadline)
 	defer cancel()
 	if gone != nil {
-		go func() {
-			select {
-			case <-gone:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
+		// Registered with gone's cancellation, no goroutine until it fires.
+		defer context.AfterFunc(gone, cancel)()
 	}
-	var d net.Dialer
+	// No TCP keepalive (Go turns it on, 3 setsockopts a socket): its 15 s
+	// probes find nothing within the bootstrap's own bounds, which end a
+	// silent peer's wait (the socket timeout, a ring link ending).
+	d := net.Dialer{KeepAlive: -1}
 	for {
 		if err := st.cause(); err != nil {
 			return nil, err

@@ -90,7 +90,8 @@ func (n *Net) vncGate() (uint32, error) {
 // At 256 ranks the MPTCP listen was a fifth of each rank's bootstrap setup
 // (docs/benchmarks.md#the-agree-phase-s-cpu-2026-12-04).
 func ListenPlain(addr netip.AddrPort) (*net.TCPListener, error) {
-	var lc net.ListenConfig
+	// Accepted sockets without TCP keepalive, as dialWatching's (frame.go).
+	lc := net.ListenConfig{KeepAlive: -1}
 	lc.SetMultipathTCP(false)
 	l, err := lc.Listen(context.Background(), "tcp", net.TCPAddrFromAddrPort(addr).String())
 	if err != nil {

@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -30,45 +31,53 @@ var errRingLinkEnded = errors.New("its ring link with this rank ended, with no a
 // before it hands the connection over, so a little more).
 const peerGoneGrace = 200 * time.Millisecond
 
-// ringGone is, per rank, a channel closed once that rank's ring link with
-// this rank ended after the gather with no abort on it; only ring
-// neighbours' are ever closed.
+// ringGone is, per rank, a context cancelled once that rank's ring link
+// with this rank ended after the gather with no abort on it; only ring
+// neighbours' are ever cancelled. Each is made on first use, so a rank
+// that talks to a few peers of a world of N holds a few, not N; and a
+// context, not a channel, so a dial watches it with context.AfterFunc
+// instead of a goroutine of its own (dialWatching).
 type ringGone struct {
-	ch   []chan struct{}
-	once []sync.Once
+	size int
+	mu   sync.Mutex
+	m    map[int]*goneCtx
 }
 
-func newRingGone(size int) ringGone {
-	g := ringGone{ch: make([]chan struct{}, size), once: make([]sync.Once, size)}
-	for i := range g.ch {
-		g.ch[i] = make(chan struct{})
+type goneCtx struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func newRingGone(size int) ringGone { return ringGone{size: size} }
+
+func (g *ringGone) get(rank int) *goneCtx {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.m == nil {
+		g.m = map[int]*goneCtx{}
 	}
-	return g
+	c := g.m[rank]
+	if c == nil {
+		c = &goneCtx{}
+		c.ctx, c.cancel = context.WithCancel(context.Background())
+		g.m[rank] = c
+	}
+	return c
 }
 
 // mark records that rank's ring link ended; a rank of -1 (not a ring
 // neighbour) is ignored.
 func (g *ringGone) mark(rank int) {
-	if rank < 0 || rank >= len(g.ch) {
+	if rank < 0 || rank >= g.size {
 		return
 	}
-	g.once[rank].Do(func() { close(g.ch[rank]) })
+	g.get(rank).cancel()
 }
 
-// of is the channel closed when rank's ring link ends.
-func (g *ringGone) of(rank int) <-chan struct{} { return g.ch[rank] }
+// of is the context cancelled when rank's ring link ends.
+func (g *ringGone) of(rank int) context.Context { return g.get(rank).ctx }
 
-func isClosed(c <-chan struct{}) bool {
-	if c == nil {
-		return false
-	}
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
-}
+func isClosed(c context.Context) bool { return c != nil && c.Err() != nil }
 
 // linkEnded is the fault of a peer whose ring link ended while this rank
 // waited for it: the peer, named dead, with its listen address.
@@ -87,7 +96,7 @@ func (e *Endpoint) awaitPeer(peer int) (*link, error) {
 	defer timer.Stop()
 	// Until peer's ring link ends, gone is its channel and grace nil; then
 	// gone is nil and grace the peerGoneGrace left for its connection.
-	gone := e.gone.of(peer)
+	gone := e.gone.of(peer).Done()
 	var grace <-chan time.Time
 	for {
 		select {

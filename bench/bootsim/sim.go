@@ -112,6 +112,16 @@ type Params struct {
 	// sleeps (skew, stagger, the ranks' own connect delays, SYN retries)
 	// are wall time and are not stretched.
 	Avail float64
+
+	// Runnable is the host's runnable tasks over the window (bench/bootscale's
+	// /proc/stat procs_running, measured), an input, never fitted; 0 past
+	// one host. Crowd is what each of them adds to every cost but the
+	// sleeps, as a share: a woken rank waits in a longer queue, and runs
+	// with its cache cold after more of the others did
+	// (docs/benchmarks.md#the-simulator-2026-12-04-night); fitted on the
+	// small worlds run beside the bench's own background load (-burn).
+	Runnable float64
+	Crowd    float64
 }
 
 // The connect staggers nrtabi's ranks apply themselves (docs/bootstrap-
@@ -249,6 +259,9 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	}
 	if math.IsNaN(p.Avail) || p.Avail < 0 || p.Avail > 1 {
 		return Result{}, fmt.Errorf("bootsim: a share of the host of %v: want 0..1", p.Avail)
+	}
+	if math.IsNaN(p.Runnable) || p.Runnable < 0 || p.Runnable > 1e7 || math.IsNaN(p.Crowd) || p.Crowd < 0 || p.Crowd > 1e3 {
+		return Result{}, fmt.Errorf("bootsim: %v runnable tasks at %v a task: want 0..1e7 and 0..1000", p.Runnable, p.Crowd)
 	}
 	p = dilate(p)
 	if p.Backlog > 0 && p.Retry <= 0 {

@@ -18,11 +18,12 @@ import (
 // 1024 ranks the host had 150-556 runnable tasks, at the fit's sizes 4-70,
 // and a cost fitted on the second is extrapolated to the first. A burner
 // is what a rank of a large world is to the others: a process that wakes
-// every millisecond, touches its own memory (a rank's heap, cold in the
+// every -burn-period (1 ms by default), touches its own memory (a rank's heap, cold in the
 // cache after the others ran) and sleeps again. K of them are K more
 // tasks in the queue and K working sets in the caches.
 
-// burnerEnv marks a child of the bench as a burner.
+// burnerEnv marks a child of the bench as a burner; its value is the
+// burner's sleep between two touches of its memory (a Go duration).
 const burnerEnv = "NRTABI_BOOTSCALE_BURNER"
 
 // burnBytes is a burner's working set: a Go rank's live heap is a few
@@ -38,7 +39,7 @@ const maxBurners = 1024
 
 // burnerMain is a burner's whole life. It returns when its parent is gone
 // or after burnLimit.
-func burnerMain() {
+func burnerMain(period time.Duration) {
 	parent := os.Getppid()
 	buf := make([]byte, burnBytes)
 	end := time.Now().Add(burnLimit)
@@ -46,7 +47,7 @@ func burnerMain() {
 		for j := 0; j < len(buf); j += 64 { // one write a cache line
 			buf[j] += byte(i)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(period)
 	}
 }
 
@@ -60,9 +61,12 @@ type burners struct {
 // so the world's CPU over a window (the cgroup's usage) is the world's and
 // the burners are the rest of the host. Each dies with the bench
 // (Pdeathsig) and at stop.
-func startBurners(ctx context.Context, k int, cg *cgroupCPU) (*burners, error) {
+func startBurners(ctx context.Context, k int, period time.Duration, cg *cgroupCPU) (*burners, error) {
 	if k < 0 || k > maxBurners {
 		return nil, fmt.Errorf("-burn %d: want 0..%d background processes", k, maxBurners)
+	}
+	if period < 100*time.Microsecond || period > time.Second {
+		return nil, fmt.Errorf("-burn-period %v: want 100us..1s", period)
 	}
 	b := &burners{}
 	if k == 0 {
@@ -74,7 +78,7 @@ func startBurners(ctx context.Context, k int, cg *cgroupCPU) (*burners, error) {
 	}
 	for i := 0; i < k; i++ {
 		cmd := exec.CommandContext(ctx, self)
-		cmd.Env = append(os.Environ(), burnerEnv+"=1")
+		cmd.Env = append(os.Environ(), burnerEnv+"="+period.String())
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
 			return nil, errors.Join(fmt.Errorf("-burn: burner %d of %d: %w", i+1, k, err), b.stop())

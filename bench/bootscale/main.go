@@ -41,8 +41,13 @@ import (
 )
 
 func main() {
-	if os.Getenv(burnerEnv) == "1" {
-		burnerMain()
+	if v, ok := os.LookupEnv(burnerEnv); ok {
+		period, err := time.ParseDuration(v)
+		if err != nil || period <= 0 || period > time.Second {
+			fmt.Fprintf(os.Stderr, "bench/bootscale: %s=%q: not a burner's period of up to 1s\n", burnerEnv, v)
+			os.Exit(2)
+		}
+		burnerMain(period)
 		return
 	}
 	o := options{}
@@ -62,8 +67,10 @@ func main() {
 	flag.DurationVar(&o.runTimeout, "run-timeout", 5*time.Minute, "the longest one world may take")
 	flag.BoolVar(&o.windowShare, "window-share", true, "measure each row's share of the host over the window it times (boot, agree) as well as over the world's life: needs a cgroup v2 the bench can make (root)")
 	flag.IntVar(&o.burn, "burn", 0, "run every world beside this many background processes the bench starts and stops itself (each wakes every 1 ms and touches 256 KB), so the small worlds meet the run queue the large ones do; the rows record it")
+	flag.DurationVar(&o.burnPeriod, "burn-period", time.Millisecond, "a burner's sleep between two touches of its 256 KB")
 	flag.BoolVar(&o.wakeWait, "wake-wait", true, "measure the wait of a woken task for a CPU over each row's window (a probe thread's /proc/thread-self/schedstat, /proc/stat procs_running, the cgroup's cpu.pressure)")
 	flag.BoolVar(&useCrowd, "crowd", true, "rows that carry the host's runnable tasks over their windows are judged with them (false: the model without the run queue's term)")
+	flag.BoolVar(&useWait, "wait", true, "rows that carry the measured wait of a woken task for a CPU are judged with it on every sleeping hop (false: the model without it)")
 	flag.BoolVar(&useWindow, "window", true, "rows that carry the share over their windows are judged on it (false: on the share over each world's life)")
 	flag.BoolVar(&useAvail, "avail", true, "the simulator takes each row's measured share of the host (false: every row as if it had the whole host)")
 	flag.Parse()
@@ -102,6 +109,7 @@ type options struct {
 	fitExclude  string
 	windowShare bool
 	burn        int
+	burnPeriod  time.Duration
 	wakeWait    bool
 }
 
@@ -239,7 +247,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 		return t, nil
 	}
-	burn, err := startBurners(ctx, o.burn, cg)
+	burn, err := startBurners(ctx, o.burn, o.burnPeriod, cg)
 	if err != nil {
 		return err
 	}
@@ -252,10 +260,13 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		time.Sleep(time.Second) // the burners started and moved out before any world
 	}
 	date := time.Now().UTC().Format(time.RFC3339)
-	fmt.Fprintf(out, "%s, nproc %s, load %s, %d runs per size and variant (medians, interleaved), %s, %d background burners\n",
-		date, benchenv.NProc(), loadBefore, o.reps, sockTimeout, o.burn)
+	fmt.Fprintf(out, "%s, nproc %s, load %s, %d runs per size and variant (medians, interleaved), %s, %d background burners (each every %v)\n",
+		date, benchenv.NProc(), loadBefore, o.reps, sockTimeout, o.burn, o.burnPeriod)
 	fmt.Fprintf(out, "L (ranks per instance) = %s; multi-root rows: R = max(2, ceil(N / %d)), at most one root per instance\n", policyText(o.perInstance), tcpRanksPerRoot)
 	notes := map[string]string{}
+	if o.burn > 0 {
+		notes["burn"] = fmt.Sprintf("every world ran beside %d burners, each touching %d KB every %v (rows: burn)", o.burn, burnBytes>>10, o.burnPeriod)
+	}
 	for _, v := range vs {
 		if v.skipped != "" {
 			fmt.Fprintf(out, "%s: not measured: %s\n", v.name, v.skipped)

@@ -76,6 +76,9 @@ func pointOf(r bootsim.MeasuredRow) (bootsim.Point, error) {
 		if useCrowd {
 			pt.Runnable = r.RunnableBoot // 0 in rows measured before it was
 		}
+		if useWait {
+			pt.RunWait = r.WaitBootUs / 1e6
+		}
 	}
 	return pt, nil
 }
@@ -92,6 +95,9 @@ func agreePointOf(r bootsim.MeasuredRow) (bootsim.Point, error) {
 	}
 	if useAvail && useCrowd {
 		pt.Runnable = r.RunnableAgree
+	}
+	if useWait {
+		pt.RunWait = r.WaitAgreeUs / 1e6
 	}
 	return pt, nil
 }
@@ -110,9 +116,13 @@ var useAvail = true
 // costs fitted with Crowd pinned at 0).
 var useCrowd = true
 
+// useWait: rows that carry the wait of a woken task for a CPU are judged
+// with it on every sleeping hop (-wait=false: without it).
+var useWait = true
+
 func costs(p bootsim.Params) string {
-	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us and reply %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message (+%.1f us if its receiver slept, +%.1f us both ways round), %.1f us per rank start; star table %.3f us per record per rank; every cost %.3f%% more a runnable task on the host",
-		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Reply*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.WakeWork*1e6, p.BidiWork*1e6, p.StartWork*1e6, p.Table*1e6, p.Crowd*100)
+	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us and reply %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message (+%.1f us if its receiver slept, +%.1f us both ways round), %.1f us per rank start; star table %.3f us per record per rank; every cost %.3f%% more a runnable task on the host; a sleeping hop %.2f waits for a CPU",
+		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Reply*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.WakeWork*1e6, p.BidiWork*1e6, p.StartWork*1e6, p.Table*1e6, p.Crowd*100, p.WaitScale)
 }
 
 func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {

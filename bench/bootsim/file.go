@@ -145,7 +145,7 @@ func checkParams(p Params) error {
 	}{{"fixed", p.Fixed}, {"accept", p.Accept}, {"reply", p.Reply}, {"hop", p.Hop}, {"hop_per_active", p.HopPerActive},
 		{"record", p.Record}, {"table", p.Table}, {"skew", p.Skew}, {"stagger", p.Stagger}, {"retry", p.Retry},
 		{"bidi_extra", p.BidiExtra}, {"wake", p.Wake}, {"wake_fixed", p.WakeFixed},
-		{"crowd", p.Crowd}, {"work", p.Work}, {"start_work", p.StartWork}, {"bidi_work", p.BidiWork}, {"wake_work", p.WakeWork}, {"agree_work", p.AgreeWork}} {
+		{"crowd", p.Crowd}, {"wait_scale", p.WaitScale}, {"run_wait", p.RunWait}, {"work", p.Work}, {"start_work", p.StartWork}, {"bidi_work", p.BidiWork}, {"wake_work", p.WakeWork}, {"agree_work", p.AgreeWork}} {
 		if !finite(c.v) || c.v < 0 || c.v > 3600 {
 			return fmt.Errorf("%s = %v: want a cost of 0..3600 s", c.name, c.v)
 		}

@@ -136,7 +136,7 @@ func printAgreeGrades(out io.Writer, f *bootsim.Fitted) error {
 			n++
 			worst = max(worst, math.Abs(e))
 		}
-		fmt.Fprintf(out, "%14s %5d %4d %3d %12.2f %12.2f %+8.1f%%%s\n", r.Variant, r.N, r.L, max(r.Roots, 1), pt.Seconds*1e3, res.Seconds*1e3, e*100, mark)
+		fmt.Fprintf(out, "%14s %5d %4d %3d %12.2f %12.2f %+8.1f%%%s\n", label(r), r.N, r.L, max(r.Roots, 1), pt.Seconds*1e3, res.Seconds*1e3, e*100, mark)
 	}
 	fmt.Fprintf(out, "agree past N = %d: %d rows, largest error %.1f%%, %d MISSED\n", f.FitMaxN, n, worst*100, miss)
 	return nil

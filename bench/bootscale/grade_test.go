@@ -98,3 +98,77 @@ func TestGraderFailsPlantedWrongModel(t *testing.T) {
 	}
 	t.Logf("%v", time.Since(start))
 }
+
+// TestGraderFailsModelBlindToRunQueue: rows made by a model whose every
+// cost grows with the host's runnable tasks (Crowd), the large worlds run
+// in a longer queue than the small ones, and the small ones measured
+// twice, once beside the bench's burners (a queue as long as the large
+// worlds'): fitted on N <= 64 with the term, every row passes; the same
+// family fitted with Crowd pinned to 0 (-crowd=false) bends to the small
+// rows and misses the large ones. Under 2 s (two fits).
+func TestGraderFailsModelBlindToRunQueue(t *testing.T) {
+	start := time.Now()
+	truth := bootsim.Params{Gathers: 2, RankDelay: true, Cores: 2, Accept: 2e-4, Hop: 8e-5, BidiExtra: 1e-4,
+		WakeFixed: 4e-5, WakeWork: 3.5e-5, StartWork: 4e-4, BidiWork: 7e-6, Crowd: 4e-3}
+	f := &bootsim.Fitted{NProc: "2", FitMaxN: 64, Go: truth, C: truth}
+	add := func(name string, algo bootsim.Algo, bidi bool, n, burn int, run float64) {
+		l := 0
+		if algo == bootsim.Hier {
+			l = int(math.Ceil(math.Sqrt(float64(n))))
+		}
+		pt := bootsim.Point{Algo: algo, N: n, L: l, Bidi: bidi, Avail: 0.6, Runnable: run}
+		r, err := pt.Sim(truth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Rows = append(f.Rows, bootsim.MeasuredRow{Variant: name, Algo: algo.String(), Lang: "go", Bidi: bidi, N: n, L: l,
+			BootMs: r.Seconds * 1e3, AgreeMs: r.Seconds * 1e3, Avail: 0.6, Burn: burn, RunnableBoot: run, RunnableAgree: run})
+	}
+	for _, v := range []struct {
+		name string
+		algo bootsim.Algo
+		bidi bool
+	}{{"star", bootsim.Star, false}, {"flat-go", bootsim.Flat, false}, {"hier-go", bootsim.Hier, false}, {"flat-go-bidi", bootsim.Flat, true}} {
+		for _, n := range []int{8, 16, 32, 64, 128, 256, 512} {
+			add(v.name, v.algo, v.bidi, n, 0, float64(n)/2) // a world's own queue: half its ranks
+			if n <= 64 {
+				add(v.name, v.algo, v.bidi, n, 256, 256+float64(n)/2)
+			}
+		}
+	}
+	fitWith := func(crowd bool) bootsim.Params {
+		t.Helper()
+		var train []bootsim.Point
+		for _, r := range f.Rows {
+			if r.N <= f.FitMaxN {
+				pt, err := pointOf(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !crowd {
+					pt.Runnable = 0
+				}
+				train = append(train, pt)
+			}
+		}
+		base := bootsim.Params{Gathers: 2, RankDelay: true, Cores: 2, WakeWork: truth.WakeWork, Work: truth.Work}
+		p, err := bootsim.Fit(base, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	f.Go = fitWith(true)
+	if rows, missed, out := gradeOf(t, f); rows != 12 || missed != 0 {
+		t.Fatalf("the family with the run queue's term, fitted on N <= 64: %d validation rows, %d MISSED, want 12 and 0 (%s):\n%s", rows, missed, costs(f.Go), out)
+	}
+	useCrowd = false
+	defer func() { useCrowd = true }()
+	f.Go = fitWith(false)
+	if _, missed, out := gradeOf(t, f); missed == 0 {
+		t.Errorf("blind to the run queue, fitted on N <= 64 (%s): no row MISSED:\n%s", costs(f.Go), out)
+	} else {
+		t.Logf("blind to the run queue: %d of 12 MISSED", missed)
+	}
+	t.Logf("%v", time.Since(start))
+}

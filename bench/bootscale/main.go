@@ -41,6 +41,15 @@ import (
 )
 
 func main() {
+	if v, ok := os.LookupEnv(burnerEnv); ok {
+		period, err := time.ParseDuration(v)
+		if err != nil || period <= 0 || period > time.Second {
+			fmt.Fprintf(os.Stderr, "bench/bootscale: %s=%q: not a burner's period of up to 1s\n", burnerEnv, v)
+			os.Exit(2)
+		}
+		burnerMain(period)
+		return
+	}
 	o := options{}
 	flag.IntVar(&o.reps, "reps", 5, "runs per size and variant (the median is reported)")
 	flag.StringVar(&o.sizes, "sizes", "8 16 32 64 128 256 512 1024", "world sizes")
@@ -57,6 +66,11 @@ func main() {
 	flag.BoolVar(&o.c, "c", true, "also measure C hosts through libnrt and the reference libnccom")
 	flag.DurationVar(&o.runTimeout, "run-timeout", 5*time.Minute, "the longest one world may take")
 	flag.BoolVar(&o.windowShare, "window-share", true, "measure each row's share of the host over the window it times (boot, agree) as well as over the world's life: needs a cgroup v2 the bench can make (root)")
+	flag.IntVar(&o.burn, "burn", 0, "run every world beside this many background processes the bench starts and stops itself (each wakes every 1 ms and touches 256 KB), so the small worlds meet the run queue the large ones do; the rows record it")
+	flag.DurationVar(&o.burnPeriod, "burn-period", time.Millisecond, "a burner's sleep between two touches of its 256 KB")
+	flag.BoolVar(&o.wakeWait, "wake-wait", true, "measure the wait of a woken task for a CPU over each row's window (a probe thread's /proc/thread-self/schedstat, /proc/stat procs_running, the cgroup's cpu.pressure)")
+	flag.BoolVar(&useCrowd, "crowd", true, "rows that carry the host's runnable tasks over their windows are judged with them (false: the model without the run queue's term)")
+	flag.BoolVar(&useWait, "wait", true, "rows that carry the measured wait of a woken task for a CPU are judged with it on every sleeping hop (false: the model without it)")
 	flag.BoolVar(&useWindow, "window", true, "rows that carry the share over their windows are judged on it (false: on the share over each world's life)")
 	flag.BoolVar(&useAvail, "avail", true, "the simulator takes each row's measured share of the host (false: every row as if it had the whole host)")
 	flag.Parse()
@@ -94,6 +108,9 @@ type options struct {
 	only        string
 	fitExclude  string
 	windowShare bool
+	burn        int
+	burnPeriod  time.Duration
+	wakeWait    bool
 }
 
 // timing is one world's two figures, ms from the last rank starting: the
@@ -199,19 +216,57 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			}
 		}()
 	}
+	var pr *probe
+	if o.wakeWait {
+		if cg == nil {
+			return errors.New("-wake-wait needs the window's samples: -window-share=false with it is not a run (add -wake-wait=false)")
+		}
+		pctx, pstop := context.WithCancel(ctx)
+		defer pstop()
+		if pr, err = startProbe(pctx); err != nil {
+			return err
+		}
+	}
 	readTick := func() (tick, error) {
-		b, err := readProcStat("/proc/stat")
+		b, run, err := readHostStat("/proc/stat")
 		if err != nil {
 			return tick{}, err
 		}
 		w, err := cg.usage()
-		return tick{at: time.Now(), busy: b, world: w}, err
+		if err != nil {
+			return tick{}, err
+		}
+		t := tick{at: time.Now(), busy: b, world: w, runnable: run}
+		if pr != nil {
+			if t.delay, t.slices, err = pr.read(); err != nil {
+				return tick{}, err
+			}
+			if t.psi, err = cg.pressure(); err != nil {
+				return tick{}, err
+			}
+		}
+		return t, nil
+	}
+	burn, err := startBurners(ctx, o.burn, o.burnPeriod, cg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := burn.stop(); err != nil {
+			fmt.Fprintln(out, "bench/bootscale: stopping the burners:", err)
+		}
+	}()
+	if o.burn > 0 {
+		time.Sleep(time.Second) // the burners started and moved out before any world
 	}
 	date := time.Now().UTC().Format(time.RFC3339)
-	fmt.Fprintf(out, "%s, nproc %s, load %s, %d runs per size and variant (medians, interleaved), %s\n",
-		date, benchenv.NProc(), loadBefore, o.reps, sockTimeout)
+	fmt.Fprintf(out, "%s, nproc %s, load %s, %d runs per size and variant (medians, interleaved), %s, %d background burners (each every %v)\n",
+		date, benchenv.NProc(), loadBefore, o.reps, sockTimeout, o.burn, o.burnPeriod)
 	fmt.Fprintf(out, "L (ranks per instance) = %s; multi-root rows: R = max(2, ceil(N / %d)), at most one root per instance\n", policyText(o.perInstance), tcpRanksPerRoot)
 	notes := map[string]string{}
+	if o.burn > 0 {
+		notes["burn"] = fmt.Sprintf("every world ran beside %d burners, each touching %d KB every %v (rows: burn)", o.burn, burnBytes>>10, o.burnPeriod)
+	}
 	for _, v := range vs {
 		if v.skipped != "" {
 			fmt.Fprintf(out, "%s: not measured: %s\n", v.name, v.skipped)
@@ -237,6 +292,8 @@ sizeLoop:
 		csw := make([][]float64, len(vs))
 		availBoot := make([][]float64, len(vs))
 		availAgree := make([][]float64, len(vs))
+		waits := make([][]waitOf, len(vs)) // boot's window
+		waitsA := make([][]waitOf, len(vs))
 		for rep := 0; rep < o.reps; rep++ {
 			for k := range vs { // rotate the order: no variant always runs first
 				i := (k + rep) % len(vs)
@@ -287,6 +344,15 @@ sizeLoop:
 					if err := errors.Join(errT, errB, errA); err != nil {
 						return fmt.Errorf("%s, %d ranks: the host's share over the window: %w", v.name, n, err)
 					}
+					if pr != nil {
+						wb, errB := windowWait(ticks, tm.start, tm.start.Add(ms(tm.boot)))
+						wa, errA := windowWait(ticks, tm.start, tm.start.Add(ms(tm.agree)))
+						if err := errors.Join(errB, errA); err != nil {
+							return fmt.Errorf("%s, %d ranks: the wake-up wait over the window: %w", v.name, n, err)
+						}
+						waits[i] = append(waits[i], wb)
+						waitsA[i] = append(waitsA[i], wa)
+					}
 					availBoot[i] = append(availBoot[i], ub.avail(cores))
 					availAgree[i] = append(availAgree[i], ua.avail(cores))
 				}
@@ -312,6 +378,13 @@ sizeLoop:
 			if cg != nil {
 				r.AvailBoot, r.AvailAgree = benchenv.Median(availBoot[i]), benchenv.Median(availAgree[i])
 				fmt.Fprintf(out, "  %s N=%d: over the boot's window %.0f%%, over the agree's %.0f%% (medians)\n", v.name, n, r.AvailBoot*100, r.AvailAgree*100)
+			}
+			if pr != nil {
+				r.Burn = o.burn
+				r.RunnableBoot, r.WaitBootUs, r.PressureBoot = medianWait(waits[i])
+				r.RunnableAgree, r.WaitAgreeUs, r.PressureAgree = medianWait(waitsA[i])
+				fmt.Fprintf(out, "  %s N=%d: over the boot's window %.0f runnable tasks on the host, a woken task waited %.0f us for a CPU, the world waited %.0f%% of the time (medians; agree: %.0f, %.0f us, %.0f%%)\n",
+					v.name, n, r.RunnableBoot, r.WaitBootUs, r.PressureBoot*100, r.RunnableAgree, r.WaitAgreeUs, r.PressureAgree*100)
 			}
 			if v.algo == bootsim.Hier {
 				r.L = l
@@ -744,4 +817,14 @@ func lastLine(s string) string {
 		s = s[i+1:]
 	}
 	return cfmt.Escape(s, 300)
+}
+
+// medianWait is the medians of a row's runs' wake-up readings: runnable
+// tasks, the wait per wake (us) and the world's pressure share.
+func medianWait(ws []waitOf) (runnable, waitUs, pressure float64) {
+	var a, b, c []float64
+	for _, w := range ws {
+		a, b, c = append(a, w.runnable), append(b, w.perWake*1e6), append(c, w.pressure)
+	}
+	return benchenv.Median(a), benchenv.Median(b), benchenv.Median(c)
 }

@@ -67,6 +67,9 @@ func scaleParams(p bootsim.Params, _ float64) bootsim.Params {
 	s.Backlog = int(abi.BootstrapListenBacklog)
 	s.Retry = 1
 	s.RankDelay = false
+	// a core per rank: no run queue to wait in, no crowd to share the
+	// caches with (docs/benchmarks.md#the-simulator-2026-12-04-night)
+	s.Runnable, s.RunWait = 0, 0
 	// agreement is the agree phase's end: after the boot, the split group
 	// comm's tree and hypercube (docs/bootstrap.md#group-comm-split)
 	s.PerNC = true

@@ -88,17 +88,17 @@ func mergeRows(f *bootsim.Fitted, path string) error {
 	}
 	have := map[[2]string]bool{}
 	for _, r := range f.Rows {
-		have[[2]string{r.Variant, strconv.Itoa(r.N)}] = true
+		have[[2]string{label(r), strconv.Itoa(r.N)}] = true
 	}
 	var sizes []string
 	for _, r := range g.Rows {
-		k := [2]string{r.Variant, strconv.Itoa(r.N)}
+		k := [2]string{label(r), strconv.Itoa(r.N)}
 		if have[k] {
-			return fmt.Errorf("-merge %s: %s at N=%d is in both files", path, r.Variant, r.N)
+			return fmt.Errorf("-merge %s: %s at N=%d is in both files", path, k[0], r.N)
 		}
 		have[k] = true
 		f.Rows = append(f.Rows, r)
-		sizes = append(sizes, r.Variant+"@"+k[1])
+		sizes = append(sizes, k[0]+"@"+k[1])
 	}
 	if f.Notes == nil {
 		f.Notes = map[string]string{}
@@ -113,3 +113,12 @@ func mergeRows(f *bootsim.Fitted, path string) error {
 // fitAndValidate fits f.Go to the Go rows (the star's included) and f.C to
 // the C hosts' rows of at most f.FitMaxN ranks, prints every row's error
 // (the larger rows are the validation) and the misses, each named.
+
+// label is a row's variant and, when it ran beside the bench's burners,
+// their count: one variant at one size is one row per background load.
+func label(r bootsim.MeasuredRow) string {
+	if r.Burn > 0 {
+		return fmt.Sprintf("%s+burn%d", r.Variant, r.Burn)
+	}
+	return r.Variant
+}

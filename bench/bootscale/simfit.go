@@ -73,6 +73,12 @@ func pointOf(r bootsim.MeasuredRow) (bootsim.Point, error) {
 		if useWindow && r.AvailBoot > 0 {
 			pt.Avail = r.AvailBoot // over the boot's window, in rows that have it
 		}
+		if useCrowd {
+			pt.Runnable = r.RunnableBoot // 0 in rows measured before it was
+		}
+		if useWait {
+			pt.RunWait = r.WaitBootUs / 1e6
+		}
 	}
 	return pt, nil
 }
@@ -87,6 +93,12 @@ func agreePointOf(r bootsim.MeasuredRow) (bootsim.Point, error) {
 	if useAvail && useWindow && r.AvailAgree > 0 {
 		pt.Avail = r.AvailAgree
 	}
+	if useAvail && useCrowd {
+		pt.Runnable = r.RunnableAgree
+	}
+	if useWait {
+		pt.RunWait = r.WaitAgreeUs / 1e6
+	}
 	return pt, nil
 }
 
@@ -99,9 +111,18 @@ var useWindow = true
 // measured input buys).
 var useAvail = true
 
+// useCrowd: rows that carry the host's runnable tasks over their windows
+// are judged with the run queue's term (-crowd=false: without it, the
+// costs fitted with Crowd pinned at 0).
+var useCrowd = true
+
+// useWait: rows that carry the wait of a woken task for a CPU are judged
+// with it on every sleeping hop (-wait=false: without it).
+var useWait = true
+
 func costs(p bootsim.Params) string {
-	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us and reply %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message (+%.1f us if its receiver slept, +%.1f us both ways round), %.1f us per rank start; star table %.3f us per record per rank",
-		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Reply*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.WakeWork*1e6, p.BidiWork*1e6, p.StartWork*1e6, p.Table*1e6)
+	return fmt.Sprintf("on %d cores: fixed %.2f ms, root accept %.1f us and reply %.1f us per rank, ring hop %.1f us (+%.1f us per bidirectional step), wake-up %.1f us; CPU %.1f us per message (+%.1f us if its receiver slept, +%.1f us both ways round), %.1f us per rank start; star table %.3f us per record per rank; every cost %.3f%% more a runnable task on the host; a sleeping hop %.2f waits for a CPU",
+		p.Cores, p.Fixed*1e3, p.Accept*1e6, p.Reply*1e6, p.Hop*1e6, p.BidiExtra*1e6, p.WakeFixed*1e6, p.Work*1e6, p.WakeWork*1e6, p.BidiWork*1e6, p.StartWork*1e6, p.Table*1e6, p.Crowd*100, p.WaitScale)
 }
 
 func fitAndValidate(out io.Writer, f *bootsim.Fitted, exclude string) error {
@@ -217,7 +238,7 @@ func printGrades(out io.Writer, f *bootsim.Fitted, excluded map[string]string) e
 		default:
 			mark = how
 		}
-		fmt.Fprintf(out, "%14s %5d %4d %3d %12.2f %12.2f %+8.1f%%  %s%s\n", r.Variant, r.N, r.L, max(r.Roots, 1), pt.Seconds*1e3, res.Seconds*1e3, e*100, role, mark)
+		fmt.Fprintf(out, "%14s %5d %4d %3d %12.2f %12.2f %+8.1f%%  %s%s\n", label(r), r.N, r.L, max(r.Roots, 1), pt.Seconds*1e3, res.Seconds*1e3, e*100, role, mark)
 	}
 	fmt.Fprintf(out, "validation (N > %d): %d rows, largest error %.1f%%, %d MISSED (goal: every row within 25%%, or %.2f ms below a %.0f ms row); fit rows: largest error %.1f%%, %d MISSED\n",
 		f.FitMaxN, nVal, worstVal*100, missVal, simTol*1e3, noiseFloor*1e3, worstFit*100, missFit)

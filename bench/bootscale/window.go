@@ -115,6 +115,10 @@ func parseCPUStat(data []byte) (float64, error) {
 type tick struct {
 	at          time.Time
 	busy, world float64
+	// the wake-up readings (wakewait.go): the host's runnable tasks at
+	// the sample, the probe's run-queue delay (s) and wakes, the
+	// cgroup's cpu.pressure some total (s); 0 when not read
+	runnable, delay, slices, psi float64
 }
 
 // sampler reads the counters every period until stopped, at most max
@@ -200,6 +204,15 @@ func windowUsage(ts []tick, from, to time.Time) (usage, error) {
 		return usage{}, fmt.Errorf("the window %s..%s is outside the samples %s..%s",
 			from.Format(time.StampMicro), to.Format(time.StampMicro), first.Format(time.StampMicro), last.Format(time.StampMicro))
 	}
+	from, to = widen(ts, from, to)
+	a, b := interp(ts, from), interp(ts, to)
+	return usage{cpu: b.world - a.world, wall: to.Sub(from).Seconds(), hostBusy: b.busy - a.busy}, nil
+}
+
+// widen is a window below minWindow widened about its middle to it,
+// inside the samples (all of them when they span less).
+func widen(ts []tick, from, to time.Time) (time.Time, time.Time) {
+	first, last := ts[0].at, ts[len(ts)-1].at
 	if w := to.Sub(from); w < minWindow {
 		if last.Sub(first) <= minWindow {
 			from, to = first, last
@@ -214,8 +227,7 @@ func windowUsage(ts []tick, from, to time.Time) (usage, error) {
 			}
 		}
 	}
-	a, b := interp(ts, from), interp(ts, to)
-	return usage{cpu: b.world - a.world, wall: to.Sub(from).Seconds(), hostBusy: b.busy - a.busy}, nil
+	return from, to
 }
 
 // interp is the counters at t, linear between the samples either side.
@@ -230,5 +242,7 @@ func interp(ts []tick, t time.Time) tick {
 		return b
 	}
 	f := min(max(t.Sub(a.at).Seconds()/span, 0), 1)
-	return tick{at: t, busy: a.busy + f*(b.busy-a.busy), world: a.world + f*(b.world-a.world)}
+	lerp := func(x, y float64) float64 { return x + f*(y-x) }
+	return tick{at: t, busy: lerp(a.busy, b.busy), world: lerp(a.world, b.world), runnable: b.runnable,
+		delay: lerp(a.delay, b.delay), slices: lerp(a.slices, b.slices), psi: lerp(a.psi, b.psi)}
 }

@@ -57,6 +57,18 @@ type MeasuredRow struct {
 	// (AvailAgree), medians; 0 in rows measured before it was.
 	AvailBoot  float64 `json:"avail_boot,omitempty"`
 	AvailAgree float64 `json:"avail_agree,omitempty"`
+	// The run queue over the same windows (docs/benchmarks.md#the-simulator-2026-12-04-night),
+	// medians; 0 in rows measured before it was: the host's runnable
+	// tasks, the mean wait of a woken task for a CPU (µs), and the share of
+	// the window at least one of the world's tasks waited for one; and
+	// the background processes the bench ran the row beside (-burn).
+	Burn          int     `json:"burn,omitempty"`
+	RunnableBoot  float64 `json:"runnable_boot,omitempty"`
+	WaitBootUs    float64 `json:"wait_boot_us,omitempty"`
+	PressureBoot  float64 `json:"pressure_boot,omitempty"`
+	RunnableAgree float64 `json:"runnable_agree,omitempty"`
+	WaitAgreeUs   float64 `json:"wait_agree_us,omitempty"`
+	PressureAgree float64 `json:"pressure_agree,omitempty"`
 }
 
 // maxFitted bounds the file (a few hundred rows fit in far less).
@@ -110,6 +122,11 @@ func ParseFitted(data []byte) (*Fitted, error) {
 			return nil, fmt.Errorf("row %d: avail %v, cpu %v ms, %v switches: want a share of 0..1 and counts >= 0", i, r.Avail, r.CPUMs, r.Nvcsw)
 		case !finite(r.AvailBoot) || r.AvailBoot < 0 || r.AvailBoot > 1 || !finite(r.AvailAgree) || r.AvailAgree < 0 || r.AvailAgree > 1:
 			return nil, fmt.Errorf("row %d: avail_boot %v, avail_agree %v: want shares of 0..1", i, r.AvailBoot, r.AvailAgree)
+		case r.Burn < 0 || r.Burn > 1<<16 || !finite(r.RunnableBoot) || r.RunnableBoot < 0 || r.RunnableBoot > 1e7 || !finite(r.RunnableAgree) || r.RunnableAgree < 0 || r.RunnableAgree > 1e7:
+			return nil, fmt.Errorf("row %d: burn %d, runnable %v / %v: want task counts of 0..1e7", i, r.Burn, r.RunnableBoot, r.RunnableAgree)
+		case !finite(r.WaitBootUs) || r.WaitBootUs < 0 || r.WaitBootUs > 3.6e9 || !finite(r.WaitAgreeUs) || r.WaitAgreeUs < 0 || r.WaitAgreeUs > 3.6e9 ||
+			!finite(r.PressureBoot) || r.PressureBoot < 0 || r.PressureBoot > 1 || !finite(r.PressureAgree) || r.PressureAgree < 0 || r.PressureAgree > 1:
+			return nil, fmt.Errorf("row %d: wait %v / %v us, pressure %v / %v: want waits of 0..1 h and shares of 0..1", i, r.WaitBootUs, r.WaitAgreeUs, r.PressureBoot, r.PressureAgree)
 		case len(r.Variant) == 0 || len(r.Variant) > 64 || strings.ContainsFunc(r.Variant, func(c rune) bool { return c < '-' || c > 'z' }):
 			return nil, fmt.Errorf("row %d: variant name %q", i, r.Variant)
 		}
@@ -128,10 +145,13 @@ func checkParams(p Params) error {
 	}{{"fixed", p.Fixed}, {"accept", p.Accept}, {"reply", p.Reply}, {"hop", p.Hop}, {"hop_per_active", p.HopPerActive},
 		{"record", p.Record}, {"table", p.Table}, {"skew", p.Skew}, {"stagger", p.Stagger}, {"retry", p.Retry},
 		{"bidi_extra", p.BidiExtra}, {"wake", p.Wake}, {"wake_fixed", p.WakeFixed},
-		{"work", p.Work}, {"start_work", p.StartWork}, {"bidi_work", p.BidiWork}, {"wake_work", p.WakeWork}, {"agree_work", p.AgreeWork}} {
+		{"crowd", p.Crowd}, {"wait_scale", p.WaitScale}, {"run_wait", p.RunWait}, {"work", p.Work}, {"start_work", p.StartWork}, {"bidi_work", p.BidiWork}, {"wake_work", p.WakeWork}, {"agree_work", p.AgreeWork}} {
 		if !finite(c.v) || c.v < 0 || c.v > 3600 {
 			return fmt.Errorf("%s = %v: want a cost of 0..3600 s", c.name, c.v)
 		}
+	}
+	if !finite(p.Runnable) || p.Runnable < 0 || p.Runnable > 1e7 {
+		return fmt.Errorf("runnable = %v: want a task count of 0..1e7", p.Runnable)
 	}
 	if !finite(p.Avail) || p.Avail < 0 || p.Avail > 1 {
 		return fmt.Errorf("avail = %v: want a share of 0..1", p.Avail)

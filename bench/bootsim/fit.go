@@ -15,12 +15,16 @@ type Point struct {
 	Roots   int  // roots (0 or 1: one)
 	Seconds float64
 	Avail   float64 // the share of the host the rest of it left the run, measured (0: not measured, taken as 1)
+	// Runnable is the host's runnable tasks over the run, measured (0: not measured)
+	Runnable float64
+	// RunWait is the mean wait of a woken task for a CPU over the run, s, measured (0: not measured)
+	RunWait float64
 }
 
 // Sim is the prediction of the point's world under p (its ring mode and
 // roots in place of p's).
 func (pt Point) Sim(p Params) (Result, error) {
-	p.Bidi, p.Roots, p.Avail = pt.Bidi, pt.Roots, pt.Avail
+	p.Bidi, p.Roots, p.Avail, p.Runnable, p.RunWait = pt.Bidi, pt.Roots, pt.Avail, pt.Runnable, pt.RunWait
 	return Simulate(pt.Algo, pt.N, pt.L, p)
 }
 
@@ -63,9 +67,9 @@ var fitted = []struct {
 // collinear here: the accepts hide under the ranks' start CPU, the replies
 // follow the gather.
 // lateFitted are the CPU model's terms fitted in the second stage only.
-var lateFitted = []string{"bidi_work"}
+var lateFitted = []string{"bidi_work", "crowd", "wait_scale"}
 
-var cpuFitted = []string{"fixed", "accept", "reply", "hop", "work", "start_work", "bidi_extra", "bidi_work", "wake_fixed"}
+var cpuFitted = []string{"fixed", "accept", "reply", "hop", "work", "start_work", "bidi_extra", "bidi_work", "wake_fixed", "crowd", "wait_scale"}
 
 func init() {
 	fitted = append(fitted, []struct {
@@ -80,6 +84,8 @@ func init() {
 		{"reply", func(p *Params, v float64) { p.Reply = v }, func(p Params) float64 { return p.Reply }},
 		{"bidi_work", func(p *Params, v float64) { p.BidiWork = v }, func(p Params) float64 { return p.BidiWork }},
 		{"wake_work", func(p *Params, v float64) { p.WakeWork = v }, func(p Params) float64 { return p.WakeWork }},
+		{"crowd", func(p *Params, v float64) { p.Crowd = v }, func(p Params) float64 { return p.Crowd }},
+		{"wait_scale", func(p *Params, v float64) { p.WaitScale = v }, func(p Params) float64 { return p.WaitScale }},
 	}...)
 }
 

@@ -9,19 +9,23 @@ import (
 	"sort"
 )
 
-// dilate is p on a host that leaves the world a share a of its cores:
-// every cost stretched by 1/a, the sleeps kept.
+// dilate is p on a host that leaves the world a share a of its cores and
+// has Runnable tasks in its run queue: every cost stretched by 1/a and by
+// 1 + Crowd*Runnable, the sleeps kept.
 func dilate(p Params) Params {
 	a := p.Avail
 	if a <= 0 || a >= 1 {
+		a = 1
+	}
+	k := (1 + p.Crowd*p.Runnable) / a
+	if k == 1 {
 		return p
 	}
-	k := 1 / a
 	for _, c := range []*float64{&p.Fixed, &p.Accept, &p.Reply, &p.Hop, &p.HopPerActive, &p.Record, &p.Table,
 		&p.BidiExtra, &p.Wake, &p.WakeFixed, &p.Work, &p.StartWork, &p.BidiWork, &p.WakeWork, &p.AgreeWork} {
 		*c *= k
 	}
-	p.Avail = 1
+	p.Avail, p.Runnable = 1, 0
 	return p
 }
 

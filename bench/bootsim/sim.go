@@ -112,6 +112,24 @@ type Params struct {
 	// sleeps (skew, stagger, the ranks' own connect delays, SYN retries)
 	// are wall time and are not stretched.
 	Avail float64
+
+	// Runnable is the host's runnable tasks over the window (bench/bootscale's
+	// /proc/stat procs_running, measured), an input, never fitted; 0 past
+	// one host. Crowd is what each of them adds to every cost but the
+	// sleeps, as a share: a woken rank waits in a longer queue, and runs
+	// with its cache cold after more of the others did
+	// (docs/benchmarks.md#the-simulator-2026-12-04-night); fitted on the
+	// small worlds run beside the bench's own background load (-burn).
+	Runnable float64
+	Crowd    float64
+	// RunWait is the mean wait of a woken task for a CPU over the window
+	// (s; bench/bootscale's probe: its run-queue delay over its wakes),
+	// an input, never fitted, 0 past one host; WaitScale is how many such
+	// waits a hop whose receiver slept pays on the path (the leaders'
+	// ring, the blocks down, the roots' ring, a both-ways step), fitted.
+	// Wall time already: not stretched by the share.
+	RunWait   float64
+	WaitScale float64
 }
 
 // The connect staggers nrtabi's ranks apply themselves (docs/bootstrap-
@@ -250,6 +268,12 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	if math.IsNaN(p.Avail) || p.Avail < 0 || p.Avail > 1 {
 		return Result{}, fmt.Errorf("bootsim: a share of the host of %v: want 0..1", p.Avail)
 	}
+	if math.IsNaN(p.RunWait) || p.RunWait < 0 || p.RunWait > 3600 || math.IsNaN(p.WaitScale) || p.WaitScale < 0 || p.WaitScale > 1e3 {
+		return Result{}, fmt.Errorf("bootsim: a wait of %v s a wake at %v waits a sleeping hop: want 0..3600 and 0..1000", p.RunWait, p.WaitScale)
+	}
+	if math.IsNaN(p.Runnable) || p.Runnable < 0 || p.Runnable > 1e7 || math.IsNaN(p.Crowd) || p.Crowd < 0 || p.Crowd > 1e3 {
+		return Result{}, fmt.Errorf("bootsim: %v runnable tasks at %v a task: want 0..1e7 and 0..1000", p.Runnable, p.Crowd)
+	}
 	p = dilate(p)
 	if p.Backlog > 0 && p.Retry <= 0 {
 		return Result{}, fmt.Errorf("bootsim: a listen backlog of %d needs a retry delay > 0", p.Backlog)
@@ -263,7 +287,7 @@ func Simulate(a Algo, n, l int, p Params) (Result, error) {
 	}
 	var res Result
 	hop := func(active int) float64 { return p.Hop + p.HopPerActive*float64(active) }
-	wake := func(active int) float64 { return p.WakeFixed + p.Wake*float64(active) }
+	wake := func(active int) float64 { return p.WakeFixed + p.Wake*float64(active) + p.WaitScale*p.RunWait }
 
 	// each root's gather, then the cluster id once round the roots' ring
 	gathered := make([]float64, roots)
@@ -406,7 +430,8 @@ func countOf(a Algo, roots, n, l, cnt int) int {
 // and, past one host, the second message's CPU.
 func stepCost(p Params, hop func(int) float64, n, recs int) float64 {
 	if p.Bidi {
-		return hop(2*n) + 2*p.Record*float64(recs) + p.BidiExtra
+		// a both-ways rank sleeps once a step, for the step's two frames
+		return hop(2*n) + 2*p.Record*float64(recs) + p.BidiExtra + p.WaitScale*p.RunWait
 	}
 	return hop(n) + p.Record*float64(recs)
 }

@@ -23,9 +23,9 @@ import (
 const (
 	// maxInitPackages bounds the packages that run an init: a new
 	// dependency with package-level work raises it for every command.
-	// 117 since readers/pkgfile reads zstd with the standard library's
-	// decoder (klauspost/compress/zstd, its snapref and cpuinfo gone).
-	maxInitPackages = 117
+	// 120 since release/diff's and main's maps became switches and
+	// debuginfod's Replacer a function.
+	maxInitPackages = 120
 	// maxOwnInitBytes bounds what this module's packages allocate at init
 	// in all, and maxPkgInitBytes what one of them does: a table the
 	// package needs only for some commands is made on first use

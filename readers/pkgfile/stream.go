@@ -10,8 +10,13 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 )
+
+// maxWindow bounds the zstd window a stream may ask for: zstd -19 uses
+// 8 MiB, --long 128 MiB; a larger request is refused, not allocated.
+const maxWindow = 128 << 20
 
 // compression names the stream format data starts with, or "".
 func compression(head []byte) string {
@@ -97,13 +102,12 @@ func (r *reader) open(src *io.SectionReader, kind string) (io.Reader, func(), er
 		}
 		dr = z
 	case "zstd":
-		// Its memory is at most an 8 MiB window and a block, whatever
-		// the frame asks (zstd.go), which Floor covers.
-		z, err := zstdReader(src)
+		z, err := zstd.NewReader(bufio.NewReaderSize(src, 64<<10), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(maxWindow), zstd.WithDecoderMaxMemory(uint64(min(max(r.budget, 1), 1<<62))))
 		if err != nil {
 			return nil, nil, err
 		}
-		dr = z
+		dr, done = z, z.Close
 	case "bzip2":
 		dr = bzip2.NewReader(bufio.NewReaderSize(src, 64<<10))
 	default:
@@ -139,7 +143,7 @@ func corrupt(kind string, err error) error {
 	var se bzip2.StructuralError
 	msg := err.Error()
 	switch {
-	case errors.Is(err, gzip.ErrChecksum), kind == "zstd" && zstdChecksum(err),
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, zstd.ErrCRCMismatch),
 		kind == "xz" && strings.HasPrefix(msg, "xz: ") && strings.Contains(msg, "checksum"),
 		errors.As(err, &se) && strings.Contains(msg, "checksum"):
 		return &integrityError{kind, err}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // tarball reads a tar archive, compressed or not, from src: a plain
@@ -45,9 +47,10 @@ func (r *reader) tarball(src *io.SectionReader, in string) error {
 		if err == io.EOF && n > 0 {
 			return r.trailer(dec, kind, where(""))
 		}
-		if errors.Is(err, errWindow) {
-			// A window the decoder does not hold: said so, not "no tar".
-			return r.fail(where(last), "%v", err)
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
+			// The frame asks for more memory than the package's bound
+			// (or a window past maxWindow): a bound reached, not "no tar".
+			err = errBound
 		}
 		if n == 0 && err != nil && !errors.Is(err, errBound) {
 			if ce := corrupt(kind, err); ce != nil {

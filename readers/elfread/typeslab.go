@@ -102,26 +102,25 @@ func (sc *scanner) newType() *typemodel.Type {
 // fieldsOf is a copy of src of exactly its length (an append to it
 // copies, as to any full slice).
 func (sc *scanner) fieldsOf(src []typemodel.Field) []typemodel.Field {
-	if len(src) > fieldArena/4 {
-		return append(make([]typemodel.Field, 0, len(src)), src...)
-	}
-	if cap(sc.fieldArena)-len(sc.fieldArena) < len(src) {
-		sc.fieldArena = make([]typemodel.Field, 0, fieldArena)
-	}
-	n := len(sc.fieldArena)
-	sc.fieldArena = append(sc.fieldArena, src...)
-	return sc.fieldArena[n:len(sc.fieldArena):len(sc.fieldArena)]
+	return carve(&sc.fieldArena, fieldArena, src)
 }
 
 // enumeratorsOf is fieldsOf for an enum's enumerators.
 func (sc *scanner) enumeratorsOf(src []typemodel.Enumerator) []typemodel.Enumerator {
-	if len(src) > enumArena/4 {
-		return append(make([]typemodel.Enumerator, 0, len(src)), src...)
+	return carve(&sc.enumArena, enumArena, src)
+}
+
+// carve copies src into the chunk *arena (a fresh chunk of size items when
+// the rest is too short) and returns the copy capped at its length; a src
+// over a quarter of a chunk gets an allocation of its own.
+func carve[T any](arena *[]T, size int, src []T) []T {
+	if len(src) > size/4 {
+		return append(make([]T, 0, len(src)), src...)
 	}
-	if cap(sc.enumArena)-len(sc.enumArena) < len(src) {
-		sc.enumArena = make([]typemodel.Enumerator, 0, enumArena)
+	if cap(*arena)-len(*arena) < len(src) {
+		*arena = make([]T, 0, size)
 	}
-	n := len(sc.enumArena)
-	sc.enumArena = append(sc.enumArena, src...)
-	return sc.enumArena[n:len(sc.enumArena):len(sc.enumArena)]
+	n := len(*arena)
+	*arena = append(*arena, src...)
+	return (*arena)[n:len(*arena):len(*arena)]
 }

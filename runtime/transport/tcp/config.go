@@ -102,8 +102,11 @@ type Hooks struct {
 	// relay forge the records it passes on.
 	Relay func(out []byte, rec int) []byte
 	// Deaf makes this rank leave its ring links unwatched between gathers
-	// (watch.go): the planted fault of a rank that does not hear an abort
-	// once its own gather is done.
+	// (watch.go) and drop every abort frame a link brings it, waiting out
+	// that read's deadline instead (framing.go deafWait): the planted fault
+	// of a rank that does not hear an abort once its own gather is done,
+	// which a peer that dialled it early (Endpoint.Prepare) would otherwise
+	// still reach in-band.
 	Deaf bool
 	// AfterPeerSend runs once a point-to-point Send has delivered its
 	// message: where a test kills a rank just after its gather, as

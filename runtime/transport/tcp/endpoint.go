@@ -89,6 +89,7 @@ func newEndpoint(ctx context.Context, n *Net, ln *net.TCPListener, root netip.Ad
 	for i := range e.inbox {
 		e.inbox[i] = make(chan *link, 1)
 	}
+	e.st.deaf = n.cfg.Hooks != nil && n.cfg.Hooks.Deaf
 	e.st.add(ln)
 	return e
 }

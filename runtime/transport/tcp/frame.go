@@ -320,6 +320,9 @@ type abortState struct {
 
 	parent    context.Context
 	cancelled func(cause error) error
+	// deaf is Hooks.Deaf: a planted fault's rank that drops the abort
+	// frames its links carry as well as leaving its ring unwatched.
+	deaf bool
 }
 
 type deadliner interface{ SetDeadline(time.Time) error }

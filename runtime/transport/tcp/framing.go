@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"time"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
@@ -57,7 +58,8 @@ func DecodeFrameSize(b []byte, max int) (int, error) {
 // 22), and returns how many bytes it carried.
 func (l *link) recvFrame(into []byte, what string) (int, error) {
 	var hdr [frameSizeBytes]byte
-	if err := l.c.SetReadDeadline(time.Now().Add(l.timeout)); err != nil {
+	deadline := time.Now().Add(l.timeout)
+	if err := l.c.SetReadDeadline(deadline); err != nil {
 		return 0, l.ioErr("waiting for "+what+" from", err)
 	}
 	if err := l.cause(); err != nil {
@@ -71,6 +73,9 @@ func (l *link) recvFrame(into []byte, what string) (int, error) {
 		ra, err := ReadAbortFrame(l.in(), l.peer)
 		if err != nil {
 			return 0, err
+		}
+		if l.st != nil && l.st.deaf {
+			return 0, l.deafWait(deadline, what)
 		}
 		return 0, ra
 	}
@@ -111,4 +116,17 @@ func upstreamText(err error) error {
 		return &hangUp{abi.MsgNccomConnectionClosed + ": " + hu.msg}
 	}
 	return err
+}
+
+// deafWait is the planted deaf rank (Hooks.Deaf) given an abort frame: it
+// hears nothing and waits out its own deadline, or its own state's end, as
+// a rank that read no abort would.
+func (l *link) deafWait(deadline time.Time, what string) error {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-l.st.done:
+	}
+	return l.ioErr("waiting for "+what+" from", os.ErrDeadlineExceeded)
 }

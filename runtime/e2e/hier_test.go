@@ -166,7 +166,7 @@ func TestHierarchicalFaults(t *testing.T) {
 		// death in rank order: it must still name the rank that died.
 		{name: "leader dies, the root late", at: 4, bad: fault("die-leader"), late: true,
 			both: []saw{{0, "inter ring predecessor (leader) rank 4"}, {5, "intra ring predecessor rank 4"}},
-			ext:  []saw{{0, "rank 4 " + closed}}},
+			ext:  []saw{{0, "rank 4 (listening on 127.0.0.1:"}, {0, ", in the all-gather, before its RING_DONE) " + closed}}},
 		{name: "non-leader dies", at: 6, bad: fault("die-nonleader"),
 			both: []saw{{7, "intra ring predecessor rank 6"}},
 			ext:  []saw{{0, closed}}},
@@ -218,7 +218,7 @@ func TestHierarchicalFaults(t *testing.T) {
 					// the extended framing) by the root's ABORT, whichever came
 					// first (docs/bootstrap-hierarchy.md#abort-frames).
 					relayed := strings.Contains(c.name, "dies") && (namesDead(runs[w.rank].Stderr, c.at) ||
-						strings.Contains(runs[w.rank].Stderr, fmt.Sprintf("rank %d closed its root connection", c.at)))
+						strings.Contains(runs[w.rank].Stderr, fmt.Sprintf("rank %d (listening on ", c.at)))
 					if !strings.Contains(runs[w.rank].Stderr, w.text) && !relayed {
 						t.Errorf("rank %d did not log %q:\n%s", w.rank, w.text, runs[w.rank].Stderr)
 					}
@@ -394,16 +394,19 @@ func TestHierarchicalWireBytes(t *testing.T) {
 	}
 }
 
-// hungUp finds the ranks a root said closed their root connections.
-var hungUp = regexp.MustCompile(`((?:peer \S+ rank \d+(?:, )?)+) closed (?:its root connection|their root connections)`)
+// hungUp finds the ranks a root said closed their root connections (each
+// "peer ADDR rank R", with what the root knew of it in parentheses).
+var (
+	hungUp     = regexp.MustCompile(`((?:peer \S+ rank \d+(?: \([^)]*\))?(?:, )?)+) closed (?:its root connection|their root connections)`)
+	hungUpRank = regexp.MustCompile(`peer \S+ rank (\d+)`)
+)
 
 // hungUpNamed is every rank text says hung up on its root, each once, in order.
 func hungUpNamed(text string) []int {
 	var out []int
 	for _, m := range hungUp.FindAllStringSubmatch(text, -1) {
-		for _, who := range strings.Split(m[1], ", ") {
-			f := strings.Fields(who)
-			if r, err := strconv.Atoi(f[len(f)-1]); err == nil && !slices.Contains(out, r) {
+		for _, who := range hungUpRank.FindAllStringSubmatch(m[1], -1) {
+			if r, err := strconv.Atoi(who[1]); err == nil && !slices.Contains(out, r) {
 				out = append(out, r)
 			}
 		}

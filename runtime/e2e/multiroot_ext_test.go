@@ -54,8 +54,8 @@ func TestMultiRootExtendedWorlds(t *testing.T) {
 // (checkKilled). A Go rank (die-mid-gather, past its intra ring, at the
 // leaders' phase): no ring link of a live rank waits on it, so only its
 // root connection's end tells, and root 0's ranks hear it from root 0,
-// told by root 1 (checkToldByRoots). Cost: two worlds of 8 processes,
-// under 1 s each once built. (TestScaleMixedCRankDies's own case, a C
+// told by root 1 (checkToldByRoots), by its listen address and phase.
+// Cost: two worlds of 8 processes, under 1 s each once built. (TestScaleMixedCRankDies's own case, a C
 // rank killed in the peer-record gather, has C ranks name the Go rank
 // beside them in the extended framing with one root as with two: a gap of
 // the mixed ranks, not of the roots, named in the report of 2026-12-04.)
@@ -97,13 +97,14 @@ func TestMultiRootExtendedRankDies(t *testing.T) {
 
 // checkToldByRoots holds a world whose rank dead went where its root
 // connection's end may tell first: every other rank exits non-zero within
-// 2 s of the first, naming the dead rank and its address as the roots do
-// (the rank's root connection) and the phase the roots name (before the
-// world was complete), or as checkKilled wants (a ring abort that won the
-// race: its listen address and the ring phase).
+// 2 s of the first, naming the dead rank, the address its peers dial and
+// the phase as the roots do (docs/bootstrap-hierarchy.md#a-rank-that-hangs-up-on-its-root:
+// its record's listen address, in the all-gather before its RING_DONE),
+// or as checkKilled wants (a ring abort that won the race: the ring phase
+// and step).
 func checkToldByRoots(t *testing.T, ms []member, runs []worldprog.Run, dead int) {
 	t.Helper()
-	named := regexp.MustCompile(fmt.Sprintf(`peer 127\.0\.0\.1:\d+ rank %d closed its root connection before the world was complete|`, dead) + killedNamed(dead).String())
+	named := regexp.MustCompile(fmt.Sprintf(`peer 127\.0\.0\.1:\d+ rank %d \(listening on 127\.0\.0\.1:\d+, in the all-gather, before its RING_DONE\) closed its root connection before the world was complete|`, dead) + killedNamed(dead).String())
 	for r, run := range runs {
 		if r == dead {
 			continue

@@ -282,6 +282,8 @@ done:
 struct xconn {
 	int fd, rank;
 	char addr[80];
+	char listen[80];	 /* its record's listen address, once admitted */
+	bool replied;		 /* its INFO_FROM_ROOT went out */
 	bool done, gone, failed; /* failed: it hung up or aborted while the rings wired */
 };
 
@@ -291,6 +293,20 @@ static void who(const struct xconn *c, char *out, size_t n)
 		snprintf(out, n, "peer %s", c->addr);
 	else
 		snprintf(out, n, "peer %s rank %d", c->addr, c->rank);
+}
+
+/* who() for a rank that hung up on its root, with what the root knows of
+ * where it went: the address its peers dial and how far it had got
+ * (docs/bootstrap-hierarchy.md#a-rank-that-hangs-up-on-its-root; the Go
+ * root's goneName writes the same). */
+static void gone_name(const struct xconn *c, char *out, size_t n)
+{
+	who(c, out, n);
+	if (c->rank < 0 || !c->listen[0])
+		return;
+	size_t k = strlen(out);
+	const char *phase = c->done ? "after its RING_DONE, waiting for COMPLETE" : c->replied ? "in the all-gather, before its RING_DONE" : "waiting for its INFO_FROM_ROOT";
+	snprintf(out + k, n - k, " (listening on %s, %s)", c->listen, phase);
 }
 
 /* "ranks 2, 3" of those without a record (or not done). */
@@ -341,8 +357,10 @@ static void admit(const struct root_args *a, struct xconn *c, const struct extIn
 			 olo, ohi - 1, a->index, a->lo, a->hi - 1, ENV_BOOTSTRAP_ROOTS);
 	} else if (by_rank[r->info.rank] != NULL)
 		snprintf(reason, len, "%s: rank %d is already taken by peer %s: give every process its own rank", w, r->info.rank, by_rank[r->info.rank]->addr);
-	else
+	else {
 		by_rank[r->info.rank] = c;
+		nccom_format_addr((const nccom_addr *)&r->info.extAddressListen, c->listen, sizeof c->listen);
+	}
 }
 
 static void git_hash_reason(const struct extInfoGlobal *rec, struct xconn **by_rank, int n, char *reason, size_t len)
@@ -416,7 +434,7 @@ struct verdict {
 	bool published;			  /* this root told the next of a failure */
 	bool heard;			  /* a failure came from another root: not told back */
 	int ngone;
-	char gone[512];				      /* who hung up, saying nothing */
+	char gone[1024];			      /* who hung up, saying nothing */
 	char report[BOOTSTRAP_ABORT_TEXT_MAX + 1]; /* the first reason a rank sent */
 };
 
@@ -449,12 +467,14 @@ static bool ring_done(struct xconn *c, struct verdict *v, nccom_deadline d)
 		}
 		return false;
 	}
+	char g[256];
+	gone_name(c, g, sizeof g);
 	size_t k = strlen(v->gone);
-	snprintf(v->gone + k, sizeof v->gone - k, "%s%s", v->ngone ? ", " : "", w);
+	snprintf(v->gone + k, sizeof v->gone - k, "%s%s", v->ngone ? ", " : "", g);
 	v->ngone++;
 	c->failed = c->gone = true;
 	if (v->rr != NULL) {
-		nccom_root_ring_publish(v->rr, c->rank, BOOTSTRAP_ROOT_ABORT_HUNG_UP, w);
+		nccom_root_ring_publish(v->rr, c->rank, BOOTSTRAP_ROOT_ABORT_HUNG_UP, g);
 		v->published = true;
 	}
 	return false;
@@ -703,6 +723,8 @@ static void serve_extended(struct root_args *a)
 		if ((L > 0 ? nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &hreply, sizeof hreply, by_rank[r]->addr)
 			   : nccom_send_msg(by_rank[r]->fd, BOOTSTRAP_MSG_INFO_FROM_ROOT, &reply, sizeof reply, by_rank[r]->addr)) != NRT_SUCCESS)
 			snprintf(reason, sizeof reason, "peer %s rank %d: INFO_FROM_ROOT not delivered (did its process die?)", by_rank[r]->addr, r);
+		else
+			by_rank[r]->replied = true;
 	}
 	if (reason[0])
 		goto failed;

@@ -501,8 +501,8 @@ func (r *Root) explain(s *session, first rootEvent) error {
 				report = err
 			}
 		case ev.hungUp:
-			gone = append(gone, ev.rc.who())
-			r.publish(s, ev.rc.rank, abi.BootstrapRootAbortHungUp, ev.rc.who())
+			gone = append(gone, ev.rc.goneName())
+			r.publish(s, ev.rc.rank, abi.BootstrapRootAbortHungUp, ev.rc.goneName())
 		default:
 			if report == nil {
 				report = ev.err
@@ -538,6 +538,9 @@ wait:
 		}
 	}
 	if !more && first.kind == evFailed {
+		if first.hungUp {
+			return r.errf("%s closed its root connection before the world was complete (did its process die?)", first.rc.goneName())
+		}
 		return first.err
 	}
 	var parts []string

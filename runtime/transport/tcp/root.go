@@ -163,6 +163,28 @@ type rankConn struct {
 	inst     uint32 // extInfoHier.instance
 	gone     bool   // its reader is finished (evGone)
 	admitted bool   // its record made it a rank of the world
+	replied  bool   // its INFO_FROM_ROOT went out
+	done     bool   // its RING_DONE arrived
+}
+
+// goneName is who() for a rank that hung up on its root, with what the
+// root knows of where it went: the address its peers dial (its record's
+// listen address, not its root connection's) and how far it had got
+// (docs/bootstrap-hierarchy.md#a-rank-that-hangs-up-on-its-root). The C
+// root writes the same (root.c gone_name).
+func (rc *rankConn) goneName() string {
+	if !rc.admitted {
+		return rc.who()
+	}
+	ap, _ := DecodeAddr(rc.rec.Info.ExtAddressListen)
+	phase := "waiting for its INFO_FROM_ROOT"
+	switch {
+	case rc.done:
+		phase = "after its RING_DONE, waiting for COMPLETE"
+	case rc.replied:
+		phase = "in the all-gather, before its RING_DONE"
+	}
+	return fmt.Sprintf("%s (listening on %s, %s)", rc.who(), ap, phase)
 }
 
 func (rc *rankConn) who() string {
@@ -361,6 +383,7 @@ func (r *Root) run(s *session) error {
 		if err := byRank[rank].l.send(abi.BootstrapMsgInfoFromRoot, r.reply(table, rank)); err != nil {
 			return r.errf("%v", err)
 		}
+		byRank[rank].replied = true
 	}
 
 	// Phase 3: stay until every ring is wired — on a multi-root world
@@ -397,6 +420,7 @@ func (r *Root) run(s *session) error {
 			s.note(ev)
 			switch ev.kind {
 			case evDone:
+				ev.rc.done = true
 				if !wired[ev.rc.rank] {
 					wired[ev.rc.rank] = true
 					done++

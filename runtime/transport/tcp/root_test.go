@@ -329,3 +329,43 @@ func TestIPv6World(t *testing.T) {
 		t.Errorf("%q %v", got, err)
 	}
 }
+
+// TestRootNamesAHungUpRank: a rank that hangs up on the extended root after
+// its record is named by the address its peers dial and how far it had got
+// (docs/bootstrap-hierarchy.md#a-rank-that-hangs-up-on-its-root), to the
+// root's caller and in the ABORT every rank hears. Rank 1's record says it
+// listens on 127.0.0.1:9.
+func TestRootNamesAHungUpRank(t *testing.T) {
+	good := func() *abi.NcclNRTGitHash { h, _ := GitHash(SpecVersions{}); return &h }
+	for _, c := range []struct {
+		name   string
+		nranks int // rank 2 of 3 never comes: the root is still gathering
+		phase  string
+	}{{"before its reply", 3, "waiting for its INFO_FROM_ROOT"}, {"in the gather", 2, "in the all-gather, before its RING_DONE"}} {
+		t.Run(c.name, func(t *testing.T) {
+			// the root lingers up to its timeout for a rank that never
+			// comes (rank 2): a short one keeps the test quick
+			n := testNetExt(t, time.Second)
+			root := loopRoot(t, n, c.nranks, true)
+			var rank0 error
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, rank0 = testNetExt(t, time.Second).InitFlat(t.Context(), root.Addr(), 0, c.nranks, true)
+			}()
+			time.Sleep(50 * time.Millisecond)
+			r := newRogue(t, root.Addr(), frame(abi.BootstrapMsgInfoToRoot, record(abi.BootstrapSanity, 1, c.nranks, good())), true)
+			err := root.Wait()
+			wg.Wait()
+			want := "peer " + r.local + " rank 1 (listening on 127.0.0.1:9, " + c.phase + ") closed its root connection before the world was complete"
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("root error %v lacks %q", err, want)
+			}
+			var ab *AbortError
+			if !errors.As(rank0, &ab) || !strings.Contains(ab.Reason, want) {
+				t.Errorf("rank 0 got %v, want the root's ABORT with %q", rank0, want)
+			}
+		})
+	}
+}

@@ -166,7 +166,7 @@ func TestHierarchicalFaults(t *testing.T) {
 		// death in rank order: it must still name the rank that died.
 		{name: "leader dies, the root late", at: 4, bad: fault("die-leader"), late: true,
 			both: []saw{{0, "inter ring predecessor (leader) rank 4"}, {5, "intra ring predecessor rank 4"}},
-			ext:  []saw{{0, "rank 4 (listening on 127.0.0.1:"}, {0, ", in the all-gather, before its RING_DONE) " + closed}}},
+			ext:  []saw{{0, "rank 4 (listening on 127.0.0.1:"}, {0, ", after its INFO_FROM_ROOT went out, before its RING_DONE) " + closed}}},
 		{name: "non-leader dies", at: 6, bad: fault("die-nonleader"),
 			both: []saw{{7, "intra ring predecessor rank 6"}},
 			ext:  []saw{{0, closed}}},

@@ -104,7 +104,7 @@ func TestMultiRootExtendedRankDies(t *testing.T) {
 // and step).
 func checkToldByRoots(t *testing.T, ms []member, runs []worldprog.Run, dead int) {
 	t.Helper()
-	named := regexp.MustCompile(fmt.Sprintf(`peer 127\.0\.0\.1:\d+ rank %d \(listening on 127\.0\.0\.1:\d+, in the all-gather, before its RING_DONE\) closed its root connection before the world was complete|`, dead) + killedNamed(dead).String())
+	named := regexp.MustCompile(fmt.Sprintf(`peer 127\.0\.0\.1:\d+ rank %d \(listening on 127\.0\.0\.1:\d+, after its INFO_FROM_ROOT went out, before its RING_DONE\) closed its root connection before the world was complete|`, dead) + killedNamed(dead).String())
 	for r, run := range runs {
 		if r == dead {
 			continue

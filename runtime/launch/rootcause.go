@@ -52,9 +52,12 @@ func rootCause(ranks []*localRank) string {
 // "rank R (peer ADDR)" (the far end of a connection it made); an abort
 // report of runtime/transport/tcp says "rank R (ADDR) went in the PHASE,
 // step S" (its abort frames: docs/nrtabi-runtime-bootstrap.md#when-a-rank-fails); a ring step that
-// failed is "PHASE, step S: ...".
+// failed is "PHASE, step S: ..."; a root names a rank that hung up on it
+// "rank R (listening on ADDR, PHASE)"
+// (docs/bootstrap-hierarchy.md#a-rank-that-hangs-up-on-its-root).
 var (
 	goneRe  = regexp.MustCompile(`\brank (\d+) \(([^()\s]+)\) went in the (.+?), step (-?\d+)`)
+	hungRe  = regexp.MustCompile(`\brank (\d+) \(listening on ([^,()\s]+), ([^()]+)\) closed its root connection`)
 	stepRe  = regexp.MustCompile(`^(.+), step (-?\d+)$`)
 	peerFmt = `\brank %d \((peer )?([^()\s]+)\)`
 )
@@ -64,7 +67,7 @@ type mention struct {
 	by     *localRank
 	addr   string
 	listen bool
-	phase  string
+	phase  string // "during PHASE", or where its root saw it
 }
 
 // mentionsOf are the other ranks' errors naming rank d.
@@ -79,7 +82,17 @@ func mentionsOf(d int, ranks []*localRank) []mention {
 		found := false
 		for _, m := range goneRe.FindAllStringSubmatch(why, -1) {
 			if m[1] == strconv.Itoa(d) {
-				out = append(out, mention{by: lr, addr: m[2], listen: true, phase: m[3] + ", step " + m[4]})
+				out = append(out, mention{by: lr, addr: m[2], listen: true, phase: "during " + m[3] + ", step " + m[4]})
+				found = true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		for _, m := range hungRe.FindAllStringSubmatch(why, -1) {
+			if m[1] == strconv.Itoa(d) {
+				out = append(out, mention{by: lr, addr: m[2], listen: true, phase: m[3] + ", as its root saw it hang up"})
 				found = true
 				break
 			}
@@ -95,7 +108,7 @@ func mentionsOf(d int, ranks []*localRank) []mention {
 			}
 		}
 		if best >= 0 {
-			out = append(out, mention{by: lr, addr: ms[best][2], listen: ms[best][1] == "", phase: errPhase(why)})
+			out = append(out, mention{by: lr, addr: ms[best][2], listen: ms[best][1] == "", phase: "during " + errPhase(why)})
 		}
 	}
 	return out
@@ -132,7 +145,7 @@ func witnessed(d int, ranks []*localRank) string {
 	if !m.listen {
 		where = "its connection from " + esc(m.addr)
 	}
-	return fmt.Sprintf(", %s, during %s (named by %d other rank(s); rank %d: %s)", where, esc(m.phase), len(ms), m.by.rank, esc(m.by.why()))
+	return fmt.Sprintf(", %s, %s (named by %d other rank(s); rank %d: %s)", where, esc(m.phase), len(ms), m.by.rank, esc(m.by.why()))
 }
 
 // mostReportedGone is the rank the most abort reports say went.

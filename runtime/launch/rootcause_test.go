@@ -32,6 +32,12 @@ func TestRootCause(t *testing.T) {
 			failedRank(2, "initTransportRank AllGather1: flat ring all-gather, step 1: rank 3 (peer 127.0.0.1:5555) closed the connection", 0),
 			dead,
 		}, "root cause: rank 3 was ended by signal killed 0.05s in, its address 127.0.0.1:40211, during flat ring all-gather, step 1 (named by 3 other rank(s); rank 0: "},
+		// Only the roots could tell: they name its listen address and phase.
+		{"told by the roots", []*localRank{
+			failedRank(0, "bootstrap aborted by the root: bootstrap root 127.0.0.1:9000: peer 127.0.0.1:51000 rank 3 (listening on 127.0.0.1:40211, after its INFO_FROM_ROOT went out, before its RING_DONE) closed its root connection before the world was complete (did its process die?)", 0),
+			failedRank(1, "down phase (one frame down the instance), step 0: rank 3 (peer 127.0.0.1:5555) closed the connection", 0),
+			dead,
+		}, "root cause: rank 3 was ended by signal killed 0.05s in, its address 127.0.0.1:40211, after its INFO_FROM_ROOT went out, before its RING_DONE, as its root saw it hang up (named by 2 other rank(s); rank 0: "},
 		{"no one names it", []*localRank{failedRank(0, "nothing from the root within 2s", 0), dead},
 			"root cause: rank 3 was ended by signal killed 0.05s in; no other rank names it"},
 		// Every process alive to report: the abort reports name the rank.
@@ -54,6 +60,7 @@ func TestRootCause(t *testing.T) {
 func FuzzRootCause(f *testing.F) {
 	f.Add("rank 0: aborted by rank 1 (abort frame from x): rank 2 (127.0.0.1:7) went in the flat ring all-gather, step 0: t", "rank 2 (peer 1.2.3.4:5) closed", true)
 	f.Add("rank 9 (x) went in the , step -1", "\x1b[2J\nforged line", false)
+	f.Add("peer a rank 2 (listening on 1.2.3.4:5, after its INFO_FROM_ROOT went out, before its RING_DONE) closed its root connection", "rank 2 (listening on \x1b[2J, x) closed its root connection", true)
 	f.Fuzz(func(t *testing.T, e0, e1 string, kill bool) {
 		third := failedRank(2, "x", 0)
 		if kill {

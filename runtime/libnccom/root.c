@@ -305,7 +305,7 @@ static void gone_name(const struct xconn *c, char *out, size_t n)
 	if (c->rank < 0 || !c->listen[0])
 		return;
 	size_t k = strlen(out);
-	const char *phase = c->done ? "after its RING_DONE, waiting for COMPLETE" : c->replied ? "in the all-gather, before its RING_DONE" : "waiting for its INFO_FROM_ROOT";
+	const char *phase = c->done ? "after its RING_DONE, before COMPLETE" : c->replied ? "after its INFO_FROM_ROOT went out, before its RING_DONE" : "before its INFO_FROM_ROOT";
 	snprintf(out + k, n - k, " (listening on %s, %s)", c->listen, phase);
 }
 

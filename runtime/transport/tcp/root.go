@@ -177,12 +177,12 @@ func (rc *rankConn) goneName() string {
 		return rc.who()
 	}
 	ap, _ := DecodeAddr(rc.rec.Info.ExtAddressListen)
-	phase := "waiting for its INFO_FROM_ROOT"
+	phase := "before its INFO_FROM_ROOT"
 	switch {
 	case rc.done:
-		phase = "after its RING_DONE, waiting for COMPLETE"
+		phase = "after its RING_DONE, before COMPLETE"
 	case rc.replied:
-		phase = "in the all-gather, before its RING_DONE"
+		phase = "after its INFO_FROM_ROOT went out, before its RING_DONE"
 	}
 	return fmt.Sprintf("%s (listening on %s, %s)", rc.who(), ap, phase)
 }

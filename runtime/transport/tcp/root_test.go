@@ -341,7 +341,7 @@ func TestRootNamesAHungUpRank(t *testing.T) {
 		name   string
 		nranks int // rank 2 of 3 never comes: the root is still gathering
 		phase  string
-	}{{"before its reply", 3, "waiting for its INFO_FROM_ROOT"}, {"in the gather", 2, "in the all-gather, before its RING_DONE"}} {
+	}{{"before its reply", 3, "before its INFO_FROM_ROOT"}, {"in the gather", 2, "after its INFO_FROM_ROOT went out, before its RING_DONE"}} {
 		t.Run(c.name, func(t *testing.T) {
 			// the root lingers up to its timeout for a rank that never
 			// comes (rank 2): a short one keeps the test quick

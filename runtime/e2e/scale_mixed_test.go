@@ -83,13 +83,20 @@ func TestScaleMixedWorlds(t *testing.T) {
 // a rank that had finished its gather hears them on its ring links in its
 // next phase (docs/bootstrap-hierarchy.md#abort-frames), and under the
 // default socket timeout every other rank exits non-zero within 2 s
-// naming the dead rank, its address and the phase (checkKilled). Cost: two
-// worlds of 8 processes, under 1 s each once built.
+// naming the dead rank, its address and the phase (checkKilled). In both
+// framings: in the extended one the ranks' aborts are ABORT messages, and
+// a Go rank writes its own on its ring links too (tcp tellRingsExtended;
+// without it the C ranks beside a Go rank named that Go rank dead). Cost:
+// four worlds of 8 processes, under 1 s each once built.
 func TestScaleMixedCRankDies(t *testing.T) {
 	requireHierWorld(t)
 	const n, dead = 8, 3
-	for _, ring := range []string{"unidirectional", "bidirectional"} {
+	for _, ring := range []string{"unidirectional", "bidirectional", "unidirectional/extended", "bidirectional/extended"} {
 		t.Run(ring, func(t *testing.T) {
+			framing := "default"
+			if r, ok := strings.CutSuffix(ring, "/extended"); ok {
+				ring, framing = r, "extended"
+			}
 			roots, root := scaleRoots(t, 2)
 			ms := mixedHier(n, true)
 			for r := range ms {
@@ -99,7 +106,7 @@ func TestScaleMixedCRankDies(t *testing.T) {
 				}
 			}
 			ms[dead].env = []string{"NRTABI_NCCOM_FAULT=kill-mid-gather"}
-			runs, _ := runWorldAt(t, root, ms, roots, abi.EnvBootstrapRing+"="+ring,
+			runs, _ := runWorldAt(t, root, ms, roots, abi.EnvBootstrapRing+"="+ring, framingEnv(framing),
 				abi.EnvSockTimeout+"="+strconv.Itoa(int(abi.BootstrapSockTimeoutDefault)))
 			checkKilled(t, ms, runs, dead)
 			t.Logf("C rank %d killed: every other rank failed within %s of the first", dead, spread(runs, dead))

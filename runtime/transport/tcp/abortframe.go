@@ -206,29 +206,40 @@ func (e *Endpoint) floodAbort(err error, also ...*link) {
 	default:
 		return
 	}
-	e.abortOnce.Do(func() {
-		told := make(chan struct{})
-		go func() {
-			defer close(told)
-			e.tellPeers(frame, skip, also)
-		}()
-		defer func() { <-told }()
-		var wg sync.WaitGroup
-		for _, l := range []*link{e.ringSend, e.ringRecv, e.interSend, e.interRecv} {
-			if l == nil || l.c == nil || l == skip {
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				// The abort put every deadline in the past; this write gets its own.
-				_ = l.c.SetWriteDeadline(time.Now().Add(abortWriteWithin))
-				_, _ = l.c.Write(frame)
-			}()
+	e.abortOnce.Do(func() { e.tellAll(frame, skip, frame, also) })
+}
+
+// tellAll writes ring on this rank's ring links but skip, and peer on its
+// point-to-point links (tellPeers), at once; then ends the ring links
+// (drainRings). Once per endpoint: the caller holds abortOnce.
+func (e *Endpoint) tellAll(ring []byte, skip *link, peer []byte, also []*link) {
+	told := make(chan struct{})
+	go func() {
+		defer close(told)
+		e.tellPeers(peer, skip, also)
+	}()
+	defer func() { <-told }()
+	e.writeRings(ring, skip)
+}
+
+// writeRings writes frame on every ring link but skip, each write under
+// its own short deadline, then ends them (drainRings).
+func (e *Endpoint) writeRings(frame []byte, skip *link) {
+	var wg sync.WaitGroup
+	for _, l := range []*link{e.ringSend, e.ringRecv, e.interSend, e.interRecv} {
+		if l == nil || l.c == nil || l == skip {
+			continue
 		}
-		wg.Wait()
-		e.drainRings()
-	})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// The abort put every deadline in the past; this write gets its own.
+			_ = l.c.SetWriteDeadline(time.Now().Add(abortWriteWithin))
+			_, _ = l.c.Write(frame)
+		}()
+	}
+	wg.Wait()
+	e.drainRings()
 }
 
 // drainWithin bounds how long an aborting rank reads its ring links before

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,15 +54,17 @@ type Endpoint struct {
 	sendc    []*link // peerCommSendFd
 	// wire[r] is held by every frame write on sendc[r] and by its setting,
 	// so a failing rank's abort lands between frames (peerabort.go).
-	wire      []sync.Mutex
-	recvMu    []sync.Mutex
-	recvc     []*link // peerCommRecvFd
-	inbox     []chan *link
-	gone      ringGone // ring neighbours whose link ended after the gather (ringgone.go)
-	wg        sync.WaitGroup
-	failOnce  sync.Once
-	abortOnce sync.Once // floodAbort
-	closeOnce sync.Once
+	wire          []sync.Mutex
+	recvMu        []sync.Mutex
+	recvc         []*link // peerCommRecvFd
+	inbox         []chan *link
+	gone          ringGone // ring neighbours whose link ended after the gather (ringgone.go)
+	wg            sync.WaitGroup
+	failOnce      sync.Once
+	abortOnce     sync.Once   // floodAbort
+	ringAbortOnce sync.Once   // tellRingsExtended
+	gathering     atomic.Bool // in AllGather: its ring links carry the gather
+	closeOnce     sync.Once
 }
 
 var _ transport.Transport = (*Endpoint)(nil)
@@ -353,6 +356,8 @@ func (e *Endpoint) AllGather(data []byte) error {
 	e.ringMu.Lock()
 	defer e.ringMu.Unlock()
 	e.unwatchRings()
+	e.gathering.Store(true)
+	defer e.gathering.Store(false)
 	if err := e.gather(data); err != nil {
 		return e.fail(err)
 	}
@@ -564,6 +569,9 @@ func (e *Endpoint) fail(err error, also ...*link) error {
 		// point-to-point peers still hear it, once.
 		if worldFailed(c) {
 			e.floodAbort(c, also...)
+			if e.n.cfg.Extended {
+				e.tellRingsExtended(c)
+			}
 		}
 		return e.errf("%w", c)
 	}
@@ -584,6 +592,9 @@ func (e *Endpoint) fail(err error, also ...*link) error {
 		e.failOnce.Do(func() { e.broadcastAbort(e.errf("%w", err).Error()) })
 	}
 	e.st.abort(err)
+	if e.n.cfg.Extended {
+		e.tellRingsExtended(e.st.cause())
+	}
 	return e.errf("%w", e.st.cause())
 }
 

@@ -56,12 +56,35 @@ func (e *Endpoint) tellPeersExtended(err error, also []*link) {
 	if errors.Is(err, errPlantedDeath) {
 		return // a dead rank says nothing
 	}
-	text := e.errf("%v", err).Error()
+	e.abortOnce.Do(func() { e.tellPeers(abortMsg(e.extendedAbortText(err)), nil, also) })
+}
+
+// extendedAbortText is what an extended ABORT of this rank says: a heard
+// ABORT's text passed on unchanged, else this rank's failure in its words.
+func (e *Endpoint) extendedAbortText(err error) string {
 	var ab *AbortError
 	if errors.As(err, &ab) {
-		text = ab.Reason
+		return ab.Reason
 	}
-	e.abortOnce.Do(func() { e.tellPeers(abortMsg(text), nil, also) })
+	return e.errf("%v", err).Error()
+}
+
+// tellRingsExtended writes the extended ABORT on this rank's ring links,
+// where ABORT may travel as on any bootstrap socket, when the world fails
+// while this rank is in an all-gather, once the endpoint's cause is set (so
+// an ABORT a neighbour echoes back cannot take its place). Past COMPLETE
+// the peer-record gather runs on the ring links, and a neighbour (a C rank
+// among them) blocked on one that saw this rank hang up without a word
+// would name it as the dead one (TestScaleMixedCRankDies, extended
+// framing). Between gathers the ring links are only watched, and the
+// point-to-point aborts and listeners tell the world (a C rank told on its
+// ring link then would leave its point-to-point peers to name it:
+// TestCRankDiesAfterItsGather). Once per endpoint.
+func (e *Endpoint) tellRingsExtended(err error) {
+	if errors.Is(err, errPlantedDeath) || e.n.cfg.Hooks != nil && e.n.cfg.Hooks.Deaf || !e.gathering.Load() {
+		return
+	}
+	e.ringAbortOnce.Do(func() { e.writeRings(abortMsg(e.extendedAbortText(err)), nil) })
 }
 
 // tellPeers writes frame on this rank's point-to-point links — those in

@@ -238,76 +238,77 @@ func TestHandoff(t *testing.T) {
 	}
 }
 
-func TestPerNCBootstrap(t *testing.T) {
+// modelWorlds checks model against every release's header: each of worlds
+// (its -D definitions) must hold, and each planted bug, defined on top of
+// bugWorld, must be rejected with the violation it maps to.
+func modelWorlds(t *testing.T, model string, worlds [][]string, bugWorld []string, bugs map[string]string) {
+	t.Helper()
 	needSpin(t)
-	maxN := 6
-	if full {
-		maxN = 8
-	}
 	for release, h := range headers(t) {
 		t.Run(release, func(t *testing.T) {
 			dir := workDir(t, h)
-			for n := 1; n <= maxN; n++ {
-				defs := []string{fmt.Sprintf("-DNRANKS=%d", n)}
-				parallel(t, defs, func(t *testing.T) { holds(t, dir, "pernc.pml", defs...) })
+			for _, defs := range worlds {
+				parallel(t, defs, func(t *testing.T) { holds(t, dir, model, defs...) })
 			}
-			for bug, want := range map[string]string{
-				"BUG_SKIP_AND":       "(fault!=1)||(result[i]==2)",
-				"BUG_BCAST_SHORT":    invalidEnd,
-				"BUG_LOCAL_VERDICT":  "split||(result[i]==first)",
-				"BUG_NO_CLOSE":       invalidEnd,
-				"BUG_UID_NOT_COPIED": "uid==7",
-				// not a bug: the documented limit of a one-shot broadcast
-				"CHECK_SPLIT": "split||(result[i]==first)",
-			} {
-				defs := []string{"-DNRANKS=4", "-D" + bug}
-				parallel(t, defs, func(t *testing.T) { rejected(t, dir, "pernc.pml", want, defs...) })
+			for bug, want := range bugs {
+				defs := append(append([]string{}, bugWorld...), "-D"+bug)
+				parallel(t, defs, func(t *testing.T) { rejected(t, dir, model, want, defs...) })
 			}
 		})
 	}
 }
 
+func TestPerNCBootstrap(t *testing.T) {
+	maxN := 6
+	if full {
+		maxN = 8
+	}
+	var worlds [][]string
+	for n := 1; n <= maxN; n++ {
+		worlds = append(worlds, []string{fmt.Sprintf("-DNRANKS=%d", n)})
+	}
+	modelWorlds(t, "pernc.pml", worlds, []string{"-DNRANKS=4"}, map[string]string{
+		"BUG_SKIP_AND":       "(fault!=1)||(result[i]==2)",
+		"BUG_BCAST_SHORT":    invalidEnd,
+		"BUG_LOCAL_VERDICT":  "split||(result[i]==first)",
+		"BUG_NO_CLOSE":       invalidEnd,
+		"BUG_UID_NOT_COPIED": "uid==7",
+		// not a bug: the documented limit of a one-shot broadcast
+		"CHECK_SPLIT": "split||(result[i]==first)",
+	})
+}
+
 // TestPerNCHier checks the per-NC exchanges over the instances
 // (pernchier.pml, spec extension agree-exchange-hier): every world of up to
-// six ranks (seven in full mode) with every instance size in the default
-// bounds' reach, and each planted bug rejected.
+// five ranks (seven in full mode) with every instance size, six ranks with
+// L = 2 and 4, and each planted bug rejected.
 func TestPerNCHier(t *testing.T) {
-	needSpin(t)
 	maxN := 6
 	if full {
 		maxN = 7
 	}
-	for release, h := range headers(t) {
-		t.Run(release, func(t *testing.T) {
-			dir := workDir(t, h)
-			for n := 1; n <= maxN; n++ {
-				for l := 1; l <= n; l++ {
-					// the largest worlds take a few seconds each: in the
-					// default bounds only their smallest instances, a full
-					// last one and a short one
-					if n == maxN && !full && l != 2 && l != 4 {
-						continue
-					}
-					defs := []string{fmt.Sprintf("-DNRANKS=%d", n), fmt.Sprintf("-DPER_INSTANCE=%d", l)}
-					parallel(t, defs, func(t *testing.T) { holds(t, dir, "pernchier.pml", defs...) })
-				}
+	var worlds [][]string
+	for n := 1; n <= maxN; n++ {
+		for l := 1; l <= n; l++ {
+			// the largest worlds take a few seconds each: in the default
+			// bounds only a full last instance and a short one
+			if n == maxN && !full && l != 2 && l != 4 {
+				continue
 			}
-			for bug, want := range map[string]string{
-				"BUG_SKIP_AND":       "(fault!=1)||(result[i]==2)",
-				"BUG_EARLY_FORWARD":  "(fault!=1)||(result[i]==2)",
-				"BUG_LEADER_OWN_UID": "uid==7",
-				"BUG_DOWN_SHORT":     invalidEnd,
-				"BUG_LOCAL_VERDICT":  "split||(result[i]==first)",
-				"BUG_NO_CLOSE":       invalidEnd,
-				"BUG_OWN_SHAPE":      "who==r",
-				// not a bug: the documented limit of a one-shot broadcast
-				"CHECK_SPLIT": "split||(result[i]==first)",
-			} {
-				defs := []string{"-DNRANKS=4", "-DPER_INSTANCE=2", "-D" + bug}
-				parallel(t, defs, func(t *testing.T) { rejected(t, dir, "pernchier.pml", want, defs...) })
-			}
-		})
+			worlds = append(worlds, []string{fmt.Sprintf("-DNRANKS=%d", n), fmt.Sprintf("-DPER_INSTANCE=%d", l)})
+		}
 	}
+	modelWorlds(t, "pernchier.pml", worlds, []string{"-DNRANKS=4", "-DPER_INSTANCE=2"}, map[string]string{
+		"BUG_SKIP_AND":       "(fault!=1)||(result[i]==2)",
+		"BUG_EARLY_FORWARD":  "(fault!=1)||(result[i]==2)",
+		"BUG_LEADER_OWN_UID": "uid==7",
+		"BUG_DOWN_SHORT":     invalidEnd,
+		"BUG_LOCAL_VERDICT":  "split||(result[i]==first)",
+		"BUG_NO_CLOSE":       invalidEnd,
+		"BUG_OWN_SHAPE":      "who==r",
+		// not a bug: the documented limit of a one-shot broadcast
+		"CHECK_SPLIT": "split||(result[i]==first)",
+	})
 }
 
 func TestFlatBootstrap(t *testing.T) {

@@ -739,7 +739,7 @@ func cRun(host string, env []string, hier bool) func(ctx context.Context, n, l i
 			return timing{}, err
 		}
 		if ok, bad := worldprog.Agreed(runs); !ok {
-			return timing{}, fmt.Errorf("the C host %d did not agree (exit %d): %s", bad, runs[bad].Exit, lastLine(runs[bad].Stderr))
+			return timing{}, fmt.Errorf("the C host %d did not agree (exit %d): %s%s", bad, runs[bad].Exit, firstWarning(runs[bad].Stderr), lastLine(runs[bad].Stderr))
 		}
 		want := "flat"
 		if hier {
@@ -811,6 +811,18 @@ func timingField(out, key string) (float64, bool) {
 // lastLine is the last line a child printed, for an error: escaped and cut
 // by the project's one escaping of outside bytes (internal/cfmt, package
 // esc), so a rank's output cannot forge a line of the bench's report.
+// firstWarning is the first WARN or ERROR line of a rank's log with "; then:
+// " after it, or "" when it has none: the cause of a failure comes first,
+// its last line is only how the rank ended.
+func firstWarning(s string) string {
+	for _, ln := range strings.Split(s, "\n") {
+		if strings.Contains(ln, "WARN") || strings.Contains(ln, "ERROR") {
+			return cfmt.Escape(strings.TrimSpace(ln), 300) + "; then: "
+		}
+	}
+	return ""
+}
+
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -54,16 +53,6 @@ type Run struct {
 	Exit   int               // -1: it did not exit normally
 	Fields map[string]string // its report line (ParseLine)
 	Stderr string
-}
-
-// FreeLoopbackRoot is a root id on a loopback port free right now.
-func FreeLoopbackRoot() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }
 
 // Launch starts every member at once as rank i of one world through root

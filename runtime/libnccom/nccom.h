@@ -147,7 +147,9 @@ NRT_STATUS nccom_recv_data(int fd, uint32_t type, void *data, int size, const ch
  * not wait on a peer that does not read. */
 #define NCCOM_ABORT_WAIT_MS 100
 /* How long a root that saw a rank fail reads the others before it names
- * the cause (root.c's explain; runtime/transport/tcp's hangUpGrace). */
+ * the cause (root.c's explain), and a rank whose point-to-point peer hung
+ * up reads its ring links for the abort that may explain it (peer_fail.c;
+ * runtime/transport/tcp's hangUpGrace). */
 #define NCCOM_HANG_UP_GRACE_MS 250
 /* The ring data a peer may have sent ahead of its abort that is passed over to find it. */
 #define NCCOM_ABORT_SKIP_MAX ((size_t)64 << 20)

@@ -4,7 +4,8 @@
  * the world's next step would otherwise sit out their socket timeout. What
  * ended the transfer decides what the world hears:
  *  - the peer closed or reset the connection, with no abort on it, before
- *    this rank's own deadline: the peer is named dead, with its listen
+ *    this rank's own deadline, and no abort came round the ring within
+ *    NCCOM_HANG_UP_GRACE_MS: the peer is named dead, with its listen
  *    address and BOOTSTRAP_PHASE_PEER. A rank that fails for any reason tells
  *    its point-to-point peers first (below), so a hang-up without a word is
  *    a death, not a live rank that gave up;
@@ -64,6 +65,45 @@ void nccom_tell_peers(struct nccom_bootstrap *b, const struct nccom_abort *ab, i
 	}
 }
 
+/* A point-to-point peer that hung up with no abort on the connection may
+ * have left because the world failed elsewhere (a rank that learnt of
+ * another's death from its ring tells its ring links, and a peer still
+ * dialling it, or one it never wrote to, hears only the hang-up); its abort
+ * comes round the ring. So this rank reads its ring links for an abort up
+ * to NCCOM_HANG_UP_GRACE_MS before it names the peer dead
+ * (docs/bootstrap-hierarchy.md#abort-frames). The index of the link that
+ * carried one (ab filled), or -1: the peer is named dead. */
+static int ring_abort_within_grace(struct nccom_bootstrap *b, struct nccom_abort *ab)
+{
+	nccom_deadline d = nccom_now_ms() + NCCOM_HANG_UP_GRACE_MS;
+	bool done[NCCOM_MAX_LINKS] = {false};
+	for (;;) {
+		struct pollfd p[NCCOM_MAX_LINKS];
+		int at[NCCOM_MAX_LINKS], np = 0;
+		for (int k = 0; k < NCCOM_MAX_LINKS; k++)
+			if (b->ring[k].fd >= 0 && !done[k]) {
+				at[np] = k;
+				p[np++] = (struct pollfd){.fd = b->ring[k].fd, .events = POLLIN};
+			}
+		int left = nccom_left_ms(d);
+		if (np == 0 || left == 0)
+			return -1;
+		int rc = poll(p, (nfds_t)np, left);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc <= 0)
+			return -1;
+		for (int i = 0; i < np; i++) {
+			if (p[i].revents == 0)
+				continue;
+			int e = 0;
+			if (nccom_frame_find_abort(b->ring[at[i]].fd, ab, &e) > 0)
+				return at[i];
+			done[at[i]] = true; /* ended, or not an abort: nothing more to hear there */
+		}
+	}
+}
+
 void nccom_peer_fail(struct nccom_bootstrap *b, int peer, int fd)
 {
 	int end = nccom_io_end();
@@ -100,8 +140,11 @@ void nccom_peer_fail(struct nccom_bootstrap *b, int peer, int fd)
 		heard = nccom_frame_read_abort_body(fd, &ab) > 0;
 	else if (end == NCCOM_END_CLOSED && fd >= 0 && !nccom_extended())
 		heard = nccom_frame_find_abort(fd, &ab, &e) > 0; /* said why before it hung up */
+	int via = -1;
+	if (!heard && end == NCCOM_END_CLOSED && (via = ring_abort_within_grace(b, &ab)) >= 0)
+		heard = true;
 	if (heard)
-		(void)nccom_gather_aborted(&g, &pl, &ab);
+		(void)nccom_gather_aborted(&g, via >= 0 ? &b->ring[via] : &pl, &ab);
 	else if (end == NCCOM_END_RING_GONE)
 		(void)nccom_gather_fault(&g, &pl, "went (its ring link with this rank ended, with no abort, while this rank still waited for its point-to-point message)");
 	else if (end == NCCOM_END_CLOSED)

@@ -576,8 +576,13 @@ func (e *Endpoint) fail(err error, also ...*link) error {
 		return e.errf("%w", c)
 	}
 	var hu *hangUp
-	if errors.As(err, &hu) && e.n.cfg.Extended {
-		// Give the ABORT that made the peer hang up a moment to arrive.
+	var rf *ringFault
+	if (errors.As(err, &hu) && e.n.cfg.Extended) || (errors.As(err, &rf) && rf.phase == abi.BootstrapPhasePeer && rf.dead >= 0 && !rf.self) {
+		// Give the ABORT that made the peer hang up a moment to arrive: a
+		// point-to-point peer that left because the world failed elsewhere
+		// told its ring links, not a rank still dialling it, and its abort
+		// comes round the ring (in either framing; libnccom's peer_fail.c
+		// waits as long).
 		t := time.NewTimer(min(e.n.cfg.Timeout, hangUpGrace))
 		select {
 		case <-e.st.done:

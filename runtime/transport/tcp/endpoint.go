@@ -70,8 +70,9 @@ type Endpoint struct {
 var _ transport.Transport = (*Endpoint)(nil)
 
 // hangUpGrace is how long a rank whose peer hung up waits for the ABORT
-// that may explain it before it reports the hang-up as the cause.
-const hangUpGrace = 250 * time.Millisecond
+// that may explain it before it reports the hang-up as the cause. A
+// variable for the planted fault of TestHangUpExplainedByTheRing.
+var hangUpGrace = 250 * time.Millisecond
 
 // smallBlock is the all-gather block size up to which a ring step sends and
 // then receives: far below any socket buffer.

@@ -149,7 +149,12 @@ func (e *Endpoint) heardAfterGather(l *link) {
 	var ab *AbortError
 	switch {
 	case errors.As(err, &ra):
-		ra.via = l // floodAbort passes it on, unchanged, to the other links
+		// floodAbort passes it on, unchanged, to the other links. A copy:
+		// the read may return the abort the endpoint already holds (its
+		// cause, which other goroutines read), never to be written.
+		heard := *ra
+		heard.via = l
+		err = &heard
 	case errors.As(err, &ab):
 		e.relayAbortMsg(l, ab)
 	case err == nil:

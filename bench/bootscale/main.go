@@ -808,9 +808,6 @@ func timingField(out, key string) (float64, bool) {
 	return 0, false
 }
 
-// lastLine is the last line a child printed, for an error: escaped and cut
-// by the project's one escaping of outside bytes (internal/cfmt, package
-// esc), so a rank's output cannot forge a line of the bench's report.
 // firstWarning is the first WARN or ERROR line of a rank's log with "; then:
 // " after it, or "" when it has none: the cause of a failure comes first,
 // its last line is only how the rank ended.
@@ -823,6 +820,9 @@ func firstWarning(s string) string {
 	return ""
 }
 
+// lastLine is the last line a child printed, for an error: escaped and cut
+// by the project's one escaping of outside bytes (internal/cfmt, package
+// esc), so a rank's output cannot forge a line of the bench's report.
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {

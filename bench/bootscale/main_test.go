@@ -295,3 +295,16 @@ func TestGrade(t *testing.T) {
 		t.Errorf("grades:\n%s", s)
 	}
 }
+
+// TestFirstWarning: a failed C host is reported by the first WARN or ERROR
+// line of its log, escaped, before its last; a log without one adds nothing.
+func TestFirstWarning(t *testing.T) {
+	log := "time=1 level=INFO msg=started\nlibnccom 7 NCCL WARN bootstrap cannot listen on 127.0.0.1:5: Address already in use\x1b[2J\ntime=3 level=ERROR msg=\"bootstrap world failed\"\n"
+	got := firstWarning(log)
+	if !strings.HasPrefix(got, "libnccom 7 NCCL WARN bootstrap cannot listen") || !strings.HasSuffix(got, "; then: ") || strings.Contains(got, "\x1b") {
+		t.Errorf("firstWarning = %q, want the WARN line, escaped, then \"; then: \"", got)
+	}
+	if got := firstWarning("time=1 level=INFO msg=started\n"); got != "" {
+		t.Errorf("a log without a warning: %q, want nothing", got)
+	}
+}

@@ -306,21 +306,14 @@ func TestBootstrapSingleVNCFromTopology(t *testing.T) {
 	}
 }
 
+// freeTestPort is a loopback port for a root (or a daemon) that the ranks
+// the test starts bind themselves: from below the ephemeral range, which no
+// rank's own socket is given (docs/bootstrap.md#the-roots-port).
 func freeTestPort(t *testing.T) int {
 	t.Helper()
-	p, err := freePort()
+	p, err := worldprog.FreeLoopbackPort()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// freePort asks the kernel for a loopback port nobody listens on now.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free loopback port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -578,7 +578,7 @@ func (e *Endpoint) fail(err error, also ...*link) error {
 	}
 	var hu *hangUp
 	var rf *ringFault
-	if (errors.As(err, &hu) && e.n.cfg.Extended) || (errors.As(err, &rf) && rf.phase == abi.BootstrapPhasePeer && rf.dead >= 0 && !rf.self) {
+	if (errors.As(err, &hu) && e.n.cfg.Extended) || (errors.As(err, &rf) && rf.phase == abi.BootstrapPhasePeer && rf.dead >= 0) {
 		// Give the ABORT that made the peer hang up a moment to arrive: a
 		// point-to-point peer that left because the world failed elsewhere
 		// told its ring links, not a rank still dialling it, and its abort

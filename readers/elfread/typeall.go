@@ -182,6 +182,8 @@ type typeWorker struct {
 	// list: build's list of the unit's pending nodes, empty between
 	// units.
 	list []*pending
+	// sorted: sortByOffset's scratch, empty between units.
+	sorted []*pending
 }
 
 // denseUnit is the largest unit (in bytes of .debug_info) whose nodes
@@ -421,7 +423,7 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 	}
 	ug.offs = make([]uint64, 0, len(list))
 	ug.nodes = make([]*typemodel.Type, 0, len(list))
-	sort.Slice(list, func(i, j int) bool { return list[i].t.Offset < list[j].t.Offset })
+	sortByOffset(list, len(walked), &wk.sorted)
 	for _, pd := range list {
 		ug.offs = append(ug.offs, pd.t.Offset)
 		ug.nodes = append(ug.nodes, canon(pd.t))

@@ -19,8 +19,11 @@ import (
 // first (extract --all). Offsets are the combined offsets of the Debug
 // and its parts (Found.Offset). A Types is safe for concurrent use.
 type Types struct {
-	d  *Debug
-	mu sync.Mutex
+	d *Debug
+	// mu guards the graph; At's lookup of a node already there takes it
+	// shared, so that parallel readers of a filled graph (extract --all's
+	// ODR comparisons and struct rows) do not queue on it.
+	mu sync.RWMutex
 	// nodes maps a DIE's combined offset to its node (after interning,
 	// the canonical node of its kind, name and parts).
 	nodes  map[uint64]*typemodel.Type
@@ -160,6 +163,12 @@ func (g *Types) count(off uint64) {
 // reaches that is not in the graph yet. An error names the file and the
 // DIE; the graph is unchanged by a failed At.
 func (g *Types) At(off dwarf.Offset) (*typemodel.Type, error) {
+	g.mu.RLock()
+	t, ok := g.lookup(uint64(off))
+	g.mu.RUnlock()
+	if ok {
+		return t, nil
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.at(uint64(off))

@@ -16,8 +16,10 @@ type feedJob[R any] struct {
 }
 
 // feedUnits lists the units of every part of d on the calling goroutine
-// and hands each one keep accepts to one of jobs workers as soon as its
-// bytes are there, with a result slot of its own: a compressed
+// and hands each one keep accepts, as soon as its bytes are there and
+// with a result slot of its own, to one of jobs-1 workers, or scans it
+// itself when they are all behind (and at the end, what is queued still),
+// so that jobs goroutines share the work, the lister one of them: a compressed
 // .debug_info is one zlib stream, inflated serially, so the lister
 // inflates unit after unit while the workers scan the units already
 // inflated, instead of the whole section first
@@ -88,13 +90,24 @@ func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) 
 					inline(it, r)
 					continue
 				}
-				if started < jobs {
+				// The lister is one of the jobs workers: jobs-1 goroutines
+				// take the units it hands over, and when they are behind
+				// (the queue full) it scans the unit itself instead of
+				// waiting, so that jobs goroutines are busy, not jobs+1
+				// sharing jobs cores with the inflation, the part nothing
+				// else can do, getting a share.
+				if started < jobs-1 {
 					start()
 				}
 				select {
 				case ch <- feedJob[R]{it, r}:
 				case <-ctx.Done():
 					return ctx.Err()
+				default:
+					if inline == nil {
+						inline = newWorker()
+					}
+					inline(it, r)
 				}
 			}
 			// The section is read to its end: a stream that goes on past
@@ -106,6 +119,15 @@ func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) 
 		}
 		return nil
 	}()
+	if err == nil {
+		// The lister takes its share of what is still queued.
+		for j := range ch {
+			if inline == nil {
+				inline = newWorker()
+			}
+			inline(j.it, j.r)
+		}
+	}
 	wg.Wait()
 	if err != nil {
 		return nil, nil, err

@@ -379,7 +379,7 @@ func (x *extractor) readChunk(c *chunk, structs []*xStruct) {
 			s.note = "its members cannot be read: " + why
 			s.refused = "" // it has its row
 		}
-		sw.Struct(x.structRow(s))
+		sw.Struct(x.rowFor(s))
 		// The row is written: its members are not needed again.
 		s.fields, s.opaque = nil, nil
 	}

@@ -285,6 +285,9 @@ type extractor struct {
 	// row: an extractAll worker's [[struct]] row, rewritten for each
 	// struct it writes (rowFor), its member lists' room kept.
 	row *spec.Struct
+	// scratch: an extractAll worker's room for structAt's lists; nil:
+	// fresh lists for every struct.
+	scratch *structScratch
 }
 
 // hasRow: s is written as a row. A worker asks rowless only (see there).
@@ -444,15 +447,12 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 	// Each member becomes a field or an opaque piece; pieces that overlap
 	// (bitfields sharing a unit, empty bases, unions) merge into one opaque
 	// range that covers them all.
-	type item struct {
-		start, end int64
-		field      *xField
-		cover      string
-	}
-	items := make([]item, 0, len(l.Fields))
-	// The fields the items point to, in one allocation (its room is the
-	// members' count, so it never moves) instead of one per member.
-	fbuf := make([]xField, 0, len(l.Fields))
+	// The fields the items point to are in one list whose room is the
+	// members' count, so it never moves while they point into it; both
+	// lists are an extractAll worker's, reused (lists).
+	lv := x.scratch.level(x.structDepth)
+	items, fbuf := lv.lists(len(l.Fields))
+	defer func() { lv.keep(items, fbuf) }()
 	for i := range l.Fields {
 		m := &l.Fields[i]
 		// A zero-size member is skipped, except a flexible array member at
@@ -466,13 +466,13 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 			continue
 		}
 		if strings.HasPrefix(m.Name, spec.OpaqueMemberPrefix) {
-			items = append(items, item{start: m.Offset, end: m.End()})
+			items = append(items, layoutItem{start: m.Offset, end: m.End()})
 			continue
 		}
 		if m.BitSize == 0 && !m.Base && !m.Artificial && spec.IsIdent(m.Name) {
 			if t, note, ok := x.specType(m.Type, last); ok {
 				fbuf = append(fbuf, xField{name: m.Name, typ: t, note: note, offset: m.Offset})
-				items = append(items, item{start: m.Offset, end: m.End(), field: &fbuf[len(fbuf)-1]})
+				items = append(items, layoutItem{start: m.Offset, end: m.End(), field: &fbuf[len(fbuf)-1]})
 				continue
 			}
 		}
@@ -486,9 +486,12 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 			// (the loader refuses empty ones), and check skips it too.
 			continue
 		}
-		items = append(items, item{start: start, end: m.End(), cover: m.Label()})
+		items = append(items, layoutItem{start: start, end: m.End(), cover: m.Label()})
 	}
-	slices.SortStableFunc(items, func(a, b item) int { return cmp.Compare(a.start, b.start) })
+	slices.SortStableFunc(items, func(a, b layoutItem) int { return cmp.Compare(a.start, b.start) })
+	if s == x.cur && s.fields == nil {
+		s.fields = x.scratch.takeFields()
+	}
 	s.fields = slices.Grow(s.fields, len(fbuf))
 	for i := 0; i < len(items); {
 		g := items[i]

@@ -283,6 +283,7 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 			// The worker's memo of canonical spellings serves every
 			// chunk it takes.
 			canon := map[string]string{}
+			scratch := &structScratch{}
 			for {
 				select {
 				case window <- struct{}{}:
@@ -302,6 +303,7 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 					c.err = elfread.Guard(func() error {
 						xw := x.fork(dbg)
 						xw.canonTypes = canon
+						xw.scratch = scratch
 						xw.readChunk(c, structs)
 						return nil
 					})
@@ -380,7 +382,9 @@ func (x *extractor) readChunk(c *chunk, structs []*xStruct) {
 			s.refused = "" // it has its row
 		}
 		sw.Struct(x.rowFor(s))
-		// The row is written: its members are not needed again.
+		// The row is written: its members are not needed again, and their
+		// list's room serves the next struct.
+		x.scratch.giveFields(s.fields)
 		s.fields, s.opaque = nil, nil
 	}
 	c.text, c.opaques = b.Bytes(), x.opaques

@@ -450,9 +450,9 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 	// The fields the items point to are in one list whose room is the
 	// members' count, so it never moves while they point into it; both
 	// lists are an extractAll worker's, reused (lists).
-	lv := x.scratch.level(x.structDepth)
-	items, fbuf := lv.lists(len(l.Fields))
-	defer func() { lv.keep(items, fbuf) }()
+	depth := x.structDepth
+	items, fbuf := x.scratch.lists(depth, len(l.Fields))
+	defer func() { x.scratch.keep(depth, items, fbuf) }()
 	for i := range l.Fields {
 		m := &l.Fields[i]
 		// A zero-size member is skipped, except a flexible array member at
@@ -1063,7 +1063,7 @@ func (x *extractor) structRow(s *xStruct) *spec.Struct {
 // one: 1.3 GB a run, docs/benchmarks.md#fewer-waits-and-less-garbage-2026-12-07).
 // The row is valid until the next rowFor.
 func (x *extractor) rowFor(s *xStruct) *spec.Struct {
-	if x.row == nil {
+	if x.row == nil || freshStructLists {
 		x.row = &spec.Struct{}
 	}
 	x.fillRow(x.row, s)
@@ -1075,6 +1075,9 @@ func (x *extractor) fillRow(st *spec.Struct, s *xStruct) {
 	// What the lists held past their new length stays unread (and alive:
 	// names and spellings the graph and the spelling memo hold anyway).
 	fields, opaque := st.Fields[:0], st.Opaque[:0]
+	if plantStaleRow {
+		fields = st.Fields
+	}
 	*st = spec.Struct{Name: s.name, Tag: s.tag, Size: int(s.size), Packed: s.packed,
 		Fact: spec.Fact{Conf: x.conf, Source: x.dieSource(s.die), Note: s.note}}
 	if !s.packed && s.align > 1 {

@@ -283,7 +283,7 @@ func (x *extractor) readAll(ctx context.Context, dbg *elfread.Debug, structs []*
 			// The worker's memo of canonical spellings serves every
 			// chunk it takes.
 			canon := map[string]string{}
-			scratch := &structScratch{}
+			scratch := newStructScratch()
 			for {
 				select {
 				case window <- struct{}{}:

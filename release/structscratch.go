@@ -8,41 +8,43 @@ type layoutItem struct {
 	cover      string
 }
 
-// structScratch is an extractAll worker's room for structAt: one level of
-// lists per struct being read by value inside another (structDepth), and
-// the member list of the last struct it wrote, for the next one. Fresh
-// lists for every struct were a fifth of what extract --all allocated on
-// the synthetic object
-// (docs/benchmarks.md#fewer-waits-and-less-garbage-2026-12-07). A nil
-// scratch gives fresh lists.
+// structScratch is an extractAll worker's room for structAt's lists (the
+// layout's items and the fields they point to) and for the member list of
+// the last struct it wrote, kept for the next one. Fresh lists for every
+// struct were a fifth of what extract --all allocated on the synthetic
+// object, and kept its collector running
+// (docs/benchmarks.md#fewer-waits-and-less-garbage-2026-12-07). A worker
+// reads no struct inside another (specType names a struct member's row),
+// so one set of lists serves; a struct read inside another would get
+// fresh ones, as would every struct with a nil scratch (extractFrom).
 type structScratch struct {
-	levels []*structLevel
+	items  []layoutItem
+	fbuf   []xField
 	fields []xField
 }
 
-// structLevel is the room of one depth of structAt.
-type structLevel struct {
-	items []layoutItem
-	fbuf  []xField
-}
+// Test hooks: freshStructLists gives extractAll's workers no scratch and
+// a fresh row for every struct (rowFor); plantStaleFields and
+// plantStaleRow are planted faults, a written struct's member list, or its
+// row's, handed on with its members still in it, which
+// TestExtractAllScratch must catch.
+var freshStructLists, plantStaleFields, plantStaleRow bool
 
-// level is the room for the struct read at depth (1: a chunk's own).
-func (sc *structScratch) level(depth int) *structLevel {
-	if sc == nil || depth < 1 {
+// newStructScratch is a worker's scratch (nil under freshStructLists).
+func newStructScratch() *structScratch {
+	if freshStructLists {
 		return nil
 	}
-	for len(sc.levels) < depth {
-		sc.levels = append(sc.levels, &structLevel{})
-	}
-	return sc.levels[depth-1]
+	return &structScratch{}
 }
 
-// lists are empty lists with room for n members each.
-func (lv *structLevel) lists(n int) ([]layoutItem, []xField) {
-	if lv == nil {
+// lists are empty lists with room for n members each, the worker's when
+// the struct is read at depth 1 (not inside another struct).
+func (sc *structScratch) lists(depth, n int) ([]layoutItem, []xField) {
+	if sc == nil || depth != 1 {
 		return make([]layoutItem, 0, n), make([]xField, 0, n)
 	}
-	items, fbuf := lv.items[:0], lv.fbuf[:0]
+	items, fbuf := sc.items[:0], sc.fbuf[:0]
 	if cap(items) < n {
 		items = make([]layoutItem, 0, n)
 	}
@@ -52,10 +54,10 @@ func (lv *structLevel) lists(n int) ([]layoutItem, []xField) {
 	return items, fbuf
 }
 
-// keep takes the lists back once structAt is done with them.
-func (lv *structLevel) keep(items []layoutItem, fbuf []xField) {
-	if lv != nil {
-		lv.items, lv.fbuf = items[:0], fbuf[:0]
+// keep takes back the lists lists gave for depth.
+func (sc *structScratch) keep(depth int, items []layoutItem, fbuf []xField) {
+	if sc != nil && depth == 1 {
+		sc.items, sc.fbuf = items[:0], fbuf[:0]
 	}
 }
 
@@ -71,7 +73,12 @@ func (sc *structScratch) takeFields() []xField {
 
 // giveFields keeps the member list of a struct whose row is written.
 func (sc *structScratch) giveFields(f []xField) {
-	if sc != nil && cap(f) > cap(sc.fields) {
-		sc.fields = f[:0]
+	if sc == nil || cap(f) <= cap(sc.fields) {
+		return
 	}
+	if plantStaleFields {
+		sc.fields = f
+		return
+	}
+	sc.fields = f[:0]
 }

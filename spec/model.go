@@ -555,17 +555,22 @@ func (m Member) Offset() int {
 // Members interleaves fields and opaque ranges by offset.
 func (s *Struct) Members() []Member {
 	out := make([]Member, 0, len(s.Fields)+len(s.Opaque))
+	s.EachMember(func(m Member) { out = append(out, m) })
+	return out
+}
+
+// EachMember calls f on each member in Members' order, without the list.
+func (s *Struct) EachMember(f func(Member)) {
 	i, j := 0, 0
 	for i < len(s.Fields) || j < len(s.Opaque) {
 		if j >= len(s.Opaque) || i < len(s.Fields) && s.Fields[i].Offset <= s.Opaque[j].Offset {
-			out = append(out, Member{Field: &s.Fields[i]})
+			f(Member{Field: &s.Fields[i]})
 			i++
 		} else {
-			out = append(out, Member{Opaque: &s.Opaque[j]})
+			f(Member{Opaque: &s.Opaque[j]})
 			j++
 		}
 	}
-	return out
 }
 
 // Contradiction records where the source documents disagree and what the spec chose.

@@ -56,6 +56,8 @@ type Writer struct {
 	sw io.StringWriter
 	// lastFact: factIn's rendering of the last conf and source.
 	lastFact factLines
+	// row: Struct's room for a field's first lines.
+	row []byte
 }
 
 // factLines is a fact's conf and source lines, rendered after indent.
@@ -86,6 +88,23 @@ func (w *Writer) put(ss ...string) {
 		}
 		_, w.err = w.sw.WriteString(s)
 	}
+}
+
+// putBytes writes b as it is.
+func (w *Writer) putBytes(b []byte) {
+	if w.err == nil {
+		_, w.err = w.W.Write(b)
+	}
+}
+
+// appendQ appends s as Quote renders it.
+func appendQ(b []byte, s string) []byte {
+	if plainString(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	return append(b, Quote(s)...)
 }
 
 // plainWriter writes strings to a writer that takes only bytes.
@@ -427,13 +446,20 @@ func (w *Writer) Struct(s *Struct) {
 	}
 	w.fact(s.Fact)
 	// Row facts of fields are written indented under their struct.
-	for _, m := range s.Members() {
+	s.EachMember(func(m Member) {
 		if f := m.Field; f != nil {
-			w.put("\n  [[struct.field]]\n  name = ")
-			w.putQ(f.Name)
-			w.put("\n  offset = ", strconv.Itoa(f.Offset), "\n  type = ")
-			w.putQ(f.Type)
-			w.put("\n")
+			// A field's first lines go out in one write (extract --all
+			// writes millions of them: a write per string was a third of
+			// its writing, docs/benchmarks.md#fewer-waits-and-less-garbage-2026-12-07).
+			b := append(w.row[:0], "\n  [[struct.field]]\n  name = "...)
+			b = appendQ(b, f.Name)
+			b = append(b, "\n  offset = "...)
+			b = strconv.AppendInt(b, int64(f.Offset), 10)
+			b = append(b, "\n  type = "...)
+			b = appendQ(b, f.Type)
+			b = append(b, '\n')
+			w.row = b
+			w.putBytes(b)
 			if f.Size != 0 {
 				w.printf("  size = %d\n", f.Size)
 			}
@@ -444,7 +470,7 @@ func (w *Writer) Struct(s *Struct) {
 				w.printf("  range = [%s]\n", joinInts(f.Range))
 			}
 			w.factIn("  ", f.Fact)
-			continue
+			return
 		}
 		o := m.Opaque
 		w.put("\n  [[struct.opaque]]\n  offset = ", strconv.Itoa(o.Offset), "\n  size = ", strconv.Itoa(o.Size), "\n")
@@ -452,7 +478,7 @@ func (w *Writer) Struct(s *Struct) {
 			w.printf("  covers = %s\n", quoteList(o.Covers))
 		}
 		w.factIn("  ", o.Fact)
-	}
+	})
 	for _, a := range s.Absent {
 		w.AbsentField(a)
 	}

@@ -91,6 +91,10 @@ type scanner struct {
 	// nodes (typedecode.go).
 	names map[string]string
 	slab  []pending
+	// byPlace: str2's names by where their bytes are (nameSlots), made
+	// once the scanner has spelled nameCacheAfter names.
+	byPlace *[nameSlots]nameSlot
+	spelled int
 	// recycle (AllTypes' workers): the slabs of pending nodes and the
 	// arenas of their members a unit took are listed, and given back for
 	// the next unit when none of its pending nodes outlives its link

@@ -2,6 +2,7 @@ package elfread
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/nrtabi/nrtabi/typemodel"
 )
@@ -494,8 +495,38 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 // spell it (every unit of a C library repeats "int", "size_t", member
 // names of its headers' structs).
 func (sc *scanner) str2(b []byte) string {
+	// A name's bytes are in a section the scanner's Debug holds (the
+	// string table, or .debug_info for DW_FORM_string) and do not change
+	// while it is open, so the same place and length is the same name: a
+	// direct-mapped table by place answers most lookups with one compare,
+	// where hashing the name was a twentieth of the graph's build of a
+	// member-dense object (docs/benchmarks.md#fewer-waits-and-less-garbage-2026-12-07).
+	// The place is only compared, never turned back into a pointer.
+	// A short name is left to the map: gcc writes names shorter than a
+	// string offset in place (DW_FORM_string), each at a place of its
+	// own, where the table would only miss, and hashing them is cheap.
+	var slot *nameSlot
+	if sc.byPlace != nil && len(b) >= placeMin {
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		slot = &sc.byPlace[(p^p>>11)%nameSlots]
+		if slot.at == p && len(slot.s) == len(b) {
+			return slot.s
+		}
+	}
+	s := sc.interned(b)
+	if slot != nil {
+		*slot = nameSlot{at: uintptr(unsafe.Pointer(unsafe.SliceData(b))), s: s}
+	}
+	return s
+}
+
+// interned is b as the scanner's one copy of that string.
+func (sc *scanner) interned(b []byte) string {
 	if sc.names == nil {
 		sc.names = map[string]string{}
+	}
+	if sc.spelled++; sc.spelled == nameCacheAfter {
+		sc.byPlace = new([nameSlots]nameSlot)
 	}
 	if s, ok := sc.names[string(b)]; ok {
 		return s
@@ -504,6 +535,22 @@ func (sc *scanner) str2(b []byte) string {
 	sc.names[s] = s
 	return s
 }
+
+// nameSlot is one entry of str2's table: a name and where its bytes are.
+type nameSlot struct {
+	at uintptr
+	s  string
+}
+
+// nameSlots is the size of str2's table (24 bytes each); nameCacheAfter
+// how many names a scanner spells before it makes one, so that a quick
+// lookup (show of one struct) does not pay for it; placeMin the shortest
+// name it holds.
+const (
+	nameSlots      = 4096
+	nameCacheAfter = 512
+	placeMin       = 8
+)
 
 // maxParams bounds a function type's parameter list (C allows 127).
 const maxParams = 1 << 12

@@ -488,7 +488,12 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		}
 		items = append(items, layoutItem{start: start, end: m.End(), cover: m.Label()})
 	}
-	slices.SortStableFunc(items, func(a, b layoutItem) int { return cmp.Compare(a.start, b.start) })
+	// The members usually come in offset order already: a stable sort of
+	// sorted items leaves them as they are, so it is skipped.
+	byStart := func(a, b layoutItem) int { return cmp.Compare(a.start, b.start) }
+	if !slices.IsSortedFunc(items, byStart) {
+		slices.SortStableFunc(items, byStart)
+	}
 	if s == x.cur && s.fields == nil {
 		s.fields = x.scratch.takeFields()
 	}

@@ -243,7 +243,7 @@ func writeAtomicFunc(path string, write func(io.Writer) error) (err error) {
 			return fail(fmt.Errorf("-o %s: cannot keep its mode: %w", path, bareError(err)))
 		}
 	}
-	if err := write(tmp); err != nil {
+	if err := write(newWriteback(tmp)); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {

@@ -6,8 +6,9 @@ import (
 )
 
 // feedAhead is how many listed units may wait for a worker: the lister
-// inflates no further ahead of the workers than that.
-const feedAhead = 64
+// inflates no further ahead of the workers than that (a variable for the
+// tests, which make the queue short to have the lister scan).
+var feedAhead = 64
 
 // feedJob is one unit handed to a worker, with its result slot.
 type feedJob[R any] struct {

@@ -3,7 +3,9 @@ package elfread
 import (
 	"context"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -57,5 +59,49 @@ func TestFeedUnitsOverlapsInflation(t *testing.T) {
 	_, err := mustOpenDebug(t, bad).ScanAll(context.Background(), 2)
 	if err == nil || !strings.Contains(err.Error(), "cannot decompress") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("ScanAll into the damage: %v; want one line naming the decompression", err)
+	}
+}
+
+// TestFeedUnitsListerScans: with a queue of one unit the lister scans most
+// units itself while the jobs-1 workers scan the others; the index is -j
+// 1's at every -j (under -race), and the lister made its own work function
+// beside the workers', jobs in all.
+func TestFeedUnitsListerScans(t *testing.T) {
+	lib := compressedObject(t, "zlib")
+	want, err := mustOpenDebug(t, lib).ScanAll(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := feedAhead
+	feedAhead = 1
+	defer func() { feedAhead = saved }()
+	for _, jobs := range []int{2, 3} {
+		idx, err := mustOpenDebug(t, lib).ScanAll(context.Background(), jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(idx, want) {
+			t.Errorf("-j %d with the lister scanning: the index differs from -j 1's", jobs)
+		}
+		// The lister is this goroutine: a work function made on it has this
+		// test's own frame on its stack, a worker's only the closure's. The
+		// feed of before (jobs workers, a lister that only lists) makes none
+		// on the lister.
+		var made, onLister atomic.Int64
+		d := mustOpenDebug(t, lib)
+		slots, _, err := feedUnits(context.Background(), d, jobs, func(*unit) bool { return true }, func() func(scanItem, *unitTypes) {
+			made.Add(1)
+			buf := make([]byte, 64<<10)
+			if strings.Contains(string(buf[:runtime.Stack(buf, false)]), "TestFeedUnitsListerScans(") {
+				onLister.Add(1)
+			}
+			return func(it scanItem, r *unitTypes) { *r = (&scanner{d: it.p}).unitTypes(it.u) }
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, lister := made.Load(), onLister.Load(); got != int64(jobs) || lister != 1 {
+			t.Errorf("-j %d over %d units: %d work functions made, %d of them by the lister; want %d, one by the lister (jobs-1 workers and the lister)", jobs, len(slots), got, lister, jobs)
+		}
 	}
 }

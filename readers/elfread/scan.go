@@ -51,6 +51,20 @@ type abbrevSlot struct {
 	tab   []abbrev
 	attrs []attrSpec
 	sigs  bool // some abbreviation carries DW_AT_signature
+	// lent: tab and attrs are another scanner's (lendAbbrevs), read
+	// only; a table parsed into this slot gets lists of its own.
+	lent bool
+}
+
+// lendAbbrevs gives sc the unit table src parsed last (its slot 0), to
+// read without parsing it again: a unit's scope walk (uctx.walkScopes)
+// needs its own cursor but the same table, and parsing it a second time
+// was a quarter of the walk.
+func (sc *scanner) lendAbbrevs(src *scanner) {
+	if src.slots[0].valid {
+		sc.slots[0] = src.slots[0]
+		sc.slots[0].lent = true
+	}
 }
 
 type abbrevKey struct {
@@ -275,6 +289,9 @@ func (sc *scanner) abbrevTable(u *unit, slot int) ([]abbrev, error) {
 		return sl.tab, nil
 	}
 	sl.valid = false
+	if sl.lent {
+		sl.tab, sl.attrs, sl.lent = nil, nil, false
+	}
 	if u.abbrevOff >= uint64(len(sc.d.abbrev)) {
 		return nil, fmt.Errorf("unit at %#x names abbreviations at %#x, past the end of .debug_abbrev", u.off, u.abbrevOff)
 	}

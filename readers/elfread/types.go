@@ -306,7 +306,9 @@ func (x *uctx) scopeOf(lo int) string {
 }
 
 func (x *uctx) walkScopes() {
-	walkNamedScopes(&scanner{d: x.sc.d}, x.u, func(at int, s specScope) {
+	ws := &scanner{d: x.sc.d}
+	ws.lendAbbrevs(x.sc)
+	walkNamedScopes(ws, x.u, func(at int, s specScope) {
 		if s.qual != "" {
 			x.scopes[at] = s.qual
 		}

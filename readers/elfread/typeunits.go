@@ -266,6 +266,19 @@ func walkNamedScopes(sc *scanner, u *unit, visit func(at int, s specScope)) {
 			}
 			continue
 		}
+		if !a.children || !opensScope(a.tag) {
+			// A leaf, or a subtree that is no scope (a function, an
+			// enum): its scope is its parent's, and none of its
+			// attributes is needed, so they are passed over undecoded (a
+			// decode of every named DIE, its name's bytes searched for
+			// the end, was a fifth of libstdc++'s extract --all,
+			// docs/benchmarks.md#fewer-waits-and-less-garbage-2026-12-07).
+			visit(at, top.s)
+			if sc.passOver(a, u.end) {
+				stack = append(stack, frame{})
+			}
+			continue
+		}
 		di := sc.decode(a)
 		visit(at, top.s)
 		if !di.children {
@@ -289,6 +302,16 @@ func walkNamedScopes(sc *scanner, u *unit, visit func(at int, s specScope)) {
 		}
 		stack = append(stack, inner)
 	}
+}
+
+// opensScope: a DIE of this tag names the scope of what it holds (a
+// namespace, a class, struct or union).
+func opensScope(tag uint32) bool {
+	switch tag {
+	case tagNamespace, tagStructType, tagClassType, tagUnionType:
+		return true
+	}
+	return false
 }
 
 // specQual is the scope a type unit's definition takes from its

@@ -5,8 +5,10 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestFeedUnitsOverlapsInflation: ScanAll of a zlib-compressed
@@ -85,17 +87,36 @@ func TestFeedUnitsListerScans(t *testing.T) {
 		}
 		// The lister is this goroutine: a work function made on it has this
 		// test's own frame on its stack, a worker's only the closure's. The
-		// feed of before (jobs workers, a lister that only lists) makes none
-		// on the lister.
+		// workers hold their first unit until the lister has scanned one,
+		// so that the queue is full when the lister next hands one over,
+		// however the machine schedules them (a loaded machine's workers
+		// kept up with a slow lister, which then scanned nothing); a feed
+		// whose lister never scans (the feed of before: jobs workers, a
+		// lister that only lists) holds them for the bound, then fails.
 		var made, onLister atomic.Int64
+		var gaveUp atomic.Bool
+		scanned := make(chan struct{})
+		var once sync.Once
 		d := mustOpenDebug(t, lib)
 		slots, _, err := feedUnits(context.Background(), d, jobs, func(*unit) bool { return true }, func() func(scanItem, *unitTypes) {
 			made.Add(1)
 			buf := make([]byte, 64<<10)
-			if strings.Contains(string(buf[:runtime.Stack(buf, false)]), "TestFeedUnitsListerScans(") {
+			lister := strings.Contains(string(buf[:runtime.Stack(buf, false)]), "TestFeedUnitsListerScans(")
+			if lister {
 				onLister.Add(1)
 			}
-			return func(it scanItem, r *unitTypes) { *r = (&scanner{d: it.p}).unitTypes(it.u) }
+			return func(it scanItem, r *unitTypes) {
+				if lister {
+					once.Do(func() { close(scanned) })
+				} else if !gaveUp.Load() {
+					select {
+					case <-scanned:
+					case <-time.After(5 * time.Second):
+						gaveUp.Store(true)
+					}
+				}
+				*r = (&scanner{d: it.p}).unitTypes(it.u)
+			}
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -272,6 +272,15 @@ void nccom_tell_peers(struct nccom_bootstrap *b, const struct nccom_abort *ab, i
 /* After a failed gather: g->ab as an abort frame on every live link and the
  * root link, then each is shut down, so every rank hears it within a hop each. */
 void nccom_gather_abort(struct nccom_gather *g);
+/* What nccom_links_poll's ready says of a link with input: watch it on,
+ * stop watching it, or end the poll with it. */
+enum { NCCOM_LINK_KEEP, NCCOM_LINK_DROP, NCCOM_LINK_STOP };
+/* Polls the links of links[0..n) (n at most NCCOM_MAX_LINKS) that have a
+ * socket for input until d, calling ready(arg, fd) for each link that has
+ * some; the time left is taken afresh after an interruption. The index of
+ * the link whose ready said NCCOM_LINK_STOP, or -1: the deadline passed,
+ * no link was left to watch, or poll failed. */
+int nccom_links_poll(const struct nccom_link *links, int n, nccom_deadline d, int (*ready)(void *arg, int fd), void *arg);
 
 /* ---- version.c ------------------------------------------------------------ */
 /* getNcclNrtGitHash: libnccom's 8 bytes, then libnrt's (nrt_get_version). */

@@ -65,6 +65,15 @@ void nccom_tell_peers(struct nccom_bootstrap *b, const struct nccom_abort *ab, i
 	}
 }
 
+/* An abort read from a link: NCCOM_LINK_STOP with it in the nccom_abort
+ * arg points at; any other input (the link ended, or data) leaves nothing
+ * more to hear there. */
+static int abort_on(void *arg, int fd)
+{
+	int e = 0;
+	return nccom_frame_find_abort(fd, arg, &e) > 0 ? NCCOM_LINK_STOP : NCCOM_LINK_DROP;
+}
+
 /* A point-to-point peer that hung up with no abort on the connection may
  * have left because the world failed elsewhere (a rank that learnt of
  * another's death from its ring tells its ring links, and a peer still
@@ -75,33 +84,7 @@ void nccom_tell_peers(struct nccom_bootstrap *b, const struct nccom_abort *ab, i
  * carried one (ab filled), or -1: the peer is named dead. */
 static int ring_abort_within_grace(struct nccom_bootstrap *b, struct nccom_abort *ab)
 {
-	nccom_deadline d = nccom_now_ms() + NCCOM_HANG_UP_GRACE_MS;
-	bool done[NCCOM_MAX_LINKS] = {false};
-	for (;;) {
-		struct pollfd p[NCCOM_MAX_LINKS];
-		int at[NCCOM_MAX_LINKS], np = 0;
-		for (int k = 0; k < NCCOM_MAX_LINKS; k++)
-			if (b->ring[k].fd >= 0 && !done[k]) {
-				at[np] = k;
-				p[np++] = (struct pollfd){.fd = b->ring[k].fd, .events = POLLIN};
-			}
-		int left = nccom_left_ms(d);
-		if (np == 0 || left == 0)
-			return -1;
-		int rc = poll(p, (nfds_t)np, left);
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc <= 0)
-			return -1;
-		for (int i = 0; i < np; i++) {
-			if (p[i].revents == 0)
-				continue;
-			int e = 0;
-			if (nccom_frame_find_abort(b->ring[at[i]].fd, ab, &e) > 0)
-				return at[i];
-			done[at[i]] = true; /* ended, or not an abort: nothing more to hear there */
-		}
-	}
+	return nccom_links_poll(b->ring, NCCOM_MAX_LINKS, nccom_now_ms() + NCCOM_HANG_UP_GRACE_MS, abort_on, ab);
 }
 
 void nccom_peer_fail(struct nccom_bootstrap *b, int peer, int fd)

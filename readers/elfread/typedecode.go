@@ -505,19 +505,15 @@ func (sc *scanner) str2(b []byte) string {
 	// A short name is left to the map: gcc writes names shorter than a
 	// string offset in place (DW_FORM_string), each at a place of its
 	// own, where the table would only miss, and hashing them is cheap.
-	var slot *nameSlot
-	if sc.byPlace != nil && len(b) >= placeMin {
-		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-		slot = &sc.byPlace[(p^p>>11)%nameSlots]
-		if slot.at == p && len(slot.s) == len(b) {
-			return slot.s
-		}
+	if sc.byPlace == nil || len(b) < placeMin {
+		return sc.interned(b)
 	}
-	s := sc.interned(b)
-	if slot != nil {
-		*slot = nameSlot{at: uintptr(unsafe.Pointer(unsafe.SliceData(b))), s: s}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	slot := &sc.byPlace[(p^p>>11)%nameSlots]
+	if slot.at != p || len(slot.s) != len(b) {
+		*slot = nameSlot{at: p, s: sc.interned(b)}
 	}
-	return s
+	return slot.s
 }
 
 // interned is b as the scanner's one copy of that string.

@@ -266,35 +266,29 @@ func walkNamedScopes(sc *scanner, u *unit, visit func(at int, s specScope)) {
 			}
 			continue
 		}
+		visit(at, top.s)
 		if !a.children || !opensScope(a.tag) {
-			// A leaf, or a subtree that is no scope (a function, an
-			// enum): its scope is its parent's, and none of its
-			// attributes is needed, so they are passed over undecoded (a
-			// decode of every named DIE, its name's bytes searched for
-			// the end, was a fifth of libstdc++'s extract --all,
+			// A leaf, or a subtree that opens no scope (an enum's
+			// enumerators): none of its attributes is needed, so they are
+			// passed over undecoded (a decode of every named DIE, its
+			// name's bytes searched for the end, was a fifth of
+			// libstdc++'s extract --all,
 			// docs/benchmarks.md#fewer-waits-and-less-garbage-2026-12-07).
-			visit(at, top.s)
 			if sc.passOver(a, u.end) {
 				stack = append(stack, frame{})
 			}
 			continue
 		}
+		// A namespace, or a class, struct or union with children.
 		di := sc.decode(a)
-		visit(at, top.s)
-		if !di.children {
-			continue
-		}
 		inner := frame{scan: true, s: top.s}
-		switch a.tag {
-		case tagNamespace:
+		if a.tag == tagNamespace {
 			if !di.export && string(di.name) != "__cxx11" {
 				inner.s.qual = qualify(top.s.qual, string(di.name))
 			}
-		case tagStructType, tagClassType, tagUnionType:
+		} else {
 			inner.s = specScope{qual: qualify(top.s.qual, string(di.name)), nested: true}
 			inner.scan = len(di.name) > 0
-		default:
-			inner.scan = false
 		}
 		if !inner.scan && di.sibling > sc.c.Off() && di.sibling <= u.end {
 			sc.c.Seek(di.sibling)

@@ -59,7 +59,15 @@ func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) 
 			}
 		}()
 	}
+	// scanHere scans a unit on the lister, with a work function of its
+	// own made on first need.
 	var inline func(scanItem, *R)
+	scanHere := func(it scanItem, r *R) {
+		if inline == nil {
+			inline = newWorker()
+		}
+		inline(it, r)
+	}
 	var out []*R
 	var items []scanItem
 	err := func() error {
@@ -85,10 +93,7 @@ func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) 
 				if jobs <= 1 {
 					// -j 1 is one goroutine: it scans each unit as soon as
 					// it is inflated, and inflates the next after.
-					if inline == nil {
-						inline = newWorker()
-					}
-					inline(it, r)
+					scanHere(it, r)
 					continue
 				}
 				// The lister is one of the jobs workers: jobs-1 goroutines
@@ -102,13 +107,8 @@ func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) 
 				}
 				select {
 				case ch <- feedJob[R]{it, r}:
-				case <-ctx.Done():
-					return ctx.Err()
 				default:
-					if inline == nil {
-						inline = newWorker()
-					}
-					inline(it, r)
+					scanHere(it, r)
 				}
 			}
 			// The section is read to its end: a stream that goes on past
@@ -123,10 +123,7 @@ func feedUnits[R any](ctx context.Context, d *Debug, jobs int, keep func(*unit) 
 	if err == nil {
 		// The lister takes its share of what is still queued.
 		for j := range ch {
-			if inline == nil {
-				inline = newWorker()
-			}
-			inline(j.it, j.r)
+			scanHere(j.it, j.r)
 		}
 	}
 	wg.Wait()

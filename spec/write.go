@@ -56,7 +56,8 @@ type Writer struct {
 	sw io.StringWriter
 	// lastFact: factIn's rendering of the last conf and source.
 	lastFact factLines
-	// row: Struct's room for a field's first lines.
+	// row: the room where Struct builds a field's first lines and putQ a
+	// quoted string.
 	row []byte
 }
 
@@ -97,7 +98,8 @@ func (w *Writer) putBytes(b []byte) {
 	}
 }
 
-// appendQ appends s as Quote renders it.
+// appendQ appends s as Quote renders it, without building the quoted copy
+// when there is nothing to escape.
 func appendQ(b []byte, s string) []byte {
 	if plainString(s) {
 		b = append(b, '"')
@@ -112,14 +114,10 @@ type plainWriter struct{ w io.Writer }
 
 func (p plainWriter) WriteString(s string) (int, error) { return p.w.Write([]byte(s)) }
 
-// putQ writes s as Quote renders it, without building the quoted copy when
-// there is nothing to escape.
+// putQ writes s as Quote renders it (appendQ, in the writer's room).
 func (w *Writer) putQ(s string) {
-	if plainString(s) {
-		w.put(`"`, s, `"`)
-		return
-	}
-	w.put(Quote(s))
+	w.row = appendQ(w.row[:0], s)
+	w.putBytes(w.row)
 }
 
 // Err is the first write error.

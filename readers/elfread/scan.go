@@ -733,6 +733,12 @@ func (d *Debug) find(wants [][]string, enums bool) (found []*Found, err error) {
 				return nil, InputErrorf(p.Path(), "corrupted DWARF: %w", err)
 			}
 		}
+		// The scanner is done with: its table is no longer written, and
+		// the decode of a struct found in that unit reads it (newUctx).
+		if sl := f.sc.slots[0]; sl.valid {
+			sl.lent = true
+			p.foundTable.Store(&sl)
+		}
 	}
 	return f.found, nil
 }

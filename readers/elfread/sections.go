@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zlib"
 )
@@ -65,6 +66,10 @@ type Debug struct {
 	typesOnce sync.Once
 	// decl: the line tables' file names DeclFile read (declfile.go).
 	decl lineTables
+	// foundTable: the abbreviation table of the unit the last struct
+	// lookup (find) ended in, read only from then on: the type graph's
+	// decode of what it found lends it instead of parsing it again.
+	foundTable atomic.Pointer[abbrevSlot]
 	// Missing (main Debug only): debug files the DWARF refers to that were
 	// not found, with where they were looked for (Lookup.AllowMissing).
 	Missing []string

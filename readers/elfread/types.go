@@ -78,7 +78,18 @@ type uctx struct {
 	u      *unit
 	scoped bool
 	scopes map[int]string // made on first need
+	// scopesTo: every named DIE before this offset has its scope in
+	// scopes. prefix: the walk goes only as far as the DIEs asked for
+	// (a lookup's, scopeOf), not over the whole unit at once (AllTypes',
+	// whose links ask for DIEs anywhere in it).
+	scopesTo int
+	prefix   bool
 }
+
+// plantScopeStopShort is a planted fault for the tests only: a prefix
+// walk of a unit's scopes stops before the DIE asked for instead of
+// after it.
+var plantScopeStopShort bool
 
 // countDecodes makes every Types count its decodes per DIE (tests).
 var countDecodes bool
@@ -265,10 +276,13 @@ func (g *Types) ctx(off uint64) (*uctx, int, error) {
 // offsets base, the language).
 func newUctx(p *Debug, u *unit) (*uctx, error) {
 	sc := &scanner{d: p}
+	if sl := p.foundTable.Load(); sl != nil && sl.key == (abbrevKey{u.abbrevOff, u.version, u.addrSize, u.offSize}) {
+		sc.slots[0] = *sl
+	}
 	if err := sc.enterUnit(u); err != nil {
 		return nil, InputErrorf(p.Path(), "corrupted DWARF: unit at %#x: %v", u.off, err)
 	}
-	x := &uctx{sc: sc, u: u}
+	x := &uctx{sc: sc, u: u, prefix: true}
 	x.scoped = !cLanguage(sc.lang)
 	return x, nil
 }
@@ -279,14 +293,16 @@ func (g *Types) decodeAt(off uint64) (*pending, error) {
 	if err != nil {
 		return nil, err
 	}
-	qual := ""
-	if x.scoped {
-		qual = x.scopeOf(lo)
-	}
 	sc := x.sc
 	sc.err = nil
 	sc.c = newCursor(".debug_info", sc.d.info, lo, sc.d.order)
 	sc.c.Limit(x.u.end)
+	qual := ""
+	if x.scoped && sc.qualifiedAt(lo) {
+		// Only a kind whose name takes its scope asks for it: a pointer
+		// far into the unit does not walk the unit's scopes that far.
+		qual = x.scopeOf(lo)
+	}
 	pd, err := sc.decodeType(off, qual, g.count)
 	if err != nil {
 		return nil, dwarfErr(sc.d.Path(), err)
@@ -294,21 +310,38 @@ func (g *Types) decodeAt(off uint64) (*pending, error) {
 	return pd, nil
 }
 
-// scopeOf is the scope of a named DIE of a C++ unit ("std", "a::b"): the
-// unit is walked once, the first time a scope is asked, through its
-// namespaces and named types.
+// scopeOf is the scope of a named DIE of a C++ unit ("std", "a::b"),
+// from a walk of the unit's namespaces and named types: a DIE's scopes
+// all start before it, so a walk through the DIE knows its scope.
 func (x *uctx) scopeOf(lo int) string {
 	if x.scopes == nil {
 		x.scopes = map[int]string{}
-		x.walkScopes()
+	}
+	if lo >= x.scopesTo {
+		x.walkScopes(lo)
 	}
 	return x.scopes[lo]
 }
 
-func (x *uctx) walkScopes() {
+// walkScopes walks the unit's scopes through lo: with prefix through lo,
+// or twice as far into the unit as the walk before if that is further,
+// so that a lookup of a type near the unit's start reads only that far
+// (libstdc++'s _IO_FILE, docs/benchmarks.md#a-lookup-reads-what-it-needs-2026-12-07)
+// and the walks of many lookups read at most about twice the unit;
+// without prefix the whole unit at once.
+func (x *uctx) walkScopes(lo int) {
+	stop := x.u.end
+	if x.prefix {
+		start := x.u.dieStart
+		through := lo + 1
+		if plantScopeStopShort {
+			through = lo
+		}
+		stop = min(x.u.end, max(through, start+2*(x.scopesTo-start)))
+	}
 	ws := &scanner{d: x.sc.d}
 	ws.lendAbbrevs(x.sc)
-	walkNamedScopes(ws, x.u, func(at int, s specScope) {
+	x.scopesTo = walkNamedScopes(ws, x.u, stop, func(at int, s specScope) {
 		if s.qual != "" {
 			x.scopes[at] = s.qual
 		}

@@ -230,7 +230,7 @@ func walkSpecScopes(d *Debug, u *unit) map[int]specScope {
 	out := map[int]specScope{}
 	// Signatures are not followed (rawSigs): the walk needs names only,
 	// and ScanAll's workers run it while unit headers are being read.
-	walkNamedScopes(&scanner{d: d, rawSigs: true}, u, func(at int, s specScope) { out[at] = s })
+	walkNamedScopes(&scanner{d: d, rawSigs: true}, u, u.end, func(at int, s specScope) { out[at] = s })
 	return out
 }
 
@@ -238,10 +238,15 @@ func walkSpecScopes(d *Debug, u *unit) map[int]specScope {
 // whether it is inside a class) of every named DIE of u that lies in
 // namespaces and named classes only; other subtrees are passed over.
 // It is the one scope walk of a unit: the lazy lookup's qualified names
-// (uctx.walkScopes) and a type unit's specifications both read it.
-func walkNamedScopes(sc *scanner, u *unit, visit func(at int, s specScope)) {
+// (uctx.walkScopes) and a type unit's specifications both read it. The
+// walk ends before the first DIE at or past stop (u.end: the whole unit),
+// and returns where it ended: every named DIE before that offset was
+// visited. A walk that ends otherwise (the unit's end, or a fault, which
+// the decode of the DIE itself reports) returns u.end, so nothing walks
+// the unit again.
+func walkNamedScopes(sc *scanner, u *unit, stop int, visit func(at int, s specScope)) int {
 	if sc.enterUnit(u) != nil || !sc.cuChildren {
-		return
+		return u.end
 	}
 	type frame struct {
 		s    specScope
@@ -250,6 +255,9 @@ func walkNamedScopes(sc *scanner, u *unit, visit func(at int, s specScope)) {
 	stack := []frame{{scan: true}}
 	for sc.c.Left() > 0 && len(stack) > 0 && sc.failed() == nil {
 		at := sc.c.Off()
+		if at >= stop {
+			return at
+		}
 		code := sc.c.Uleb()
 		if code == 0 {
 			stack = stack[:len(stack)-1]
@@ -257,7 +265,7 @@ func walkNamedScopes(sc *scanner, u *unit, visit func(at int, s specScope)) {
 		}
 		a := sc.abbrevAt(code)
 		if a == nil || a.children && len(stack) >= maxScopeDepth {
-			return
+			return u.end
 		}
 		top := stack[len(stack)-1]
 		if !top.scan || !a.named {
@@ -296,6 +304,7 @@ func walkNamedScopes(sc *scanner, u *unit, visit func(at int, s specScope)) {
 		}
 		stack = append(stack, inner)
 	}
+	return u.end
 }
 
 // opensScope: a DIE of this tag names the scope of what it holds (a

@@ -734,7 +734,9 @@ func cRun(host string, env []string, hier bool) func(ctx context.Context, n, l i
 		if hier {
 			e = append(append([]string(nil), env...), perInstanceEnv+"="+strconv.Itoa(l))
 		}
-		runs, _, err := worldprog.Launch(ctx, ms, root, e)
+		// held as the Go rows' ranks are (runtime/worldprog/hold.go): no
+		// host's exit takes the CPU of the hosts still agreeing
+		runs, _, err := worldprog.LaunchHeld(ctx, ms, root, e)
 		if err != nil {
 			return timing{}, err
 		}

@@ -74,7 +74,7 @@ func rankCmd(ctx context.Context, args []string, out io.Writer) error {
 	nranks := fs.Int("nranks", 0, "world size")
 	rootID := fs.String("root", "", "the root's <ip>:<port>")
 	timing := fs.Bool("timing", false, "report phase timestamps")
-	hold := fs.Bool("hold", false, "print \"ready\" and wait for stdin to close before starting")
+	hold := fs.Bool("hold", false, "print \"ready\", wait for the launcher's start line on stdin, and after the report for stdin to close (runtime/worldprog/hold.go)")
 	fs.Bool("v", false, "accepted for launch.RunLocal; the naive rank has nothing to log")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -97,14 +97,24 @@ func rankCmd(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The launcher's two holds (runtime/worldprog/hold.go), as its own ranks
+	// take them: the star's ranks that have their answer stay up, idle,
+	// until the last has it.
+	var held *worldprog.Hold
 	if *hold {
+		held = worldprog.NewHold(os.Stdin)
 		fmt.Fprintln(out, "ready")
-		_, _ = io.Copy(io.Discard, os.Stdin)
+		if err := held.Start(ctx); err != nil {
+			return err
+		}
 	}
 	res := worldprog.NewReport(*rank, *nranks)
 	res.Err = runRank(ctx, star{rank: *rank, nranks: *nranks, root: rootAddr, timeout: timeout}, res)
 	res.TDone, res.UDone = time.Now(), worldprog.SelfUsage()
 	fmt.Fprintln(out, res.Line(*timing))
+	if res.Err == nil && held != nil {
+		res.Err = held.End(ctx, timeout)
+	}
 	if res.Err != nil {
 		return launch.ErrFailed
 	}

@@ -27,7 +27,7 @@ func bootstrapCmd(ctx context.Context, c *cli.Command, args []string, out, errw 
 	fs.StringVar(&o.NRTGit, "nrt-git-hash", os.Getenv(launch.EnvNRTGit), "libnrt git hash this rank reports (default: "+launch.EnvNRTGit+", else the release's)")
 	fs.UintVar(&o.VNC, "vnc-count", 0, "what nrt_get_total_vnc_count() reports in this process; non-zero makes the bootstrap a no-op")
 	fs.BoolVar(&o.Timing, "timing", false, "report phase timestamps (for bench/)")
-	fs.BoolVar(&o.Hold, "hold", false, "print \"ready\" and wait for stdin to close before starting (--local --timing uses it to start every rank at once)")
+	fs.BoolVar(&o.Hold, "hold", false, "print \"ready\" and wait for the launcher's start line on stdin; after the report, wait for stdin to close (--local --timing uses it to start every rank at once and to keep every rank up until all have reported)")
 	fs.BoolVar(&o.Verbose, "v", false, "log debug progress")
 	fs.IntVar(&o.Local, "local", 0, "spawn N processes of this binary on loopback and check that they agree")
 	fs.IntVar(&o.ReorderRank, "reorder-rank", -1, "with --local: the rank whose program is reordered")

@@ -191,10 +191,13 @@ func spawnLocal(ctx context.Context, o Options, errw io.Writer) ([]*localRank, l
 		ranks[r] = lr
 	}
 	// With --timing every rank holds after its start-up until all are up,
-	// so the measured phases do not include process creation.
+	// and after its report until all have reported (worldprog/hold.go), so the
+	// measured phases include neither process creation nor the exits of
+	// the ranks that finished first.
 	ready := make(chan struct{}, n)
+	settled := make(chan struct{}, n) // a rank's report line, or its end
 	done := make(chan *localRank, n)
-	var holds []io.Closer
+	var holds []io.WriteCloser
 	start := time.Now()
 	for _, lr := range ranks {
 		stdout, err := lr.cmd.StdoutPipe()
@@ -218,12 +221,16 @@ func spawnLocal(ctx context.Context, o Options, errw io.Writer) ([]*localRank, l
 		}
 		go func() {
 			sc := bufio.NewScanner(stdout)
-			held := false
+			held, reported := false, false
 			for sc.Scan() {
 				if sc.Text() == "ready" && !held {
 					held = true
 					ready <- struct{}{}
 					continue
+				}
+				if !reported && strings.HasPrefix(sc.Text(), "rank=") {
+					reported = true
+					settled <- struct{}{}
 				}
 				lr.stdout.WriteString(sc.Text() + "\n")
 			}
@@ -233,27 +240,61 @@ func spawnLocal(ctx context.Context, o Options, errw io.Writer) ([]*localRank, l
 				// others need not wait for it to start (it is judged failed).
 				ready <- struct{}{}
 			}
+			if !reported {
+				settled <- struct{}{}
+			}
 			lr.wait()
 			lr.ended = time.Since(start)
 			done <- lr
 		}()
 	}
 	if o.Timing {
-	hold:
-		for range ranks {
-			select {
-			case <-ready:
-			case <-ctx.Done(): // the ranks were killed
-				break hold
-			}
-		}
-		for _, h := range holds {
-			h.Close()
-		}
+		released := releaseHolds(ctx, holds, ready, settled, n)
+		defer func() { <-released }()
 	}
 	awaitRanks(ranks, done, errw)
 	return ranks, judge(ranks, o), nil
 }
+
+// releaseHolds releases the ranks' two holds (worldprog/hold.go): the start line to
+// every rank once all n are ready, the end (their stdin closed) once all n
+// have reported or ended. A world that is killed (ctx) is released at once;
+// the closed channel says the pipes are closed.
+func releaseHolds(ctx context.Context, holds []io.WriteCloser, ready, settled <-chan struct{}, n int) <-chan struct{} {
+	wait := func(ch <-chan struct{}) bool {
+		for range n {
+			select {
+			case <-ch:
+			case <-ctx.Done(): // the ranks were killed
+				return false
+			}
+		}
+		return true
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		defer func() {
+			for _, h := range holds {
+				h.Close()
+			}
+		}()
+		if !wait(ready) {
+			return
+		}
+		for _, h := range holds {
+			// A rank that has ended takes no line; its pipe is closed below.
+			_, _ = io.WriteString(h, worldprog.HoldGo+"\n")
+		}
+		if !plantEarlyRelease {
+			wait(settled)
+		}
+	}()
+	return released
+}
+
+// plantEarlyRelease is a test's plant: the end hold released with the start.
+var plantEarlyRelease bool
 
 // localGrace is how long the other ranks have to report, once one rank
 // has failed, before the launcher stops them: a world with a failed rank

@@ -51,7 +51,7 @@ type Options struct {
 	Fault        string // EnvFault's value: the misbehaviour of this rank (tests)
 	VNC          uint   // what nrt_get_total_vnc_count() reports; non-zero: no bootstrap
 	Timing       bool   // report phase timestamps
-	Hold         bool   // print "ready" and wait for stdin to close before starting
+	Hold         bool   // print "ready", wait for the launcher's start line, and after the report for stdin to close (worldprog/hold.go)
 	Verbose      bool
 	// PerInstance is L, the ranks of one instance (--per-instance; 0:
 	// unset); Topology a simulated-topology file whose [[core]] rows give
@@ -153,6 +153,8 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 	}
 	log := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})).With("rank", o.Rank)
 	res := worldprog.NewReport(o.Rank, o.NRanks)
+	var held *worldprog.Hold
+	var holdBound time.Duration
 	finish := func(err error) error {
 		res.Err = err
 		res.TDone = time.Now()
@@ -160,6 +162,11 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 			res.UDone = worldprog.SelfUsage()
 		}
 		fmt.Fprintln(out, res.Line(o.Timing))
+		if err == nil && held != nil {
+			// The world stays up (its sockets open, this process alive)
+			// until the launcher has every report: see worldprog/hold.go.
+			err = held.End(ctx, holdBound)
+		}
 		if err != nil {
 			var ce *tcp.CommIDError
 			if errors.As(err, &ce) {
@@ -223,8 +230,10 @@ func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
 		return finish(fmt.Errorf("stalled (%s=%s) until: %w", EnvFault, o.Fault, context.Cause(ctx)))
 	}
 	if o.Hold {
+		held, holdBound = worldprog.NewHold(os.Stdin), n.Timeout()
 		fmt.Fprintln(out, "ready")
-		if err := hold(ctx); err != nil {
+		if err := held.Start(ctx); err != nil {
+			held = nil
 			return finish(err)
 		}
 	}
@@ -376,23 +385,6 @@ func (o *Options) perInstance(env int) (int, error) {
 		return p.PerInstance, tcp.CheckPerInstance(p.Launcher+"'s ranks per node ("+p.From+")", p.PerInstance)
 	}
 	return env, nil
-}
-
-// hold waits for stdin to close (the launcher's start signal) or ctx to
-// end. A read of stdin cannot be interrupted, so on ctx's end the reader is
-// left behind: the process is about to exit.
-func hold(ctx context.Context) error {
-	closed := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		close(closed)
-	}()
-	select {
-	case <-closed:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("cancelled while held before the start: %w", context.Cause(ctx))
-	}
 }
 
 // worldGroup is the context of this rank's program (worldprog.Context).

@@ -8,6 +8,7 @@ typedef const char nrtabi_cchar;
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/nrtabi/nrtabi/generated/abi"
+	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/runtime/collectives"
 	"github.com/nrtabi/nrtabi/runtime/device"
 	"github.com/nrtabi/nrtabi/runtime/nrt"
@@ -38,7 +40,9 @@ func nrtabi_bootstrap_world(rank, nranks C.int, rootID *C.nrtabi_cchar, reordere
 	res.TStart = time.Now()
 	err := bootstrapWorld(res, goString(rootID), reordered != 0)
 	res.Err = err
-	res.TDone = time.Now()
+	if res.TDone.IsZero() {
+		res.TDone = time.Now()
+	}
 	putString(line, n, res.Line(true))
 	if err != nil {
 		slog.Error("bootstrap world failed", "rank", int(rank), "err", err)
@@ -66,6 +70,10 @@ func bootstrapWorld(res *worldprog.Report, rootID string, reordered bool) error 
 	}
 	if res.NRanks < 1 || res.Rank < 0 || res.Rank >= res.NRanks {
 		return fmt.Errorf("nrtabi_bootstrap_world: rank %d is not a rank of a world of %d", res.Rank, res.NRanks)
+	}
+	held, err := heldWorld()
+	if err != nil {
+		return err
 	}
 	ids, ok := nrt.Device().(device.IdentitySource)
 	if !ok {
@@ -133,7 +141,43 @@ func bootstrapWorld(res *worldprog.Report, rootID string, reordered bool) error 
 		return err
 	}
 	res.UID = uid
-	return nil
+	return holdAgreed(res, held)
+}
+
+// heldWorld reads worldprog.EnvHold: 1 holds, unset does not.
+func heldWorld() (bool, error) {
+	switch v := os.Getenv(worldprog.EnvHold); v {
+	case "":
+		return false, nil
+	case "1":
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s=%s: set it to 1 (hold the agreed world until the launcher closes stdin) or leave it unset", worldprog.EnvHold, cfmt.Escape(v, 32))
+	}
+}
+
+// holdAgreed keeps a held world's comms up (worldprog.EnvHold, set by
+// worldprog.LaunchHeld for the bench's C rows) once this rank agreed: it
+// says so on stdout, its report line being printed only after the
+// teardown, and waits, at most the socket timeout, for the launcher to
+// close its stdin (worldprog/hold.go).
+func holdAgreed(res *worldprog.Report, held bool) error {
+	if !held {
+		return nil
+	}
+	cfg, err := tcp.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = tcp.DefaultTimeout
+	}
+	res.TDone = time.Now()
+	if _, err := fmt.Fprintln(os.Stdout, worldprog.AgreedLine); err != nil {
+		return err
+	}
+	return worldprog.NewHold(os.Stdin).End(context.Background(), timeout)
 }
 
 // shapedTransport is the libnccom bootstrap transport with its world's

@@ -1,13 +1,16 @@
 package worldprog
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,11 +62,32 @@ type Run struct {
 // (rank 0 serves it), each with env plus its own, and waits for all; when
 // ctx ends first, the members still running are killed and report Exit -1.
 func Launch(ctx context.Context, ms []Member, root string, env []string) ([]Run, time.Duration, error) {
+	return launch(ctx, ms, root, env, false)
+}
+
+// LaunchHeld is Launch with the members held up once they agreed (EnvHold,
+// hold.go) until every member has said it agreed or has ended, so that no
+// member's exit takes the CPU of the members still agreeing.
+func LaunchHeld(ctx context.Context, ms []Member, root string, env []string) ([]Run, time.Duration, error) {
+	return launch(ctx, ms, root, env, true)
+}
+
+// plantHeldEarly is a test's plant: LaunchHeld releases at once.
+var plantHeldEarly bool
+
+func launch(ctx context.Context, ms []Member, root string, env []string, held bool) ([]Run, time.Duration, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := len(ms)
 	runs := make([]Run, n)
 	var wg sync.WaitGroup
+	settled := make(chan struct{}, n) // a member said it agreed, or ended
+	var holds []io.Closer
+	release := func() {
+		for _, h := range holds {
+			h.Close()
+		}
+	}
 	start := time.Now()
 	for r, m := range ms {
 		size := n
@@ -75,14 +99,45 @@ func Launch(ctx context.Context, ms []Member, root string, env []string) ([]Run,
 		cmd.Env = append(append(os.Environ(), env...), m.Env...)
 		var out, errw bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errw
-		if err := cmd.Start(); err != nil {
+		var stdout io.ReadCloser
+		var err error
+		if held {
+			cmd.Env = append(cmd.Env, EnvHold+"=1")
+			cmd.Stdout = nil
+			if stdout, err = cmd.StdoutPipe(); err == nil {
+				var h io.WriteCloser
+				if h, err = cmd.StdinPipe(); err == nil {
+					holds = append(holds, h)
+				}
+			}
+		}
+		if err == nil {
+			err = cmd.Start()
+		}
+		if err != nil {
 			cancel() // the members already started cannot form the world
+			release()
 			wg.Wait()
 			return nil, 0, fmt.Errorf("starting rank %d (%s): %w", r, m.Cmd[0], err)
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if stdout != nil {
+				said := false
+				sc := bufio.NewScanner(stdout)
+				for sc.Scan() {
+					if !said && (sc.Text() == AgreedLine || strings.HasPrefix(sc.Text(), "rank=")) {
+						said = true
+						settled <- struct{}{}
+					}
+					out.WriteString(sc.Text() + "\n")
+				}
+				_, _ = io.Copy(&out, stdout)
+				if !said {
+					settled <- struct{}{}
+				}
+			}
 			err := cmd.Wait()
 			var ee *exec.ExitError
 			switch {
@@ -93,6 +148,21 @@ func Launch(ctx context.Context, ms []Member, root string, env []string) ([]Run,
 			}
 			runs[r].Fields = ParseLine(out.String())
 			runs[r].Stderr = errw.String()
+		}()
+	}
+	if held {
+		go func() {
+			defer release()
+			for range n {
+				if plantHeldEarly {
+					return
+				}
+				select {
+				case <-settled:
+				case <-ctx.Done():
+					return
+				}
+			}
 		}()
 	}
 	wg.Wait()

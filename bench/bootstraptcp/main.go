@@ -89,10 +89,7 @@ func rankCmd(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = tcp.DefaultTimeout
-	}
+	timeout := cfg.SockTimeout()
 	rootAddr, err := tcp.ParseRootID(ctx, *rootID, timeout)
 	if err != nil {
 		return err

@@ -114,14 +114,11 @@ func spawnLocal(ctx context.Context, o Options, errw io.Writer) ([]*localRank, l
 	defer rootFile.Close()
 	rootID := rootLn.Addr().String()
 	base := append(localEnv(os.Environ()), o.ChildEnv...)
-	timeout := tcp.DefaultTimeout
 	cfg, err := tcp.ConfigFromEnv(envLookup(base))
 	if err != nil {
 		return nil, localSummary{}, err
 	}
-	if cfg.Timeout > 0 {
-		timeout = cfg.Timeout
-	}
+	timeout := cfg.SockTimeout()
 	// L is the launcher's to decide, once, and every rank's (a C rank
 	// reads only the variable): docs/bootstrap-hierarchy.md.
 	l, err := o.perInstance(cfg.PerInstance)

@@ -169,10 +169,7 @@ func holdAgreed(res *worldprog.Report, held bool) error {
 	if err != nil {
 		return err
 	}
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = tcp.DefaultTimeout
-	}
+	timeout := cfg.SockTimeout()
 	res.TDone = time.Now()
 	if _, err := fmt.Fprintln(os.Stdout, worldprog.AgreedLine); err != nil {
 		return err

@@ -169,10 +169,17 @@ func CheckWorldSize(what string, n int) error {
 	return nil
 }
 
-func (c *Config) fill() {
+// SockTimeout is what bounds each socket operation under c: Timeout, or
+// DefaultTimeout when it is unset.
+func (c Config) SockTimeout() time.Duration {
 	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
+		return DefaultTimeout
 	}
+	return c.Timeout
+}
+
+func (c *Config) fill() {
+	c.Timeout = c.SockTimeout()
 	if c.Versions == nil {
 		c.Versions = SpecVersions{}
 	}

@@ -158,12 +158,13 @@ func TestGraderFailsModelBlindToRunQueue(t *testing.T) {
 		}
 		return p
 	}
+	defer func(was bool) { useCrowd = was }(useCrowd)
+	useCrowd = true
 	f.Go = fitWith(true)
 	if rows, missed, out := gradeOf(t, f); rows != 12 || missed != 0 {
 		t.Fatalf("the family with the run queue's term, fitted on N <= 64: %d validation rows, %d MISSED, want 12 and 0 (%s):\n%s", rows, missed, costs(f.Go), out)
 	}
 	useCrowd = false
-	defer func() { useCrowd = true }()
 	f.Go = fitWith(false)
 	if _, missed, out := gradeOf(t, f); missed == 0 {
 		t.Errorf("blind to the run queue, fitted on N <= 64 (%s): no row MISSED:\n%s", costs(f.Go), out)

@@ -69,7 +69,7 @@ func main() {
 	flag.IntVar(&o.burn, "burn", 0, "run every world beside this many background processes the bench starts and stops itself (each wakes every 1 ms and touches 256 KB), so the small worlds meet the run queue the large ones do; the rows record it")
 	flag.DurationVar(&o.burnPeriod, "burn-period", time.Millisecond, "a burner's sleep between two touches of its 256 KB")
 	flag.BoolVar(&o.wakeWait, "wake-wait", true, "measure the wait of a woken task for a CPU over each row's window (a probe thread's /proc/thread-self/schedstat, /proc/stat procs_running, the cgroup's cpu.pressure)")
-	flag.BoolVar(&useCrowd, "crowd", true, "rows that carry the host's runnable tasks over their windows are judged with them (false: the model without the run queue's term)")
+	flag.BoolVar(&useCrowd, "crowd", false, "rows that carry the host's runnable tasks over their windows are judged with them, the run queue's term (for a host with foreign work in its queue, as beside -burn; off: the held worlds' queue is their own ranks)")
 	flag.BoolVar(&useWait, "wait", true, "rows that carry the measured wait of a woken task for a CPU are judged with it on every sleeping hop (false: the model without it)")
 	flag.BoolVar(&useWindow, "window", true, "rows that carry the share over their windows are judged on it (false: on the share over each world's life)")
 	flag.BoolVar(&useAvail, "avail", true, "the simulator takes each row's measured share of the host (false: every row as if it had the whole host)")

@@ -112,9 +112,14 @@ var useWindow = true
 var useAvail = true
 
 // useCrowd: rows that carry the host's runnable tasks over their windows
-// are judged with the run queue's term (-crowd=false: without it, the
-// costs fitted with Crowd pinned at 0).
-var useCrowd = true
+// are judged with the run queue's term (-crowd): off by default since the
+// worlds are held up after their reports, when the queue over a window is
+// the world's own ranks, whose CPU the model already puts on the cores, so
+// the term counted them twice (docs/benchmarks.md#the-run-queue-s-term-on-held-rows).
+// Unheld, part of the queue was the exits of the ranks that had finished,
+// which the term stood for; beside the bench's burners it is again foreign
+// work, and -crowd=true takes it.
+var useCrowd = false
 
 // useWait: rows that carry the wait of a woken task for a CPU are judged
 // with it on every sleeping hop (-wait=false: without it).

@@ -115,7 +115,7 @@ var useAvail = true
 // are judged with the run queue's term (-crowd): off by default since the
 // worlds are held up after their reports, when the queue over a window is
 // the world's own ranks, whose CPU the model already puts on the cores, so
-// the term counted them twice (docs/benchmarks.md#the-run-queue-s-term-on-held-rows).
+// the term counted them twice (docs/benchmarks.md#the-run-queues-term-on-held-rows).
 // Unheld, part of the queue was the exits of the ranks that had finished,
 // which the term stood for; beside the bench's burners it is again foreign
 // work, and -crowd=true takes it.

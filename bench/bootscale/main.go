@@ -543,7 +543,10 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 				}
 			}
 			cmd := exec.CommandContext(ctx, bin, args...)
-			cmd.Env = append(os.Environ(), sockTimeout)
+			// The Go ranks log warnings only, as the star logs nothing
+			// (their checks are their report lines); the C hosts stay at
+			// info, the level of the tables line their check reads.
+			cmd.Env = append(os.Environ(), sockTimeout, "NRTABI_LOG_LEVEL=warn")
 			if ring != "" {
 				cmd.Env = append(cmd.Env, abi.EnvBootstrapRing+"="+ring)
 			}

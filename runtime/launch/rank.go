@@ -147,7 +147,10 @@ var ErrFailed = errors.New("bootstrap failed")
 // ends, the rank fails at once with its cause; the socket timeout still
 // bounds each operation.
 func RunRank(ctx context.Context, o Options, out, errw io.Writer) error {
-	level := slog.LevelInfo
+	level, err := nrt.LogLevelFromEnv(os.Getenv)
+	if err != nil {
+		return &UsageError{err}
+	}
 	if o.Verbose {
 		level = slog.LevelDebug
 	}

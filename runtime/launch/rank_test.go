@@ -1,8 +1,12 @@
 package launch
 
 import (
+	"bytes"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
 func TestResolveRank(t *testing.T) {
@@ -48,5 +52,29 @@ func TestResolveRank(t *testing.T) {
 		if err != nil || [2]int{o.Rank, o.NRanks} != c.want {
 			t.Errorf("%+v: %d/%d %v", c, o.Rank, o.NRanks, err)
 		}
+	}
+}
+
+// A rank refuses a log level it does not know, by the variable's name,
+// before it does anything else; warn silences its info lines.
+func TestRunRankLogLevel(t *testing.T) {
+	t.Setenv("NRTABI_LOG_LEVEL", "loud")
+	var out, errw bytes.Buffer
+	err := RunRank(t.Context(), Options{Rank: 0, NRanks: 1, RootID: "127.0.0.1:1"}, &out, &errw)
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "NRTABI_LOG_LEVEL=loud") || out.Len() != 0 {
+		t.Fatalf("got %v, stdout %q", err, out.String())
+	}
+	t.Setenv("NRTABI_LOG_LEVEL", "warn")
+	out.Reset()
+	root, err := worldprog.FreeLoopbackRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RunRank(t.Context(), Options{Rank: 0, NRanks: 1, RootID: root}, &out, &errw); err != nil {
+		t.Fatalf("%v\n%s", err, errw.String())
+	}
+	if errw.Len() != 0 || !strings.Contains(out.String(), "verdict=ok") {
+		t.Errorf("at warn: stderr %q, stdout %q", errw.String(), out.String())
 	}
 }

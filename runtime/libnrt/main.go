@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -30,18 +29,14 @@ import (
 func main() {}
 
 func init() {
-	level := slog.LevelInfo
-	switch strings.ToLower(os.Getenv("NRTABI_LOG_LEVEL")) {
-	case "debug":
-		level = slog.LevelDebug
-	case "warn":
-		level = slog.LevelWarn
-	case "error":
-		level = slog.LevelError
-	}
+	level, err := nrt.LogLevelFromEnv(os.Getenv)
 	l := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(l)
 	nrt.SetLogger(l)
+	if err != nil {
+		// A library's constructor cannot fail its host: say so, at info.
+		l.Warn("libnrt logs at info", "err", err)
+	}
 }
 
 var (

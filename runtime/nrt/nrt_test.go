@@ -598,3 +598,20 @@ func TestTrampolinesRefuseNullOuts(t *testing.T) {
 		t.Error("a probe past the table")
 	}
 }
+
+// TestLogLevelFromEnv: the four levels in any case, info unset, and any
+// other value refused by name, escaped.
+func TestLogLevelFromEnv(t *testing.T) {
+	for v, want := range map[string]slog.Level{"": slog.LevelInfo, "info": slog.LevelInfo, "DEBUG": slog.LevelDebug, "warn": slog.LevelWarn, "Error": slog.LevelError} {
+		got, err := LogLevelFromEnv(func(string) string { return v })
+		if err != nil || got != want {
+			t.Errorf("%q: %v, %v", v, got, err)
+		}
+	}
+	for _, v := range []string{"verbose", "warn\x1b[2J", "3"} {
+		_, err := LogLevelFromEnv(func(string) string { return v })
+		if err == nil || !strings.Contains(err.Error(), EnvLogLevel) || strings.ContainsRune(err.Error(), 0x1b) {
+			t.Errorf("%q: %v", v, err)
+		}
+	}
+}

@@ -225,7 +225,7 @@ func spawnLocal(ctx context.Context, o Options, errw io.Writer) ([]*localRank, l
 					ready <- struct{}{}
 					continue
 				}
-				if !reported && strings.HasPrefix(sc.Text(), "rank=") {
+				if !reported && worldprog.IsReportLine(sc.Text()) {
 					reported = true
 					settled <- struct{}{}
 				}
@@ -246,48 +246,15 @@ func spawnLocal(ctx context.Context, o Options, errw io.Writer) ([]*localRank, l
 		}()
 	}
 	if o.Timing {
-		released := releaseHolds(ctx, holds, ready, settled, n)
+		end := (<-chan struct{})(settled)
+		if plantEarlyRelease {
+			end = nil
+		}
+		released := worldprog.ReleaseHolds(ctx, holds, ready, end, n)
 		defer func() { <-released }()
 	}
 	awaitRanks(ranks, done, errw)
 	return ranks, judge(ranks, o), nil
-}
-
-// releaseHolds releases the ranks' two holds (worldprog/hold.go): the start line to
-// every rank once all n are ready, the end (their stdin closed) once all n
-// have reported or ended. A world that is killed (ctx) is released at once;
-// the closed channel says the pipes are closed.
-func releaseHolds(ctx context.Context, holds []io.WriteCloser, ready, settled <-chan struct{}, n int) <-chan struct{} {
-	wait := func(ch <-chan struct{}) bool {
-		for range n {
-			select {
-			case <-ch:
-			case <-ctx.Done(): // the ranks were killed
-				return false
-			}
-		}
-		return true
-	}
-	released := make(chan struct{})
-	go func() {
-		defer close(released)
-		defer func() {
-			for _, h := range holds {
-				h.Close()
-			}
-		}()
-		if !wait(ready) {
-			return
-		}
-		for _, h := range holds {
-			// A rank that has ended takes no line; its pipe is closed below.
-			_, _ = io.WriteString(h, worldprog.HoldGo+"\n")
-		}
-		if !plantEarlyRelease {
-			wait(settled)
-		}
-	}()
-	return released
 }
 
 // plantEarlyRelease is a test's plant: the end hold released with the start.

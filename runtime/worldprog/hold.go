@@ -54,7 +54,7 @@ func NewHold(r io.Reader) *Hold {
 		case err == nil && string(line) == HoldGo+"\n":
 		case err == io.EOF && len(line) == 0:
 		default:
-			h.err = fmt.Errorf("the launcher's start line on stdin is %q, not %q", truncLine(line), HoldGo)
+			h.err = fmt.Errorf("the launcher's start line on stdin is \"%s\", not %q", cfmt.Escape(line, 32), HoldGo)
 		}
 		close(h.started)
 		if err == nil {
@@ -62,13 +62,6 @@ func NewHold(r io.Reader) *Hold {
 		}
 	}()
 	return h
-}
-
-func truncLine(b []byte) string {
-	if len(b) > 32 {
-		b = b[:32]
-	}
-	return cfmt.Escape(string(b), 64)
 }
 
 // Start waits for the launcher's start line.
@@ -94,4 +87,45 @@ func (h *Hold) End(ctx context.Context, bound time.Duration) error {
 	case <-ctx.Done():
 		return fmt.Errorf("cancelled while held after the report: %w", context.Cause(ctx))
 	}
+}
+
+// ReleaseHolds is a launcher's side of the holds of n ranks, whose stdin
+// pipes are holds: once n have sent on ready, the start line to each (no
+// ready: no start line); then, once n have sent on settled (a rank's word
+// that it agreed, or its end; no settled: at once), every pipe closed. A
+// world that ctx ends is released at once. The channel returned is closed
+// once the pipes are.
+func ReleaseHolds(ctx context.Context, holds []io.WriteCloser, ready, settled <-chan struct{}, n int) <-chan struct{} {
+	wait := func(ch <-chan struct{}) bool {
+		for range n {
+			select {
+			case <-ch:
+			case <-ctx.Done(): // the ranks were killed
+				return false
+			}
+		}
+		return true
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		defer func() {
+			for _, h := range holds {
+				h.Close()
+			}
+		}()
+		if ready != nil {
+			if !wait(ready) {
+				return
+			}
+			for _, h := range holds {
+				// A rank that has ended takes no line; its pipe is closed below.
+				_, _ = io.WriteString(h, HoldGo+"\n")
+			}
+		}
+		if settled != nil {
+			wait(settled)
+		}
+	}()
+	return released
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -82,12 +81,7 @@ func launch(ctx context.Context, ms []Member, root string, env []string, held bo
 	runs := make([]Run, n)
 	var wg sync.WaitGroup
 	settled := make(chan struct{}, n) // a member said it agreed, or ended
-	var holds []io.Closer
-	release := func() {
-		for _, h := range holds {
-			h.Close()
-		}
-	}
+	var holds []io.WriteCloser
 	start := time.Now()
 	for r, m := range ms {
 		size := n
@@ -116,7 +110,9 @@ func launch(ctx context.Context, ms []Member, root string, env []string, held bo
 		}
 		if err != nil {
 			cancel() // the members already started cannot form the world
-			release()
+			for _, h := range holds {
+				h.Close()
+			}
 			wg.Wait()
 			return nil, 0, fmt.Errorf("starting rank %d (%s): %w", r, m.Cmd[0], err)
 		}
@@ -127,7 +123,7 @@ func launch(ctx context.Context, ms []Member, root string, env []string, held bo
 				said := false
 				sc := bufio.NewScanner(stdout)
 				for sc.Scan() {
-					if !said && (sc.Text() == AgreedLine || strings.HasPrefix(sc.Text(), "rank=")) {
+					if !said && (sc.Text() == AgreedLine || IsReportLine(sc.Text())) {
 						said = true
 						settled <- struct{}{}
 					}
@@ -151,19 +147,12 @@ func launch(ctx context.Context, ms []Member, root string, env []string, held bo
 		}()
 	}
 	if held {
-		go func() {
-			defer release()
-			for range n {
-				if plantHeldEarly {
-					return
-				}
-				select {
-				case <-settled:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
+		end := (<-chan struct{})(settled)
+		if plantHeldEarly {
+			end = nil
+		}
+		released := ReleaseHolds(ctx, holds, nil, end, n)
+		defer func() { <-released }()
 	}
 	wg.Wait()
 	return runs, time.Since(start), nil

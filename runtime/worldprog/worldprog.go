@@ -139,6 +139,10 @@ func (r *Report) Line(timing bool) string {
 	return s
 }
 
+// IsReportLine says whether line is a rank's report line (Report.Line):
+// the line of its output ParseLine reads and a launcher waits for.
+func IsReportLine(line string) bool { return strings.HasPrefix(line, "rank=") }
+
 // ParseLine reads the key=value line a rank prints (Report.Line) out of
 // its output; "line" holds the line whole.
 func ParseLine(out string) map[string]string {
@@ -146,7 +150,7 @@ func ParseLine(out string) map[string]string {
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "rank=") {
+		if !IsReportLine(line) {
 			continue
 		}
 		f["line"] = line

@@ -267,6 +267,12 @@ func checkFile(ctx context.Context, in inputs.Input, opt Options) (fr *FileRepor
 	// One grader per input: a struct embedded in several checked structs
 	// is graded once, its facts reported once with where it is embedded.
 	sc := newStructChecker(opt.Structs)
+	sc.found = specmatch.Found{}
+	for i, st := range structs {
+		if found[i] != nil {
+			sc.found[st] = uint64(found[i].Offset)
+		}
+	}
 	for i, st := range structs {
 		if found[i] == nil {
 			continue

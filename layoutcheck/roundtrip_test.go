@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -193,6 +194,8 @@ func spellObjects(t *testing.T, base *spec.Spec) []roundTripCase {
 		t.Fatal(err)
 	}
 	out := []roundTripCase{{name: "c-spellings", path: cso, sp: base, all: true, singles: [][]string{{"spell"}, {"node"}, {"numbers"}, {"cfloat"}}}}
+	out = append(out, aliasObjects(t, dir, base)...)
+	out = append(out, arrayPointerObjects(t, dir, base)...)
 	if p, err := cc.Output("-print-prog-name=cc1plus"); err != nil || !filepath.IsAbs(p) {
 		t.Logf("not run on a C++ object: %s cannot compile C++ (install g++)", strings.Join(cc.Driver(), " "))
 		return out
@@ -204,10 +207,180 @@ func spellObjects(t *testing.T, base *spec.Spec) []roundTripCase {
 	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", xso, "spell.cc"); err != nil {
 		t.Fatal(err)
 	}
-	return append(out, roundTripCase{name: "cxx-spellings", path: xso, sp: base, all: true, singles: [][]string{
+	out = append(out, roundTripCase{name: "cxx-spellings", path: xso, sp: base, all: true, singles: [][]string{
 		{"outer::inner::Derived"}, {"outer::inner::Arr<int, 3>"}, {"outer::inner::Diamond"},
 	}})
+	if err := writeFile(dir, "tuple_long.cc", tupleLongCXX); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(dir, "tuple_short.cc", tupleShortCXX); err != nil {
+		t.Fatal(err)
+	}
+	tso := filepath.Join(dir, "libtuple.so")
+	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", tso, "tuple_long.cc", "tuple_short.cc"); err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, roundTripCase{name: "cxx-template-prefix", path: tso, sp: base, all: true, singles: [][]string{
+		{"fmt::Tuple<char const*, int>"}, {"fmt::Tuple<char const*, int, int>"}, {"fmt::Tuple<char [4]>"},
+	}})
+	if err := writeFile(dir, "anon.cc", anonNamespaceCXX); err != nil {
+		t.Fatal(err)
+	}
+	aso := filepath.Join(dir, "libanon.so")
+	// DWARF 4 has no DW_AT_export_symbols (gcc's DWARF 5 marks an anonymous
+	// namespace with it): the namespace is only nameless, as in cupt.
+	if err := cc.Run(dir, "-gdwarf-4", "-O0", "-fPIC", "-shared", "-o", aso, "anon.cc"); err != nil {
+		t.Fatal(err)
+	}
+	return append(out, roundTripCase{name: "cxx-anonymous-namespace", path: aso, sp: base, all: true, singles: [][]string{{"Anon"}, {"outer::Inner"}, {"outer::Holder"}}})
 }
+
+// anonNamespaceCXX has types in anonymous namespaces, at the top and in a
+// named one (cupt's SpcvGreater): they go by the enclosing scope's names.
+const anonNamespaceCXX = `namespace { struct Anon { int a; long b; }; }
+namespace outer { namespace { struct Inner { long c; Anon *ap; }; } struct Holder { Inner in; Anon an; }; }
+int use_anon(Anon &a, outer::Inner &i, outer::Holder &h) { return a.a + (int)i.c + h.an.a; }
+`
+
+// A variadic template's instances whose arguments begin alike, the longer
+// in the first unit (cupt's format2impl::Tuple): a row of the shorter
+// instance is that instance, not the first whose arguments begin with its.
+const (
+	tupleHead     = "namespace fmt { template <typename... T> struct Tuple; template <typename H, typename... T> struct Tuple<H, T...> { H head; Tuple<T...> tail; }; template <> struct Tuple<> {}; }\n"
+	tupleLongCXX  = tupleHead + "int use_long(fmt::Tuple<const char *, int, int> &t, fmt::Tuple<char[4], int> &u) { return t.tail.head + u.tail.head; }\n"
+	tupleShortCXX = tupleHead + "int use_short(fmt::Tuple<const char *, int> &t, fmt::Tuple<char[4]> &u) { return t.tail.head + u.head[0]; }\n"
+)
+
+// The TAG_t alias against a struct of that tag, in two units (ld.so's
+// struct list beside typedef struct list_head list_t): a name of the
+// struct's own wins over the alias whichever unit comes first, both when a
+// spec struct is found and when a DWARF struct is named.
+const (
+	aliasHeadC = `struct list_head { struct list_head *next, *prev; };
+typedef struct list_head list_t;
+struct list;
+struct holder { list_t *lp; struct list_head *hp; struct list *l; };
+struct holder *use_head(struct holder *h) { return h; }
+`
+	aliasListC = `struct link_map;
+struct list { int done; struct link_map *map; struct list *next; };
+struct list *use_list(struct list *l) { return l; }
+`
+)
+
+// aliasObjects builds the alias pair both ways round: the unit with the
+// typedef first (the found struct), then the one with struct list first
+// (the named struct: row list comes before row list_head).
+func aliasObjects(t *testing.T, dir string, base *spec.Spec) []roundTripCase {
+	t.Helper()
+	if err := writeFile(dir, "alias_head.c", aliasHeadC); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(dir, "alias_list.c", aliasListC); err != nil {
+		t.Fatal(err)
+	}
+	var out []roundTripCase
+	for _, o := range []struct{ name, first, second string }{
+		{"c-alias-typedef-first", "alias_head.c", "alias_list.c"},
+		{"c-alias-struct-first", "alias_list.c", "alias_head.c"},
+	} {
+		so := filepath.Join(dir, "lib"+o.name+".so")
+		if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", so, o.first, o.second); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, roundTripCase{name: o.name, path: so, sp: base, all: true, singles: [][]string{{"list"}, {"list_head"}, {"holder"}, {"list", "holder"}}})
+	}
+	// A typedef of a typedef in a later unit (gsl's rb_table, a typedef of
+	// gsl_bst_rb_table): the later unit's copy of the struct gets the row
+	// of the name only it has, and a member there that reaches that copy
+	// through the first name is that row.
+	if err := writeFile(dir, "pair.h", pairH); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"pair_first.c": pairFirstC, "pair_walk.c": pairWalkC} {
+		if err := writeFile(dir, name, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	so := filepath.Join(dir, "libpair.so")
+	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", so, "pair_first.c", "pair_walk.c"); err != nil {
+		t.Fatal(err)
+	}
+	return append(out, roundTripCase{name: "c-typedef-of-typedef", path: so, sp: base, all: true, singles: [][]string{{"walker_t"}, {"pr"}, {"pair_t", "walker_t"}}})
+}
+
+// arrayPointerC has pointers to arrays the grammar can spell and one it
+// cannot (larger than a spec object: extract writes void*, and check must
+// spell it so too).
+const arrayPointerC = `struct el { int a; };
+struct pa { int (*pa)[4]; struct el (*ps)[4]; unsigned short (*huge)[562949953421311]; struct el (*big)[1048576]; };
+struct pa *use_pa(struct pa *p) { return p; }
+`
+
+// arrayPointerGo is a Go program whose DWARF holds what no C compiler
+// writes: blank fields (each named _), int of 8 bytes, pointers to arrays
+// of a struct the grammar cannot name (main.el) and to an array larger
+// than a spec object. Its whole runtime's types come with it.
+const arrayPointerGo = `package main
+
+type el struct{ a int32 }
+
+type rec struct {
+	n    int
+	_    [4]byte
+	u    uint
+	_    int32
+	ps   *[4]el
+	huge *[1 << 40]uint16
+	b    bool
+}
+
+var R rec
+
+func main() { println(R.n, R.ps == nil, R.huge == nil) }
+`
+
+// arrayPointerObjects builds the C object and, when the go command is
+// there, the Go program.
+func arrayPointerObjects(t *testing.T, dir string, base *spec.Spec) []roundTripCase {
+	t.Helper()
+	if err := writeFile(dir, "pa.c", arrayPointerC); err != nil {
+		t.Fatal(err)
+	}
+	so := filepath.Join(dir, "libpa.so")
+	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", so, "pa.c"); err != nil {
+		t.Fatal(err)
+	}
+	out := []roundTripCase{{name: "c-array-pointers", path: so, sp: base, all: true, singles: [][]string{{"pa"}}}}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Logf("not run on a Go binary: the go command is not on PATH (%v)", err)
+		return out
+	}
+	gdir := filepath.Join(dir, "goprog")
+	if err := os.MkdirAll(gdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(gdir, "main.go", arrayPointerGo); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(gdir, "go.mod", "module rec\n\ngo 1.21\n"); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(gobin, "build", "-o", "rec", ".")
+	cmd.Dir = gdir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	return append(out, roundTripCase{name: "go-binary", path: filepath.Join(gdir, "rec"), sp: base, all: true, singles: [][]string{{"main.rec"}}})
+}
+
+const (
+	pairH      = "typedef struct { int a; long b; } pair_t;\ntypedef struct { const pair_t *p; int n; } walker_t;\n"
+	pairFirstC = "#include \"pair.h\"\npair_t *use_pair(pair_t *p) { return p; }\n"
+	pairWalkC  = "#include \"pair.h\"\ntypedef pair_t pr;\nwalker_t *use_walker(walker_t *w, pr *x) { return x ? w : 0; }\n"
+)
 
 // roundTrip extracts from c.path twice (with 1 and 2 workers for --all),
 // requires the same bytes, loads the fragment, and checks c.path against
@@ -339,6 +512,53 @@ func TestRoundTripCatches(t *testing.T) {
 				t.Fatal(err)
 			}
 			expect(t, r, p.kind, p.sev, p.want)
+		})
+	}
+}
+
+// TestAliasRetypeCaught plants the retype IsStruct is for: holder.lp is a
+// list_t * (the typedef of struct list_head), and a fragment that says
+// list* (the spec struct list, whose alias list_t is) is told it changed
+// type; the clean fragment checks clean.
+func TestAliasRetypeCaught(t *testing.T) {
+	base, err := compiled.Load(spec.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := aliasObjects(t, t.TempDir(), base)[0]
+	var b bytes.Buffer
+	if err := release.Extract(c.path, &b, release.ExtractOptions{All: true, Spec: base, DebugDirs: []string{t.TempDir()}}); err != nil {
+		t.Fatal(err)
+	}
+	clean := b.String()
+	from := "name = \"lp\"\n  offset = 0\n  type = \"list_head*\""
+	if !strings.Contains(clean, from) || !strings.Contains(clean, "[[struct]]\nname = \"list\"\n") {
+		t.Fatalf("the fragment does not spell holder.lp as list_head* beside a struct list:\n%s", clean)
+	}
+	for _, p := range []struct{ name, text string }{
+		{"clean", clean},
+		{"planted", strings.Replace(clean, from, strings.Replace(from, "list_head*", "list*", 1), 1)},
+	} {
+		t.Run(p.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "structs.toml"), []byte(p.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			frag, err := spec.LoadDir(dir)
+			if err != nil {
+				t.Fatalf("the fragment does not load: %v", err)
+			}
+			r, err := Check(context.Background(), []string{c.path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: []string{t.TempDir()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.name == "clean" {
+				if r.Exit != 0 || !strings.HasPrefix(r.Verdict, "CLEAN") {
+					t.Fatalf("the clean fragment: exit %d, %s%s", r.Exit, r.Verdict, notOK(r))
+				}
+				return
+			}
+			expect(t, r, KindType, Incompatible, "holder.lp: type list_t *, spec list*")
 		})
 	}
 }

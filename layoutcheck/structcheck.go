@@ -59,6 +59,9 @@ type structChecker struct {
 	// decl: the first node of each struct name laid out, where its facts
 	// are declared (location.go).
 	decl map[string]*typemodel.Type
+	// found is where the input's spec structs were found (nil: names
+	// alone, as for show).
+	found specmatch.Found
 }
 
 func newStructChecker(sp *spec.Spec) *structChecker {
@@ -166,7 +169,7 @@ func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grad
 	// The spec's spelling when specmatch says the types agree, except where
 	// the spec says only "some pointer" (void* or an opaque pointee): there
 	// the pointee's own name is kept, so a new pointee is seen.
-	agree := t != nil && specmatch.MatchType(t, d, 0) == ""
+	agree := t != nil && c.found.MatchType(t, d, 0) == ""
 	if agree && t.Kind == spec.KindPointer {
 		if k := t.Elem.Base().Kind; k == spec.KindVoid || k == spec.KindOpaque {
 			agree = false
@@ -191,7 +194,7 @@ func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grad
 		out.Kind, out.Canon = grade.TVoid, "void"
 	case typemodel.Pointer:
 		out.Kind, out.Elem = grade.TPointer, c.typeOf(sd.Elem, elemSpec, depth+1)
-		if es := elemSpec; es != nil && es.Kind == spec.KindStruct && es.Struct != nil && out.Elem.Canon != grade.Canon(es) && namedStruct(sd.Elem, es.Struct) {
+		if es := elemSpec; es != nil && es.Kind == spec.KindStruct && es.Struct != nil && out.Elem.Canon != grade.Canon(es) && (namedStruct(sd.Elem, es.Struct) || c.found.Is(es.Struct, typemodel.Strip(sd.Elem))) {
 			// The pointee carries the spec struct's name (a typedef on its
 			// way down, or its tag) and is another type here: the units of
 			// one library define a typedef differently (libc's _IO_lock_t
@@ -217,8 +220,10 @@ func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grad
 			out.Len = -1 // a flexible array member (or [0])
 		}
 		switch {
-		case out.Elem.Canon == "":
-			// An array of what the grammar cannot spell has no spelling.
+		case out.Elem.Canon == "", out.Elem.Kind == grade.TStruct && !spec.IsIdent(out.Elem.Canon):
+			// An array of what the grammar cannot spell (a scoped or
+			// template name: Go's [4]huff0.bitReaderShifted) has no
+			// spelling.
 		case out.Len < 0:
 			out.Canon = out.Elem.Canon + "[]"
 		default:
@@ -249,6 +254,11 @@ func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grad
 		// spelling in the grammar (extract covers them by opaque ranges).
 		out.Kind = grade.TOther
 	}
+	if out.Size > spec.MaxObjectSize && !agree {
+		// Larger than a spec can spell (extract's bound, spec.MaxObjectSize:
+		// Go's *[1<<49]uint16): no spelling, so a pointer to it is void*.
+		out.Canon = ""
+	}
 	if agree {
 		out.Canon = grade.Canon(t)
 	}
@@ -270,15 +280,14 @@ func (c *structChecker) namedOpaque(d *typemodel.Type, n string) bool {
 	return false
 }
 
-// namedStruct: d carries one of the names the spec struct st may have in
-// DWARF (specmatch.StructNames).
+// namedStruct: d is the spec struct st by its names (specmatch.IsStruct:
+// the TAG_t alias only where d's own tag says nothing else).
 func namedStruct(d *typemodel.Type, st *spec.Struct) bool {
-	for _, n := range specmatch.StructNames(st) {
-		if specmatch.NamedAs(d, n) {
-			return true
-		}
+	tag := ""
+	if s := typemodel.Strip(d); s != nil && (s.Kind.Aggregate() || s.Kind == typemodel.Enum) {
+		tag = s.Name
 	}
-	return false
+	return specmatch.IsStruct(st, tag, typemodel.Typedefs(d))
 }
 
 var intNames = sync.OnceValue(func() map[string]string {
@@ -315,7 +324,7 @@ func scalarCanon(d, sd *typemodel.Type) string {
 			return "bool"
 		}
 		return ""
-	case sd.Name == "char":
+	case sd.Name == "char" && size == 1:
 		return "char"
 	case !sd.Encoding.Integer():
 		return ""
@@ -336,10 +345,8 @@ func scalarCanon(d, sd *typemodel.Type) string {
 // name.
 func (c *structChecker) structName(d *typemodel.Type, tds []string) string {
 	if c.sp != nil {
-		for _, st := range c.sp.Structs {
-			if specmatch.NamesMatch(st, d.Name, tds) {
-				return st.Name
-			}
+		if st := specmatch.StructNamed(c.sp.Structs, d.Name, tds); st != nil {
+			return st.Name
 		}
 		for _, o := range c.sp.OpaqueTypes {
 			if d.Name != "" && (d.Name == o.CTag() || d.Name == o.Name) {

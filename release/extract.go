@@ -330,35 +330,14 @@ func (x *extractor) reserve(off dwarf.Offset, name string) *xStruct {
 // release spec speak of the same struct.
 func (x *extractor) specName(d *typemodel.Type, tds []string) string {
 	if x.sp != nil {
-		for _, st := range x.sp.Structs {
-			if structNamesMatch(st, d.Name, tds) {
-				return st.Name
-			}
+		if st := specmatch.StructNamed(x.sp.Structs, d.Name, tds); st != nil {
+			return st.Name
 		}
 	}
 	if len(tds) > 0 {
 		return tds[0]
 	}
 	return d.Name
-}
-
-// structNamesMatch: a DWARF struct of this (qualified) name, reached
-// through the typedefs tds, is the spec struct st: by tag, by typedef, or
-// by the TAG_t alias.
-func structNamesMatch(st *spec.Struct, name string, tds []string) bool {
-	names := map[string]bool{st.Name: true, st.CTag(): true, st.CTag() + "_t": true}
-	for _, n := range st.Typedefs() {
-		names[n] = true
-	}
-	if name != "" && names[name] {
-		return true
-	}
-	for _, n := range tds {
-		if names[n] {
-			return true
-		}
-	}
-	return false
 }
 
 func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err error) {
@@ -453,6 +432,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 	depth := x.structDepth
 	items, fbuf := x.scratch.lists(depth, len(l.Fields))
 	defer func() { x.scratch.keep(depth, items, fbuf) }()
+	dup := repeatedNames(l.Fields)
 	for i := range l.Fields {
 		m := &l.Fields[i]
 		// A zero-size member is skipped, except a flexible array member at
@@ -469,7 +449,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 			items = append(items, layoutItem{start: m.Offset, end: m.End()})
 			continue
 		}
-		if m.BitSize == 0 && !m.Base && !m.Artificial && spec.IsIdent(m.Name) {
+		if m.BitSize == 0 && !m.Base && !m.Artificial && spec.IsIdent(m.Name) && !dup[m.Name] {
 			if t, note, ok := x.specType(m.Type, last); ok {
 				fbuf = append(fbuf, xField{name: m.Name, typ: t, note: note, offset: m.Offset})
 				items = append(items, layoutItem{start: m.Offset, end: m.End(), field: &fbuf[len(fbuf)-1]})
@@ -533,6 +513,43 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		s.note = fmt.Sprintf("no data members in the binary: %d byte(s) of storage only", l.Size)
 	}
 	return s, nil
+}
+
+// repeatedNames are the member names that l's members share, nil when
+// none does: Go's blank fields (a struct's padding, each named _), or a
+// hostile DWARF. A spec struct declares a field name once, so those
+// members are covered by opaque ranges instead of written as fields the
+// loader would refuse (docs/nrtabi-extract.md#never-a-file-the-loader-refuses).
+func repeatedNames(fields []typemodel.Field) map[string]bool {
+	var dup map[string]bool
+	if len(fields) <= 16 {
+		for i := range fields {
+			for j := range i {
+				if fields[i].Name != "" && fields[i].Name == fields[j].Name {
+					if dup == nil {
+						dup = map[string]bool{}
+					}
+					dup[fields[i].Name] = true
+				}
+			}
+		}
+		return dup
+	}
+	seen := make(map[string]bool, len(fields))
+	for i := range fields {
+		n := fields[i].Name
+		if n == "" {
+			continue
+		}
+		if seen[n] {
+			if dup == nil {
+				dup = map[string]bool{}
+			}
+			dup[n] = true
+		}
+		seen[n] = true
+	}
+	return dup
 }
 
 var intNames = map[string]string{
@@ -673,11 +690,13 @@ func (x *extractor) spell(t *typemodel.Type, last bool, q cvQuals) (string, stri
 		size, signed, ok := typemodel.IntShape(d)
 		switch {
 		case !ok:
-		case d.Name == "char":
+		// A base type goes by its C name only at the C size: Go's int
+		// and uint are 8 bytes (an i64 and a u64).
+		case d.Name == "char" && size == 1:
 			return named("char", "", true)
-		case d.Name == "int":
+		case d.Name == "int" && size == 4:
 			return named("int", "", true)
-		case d.Name == "unsigned int":
+		case d.Name == "unsigned int" && size == 4:
 			return named("unsigned", "", true)
 		case size == 1 || size == 2 || size == 4 || size == 8:
 			return named(intSpelling(size, signed), "", true)

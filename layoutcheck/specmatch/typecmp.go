@@ -10,21 +10,82 @@ import (
 
 // NamesMatch reports whether a DWARF struct named tag (its qualified name,
 // "" when anonymous), reached through the typedefs tds, is the spec struct
-// st: by tag, by typedef, or by alias.
+// st: by tag, by typedef, or by alias (NameRank).
 func NamesMatch(st *spec.Struct, tag string, tds []string) bool {
-	names := map[string]bool{st.Name: true, st.CTag(): true, st.CTag() + "_t": true}
-	for _, n := range st.Typedefs() {
-		names[n] = true
-	}
-	if tag != "" && names[tag] {
-		return true
-	}
-	for _, n := range tds {
-		if names[n] {
+	return NameRank(st, tag, tds) >= 0
+}
+
+// NameRank is how a DWARF struct named tag, reached through the typedefs
+// tds, carries the names of the spec struct st: 0 by a name of its own
+// (st's name, its tag, a typedef it declares), 1 only by the TAG_t alias,
+// -1 not at all. A name of its own wins over an alias wherever the two
+// meet (StructNamed, Debug.FindStructs): ld.so's struct list beside the
+// typedef list_t of its struct list_head
+// (docs/nrtabi-check.md#how-a-spec-struct-is-found).
+func NameRank(st *spec.Struct, tag string, tds []string) int {
+	own := func(n string) bool {
+		if n == st.Name || n == st.CTag() {
 			return true
 		}
+		for _, td := range st.Typedefs() {
+			if n == td {
+				return true
+			}
+		}
+		return false
+	}
+	if tag != "" && own(tag) {
+		return 0
+	}
+	for _, n := range tds {
+		if own(n) {
+			return 0
+		}
+	}
+	alias := st.CTag() + "_t"
+	if tag == alias {
+		return 1
+	}
+	for _, n := range tds {
+		if n == alias {
+			return 1
+		}
+	}
+	return -1
+}
+
+// IsStruct reports whether a member's DWARF struct named tag, reached
+// through the typedefs tds, is the spec struct st a member type names: by
+// a name of its own, or by the TAG_t alias when its tag says nothing else
+// (anonymous, or the alias itself). A member retyped from struct list * to
+// list_t *, the typedef of a struct list_head, has changed type, though
+// list_t is the spec struct list's alias.
+func IsStruct(st *spec.Struct, tag string, tds []string) bool {
+	switch NameRank(st, tag, tds) {
+	case 0:
+		return true
+	case 1:
+		return tag == "" || tag == st.CTag()+"_t"
 	}
 	return false
+}
+
+// StructNamed is the spec struct a DWARF struct named tag, reached through
+// the typedefs tds, is: the first of structs it carries the own names of,
+// else the first it carries by alias (NameRank); nil when none.
+func StructNamed(structs []*spec.Struct, tag string, tds []string) *spec.Struct {
+	var alias *spec.Struct
+	for _, st := range structs {
+		switch NameRank(st, tag, tds) {
+		case 0:
+			return st
+		case 1:
+			if alias == nil {
+				alias = st
+			}
+		}
+	}
+	return alias
 }
 
 // NamedAs reports whether the DWARF type d carries the name n: one of the
@@ -44,10 +105,33 @@ func NamedAs(d *typemodel.Type, n string) bool {
 	return s != nil && (s.Kind.Aggregate() || s.Kind == typemodel.Enum) && s.Name == n
 }
 
+// Found is where each spec struct was found in the DWARF being checked:
+// the offset of its struct DIE (typemodel.Type.Offset). A member type that
+// reaches that very DIE is that spec struct, whatever typedef it goes
+// through (gsl's traverser reaches the struct found as rb_table through the
+// typedef gsl_bst_rb_table of the same unit); elsewhere names decide
+// (IsStruct). A nil Found is names alone.
+type Found map[*spec.Struct]uint64
+
+// Is reports whether the struct d is the DIE st was found at.
+func (f Found) Is(st *spec.Struct, d *typemodel.Type) bool {
+	if f == nil || st == nil || d == nil || d.Offset == 0 {
+		return false
+	}
+	off, ok := f[st]
+	return ok && off == d.Offset
+}
+
 // MatchType compares a DWARF member type with a spec type. It returns "" on
 // a match, else why they differ. Embedded structs match by name here; their
 // layouts are compared by the caller.
 func MatchType(t *spec.Type, d *typemodel.Type, depth int) string {
+	return Found(nil).MatchType(t, d, depth)
+}
+
+// MatchType is MatchType that takes a struct DIE where f says its spec
+// struct was found for that struct.
+func (f Found) MatchType(t *spec.Type, d *typemodel.Type, depth int) string {
 	if depth > 8 {
 		return ""
 	}
@@ -101,7 +185,7 @@ func MatchType(t *spec.Type, d *typemodel.Type, depth int) string {
 			return mismatch()
 		}
 	case spec.KindStruct:
-		if !kind.Aggregate() || t.Struct == nil || !NamesMatch(t.Struct, sd.Name, tds) {
+		if !kind.Aggregate() || t.Struct == nil || !IsStruct(t.Struct, sd.Name, tds) && !f.Is(t.Struct, sd) {
 			return mismatch()
 		}
 	case spec.KindPointer:
@@ -115,7 +199,7 @@ func MatchType(t *spec.Type, d *typemodel.Type, depth int) string {
 				return ""
 			}
 		}
-		if why := MatchType(t.Elem, sd.Elem, depth+1); why != "" {
+		if why := f.MatchType(t.Elem, sd.Elem, depth+1); why != "" {
 			return mismatch()
 		}
 	case spec.KindArray:
@@ -129,7 +213,7 @@ func MatchType(t *spec.Type, d *typemodel.Type, depth int) string {
 		} else if sd.Count != int64(t.Len) {
 			return mismatch()
 		}
-		if why := MatchType(t.Elem, sd.Elem, depth+1); why != "" {
+		if why := f.MatchType(t.Elem, sd.Elem, depth+1); why != "" {
 			return mismatch()
 		}
 	case spec.KindVoid:

@@ -174,7 +174,9 @@ func parsePahole(r io.Reader) ([]paholeStruct, error) {
 			continue
 		}
 		opens := strings.HasSuffix(s, "{") && !strings.HasPrefix(s, "/*")
-		closes := strings.HasPrefix(s, "}")
+		// "} */" ends the comment a class's vtable is listed in
+		// ("/* vtable has N entries: {"), not a body.
+		closes := strings.HasPrefix(s, "}") && strings.TrimSpace(s[1:]) != "*/"
 		if closes {
 			depth--
 		}

@@ -556,6 +556,15 @@ func (sc *scanner) refOf(form uint32) (int, bool) {
 }
 
 // dieInfo is what the scanner decodes of a named DIE.
+// addsScope: a namespace DIE whose name is a component of the qualified
+// names inside it. An inline namespace (DW_AT_export_symbols),
+// libstdc++'s __cxx11 and an anonymous namespace add none; every walker
+// (the lookup, ScanAll's index, the graph, the scope walk) asks this, so a
+// name is spelled alike by each (docs/layoutcheck.md#finding-structs).
+func addsScope(di *dieInfo) bool {
+	return !di.export && len(di.name) > 0 && string(di.name) != "__cxx11"
+}
+
 type dieInfo struct {
 	name     []byte
 	decl     bool
@@ -653,15 +662,20 @@ type Found struct {
 type wantName struct {
 	parts  []string // qualified name split at "::"
 	target int      // index of the wanted struct
+	rank   int      // twice the name's place in its want's list (0 is the most specific); one more for a match by template-argument prefix
 }
 
 // finder looks up structs by name in one Debug.
 type finder struct {
-	sc      *scanner
-	enums   bool // FindEnums: enumeration DIEs are wanted, struct-like ones not
-	byBase  map[string][]wantName
-	found   []*Found
-	missing int
+	sc     *scanner
+	enums  bool // FindEnums: enumeration DIEs are wanted, struct-like ones not
+	byBase map[string][]wantName
+	found  []*Found
+	rank   []int // the rank of the name each found want was found by
+	// open counts the wants not yet found by their first name: a want
+	// found by a later name may still be found by a better one in a
+	// later unit, so the scan goes on until open is 0.
+	open int
 	// DIEsVisited counts the DIEs the scan decoded or skipped, for the bench.
 	DIEsVisited int
 }
@@ -694,8 +708,15 @@ func baseName(s string) string {
 	return s
 }
 
-// FindStructs locates each wanted struct, trying its names in order; the
-// result has one entry per want (nil when absent).
+// FindStructs locates each wanted struct by its names, most specific
+// first: a DIE found by an earlier name of a want wins over one found by
+// a later name, whatever their order in the file (a spec struct list is
+// struct list, not the typedef list_t of another struct defined in an
+// earlier unit); a template instance of exactly the name wins over one
+// whose arguments only begin with the name's (the fallback that lets
+// std::basic_ostringstream<char> name the instance with the default
+// arguments); and between DIEs found alike the first in file order wins.
+// The result has one entry per want (nil when absent).
 func (d *Debug) FindStructs(wants [][]string) (found []*Found, err error) {
 	return d.find(wants, false)
 }
@@ -709,19 +730,20 @@ func (d *Debug) FindEnums(wants [][]string) (found []*Found, err error) {
 
 func (d *Debug) find(wants [][]string, enums bool) (found []*Found, err error) {
 	f := &finder{sc: &scanner{d: d}, byBase: map[string][]wantName{}, enums: enums}
-	f.found = make([]*Found, len(wants))
-	f.missing = len(wants)
+	f.found, f.rank = make([]*Found, len(wants)), make([]int, len(wants))
+	f.open = len(wants)
 	for i, names := range wants {
-		for _, n := range names {
+		for r, n := range names {
 			parts := splitQualified(n)
-			f.byBase[baseName(parts[len(parts)-1])] = append(f.byBase[baseName(parts[len(parts)-1])], wantName{parts: parts, target: i})
+			b := baseName(parts[len(parts)-1])
+			f.byBase[b] = append(f.byBase[b], wantName{parts: parts, target: i, rank: 2 * r})
 		}
 	}
 	// The main file first, then the supplement and the split units: a
 	// struct found in more than one is taken from the first.
 	for _, p := range d.all() {
 		f.sc = &scanner{d: p}
-		for i := 0; f.missing > 0; i++ {
+		for i := 0; f.open > 0; i++ {
 			u, ok, err := p.unit(i)
 			if err != nil {
 				return nil, err
@@ -844,7 +866,7 @@ func (f *finder) scanUnit(u *unit) error {
 		}
 		if a.tag == tagNamespace {
 			names := top.names
-			if !di.export && string(di.name) != "__cxx11" {
+			if addsScope(&di) {
 				names = append(append([]string(nil), top.names...), string(di.name))
 			}
 			if di.children {
@@ -855,7 +877,7 @@ func (f *finder) scanUnit(u *unit) error {
 		if len(di.name) > 0 {
 			f.match(di, names, dieOff)
 		}
-		if f.missing == 0 {
+		if f.open == 0 {
 			return sc.failed()
 		}
 		if di.children {
@@ -880,7 +902,19 @@ func (f *finder) match(di dieInfo, scopeNames []string, dieOff int) {
 		return
 	}
 	for _, w := range cands {
-		if f.found[w.target] != nil || !qualifiedMatch(w.parts, scopeNames, string(name)) {
+		ok, exact := qualifiedMatch(w.parts, scopeNames, string(name))
+		if !ok {
+			continue
+		}
+		if !exact {
+			// A template named by a prefix of its arguments (the defaults
+			// left out) is the name's fallback: an instance of exactly
+			// that name wins over it, wherever it is (cupt's variadic
+			// Tuple<const char*, std::string> beside Tuple<const char*,
+			// std::string, std::string>).
+			w.rank++
+		}
+		if !f.better(w) {
 			continue
 		}
 		qual := strings.Join(append(append([]string(nil), scopeNames...), string(name)), "::")
@@ -896,28 +930,39 @@ func (f *finder) match(di dieInfo, scopeNames []string, dieOff int) {
 				f.sc = &scanner{d: alt}
 				_, off, ok := f.resolveTypedef(nil, di.typ)
 				if ok {
-					f.found[w.target] = f.at(off, qual, "typedef "+qual)
+					f.take(w, f.at(off, qual, "typedef "+qual))
 				}
 				f.sc = saved
-				if !ok {
-					continue
-				}
-				f.missing--
 				continue
 			}
 			p, off, ok := f.resolveTypedef(di.typPart, di.typ)
 			if !ok {
 				continue
 			}
-			f.found[w.target] = f.atIn(p, off, qual, "typedef "+qual)
+			f.take(w, f.atIn(p, off, qual, "typedef "+qual))
 		default:
 			if di.decl || (di.tag == tagEnumerationType) != f.enums {
 				continue
 			}
-			f.found[w.target] = f.at(dieOff, qual, kindWord(di.tag)+" "+qual)
+			f.take(w, f.at(dieOff, qual, kindWord(di.tag)+" "+qual))
 		}
-		f.missing--
 	}
+}
+
+// better reports whether a DIE found by w would be a better answer for
+// its want than the one it has: none yet, or one found by a later name.
+func (f *finder) better(w wantName) bool {
+	return f.found[w.target] == nil || w.rank < f.rank[w.target]
+}
+
+// take records fd as w's want's answer (better said it is one).
+func (f *finder) take(w wantName, fd *Found) {
+	if f.found[w.target] == nil || f.rank[w.target] != 0 {
+		if w.rank == 0 {
+			f.open--
+		}
+	}
+	f.found[w.target], f.rank[w.target] = fd, w.rank
 }
 
 // at is a Found for a DIE of the part being scanned.
@@ -946,34 +991,34 @@ func kindWord(tag uint32) string {
 // scope. A wanted template name matches when its arguments are a prefix of
 // the DIE's (std::basic_ostringstream<char> names the instance with default
 // traits and allocator).
-func qualifiedMatch(parts, scopeNames []string, name string) bool {
+func qualifiedMatch(parts, scopeNames []string, name string) (ok, exact bool) {
 	if len(parts)-1 != len(scopeNames) {
-		return false
+		return false, false
 	}
 	for i, s := range scopeNames {
 		if parts[i] != s {
-			return false
+			return false, false
 		}
 	}
 	want := parts[len(parts)-1]
 	if want == name {
-		return true
+		return true, true
 	}
 	wi := strings.IndexByte(want, '<')
 	ni := strings.IndexByte(name, '<')
 	if wi < 0 || ni < 0 || want[:wi] != name[:ni] {
-		return false
+		return false, false
 	}
 	wa, na := TemplateArgs(want[wi:]), TemplateArgs(name[ni:])
 	if len(wa) > len(na) {
-		return false
+		return false, false
 	}
 	for i := range wa {
 		if wa[i] != na[i] {
-			return false
+			return false, false
 		}
 	}
-	return true
+	return true, false
 }
 
 // TemplateArgs splits "<a, b<c, d> >" into normalised top-level arguments.

@@ -337,7 +337,7 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 		switch a.tag {
 		case tagNamespace:
 			inner = typeScope{scan: true, qual: top.qual}
-			if !di.export && name != "__cxx11" {
+			if addsScope(&di) {
 				inner.qual = qualify(top.qual, name)
 			}
 		case tagTypedef:

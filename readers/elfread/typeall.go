@@ -857,7 +857,7 @@ func unitNodes(sc *scanner, u *unit, count func(uint64), out []*pending) ([]*pen
 				break
 			}
 			q := stack[len(stack)-1]
-			if !di.export && string(di.name) != "__cxx11" {
+			if addsScope(&di) {
 				q = qualify(q, string(di.name))
 			}
 			stack = append(stack, q)

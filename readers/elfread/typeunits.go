@@ -291,7 +291,7 @@ func walkNamedScopes(sc *scanner, u *unit, stop int, visit func(at int, s specSc
 		di := sc.decode(a)
 		inner := frame{scan: true, s: top.s}
 		if a.tag == tagNamespace {
-			if !di.export && string(di.name) != "__cxx11" {
+			if addsScope(&di) {
 				inner.s.qual = qualify(top.s.qual, string(di.name))
 			}
 		} else {

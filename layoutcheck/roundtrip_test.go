@@ -311,10 +311,11 @@ func aliasObjects(t *testing.T, dir string, base *spec.Spec) []roundTripCase {
 
 // arrayPointerC has pointers to arrays the grammar can spell and one it
 // cannot (larger than a spec object: extract writes void*, and check must
-// spell it so too).
+// spell it so too), and a flexible array of arrays.
 const arrayPointerC = `struct el { int a; };
 struct pa { int (*pa)[4]; struct el (*ps)[4]; unsigned short (*huge)[562949953421311]; struct el (*big)[1048576]; };
-struct pa *use_pa(struct pa *p) { return p; }
+struct flexarr { int n; const struct el *const (*defs)[]; unsigned char mac[][6]; }; /* the kernel's virtio_net and ib_core: a flexible array of arrays, a pointer to a flexible array */
+struct pa *use_pa(struct pa *p, struct flexarr *f) { return f ? p : 0; }
 `
 
 // arrayPointerGo is a Go program whose DWARF holds what no C compiler
@@ -351,7 +352,7 @@ func arrayPointerObjects(t *testing.T, dir string, base *spec.Spec) []roundTripC
 	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", so, "pa.c"); err != nil {
 		t.Fatal(err)
 	}
-	out := []roundTripCase{{name: "c-array-pointers", path: so, sp: base, all: true, singles: [][]string{{"pa"}}}}
+	out := []roundTripCase{{name: "c-array-pointers", path: so, sp: base, all: true, singles: [][]string{{"pa"}, {"flexarr"}}}}
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Logf("not run on a Go binary: the go command is not on PATH (%v)", err)

@@ -406,7 +406,15 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 		}
 		s.opaque = append(s.opaque, &xOpaque{offset: 0, end: l.Size, covers: covers})
 		s.note = "a union in the binary; the spec grammar has no unions"
-		s.align = align
+		if align > 1 && l.Size%align != 0 {
+			// A size no multiple of the members' alignment: a packed union,
+			// or one holding a packed struct whose own members do not show
+			// it (the kernel's union text_poke_insn, 5 bytes round an s32),
+			// as for a struct below.
+			s.packed = true
+		} else {
+			s.align = align
+		}
 		return s, nil
 	}
 	packed := false
@@ -712,7 +720,9 @@ func (x *extractor) spell(t *typemodel.Type, last bool, q cvQuals) (string, stri
 			return pq.prefix() + "void*" + self, "", true
 		}
 		isStruct := pt.Kind.Aggregate()
-		if inner, _, ok := x.spell(d.Elem, false, cvQuals{}); ok && !isStruct {
+		// A pointee may be a flexible array (the kernel's
+		// const struct uverbs_attr_def *const (*attrs)[]: T[]*).
+		if inner, _, ok := x.spell(d.Elem, true, cvQuals{}); ok && !isStruct {
 			return inner + "*" + self, "", true
 		}
 		if isStruct {

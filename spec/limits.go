@@ -14,18 +14,21 @@ import (
 
 // Limits on one spec file, checked before the TOML decoder sees it: the
 // decoder's cost grows with nesting faster than with size (10 000 nested
-// inline tables take gigabytes), and a spec never needs more than a few
-// levels or more than a few hundred kilobytes.
+// inline tables take gigabytes), and a release never needs more than a
+// few levels or more than a few hundred kilobytes. A fragment nrtabi
+// extract --all writes of a large object does: the Linux kernel's vmlinux
+// (7,155 structs) is 7.5 MB, which the loader reads and validates in
+// 1.6 s and 255 MB (docs/nrtabi-extract.md#never-a-file-the-loader-refuses).
 const (
 	// MaxSpecFileSize is the largest *.toml file the loader reads.
-	MaxSpecFileSize = 4 << 20
+	MaxSpecFileSize = 16 << 20
 	// MaxNesting is how deeply arrays and inline tables may nest in a value.
 	MaxNesting = 32
 	// MaxSpecDirSize bounds the *.toml bytes one load reads: the release's
 	// directory and every release it derives from together. A release is a
-	// few hundred kilobytes; twenty files at MaxSpecFileSize once took
-	// 2.9 GB and 23 s to refuse.
-	MaxSpecDirSize = 16 << 20
+	// few hundred kilobytes; twenty files of 4 MiB once took 2.9 GB and
+	// 23 s to refuse, so this bound is two of the largest files.
+	MaxSpecDirSize = 2 * MaxSpecFileSize
 	// MaxSpecDirFiles bounds the *.toml files of one load, all layers.
 	MaxSpecDirFiles = 256
 	// MaxSpecDirEntries bounds the entries of one spec directory listed

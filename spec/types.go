@@ -220,8 +220,11 @@ func (p *typeParser) parse(depth int, inVector bool) (*Type, error) {
 				}
 				n = int(v)
 			}
-			if t.Kind == KindArray && t.Len < 0 {
-				return nil, fmt.Errorf("a flexible array cannot have a further dimension")
+			// Dimensions read as in C, the first outermost: only the first
+			// may be flexible (u8[][6], the kernel's u8 mac[][6]); a later
+			// empty one would be an array of flexible arrays.
+			if n < 0 && t.Kind == KindArray {
+				return nil, fmt.Errorf("only the first dimension of an array may be flexible ([] then [N], as in C)")
 			}
 			t = wrapArray(t, n)
 		default:

@@ -207,6 +207,7 @@ func TestParseType(t *testing.T) {
 		{"char[16]", "char[16]", 16, 1},
 		{"u8[2][3]", "u8[2][3]", 6, 1},
 		{"u64[]", "u64[]", 0, 8},
+		{"u8[][6]", "u8[][6]", 0, 1}, // C's u8 mac[][6]: a flexible array of u8[6]
 		{"volatile u32*", "volatile u32*", 8, 8},
 		{"std::vector<std::vector<u32>>", "std::vector<std::vector<u32>>", 24, 8},
 		{"pthread_mutex_t", "pthread_mutex_t", 40, 8},
@@ -220,7 +221,7 @@ func TestParseType(t *testing.T) {
 			t.Errorf("%s: got %s size %d align %d, want %s %d %d", tc.in, ty, ty.Size(), ty.Align(), tc.out, tc.size, tc.algn)
 		}
 	}
-	for _, bad := range []string{"", "u32[0]", "u32[x]", "std::vector", "std::map<u32>", "u32 &", "u8[][2]"} {
+	for _, bad := range []string{"", "u32[0]", "u32[x]", "std::vector", "std::map<u32>", "u32 &", "u8[2][]", "u8[][2][]"} {
 		if _, err := ParseType(bad); err == nil {
 			t.Errorf("ParseType(%q) accepted a bad type", bad)
 		}

@@ -175,7 +175,11 @@ func extractAllCmd(ctx context.Context, c *cli.Command, path, outPath string, ou
 			debug.SetGCPercent(400)
 		}
 	}
-	run := func(w io.Writer) error { return release.ExtractContext(ctx, path, w, opt) }
+	var size countingWriter
+	run := func(w io.Writer) error {
+		size.w = w
+		return release.ExtractContext(ctx, path, &size, opt)
+	}
 	var err error
 	if outPath == "" {
 		err = run(out)
@@ -188,7 +192,30 @@ func extractAllCmd(ctx context.Context, c *cli.Command, path, outPath string, ou
 	for _, s := range stats.Skipped {
 		fmt.Fprintf(errw, "%s: %s: skipped %s\n", c.FullName(), esc.String(path), esc.String(s))
 	}
+	if size.n > maxFragmentBytes {
+		// The fragment is whole and kept, but no spec load reads a file
+		// this large (a hostile spec's bound): the round trip does not
+		// hold, and the exit status says so
+		// (docs/nrtabi-extract.md#never-a-file-the-loader-refuses).
+		return fmt.Errorf("%s: the fragment is %d bytes, more than the %d one spec file may hold (spec.MaxSpecFileSize): check and diff cannot load it; extract the structs you need by name (nrtabi extract NAME... FILE)", esc.String(path), size.n, maxFragmentBytes)
+	}
 	return nil
+}
+
+// maxFragmentBytes is the largest fragment check can load as one file; a
+// variable for TestExtractAllTooLarge.
+var maxFragmentBytes int64 = spec.MaxSpecFileSize
+
+// countingWriter counts what passes through it to w.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // writeAtomic replaces path only once the whole content is on disk. The

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,5 +54,29 @@ func TestExtractAllCmd(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "none.toml")); !os.IsNotExist(err) {
 		t.Errorf("a refused -j wrote its -o file: %v", err)
+	}
+}
+
+// TestExtractAllTooLarge: a fragment larger than one spec file may hold is
+// written whole and kept, and the exit status and one stderr line say
+// that check cannot load it (the bound lowered to 1 KiB for the test).
+func TestExtractAllTooLarge(t *testing.T) {
+	obj := typesObject(t, "", "")
+	saved := maxFragmentBytes
+	maxFragmentBytes = 1 << 10
+	defer func() { maxFragmentBytes = saved }()
+	frag := filepath.Join(t.TempDir(), "frag", "structs.toml")
+	rc, out, errw := runLayoutCLI("extract", "--all", "-o", frag, obj)
+	b, err := os.ReadFile(frag)
+	if err != nil {
+		t.Fatalf("the fragment was not kept: %v (exit %d, stderr %s)", err, rc, errw)
+	}
+	want := "more than the 1024 one spec file may hold (spec.MaxSpecFileSize): check and diff cannot load it"
+	if rc != 1 || out != "" || !strings.Contains(errw, want) || !strings.Contains(errw, fmt.Sprintf("the fragment is %d bytes", len(b))) {
+		t.Fatalf("extract --all of a fragment past the bound: exit %d, stdout %q, stderr %q; want 1 and %q", rc, out, errw, want)
+	}
+	maxFragmentBytes = saved
+	if rc, _, errw := runLayoutCLI("extract", "--all", "-o", frag, obj); rc != 0 {
+		t.Fatalf("under the real bound: exit %d, stderr %s", rc, errw)
 	}
 }

@@ -3,11 +3,11 @@ package layoutcheck
 import (
 	"debug/elf"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nrtabi/nrtabi/internal/realworld"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
@@ -16,22 +16,15 @@ import (
 
 // TestRoundTripWide is the opt-in wide run of the round trip
 // (NRTABI_REALWORLD=1; not in make test): every LP64 ELF file with DWARF
-// under /usr/lib/debug and the directories NRTABI_REALWORLD_DIRS lists
-// (colon-separated), each extracted with --all twice (one worker, then
+// under realworld.Roots, each extracted with --all twice (one worker, then
 // two) to the same bytes and checked CLEAN against its own fragment, one
 // subtest per file. Objects of another data model are counted, not run:
 // the readers refuse them by design.
 func TestRoundTripWide(t *testing.T) {
-	if os.Getenv("NRTABI_REALWORLD") == "" {
-		t.Skip("skipping: the wide real-artefact run is opt-in (NRTABI_REALWORLD=1)")
-	}
+	roots := realworld.Roots(t)
 	base, err := compiled.Load(spec.Default)
 	if err != nil {
 		t.Fatal(err)
-	}
-	roots := []string{"/usr/lib/debug"}
-	if extra := os.Getenv("NRTABI_REALWORLD_DIRS"); extra != "" {
-		roots = append(roots, strings.Split(extra, ":")...)
 	}
 	var files []string
 	other := 0

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/realworld"
 )
 
 // TestPaholeAgreeWide is the opt-in wide run of the agreement test
@@ -26,20 +27,11 @@ import (
 // inputs and structs it checked and every disagreement class with one
 // example.
 func TestPaholeAgreeWide(t *testing.T) {
-	if os.Getenv("NRTABI_REALWORLD") == "" {
-		t.Skip("skipping: the wide real-artefact run is opt-in (NRTABI_REALWORLD=1)")
-	}
+	roots := realworld.Roots(t)
+	only := os.Getenv("NRTABI_REALWORLD_ONLY") != "" // the DIRS alone (a rerun)
 	needPahole(t)
 	start := time.Now()
 	var ins []agreeInput
-	roots := []string{"/usr/lib/debug"}
-	if extra := os.Getenv("NRTABI_REALWORLD_DIRS"); extra != "" {
-		roots = append(roots, strings.Split(extra, ":")...)
-	}
-	only := os.Getenv("NRTABI_REALWORLD_ONLY") != "" // the DIRS alone (a rerun)
-	if only {
-		roots = roots[1:]
-	}
 	for _, root := range roots {
 		files := debugFiles(t, root)
 		t.Logf("%s: %d ELF files with DWARF", root, len(files))

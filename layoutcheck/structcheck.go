@@ -256,7 +256,8 @@ func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grad
 	}
 	if out.Size > spec.MaxObjectSize && !agree {
 		// Larger than a spec can spell (extract's bound, spec.MaxObjectSize:
-		// Go's *[1<<49]uint16): no spelling, so a pointer to it is void*.
+		// the Go runtime's *[1<<49 - 1]uint16): no spelling, so a pointer
+		// to it is void*.
 		out.Canon = ""
 	}
 	if agree {

@@ -523,7 +523,7 @@ func (x *extractor) structAt(off dwarf.Offset, name string) (s *xStruct, err err
 	return s, nil
 }
 
-// repeatedNames are the member names that l's members share, nil when
+// repeatedNames are the names more than one of fields carries, nil when
 // none does: Go's blank fields (a struct's padding, each named _), or a
 // hostile DWARF. A spec struct declares a field name once, so those
 // members are covered by opaque ranges instead of written as fields the

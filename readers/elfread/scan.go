@@ -555,7 +555,6 @@ func (sc *scanner) refOf(form uint32) (int, bool) {
 	return 0, false
 }
 
-// dieInfo is what the scanner decodes of a named DIE.
 // addsScope: a namespace DIE whose name is a component of the qualified
 // names inside it. An inline namespace (DW_AT_export_symbols),
 // libstdc++'s __cxx11 and an anonymous namespace add none; every walker
@@ -565,6 +564,7 @@ func addsScope(di *dieInfo) bool {
 	return !di.export && len(di.name) > 0 && string(di.name) != "__cxx11"
 }
 
+// dieInfo is what the scanner decodes of a named DIE.
 type dieInfo struct {
 	name     []byte
 	decl     bool
@@ -740,7 +740,7 @@ func (d *Debug) find(wants [][]string, enums bool) (found []*Found, err error) {
 		}
 	}
 	// The main file first, then the supplement and the split units: a
-	// struct found in more than one is taken from the first.
+	// struct found alike in more than one is taken from the first.
 	for _, p := range d.all() {
 		f.sc = &scanner{d: p}
 		for i := 0; f.open > 0; i++ {

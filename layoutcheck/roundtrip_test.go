@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/testbin"
 	"github.com/nrtabi/nrtabi/readers/elfread"
 	"github.com/nrtabi/nrtabi/release"
 	"github.com/nrtabi/nrtabi/spec"
@@ -353,28 +353,18 @@ func arrayPointerObjects(t *testing.T, dir string, base *spec.Spec) []roundTripC
 		t.Fatal(err)
 	}
 	out := []roundTripCase{{name: "c-array-pointers", path: so, sp: base, all: true, singles: [][]string{{"pa"}, {"flexarr"}}}}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Logf("not run on a Go binary: the go command is not on PATH (%v)", err)
-		return out
-	}
 	gdir := filepath.Join(dir, "goprog")
 	if err := os.MkdirAll(gdir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFile(gdir, "main.go", arrayPointerGo); err != nil {
+	bin, err := testbin.Program(gdir, "rec", arrayPointerGo)
+	if errors.Is(err, testbin.ErrNoGo) {
+		t.Logf("not run on a Go binary: %v", err)
+		return out
+	} else if err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFile(gdir, "go.mod", "module rec\n\ngo 1.21\n"); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(gobin, "build", "-o", "rec", ".")
-	cmd.Dir = gdir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
-	return append(out, roundTripCase{name: "go-binary", path: filepath.Join(gdir, "rec"), sp: base, all: true, singles: [][]string{{"main.rec"}}})
+	return append(out, roundTripCase{name: "go-binary", path: bin, sp: base, all: true, singles: [][]string{{"main.rec"}}})
 }
 
 const (

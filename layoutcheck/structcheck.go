@@ -194,7 +194,7 @@ func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grad
 		out.Kind, out.Canon = grade.TVoid, "void"
 	case typemodel.Pointer:
 		out.Kind, out.Elem = grade.TPointer, c.typeOf(sd.Elem, elemSpec, depth+1)
-		if es := elemSpec; es != nil && es.Kind == spec.KindStruct && es.Struct != nil && out.Elem.Canon != grade.Canon(es) && (namedStruct(sd.Elem, es.Struct) || c.found.Is(es.Struct, typemodel.Strip(sd.Elem))) {
+		if es := elemSpec; es != nil && es.Kind == spec.KindStruct && es.Struct != nil && out.Elem.Canon != grade.Canon(es) && c.found.StructIs(es.Struct, sd.Elem) {
 			// The pointee carries the spec struct's name (a typedef on its
 			// way down, or its tag) and is another type here: the units of
 			// one library define a typedef differently (libc's _IO_lock_t
@@ -254,14 +254,14 @@ func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grad
 		// spelling in the grammar (extract covers them by opaque ranges).
 		out.Kind = grade.TOther
 	}
-	if out.Size > spec.MaxObjectSize && !agree {
+	switch {
+	case agree:
+		out.Canon = grade.Canon(t)
+	case out.Size > spec.MaxObjectSize:
 		// Larger than a spec can spell (extract's bound, spec.MaxObjectSize:
 		// the Go runtime's *[1<<49 - 1]uint16): no spelling, so a pointer
 		// to it is void*.
 		out.Canon = ""
-	}
-	if agree {
-		out.Canon = grade.Canon(t)
 	}
 	return out
 }
@@ -279,16 +279,6 @@ func (c *structChecker) namedOpaque(d *typemodel.Type, n string) bool {
 		}
 	}
 	return false
-}
-
-// namedStruct: d is the spec struct st by its names (specmatch.IsStruct:
-// the TAG_t alias only where d's own tag says nothing else).
-func namedStruct(d *typemodel.Type, st *spec.Struct) bool {
-	tag := ""
-	if s := typemodel.Strip(d); s != nil && (s.Kind.Aggregate() || s.Kind == typemodel.Enum) {
-		tag = s.Name
-	}
-	return specmatch.IsStruct(st, tag, typemodel.Typedefs(d))
 }
 
 var intNames = sync.OnceValue(func() map[string]string {

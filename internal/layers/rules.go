@@ -73,7 +73,7 @@ var rules = []rule{
 
 	// Checking binaries against a spec, and the spec-side work above it.
 	{room: "layoutcheck", may: []string{"internal/cc", "internal/esc", "internal/regfile", "internal/render", "layoutcheck", "readers", "spec", "typemodel"},
-		tests: []string{"gen", "internal/debuginfod", "internal/hostile", "internal/realworld", "internal/sariftest", "internal/specsame", "release", "release/diff", "runtime/builder"},
+		tests: []string{"gen", "internal/debuginfod", "internal/hostile", "internal/realworld", "internal/sariftest", "internal/specsame", "internal/testbin", "release", "release/diff", "runtime/builder"},
 		why: "layoutcheck checks binaries against a spec and nothing above it; its round-trip tests extract with release " +
 			"and build with gen and runtime/builder, which only tests may do, and hold check's grades to diff's (one planted drift graded by both in one test); TestDebuginfod wires the debuginfod client into the lookup as the commands do"},
 	// The one model of a binary's types, under its front end and every
@@ -86,7 +86,7 @@ var rules = []rule{
 		tests: []string{"internal/hostile"},
 		why:   "the inputs and package readers turn arguments, packages and archives into ELF inputs read through elfread; they know no spec and no checker"},
 	{room: "readers/elfread", may: []string{"internal/regfile", "!internal/debuginfod", "typemodel"},
-		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/realworld"},
+		tests: []string{"internal/cc", "internal/fixture", "internal/hostile", "internal/realworld", "internal/testbin"},
 		why: "elfread is a pure ELF/DWARF reader in the debug/elf style: no spec, no checker, no network; a missing debug file is fetched " +
 			"through the Lookup's Fetch hook, which the commands wire to debuginfod (internal/cli), never by importing the client"},
 	{room: "internal/debuginfod", may: []string{"internal/regfile"}, tests: []string{"internal/cc", "readers/elfread"},

@@ -3,12 +3,15 @@
 package testbin
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Binary is a command built on first use.
@@ -55,4 +58,32 @@ func (b *Binary) Remove() {
 	if b.dir != "" {
 		os.RemoveAll(b.dir)
 	}
+}
+
+// ErrNoGo is Program's error when no go command is on PATH.
+var ErrNoGo = errors.New("the go command is not on PATH")
+
+// Program builds a one-file Go program outside this module (main.go and a
+// go.mod of module name in dir) as dir/name, without cgo and within 3
+// minutes: a real Go binary with DWARF for the readers' tests. An absent
+// go command is ErrNoGo, for the caller to skip on or log.
+func Program(dir, name, src string) (string, error) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoGo, err)
+	}
+	for file, text := range map[string]string{"main.go": src, "go.mod": "module " + name + "\n\ngo 1.21\n"} {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gobin, "build", "-o", name, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build of %s: %w\n%s", name, err, out)
+	}
+	return filepath.Join(dir, name), nil
 }

@@ -8,14 +8,8 @@ import (
 	"github.com/nrtabi/nrtabi/typemodel"
 )
 
-// NamesMatch reports whether a DWARF struct named tag (its qualified name,
-// "" when anonymous), reached through the typedefs tds, is the spec struct
-// st: by tag, by typedef, or by alias (NameRank).
-func NamesMatch(st *spec.Struct, tag string, tds []string) bool {
-	return NameRank(st, tag, tds) >= 0
-}
-
-// NameRank is how a DWARF struct named tag, reached through the typedefs
+// NameRank is how a DWARF struct named tag (its qualified name, "" when
+// anonymous), reached through the typedefs
 // tds, carries the names of the spec struct st: 0 by a name of its own
 // (st's name, its tag, a typedef it declares), 1 only by the TAG_t alias,
 // -1 not at all. A name of its own wins over an alias wherever the two
@@ -122,6 +116,18 @@ func (f Found) Is(st *spec.Struct, d *typemodel.Type) bool {
 	return ok && off == d.Offset
 }
 
+// StructIs reports whether the DWARF type d (through its typedefs and
+// qualifiers) is the spec struct st: the DIE st was found at, or by st's
+// names (IsStruct; the tag is that of the struct, union or enum under d).
+func (f Found) StructIs(st *spec.Struct, d *typemodel.Type) bool {
+	s := typemodel.Strip(d)
+	tag := ""
+	if s != nil && (s.Kind.Aggregate() || s.Kind == typemodel.Enum) {
+		tag = s.Name
+	}
+	return IsStruct(st, tag, typemodel.Typedefs(d)) || f.Is(st, s)
+}
+
 // MatchType compares a DWARF member type with a spec type. It returns "" on
 // a match, else why they differ. Embedded structs match by name here; their
 // layouts are compared by the caller.
@@ -185,7 +191,7 @@ func (f Found) MatchType(t *spec.Type, d *typemodel.Type, depth int) string {
 			return mismatch()
 		}
 	case spec.KindStruct:
-		if !kind.Aggregate() || t.Struct == nil || !IsStruct(t.Struct, sd.Name, tds) && !f.Is(t.Struct, sd) {
+		if !kind.Aggregate() || t.Struct == nil || !f.StructIs(t.Struct, d) {
 			return mismatch()
 		}
 	case spec.KindPointer:

@@ -2,6 +2,7 @@ package elfread
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
+	"github.com/nrtabi/nrtabi/internal/testbin"
 )
 
 // Faults the wide real-artefact run (TestPaholeAgreeWide on Debian's
@@ -62,24 +64,13 @@ func dwzInstalledPair(t *testing.T) (dir, root string) {
 // with a DW_AT_byte_size (Go's func values: 8 bytes, a pointer) has that
 // size; typemodel.SizeOf gives a function type 0 whatever its DIE states.
 func TestFuncValueSize(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("skipping: go not found: %v", err)
-	}
-	dir := t.TempDir()
-	if err := writeFile(dir, "main.go", "package main\n\ntype pair struct {\n\ta uint8\n\tf func(int) error\n}\n\nvar P pair\n\nfunc main() { println(P.a, P.f == nil) }\n"); err != nil {
+	bin, err := testbin.Program(t.TempDir(), "pair", "package main\n\ntype pair struct {\n\ta uint8\n\tf func(int) error\n}\n\nvar P pair\n\nfunc main() { println(P.a, P.f == nil) }\n")
+	if errors.Is(err, testbin.ErrNoGo) {
+		t.Skipf("skipping: %v", err)
+	} else if err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFile(dir, "go.mod", "module pair\n\ngo 1.21\n"); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(gobin, "build", "-o", "pair", ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	d := openDebugT(t, filepath.Join(dir, "pair"))
+	d := openDebugT(t, bin)
 	found, err := d.FindStructs([][]string{{"main.pair"}})
 	if err != nil || found[0] == nil {
 		t.Fatalf("main.pair: %v %v", found, err)

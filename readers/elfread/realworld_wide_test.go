@@ -14,6 +14,7 @@ import (
 
 	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/internal/realworld"
+	"github.com/nrtabi/nrtabi/internal/testbin"
 )
 
 // TestPaholeAgreeWide is the opt-in wide run of the agreement test
@@ -317,25 +318,10 @@ fn main() {
 
 // goBinary builds a small Go program with DWARF (the default).
 func goBinary(t *testing.T) (string, string) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		return "", "go not found"
-	}
-	dir := t.TempDir()
 	src := "package main\n\nimport (\"fmt\"; \"os\")\n\ntype pair struct { a uint8; b uint64; c [3]uint16; s string; m map[string]int; f func(int) error }\n\nfunc main() { p := pair{a: 1}; fmt.Fprintln(os.Stdout, p.a, len(p.s)) }\n"
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+	bin, err := testbin.Program(t.TempDir(), "agree", src)
+	if err != nil {
 		return "", err.Error()
 	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module agree\n\ngo 1.21\n"), 0o644); err != nil {
-		return "", err.Error()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, gobin, "build", "-o", "agree", ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Sprintf("go build: %v: %s", err, out)
-	}
-	return filepath.Join(dir, "agree"), ""
+	return bin, ""
 }

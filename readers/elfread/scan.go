@@ -957,10 +957,8 @@ func (f *finder) better(w wantName) bool {
 
 // take records fd as w's want's answer (better said it is one).
 func (f *finder) take(w wantName, fd *Found) {
-	if f.found[w.target] == nil || f.rank[w.target] != 0 {
-		if w.rank == 0 {
-			f.open--
-		}
+	if w.rank == 0 {
+		f.open-- // better said this want had no answer of rank 0 yet
 	}
 	f.found[w.target], f.rank[w.target] = fd, w.rank
 }

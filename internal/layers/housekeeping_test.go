@@ -211,6 +211,55 @@ func TestNoTrackedCompiledArtefacts(t *testing.T) {
 	t.Logf("%d tracked files read", len(list))
 }
 
+// emptyFiles reports, one line each, the regular files of list (as
+// compiledArtefacts reads it) that hold nothing: a stray output of a
+// command whose redirect named the wrong place, which a reader can only
+// wonder about.
+func emptyFiles(root string, list []string) ([]string, error) {
+	var out []string
+	for _, name := range list {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(name)))
+		if err != nil {
+			return nil, err
+		}
+		if fi.Mode().IsRegular() && fi.Size() == 0 {
+			out = append(out, fmt.Sprintf("%s: an empty file is tracked: remove it (git rm), or give it what it is for", name))
+		}
+	}
+	return out, nil
+}
+
+// TestNoTrackedEmptyFiles: every file git tracks holds something.
+func TestNoTrackedEmptyFiles(t *testing.T) {
+	root, list := trackedFiles(t)
+	bad, err := emptyFiles(root, list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bad {
+		t.Error(b)
+	}
+}
+
+// TestEmptyFilesCaught: a planted empty file is named; a file of one
+// byte and a symbolic link to the empty file are not.
+func TestEmptyFilesCaught(t *testing.T) {
+	root, list := plant(t, map[string]string{"n4.toml": "", "one": "\n", "spec/x.toml": "a = 1\n"})
+	if err := os.Symlink("n4.toml", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := emptyFiles(root, append(list, "link"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "n4.toml: an empty file is tracked") {
+		t.Fatalf("want one report naming n4.toml, got %q", got)
+	}
+	if _, err := emptyFiles(root, []string{"gone"}); err == nil {
+		t.Error("a listed file that is not there: no error")
+	}
+}
+
 // TestNoIssueCitations: no tracked code cites an issue number.
 func TestNoIssueCitations(t *testing.T) {
 	root, list := trackedFiles(t)

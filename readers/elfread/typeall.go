@@ -67,6 +67,14 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 			items = append(items, scanItem{p: p, u: u, index: len(items)})
 		}
 	}
+	// The table the units' declarations resolve through is made from the
+	// index beside the workers (it reads nothing they write), instead of
+	// in the serial join on its first need (typedecl.go).
+	var defs chan map[declKey]declDefs
+	if idx := g.scanned.Load(); idx != nil && g.defs == nil {
+		defs = make(chan map[declKey]declDefs, 1)
+		go func() { defs <- defsOf(idx) }()
+	}
 	res := make([]*unitGraph, len(items))
 	// One scanner per worker and part: its abbreviation slots and name
 	// copies serve every unit the worker takes.
@@ -100,6 +108,28 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 		if ug.err != nil {
 			return nil, wrapUnitErr(items[i].p, ug.err)
 		}
+	}
+	if defs != nil {
+		// Each unit's declarations looked up on the workers; join
+		// records them in unit order.
+		table := <-defs
+		err := parallel(ctx, len(res), jobs, func(_, i int) error {
+			ug := res[i]
+			ug.declDefs = make([]declDefs, len(ug.decls))
+			for j, t := range ug.decls {
+				k, _ := declKeyOf(t)
+				ug.declDefs[j] = table[k]
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		g.mu.Lock()
+		if g.defs == nil {
+			g.defs = table
+		}
+		g.mu.Unlock()
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -184,6 +214,9 @@ type typeWorker struct {
 	list []*pending
 	// sorted: sortByOffset's scratch, empty between units.
 	sorted []*pending
+	// seen: the first node of every key among the worker's units' keep
+	// lists (repsOf).
+	seen map[internKey]*typemodel.Type
 }
 
 // denseUnit is the largest unit (in bytes of .debug_info) whose nodes
@@ -196,7 +229,63 @@ var denseUnit uint64 = 4 << 20
 func newTypeWorker() *typeWorker {
 	return &typeWorker{names: map[string]string{}, local: &Types{intern: map[internKey]*typemodel.Type{}, track: true},
 		bound: map[*typemodel.Type]bool{}, taint: map[*typemodel.Type]bool{}, open: map[*typemodel.Type]bool{},
-		extra: map[uint64]*pending{}}
+		extra: map[uint64]*pending{}, seen: map[internKey]*typemodel.Type{}}
+}
+
+// noReps turns repsOf off (the tests: the graph is the same without it);
+// plantLooseReps is a planted fault for the tests only: repsOf keys a
+// function type without its parameters, so that it takes unequal nodes
+// for one.
+var noReps, plantLooseReps bool
+
+// repsOf finds, for each node of a unit's keep list (children first, all
+// linked inside the unit), the equal node an earlier unit of this worker
+// listed: a library's units repeat their headers' types (libc's 55671
+// listed nodes are 515 kinds), and join, which interns them one by one in
+// unit order, then takes a repeated node's in one step, as the node it
+// took for that earlier one, instead of keying and looking it up again
+// under its lock. The worker takes its units in unit order, so the first
+// it saw of a kind is its earliest, and join keeps what it kept without
+// them: two nodes equal here (the same key, their parts the same nodes or
+// equal ones) are equal there. Kept holds a repeated node's match while
+// the list is walked, so that its parents key by the match, and is nil
+// again after.
+func (wk *typeWorker) repsOf(keep []*typemodel.Type) []*typemodel.Type {
+	if noReps {
+		return nil
+	}
+	var rep []*typemodel.Type
+	via := func(c *typemodel.Type) *typemodel.Type {
+		if c != nil && c.Kept != nil {
+			return c.Kept
+		}
+		return c
+	}
+	for i, t := range keep {
+		if t == nil || t.Kind.Aggregate() || t.Kind == typemodel.Enum || t.Kind == typemodel.Void {
+			continue
+		}
+		k := keyVia(t, via)
+		if plantLooseReps {
+			k.params, k.variadic = "", false
+		}
+		r, ok := wk.seen[k]
+		if !ok {
+			wk.seen[k] = t
+			continue
+		}
+		if rep == nil {
+			rep = make([]*typemodel.Type, len(keep))
+		}
+		rep[i] = r
+		t.Kept = r
+	}
+	for i, r := range rep {
+		if r != nil {
+			keep[i].Kept = nil
+		}
+	}
+	return rep
 }
 
 // unitTable is one unit's nodes by DIE offset, sorted.
@@ -229,11 +318,18 @@ type unitGraph struct {
 	// keep: the unit's non-aggregate nodes, children before parents, for
 	// join's interning; bound: those that stay the unit's own.
 	keep, bound []*typemodel.Type
+	// rep: for each node of keep, the equal node an earlier unit of the
+	// same worker listed (repsOf), nil for the first of its kind and
+	// past the end for the tainted ones; nil when there is none.
+	rep []*typemodel.Type
 	// decls: the unit's declared structs, classes and unions (in DIE
 	// order), which join resolves to their definitions.
-	decls   []*typemodel.Type
-	decodes map[uint64]int
-	err     error
+	decls []*typemodel.Type
+	// declDefs: what each of decls's names has in the index, when
+	// AllTypes looked them up before join (nil: join looks them up).
+	declDefs []declDefs
+	decodes  map[uint64]int
+	err      error
 }
 
 // build is step 1 for one unit.
@@ -478,6 +574,7 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 			ug.keep = append(ug.keep, t)
 		}
 	}
+	ug.rep = wk.repsOf(ug.keep)
 	if nt > 0 {
 		for _, pd := range list {
 			if isTainted(pd.t) {
@@ -604,9 +701,9 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 	// A declared class stands for its definition (typedecl.go): Kept takes
 	// it there, so that every member, pointer and typedef naming it does.
 	// most: the longest unit list, the size hint of the intern table (the
-	// units repeat their headers' types: libc's 76574 listed nodes
-	// intern to 1118, so a hint from their sum cleared a table
-	// thirty times too large).
+	// units repeat their headers' types: libc's 55671 listed nodes
+	// intern to 515, so a hint from their sum cleared a table a hundred
+	// times too large).
 	n, most := 0, 0
 	for _, ug := range res {
 		n += len(ug.keep)
@@ -614,8 +711,8 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 	}
 	g.kept = make([]*typemodel.Type, 0, n)
 	for _, ug := range res {
-		for _, t := range ug.decls {
-			def, ok, err := g.resolveDecl(ctx, t)
+		for j, t := range ug.decls {
+			def, ok, err := g.declIn(ctx, ug, j, t)
 			if err != nil {
 				g.units = nil
 				return err
@@ -667,13 +764,13 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 				finishField(&pd.t.Fields[i], &pd.fields[i])
 			}
 		}
-		ug.open, ug.unfinished, ug.decls = nil, nil, nil
+		ug.open, ug.unfinished, ug.decls, ug.declDefs = nil, nil, nil, nil
 	}
 	if len(g.intern) == 0 {
 		g.intern = make(map[internKey]*typemodel.Type, most)
 	}
 	for _, ug := range res {
-		for _, t := range ug.keep {
+		for i, t := range ug.keep {
 			// A unit's list is children first, each node once: a node of
 			// it is met here before any other reaches it, so the lookup
 			// of keepOne would miss (and interning a node again gives the
@@ -682,12 +779,36 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 				g.keepOne(t, 0)
 				continue
 			}
+			// A node an earlier unit's equals is what that one was kept
+			// as (repsOf).
+			if i < len(ug.rep) {
+				if r := ug.rep[i]; r != nil && r.Kept != nil {
+					g.keep(t, r.Kept)
+					continue
+				}
+			}
 			g.keepNew(t, 0)
 		}
-		ug.keep = nil
+		ug.keep, ug.rep = nil, nil
 	}
 	g.units = nil // installed, repointed, by AllTypes
 	return nil
+}
+
+// declIn is resolveDecl of ug's j-th declaration t, from what AllTypes
+// looked up for it when it did.
+func (g *Types) declIn(ctx context.Context, ug *unitGraph, j int, t *typemodel.Type) (uint64, bool, error) {
+	if ug.declDefs == nil {
+		return g.resolveDecl(ctx, t)
+	}
+	if def, ok := g.declOff[t.Offset]; ok {
+		return def, true, nil
+	}
+	if _, ok := g.unresolved[t.Offset]; ok {
+		return 0, false, nil
+	}
+	def, ok := g.recordDecl(t, ug.declDefs[j])
+	return def, ok, nil
 }
 
 // keepOne interns a node of a unit into the graph: the node kept for it

@@ -36,13 +36,16 @@ func TestBuildDenseAndSearchAgree(t *testing.T) {
 	}
 }
 
-// graphDump is every node of path's AllTypes graph (-j 2) by offset: its
-// kind, name, size, what it is made of and its members' names, offsets
-// and types.
+// graphJobs is graphDump's -j.
+var graphJobs = 2
+
+// graphDump is every node of path's AllTypes graph (-j graphJobs) by
+// offset: its kind, name, size, what it is made of and its members'
+// names, offsets and types.
 func graphDump(t *testing.T, path string) string {
 	t.Helper()
 	d := openDebugT(t, path)
-	g, err := d.AllTypes(context.Background(), 2)
+	g, err := d.AllTypes(context.Background(), graphJobs)
 	if err != nil {
 		t.Fatal(err)
 	}

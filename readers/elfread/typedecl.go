@@ -57,6 +57,13 @@ func (g *Types) defsIndex(ctx context.Context) (map[declKey]declDefs, error) {
 			return nil, err
 		}
 	}
+	g.defs = defsOf(idx)
+	return g.defs, nil
+}
+
+// defsOf is defsIndex's table made from the index idx; it reads nothing
+// else, so AllTypes makes it beside its workers.
+func defsOf(idx *Index) map[declKey]declDefs {
 	type seen struct {
 		offs  []dwarf.Offset
 		sizes []int64
@@ -77,7 +84,7 @@ func (g *Types) defsIndex(ctx context.Context) (map[declKey]declDefs, error) {
 		s.offs = append(s.offs, n.Offset)
 		s.sizes = append(s.sizes, n.Size)
 	}
-	g.defs = make(map[declKey]declDefs, len(keys))
+	defs := make(map[declKey]declDefs, len(keys))
 	for _, k := range keys {
 		s := all[k]
 		dd := declDefs{off: uint64(s.offs[0]), ok: true}
@@ -87,9 +94,9 @@ func (g *Types) defsIndex(ctx context.Context) (map[declKey]declDefs, error) {
 				break
 			}
 		}
-		g.defs[k] = dd
+		defs[k] = dd
 	}
-	return g.defs, nil
+	return defs
 }
 
 // clashNote says which definitions differ (the first eight).
@@ -122,15 +129,22 @@ func (g *Types) resolveDecl(ctx context.Context, t *typemodel.Type) (uint64, boo
 	if err != nil {
 		return 0, false, err
 	}
-	dd := defs[k]
+	off, ok := g.recordDecl(t, defs[k])
+	return off, ok, nil
+}
+
+// recordDecl records dd, the definitions t's name has, as what the
+// declared aggregate t stands for (resolveDecl, once the table's entry is
+// looked up).
+func (g *Types) recordDecl(t *typemodel.Type, dd declDefs) (uint64, bool) {
 	if !dd.ok {
 		if dd.clash != "" {
 			g.unresolved[t.Offset] = dd.clash
 		}
-		return 0, false, nil
+		return 0, false
 	}
 	g.declOff[t.Offset] = dd.off
-	return dd.off, true, nil
+	return dd.off, true
 }
 
 // Unresolved says why the declared struct, class or union t was not

@@ -21,14 +21,36 @@ type structScratch struct {
 	items  []layoutItem
 	fbuf   []xField
 	fields []xField
+	seen   map[string]bool // repeatedNames's, empty between calls
 }
 
+// names is an empty map for repeatedNames (nil: a fresh one), the
+// worker's at any depth: the map is only used inside the call.
+// A map grown past maxSeen names is dropped rather than cleared: clear
+// walks all of its room, which one struct of thousands of members would
+// leave to every struct after it.
+func (sc *structScratch) names() map[string]bool {
+	if sc == nil {
+		return nil
+	}
+	if sc.seen == nil || len(sc.seen) > maxSeen {
+		sc.seen = map[string]bool{}
+	}
+	if !plantStaleNames {
+		clear(sc.seen)
+	}
+	return sc.seen
+}
+
+// maxSeen bounds the names map a worker keeps (names).
+const maxSeen = 1024
+
 // Test hooks: freshStructLists gives extractAll's workers no scratch and
-// a fresh row for every struct (rowFor); plantStaleFields and
-// plantStaleRow are planted faults, a written struct's member list, or its
-// row's, handed on with its members still in it, which
-// TestExtractAllScratch must catch.
-var freshStructLists, plantStaleFields, plantStaleRow bool
+// a fresh row for every struct (rowFor); plantStaleFields, plantStaleRow
+// and plantStaleNames are planted faults, a written struct's member list,
+// its row's or its member names (repeatedNames), handed on with its
+// members still in it, which TestExtractAllScratch must catch.
+var freshStructLists, plantStaleFields, plantStaleRow, plantStaleNames bool
 
 // newStructScratch is a worker's scratch (nil under freshStructLists).
 func newStructScratch() *structScratch {

@@ -33,8 +33,9 @@ func scratchSource() string {
 
 // TestExtractAllScratch: extract --all through its workers' reused lists
 // writes what fresh lists for every struct write, at -j 1 and -j 2; the
-// planted faults (a written struct's members, or its row's, left in the
-// list the next struct is given) must change the output.
+// planted faults (a written struct's members, its row's or its member
+// names, left in the list the next struct is given) must change the
+// output.
 func TestExtractAllScratch(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("no C compiler: %v", err)
@@ -69,7 +70,8 @@ func TestExtractAllScratch(t *testing.T) {
 			t.Errorf("-j %d through the reused lists differs from fresh lists:\n%s\nwant:\n%s", jobs, got, want)
 		}
 	}
-	for name, plant := range map[string]*bool{"a written struct's members left in the next one's list": &plantStaleFields, "a written row's members left in the next row": &plantStaleRow} {
+	for name, plant := range map[string]*bool{"a written struct's members left in the next one's list": &plantStaleFields, "a written row's members left in the next row": &plantStaleRow,
+		"a written struct's member names left in the next one's (s2 after s0)": &plantStaleNames} {
 		*plant = true
 		got := extract(1)
 		*plant = false

@@ -233,10 +233,11 @@ func newTypeWorker() *typeWorker {
 }
 
 // noReps turns repsOf off (the tests: the graph is the same without it);
-// plantLooseReps is a planted fault for the tests only: repsOf keys a
-// function type without its parameters, so that it takes unequal nodes
-// for one.
-var noReps, plantLooseReps bool
+// plantLooseReps and plantRepItself are planted faults for the tests
+// only: repsOf keys a function type without its parameters, so that it
+// takes unequal nodes for one; join keeps a repeated node as its match
+// itself, not as what the match was kept as.
+var noReps, plantLooseReps, plantRepItself bool
 
 // repsOf finds, for each node of a unit's keep list (children first, all
 // linked inside the unit), the equal node an earlier unit of this worker
@@ -783,7 +784,11 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 			// as (repsOf).
 			if i < len(ug.rep) {
 				if r := ug.rep[i]; r != nil && r.Kept != nil {
-					g.keep(t, r.Kept)
+					if plantRepItself {
+						g.keep(t, r)
+					} else {
+						g.keep(t, r.Kept)
+					}
 					continue
 				}
 			}

@@ -51,6 +51,11 @@ func checkEnums(dbg *elfread.Debug, opt Options) ([]*EnumResult, error) {
 	}
 	types := dbg.Types()
 	out := []*EnumResult{}
+	structsCross := opt.Structs.Crossing()
+	var specCross spec.Crossing
+	if opt.Spec != nil {
+		specCross = opt.Spec.Crossing()
+	}
 	for i := range enums {
 		e := &enums[i]
 		if found[i] == nil {
@@ -64,7 +69,7 @@ func checkEnums(dbg *elfread.Debug, opt Options) ([]*EnumResult, error) {
 		if et == nil || et.Kind != typemodel.Enum {
 			return nil, elfread.InputErrorf(dbg.Path(), "enum %s: the DIE at %#x is no enumeration type", e.Name, found[i].DIE)
 		}
-		crosses := opt.Structs.EnumCrosses(e) || (opt.Spec != nil && opt.Spec.EnumCrosses(e))
+		crosses := structsCross.Crosses(e) || specCross.Crosses(e)
 		res := &EnumResult{Name: e.Name, DWARFName: found[i].Name, Via: found[i].Via, Size: typemodel.SizeOf(et), SpecSize: e.Size, Crosses: crosses, Findings: []Finding{}}
 		for _, c := range grade.EnumFold(grade.EnumGrade(grade.EnumFromSpec(e), enumOfDWARF(e.Name, et), crosses)) {
 			res.Findings = append(res.Findings, enumFinding(c))

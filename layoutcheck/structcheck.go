@@ -53,7 +53,8 @@ func CheckStruct(st *spec.Struct, l *typemodel.Type) []Finding {
 // (docs/layoutcheck.md#one-grading): the spec side is grade.FromSpec, the
 // binary's side is converted from the type graph here.
 type structChecker struct {
-	sp      *spec.Spec // for the names of structs and opaque types a pointer or member refers to (nil: none)
+	sp      *spec.Spec       // for the names of structs and opaque types a pointer or member refers to (nil: none)
+	names   *specmatch.Names // sp's names, indexed on first need
 	g       *grade.Grader
 	layouts map[string]*grade.Layout
 	// decl: the first node of each struct name laid out, where its facts
@@ -336,18 +337,14 @@ func scalarCanon(d, sd *typemodel.Type) string {
 // name.
 func (c *structChecker) structName(d *typemodel.Type, tds []string) string {
 	if c.sp != nil {
-		if st := specmatch.StructNamed(c.sp.Structs, d.Name, tds); st != nil {
+		if c.names == nil {
+			c.names = specmatch.NewNames(c.sp)
+		}
+		if st := c.names.StructNamed(d.Name, tds); st != nil {
 			return st.Name
 		}
-		for _, o := range c.sp.OpaqueTypes {
-			if d.Name != "" && (d.Name == o.CTag() || d.Name == o.Name) {
-				return o.Name
-			}
-			for _, n := range tds {
-				if n == o.Name {
-					return o.Name
-				}
-			}
+		if o := c.names.Opaque(d.Name, tds); o != nil {
+			return o.Name
 		}
 	}
 	if len(tds) > 0 {

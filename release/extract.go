@@ -172,7 +172,7 @@ func extractFrom(obj *elfread.File, dbg *elfread.Debug, opt ExtractOptions) (*fr
 func newExtractor(obj *elfread.File, dbg *elfread.Debug, sp *spec.Spec) *extractor {
 	path := obj.Path
 	x := &extractor{g: dbg.Types(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
-		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, conf: spec.High, mainDebug: dbg.Path(),
+		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: sp, names: specmatch.NewNames(sp), conf: spec.High, mainDebug: dbg.Path(),
 		find: dbg.FindStructs, foreign: map[string]bool{}}
 	x.source = fmt.Sprintf("nrtabi extract from %s", inputText(path))
 	if obj.BuildID != "" {
@@ -247,6 +247,7 @@ type xEnum struct {
 type extractor struct {
 	g           *elfread.Types // the DWARF's type graph, shared by extractAll's workers
 	sp          *spec.Spec
+	names       *specmatch.Names // sp's names, read by every worker
 	source      string
 	order       []*xStruct
 	byOff       map[dwarf.Offset]*xStruct
@@ -330,7 +331,7 @@ func (x *extractor) reserve(off dwarf.Offset, name string) *xStruct {
 // release spec speak of the same struct.
 func (x *extractor) specName(d *typemodel.Type, tds []string) string {
 	if x.sp != nil {
-		if st := specmatch.StructNamed(x.sp.Structs, d.Name, tds); st != nil {
+		if st := x.names.StructNamed(d.Name, tds); st != nil {
 			return st.Name
 		}
 	}

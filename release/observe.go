@@ -345,7 +345,7 @@ func (obs *Observed) signatures(dbg *elfread.Debug, base *spec.Spec) error {
 		return wrapInput(dbg.Path(), err, "reading the prototypes of libnccom's definers")
 	}
 	x := &extractor{g: dbg.Types(), byOff: map[dwarf.Offset]*xStruct{}, byName: map[string]*xStruct{},
-		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: base, mainDebug: dbg.Path()}
+		enums: map[string]*xEnum{}, enumerators: map[string]bool{}, opaques: map[string]bool{}, sp: base, names: specmatch.NewNames(base), mainDebug: dbg.Path()}
 	// Spec structs are named by their spec names, never extracted again here.
 	for _, st := range base.Structs {
 		x.byName[st.Name] = &xStruct{name: st.Name, done: true}

@@ -23,16 +23,17 @@ const (
 // enums grades every enum of either side with grade.EnumGrade: an enum is
 // across the boundary when either side's struct fields or prototypes use it.
 func (d *differ) enums() {
+	oldCross, newCross := d.old.Crossing(), d.new.Crossing()
 	for i := range d.old.Enums {
 		o := &d.old.Enums[i]
 		n := d.new.EnumByName(o.Name)
-		crosses := d.old.EnumCrosses(o) || (n != nil && d.new.EnumCrosses(n))
+		crosses := oldCross.Crosses(o) || (n != nil && newCross.Crosses(n))
 		d.enumChanges(grade.EnumGrade(grade.EnumFromSpec(o), grade.EnumFromSpec(n), crosses))
 	}
 	for i := range d.new.Enums {
 		n := &d.new.Enums[i]
 		if d.old.EnumByName(n.Name) == nil {
-			d.enumChanges(grade.EnumGrade(nil, grade.EnumFromSpec(n), d.new.EnumCrosses(n)))
+			d.enumChanges(grade.EnumGrade(nil, grade.EnumFromSpec(n), newCross.Crosses(n)))
 		}
 	}
 }

@@ -242,7 +242,7 @@ func (c *structChecker) typeOf(d *typemodel.Type, t *spec.Type, depth int) *grad
 				inner = t.Struct
 			}
 			if inner == nil && c.sp != nil {
-				inner = c.sp.StructByName(out.Canon)
+				inner = c.namesOf().ByName(out.Canon)
 			}
 			out.Struct = func() (*grade.Layout, error) { return c.layout(inner, sd, depth+1), nil }
 		}
@@ -332,18 +332,23 @@ func scalarCanon(d, sd *typemodel.Type) string {
 	return ""
 }
 
+// namesOf is the checker's spec's names, indexed on first need.
+func (c *structChecker) namesOf() *specmatch.Names {
+	if c.names == nil {
+		c.names = specmatch.NewNames(c.sp)
+	}
+	return c.names
+}
+
 // structName is the spec's name for a struct of the graph when the spec
 // has one (a struct or an opaque type), else its typedef or its qualified
 // name.
 func (c *structChecker) structName(d *typemodel.Type, tds []string) string {
 	if c.sp != nil {
-		if c.names == nil {
-			c.names = specmatch.NewNames(c.sp)
-		}
-		if st := c.names.StructNamed(d.Name, tds); st != nil {
+		if st := c.namesOf().StructNamed(d.Name, tds); st != nil {
 			return st.Name
 		}
-		if o := c.names.Opaque(d.Name, tds); o != nil {
+		if o := c.namesOf().Opaque(d.Name, tds); o != nil {
 			return o.Name
 		}
 	}

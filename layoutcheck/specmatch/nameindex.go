@@ -74,6 +74,16 @@ func (n *Names) StructNamed(tag string, tds []string) *spec.Struct {
 	return nil
 }
 
+// ByName is sp.StructByName(name) of the indexed spec: the first struct
+// whose name, tag or an alias is name (its own names, which StructNamed
+// looks up too).
+func (n *Names) ByName(name string) *spec.Struct {
+	if i, ok := n.own[name]; ok {
+		return n.structs[i]
+	}
+	return nil
+}
+
 // Opaque is the first opaque type of the indexed spec a DWARF struct
 // tagged tag, reached through the typedefs tds, is: its tag or name is
 // tag, or its name one of tds; nil when none.

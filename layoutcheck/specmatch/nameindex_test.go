@@ -62,6 +62,9 @@ func TestNamesAgreeWithTheWalks(t *testing.T) {
 			if want != got {
 				t.Fatalf("round %d: StructNamed(%q, %q) = %v by the index, %v by the walk", round, tag, tds, got, want)
 			}
+			if want, got := sp.StructByName(tag), n.ByName(tag); want != got {
+				t.Fatalf("round %d: ByName(%q) = %v by the index, %v by StructByName", round, tag, got, want)
+			}
 			wo, go_ := opaqueNamed(sp, tag, tds), n.Opaque(tag, tds)
 			if wo != go_ {
 				t.Fatalf("round %d: Opaque(%q, %q) = %v by the index, %v by the walk", round, tag, tds, go_, wo)

@@ -6,6 +6,7 @@ import "fmt"
 // struct, enum or opaque declaration.
 func (s *Spec) resolve() Errors {
 	var errs Errors
+	names := s.byName()
 	typeOf := func(f *Fact, key, expr string, needComplete bool) *Type {
 		if expr == "" {
 			errs = append(errs, &Error{Pos: s.PosOf(f, key), Rule: "required", Msg: fmt.Sprintf("%s: %s is required", f.Path, key)})
@@ -36,12 +37,12 @@ func (s *Spec) resolve() Errors {
 			default:
 				return
 			}
-			switch st := s.StructByName(t.Name); {
+			switch st := names.structs[t.Name]; {
 			case st != nil:
 				t.Struct = st
-			case s.EnumByName(t.Name) != nil:
-				t.Kind, t.Enum = KindEnum, s.EnumByName(t.Name)
-			case s.OpaqueTypeByName(t.Name) != nil:
+			case names.enums[t.Name] != nil:
+				t.Kind, t.Enum = KindEnum, names.enums[t.Name]
+			case names.opaques[t.Name] != nil:
 				t.Kind = KindOpaque
 				if !behindPtr {
 					errs = append(errs, &Error{Pos: s.PosOf(f, key), Rule: "type", Msg: fmt.Sprintf("%q: opaque type %s can only be used behind a pointer", expr, t.Name)})
@@ -89,4 +90,44 @@ func (s *Spec) resolve() Errors {
 		}
 	}
 	return errs
+}
+
+// declNames is StructByName, EnumByName and OpaqueTypeByName of one spec
+// as tables: resolve looks a name up for every field and parameter, and
+// the walks over every row made loading a whole library's fragment grow
+// with the square of its structs.
+type declNames struct {
+	structs map[string]*Struct
+	enums   map[string]*Enum
+	opaques map[string]*OpaqueType
+}
+
+// byName is s's declNames: each name to the first row that StructByName,
+// EnumByName or OpaqueTypeByName would return for it.
+func (s *Spec) byName() declNames {
+	d := declNames{structs: map[string]*Struct{}, enums: map[string]*Enum{}, opaques: map[string]*OpaqueType{}}
+	for _, st := range s.Structs {
+		for _, n := range append([]string{st.Name, st.CTag()}, st.Aliases...) {
+			if _, ok := d.structs[n]; !ok {
+				d.structs[n] = st
+			}
+		}
+	}
+	for i := range s.Enums {
+		e := &s.Enums[i]
+		for _, n := range []string{e.Name, e.Tag} {
+			if _, ok := d.enums[n]; !ok {
+				d.enums[n] = e
+			}
+		}
+	}
+	for i := range s.OpaqueTypes {
+		o := &s.OpaqueTypes[i]
+		for _, n := range []string{o.Name, o.Tag} {
+			if _, ok := d.opaques[n]; !ok {
+				d.opaques[n] = o
+			}
+		}
+	}
+	return d
 }

@@ -1,12 +1,8 @@
 package elfread
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/nrtabi/nrtabi/internal/cc"
 	"github.com/nrtabi/nrtabi/typemodel"
 )
 
@@ -15,19 +11,9 @@ import (
 // parameter; a plain function pointer taking the same class pointer keeps
 // it (the two are not one node).
 func TestMemberFunctionSpelling(t *testing.T) {
-	if out, err := cc.Output("-print-prog-name=cc1plus"); err != nil || !filepath.IsAbs(out) {
-		t.Skipf("skipping: %s cannot compile C++ (install g++)", strings.Join(cc.Driver(), " "))
-	}
-	dir := t.TempDir()
 	src := "namespace app {\nstruct point { int x; void move(int); };\nvoid point::move(int d) { x += d; }\n" +
 		"struct holder { void (point::*mfp)(int); void (*fp)(point *, int); };\nholder h;\n}\n"
-	if err := os.WriteFile(filepath.Join(dir, "m.cc"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := cc.Object(dir, "m.cc", "m.o", "-g", "-O0"); err != nil {
-		t.Fatal(err)
-	}
-	d := openDebugT(t, filepath.Join(dir, "m.o"))
+	d := openDebugT(t, cxxObjectOf(t, "m", src))
 	found, err := d.FindStructs([][]string{{"app::holder"}})
 	if err != nil || found[0] == nil {
 		t.Fatalf("%v %v", found, err)

@@ -2,12 +2,8 @@ package elfread
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/nrtabi/nrtabi/internal/cc"
 )
 
 // TestFindStructsParsesTemplateArgsOnce: FindStructs of every instance of
@@ -16,23 +12,13 @@ import (
 // was n*n parses: a C++ library's fragment took 6 s to check), and still
 // finds every instance, each by its exact name.
 func TestFindStructsParsesTemplateArgsOnce(t *testing.T) {
-	if out, err := cc.Output("-print-prog-name=cc1plus"); err != nil || !filepath.IsAbs(out) {
-		t.Skipf("skipping: %s cannot compile C++ (install g++)", strings.Join(cc.Driver(), " "))
-	}
 	const n = 40
 	var src strings.Builder
 	src.WriteString("template <int K, typename T = char> struct box { T v[K]; };\n")
 	for k := 1; k <= n; k++ {
 		fmt.Fprintf(&src, "box<%d> b%d;\n", k, k)
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "box.cc"), []byte(src.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := cc.Object(dir, "box.cc", "box.o", "-g", "-O0"); err != nil {
-		t.Fatal(err)
-	}
-	d := openDebugT(t, filepath.Join(dir, "box.o"))
+	d := openDebugT(t, cxxObjectOf(t, "box", src.String()))
 	wants := make([][]string, n)
 	for k := 1; k <= n; k++ {
 		wants[k-1] = []string{fmt.Sprintf("box<%d>", k)}

@@ -231,19 +231,23 @@ holder h;
 `
 
 // cxxObject is a C++ object compiled with g++ -g for these tests.
-func cxxObject(t testing.TB) string {
+func cxxObject(t testing.TB) string { return cxxObjectOf(t, "h", cxxSource) }
+
+// cxxObjectOf is src compiled as name.cc with g++ -g -O0 into a temporary
+// directory (the test is skipped, saying why, where C++ does not compile).
+func cxxObjectOf(t testing.TB, name, src string) string {
 	t.Helper()
 	if out, err := cc.Output("-print-prog-name=cc1plus"); err != nil || !filepath.IsAbs(out) {
 		t.Skipf("skipping: %s cannot compile C++ (install g++)", strings.Join(cc.Driver(), " "))
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "h.cc"), []byte(cxxSource), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+".cc"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := cc.Object(dir, "h.cc", "h.o", "-g", "-O0"); err != nil {
+	if err := cc.Object(dir, name+".cc", name+".o", "-g", "-O0"); err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(dir, "h.o")
+	return filepath.Join(dir, name+".o")
 }
 
 // TestTypesCxx: base classes, pointers to members, references,

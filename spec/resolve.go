@@ -6,7 +6,7 @@ import "fmt"
 // struct, enum or opaque declaration.
 func (s *Spec) resolve() Errors {
 	var errs Errors
-	names := s.byName()
+	names := s.Lookup()
 	typeOf := func(f *Fact, key, expr string, needComplete bool) *Type {
 		if expr == "" {
 			errs = append(errs, &Error{Pos: s.PosOf(f, key), Rule: "required", Msg: fmt.Sprintf("%s: %s is required", f.Path, key)})
@@ -37,12 +37,12 @@ func (s *Spec) resolve() Errors {
 			default:
 				return
 			}
-			switch st := names.structs[t.Name]; {
+			switch st := names.Struct(t.Name); {
 			case st != nil:
 				t.Struct = st
-			case names.enums[t.Name] != nil:
-				t.Kind, t.Enum = KindEnum, names.enums[t.Name]
-			case names.opaques[t.Name] != nil:
+			case names.Enum(t.Name) != nil:
+				t.Kind, t.Enum = KindEnum, names.Enum(t.Name)
+			case names.OpaqueType(t.Name) != nil:
 				t.Kind = KindOpaque
 				if !behindPtr {
 					errs = append(errs, &Error{Pos: s.PosOf(f, key), Rule: "type", Msg: fmt.Sprintf("%q: opaque type %s can only be used behind a pointer", expr, t.Name)})
@@ -92,20 +92,31 @@ func (s *Spec) resolve() Errors {
 	return errs
 }
 
-// declNames is StructByName, EnumByName and OpaqueTypeByName of one spec
-// as tables: resolve looks a name up for every field and parameter, and
-// the walks over every row made loading a whole library's fragment grow
-// with the square of its structs.
-type declNames struct {
+// Lookup is StructByName, EnumByName and OpaqueTypeByName of one spec as
+// tables, for a caller that looks up many names: resolve does for every
+// field and parameter, diff for every struct of either side, and the
+// walks over every row made a whole library's fragment cost the square of
+// its rows. Made by Spec.Lookup; it does not follow later changes to the
+// spec's rows.
+type Lookup struct {
 	structs map[string]*Struct
 	enums   map[string]*Enum
 	opaques map[string]*OpaqueType
 }
 
-// byName is s's declNames: each name to the first row that StructByName,
+// Struct is StructByName(name) of the spec the table was made from.
+func (l Lookup) Struct(name string) *Struct { return l.structs[name] }
+
+// Enum is EnumByName(name).
+func (l Lookup) Enum(name string) *Enum { return l.enums[name] }
+
+// OpaqueType is OpaqueTypeByName(name).
+func (l Lookup) OpaqueType(name string) *OpaqueType { return l.opaques[name] }
+
+// Lookup is s's tables: each name to the first row that StructByName,
 // EnumByName or OpaqueTypeByName would return for it.
-func (s *Spec) byName() declNames {
-	d := declNames{structs: map[string]*Struct{}, enums: map[string]*Enum{}, opaques: map[string]*OpaqueType{}}
+func (s *Spec) Lookup() Lookup {
+	d := Lookup{structs: map[string]*Struct{}, enums: map[string]*Enum{}, opaques: map[string]*OpaqueType{}}
 	for _, st := range s.Structs {
 		for _, n := range append([]string{st.Name, st.CTag()}, st.Aliases...) {
 			if _, ok := d.structs[n]; !ok {

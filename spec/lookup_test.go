@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// TestDeclNamesAgreeWithTheWalks: the tables resolve looks names up in
-// give, for every name, the row StructByName, EnumByName and
+// TestLookupAgreesWithTheWalks: the tables resolve and diff look names up
+// in give, for every name, the row StructByName, EnumByName and
 // OpaqueTypeByName give, the first in order among rows sharing names,
 // tags and aliases, the empty name included.
-func TestDeclNamesAgreeWithTheWalks(t *testing.T) {
+func TestLookupAgreesWithTheWalks(t *testing.T) {
 	words := []string{"a", "b", "a_t", "b_t", "c", ""}
 	r := rand.New(rand.NewPCG(3, 4))
 	pick := func() string { return words[r.IntN(len(words))] }
@@ -27,15 +27,15 @@ func TestDeclNamesAgreeWithTheWalks(t *testing.T) {
 			s.Enums = append(s.Enums, Enum{Name: pick(), Tag: pick()})
 			s.OpaqueTypes = append(s.OpaqueTypes, OpaqueType{Name: pick(), Tag: pick()})
 		}
-		d := s.byName()
+		d := s.Lookup()
 		for _, n := range words {
-			if got, want := d.structs[n], s.StructByName(n); got != want {
+			if got, want := d.Struct(n), s.StructByName(n); got != want {
 				t.Fatalf("round %d: struct %q: the table has %v, StructByName %v", round, n, got, want)
 			}
-			if got, want := d.enums[n], s.EnumByName(n); got != want {
+			if got, want := d.Enum(n), s.EnumByName(n); got != want {
 				t.Fatalf("round %d: enum %q: the table has %v, EnumByName %v", round, n, got, want)
 			}
-			if got, want := d.opaques[n], s.OpaqueTypeByName(n); got != want {
+			if got, want := d.OpaqueType(n), s.OpaqueTypeByName(n); got != want {
 				t.Fatalf("round %d: opaque type %q: the table has %v, OpaqueTypeByName %v", round, n, got, want)
 			}
 			if s.StructByName(n) != nil {

@@ -541,13 +541,10 @@ func membersDiffer(a, b *typemodel.Type) string {
 	}
 	for i := range a.Fields {
 		m, n := &a.Fields[i], &b.Fields[i]
-		if m.Name != n.Name || m.Offset != n.Offset || m.BitSize != n.BitSize || m.BitOffset != n.BitOffset {
-			return fmt.Sprintf("has member %d as %s at %d (%d bytes) where the first has %s at %d (%d bytes)", i, n.Name, n.Offset, n.Size(), m.Name, m.Offset, m.Size())
-		}
 		// One interned node has one size: most members of two copies of
 		// a header's struct are of the same node, and their sizes need
 		// no walk down typedefs and arrays.
-		if m.Type != n.Type && m.Size() != n.Size() {
+		if m.Name != n.Name || m.Offset != n.Offset || m.BitSize != n.BitSize || m.BitOffset != n.BitOffset || m.Type != n.Type && m.Size() != n.Size() {
 			return fmt.Sprintf("has member %d as %s at %d (%d bytes) where the first has %s at %d (%d bytes)", i, n.Name, n.Offset, n.Size(), m.Name, m.Offset, m.Size())
 		}
 	}

@@ -940,7 +940,7 @@ func (f *finder) match(di dieInfo, scopeNames []string, dieOff int) {
 		if !f.better(w) {
 			continue
 		}
-		qual := strings.Join(append(append([]string(nil), scopeNames...), string(name)), "::")
+		qual := strings.Join(append(append([]string(nil), scopeNames...), dieName), "::")
 		switch di.tag {
 		case tagTypedef:
 			if di.typAlt {

@@ -713,7 +713,11 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 	g.kept = make([]*typemodel.Type, 0, n)
 	for _, ug := range res {
 		for j, t := range ug.decls {
-			def, ok, err := g.declIn(ctx, ug, j, t)
+			var dd *declDefs
+			if ug.declDefs != nil {
+				dd = &ug.declDefs[j]
+			}
+			def, ok, err := g.resolveDeclFrom(ctx, t, dd)
 			if err != nil {
 				g.units = nil
 				return err
@@ -798,22 +802,6 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 	}
 	g.units = nil // installed, repointed, by AllTypes
 	return nil
-}
-
-// declIn is resolveDecl of ug's j-th declaration t, from what AllTypes
-// looked up for it when it did.
-func (g *Types) declIn(ctx context.Context, ug *unitGraph, j int, t *typemodel.Type) (uint64, bool, error) {
-	if ug.declDefs == nil {
-		return g.resolveDecl(ctx, t)
-	}
-	if def, ok := g.declOff[t.Offset]; ok {
-		return def, true, nil
-	}
-	if _, ok := g.unresolved[t.Offset]; ok {
-		return 0, false, nil
-	}
-	def, ok := g.recordDecl(t, ug.declDefs[j])
-	return def, ok, nil
 }
 
 // keepOne interns a node of a unit into the graph: the node kept for it

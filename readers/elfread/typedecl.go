@@ -115,6 +115,13 @@ func clashNote(name string, offs []dwarf.Offset, sizes []int64) string {
 // resolveDecl records what the declared aggregate t stands for; the
 // definition's offset when it is one to decode or look up.
 func (g *Types) resolveDecl(ctx context.Context, t *typemodel.Type) (uint64, bool, error) {
+	return g.resolveDeclFrom(ctx, t, nil)
+}
+
+// resolveDeclFrom is resolveDecl with dd, what t's name has in the index
+// when the caller looked it up already (AllTypes' workers), nil to look
+// it up here.
+func (g *Types) resolveDeclFrom(ctx context.Context, t *typemodel.Type, dd *declDefs) (uint64, bool, error) {
 	k, ok := declKeyOf(t)
 	if !ok {
 		return 0, false, nil
@@ -125,26 +132,22 @@ func (g *Types) resolveDecl(ctx context.Context, t *typemodel.Type) (uint64, boo
 	if _, ok := g.unresolved[t.Offset]; ok {
 		return 0, false, nil
 	}
-	defs, err := g.defsIndex(ctx)
-	if err != nil {
-		return 0, false, err
+	if dd == nil {
+		defs, err := g.defsIndex(ctx)
+		if err != nil {
+			return 0, false, err
+		}
+		e := defs[k]
+		dd = &e
 	}
-	off, ok := g.recordDecl(t, defs[k])
-	return off, ok, nil
-}
-
-// recordDecl records dd, the definitions t's name has, as what the
-// declared aggregate t stands for (resolveDecl, once the table's entry is
-// looked up).
-func (g *Types) recordDecl(t *typemodel.Type, dd declDefs) (uint64, bool) {
 	if !dd.ok {
 		if dd.clash != "" {
 			g.unresolved[t.Offset] = dd.clash
 		}
-		return 0, false
+		return 0, false, nil
 	}
 	g.declOff[t.Offset] = dd.off
-	return dd.off, true
+	return dd.off, true, nil
 }
 
 // Unresolved says why the declared struct, class or union t was not

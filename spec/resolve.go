@@ -94,18 +94,34 @@ func (s *Spec) resolve() Errors {
 
 // Lookup is StructByName, EnumByName and OpaqueTypeByName of one spec as
 // tables, for a caller that looks up many names: resolve does for every
-// field and parameter, diff for every struct of either side, and the
-// walks over every row made a whole library's fragment cost the square of
-// its rows. Made by Spec.Lookup; it does not follow later changes to the
-// spec's rows.
+// field and parameter, diff for every struct of either side, check for
+// every member (layoutcheck/specmatch.Names), and the walks over every
+// row made a whole library's fragment cost the square of its rows. Made
+// by Spec.Lookup; it does not follow later changes to the spec's rows.
 type Lookup struct {
-	structs map[string]*Struct
+	rows    []*Struct
+	structs map[string]int // a name to the first struct (in rows) StructByName gives
 	enums   map[string]*Enum
 	opaques map[string]*OpaqueType
 }
 
 // Struct is StructByName(name) of the spec the table was made from.
-func (l Lookup) Struct(name string) *Struct { return l.structs[name] }
+func (l Lookup) Struct(name string) *Struct {
+	if i := l.StructIndex(name); i >= 0 {
+		return l.rows[i]
+	}
+	return nil
+}
+
+// StructIndex is Struct(name)'s place among the spec's structs, -1 for
+// none: a caller choosing between the structs of several names takes
+// the first in the spec's order.
+func (l Lookup) StructIndex(name string) int {
+	if i, ok := l.structs[name]; ok {
+		return i
+	}
+	return -1
+}
 
 // Enum is EnumByName(name).
 func (l Lookup) Enum(name string) *Enum { return l.enums[name] }
@@ -116,11 +132,11 @@ func (l Lookup) OpaqueType(name string) *OpaqueType { return l.opaques[name] }
 // Lookup is s's tables: each name to the first row that StructByName,
 // EnumByName or OpaqueTypeByName would return for it.
 func (s *Spec) Lookup() Lookup {
-	d := Lookup{structs: map[string]*Struct{}, enums: map[string]*Enum{}, opaques: map[string]*OpaqueType{}}
-	for _, st := range s.Structs {
+	d := Lookup{rows: s.Structs, structs: map[string]int{}, enums: map[string]*Enum{}, opaques: map[string]*OpaqueType{}}
+	for i, st := range s.Structs {
 		for _, n := range append([]string{st.Name, st.CTag()}, st.Aliases...) {
 			if _, ok := d.structs[n]; !ok {
-				d.structs[n] = st
+				d.structs[n] = i
 			}
 		}
 	}

@@ -158,7 +158,7 @@ type Summary struct {
 
 // Diff compares two specs.
 func Diff(old, new *spec.Spec) Report {
-	d := &differ{old: old, new: new}
+	d := &differ{old: old, new: new, oldNames: old.Lookup(), newNames: new.Lookup()}
 	d.compat()
 	d.forward()
 	d.reverse()
@@ -222,7 +222,10 @@ func side(s *spec.Spec) Side {
 
 type differ struct {
 	old, new *spec.Spec
-	changes  []Change
+	// oldNames, newNames: each side's names, looked up for every struct
+	// and enum of the other (spec.Lookup).
+	oldNames, newNames spec.Lookup
+	changes            []Change
 }
 
 func (d *differ) add(group, kind string, sev Severity, subject, old, new, detail string) {

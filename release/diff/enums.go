@@ -24,16 +24,15 @@ const (
 // across the boundary when either side's struct fields or prototypes use it.
 func (d *differ) enums() {
 	oldCross, newCross := d.old.Crossing(), d.new.Crossing()
-	oldNames, newNames := d.old.Lookup(), d.new.Lookup()
 	for i := range d.old.Enums {
 		o := &d.old.Enums[i]
-		n := newNames.Enum(o.Name)
+		n := d.newNames.Enum(o.Name)
 		crosses := oldCross.Crosses(o) || (n != nil && newCross.Crosses(n))
 		d.enumChanges(grade.EnumGrade(grade.EnumFromSpec(o), grade.EnumFromSpec(n), crosses))
 	}
 	for i := range d.new.Enums {
 		n := &d.new.Enums[i]
-		if oldNames.Enum(n.Name) == nil {
+		if d.oldNames.Enum(n.Name) == nil {
 			d.enumChanges(grade.EnumGrade(nil, grade.EnumFromSpec(n), newCross.Crosses(n)))
 		}
 	}

@@ -67,9 +67,8 @@ func severity(s grade.Severity) Severity {
 
 func (d *differ) structs() {
 	g := grade.New()
-	oldNames, newNames := d.old.Lookup(), d.new.Lookup()
 	for _, o := range d.old.Structs {
-		n := newNames.Struct(o.Name)
+		n := d.newNames.Struct(o.Name)
 		if n == nil {
 			d.add("structs", StructRemoved, Informational, o.Name, fmt.Sprintf("%d bytes", o.Size), "", "no longer described")
 			continue
@@ -82,7 +81,7 @@ func (d *differ) structs() {
 		d.changes = append(d.changes, fromGrade(f))
 	}
 	for _, n := range d.new.Structs {
-		if oldNames.Struct(n.Name) == nil {
+		if d.oldNames.Struct(n.Name) == nil {
 			// A type the old side knew only by name (an opaque type, used
 			// behind pointers) that the new one lays out: a fact gained,
 			// compatible, never a clash of two rows of one name

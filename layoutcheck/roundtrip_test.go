@@ -490,19 +490,7 @@ func TestRoundTripCatches(t *testing.T) {
 				t.Fatalf("field %s is not spelled %s in the fragment", p.field, p.from)
 			}
 			text := clean[:i+j] + fmt.Sprintf("type = %q", p.to) + clean[i+j+len(from):]
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "structs.toml"), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			frag, err := spec.LoadDir(dir)
-			if err != nil {
-				t.Fatalf("the planted fragment does not load: %v", err)
-			}
-			r, err := Check(context.Background(), []string{c.path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: []string{t.TempDir()}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			expect(t, r, p.kind, p.sev, p.want)
+			expect(t, checkFragmentText(t, text, c.path, base), p.kind, p.sev, p.want)
 		})
 	}
 }
@@ -531,18 +519,7 @@ func TestAliasRetypeCaught(t *testing.T) {
 		{"planted", strings.Replace(clean, from, strings.Replace(from, "list_head*", "list*", 1), 1)},
 	} {
 		t.Run(p.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "structs.toml"), []byte(p.text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			frag, err := spec.LoadDir(dir)
-			if err != nil {
-				t.Fatalf("the fragment does not load: %v", err)
-			}
-			r, err := Check(context.Background(), []string{c.path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: []string{t.TempDir()}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := checkFragmentText(t, p.text, c.path, base)
 			if p.name == "clean" {
 				if r.Exit != 0 || !strings.HasPrefix(r.Verdict, "CLEAN") {
 					t.Fatalf("the clean fragment: exit %d, %s%s", r.Exit, r.Verdict, notOK(r))
@@ -552,4 +529,24 @@ func TestAliasRetypeCaught(t *testing.T) {
 			expect(t, r, KindType, Incompatible, "holder.lp: type list_t *, spec list*")
 		})
 	}
+}
+
+// checkFragmentText checks path against the fragment text (a spec
+// directory of one structs.toml) with base's link contract, no debug
+// directory searched.
+func checkFragmentText(t *testing.T, text, path string, base *spec.Spec) *Report {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "structs.toml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	frag, err := spec.LoadDir(dir)
+	if err != nil {
+		t.Fatalf("the fragment does not load: %v", err)
+	}
+	r, err := Check(context.Background(), []string{path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -30,10 +30,10 @@ const allWindow = 4
 // extractAll writes the fragment of every named definition of the DWARF
 // (ExtractOptions.All) to w (docs/nrtabi-extract.md#every-type---all):
 //
-//  1. elfread.ScanAll indexes the named definitions on opt.Jobs workers,
-//     in unit order, and elfread.AllTypes decodes every unit's structs,
-//     unions and enums, and the types they reach, into the one graph, on
-//     opt.Jobs workers too;
+//  1. elfread.ScanAllTypes indexes the named definitions in unit order
+//     and decodes every unit's structs, unions and enums, and the types
+//     they reach, into the one graph, on opt.Jobs workers, one pass over
+//     the units;
 //  2. serially, each struct of the index gets its row name (or is left
 //     out, counted) and each enum its row: from here on the set of rows is
 //     fixed, so a member naming another struct needs nothing of that
@@ -50,16 +50,13 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 		jobs = elfread.DefaultJobs()
 	}
 	start := time.Now()
-	idx, err := dbg.ScanAll(ctx, jobs)
+	idx, _, err := dbg.ScanAllTypes(ctx, jobs)
 	if err != nil {
 		return err
 	}
 	st := opt.Stats
 	if st == nil {
 		st = &ExtractStats{}
-	}
-	if _, err := dbg.AllTypes(ctx, jobs); err != nil {
-		return err
 	}
 	st.ScanTime = time.Since(start)
 	start = time.Now()

@@ -52,6 +52,7 @@ type abbrevSlot struct {
 	tab   []abbrev
 	attrs []attrSpec
 	sigs  bool // some abbreviation carries DW_AT_signature
+	ns    bool // some abbreviation is a DW_TAG_namespace
 	// lent: tab and attrs are another scanner's (lendAbbrevs), read
 	// only; a table parsed into this slot gets lists of its own.
 	lent bool
@@ -65,6 +66,14 @@ func (sc *scanner) lendAbbrevs(src *scanner) {
 	if src.slots[0].valid {
 		sc.slots[0] = src.slots[0]
 		sc.slots[0].lent = true
+	}
+}
+
+// unlend drops a table lendAbbrevs gave sc: its lender parses the next
+// one into the same lists.
+func (sc *scanner) unlend() {
+	if sl := &sc.slots[0]; sl.lent {
+		*sl = abbrevSlot{}
 	}
 }
 
@@ -87,9 +96,14 @@ type scanner struct {
 	u      *unit
 	tab    []abbrev
 	tabSig bool // tab has a DW_AT_signature stub (typeunits.go)
+	tabNS  bool // tab has a namespace (walkindex.go)
 	// rawSigs: decode leaves signatures unresolved (ScanAll's workers,
 	// which run while the unit headers are still being read).
-	rawSigs    bool
+	rawSigs bool
+	// sigsLater: a signature fails with errSigsLater instead of being
+	// followed (ScanAllTypes' builds, which run while later units are
+	// still being inflated: the signatures' table walks every unit).
+	sigsLater  bool
 	strOffBase uint64
 	c          cursor // over the unit's bytes of .debug_info
 	err        error  // a failure outside the cursor (abbreviations, strings)
@@ -125,6 +139,9 @@ type scanner struct {
 	pfieldBuf []pfield
 	enumBuf   []typemodel.Enumerator // tscan: unitTypes' scratch (scanall.go).
 	tscan     *typeScanScratch
+	// nested: while a struct the walk's index lists is decoded, its count
+	// of the named definitions inside one (walkindex.go); nil otherwise.
+	nested *int
 	// The chunks the graph's nodes and lists are carved from (typeslab.go).
 	types      []typemodel.Type
 	fieldArena []typemodel.Field
@@ -302,14 +319,14 @@ func (sc *scanner) abbrevTable(u *unit, slot int) ([]abbrev, error) {
 	spans := sc.spans[:0]
 	var tab []abbrev
 	var all []attrSpec
-	sigs := false
+	sigs, ns := false, false
 again:
 	if err := sc.d.ensure(sc.d.abbrevZ, want); err != nil {
 		return nil, err
 	}
 	c := newCursor(".debug_abbrev", sc.d.abbrev, int(u.abbrevOff), sc.d.order)
 	tab, all, spans = sl.tab[:0], sl.attrs[:0], spans[:0]
-	sigs = false
+	sigs, ns = false, false
 	for c.Err() == nil {
 		code := c.Uleb()
 		if code == 0 {
@@ -359,6 +376,7 @@ again:
 		}
 		tab[code] = a
 		sigs = sigs || a.sig
+		ns = ns || a.tag == tagNamespace
 		spans = append(spans, abbrevSpan{int(code), from, len(all)})
 	}
 	if sc.d.abbrevShort(c.Off()) {
@@ -372,7 +390,7 @@ again:
 		tab[sp.code].attrs = all[sp.from:sp.to:sp.to]
 	}
 	sc.spans = spans
-	sl.key, sl.valid, sl.tab, sl.attrs, sl.sigs = key, true, tab, all, sigs
+	sl.key, sl.valid, sl.tab, sl.attrs, sl.sigs, sl.ns = key, true, tab, all, sigs, ns
 	return tab, nil
 }
 
@@ -788,7 +806,7 @@ func (sc *scanner) enterUnit(u *unit) error {
 	if err != nil {
 		return err
 	}
-	sc.tab, sc.tabSig = tab, sc.slots[0].sigs
+	sc.tab, sc.tabSig, sc.tabNS = tab, sc.slots[0].sigs, sc.slots[0].ns
 	sc.strOffBase = defaultStrOffBase(u)
 	sc.lang, sc.cuChildren = 0, false
 	sc.c = newCursor(".debug_info", sc.d.info, u.dieStart, sc.d.order)

@@ -117,35 +117,14 @@ func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 	if jobs < 1 {
 		return nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
 	}
-	idx := &Index{}
-	for _, p := range d.all() {
-		idx.InfoBytes += int64(len(p.info))
-	}
+	idx := d.newIndex()
 	var mu sync.Mutex
 	order := []int{} // completion order (the planted fault's)
-	keep := func(u *unit) bool {
-		if u.typeUnit {
-			idx.TypeUnits++
-		}
-		return true
-	}
-	slots, items, err := feedUnits(ctx, d, jobs, keep, func() func(scanItem, *unitTypes) {
+	slots, items, err := feedUnits(ctx, d, jobs, idx.count, func() func(scanItem, *unitTypes) {
 		// One scanner per worker, for every unit of its part it takes.
 		var sc *scanner
 		return func(it scanItem, r *unitTypes) {
-			if err := ctx.Err(); err != nil {
-				r.err = err
-			} else {
-				if sc == nil || sc.d != it.p {
-					sc = &scanner{d: it.p, rawSigs: true}
-				}
-				// SetPanicOnFault is per goroutine: each worker guards
-				// its own reads of the mapping (fault.go).
-				if err := Guard(func() error { *r = sc.unitTypes(it.u); return nil }); err != nil {
-					*r = unitTypes{err: err}
-					sc = nil
-				}
-			}
+			sc = scanUnitTypes(ctx, sc, it, r)
 			if plantCompletionOrder {
 				mu.Lock()
 				order = append(order, it.index)
@@ -156,6 +135,50 @@ func (d *Debug) ScanAll(ctx context.Context, jobs int) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.indexOf(idx, items, slots, order)
+}
+
+// newIndex is an Index before its units are scanned.
+func (d *Debug) newIndex() *Index {
+	idx := &Index{}
+	for _, p := range d.all() {
+		idx.InfoBytes += int64(len(p.info))
+	}
+	return idx
+}
+
+// count is feedUnits' keep for a scan: every unit, the type units counted.
+func (idx *Index) count(u *unit) bool {
+	if u.typeUnit {
+		idx.TypeUnits++
+	}
+	return true
+}
+
+// scanUnitTypes scans one unit for the index into r, with the worker's
+// scanner sc (nil: one is made for the unit's part), and returns the
+// scanner for the worker's next unit.
+func scanUnitTypes(ctx context.Context, sc *scanner, it scanItem, r *unitTypes) *scanner {
+	if err := ctx.Err(); err != nil {
+		r.err = err
+		return sc
+	}
+	if sc == nil || sc.d != it.p {
+		sc = &scanner{d: it.p, rawSigs: true}
+	}
+	// SetPanicOnFault is per goroutine: each worker guards its own reads
+	// of the mapping (fault.go).
+	if err := Guard(func() error { *r = sc.unitTypes(it.u); return nil }); err != nil {
+		*r = unitTypes{err: err}
+		return nil
+	}
+	return sc
+}
+
+// indexOf merges the units' scans in unit order (order: the planted
+// fault's completion order) into idx, and keeps the index for the graph's
+// declarations.
+func (d *Debug) indexOf(idx *Index, items []scanItem, slots []*unitTypes, order []int) (*Index, error) {
 	idx.Units = len(items)
 	res := make([]unitTypes, len(slots))
 	for i, r := range slots {
@@ -383,11 +406,18 @@ func (sc *scanner) unitTypes(u *unit) (out unitTypes) {
 	if out.err = sc.failed(); out.err != nil {
 		return out
 	}
-	// A typedef names a definition of the unit, through typedefs as
-	// FindStructs follows them. The first typedef of an anonymous one (in
-	// DIE order) gives it its name, and it is listed where it was defined;
-	// any other is another name of it, listed where the typedef is, as
-	// FindStructs would find it there.
+	return sc.listTypes(u, out, ts, typedefs)
+}
+
+// listTypes lists a unit's definitions once its walk found them (out.types
+// and ts.anon, the anonymous ones, by offset), with the other names the
+// unit's typedefs give them, in DIE order. A typedef names a definition of
+// the unit, through typedefs as FindStructs follows them. The first
+// typedef of an anonymous one (in DIE order) gives it its name, and it is
+// listed where it was defined; any other is another name of it, listed
+// where the typedef is, as FindStructs would find it there.
+func (sc *scanner) listTypes(u *unit, out unitTypes, ts *typeScanScratch, typedefs []typedefAt) unitTypes {
+	anon, stubs := ts.anon, ts.stubs
 	defs, tdTo, named := ts.defs, ts.tdTo, ts.named
 	for _, t := range out.types {
 		defs[int(t.DIE)] = t

@@ -99,6 +99,9 @@ func renderIndex(idx *Index) string {
 	for _, t := range idx.Types {
 		fmt.Fprintf(&b, "%s %q via %q at %#x (DIE %#x of %s, %s) size %d %v\n", t.Kind, t.Name, t.Via, t.Offset, t.DIE, t.File, t.From, t.Size, t.Sized)
 	}
+	for _, t := range idx.Later {
+		fmt.Fprintf(&b, "later %s %q via %q at %#x size %d %v\n", t.Kind, t.Name, t.Via, t.Offset, t.Size, t.Sized)
+	}
 	return b.String()
 }
 

@@ -39,27 +39,40 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 	// return it.
 	g.allMu.Lock()
 	defer g.allMu.Unlock()
-	g.mu.Lock()
-	filled := g.filled
-	g.mu.Unlock()
-	if filled {
+	if g.isFilled() {
 		return g, nil
 	}
+	if err := d.allTypes(ctx, jobs); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// isFilled: an AllTypes filled the graph.
+func (g *Types) isFilled() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.filled
+}
+
+// allTypes is AllTypes under g.allMu, on a graph not filled yet.
+func (d *Debug) allTypes(ctx context.Context, jobs int) error {
+	g := d.Types()
 	var items []scanItem
 	for _, p := range d.all() {
 		if err := p.ensure(p.infoZ, len(p.info)); err != nil {
-			return nil, err
+			return err
 		}
 		if err := p.ensure(p.abbrevZ, len(p.abbrev)); err != nil {
-			return nil, err
+			return err
 		}
 		for i := 0; ; i++ {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 			u, ok, err := p.unit(i)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if !ok {
 				break
@@ -76,37 +89,55 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 		go func() { defs <- defsOf(idx) }()
 	}
 	res := make([]*unitGraph, len(items))
-	// One scanner per worker and part: its abbreviation slots and name
-	// copies serve every unit the worker takes.
 	// parallel starts no more workers than units (-j is the user's number).
 	workers := make([]*typeWorker, min(jobs, max(len(items), 1)))
 	err := parallel(ctx, len(items), jobs, func(w, i int) error {
-		ug := &unitGraph{p: items[i].p, u: items[i].u, void: g.void}
-		res[i] = ug
 		if workers[w] == nil {
 			workers[w] = newTypeWorker()
 		}
-		wk := workers[w]
-		if wk.sc == nil || wk.sc.d != ug.p {
-			wk.sc = &scanner{d: ug.p, names: wk.names, recycle: true}
-		}
-		err := Guard(func() error { return ug.build(wk) })
-		if err != nil {
-			wk.sc = nil
-		}
+		var err error
+		res[i], err = workers[w].buildUnit(items[i], g.void, false, nil)
 		return err
 	})
+	return g.finish(ctx, jobs, items, res, err, defs)
+}
+
+// buildUnit is step 1 for one unit, on the worker's scanner (made for the
+// unit's part, when its last was another's): one scanner per worker and
+// part, whose abbreviation slots and name copies serve every unit the
+// worker takes. sigsLater: the units after this one may not be inflated
+// yet, so a signature is not followed (errSigsLater). ix, when not nil,
+// takes the unit's index entries from its walk (walkindex.go).
+func (wk *typeWorker) buildUnit(it scanItem, void *typemodel.Type, sigsLater bool, ix *walkIndex) (*unitGraph, error) {
+	ug := &unitGraph{p: it.p, u: it.u, void: void}
+	if wk.sc == nil || wk.sc.d != ug.p {
+		wk.sc = &scanner{d: ug.p, names: wk.names, recycle: true}
+	}
+	wk.sc.sigsLater = sigsLater
+	err := Guard(func() error { return ug.build(wk, ix) })
+	if err != nil {
+		wk.sc = nil
+	}
+	return ug, err
+}
+
+// finish is steps 2 and 3 once every unit's graph is built (err: the
+// first build error in unit order, nil when they all were), the
+// declarations' table coming on defs when the index was there to make
+// it: the units' errors are reported in unit order, the declarations
+// looked up, the units joined into the graph and pointed at its nodes.
+func (g *Types) finish(ctx context.Context, jobs int, items []scanItem, res []*unitGraph, err error, defs chan map[declKey]declDefs) error {
 	if err != nil {
 		for i, ug := range res {
 			if ug != nil && ug.err != nil {
-				return nil, wrapUnitErr(items[i].p, ug.err)
+				return wrapUnitErr(items[i].p, ug.err)
 			}
 		}
-		return nil, err
+		return err
 	}
 	for i, ug := range res {
 		if ug.err != nil {
-			return nil, wrapUnitErr(items[i].p, ug.err)
+			return wrapUnitErr(items[i].p, ug.err)
 		}
 	}
 	if defs != nil {
@@ -123,7 +154,7 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		g.mu.Lock()
 		if g.defs == nil {
@@ -135,11 +166,11 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 	defer g.mu.Unlock()
 	defer g.clearKept() // on every return: the graph's nodes carry no scratch
 	if err := g.join(ctx, res); err != nil {
-		return nil, err
+		return err
 	}
 	err = parallel(ctx, len(res), jobs, func(_, i int) error { res[i].repoint(); return nil })
 	if err != nil {
-		return nil, err
+		return err
 	}
 	g.clearKept()
 	for _, ug := range res {
@@ -153,7 +184,7 @@ func (d *Debug) AllTypes(ctx context.Context, jobs int) (*Types, error) {
 		}
 	}
 	g.filled = true
-	return g, nil
+	return nil
 }
 
 func wrapUnitErr(p *Debug, err error) error {
@@ -334,7 +365,7 @@ type unitGraph struct {
 }
 
 // build is step 1 for one unit.
-func (ug *unitGraph) build(wk *typeWorker) error {
+func (ug *unitGraph) build(wk *typeWorker, ix *walkIndex) error {
 	sc := wk.sc
 	clear(wk.taint)
 	clear(wk.open)
@@ -350,7 +381,7 @@ func (ug *unitGraph) build(wk *typeWorker) error {
 		ug.decodes = map[uint64]int{}
 		count = func(off uint64) { ug.decodes[off]++ }
 	}
-	list, err := unitNodes(sc, ug.u, count, wk.list[:0])
+	list, err := unitNodes(sc, ug.u, count, wk.list[:0], ix)
 	// The list is the worker's scratch (the nodes outlive it, in offs,
 	// keep, bound and open): kept for the next unit, however this ends.
 	defer func() { clear(list); wk.list = list[:0] }()
@@ -925,13 +956,26 @@ func rootTag(tag uint32, scoped bool) bool {
 
 // unitNodes decodes the struct, class, union and enum DIEs (rootTag) of
 // one unit at namespace scope (and in namespaces), skipping every other
-// subtree; the scanner stays set up for the unit.
-func unitNodes(sc *scanner, u *unit, count func(uint64), out []*pending) ([]*pending, error) {
+// subtree; the scanner stays set up for the unit. ix, when not nil, takes
+// the unit's index entries from the same walk where it can (walkindex.go).
+func unitNodes(sc *scanner, u *unit, count func(uint64), out []*pending, ix *walkIndex) ([]*pending, error) {
 	p := sc.d
+	if ix != nil {
+		ix.ok = false
+	}
 	if err := sc.enterUnit(u); err != nil {
 		return out, err
 	}
+	if ix != nil {
+		ix.begin(sc)
+		if !ix.ok {
+			ix = nil
+		}
+	}
 	if !sc.cuChildren {
+		if ix != nil {
+			ix.end(sc, false)
+		}
 		return out, nil
 	}
 	scoped := !cLanguage(sc.lang)
@@ -949,13 +993,25 @@ func unitNodes(sc *scanner, u *unit, count func(uint64), out []*pending) ([]*pen
 			break
 		}
 		if _, ok := typeKind(a.tag); ok && !a.sig && rootTag(a.tag, scoped) {
+			counted := false
+			if ix != nil {
+				di := sc.scanAttrs(a)
+				counted = ix.definition(sc, &di, at, a.tag)
+			}
 			sc.c.Seek(at)
 			qual := ""
 			if scoped {
 				qual = stack[len(stack)-1]
 			}
+			if counted {
+				sc.nested = &ix.out.nested
+			}
 			pd, err := sc.decodeType(base+uint64(at), qual, count)
+			sc.nested = nil
 			if err != nil {
+				if ix != nil {
+					ix.end(sc, true)
+				}
 				return out, err
 			}
 			out = append(out, pd)
@@ -977,9 +1033,24 @@ func unitNodes(sc *scanner, u *unit, count func(uint64), out []*pending) ([]*pen
 			stack = append(stack, q)
 			continue
 		}
+		if ix != nil && a.tag == tagTypedef {
+			di := sc.scanAttrs(a)
+			ix.typedef(sc, &di, at)
+			if di.children {
+				if di.sibling > sc.c.Off() && di.sibling <= u.end {
+					sc.c.Seek(di.sibling)
+				} else {
+					sc.skipChildren()
+				}
+			}
+			continue
+		}
 		if sc.passOver(a, u.end) {
 			sc.skipChildren()
 		}
+	}
+	if ix != nil {
+		ix.end(sc, sc.failed() != nil)
 	}
 	return out, sc.failed()
 }

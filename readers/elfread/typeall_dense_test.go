@@ -49,6 +49,11 @@ func graphDump(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dumpGraph(g)
+}
+
+// dumpGraph is graphDump of a filled graph.
+func dumpGraph(g *Types) string {
 	var lines []string
 	g.each(func(off uint64, n *typemodel.Type) {
 		var b strings.Builder

@@ -165,7 +165,7 @@ func (sc *scanner) typeRef(form uint32) (ref, error) {
 		}
 		return ref{uint64(p.alt.base) + v, true}, nil
 	case formRefSig8:
-		off, err := p.sigTarget(sc.readUint(form))
+		off, err := sc.sigTarget(sc.readUint(form))
 		if err != nil {
 			return ref{}, err
 		}
@@ -424,7 +424,9 @@ func (sc *scanner) decodeType(off uint64, qual string, count func(uint64)) (*pen
 			wanted = ka.tag == tagFormalParameter || ka.tag == tagUnspecifiedParams
 		}
 		if !wanted {
-			if sc.passOver(ka, sc.u.end) {
+			if sc.nested != nil && ka.named {
+				sc.nestedDef(ka, 2)
+			} else if sc.passOver(ka, sc.u.end) {
 				sc.skipChildren()
 			}
 			continue

@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -48,6 +49,19 @@ func (d *Debug) sigTarget(sig uint64) (uint64, error) {
 		return 0, fmt.Errorf("signature %#x names no type unit", sig)
 	}
 	return off, nil
+}
+
+// errSigsLater is the scanner's refusal to follow a signature while the
+// units are still being read (scanner.sigsLater): ScanAllTypes then
+// builds the graph again once they all are.
+var errSigsLater = errors.New("a signature met before every unit was read")
+
+// sigTarget is d.sigTarget for the scanner's part, unless sigsLater.
+func (sc *scanner) sigTarget(sig uint64) (uint64, error) {
+	if sc.sigsLater {
+		return 0, errSigsLater
+	}
+	return sc.d.sigTarget(sig)
 }
 
 func (d *Debug) buildSigs() (map[uint64]uint64, error) {
@@ -142,7 +156,7 @@ func (sc *scanner) checkTypeDIE(u *unit) error {
 // DIE is in another part (a DWARF 4 .debug_types), whose part is then
 // other.
 func (sc *scanner) sigOf(sig uint64) (off int, other *Debug, ok bool) {
-	c, err := sc.d.sigTarget(sig)
+	c, err := sc.sigTarget(sig)
 	if err != nil {
 		sc.fail(err)
 		return 0, nil, false
@@ -191,7 +205,7 @@ func (sc *scanner) stubTarget(lo int) (uint64, bool, error) {
 		if err := sc.c.Err(); err != nil {
 			return 0, false, err
 		}
-		off, err := sc.d.sigTarget(sig)
+		off, err := sc.sigTarget(sig)
 		return off, err == nil, err
 	}
 	if err := sc.c.Err(); err != nil {

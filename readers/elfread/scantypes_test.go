@@ -1,0 +1,172 @@
+package elfread
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/nrtabi/nrtabi/internal/cc"
+)
+
+// indexSources are C units that give the index each thing unitTypes finds
+// at a unit's top level: a typedef naming an anonymous struct (the first
+// names it, a second is another name), a chain of typedefs, a typedef of
+// a declaration and of an enum, an anonymous enum, a union, a struct only
+// declared here and defined in another unit, a definition repeated and
+// one the other unit defines differently (the index's later ones).
+var indexSources = map[string]string{
+	"p.c": `typedef struct { int k; } anon_t;
+typedef anon_t anon2_t;
+typedef anon2_t anon3_t;
+typedef struct { long a, b; } pair_t, *pair_p;
+typedef struct fwd fwd_t;
+typedef enum { GREEN, BLUE } hue_t;
+enum { LONE = 3 };
+union num { int i; float f; };
+struct same { int x; };
+struct other { char c; };
+struct fwd *pf; anon3_t a; pair_t pr; hue_t h; union num n; struct same s; struct other o; fwd_t *pf2;
+`,
+	"q.c": `struct fwd { int defined_here; };
+struct same { int x; };
+struct other { long l; };
+typedef struct same same_t;
+struct fwd F; struct same S; struct other O; same_t st;
+`,
+}
+
+// nestedCSource is a struct holding definitions of its own (a struct, an
+// enum, an anonymous union, a struct in a struct): gcc writes C's at the
+// unit's top level, so the fixture is g++'s DWARF of it relabelled as C99,
+// the shape another C compiler may write.
+const nestedCSource = `struct outer { struct inner { int x; } y; enum color { RED } z; union { int q; float f; } u; struct deep { struct deeper { char c; } d; } w; };
+struct outer g;
+`
+
+// TestScanAllTypesAgrees: the one pass (ScanAllTypes) gives the index and
+// the graph ScanAll and then AllTypes give, at -j 1 and -j 2, on C units
+// the walk indexes (every thing the index finds at a unit's top level, a
+// C unit with nested definitions), on C++ units it leaves to the scan, on
+// type units (built after the scan) and on libc's debug file when it is
+// installed. Which path ran is checked too (walkIndexed), and the two
+// planted faults of the walk's index, no nested definitions counted and
+// no typedef's name taken, are caught.
+func TestScanAllTypesAgrees(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	dir := t.TempDir()
+	for name, text := range indexSources {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clib := filepath.Join(dir, "libindex.so")
+	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", clib, "p.c", "q.c"); err != nil {
+		t.Fatal(err)
+	}
+	typeUnits := filepath.Join(dir, "libtu.so")
+	if err := cc.Run(dir, "-g", "-gdwarf-5", "-fdebug-types-section", "-O0", "-fPIC", "-shared", "-o", typeUnits, "p.c", "q.c"); err != nil {
+		t.Fatal(err)
+	}
+	nested := nestedCObject(t, dir)
+	type input struct {
+		path   string
+		jobs   []int
+		walked bool // the walk indexes some of its units
+	}
+	inputs := []input{{clib, []int{1, 2}, true}, {nested, []int{1, 2}, true}, {typeUnits, []int{2}, false}, {cxxObject(t), []int{1, 2}, false}}
+	if _, err := os.Stat(libcDebug); err == nil && !raceEnabled {
+		inputs = append(inputs, input{libcDebug, []int{2}, true})
+	} else {
+		t.Logf("libc's debug file not tried (not installed, or -race, where its two graphs take 10 s): %v", err)
+	}
+	for _, in := range inputs {
+		for _, j := range in.jobs {
+			want := classicIndexGraph(t, in.path, j)
+			before := walkIndexed.Load()
+			got := onePassIndexGraph(t, in.path, j)
+			if got != want {
+				t.Errorf("%s -j %d: the one pass differs from ScanAll then AllTypes at %s", in.path, j, firstDiff(want, got))
+			}
+			if walked := walkIndexed.Load() > before; walked != in.walked {
+				t.Errorf("%s -j %d: the walk indexed units: %v, want %v", in.path, j, walked, in.walked)
+			}
+		}
+	}
+	for _, plant := range []struct {
+		name string
+		on   *bool
+		path string
+	}{{"no nested definitions counted", &plantNoNested, nested}, {"no typedef's name taken", &plantNoTypedefs, clib}} {
+		want := classicIndexGraph(t, plant.path, 1)
+		*plant.on = true
+		got := onePassIndexGraph(t, plant.path, 1)
+		*plant.on = false
+		if got == want {
+			t.Errorf("the planted fault (%s) was not caught on %s", plant.name, plant.path)
+		}
+	}
+}
+
+// nestedCObject assembles nestedCSource's g++ DWARF with its units'
+// language set to C99 (skipped without g++).
+func nestedCObject(t *testing.T, dir string) string {
+	t.Helper()
+	if out, err := cc.Output("-print-prog-name=cc1plus"); err != nil || !filepath.IsAbs(out) {
+		t.Skipf("skipping: %s cannot compile C++ (install g++)", strings.Join(cc.Driver(), " "))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "nested.cc"), []byte(nestedCSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cc.Run(dir, "-g", "-O0", "-S", "-dA", "-o", "nested.s", "nested.cc"); err != nil {
+		t.Fatal(err)
+	}
+	asm, err := os.ReadFile(filepath.Join(dir, "nested.s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lang := regexp.MustCompile(`(?m)^(\s*\.byte\s+)0x[0-9a-f]+(\s*# DW_AT_language)$`)
+	if !lang.Match(asm) {
+		t.Fatal("g++ -S -dA wrote no DW_AT_language line to relabel")
+	}
+	asm = lang.ReplaceAll(asm, []byte("${1}0xc${2}"))
+	if err := os.WriteFile(filepath.Join(dir, "nestedc.s"), asm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	obj := filepath.Join(dir, "nestedc.o")
+	if err := cc.Run(dir, "-c", "-o", obj, "nestedc.s"); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// classicIndexGraph is path's index (ScanAll) and graph (AllTypes after
+// it) as text.
+func classicIndexGraph(t *testing.T, path string, jobs int) string {
+	t.Helper()
+	d := openDebugT(t, path)
+	idx, err := d.ScanAll(context.Background(), jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := d.AllTypes(context.Background(), jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return renderIndex(idx) + dumpGraph(g)
+}
+
+// onePassIndexGraph is classicIndexGraph by ScanAllTypes.
+func onePassIndexGraph(t *testing.T, path string, jobs int) string {
+	t.Helper()
+	d := openDebugT(t, path)
+	idx, g, err := d.ScanAllTypes(context.Background(), jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return renderIndex(idx) + dumpGraph(g)
+}

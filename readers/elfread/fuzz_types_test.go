@@ -37,6 +37,11 @@ func FuzzTypes(f *testing.F) {
 		if b, err := os.ReadFile(cxxObject(f)); err == nil {
 			f.Add(b)
 		}
+		// A C unit with nested definitions, which the one pass indexes
+		// by its walk.
+		if b, err := os.ReadFile(nestedCObject(f, f.TempDir())); err == nil {
+			f.Add(b)
+		}
 	}
 	noDebug := []string{filepath.Join(f.TempDir(), "no-debug-dir")}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -85,8 +90,10 @@ func fuzzTypesOnce(t *testing.T, data []byte, noDebug []string) {
 	}
 	defer d.Close()
 	g, err := d.AllTypes(context.Background(), 2)
+	graph := ""
 	if oneLine("all types", err) {
 		g.each(func(_ uint64, n *typemodel.Type) { walkModel(t, n) })
+		graph = dumpGraph(g)
 	}
 	lazy := open()
 	if lazy == nil {
@@ -101,6 +108,19 @@ func fuzzTypesOnce(t *testing.T, data []byte, noDebug []string) {
 	if oneLine("scan all", err) {
 		for _, n := range idx.Types[:min(len(idx.Types), 16)] {
 			found = append(found, &n.Found)
+		}
+		if graph != "" {
+			// What ScanAll and AllTypes both accept, the one pass gives
+			// alike (docs/layoutcheck.md#one-pass-over-the-units).
+			if one := open(); one != nil {
+				defer one.Close()
+				oidx, og, err := one.ScanAllTypes(context.Background(), 2)
+				if err != nil {
+					t.Errorf("the one pass failed where ScanAll and AllTypes did not: %v", err)
+				} else if want, got := renderIndex(idx)+graph, renderIndex(oidx)+dumpGraph(og); got != want {
+					t.Errorf("the one pass differs from ScanAll then AllTypes at %s", firstDiff(want, got))
+				}
+			}
 		}
 	}
 	for _, fd := range found {

@@ -86,7 +86,24 @@ func (d *Debug) ScanAllTypes(ctx context.Context, jobs int) (*Index, *Types, err
 	for i, r := range slots {
 		scans[i] = &r.scan
 	}
+	// The declarations' table from the units' scans, beside their merge
+	// (which reads them only, when defsOfUnits can make it).
+	var defs chan map[declKey]declDefs
+	var unitDefs chan bool
+	if g.defs == nil {
+		defs, unitDefs = make(chan map[declKey]declDefs, 1), make(chan bool, 1)
+		go func() {
+			table, ok := defsOfUnits(scans)
+			unitDefs <- ok
+			if ok {
+				defs <- table
+			}
+		}()
+	}
 	out, err := d.indexOf(idx, items, scans, nil)
+	if defs != nil && !<-unitDefs && err == nil {
+		go func() { defs <- defsOf(out) }()
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -107,11 +124,6 @@ func (d *Debug) ScanAllTypes(ctx context.Context, jobs int) (*Index, *Types, err
 			return nil, nil, err
 		}
 		return out, g, nil
-	}
-	var defs chan map[declKey]declDefs
-	if g.defs == nil {
-		defs = make(chan map[declKey]declDefs, 1)
-		go func() { defs <- defsOf(out) }()
 	}
 	if err := g.finish(ctx, jobs, items, res, buildErr, defs); err != nil {
 		return nil, nil, err

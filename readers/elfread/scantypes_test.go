@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -114,7 +115,7 @@ func TestScanAllTypesAgrees(t *testing.T) {
 
 // nestedCObject assembles nestedCSource's g++ DWARF with its units'
 // language set to C99 (skipped without g++).
-func nestedCObject(t *testing.T, dir string) string {
+func nestedCObject(t testing.TB, dir string) string {
 	t.Helper()
 	if out, err := cc.Output("-print-prog-name=cc1plus"); err != nil || !filepath.IsAbs(out) {
 		t.Skipf("skipping: %s cannot compile C++ (install g++)", strings.Join(cc.Driver(), " "))
@@ -169,4 +170,75 @@ func onePassIndexGraph(t *testing.T, path string, jobs int) string {
 		t.Fatal(err)
 	}
 	return renderIndex(idx) + dumpGraph(g)
+}
+
+// TestDefsOfUnitsAgrees: the declarations' table the one pass makes from
+// the units' scans beside their merge is the table of the merged index,
+// on C units with a declaration defined in another unit and definitions
+// repeated and differing, on C++ units and on libc's debug file; on type
+// units it declines (the merge names their anonymous definitions).
+func TestDefsOfUnitsAgrees(t *testing.T) {
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	dir := t.TempDir()
+	for name, text := range indexSources {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clib := filepath.Join(dir, "libindex.so")
+	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", clib, "p.c", "q.c"); err != nil {
+		t.Fatal(err)
+	}
+	typeUnits := filepath.Join(dir, "libtu.so")
+	if err := cc.Run(dir, "-g", "-gdwarf-5", "-fdebug-types-section", "-O0", "-fPIC", "-shared", "-o", typeUnits, "p.c", "q.c"); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{clib, cxxObject(t), typeUnits}
+	if _, err := os.Stat(libcDebug); err == nil {
+		paths = append(paths, libcDebug)
+	}
+	for _, path := range paths {
+		d := openDebugT(t, path)
+		var scans []*unitTypes
+		var sc *scanner
+		for _, p := range d.all() {
+			for i := 0; ; i++ {
+				u, ok, err := p.unit(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+				r := new(unitTypes)
+				sc = scanUnitTypes(context.Background(), sc, scanItem{p: p, u: u}, r)
+				scans = append(scans, r)
+			}
+		}
+		got, ok := defsOfUnits(scans)
+		idx, err := d.ScanAll(context.Background(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path == typeUnits {
+			if ok {
+				t.Errorf("%s: the units' table was made over type units' typedefs", path)
+			}
+			continue
+		}
+		want := defsOf(idx)
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the units' table (made: %v, %d names) is not the index's (%d names)", path, ok, len(got), len(want))
+		}
+		if path == clib {
+			if dd := want[declKey{false, "fwd"}]; !dd.ok {
+				t.Errorf("%s: struct fwd, defined in q.c, has no definition in the table: %+v", path, dd)
+			}
+			if dd := want[declKey{false, "other"}]; dd.clash == "" {
+				t.Errorf("%s: struct other, defined differently by p.c and q.c, is no clash in the table: %+v", path, dd)
+			}
+		}
+	}
 }

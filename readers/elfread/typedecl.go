@@ -4,6 +4,7 @@ import (
 	"context"
 	"debug/dwarf"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/nrtabi/nrtabi/typemodel"
@@ -64,13 +65,52 @@ func (g *Types) defsIndex(ctx context.Context) (map[declKey]declDefs, error) {
 // defsOf is defsIndex's table made from the index idx; it reads nothing
 // else, so AllTypes makes it beside its workers.
 func defsOf(idx *Index) map[declKey]declDefs {
+	return defsIn(func(yield func(*Named) bool) {
+		for _, n := range idx.Types {
+			if !yield(n) {
+				return
+			}
+		}
+		for _, n := range idx.Later {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+}
+
+// defsOfUnits is defsOf of the index the units' scans merge into, made
+// from the scans in unit order (ScanAllTypes, beside the merge): per
+// name, the index's first definition and its later ones are the units'
+// definitions in unit order. ok is false when a unit has a typedef of a
+// type unit's type, which the merge resolves and may name an anonymous
+// definition with: defsOf of the merged index then.
+func defsOfUnits(scans []*unitTypes) (_ map[declKey]declDefs, ok bool) {
+	for _, r := range scans {
+		if len(r.foreign) > 0 || len(r.anonTU) > 0 {
+			return nil, false
+		}
+	}
+	return defsIn(func(yield func(*Named) bool) {
+		for _, r := range scans {
+			for _, n := range r.types {
+				if !yield(n) {
+					return
+				}
+			}
+		}
+	}), true
+}
+
+// defsIn is defsOf of the definitions named gives, in index order.
+func defsIn(named iter.Seq[*Named]) map[declKey]declDefs {
 	type seen struct {
 		offs  []dwarf.Offset
 		sizes []int64
 	}
 	all := map[declKey]*seen{}
 	var keys []declKey
-	for _, n := range append(append([]*Named(nil), idx.Types...), idx.Later...) {
+	for n := range named {
 		if n.Alias || n.Kind == "enum" || !n.Sized {
 			continue
 		}

@@ -56,23 +56,7 @@ struct outer g;
 // planted faults of the walk's index, no nested definitions counted and
 // no typedef's name taken, are caught.
 func TestScanAllTypesAgrees(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("skipping: %v", err)
-	}
-	dir := t.TempDir()
-	for name, text := range indexSources {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	clib := filepath.Join(dir, "libindex.so")
-	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", clib, "p.c", "q.c"); err != nil {
-		t.Fatal(err)
-	}
-	typeUnits := filepath.Join(dir, "libtu.so")
-	if err := cc.Run(dir, "-g", "-gdwarf-5", "-fdebug-types-section", "-O0", "-fPIC", "-shared", "-o", typeUnits, "p.c", "q.c"); err != nil {
-		t.Fatal(err)
-	}
+	dir, clib, typeUnits := indexObjects(t)
 	nested := nestedCObject(t, dir)
 	type input struct {
 		path   string
@@ -111,6 +95,38 @@ func TestScanAllTypesAgrees(t *testing.T) {
 			t.Errorf("the planted fault (%s) was not caught on %s", plant.name, plant.path)
 		}
 	}
+}
+
+// indexObjects builds indexSources into dir, twice: as libindex.so and,
+// with type units (-fdebug-types-section), as libtu.so (skipped without a
+// C compiler).
+func indexObjects(t *testing.T) (dir, clib, typeUnits string) {
+	t.Helper()
+	if err := cc.Available(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	dir = sourcesDir(t, indexSources)
+	clib = filepath.Join(dir, "libindex.so")
+	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", clib, "p.c", "q.c"); err != nil {
+		t.Fatal(err)
+	}
+	typeUnits = filepath.Join(dir, "libtu.so")
+	if err := cc.Run(dir, "-g", "-gdwarf-5", "-fdebug-types-section", "-O0", "-fPIC", "-shared", "-o", typeUnits, "p.c", "q.c"); err != nil {
+		t.Fatal(err)
+	}
+	return dir, clib, typeUnits
+}
+
+// sourcesDir is a new directory holding srcs (name: text).
+func sourcesDir(t *testing.T, srcs map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range srcs {
+		if err := writeFile(dir, name, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // nestedCObject assembles nestedCSource's g++ DWARF with its units'
@@ -178,23 +194,7 @@ func onePassIndexGraph(t *testing.T, path string, jobs int) string {
 // repeated and differing, on C++ units and on libc's debug file; on type
 // units it declines (the merge names their anonymous definitions).
 func TestDefsOfUnitsAgrees(t *testing.T) {
-	if err := cc.Available(); err != nil {
-		t.Skipf("skipping: %v", err)
-	}
-	dir := t.TempDir()
-	for name, text := range indexSources {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	clib := filepath.Join(dir, "libindex.so")
-	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", clib, "p.c", "q.c"); err != nil {
-		t.Fatal(err)
-	}
-	typeUnits := filepath.Join(dir, "libtu.so")
-	if err := cc.Run(dir, "-g", "-gdwarf-5", "-fdebug-types-section", "-O0", "-fPIC", "-shared", "-o", typeUnits, "p.c", "q.c"); err != nil {
-		t.Fatal(err)
-	}
+	_, clib, typeUnits := indexObjects(t)
 	paths := []string{clib, cxxObject(t), typeUnits}
 	if _, err := os.Stat(libcDebug); err == nil {
 		paths = append(paths, libcDebug)

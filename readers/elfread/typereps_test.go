@@ -41,12 +41,7 @@ func TestRepsKeepWhatJoinKept(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
 	}
-	dir := t.TempDir()
-	for name, text := range repsSources {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := sourcesDir(t, repsSources)
 	lib := filepath.Join(dir, "libreps.so")
 	// In this order: unit order decides which copy is kept.
 	if err := cc.Run(dir, "-g", "-O0", "-fPIC", "-shared", "-o", lib, "a.c", "b.c", "c.c"); err != nil {

@@ -24,7 +24,8 @@ type scanBuild struct {
 // its build, as ScanAll scans it. The index and the graph are those
 // ScanAll and AllTypes make, for every jobs. A DWARF with type units,
 // whose signatures a unit's graph follows into units that may not be
-// inflated yet, has its graph built after the scan, as AllTypes builds it.
+// inflated yet (or a unit naming one's type), has its graph built after
+// the scan, as AllTypes builds it.
 func (d *Debug) ScanAllTypes(ctx context.Context, jobs int) (*Index, *Types, error) {
 	if jobs < 1 {
 		return nil, nil, fmt.Errorf("-j %d: the number of workers is at least 1", jobs)
@@ -86,30 +87,22 @@ func (d *Debug) ScanAllTypes(ctx context.Context, jobs int) (*Index, *Types, err
 	for i, r := range slots {
 		scans[i] = &r.scan
 	}
-	// The declarations' table from the units' scans, beside their merge
-	// (which reads them only, when defsOfUnits can make it).
+	// A unit naming a type unit's type gets the graph built after the
+	// scan too. Otherwise the declarations' table is made from the units'
+	// scans, beside their merge (which only reads them).
+	later := namesTypeUnits(scans)
 	var defs chan map[declKey]declDefs
-	var unitDefs chan bool
-	if g.defs == nil {
-		defs, unitDefs = make(chan map[declKey]declDefs, 1), make(chan bool, 1)
-		go func() {
-			table, ok := defsOfUnits(scans)
-			unitDefs <- ok
-			if ok {
-				defs <- table
-			}
-		}()
+	if !later && g.defs == nil {
+		defs = make(chan map[declKey]declDefs, 1)
+		go func() { defs <- defsOfUnits(scans) }()
 	}
 	out, err := d.indexOf(idx, items, scans, nil)
-	if defs != nil && !<-unitDefs && err == nil {
-		go func() { defs <- defsOf(out) }()
-	}
 	if err != nil {
 		return nil, nil, err
 	}
 	res := make([]*unitGraph, len(slots))
 	var buildErr error
-	later := out.TypeUnits > 0
+	later = later || out.TypeUnits > 0
 	for i, r := range slots {
 		res[i] = r.ug
 		if r.err != nil && buildErr == nil {

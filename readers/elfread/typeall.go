@@ -1036,13 +1036,7 @@ func unitNodes(sc *scanner, u *unit, count func(uint64), out []*pending, ix *wal
 		if ix != nil && a.tag == tagTypedef {
 			di := sc.scanAttrs(a)
 			ix.typedef(sc, &di, at)
-			if di.children {
-				if di.sibling > sc.c.Off() && di.sibling <= u.end {
-					sc.c.Seek(di.sibling)
-				} else {
-					sc.skipChildren()
-				}
-			}
+			sc.skipSubtree(&di)
 			continue
 		}
 		if sc.passOver(a, u.end) {

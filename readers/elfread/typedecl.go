@@ -82,15 +82,10 @@ func defsOf(idx *Index) map[declKey]declDefs {
 // defsOfUnits is defsOf of the index the units' scans merge into, made
 // from the scans in unit order (ScanAllTypes, beside the merge): per
 // name, the index's first definition and its later ones are the units'
-// definitions in unit order. ok is false when a unit has a typedef of a
-// type unit's type, which the merge resolves and may name an anonymous
-// definition with: defsOf of the merged index then.
-func defsOfUnits(scans []*unitTypes) (_ map[declKey]declDefs, ok bool) {
-	for _, r := range scans {
-		if len(r.foreign) > 0 || len(r.anonTU) > 0 {
-			return nil, false
-		}
-	}
+// definitions in unit order. It holds only where no unit names a type
+// unit's type (namesTypeUnits), which the merge resolves, and which may
+// name an anonymous definition.
+func defsOfUnits(scans []*unitTypes) map[declKey]declDefs {
 	return defsIn(func(yield func(*Named) bool) {
 		for _, r := range scans {
 			for _, n := range r.types {
@@ -99,7 +94,18 @@ func defsOfUnits(scans []*unitTypes) (_ map[declKey]declDefs, ok bool) {
 				}
 			}
 		}
-	}), true
+	})
+}
+
+// namesTypeUnits: a unit's scan has a typedef of a type unit's type, or
+// is a type unit with anonymous definitions such a typedef may name.
+func namesTypeUnits(scans []*unitTypes) bool {
+	for _, r := range scans {
+		if len(r.foreign) > 0 || len(r.anonTU) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // defsIn is defsOf of the definitions named gives, in index order.

@@ -328,6 +328,19 @@ func (sc *scanner) skipChildren() {
 	}
 }
 
+// skipSubtree moves past the children of a DIE whose attributes di were
+// just read, by its sibling pointer when it has a usable one.
+func (sc *scanner) skipSubtree(di *dieInfo) {
+	if !di.children {
+		return
+	}
+	if di.sibling > sc.c.Off() && di.sibling <= sc.u.end {
+		sc.c.Seek(di.sibling)
+		return
+	}
+	sc.skipChildren()
+}
+
 // decodeType decodes the type DIE at the cursor (off, the combined offset,
 // names it) and the children its kind has (members, enumerators,
 // subranges, parameters), skipping every other child subtree; the cursor

@@ -14,8 +14,8 @@ import "github.com/nrtabi/nrtabi/typemodel"
 
 // walkIndex is one unit's index entries as its graph's walk finds them.
 type walkIndex struct {
-	// ok: the walk indexed the unit (canIndex); out is then what
-	// unitTypes gives for it, once listed.
+	// ok: the walk indexes the unit (begin says whether it can); out is
+	// then what unitTypes gives for it, once listed.
 	ok       bool
 	out      unitTypes
 	ts       *typeScanScratch
@@ -120,15 +120,8 @@ func (sc *scanner) nestedDef(a *abbrev, depth int) {
 			inner = a.tag != tagEnumerationType
 		}
 	}
-	if !di.children {
-		return
-	}
-	if !inner {
-		if di.sibling > sc.c.Off() && di.sibling <= sc.u.end {
-			sc.c.Seek(di.sibling)
-		} else {
-			sc.skipChildren()
-		}
+	if !inner || !di.children {
+		sc.skipSubtree(&di)
 		return
 	}
 	for sc.c.Left() > 0 && sc.failed() == nil {

@@ -17,6 +17,14 @@ import (
 // would; a fragment the loader refuses fails the test.
 func loadFragment(t *testing.T, text string) *spec.Spec {
 	t.Helper()
+	s, _ := loadFragmentDir(t, text)
+	return s
+}
+
+// loadFragmentDir is loadFragment, and the spec directory it wrote (one
+// structs.toml).
+func loadFragmentDir(t *testing.T, text string) (*spec.Spec, string) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "structs.toml"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -25,7 +33,7 @@ func loadFragment(t *testing.T, text string) *spec.Spec {
 	if err != nil {
 		t.Fatalf("extract wrote a fragment its loader refuses: %v\n%s", err, text)
 	}
-	return s
+	return s, dir
 }
 
 const emptyC = `struct e0 {};

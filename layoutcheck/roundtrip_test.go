@@ -536,14 +536,7 @@ func TestAliasRetypeCaught(t *testing.T) {
 // directory searched.
 func checkFragmentText(t *testing.T, text, path string, base *spec.Spec) *Report {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "structs.toml"), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	frag, err := spec.LoadDir(dir)
-	if err != nil {
-		t.Fatalf("the fragment does not load: %v", err)
-	}
+	frag, dir := loadFragmentDir(t, text)
 	r, err := Check(context.Background(), []string{path}, Options{Spec: base, Structs: frag, StructsSrc: dir, DebugDirs: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)

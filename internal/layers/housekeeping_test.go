@@ -200,15 +200,23 @@ func trackedFiles(t *testing.T) (string, []string) {
 // TestNoTrackedCompiledArtefacts: no file git tracks is an ELF file or an
 // ar archive.
 func TestNoTrackedCompiledArtefacts(t *testing.T) {
+	n := reportTracked(t, compiledArtefacts)
+	t.Logf("%d tracked files read", n)
+}
+
+// reportTracked fails t with each line check reports of the files git
+// tracks, and says how many it read.
+func reportTracked(t *testing.T, check func(root string, list []string) ([]string, error)) int {
+	t.Helper()
 	root, list := trackedFiles(t)
-	bad, err := compiledArtefacts(root, list)
+	bad, err := check(root, list)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, b := range bad {
 		t.Error(b)
 	}
-	t.Logf("%d tracked files read", len(list))
+	return len(list)
 }
 
 // emptyFiles reports, one line each, the regular files of list (as
@@ -231,14 +239,7 @@ func emptyFiles(root string, list []string) ([]string, error) {
 
 // TestNoTrackedEmptyFiles: every file git tracks holds something.
 func TestNoTrackedEmptyFiles(t *testing.T) {
-	root, list := trackedFiles(t)
-	bad, err := emptyFiles(root, list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range bad {
-		t.Error(b)
-	}
+	reportTracked(t, emptyFiles)
 }
 
 // TestEmptyFilesCaught: a planted empty file is named; a file of one

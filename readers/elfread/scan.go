@@ -143,7 +143,10 @@ type scanner struct {
 	// of the named definitions inside one (walkindex.go); nil otherwise.
 	nested *int
 	// The chunks the graph's nodes and lists are carved from (typeslab.go).
-	types      []typemodel.Type
+	types []typemodel.Type
+	// freeTypes: nodes of the worker's earlier units that nothing
+	// references any more (dropReps), which newType hands out first.
+	freeTypes  []*typemodel.Type
 	fieldArena []typemodel.Field
 	enumArena  []typemodel.Enumerator
 }

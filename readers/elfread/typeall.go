@@ -264,19 +264,19 @@ func newTypeWorker() *typeWorker {
 }
 
 // noReps turns repsOf off (the tests: the graph is the same without it);
-// plantLooseReps and plantRepItself are planted faults for the tests
-// only: repsOf keys a function type without its parameters, so that it
-// takes unequal nodes for one; join keeps a repeated node as its match
-// itself, not as what the match was kept as.
-var noReps, plantLooseReps, plantRepItself bool
+// plantLooseReps and plantRepRefs are planted faults for the tests only:
+// repsOf keys a function type without its parameters, so that it takes
+// unequal nodes for one; dropReps leaves the unit's members pointing at
+// the repeated nodes it recycles. poisonRecycled (the tests) marks a
+// recycled node instead of reusing it, so that a reference left to one
+// shows in the graph.
+var noReps, plantLooseReps, plantRepRefs, poisonRecycled bool
 
 // repsOf finds, for each node of a unit's keep list (children first, all
 // linked inside the unit), the equal node an earlier unit of this worker
 // listed: a library's units repeat their headers' types (libc's 55671
-// listed nodes are 515 kinds), and join, which interns them one by one in
-// unit order, then takes a repeated node's in one step, as the node it
-// took for that earlier one, instead of keying and looking it up again
-// under its lock. The worker takes its units in unit order, so the first
+// listed nodes are 515 kinds), and dropReps then points the unit at
+// those instead. The worker takes its units in unit order, so the first
 // it saw of a kind is its earliest, and join keeps what it kept without
 // them: two nodes equal here (the same key, their parts the same nodes or
 // equal ones) are equal there. Kept holds a repeated node's match while
@@ -320,6 +320,91 @@ func (wk *typeWorker) repsOf(keep []*typemodel.Type) []*typemodel.Type {
 	return rep
 }
 
+// dropReps points the unit's references to each repeated node of keep
+// (rep[i] is keep[i]'s match, repsOf) at its match, and takes the
+// repeated nodes out of keep. The match is a node of an earlier unit of
+// the worker, so join has kept it before this unit (units are joined in
+// unit order) and reaches it from here as from there: keepOne and
+// repoint follow its Kept. The repeated nodes the unit decoded are then
+// referenced by nothing and serve the worker's next units (newType):
+// libc's debug file decodes 135,565 nodes, of which 96,248 are repeats
+// recycled so, 168 bytes each of fresh memory the kernel zeroed and the
+// exit freed (docs/benchmarks.md#repeated-nodes-reused). Only a unit with no
+// open node comes here: an open node's parts are linked by join, and a
+// node the unit did not intern (a tainted one) may still reach a repeat.
+func (ug *unitGraph) dropReps(sc *scanner, list []*pending, rep []*typemodel.Type) {
+	keep := ug.keep
+	for i, r := range rep {
+		if r != nil {
+			keep[i].Kept = r
+		}
+	}
+	// Only a repeated node has Kept here (build cleared its interning's).
+	sub := func(t *typemodel.Type) *typemodel.Type {
+		if t != nil && t.Kept != nil {
+			return t.Kept
+		}
+		return t
+	}
+	parts := func(t *typemodel.Type) {
+		t.Elem, t.Class = sub(t.Elem), sub(t.Class)
+		for i, p := range t.Params {
+			t.Params[i] = sub(p)
+		}
+	}
+	for i, t := range ug.nodes {
+		ug.nodes[i] = sub(t)
+	}
+	// Every node the unit decoded (the nodes its interning dropped too,
+	// which nothing reaches, but a repeat among their parts must not be
+	// reached through them either), then the inner dimensions of arrays,
+	// which are in keep or bound only.
+	for _, pd := range list {
+		t := pd.t
+		switch {
+		case t.Kept != nil: // a repeat: dropped
+		case t.Kind.Aggregate() || t.Kind == typemodel.Enum:
+			if !plantRepRefs {
+				for j := range t.Fields {
+					t.Fields[j].Type = sub(t.Fields[j].Type)
+				}
+			}
+			t.Elem = sub(t.Elem)
+		default:
+			parts(t)
+		}
+	}
+	for _, t := range ug.bound {
+		parts(t)
+	}
+	for i, t := range keep {
+		if rep[i] == nil {
+			parts(t)
+		}
+	}
+	for _, pd := range list {
+		if t := pd.t; t.Kept != nil {
+			if poisonRecycled {
+				// Offset stays: build's table of the unit is cleared by it.
+				*t = typemodel.Type{Kind: typemodel.Base, Name: "<recycled>", HasSize: true, Size: -1, Offset: t.Offset}
+				continue
+			}
+			sc.freeTypes = append(sc.freeTypes, t)
+		}
+	}
+	n := 0
+	for i, t := range keep {
+		if rep[i] == nil {
+			keep[n] = t
+			n++
+		} else {
+			t.Kept = nil // a recycled node, or an inner dimension's (a heap node, garbage)
+		}
+	}
+	clear(keep[n:])
+	ug.keep = keep[:n]
+}
+
 // unitTable is one unit's nodes by DIE offset, sorted.
 type unitTable struct {
 	offs  []uint64
@@ -350,10 +435,6 @@ type unitGraph struct {
 	// keep: the unit's non-aggregate nodes, children before parents, for
 	// join's interning; bound: those that stay the unit's own.
 	keep, bound []*typemodel.Type
-	// rep: for each node of keep, the equal node an earlier unit of the
-	// same worker listed (repsOf), nil for the first of its kind and
-	// past the end for the tainted ones; nil when there is none.
-	rep []*typemodel.Type
 	// decls: the unit's declared structs, classes and unions (in DIE
 	// order), which join resolves to their definitions.
 	decls []*typemodel.Type
@@ -606,7 +687,11 @@ func (ug *unitGraph) build(wk *typeWorker, ix *walkIndex) error {
 			ug.keep = append(ug.keep, t)
 		}
 	}
-	ug.rep = wk.repsOf(ug.keep)
+	if len(open) == 0 {
+		if rep := wk.repsOf(ug.keep); rep != nil {
+			ug.dropReps(sc, list, rep)
+		}
+	}
 	if nt > 0 {
 		for _, pd := range list {
 			if isTainted(pd.t) {
@@ -806,7 +891,7 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 		g.intern = make(map[internKey]*typemodel.Type, most)
 	}
 	for _, ug := range res {
-		for i, t := range ug.keep {
+		for _, t := range ug.keep {
 			// A unit's list is children first, each node once: a node of
 			// it is met here before any other reaches it, so the lookup
 			// of keepOne would miss (and interning a node again gives the
@@ -815,21 +900,9 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 				g.keepOne(t, 0)
 				continue
 			}
-			// A node an earlier unit's equals is what that one was kept
-			// as (repsOf).
-			if i < len(ug.rep) {
-				if r := ug.rep[i]; r != nil && r.Kept != nil {
-					if plantRepItself {
-						g.keep(t, r)
-					} else {
-						g.keep(t, r.Kept)
-					}
-					continue
-				}
-			}
 			g.keepNew(t, 0)
 		}
-		ug.keep, ug.rep = nil, nil
+		ug.keep = nil
 	}
 	g.units = nil // installed, repointed, by AllTypes
 	return nil

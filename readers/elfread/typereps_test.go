@@ -3,6 +3,7 @@ package elfread
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nrtabi/nrtabi/internal/cc"
@@ -31,12 +32,16 @@ struct a C;
 }
 
 // TestRepsKeepWhatJoinKept: the graph AllTypes builds is the same with
-// the workers' matching of repeated nodes (repsOf) as without it, at -j 1
-// (one worker sees every unit) and -j 2 on units made to be told apart,
-// and at -j 2 on libc's debug file (2063 units repeating their headers).
-// The planted looser key, which takes function types of other parameters
-// for one, is caught on the crafted units, and the planted join, which
-// keeps a repeated node as its match itself, on libc.
+// the workers' matching of repeated nodes (repsOf, and dropReps, which
+// points the units at the matches and recycles the repeats) as without
+// it, at -j 1 (one worker sees every unit) and -j 2 on units made to be
+// told apart, and at -j 2 on libc's debug file (2063 units repeating their
+// headers, where a worker's first of a kind need not be the one join
+// keeps); and the same again with every recycled node overwritten by a
+// marker instead of reused, so that a reference left to one cannot pass
+// unseen. The planted looser key, which takes function types of other
+// parameters for one, and the planted dropReps, which leaves the units'
+// members pointing at the repeats, are caught on the crafted units.
 func TestRepsKeepWhatJoinKept(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
@@ -60,17 +65,17 @@ func TestRepsKeepWhatJoinKept(t *testing.T) {
 		defer func() { graphJobs = saved }()
 		return graphDump(t, path)
 	}
+	with := func(plant *bool, path string, jobs int) string {
+		t.Helper()
+		*plant = true
+		defer func() { *plant = false }()
+		return dump(path, jobs)
+	}
 	without := map[string]string{}
 	for i, path := range paths {
-		noReps = true
-		want := dump(path, 1)
-		noReps = false
+		want := with(&noReps, path, 1)
 		without[path] = want
-		// libc (a graph of it is 3 s under -race) only at -j 2:
-		// where two workers share the units, a worker's first of a kind
-		// need not be the one join keeps, and a join that took the match
-		// itself for what it was kept as is caught there (not on the
-		// crafted units, nor at -j 1, where the two are one node).
+		// libc (a graph of it is 3 s under -race) only at -j 2.
 		jobs := []int{1, 2}
 		if i > 0 {
 			jobs = []int{2}
@@ -79,22 +84,20 @@ func TestRepsKeepWhatJoinKept(t *testing.T) {
 			if got := dump(path, j); got != want {
 				t.Errorf("%s -j %d: the graph with repsOf differs from the one without (-j 1) at %s", path, j, firstDiff(want, got))
 			}
+			if got := with(&poisonRecycled, path, j); got != want {
+				t.Errorf("%s -j %d: with the recycled nodes marked, the graph differs from the one without repsOf at %s", path, j, firstDiff(want, got))
+			}
 		}
 	}
-	planted := func(plant *bool, path string, jobs int) string {
-		t.Helper()
-		*plant = true
-		defer func() { *plant = false }()
-		return dump(path, jobs)
-	}
-	if planted(&plantLooseReps, lib, 1) == without[lib] {
+	if with(&plantLooseReps, lib, 1) == without[lib] {
 		t.Error("the planted looser key was not caught: the graphs are the same")
 	}
-	if len(paths) < 2 {
-		t.Log("the planted join (the match kept as itself) needs libc's units shared by two workers: not tried")
-		return
-	}
-	if planted(&plantRepItself, libcDebug, 2) == without[libcDebug] {
-		t.Error("the planted join (a repeated node kept as its match itself) was not caught: the graphs are the same")
+	poisonRecycled = true
+	got := with(&plantRepRefs, lib, 1)
+	poisonRecycled = false
+	if got == without[lib] {
+		t.Error("the planted dropReps (members left at the recycled repeats) was not caught: the graphs are the same")
+	} else if !strings.Contains(got, "<recycled>") {
+		t.Errorf("the planted dropReps changed the graph without reaching a recycled node: %s", firstDiff(without[lib], got))
 	}
 }

@@ -81,7 +81,8 @@ func (sc *scanner) give(free bool) {
 }
 
 // The graph's nodes and their member and enumerator lists outlive the
-// unit, so they are never reused; they are carved from chunks all the
+// unit, so they are reused only where the unit's own references to them
+// are gone (a repeated node, dropReps); they are carved from chunks all the
 // same, one allocation per chunk instead of one per node or list
 // (docs/benchmarks.md#less-fresh-memory-per-die).
 const (
@@ -90,8 +91,15 @@ const (
 	enumArena  = 1024 // enumerators per chunk (likewise)
 )
 
-// newType is a zero node from the scanner's current chunk.
+// newType is a node for decodeType to fill (it writes the whole node):
+// one its worker recycled (dropReps), else the next of the scanner's
+// current chunk.
 func (sc *scanner) newType() *typemodel.Type {
+	if n := len(sc.freeTypes); n > 0 {
+		t := sc.freeTypes[n-1]
+		sc.freeTypes = sc.freeTypes[:n-1]
+		return t
+	}
 	if len(sc.types) == cap(sc.types) {
 		sc.types = make([]typemodel.Type, 0, typeSlab)
 	}

@@ -74,7 +74,7 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 			defs = append(defs, t)
 		}
 	}
-	conflicts, err := x.odrConflicts(ctx, defs, idx.Later, jobs)
+	conflicts, err := x.odrConflicts(ctx, idx, jobs)
 	if err != nil {
 		return err
 	}
@@ -446,13 +446,16 @@ type odr struct {
 // must not be decided by unit order (check would judge whichever copy it
 // finds first). Such a name is refused by name, naming both copies'
 // units' DIEs and how they differ (docs/nrtabi-extract.md#every-type---all).
-func (x *extractor) odrConflicts(ctx context.Context, defs, later []*elfread.Named, jobs int) (odr, error) {
+func (x *extractor) odrConflicts(ctx context.Context, idx *elfread.Index, jobs int) (odr, error) {
 	c := odr{byName: map[string]string{}}
-	first := map[string]*elfread.Named{}
-	for _, t := range defs {
-		if t.Kind != "enum" {
-			first[t.Name] = t
+	later := idx.Later
+	// A later definition's first is the struct, class or union the index
+	// lists under its name; a typedef's name (an alias) is none.
+	first := func(t *elfread.Named) *elfread.Named {
+		if f := t.First; f != nil && !f.Alias && f.Kind != "enum" {
+			return f
 		}
+		return nil
 	}
 	// The comparisons are independent reads of the filled graph: they run
 	// on jobs workers (libc's debug file has 20062 later definitions), each
@@ -468,6 +471,9 @@ func (x *extractor) odrConflicts(ctx context.Context, defs, later []*elfread.Nam
 			defer wg.Done()
 			layouts := map[dwarf.Offset]*typemodel.Type{}
 			layout := func(t *elfread.Named) *typemodel.Type {
+				if l, ok := idx.Node(t); ok {
+					return l
+				}
 				if l, ok := layouts[t.Offset]; ok {
 					return l
 				}
@@ -489,7 +495,7 @@ func (x *extractor) odrConflicts(ctx context.Context, defs, later []*elfread.Nam
 					if err := ctx.Err(); err != nil {
 						return err
 					}
-					whys[i] = odrWhy(first[later[i].Name], later[i], layout)
+					whys[i] = odrWhy(first(later[i]), later[i], layout)
 				}
 			})
 		}()
@@ -505,7 +511,7 @@ func (x *extractor) odrConflicts(ctx context.Context, defs, later []*elfread.Nam
 		if why == "" {
 			continue
 		}
-		f := first[t.Name]
+		f := first(t)
 		c.copies++
 		if _, seen := c.byName[t.Name]; !seen {
 			c.byName[t.Name] = fmt.Sprintf("defined differently by two units (an ODR conflict): the definition at DIE %#x is %d bytes, the one at DIE %#x %s; no one row states both, and which one a check judged would depend on unit order", f.DIE, f.Size, t.DIE, why)

@@ -61,8 +61,9 @@ func TestExtractAllDWARFNames(t *testing.T) {
 }
 
 // TestExtractAllODRConflicts: two units of one object define struct
-// odr_size with different sizes and struct odr_members with different
-// members: extract --all refuses each by name (an ODR conflict, both DIEs
+// odr_size with different sizes, struct odr_members with different
+// members, struct odr_msize with a member of another size and struct
+// odr_bits with other bitfields: extract --all refuses each by name (an ODR conflict, both DIEs
 // named) instead of taking the first unit's copy, says so on stderr apart
 // from the identical copies, keeps odr_same (identical in both), and the
 // object checks CLEAN against the fragment.
@@ -86,13 +87,15 @@ func TestExtractAllODRConflicts(t *testing.T) {
 	for _, want := range []string{
 		"# not extracted: odr_size (struct defined differently by two units (an ODR conflict): the definition at DIE",
 		"# not extracted: odr_members (struct defined differently by two units (an ODR conflict)",
+		"# not extracted: odr_msize (struct defined differently by two units (an ODR conflict)",
+		"# not extracted: odr_bits (struct defined differently by two units (an ODR conflict)",
 		`name = "odr_same"`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the fragment lacks %q\n%s", want, text)
 		}
 	}
-	for _, bad := range []string{`name = "odr_size"`, `name = "odr_members"`} {
+	for _, bad := range []string{`name = "odr_size"`, `name = "odr_members"`, `name = "odr_msize"`, `name = "odr_bits"`} {
 		if strings.Contains(text, bad) {
 			t.Errorf("the fragment has a row %s decided by unit order", bad)
 		}

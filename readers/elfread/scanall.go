@@ -32,6 +32,12 @@ type Named struct {
 	// at orders the unit's list: the DIE, or for another name a typedef
 	// gives a definition, the typedef's DIE.
 	at int
+	// First is, for a definition Later lists, the definition of its name
+	// the index lists (nil for the others).
+	First *Named
+	// node is the definition's node in the graph, when the walk that
+	// listed it decoded it (ScanAllTypes, walkindex.go): Index.Node.
+	node *typemodel.Type
 }
 
 // Index is what ScanAll found: the first definition of every qualified
@@ -61,6 +67,23 @@ type Index struct {
 	// class), by its offset. (The type graph's names are qualified
 	// already.)
 	Qualified map[dwarf.Offset]string
+	// graph: the graph the definitions' nodes are of, when ScanAllTypes
+	// built it in the same pass (nil otherwise: Node finds none).
+	graph *Types
+}
+
+// Node is the graph's node of a definition the index lists (in Types or
+// Later), when the index and the graph came from one pass over the units
+// (ScanAllTypes) and the walk that listed the definition decoded it: the
+// node Types.Struct or Types.Enum finds by its offset, without the lookup
+// (an extractor comparing libc's 20,076 later definitions with their first
+// made 40,000 of them, docs/benchmarks.md#repeated-nodes-reused). ok is
+// false otherwise, when the caller looks it up by offset.
+func (idx *Index) Node(n *Named) (t *typemodel.Type, ok bool) {
+	if idx.graph == nil || n.node == nil || n.node.Offset != uint64(n.Offset) {
+		return nil, false
+	}
+	return n.node, true
 }
 
 // DefaultJobs is ScanAll's parallelism when the caller has no preference:
@@ -203,7 +226,7 @@ func (d *Debug) indexOf(idx *Index, items []scanItem, slots []*unitTypes, order 
 // merge lists the units' definitions in order, each qualified name once
 // (the structs and the enums are separate name spaces, as in C).
 func (idx *Index) merge(items []scanItem, res []unitTypes, order []int) (*Index, error) {
-	seen := map[string]bool{}
+	seen := map[string]*Named{}
 	idx.Qualified = map[dwarf.Offset]string{}
 	add := func(t *Named) {
 		if t.qualified {
@@ -213,12 +236,13 @@ func (idx *Index) merge(items []scanItem, res []unitTypes, order []int) (*Index,
 		if t.Kind == "enum" {
 			key = "enum " + key
 		}
-		if seen[key] {
+		if f := seen[key]; f != nil {
 			idx.Duplicates++
+			t.First = f
 			idx.Later = append(idx.Later, t)
 			return
 		}
-		seen[key] = true
+		seen[key] = t
 		idx.Types = append(idx.Types, t)
 	}
 	// The definitions by offset, for the typedefs naming a type unit's
@@ -457,7 +481,7 @@ func (sc *scanner) listTypes(u *unit, out unitTypes, ts *typeScanScratch, typede
 			t.qualified = true
 			continue
 		}
-		all = append(all, &Named{Kind: t.Kind, Size: t.Size, Sized: t.Sized, Alias: true, at: td.at,
+		all = append(all, &Named{Kind: t.Kind, Size: t.Size, Sized: t.Sized, Alias: true, at: td.at, node: t.node,
 			Found: Found{Offset: t.Offset, Name: td.name, Via: "typedef " + td.name, DIE: t.DIE, File: t.File, From: t.From}})
 	}
 	for off, t := range anon {

@@ -100,7 +100,11 @@ func renderIndex(idx *Index) string {
 		fmt.Fprintf(&b, "%s %q via %q at %#x (DIE %#x of %s, %s) size %d %v\n", t.Kind, t.Name, t.Via, t.Offset, t.DIE, t.File, t.From, t.Size, t.Sized)
 	}
 	for _, t := range idx.Later {
-		fmt.Fprintf(&b, "later %s %q via %q at %#x size %d %v\n", t.Kind, t.Name, t.Via, t.Offset, t.Size, t.Sized)
+		first := "none"
+		if t.First != nil {
+			first = fmt.Sprintf("%s %q at %#x", t.First.Kind, t.First.Name, t.First.Offset)
+		}
+		fmt.Fprintf(&b, "later %s %q via %q at %#x size %d %v first %s\n", t.Kind, t.Name, t.Via, t.Offset, t.Size, t.Sized, first)
 	}
 	return b.String()
 }

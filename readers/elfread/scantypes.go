@@ -112,15 +112,21 @@ func (d *Debug) ScanAllTypes(ctx context.Context, jobs int) (*Index, *Types, err
 	}
 	if later || buildAfterScan {
 		// Every unit is inflated now: AllTypes' own pass, whose builds
-		// follow signatures (the graphs built here are dropped).
+		// follow signatures (the graphs built here are dropped, and with
+		// them the nodes the walks gave the index: Index.Node finds none).
 		if err := d.allTypes(ctx, jobs); err != nil {
 			return nil, nil, err
+		}
+		if plantStaleNodes {
+			out.graph = g
 		}
 		return out, g, nil
 	}
 	if err := g.finish(ctx, jobs, items, res, buildErr, defs); err != nil {
 		return nil, nil, err
 	}
+	// The walks' nodes are this graph's (Index.Node).
+	out.graph = g
 	return out, g, nil
 }
 
@@ -132,3 +138,7 @@ var walkIndexed atomic.Int64
 // without it): ScanAllTypes drops the graphs it built beside the scan and
 // builds them again after it, as for type units.
 var buildAfterScan bool
+
+// plantStaleNodes is for the tests only: after a rebuild the index keeps
+// the dropped graphs' nodes for Index.Node.
+var plantStaleNodes bool

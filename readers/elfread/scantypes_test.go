@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -240,6 +241,73 @@ func TestDefsOfUnitsAgrees(t *testing.T) {
 			if dd := want[declKey{false, "other"}]; dd.clash == "" {
 				t.Errorf("%s: struct other, defined differently by p.c and q.c, is no clash in the table: %+v", path, dd)
 			}
+		}
+	}
+}
+
+// TestIndexNodes: the one pass's index gives each definition its walk
+// decoded the node the graph holds at its offset (Types.At), on C units
+// (named and anonymous definitions, the names typedefs give them), on
+// g++'s nested-C object and on libc's debug file, and at least one per
+// input (a Node that never found one would pass otherwise); it gives none
+// where the graph was built again after the scan (type units, or the one
+// pass turned off) nor from ScanAll's index. The planted rebuild that keeps
+// the dropped graphs' nodes is caught.
+func TestIndexNodes(t *testing.T) {
+	dir, clib, typeUnits := indexObjects(t)
+	nested := nestedCObject(t, dir)
+	nodes := func(path string) (found, wrong int) {
+		t.Helper()
+		d := openDebugT(t, path)
+		idx, g, err := d.ScanAllTypes(context.Background(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range slices.Concat(idx.Types, idx.Later) {
+			node, ok := idx.Node(n)
+			if !ok {
+				continue
+			}
+			found++
+			if at, err := g.At(n.Offset); err != nil || at != node {
+				wrong++
+			}
+		}
+		return found, wrong
+	}
+	paths := []string{clib, nested}
+	if _, err := os.Stat(libcDebug); err == nil && !raceEnabled {
+		paths = append(paths, libcDebug)
+	} else {
+		t.Logf("libc's debug file not tried (not installed, or -race): %v", err)
+	}
+	for _, p := range paths {
+		if found, wrong := nodes(p); found == 0 || wrong > 0 {
+			t.Errorf("%s: %d definitions with a node, %d of them not the graph's at their offset", p, found, wrong)
+		}
+	}
+	if found, _ := nodes(typeUnits); found > 0 {
+		t.Errorf("%s (type units, the graph built again): %d definitions with a node, want none", typeUnits, found)
+	}
+	buildAfterScan = true
+	found, _ := nodes(clib)
+	plantStaleNodes = true
+	_, wrong := nodes(clib)
+	buildAfterScan, plantStaleNodes = false, false
+	if found > 0 {
+		t.Errorf("%s with the one pass turned off: %d definitions with a node, want none", clib, found)
+	}
+	if wrong == 0 {
+		t.Error("the planted rebuild that keeps the dropped graphs' nodes was not caught")
+	}
+	d := openDebugT(t, clib)
+	idx, err := d.ScanAll(context.Background(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range idx.Types {
+		if _, ok := idx.Node(n); ok {
+			t.Fatalf("ScanAll's index gives %s %s a node", n.Kind, n.Name)
 		}
 	}
 }

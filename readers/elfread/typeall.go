@@ -91,14 +91,22 @@ func (d *Debug) allTypes(ctx context.Context, jobs int) error {
 	res := make([]*unitGraph, len(items))
 	// parallel starts no more workers than units (-j is the user's number).
 	workers := make([]*typeWorker, min(jobs, max(len(items), 1)))
-	err := parallel(ctx, len(items), jobs, func(w, i int) error {
+	build := func(w, i int) error {
 		if workers[w] == nil {
 			workers[w] = newTypeWorker()
 		}
 		var err error
 		res[i], err = workers[w].buildUnit(items[i], g.void, false, nil)
 		return err
-	})
+	}
+	var err error
+	if buildBackwards {
+		for i := len(items) - 1; i >= 0 && err == nil; i-- {
+			err = build(0, i)
+		}
+	} else {
+		err = parallel(ctx, len(items), jobs, build)
+	}
 	return g.finish(ctx, jobs, items, res, err, defs)
 }
 
@@ -109,7 +117,7 @@ func (d *Debug) allTypes(ctx context.Context, jobs int) error {
 // yet, so a signature is not followed (errSigsLater). ix, when not nil,
 // takes the unit's index entries from its walk (walkindex.go).
 func (wk *typeWorker) buildUnit(it scanItem, void *typemodel.Type, sigsLater bool, ix *walkIndex) (*unitGraph, error) {
-	ug := &unitGraph{p: it.p, u: it.u, void: void}
+	ug := &unitGraph{p: it.p, u: it.u, void: void, index: it.index}
 	if wk.sc == nil || wk.sc.d != ug.p {
 		wk.sc = &scanner{d: ug.p, names: wk.names, recycle: true}
 	}
@@ -246,8 +254,14 @@ type typeWorker struct {
 	// sorted: sortByOffset's scratch, empty between units.
 	sorted []*pending
 	// seen: the first node of every key among the worker's units' keep
-	// lists (repsOf).
-	seen map[internKey]*typemodel.Type
+	// lists, and its unit's place in the list of units (repsOf).
+	seen map[internKey]seenRep
+}
+
+// seenRep is a node of repsOf's table and the place of its unit.
+type seenRep struct {
+	t    *typemodel.Type
+	unit int
 }
 
 // denseUnit is the largest unit (in bytes of .debug_info) whose nodes
@@ -260,17 +274,23 @@ var denseUnit uint64 = 4 << 20
 func newTypeWorker() *typeWorker {
 	return &typeWorker{names: map[string]string{}, local: &Types{intern: map[internKey]*typemodel.Type{}, track: true},
 		bound: map[*typemodel.Type]bool{}, taint: map[*typemodel.Type]bool{}, open: map[*typemodel.Type]bool{},
-		extra: map[uint64]*pending{}, seen: map[internKey]*typemodel.Type{}}
+		extra: map[uint64]*pending{}, seen: map[internKey]seenRep{}}
 }
 
 // noReps turns repsOf off (the tests: the graph is the same without it);
 // plantLooseReps and plantRepRefs are planted faults for the tests only:
 // repsOf keys a function type without its parameters, so that it takes
 // unequal nodes for one; dropReps leaves the unit's members pointing at
-// the repeated nodes it recycles. poisonRecycled (the tests) marks a
+// the repeated nodes it recycles; plantLaterReps: repsOf takes a match
+// from a unit after this one, which join has not kept yet. poisonRecycled (the tests) marks a
 // recycled node instead of reusing it, so that a reference left to one
 // shows in the graph.
-var noReps, plantLooseReps, plantRepRefs, poisonRecycled bool
+var noReps, plantLooseReps, plantRepRefs, poisonRecycled, plantLaterReps bool
+
+// buildBackwards is for the tests only: AllTypes builds the units on one
+// worker from the last to the first (a worker's units out of order, as
+// feedUnits' lister may take them).
+var buildBackwards bool
 
 // repsOf finds, for each node of a unit's keep list (children first, all
 // linked inside the unit), the equal node an earlier unit of this worker
@@ -282,7 +302,7 @@ var noReps, plantLooseReps, plantRepRefs, poisonRecycled bool
 // equal ones) are equal there. Kept holds a repeated node's match while
 // the list is walked, so that its parents key by the match, and is nil
 // again after.
-func (wk *typeWorker) repsOf(keep []*typemodel.Type) []*typemodel.Type {
+func (wk *typeWorker) repsOf(keep []*typemodel.Type, unit int) []*typemodel.Type {
 	if noReps {
 		return nil
 	}
@@ -301,11 +321,18 @@ func (wk *typeWorker) repsOf(keep []*typemodel.Type) []*typemodel.Type {
 		if plantLooseReps {
 			k.params, k.variadic = "", false
 		}
-		r, ok := wk.seen[k]
-		if !ok {
-			wk.seen[k] = t
+		// A match only from an earlier unit: join has kept that one
+		// before this unit. A worker's units are not always in order
+		// (feedUnits' lister takes the queue's rest after the units it
+		// built itself), and a node of a later unit is not kept yet when
+		// this one's are: it is replaced by this unit's as its kind's
+		// first.
+		s, ok := wk.seen[k]
+		if !ok || s.unit > unit && !plantLaterReps {
+			wk.seen[k] = seenRep{t, unit}
 			continue
 		}
+		r := s.t
 		if rep == nil {
 			rep = make([]*typemodel.Type, len(keep))
 		}
@@ -443,6 +470,9 @@ type unitGraph struct {
 	declDefs []declDefs
 	decodes  map[uint64]int
 	err      error
+	// index is the unit's place in the list of units, the order join
+	// takes them in.
+	index int
 }
 
 // build is step 1 for one unit.
@@ -688,7 +718,7 @@ func (ug *unitGraph) build(wk *typeWorker, ix *walkIndex) error {
 		}
 	}
 	if len(open) == 0 {
-		if rep := wk.repsOf(ug.keep); rep != nil {
+		if rep := wk.repsOf(ug.keep, ug.index); rep != nil {
 			ug.dropReps(sc, list, rep)
 		}
 	}
@@ -1067,9 +1097,10 @@ func unitNodes(sc *scanner, u *unit, count func(uint64), out []*pending, ix *wal
 		}
 		if _, ok := typeKind(a.tag); ok && !a.sig && rootTag(a.tag, scoped) {
 			counted := false
+			var named *Named
 			if ix != nil {
 				di := sc.scanAttrs(a)
-				counted = ix.definition(sc, &di, at, a.tag)
+				named, counted = ix.definition(sc, &di, at, a.tag)
 			}
 			sc.c.Seek(at)
 			qual := ""
@@ -1086,6 +1117,9 @@ func unitNodes(sc *scanner, u *unit, count func(uint64), out []*pending, ix *wal
 					ix.end(sc, true)
 				}
 				return out, err
+			}
+			if named != nil {
+				named.node = pd.t
 			}
 			out = append(out, pd)
 			continue

@@ -1,6 +1,7 @@
 package elfread
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,11 +38,14 @@ struct a C;
 // it, at -j 1 (one worker sees every unit) and -j 2 on units made to be
 // told apart, and at -j 2 on libc's debug file (2063 units repeating their
 // headers, where a worker's first of a kind need not be the one join
-// keeps); and the same again with every recycled node overwritten by a
-// marker instead of reused, so that a reference left to one cannot pass
-// unseen. The planted looser key, which takes function types of other
-// parameters for one, and the planted dropReps, which leaves the units'
-// members pointing at the repeats, are caught on the crafted units.
+// keeps); the same again with every recycled node overwritten by a marker
+// instead of reused, so that a reference left to one cannot pass unseen;
+// with one worker taking the units backwards; and in the one pass
+// (ScanAllTypes), whose lister takes units out of order. The planted
+// looser key, which takes function types of other parameters for one, the
+// planted dropReps, which leaves the units' members pointing at the
+// repeats, and the planted repsOf that takes a match from a later unit
+// (units built backwards), are caught on the crafted units.
 func TestRepsKeepWhatJoinKept(t *testing.T) {
 	if err := cc.Available(); err != nil {
 		t.Skipf("skipping: %v", err)
@@ -88,16 +92,41 @@ func TestRepsKeepWhatJoinKept(t *testing.T) {
 				t.Errorf("%s -j %d: with the recycled nodes marked, the graph differs from the one without repsOf at %s", path, j, firstDiff(want, got))
 			}
 		}
+		// One worker taking the units from the last to the first, and
+		// the one pass, whose lister takes some units out of order.
+		if got := with(&buildBackwards, path, 1); got != want {
+			t.Errorf("%s: with the units built backwards, the graph differs from the one without repsOf at %s", path, firstDiff(want, got))
+		}
+		if got := onePassGraph(t, path, 2); got != want {
+			t.Errorf("%s: the one pass's graph differs from the one without repsOf at %s", path, firstDiff(want, got))
+		}
+	}
+	buildBackwards = true
+	got := with(&plantLaterReps, lib, 1)
+	buildBackwards = false
+	if got == without[lib] {
+		t.Error("the planted repsOf that takes a match from a later unit was not caught: the graphs are the same")
 	}
 	if with(&plantLooseReps, lib, 1) == without[lib] {
 		t.Error("the planted looser key was not caught: the graphs are the same")
 	}
 	poisonRecycled = true
-	got := with(&plantRepRefs, lib, 1)
+	got = with(&plantRepRefs, lib, 1)
 	poisonRecycled = false
 	if got == without[lib] {
 		t.Error("the planted dropReps (members left at the recycled repeats) was not caught: the graphs are the same")
 	} else if !strings.Contains(got, "<recycled>") {
 		t.Errorf("the planted dropReps changed the graph without reaching a recycled node: %s", firstDiff(without[lib], got))
 	}
+}
+
+// onePassGraph is the graph ScanAllTypes builds of path at -j jobs.
+func onePassGraph(t *testing.T, path string, jobs int) string {
+	t.Helper()
+	d := openDebugT(t, path)
+	_, g, err := d.ScanAllTypes(context.Background(), jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dumpGraph(g)
 }

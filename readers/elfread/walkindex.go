@@ -64,22 +64,23 @@ func (sc *scanner) scanAttrs(a *abbrev) dieInfo {
 }
 
 // definition records a struct, class, union or enum DIE of the unit's top
-// level at at, and reports whether the named definitions among its
+// level at at: the entry (nil for a declaration), for the walk to give it
+// the node it decodes, and whether the named definitions among its
 // children are to be counted (a named struct, class or union: unitTypes'
 // nested scope).
-func (ix *walkIndex) definition(sc *scanner, di *dieInfo, at int, tag uint32) bool {
+func (ix *walkIndex) definition(sc *scanner, di *dieInfo, at int, tag uint32) (*Named, bool) {
 	if di.decl {
-		return false
+		return nil, false
 	}
 	name := string(di.name)
 	t := sc.named(at, name, tag)
 	t.Size, t.Sized = int64(min(di.size, typemodel.MaxSize)), di.sized
 	if name == "" {
 		ix.ts.anon[at] = t
-		return false
+		return t, false
 	}
 	ix.out.types = append(ix.out.types, t)
-	return tag != tagEnumerationType
+	return t, tag != tagEnumerationType
 }
 
 // typedef records a typedef DIE of the unit's top level at at.

@@ -108,7 +108,7 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 			// type, so the same row, and a member pointing at this copy is
 			// spelled with that row's name, which check then matches by
 			// name instead of grading a renamed type.
-			if s := x.odrRow(t); s != nil {
+			if s := x.odrRow(idx, t); s != nil {
 				x.byOff[t.Offset] = s
 				continue
 			}
@@ -171,7 +171,7 @@ func extractAll(ctx context.Context, obj *elfread.File, dbg *elfread.Debug, opt 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		et, err := x.g.Enum(t.Offset)
+		et, err := nodeOf(x.g, idx, t)
 		if err != nil {
 			return wrapInput(dbg.Path(), err, "enum %s", t.Name)
 		}
@@ -399,8 +399,8 @@ func (s *skips) add(n int, what string) {
 // odrRow is the row a typedef's definition already has under the
 // definition's own name in another unit, when the sizes agree; nil when it
 // has none, or the definition cannot be read.
-func (x *extractor) odrRow(t *elfread.Named) *xStruct {
-	st, err := x.g.Struct(t.Offset)
+func (x *extractor) odrRow(idx *elfread.Index, t *elfread.Named) *xStruct {
+	st, err := nodeOf(x.g, idx, t)
 	if err != nil || st.Name == "" {
 		return nil
 	}
@@ -408,6 +408,20 @@ func (x *extractor) odrRow(t *elfread.Named) *xStruct {
 		return s
 	}
 	return nil
+}
+
+// nodeOf is the graph's node of a definition idx lists: the one the one
+// pass decoded (Index.Node), else the enum or struct g holds at its
+// offset.
+func nodeOf(g *elfread.Types, idx *elfread.Index, t *elfread.Named) (*typemodel.Type, error) {
+	enum := t.Kind == "enum"
+	if n, ok := idx.Node(t); ok && (n.Kind == typemodel.Enum) == enum {
+		return n, nil
+	}
+	if enum {
+		return g.Enum(t.Offset)
+	}
+	return g.Struct(t.Offset)
 }
 
 // rowNameProblem says why a struct named name can have no row of that

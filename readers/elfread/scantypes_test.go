@@ -181,12 +181,20 @@ func classicIndexGraph(t *testing.T, path string, jobs int) string {
 // onePassIndexGraph is classicIndexGraph by ScanAllTypes.
 func onePassIndexGraph(t *testing.T, path string, jobs int) string {
 	t.Helper()
+	idx, g := onePass(t, path, jobs)
+	return renderIndex(idx) + dumpGraph(g)
+}
+
+// onePass is the index and the graph ScanAllTypes makes of path at -j
+// jobs.
+func onePass(t *testing.T, path string, jobs int) (*Index, *Types) {
+	t.Helper()
 	d := openDebugT(t, path)
 	idx, g, err := d.ScanAllTypes(context.Background(), jobs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return renderIndex(idx) + dumpGraph(g)
+	return idx, g
 }
 
 // TestDefsOfUnitsAgrees: the declarations' table the one pass makes from
@@ -258,11 +266,7 @@ func TestIndexNodes(t *testing.T) {
 	nested := nestedCObject(t, dir)
 	nodes := func(path string) (found, wrong int) {
 		t.Helper()
-		d := openDebugT(t, path)
-		idx, g, err := d.ScanAllTypes(context.Background(), 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		idx, g := onePass(t, path, 2)
 		for _, n := range slices.Concat(idx.Types, idx.Later) {
 			node, ok := idx.Node(n)
 			if !ok {

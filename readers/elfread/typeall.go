@@ -277,14 +277,14 @@ func newTypeWorker() *typeWorker {
 		extra: map[uint64]*pending{}, seen: map[internKey]seenRep{}}
 }
 
-// noReps turns repsOf off (the tests: the graph is the same without it);
-// plantLooseReps and plantRepRefs are planted faults for the tests only:
-// repsOf keys a function type without its parameters, so that it takes
-// unequal nodes for one; dropReps leaves the unit's members pointing at
-// the repeated nodes it recycles; plantLaterReps: repsOf takes a match
-// from a unit after this one, which join has not kept yet. poisonRecycled (the tests) marks a
-// recycled node instead of reusing it, so that a reference left to one
-// shows in the graph.
+// noReps turns repsOf off (the tests: the graph is the same without it).
+// plantLooseReps, plantRepRefs and plantLaterReps are planted faults for
+// the tests only: repsOf keys a function type without its parameters, so
+// that it takes unequal nodes for one; dropReps leaves the unit's members
+// pointing at the repeated nodes it recycles; repsOf takes a match from a
+// unit after this one, which join has not kept yet. poisonRecycled (the
+// tests) marks a recycled node instead of reusing it, so that a reference
+// left to one shows in the graph.
 var noReps, plantLooseReps, plantRepRefs, poisonRecycled, plantLaterReps bool
 
 // buildBackwards is for the tests only: AllTypes builds the units on one
@@ -296,12 +296,13 @@ var buildBackwards bool
 // linked inside the unit), the equal node an earlier unit of this worker
 // listed: a library's units repeat their headers' types (libc's 55671
 // listed nodes are 515 kinds), and dropReps then points the unit at
-// those instead. The worker takes its units in unit order, so the first
-// it saw of a kind is its earliest, and join keeps what it kept without
-// them: two nodes equal here (the same key, their parts the same nodes or
-// equal ones) are equal there. Kept holds a repeated node's match while
-// the list is walked, so that its parents key by the match, and is nil
-// again after.
+// those instead. Only a match from an earlier unit in the list of units
+// (unit is this one's place) is taken, so that join has kept it when it
+// reaches this unit, and keeps what it kept without the matching: two
+// nodes equal here (the same key, their parts the same nodes or equal
+// ones) are equal there. Kept holds a repeated node's match while the
+// list is walked, so that its parents key by the match, and is nil again
+// after.
 func (wk *typeWorker) repsOf(keep []*typemodel.Type, unit int) []*typemodel.Type {
 	if noReps {
 		return nil
@@ -350,9 +351,10 @@ func (wk *typeWorker) repsOf(keep []*typemodel.Type, unit int) []*typemodel.Type
 // dropReps points the unit's references to each repeated node of keep
 // (rep[i] is keep[i]'s match, repsOf) at its match, and takes the
 // repeated nodes out of keep. The match is a node of an earlier unit of
-// the worker, so join has kept it before this unit (units are joined in
-// unit order) and reaches it from here as from there: keepOne and
-// repoint follow its Kept. The repeated nodes the unit decoded are then
+// the worker (or, crafted, earlier in this unit's list), so join has kept
+// it before this unit's node (units are joined in unit order, a list in
+// its order) and reaches it from here as from there: keepOne and repoint
+// follow its Kept. The repeated nodes the unit decoded are then
 // referenced by nothing and serve the worker's next units (newType):
 // libc's debug file decodes 135,565 nodes, of which 96,248 are repeats
 // recycled so, 168 bytes each of fresh memory the kernel zeroed and the

@@ -1,7 +1,6 @@
 package elfread
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,10 +122,6 @@ func TestRepsKeepWhatJoinKept(t *testing.T) {
 // onePassGraph is the graph ScanAllTypes builds of path at -j jobs.
 func onePassGraph(t *testing.T, path string, jobs int) string {
 	t.Helper()
-	d := openDebugT(t, path)
-	_, g, err := d.ScanAllTypes(context.Background(), jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, g := onePass(t, path, jobs)
 	return dumpGraph(g)
 }

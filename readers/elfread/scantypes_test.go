@@ -17,7 +17,9 @@ import (
 // at a unit's top level: a typedef naming an anonymous struct (the first
 // names it, a second is another name), a chain of typedefs, a typedef of
 // a declaration and of an enum, an anonymous enum, a union, a struct only
-// declared here and defined in another unit, a definition repeated and
+// declared here and defined in another unit (and a struct whose members
+// point at it, so that the graph shows what the declaration resolved
+// to), a definition repeated and
 // one the other unit defines differently (the index's later ones).
 var indexSources = map[string]string{
 	"p.c": `typedef struct { int k; } anon_t;
@@ -30,7 +32,8 @@ enum { LONE = 3 };
 union num { int i; float f; };
 struct same { int x; };
 struct other { char c; };
-struct fwd *pf; anon3_t a; pair_t pr; hue_t h; union num n; struct same s; struct other o; fwd_t *pf2;
+struct holder { struct fwd *f; fwd_t *g; };
+struct fwd *pf; anon3_t a; pair_t pr; hue_t h; union num n; struct same s; struct other o; fwd_t *pf2; struct holder hd;
 `,
 	"q.c": `struct fwd { int defined_here; };
 struct same { int x; };
@@ -313,5 +316,44 @@ func TestIndexNodes(t *testing.T) {
 		if _, ok := idx.Node(n); ok {
 			t.Fatalf("ScanAll's index gives %s %s a node", n.Kind, n.Name)
 		}
+	}
+}
+
+// TestDeclNodesAgree: the graph is the same whether the workers find each
+// declaration's definition in the units' tables before join (where the
+// index came first: the one pass) or join looks every one up itself
+// (AllTypes alone, or noDeclNodes), on C units with
+// a declaration defined in another unit, on C++ units and on libc's debug
+// file; the planted lookup that takes a declaration for its own definition
+// is caught.
+func TestDeclNodesAgree(t *testing.T) {
+	_, clib, _ := indexObjects(t)
+	paths := []string{clib, cxxObject(t)}
+	if _, err := os.Stat(libcDebug); err == nil && !raceEnabled {
+		paths = append(paths, libcDebug)
+	} else {
+		t.Logf("libc's debug file not tried (not installed, or -race): %v", err)
+	}
+	without := func(path string) string {
+		t.Helper()
+		noDeclNodes = true
+		defer func() { noDeclNodes = false }()
+		return graphDump(t, path)
+	}
+	for _, path := range paths {
+		want := without(path)
+		if got := graphDump(t, path); got != want {
+			t.Errorf("%s: AllTypes' graph with the definitions found before join differs at %s", path, firstDiff(want, got))
+		}
+		if got := onePassGraph(t, path, 2); got != want {
+			t.Errorf("%s: the one pass's graph with the definitions found before join differs at %s", path, firstDiff(want, got))
+		}
+	}
+	want := without(clib)
+	plantDeclSelf = true
+	got := onePassGraph(t, clib, 2)
+	plantDeclSelf = false
+	if got == want {
+		t.Error("the planted lookup (a declaration found as its own definition) was not caught")
 	}
 }

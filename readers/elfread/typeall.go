@@ -149,15 +149,35 @@ func (g *Types) finish(ctx context.Context, jobs int, items []scanItem, res []*u
 		}
 	}
 	if defs != nil {
-		// Each unit's declarations looked up on the workers; join
-		// records them in unit order.
+		// Each unit's declarations looked up on the workers, with the
+		// node of each one's definition in the units' tables; join
+		// records them in unit order (libc's debug file: 13,755
+		// declarations, most of join's time when it looked them up).
 		table := <-defs
+		// The nodes come from the units' tables only while the graph has
+		// no node of its own by offset (At's, which lookup takes first).
+		g.mu.RLock()
+		var tables []unitTable
+		if len(g.nodes) == 0 && !noDeclNodes {
+			tables = unitTables(res)
+		}
+		g.mu.RUnlock()
 		err := parallel(ctx, len(res), jobs, func(_, i int) error {
 			ug := res[i]
 			ug.declDefs = make([]declDefs, len(ug.decls))
+			if tables != nil {
+				ug.declNodes = make([]*typemodel.Type, len(ug.decls))
+			}
 			for j, t := range ug.decls {
 				k, _ := declKeyOf(t)
-				ug.declDefs[j] = table[k]
+				dd := table[k]
+				ug.declDefs[j] = dd
+				if dd.ok && tables != nil {
+					ug.declNodes[j], _ = findIn(tables, dd.off)
+					if plantDeclSelf {
+						ug.declNodes[j] = t
+					}
+				}
 			}
 			return nil
 		})
@@ -286,6 +306,12 @@ func newTypeWorker() *typeWorker {
 // tests) marks a recycled node instead of reusing it, so that a reference
 // left to one shows in the graph.
 var noReps, plantLooseReps, plantRepRefs, poisonRecycled, plantLaterReps bool
+
+// noDeclNodes (the tests: the graph is the same without it) leaves every
+// declaration's definition to join to look up; plantDeclSelf is a planted
+// fault for the tests only: a declaration's definition is found as the
+// declaration itself.
+var noDeclNodes, plantDeclSelf bool
 
 // buildBackwards is for the tests only: AllTypes builds the units on one
 // worker from the last to the first (a worker's units out of order, as
@@ -434,6 +460,27 @@ func (ug *unitGraph) dropReps(sc *scanner, list []*pending, rep []*typemodel.Typ
 	ug.keep = keep[:n]
 }
 
+// unitTables are the units' tables by offset, in unit order (a unit
+// without nodes has none).
+func unitTables(res []*unitGraph) []unitTable {
+	var out []unitTable
+	for _, ug := range res {
+		if len(ug.offs) > 0 {
+			out = append(out, unitTable{offs: ug.offs, nodes: ug.nodes})
+		}
+	}
+	return out
+}
+
+// findIn is the node at off in tables (unit order).
+func findIn(tables []unitTable, off uint64) (*typemodel.Type, bool) {
+	i := sort.Search(len(tables), func(i int) bool { return tables[i].offs[len(tables[i].offs)-1] >= off })
+	if i < len(tables) {
+		return tables[i].find(off)
+	}
+	return nil, false
+}
+
 // unitTable is one unit's nodes by DIE offset, sorted.
 type unitTable struct {
 	offs  []uint64
@@ -468,10 +515,13 @@ type unitGraph struct {
 	// order), which join resolves to their definitions.
 	decls []*typemodel.Type
 	// declDefs: what each of decls's names has in the index, when
-	// AllTypes looked them up before join (nil: join looks them up).
-	declDefs []declDefs
-	decodes  map[uint64]int
-	err      error
+	// AllTypes looked them up before join (nil: join looks them up), and
+	// declNodes the node of each definition found so in the units' tables
+	// (nil where none was: join looks it up).
+	declDefs  []declDefs
+	declNodes []*typemodel.Type
+	decodes   map[uint64]int
+	err       error
 	// index is the unit's place in the list of units, the order join
 	// takes them in.
 	index int
@@ -842,11 +892,7 @@ func (pd *pending) finishPtrToMember() {
 // waited are finished, and every unit's nodes are interned into the
 // graph in unit order; each node's Kept is then the node kept for it.
 func (g *Types) join(ctx context.Context, res []*unitGraph) error {
-	for _, ug := range res {
-		if len(ug.offs) > 0 {
-			g.units = append(g.units, unitTable{offs: ug.offs, nodes: ug.nodes})
-		}
-	}
+	g.units = append(g.units, unitTables(res)...)
 	// A declared class stands for its definition (typedecl.go): Kept takes
 	// it there, so that every member, pointer and typedef naming it does.
 	// most: the longest unit list, the size hint of the intern table (the
@@ -873,10 +919,15 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 			if !ok {
 				continue
 			}
-			dt, err := g.at(def)
-			if err != nil {
-				g.units = nil
-				return err
+			var dt *typemodel.Type
+			if ug.declNodes != nil && ug.declDefs[j].ok && ug.declDefs[j].off == def {
+				dt = ug.declNodes[j]
+			}
+			if dt == nil {
+				if dt, err = g.at(def); err != nil {
+					g.units = nil
+					return err
+				}
 			}
 			g.keep(t, dt)
 		}
@@ -917,7 +968,7 @@ func (g *Types) join(ctx context.Context, res []*unitGraph) error {
 				finishField(&pd.t.Fields[i], &pd.fields[i])
 			}
 		}
-		ug.open, ug.unfinished, ug.decls, ug.declDefs = nil, nil, nil, nil
+		ug.open, ug.unfinished, ug.decls, ug.declDefs, ug.declNodes = nil, nil, nil, nil, nil
 	}
 	if len(g.intern) == 0 {
 		g.intern = make(map[internKey]*typemodel.Type, most)

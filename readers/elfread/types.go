@@ -156,12 +156,7 @@ func (g *Types) lookup(off uint64) (*typemodel.Type, bool) {
 	if t, ok := g.nodes[off]; ok {
 		return t, true
 	}
-	u := g.units
-	i := sort.Search(len(u), func(i int) bool { return u[i].offs[len(u[i].offs)-1] >= off })
-	if i < len(u) {
-		return u[i].find(off)
-	}
-	return nil, false
+	return findIn(g.units, off)
 }
 
 func (g *Types) count(off uint64) {

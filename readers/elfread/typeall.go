@@ -148,6 +148,8 @@ func (g *Types) finish(ctx context.Context, jobs int, items []scanItem, res []*u
 			return wrapUnitErr(items[i].p, ug.err)
 		}
 	}
+	// The units' tables by offset, which join installs in the graph.
+	tables := unitTables(res)
 	if defs != nil {
 		// Each unit's declarations looked up on the workers, with the
 		// node of each one's definition in the units' tables; join
@@ -157,22 +159,19 @@ func (g *Types) finish(ctx context.Context, jobs int, items []scanItem, res []*u
 		// The nodes come from the units' tables only while the graph has
 		// no node of its own by offset (At's, which lookup takes first).
 		g.mu.RLock()
-		var tables []unitTable
-		if len(g.nodes) == 0 && !noDeclNodes {
-			tables = unitTables(res)
-		}
+		early := len(g.nodes) == 0 && !noDeclNodes
 		g.mu.RUnlock()
 		err := parallel(ctx, len(res), jobs, func(_, i int) error {
 			ug := res[i]
 			ug.declDefs = make([]declDefs, len(ug.decls))
-			if tables != nil {
+			if early {
 				ug.declNodes = make([]*typemodel.Type, len(ug.decls))
 			}
 			for j, t := range ug.decls {
 				k, _ := declKeyOf(t)
 				dd := table[k]
 				ug.declDefs[j] = dd
-				if dd.ok && tables != nil {
+				if dd.ok && early {
 					ug.declNodes[j], _ = findIn(tables, dd.off)
 					if plantDeclSelf {
 						ug.declNodes[j] = t
@@ -193,7 +192,7 @@ func (g *Types) finish(ctx context.Context, jobs int, items []scanItem, res []*u
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	defer g.clearKept() // on every return: the graph's nodes carry no scratch
-	if err := g.join(ctx, res); err != nil {
+	if err := g.join(ctx, res, tables); err != nil {
 		return err
 	}
 	err = parallel(ctx, len(res), jobs, func(_, i int) error { res[i].repoint(); return nil })
@@ -413,7 +412,7 @@ func (ug *unitGraph) dropReps(sc *scanner, list []*pending, rep []*typemodel.Typ
 	// Every node the unit decoded (the nodes its interning dropped too,
 	// which nothing reaches, but a repeat among their parts must not be
 	// reached through them either), then the inner dimensions of arrays,
-	// which are in keep or bound only.
+	// which no DIE stands for (Offset 0) and are in keep or bound only.
 	for _, pd := range list {
 		t := pd.t
 		switch {
@@ -430,10 +429,12 @@ func (ug *unitGraph) dropReps(sc *scanner, list []*pending, rep []*typemodel.Typ
 		}
 	}
 	for _, t := range ug.bound {
-		parts(t)
+		if t.Offset == 0 {
+			parts(t)
+		}
 	}
 	for i, t := range keep {
-		if rep[i] == nil {
+		if rep[i] == nil && t.Offset == 0 {
 			parts(t)
 		}
 	}
@@ -891,8 +892,8 @@ func (pd *pending) finishPtrToMember() {
 // and, for a DIE no unit walk reached, a decode here), the structs that
 // waited are finished, and every unit's nodes are interned into the
 // graph in unit order; each node's Kept is then the node kept for it.
-func (g *Types) join(ctx context.Context, res []*unitGraph) error {
-	g.units = append(g.units, unitTables(res)...)
+func (g *Types) join(ctx context.Context, res []*unitGraph, tables []unitTable) error {
+	g.units = append(g.units, tables...)
 	// A declared class stands for its definition (typedecl.go): Kept takes
 	// it there, so that every member, pointer and typedef naming it does.
 	// most: the longest unit list, the size hint of the intern table (the

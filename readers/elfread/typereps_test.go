@@ -11,22 +11,23 @@ import (
 
 // repsSources are three units that repeat one header's types and differ
 // in what a looser key would take for equal: function types whose
-// parameters, their order or "..." differ, arrays of other lengths,
+// parameters, their order or "..." differ, arrays of other lengths (and
+// of two dimensions, whose inner one no DIE stands for),
 // qualifiers, typedefs of one name over other types.
 var repsSources = map[string]string{
 	"a.c": `typedef int (*cb_t)(int, long);
 typedef unsigned long word;
-struct a { cb_t f; const int *p; int arr[4]; volatile char c; int (*g)(void); word w; };
+struct a { cb_t f; const int *p; int arr[4]; volatile char c; int (*g)(void); word w; const int m[2][3]; };
 struct a A;
 `,
 	"b.c": `typedef int (*cb_t)(long, int);
 typedef unsigned int word;
-struct b { cb_t f; const int *p; int arr[5]; const char c; int (*g)(); word w; };
+struct b { cb_t f; const int *p; int arr[5]; const char c; int (*g)(); word w; const int m[3][2]; };
 struct b B;
 `,
 	"c.c": `typedef int (*cb_t)(int, long);
 typedef unsigned long word;
-struct a { cb_t f; const int *p; int arr[4]; volatile char c; int (*g)(int, ...); word w; };
+struct a { cb_t f; const int *p; int arr[4]; volatile char c; int (*g)(int, ...); word w; const int m[2][3]; };
 struct a C;
 `,
 }

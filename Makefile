@@ -160,8 +160,9 @@ bench: bench-bootstrap-tcp
 # ---- hierarchical bootstrap at scale (bench/bootscale) ----------------------
 # Wall time to agreement for N = 8..1024 processes: the naive star, the flat
 # ring, the hierarchical and the multi-root bootstrap, each ring one way and
-# both ways round (Go ranks, and C hosts through libnrt), interleaved,
-# medians of REPS, the ratios to the star of the same run and the load;
+# both ways round (Go ranks, and C hosts through libnrt), and the two floors
+# (the star plus only what the seed adds: docs/benchmarks.md#the-floor-under-agree),
+# interleaved, medians of REPS, the ratios to the star of the same run and the load;
 # then bench/bootsim fitted to the rows of N <= FIT_MAX only, validated on
 # every larger row, its costs and the rows written to
 # bench/bootsim/fitted.json (docs/benchmarks.md#hierarchical-bootstrap).

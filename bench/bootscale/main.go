@@ -37,6 +37,7 @@ import (
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/runtime/builder"
+	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
 
@@ -126,6 +127,7 @@ type variant struct {
 	name    string
 	algo    bootsim.Algo
 	lang    string // "go" or "c"
+	bound   bool   // a floor (bench/bootstraptcp's floor.go): measured and judged, never fitted
 	bidi    bool   // NRTABI_BOOTSTRAP_RING=bidirectional
 	multi   bool   // several roots: multiRoots(n, l)
 	measure func(ctx context.Context, n, l int) (timing, error)
@@ -392,6 +394,9 @@ sizeLoop:
 			if v.multi {
 				r.Roots = multiRoots(n, l)
 			}
+			if v.bound {
+				continue // a floor: in the tables and the goals, never in the fit
+			}
 			rows = append(rows, r)
 		}
 		row(out, vs, n, l, meds)
@@ -406,8 +411,12 @@ sizeLoop:
 	loadAfter := benchenv.LoadAvg()
 	fmt.Fprintf(out, "\nload after: %s\n", loadAfter)
 	fmt.Fprintln(out, "goals (docs/benchmarks.md#hierarchical-bootstrap): agree <= 2x the star at 256 ranks, <= 2.5x at 1024; boot beside it")
-	goals(out, "agree", agreeMeds)
-	goals(out, "boot", meds)
+	bounds := map[string]bool{}
+	for _, v := range vs {
+		bounds[v.name] = v.bound
+	}
+	goals(out, "agree", agreeMeds, bounds)
+	goals(out, "boot", meds, bounds)
 	if interrupted {
 		notes["interrupted"] = fmt.Sprintf("the run was stopped; sizes completed: %v", done)
 	}
@@ -486,7 +495,7 @@ func policyText(p string) string {
 // goals prints the targets (docs/benchmarks.md#hierarchical-bootstrap: at
 // most 2x the star at 256 ranks, 2.5x at 1024) for every variant measured
 // there, met or MISSED; a variant not measured at that size is said so.
-func goals(out io.Writer, metric string, meds map[string]map[int]float64) {
+func goals(out io.Writer, metric string, meds map[string]map[int]float64, bounds map[string]bool) {
 	star := meds["star"]
 	var names []string
 	for name := range meds {
@@ -513,6 +522,10 @@ func goals(out io.Writer, metric string, meds map[string]map[int]float64) {
 			verdict := "met"
 			if h/s > g.goal {
 				verdict = "MISSED"
+			}
+			if bounds[name] {
+				// docs/benchmarks.md#the-floor-under-agree
+				verdict = "a floor: the seed's messages and nothing else; the goal " + map[bool]string{true: "is above it", false: "is below it"}[h/s <= g.goal]
 			}
 			fmt.Fprintf(out, "  %s at N=%d: %-14s %6.2fx star (goal <= %.1fx: %s)\n", metric, g.n, name, h/s, g.goal, verdict)
 		}
@@ -567,17 +580,28 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 			if hier && !strings.Contains(string(b), "(hierarchical,") {
 				return timing{}, fmt.Errorf("%s %s: the world was not hierarchical: %s", filepath.Base(bin), strings.Join(args, " "), lastLine(string(b)))
 			}
-			boot, ok1 := timingField(string(b), "boot_ms")
-			agree, ok2 := timingField(string(b), "agree_ms")
-			done, ok3 := timingField(string(b), "done_ms")
-			if !ok1 || !ok2 || !ok3 || done < agree {
-				return timing{}, fmt.Errorf("%s %s printed no timing line", filepath.Base(bin), strings.Join(args, " "))
+			return parseTiming(bin, args, b, end)
+		}
+	}
+	floorRun := func(bin string, viaRoot bool) func(ctx context.Context, n, l int) (timing, error) {
+		return func(ctx context.Context, n, l int) (timing, error) {
+			args := []string{"--local", strconv.Itoa(n), "--timing", "--floor", "--per-instance", strconv.Itoa(l)}
+			if viaRoot {
+				args = append(args, "--via-root")
 			}
-			// the launcher prints spans, not instants: its exit is the
-			// last rank's end (t_done) and the reaping after it, so the
-			// windows sit later than the ranks' by that lag
-			// (docs/benchmarks.md#the-simulator-2026-12-04-evening)
-			return timing{boot: boot, agree: agree, start: end.Add(-ms(done))}, nil
+			cmd := exec.CommandContext(ctx, bin, args...)
+			cmd.Env = append(os.Environ(), sockTimeout, "NRTABI_LOG_LEVEL=warn")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			b, err := cmd.Output()
+			end := time.Now()
+			if err != nil {
+				return timing{}, fmt.Errorf("%s %s: %w: %s%s", filepath.Base(bin), strings.Join(args, " "), err, lastLine(stderr.String()), lastLine(string(b)))
+			}
+			if tcp.Hierarchical(true, n, l) && !strings.Contains(string(b), "(hierarchical,") {
+				return timing{}, fmt.Errorf("%s %s: the floor's world was not hierarchical: %s", filepath.Base(bin), strings.Join(args, " "), lastLine(string(b)))
+			}
+			return parseTiming(bin, args, b, end)
 		}
 	}
 	vs := []variant{
@@ -592,6 +616,11 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 		{name: "hier-c", algo: bootsim.Hier, lang: "c"},
 		{name: "flat-c-bidi", algo: bootsim.Flat, lang: "c", bidi: true},
 		{name: "hier-c-bidi", algo: bootsim.Hier, lang: "c", bidi: true},
+		// The floors under agree (docs/benchmarks.md#the-floor-under-agree):
+		// the star's gather, the rings made and get_nccl_comm's four
+		// exchanges, nothing else, over the instances or through the root.
+		{name: "floor", algo: bootsim.Hier, lang: "go", bound: true, measure: floorRun(star, false)},
+		{name: "floor-root", algo: bootsim.Hier, lang: "go", bound: true, measure: floorRun(star, true)},
 	}
 	// A multi-root row is one only if the launcher takes the flag: an R
 	// the world cannot have must be refused.
@@ -625,9 +654,9 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 			}
 		}
 	}
-	for i := range vs[1:7] {
-		v := &vs[1+i]
-		if v.skipped != "" || v.algo != bootsim.Hier && !v.multi && !v.bidi {
+	for i := range vs {
+		v := &vs[i]
+		if v.skipped != "" || v.lang != "go" || v.algo != bootsim.Hier && !v.multi && !v.bidi {
 			continue
 		}
 		if _, err := v.measure(ctx, 4, 2); err != nil {
@@ -649,7 +678,7 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 			return nil, fmt.Errorf("-only %q: no variant %q", o.only, n)
 		}
 	}
-	cs := vs[7:]
+	cs := vs[7:11]
 	skipC := func(why string) {
 		for i := range cs {
 			if cs[i].skipped == "" {
@@ -689,6 +718,22 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 		}
 	}
 	return vs, nil
+}
+
+// parseTiming is the launcher's timing line of a world bin ran with args
+// and that ended at end.
+func parseTiming(bin string, args []string, b []byte, end time.Time) (timing, error) {
+	boot, ok1 := timingField(string(b), "boot_ms")
+	agree, ok2 := timingField(string(b), "agree_ms")
+	done, ok3 := timingField(string(b), "done_ms")
+	if !ok1 || !ok2 || !ok3 || done < agree {
+		return timing{}, fmt.Errorf("%s %s printed no timing line", filepath.Base(bin), strings.Join(args, " "))
+	}
+	// the launcher prints spans, not instants: its exit is the last
+	// rank's end (t_done) and the reaping after it, so the windows sit
+	// later than the ranks' by that lag
+	// (docs/benchmarks.md#the-simulator-2026-12-04-evening)
+	return timing{boot: boot, agree: agree, start: end.Add(-ms(done))}, nil
 }
 
 // groupInitEnv is runtime/collectives' switch for the replica group's

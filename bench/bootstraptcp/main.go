@@ -5,8 +5,12 @@
 // what the flat bootstrap, the tree AND-reduce and the hypercube broadcast
 // cost against the least a star can do.
 //
-//	bootstraptcp --local N [--timing] [-v]
-//	bootstraptcp rank --rank R --nranks N --root ID [--timing] [--hold] [-v]
+//	bootstraptcp --local N [--timing] [-v] [--floor [--per-instance L] [--via-root]]
+//	bootstraptcp rank --rank R --nranks N --root ID [--timing] [--hold] [-v] [--floor [--via-root]]
+//
+// --floor runs the floor instead (floor.go): the star's gather, then only
+// what the seed adds to it, so that the bench can say how far a goal
+// stated against the star sits from the least the seed's protocol costs.
 //
 // --local spawns N rank processes of this binary through runtime/launch's
 // loopback launcher (the one `nrtabi-runtime bootstrap --local` uses), so
@@ -25,6 +29,7 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/runtime/launch"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
@@ -51,18 +56,33 @@ func run(ctx context.Context, args []string, out, errw io.Writer) error {
 	fs.IntVar(&o.Local, "local", 0, "spawn N naive ranks of this binary on loopback and check that they agree")
 	fs.BoolVar(&o.Timing, "timing", false, "report phase timestamps")
 	fs.BoolVar(&o.Verbose, "v", false, "print a failed rank's stderr")
+	floorMode := fs.Bool("floor", false, "run the floor instead of the star: the star's gather, then the rings made and get_nccl_comm's four exchanges, nothing else (floor.go)")
+	fs.IntVar(&o.PerInstance, "per-instance", 0, "with --floor: ranks per instance L (0: one instance)")
+	viaRoot := fs.Bool("via-root", false, "with --floor: the agree through the root on the gather's connections, kept open")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if o.Local == 0 || fs.NArg() != 0 {
-		return errors.New("usage: bootstraptcp --local N [--timing] [-v] | bootstraptcp rank --rank R --nranks N --root ID")
+		return errors.New("usage: bootstraptcp --local N [--timing] [-v] [--floor [--per-instance L]] | bootstraptcp rank --rank R --nranks N --root ID [--floor]")
+	}
+	if o.PerInstance != 0 && !*floorMode {
+		return errors.New("--per-instance is the floor's (--floor): the star has no instances")
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("cannot find this binary to run its ranks: %w", err)
 	}
 	o.RankCmd = []string{exe, "rank"}
-	o.ReorderRank, o.SkewRank, o.FaultRank = -1, -1, -1
+	if *viaRoot && !*floorMode {
+		return errors.New("--via-root is the floor's (--floor)")
+	}
+	if *floorMode {
+		o.RankCmd = append(o.RankCmd, "--floor")
+		if *viaRoot {
+			o.RankCmd = append(o.RankCmd, "--via-root")
+		}
+	}
+	o.ReorderRank, o.SkewRank, o.FaultRank, o.MisplaceRank = -1, -1, -1, -1
 	return launch.RunLocal(ctx, o, out, errw)
 }
 
@@ -76,6 +96,8 @@ func rankCmd(ctx context.Context, args []string, out io.Writer) error {
 	timing := fs.Bool("timing", false, "report phase timestamps")
 	hold := fs.Bool("hold", false, "print \"ready\", wait for the launcher's start line on stdin, and after the report for stdin to close (runtime/worldprog/hold.go)")
 	fs.Bool("v", false, "accepted for launch.RunLocal; the naive rank has nothing to log")
+	floorMode := fs.Bool("floor", false, "run a floor rank (L from "+abi.EnvBootstrapPerInstance+", as the launcher sets it)")
+	viaRoot := fs.Bool("via-root", false, "with --floor: the agree through the root")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -106,7 +128,12 @@ func rankCmd(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}
 	res := worldprog.NewReport(*rank, *nranks)
-	res.Err = runRank(ctx, star{rank: *rank, nranks: *nranks, root: rootAddr, timeout: timeout}, res)
+	s := star{rank: *rank, nranks: *nranks, root: rootAddr, timeout: timeout}
+	if *floorMode {
+		res.Err = runFloor(ctx, floor{star: s, l: cfg.PerInstance, viaRoot: *viaRoot}, res)
+	} else {
+		res.Err = runRank(ctx, s, res)
+	}
 	res.TDone, res.UDone = time.Now(), worldprog.SelfUsage()
 	fmt.Fprintln(out, res.Line(*timing))
 	if res.Err == nil && held != nil {

@@ -104,6 +104,13 @@ func joinRank(ctx context.Context, s star, res *worldprog.Report) error {
 
 // serveStar answers one gather of nranks on ln and closes it.
 func serveStar(ctx context.Context, ln *net.TCPListener, nranks int) error {
+	return serveStarRounds(ctx, ln, nranks, 0)
+}
+
+// serveStarRounds is serveStar, then rounds more exchanges on the same
+// connections (the floor's agree through the root): every rank's
+// EncSigMsg in, the AND of them and the id out to every rank.
+func serveStarRounds(ctx context.Context, ln *net.TCPListener, nranks, rounds int) error {
 	self := ln.Addr().(*net.TCPAddr).AddrPort()
 	conns := make([]net.Conn, nranks)
 	defer func() {
@@ -154,6 +161,33 @@ func serveStar(ctx context.Context, ln *net.TCPListener, nranks int) error {
 			return fmt.Errorf("naive gather: answering rank %d: %w", r, err)
 		}
 	}
+	if rounds == 0 {
+		return nil
+	}
+	readers := make([]*bufio.Reader, nranks)
+	for r, c := range conns {
+		readers[r] = bufio.NewReader(c)
+	}
+	var sb [abi.EncSigMsgSize]byte
+	var ub [abi.EncUIDMsgSize]byte
+	for range rounds {
+		ok := true
+		for r, c := range conns {
+			if err := recvFrame(ctx, c, readers[r], abi.BootstrapMsgPeerData, sb[:]); err != nil {
+				return fmt.Errorf("naive gather: the verdict of rank %d: %w", r, err)
+			}
+			var sm abi.EncSigMsg
+			sm.UnmarshalFrom(sb[:])
+			ok = ok && sm.Ok && sm.Signature == sigs[0].Signature
+		}
+		m.Valid = ok
+		m.MarshalTo(ub[:])
+		for r, c := range conns {
+			if err := sendFrame(ctx, c, abi.BootstrapMsgPeerData, ub[:]); err != nil {
+				return fmt.Errorf("naive gather: the id to rank %d: %w", r, err)
+			}
+		}
+	}
 	return nil
 }
 
@@ -161,19 +195,38 @@ func serveStar(ctx context.Context, ln *net.TCPListener, nranks int) error {
 // as a flat-bootstrap rank does, on the interface that reaches the root),
 // sends its record and waits for the answer.
 func joinStar(ctx context.Context, s star, sig [16]byte) (starResult, error) {
+	res, ln, c, err := joinStarOn(ctx, s, sig)
+	if ln != nil {
+		ln.Close()
+		c.Close()
+	}
+	return res, err
+}
+
+// joinStarOn is joinStar that leaves the rank's listener and its
+// connection to the root open for the caller (the floor's ring and agree
+// run on them); both are returned whenever they were opened, error or not.
+func joinStarOn(ctx context.Context, s star, sig [16]byte) (starResult, net.Listener, net.Conn, error) {
 	var res starResult
 	c, err := dialRoot(ctx, s.root)
 	if err != nil {
-		return res, fmt.Errorf("rank %d: %w", s.rank, err)
+		return res, nil, nil, fmt.Errorf("rank %d: %w", s.rank, err)
 	}
-	defer c.Close()
 	local := c.LocalAddr().(*net.TCPAddr).AddrPort().Addr().Unmap()
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", netip.AddrPortFrom(local, 0).String())
 	if err != nil {
-		return res, fmt.Errorf("rank %d: cannot listen on %s: %w", s.rank, local, err)
+		c.Close()
+		return res, nil, nil, fmt.Errorf("rank %d: cannot listen on %s: %w", s.rank, local, err)
 	}
-	defer ln.Close()
+	res, err = joinWith(ctx, s, sig, c, ln)
+	return res, ln, c, err
+}
+
+// joinWith sends the record naming ln on c, the root's connection, and
+// reads the root's answer.
+func joinWith(ctx context.Context, s star, sig [16]byte, c net.Conn, ln net.Listener) (starResult, error) {
+	var res starResult
 	ta := ln.Addr().(*net.TCPAddr).AddrPort()
 	rec := make([]byte, starRecordSize)
 	info := abi.ExtInfo{Sanity: abi.BootstrapSanity, Rank: int32(s.rank), Nranks: int32(s.nranks), ExtAddressListen: tcp.EncodeAddr(netip.AddrPortFrom(ta.Addr().Unmap(), ta.Port()))}

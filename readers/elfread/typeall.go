@@ -272,6 +272,10 @@ type typeWorker struct {
 	list []*pending
 	// sorted: sortByOffset's scratch, empty between units.
 	sorted []*pending
+	// scopes: a C++ unit's scopes by DIE (uctx.scopes), empty between
+	// units; one map grown once a worker, not once a unit (its growth was
+	// an eighth of libstdc++'s page faults).
+	scopes map[int]string
 	// seen: the first node of every key among the worker's units' keep
 	// lists, and its unit's place in the list of units (repsOf).
 	seen map[internKey]seenRep
@@ -598,7 +602,13 @@ func (ug *unitGraph) build(wk *typeWorker, ix *walkIndex) error {
 		q, ok := extra[off]
 		return q, ok
 	}
-	x := &uctx{sc: sc, u: ug.u, scoped: !cLanguage(sc.lang)}
+	x := &uctx{sc: sc, u: ug.u, scoped: !cLanguage(sc.lang), scopes: wk.scopes}
+	defer func() {
+		if x.scopes != nil {
+			clear(x.scopes)
+			wk.scopes = x.scopes
+		}
+	}()
 	open := wk.open
 	// Link, decoding what the unit's nodes reach inside the unit.
 	for i := 0; i < len(list); i++ {

@@ -308,3 +308,30 @@ func TestFirstWarning(t *testing.T) {
 		t.Errorf("a log without a warning: %q, want nothing", got)
 	}
 }
+
+// goals judges every variant at 256 and 1024 against the star, and says
+// of a floor where the goal lies against it, never met or MISSED: a
+// floor is no implementation (docs/benchmarks.md#the-floor-under-agree).
+func TestGoalsFloor(t *testing.T) {
+	meds := map[string]map[int]float64{
+		"star":    {256: 40, 1024: 200},
+		"hier-go": {256: 100, 1024: 400},
+		"floor":   {256: 90, 1024: 400},
+	}
+	var b strings.Builder
+	goals(&b, "agree", meds, map[string]bool{"floor": true})
+	out := b.String()
+	for _, want := range []string{
+		"agree at N=256: hier-go          2.50x star (goal <= 2.0x: MISSED)",
+		"agree at N=1024: hier-go          2.00x star (goal <= 2.5x: met)",
+		"agree at N=256: floor            2.25x star (goal <= 2.0x: a floor: the seed's messages and nothing else; the goal is below it)",
+		"agree at N=1024: floor            2.00x star (goal <= 2.5x: a floor: the seed's messages and nothing else; the goal is above it)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("goals printed\n%s\nwithout %q", out, want)
+		}
+	}
+	if strings.Contains(out, "floor            2.25x star (goal <= 2.0x: MISSED") {
+		t.Errorf("a floor judged as an implementation:\n%s", out)
+	}
+}

@@ -569,18 +569,7 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 				// explicitly), so agree is the design's
 				cmd.Env = append(cmd.Env, groupInitEnv+"=split")
 			}
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			b, err := cmd.Output()
-			end := time.Now()
-			if err != nil {
-				return timing{}, fmt.Errorf("%s %s: %w: %s%s", filepath.Base(bin), strings.Join(args, " "), err, lastLine(stderr.String()), lastLine(string(b)))
-			}
-			// the launcher names the shape it ran: a hierarchical row is never a flat run
-			if hier && !strings.Contains(string(b), "(hierarchical,") {
-				return timing{}, fmt.Errorf("%s %s: the world was not hierarchical: %s", filepath.Base(bin), strings.Join(args, " "), lastLine(string(b)))
-			}
-			return parseTiming(bin, args, b, end)
+			return runWorld(cmd, bin, args, hier)
 		}
 	}
 	floorRun := func(bin string, viaRoot bool) func(ctx context.Context, n, l int) (timing, error) {
@@ -591,17 +580,7 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 			}
 			cmd := exec.CommandContext(ctx, bin, args...)
 			cmd.Env = append(os.Environ(), sockTimeout, "NRTABI_LOG_LEVEL=warn")
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			b, err := cmd.Output()
-			end := time.Now()
-			if err != nil {
-				return timing{}, fmt.Errorf("%s %s: %w: %s%s", filepath.Base(bin), strings.Join(args, " "), err, lastLine(stderr.String()), lastLine(string(b)))
-			}
-			if tcp.Hierarchical(true, n, l) && !strings.Contains(string(b), "(hierarchical,") {
-				return timing{}, fmt.Errorf("%s %s: the floor's world was not hierarchical: %s", filepath.Base(bin), strings.Join(args, " "), lastLine(string(b)))
-			}
-			return parseTiming(bin, args, b, end)
+			return runWorld(cmd, bin, args, tcp.Hierarchical(true, n, l))
 		}
 	}
 	vs := []variant{
@@ -718,6 +697,23 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 		}
 	}
 	return vs, nil
+}
+
+// runWorld runs one world (cmd, which is bin with args) to its end and
+// reads its timing line; hier: the launcher must say the world was
+// hierarchical (a hierarchical row is never a flat run).
+func runWorld(cmd *exec.Cmd, bin string, args []string, hier bool) (timing, error) {
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	end := time.Now()
+	if err != nil {
+		return timing{}, fmt.Errorf("%s %s: %w: %s%s", filepath.Base(bin), strings.Join(args, " "), err, lastLine(stderr.String()), lastLine(string(b)))
+	}
+	if hier && !strings.Contains(string(b), "(hierarchical,") {
+		return timing{}, fmt.Errorf("%s %s: the world was not hierarchical: %s", filepath.Base(bin), strings.Join(args, " "), lastLine(string(b)))
+	}
+	return parseTiming(bin, args, b, end)
 }
 
 // parseTiming is the launcher's timing line of a world bin ran with args

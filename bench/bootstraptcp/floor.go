@@ -13,7 +13,6 @@ import (
 	"github.com/nrtabi/nrtabi/generated/abi"
 	"github.com/nrtabi/nrtabi/internal/cfmt"
 	"github.com/nrtabi/nrtabi/runtime/collectives"
-	"github.com/nrtabi/nrtabi/runtime/launch"
 	"github.com/nrtabi/nrtabi/runtime/transport/tcp"
 	"github.com/nrtabi/nrtabi/runtime/worldprog"
 )
@@ -99,39 +98,17 @@ func (f floor) shape() floorShape {
 // runFloor is runRank's floor: rank 0 serves the star's root, every rank
 // joins it, builds its rings and runs the two get_nccl_comm calls.
 func runFloor(ctx context.Context, f floor, res *worldprog.Report) error {
-	res.TStart, res.UStart = time.Now(), worldprog.SelfUsage()
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
-	var served chan error
-	if f.rank == 0 {
-		ln, err := launch.InheritedRootListener()
-		if err != nil {
+	rounds := 0
+	if f.viaRoot {
+		rounds = 2
+	}
+	return withRoot(ctx, f.star, rounds, res, func(ctx context.Context) error {
+		c := worldprog.Context(f.rank, f.nranks, false)
+		if err := collectives.Sign(c, uint32(f.rank)); err != nil {
 			return err
 		}
-		if ln == nil {
-			return errors.New("the floor's rank 0 runs under bootstraptcp --local only (the launcher's root socket)")
-		}
-		served = make(chan error, 1)
-		rounds := 0
-		if f.viaRoot {
-			rounds = 2
-		}
-		go func() { served <- serveStarRounds(ctx, ln, f.nranks, rounds) }()
-	}
-	c := worldprog.Context(f.rank, f.nranks, false)
-	if err := collectives.Sign(c, uint32(f.rank)); err != nil {
-		return err
-	}
-	err := joinFloor(ctx, f, c.Signature, res)
-	if served != nil {
-		if err != nil {
-			cancel()
-		}
-		if rerr := <-served; rerr != nil && err == nil {
-			err = rerr
-		}
-	}
-	return err
+		return joinFloor(ctx, f, c.Signature, res)
+	})
 }
 
 // joinFloor is one rank's floor under signature sig.

@@ -47,6 +47,13 @@ const starRecordSize = abi.SizeofExtInfo + abi.SizeofEncSigMsg
 // launch.RunLocal passed down, else its own), every rank joins, and res gets
 // the times and the agreement, as a flat-bootstrap rank reports them.
 func runRank(ctx context.Context, s star, res *worldprog.Report) error {
+	return withRoot(ctx, s, 0, res, func(ctx context.Context) error { return joinRank(ctx, s, res) })
+}
+
+// withRoot runs join as rank s.rank under s.timeout, with rank 0 serving
+// the star's root beside it (serveStarRounds with rounds) and its verdict
+// joined to join's.
+func withRoot(ctx context.Context, s star, rounds int, res *worldprog.Report, join func(context.Context) error) error {
 	res.TStart, res.UStart = time.Now(), worldprog.SelfUsage()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -65,9 +72,9 @@ func runRank(ctx context.Context, s star, res *worldprog.Report) error {
 			ln = l.(*net.TCPListener)
 		}
 		served = make(chan error, 1)
-		go func() { served <- serveStar(ctx, ln, s.nranks) }()
+		go func() { served <- serveStarRounds(ctx, ln, s.nranks, rounds) }()
 	}
-	err := joinRank(ctx, s, res)
+	err := join(ctx)
 	if served != nil {
 		if err != nil {
 			cancel() // the root need not wait for the others any longer

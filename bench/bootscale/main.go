@@ -657,11 +657,17 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 			return nil, fmt.Errorf("-only %q: no variant %q", o.only, n)
 		}
 	}
-	cs := vs[7:11]
+	// The C hosts' variants, measured through cRun once the host is built.
+	var cs []*variant
+	for i := range vs {
+		if vs[i].lang == "c" {
+			cs = append(cs, &vs[i])
+		}
+	}
 	skipC := func(why string) {
-		for i := range cs {
-			if cs[i].skipped == "" {
-				cs[i].skipped = why
+		for _, v := range cs {
+			if v.skipped == "" {
+				v.skipped = why
 			}
 		}
 	}
@@ -676,14 +682,13 @@ func variants(ctx context.Context, o options, dir string) ([]variant, error) {
 	}
 	// the C hosts read the ring mode too: a value they do not know must fail them
 	if _, err := cRun(host, append(append([]string(nil), env...), abi.EnvBootstrapRing+"=sideways"), false)(ctx, 4, 2); err == nil {
-		for i := range cs {
-			if cs[i].bidi && cs[i].skipped == "" {
-				cs[i].skipped = "the C hosts did not refuse " + abi.EnvBootstrapRing + "=sideways: they may not read it"
+		for _, v := range cs {
+			if v.bidi && v.skipped == "" {
+				v.skipped = "the C hosts did not refuse " + abi.EnvBootstrapRing + "=sideways: they may not read it"
 			}
 		}
 	}
-	for i := range cs {
-		v := &cs[i]
+	for _, v := range cs {
 		if v.skipped != "" {
 			continue
 		}

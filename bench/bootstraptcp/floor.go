@@ -122,11 +122,12 @@ func joinFloor(ctx context.Context, f floor, sig [16]byte, res *worldprog.Report
 		return err
 	}
 	sh := f.shape()
-	want := f.expected(sh)
 	if f.viaRoot {
-		want -= len(sh.members) + len(sh.leaders)
+		// the agree runs on the root's connections: nobody dials this
+		// rank for it
+		sh.members, sh.leaders = nil, nil
 	}
-	in := acceptFloor(ctx, ln, want)
+	in := acceptFloor(ctx, ln, f.expected(sh))
 	defer in.close()
 	var out []net.Conn
 	defer func() {
@@ -155,7 +156,7 @@ func joinFloor(ctx context.Context, f floor, sig [16]byte, res *worldprog.Report
 		if _, err := dial(floorRing, sh.next); err != nil {
 			return err
 		}
-		if _, err := in.from(floorRing, sh.prev); err != nil {
+		if _, err := in.from(ctx, floorRing, sh.prev); err != nil {
 			return err
 		}
 	}
@@ -163,7 +164,7 @@ func joinFloor(ctx context.Context, f floor, sig [16]byte, res *worldprog.Report
 		if _, err := dial(floorLeader, sh.nextLeader); err != nil {
 			return err
 		}
-		if _, err := in.from(floorLeader, sh.prevLeader); err != nil {
+		if _, err := in.from(ctx, floorLeader, sh.prevLeader); err != nil {
 			return err
 		}
 	}
@@ -177,7 +178,6 @@ func joinFloor(ctx context.Context, f floor, sig [16]byte, res *worldprog.Report
 	var up *floorConn
 	if f.viaRoot {
 		up = &floorConn{c: rc, r: bufio.NewReader(rc), peer: -1}
-		sh.members, sh.leaders = nil, nil
 	} else if f.rank != 0 {
 		to := sh.leader
 		if to == f.rank {
@@ -191,7 +191,7 @@ func joinFloor(ctx context.Context, f floor, sig [16]byte, res *worldprog.Report
 	}
 	var below []*floorConn
 	for _, m := range append(append([]int(nil), sh.members...), sh.leaders...) {
-		fc, err := in.from(floorAgree, m)
+		fc, err := in.from(ctx, floorAgree, m)
 		if err != nil {
 			return err
 		}
@@ -275,7 +275,6 @@ type floorIn struct {
 	ch   chan floorAccepted
 	have map[[2]int]*floorConn
 	all  []net.Conn
-	ctx  context.Context
 	stop func() bool
 }
 
@@ -288,7 +287,7 @@ type floorAccepted struct {
 // acceptFloor takes want connections on ln, each opened by its hello,
 // until ctx ends.
 func acceptFloor(ctx context.Context, ln net.Listener, want int) *floorIn {
-	in := &floorIn{ch: make(chan floorAccepted, want+1), have: map[[2]int]*floorConn{}, ctx: ctx}
+	in := &floorIn{ch: make(chan floorAccepted, want+1), have: map[[2]int]*floorConn{}}
 	in.stop = context.AfterFunc(ctx, func() { ln.Close() })
 	go func() {
 		for i := 0; i < want; i++ {
@@ -314,8 +313,8 @@ func acceptFloor(ctx context.Context, ln net.Listener, want int) *floorIn {
 	return in
 }
 
-// from is the connection of kind from rank, waiting for it.
-func (in *floorIn) from(kind, rank int) (*floorConn, error) {
+// from is the connection of kind from rank, waiting for it until ctx ends.
+func (in *floorIn) from(ctx context.Context, kind, rank int) (*floorConn, error) {
 	for {
 		if fc, ok := in.have[[2]int{kind, rank}]; ok {
 			return fc, nil
@@ -331,8 +330,8 @@ func (in *floorIn) from(kind, rank int) (*floorConn, error) {
 				return nil, fmt.Errorf("two connections of kind %d from rank %d", a.kind, a.rank)
 			}
 			in.have[k] = a.fc
-		case <-in.ctx.Done():
-			return nil, fmt.Errorf("waiting for rank %d (kind %d): %w", rank, kind, context.Cause(in.ctx))
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for rank %d (kind %d): %w", rank, kind, context.Cause(ctx))
 		}
 	}
 }

@@ -574,7 +574,7 @@ func (ug *unitGraph) build(wk *typeWorker, ix *walkIndex) error {
 			// of size, and a table made to each new largest one's measure
 			// was most of the memory these tables took (libstdc++: 5.6
 			// MB of fresh, faulted pages for a largest table of 0.7 MB).
-			wk.at = make([]int32, min(max(span, 2*uint64(cap(wk.at))), max(span, denseUnit)))
+			wk.at = make([]int32, min(max(span, 2*uint64(cap(wk.at))), denseUnit))
 		}
 		at = wk.at[:span]
 		for i, pd := range list {
